@@ -1,6 +1,6 @@
 # Helper functions: one library target per folder, unit tests beside the code.
 
-set(TIDEPOOL_WARNINGS -Wall -Wextra -Wpedantic -Wno-unused-parameter -Wnon-virtual-dtor)
+set(TIDEPOOL_WARNINGS -Wall -Wextra -Wpedantic -Wno-unused-parameter -Wnon-virtual-dtor -Wno-missing-field-initializers)
 
 # tidepool_cc_library(NAME name SRCS ... DEPS ...)
 function(tidepool_cc_library)

@@ -1,0 +1,99 @@
+// File: plugin.h
+//
+// The scheduling framework's extension points, shaped like kube-scheduler's
+// (staging/src/k8s.io/kube-scheduler/framework/interface.go): a plugin implements one or more of
+// PreFilter, Filter, PreScore, Score (with NormalizeScore) and PostFilter. Every plugin is listed
+// in one explicit registry (scheduler/plugins/registry.h).
+//
+// One addition makes scheduling scale: each Filter and Score plugin declares, per pod, the
+// NodeScope its answer depends on. The runtime then evaluates it once per group of equivalent
+// nodes (see scheduler/snapshot/cluster_snapshot.h) and fans the answer out. A plugin that
+// declares too coarse a scope is wrong; too fine a scope is only slower.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <span>
+#include <string_view>
+
+#include "scheduler/framework/cycle_state.h"
+#include "scheduler/framework/node_info.h"
+#include "scheduler/framework/plugin_status.h"
+#include "scheduler/framework/pod_info.h"
+
+namespace tidepool::scheduler {
+
+inline constexpr int64_t kMaxNodeScore = 100;
+inline constexpr int64_t kMinNodeScore = 0;
+
+enum class NodeScope {
+  // The node's static shape: labels other than kubernetes.io/hostname, taints, unschedulable,
+  // allocatable.
+  kClass = 0,
+  // Plus the resources requested by the node's pods and their number.
+  kUsage = 1,
+  // The individual node: its name, hostname label or the pods themselves.
+  kNode = 2,
+};
+
+class Plugin {
+ public:
+  virtual ~Plugin() = default;
+  // The name used in the registry and in profiles, e.g. "TaintToleration".
+  virtual std::string_view Name() const = 0;
+};
+using PluginPtr = std::unique_ptr<Plugin>;
+
+// framework.PreFilterResult: a PreFilter plugin may restrict the nodes worth filtering.
+struct PreFilterResult {
+  // Unset: all nodes.
+  std::optional<std::set<std::string>> node_names;
+};
+
+class PreFilterPlugin : public virtual Plugin {
+ public:
+  // Computes per-pod state into `state`. A rejection here fails the pod on every node with the
+  // returned message (FitError's PreFilterMsg); Skip skips this plugin's Filter for the pod.
+  // May narrow the candidate nodes through `result`. Implementation required.
+  virtual PluginStatus PreFilter(CycleState& state, const PodInfo& pod,
+                                 PreFilterResult& result) const = 0;
+};
+
+class FilterPlugin : public virtual Plugin {
+ public:
+  // The coarsest scope whose nodes all give the same Filter answer for `pod`.
+  virtual NodeScope FilterScope(const CycleState& state, const PodInfo& pod) const = 0;
+  // Success if `pod` may run on `node`; otherwise Unschedulable or UnschedulableAndUnresolvable
+  // with kube-scheduler's reason strings. Implementation required.
+  virtual PluginStatus Filter(const CycleState& state, const PodInfo& pod,
+                              const NodeInfo& node) const = 0;
+};
+
+class PreScorePlugin : public virtual Plugin {
+ public:
+  // Runs once before scoring. Returning Skip removes this plugin's Score for the pod.
+  virtual PluginStatus PreScore(CycleState& state, const PodInfo& pod) const = 0;
+};
+
+class ScorePlugin : public virtual Plugin {
+ public:
+  virtual NodeScope ScoreScope(const CycleState& state, const PodInfo& pod) const = 0;
+  // A raw score for a feasible node. Implementation required.
+  virtual int64_t Score(const CycleState& state, const PodInfo& pod,
+                        const NodeInfo& node) const = 0;
+  // Rescales the raw scores of all feasible nodes into [kMinNodeScore, kMaxNodeScore].
+  // `scores` holds one entry per distinct group of nodes; since equivalent nodes score alike, a
+  // normalization that depends on the maximum (as kube-scheduler's all do) is unaffected.
+  // Implementation optional: the default leaves scores unchanged.
+  virtual void NormalizeScore(const CycleState& state, const PodInfo& pod,
+                              std::span<int64_t> scores) const {}
+};
+
+// helper.DefaultNormalizeScore: scales so the maximum becomes `max_priority`; with `reverse`,
+// higher raw scores become lower ones. All zero stays zero (or max_priority when reversed).
+void DefaultNormalizeScore(int64_t max_priority, bool reverse, std::span<int64_t> scores);
+
+}  // namespace tidepool::scheduler

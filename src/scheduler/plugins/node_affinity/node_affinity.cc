@@ -1,0 +1,162 @@
+#include "scheduler/plugins/node_affinity/node_affinity.h"
+
+#include <algorithm>
+#include <set>
+
+#include "api/node.h"
+
+namespace tidepool::scheduler::plugins {
+namespace {
+
+const api::NodeAffinity* GetNodeAffinity(const api::Pod& pod) {
+  if (pod.spec.affinity && pod.spec.affinity->node_affinity) {
+    return &*pod.spec.affinity->node_affinity;
+  }
+  return nullptr;
+}
+
+bool TermReadsNodeIdentity(const api::NodeSelectorTerm& t) {
+  if (!t.match_fields.empty()) {
+    return true;
+  }
+  return std::any_of(t.match_expressions.begin(), t.match_expressions.end(),
+                     [](const auto& r) { return r.key == api::kLabelHostname; });
+}
+
+struct ScopeState : CycleState::Data {
+  NodeScope filter_scope = NodeScope::kClass;
+  NodeScope score_scope = NodeScope::kClass;
+};
+
+ScopeState ComputeScopes(const api::Pod& pod) {
+  ScopeState s;
+  if (pod.spec.node_selector.count(std::string(api::kLabelHostname)) > 0) {
+    s.filter_scope = NodeScope::kNode;
+  }
+  if (const api::NodeAffinity* na = GetNodeAffinity(pod)) {
+    if (na->required) {
+      for (const auto& t : na->required->terms) {
+        if (TermReadsNodeIdentity(t)) {
+          s.filter_scope = NodeScope::kNode;
+        }
+      }
+    }
+    for (const auto& p : na->preferred) {
+      if (TermReadsNodeIdentity(p.preference)) {
+        s.score_scope = NodeScope::kNode;
+      }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node) {
+  for (const auto& [k, v] : pod.spec.node_selector) {
+    auto it = node.meta.labels.find(k);
+    if (it == node.meta.labels.end() || it->second != v) {
+      return false;
+    }
+  }
+  const api::NodeAffinity* na = GetNodeAffinity(pod);
+  if (na != nullptr && na->required) {
+    return na->required->Matches(node.meta.labels, node.meta.name);
+  }
+  return true;
+}
+
+PluginStatus NodeAffinity::PreFilter(CycleState& state, const PodInfo& pod,
+                                     PreFilterResult& result) const {
+  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  bool no_required = na == nullptr || !na->required;
+  if (no_required && pod->spec.node_selector.empty()) {
+    return PluginStatus::Skip();
+  }
+  state.Write(std::make_unique<ScopeState>(ComputeScopes(*pod)));
+  if (no_required || na->required->terms.empty()) {
+    return PluginStatus::Success();
+  }
+  // Terms that pin metadata.name (In) restrict the candidate nodes; if every term does and
+  // their union is empty, nothing can match.
+  std::set<std::string> names;
+  for (const auto& t : na->required->terms) {
+    std::optional<std::set<std::string>> term_names;
+    for (const auto& r : t.match_fields) {
+      if (r.key != "metadata.name" || r.op != api::SelectorOperator::kIn) {
+        continue;
+      }
+      std::set<std::string> s(r.values.begin(), r.values.end());
+      if (!term_names) {
+        term_names = std::move(s);
+      } else {
+        std::set<std::string> inter;
+        std::set_intersection(term_names->begin(), term_names->end(), s.begin(), s.end(),
+                              std::inserter(inter, inter.begin()));
+        term_names = std::move(inter);
+      }
+    }
+    if (!term_names) {
+      return PluginStatus::Success();
+    }
+    names.insert(term_names->begin(), term_names->end());
+  }
+  if (names.empty()) {
+    return PluginStatus::Unresolvable(kErrReasonConflict);
+  }
+  result.node_names = std::move(names);
+  return PluginStatus::Success();
+}
+
+NodeScope NodeAffinity::FilterScope(const CycleState& state, const PodInfo& pod) const {
+  const ScopeState* s = state.Read<ScopeState>();
+  return s != nullptr ? s->filter_scope : ComputeScopes(*pod).filter_scope;
+}
+
+PluginStatus NodeAffinity::Filter(const CycleState&, const PodInfo& pod,
+                                  const NodeInfo& node) const {
+  if (RequiredNodeAffinityMatches(*pod, node.node())) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::Unresolvable(kErrReasonPod);
+}
+
+PluginStatus NodeAffinity::PreScore(CycleState& state, const PodInfo& pod) const {
+  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  if (na == nullptr || na->preferred.empty()) {
+    return PluginStatus::Skip();
+  }
+  if (state.Read<ScopeState>() == nullptr) {
+    state.Write(std::make_unique<ScopeState>(ComputeScopes(*pod)));
+  }
+  return PluginStatus::Success();
+}
+
+NodeScope NodeAffinity::ScoreScope(const CycleState& state, const PodInfo& pod) const {
+  const ScopeState* s = state.Read<ScopeState>();
+  return s != nullptr ? s->score_scope : ComputeScopes(*pod).score_scope;
+}
+
+int64_t NodeAffinity::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  if (na == nullptr) {
+    return 0;
+  }
+  int64_t count = 0;
+  for (const auto& p : na->preferred) {
+    if (p.weight == 0) {
+      continue;
+    }
+    if (p.preference.Matches(node.node().meta.labels, node.name())) {
+      count += p.weight;
+    }
+  }
+  return count;
+}
+
+void NodeAffinity::NormalizeScore(const CycleState&, const PodInfo&,
+                                  std::span<int64_t> scores) const {
+  DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/false, scores);
+}
+
+}  // namespace tidepool::scheduler::plugins

@@ -1,0 +1,18 @@
+#include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+
+namespace tidepool::scheduler::plugins {
+
+PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
+                                       const NodeInfo& node) const {
+  if (!node.node().spec.unschedulable) {
+    return PluginStatus::Success();
+  }
+  // A pod that tolerates the unschedulable taint also tolerates spec.unschedulable.
+  api::Taint taint{std::string(api::kTaintNodeUnschedulable), "", api::TaintEffect::kNoSchedule};
+  if (api::TolerationsTolerateTaint(pod->spec.tolerations, taint)) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::Unresolvable(kErrReasonUnschedulable);
+}
+
+}  // namespace tidepool::scheduler::plugins

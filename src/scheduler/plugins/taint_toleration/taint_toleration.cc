@@ -1,0 +1,68 @@
+#include "scheduler/plugins/taint_toleration/taint_toleration.h"
+
+namespace tidepool::scheduler::plugins {
+namespace {
+
+struct PreScoreState : CycleState::Data {
+  std::vector<api::Toleration> tolerations_prefer_no_schedule;
+};
+
+std::vector<api::Toleration> PreferNoScheduleTolerations(const api::Pod& pod) {
+  std::vector<api::Toleration> out;
+  for (const auto& t : pod.spec.tolerations) {
+    if (t.effect == api::TaintEffect::kNone || t.effect == api::TaintEffect::kPreferNoSchedule) {
+      out.push_back(t);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
+                                     const NodeInfo& node) const {
+  const api::Taint* taint = api::FindMatchingUntoleratedTaint(
+      node.node().spec.taints, pod->spec.tolerations, [](const api::Taint& t) {
+        return t.effect == api::TaintEffect::kNoSchedule ||
+               t.effect == api::TaintEffect::kNoExecute;
+      });
+  if (taint == nullptr) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::Unresolvable("node(s) had untolerated taint {" + taint->key + ": " +
+                                    taint->value + "}");
+}
+
+PluginStatus TaintToleration::PreScore(CycleState& state, const PodInfo& pod) const {
+  auto s = std::make_unique<PreScoreState>();
+  s->tolerations_prefer_no_schedule = PreferNoScheduleTolerations(*pod);
+  state.Write(std::move(s));
+  return PluginStatus::Success();
+}
+
+int64_t TaintToleration::Score(const CycleState& state, const PodInfo& pod,
+                               const NodeInfo& node) const {
+  const PreScoreState* s = state.Read<PreScoreState>();
+  std::vector<api::Toleration> computed;
+  if (s == nullptr) {
+    computed = PreferNoScheduleTolerations(*pod);
+  }
+  const auto& tolerations = s != nullptr ? s->tolerations_prefer_no_schedule : computed;
+  int64_t count = 0;
+  for (const api::Taint& taint : node.node().spec.taints) {
+    if (taint.effect != api::TaintEffect::kPreferNoSchedule) {
+      continue;
+    }
+    if (!api::TolerationsTolerateTaint(tolerations, taint)) {
+      ++count;
+    }
+  }
+  return count;
+}
+
+void TaintToleration::NormalizeScore(const CycleState&, const PodInfo&,
+                                     std::span<int64_t> scores) const {
+  DefaultNormalizeScore(kMaxNodeScore, /*reverse=*/true, scores);
+}
+
+}  // namespace tidepool::scheduler::plugins

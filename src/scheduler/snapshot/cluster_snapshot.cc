@@ -1,0 +1,335 @@
+#include "scheduler/snapshot/cluster_snapshot.h"
+
+#include "api/node.h"
+#include "common/check.h"
+
+namespace tidepool::scheduler {
+namespace {
+
+inline size_t Mix(size_t h, size_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
+}
+
+// The static shape of a node, as a string: equal strings <=> same NodeClass.
+std::string ClassSignature(const api::Node& node, const Resource& allocatable) {
+  constexpr char kSep = '\x1f';
+  std::string sig;
+  sig.reserve(256);
+  for (const auto& [k, v] : node.meta.labels) {
+    if (k == api::kLabelHostname) {
+      continue;
+    }
+    sig += k;
+    sig += '=';
+    sig += v;
+    sig += kSep;
+  }
+  sig += '\x1e';
+  for (const auto& t : node.spec.taints) {
+    sig += t.key;
+    sig += '=';
+    sig += t.value;
+    sig += ':';
+    sig += api::TaintEffectName(t.effect);
+    sig += kSep;
+  }
+  sig += '\x1e';
+  sig += node.spec.unschedulable ? '1' : '0';
+  sig += allocatable.DebugString();
+  return sig;
+}
+
+}  // namespace
+
+size_t UsageKeyHash::operator()(const UsageKey& k) const {
+  size_t h = k.requested.Hash();
+  h = Mix(h, std::hash<int64_t>()(k.non_zero_milli_cpu));
+  h = Mix(h, std::hash<int64_t>()(k.non_zero_memory));
+  return Mix(h, k.num_pods);
+}
+
+bool NodeNameLess::operator()(NodeId a, NodeId b) const {
+  return snapshot->node_info(a).name() < snapshot->node_info(b).name();
+}
+
+struct ClusterSnapshot::ClassIndex {
+  std::unordered_map<std::string, uint32_t> by_signature;
+};
+
+struct ClusterSnapshot::UndoEntry {
+  enum class Kind { kAddNode, kRemoveNode, kUpdateNode, kAddPod, kRemovePod };
+  Kind kind;
+  NodeId node = 0;
+  size_t pod_index = 0;
+  PodInfoConstSharedPtr pod;
+  std::unique_ptr<NodeInfo> node_info;  // kRemoveNode: the removed node, with its pods
+  api::NodeConstSharedPtr old_node;     // kUpdateNode: the previous object
+};
+
+ClusterSnapshot::ClusterSnapshot() : class_index_(std::make_unique<ClassIndex>()) {}
+ClusterSnapshot::~ClusterSnapshot() = default;
+
+UsageKey ClusterSnapshot::UsageOf(const NodeInfo& n) const {
+  return UsageKey{n.requested(), n.non_zero_milli_cpu(), n.non_zero_memory(), n.pods().size()};
+}
+
+uint32_t ClusterSnapshot::ClassIdFor(const api::Node& node) {
+  std::string sig = ClassSignature(node, Resource::FromList(node.status.allocatable));
+  auto it = class_index_->by_signature.find(sig);
+  if (it != class_index_->by_signature.end()) {
+    return it->second;
+  }
+  auto c = std::make_unique<NodeClass>();
+  c->id_ = static_cast<uint32_t>(classes_.size());
+  classes_.push_back(std::move(c));
+  class_index_->by_signature.emplace(std::move(sig), classes_.back()->id_);
+  return classes_.back()->id_;
+}
+
+void ClusterSnapshot::IndexInsert(NodeId id) {
+  NodeClass& c = *classes_[node_class_[id]];
+  auto [it, inserted] = c.buckets_.try_emplace(UsageOf(*nodes_[id]), this);
+  it->second.members.insert(id);
+  ++c.size_;
+}
+
+void ClusterSnapshot::IndexErase(NodeId id) {
+  NodeClass& c = *classes_[node_class_[id]];
+  auto it = c.buckets_.find(UsageOf(*nodes_[id]));
+  TIDEPOOL_CHECK(it != c.buckets_.end());
+  it->second.members.erase(id);
+  if (it->second.members.empty()) {
+    c.buckets_.erase(it);
+  }
+  --c.size_;
+}
+
+NodeId ClusterSnapshot::TakeSlot() {
+  if (!free_slots_.empty()) {
+    NodeId id = free_slots_.back();
+    free_slots_.pop_back();
+    return id;
+  }
+  nodes_.emplace_back();
+  node_class_.push_back(0);
+  return static_cast<NodeId>(nodes_.size() - 1);
+}
+
+void ClusterSnapshot::CountPod(const PodInfo& pod, int sign) {
+  int32_t prio = pod.pod->Priority();
+  if (sign > 0) {
+    ++priority_counts_[prio];
+    ++num_pods_;
+  } else {
+    auto it = priority_counts_.find(prio);
+    TIDEPOOL_CHECK(it != priority_counts_.end());
+    if (--it->second == 0) {
+      priority_counts_.erase(it);
+    }
+    --num_pods_;
+  }
+}
+
+void ClusterSnapshot::CountNodePods(const NodeInfo& node, int sign) {
+  for (const auto& p : node.pods()) {
+    CountPod(*p, sign);
+  }
+}
+
+void ClusterSnapshot::Log(UndoEntry&& e) {
+  if (!fork_marks_.empty()) {
+    undo_.push_back(std::move(e));
+  }
+}
+
+Status ClusterSnapshot::AddNode(api::NodeConstSharedPtr node) {
+  const std::string& name = node->meta.name;
+  if (by_name_.find(name) != by_name_.end()) {
+    return AlreadyExistsError("node \"" + name + "\" already exists in the snapshot");
+  }
+  NodeId id = TakeSlot();
+  node_class_[id] = ClassIdFor(*node);
+  nodes_[id] = std::make_unique<NodeInfo>(std::move(node));
+  by_name_.emplace(nodes_[id]->name(), id);
+  ++num_nodes_;
+  IndexInsert(id);
+  Log(UndoEntry{UndoEntry::Kind::kAddNode, id});
+  return OkStatus();
+}
+
+Status ClusterSnapshot::UpdateNode(api::NodeConstSharedPtr node) {
+  auto it = by_name_.find(node->meta.name);
+  if (it == by_name_.end()) {
+    return NotFoundError("node \"" + node->meta.name + "\" not found in the snapshot");
+  }
+  NodeId id = it->second;
+  IndexErase(id);
+  api::NodeConstSharedPtr old = nodes_[id]->node_ptr();
+  node_class_[id] = ClassIdFor(*node);
+  nodes_[id]->SetNode(std::move(node));
+  IndexInsert(id);
+  UndoEntry e{UndoEntry::Kind::kUpdateNode, id};
+  e.old_node = std::move(old);
+  Log(std::move(e));
+  return OkStatus();
+}
+
+Status ClusterSnapshot::RemoveNode(std::string_view name) {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return NotFoundError("node \"" + std::string(name) + "\" not found in the snapshot");
+  }
+  NodeId id = it->second;
+  IndexErase(id);
+  by_name_.erase(it);
+  --num_nodes_;
+  CountNodePods(*nodes_[id], -1);
+  std::unique_ptr<NodeInfo> info = std::move(nodes_[id]);
+  free_slots_.push_back(id);
+  if (!fork_marks_.empty()) {
+    UndoEntry e{UndoEntry::Kind::kRemoveNode, id};
+    e.node_info = std::move(info);
+    undo_.push_back(std::move(e));
+  }
+  return OkStatus();
+}
+
+Status ClusterSnapshot::AddPod(PodInfoConstSharedPtr pod, std::string_view node_name) {
+  auto it = by_name_.find(node_name);
+  if (it == by_name_.end()) {
+    return NotFoundError("node \"" + std::string(node_name) + "\" not found in the snapshot");
+  }
+  NodeId id = it->second;
+  IndexErase(id);
+  CountPod(*pod, +1);
+  nodes_[id]->AddPod(std::move(pod));
+  IndexInsert(id);
+  Log(UndoEntry{UndoEntry::Kind::kAddPod, id});
+  return OkStatus();
+}
+
+Status ClusterSnapshot::RemovePod(std::string_view pod_key, std::string_view node_name) {
+  auto it = by_name_.find(node_name);
+  if (it == by_name_.end()) {
+    return NotFoundError("node \"" + std::string(node_name) + "\" not found in the snapshot");
+  }
+  NodeId id = it->second;
+  NodeInfo& info = *nodes_[id];
+  for (size_t i = 0; i < info.pods().size(); ++i) {
+    const api::ObjectMeta& m = info.pods()[i]->pod->meta;
+    if (pod_key.size() == m.namespace_.size() + 1 + m.name.size() &&
+        pod_key.starts_with(m.namespace_) && pod_key[m.namespace_.size()] == '/' &&
+        pod_key.ends_with(m.name)) {
+      IndexErase(id);
+      PodInfoConstSharedPtr removed = info.RemovePodAt(i);
+      CountPod(*removed, -1);
+      IndexInsert(id);
+      UndoEntry e{UndoEntry::Kind::kRemovePod, id, i};
+      e.pod = std::move(removed);
+      Log(std::move(e));
+      return OkStatus();
+    }
+  }
+  return NotFoundError("pod \"" + std::string(pod_key) + "\" not found on node \"" +
+                       std::string(node_name) + "\"");
+}
+
+void ClusterSnapshot::Clear() {
+  TIDEPOOL_CHECK(fork_marks_.empty());
+  nodes_.clear();
+  node_class_.clear();
+  free_slots_.clear();
+  by_name_.clear();
+  num_nodes_ = 0;
+  num_pods_ = 0;
+  priority_counts_.clear();
+  classes_.clear();
+  class_index_->by_signature.clear();
+}
+
+void ClusterSnapshot::Undo(UndoEntry& e) {
+  NodeId id = e.node;
+  switch (e.kind) {
+    case UndoEntry::Kind::kAddNode: {
+      IndexErase(id);
+      by_name_.erase(nodes_[id]->name());
+      nodes_[id].reset();
+      --num_nodes_;
+      free_slots_.push_back(id);
+      break;
+    }
+    case UndoEntry::Kind::kRemoveNode: {
+      TIDEPOOL_CHECK(!free_slots_.empty() && free_slots_.back() == id);
+      free_slots_.pop_back();
+      nodes_[id] = std::move(e.node_info);
+      by_name_.emplace(nodes_[id]->name(), id);
+      ++num_nodes_;
+      CountNodePods(*nodes_[id], +1);
+      IndexInsert(id);
+      break;
+    }
+    case UndoEntry::Kind::kUpdateNode: {
+      IndexErase(id);
+      node_class_[id] = ClassIdFor(*e.old_node);
+      nodes_[id]->SetNode(std::move(e.old_node));
+      IndexInsert(id);
+      break;
+    }
+    case UndoEntry::Kind::kAddPod: {
+      IndexErase(id);
+      NodeInfo& info = *nodes_[id];
+      PodInfoConstSharedPtr removed = info.RemovePodAt(info.pods().size() - 1);
+      CountPod(*removed, -1);
+      IndexInsert(id);
+      break;
+    }
+    case UndoEntry::Kind::kRemovePod: {
+      IndexErase(id);
+      CountPod(*e.pod, +1);
+      nodes_[id]->RestorePodAt(e.pod_index, std::move(e.pod));
+      IndexInsert(id);
+      break;
+    }
+  }
+}
+
+void ClusterSnapshot::Fork() { fork_marks_.push_back(undo_.size()); }
+
+void ClusterSnapshot::Revert() {
+  TIDEPOOL_CHECK(!fork_marks_.empty());
+  size_t mark = fork_marks_.back();
+  fork_marks_.pop_back();
+  while (undo_.size() > mark) {
+    Undo(undo_.back());
+    undo_.pop_back();
+  }
+}
+
+void ClusterSnapshot::Commit() {
+  TIDEPOOL_CHECK(!fork_marks_.empty());
+  fork_marks_.pop_back();
+  if (fork_marks_.empty()) {
+    undo_.clear();
+  }
+}
+
+const NodeInfo* ClusterSnapshot::GetNodeInfo(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : nodes_[it->second].get();
+}
+
+NodeId ClusterSnapshot::IdOf(const NodeInfo& info) const {
+  auto it = by_name_.find(info.name());
+  TIDEPOOL_CHECK(it != by_name_.end());
+  return it->second;
+}
+
+size_t ClusterSnapshot::NumClasses() const {
+  size_t n = 0;
+  for (const auto& c : classes_) {
+    n += c->size_ > 0 ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace tidepool::scheduler

@@ -1,0 +1,163 @@
+// File: cluster_snapshot.h
+//
+// ClusterSnapshot: the cluster state that scheduling decisions read (nodes, the pods on them,
+// their requested resources), shared by the scheduler and the autoscaler's estimator.
+//
+// What-if simulation (cluster-autoscaler's Forkable): Fork() starts a reversible section,
+// Revert() undoes everything since the matching Fork(), Commit() keeps it (merging into the
+// enclosing section). Forks nest. Fork and Commit are O(1); Revert is O(changes since the fork):
+// every mutation inside a fork appends its exact inverse to an undo log, and Revert replays the
+// log backwards. Outside any fork nothing is logged.
+//
+// Equivalence indexes, so that a pod is tried against groups of identical nodes instead of every
+// node:
+//   - a NodeClass groups nodes with the same static shape: labels except kubernetes.io/hostname,
+//     taints (in order), unschedulable, allocatable. Filters that read only these (taints,
+//     node affinity/selector, unschedulable) give one answer per class;
+//   - within a class, a Bucket groups nodes whose pods request exactly the same resources and
+//     number the same. Resource fit and resource scores give one answer per bucket.
+//   Buckets list their nodes in name order, the deterministic tie-break among equals.
+//
+// Not thread-safe. Node and pod objects are immutable and shared; NodeInfos are owned here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "common/status_or.h"
+#include "scheduler/framework/node_info.h"
+
+namespace tidepool::scheduler {
+
+using NodeId = uint32_t;
+
+// What the pods on a node add up to: the key of a Bucket within a NodeClass.
+struct UsageKey {
+  Resource requested;
+  int64_t non_zero_milli_cpu = 0;
+  int64_t non_zero_memory = 0;
+  size_t num_pods = 0;
+  friend bool operator==(const UsageKey&, const UsageKey&) = default;
+};
+struct UsageKeyHash {
+  size_t operator()(const UsageKey& k) const;
+};
+
+class ClusterSnapshot;
+
+// Orders node ids by node name.
+struct NodeNameLess {
+  const ClusterSnapshot* snapshot;
+  bool operator()(NodeId a, NodeId b) const;
+};
+
+struct Bucket {
+  explicit Bucket(const ClusterSnapshot* s) : members(NodeNameLess{s}) {}
+  std::set<NodeId, NodeNameLess> members;  // never empty while in a class
+};
+
+class NodeClass {
+ public:
+  uint32_t id() const { return id_; }
+  size_t size() const { return size_; }
+  const std::unordered_map<UsageKey, Bucket, UsageKeyHash>& buckets() const { return buckets_; }
+
+ private:
+  friend class ClusterSnapshot;
+  uint32_t id_ = 0;
+  size_t size_ = 0;
+  std::unordered_map<UsageKey, Bucket, UsageKeyHash> buckets_;
+};
+
+class ClusterSnapshot {
+ public:
+  ClusterSnapshot();
+  ~ClusterSnapshot();
+  ClusterSnapshot(const ClusterSnapshot&) = delete;
+  ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
+
+  // AlreadyExists if a node of that name is present.
+  Status AddNode(api::NodeConstSharedPtr node);
+  // Replaces the node object of the same name, keeping its pods. NotFound if absent.
+  Status UpdateNode(api::NodeConstSharedPtr node);
+  // Removes the node and the pods on it. NotFound if absent.
+  Status RemoveNode(std::string_view name);
+  // NotFound if the node is absent.
+  Status AddPod(PodInfoConstSharedPtr pod, std::string_view node_name);
+  // `pod_key` is "namespace/name". NotFound if the node or the pod on it is absent.
+  Status RemovePod(std::string_view pod_key, std::string_view node_name);
+  // Removes every node and pod. REQUIRES: not forked.
+  void Clear();
+
+  void Fork();
+  // REQUIRES: forked.
+  void Revert();
+  // REQUIRES: forked.
+  void Commit();
+  int fork_depth() const { return static_cast<int>(fork_marks_.size()); }
+
+  size_t NumNodes() const { return num_nodes_; }
+  size_t NumPods() const { return num_pods_; }
+  // True if some pod in the snapshot has priority strictly below `priority`.
+  bool HasPodWithPriorityBelow(int32_t priority) const {
+    return !priority_counts_.empty() && priority_counts_.begin()->first < priority;
+  }
+  const NodeInfo* GetNodeInfo(std::string_view name) const;
+  const NodeInfo& node_info(NodeId id) const { return *nodes_[id]; }
+  NodeId IdOf(const NodeInfo& info) const;
+  // Calls f(const NodeInfo&) for every node, in node-name order.
+  template <typename F>
+  void ForEachNodeByName(F&& f) const {
+    for (const auto& [name, id] : by_name_) {
+      f(*nodes_[id]);
+    }
+  }
+
+  // Classes with at least one node, in creation order.
+  template <typename F>
+  void ForEachClass(F&& f) const {
+    for (const auto& c : classes_) {
+      if (c->size_ > 0) {
+        f(*c);
+      }
+    }
+  }
+  size_t NumClasses() const;
+  const NodeClass& ClassOf(NodeId id) const { return *classes_[node_class_[id]]; }
+
+ private:
+  struct UndoEntry;
+  struct ClassIndex;
+
+  UsageKey UsageOf(const NodeInfo& n) const;
+  uint32_t ClassIdFor(const api::Node& node);
+  void IndexInsert(NodeId id);
+  void IndexErase(NodeId id);
+  NodeId TakeSlot();
+  void CountPod(const PodInfo& pod, int sign);
+  void CountNodePods(const NodeInfo& node, int sign);
+  void Log(UndoEntry&& e);
+  void Undo(UndoEntry& e);
+
+  std::vector<std::unique_ptr<NodeInfo>> nodes_;  // by NodeId; null for free slots
+  std::vector<uint32_t> node_class_;              // by NodeId
+  std::vector<NodeId> free_slots_;                // a stack, so undo restores it exactly
+  std::map<std::string, NodeId, std::less<>> by_name_;
+  size_t num_nodes_ = 0;
+  size_t num_pods_ = 0;
+  std::map<int32_t, size_t> priority_counts_;  // pod priority -> number of pods
+
+  std::vector<std::unique_ptr<NodeClass>> classes_;
+  std::unique_ptr<ClassIndex> class_index_;
+
+  std::vector<UndoEntry> undo_;
+  std::vector<size_t> fork_marks_;
+};
+
+}  // namespace tidepool::scheduler
