@@ -323,8 +323,8 @@ NodeId Framework::SelectHost(CycleState& state, const PodInfo& pod,
                              const ClusterSnapshot& snapshot,
                              const std::vector<NodeGroup>& feasible) const {
   TIDEPOOL_CHECK(!feasible.empty());
-  if (feasible.size() == 1) {
-    return feasible[0].Representative();
+  if (feasible.size() == 1 && feasible[0].count == 1) {
+    return feasible[0].Representative();  // one feasible node: nothing to score
   }
   std::vector<bool> skip_score(score_.size(), false);
   for (const PreScorePlugin* p : pre_score_) {
@@ -385,6 +385,11 @@ NodeId Framework::SelectHost(CycleState& state, const PodInfo& pod,
 ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot) const {
   ScheduleResult result;
   result.num_all_nodes = snapshot.NumNodes();
+  if (result.num_all_nodes == 0) {
+    // schedule_one.go's ErrNoNodesAvailable.
+    result.message = "no nodes available to schedule pods";
+    return result;
+  }
   CycleState state;
   PluginStatus pre = RunPreFilter(state, pod);
   if (pre.code() == PluginCode::kError) {
