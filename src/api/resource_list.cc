@@ -2,13 +2,17 @@
 
 namespace tidepool::api {
 
+namespace {
+
+// v1helper.IsPrefixedNativeResource: the name contains "kubernetes.io/" anywhere.
+bool IsPrefixedNativeResource(std::string_view name) {
+  return name.find("kubernetes.io/") != std::string_view::npos;
+}
+
+}  // namespace
+
 bool IsNativeResource(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos) {
-    return true;
-  }
-  std::string_view domain = name.substr(0, slash);
-  return domain == "kubernetes.io" || domain.ends_with(".kubernetes.io");
+  return name.find('/') == std::string_view::npos || IsPrefixedNativeResource(name);
 }
 
 bool IsHugePageResource(std::string_view name) { return name.starts_with("hugepages-"); }
@@ -32,8 +36,8 @@ bool IsOvercommitAllowed(std::string_view name) {
 }
 
 bool IsScalarResource(std::string_view name) {
-  return IsExtendedResource(name) || IsHugePageResource(name) ||
-         name.starts_with("kubernetes.io/") || name.starts_with("attachable-volumes-");
+  return IsExtendedResource(name) || IsHugePageResource(name) || IsPrefixedNativeResource(name) ||
+         name.starts_with("attachable-volumes-");
 }
 
 Quantity Get(const ResourceList& list, std::string_view name) {

@@ -20,8 +20,8 @@ inline constexpr std::string_view kResourceEphemeralStorage = "ephemeral-storage
 inline constexpr std::string_view kResourcePods = "pods";
 inline constexpr std::string_view kResourceNvidiaGpu = "nvidia.com/gpu";
 
-// A name in the kubernetes.io namespace: no "/" (e.g. "cpu") or the "kubernetes.io/" domain
-// (v1helper.IsNativeResource).
+// A name in the kubernetes.io namespace: no "/" (e.g. "cpu") or containing "kubernetes.io/"
+// (v1helper.IsNativeResource, e.g. "kubernetes.io/foo", "example.kubernetes.io/foo").
 bool IsNativeResource(std::string_view name);
 // "hugepages-2Mi" and friends.
 bool IsHugePageResource(std::string_view name);
@@ -35,7 +35,7 @@ bool IsIntegerResource(std::string_view name);
 // (v1helper.IsOvercommitAllowed).
 bool IsOvercommitAllowed(std::string_view name);
 // kube-scheduler's scalar resources (schedutil.IsScalarResourceName): extended, hugepages,
-// prefixed native and attachable-volumes-*.
+// prefixed native (containing "kubernetes.io/") and attachable-volumes-*.
 bool IsScalarResource(std::string_view name);
 
 // The quantity of `name` in `list`, or zero.

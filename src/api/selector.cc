@@ -24,6 +24,26 @@ bool Contains(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
+// labels.NewRequirement's shape rules. A requirement that breaks them is a parse error in
+// apimachinery, and the selector or node selector term holding it selects nothing
+// (nodeaffinity ignores such a term; LabelSelectorAsSelector fails).
+bool WellFormed(const SelectorRequirement& r) {
+  switch (r.op) {
+    case SelectorOperator::kIn:
+    case SelectorOperator::kNotIn:
+      return !r.values.empty();
+    case SelectorOperator::kExists:
+    case SelectorOperator::kDoesNotExist:
+      return r.values.empty();
+    case SelectorOperator::kGt:
+    case SelectorOperator::kLt: {
+      int64_t v;
+      return r.values.size() == 1 && ParseInt64(r.values[0], v);
+    }
+  }
+  return false;
+}
+
 // The selector requirement evaluated against a single optional value.
 bool MatchesValue(const SelectorRequirement& r, const std::string* value) {
   switch (r.op) {
@@ -75,11 +95,20 @@ StatusOr<SelectorOperator> ParseSelectorOperator(std::string_view s) {
 }
 
 bool SelectorRequirement::Matches(const Labels& labels) const {
+  if (!WellFormed(*this)) {
+    return false;
+  }
   auto it = labels.find(key);
   return MatchesValue(*this, it == labels.end() ? nullptr : &it->second);
 }
 
 bool LabelSelector::Matches(const Labels& labels) const {
+  // Gt and Lt are not label selector operators: LabelSelectorAsSelector fails on them.
+  for (const auto& r : match_expressions) {
+    if (r.op == SelectorOperator::kGt || r.op == SelectorOperator::kLt) {
+      return false;
+    }
+  }
   for (const auto& [k, v] : match_labels) {
     auto it = labels.find(k);
     if (it == labels.end() || it->second != v) {
@@ -121,13 +150,11 @@ FieldErrors ValidateSelectorRequirement(const SelectorRequirement& r, bool allow
                                            "not a valid selector operator"));
         break;
       }
-      int64_t v;
+      // ValidateNodeSelectorRequirement checks the count only: a non-integer value is
+      // accepted by the API server (and makes the requirement match no node).
       if (r.values.size() != 1) {
         errs.push_back(FieldError::Required(
             p + ".values", "must be specified single value when `operator` is 'Lt' or 'Gt'"));
-      } else if (!ParseInt64(r.values[0], v)) {
-        errs.push_back(
-            FieldError::Invalid(p + ".values[0]", r.values[0], "must be an integer"));
       }
       break;
     }
@@ -145,11 +172,16 @@ bool NodeSelectorTerm::Matches(const Labels& node_labels, std::string_view node_
     }
   }
   for (const auto& r : match_fields) {
-    if (r.key != "metadata.name") {
+    // nodeSelectorRequirementsAsFieldSelector: only In / NotIn with exactly one value; anything
+    // else is a parse error and the term matches nothing.
+    if ((r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn) ||
+        r.values.size() != 1) {
       return false;
     }
-    std::string name(node_name);
-    if (!MatchesValue(r, &name)) {
+    // The node's fields are fields.Set{"metadata.name": name}; any other key reads as "".
+    std::string_view field = r.key == "metadata.name" ? node_name : std::string_view();
+    bool equal = field == r.values[0];
+    if (r.op == SelectorOperator::kIn ? !equal : equal) {
       return false;
     }
   }

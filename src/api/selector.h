@@ -6,9 +6,14 @@
 //   - In / NotIn / Exists / DoesNotExist; NotIn and DoesNotExist match a missing label;
 //   - Gt / Lt (node selectors only): exactly one value, both the value and the label parse as
 //     64-bit integers, otherwise the requirement does not match;
+//   - a requirement that labels.NewRequirement would refuse (In / NotIn without values, Exists /
+//     DoesNotExist with values, Gt / Lt without exactly one integer) matches nothing, as the
+//     selector or term holding it fails to parse in Kubernetes; a LabelSelector using Gt / Lt
+//     matches nothing;
 //   - a NodeSelectorTerm ANDs its requirements; an empty term (no expressions, no fields)
 //     matches nothing; NodeSelectorTerms are ORed;
-//   - matchFields supports only metadata.name with In / NotIn.
+//   - matchFields: In / NotIn with exactly one value (otherwise the term matches nothing),
+//     compared with the node's fields, of which only metadata.name (the node's name) exists.
 #pragma once
 
 #include <string>
@@ -47,8 +52,9 @@ struct LabelSelector {
 };
 
 // Validates a requirement's shape as the API server does (In/NotIn need values; Exists and
-// DoesNotExist take none; Gt/Lt take exactly one integer). `allow_gt_lt` is true for node
-// selectors. `path` is the requirement's field path.
+// DoesNotExist take none; Gt/Lt take exactly one value, which the API server does not check
+// for being an integer). `allow_gt_lt` is true for node selectors. `path` is the requirement's
+// field path. Label key and value syntax are not checked.
 FieldErrors ValidateSelectorRequirement(const SelectorRequirement& r, bool allow_gt_lt,
                                         std::string_view path);
 

@@ -1,6 +1,66 @@
 #include "api/taint.h"
 
+#include <algorithm>
+
 namespace tidepool::api {
+namespace {
+
+bool IsAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+// validation.IsValidLabelValue: empty, or at most 63 characters of [-A-Za-z0-9_.] that start
+// and end with an alphanumeric.
+bool IsValidLabelValue(std::string_view v) {
+  if (v.empty()) {
+    return true;
+  }
+  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) {
+    return false;
+  }
+  return std::all_of(v.begin(), v.end(),
+                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
+}
+
+// validation.IsDNS1123Subdomain: at most 253 characters, dot-separated labels of [a-z0-9-] that
+// start and end with [a-z0-9].
+bool IsDns1123Subdomain(std::string_view v) {
+  if (v.empty() || v.size() > 253) {
+    return false;
+  }
+  size_t start = 0;
+  while (true) {
+    size_t dot = v.find('.', start);
+    std::string_view label = v.substr(start, dot == std::string_view::npos ? dot : dot - start);
+    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back()) ||
+        !std::all_of(label.begin(), label.end(),
+                     [&](char c) { return lower_alnum(c) || c == '-'; })) {
+      return false;
+    }
+    if (dot == std::string_view::npos) {
+      return true;
+    }
+    start = dot + 1;
+  }
+}
+
+// validation.IsQualifiedName: [prefix/]name, the prefix a DNS subdomain, the name a non-empty
+// label value.
+bool IsQualifiedName(std::string_view v) {
+  size_t slash = v.find('/');
+  std::string_view name = v;
+  if (slash != std::string_view::npos) {
+    if (v.find('/', slash + 1) != std::string_view::npos ||
+        !IsDns1123Subdomain(v.substr(0, slash))) {
+      return false;
+    }
+    name = v.substr(slash + 1);
+  }
+  return !name.empty() && IsValidLabelValue(name);
+}
+
+}  // namespace
 
 std::string_view TaintEffectName(TaintEffect e) {
   switch (e) {
@@ -39,28 +99,45 @@ std::string Taint::ToString() const {
 }
 
 StatusOr<Taint> Taint::Parse(std::string_view s) {
-  // kubectl taint's spec: <key>[=<value>]:<effect>.
-  size_t colon = s.rfind(':');
-  if (colon == std::string_view::npos) {
-    return InvalidArgumentError("invalid taint spec: " + std::string(s));
+  // kubectl taint's parseTaint: <key>[=<value>]:<effect>, with exactly one ':' and at most one
+  // '=', a qualified-name key and a label-value value; adding a taint needs the effect.
+  auto invalid = [&s](std::string_view why) {
+    std::string msg = "invalid taint spec: " + std::string(s);
+    if (!why.empty()) {
+      msg += ", " + std::string(why);
+    }
+    return InvalidArgumentError(msg);
+  };
+  size_t colon = s.find(':');
+  if (colon == std::string_view::npos || s.find(':', colon + 1) != std::string_view::npos) {
+    return invalid("");
+  }
+  // kubectl checks the effect, then the key=value split, then the value, then the key.
+  std::string_view effect = s.substr(colon + 1);
+  if (effect.empty()) {
+    return invalid("");
+  }
+  auto e = ParseTaintEffect(effect);
+  if (!e.ok()) {
+    return invalid(e.status().message());
   }
   Taint t;
   std::string_view kv = s.substr(0, colon);
-  std::string_view effect = s.substr(colon + 1);
   size_t eq = kv.find('=');
   if (eq == std::string_view::npos) {
     t.key = std::string(kv);
   } else {
+    if (kv.find('=', eq + 1) != std::string_view::npos) {
+      return invalid("");
+    }
     t.key = std::string(kv.substr(0, eq));
     t.value = std::string(kv.substr(eq + 1));
   }
-  if (t.key.empty() || effect.empty()) {
-    return InvalidArgumentError("invalid taint spec: " + std::string(s));
+  if (!IsValidLabelValue(t.value)) {
+    return invalid("the value must be a valid label value");
   }
-  auto e = ParseTaintEffect(effect);
-  if (!e.ok()) {
-    return InvalidArgumentError("invalid taint spec: " + std::string(s) + ", " +
-                                std::string(e.status().message()));
+  if (!IsQualifiedName(t.key)) {
+    return invalid("the key must be a qualified name");
   }
   t.effect = *e;
   return t;

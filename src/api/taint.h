@@ -32,7 +32,8 @@ struct Taint {
 
   // kubectl's form: "key=value:Effect", or "key:Effect" when the value is empty.
   std::string ToString() const;
-  // Parses kubectl/gcloud's "key=value:Effect" (or "key:Effect").
+  // Parses kubectl/gcloud's "key=value:Effect" (or "key:Effect") as kubectl taint does: one
+  // ':', at most one '=', a qualified-name key, a label-value value and a known effect.
   static StatusOr<Taint> Parse(std::string_view s);
 
   // Same key and effect (v1.Taint.MatchTaint): the identity of a taint on a node.

@@ -16,7 +16,42 @@ void ValidateQuantityValue(const std::string& name, const Quantity& q, const std
   }
 }
 
+// ValidateNodeFieldSelectorRequirement: In / NotIn with exactly one value, key metadata.name.
+FieldErrors ValidateNodeFieldSelectorRequirement(const SelectorRequirement& r,
+                                                 const std::string& path) {
+  FieldErrors errs;
+  if (r.op == SelectorOperator::kIn || r.op == SelectorOperator::kNotIn) {
+    if (r.values.size() != 1) {
+      errs.push_back(FieldError::Required(
+          path + ".values",
+          "must be only one value when `operator` is 'In' or 'NotIn' for node field selector"));
+    }
+  } else {
+    errs.push_back(FieldError::Invalid(path + ".operator", std::string(SelectorOperatorName(r.op)),
+                                       "not a valid selector operator"));
+  }
+  if (r.key != "metadata.name") {
+    errs.push_back(FieldError::Invalid(path + ".key", r.key, "not a valid field selector key"));
+  }
+  return errs;
+}
+
 }  // namespace
+
+FieldErrors ValidateNodeSelectorTerm(const NodeSelectorTerm& term, const std::string& path) {
+  FieldErrors errs;
+  for (size_t j = 0; j < term.match_expressions.size(); ++j) {
+    auto e = ValidateSelectorRequirement(term.match_expressions[j], /*allow_gt_lt=*/true,
+                                         path + ".matchExpressions[" + std::to_string(j) + "]");
+    errs.insert(errs.end(), e.begin(), e.end());
+  }
+  for (size_t j = 0; j < term.match_fields.size(); ++j) {
+    auto e = ValidateNodeFieldSelectorRequirement(term.match_fields[j],
+                                                  path + ".matchFields[" + std::to_string(j) + "]");
+    errs.insert(errs.end(), e.begin(), e.end());
+  }
+  return errs;
+}
 
 FieldErrors ValidateResourceRequirements(const ResourceRequirements& r, const std::string& path) {
   FieldErrors errs;
@@ -30,14 +65,15 @@ FieldErrors ValidateResourceRequirements(const ResourceRequirements& r, const st
     ValidateQuantityValue(name, q, p, errs);
     auto lim = r.limits.find(name);
     if (lim != r.limits.end()) {
-      // For non-overcommitable resources a request must equal its limit.
+      // For non-overcommitable resources a request must equal its limit. Kubernetes reports
+      // both comparisons at ".resources.requests" itself, without the resource key.
       if (q.Compare(lim->second) != 0 && !IsOvercommitAllowed(name)) {
         errs.push_back(FieldError::Invalid(
-            p, q.ToString(),
+            req_path, q.ToString(),
             "must be equal to " + name + " limit of " + lim->second.ToString()));
       } else if (q.Compare(lim->second) > 0) {
         errs.push_back(FieldError::Invalid(
-            p, q.ToString(),
+            req_path, q.ToString(),
             "must be less than or equal to " + name + " limit of " + lim->second.ToString()));
       }
     } else if (!IsOvercommitAllowed(name)) {
@@ -73,19 +109,17 @@ FieldErrors ValidateTolerations(const std::vector<Toleration>& tolerations) {
 }
 
 FieldErrors ValidatePodForScheduling(const Pod& pod) {
+  // ValidatePodSpec's order: containers, init containers, affinity, ..., tolerations.
   FieldErrors errs;
-  for (size_t i = 0; i < pod.spec.init_containers.size(); ++i) {
-    auto e = ValidateResourceRequirements(pod.spec.init_containers[i].resources,
-                                          "spec.initContainers[" + std::to_string(i) + "]");
-    errs.insert(errs.end(), e.begin(), e.end());
-  }
+  auto append = [&errs](const FieldErrors& e) { errs.insert(errs.end(), e.begin(), e.end()); };
   for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
-    auto e = ValidateResourceRequirements(pod.spec.containers[i].resources,
-                                          "spec.containers[" + std::to_string(i) + "]");
-    errs.insert(errs.end(), e.begin(), e.end());
+    append(ValidateResourceRequirements(pod.spec.containers[i].resources,
+                                        "spec.containers[" + std::to_string(i) + "]"));
   }
-  auto t = ValidateTolerations(pod.spec.tolerations);
-  errs.insert(errs.end(), t.begin(), t.end());
+  for (size_t i = 0; i < pod.spec.init_containers.size(); ++i) {
+    append(ValidateResourceRequirements(pod.spec.init_containers[i].resources,
+                                        "spec.initContainers[" + std::to_string(i) + "]"));
+  }
   if (pod.spec.affinity && pod.spec.affinity->node_affinity) {
     const NodeAffinity& na = *pod.spec.affinity->node_affinity;
     const std::string base = "spec.affinity.nodeAffinity";
@@ -96,26 +130,22 @@ FieldErrors ValidatePodForScheduling(const Pod& pod) {
                                             "must have at least one node selector term"));
       }
       for (size_t i = 0; i < na.required->terms.size(); ++i) {
-        const auto& term = na.required->terms[i];
-        for (size_t j = 0; j < term.match_expressions.size(); ++j) {
-          auto e = ValidateSelectorRequirement(
-              term.match_expressions[j], true,
-              rp + ".nodeSelectorTerms[" + std::to_string(i) + "].matchExpressions[" +
-                  std::to_string(j) + "]");
-          errs.insert(errs.end(), e.begin(), e.end());
-        }
+        append(ValidateNodeSelectorTerm(na.required->terms[i],
+                                        rp + ".nodeSelectorTerms[" + std::to_string(i) + "]"));
       }
     }
     for (size_t i = 0; i < na.preferred.size(); ++i) {
       const auto& p = na.preferred[i];
+      const std::string pp =
+          base + ".preferredDuringSchedulingIgnoredDuringExecution[" + std::to_string(i) + "]";
       if (p.weight < 1 || p.weight > 100) {
-        errs.push_back(FieldError::Invalid(
-            base + ".preferredDuringSchedulingIgnoredDuringExecution[" + std::to_string(i) +
-                "].weight",
-            std::to_string(p.weight), "must be in the range 1-100"));
+        errs.push_back(FieldError::Invalid(pp + ".weight", std::to_string(p.weight),
+                                           "must be in the range 1-100"));
       }
+      append(ValidateNodeSelectorTerm(p.preference, pp + ".preference"));
     }
   }
+  append(ValidateTolerations(pod.spec.tolerations));
   return errs;
 }
 

@@ -1,0 +1,417 @@
+#include "api/codec/yaml.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "api/codec/json_codec.h"
+#include "testing/builders.h"
+
+namespace tidepool::api::codec {
+namespace {
+
+using ::nlohmann::json;
+using ::testing::HasSubstr;
+using ::tidepool::testing::Q;
+
+// The seed walkthrough's step 3 manifest, verbatim, with its `important:` typo.
+constexpr std::string_view kSeedPod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: gpu-test-pod
+spec:
+  restartPolicy: Never
+  containers:
+  - name: cuda-container
+    image: nvidia/cuda:11.4.2-base-ubuntu20.04
+    command: ["/bin/bash", "-c", "sleep 3600"] # pause for 1 hour
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+  tolerations:
+  - important: "nvidia.com/gpu"
+    operator: "Equal"
+    value: "present"
+    effect: "NoSchedule"
+)";
+
+std::string Corrected(std::string_view manifest) {
+  std::string s(manifest);
+  s.replace(s.find("important:"), std::string_view("important:").size(), "key:");
+  return s;
+}
+
+// Parses a stream that must hold exactly one document.
+json One(std::string_view yaml) {
+  auto docs = ParseYamlDocuments(yaml);
+  EXPECT_TRUE(docs.ok()) << docs.status().ToString() << "\n" << yaml;
+  if (!docs.ok()) {
+    return json();
+  }
+  EXPECT_EQ(docs->size(), 1u) << yaml;
+  return docs->empty() ? json() : docs->front();
+}
+
+TEST(YamlTest, SeedManifestWithTypoDecodesWithEmptyKey) {
+  ::testing::internal::CaptureStderr();
+  json doc = One(kSeedPod);
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");
+  EXPECT_EQ(doc["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"], 1);
+  EXPECT_EQ(doc["spec"]["tolerations"][0]["important"], "nvidia.com/gpu");
+
+  auto pod = PodFromJson(doc);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  EXPECT_EQ(pod->meta.name, "gpu-test-pod");
+  EXPECT_EQ(pod->meta.namespace_, "");
+  EXPECT_EQ(pod->spec.restart_policy, "Never");
+  ASSERT_EQ(pod->spec.containers.size(), 1u);
+  const Container& c = pod->spec.containers[0];
+  EXPECT_EQ(c.name, "cuda-container");
+  EXPECT_EQ(c.image, "nvidia/cuda:11.4.2-base-ubuntu20.04");
+  EXPECT_EQ(c.command, (std::vector<std::string>{"/bin/bash", "-c", "sleep 3600"}));
+  EXPECT_EQ(c.resources.limits, (ResourceList{{"nvidia.com/gpu", Q("1")}}));
+  EXPECT_TRUE(c.resources.requests.empty());  // ApplyPodDefaults' job, not the codec's
+  // The unknown field `important` is ignored: the toleration has key "" and operator Equal.
+  // Note that v1.Toleration.ToleratesTaint treats an empty key as "any key", so this toleration
+  // matches every taint whose value is "present"; it is the API server's validation (empty key
+  // requires operator Exists), not the codec or the matcher, that rejects the manifest.
+  ASSERT_EQ(pod->spec.tolerations.size(), 1u);
+  const Toleration& t = pod->spec.tolerations[0];
+  EXPECT_EQ(t.key, "");
+  EXPECT_EQ(t.op, TolerationOperator::kEqual);
+  EXPECT_EQ(t.value, "present");
+  EXPECT_EQ(t.effect, TaintEffect::kNoSchedule);
+  EXPECT_TRUE(t.ToleratesTaint(Taint{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}));
+  EXPECT_TRUE(t.ToleratesTaint(Taint{"other", "present", TaintEffect::kNoSchedule}));
+  EXPECT_FALSE(t.ToleratesTaint(Taint{"nvidia.com/gpu", "absent", TaintEffect::kNoSchedule}));
+}
+
+TEST(YamlTest, CorrectedSeedManifestToleratesTheGpuTaint) {
+  auto pod = PodFromJson(One(Corrected(kSeedPod)));
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  ASSERT_EQ(pod->spec.tolerations.size(), 1u);
+  const Toleration& t = pod->spec.tolerations[0];
+  EXPECT_EQ(t, (Toleration{"nvidia.com/gpu", TolerationOperator::kEqual, "present",
+                           TaintEffect::kNoSchedule, std::nullopt}));
+  EXPECT_TRUE(t.ToleratesTaint(Taint{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}));
+
+  // YAML -> Pod -> JSON text -> Pod.
+  auto reparsed = ParseJson(DumpJson(PodToJson(*pod)));
+  ASSERT_TRUE(reparsed.ok()) << reparsed.status().ToString();
+  auto again = PodFromJson(*reparsed);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *pod);
+}
+
+TEST(YamlTest, ScalarTyping) {
+  struct Case {
+    std::string yaml_value;
+    json expected;
+  };
+  const std::vector<Case> cases = {
+      // Null.
+      {"~", nullptr},
+      {"null", nullptr},
+      {"Null", nullptr},
+      {"NULL", nullptr},
+      {"", nullptr},
+      {"'~'", "~"},
+      {"\"null\"", "null"},
+      // Booleans: YAML 1.2 core schema only.
+      {"true", true},
+      {"False", false},
+      {"TRUE", true},
+      {"yes", "yes"},
+      {"no", "no"},
+      {"on", "on"},
+      {"y", "y"},
+      {"'true'", "true"},
+      // Integers.
+      {"1", 1},
+      {"-12", -12},
+      {"+7", 7},
+      {"0", 0},
+      {"0755", 755},
+      {"0o17", 15},
+      {"0x1F", 31},
+      {"9223372036854775807", INT64_MAX},
+      {"-9223372036854775808", INT64_MIN},
+      {"18446744073709551615", UINT64_MAX},
+      {"1e3", 1000.0},
+      {"\"1\"", "1"},
+      {"'1'", "1"},
+      {"!!str 1", "1"},
+      {"!!int \"42\"", 42},
+      {"!!float 1", 1.0},
+      {"1_000", "1_000"},
+      {"0b101", "0b101"},
+      {"12:30", "12:30"},
+      // Floats.
+      {"1.5", 1.5},
+      {"-0.25", -0.25},
+      {".5", 0.5},
+      {"1.", 1.0},
+      {"2.5e-3", 0.0025},
+      {"1e999", "1e999"},  // no infinity in JSON
+      {".inf", ".inf"},
+      {".nan", ".nan"},
+      // Strings.
+      {"500m", "500m"},
+      {"1Gi", "1Gi"},
+      {"hello world", "hello world"},
+      {"\"a\\tb\"", "a\tb"},
+      {"'it''s'", "it's"},
+      {"2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"},
+      {"nvidia/cuda:11.4.2", "nvidia/cuda:11.4.2"},
+      {"|\n  line1\n  line2", "line1\nline2\n"},
+      {">-\n  folded\n  text", "folded text"},
+      {"[1, \"1\", a, ~]", json::array({1, "1", "a", nullptr})},
+      {"{a: 1, b: [true]}", json{{"a", 1}, {"b", json::array({true})}}},
+      {"{}", json::object()},
+      {"[]", json::array()},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("v: " + c.yaml_value);
+    json doc = One("v: " + c.yaml_value + "\n");
+    ASSERT_TRUE(doc.is_object());
+    const json& v = doc["v"];
+    EXPECT_EQ(v, c.expected) << v.dump();
+    EXPECT_EQ(v.type(), c.expected.type()) << v.dump();
+  }
+}
+
+TEST(YamlTest, MultipleDocumentsSkipEmptyOnes) {
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::vector<json> expected;
+  };
+  const std::vector<Case> cases = {
+      {"empty stream", "", {}},
+      {"only a comment", "# nothing here\n", {}},
+      {"only separators", "---\n---\n...\n", {}},
+      {"null documents", "--- ~\n--- null\n", {}},
+      {"one document", "a: 1\n", {json{{"a", 1}}}},
+      {"leading comment and separator", "# c\n---\na: 1\n", {json{{"a", 1}}}},
+      {"three with empty ones between",
+       "---\nkind: A\n---\n---\n# just a comment\n---\nkind: B\n...\n---\nkind: C\n---\n",
+       {json{{"kind", "A"}}, json{{"kind", "B"}}, json{{"kind", "C"}}}},
+      {"scalar and list documents", "--- hello\n--- [1, 2]\n",
+       {json("hello"), json::array({1, 2})}},
+      {"false is not null", "--- false\n--- 0\n", {json(false), json(0)}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto docs = ParseYamlDocuments(c.yaml);
+    ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+    EXPECT_EQ(*docs, c.expected);
+  }
+}
+
+TEST(YamlTest, AnchorsAliasesAndMergeKeys) {
+  json doc = One(R"(
+base: &base
+  cpu: 500m
+  memory: 1Gi
+labels: &labels {app: web, tier: front}
+small:
+  <<: *base
+  memory: 256Mi
+both:
+  <<: [*base, *labels]
+  extra: true
+copy: *labels
+list: &list [a, b]
+lists: [*list, *list]
+)");
+  EXPECT_EQ(doc["small"], (json{{"cpu", "500m"}, {"memory", "256Mi"}}));
+  EXPECT_EQ(doc["both"], (json{{"cpu", "500m"},
+                               {"memory", "1Gi"},
+                               {"app", "web"},
+                               {"tier", "front"},
+                               {"extra", true}}));
+  EXPECT_EQ(doc["copy"], (json{{"app", "web"}, {"tier", "front"}}));
+  EXPECT_EQ(doc["lists"], json::parse(R"([["a","b"],["a","b"]])"));
+  EXPECT_FALSE(doc["small"].contains("<<"));
+}
+
+TEST(YamlTest, ErrorsCarryLineAndColumn) {
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::string message;
+  };
+  const std::vector<Case> cases = {
+      {"duplicate key", "a: 1\nb:\n  c: 2\n  c: 3\n", "yaml: line 4, column 3: duplicate key"},
+      {"duplicate top-level key in second document", "a: 1\n---\nx: 1\ny: 2\nx: 3\n",
+       "yaml: line 5, column 1: duplicate key"},
+      // The position of a quoted scalar is that of its first character inside the quotes.
+      {"keys equal as JSON", "1: a\n\"1\": b\n", "yaml: line 2, column 2: duplicate key"},
+      {"unterminated quote", "a: 1\n---\nb: \"abc\nc: 2\n",
+       "yaml: line 3, column 4: wrongly indented double-quoted scalar"},
+      {"unterminated quote at end", "a: \"abc\n",
+       "yaml: line 1, column 5: double-quoted scalar without closing quote"},
+      {"bad indentation", "a:\n  b: 1\n c: 2\n", "yaml: line 3, column 2: invalid indentation in mapping"},
+      {"undefined alias", "a: *nope\n", "yaml: line 1, column 5: invalid alias"},
+      {"cyclic alias", "a: &x [1, *x]\n", "yaml: line 1, column 12: cyclic reference detected"},
+      {"sequence as key", "? [a, b]\n: 1\n", "yaml: line 1, column 4: mapping keys must be scalars"},
+      {"tag mismatch", "a: !!int abc\n", "yaml: line 1, column 10: cannot decode \"abc\" as !!int"},
+      {"tab indentation", "a:\n\tb: 1\n", "yaml: line 2, column 1:"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ::testing::internal::CaptureStderr();
+    auto docs = ParseYamlDocuments(c.yaml);
+    EXPECT_EQ(::testing::internal::GetCapturedStderr(), "");  // diagnostics are collected
+    ASSERT_FALSE(docs.ok());
+    EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_THAT(std::string(docs.status().message()), HasSubstr(c.message));
+  }
+}
+
+TEST(YamlTest, AcceptsJson) {
+  const std::string text = "{\n\t\"kind\": \"Node\",\n\t\"metadata\": {\"name\": \"n1\"},\n"
+                           "\t\"status\": {\"capacity\": {\"cpu\": 4, \"memory\": \"8Gi\"}},\n"
+                           "\t\"list\": [1.5, true, null, \"x\"]\n}\n";
+  json doc = One(text);
+  auto direct = ParseJson(text);
+  ASSERT_TRUE(direct.ok()) << direct.status().ToString();
+  EXPECT_EQ(doc, *direct);
+}
+
+TEST(YamlTest, AliasBombIsRejected) {
+  std::string yaml = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    yaml += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) {
+      yaml += (k > 0 ? ", *a" : "*a") + std::to_string(i - 1);
+    }
+    yaml += "]\n";
+  }
+  auto docs = ParseYamlDocuments(yaml);
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message(), "yaml: aliases expand to more than 1000000 nodes");
+
+  // A few levels are fine: 10^4 leaves.
+  std::string small = yaml.substr(0, yaml.find("a4:"));
+  auto ok = ParseYamlDocuments(small);
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0]["a3"].size(), 10u);
+  EXPECT_EQ((*ok)[0]["a3"][9][9][9][9], "x");
+}
+
+TEST(YamlTest, DeepNestingIsRejected) {
+  auto docs = ParseYamlDocuments(std::string(200, '[') + std::string(200, ']'));
+  ASSERT_FALSE(docs.ok());
+  EXPECT_THAT(std::string(docs.status().message()), HasSubstr("Max depth (64) exceeded"));
+}
+
+TEST(YamlTest, QuantitiesAsNumbersAndStrings) {
+  auto pod = PodFromJson(One(R"(
+spec:
+  containers:
+  - name: c
+    resources:
+      requests:
+        cpu: 0.5
+        memory: 1Gi
+        ephemeral-storage: "2"
+        nvidia.com/gpu: 1
+      limits:
+        cpu: 1.5
+        memory: '1.5Gi'
+        example.com/foo: 1e3
+  overhead:
+    cpu: 100m
+)"));
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  const Container& c = pod->spec.containers[0];
+  EXPECT_EQ(c.resources.requests.at("cpu").ToString(), "500m");
+  EXPECT_EQ(c.resources.requests.at("memory").ToString(), "1Gi");
+  EXPECT_EQ(c.resources.requests.at("ephemeral-storage").ToString(), "2");
+  EXPECT_EQ(c.resources.requests.at("nvidia.com/gpu").ToString(), "1");
+  EXPECT_EQ(c.resources.limits.at("cpu").ToString(), "1500m");
+  EXPECT_EQ(c.resources.limits.at("memory").ToString(), "1536Mi");
+  EXPECT_EQ(c.resources.limits.at("example.com/foo").ToString(), "1k");
+  EXPECT_EQ(pod->spec.overhead.at("cpu").ToString(), "100m");
+
+  auto bad = PodFromJson(One("spec:\n  containers:\n  - resources:\n      limits:\n"
+                             "        nvidia.com/gpu: yes\n"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "spec.containers[0].resources.limits[nvidia.com/gpu]: " +
+                                        std::string(kQuantityFormatWrongMessage));
+}
+
+TEST(YamlTest, NodeWithTaintsAndCapacity) {
+  auto docs = ParseYamlDocuments(R"(
+apiVersion: v1
+kind: Node
+metadata:
+  name: gke-gpu-pool-1
+  labels:
+    cloud.google.com/gke-nodepool: gpu-pool
+    nvidia.com/gpu.present: "true"
+spec:
+  providerID: gce://p/us-central1-a/gke-gpu-pool-1
+  taints:
+  - key: nvidia.com/gpu
+    value: present
+    effect: NoSchedule
+  - key: node.kubernetes.io/not-ready
+    effect: NoExecute
+    timeAdded: "2026-01-01T00:00:30Z"
+status:
+  capacity: &cap
+    cpu: 8
+    memory: 30Gi
+    nvidia.com/gpu: 1
+    pods: 110
+  allocatable:
+    <<: *cap
+    cpu: 7910m
+  conditions:
+  - type: Ready
+    status: "False"
+    reason: KubeletNotReady
+---
+)");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  ASSERT_EQ(docs->size(), 1u);
+  auto node = NodeFromJson((*docs)[0]);
+  ASSERT_TRUE(node.ok()) << node.status().ToString();
+  EXPECT_EQ(node->meta.labels.at("nvidia.com/gpu.present"), "true");
+  ASSERT_EQ(node->spec.taints.size(), 2u);
+  EXPECT_EQ(node->spec.taints[0], (Taint{"nvidia.com/gpu", "present", TaintEffect::kNoSchedule}));
+  EXPECT_EQ(node->spec.taints[1].effect, TaintEffect::kNoExecute);
+  EXPECT_EQ(node->spec.taints[1].time_added, TimePoint(std::chrono::seconds(1767225630)));
+  EXPECT_EQ(node->status.capacity.at("cpu"), Q("8"));
+  EXPECT_EQ(node->status.capacity.at("pods"), Q("110"));
+  EXPECT_EQ(node->status.allocatable.at("cpu"), Q("7910m"));
+  EXPECT_EQ(node->status.allocatable.at("memory"), Q("30Gi"));
+  EXPECT_EQ(node->status.allocatable.at("nvidia.com/gpu"), Q("1"));
+  EXPECT_FALSE(node->IsReady());
+
+  auto again = NodeFromJson(NodeToJson(*node));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(*again, *node);
+  EXPECT_EQ(again->spec.taints[1].time_added, node->spec.taints[1].time_added);
+}
+
+TEST(YamlTest, ManyDocumentsAreIndependent) {
+  // Anchors are per document; reusing a name in a later document is fine.
+  auto docs = ParseYamlDocuments("a: &x 1\nb: *x\n---\na: &x 2\nb: *x\n");
+  ASSERT_TRUE(docs.ok()) << docs.status().ToString();
+  ASSERT_EQ(docs->size(), 2u);
+  EXPECT_EQ((*docs)[1]["b"], 2);
+  auto cross = ParseYamlDocuments("a: &x 1\n---\nb: *x\n");
+  ASSERT_FALSE(cross.ok());
+  // libfyaml points at the alias' name, after the '*'.
+  EXPECT_EQ(cross.status().message(), "yaml: line 3, column 5: invalid alias");
+}
+
+}  // namespace
+}  // namespace tidepool::api::codec

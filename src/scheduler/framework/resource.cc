@@ -22,7 +22,7 @@ Resource Resource::FromList(const api::ResourceList& list) {
       r.ephemeral_storage = q.Value();
     } else if (name == api::kResourcePods) {
       r.allowed_pod_number = q.Value();
-    } else if (api::IsScalarResource(name)) {
+    } else if (api::IsScalarResource(name) && !q.IsZero()) {
       r.scalars.emplace_back(name, q.Value());  // ResourceList is sorted: stays sorted
     }
   }
@@ -51,8 +51,12 @@ void Resource::SetScalar(std::string_view name, int64_t v) {
   auto it = std::lower_bound(scalars.begin(), scalars.end(), name,
                              [](const auto& e, std::string_view n) { return e.first < n; });
   if (it != scalars.end() && it->first == name) {
-    it->second = v;
-  } else {
+    if (v == 0) {
+      scalars.erase(it);
+    } else {
+      it->second = v;
+    }
+  } else if (v != 0) {
     scalars.emplace(it, std::string(name), v);
   }
 }

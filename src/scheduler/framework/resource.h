@@ -23,7 +23,9 @@ struct Resource {
   int64_t memory = 0;
   int64_t ephemeral_storage = 0;
   int64_t allowed_pod_number = 0;
-  // Sorted by name; no duplicates; zero entries may be present.
+  // Sorted by name; no duplicates; no zero entries. Wherever kube-scheduler reads a scalar
+  // resource, a zero quantity and an absent one give the same answer, so dropping zeros keeps
+  // Resource equality exact for the snapshot's buckets.
   std::vector<std::pair<std::string, int64_t>> scalars;
 
   // From a ResourceList: cpu in milli-units, "pods" as allowed_pod_number, every scalar resource
@@ -31,7 +33,7 @@ struct Resource {
   static Resource FromList(const api::ResourceList& list);
 
   int64_t Scalar(std::string_view name) const;
-  // True if `name` is present (even with quantity 0).
+  // True if `name` has a non-zero quantity.
   bool HasScalar(std::string_view name) const;
   void SetScalar(std::string_view name, int64_t v);
   void Add(const Resource& other);
