@@ -98,26 +98,20 @@ StatusOr<std::unique_ptr<Framework>> Framework::Create(const Registry& registry,
     instances.emplace(name, raw);
     return raw;
   };
-  for (const auto& name : profile.pre_filter) {
-    TIDEPOOL_ASSIGN_OR_RETURN(const Plugin* p, instance(name));
-    TIDEPOOL_ASSIGN_OR_RETURN(const PreFilterPlugin* t, As<PreFilterPlugin>(p, "PreFilter"));
-    fw->pre_filter_.push_back(t);
-  }
-  for (const auto& name : profile.filter) {
-    TIDEPOOL_ASSIGN_OR_RETURN(const Plugin* p, instance(name));
-    TIDEPOOL_ASSIGN_OR_RETURN(const FilterPlugin* t, As<FilterPlugin>(p, "Filter"));
-    fw->filter_.push_back(t);
-  }
-  for (const auto& name : profile.post_filter) {
-    TIDEPOOL_ASSIGN_OR_RETURN(const Plugin* p, instance(name));
-    TIDEPOOL_ASSIGN_OR_RETURN(const PostFilterPlugin* t, As<PostFilterPlugin>(p, "PostFilter"));
-    fw->post_filter_.push_back(t);
-  }
-  for (const auto& name : profile.pre_score) {
-    TIDEPOOL_ASSIGN_OR_RETURN(const Plugin* p, instance(name));
-    TIDEPOOL_ASSIGN_OR_RETURN(const PreScorePlugin* t, As<PreScorePlugin>(p, "PreScore"));
-    fw->pre_score_.push_back(t);
-  }
+  // Resolves `names` to plugins extending T, in order.
+  auto bind = [&]<typename T>(const std::vector<std::string>& names, std::string_view point,
+                              std::vector<const T*>& into) -> Status {
+    for (const auto& name : names) {
+      TIDEPOOL_ASSIGN_OR_RETURN(const Plugin* p, instance(name));
+      TIDEPOOL_ASSIGN_OR_RETURN(const T* t, As<T>(p, point));
+      into.push_back(t);
+    }
+    return OkStatus();
+  };
+  TIDEPOOL_RETURN_IF_ERROR(bind(profile.pre_filter, "PreFilter", fw->pre_filter_));
+  TIDEPOOL_RETURN_IF_ERROR(bind(profile.filter, "Filter", fw->filter_));
+  TIDEPOOL_RETURN_IF_ERROR(bind(profile.post_filter, "PostFilter", fw->post_filter_));
+  TIDEPOOL_RETURN_IF_ERROR(bind(profile.pre_score, "PreScore", fw->pre_score_));
   for (const auto& [name, weight] : profile.score) {
     if (weight <= 0) {
       return InvalidArgumentError("score plugin \"" + name + "\" needs a positive weight");

@@ -5,14 +5,6 @@
 #include "scheduler/plugins/node_resources/resource_allocation.h"
 
 namespace tidepool::scheduler::plugins {
-namespace {
-
-struct BalancedPreScoreState : CycleState::Data {
-  std::vector<int64_t> pod_requests;
-};
-
-}  // namespace
-
 int64_t BalancedResourceScore(const std::vector<int64_t>& requested,
                               const std::vector<int64_t>& allocatable) {
   std::vector<double> fractions;
@@ -43,21 +35,14 @@ int64_t BalancedResourceScore(const std::vector<int64_t>& requested,
 }
 
 PluginStatus BalancedAllocation::PreScore(CycleState& state, const PodInfo& pod) const {
-  auto s = std::make_unique<BalancedPreScoreState>();
-  s->pod_requests = PodRequestList(pod, args_.resources, /*use_requested=*/true);
-  state.Write(std::move(s));
+  StorePodRequestList<BalancedAllocation>(state, pod, args_.resources, /*use_requested=*/true);
   return PluginStatus::Success();
 }
 
 int64_t BalancedAllocation::Score(const CycleState& state, const PodInfo& pod,
                                   const NodeInfo& node) const {
-  const BalancedPreScoreState* s = state.Read<BalancedPreScoreState>();
-  std::vector<int64_t> computed;
-  if (s == nullptr) {
-    computed = PodRequestList(pod, args_.resources, true);
-  }
-  const auto& requests = s != nullptr ? s->pod_requests : computed;
-  AllocationVectors v = CalculateAllocation(node, args_.resources, requests, true);
+  AllocationVectors v =
+      AllocationForScore<BalancedAllocation>(state, pod, node, args_.resources, true);
   return BalancedResourceScore(v.requested, v.allocatable);
 }
 

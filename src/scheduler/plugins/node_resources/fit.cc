@@ -8,14 +8,6 @@
 #include "scheduler/plugins/node_resources/resource_allocation.h"
 
 namespace tidepool::scheduler::plugins {
-namespace {
-
-struct FitPreScoreState : CycleState::Data {
-  std::vector<int64_t> pod_requests;
-};
-
-}  // namespace
-
 std::vector<InsufficientResource> FitsRequest(const Resource& request, const NodeInfo& node,
                                               const std::vector<std::string>& ignored) {
   std::vector<InsufficientResource> out;
@@ -80,20 +72,12 @@ PluginStatus Fit::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& 
 }
 
 PluginStatus Fit::PreScore(CycleState& state, const PodInfo& pod) const {
-  auto s = std::make_unique<FitPreScoreState>();
-  s->pod_requests = PodRequestList(pod, args_.resources, /*use_requested=*/false);
-  state.Write(std::move(s));
+  StorePodRequestList<Fit>(state, pod, args_.resources, /*use_requested=*/false);
   return PluginStatus::Success();
 }
 
 int64_t Fit::Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
-  const FitPreScoreState* s = state.Read<FitPreScoreState>();
-  std::vector<int64_t> computed;
-  if (s == nullptr) {
-    computed = PodRequestList(pod, args_.resources, false);
-  }
-  const auto& requests = s != nullptr ? s->pod_requests : computed;
-  AllocationVectors v = CalculateAllocation(node, args_.resources, requests, false);
+  AllocationVectors v = AllocationForScore<Fit>(state, pod, node, args_.resources, false);
   switch (args_.strategy) {
     case ScoringStrategy::kLeastAllocated:
       return LeastAllocatedScore(args_.resources, v.requested, v.allocatable);

@@ -8,8 +8,10 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugin_args.h"
 #include "scheduler/framework/pod_info.h"
@@ -37,5 +39,33 @@ AllocationVectors CalculateAllocation(const NodeInfo& node,
                                       const std::vector<ResourceSpec>& resources,
                                       const std::vector<int64_t>& pod_requests,
                                       bool use_requested);
+
+// The PreScore/Score halves every resource scorer shares (resourceAllocationScorer): PreScore
+// stores the pod's request list once per cycle, keyed by the plugin type `Plugin`; Score reads
+// it back (or computes it if PreScore did not run) and builds the node's allocation vectors.
+template <typename Plugin>
+struct PodRequestListState : CycleState::Data {
+  std::vector<int64_t> requests;
+};
+
+template <typename Plugin>
+void StorePodRequestList(CycleState& state, const PodInfo& pod,
+                         const std::vector<ResourceSpec>& resources, bool use_requested) {
+  auto s = std::make_unique<PodRequestListState<Plugin>>();
+  s->requests = PodRequestList(pod, resources, use_requested);
+  state.Write(std::move(s));
+}
+
+template <typename Plugin>
+AllocationVectors AllocationForScore(const CycleState& state, const PodInfo& pod,
+                                     const NodeInfo& node,
+                                     const std::vector<ResourceSpec>& resources,
+                                     bool use_requested) {
+  if (const auto* s = state.Read<PodRequestListState<Plugin>>()) {
+    return CalculateAllocation(node, resources, s->requests, use_requested);
+  }
+  return CalculateAllocation(node, resources, PodRequestList(pod, resources, use_requested),
+                             use_requested);
+}
 
 }  // namespace tidepool::scheduler::plugins
