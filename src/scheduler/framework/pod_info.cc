@@ -10,6 +10,7 @@ PodInfoConstSharedPtr MakePodInfo(api::PodConstSharedPtr pod) {
   api::ResourceList non_zero = api::PodRequests(*pod, {.non_missing_defaults = true});
   info->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
   info->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
+  info->fingerprint = api::SchedulingFingerprint(*pod);
   info->pod = std::move(pod);
   return info;
 }

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "api/pod.h"
+#include "api/pod_fingerprint.h"
 #include "scheduler/framework/resource.h"
 
 namespace tidepool::scheduler {
@@ -17,6 +18,8 @@ struct PodInfo {
   Resource request;
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
+  // Labels + spec, for pod equivalence groups.
+  api::PodFingerprint fingerprint;
 
   const api::Pod& operator*() const { return *pod; }
   const api::Pod* operator->() const { return pod.get(); }

@@ -198,7 +198,8 @@ PluginStatus Framework::RunFilters(const CycleState& state, const PodInfo& pod,
 }
 
 FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& pod,
-                                      const ClusterSnapshot& snapshot) const {
+                                      const ClusterSnapshot& snapshot,
+                                      const std::function<bool(const NodeClass&)>* only) const {
   FilterOutcome out;
   const SkipState* skip = state.Read<SkipState>();
   // The active filters for this pod and the scope each declared.
@@ -249,8 +250,11 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       if (info == nullptr) {
         continue;
       }
-      ++considered;
       NodeId id = snapshot.IdOf(*info);
+      if (only != nullptr && !(*only)(snapshot.ClassOf(id))) {
+        continue;
+      }
+      ++considered;
       NodeGroup g{&snapshot.ClassOf(id), nullptr, id, 1};
       PluginStatus status;
       size_t failed_at = run(0, n, *info, status);
@@ -270,6 +274,9 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
   }
 
   snapshot.ForEachClass([&](const NodeClass& c) {
+    if (only != nullptr && !(*only)(c)) {
+      return;
+    }
     NodeGroup class_group{&c, nullptr, NodeGroup::kNoNode, c.size()};
     const NodeInfo& class_rep = snapshot.node_info(*c.buckets().begin()->second.members.begin());
     size_t i = 0;

@@ -11,6 +11,7 @@
 // Not thread-safe per call; a Framework itself is immutable after Create and may be shared.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <set>
 #include <string>
@@ -125,8 +126,11 @@ class Framework {
   PluginStatus RunFilters(const CycleState& state, const PodInfo& pod,
                           const NodeInfo& node) const;
   // Filters every node of the snapshot by equivalence group. REQUIRES: RunPreFilter ran.
+  // With `only`, classes for which it returns false are skipped entirely: neither feasible nor
+  // counted in the diagnosis (the autoscaler's estimator considers only its new nodes).
   FilterOutcome FindFeasible(const CycleState& state, const PodInfo& pod,
-                             const ClusterSnapshot& snapshot) const;
+                             const ClusterSnapshot& snapshot,
+                             const std::function<bool(const NodeClass&)>* only = nullptr) const;
   // Scores the feasible groups and returns the chosen node. REQUIRES: !feasible.empty().
   NodeId SelectHost(CycleState& state, const PodInfo& pod, const ClusterSnapshot& snapshot,
                     const std::vector<NodeGroup>& feasible) const;

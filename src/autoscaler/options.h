@@ -1,0 +1,72 @@
+// File: options.h
+//
+// The autoscaler's settings, named and defaulted as the Cluster Autoscaler's flags
+// (cluster-autoscaler/main.go, config/autoscaling_options.go; FAQ "What are the parameters to
+// CA?"). A config file (a later issue) sets them by these flag names.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
+namespace tidepool::autoscaler {
+
+using std::chrono::hours;
+using std::chrono::milliseconds;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+struct MinMax {
+  int64_t min = 0;
+  int64_t max = 0;
+};
+
+struct AutoscalingOptions {
+  // --scan-interval: the longest tidepool waits between loops; a new pending pod or a node
+  // change starts one sooner, after `batching_window`.
+  std::chrono::nanoseconds scan_interval = seconds(10);
+  std::chrono::nanoseconds batching_window = seconds(1);
+
+  // Scale-up.
+  std::string expander = "least-waste";                    // --expander
+  int max_nodes_total = 0;                                 // --max-nodes-total (0: unlimited)
+  MinMax cores_total{0, 320000};                           // --cores-total
+  MinMax memory_total_gib{0, 6400000};                     // --memory-total (GiB)
+  std::map<std::string, MinMax> gpu_total;                 // --gpu-total <type>:<min>:<max>
+  int max_nodes_per_scaleup = 1000;                        // --max-nodes-per-scaleup
+  std::chrono::nanoseconds max_node_provision_time = minutes(15);  // --max-node-provision-time
+  std::chrono::nanoseconds max_node_startup_time = minutes(15);    // --max-node-startup-time
+  std::chrono::nanoseconds new_pod_scale_up_delay = seconds(0);    // --new-pod-scale-up-delay
+  int expendable_pods_priority_cutoff = -10;  // --expendable-pods-priority-cutoff
+  std::chrono::nanoseconds initial_node_group_backoff_duration = minutes(5);
+  std::chrono::nanoseconds max_node_group_backoff_duration = minutes(30);
+  std::chrono::nanoseconds node_group_backoff_reset_timeout = hours(3);
+  bool scale_up_from_zero = true;  // --scale-up-from-zero
+
+  // Scale-down.
+  bool scale_down_enabled = true;                                        // --scale-down-enabled
+  std::chrono::nanoseconds scale_down_delay_after_add = minutes(10);     // --scale-down-delay-after-add
+  std::chrono::nanoseconds scale_down_delay_after_delete = seconds(0);   // (0: scan interval)
+  std::chrono::nanoseconds scale_down_delay_after_failure = minutes(3);  // --scale-down-delay-after-failure
+  std::chrono::nanoseconds scale_down_unneeded_time = minutes(10);       // --scale-down-unneeded-time
+  std::chrono::nanoseconds scale_down_unready_time = minutes(20);        // --scale-down-unready-time
+  double scale_down_utilization_threshold = 0.5;      // --scale-down-utilization-threshold
+  double scale_down_gpu_utilization_threshold = 0.5;  // --scale-down-gpu-utilization-threshold
+  int max_graceful_termination_sec = 600;             // --max-graceful-termination-sec
+  int max_scale_down_parallelism = 10;                // --max-scale-down-parallelism
+  int max_drain_parallelism = 1;                      // --max-drain-parallelism
+  bool skip_nodes_with_system_pods = true;            // --skip-nodes-with-system-pods
+  bool skip_nodes_with_local_storage = true;          // --skip-nodes-with-local-storage
+  bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods
+
+  // Cluster health.
+  int ok_total_unready_count = 3;           // --ok-total-unready-count
+  int max_total_unready_percentage = 45;    // --max-total-unready-percentage
+
+  // Status.
+  bool write_status_configmap = true;                       // --write-status-configmap
+  std::string status_config_map_name = "cluster-autoscaler-status";  // --status-config-map-name
+};
+
+}  // namespace tidepool::autoscaler

@@ -1,0 +1,1074 @@
+#include "cloud/emulated/emulated_cloud.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <utility>
+
+namespace tidepool::cloud::emulated {
+namespace {
+
+// GKE limits node pool names to 40 characters of an RFC 1035 label.
+constexpr size_t kMaxNodePoolNameLength = 40;
+// GCE instance names are at most 63 characters.
+constexpr size_t kMaxInstanceNameLength = 63;
+// GKE's smallest boot disk.
+constexpr int64_t kMinDiskSizeGb = 10;
+
+bool IsRfc1035Label(std::string_view s) {
+  if (s.empty() || s.front() < 'a' || s.front() > 'z' || s.back() == '-') {
+    return false;
+  }
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
+
+std::string Hex8(uint64_t v) {
+  char buf[9];
+  std::snprintf(buf, sizeof(buf), "%08x", static_cast<unsigned>(v & 0xffffffffu));
+  return buf;
+}
+
+// "gke-<cluster>-<pool>", cut so that "<prefix>-<8 hex>-<4 chars>" fits GCE's 63 characters
+// (an approximation of GKE's own truncation of long cluster and pool names).
+std::string InstancePrefix(const std::string& cluster, const std::string& pool) {
+  std::string prefix = "gke-" + cluster + "-" + pool;
+  const size_t max = kMaxInstanceNameLength - (1 + 8 + 1 + 4);
+  if (prefix.size() > max) {
+    prefix.resize(max);
+  }
+  while (!prefix.empty() && prefix.back() == '-') {
+    prefix.pop_back();
+  }
+  return prefix;
+}
+
+std::string FormatInt(int v) { return std::to_string(v); }
+
+api::NodeCondition Condition(std::string type, api::ConditionStatus status, std::string reason,
+                             std::string message, TimePoint heartbeat, TimePoint transition) {
+  api::NodeCondition c;
+  c.type = std::move(type);
+  c.status = status;
+  c.reason = std::move(reason);
+  c.message = std::move(message);
+  c.last_heartbeat_time = heartbeat;
+  c.last_transition_time = transition;
+  return c;
+}
+
+}  // namespace
+
+// ---- Names --------------------------------------------------------------------------------------
+
+std::string_view CloudEventKindName(CloudEventKind kind) {
+  switch (kind) {
+    case CloudEventKind::kInstanceRequested:
+      return "InstanceRequested";
+    case CloudEventKind::kInstanceRunning:
+      return "InstanceRunning";
+    case CloudEventKind::kInstanceFailed:
+      return "InstanceFailed";
+    case CloudEventKind::kNodeRegistered:
+      return "NodeRegistered";
+    case CloudEventKind::kNodeReady:
+      return "NodeReady";
+    case CloudEventKind::kGpuReady:
+      return "GpuReady";
+    case CloudEventKind::kInstanceStopping:
+      return "InstanceStopping";
+    case CloudEventKind::kInstanceDeleted:
+      return "InstanceDeleted";
+    case CloudEventKind::kNodePoolStatusChanged:
+      return "NodePoolStatusChanged";
+    case CloudEventKind::kNodePoolDeleted:
+      return "NodePoolDeleted";
+  }
+  return "Unknown";
+}
+
+std::string_view NodePoolStatusName(NodePoolStatus status) {
+  switch (status) {
+    case NodePoolStatus::kProvisioning:
+      return "PROVISIONING";
+    case NodePoolStatus::kRunning:
+      return "RUNNING";
+    case NodePoolStatus::kReconciling:
+      return "RECONCILING";
+    case NodePoolStatus::kStopping:
+      return "STOPPING";
+    case NodePoolStatus::kError:
+      return "ERROR";
+  }
+  return "STATUS_UNSPECIFIED";
+}
+
+std::string_view VmStatusName(VmStatus status) {
+  switch (status) {
+    case VmStatus::kProvisioning:
+      return "PROVISIONING";
+    case VmStatus::kRunning:
+      return "RUNNING";
+    case VmStatus::kStopping:
+      return "STOPPING";
+    case VmStatus::kFailed:
+      return "FAILED";
+  }
+  return "UNKNOWN";
+}
+
+// ---- State --------------------------------------------------------------------------------------
+
+struct EmulatedCloud::Vm {
+  std::string name;
+  std::string pool;
+  std::string zone;
+  std::string provider_id;
+  uint64_t seq = 0;
+  VmStatus status = VmStatus::kProvisioning;
+  bool registered = false;
+  bool ready = false;
+  bool gpu_ready = false;
+  // Faults decided when the instance was requested.
+  bool never_registers = false;
+  bool driver_never_ready = false;
+  std::optional<InstanceErrorInfo> error;
+  TimePoint requested_at;
+  TimePoint registered_at;
+  TimePoint ready_at;
+  // The pending lifecycle step: its token (0 = none) and timer.
+  uint64_t token = 0;
+  TimerService::TimerId timer = 0;
+  bool timer_pending = false;
+};
+
+struct EmulatedCloud::Pool {
+  NodePoolSpec spec;
+  std::optional<Accelerator> accelerator;
+  const MachineType* machine = nullptr;  // into options_.catalog, which never changes
+  NodePoolStatus status = NodePoolStatus::kProvisioning;
+  std::string prefix;                  // "gke-<cluster>-<pool>"
+  std::vector<std::string> hashes;     // per zone, in zone order
+  std::vector<std::string> instances;  // in creation order
+  bool deleting = false;
+  // The GKE operation in progress (create or resize): the instances it waits for.
+  std::set<std::string> settling;
+  int op_total = 0;
+  int op_failed = 0;
+};
+
+// ---- Construction -------------------------------------------------------------------------------
+
+EmulatedCloud::EmulatedCloud(std::string project, std::string cluster, std::string default_zone,
+                             TimerService& timers, NodeSink& sink, Random& random,
+                             EmulatedCloudOptions options)
+    : project_(std::move(project)),
+      cluster_(std::move(cluster)),
+      default_zone_(std::move(default_zone)),
+      timers_(timers),
+      sink_(sink),
+      random_(random),
+      options_(std::move(options)),
+      provider_(std::make_unique<EmulatedCloudProvider>(*this)) {}
+
+EmulatedCloud::~EmulatedCloud() {
+  for (auto& [name, vm] : vms_) {
+    CancelStep(vm);
+  }
+}
+
+std::string EmulatedCloud::RegionOf(std::string_view zone) {
+  const size_t dash = zone.rfind('-');
+  return std::string(dash == std::string_view::npos ? zone : zone.substr(0, dash));
+}
+
+void EmulatedCloud::AddObserver(CloudObserver* observer) { observers_.push_back(observer); }
+
+void EmulatedCloud::RemoveObserver(CloudObserver* observer) {
+  observers_.erase(std::remove(observers_.begin(), observers_.end(), observer), observers_.end());
+}
+
+std::string EmulatedCloud::NodePoolPath(std::string_view pool) const {
+  return "projects/" + project_ + "/locations/" + default_zone_ + "/clusters/" + cluster_ +
+         "/nodePools/" + std::string(pool);
+}
+
+EmulatedCloud::Pool* EmulatedCloud::FindPool(std::string_view name) {
+  auto it = pools_.find(name);
+  return it == pools_.end() ? nullptr : &it->second;
+}
+
+const EmulatedCloud::Pool* EmulatedCloud::FindPool(std::string_view name) const {
+  auto it = pools_.find(name);
+  return it == pools_.end() ? nullptr : &it->second;
+}
+
+Status EmulatedCloud::NotFound(std::string_view pool) const {
+  // GKE's 404 message shape.
+  return NotFoundError("Not found: " + NodePoolPath(pool) + ".");
+}
+
+// ---- Node pool API ------------------------------------------------------------------------------
+
+Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
+  // Validation messages are tidepool's, shaped like GKE's field errors unless noted.
+  if (!IsRfc1035Label(spec.name) || spec.name.size() > kMaxNodePoolNameLength) {
+    return InvalidArgumentError("Invalid value for field \"node_pool.name\": \"" + spec.name +
+                                "\": must be 1-40 lowercase letters, digits or '-', start with "
+                                "a letter and not end with '-'.");
+  }
+  if (FindPool(spec.name) != nullptr) {
+    // GKE's 409 message.
+    return AlreadyExistsError("Already exists: " + NodePoolPath(spec.name) + ".");
+  }
+  if (spec.zones.empty()) {
+    spec.zones.push_back(default_zone_);
+  }
+  const std::string region = RegionOf(default_zone_);
+  for (size_t i = 0; i < spec.zones.size(); ++i) {
+    const std::string& z = spec.zones[i];
+    if (RegionOf(z) != region || z.size() <= region.size() + 1) {
+      return InvalidArgumentError("Invalid value for field \"node_pool.locations\": \"" + z +
+                                  "\": node locations must be zones of region " + region + ".");
+    }
+    if (std::find(spec.zones.begin(), spec.zones.begin() + i, z) != spec.zones.begin() + i) {
+      return InvalidArgumentError("Invalid value for field \"node_pool.locations\": zone " + z +
+                                  " is listed twice.");
+    }
+  }
+  if (spec.min_nodes < 0 || spec.max_nodes < spec.min_nodes ||
+      (spec.autoscaling && spec.max_nodes < 1)) {
+    return InvalidArgumentError(
+        "Invalid value for field \"node_pool.autoscaling\": need 0 <= min_node_count <= "
+        "max_node_count and max_node_count >= 1 (min " +
+        FormatInt(spec.min_nodes) + ", max " + FormatInt(spec.max_nodes) + ").");
+  }
+  if (spec.initial_node_count < 0) {
+    return InvalidArgumentError(
+        "Invalid value for field \"node_pool.initial_node_count\": must be non-negative.");
+  }
+  if (spec.disk_size_gb < kMinDiskSizeGb) {
+    return InvalidArgumentError("Invalid value for field \"node_pool.config.disk_size_gb\": " +
+                                std::to_string(spec.disk_size_gb) + ": must be at least 10.");
+  }
+  for (const api::Taint& t : spec.taints) {
+    if (t.key.empty() || t.effect == api::TaintEffect::kNone) {
+      return InvalidArgumentError("Invalid value for field \"node_pool.config.taints\": \"" +
+                                  t.ToString() + "\": a taint needs a key and an effect.");
+    }
+  }
+  // The machine and accelerator must be offered in every zone of the pool.
+  std::optional<Accelerator> accelerator;
+  for (const std::string& z : spec.zones) {
+    TIDEPOOL_ASSIGN_OR_RETURN(accelerator,
+                              options_.catalog.Resolve(spec.machine_type, spec.accelerator, z));
+  }
+
+  Pool pool;
+  pool.machine = options_.catalog.FindMachineType(spec.machine_type);
+  pool.accelerator = accelerator;
+  pool.prefix = InstancePrefix(cluster_, spec.name);
+  pool.spec = std::move(spec);
+  // GKE's automatic taint on GPU pools, unless the user gave it already.
+  if (pool.accelerator.has_value()) {
+    api::Taint gpu{std::string(kTaintGpuKey), std::string(kTaintGpuValue),
+                   api::TaintEffect::kNoSchedule, std::nullopt};
+    const bool present = std::any_of(pool.spec.taints.begin(), pool.spec.taints.end(),
+                                     [&](const api::Taint& t) { return t.MatchTaint(gpu); });
+    if (!present) {
+      pool.spec.taints.push_back(std::move(gpu));
+    }
+  }
+  TIDEPOOL_RETURN_IF_ERROR(CheckQuota(pool, pool.spec.initial_node_count));
+  for (size_t i = 0; i < pool.spec.zones.size(); ++i) {
+    pool.hashes.push_back(Hex8(random_.Next()));
+  }
+
+  const std::string name = pool.spec.name;
+  Pool& p = pools_.emplace(name, std::move(pool)).first->second;
+  Notify(CloudEventKind::kNodePoolStatusChanged, name, "", "",
+         std::string(NodePoolStatusName(p.status)));
+  std::vector<std::string> created;
+  for (int i = 0; i < p.spec.initial_node_count; ++i) {
+    created.push_back(RequestInstance(p));
+  }
+  BeginOperation(p, NodePoolStatus::kProvisioning, created);
+  return OkStatus();
+}
+
+Status EmulatedCloud::DeleteNodePool(std::string_view name) {
+  Pool* p = FindPool(name);
+  if (p == nullptr || p->deleting) {
+    return NotFound(name);
+  }
+  const std::string pool_name(name);
+  p->deleting = true;
+  p->settling.clear();
+  SetStatus(*p, NodePoolStatus::kStopping);
+  const std::vector<std::string> names = p->instances;
+  for (const std::string& n : names) {
+    auto it = vms_.find(n);
+    if (it != vms_.end()) {
+      RemoveInstance(it->second);
+    }
+  }
+  p = FindPool(pool_name);
+  if (p != nullptr && p->instances.empty()) {
+    pools_.erase(pool_name);
+    Notify(CloudEventKind::kNodePoolDeleted, pool_name, "", "");
+  }
+  return OkStatus();
+}
+
+Status EmulatedCloud::SetAutoscaling(std::string_view name, bool enabled, int min_nodes,
+                                     int max_nodes) {
+  Pool* p = FindPool(name);
+  if (p == nullptr || p->deleting) {
+    return NotFound(name);
+  }
+  if (min_nodes < 0 || max_nodes < min_nodes || (enabled && max_nodes < 1)) {
+    return InvalidArgumentError(
+        "Invalid value for field \"autoscaling\": need 0 <= min_node_count <= max_node_count "
+        "and max_node_count >= 1 (min " +
+        FormatInt(min_nodes) + ", max " + FormatInt(max_nodes) + ").");
+  }
+  p->spec.autoscaling = enabled;
+  p->spec.min_nodes = min_nodes;
+  p->spec.max_nodes = max_nodes;
+  return OkStatus();
+}
+
+Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
+  Pool* p = FindPool(name);
+  if (p == nullptr || p->deleting) {
+    return NotFound(name);
+  }
+  if (node_count < 0) {
+    return InvalidArgumentError("Invalid value for field \"node_count\": " + FormatInt(node_count) +
+                                ": must be non-negative.");
+  }
+  const int target = TargetSizeOf(*p);
+  if (node_count > target) {
+    TIDEPOOL_RETURN_IF_ERROR(CheckQuota(*p, node_count - target));
+    std::vector<std::string> created;
+    for (int i = target; i < node_count; ++i) {
+      created.push_back(RequestInstance(*p));
+    }
+    BeginOperation(*p, NodePoolStatus::kReconciling, created);
+  } else if (node_count < target) {
+    std::vector<std::string> stopping;
+    for (const std::string& n : PickVictims(*p, target - node_count, /*registered_too=*/true)) {
+      RemoveInstance(vms_.find(n)->second);
+      auto it = vms_.find(n);
+      if (it != vms_.end()) {
+        stopping.push_back(n);
+      }
+    }
+    BeginOperation(*p, NodePoolStatus::kReconciling, stopping);
+  }
+  return OkStatus();
+}
+
+StatusOr<NodePoolInfo> EmulatedCloud::GetNodePool(std::string_view name) const {
+  const Pool* p = FindPool(name);
+  if (p == nullptr) {
+    return NotFound(name);
+  }
+  NodePoolInfo info;
+  info.spec = p->spec;
+  info.accelerator = p->accelerator;
+  info.status = p->status;
+  info.target_size = TargetSizeOf(*p);
+  for (const std::string& h : p->hashes) {
+    info.instance_groups.push_back(p->prefix + "-" + h + "-grp");
+  }
+  return info;
+}
+
+std::vector<NodePoolInfo> EmulatedCloud::ListNodePools() const {
+  std::vector<NodePoolInfo> out;
+  for (const auto& [name, pool] : pools_) {
+    out.push_back(*GetNodePool(name));
+  }
+  return out;
+}
+
+std::vector<InstanceInfo> EmulatedCloud::ListInstances() const {
+  std::vector<InstanceInfo> out;
+  for (const auto& [name, vm] : vms_) {
+    const Pool* p = FindPool(vm.pool);
+    InstanceInfo i;
+    i.name = vm.name;
+    i.node_pool = vm.pool;
+    i.zone = vm.zone;
+    i.machine_type = p != nullptr ? p->spec.machine_type : "";
+    i.provider_id = vm.provider_id;
+    i.spot = p != nullptr && p->spec.spot;
+    i.status = vm.status;
+    i.registered = vm.registered;
+    i.ready = vm.ready;
+    i.gpu_ready = vm.gpu_ready;
+    i.error = vm.error;
+    i.requested_at = vm.requested_at;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+// ---- NodeGroup operations -----------------------------------------------------------------------
+
+std::vector<std::string> EmulatedCloud::AutoscaledNodePools() const {
+  std::vector<std::string> out;
+  for (const auto& [name, pool] : pools_) {
+    if (pool.spec.autoscaling && !pool.deleting) {
+      out.push_back(name);
+    }
+  }
+  return out;
+}
+
+int EmulatedCloud::TargetSizeOf(const Pool& pool) const {
+  int n = 0;
+  for (const std::string& name : pool.instances) {
+    if (vms_.find(name)->second.status != VmStatus::kStopping) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+StatusOr<int> EmulatedCloud::TargetSize(std::string_view pool) const {
+  const Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  return TargetSizeOf(*p);
+}
+
+Status EmulatedCloud::IncreaseSize(std::string_view pool, int delta) {
+  Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  if (delta <= 0) {
+    // cluster-autoscaler's GCE text.
+    return InvalidArgumentError("size increase must be positive");
+  }
+  const int target = TargetSizeOf(*p);
+  if (target + delta > p->spec.max_nodes) {
+    // cluster-autoscaler's GCE text.
+    return InvalidArgumentError("size increase too large - desired:" + FormatInt(target + delta) +
+                                " max:" + FormatInt(p->spec.max_nodes));
+  }
+  TIDEPOOL_RETURN_IF_ERROR(CheckQuota(*p, delta));
+  for (int i = 0; i < delta; ++i) {
+    RequestInstance(*p);
+  }
+  return OkStatus();
+}
+
+Status EmulatedCloud::DeleteNodes(std::string_view pool, const std::vector<std::string>& names) {
+  Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  std::vector<std::string> victims;
+  int live = 0;
+  for (const std::string& given : names) {
+    // A node name, or a provider id "gce://<project>/<zone>/<name>" (cluster-autoscaler builds
+    // fake nodes named by provider id for instances that failed to come up).
+    std::string name = given;
+    if (name.rfind("gce://", 0) == 0) {
+      name = name.substr(name.rfind('/') + 1);
+    }
+    auto it = vms_.find(name);
+    if (it == vms_.end()) {
+      return NotFoundError("node " + given + " is not an instance of any node pool");
+    }
+    const Vm& vm = it->second;
+    if (vm.pool != pool) {
+      return InvalidArgumentError(given + " belongs to a different node group than " +
+                                  std::string(pool));
+    }
+    if (vm.status == VmStatus::kStopping ||
+        std::find(victims.begin(), victims.end(), name) != victims.end()) {
+      continue;
+    }
+    if (vm.status != VmStatus::kFailed) {
+      ++live;
+    }
+    victims.push_back(name);
+  }
+  if (live > 0 && TargetSizeOf(*p) - static_cast<int>(victims.size()) < p->spec.min_nodes) {
+    // cluster-autoscaler's GCE text.
+    return FailedPreconditionError("min size reached, nodes will not be deleted");
+  }
+  for (const std::string& name : victims) {
+    RemoveInstance(vms_.find(name)->second);
+  }
+  return OkStatus();
+}
+
+Status EmulatedCloud::DecreaseTargetSize(std::string_view pool, int delta) {
+  Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  if (delta >= 0) {
+    // cluster-autoscaler's GCE text.
+    return InvalidArgumentError("size decrease must be negative");
+  }
+  const int target = TargetSizeOf(*p);
+  int registered = 0;
+  for (const std::string& name : p->instances) {
+    const Vm& vm = vms_.find(name)->second;
+    if (vm.registered && vm.status != VmStatus::kStopping) {
+      ++registered;
+    }
+  }
+  if (target + delta < registered) {
+    // cluster-autoscaler's GCE text.
+    return FailedPreconditionError(
+        "attempt to delete existing nodes targetSize:" + FormatInt(target) +
+        " delta:" + FormatInt(delta) + " existingNodes: " + FormatInt(registered));
+  }
+  for (const std::string& name : PickVictims(*p, -delta, /*registered_too=*/false)) {
+    RemoveInstance(vms_.find(name)->second);
+  }
+  return OkStatus();
+}
+
+StatusOr<std::vector<Instance>> EmulatedCloud::Instances(std::string_view pool) const {
+  const Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  std::vector<Instance> out;
+  for (const std::string& name : p->instances) {
+    const Vm& vm = vms_.find(name)->second;
+    Instance i;
+    i.id = vm.provider_id;
+    switch (vm.status) {
+      case VmStatus::kProvisioning:
+      case VmStatus::kFailed:  // cluster-autoscaler's convention: creating, with an error
+        i.state = InstanceState::kCreating;
+        break;
+      case VmStatus::kRunning:
+        i.state = InstanceState::kRunning;
+        break;
+      case VmStatus::kStopping:
+        i.state = InstanceState::kDeleting;
+        break;
+    }
+    i.error = vm.error;
+    out.push_back(std::move(i));
+  }
+  return out;
+}
+
+StatusOr<api::Node> EmulatedCloud::TemplateNode(std::string_view pool) const {
+  const Pool* p = FindPool(pool);
+  if (p == nullptr || p->deleting) {
+    return NotFound(pool);
+  }
+  const TimePoint now = Now();
+  return BuildNode(*p, "template-node-for-" + p->spec.name, p->spec.zones.front(),
+                   NodeStage::kGpuReady, now, now);
+}
+
+// ---- Instances ----------------------------------------------------------------------------------
+
+Status EmulatedCloud::CheckQuota(const Pool& pool, int new_instances) const {
+  if (!pool.accelerator.has_value() || new_instances <= 0) {
+    return OkStatus();
+  }
+  const AcceleratorType* type = options_.catalog.FindAcceleratorType(pool.accelerator->type);
+  if (type == nullptr || type->quota_metric.empty()) {
+    return OkStatus();
+  }
+  const std::string metric = (pool.spec.spot ? "PREEMPTIBLE_" : "") + type->quota_metric;
+  auto limit = options_.faults.gpu_quota.find(metric);
+  if (limit == options_.faults.gpu_quota.end()) {
+    return OkStatus();
+  }
+  const std::string region = RegionOf(pool.spec.zones.front());
+  int64_t used = 0;
+  for (const auto& [name, vm] : vms_) {
+    if (vm.status == VmStatus::kFailed || RegionOf(vm.zone) != region) {
+      continue;
+    }
+    const Pool* other = FindPool(vm.pool);
+    if (other == nullptr || !other->accelerator.has_value() || other->spec.spot != pool.spec.spot) {
+      continue;
+    }
+    const AcceleratorType* t = options_.catalog.FindAcceleratorType(other->accelerator->type);
+    if (t != nullptr && t->quota_metric == type->quota_metric) {
+      used += other->accelerator->count;
+    }
+  }
+  if (used + int64_t{new_instances} * pool.accelerator->count > limit->second) {
+    char limit_text[32];
+    std::snprintf(limit_text, sizeof(limit_text), "%.1f", static_cast<double>(limit->second));
+    // Compute Engine's QUOTA_EXCEEDED message.
+    const std::string message =
+        "Quota '" + metric + "' exceeded.  Limit: " + limit_text + " in region " + region + ".";
+    if (options_.logger != nullptr) {
+      options_.logger->Warning("GPU quota exceeded",
+                               {{"nodePool", pool.spec.name}, {"message", message}});
+    }
+    return ResourceExhaustedError(message);
+  }
+  return OkStatus();
+}
+
+bool EmulatedCloud::Matches(const FaultMatch& m, const Pool& pool, std::string_view zone) const {
+  if (!m.node_pool.empty() && m.node_pool != pool.spec.name) {
+    return false;
+  }
+  if (!m.zone.empty() && m.zone != zone) {
+    return false;
+  }
+  if (!m.machine_type.empty() && m.machine_type != pool.spec.machine_type) {
+    return false;
+  }
+  if (!m.accelerator.empty() &&
+      (!pool.accelerator.has_value() || pool.accelerator->type != m.accelerator)) {
+    return false;
+  }
+  return true;
+}
+
+bool EmulatedCloud::Fires(const std::vector<FaultMatch>& rules, const Pool& pool,
+                          std::string_view zone) {
+  for (const FaultMatch& m : rules) {
+    // Bernoulli draws from the Random only for 0 < probability < 1.
+    if (Matches(m, pool, zone) && random_.Bernoulli(m.probability)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+std::string EmulatedCloud::PickZone(const Pool& pool) const {
+  std::map<std::string_view, int> count;
+  for (const std::string& name : pool.instances) {
+    const Vm& vm = vms_.find(name)->second;
+    if (vm.status != VmStatus::kStopping) {
+      ++count[vm.zone];
+    }
+  }
+  const std::string* best = &pool.spec.zones.front();
+  for (const std::string& z : pool.spec.zones) {
+    if (count[z] < count[*best]) {
+      best = &z;
+    }
+  }
+  return *best;
+}
+
+std::string EmulatedCloud::NewInstanceName(const Pool& pool, std::string_view zone) {
+  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+  const size_t zone_index =
+      std::find(pool.spec.zones.begin(), pool.spec.zones.end(), zone) - pool.spec.zones.begin();
+  const std::string base = pool.prefix + "-" + pool.hashes[zone_index] + "-";
+  while (true) {
+    std::string name = base;
+    for (int i = 0; i < 4; ++i) {
+      name += kAlphabet[random_.Uniform(36)];
+    }
+    if (vms_.find(name) == vms_.end()) {
+      return name;
+    }
+  }
+}
+
+std::string EmulatedCloud::RequestInstance(Pool& pool) {
+  const std::string zone = PickZone(pool);
+  Vm vm;
+  vm.name = NewInstanceName(pool, zone);
+  vm.pool = pool.spec.name;
+  vm.zone = zone;
+  vm.provider_id = "gce://" + project_ + "/" + zone + "/" + vm.name;
+  vm.seq = next_seq_++;
+  vm.requested_at = Now();
+  // Faults, decided now, in a fixed order (so random draws replay).
+  const Faults& f = options_.faults;
+  const bool stockout = Fires(f.stockout, pool, zone);
+  vm.never_registers = Fires(f.never_registers, pool, zone);
+  Duration boot = options_.delays.provisioning;
+  if (pool.spec.spot) {
+    boot += options_.delays.spot_extra;
+  }
+  for (const SlowBoot& s : f.slow_boot) {
+    if (Matches(s.match, pool, zone) && random_.Bernoulli(s.match.probability)) {
+      boot += s.extra;
+    }
+  }
+  vm.driver_never_ready = pool.accelerator.has_value() && Fires(f.driver_never_ready, pool, zone);
+
+  const std::string name = vm.name;
+  Vm& stored = vms_.emplace(name, std::move(vm)).first->second;
+  pool.instances.push_back(name);
+  Notify(CloudEventKind::kInstanceRequested, pool.spec.name, zone, name);
+  if (stockout) {
+    ScheduleStep(stored, f.stockout_delay, &EmulatedCloud::StepFailed);
+  } else {
+    ScheduleStep(stored, boot, &EmulatedCloud::StepRunning);
+  }
+  return name;
+}
+
+std::vector<std::string> EmulatedCloud::PickVictims(const Pool& pool, int n,
+                                                    bool registered_too) const {
+  std::vector<const Vm*> failed;
+  std::vector<const Vm*> unregistered;
+  std::vector<const Vm*> registered;
+  for (const std::string& name : pool.instances) {
+    const Vm& vm = vms_.find(name)->second;
+    if (vm.status == VmStatus::kStopping) {
+      continue;
+    }
+    if (vm.status == VmStatus::kFailed) {
+      failed.push_back(&vm);
+    } else if (!vm.registered) {
+      unregistered.push_back(&vm);
+    } else {
+      registered.push_back(&vm);
+    }
+  }
+  // pool.instances is in creation order: newest last.
+  std::reverse(unregistered.begin(), unregistered.end());
+  std::reverse(registered.begin(), registered.end());
+  std::vector<std::string> out;
+  for (const auto* group : {&failed, &unregistered, &registered}) {
+    if (group == &registered && !registered_too) {
+      break;
+    }
+    for (const Vm* vm : *group) {
+      if (static_cast<int>(out.size()) == n) {
+        return out;
+      }
+      out.push_back(vm->name);
+    }
+  }
+  return out;
+}
+
+void EmulatedCloud::RemoveInstance(Vm& vm) {
+  if (vm.status == VmStatus::kStopping) {
+    return;
+  }
+  CancelStep(vm);
+  const std::string name = vm.name;
+  const std::string pool = vm.pool;
+  const std::string zone = vm.zone;
+  if (vm.status == VmStatus::kFailed) {
+    // No VM exists: the failed creation is simply dropped.
+    Erase(name);
+    Notify(CloudEventKind::kInstanceDeleted, pool, zone, name);
+    return;
+  }
+  vm.status = VmStatus::kStopping;
+  Notify(CloudEventKind::kInstanceStopping, pool, zone, name);
+  ScheduleStep(vm, options_.delays.deletion, &EmulatedCloud::StepGone);
+}
+
+void EmulatedCloud::Erase(const std::string& name) {
+  auto it = vms_.find(name);
+  if (it == vms_.end()) {
+    return;
+  }
+  CancelStep(it->second);
+  if (Pool* p = FindPool(it->second.pool)) {
+    p->instances.erase(std::remove(p->instances.begin(), p->instances.end(), name),
+                       p->instances.end());
+    p->settling.erase(name);
+  }
+  vms_.erase(it);
+}
+
+// ---- Lifecycle ----------------------------------------------------------------------------------
+
+void EmulatedCloud::ScheduleStep(Vm& vm, Duration after, Step step) {
+  CancelStep(vm);
+  const uint64_t token = next_token_++;
+  vm.token = token;
+  const std::string name = vm.name;
+  const TimerService::TimerId id = timers_.ScheduleAfter(after, [this, name, token, step] {
+    auto it = vms_.find(name);
+    if (it == vms_.end() || it->second.token != token) {
+      return;  // cancelled or superseded
+    }
+    it->second.token = 0;
+    it->second.timer_pending = false;
+    (this->*step)(it->second);
+  });
+  // The callback may already have run (a due time in the past): keep the id only if pending.
+  auto it = vms_.find(name);
+  if (it != vms_.end() && it->second.token == token) {
+    it->second.timer = id;
+    it->second.timer_pending = true;
+  }
+}
+
+void EmulatedCloud::CancelStep(Vm& vm) {
+  if (vm.timer_pending) {
+    timers_.Cancel(vm.timer);
+    vm.timer_pending = false;
+  }
+  vm.token = 0;
+}
+
+void EmulatedCloud::StepRunning(Vm& vm) {
+  vm.status = VmStatus::kRunning;
+  Notify(CloudEventKind::kInstanceRunning, vm.pool, vm.zone, vm.name);
+  if (vm.never_registers) {
+    return;
+  }
+  ScheduleStep(vm, options_.delays.registration, &EmulatedCloud::StepRegistered);
+}
+
+void EmulatedCloud::StepFailed(Vm& vm) {
+  vm.status = VmStatus::kFailed;
+  // Compute Engine's stockout error, as a managed instance group reports it.
+  vm.error =
+      InstanceErrorInfo{InstanceErrorInfo::Class::kOutOfResources, "ZONE_RESOURCE_POOL_EXHAUSTED",
+                        "The zone 'projects/" + project_ + "/zones/" + vm.zone +
+                            "' does not have enough resources available to fulfill the "
+                            "request.  Try a different zone, or try again later."};
+  if (options_.logger != nullptr) {
+    options_.logger->Warning("Instance creation failed",
+                             {{"instance", vm.name}, {"error", vm.error->error_message}});
+  }
+  const std::string name = vm.name;
+  const std::string pool = vm.pool;
+  Notify(CloudEventKind::kInstanceFailed, pool, vm.zone, name, vm.error->error_message);
+  if (Pool* p = FindPool(pool)) {
+    Settle(*p, name, /*failed=*/true);
+  }
+}
+
+void EmulatedCloud::StepRegistered(Vm& vm) {
+  vm.registered = true;
+  vm.registered_at = Now();
+  Publish(vm, NodeStage::kRegistered);
+  Notify(CloudEventKind::kNodeRegistered, vm.pool, vm.zone, vm.name);
+  ScheduleStep(vm, options_.delays.kubelet_ready, &EmulatedCloud::StepReady);
+}
+
+void EmulatedCloud::StepReady(Vm& vm) {
+  vm.ready = true;
+  vm.ready_at = Now();
+  Publish(vm, NodeStage::kReady);
+  const std::string name = vm.name;
+  Notify(CloudEventKind::kNodeReady, vm.pool, vm.zone, name);
+  Pool* p = FindPool(vm.pool);
+  if (p == nullptr) {
+    return;
+  }
+  if (p->accelerator.has_value() && !vm.driver_never_ready) {
+    ScheduleStep(vm, options_.delays.driver, &EmulatedCloud::StepGpuReady);
+  }
+  Settle(*p, name, /*failed=*/false);
+  if (p->status == NodePoolStatus::kError && p->settling.empty()) {
+    SetStatus(*p, NodePoolStatus::kRunning);
+  }
+}
+
+void EmulatedCloud::StepGpuReady(Vm& vm) {
+  vm.gpu_ready = true;
+  Publish(vm, NodeStage::kGpuReady);
+  Notify(CloudEventKind::kGpuReady, vm.pool, vm.zone, vm.name);
+}
+
+void EmulatedCloud::StepGone(Vm& vm) {
+  const std::string name = vm.name;
+  const std::string pool = vm.pool;
+  const std::string zone = vm.zone;
+  if (vm.registered) {
+    Status s = sink_.DeleteNode(name);
+    if (!s.ok() && s.code() != StatusCode::kNotFound && options_.logger != nullptr) {
+      options_.logger->Warning("Failed to delete node", {{"node", name}, {"err", s.ToString()}});
+    }
+  }
+  Pool* p = FindPool(pool);
+  if (p != nullptr) {
+    Settle(*p, name, /*failed=*/false);
+  }
+  Erase(name);
+  Notify(CloudEventKind::kInstanceDeleted, pool, zone, name);
+  p = FindPool(pool);
+  if (p != nullptr && p->deleting && p->instances.empty()) {
+    pools_.erase(pool);
+    Notify(CloudEventKind::kNodePoolDeleted, pool, "", "");
+  }
+}
+
+// ---- Nodes --------------------------------------------------------------------------------------
+
+api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
+                                   const std::string& zone, NodeStage stage,
+                                   TimePoint registered_at, TimePoint ready_at) const {
+  const MachineType& machine = *pool.machine;
+  const bool is_template = name.rfind("template-node-for-", 0) == 0;
+  api::Node node;
+  node.meta.name = name;
+  node.meta.creation_timestamp = registered_at;
+
+  // The pool's labels first; GKE's and the kubelet's own labels win.
+  api::Labels& l = node.meta.labels;
+  l = pool.spec.labels;
+  const std::string region = RegionOf(zone);
+  l[std::string(api::kLabelHostname)] = name;
+  l["kubernetes.io/arch"] = "amd64";
+  l["kubernetes.io/os"] = "linux";
+  l["beta.kubernetes.io/arch"] = "amd64";
+  l["beta.kubernetes.io/os"] = "linux";
+  l[std::string(kLabelInstanceType)] = machine.name;
+  l["beta.kubernetes.io/instance-type"] = machine.name;
+  l[std::string(kLabelZone)] = zone;
+  l[std::string(kLabelRegion)] = region;
+  l["failure-domain.beta.kubernetes.io/zone"] = zone;
+  l["failure-domain.beta.kubernetes.io/region"] = region;
+  l["topology.gke.io/zone"] = zone;
+  l[std::string(kLabelGkeNodePool)] = pool.spec.name;
+  l[std::string(kLabelMachineFamily)] = machine.family;
+  l["cloud.google.com/gke-os-distribution"] = "cos";
+  l["cloud.google.com/gke-container-runtime"] = "containerd";
+  l["cloud.google.com/gke-boot-disk"] = "pd-balanced";
+  l["cloud.google.com/gke-max-pods-per-node"] = std::to_string(kDefaultMaxPodsPerNode);
+  l[std::string(kLabelGkeProvisioning)] = pool.spec.spot ? "spot" : "standard";
+  if (pool.spec.spot) {
+    l[std::string(kLabelGkeSpot)] = "true";
+  }
+  if (pool.accelerator.has_value()) {
+    l[std::string(kLabelGkeAccelerator)] = pool.accelerator->type;
+  }
+  const bool gpu_up = stage == NodeStage::kGpuReady && pool.accelerator.has_value();
+  if (gpu_up) {
+    const AcceleratorType* type = options_.catalog.FindAcceleratorType(pool.accelerator->type);
+    // GPU Feature Discovery's labels, published with the device plugin.
+    l[std::string(kLabelGpuPresent)] = "true";
+    l[std::string(kLabelGpuProduct)] = type != nullptr ? type->product : pool.accelerator->type;
+    l[std::string(kLabelGpuCount)] = std::to_string(pool.accelerator->count);
+  }
+
+  node.spec.taints = pool.spec.taints;
+  if (stage == NodeStage::kRegistered && options_.taint_not_ready) {
+    node.spec.taints.push_back(api::Taint{std::string(api::kTaintNodeNotReady), "",
+                                          api::TaintEffect::kNoSchedule, registered_at});
+  }
+  if (!is_template) {
+    node.spec.provider_id = "gce://" + project_ + "/" + zone + "/" + name;
+  }
+
+  const std::optional<Accelerator> gpus = gpu_up ? pool.accelerator : std::nullopt;
+  node.status.capacity = Capacity(machine, gpus, pool.spec.disk_size_gb);
+  node.status.allocatable = Allocatable(machine, gpus, pool.spec.disk_size_gb);
+  if (!gpu_up && pool.accelerator.has_value() &&
+      options_.gpu_before_driver == GpuResourceBeforeDriver::kZeroAllocatable) {
+    node.status.capacity[std::string(api::kResourceNvidiaGpu)] =
+        api::Quantity::FromInt(pool.accelerator->count, api::QuantityFormat::kDecimalSI);
+    node.status.allocatable[std::string(api::kResourceNvidiaGpu)] = api::Quantity();
+  }
+
+  // The kubelet's conditions (pkg/kubelet/nodestatus/setters.go). Heartbeats are not emulated:
+  // last_heartbeat_time is the time of the last publish.
+  const TimePoint now = Now();
+  using api::ConditionStatus;
+  auto& c = node.status.conditions;
+  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
+                        "kubelet has sufficient memory available", now, registered_at));
+  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
+                        "kubelet has no disk pressure", now, registered_at));
+  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
+                        "kubelet has sufficient PID available", now, registered_at));
+  if (stage == NodeStage::kRegistered) {
+    c.push_back(Condition("Ready", ConditionStatus::kFalse, "KubeletNotReady",
+                          "container runtime status check may not have completed yet", now,
+                          registered_at));
+  } else {
+    c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
+                          "kubelet is posting ready status", now, ready_at));
+  }
+  return node;
+}
+
+void EmulatedCloud::Publish(Vm& vm, NodeStage stage) {
+  const Pool* p = FindPool(vm.pool);
+  if (p == nullptr) {
+    return;
+  }
+  Status s =
+      sink_.UpsertNode(BuildNode(*p, vm.name, vm.zone, stage, vm.registered_at, vm.ready_at));
+  if (!s.ok() && options_.logger != nullptr) {
+    options_.logger->Warning("Failed to publish node", {{"node", vm.name}, {"err", s.ToString()}});
+  }
+}
+
+// ---- Node pool status ---------------------------------------------------------------------------
+
+void EmulatedCloud::BeginOperation(Pool& pool, NodePoolStatus during,
+                                   const std::vector<std::string>& names) {
+  if (names.empty()) {
+    if (pool.settling.empty() && pool.status == NodePoolStatus::kProvisioning) {
+      SetStatus(pool, NodePoolStatus::kRunning);
+    }
+    return;
+  }
+  if (pool.settling.empty()) {
+    pool.op_total = 0;
+    pool.op_failed = 0;
+  }
+  for (const std::string& n : names) {
+    if (pool.settling.insert(n).second) {
+      ++pool.op_total;
+    }
+  }
+  if (pool.status != NodePoolStatus::kProvisioning) {
+    SetStatus(pool, during);
+  }
+}
+
+void EmulatedCloud::Settle(Pool& pool, const std::string& name, bool failed) {
+  if (pool.settling.erase(name) == 0) {
+    return;
+  }
+  if (failed) {
+    ++pool.op_failed;
+  }
+  if (pool.settling.empty() && (pool.status == NodePoolStatus::kProvisioning ||
+                                pool.status == NodePoolStatus::kReconciling)) {
+    SetStatus(pool, pool.op_total > 0 && pool.op_failed == pool.op_total
+                        ? NodePoolStatus::kError
+                        : NodePoolStatus::kRunning);
+  }
+}
+
+void EmulatedCloud::SetStatus(Pool& pool, NodePoolStatus status) {
+  if (pool.status == status) {
+    return;
+  }
+  pool.status = status;
+  Notify(CloudEventKind::kNodePoolStatusChanged, pool.spec.name, "", "",
+         std::string(NodePoolStatusName(status)));
+}
+
+void EmulatedCloud::Notify(CloudEventKind kind, const std::string& pool, const std::string& zone,
+                           const std::string& instance, std::string detail) {
+  CloudEvent e{Now(), kind, pool, zone, instance, std::move(detail)};
+  if (options_.logger != nullptr && options_.logger->Enabled(2)) {
+    options_.logger->V(2, "Emulated cloud event",
+                       {{"event", std::string(CloudEventKindName(kind))},
+                        {"nodePool", pool},
+                        {"instance", instance},
+                        {"detail", e.detail}});
+  }
+  const std::vector<CloudObserver*> observers = observers_;  // an observer may remove itself
+  for (CloudObserver* o : observers) {
+    o->OnCloudEvent(e);
+  }
+}
+
+}  // namespace tidepool::cloud::emulated

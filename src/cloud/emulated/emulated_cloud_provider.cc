@@ -1,0 +1,126 @@
+// EmulatedNodeGroup and EmulatedCloudProvider: thin adapters from cluster-autoscaler's
+// CloudProvider / NodeGroup shape to EmulatedCloud's node pool operations.
+#include <chrono>
+
+#include "cloud/emulated/emulated_cloud.h"
+
+namespace tidepool::cloud::emulated {
+
+// ---- EmulatedNodeGroup --------------------------------------------------------------------------
+
+EmulatedNodeGroup::EmulatedNodeGroup(EmulatedCloud& cloud, std::string pool)
+    : cloud_(cloud), pool_(std::move(pool)) {}
+
+int EmulatedNodeGroup::MinSize() const {
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool_);
+  return info.ok() ? info->spec.min_nodes : 0;
+}
+
+int EmulatedNodeGroup::MaxSize() const {
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool_);
+  return info.ok() ? info->spec.max_nodes : 0;
+}
+
+StatusOr<int> EmulatedNodeGroup::TargetSize() const { return cloud_.TargetSize(pool_); }
+
+Status EmulatedNodeGroup::IncreaseSize(int delta) { return cloud_.IncreaseSize(pool_, delta); }
+
+Status EmulatedNodeGroup::DeleteNodes(const std::vector<std::string>& node_names) {
+  return cloud_.DeleteNodes(pool_, node_names);
+}
+
+Status EmulatedNodeGroup::DecreaseTargetSize(int delta) {
+  return cloud_.DecreaseTargetSize(pool_, delta);
+}
+
+StatusOr<std::vector<Instance>> EmulatedNodeGroup::Nodes() const { return cloud_.Instances(pool_); }
+
+StatusOr<api::Node> EmulatedNodeGroup::TemplateNode() const { return cloud_.TemplateNode(pool_); }
+
+std::string EmulatedNodeGroup::Debug() const {
+  return pool_ + " (" + std::to_string(MinSize()) + ":" + std::to_string(MaxSize()) + ")";
+}
+
+// ---- EmulatedCloudProvider ----------------------------------------------------------------------
+
+EmulatedCloudProvider::EmulatedCloudProvider(EmulatedCloud& cloud) : cloud_(cloud) {}
+
+EmulatedNodeGroup* EmulatedCloudProvider::GroupFor(const std::string& pool) {
+  auto it = groups_.find(pool);
+  if (it == groups_.end()) {
+    it = groups_.emplace(pool, std::make_unique<EmulatedNodeGroup>(cloud_, pool)).first;
+  }
+  return it->second.get();
+}
+
+std::vector<NodeGroup*> EmulatedCloudProvider::NodeGroups() {
+  std::vector<NodeGroup*> out;
+  for (const std::string& pool : cloud_.AutoscaledNodePools()) {  // sorted
+    out.push_back(GroupFor(pool));
+  }
+  return out;
+}
+
+NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
+  auto label = node.meta.labels.find(std::string(kLabelGkeNodePool));
+  if (label == node.meta.labels.end()) {
+    return nullptr;
+  }
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(label->second);
+  if (!info.ok() || !info->spec.autoscaling || info->status == NodePoolStatus::kStopping) {
+    return nullptr;
+  }
+  return GroupFor(label->second);
+}
+
+std::optional<GpuConfig> EmulatedCloudProvider::GetNodeGpuConfig(const api::Node& node) const {
+  auto label = node.meta.labels.find(std::string(kLabelGkeAccelerator));
+  if (label != node.meta.labels.end()) {
+    return GpuConfig{std::string(kLabelGkeAccelerator), label->second,
+                     std::string(api::kResourceNvidiaGpu)};
+  }
+  if (api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Sign() > 0) {
+    return GpuConfig{std::string(kLabelGkeAccelerator), "", std::string(api::kResourceNvidiaGpu)};
+  }
+  return std::nullopt;
+}
+
+StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoint start,
+                                                  TimePoint end) const {
+  if (end < start) {
+    return InvalidArgumentError("node price: end is before start");
+  }
+  const api::Labels& labels = node.meta.labels;
+  auto machine = labels.find(std::string(kLabelInstanceType));
+  if (machine == labels.end()) {
+    return NotFoundError("node " + node.Name() + " has no " + std::string(kLabelInstanceType) +
+                         " label");
+  }
+  std::optional<Accelerator> accelerator;
+  if (auto type = labels.find(std::string(kLabelGkeAccelerator)); type != labels.end()) {
+    int count = 0;
+    if (auto pool = labels.find(std::string(kLabelGkeNodePool)); pool != labels.end()) {
+      StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool->second);
+      if (info.ok() && info->accelerator.has_value() && info->accelerator->type == type->second) {
+        count = info->accelerator->count;
+      }
+    }
+    if (count == 0) {
+      count = static_cast<int>(api::Get(node.status.capacity, api::kResourceNvidiaGpu).Value());
+    }
+    if (count == 0) {
+      if (const MachineType* m = cloud_.catalog().FindMachineType(machine->second)) {
+        count = m->builtin_accelerator_count;
+      }
+    }
+    accelerator = Accelerator{type->second, count};
+  }
+  auto spot = labels.find(std::string(kLabelGkeSpot));
+  const bool is_spot = spot != labels.end() && spot->second == "true";
+  TIDEPOOL_ASSIGN_OR_RETURN(const double per_hour,
+                            cloud_.catalog().HourlyPrice(machine->second, accelerator, is_spot));
+  const double hours = std::chrono::duration<double>(end - start).count() / 3600.0;
+  return per_hour * hours;
+}
+
+}  // namespace tidepool::cloud::emulated
