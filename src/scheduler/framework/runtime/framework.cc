@@ -222,12 +222,8 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
         out.error = InternalError("running \"" + std::string(p->Name()) +
                                   "\" filter plugin: " + s.Message());
       }
-    } else {
-      out.diagnosis.unschedulable_plugins.insert(std::string(p->Name()));
     }
-    for (const std::string& r : s.reasons()) {
-      out.diagnosis.reason_counts[r] += g.count;
-    }
+    // Plugin names and the reason histogram are derived from `failed` only if nothing fits.
     out.diagnosis.failed.push_back(FailedGroup{g, std::move(s)});
   };
   // Runs active filters [from, to) on `rep`; returns the index that rejected, or `to`.
@@ -417,6 +413,12 @@ ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot
       return result;
     }
     result.diagnosis = std::move(outcome.diagnosis);
+    for (const FailedGroup& f : result.diagnosis.failed) {
+      result.diagnosis.unschedulable_plugins.insert(f.status.plugin());
+      for (const std::string& r : f.status.reasons()) {
+        result.diagnosis.reason_counts[r] += f.group.count;
+      }
+    }
   }
   // No node fits: PostFilter (preemption), then the FitError message.
   std::vector<std::string> post_msgs;

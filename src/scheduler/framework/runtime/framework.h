@@ -67,6 +67,8 @@ struct FailedGroup {
 struct Diagnosis {
   // Valid until the snapshot next changes; empty in a ScheduleResult.
   std::vector<FailedGroup> failed;
+  // Filled by Schedule when no node fits (FindFeasible leaves them empty: a pod that fits
+  // somewhere never pays for its rejection histogram).
   std::map<std::string, size_t> reason_counts;
   std::set<std::string> unschedulable_plugins;
   std::string pre_filter_msg;
