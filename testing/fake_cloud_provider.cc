@@ -13,6 +13,10 @@ Status FakeNodeGroup::IncreaseSize(int delta) {
     return InvalidArgumentError("size increase too large - desired:" +
                                 std::to_string(target_ + delta) + " max:" + std::to_string(max_));
   }
+  for (int i = 0; i < delta; ++i) {
+    instances_.push_back(cloud::Instance{"fake://" + id_ + "/" + std::to_string(next_instance_++),
+                                         cloud::InstanceState::kCreating, std::nullopt});
+  }
   target_ += delta;
   increases.push_back(delta);
   return OkStatus();
@@ -24,6 +28,9 @@ Status FakeNodeGroup::DeleteNodes(const std::vector<std::string>& node_names) {
   }
   target_ -= static_cast<int>(node_names.size());
   deleted.insert(deleted.end(), node_names.begin(), node_names.end());
+  for (const auto& n : node_names) {
+    std::erase_if(instances_, [&](const cloud::Instance& i) { return i.id == n; });
+  }
   return OkStatus();
 }
 
@@ -32,6 +39,10 @@ Status FakeNodeGroup::DecreaseTargetSize(int delta) {
     return InvalidArgumentError("size decrease must be negative");
   }
   target_ += delta;
+  decreases.push_back(delta);
+  for (int i = 0; i < -delta && !instances_.empty(); ++i) {
+    instances_.pop_back();
+  }
   return OkStatus();
 }
 

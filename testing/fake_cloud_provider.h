@@ -1,7 +1,8 @@
 // File: fake_cloud_provider.h
 //
 // A builder-style fake cloud for tests (CA's TestCloudProviderBuilder): groups with min, max,
-// target and a template node; IncreaseSize and DeleteNodes just record and adjust the target.
+// target and a template node; IncreaseSize, DeleteNodes and DecreaseTargetSize record, adjust
+// the target and keep a list of instances.
 //   FakeCloudProvider cloud;
 //   cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
 #pragma once
@@ -33,9 +34,13 @@ class FakeNodeGroup final : public cloud::NodeGroup {
 
   // Test hooks.
   std::vector<int> increases;             // each IncreaseSize delta
+  std::vector<int> decreases;             // each DecreaseTargetSize delta
   std::vector<std::string> deleted;       // nodes passed to DeleteNodes
   Status fail_increase;                   // returned by IncreaseSize when not OK
+  // IncreaseSize adds instances "fake://<group>/<n>" in kCreating; DeleteNodes removes them by
+  // id; tests may set errors or states on them.
   std::vector<cloud::Instance> instances_;
+  int next_instance_ = 0;
 
  private:
   std::string id_;

@@ -12,8 +12,10 @@
 namespace tidepool::log {
 namespace {
 
-// klog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg  (times in UTC).
-constexpr const char* kKlogPattern = "%L%m%d %H:%M:%S.%f %7t %s:%#] %v";
+// klog header: Lmmdd hh:mm:ss.uuuuuu threadid file:line] msg  (times in UTC). klog's threadid
+// field is the process id, which is 1 for a component in its own container as Kubernetes runs
+// them; printing a fixed 1 keeps logs byte-identical from run to run.
+constexpr const char* kKlogPattern = "%L%m%d %H:%M:%S.%f       1 %s:%#] %v";
 
 // klog's level letters.
 class KlogLevelFlag final : public spdlog::custom_flag_formatter {

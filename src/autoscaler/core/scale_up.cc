@@ -245,6 +245,7 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
     log_.Warning(msg);
     recorder_.Event(status_cm, "Warning", "FailedToScaleUpGroup", msg);
     result.kind = ScaleUpResult::Kind::kError;
+    result.failed_group = info.group;
     result.error = s;
     result.infos.clear();
     remain_all();

@@ -1,0 +1,618 @@
+#include "autoscaler/core/autoscaler.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "autoscaler/core/scale_up.h"
+#include "autoscaler/scale_down/scale_down.h"
+#include "common/check.h"
+#include "scheduler/scheduler.h"
+
+namespace tidepool::autoscaler {
+namespace {
+
+using std::chrono::duration_cast;
+
+// CA's unschedulablePodTimeBuffer and unschedulablePodWithGpuTimeBuffer (static_autoscaler.go).
+constexpr Duration kUnschedulablePodTimeBuffer = std::chrono::seconds(2);
+constexpr Duration kUnschedulablePodWithGpuTimeBuffer = std::chrono::seconds(30);
+// A real node is a good template once Ready this long (stabilizationDelay).
+constexpr Duration kTemplateStabilizationDelay = std::chrono::minutes(1);
+
+// Go's time.Duration String() for whole seconds: "15m0s", "1h0m0s", "30s".
+std::string GoDuration(Duration d) {
+  int64_t s = duration_cast<std::chrono::seconds>(d).count();
+  std::string out;
+  if (s >= 3600) {
+    out += std::to_string(s / 3600) + "h";
+    s %= 3600;
+    out += std::to_string(s / 60) + "m";
+    s %= 60;
+  } else if (s >= 60) {
+    out += std::to_string(s / 60) + "m";
+    s %= 60;
+  }
+  return out + std::to_string(s) + "s";
+}
+
+bool HasTaint(const api::Node& n, std::string_view key) {
+  for (const auto& t : n.spec.taints) {
+    if (t.key == key) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool RequestsGpu(const scheduler::PodInfo& p) { return p.request.Scalar(api::kResourceNvidiaGpu) > 0; }
+
+struct ScaleUpRequest {
+  int increase = 0;
+  TimePoint time;
+  TimePoint expected_add_time;
+};
+
+struct BackoffState {
+  Duration duration{0};
+  TimePoint until;
+  TimePoint last_failure;
+  std::string error_code;
+  std::string error_message;
+};
+
+// The readiness of one node group's nodes and instances (clusterstate.Readiness).
+struct GroupState {
+  cloud::NodeGroup* group = nullptr;
+  int target = 0;
+  int ready = 0;
+  int not_started = 0;  // registered, not ready (or GPU not allocatable), young
+  int unready = 0;
+  int resource_unready = 0;  // GPU not allocatable yet
+  int registered = 0;
+  int unregistered = 0;
+  int long_unregistered = 0;
+  int being_deleted = 0;
+  int upcoming = 0;
+  std::vector<std::string> failed_instances;
+  std::vector<std::string> long_unregistered_instances;
+  std::optional<cloud::InstanceErrorInfo> failure;
+  std::vector<api::NodeConstSharedPtr> template_candidates;
+};
+
+class AutoscalerImpl final : public Autoscaler {
+ public:
+  // `strategy` holds the Random it was made with.
+  AutoscalerImpl(const AutoscalingOptions& options, cloud::CloudProvider& cloud,
+                 ClusterWriter& writer, EventRecorder& recorder, log::Logger& logger,
+                 std::unique_ptr<scheduler::Scheduler> sched,
+                 std::unique_ptr<expander::Strategy> strategy)
+      : options_(options),
+        cloud_(cloud),
+        writer_(writer),
+        recorder_(recorder),
+        log_(logger),
+        sched_(std::move(sched)),
+        strategy_(std::move(strategy)),
+        scale_up_(options_, cloud_, sched_->framework(), *strategy_, recorder_, log_),
+        planner_(options_, cloud_, sched_->framework(), log_),
+        actuator_(options_, cloud_, writer_, recorder_, log_) {}
+
+  Status RunOnce(TimePoint now, const ClusterView& view) override;
+  std::string StatusYaml() const override { return status_yaml_; }
+
+ private:
+  std::map<std::string, GroupState> UpdateClusterState(TimePoint now, const ClusterView& view);
+  // Upcoming nodes per group; REQUIRES: HandleFailures ran (a failed or timed-out scale-up no
+  // longer promises capacity).
+  void ComputeUpcoming(TimePoint now, std::map<std::string, GroupState>& groups) const;
+  void HandleFailures(TimePoint now, std::map<std::string, GroupState>& groups);
+  void RegisterFailedScaleUp(TimePoint now, const std::string& group, const std::string& code,
+                             const std::string& message);
+  bool BackedOff(const std::string& group, TimePoint now) const {
+    auto it = backoff_.find(group);
+    return it != backoff_.end() && now < it->second.until;
+  }
+  void WriteStatus(TimePoint now, const std::map<std::string, GroupState>& groups,
+                   const std::string& scale_up_status, const std::string& scale_down_status);
+
+  const AutoscalingOptions& options_;
+  cloud::CloudProvider& cloud_;
+  ClusterWriter& writer_;
+  EventRecorder& recorder_;
+  log::Logger& log_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  std::unique_ptr<expander::Strategy> strategy_;
+  ScaleUpOrchestrator scale_up_;
+  scaledown::Planner planner_;
+  scaledown::Actuator actuator_;
+
+  std::map<std::string, ScaleUpRequest> scale_up_requests_;
+  std::map<std::string, BackoffState> backoff_;
+  std::map<std::string, TimePoint> unregistered_since_;  // instance id -> first seen
+  std::set<std::string> reported_failures_;               // instance ids already handled
+  std::optional<TimePoint> last_scale_up_;
+  std::optional<TimePoint> last_scale_down_delete_;
+  std::optional<TimePoint> last_scale_down_failure_;
+  std::string status_yaml_;
+};
+
+std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint now,
+                                                                     const ClusterView& view) {
+  std::map<std::string, GroupState> groups;
+  for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
+    GroupState& s = groups[g->Id()];
+    s.group = g;
+    s.target = g->TargetSize().ok() ? *g->TargetSize() : 0;
+  }
+  std::set<std::string> registered_ids;
+  for (const auto& n : view.nodes) {
+    cloud::NodeGroup* g = cloud_.NodeGroupForNode(*n);
+    if (g == nullptr) {
+      continue;
+    }
+    registered_ids.insert(n->spec.provider_id);
+    GroupState& s = groups[g->Id()];
+    ++s.registered;
+    if (HasTaint(*n, kToBeDeletedTaint)) {
+      ++s.being_deleted;
+    }
+    bool ready = n->IsReady();
+    // A GPU node whose driver has not exposed its GPUs yet is not ready for scheduling
+    // (CA's FilterOutNodesWithUnreadyResources).
+    bool gpu_unready = false;
+    if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
+      gpu_unready = api::Get(n->status.allocatable, gpu->resource_name).IsZero();
+    }
+    if (ready && !gpu_unready) {
+      ++s.ready;
+      if (!HasTaint(*n, kToBeDeletedTaint) && !n->spec.unschedulable) {
+        const api::NodeCondition* c = n->FindCondition("Ready");
+        if (c == nullptr || !c->last_transition_time ||
+            *c->last_transition_time + kTemplateStabilizationDelay <= now) {
+          s.template_candidates.push_back(n);
+        }
+      }
+      continue;
+    }
+    if (gpu_unready && ready) {
+      // tidepool: a Ready GPU node still installing its driver is capacity on its way, for as
+      // long as it takes; it never triggers another scale-up.
+      ++s.not_started;
+      ++s.resource_unready;
+      continue;
+    }
+    TimePoint created = n->meta.creation_timestamp.value_or(now);
+    if (created + options_.max_node_startup_time > now) {
+      ++s.not_started;
+    } else {
+      ++s.unready;
+    }
+  }
+  for (auto& [id, s] : groups) {
+    auto instances = s.group->Nodes();
+    if (!instances.ok()) {
+      continue;
+    }
+    for (const cloud::Instance& inst : *instances) {
+      if (inst.error.has_value()) {
+        s.failed_instances.push_back(inst.id);
+        if (!s.failure) {
+          s.failure = inst.error;
+        }
+        continue;
+      }
+      if (inst.state == cloud::InstanceState::kDeleting || registered_ids.count(inst.id) > 0) {
+        unregistered_since_.erase(inst.id);
+        continue;
+      }
+      auto [it, inserted] = unregistered_since_.emplace(inst.id, now);
+      if (it->second + options_.max_node_provision_time <= now) {
+        ++s.long_unregistered;
+        s.long_unregistered_instances.push_back(inst.id);
+      } else {
+        ++s.unregistered;
+      }
+    }
+  }
+  return groups;
+}
+
+void AutoscalerImpl::ComputeUpcoming(TimePoint now,
+                                     std::map<std::string, GroupState>& groups) const {
+  for (auto& [id, s] : groups) {
+    // What the target promises beyond what is there and usable, counted while a scale-up is
+    // in flight and the group is not backed off (clusterstate.GetUpcomingNodes); GPU nodes
+    // installing drivers are upcoming regardless.
+    int pending_capacity = s.target - (s.ready + s.unready + s.long_unregistered);
+    bool in_flight = scale_up_requests_.count(id) > 0 && !BackedOff(id, now);
+    s.upcoming = std::max(0, in_flight ? pending_capacity : s.resource_unready);
+  }
+}
+
+void AutoscalerImpl::RegisterFailedScaleUp(TimePoint now, const std::string& group,
+                                           const std::string& code, const std::string& message) {
+  BackoffState& b = backoff_[group];
+  if (b.duration == Duration::zero() ||
+      now - b.last_failure > options_.node_group_backoff_reset_timeout) {
+    b.duration = options_.initial_node_group_backoff_duration;
+  } else {
+    b.duration = std::min(b.duration * 2, options_.max_node_group_backoff_duration);
+  }
+  b.until = now + b.duration;
+  b.last_failure = now;
+  b.error_code = code;
+  b.error_message = message;
+}
+
+void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupState>& groups) {
+  ObjectRef status_cm{"ConfigMap", "kube-system", options_.status_config_map_name, ""};
+  for (auto& [id, s] : groups) {
+    // Instances the cloud failed to create (stockout, quota): the scale-up failed now, not in
+    // 15 minutes; back the group off and delete the failed instances.
+    if (!s.failed_instances.empty()) {
+      int unseen = 0;
+      for (const auto& inst : s.failed_instances) {
+        unseen += reported_failures_.insert(inst).second ? 1 : 0;
+      }
+      if (unseen > 0) {
+        const cloud::InstanceErrorInfo& e = *s.failure;
+        std::string cls = e.error_class == cloud::InstanceErrorInfo::Class::kOutOfResources
+                              ? "OutOfResource"
+                              : "Other";
+        std::string code = cls + "." + e.error_code;
+        log_.Warning("Failed adding " + std::to_string(s.failed_instances.size()) + " nodes (" +
+                     std::to_string(unseen) + " unseen previously) to group " + id + " due to " +
+                     code + "; errorMessages=[]string{\"" + e.error_message + "\"}");
+        recorder_.Event(status_cm, "Warning", "ScaleUpFailed",
+                        "Failed adding " + std::to_string(s.failed_instances.size()) +
+                            " nodes to group " + id + " due to " + code + "; source errors: " +
+                            e.error_message);
+        RegisterFailedScaleUp(now, id, code, e.error_message);
+        scale_up_requests_.erase(id);
+        last_scale_down_failure_ = now;
+      }
+      log_.V(1, "Deleting " + std::to_string(s.failed_instances.size()) + " from " + id +
+                    " node group because of create errors");
+      Status st = s.group->DeleteNodes(s.failed_instances);
+      if (!st.ok()) {
+        log_.Warning("Failed to delete nodes from " + id + ": " + std::string(st.message()));
+      }
+      s.target -= static_cast<int>(s.failed_instances.size());
+      s.failed_instances.clear();
+    }
+    // Scale-ups whose nodes did not register in time.
+    auto req = scale_up_requests_.find(id);
+    if (req != scale_up_requests_.end()) {
+      if (req->second.expected_add_time <= now &&
+          s.unregistered + s.long_unregistered > 0) {
+        log_.Warning("Scale-up timed out for node group " + id + " after " +
+                     GoDuration(now - req->second.time));
+        recorder_.Event(status_cm, "Warning", "ScaleUpTimedOut",
+                        "Nodes added to group " + id + " failed to register within " +
+                            GoDuration(now - req->second.time));
+        RegisterFailedScaleUp(now, id, "timeout", "Scale-up timed out");
+        int revert = s.unregistered + s.long_unregistered;
+        Status st = s.group->DecreaseTargetSize(-revert);
+        s.target -= st.ok() ? revert : 0;
+        if (!st.ok()) {
+          recorder_.Event(status_cm, "Warning", "FailedToRevertScaleUp",
+                          "Nodes added to group " + id + " failed to register within " +
+                              GoDuration(now - req->second.time));
+        }
+        scale_up_requests_.erase(req);
+      } else if (s.ready + s.unready + s.long_unregistered >= s.target) {
+        // No node of the group is still on its way (areThereUpcomingNodesInNodeGroup): the
+        // scale-up is over; a success clears backoff. Registered nodes that have not started
+        // yet (NotReady, or GPUs not allocatable) keep it in flight.
+        log_.V(4, "Scale up in group " + id + " finished successfully in " +
+                      GoDuration(now - req->second.time));
+        scale_up_requests_.erase(req);
+        backoff_.erase(id);
+      }
+    }
+    // Instances that never registered and have no scale-up to wait for any more.
+    if (!s.long_unregistered_instances.empty() && scale_up_requests_.count(id) == 0) {
+      for (const auto& inst : s.long_unregistered_instances) {
+        if (s.group->DeleteNodes({inst}).ok()) {
+          recorder_.Event(status_cm, "Normal", "DeleteUnregistered",
+                          "Removed unregistered node " + inst);
+          unregistered_since_.erase(inst);
+        } else {
+          recorder_.Event(status_cm, "Warning", "DeleteUnregisteredFailed",
+                          "Failed to remove node " + inst);
+        }
+      }
+    }
+  }
+}
+
+Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
+  TIDEPOOL_RETURN_IF_ERROR(cloud_.Refresh());
+  std::map<std::string, GroupState> groups = UpdateClusterState(now, view);
+  HandleFailures(now, groups);
+  ComputeUpcoming(now, groups);
+
+  // The snapshot: registered usable nodes and their pods; nodes that have not started (and GPU
+  // nodes still installing drivers) are replaced by copies of their group's template, as
+  // upcoming capacity.
+  scheduler::ClusterSnapshot snapshot;
+  std::set<std::string> replaced;
+  for (const auto& n : view.nodes) {
+    cloud::NodeGroup* g = cloud_.NodeGroupForNode(*n);
+    bool not_started = false;
+    if (g != nullptr) {
+      bool gpu_unready = false;
+      if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
+        gpu_unready = api::Get(n->status.allocatable, gpu->resource_name).IsZero();
+      }
+      TimePoint created = n->meta.creation_timestamp.value_or(now);
+      not_started = (n->IsReady() && gpu_unready) ||
+                    (!n->IsReady() && created + options_.max_node_startup_time > now);
+    }
+    if (not_started) {
+      replaced.insert(n->meta.name);
+      continue;
+    }
+    (void)snapshot.AddNode(n);
+  }
+  for (const auto& p : view.scheduled_pods) {
+    if (replaced.count(p->pod->spec.node_name) == 0) {
+      (void)snapshot.AddPod(p, p->pod->spec.node_name);
+    }
+  }
+
+  ScaleUpContext ctx;
+  int upcoming_total = 0;
+  for (auto& [id, s] : groups) {
+    if (!s.template_candidates.empty()) {
+      ctx.templates[id] = *s.template_candidates.front();
+    } else if (auto t = s.group->TemplateNode(); t.ok()) {
+      ctx.templates[id] = *t;
+    }
+    if (BackedOff(id, now)) {
+      const BackoffState& b = backoff_.at(id);
+      log_.Warning("Node group " + id + " is not ready for scaleup - backoff with status: {" +
+                   b.error_code + " " + b.error_message + "}");
+      ctx.skipped_groups[id] = "in backoff after failed scale-up";
+    }
+    if (s.upcoming > 0 && ctx.templates.count(id) > 0) {
+      for (int i = 0; i < s.upcoming; ++i) {
+        api::Node copy = SanitizedTemplateCopy(ctx.templates[id], id, "upcoming-" + std::to_string(i));
+        (void)snapshot.AddNode(std::make_shared<const api::Node>(std::move(copy)));
+      }
+      upcoming_total += s.upcoming;
+    }
+  }
+  if (upcoming_total > 0) {
+    log_.V(4, "Upcoming " + std::to_string(upcoming_total) + " nodes");
+  }
+  ctx.total_nodes = static_cast<int>(view.nodes.size()) + upcoming_total;
+  for (const auto& n : view.nodes) {
+    ctx.resources.cores += api::Get(n->status.capacity, api::kResourceCpu).Value();
+    ctx.resources.memory_bytes += api::Get(n->status.capacity, api::kResourceMemory).Value();
+    if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
+      ctx.resources.gpus_by_type[gpu->type] +=
+          api::Get(n->status.capacity, gpu->resource_name).Value();
+    }
+  }
+
+  // Pods the scheduler marked unschedulable, minus expendable ones and those that fit existing
+  // or upcoming capacity (FilterOutSchedulable; the snapshot keeps what they take).
+  std::vector<scheduler::PodInfoConstSharedPtr> unschedulable;
+  for (const auto& p : view.pending_pods) {
+    const api::PodCondition* c = p->pod->FindCondition("PodScheduled");
+    if (c == nullptr || c->status != api::ConditionStatus::kFalse || c->reason != "Unschedulable") {
+      continue;
+    }
+    if (p->pod->Priority() < options_.expendable_pods_priority_cutoff) {
+      continue;
+    }
+    unschedulable.push_back(p);
+  }
+  std::stable_sort(unschedulable.begin(), unschedulable.end(), [](const auto& a, const auto& b) {
+    return a->pod->Priority() > b->pod->Priority();
+  });
+  std::vector<scheduler::PodInfoConstSharedPtr> to_scale;
+  snapshot.Fork();
+  for (const auto& p : unschedulable) {
+    scheduler::CycleState state;
+    if (sched_->framework().RunPreFilter(state, *p).IsSuccess()) {
+      scheduler::FilterOutcome o = sched_->framework().FindFeasible(state, *p, snapshot);
+      if (!o.feasible.empty()) {
+        scheduler::NodeId id = o.feasible.front().Representative();
+        (void)snapshot.AddPod(p, snapshot.node_info(id).name());
+        continue;
+      }
+    }
+    to_scale.push_back(p);
+  }
+  snapshot.Revert();
+
+  std::string scale_up_status = "NoActivity";
+  bool scaled_up = false;
+  bool too_new = false;
+  if (to_scale.empty()) {
+    log_.V(1, "No unschedulable pods");
+  } else if (options_.max_nodes_total > 0 &&
+             static_cast<int>(view.nodes.size()) >= options_.max_nodes_total) {
+    log_.Warning("Max total nodes in cluster reached: " + std::to_string(options_.max_nodes_total) +
+                 ". Current number of ready nodes: " + std::to_string(view.nodes.size()));
+    recorder_.Event(ObjectRef{"ConfigMap", "kube-system", options_.status_config_map_name, ""},
+                    "Warning", "MaxNodesTotalReached",
+                    "Max total nodes in cluster reached: " +
+                        std::to_string(options_.max_nodes_total));
+    scale_up_status = "Needed";
+  } else {
+    // Wait a little for more pods to arrive (CA: 2 s, 30 s for GPU pods).
+    for (const auto& p : to_scale) {
+      TimePoint created = p->pod->meta.creation_timestamp.value_or(now - std::chrono::hours(1));
+      Duration buffer = RequestsGpu(*p) ? kUnschedulablePodWithGpuTimeBuffer
+                                        : kUnschedulablePodTimeBuffer;
+      if (created + buffer > now) {
+        too_new = true;
+      }
+    }
+    if (too_new) {
+      log_.V(1, "Unschedulable pods are very new, waiting one iteration for more");
+      scale_up_status = "Needed";
+    } else {
+      ScaleUpResult r = scale_up_.ScaleUp(now, to_scale, snapshot, ctx);
+      switch (r.kind) {
+        case ScaleUpResult::Kind::kSuccessful: {
+          const ScaleUpInfo& info = r.infos.front();
+          ScaleUpRequest& req = scale_up_requests_[info.group];
+          req.increase += info.new_size - info.current_size;
+          req.time = now;
+          req.expected_add_time = now + options_.max_node_provision_time;
+          last_scale_up_ = now;
+          scaled_up = true;
+          scale_up_status = "InProgress";
+          break;
+        }
+        case ScaleUpResult::Kind::kError:
+          // The cloud refused at once (quota, invalid size): back that group off so that the
+          // next loop falls back to another.
+          RegisterFailedScaleUp(now, r.failed_group, "cloudProviderError",
+                                std::string(r.error.message()));
+          last_scale_down_failure_ = now;
+          scale_up_status = "Backoff";
+          break;
+        case ScaleUpResult::Kind::kNoOptionsAvailable:
+        case ScaleUpResult::Kind::kNotNeeded:
+          break;
+      }
+    }
+  }
+  if (!scaled_up && !scale_up_requests_.empty() && scale_up_status == "NoActivity") {
+    scale_up_status = "InProgress";
+  }
+
+  // Scale-down: unneeded nodes are tracked every loop; deletions wait out the cooldowns.
+  std::string scale_down_status = "NoCandidates";
+  if (options_.scale_down_enabled) {
+    // Nodes that have not started are neither candidates nor destinations (CA drops them
+    // from allNodes too).
+    scheduler::ClusterSnapshot sd;
+    std::vector<api::NodeConstSharedPtr> started;
+    for (const auto& n : view.nodes) {
+      if (replaced.count(n->meta.name) == 0) {
+        (void)sd.AddNode(n);
+        started.push_back(n);
+      }
+    }
+    for (const auto& p : view.scheduled_pods) {
+      if (replaced.count(p->pod->spec.node_name) == 0) {
+        (void)sd.AddPod(p, p->pod->spec.node_name);
+      }
+    }
+    planner_.Update(now, sd, started);
+    if (!planner_.unneeded().empty()) {
+      scale_down_status = "CandidatesPresent";
+    }
+    bool cooldown = scaled_up || too_new ||
+                    (last_scale_up_ && *last_scale_up_ + options_.scale_down_delay_after_add > now) ||
+                    (last_scale_down_delete_ &&
+                     *last_scale_down_delete_ + std::max(options_.scale_down_delay_after_delete,
+                                                         options_.scan_interval) > now) ||
+                    (last_scale_down_failure_ &&
+                     *last_scale_down_failure_ + options_.scale_down_delay_after_failure > now);
+    if (!cooldown) {
+      std::vector<scaledown::NodeToRemove> remove = planner_.NodesToDelete(now);
+      if (!remove.empty()) {
+        std::vector<std::string> started = actuator_.StartDeletion(now, remove);
+        if (!started.empty()) {
+          last_scale_down_delete_ = now;
+        }
+      }
+    }
+  }
+  WriteStatus(now, groups, scale_up_status, scale_down_status);
+  return OkStatus();
+}
+
+void AutoscalerImpl::WriteStatus(TimePoint now, const std::map<std::string, GroupState>& groups,
+                                 const std::string& scale_up_status,
+                                 const std::string& scale_down_status) {
+  int total = 0, ready = 0, not_started = 0, unready = 0, resource_unready = 0, deleting = 0,
+      long_unreg = 0, unreg = 0;
+  for (const auto& [id, s] : groups) {
+    total += s.registered;
+    ready += s.ready;
+    not_started += s.not_started;
+    unready += s.unready;
+    resource_unready += s.resource_unready;
+    deleting += s.being_deleted;
+    long_unreg += s.long_unregistered;
+    unreg += s.unregistered;
+  }
+  const std::string t = FormatRfc3339(now);
+  std::string y;
+  y += "time: " + t + "\n";
+  y += "autoscalerStatus: Running\n";
+  y += "clusterWide:\n";
+  y += "  health:\n";
+  y += "    status: Healthy\n";
+  y += "    nodeCounts:\n";
+  y += "      registered:\n";
+  y += "        total: " + std::to_string(total) + "\n";
+  y += "        ready: " + std::to_string(ready) + "\n";
+  y += "        notStarted: " + std::to_string(not_started) + "\n";
+  y += "        beingDeleted: " + std::to_string(deleting) + "\n";
+  y += "        unready:\n";
+  y += "          total: " + std::to_string(unready) + "\n";
+  y += "          resourceUnready: " + std::to_string(resource_unready) + "\n";
+  y += "      longUnregistered: " + std::to_string(long_unreg) + "\n";
+  y += "      unregistered: " + std::to_string(unreg) + "\n";
+  y += "  scaleUp:\n";
+  y += "    status: " + scale_up_status + "\n";
+  y += "  scaleDown:\n";
+  y += "    status: " + scale_down_status + "\n";
+  y += "nodeGroups:\n";
+  for (const auto& [id, s] : groups) {
+    y += "- name: " + id + "\n";
+    y += "  health:\n";
+    y += "    status: Healthy\n";
+    y += "    nodeCounts:\n";
+    y += "      registered:\n";
+    y += "        total: " + std::to_string(s.registered) + "\n";
+    y += "        ready: " + std::to_string(s.ready) + "\n";
+    y += "        notStarted: " + std::to_string(s.not_started) + "\n";
+    y += "    cloudProviderTarget: " + std::to_string(s.target) + "\n";
+    y += "    minSize: " + std::to_string(s.group->MinSize()) + "\n";
+    y += "    maxSize: " + std::to_string(s.group->MaxSize()) + "\n";
+    y += "  scaleUp:\n";
+    if (BackedOff(id, now)) {
+      const BackoffState& b = backoff_.at(id);
+      y += "    status: Backoff\n";
+      y += "    backoffInfo:\n";
+      y += "      errorCode: " + b.error_code + "\n";
+      y += "      errorMessage: \"" + b.error_message + "\"\n";
+    } else {
+      y += std::string("    status: ") +
+           (scale_up_requests_.count(id) > 0 ? "InProgress" : "NoActivity") + "\n";
+    }
+  }
+  status_yaml_ = std::move(y);
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Create(const AutoscalingOptions& options,
+                                                         cloud::CloudProvider& cloud,
+                                                         ClusterWriter& writer,
+                                                         EventRecorder& recorder,
+                                                         log::Logger& logger, Random& random) {
+  TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::Scheduler> sched,
+                            scheduler::Scheduler::Create());
+  expander::ExpanderConfig ec;
+  ec.names = options.expander;
+  ec.pricing = cloud.Pricing();
+  TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<expander::Strategy> strategy,
+                            expander::NewStrategy(ec, random));
+  return std::unique_ptr<Autoscaler>(new AutoscalerImpl(options, cloud, writer, recorder, logger,
+                                                        std::move(sched),
+                                                        std::move(strategy)));
+}
+
+}  // namespace tidepool::autoscaler

@@ -1,0 +1,206 @@
+#include "autoscaler/core/autoscaler.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/builders.h"
+#include "testing/fake_cloud_provider.h"
+
+namespace tidepool::autoscaler {
+namespace {
+
+using std::chrono::minutes;
+using std::chrono::seconds;
+using testing::MakeNode;
+using testing::MakePod;
+
+struct Recorded {
+  std::string object, reason, message;
+};
+
+class Fakes final : public EventRecorder, public ClusterWriter {
+ public:
+  void Event(const ObjectRef& o, std::string_view, std::string_view reason,
+             std::string message) override {
+    events.push_back({o.kind + "/" + o.name, std::string(reason), message});
+  }
+  Status AddNodeTaint(const std::string& node, const api::Taint& t) override {
+    taints.push_back(node + " " + t.key);
+    return OkStatus();
+  }
+  Status RemoveNodeTaint(const std::string&, const std::string&) override { return OkStatus(); }
+  Status EvictPod(const std::string& ns, const std::string& name) override {
+    evicted.push_back(ns + "/" + name);
+    return OkStatus();
+  }
+  bool Has(const std::string& reason, const std::string& message) const {
+    for (const auto& e : events) {
+      if (e.reason == reason && e.message == message) {
+        return true;
+      }
+    }
+    return false;
+  }
+  int Count(const std::string& reason) const {
+    int n = 0;
+    for (const auto& e : events) {
+      n += e.reason == reason ? 1 : 0;
+    }
+    return n;
+  }
+  std::vector<Recorded> events;
+  std::vector<std::string> taints, evicted;
+};
+
+api::Node GpuTemplate(const std::string& accel = "nvidia-tesla-t4") {
+  return MakeNode("t")
+      .Capacity({{"cpu", "4"}, {"memory", "15Gi"}, {"nvidia.com/gpu", "1"}})
+      .Label("cloud.google.com/gke-accelerator", accel)
+      .Taint("nvidia.com/gpu", "present")
+      .Obj();
+}
+
+class AutoscalerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    options_.scale_down_enabled = true;
+    logger_.AddSink([this](std::string_view l) { log_.emplace_back(l); });
+    logger_.SetVerbosity(4);
+    for (int i = 0; i < 3; ++i) {
+      AddNode(MakeNode("default-pool-" + std::to_string(i))
+                  .Capacity({{"cpu", "4"}, {"memory", "16Gi"}})
+                  .Obj());
+    }
+  }
+
+  void AddNode(api::Node n) {
+    n.meta.creation_timestamp = SimulatedClock::kDefaultStart - std::chrono::hours(1);
+    view_.nodes.push_back(std::make_shared<const api::Node>(std::move(n)));
+  }
+
+  // A pod the scheduler has marked unschedulable, created `age` before now.
+  void AddPendingGpuPod(const std::string& name, Duration age) {
+    api::Pod p = MakePod(name).OwnedBy("ReplicaSet", "train").Req("nvidia.com/gpu", "1")
+                     .Toleration("nvidia.com/gpu", "present").Obj();
+    p.meta.creation_timestamp = clock_.Now() - age;
+    p.status.conditions.push_back(api::PodCondition{"PodScheduled", api::ConditionStatus::kFalse,
+                                                    "Unschedulable", "0/3 nodes are available",
+                                                    {}, {}});
+    view_.pending_pods.push_back(scheduler::MakePodInfo(std::make_shared<const api::Pod>(p)));
+  }
+
+  std::unique_ptr<Autoscaler> Make() {
+    auto a = Autoscaler::Create(options_, cloud_, fakes_, fakes_, logger_, random_);
+    EXPECT_TRUE(a.ok()) << a.status().ToString();
+    return std::move(*a);
+  }
+
+  bool Logged(const std::string& text) const {
+    for (const auto& l : log_) {
+      if (l.find(text) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  AutoscalingOptions options_;
+  SimulatedClock clock_;
+  Random random_{7};
+  log::Logger logger_{"cluster-autoscaler", clock_, false};
+  std::vector<std::string> log_;
+  Fakes fakes_;
+  testing::FakeCloudProvider cloud_;
+  ClusterView view_;
+};
+
+TEST_F(AutoscalerTest, ThePendingGpuPodScalesUpOnceAndWaitsForTheUpcomingNode) {
+  testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+  AddPendingGpuPod("gpu-test-pod", minutes(1));
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_EQ(gpu.increases, std::vector<int>{1});
+  EXPECT_TRUE(fakes_.Has("TriggeredScaleUp", "pod triggered scale-up: [{gpu-pool 0->1 (max: 5)}]"));
+  // Ten seconds later the instance is still booting: it is upcoming capacity; no second node.
+  clock_.Advance(seconds(10));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_EQ(gpu.increases, std::vector<int>{1});
+  EXPECT_TRUE(Logged("] Upcoming 1 nodes"));
+  EXPECT_NE(a->StatusYaml().find("cloudProviderTarget: 1"), std::string::npos) << a->StatusYaml();
+}
+
+TEST_F(AutoscalerTest, AReadyGpuNodeInstallingItsDriverNeverTriggersAnotherScaleUp) {
+  testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 1, GpuTemplate());
+  api::Node booting = GpuTemplate();
+  booting.meta.name = "gpu-pool-node-0";
+  booting.meta.labels["cloud.google.com/gke-nodepool"] = "gpu-pool";
+  booting.status.allocatable.erase("nvidia.com/gpu");  // driver not installed yet
+  booting.status.capacity.erase("nvidia.com/gpu");
+  AddNode(booting);
+  AddPendingGpuPod("gpu-test-pod", minutes(1));
+  auto a = Make();
+  // Even long after the node's start-up window, and with no scale-up of ours in flight.
+  clock_.Advance(minutes(30));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(gpu.increases.empty());
+  EXPECT_NE(a->StatusYaml().find("resourceUnready: 1"), std::string::npos) << a->StatusYaml();
+}
+
+TEST_F(AutoscalerTest, AStockoutFallsBackToTheNextGroupAtOnce) {
+  testing::FakeNodeGroup& a_pool = cloud_.AddGroup("a-t4-pool", 0, 5, 0, GpuTemplate());
+  testing::FakeNodeGroup& b_pool = cloud_.AddGroup("b-l4-pool", 0, 5, 0, GpuTemplate("nvidia-l4"));
+  options_.expander = "priority,least-waste";
+  AddPendingGpuPod("gpu-test-pod", minutes(1));
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  testing::FakeNodeGroup& first = a_pool.increases.empty() ? b_pool : a_pool;
+  testing::FakeNodeGroup& second = a_pool.increases.empty() ? a_pool : b_pool;
+  ASSERT_EQ(first.increases, std::vector<int>{1});
+  // The cloud reports the instance failed: ZONE_RESOURCE_POOL_EXHAUSTED, 20 s later.
+  first.instances_[0].error = cloud::InstanceErrorInfo{
+      cloud::InstanceErrorInfo::Class::kOutOfResources, "ZONE_RESOURCE_POOL_EXHAUSTED",
+      "The zone does not have enough resources available to fulfill the request."};
+  clock_.Advance(seconds(20));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(fakes_.Has("ScaleUpFailed",
+                         "Failed adding 1 nodes to group " + first.Id() +
+                             " due to OutOfResource.ZONE_RESOURCE_POOL_EXHAUSTED; source errors: "
+                             "The zone does not have enough resources available to fulfill the "
+                             "request."));
+  EXPECT_EQ(first.deleted, std::vector<std::string>{"fake://" + first.Id() + "/0"});
+  EXPECT_EQ(second.increases, std::vector<int>{1});  // in the same loop, no 15-minute wait
+  EXPECT_NE(a->StatusYaml().find("errorCode: OutOfResource.ZONE_RESOURCE_POOL_EXHAUSTED"),
+            std::string::npos);
+}
+
+TEST_F(AutoscalerTest, VeryNewGpuPodsWaitForMoreLikeCA) {
+  testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+  AddPendingGpuPod("just-created", seconds(10));
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(gpu.increases.empty());
+  EXPECT_TRUE(Logged("] Unschedulable pods are very new, waiting one iteration for more"));
+  clock_.Advance(seconds(21));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_EQ(gpu.increases, std::vector<int>{1});
+}
+
+TEST_F(AutoscalerTest, ANodeThatNeverRegistersTimesOutAndIsReverted) {
+  testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+  AddPendingGpuPod("gpu-test-pod", minutes(1));
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  ASSERT_EQ(gpu.increases, std::vector<int>{1});
+  clock_.Advance(minutes(15));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(Logged("] Scale-up timed out for node group gpu-pool after 15m0s"));
+  EXPECT_TRUE(fakes_.Has("ScaleUpTimedOut", "Nodes added to group gpu-pool failed to register within 15m0s"));
+  EXPECT_EQ(gpu.decreases, std::vector<int>{-1});
+  EXPECT_EQ(*gpu.TargetSize(), 0);
+  // Backed off: the pod is told so, and no new request is made.
+  EXPECT_EQ(gpu.increases.size(), 1u);
+  EXPECT_TRUE(fakes_.Has("NotTriggerScaleUp",
+                         "pod didn't trigger scale-up: 1 in backoff after failed scale-up"));
+}
+
+}  // namespace
+}  // namespace tidepool::autoscaler

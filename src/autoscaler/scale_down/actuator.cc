@@ -1,0 +1,187 @@
+// Actuator: CA's core/scaledown/actuation (actuator.go, drain.go, delete_in_batch.go), made
+// synchronous.
+#include "autoscaler/scale_down/go_format.h"
+#include "autoscaler/scale_down/scale_down.h"
+#include "autoscaler/scale_down/utilization.h"
+
+namespace tidepool::autoscaler::scaledown {
+namespace {
+
+ObjectRef NodeRef(const std::string& name) { return ObjectRef{"Node", "", name, ""}; }
+
+ObjectRef PodRef(const api::Pod& pod) {
+  return ObjectRef{"Pod", pod.meta.namespace_, pod.meta.name, pod.meta.uid};
+}
+
+// CA's joinPodNames: pod names (without namespace) joined by ",".
+std::string JoinPodNames(const std::vector<scheduler::PodInfoConstSharedPtr>& pods) {
+  std::string out;
+  for (size_t i = 0; i < pods.size(); ++i) {
+    out += (i > 0 ? "," : "") + pods[i]->pod->meta.name;
+  }
+  return out;
+}
+
+}  // namespace
+
+Actuator::Actuator(const AutoscalingOptions& options, cloud::CloudProvider& cloud,
+                   ClusterWriter& writer, EventRecorder& recorder, log::Logger& logger)
+    : options_(options), cloud_(cloud), writer_(writer), recorder_(recorder), log_(logger) {}
+
+std::vector<std::string> Actuator::StartDeletion(TimePoint now,
+                                                 const std::vector<NodeToRemove>& nodes) {
+  std::vector<std::string> deleted;
+  std::vector<const NodeToRemove*> empty;
+  std::vector<const NodeToRemove*> drain;
+  for (const NodeToRemove& n : nodes) {
+    (n.empty ? empty : drain).push_back(&n);
+  }
+  const ObjectRef status_cm{"ConfigMap", "kube-system", options_.status_config_map_name, ""};
+
+  if (!empty.empty()) {
+    if (!TaintAll(now, empty)) {
+      return deleted;
+    }
+    for (const NodeToRemove* n : empty) {
+      const std::string msg = "Scale-down: removing empty node " + GoQuote(n->node);
+      log_.Info(msg);
+      recorder_.Event(status_cm, "Normal", "ScaleDownEmpty", msg);
+    }
+    for (const NodeToRemove* n : empty) {
+      if (DrainAndDelete(*n, false)) {
+        deleted.push_back(n->node);
+      }
+    }
+  }
+
+  if (!drain.empty()) {
+    // Every node to drain is tainted before any eviction, so that pods evicted from one are not
+    // recreated on another.
+    if (!TaintAll(now, drain)) {
+      return deleted;
+    }
+    for (const NodeToRemove* n : drain) {
+      const std::string msg = "Scale-down: removing node " + n->node +
+                              ", utilization: " + FormatUtilization(n->utilization) +
+                              ", pods to reschedule: " + JoinPodNames(n->pods_to_move);
+      log_.Info(msg);
+      recorder_.Event(status_cm, "Normal", "ScaleDown", msg);
+    }
+    for (const NodeToRemove* n : drain) {
+      if (DrainAndDelete(*n, true)) {
+        deleted.push_back(n->node);
+      }
+    }
+  }
+  return deleted;
+}
+
+bool Actuator::TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& nodes) {
+  // MarkToBeDeleted: ToBeDeletedByClusterAutoscaler=<unix seconds>:NoSchedule.
+  const api::Taint taint{std::string(kToBeDeletedTaint), std::to_string(UnixSeconds(now)),
+                         api::TaintEffect::kNoSchedule, std::nullopt};
+  std::vector<const NodeToRemove*> tainted;
+  for (const NodeToRemove* n : nodes) {
+    Status s = writer_.AddNodeTaint(n->node, taint);
+    if (!s.ok()) {
+      recorder_.Event(
+          NodeRef(n->node), "Warning", "ScaleDownFailed",
+          "failed to mark the node as toBeDeleted/unschedulable: " + std::string(s.message()));
+      // Clean up the taints already applied.
+      for (const NodeToRemove* t : tainted) {
+        if (writer_.RemoveNodeTaint(t->node, std::string(kToBeDeletedTaint)).ok()) {
+          log_.V(1,
+                 "Successfully released " + std::string(kToBeDeletedTaint) + " on node " + t->node);
+        }
+      }
+      log_.Error("Failed to scale down: couldn't taint node " + GoQuote(n->node) +
+                 " with ToBeDeleted");
+      return false;
+    }
+    recorder_.Event(NodeRef(n->node), "Normal", "ScaleDown",
+                    "marked the node as toBeDeleted/unschedulable");
+    tainted.push_back(n);
+  }
+  return true;
+}
+
+bool Actuator::DrainAndDelete(const NodeToRemove& node, bool drain) {
+  if (drain) {
+    // DrainNode: evict every pod that must move; a pod already gone counts as evicted.
+    std::vector<std::string> errors;
+    for (const scheduler::PodInfoConstSharedPtr& p : node.pods_to_move) {
+      const api::Pod& pod = *p->pod;
+      recorder_.Event(PodRef(pod), "Normal", "ScaleDown", "deleting pod for node scale down");
+      Status s = writer_.EvictPod(pod.meta.namespace_, pod.meta.name);
+      if (s.ok() || s.code() == StatusCode::kNotFound) {
+        continue;
+      }
+      log_.Error("Failed to evict pod " + pod.meta.name + ", error: " + std::string(s.message()));
+      recorder_.Event(PodRef(pod), "Warning", "ScaleDownFailed",
+                      "failed to delete pod for ScaleDown");
+      errors.push_back("failed to evict pod " + pod.meta.namespace_ + "/" + pod.meta.name +
+                       " within allowed timeout (last error: " + std::string(s.message()) + ")");
+    }
+    if (!errors.empty()) {
+      std::string joined;
+      for (size_t i = 0; i < errors.size(); ++i) {
+        joined += (i > 0 ? " " : "") + errors[i];
+      }
+      FailDeletion(
+          node, true, "prepareNodeForDeletion failed",
+          "Failed to drain node /" + node.node + ", due to following errors: [" + joined + "]");
+      return false;
+    }
+    log_.V(1, "All pods removed from " + node.node);
+  }
+
+  cloud::NodeGroup* group = nullptr;
+  for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
+    if (g->Id() == node.node_group) {
+      group = g;
+      break;
+    }
+  }
+  if (group == nullptr) {
+    FailDeletion(node, drain, "", "picked node that doesn't belong to a node group: " + node.node);
+    return false;
+  }
+  Status s = group->DeleteNodes({node.node});
+  if (!s.ok()) {
+    FailDeletion(
+        node, drain, "",
+        "failed to delete nodes from group " + group->Id() + ": " + std::string(s.message()));
+    return false;
+  }
+  // RegisterAndRecordSuccessfulScaleDownEvent.
+  recorder_.Event(NodeRef(node.node), "Normal", "ScaleDown", "nodes removed by cluster autoscaler");
+  const ObjectRef status_cm{"ConfigMap", "kube-system", options_.status_config_map_name, ""};
+  if (drain) {
+    recorder_.Event(status_cm, "Normal", "ScaleDown",
+                    "Scale-down: node " + node.node + " removed with drain");
+  } else {
+    recorder_.Event(status_cm, "Normal", "ScaleDownEmpty",
+                    "Scale-down: empty node " + node.node + " removed");
+  }
+  return true;
+}
+
+void Actuator::FailDeletion(const NodeToRemove& node, bool drain, const std::string& err_msg,
+                            const std::string& err) {
+  // CleanUpAndRecordFailedScaleDownEvent.
+  if (drain) {
+    log_.Error("Scale-down: couldn't delete node " + GoQuote(node.node) + " with drain, " +
+               err_msg + ", status error: " + err);
+    recorder_.Event(NodeRef(node.node), "Warning", "ScaleDownFailed",
+                    "failed to drain and delete node: " + err);
+  } else {
+    log_.Error("Scale-down: couldn't delete empty node, " + err_msg + ", status error: " + err);
+    recorder_.Event(NodeRef(node.node), "Warning", "ScaleDownFailed",
+                    "failed to delete empty node: " + err);
+  }
+  if (writer_.RemoveNodeTaint(node.node, std::string(kToBeDeletedTaint)).ok()) {
+    log_.V(1, "Successfully released " + std::string(kToBeDeletedTaint) + " on node " + node.node);
+  }
+}
+
+}  // namespace tidepool::autoscaler::scaledown

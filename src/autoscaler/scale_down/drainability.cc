@@ -1,0 +1,137 @@
+#include "autoscaler/scale_down/drainability.h"
+
+#include <chrono>
+#include <map>
+
+namespace tidepool::autoscaler::scaledown {
+namespace {
+
+// The annotation map takes std::string keys: each key is made once.
+const std::string& AnnotationKey(std::string_view key) {
+  static const auto* keys = new std::map<std::string, std::string, std::less<>>{
+      {std::string(kSafeToEvictAnnotation), std::string(kSafeToEvictAnnotation)},
+      {std::string(kDaemonSetPodAnnotation), std::string(kDaemonSetPodAnnotation)},
+      {std::string(kMirrorPodAnnotation), std::string(kMirrorPodAnnotation)},
+      {std::string(kLocalStorageAnnotation), std::string(kLocalStorageAnnotation)}};
+  return keys->find(key)->second;
+}
+
+const std::string* Annotation(const api::Pod& pod, std::string_view key) {
+  if (pod.meta.annotations.empty()) {
+    return nullptr;
+  }
+  auto it = pod.meta.annotations.find(AnnotationKey(key));
+  return it == pod.meta.annotations.end() ? nullptr : &it->second;
+}
+
+bool AnnotationIs(const api::Pod& pod, std::string_view key, std::string_view value) {
+  const std::string* v = Annotation(pod, key);
+  return v != nullptr && *v == value;
+}
+
+// The controller kinds CA's replicated rule accepts with --skip-nodes-with-custom-controller-pods.
+bool IsReplicatedKind(std::string_view kind) {
+  return kind == "ReplicationController" || kind == "Job" || kind == "ReplicaSet" ||
+         kind == "StatefulSet";
+}
+
+PodDrainability Blocked(BlockingPodReason reason, std::string message) {
+  return PodDrainability{DrainOutcome::kBlock, reason, std::move(message)};
+}
+
+}  // namespace
+
+bool IsMirrorPod(const api::Pod& pod) { return Annotation(pod, kMirrorPodAnnotation) != nullptr; }
+
+bool IsDaemonSetPod(const api::Pod& pod) {
+  const api::OwnerReference* ref = api::ControllerOf(pod.meta);
+  if (ref != nullptr && ref->kind == "DaemonSet") {
+    return true;
+  }
+  return AnnotationIs(pod, kDaemonSetPodAnnotation, "true");
+}
+
+bool IsPodTerminal(const api::Pod& pod) {
+  switch (pod.status.phase) {
+    case api::PodPhase::kFailed:
+      return true;  // rejected or evicted by the kubelet, or ran to failure
+    case api::PodPhase::kSucceeded:
+      return pod.spec.restart_policy == "Never" || pod.spec.restart_policy == "OnFailure";
+    default:
+      return false;
+  }
+}
+
+bool IsPodLongTerminating(const api::Pod& pod, TimePoint now) {
+  if (!pod.meta.deletion_timestamp.has_value()) {
+    return false;
+  }
+  const int64_t grace = pod.spec.termination_grace_period_seconds.value_or(30);
+  return *pod.meta.deletion_timestamp + std::chrono::seconds(grace) + std::chrono::seconds(30) <
+         now;
+}
+
+PodDrainability CheckPodDrainability(const api::Pod& pod, const DrainOptions& options,
+                                     const std::set<std::string>& pdb_pods, TimePoint now) {
+  if (IsMirrorPod(pod) || IsPodLongTerminating(pod, now) || IsPodTerminal(pod)) {
+    return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
+  }
+  if (IsDaemonSetPod(pod)) {
+    return PodDrainability{DrainOutcome::kDaemonSet, BlockingPodReason::kNone, ""};
+  }
+  if (AnnotationIs(pod, kSafeToEvictAnnotation, "true")) {
+    return PodDrainability{};
+  }
+  const api::OwnerReference* ref = api::ControllerOf(pod.meta);
+  bool replicated = ref != nullptr;
+  if (replicated && options.skip_nodes_with_custom_controller_pods) {
+    replicated = IsReplicatedKind(ref->kind);
+  }
+  if (!replicated) {
+    return Blocked(BlockingPodReason::kNotReplicated,
+                   pod.meta.namespace_ + "/" + pod.meta.name + " is not replicated");
+  }
+  if (options.skip_nodes_with_system_pods && pod.meta.namespace_ == "kube-system" &&
+      pdb_pods.count(pod.Key()) == 0) {
+    return Blocked(
+        BlockingPodReason::kUnmovableKubeSystemPod,
+        "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + pod.meta.name);
+  }
+  if (AnnotationIs(pod, kSafeToEvictAnnotation, "false")) {
+    return Blocked(BlockingPodReason::kNotSafeToEvictAnnotation,
+                   "pod annotated as not safe to evict present: " + pod.meta.name);
+  }
+  if (options.skip_nodes_with_local_storage && AnnotationIs(pod, kLocalStorageAnnotation, "true")) {
+    return Blocked(BlockingPodReason::kLocalStorageRequested,
+                   "pod with local storage present: " + pod.meta.name);
+  }
+  return PodDrainability{};
+}
+
+PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
+                         const std::set<std::string>& pdb_pods, TimePoint now) {
+  PodsToMove out;
+  for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
+    PodDrainability d = CheckPodDrainability(*p->pod, options, pdb_pods, now);
+    switch (d.outcome) {
+      case DrainOutcome::kMove:
+        out.pods.push_back(p);
+        break;
+      case DrainOutcome::kDaemonSet:
+        out.daemonset_pods.push_back(p);
+        break;
+      case DrainOutcome::kIgnore:
+        break;
+      case DrainOutcome::kBlock:
+        out.pods.clear();
+        out.daemonset_pods.clear();
+        out.blocking_pod = p;
+        out.reason = d.reason;
+        out.message = std::move(d.message);
+        return out;
+    }
+  }
+  return out;
+}
+
+}  // namespace tidepool::autoscaler::scaledown

@@ -1,0 +1,97 @@
+// File: drainability.h
+//
+// Which pods must move off a node before it can be removed, and which pods forbid removing it
+// (CA's simulator/drainability/rules with the default options, and utils/drain). Rules in CA's
+// order, the first that decides wins:
+//   mirror           annotation kubernetes.io/config.mirror: not moved, never blocks
+//   long-terminating deleted more than grace (default 30s) + 30s ago: ignored
+//   terminal         phase Succeeded or Failed: ignored (see below)
+//   daemonset        controller kind DaemonSet, or annotation
+//                    cluster-autoscaler.kubernetes.io/daemonset-pod: "true": not moved
+//   safe-to-evict    cluster-autoscaler.kubernetes.io/safe-to-evict: "true": moves, whatever
+//                    the rules below say
+//   replicated       no controller owner, or (--skip-nodes-with-custom-controller-pods) a
+//                    controller other than ReplicationController/ReplicaSet/Job/StatefulSet:
+//                    blocks, NotReplicated, "<ns>/<name> is not replicated"
+//   system           (--skip-nodes-with-system-pods) a kube-system pod no PodDisruptionBudget
+//                    covers: blocks, UnmovableKubeSystemPod
+//   not-safe-to-evict safe-to-evict: "false": blocks, NotSafeToEvictAnnotation
+//   local storage    (--skip-nodes-with-local-storage) blocks, LocalStorageRequested
+// Everything else moves.
+//
+// Model gaps, documented: the object model carries no volumes yet, so the annotation
+// tidepool.dev/local-storage: "true" stands for a hostPath or non-memory emptyDir volume.
+// CA's terminal rule lets terminal pods "move"; CA's snapshot never holds them (its scheduled
+// pod lister drops Succeeded/Failed pods), so here they are simply ignored. CA's replica-count
+// rule (listers), pdb rule (remaining disruptions) and on-completion rule are not modelled.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autoscaler/options.h"
+#include "autoscaler/scale_down/scale_down.h"
+#include "common/clock.h"
+#include "scheduler/framework/node_info.h"
+
+namespace tidepool::autoscaler::scaledown {
+
+inline constexpr std::string_view kSafeToEvictAnnotation =
+    "cluster-autoscaler.kubernetes.io/safe-to-evict";
+inline constexpr std::string_view kDaemonSetPodAnnotation =
+    "cluster-autoscaler.kubernetes.io/daemonset-pod";
+inline constexpr std::string_view kMirrorPodAnnotation = "kubernetes.io/config.mirror";
+inline constexpr std::string_view kLocalStorageAnnotation = "tidepool.dev/local-storage";
+inline constexpr std::string_view kScaleDownDisabledAnnotation =
+    "cluster-autoscaler.kubernetes.io/scale-down-disabled";
+
+bool IsMirrorPod(const api::Pod& pod);
+bool IsDaemonSetPod(const api::Pod& pod);
+// CA's drain.IsPodTerminal: Failed, or Succeeded with restartPolicy Never or OnFailure.
+bool IsPodTerminal(const api::Pod& pod);
+// Deleted longer ago than its grace period (default 30s) + 30s.
+bool IsPodLongTerminating(const api::Pod& pod, TimePoint now);
+
+enum class DrainOutcome {
+  kMove,       // must be rescheduled elsewhere
+  kDaemonSet,  // a DaemonSet pod: goes with the node
+  kIgnore,     // mirror, long-terminating or terminal: no action
+  kBlock,      // forbids removing the node
+};
+
+struct PodDrainability {
+  DrainOutcome outcome = DrainOutcome::kMove;
+  BlockingPodReason reason = BlockingPodReason::kNone;
+  std::string message;  // CA's error text when blocked
+};
+
+struct DrainOptions {
+  bool skip_nodes_with_system_pods = true;
+  bool skip_nodes_with_local_storage = true;
+  bool skip_nodes_with_custom_controller_pods = true;
+  static DrainOptions From(const AutoscalingOptions& o) {
+    return {o.skip_nodes_with_system_pods, o.skip_nodes_with_local_storage,
+            o.skip_nodes_with_custom_controller_pods};
+  }
+};
+
+// `pdb_pods`: keys ("ns/name") of pods a PodDisruptionBudget covers.
+PodDrainability CheckPodDrainability(const api::Pod& pod, const DrainOptions& options,
+                                     const std::set<std::string>& pdb_pods, TimePoint now);
+
+struct PodsToMove {
+  std::vector<scheduler::PodInfoConstSharedPtr> pods;
+  std::vector<scheduler::PodInfoConstSharedPtr> daemonset_pods;
+  // Set when a pod blocks: that pod, why, and CA's message.
+  scheduler::PodInfoConstSharedPtr blocking_pod;
+  BlockingPodReason reason = BlockingPodReason::kNone;
+  std::string message;
+  bool blocked() const { return blocking_pod != nullptr; }
+};
+
+// CA's GetPodsToMove: stops at the first blocking pod.
+PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
+                         const std::set<std::string>& pdb_pods, TimePoint now);
+
+}  // namespace tidepool::autoscaler::scaledown

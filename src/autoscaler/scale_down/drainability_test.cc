@@ -1,0 +1,146 @@
+#include "autoscaler/scale_down/drainability.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/builders.h"
+
+namespace tidepool::autoscaler::scaledown {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+constexpr TimePoint kNow = SimulatedClock::kDefaultStart;
+
+api::Pod Annotated(api::Pod p, const std::string& key, const std::string& value) {
+  p.meta.annotations[key] = value;
+  return p;
+}
+
+api::Pod Rs(const std::string& name, const std::string& ns = "default") {
+  return MakePod(name, ns).OwnedBy("ReplicaSet", "rs").Req("cpu", "100m").Obj();
+}
+
+api::Pod Bare(const std::string& name, const std::string& ns = "default") {
+  return MakePod(name, ns).Req("cpu", "100m").Obj();
+}
+
+api::Pod WithPhase(api::Pod p, api::PodPhase phase, const std::string& restart) {
+  p.status.phase = phase;
+  p.spec.restart_policy = restart;
+  return p;
+}
+
+api::Pod DeletedAgo(api::Pod p, Duration ago) {
+  p.meta.deletion_timestamp = kNow - ago;
+  return p;
+}
+
+TEST(DrainabilityTest, Rules) {
+  const std::string safe = std::string(kSafeToEvictAnnotation);
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    DrainOutcome want;
+    BlockingPodReason reason = BlockingPodReason::kNone;
+    std::string message = "";
+    DrainOptions options = {};
+    std::set<std::string> pdb = {};
+  };
+  std::vector<Case> cases = {
+      {"replicaset pod moves", Rs("p"), DrainOutcome::kMove},
+      {"statefulset and job pods move", MakePod("s").OwnedBy("StatefulSet", "db").Obj(),
+       DrainOutcome::kMove},
+      {"bare pod blocks", Bare("p"), DrainOutcome::kBlock, BlockingPodReason::kNotReplicated,
+       "default/p is not replicated"},
+      {"custom controller blocks by default", MakePod("p").OwnedBy("MyOperator", "x").Obj(),
+       DrainOutcome::kBlock, BlockingPodReason::kNotReplicated, "default/p is not replicated"},
+      {"custom controller moves without --skip-nodes-with-custom-controller-pods",
+       MakePod("p").OwnedBy("MyOperator", "x").Obj(), DrainOutcome::kMove, BlockingPodReason::kNone,
+       "", DrainOptions{true, true, false}},
+      {"safe-to-evict false blocks", Annotated(Rs("p"), safe, "false"), DrainOutcome::kBlock,
+       BlockingPodReason::kNotSafeToEvictAnnotation,
+       "pod annotated as not safe to evict present: p"},
+      {"safe-to-evict true overrides not replicated", Annotated(Bare("p"), safe, "true"),
+       DrainOutcome::kMove},
+      {"safe-to-evict true overrides kube-system and local storage",
+       Annotated(Annotated(Rs("p", "kube-system"), safe, "true"),
+                 std::string(kLocalStorageAnnotation), "true"),
+       DrainOutcome::kMove},
+      {"kube-system pod without pdb blocks", Rs("dns", "kube-system"), DrainOutcome::kBlock,
+       BlockingPodReason::kUnmovableKubeSystemPod,
+       "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: dns"},
+      {"kube-system pod with pdb moves",
+       Rs("dns", "kube-system"),
+       DrainOutcome::kMove,
+       BlockingPodReason::kNone,
+       "",
+       DrainOptions{},
+       {"kube-system/dns"}},
+      {"kube-system pod moves without --skip-nodes-with-system-pods", Rs("dns", "kube-system"),
+       DrainOutcome::kMove, BlockingPodReason::kNone, "", DrainOptions{false, true, true}},
+      {"bare kube-system pod: not replicated comes first", Bare("x", "kube-system"),
+       DrainOutcome::kBlock, BlockingPodReason::kNotReplicated, "kube-system/x is not replicated"},
+      {"local storage blocks", Annotated(Rs("p"), std::string(kLocalStorageAnnotation), "true"),
+       DrainOutcome::kBlock, BlockingPodReason::kLocalStorageRequested,
+       "pod with local storage present: p"},
+      {"local storage moves without --skip-nodes-with-local-storage",
+       Annotated(Rs("p"), std::string(kLocalStorageAnnotation), "true"), DrainOutcome::kMove,
+       BlockingPodReason::kNone, "", DrainOptions{true, false, true}},
+      {"daemonset pod", MakePod("ds").OwnedBy("DaemonSet", "agent").Obj(),
+       DrainOutcome::kDaemonSet},
+      {"daemonset-pod annotation",
+       Annotated(Bare("ds"), std::string(kDaemonSetPodAnnotation), "true"),
+       DrainOutcome::kDaemonSet},
+      {"daemonset pod in kube-system", MakePod("ds", "kube-system").OwnedBy("DaemonSet", "a").Obj(),
+       DrainOutcome::kDaemonSet},
+      {"mirror pod", Annotated(Bare("etcd", "kube-system"), std::string(kMirrorPodAnnotation), "x"),
+       DrainOutcome::kIgnore},
+      {"succeeded pod with restartPolicy Never",
+       WithPhase(Bare("job"), api::PodPhase::kSucceeded, "Never"), DrainOutcome::kIgnore},
+      {"failed pod", WithPhase(Bare("job"), api::PodPhase::kFailed, "Always"),
+       DrainOutcome::kIgnore},
+      {"succeeded pod with restartPolicy Always is not terminal",
+       WithPhase(Bare("x"), api::PodPhase::kSucceeded, "Always"), DrainOutcome::kBlock,
+       BlockingPodReason::kNotReplicated, "default/x is not replicated"},
+      {"long-terminating pod", DeletedAgo(Bare("x"), std::chrono::seconds(61)),
+       DrainOutcome::kIgnore},
+      {"recently deleted pod still counts", DeletedAgo(Rs("x"), std::chrono::seconds(59)),
+       DrainOutcome::kMove},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    PodDrainability d = CheckPodDrainability(c.pod, c.options, c.pdb, kNow);
+    EXPECT_EQ(d.outcome, c.want);
+    EXPECT_EQ(d.reason, c.reason);
+    EXPECT_EQ(d.message, c.message);
+  }
+}
+
+TEST(DrainabilityTest, GetPodsToMoveStopsAtTheFirstBlockingPod) {
+  scheduler::ClusterSnapshot snapshot;
+  ASSERT_TRUE(
+      snapshot.AddNode(MakeNode("n").Capacity({{"cpu", "4"}, {"memory", "4Gi"}}).Ptr()).ok());
+  auto add = [&](api::Pod p) {
+    ASSERT_TRUE(
+        snapshot.AddPod(scheduler::MakePodInfo(std::make_shared<const api::Pod>(p)), "n").ok());
+  };
+  add(Rs("a"));
+  add(MakePod("ds").OwnedBy("DaemonSet", "agent").Obj());
+  add(Annotated(Bare("m"), std::string(kMirrorPodAnnotation), "x"));
+  PodsToMove ok = GetPodsToMove(*snapshot.GetNodeInfo("n"), DrainOptions{}, {}, kNow);
+  ASSERT_FALSE(ok.blocked());
+  ASSERT_EQ(ok.pods.size(), 1u);
+  EXPECT_EQ(ok.pods[0]->pod->meta.name, "a");
+  ASSERT_EQ(ok.daemonset_pods.size(), 1u);
+
+  add(Bare("b"));
+  PodsToMove blocked = GetPodsToMove(*snapshot.GetNodeInfo("n"), DrainOptions{}, {}, kNow);
+  ASSERT_TRUE(blocked.blocked());
+  EXPECT_EQ(blocked.blocking_pod->pod->meta.name, "b");
+  EXPECT_EQ(blocked.reason, BlockingPodReason::kNotReplicated);
+  EXPECT_TRUE(blocked.pods.empty());
+}
+
+}  // namespace
+}  // namespace tidepool::autoscaler::scaledown

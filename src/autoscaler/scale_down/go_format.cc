@@ -1,0 +1,168 @@
+#include "autoscaler/scale_down/go_format.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+
+namespace tidepool::autoscaler::scaledown {
+namespace {
+
+// Go's fmtFrac: the fraction of u / 10^prec without trailing zeros (and without the point
+// when it is zero); returns u / 10^prec.
+uint64_t AppendFrac(std::string& out, uint64_t u, int prec) {
+  std::string digits;
+  bool print = false;
+  for (int i = 0; i < prec; ++i) {
+    uint64_t digit = u % 10;
+    print = print || digit != 0;
+    if (print) {
+      digits.insert(digits.begin(), static_cast<char>('0' + digit));
+    }
+    u /= 10;
+  }
+  if (print) {
+    out += ".";
+    out += digits;
+  }
+  return u;
+}
+
+}  // namespace
+
+std::string GoDuration(Duration d) {
+  int64_t ns = d.count();
+  const bool neg = ns < 0;
+  uint64_t u =
+      neg ? static_cast<uint64_t>(0) - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
+  std::string out;
+  constexpr uint64_t kSecond = 1000000000ULL;
+  if (u < kSecond) {
+    if (u == 0) {
+      return "0s";
+    }
+    int prec = 0;
+    std::string unit;
+    if (u < 1000ULL) {
+      unit = "ns";
+    } else if (u < 1000000ULL) {
+      prec = 3;
+      unit = "\u00b5s";
+    } else {
+      prec = 6;
+      unit = "ms";
+    }
+    std::string frac;
+    uint64_t whole = AppendFrac(frac, u, prec);
+    out = std::to_string(whole) + frac + unit;
+  } else {
+    std::string frac;
+    uint64_t secs = AppendFrac(frac, u, 9);
+    std::string tail = std::to_string(secs % 60) + frac + "s";
+    uint64_t mins = secs / 60;
+    if (mins > 0) {
+      tail = std::to_string(mins % 60) + "m" + tail;
+      uint64_t hours = mins / 60;
+      if (hours > 0) {
+        tail = std::to_string(hours) + "h" + tail;
+      }
+    }
+    out = tail;
+  }
+  return neg ? "-" + out : out;
+}
+
+std::string GoFloat(double v) {
+  if (std::isnan(v)) {
+    return "NaN";
+  }
+  if (std::isinf(v)) {
+    return v > 0 ? "+Inf" : "-Inf";
+  }
+  // The shortest digits that round-trip, as strconv.FormatFloat(v, 'g', -1, 64) finds them.
+  char buf[64];
+  auto res = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+  std::string s(buf, res.ptr);
+  std::string sign;
+  if (!s.empty() && s[0] == '-') {
+    sign = "-";
+    s.erase(0, 1);
+  }
+  const size_t e = s.find('e');
+  std::string digits;
+  for (size_t i = 0; i < e; ++i) {
+    if (s[i] != '.') {
+      digits += s[i];
+    }
+  }
+  const int exp = std::atoi(s.c_str() + e + 1);
+  const int nd = static_cast<int>(digits.size());
+  if (digits == "0") {
+    return sign + "0";
+  }
+  // %v uses %e when the exponent is < -4 or >= 6 (the shortest form's precision rule).
+  if (exp < -4 || exp >= 6) {
+    std::string out = sign + digits.substr(0, 1);
+    if (nd > 1) {
+      out += "." + digits.substr(1);
+    }
+    char ebuf[16];
+    std::snprintf(ebuf, sizeof(ebuf), "e%c%02d", exp < 0 ? '-' : '+', std::abs(exp));
+    return out + ebuf;
+  }
+  const int dp = exp + 1;  // digits before the decimal point
+  std::string out;
+  if (dp <= 0) {
+    out = "0." + std::string(static_cast<size_t>(-dp), '0') + digits;
+  } else if (dp >= nd) {
+    out = digits + std::string(static_cast<size_t>(dp - nd), '0');
+  } else {
+    out = digits.substr(0, static_cast<size_t>(dp)) + "." + digits.substr(static_cast<size_t>(dp));
+  }
+  return sign + out;
+}
+
+std::string GoQuote(std::string_view s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+    }
+    out += c;
+  }
+  return out + "\"";
+}
+
+std::string GoPrecision6(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return buf;
+}
+
+std::string GoTime(TimePoint t) {
+  // time.Time.String(): "2006-01-02 15:04:05.999999999 -0700 MST", trailing zeros of the
+  // fraction dropped.
+  const auto since_epoch = t.time_since_epoch();
+  auto secs = std::chrono::floor<std::chrono::seconds>(since_epoch);
+  const int64_t nanos = (since_epoch - secs).count();
+  std::time_t tt = static_cast<std::time_t>(secs.count());
+  std::tm tm{};
+  gmtime_r(&tt, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm);
+  std::string out = buf;
+  if (nanos != 0) {
+    char frac[16];
+    std::snprintf(frac, sizeof(frac), ".%09lld", static_cast<long long>(nanos));
+    std::string f = frac;
+    while (f.back() == '0') {
+      f.pop_back();
+    }
+    out += f;
+  }
+  return out + " +0000 UTC";
+}
+
+}  // namespace tidepool::autoscaler::scaledown

@@ -1,0 +1,193 @@
+// File: scale_down.h
+//
+// Scale-down (CA's core/scaledown: planner, eligibility, unneeded tracking, drainability and the
+// actuator), on the shared snapshot and the scheduler's own plugins.
+//
+// Planner::Update runs every loop: for each node of an autoscaled group it computes the
+// utilisation (for GPU nodes, GPU utilisation alone), decides whether the node is a candidate
+// (below threshold, not already being deleted, group above min size; like CA, no per-node delay
+// after creation: the global scale-down-delay-after-add cooldown belongs to the loop), and
+// whether its pods could all move elsewhere (drain simulation on a fork: every pod that must
+// move must fit another node, through the scheduler's filters; pods that block removal make the
+// node unremovable). Candidates are remembered with the time they first became unneeded.
+// NodesToDelete returns the nodes unneeded for longer than scale-down-unneeded-time, respecting
+// min sizes and parallelism limits. The actuator taints, drains and deletes.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "autoscaler/cluster_view.h"
+#include "autoscaler/events.h"
+#include "autoscaler/options.h"
+#include "cloud/cloud_provider.h"
+#include "common/log.h"
+#include "scheduler/framework/runtime/framework.h"
+#include "scheduler/snapshot/cluster_snapshot.h"
+
+namespace tidepool::autoscaler::scaledown {
+
+// Why a node cannot be removed (CA's simulator.UnremovableReason), for status and metrics.
+enum class UnremovableReason {
+  kNone,
+  kScaleDownDisabledAnnotation,  // cluster-autoscaler.kubernetes.io/scale-down-disabled=true
+  kNotAutoscaled,                // no node group
+  kNotUnneededLongEnough,
+  kNotUnreadyLongEnough,
+  kNodeGroupMinSizeReached,
+  kNotUnderutilized,
+  kRecentlyAdded,  // unused: CA has no per-node delay after add
+  kBlockedByPod,   // see BlockingPodReason
+  kNoPlaceToMovePods,
+  kUnexpectedError,
+};
+std::string_view UnremovableReasonName(UnremovableReason r);
+
+// Why a pod blocks its node's removal (CA's drain.BlockingPodReason).
+enum class BlockingPodReason {
+  kNone,
+  kControllerNotFound,     // the controller object is gone (CA checks with listers; not produced)
+  kNotReplicated,          // no controller owner (a bare pod) or a custom controller
+  kLocalStorageRequested,  // emptyDir / hostPath (modelled by the annotation
+                           // tidepool.dev/local-storage)
+  kNotSafeToEvictAnnotation,  // cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
+  kUnmovableKubeSystemPod,    // kube-system pod without a PodDisruptionBudget
+  kNotEnoughPdb,              // not produced: PodDisruptionBudgets are not modelled yet
+};
+std::string_view BlockingPodReasonName(BlockingPodReason r);
+
+struct Utilization {
+  double cpu = 0;
+  double memory = 0;
+  double gpu = 0;
+  // The value compared against the threshold: gpu for GPU nodes, else max(cpu, memory).
+  double value = 0;
+  // The resource `value` measures: "cpu" or "memory", or the GPU's resource name (e.g.
+  // "nvidia.com/gpu"), as CA's utilization.Info.ResourceName.
+  std::string resource;
+};
+
+struct NodeToRemove {
+  std::string node;
+  std::string node_group;
+  bool empty = false;  // no pod needs to move
+  std::vector<scheduler::PodInfoConstSharedPtr> pods_to_move;
+  Utilization utilization;
+};
+
+struct UnneededNode {
+  std::string node;
+  TimePoint since;
+};
+
+class Planner {
+ public:
+  // Every reference must outlive the planner.
+  Planner(const AutoscalingOptions& options, cloud::CloudProvider& cloud,
+          const scheduler::Framework& framework, log::Logger& logger);
+
+  // Recomputes the unneeded nodes as of `now`. `snapshot` holds every node and scheduled pod;
+  // it is forked and reverted. `nodes` are the cluster's nodes (for creation times, readiness,
+  // annotations). `kube_system_pdb_pods`: keys ("ns/name") of kube-system pods covered by a
+  // PodDisruptionBudget.
+  //
+  // Details (CA's planner, eligibility and removal simulator):
+  //   - only `nodes` are candidates and pod destinations; other snapshot nodes (upcoming
+  //     copies) are neither. Nodes tainted ToBeDeletedByClusterAutoscaler less than 5 minutes
+  //     ago (CA's max-cloud-provider-node-deletion-time) are skipped and are no destination;
+  //   - nodes of groups at or below min size are not candidates
+  //   (PreFilteringScaleDownNodeProcessor);
+  //   - a node the simulation found unremovable is not simulated again for 5 minutes (CA's
+  //     --unremovable-node-recheck-timeout default) and keeps that reason meanwhile;
+  //   - a GPU node whose GPUs are not allocatable yet is not a candidate until
+  //     max-node-startup-time after its creation (CA counts it NotStarted); after that it is
+  //     an unready node with GPU utilisation 0 (scale-down-unready-time applies);
+  //   - candidates are simulated empty first, then those unneeded last time, then by
+  //     utilisation and name, until CA's unneededNodesLimit() removable nodes are found. Each
+  //     removable node is taken out of the (forked) snapshot with its pods placed elsewhere,
+  //     so later candidates see that capacity used.
+  void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
+              const std::vector<api::NodeConstSharedPtr>& nodes,
+              const std::set<std::string>& kube_system_pdb_pods = {});
+
+  // Nodes unneeded for longer than scale-down-unneeded-time (CA: since + time strictly before
+  // now; unready nodes: scale-down-unready-time), never taking a group below its min size
+  // (target size minus the nodes chosen before in this call); empty nodes first, up to
+  // max-scale-down-parallelism, then nodes to drain, up to max-drain-parallelism within what
+  // is left. Emits the log lines "<node> was unneeded for <d>" (Go duration, e.g. "10m10s").
+  // Reasons for the nodes left out go to unremovable().
+  std::vector<NodeToRemove> NodesToDelete(TimePoint now);
+
+  const std::vector<UnneededNode>& unneeded() const { return unneeded_; }
+  const std::map<std::string, UnremovableReason>& unremovable() const { return unremovable_; }
+
+ private:
+  // CA's unneededNodesLimit(): how many removable nodes are worth finding in one pass.
+  size_t UnneededNodesLimit() const;
+
+  const AutoscalingOptions& options_;
+  cloud::CloudProvider& cloud_;
+  const scheduler::Framework& framework_;
+  log::Logger& log_;
+  // Unneeded nodes in the order Update evaluated them.
+  std::vector<UnneededNode> unneeded_;
+  std::map<std::string, UnremovableReason> unremovable_;
+  // By node name: what removing each unneeded node means, its node object and readiness.
+  std::map<std::string, NodeToRemove> candidates_;
+  std::map<std::string, api::NodeConstSharedPtr> unneeded_nodes_;
+  std::map<std::string, bool> unneeded_ready_;
+  // Where each moved pod ("ns/name") went in the last pass, tried first next time (CA's
+  // hinting simulator).
+  std::unordered_map<std::string, std::string> hints_;
+  // Copies of the moved pods with spec.nodeName cleared, by original pod, kept from one pass to
+  // the next (the original is held so that its address stays unique).
+  std::unordered_map<const scheduler::PodInfo*,
+                     std::pair<scheduler::PodInfoConstSharedPtr, scheduler::PodInfoConstSharedPtr>>
+      unbound_pods_;
+  // Nodes the simulation found unremovable (blocked, or no place for their pods): not
+  // simulated again before the time, keeping the reason found (CA's
+  // --unremovable-node-recheck-timeout, 5m).
+  std::map<std::string, std::pair<TimePoint, UnremovableReason>> recheck_after_;
+  std::optional<TimePoint> last_update_;
+  Duration min_update_interval_;
+};
+
+// Carries out deletions (CA's actuator): taints each node ToBeDeletedByClusterAutoscaler=<unix
+// ts>:NoSchedule, evicts the pods that must move (drained nodes), then asks the node's group to
+// delete it. Events and log lines are CA's (ScaleDownEmpty "Scale-down: removing empty node
+// %q", ScaleDown "Scale-down: removing node %s, utilization: %v, pods to reschedule: %s", node
+// events "marked the node as toBeDeleted/unschedulable", pod events "deleting pod for node
+// scale down").
+//
+// Synchronous: every call on the writer and the cloud returns before the next. Empty nodes are
+// tainted first (all of them; one failure removes the taints already added and stops), then
+// deleted one by one; then the nodes to drain likewise, each evicted before its deletion. A
+// failed eviction or deletion emits ScaleDownFailed on the node and removes its taint.
+class Actuator {
+ public:
+  Actuator(const AutoscalingOptions& options, cloud::CloudProvider& cloud, ClusterWriter& writer,
+           EventRecorder& recorder, log::Logger& logger);
+  // Returns the nodes whose deletion was requested.
+  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes);
+
+ private:
+  // Taints every node; on a failure removes the taints added and returns false.
+  bool TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& nodes);
+  // Evicts (drained nodes) and deletes one tainted node; true if the cloud accepted.
+  bool DrainAndDelete(const NodeToRemove& node, bool drain);
+  void FailDeletion(const NodeToRemove& node, bool drain, const std::string& err_msg,
+                    const std::string& err);
+
+  const AutoscalingOptions& options_;
+  cloud::CloudProvider& cloud_;
+  ClusterWriter& writer_;
+  EventRecorder& recorder_;
+  log::Logger& log_;
+};
+
+}  // namespace tidepool::autoscaler::scaledown

@@ -1,0 +1,817 @@
+#include "autoscaler/scale_down/scale_down.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "autoscaler/scale_down/drainability.h"
+#include "autoscaler/scale_down/go_format.h"
+#include "scheduler/scheduler.h"
+#include "testing/builders.h"
+#include "testing/fake_cloud_provider.h"
+
+namespace tidepool::autoscaler::scaledown {
+namespace {
+
+using testing::MakeNode;
+using testing::MakePod;
+
+constexpr const char* kPool = "cloud.google.com/gke-nodepool";
+constexpr const char* kAccel = "cloud.google.com/gke-accelerator";
+
+api::Node CpuNode(const std::string& name, const std::string& pool, const std::string& cpu = "4",
+                  const std::string& mem = "16Gi") {
+  auto b = MakeNode(name).Capacity({{"cpu", cpu}, {"memory", mem}});
+  if (!pool.empty()) {
+    b.Label(kPool, pool);
+  }
+  return b.Obj();
+}
+
+api::Node GpuNode(const std::string& name, const std::string& pool, const std::string& gpus = "1") {
+  return MakeNode(name)
+      .Capacity({{"cpu", "8"}, {"memory", "32Gi"}, {"nvidia.com/gpu", gpus}})
+      .Label(kPool, pool)
+      .Label(kAccel, "nvidia-tesla-t4")
+      .Taint("nvidia.com/gpu", "present")
+      .Obj();
+}
+
+api::Pod RsPod(const std::string& name, const std::string& cpu, const std::string& mem = "1Gi",
+               const std::string& ns = "default") {
+  return MakePod(name, ns)
+      .OwnedBy("ReplicaSet", "rs")
+      .Req("cpu", cpu)
+      .Req("memory", mem)
+      .Toleration("nvidia.com/gpu", "present")
+      .Obj();
+}
+
+api::Pod Annotated(api::Pod p, const std::string& key, const std::string& value) {
+  p.meta.annotations[key] = value;
+  return p;
+}
+api::Node Annotated(api::Node n, const std::string& key, const std::string& value) {
+  n.meta.annotations[key] = value;
+  return n;
+}
+
+struct RecordedEvent {
+  std::string object, type, reason, message;
+  friend bool operator==(const RecordedEvent&, const RecordedEvent&) = default;
+};
+
+std::ostream& operator<<(std::ostream& os, const RecordedEvent& e) {
+  return os << "{" << e.object << " " << e.type << " " << e.reason << " \"" << e.message << "\"}";
+}
+
+class VectorRecorder final : public EventRecorder {
+ public:
+  void Event(const ObjectRef& o, std::string_view type, std::string_view reason,
+             std::string message) override {
+    std::string obj = o.kind + "/" + (o.namespace_.empty() ? "" : o.namespace_ + "/") + o.name;
+    events.push_back({obj, std::string(type), std::string(reason), std::move(message)});
+  }
+  std::vector<RecordedEvent> events;
+};
+
+class FakeWriter final : public ClusterWriter {
+ public:
+  Status AddNodeTaint(const std::string& node, const api::Taint& taint) override {
+    calls.push_back("taint " + node + " " + taint.ToString());
+    if (fail_taint.count(node) > 0) {
+      return UnavailableError("the server is currently unable to handle the request");
+    }
+    return OkStatus();
+  }
+  Status RemoveNodeTaint(const std::string& node, const std::string& key) override {
+    calls.push_back("untaint " + node + " " + key);
+    return OkStatus();
+  }
+  Status EvictPod(const std::string& ns, const std::string& name) override {
+    calls.push_back("evict " + ns + "/" + name);
+    if (fail_evict.count(ns + "/" + name) > 0) {
+      return ResourceExhaustedError(
+          "Cannot evict pod as it would violate the pod's disruption budget.");
+    }
+    return OkStatus();
+  }
+  std::set<std::string> fail_taint;
+  std::set<std::string> fail_evict;
+  std::vector<std::string> calls;
+};
+
+class ScaleDownTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = scheduler::Scheduler::Create();
+    ASSERT_TRUE(s.ok());
+    sched_ = std::move(*s);
+    logger_.AddSink([this](std::string_view l) { log_.emplace_back(l); });
+    logger_.SetVerbosity(4);
+    Reset();
+  }
+
+  void Reset() {
+    options_ = AutoscalingOptions{};
+    cloud_ = std::make_unique<testing::FakeCloudProvider>();
+    snapshot_.Clear();
+    nodes_.clear();
+    planner_.reset();
+    log_.clear();
+  }
+
+  testing::FakeNodeGroup& Group(const std::string& id, int min, int max, int target) {
+    return cloud_->AddGroup(id, min, max, target, CpuNode("t", ""));
+  }
+  void AddNode(api::Node n) {
+    auto p = std::make_shared<const api::Node>(std::move(n));
+    ASSERT_TRUE(snapshot_.AddNode(p).ok());
+    nodes_.push_back(p);
+  }
+  void AddPod(api::Pod p, const std::string& node) {
+    p.spec.node_name = node;
+    p.status.phase = api::PodPhase::kRunning;
+    auto info = scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(p)));
+    ASSERT_TRUE(snapshot_.AddPod(info, node).ok());
+  }
+  // A large node outside any autoscaled group: a destination for moved pods, never a candidate.
+  void AddBigDestination(const std::string& cpu = "32") {
+    AddNode(CpuNode("big", "", cpu, "128Gi"));
+  }
+
+  Planner& planner() {
+    if (!planner_) {
+      planner_ = std::make_unique<Planner>(options_, *cloud_, sched_->framework(), logger_);
+    }
+    return *planner_;
+  }
+  void Update(const std::set<std::string>& pdb = {}) {
+    const size_t forks = static_cast<size_t>(snapshot_.fork_depth());
+    const size_t pods = snapshot_.NumPods();
+    planner().Update(clock_.Now(), snapshot_, nodes_, pdb);
+    // The snapshot is left as it was found.
+    EXPECT_EQ(static_cast<size_t>(snapshot_.fork_depth()), forks);
+    EXPECT_EQ(snapshot_.NumPods(), pods);
+  }
+  const UnneededNode* Unneeded(const std::string& name) {
+    for (const UnneededNode& u : planner().unneeded()) {
+      if (u.node == name) {
+        return &u;
+      }
+    }
+    return nullptr;
+  }
+  UnremovableReason ReasonOf(const std::string& name) {
+    auto it = planner().unremovable().find(name);
+    return it == planner().unremovable().end() ? UnremovableReason::kNone : it->second;
+  }
+  std::vector<std::string> Names(const std::vector<NodeToRemove>& nodes) {
+    std::vector<std::string> out;
+    for (const auto& n : nodes) {
+      out.push_back(n.node);
+    }
+    return out;
+  }
+  bool Logged(const std::string& text) const {
+    for (const auto& l : log_) {
+      if (l.find(text) != std::string::npos) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  AutoscalingOptions options_;
+  SimulatedClock clock_;
+  log::Logger logger_{"cluster-autoscaler", clock_, false};
+  std::vector<std::string> log_;
+  std::unique_ptr<testing::FakeCloudProvider> cloud_;
+  std::unique_ptr<scheduler::Scheduler> sched_;
+  scheduler::ClusterSnapshot snapshot_;
+  std::vector<api::NodeConstSharedPtr> nodes_;
+  std::unique_ptr<Planner> planner_;
+};
+
+// One candidate node "n1" next to a big non-autoscaled destination; is n1 unneeded, and if not,
+// why?
+TEST_F(ScaleDownTest, WhichNodesAreUnneeded) {
+  const std::string safe = std::string(kSafeToEvictAnnotation);
+  struct Case {
+    std::string name;
+    std::function<void()> setup;
+    UnremovableReason want;  // kNone: unneeded
+    bool want_empty = false;
+    std::set<std::string> pdb = {};
+  };
+  std::vector<Case> cases = {
+      {"gpu node with an idle gpu and busy cpu is removable (gpu utilisation alone)",
+       [&] {
+         Group("gpu-pool", 0, 5, 1);
+         AddNode(GpuNode("n1", "gpu-pool"));
+         AddPod(RsPod("busy", "7", "30Gi"), "n1");
+       },
+       UnremovableReason::kNone},
+      {"gpu node running a gpu pod is not underutilised",
+       [&] {
+         Group("gpu-pool", 0, 5, 1);
+         AddNode(GpuNode("n1", "gpu-pool"));
+         api::Pod p = RsPod("train", "1");
+         p.spec.containers[0].resources.requests["nvidia.com/gpu"] = testing::Q("1");
+         p.spec.containers[0].resources.limits["nvidia.com/gpu"] = testing::Q("1");
+         AddPod(p, "n1");
+       },
+       UnremovableReason::kNotUnderutilized},
+      {"cpu node above the threshold",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("a", "2"), "n1");  // exactly 0.5: >= threshold
+       },
+       UnremovableReason::kNotUnderutilized},
+      {"safe-to-evict false blocks",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(Annotated(RsPod("a", "100m"), safe, "false"), "n1");
+       },
+       UnremovableReason::kBlockedByPod},
+      {"kube-system pod without a pdb blocks",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("coredns", "100m", "70Mi", "kube-system"), "n1");
+       },
+       UnremovableReason::kBlockedByPod},
+      {"kube-system pod with a pdb moves",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("coredns", "100m", "70Mi", "kube-system"), "n1");
+       },
+       UnremovableReason::kNone,
+       false,
+       {"kube-system/coredns"}},
+      {"bare pod blocks",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(MakePod("bare").Req("cpu", "100m").Obj(), "n1");
+       },
+       UnremovableReason::kBlockedByPod},
+      {"bare pod with safe-to-evict true moves",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(Annotated(MakePod("bare").Req("cpu", "100m").Obj(), safe, "true"), "n1");
+       },
+       UnremovableReason::kNone},
+      {"local storage blocks",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(Annotated(RsPod("a", "100m"), std::string(kLocalStorageAnnotation), "true"), "n1");
+       },
+       UnremovableReason::kBlockedByPod},
+      {"daemonset pods do not block and need no move",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(MakePod("agent", "kube-system").OwnedBy("DaemonSet", "agent").Req("cpu", "1").Obj(),
+                "n1");
+       },
+       UnremovableReason::kNone, true},
+      {"pods that fit no other node keep the node",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         api::Pod p = RsPod("ssd", "100m");
+         p.spec.node_selector["disk"] = "ssd";
+         AddPod(p, "n1");
+       },
+       UnremovableReason::kNoPlaceToMovePods},
+      {"scale-down-disabled annotation",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(Annotated(CpuNode("n1", "cpu-pool"), std::string(kScaleDownDisabledAnnotation),
+                           "true"));
+       },
+       UnremovableReason::kScaleDownDisabledAnnotation},
+      {"node outside autoscaled groups", [&] { AddNode(CpuNode("n1", "")); },
+       UnremovableReason::kNotAutoscaled},
+      {"group at its min size",
+       [&] {
+         Group("cpu-pool", 1, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+       },
+       UnremovableReason::kNodeGroupMinSizeReached},
+      {"gpu driver not ready yet: not a candidate",
+       [&] {
+         Group("gpu-pool", 0, 5, 1);
+         api::Node n = GpuNode("n1", "gpu-pool", "0");
+         n.meta.creation_timestamp = clock_.Now() - std::chrono::minutes(3);
+         AddNode(n);
+       },
+       UnremovableReason::kNotUnreadyLongEnough},
+      {"gpu that never came up: unready, gpu utilisation 0",
+       [&] {
+         Group("gpu-pool", 0, 5, 1);
+         api::Node n = GpuNode("n1", "gpu-pool", "0");
+         n.meta.creation_timestamp = clock_.Now() - std::chrono::minutes(16);
+         AddNode(n);
+       },
+       UnremovableReason::kNone, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    AddBigDestination();
+    c.setup();
+    Update(c.pdb);
+    EXPECT_EQ(ReasonOf("n1"), c.want) << UnremovableReasonName(ReasonOf("n1"));
+    const UnneededNode* u = Unneeded("n1");
+    ASSERT_EQ(u != nullptr, c.want == UnremovableReason::kNone);
+    EXPECT_EQ(ReasonOf("big"), UnremovableReason::kNotAutoscaled);
+    if (u != nullptr) {
+      EXPECT_EQ(u->since, clock_.Now());
+      clock_.Advance(std::chrono::minutes(21));
+      std::vector<NodeToRemove> del = planner().NodesToDelete(clock_.Now());
+      ASSERT_EQ(Names(del), std::vector<std::string>{"n1"});
+      EXPECT_EQ(del[0].empty, c.want_empty);
+      EXPECT_EQ(del[0].node_group, cloud_->NodeGroupForNode(*nodes_.back())->Id());
+    }
+  }
+}
+
+TEST_F(ScaleDownTest, GpuNodeUtilizationIsReportedAndLogged) {
+  Group("gpu-pool", 0, 5, 2);
+  AddBigDestination();
+  AddNode(GpuNode("g1", "gpu-pool", "2"));
+  AddPod(RsPod("busy", "7", "30Gi"), "g1");
+  Update();
+  ASSERT_NE(Unneeded("g1"), nullptr);
+  auto del = planner().NodesToDelete(clock_.Now() + std::chrono::minutes(11));
+  ASSERT_EQ(del.size(), 1u);
+  EXPECT_EQ(del[0].utilization.resource, "nvidia.com/gpu");
+  EXPECT_DOUBLE_EQ(del[0].utilization.value, 0);
+  EXPECT_DOUBLE_EQ(del[0].utilization.cpu, 0);  // CA computes nothing else for GPU nodes
+  ASSERT_EQ(del[0].pods_to_move.size(), 1u);
+  EXPECT_EQ(del[0].pods_to_move[0]->pod->meta.name, "busy");
+  EXPECT_TRUE(Logged("] Node g1 - nvidia.com/gpu requested is 0% of allocatable"));
+  EXPECT_TRUE(Logged("] Simulating node g1 removal"));
+  EXPECT_TRUE(Logged("] node g1 may be removed"));
+  EXPECT_TRUE(Logged("] g1 was unneeded for 11m0s"));
+}
+
+TEST_F(ScaleDownTest, LogsWhyNodesStay) {
+  Group("cpu-pool", 0, 5, 3);
+  AddNode(CpuNode("busy", "cpu-pool"));
+  AddPod(RsPod("a", "3"), "busy");
+  AddNode(CpuNode("blocked", "cpu-pool"));
+  AddPod(MakePod("bare").Req("cpu", "100m").Obj(), "blocked");
+  Update();
+  EXPECT_TRUE(
+      Logged("] Node busy unremovable: cpu requested (75% of allocatable) is above the scale-down "
+             "utilization threshold"));
+  EXPECT_TRUE(Logged("] node blocked cannot be removed: default/bare is not replicated"));
+  EXPECT_EQ(ReasonOf("blocked"), UnremovableReason::kBlockedByPod);
+}
+
+TEST_F(ScaleDownTest, MovedPodsUseUpTheCapacityTheyTake) {
+  // "dest" has 3 free cpu; n1 and n2 (25% used) each need 2 cpu moved. Only the first fits,
+  // and n1 cannot take n2's pod because n1 itself goes.
+  Group("cpu-pool", 0, 5, 2);
+  AddNode(CpuNode("dest", "", "4"));
+  AddPod(RsPod("filler", "1"), "dest");
+  AddNode(CpuNode("n1", "cpu-pool", "8", "32Gi"));
+  AddPod(RsPod("p1", "2"), "n1");
+  AddNode(CpuNode("n2", "cpu-pool", "8", "32Gi"));
+  AddPod(RsPod("p2", "2"), "n2");
+  Update();
+  EXPECT_NE(Unneeded("n1"), nullptr);
+  EXPECT_EQ(Unneeded("n2"), nullptr);
+  EXPECT_EQ(ReasonOf("n2"), UnremovableReason::kNoPlaceToMovePods);
+  EXPECT_TRUE(Logged("] node n2 is not suitable for removal: can reschedule only 0 out of 1 pods"));
+
+  // With room for both, both go.
+  Reset();
+  Group("cpu-pool", 0, 5, 2);
+  AddNode(CpuNode("dest", "", "8", "32Gi"));
+  AddNode(CpuNode("n1", "cpu-pool", "8", "32Gi"));
+  AddPod(RsPod("p1", "2"), "n1");
+  AddNode(CpuNode("n2", "cpu-pool", "8", "32Gi"));
+  AddPod(RsPod("p2", "2"), "n2");
+  Update();
+  EXPECT_NE(Unneeded("n1"), nullptr);
+  EXPECT_NE(Unneeded("n2"), nullptr);
+}
+
+TEST_F(ScaleDownTest, PodsFindRoomPastManyFullNodes) {
+  // More full destinations than are filtered one by one: the grouped filtering finds the room.
+  struct Case {
+    std::string name;
+    bool room;
+    UnremovableReason want;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"room on the last node", true, UnremovableReason::kNone},
+                         {"no room anywhere", false, UnremovableReason::kNoPlaceToMovePods}}) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    Group("cpu-pool", 0, 5, 1);
+    for (int i = 0; i < 40; ++i) {
+      const std::string name = "full-" + std::to_string(100 + i);
+      AddNode(CpuNode(name, ""));
+      AddPod(RsPod("hog-" + std::to_string(i), "3800m"), name);
+    }
+    AddNode(CpuNode("n1", "cpu-pool"));
+    AddPod(RsPod("p1", "500m"), "n1");
+    AddPod(RsPod("p2", "500m"), "n1");
+    if (c.room) {
+      AddNode(CpuNode("room", "", "4"));
+    }
+    Update();
+    EXPECT_EQ(ReasonOf("n1"), c.want);
+    EXPECT_EQ(Unneeded("n1") != nullptr, c.want == UnremovableReason::kNone);
+  }
+}
+
+TEST_F(ScaleDownTest, UnremovableNodesAreRecheckedAfterFiveMinutes) {
+  Group("cpu-pool", 0, 5, 1);
+  AddNode(CpuNode("n1", "cpu-pool"));
+  AddPod(RsPod("p1", "1"), "n1");
+  Update();
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+  EXPECT_TRUE(
+      Logged("] 1 nodes found to be unremovable in simulation, will re-check them at "
+             "2026-01-01 00:05:00 +0000 UTC"));
+
+  // Room appears, but CA does not look again before --unremovable-node-recheck-timeout.
+  AddBigDestination();
+  clock_.Advance(std::chrono::minutes(4));
+  Update();
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+  EXPECT_EQ(Unneeded("n1"), nullptr);
+  EXPECT_TRUE(Logged("] Scale-down calculation: ignoring 1 nodes unremovable in the last 5m0s"));
+  clock_.Advance(std::chrono::minutes(1));
+  Update();
+  EXPECT_NE(Unneeded("n1"), nullptr);
+}
+
+TEST_F(ScaleDownTest, PodsDoNotMoveToNodesBeingDeletedOrUpcoming) {
+  Group("cpu-pool", 0, 5, 2);
+  // A node tainted by a scale-down a minute ago: skipped, and no destination.
+  api::Node deleting = CpuNode("deleting", "cpu-pool", "8", "32Gi");
+  deleting.spec.taints.push_back(api::Taint{std::string(kToBeDeletedTaint),
+                                            std::to_string(UnixSeconds(clock_.Now()) - 60),
+                                            api::TaintEffect::kNoSchedule, std::nullopt});
+  AddNode(deleting);
+  AddNode(CpuNode("n1", "cpu-pool"));
+  api::Pod tolerant = RsPod("p1", "1");
+  tolerant.spec.tolerations.push_back(api::Toleration{"", api::TolerationOperator::kExists, "",
+                                                      api::TaintEffect::kNone, std::nullopt});
+  AddPod(tolerant, "n1");
+  // An upcoming node: in the snapshot, not in the node list.
+  ASSERT_TRUE(
+      snapshot_
+          .AddNode(std::make_shared<const api::Node>(CpuNode("upcoming", "cpu-pool", "8", "32Gi")))
+          .ok());
+  Update();
+  EXPECT_EQ(ReasonOf("deleting"), UnremovableReason::kNone);
+  EXPECT_EQ(Unneeded("deleting"), nullptr);
+  EXPECT_TRUE(Logged(
+      "] Skipping deleting from delete consideration - the node is currently being deleted"));
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+
+  // Five minutes after the taint the deletion is presumed failed: a candidate again.
+  clock_.Advance(std::chrono::minutes(5));
+  Update();
+  EXPECT_NE(Unneeded("deleting"), nullptr);
+}
+
+TEST_F(ScaleDownTest, UnneededTimeIsRespected) {
+  Group("cpu-pool", 0, 5, 2);
+  AddBigDestination();
+  AddNode(CpuNode("n1", "cpu-pool"));
+  AddPod(RsPod("p1", "500m"), "n1");
+  const TimePoint t0 = clock_.Now();
+  Update();
+  ASSERT_NE(Unneeded("n1"), nullptr);
+  EXPECT_TRUE(planner().NodesToDelete(clock_.Now()).empty());
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNotUnneededLongEnough);
+
+  clock_.Advance(std::chrono::minutes(5));
+  Update();
+  EXPECT_EQ(Unneeded("n1")->since, t0);  // kept while unneeded
+  EXPECT_TRUE(planner().NodesToDelete(clock_.Now()).empty());
+
+  // CA removes a node once since + unneeded time is strictly before now.
+  clock_.Advance(std::chrono::minutes(5));
+  Update();
+  EXPECT_TRUE(planner().NodesToDelete(clock_.Now()).empty());
+  EXPECT_TRUE(Logged("] n1 was unneeded for 10m0s"));
+  clock_.Advance(std::chrono::seconds(10));
+  Update();
+  EXPECT_EQ(Names(planner().NodesToDelete(clock_.Now())), std::vector<std::string>{"n1"});
+  EXPECT_TRUE(Logged("] n1 was unneeded for 10m10s"));
+
+  // A node that stops being unneeded forgets its time.
+  AddPod(RsPod("p2", "3"), "n1");
+  Update();
+  EXPECT_EQ(Unneeded("n1"), nullptr);
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNotUnderutilized);
+  ASSERT_TRUE(snapshot_.RemovePod("default/p2", "n1").ok());
+  clock_.Advance(std::chrono::seconds(10));
+  Update();
+  EXPECT_EQ(Unneeded("n1")->since, clock_.Now());
+}
+
+TEST_F(ScaleDownTest, UnneededTimeComesFromTheOptions) {
+  struct Case {
+    Duration unneeded_time;
+    Duration after;
+    bool removed;
+  };
+  std::vector<Case> cases = {
+      {std::chrono::minutes(2), std::chrono::minutes(1), false},
+      {std::chrono::minutes(2), std::chrono::minutes(2), false},
+      {std::chrono::minutes(2), std::chrono::minutes(2) + std::chrono::seconds(10), true},
+      {std::chrono::minutes(30), std::chrono::minutes(20), false},
+      {Duration::zero(), std::chrono::seconds(10), true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE("unneeded time " + GoDuration(c.unneeded_time) + ", after " + GoDuration(c.after));
+    Reset();
+    options_.scale_down_unneeded_time = c.unneeded_time;
+    Group("cpu-pool", 0, 5, 2);
+    AddNode(CpuNode("n1", "cpu-pool"));
+    Update();
+    clock_.Advance(c.after);
+    Update();
+    EXPECT_EQ(planner().NodesToDelete(clock_.Now()).size(), c.removed ? 1u : 0u);
+  }
+}
+
+TEST_F(ScaleDownTest, UnreadyNodesUseTheUnreadyTime) {
+  Group("cpu-pool", 0, 5, 2);
+  AddNode(MakeNode("n1")
+              .Capacity({{"cpu", "4"}, {"memory", "16Gi"}})
+              .Label(kPool, "cpu-pool")
+              .Ready(false)
+              .Obj());
+  Update();
+  ASSERT_NE(Unneeded("n1"), nullptr);
+  clock_.Advance(std::chrono::minutes(11));
+  Update();
+  EXPECT_TRUE(planner().NodesToDelete(clock_.Now()).empty());
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNotUnreadyLongEnough);
+  clock_.Advance(std::chrono::minutes(10));
+  Update();
+  EXPECT_EQ(Names(planner().NodesToDelete(clock_.Now())), std::vector<std::string>{"n1"});
+}
+
+TEST_F(ScaleDownTest, NeverBelowMinSize) {
+  struct Case {
+    int min, target;
+    size_t want_deleted;
+  };
+  std::vector<Case> cases = {{0, 4, 4}, {2, 4, 2}, {3, 4, 1}, {4, 4, 0}, {5, 4, 0}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("min " + std::to_string(c.min) + " target " + std::to_string(c.target));
+    Reset();
+    Group("cpu-pool", c.min, 10, c.target);
+    for (int i = 1; i <= 4; ++i) {
+      AddNode(CpuNode("n" + std::to_string(i), "cpu-pool"));
+    }
+    Update();
+    std::vector<NodeToRemove> del =
+        planner().NodesToDelete(clock_.Now() + std::chrono::minutes(11));
+    EXPECT_EQ(del.size(), c.want_deleted);
+    size_t at_min = 0;
+    for (const auto& [node, reason] : planner().unremovable()) {
+      at_min += reason == UnremovableReason::kNodeGroupMinSizeReached ? 1 : 0;
+    }
+    EXPECT_EQ(at_min, 4 - c.want_deleted);
+  }
+}
+
+TEST_F(ScaleDownTest, EmptyNodesGoInBulkDrainsOneAtATime) {
+  struct Case {
+    int parallelism, drain_parallelism;
+    size_t want_empty, want_drain;
+  };
+  std::vector<Case> cases = {
+      {10, 1, 5, 1}, {4, 1, 4, 0}, {6, 1, 5, 1}, {10, 2, 5, 2}, {10, 0, 5, 0}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE("parallelism " + std::to_string(c.parallelism) + " drain " +
+                 std::to_string(c.drain_parallelism));
+    Reset();
+    options_.max_scale_down_parallelism = c.parallelism;
+    options_.max_drain_parallelism = c.drain_parallelism;
+    Group("cpu-pool", 0, 20, 8);
+    AddBigDestination();
+    for (int i = 1; i <= 5; ++i) {
+      AddNode(CpuNode("e" + std::to_string(i), "cpu-pool"));
+    }
+    for (int i = 1; i <= 3; ++i) {
+      AddNode(CpuNode("d" + std::to_string(i), "cpu-pool"));
+      AddPod(RsPod("p" + std::to_string(i), "500m"), "d" + std::to_string(i));
+    }
+    // Two loops, so that every candidate is found (CA's unneeded-nodes limit grows per loop).
+    Update();
+    clock_.Advance(std::chrono::seconds(10));
+    Update();
+    ASSERT_EQ(planner().unneeded().size(), 8u);
+    std::vector<NodeToRemove> del =
+        planner().NodesToDelete(clock_.Now() + std::chrono::minutes(11));
+    size_t empty = 0;
+    size_t drain = 0;
+    for (const auto& n : del) {
+      (n.empty ? empty : drain) += 1;
+      if (drain > 0) {
+        EXPECT_FALSE(n.empty) << "empty nodes come first";
+      }
+    }
+    EXPECT_EQ(empty, c.want_empty);
+    EXPECT_EQ(drain, c.want_drain);
+  }
+}
+
+TEST_F(ScaleDownTest, SimulationStopsAtTheUnneededNodesLimit) {
+  // CA's unneededNodesLimit(): with N = 2, the first loop looks for 2N = 4 removable nodes.
+  options_.max_scale_down_parallelism = 2;
+  Group("cpu-pool", 0, 20, 10);
+  for (int i = 0; i < 10; ++i) {
+    AddNode(CpuNode("n" + std::to_string(i), "cpu-pool"));
+  }
+  Update();
+  EXPECT_EQ(planner().unneeded().size(), 4u);
+  EXPECT_TRUE(Logged(
+      "] 6 out of 10 nodes skipped in scale down simulation: there are already 4 unneeded nodes "
+      "so no point in looking for more."));
+  // The next loop (10s later): |unneeded| + 2N = 8, under N * (10m / 10s) + N.
+  clock_.Advance(std::chrono::seconds(10));
+  Update();
+  EXPECT_EQ(planner().unneeded().size(), 8u);
+  // Nodes unneeded before are simulated first and keep their time.
+  EXPECT_EQ(Unneeded("n0")->since, clock_.Now() - std::chrono::seconds(10));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Actuator.
+
+class ActuatorTest : public ScaleDownTest {
+ protected:
+  NodeToRemove Empty(const std::string& node, const std::string& group) {
+    NodeToRemove n;
+    n.node = node;
+    n.node_group = group;
+    n.empty = true;
+    return n;
+  }
+  NodeToRemove Drain(const std::string& node, const std::string& group,
+                     std::vector<std::string> pods) {
+    NodeToRemove n;
+    n.node = node;
+    n.node_group = group;
+    for (const auto& p : pods) {
+      n.pods_to_move.push_back(
+          scheduler::MakePodInfo(std::make_shared<const api::Pod>(RsPod(p, "100m"))));
+    }
+    n.utilization = Utilization{0.25, 0.125, 0, 0.25, "cpu"};
+    return n;
+  }
+  std::vector<std::string> Run(const std::vector<NodeToRemove>& nodes) {
+    Actuator a(options_, *cloud_, writer_, recorder_, logger_);
+    return a.StartDeletion(clock_.Now(), nodes);
+  }
+  std::string TaintOf(const std::string& node) {
+    return "taint " + node +
+           " ToBeDeletedByClusterAutoscaler=" + std::to_string(UnixSeconds(clock_.Now())) +
+           ":NoSchedule";
+  }
+
+  FakeWriter writer_;
+  VectorRecorder recorder_;
+  const std::string cm_ = "ConfigMap/kube-system/cluster-autoscaler-status";
+};
+
+TEST_F(ActuatorTest, DeletesEmptyNodesInBulk) {
+  testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+  auto deleted = Run({Empty("n1", "cpu-pool"), Empty("n2", "cpu-pool")});
+  EXPECT_EQ(deleted, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(g.deleted, (std::vector<std::string>{"n1", "n2"}));
+  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("n1"), TaintOf("n2")}));
+  std::vector<RecordedEvent> want = {
+      {"Node/n1", "Normal", "ScaleDown", "marked the node as toBeDeleted/unschedulable"},
+      {"Node/n2", "Normal", "ScaleDown", "marked the node as toBeDeleted/unschedulable"},
+      {cm_, "Normal", "ScaleDownEmpty", "Scale-down: removing empty node \"n1\""},
+      {cm_, "Normal", "ScaleDownEmpty", "Scale-down: removing empty node \"n2\""},
+      {"Node/n1", "Normal", "ScaleDown", "nodes removed by cluster autoscaler"},
+      {cm_, "Normal", "ScaleDownEmpty", "Scale-down: empty node n1 removed"},
+      {"Node/n2", "Normal", "ScaleDown", "nodes removed by cluster autoscaler"},
+      {cm_, "Normal", "ScaleDownEmpty", "Scale-down: empty node n2 removed"},
+  };
+  EXPECT_EQ(recorder_.events, want);
+  EXPECT_TRUE(Logged("] Scale-down: removing empty node \"n1\""));
+}
+
+TEST_F(ActuatorTest, DrainsThenDeletes) {
+  testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+  auto deleted = Run({Drain("n1", "cpu-pool", {"a", "b"})});
+  EXPECT_EQ(deleted, std::vector<std::string>{"n1"});
+  EXPECT_EQ(g.deleted, std::vector<std::string>{"n1"});
+  EXPECT_EQ(writer_.calls,
+            (std::vector<std::string>{TaintOf("n1"), "evict default/a", "evict default/b"}));
+  const std::string removing =
+      "Scale-down: removing node n1, utilization: {0.25 0.125 0 0 cpu 0.25}, pods to "
+      "reschedule: a,b";
+  std::vector<RecordedEvent> want = {
+      {"Node/n1", "Normal", "ScaleDown", "marked the node as toBeDeleted/unschedulable"},
+      {cm_, "Normal", "ScaleDown", removing},
+      {"Pod/default/a", "Normal", "ScaleDown", "deleting pod for node scale down"},
+      {"Pod/default/b", "Normal", "ScaleDown", "deleting pod for node scale down"},
+      {"Node/n1", "Normal", "ScaleDown", "nodes removed by cluster autoscaler"},
+      {cm_, "Normal", "ScaleDown", "Scale-down: node n1 removed with drain"},
+  };
+  EXPECT_EQ(recorder_.events, want);
+  EXPECT_TRUE(Logged("] " + removing));
+}
+
+TEST_F(ActuatorTest, FailedEvictionKeepsTheNodeAndRemovesTheTaint) {
+  testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+  writer_.fail_evict = {"default/b"};
+  auto deleted = Run({Drain("n1", "cpu-pool", {"a", "b"})});
+  EXPECT_TRUE(deleted.empty());
+  EXPECT_TRUE(g.deleted.empty());
+  EXPECT_EQ(writer_.calls.back(), "untaint n1 ToBeDeletedByClusterAutoscaler");
+  const std::string err =
+      "Failed to drain node /n1, due to following errors: [failed to evict pod default/b within "
+      "allowed timeout (last error: Cannot evict pod as it would violate the pod's disruption "
+      "budget.)]";
+  ASSERT_GE(recorder_.events.size(), 2u);
+  EXPECT_EQ(recorder_.events[recorder_.events.size() - 2],
+            (RecordedEvent{"Pod/default/b", "Warning", "ScaleDownFailed",
+                           "failed to delete pod for ScaleDown"}));
+  EXPECT_EQ(recorder_.events.back(), (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
+                                                    "failed to drain and delete node: " + err}));
+  EXPECT_TRUE(
+      Logged("] Scale-down: couldn't delete node \"n1\" with drain, prepareNodeForDeletion "
+             "failed, status error: " +
+             err));
+}
+
+TEST_F(ActuatorTest, FailedCloudDeletionRemovesTheTaint) {
+  Group("cpu-pool", 3, 5, 3);  // DeleteNodes refuses below min size
+  auto deleted = Run({Empty("n1", "cpu-pool")});
+  EXPECT_TRUE(deleted.empty());
+  EXPECT_EQ(writer_.calls,
+            (std::vector<std::string>{TaintOf("n1"), "untaint n1 ToBeDeletedByClusterAutoscaler"}));
+  EXPECT_EQ(recorder_.events.back(),
+            (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
+                           "failed to delete empty node: failed to delete nodes from group "
+                           "cpu-pool: min size reached, nodes will not be deleted"}));
+}
+
+TEST_F(ActuatorTest, FailedTaintRollsBackAndDeletesNothing) {
+  testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+  writer_.fail_taint = {"n2"};
+  auto deleted = Run({Empty("n1", "cpu-pool"), Empty("n2", "cpu-pool")});
+  EXPECT_TRUE(deleted.empty());
+  EXPECT_TRUE(g.deleted.empty());
+  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("n1"), TaintOf("n2"),
+                                                     "untaint n1 ToBeDeletedByClusterAutoscaler"}));
+  EXPECT_EQ(recorder_.events.back(),
+            (RecordedEvent{"Node/n2", "Warning", "ScaleDownFailed",
+                           "failed to mark the node as toBeDeleted/unschedulable: the server is "
+                           "currently unable to handle the request"}));
+}
+
+TEST_F(ActuatorTest, PlannerAndActuatorEndToEnd) {
+  testing::FakeNodeGroup& gpu = Group("gpu-pool", 0, 5, 2);
+  AddBigDestination();
+  AddNode(GpuNode("g1", "gpu-pool"));  // idle gpu, a cpu pod to move
+  AddPod(RsPod("web", "2"), "g1");
+  AddNode(GpuNode("g2", "gpu-pool"));  // empty
+  Update();
+  clock_.Advance(std::chrono::minutes(10) + std::chrono::seconds(10));
+  Update();
+  std::vector<NodeToRemove> del = planner().NodesToDelete(clock_.Now());
+  ASSERT_EQ(Names(del), (std::vector<std::string>{"g2", "g1"}));
+  auto deleted = Run(del);
+  EXPECT_EQ(deleted, (std::vector<std::string>{"g2", "g1"}));
+  EXPECT_EQ(gpu.deleted, (std::vector<std::string>{"g2", "g1"}));
+  EXPECT_EQ(*gpu.TargetSize(), 0);
+  EXPECT_EQ(writer_.calls,
+            (std::vector<std::string>{TaintOf("g2"), TaintOf("g1"), "evict default/web"}));
+  bool saw = false;
+  for (const auto& e : recorder_.events) {
+    saw = saw || e.message ==
+                     "Scale-down: removing node g1, utilization: {0 0 0 0 nvidia.com/gpu 0}, pods "
+                     "to reschedule: web";
+  }
+  EXPECT_TRUE(saw);
+}
+
+}  // namespace
+}  // namespace tidepool::autoscaler::scaledown

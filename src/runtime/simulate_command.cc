@@ -1,0 +1,56 @@
+#include "runtime/simulate_command.h"
+
+#include <ostream>
+
+#include "sim/duration.h"
+#include "sim/scenario.h"
+
+namespace tidepool::runtime {
+
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.output != "text" && options.output != "json") {
+    err << "error: --output must be text or json, got \"" << options.output << "\"\n";
+    return 2;
+  }
+  std::optional<Duration> until;
+  if (options.until.has_value()) {
+    auto d = sim::ParseGoDuration(*options.until);
+    if (!d.ok()) {
+      err << "error: --until: " << d.status().message() << "\n";
+      return 2;
+    }
+    if (*d <= Duration::zero()) {
+      err << "error: --until: must be positive, got \"" << *options.until << "\"\n";
+      return 2;
+    }
+    until = *d;
+  }
+  auto scenario = sim::LoadScenario(options.scenario);
+  if (!scenario.ok()) {
+    err << "error: " << scenario.status().message() << "\n";
+    return 1;
+  }
+  if (options.seed.has_value()) {
+    scenario->world.seed = *options.seed;
+  }
+  const Duration run_for = until.value_or(scenario->run_for);
+  auto world = sim::RunScenario(*scenario, until);
+  if (!world.ok()) {
+    err << "error: " << options.scenario << ": " << world.status().message() << "\n";
+    return 1;
+  }
+  sim::Timeline& timeline = (*world)->timeline();
+  if (options.output == "json") {
+    out << timeline.ToJson();
+    return 0;
+  }
+  const sim::WorldOptions& w = scenario->world;
+  out << "# tidepool simulate " << options.scenario << ": seed " << w.seed << ", "
+      << sim::FormatGoDuration(run_for) << " of virtual time from " << FormatRfc3339(w.start)
+      << "; cluster " << w.cluster << " (project " << w.project << ", zone " << w.zone << ")"
+      << (w.autoscaler ? "" : "; autoscaler off") << "\n";
+  out << timeline.ToText();
+  return 0;
+}
+
+}  // namespace tidepool::runtime

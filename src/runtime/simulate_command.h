@@ -1,0 +1,30 @@
+// File: simulate_command.h
+//
+// `tidepool simulate`: runs a scenario (sim/scenario.h) on virtual time and prints its
+// timeline: what a person following the walkthrough would see with `kubectl get pods -w`,
+// `kubectl get nodes -w`, `kubectl get events -w`, the autoscaler's log and the node pools'
+// sizes, each line stamped with the simulated time since the start. Text by default; with
+// --output json the same entries as a JSON array. The same scenario and seed give the same
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+namespace tidepool::runtime {
+
+struct SimulateOptions {
+  std::string scenario;              // path to the scenario YAML
+  std::string output = "text";       // "text" or "json"
+  std::optional<uint64_t> seed;      // overrides the scenario's seed
+  std::optional<std::string> until;  // a Go duration; overrides the scenario's runFor
+};
+
+// Returns the process exit code: 0 when the scenario ran (actions that kubectl or gcloud refuse
+// are part of the timeline, not failures), 1 when the scenario cannot be read, is invalid or
+// the world cannot be built, 2 for a bad option value. Errors go to `err` as "error: ...".
+int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,429 @@
+#include "sim/kubelet.h"
+
+#include <algorithm>
+#include <cctype>
+#include <utility>
+#include <vector>
+
+#include "sim/duration.h"
+
+namespace tidepool::sim {
+namespace {
+
+// GNU sleep's NUMBER[SUFFIX]: seconds by default, s/m/h/d suffixes, fractions allowed.
+std::optional<Duration> ParseSleepArg(std::string_view s) {
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  double mult = 1;
+  switch (s.back()) {
+    case 's':
+      s.remove_suffix(1);
+      break;
+    case 'm':
+      mult = 60;
+      s.remove_suffix(1);
+      break;
+    case 'h':
+      mult = 3600;
+      s.remove_suffix(1);
+      break;
+    case 'd':
+      mult = 86400;
+      s.remove_suffix(1);
+      break;
+    default:
+      break;
+  }
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  int64_t whole = 0;
+  int64_t frac = 0;
+  int64_t scale = 1;
+  bool dot = false;
+  for (char c : s) {
+    if (c == '.' && !dot) {
+      dot = true;
+    } else if (c >= '0' && c <= '9') {
+      if (whole > 1000000000LL) {
+        return std::nullopt;
+      }
+      if (dot) {
+        if (scale < 1000000000LL) {
+          frac = frac * 10 + (c - '0');
+          scale *= 10;
+        }
+      } else {
+        whole = whole * 10 + (c - '0');
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  const int64_t m = static_cast<int64_t>(mult);
+  const int64_t nanos = whole * m * 1000000000LL + frac * m * (1000000000LL / scale);
+  return Duration(nanos);
+}
+
+std::vector<std::string> ShellWords(const api::Container& c) {
+  std::vector<std::string> words;
+  auto split = [&](const std::string& s) {
+    std::string cur;
+    for (char ch : s) {
+      if (std::isspace(static_cast<unsigned char>(ch)) || ch == ';' || ch == '&' || ch == '|' ||
+          ch == '(' || ch == ')' || ch == '"' || ch == '\'') {
+        if (!cur.empty()) {
+          words.push_back(cur);
+          cur.clear();
+        }
+      } else {
+        cur.push_back(ch);
+      }
+    }
+    if (!cur.empty()) {
+      words.push_back(cur);
+    }
+  };
+  for (const std::string& s : c.command) {
+    split(s);
+  }
+  for (const std::string& s : c.args) {
+    split(s);
+  }
+  return words;
+}
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string ContainerNames(const api::Pod& pod) {
+  std::string out = "[";
+  for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
+    out += (i > 0 ? " " : "") + pod.spec.containers[i].name;
+  }
+  return out + "]";
+}
+
+api::PodCondition Cond(std::string type, api::ConditionStatus status, std::string reason,
+                       std::string message, TimePoint now) {
+  api::PodCondition c;
+  c.type = std::move(type);
+  c.status = status;
+  c.reason = std::move(reason);
+  c.message = std::move(message);
+  c.last_transition_time = now;
+  return c;
+}
+
+// Replaces (by type) or appends each condition, keeping the transition time of unchanged ones.
+void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds) {
+  for (api::PodCondition& c : conds) {
+    bool found = false;
+    for (api::PodCondition& e : status.conditions) {
+      if (e.type == c.type) {
+        if (e.status == c.status) {
+          c.last_transition_time = e.last_transition_time;
+        }
+        e = std::move(c);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      status.conditions.push_back(std::move(c));
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
+                                                   const api::Container& container) {
+  auto ann = pod.meta.annotations.find(std::string(kDurationAnnotation));
+  if (ann != pod.meta.annotations.end()) {
+    auto d = ParseGoDuration(ann->second);
+    if (!d.ok()) {
+      return InvalidArgumentError("metadata.annotations[" + std::string(kDurationAnnotation) +
+                                  "]: " + std::string(d.status().message()));
+    }
+    return std::optional<Duration>(*d);
+  }
+  const std::vector<std::string> words = ShellWords(container);
+  std::optional<Duration> total;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w != "sleep" && w != "/bin/sleep" && w != "/usr/bin/sleep") {
+      continue;
+    }
+    if (words[i + 1] == "infinity") {
+      return std::optional<Duration>();
+    }
+    std::optional<Duration> d = ParseSleepArg(words[i + 1]);
+    if (d.has_value()) {
+      total = total.value_or(Duration::zero()) + *d;
+    }
+  }
+  return total;
+}
+
+Kubelet::Kubelet(std::string node_name, Store& store, TimerService& timers, KubeletOptions options)
+    : node_(std::move(node_name)), store_(store), timers_(timers), options_(options) {}
+
+Kubelet::~Kubelet() { Stop(); }
+
+void Kubelet::Stop() {
+  for (auto& [key, s] : pods_) {
+    CancelTimer(s);
+  }
+  pods_.clear();
+}
+
+void Kubelet::CancelTimer(PodState& s) {
+  if (s.timer_pending) {
+    timers_.Cancel(s.timer);
+    s.timer_pending = false;
+  }
+  s.token = 0;
+}
+
+void Kubelet::Schedule(const std::string& key, Duration after, Step step) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) {
+    return;
+  }
+  CancelTimer(it->second);
+  const uint64_t token = next_token_++;
+  it->second.token = token;
+  const TimerService::TimerId id = timers_.ScheduleAfter(after, [this, key, token, step] {
+    auto found = pods_.find(key);
+    if (found == pods_.end() || found->second.token != token) {
+      return;
+    }
+    found->second.token = 0;
+    found->second.timer_pending = false;
+    (this->*step)(key);
+  });
+  it->second.timer = id;
+  it->second.timer_pending = true;
+}
+
+void Kubelet::Emit(const api::Pod& pod, std::string_view type, std::string_view reason,
+                   std::string message) {
+  store_.RecordEvent(RefOf(pod), type, reason, std::move(message), EventSource{"kubelet", node_});
+}
+
+void Kubelet::OnPodChange(const PodChange& change) {
+  const std::string key = change.pod.pod->Key();
+  if (change.type == ChangeType::kDeleted) {
+    auto it = pods_.find(key);
+    if (it != pods_.end()) {
+      CancelTimer(it->second);
+      pods_.erase(it);
+    }
+    return;
+  }
+  const api::Pod& pod = *change.pod.pod;
+  if (pod.spec.node_name != node_) {
+    return;
+  }
+  auto it = pods_.find(key);
+  if (pod.meta.deletion_timestamp.has_value()) {
+    if (it == pods_.end()) {
+      it = pods_.emplace(key, PodState{}).first;
+    }
+    if (it->second.stage != Stage::kTerminating) {
+      BeginTermination(key);
+    }
+    return;
+  }
+  if (it == pods_.end() && !IsTerminal(pod)) {
+    PodState s;
+    s.stage = Stage::kStarting;
+    pods_.emplace(key, s);
+    // The kubelet's pod worker picks the pod up right after the binding is visible.
+    Schedule(key, Duration::zero(), &Kubelet::Start);
+  }
+}
+
+void Kubelet::Start(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;  // the store replaces the record on writes
+  const api::Pod& pod = *keep;
+  const TimePoint now = timers_.clock().Now();
+  PodState& s = pods_[key];
+  s.stage = Stage::kStarting;
+  s.started = now;
+
+  api::PodStatus status = pod.status;
+  status.phase = api::PodPhase::kPending;
+  status.start_time = now;
+  const std::string unready = "containers with unready status: " + ContainerNames(pod);
+  SetConditions(
+      status,
+      {Cond("PodReadyToStartContainers", api::ConditionStatus::kTrue, "", "", now),
+       Cond("Initialized", api::ConditionStatus::kTrue, "", "", now),
+       Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
+       Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now)});
+  std::vector<ContainerStatus> containers;
+  for (const api::Container& c : pod.spec.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    cs.state = ContainerStatus::State::kWaiting;
+    cs.reason = "ContainerCreating";
+    containers.push_back(std::move(cs));
+  }
+  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+
+  bool pulls = false;
+  for (const api::Container& c : pod.spec.containers) {
+    if (images_.count(c.image) > 0) {
+      Emit(pod, "Normal", "Pulled",
+           "Container image \"" + c.image + "\" already present on machine");
+    } else {
+      Emit(pod, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
+      pulls = true;
+    }
+  }
+  if (pulls) {
+    Schedule(key, options_.image_pull, &Kubelet::FinishPulls);
+  } else {
+    Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
+             &Kubelet::RunContainers);
+  }
+}
+
+void Kubelet::FinishPulls(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  pods_[key].stage = Stage::kPulled;
+  const std::string took = FormatGoDuration(options_.image_pull);
+  std::set<std::string> done;
+  for (const api::Container& c : pod.spec.containers) {
+    if (done.count(c.image) > 0) {
+      continue;
+    }
+    done.insert(c.image);
+    if (images_.count(c.image) > 0) {
+      continue;
+    }
+    const uint64_t size = 10000000ULL + Fnv1a(c.image) % 990000000ULL;
+    Emit(pod, "Normal", "Pulled",
+         "Successfully pulled image \"" + c.image + "\" in " + took + " (" + took +
+             " including waiting). Image size: " + std::to_string(size) + " bytes.");
+  }
+  for (const std::string& image : done) {
+    images_.insert(image);
+  }
+  Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
+           &Kubelet::RunContainers);
+}
+
+void Kubelet::RunContainers(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::Pod pod = *rec->pod;
+  const TimePoint now = timers_.clock().Now();
+  for (const api::Container& c : pod.spec.containers) {
+    Emit(pod, "Normal", "Created", "Created container: " + c.name);
+    Emit(pod, "Normal", "Started", "Started container " + c.name);
+  }
+  api::PodStatus status = pod.status;
+  status.phase = api::PodPhase::kRunning;
+  SetConditions(status, {Cond("Ready", api::ConditionStatus::kTrue, "", "", now),
+                         Cond("ContainersReady", api::ConditionStatus::kTrue, "", "", now)});
+  std::vector<ContainerStatus> containers;
+  bool all_known = true;
+  Duration longest = Duration::zero();
+  for (const api::Container& c : pod.spec.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    cs.state = ContainerStatus::State::kRunning;
+    cs.ready = true;
+    cs.started_at = now;
+    containers.push_back(std::move(cs));
+    auto run = ContainerRunTime(pod, c);
+    if (!run.ok() || !run->has_value()) {
+      all_known = false;
+    } else {
+      longest = std::max(longest, **run);
+    }
+  }
+  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  pods_[key].stage = Stage::kRunning;
+  if (pod.spec.restart_policy != "Always" && all_known && !pod.spec.containers.empty()) {
+    Schedule(key, longest, &Kubelet::Complete);
+  }
+}
+
+void Kubelet::Complete(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const TimePoint now = timers_.clock().Now();
+  api::PodStatus status = rec->pod->status;
+  status.phase = api::PodPhase::kSucceeded;
+  SetConditions(status,
+                {Cond("Ready", api::ConditionStatus::kFalse, "PodCompleted", "", now),
+                 Cond("ContainersReady", api::ConditionStatus::kFalse, "PodCompleted", "", now)});
+  std::vector<ContainerStatus> containers = rec->containers;
+  for (ContainerStatus& cs : containers) {
+    cs.state = ContainerStatus::State::kTerminated;
+    cs.reason = "Completed";
+    cs.exit_code = 0;
+    cs.ready = false;
+    cs.finished_at = now;
+  }
+  pods_[key].stage = Stage::kCompleted;
+  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+}
+
+void Kubelet::BeginTermination(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  auto it = pods_.find(key);
+  if (rec == nullptr || it == pods_.end()) {
+    return;
+  }
+  const Stage was = it->second.stage;
+  CancelTimer(it->second);
+  it->second.stage = Stage::kTerminating;
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  if (was == Stage::kRunning) {
+    for (const api::Container& c : pod.spec.containers) {
+      Emit(pod, "Normal", "Killing", "Stopping container " + c.name);
+    }
+  }
+  const TimePoint now = timers_.clock().Now();
+  Duration wait = options_.termination;
+  if (pod.meta.deletion_timestamp.has_value()) {
+    wait = std::min(wait, std::max(Duration::zero(), *pod.meta.deletion_timestamp - now));
+  }
+  if (was == Stage::kCompleted) {
+    wait = Duration::zero();
+  }
+  Schedule(key, wait, &Kubelet::Remove);
+}
+
+void Kubelet::Remove(const std::string& key) {
+  pods_.erase(key);
+  (void)store_.RemovePod(key);
+}
+
+}  // namespace tidepool::sim

@@ -1,0 +1,233 @@
+#include "sim/scenario.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+namespace tidepool::sim {
+namespace {
+
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const std::string kExample = std::string(TIDEPOOL_SOURCE_DIR) + "/examples/seed-walkthrough.yaml";
+
+TEST(ScenarioTest, TheSeedWalkthroughExampleLoads) {
+  auto sc = LoadScenario(kExample);
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  const WorldOptions& w = sc->world;
+  EXPECT_EQ(w.seed, 1u);
+  EXPECT_EQ(w.project, "tidepool-local");
+  EXPECT_EQ(w.cluster, "tidepool");
+  EXPECT_EQ(w.zone, "us-central1-a");
+  EXPECT_TRUE(w.autoscaler);
+  EXPECT_EQ(w.autoscaling.scan_interval, seconds(10));
+  EXPECT_EQ(w.autoscaling.scale_down_unneeded_time, minutes(10));
+  ASSERT_EQ(w.node_pools.size(), 2u);
+  const auto& gpu = w.node_pools[1];
+  EXPECT_EQ(gpu.name, "gpu-pool");
+  EXPECT_EQ(gpu.machine_type, "n1-standard-4");
+  ASSERT_TRUE(gpu.accelerator.has_value());
+  EXPECT_EQ(gpu.accelerator->type, "nvidia-tesla-t4");
+  EXPECT_EQ(gpu.accelerator->count, 1);
+  EXPECT_TRUE(gpu.autoscaling);
+  EXPECT_EQ(gpu.min_nodes, 0);
+  EXPECT_EQ(gpu.max_nodes, 5);
+  ASSERT_EQ(gpu.taints.size(), 1u);
+  EXPECT_EQ(gpu.taints[0].ToString(), "nvidia.com/gpu=present:NoSchedule");
+  EXPECT_EQ(gpu.labels.at("app-type"), "gpu-workloads");
+  EXPECT_FALSE(w.node_pools[0].autoscaling);
+  EXPECT_EQ(w.node_pools[0].initial_node_count, 3);
+
+  ASSERT_EQ(sc->timeline.size(), 2u);
+  const ScenarioAction& apply = sc->timeline[0];
+  EXPECT_EQ(apply.kind, ScenarioAction::Kind::kApply);
+  EXPECT_EQ(apply.at, Duration::zero());
+  EXPECT_EQ(apply.source, "gpu-test-pod.yaml");
+  ASSERT_EQ(apply.pods.size(), 1u);
+  ASSERT_EQ(apply.pods[0].spec.tolerations.size(), 1u);
+  EXPECT_EQ(apply.pods[0].spec.tolerations[0].key, "nvidia.com/gpu");  // corrected
+  const ScenarioAction& del = sc->timeline[1];
+  EXPECT_EQ(del.kind, ScenarioAction::Kind::kDeletePod);
+  EXPECT_EQ(del.at, minutes(10));
+  EXPECT_EQ(del.name, "gpu-test-pod");
+  EXPECT_EQ(sc->run_for, minutes(35));
+}
+
+TEST(ScenarioTest, EveryFieldIsChecked) {
+  struct Case {
+    std::string name;
+    std::string yaml;
+    std::string error;
+  };
+  const std::string pools = "nodePools: [{name: default-pool, machineType: e2-standard-4}]\n";
+  const std::vector<Case> cases = {
+      {"unknown top-level field", pools + "runFor: 1m\nrunfor: 2m\n",
+       "s.yaml: runfor: unknown field (known: seed, cluster, autoscaler, kubelet, cloud, "
+       "nodePools, timeline, runFor)"},
+      {"runFor is required", pools, "s.yaml: runFor: required (how long to simulate, e.g. 35m)"},
+      {"node pools are required", "runFor: 1m\n",
+       "s.yaml: nodePools: required (at least the cluster's default-pool)"},
+      {"a bad duration", pools + "runFor: 35 minutes\n",
+       "s.yaml: runFor: time: unknown unit \" minutes\" in duration \"35 minutes\""},
+      {"an unknown autoscaler flag", pools + "runFor: 1m\nautoscaler: {scan-intervall: 10s}\n",
+       "s.yaml: autoscaler: unknown flag \"scan-intervall\""},
+      {"a flag of the wrong type", pools + "runFor: 1m\nautoscaler: {scan-interval: 10}\n",
+       "s.yaml: autoscaler.scan-interval: expected a duration such as \"30s\" or \"10m\", got "
+       "integer 10"},
+      {"a threshold out of range",
+       pools + "runFor: 1m\nautoscaler: {scale-down-utilization-threshold: 2}\n",
+       "s.yaml: autoscaler.scale-down-utilization-threshold: must be between 0 and 1"},
+      {"maxNodes as a word",
+       "runFor: 1m\nnodePools: [{name: gpu-pool, machineType: n1-standard-4, maxNodes: five}]\n",
+       "s.yaml: nodePools[0].maxNodes: expected integer, got string \"five\""},
+      {"a bad taint",
+       "runFor: 1m\nnodePools: [{name: p, machineType: n1-standard-4, taints: [\"a=b\"]}]\n",
+       "s.yaml: nodePools[0].taints[0]: "},
+      {"a pool without a machine type", "runFor: 1m\nnodePools: [{name: p}]\n",
+       "s.yaml: nodePools[0].machineType: required, e.g. n1-standard-4"},
+      {"two pools with one name",
+       "runFor: 1m\nnodePools: [{name: p, machineType: e2-standard-4}, {name: p, machineType: "
+       "e2-standard-4}]\n",
+       "s.yaml: nodePools[1].name: duplicate node pool \"p\""},
+      {"two actions in one entry",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, delete: pod/a, deleteNodePool: p}]\n",
+       "s.yaml: timeline[0]: needs exactly one action (apply, delete, resize, autoscaling, "
+       "createNodePool, deleteNodePool, faults), found 2"},
+      {"an action without a time", pools + "runFor: 1m\ntimeline: [{delete: pod/a}]\n",
+       "s.yaml: timeline[0].at: required (the time since the start, e.g. 30s)"},
+      {"deleting something else", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: node/a}]\n",
+       "s.yaml: timeline[0].delete: expected pod/<name>, got \"node/a\""},
+      {"a missing manifest file",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: /nonexistent/pod.yaml}]\n",
+       "s.yaml: timeline[0].apply: open /nonexistent/pod.yaml: no such file or directory"},
+      {"an inline manifest of another kind",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Node}}]\n",
+       "s.yaml: timeline[0].apply: only Pod manifests can be applied, got kind \"Node\""},
+      {"a malformed manifest",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, spec: "
+               "{containers: x}}}]\n",
+       "s.yaml: timeline[0].apply: spec.containers: expected array, got string"},
+      {"a bad fault probability",
+       pools + "runFor: 1m\ncloud: {faults: {stockout: [{nodePool: p, probability: 2}]}}\n",
+       "s.yaml: cloud.faults.stockout[0].probability: must be between 0 and 1"},
+      {"a negative seed", pools + "runFor: 1m\nseed: -1\n",
+       "s.yaml: seed: expected a non-negative integer, got integer -1"},
+      {"YAML syntax", "runFor: [1m\n", "s.yaml: yaml: line "},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto sc = ParseScenario(c.yaml, "s.yaml", "");
+    ASSERT_FALSE(sc.ok());
+    EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(std::string(sc.status().message()).substr(0, c.error.size()), c.error);
+  }
+}
+
+TEST(ScenarioTest, AutoscalerFlagsMapToTheOptions) {
+  auto sc = ParseScenario(R"(
+runFor: 1m
+nodePools: [{name: default-pool, machineType: e2-standard-4}]
+autoscaler:
+  scan-interval: 30s
+  --scale-down-unneeded-time: 2m
+  expander: price
+  cores-total: "8:64"
+  gpu-total: ["nvidia-tesla-t4:0:4"]
+  max-nodes-total: 20
+  scale-down-enabled: false
+  v: 4
+kubelet: {startDelay: 8s, imagePull: 6s}
+cloud:
+  delays: {driver: 5m}
+  gpuBeforeDriver: zeroAllocatable
+  faults: {stockout: [{nodePool: gpu-pool}], gpuQuota: {NVIDIA_T4_GPUS: 2}, slowBoot: [{extra: 1m}]}
+)",
+                          "s.yaml", "");
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  const auto& o = sc->world.autoscaling;
+  EXPECT_EQ(o.scan_interval, seconds(30));
+  EXPECT_EQ(o.scale_down_unneeded_time, minutes(2));
+  EXPECT_EQ(o.expander, "price");
+  EXPECT_EQ(o.cores_total.min, 8);
+  EXPECT_EQ(o.cores_total.max, 64);
+  EXPECT_EQ(o.gpu_total.at("nvidia-tesla-t4").max, 4);
+  EXPECT_EQ(o.max_nodes_total, 20);
+  EXPECT_FALSE(o.scale_down_enabled);
+  EXPECT_EQ(sc->world.autoscaler_verbosity, 4);
+  EXPECT_EQ(sc->world.kubelet.start_delay, seconds(8));
+  EXPECT_EQ(sc->world.cloud.delays.driver, minutes(5));
+  EXPECT_EQ(sc->world.cloud.gpu_before_driver,
+            cloud::emulated::GpuResourceBeforeDriver::kZeroAllocatable);
+  ASSERT_EQ(sc->world.cloud.faults.stockout.size(), 1u);
+  EXPECT_EQ(sc->world.cloud.faults.stockout[0].node_pool, "gpu-pool");
+  EXPECT_EQ(sc->world.cloud.faults.gpu_quota.at("NVIDIA_T4_GPUS"), 2);
+  EXPECT_EQ(sc->world.cloud.faults.slow_boot[0].extra, minutes(1));
+}
+
+TEST(ScenarioTest, ManifestFilesAreRelativeToTheScenario) {
+  const std::string dir = ::testing::TempDir();
+  {
+    std::ofstream pod(dir + "/two-pods.yaml");
+    pod << "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, "
+           "image: busybox}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: "
+           "{containers: [{name: c, image: busybox}]}\n";
+  }
+  auto sc = ParseScenario(R"(
+runFor: 1m
+autoscaler: false
+nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}]
+timeline: [{at: 5s, apply: two-pods.yaml}, {at: 30s, delete: pod/b}]
+)",
+                          "s.yaml", dir);
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  ASSERT_EQ(sc->timeline[0].pods.size(), 2u);
+  auto w = RunScenario(*sc);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::string text = (*w)->timeline().ToText();
+  EXPECT_NE(text.find("[00:00:05] $ kubectl apply -f two-pods.yaml\n[00:00:05]   pod/a created\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[00:00:30]   pod \"b\" deleted"), std::string::npos) << text;
+  EXPECT_NE((*w)->store().GetPod("default/a"), nullptr);
+}
+
+TEST(ScenarioTest, TheSeedsOriginalManifestIsRefusedOnTheTimeline) {
+  auto sc = ParseScenario(R"(
+runFor: 1m
+autoscaler: false
+nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}]
+timeline:
+- at: 0s
+  as: gpu-test-pod.yaml
+  apply:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: gpu-test-pod}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: cuda-container
+        image: nvidia/cuda:11.4.2-base-ubuntu20.04
+        command: ["/bin/bash", "-c", "sleep 3600"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+      tolerations:
+      - important: "nvidia.com/gpu"
+        operator: "Equal"
+        value: "present"
+        effect: "NoSchedule"
+)",
+                          "s.yaml", "");
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  auto w = RunScenario(*sc);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const std::string text = (*w)->timeline().ToText();
+  EXPECT_NE(text.find("[00:00:00]   The Pod \"gpu-test-pod\" is invalid: "
+                      "spec.tolerations[0].operator: Invalid value: \"Equal\""),
+            std::string::npos)
+      << text;
+}
+
+}  // namespace
+}  // namespace tidepool::sim

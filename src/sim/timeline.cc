@@ -1,0 +1,511 @@
+#include "sim/timeline.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "sim/duration.h"
+
+namespace tidepool::sim {
+namespace {
+
+namespace emu = cloud::emulated;
+
+std::string Pad(std::string_view s, size_t width) {
+  std::string out(s);
+  if (out.size() < width) {
+    out.append(width - out.size(), ' ');
+  }
+  return out;
+}
+
+std::string PodName(const api::Pod& pod) {
+  return pod.meta.namespace_ == "default" ? pod.meta.name
+                                          : pod.meta.namespace_ + "/" + pod.meta.name;
+}
+
+int64_t GpuAllocatable(const api::Node& node) {
+  return api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Value();
+}
+
+std::string PoolOf(const api::Node& node) {
+  auto it = node.meta.labels.find(std::string(emu::kLabelGkeNodePool));
+  return it == node.meta.labels.end() ? "" : it->second;
+}
+
+std::string Money(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "$%.2f", v);
+  return buf;
+}
+
+std::string Hours(Duration d) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.2f",
+                std::chrono::duration<double, std::ratio<3600>>(d).count());
+  return buf;
+}
+
+}  // namespace
+
+// ---- Timeline ----------------------------------------------------------------------------------
+
+void Timeline::Add(TimePoint at, std::string kind, std::string object, std::string text,
+                   std::vector<std::pair<std::string, FieldValue>> fields) {
+  if (!enabled_) {
+    return;
+  }
+  while (!text.empty() && text.back() == ' ') {
+    text.pop_back();
+  }
+  TimelineEntry e;
+  e.time = at;
+  e.elapsed = at - start_;
+  e.kind = std::move(kind);
+  e.object = std::move(object);
+  e.text = std::move(text);
+  e.fields = std::move(fields);
+  entries_.push_back(std::move(e));
+}
+
+std::string Timeline::ToText() const {
+  std::string out;
+  for (const TimelineEntry& e : entries_) {
+    out += "[" + FormatElapsed(e.elapsed) + "] " + e.text + "\n";
+  }
+  return out;
+}
+
+std::string Timeline::ToJson() const {
+  nlohmann::ordered_json arr = nlohmann::ordered_json::array();
+  for (const TimelineEntry& e : entries_) {
+    nlohmann::ordered_json j;
+    j["time"] = FormatElapsed(e.elapsed);
+    j["seconds"] = std::chrono::duration_cast<std::chrono::seconds>(e.elapsed).count();
+    j["timestamp"] = FormatRfc3339(e.time);
+    j["kind"] = e.kind;
+    if (!e.object.empty()) {
+      j["object"] = e.object;
+    }
+    for (const auto& [k, v] : e.fields) {
+      std::visit([&](const auto& x) { j[k] = x; }, v);
+    }
+    j["text"] = e.text;
+    arr.push_back(std::move(j));
+  }
+  return arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+// ---- kubectl's columns -------------------------------------------------------------------------
+
+std::string KubectlPodStatus(const PodRecord& rec) {
+  const api::Pod& pod = *rec.pod;
+  std::string reason(api::PodPhaseName(pod.status.phase));
+  if (!pod.status.reason.empty()) {
+    reason = pod.status.reason;
+  }
+  bool has_running = false;
+  for (auto it = rec.containers.rbegin(); it != rec.containers.rend(); ++it) {
+    const ContainerStatus& c = *it;
+    if (c.state == ContainerStatus::State::kWaiting && !c.reason.empty()) {
+      reason = c.reason;
+    } else if (c.state == ContainerStatus::State::kTerminated) {
+      reason = !c.reason.empty() ? c.reason : "ExitCode:" + std::to_string(c.exit_code);
+    } else if (c.state == ContainerStatus::State::kRunning && c.ready) {
+      has_running = true;
+    }
+  }
+  if (reason == "Completed" && has_running) {
+    reason = "Running";
+  }
+  if (pod.meta.deletion_timestamp.has_value()) {
+    reason = "Terminating";
+  }
+  return reason;
+}
+
+std::string KubectlNodeStatus(const api::Node& node) {
+  const api::NodeCondition* ready = node.FindCondition("Ready");
+  std::string s = "Unknown";
+  if (ready != nullptr) {
+    s = ready->status == api::ConditionStatus::kTrue ? "Ready" : "NotReady";
+  }
+  if (node.spec.unschedulable) {
+    s += ",SchedulingDisabled";
+  }
+  return s;
+}
+
+std::string NormalizeKlogLine(std::string_view line) {
+  // "Lmmdd hh:mm:ss.uuuuuu " is 22 characters, then the right-aligned thread id, a space, then
+  // the source location.
+  constexpr size_t kHeader = 22;
+  if (line.size() <= kHeader) {
+    return std::string(line);
+  }
+  size_t i = kHeader;
+  while (i < line.size() && line[i] == ' ') {
+    ++i;
+  }
+  const size_t digits = i;
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
+    ++i;
+  }
+  if (i == digits || i >= line.size() || line[i] != ' ') {
+    return std::string(line);
+  }
+  return std::string(line.substr(0, kHeader)) + "      1" + std::string(line.substr(i));
+}
+
+// ---- The recorder ------------------------------------------------------------------------------
+
+TimelineRecorder::TimelineRecorder(Timeline& timeline, const Clock& clock, Store& store,
+                                   emu::EmulatedCloud& cloud)
+    : timeline_(timeline), clock_(clock), store_(store), cloud_(cloud) {
+  store_.AddObserver(this);
+  cloud_.AddObserver(this);
+}
+
+TimelineRecorder::~TimelineRecorder() {
+  store_.RemoveObserver(this);
+  cloud_.RemoveObserver(this);
+}
+
+log::LineSink TimelineRecorder::LogSink(std::string component) {
+  return [this, component](std::string_view line) {
+    const std::string text = NormalizeKlogLine(line);
+    // The autoscaler's log is the walkthrough's `kubectl logs -f`; other components' lines
+    // (the emulated cloud's warnings) are marked as theirs.
+    const std::string prefix = component == "cluster-autoscaler" ? "log     " : "cloud   ";
+    timeline_.Add(Now(), "log", component, prefix + text,
+                  {{"component", component}, {"line", text}});
+  };
+}
+
+void TimelineRecorder::PodLine(const PodRecord& rec) {
+  const api::Pod& pod = *rec.pod;
+  int ready = 0;
+  int restarts = 0;
+  for (const ContainerStatus& c : rec.containers) {
+    ready += c.ready ? 1 : 0;
+    restarts += c.restart_count;
+  }
+  const std::string ready_col =
+      std::to_string(ready) + "/" + std::to_string(pod.spec.containers.size());
+  const std::string status = KubectlPodStatus(rec);
+  const std::string node = pod.spec.node_name.empty() ? "<none>" : pod.spec.node_name;
+  const std::string shown = ready_col + " " + status + " " + std::to_string(restarts) + " " + node;
+  const std::string key = pod.Key();
+  auto it = pods_shown_.find(key);
+  if (it != pods_shown_.end() && it->second == shown) {
+    return;
+  }
+  pods_shown_[key] = shown;
+  const Duration age = pod.meta.creation_timestamp.has_value()
+                           ? Now() - *pod.meta.creation_timestamp
+                           : Duration::zero();
+  const std::string name = PodName(pod);
+  timeline_.Add(Now(), "pod", "pod/" + name,
+                "pod     " + Pad(name, 14) + "  " + ready_col + "  " + Pad(status, 17) + "  " +
+                    std::to_string(restarts) + "  " + Pad(HumanDuration(age), 5) + "  " + node,
+                {{"name", pod.meta.name},
+                 {"namespace", pod.meta.namespace_},
+                 {"ready", ready_col},
+                 {"status", status},
+                 {"phase", std::string(api::PodPhaseName(pod.status.phase))},
+                 {"restarts", int64_t{restarts}},
+                 {"node", pod.spec.node_name}});
+}
+
+void TimelineRecorder::NodeLine(const api::Node& node) {
+  const std::string& name = node.meta.name;
+  NodeShown now_shown{KubectlNodeStatus(node), GpuAllocatable(node), node.spec.taints};
+  auto it = nodes_shown_.find(name);
+  const bool first = it == nodes_shown_.end();
+  const NodeShown before = first ? NodeShown{} : it->second;
+  nodes_shown_[name] = now_shown;
+  if (first || before.status != now_shown.status || before.gpus != now_shown.gpus) {
+    const Duration age = node.meta.creation_timestamp.has_value()
+                             ? Now() - *node.meta.creation_timestamp
+                             : Duration::zero();
+    std::string text = "node    " + name + "  " + Pad(now_shown.status, 8) + "  <none>  " +
+                       Pad(HumanDuration(age), 5);
+    if (now_shown.gpus > 0) {
+      text += "  nvidia.com/gpu: " + std::to_string(now_shown.gpus);
+    }
+    timeline_.Add(Now(), "node", "node/" + name, text,
+                  {{"name", name},
+                   {"status", now_shown.status},
+                   {"nodePool", PoolOf(node)},
+                   {"gpuAllocatable", now_shown.gpus}});
+  }
+  if (first) {
+    return;
+  }
+  auto contains = [](const std::vector<api::Taint>& list, const api::Taint& t) {
+    return std::any_of(list.begin(), list.end(), [&](const api::Taint& o) { return o == t; });
+  };
+  for (const api::Taint& t : now_shown.taints) {
+    if (t.key != api::kTaintNodeNotReady && !contains(before.taints, t)) {
+      timeline_.Add(Now(), "node", "node/" + name,
+                    "node    " + name + "  taint added " + t.ToString(),
+                    {{"name", name}, {"taintAdded", t.ToString()}});
+    }
+  }
+  for (const api::Taint& t : before.taints) {
+    if (t.key != api::kTaintNodeNotReady && !contains(now_shown.taints, t)) {
+      timeline_.Add(Now(), "node", "node/" + name,
+                    "node    " + name + "  taint removed " + t.ToString(),
+                    {{"name", name}, {"taintRemoved", t.ToString()}});
+    }
+  }
+}
+
+void TimelineRecorder::OnNodeChange(const NodeChange& change) {
+  const api::Node& node = *change.node;
+  const std::string& name = node.meta.name;
+  const std::string pool = PoolOf(node);
+  if (change.type == ChangeType::kDeleted) {
+    nodes_shown_.erase(name);
+    if (timeline_.enabled()) {
+      ++nodes_removed_[pool];
+      auto life = node_lives_.find(name);
+      if (life != node_lives_.end()) {
+        life->second.to = Now();
+        life->second.node = change.node;
+      }
+    }
+    timeline_.Add(Now(), "node", "node/" + name, "node    " + name + "  deleted",
+                  {{"name", name}, {"status", std::string("deleted")}, {"nodePool", pool}});
+    return;
+  }
+  if (change.type == ChangeType::kAdded && timeline_.enabled()) {
+    ++nodes_created_[pool];
+  }
+  auto life = node_lives_.find(name);
+  if (life == node_lives_.end()) {
+    node_lives_[name] = NodeLife{change.node, Now(), std::nullopt};
+  } else {
+    life->second.node = change.node;
+  }
+  NodeLine(node);
+}
+
+void TimelineRecorder::OnPodChange(const PodChange& change) {
+  const api::Pod& pod = *change.pod.pod;
+  if (change.type == ChangeType::kDeleted) {
+    pods_shown_.erase(pod.Key());
+    const std::string name = PodName(pod);
+    timeline_.Add(Now(), "pod", "pod/" + name, "pod     " + Pad(name, 14) + "  deleted",
+                  {{"name", pod.meta.name},
+                   {"namespace", pod.meta.namespace_},
+                   {"status", std::string("deleted")}});
+    return;
+  }
+  PodLine(change.pod);
+}
+
+void TimelineRecorder::OnEvent(const EventChange& change) {
+  const EventRecord& e = change.event;
+  std::string object = e.involved_object.kind;
+  std::transform(object.begin(), object.end(), object.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  object += "/" + (e.involved_object.namespace_.empty() || e.involved_object.namespace_ == "default"
+                       ? e.involved_object.name
+                       : e.involved_object.namespace_ + "/" + e.involved_object.name);
+  std::string reason = e.reason;
+  if (e.count > 1) {
+    reason += " (x" + std::to_string(e.count) + ")";
+  }
+  timeline_.Add(Now(), "event", object,
+                "event   " + Pad(e.type, 7) + "  " + Pad(reason, 16) + "  " + object + "  " +
+                    e.source.component + "  " + e.message,
+                {{"type", e.type},
+                 {"reason", e.reason},
+                 {"message", e.message},
+                 {"source", e.source.component},
+                 {"count", int64_t{e.count}}});
+}
+
+void TimelineRecorder::PoolSize(const std::string& pool) {
+  int size = 0;
+  for (const emu::InstanceInfo& i : cloud_.ListInstances()) {
+    if (i.node_pool == pool && i.status != emu::VmStatus::kStopping) {
+      ++size;
+    }
+  }
+  auto it = pool_sizes_.find(pool);
+  const int before = it == pool_sizes_.end() ? 0 : it->second;
+  pool_sizes_[pool] = size;
+  if (before == size) {
+    return;
+  }
+  timeline_.Add(Now(), "pool", "nodepool/" + pool,
+                "pool    " + pool + "  " + std::to_string(before) + " -> " + std::to_string(size),
+                {{"nodePool", pool}, {"from", int64_t{before}}, {"to", int64_t{size}}});
+}
+
+void TimelineRecorder::OnCloudEvent(const emu::CloudEvent& e) {
+  using K = emu::CloudEventKind;
+  std::string state;
+  switch (e.kind) {
+    case K::kInstanceRequested:
+      state = "PROVISIONING";
+      break;
+    case K::kInstanceRunning:
+      state = "RUNNING";
+      break;
+    case K::kInstanceFailed:
+      state = "FAILED";
+      break;
+    case K::kInstanceStopping:
+      state = "STOPPING";
+      break;
+    case K::kInstanceDeleted:
+      state = "deleted";
+      break;
+    case K::kNodePoolStatusChanged:
+      timeline_.Add(Now(), "pool", "nodepool/" + e.node_pool,
+                    "pool    " + e.node_pool + "  status " + e.detail,
+                    {{"nodePool", e.node_pool}, {"status", e.detail}});
+      return;
+    case K::kNodePoolDeleted:
+      pool_sizes_.erase(e.node_pool);
+      timeline_.Add(Now(), "pool", "nodepool/" + e.node_pool,
+                    "pool    " + e.node_pool + "  deleted",
+                    {{"nodePool", e.node_pool}, {"status", std::string("deleted")}});
+      return;
+    default:
+      return;  // node registration, readiness and GPUs show on the node lines
+  }
+  std::string text =
+      "vm      " + e.instance + "  " + Pad(state, 12) + "  " + e.node_pool + "  " + e.zone;
+  if (!e.detail.empty()) {
+    text += "  " + e.detail;
+  }
+  timeline_.Add(Now(), "vm", "instance/" + e.instance, text,
+                {{"instance", e.instance},
+                 {"nodePool", e.node_pool},
+                 {"zone", e.zone},
+                 {"state", state},
+                 {"detail", e.detail}});
+  PoolSize(e.node_pool);
+}
+
+void TimelineRecorder::RecordInitialState() {
+  for (const emu::NodePoolInfo& p : cloud_.ListNodePools()) {
+    std::string machine = p.spec.machine_type;
+    if (p.accelerator.has_value()) {
+      machine += " + " + std::to_string(p.accelerator->count) + "x " + p.accelerator->type;
+    }
+    std::string text = "pool    " + p.spec.name + "  " + machine + "  " +
+                       std::to_string(p.target_size) +
+                       (p.target_size == 1 ? " node  " : " nodes  ") +
+                       std::string(emu::NodePoolStatusName(p.status));
+    if (p.spec.autoscaling) {
+      text += "  autoscaling " + std::to_string(p.spec.min_nodes) + ".." +
+              std::to_string(p.spec.max_nodes);
+    }
+    std::string taints;
+    for (const api::Taint& t : p.spec.taints) {
+      taints += (taints.empty() ? "" : ",") + t.ToString();
+    }
+    if (!taints.empty()) {
+      text += "  taints " + taints;
+    }
+    std::string labels;
+    for (const auto& [k, v] : p.spec.labels) {
+      labels += (labels.empty() ? "" : ",") + k + "=" + v;
+    }
+    if (!labels.empty()) {
+      text += "  labels " + labels;
+    }
+    if (p.spec.spot) {
+      text += "  spot";
+    }
+    pool_sizes_[p.spec.name] = p.target_size;
+    timeline_.Add(Now(), "pool", "nodepool/" + p.spec.name, text,
+                  {{"nodePool", p.spec.name},
+                   {"machineType", p.spec.machine_type},
+                   {"size", int64_t{p.target_size}},
+                   {"status", std::string(emu::NodePoolStatusName(p.status))},
+                   {"autoscaling", p.spec.autoscaling},
+                   {"minNodes", int64_t{p.spec.min_nodes}},
+                   {"maxNodes", int64_t{p.spec.max_nodes}}});
+  }
+  nodes_shown_.clear();
+  for (const api::NodeConstSharedPtr& n : store_.ListNodes()) {
+    node_lives_[n->meta.name] = NodeLife{n, Now(), std::nullopt};
+    NodeLine(*n);
+  }
+  pods_shown_.clear();
+  for (const PodRecord& p : store_.ListPods()) {
+    PodLine(p);
+  }
+}
+
+void TimelineRecorder::RecordSummary(uint64_t seed) {
+  const TimePoint now = Now();
+  timeline_.Add(now, "summary", "",
+                "summary end of run: " + FormatGoDuration(now - timeline_.start()) +
+                    " simulated, seed " + std::to_string(seed),
+                {{"simulated", FormatGoDuration(now - timeline_.start())},
+                 {"seed", static_cast<int64_t>(seed)}});
+  // Node-hours and cost per pool over the run.
+  std::map<std::string, Duration> node_time;
+  std::map<std::string, double> cost;
+  const cloud::PricingModel* pricing = cloud_.Provider().Pricing();
+  for (const auto& [name, life] : node_lives_) {
+    const std::string pool = PoolOf(*life.node);
+    const TimePoint from = std::max(life.from, timeline_.start());
+    const TimePoint to = life.to.value_or(now);
+    if (to <= from) {
+      continue;
+    }
+    node_time[pool] += to - from;
+    if (pricing != nullptr) {
+      auto price = pricing->NodePrice(*life.node, from, to);
+      if (price.ok()) {
+        cost[pool] += *price;
+      }
+    }
+  }
+  std::set<std::string> pools;
+  for (const auto& [p, n] : pool_sizes_) {
+    pools.insert(p);
+  }
+  for (const auto& [p, d] : node_time) {
+    pools.insert(p);
+  }
+  for (const std::string& pool : pools) {
+    if (pool.empty()) {
+      continue;
+    }
+    auto size = pool_sizes_.find(pool);
+    const int64_t n = size == pool_sizes_.end() ? 0 : size->second;
+    const int64_t created = nodes_created_.count(pool) ? nodes_created_.at(pool) : 0;
+    const int64_t removed = nodes_removed_.count(pool) ? nodes_removed_.at(pool) : 0;
+    const Duration t = node_time.count(pool) ? node_time.at(pool) : Duration::zero();
+    const double c = cost.count(pool) ? cost.at(pool) : 0.0;
+    timeline_.Add(now, "summary", "nodepool/" + pool,
+                  "summary pool " + pool + ": " + std::to_string(n) +
+                      (n == 1 ? " node; " : " nodes; ") + std::to_string(created) + " created, " +
+                      std::to_string(removed) + " removed; " + Hours(t) + " node-hours, " +
+                      Money(c),
+                  {{"nodePool", pool},
+                   {"size", n},
+                   {"nodesCreated", created},
+                   {"nodesRemoved", removed},
+                   {"nodeHours", Hours(t)},
+                   {"cost", Money(c)}});
+  }
+  for (const PodRecord& p : store_.ListPods()) {
+    timeline_.Add(now, "summary", "pod/" + PodName(*p.pod),
+                  "summary pod " + PodName(*p.pod) + ": " + KubectlPodStatus(p) +
+                      (p.pod->spec.node_name.empty() ? "" : " on " + p.pod->spec.node_name),
+                  {{"name", p.pod->meta.name}, {"status", KubectlPodStatus(p)}});
+  }
+}
+
+}  // namespace tidepool::sim

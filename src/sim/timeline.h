@@ -1,0 +1,148 @@
+// File: timeline.h
+//
+// Timeline: what a person following the walkthrough would see, in one stream, each line stamped
+// with the simulated time since the scenario started ("[00:03:21]"):
+//
+//   [00:00:00] $ kubectl apply -f gpu-test-pod.yaml                  scenario actions, and
+//   [00:00:00]   pod/gpu-test-pod created                            what kubectl/gcloud print
+//   [00:00:00] pod     gpu-test-pod  0/1  Pending  0  0s             `kubectl get pods -w -o wide`
+//   [00:00:00] event   Warning  FailedScheduling  pod/gpu-test-pod  default-scheduler  0/3 ...
+//   [00:00:01] log     I0101 00:00:01.000000       1 scale_up.cc:88] Scale-up: setting ...
+//   [00:00:01] pool    gpu-pool  0 -> 1                           node pool target size
+//   [00:00:01] vm      gke-tidepool-gpu-pool-...  PROVISIONING        GCE instance states
+//   [00:00:51] node    gke-tidepool-gpu-pool-...  NotReady  <none>  0s      `kubectl get nodes -w`
+//   [00:03:21] node    gke-tidepool-gpu-pool-...  Ready  <none>  2m30s  nvidia.com/gpu: 1
+//
+// Pod lines show NAME READY STATUS RESTARTS AGE NODE (STATUS as kubectl computes it:
+// ContainerCreating, Running, Completed, Terminating, ...) and are printed when one of them
+// other than AGE changes; "deleted" when the pod is gone. Node lines show NAME STATUS ROLES AGE
+// and the allocatable GPUs, printed when the status or GPUs change; taints other than the
+// not-ready one are printed when added or removed; "deleted" when the node is gone. Events are
+// TYPE REASON OBJECT SOURCE MESSAGE, with "(xN)" when an identical event repeats. Log lines
+// are the autoscaler's klog lines (`kubectl logs -f cluster-autoscaler-...`), with the thread
+// id field shown as 1 as in a container; the emulated cloud's warnings (stockouts, quota) are
+// "cloud" lines in the same klog format.
+//
+// ToText and ToJson render the same entries; the JSON is an array of objects with "time"
+// ("00:03:21"), "seconds", "timestamp" (RFC 3339), "kind", "object", "text" and the kind's own
+// fields. Everything is a function of the recorded entries, so the same run gives the same
+// bytes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "cloud/emulated/emulated_cloud.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "sim/store.h"
+
+namespace tidepool::sim {
+
+using FieldValue = std::variant<std::string, int64_t, bool>;
+
+struct TimelineEntry {
+  TimePoint time;
+  Duration elapsed;    // since the timeline's start
+  std::string kind;    // "action", "output", "pod", "node", "pool", "vm", "event", "log", "summary"
+  std::string object;  // "pod/gpu-test-pod", "node/<name>", "nodepool/gpu-pool", ...
+  std::string text;    // the line after the time stamp
+  std::vector<std::pair<std::string, FieldValue>> fields;
+};
+
+class Timeline {
+ public:
+  explicit Timeline(TimePoint start) : start_(start) {}
+
+  TimePoint start() const { return start_; }
+  // Entries before the start (the cluster's warm-up) are dropped while disabled.
+  void set_enabled(bool enabled) { enabled_ = enabled; }
+  bool enabled() const { return enabled_; }
+
+  void Add(TimePoint at, std::string kind, std::string object, std::string text,
+           std::vector<std::pair<std::string, FieldValue>> fields = {});
+  const std::vector<TimelineEntry>& entries() const { return entries_; }
+
+  // "[HH:MM:SS] <text>\n" per entry.
+  std::string ToText() const;
+  // A JSON array, one object per entry, pretty-printed with two spaces.
+  std::string ToJson() const;
+
+ private:
+  TimePoint start_;
+  bool enabled_ = true;
+  std::vector<TimelineEntry> entries_;
+};
+
+// kubectl's STATUS column for a pod (printPod in kubectl's printers).
+std::string KubectlPodStatus(const PodRecord& pod);
+// kubectl's STATUS column for a node: Ready / NotReady / Unknown, ",SchedulingDisabled".
+std::string KubectlNodeStatus(const api::Node& node);
+
+// Rewrites klog's thread id field ("I0101 00:00:01.000000 4123456 file.cc:1] msg") to 1, the
+// process id a containerized component prints, so logs do not depend on the host's threads.
+std::string NormalizeKlogLine(std::string_view line);
+
+// Fills a Timeline from the store's watch, the cloud's events and log sinks.
+class TimelineRecorder final : public StoreObserver, public cloud::emulated::CloudObserver {
+ public:
+  // Every reference must outlive the recorder; registers itself with `store` and `cloud`.
+  TimelineRecorder(Timeline& timeline, const Clock& clock, Store& store,
+                   cloud::emulated::EmulatedCloud& cloud);
+  ~TimelineRecorder() override;
+  TimelineRecorder(const TimelineRecorder&) = delete;
+  TimelineRecorder& operator=(const TimelineRecorder&) = delete;
+
+  // A sink for a component's log (log::Logger::AddSink).
+  log::LineSink LogSink(std::string component);
+  // Writes the current nodes and node pools (the state at the start), as `kubectl get nodes`
+  // and `gcloud container node-pools list` would show it.
+  void RecordInitialState();
+  // Writes the end-of-run summary.
+  void RecordSummary(uint64_t seed);
+
+  // Nodes ever registered per pool during the timeline (warm-up excluded).
+  const std::map<std::string, int>& nodes_created() const { return nodes_created_; }
+  const std::map<std::string, int>& nodes_removed() const { return nodes_removed_; }
+
+  void OnNodeChange(const NodeChange& change) override;
+  void OnPodChange(const PodChange& change) override;
+  void OnEvent(const EventChange& change) override;
+  void OnCloudEvent(const cloud::emulated::CloudEvent& event) override;
+
+ private:
+  struct NodeShown {
+    std::string status;
+    int64_t gpus = 0;
+    std::vector<api::Taint> taints;
+  };
+  struct NodeLife {
+    api::NodeConstSharedPtr node;
+    TimePoint from;
+    std::optional<TimePoint> to;
+  };
+  TimePoint Now() const { return clock_.Now(); }
+  void PodLine(const PodRecord& rec);
+  void NodeLine(const api::Node& node);
+  void PoolSize(const std::string& pool);
+
+  Timeline& timeline_;
+  const Clock& clock_;
+  Store& store_;
+  cloud::emulated::EmulatedCloud& cloud_;
+  std::map<std::string, std::string> pods_shown_;  // key -> last printed row (without AGE)
+  std::map<std::string, NodeShown> nodes_shown_;
+  std::map<std::string, int> pool_sizes_;
+  std::map<std::string, int> nodes_created_;
+  std::map<std::string, int> nodes_removed_;
+  std::map<std::string, NodeLife> node_lives_;  // during the timeline, for node-hours
+};
+
+}  // namespace tidepool::sim
