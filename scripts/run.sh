@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and run tidepool on the seed example.
+# The main job: install what is missing, build, and replay the seed walkthrough end to end on a
+# virtual clock (GPU pool 0 -> 1 -> 0) with `tidepool simulate`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 bash scripts/build.sh
-exec ./build/app/tidepool schedule \
-  -f examples/seed/01-cluster.yaml \
-  -f examples/seed/02-typo-manifest.yaml \
-  -f examples/seed/03-gpu-test-pod.yaml \
-  -f examples/seed/04-gpu-node-joins.yaml
+exec ./build/app/tidepool simulate examples/seed-walkthrough.yaml

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "testing/builders.h"
+#include "testing/autoscaler_fakes.h"
 #include "testing/fake_cloud_provider.h"
 
 namespace tidepool::autoscaler {
@@ -12,44 +13,6 @@ using std::chrono::minutes;
 using std::chrono::seconds;
 using testing::MakeNode;
 using testing::MakePod;
-
-struct Recorded {
-  std::string object, reason, message;
-};
-
-class Fakes final : public EventRecorder, public ClusterWriter {
- public:
-  void Event(const ObjectRef& o, std::string_view, std::string_view reason,
-             std::string message) override {
-    events.push_back({o.kind + "/" + o.name, std::string(reason), message});
-  }
-  Status AddNodeTaint(const std::string& node, const api::Taint& t) override {
-    taints.push_back(node + " " + t.key);
-    return OkStatus();
-  }
-  Status RemoveNodeTaint(const std::string&, const std::string&) override { return OkStatus(); }
-  Status EvictPod(const std::string& ns, const std::string& name) override {
-    evicted.push_back(ns + "/" + name);
-    return OkStatus();
-  }
-  bool Has(const std::string& reason, const std::string& message) const {
-    for (const auto& e : events) {
-      if (e.reason == reason && e.message == message) {
-        return true;
-      }
-    }
-    return false;
-  }
-  int Count(const std::string& reason) const {
-    int n = 0;
-    for (const auto& e : events) {
-      n += e.reason == reason ? 1 : 0;
-    }
-    return n;
-  }
-  std::vector<Recorded> events;
-  std::vector<std::string> taints, evicted;
-};
 
 api::Node GpuTemplate(const std::string& accel = "nvidia-tesla-t4") {
   return MakeNode("t")
@@ -89,7 +52,7 @@ class AutoscalerTest : public ::testing::Test {
   }
 
   std::unique_ptr<Autoscaler> Make() {
-    auto a = Autoscaler::Create(options_, cloud_, fakes_, fakes_, logger_, random_);
+    auto a = Autoscaler::Create(options_, cloud_, writer_, fakes_, logger_, random_);
     EXPECT_TRUE(a.ok()) << a.status().ToString();
     return std::move(*a);
   }
@@ -108,7 +71,8 @@ class AutoscalerTest : public ::testing::Test {
   Random random_{7};
   log::Logger logger_{"cluster-autoscaler", clock_, false};
   std::vector<std::string> log_;
-  Fakes fakes_;
+  testing::RecordingEventRecorder fakes_;
+  testing::FakeClusterWriter writer_;
   testing::FakeCloudProvider cloud_;
   ClusterView view_;
 };

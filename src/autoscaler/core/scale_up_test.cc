@@ -4,6 +4,7 @@
 
 #include "scheduler/scheduler.h"
 #include "testing/builders.h"
+#include "testing/autoscaler_fakes.h"
 #include "testing/fake_cloud_provider.h"
 
 namespace tidepool::autoscaler {
@@ -12,18 +13,7 @@ namespace {
 using testing::MakeNode;
 using testing::MakePod;
 
-struct RecordedEvent {
-  std::string object, type, reason, message;
-};
-
-class VectorRecorder final : public EventRecorder {
- public:
-  void Event(const ObjectRef& o, std::string_view type, std::string_view reason,
-             std::string message) override {
-    events.push_back({o.kind + "/" + o.name, std::string(type), std::string(reason), message});
-  }
-  std::vector<RecordedEvent> events;
-};
+using VectorRecorder = testing::RecordingEventRecorder;
 
 api::Node T4Template() {
   return MakeNode("t")
@@ -112,7 +102,7 @@ TEST_F(ScaleUpTest, TheSeedPodScalesGpuPoolFromZeroToOne) {
             "Scale-up: setting group gpu-pool size to 1 instead of 0 (max: 5)");
   EXPECT_EQ(recorder_.events[1].message,
             "Scale-up: group gpu-pool size set to 1 instead of 0 (max: 5)");
-  EXPECT_EQ(recorder_.events[2].object, "Pod/gpu-test-pod");
+  EXPECT_EQ(recorder_.events[2].object, "Pod/default/gpu-test-pod");
   EXPECT_EQ(recorder_.events[2].reason, "TriggeredScaleUp");
   EXPECT_EQ(recorder_.events[2].message, "pod triggered scale-up: [{gpu-pool 0->1 (max: 5)}]");
   EXPECT_TRUE(Logged("] Pod default/gpu-test-pod is unschedulable"));

@@ -8,6 +8,7 @@
 #include "autoscaler/scale_down/go_format.h"
 #include "scheduler/scheduler.h"
 #include "testing/builders.h"
+#include "testing/autoscaler_fakes.h"
 #include "testing/fake_cloud_provider.h"
 
 namespace tidepool::autoscaler::scaledown {
@@ -56,50 +57,9 @@ api::Node Annotated(api::Node n, const std::string& key, const std::string& valu
   return n;
 }
 
-struct RecordedEvent {
-  std::string object, type, reason, message;
-  friend bool operator==(const RecordedEvent&, const RecordedEvent&) = default;
-};
-
-std::ostream& operator<<(std::ostream& os, const RecordedEvent& e) {
-  return os << "{" << e.object << " " << e.type << " " << e.reason << " \"" << e.message << "\"}";
-}
-
-class VectorRecorder final : public EventRecorder {
- public:
-  void Event(const ObjectRef& o, std::string_view type, std::string_view reason,
-             std::string message) override {
-    std::string obj = o.kind + "/" + (o.namespace_.empty() ? "" : o.namespace_ + "/") + o.name;
-    events.push_back({obj, std::string(type), std::string(reason), std::move(message)});
-  }
-  std::vector<RecordedEvent> events;
-};
-
-class FakeWriter final : public ClusterWriter {
- public:
-  Status AddNodeTaint(const std::string& node, const api::Taint& taint) override {
-    calls.push_back("taint " + node + " " + taint.ToString());
-    if (fail_taint.count(node) > 0) {
-      return UnavailableError("the server is currently unable to handle the request");
-    }
-    return OkStatus();
-  }
-  Status RemoveNodeTaint(const std::string& node, const std::string& key) override {
-    calls.push_back("untaint " + node + " " + key);
-    return OkStatus();
-  }
-  Status EvictPod(const std::string& ns, const std::string& name) override {
-    calls.push_back("evict " + ns + "/" + name);
-    if (fail_evict.count(ns + "/" + name) > 0) {
-      return ResourceExhaustedError(
-          "Cannot evict pod as it would violate the pod's disruption budget.");
-    }
-    return OkStatus();
-  }
-  std::set<std::string> fail_taint;
-  std::set<std::string> fail_evict;
-  std::vector<std::string> calls;
-};
+using RecordedEvent = testing::RecordedEvent;
+using VectorRecorder = testing::RecordingEventRecorder;
+using FakeWriter = testing::FakeClusterWriter;
 
 class ScaleDownTest : public ::testing::Test {
  protected:
