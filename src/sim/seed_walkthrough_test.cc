@@ -14,15 +14,8 @@ using std::chrono::minutes;
 
 const std::string kExample = std::string(TIDEPOOL_SOURCE_DIR) + "/examples/seed-walkthrough.yaml";
 
-// Index of the first entry at or after `from` whose text contains `needle`, or -1.
-int Find(const Timeline& t, const std::string& needle, int from = 0) {
-  const auto& e = t.entries();
-  for (size_t i = static_cast<size_t>(std::max(from, 0)); i < e.size(); ++i) {
-    if (e[i].text.find(needle) != std::string::npos) {
-      return static_cast<int>(i);
-    }
-  }
-  return -1;
+int Find(const Timeline& t, std::string_view needle, int from = 0) {
+  return t.Find(needle, from);
 }
 
 class SeedWalkthroughTest : public ::testing::Test {

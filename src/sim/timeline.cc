@@ -137,27 +137,6 @@ std::string KubectlNodeStatus(const api::Node& node) {
   return s;
 }
 
-std::string NormalizeKlogLine(std::string_view line) {
-  // "Lmmdd hh:mm:ss.uuuuuu " is 22 characters, then the right-aligned thread id, a space, then
-  // the source location.
-  constexpr size_t kHeader = 22;
-  if (line.size() <= kHeader) {
-    return std::string(line);
-  }
-  size_t i = kHeader;
-  while (i < line.size() && line[i] == ' ') {
-    ++i;
-  }
-  const size_t digits = i;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9') {
-    ++i;
-  }
-  if (i == digits || i >= line.size() || line[i] != ' ') {
-    return std::string(line);
-  }
-  return std::string(line.substr(0, kHeader)) + "      1" + std::string(line.substr(i));
-}
-
 // ---- The recorder ------------------------------------------------------------------------------
 
 TimelineRecorder::TimelineRecorder(Timeline& timeline, const Clock& clock, Store& store,
@@ -174,7 +153,8 @@ TimelineRecorder::~TimelineRecorder() {
 
 log::LineSink TimelineRecorder::LogSink(std::string component) {
   return [this, component](std::string_view line) {
-    const std::string text = NormalizeKlogLine(line);
+    // klog's process-id field is a fixed 1 (common/log.cc), so lines are the same every run.
+    const std::string text(line);
     // The autoscaler's log is the walkthrough's `kubectl logs -f`; other components' lines
     // (the emulated cloud's warnings) are marked as theirs.
     const std::string prefix = component == "cluster-autoscaler" ? "log     " : "cloud   ";

@@ -69,6 +69,15 @@ class Timeline {
   void Add(TimePoint at, std::string kind, std::string object, std::string text,
            std::vector<std::pair<std::string, FieldValue>> fields = {});
   const std::vector<TimelineEntry>& entries() const { return entries_; }
+  // Index of the first entry at or after `from` whose text contains `needle`, or -1.
+  int Find(std::string_view needle, int from = 0) const {
+    for (size_t i = static_cast<size_t>(from < 0 ? 0 : from); i < entries_.size(); ++i) {
+      if (entries_[i].text.find(needle) != std::string::npos) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
 
   // "[HH:MM:SS] <text>\n" per entry.
   std::string ToText() const;
@@ -86,9 +95,6 @@ std::string KubectlPodStatus(const PodRecord& pod);
 // kubectl's STATUS column for a node: Ready / NotReady / Unknown, ",SchedulingDisabled".
 std::string KubectlNodeStatus(const api::Node& node);
 
-// Rewrites klog's thread id field ("I0101 00:00:01.000000 4123456 file.cc:1] msg") to 1, the
-// process id a containerized component prints, so logs do not depend on the host's threads.
-std::string NormalizeKlogLine(std::string_view line);
 
 // Fills a Timeline from the store's watch, the cloud's events and log sinks.
 class TimelineRecorder final : public StoreObserver, public cloud::emulated::CloudObserver {
