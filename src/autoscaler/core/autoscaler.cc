@@ -67,6 +67,8 @@ struct GroupState {
   int target = 0;
   int ready = 0;
   int not_started = 0;  // registered, not ready (or GPU not allocatable), young
+  // Their names: the loop replaces them with template copies (upcoming capacity).
+  std::vector<std::string> not_started_nodes;
   int unready = 0;
   int resource_unready = 0;  // GPU not allocatable yet
   int registered = 0;
@@ -180,11 +182,13 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint n
       // long as it takes; it never triggers another scale-up.
       ++s.not_started;
       ++s.resource_unready;
+      s.not_started_nodes.push_back(n->meta.name);
       continue;
     }
     TimePoint created = n->meta.creation_timestamp.value_or(now);
     if (created + options_.max_node_startup_time > now) {
       ++s.not_started;
+      s.not_started_nodes.push_back(n->meta.name);
     } else {
       ++s.unready;
     }
@@ -334,27 +338,21 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   ComputeUpcoming(now, groups);
 
   // The snapshot: registered usable nodes and their pods; nodes that have not started (and GPU
-  // nodes still installing drivers) are replaced by copies of their group's template, as
-  // upcoming capacity.
-  scheduler::ClusterSnapshot snapshot;
+  // nodes still installing drivers) are left out, and inside a fork, copies of their group's
+  // template stand in for them as upcoming capacity. After scale-up the fork is reverted and the
+  // same snapshot serves scale-down, where such nodes are neither candidates nor destinations
+  // (CA drops them from allNodes too).
   std::set<std::string> replaced;
+  for (const auto& [id, s] : groups) {
+    replaced.insert(s.not_started_nodes.begin(), s.not_started_nodes.end());
+  }
+  scheduler::ClusterSnapshot snapshot;
+  std::vector<api::NodeConstSharedPtr> started;
   for (const auto& n : view.nodes) {
-    cloud::NodeGroup* g = cloud_.NodeGroupForNode(*n);
-    bool not_started = false;
-    if (g != nullptr) {
-      bool gpu_unready = false;
-      if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
-        gpu_unready = api::Get(n->status.allocatable, gpu->resource_name).IsZero();
-      }
-      TimePoint created = n->meta.creation_timestamp.value_or(now);
-      not_started = (n->IsReady() && gpu_unready) ||
-                    (!n->IsReady() && created + options_.max_node_startup_time > now);
+    if (replaced.count(n->meta.name) == 0) {
+      (void)snapshot.AddNode(n);
+      started.push_back(n);
     }
-    if (not_started) {
-      replaced.insert(n->meta.name);
-      continue;
-    }
-    (void)snapshot.AddNode(n);
   }
   for (const auto& p : view.scheduled_pods) {
     if (replaced.count(p->pod->spec.node_name) == 0) {
@@ -362,6 +360,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     }
   }
 
+  snapshot.Fork();  // upcoming capacity, for scale-up only
   ScaleUpContext ctx;
   int upcoming_total = 0;
   for (auto& [id, s] : groups) {
@@ -488,25 +487,12 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     scale_up_status = "InProgress";
   }
 
+  snapshot.Revert();  // drops the upcoming copies
+
   // Scale-down: unneeded nodes are tracked every loop; deletions wait out the cooldowns.
   std::string scale_down_status = "NoCandidates";
   if (options_.scale_down_enabled) {
-    // Nodes that have not started are neither candidates nor destinations (CA drops them
-    // from allNodes too).
-    scheduler::ClusterSnapshot sd;
-    std::vector<api::NodeConstSharedPtr> started;
-    for (const auto& n : view.nodes) {
-      if (replaced.count(n->meta.name) == 0) {
-        (void)sd.AddNode(n);
-        started.push_back(n);
-      }
-    }
-    for (const auto& p : view.scheduled_pods) {
-      if (replaced.count(p->pod->spec.node_name) == 0) {
-        (void)sd.AddPod(p, p->pod->spec.node_name);
-      }
-    }
-    planner_.Update(now, sd, started);
+    planner_.Update(now, snapshot, started);
     if (!planner_.unneeded().empty()) {
       scale_down_status = "CandidatesPresent";
     }
