@@ -195,11 +195,7 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
     for (size_t g = 0; g < groups.size(); ++g) {
       for (const auto& p : groups[g].pods) {
         result.pods_remain_unschedulable.push_back(p);
-        std::vector<std::string> parts;
-        if (!reasons[g].empty()) {
-          parts.push_back(JoinSorted(reasons[g]));
-        }
-        result.reasons_by_pod[p->pod->Key()] = parts;
+        result.reasons_by_pod[p->pod->Key()] = JoinSorted(reasons[g]);
       }
     }
   };
@@ -289,7 +285,7 @@ void ScaleUpOrchestrator::EmitEvents(const ScaleUpResult& result) {
     std::string msg = "pod didn't trigger scale-up:";
     auto it = result.reasons_by_pod.find(p->pod->Key());
     if (it != result.reasons_by_pod.end() && !it->second.empty()) {
-      msg += " " + it->second.front();
+      msg += " " + it->second;
     }
     recorder_.Event(RefOf(*p->pod), "Normal", "NotTriggerScaleUp", msg);
   }

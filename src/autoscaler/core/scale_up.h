@@ -63,8 +63,9 @@ struct ScaleUpResult {
   std::vector<ScaleUpInfo> infos;
   std::vector<scheduler::PodInfoConstSharedPtr> pods_triggered;
   std::vector<scheduler::PodInfoConstSharedPtr> pods_remain_unschedulable;
-  // For each pod that remained: "<count> <reason>" over the node groups considered, sorted.
-  std::map<std::string, std::vector<std::string>> reasons_by_pod;
+  // For each pod that remained: "<count> <reason>, ..." over the node groups considered,
+  // sorted; empty when no group gave a reason.
+  std::map<std::string, std::string> reasons_by_pod;
   // kError: the group whose IncreaseSize the cloud refused, and why.
   std::string failed_group;
   Status error;
