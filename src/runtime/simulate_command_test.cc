@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/temp_dir.h"
+
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -14,7 +16,7 @@ const std::string kExample = std::string(TIDEPOOL_SOURCE_DIR) + "/examples/seed-
 
 // A scenario without the autoscaler: the GPU node comes from a manual resize.
 std::string WriteScenario(const std::string& name, const std::string& text) {
-  const std::string path = ::testing::TempDir() + "/" + name;
+  const std::string path = tidepool::testing::TestTempDir() + "/" + name;
   std::ofstream(path) << text;
   return path;
 }

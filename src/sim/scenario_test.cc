@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "testing/temp_dir.h"
+
 #include <fstream>
 #include <string>
 
@@ -167,7 +169,7 @@ cloud:
 }
 
 TEST(ScenarioTest, ManifestFilesAreRelativeToTheScenario) {
-  const std::string dir = ::testing::TempDir();
+  const std::string dir = tidepool::testing::TestTempDir();
   {
     std::ofstream pod(dir + "/two-pods.yaml");
     pod << "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, "
