@@ -1,0 +1,50 @@
+// File: resources.h
+//
+// The API server's resource registry: every resource tidepool up serves, with what discovery,
+// OpenAPI, the REST handlers, printers and storage need to know about it. One table
+// (Resources()) is the single source; discovery documents and OpenAPI paths are generated from
+// it, and a request for anything not in it is a 404.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tidepool::apiserver {
+
+struct Subresource {
+  std::string name;  // "status", "log", "eviction", "binding"
+  // responseKind of the subresource (aggregated discovery) / kind in APIResourceList.
+  std::string group;
+  std::string version;
+  std::string kind;
+  std::vector<std::string> verbs;
+};
+
+struct Resource {
+  std::string group;     // "" for core
+  std::string version;   // "v1"
+  std::string resource;  // plural: "pods"
+  std::string singular;  // "pod"
+  std::string kind;      // "Pod"
+  std::string list_kind;  // "PodList"
+  bool namespaced = true;
+  std::vector<std::string> verbs;
+  std::vector<std::string> short_names;
+  std::vector<std::string> categories;
+  std::vector<Subresource> subresources;
+
+  // "v1" or "apps/v1".
+  std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
+};
+
+// Every served resource, core first, then groups in the order discovery lists them.
+const std::vector<Resource>& Resources();
+
+// nullptr when not served.
+const Resource* FindResource(std::string_view group, std::string_view version,
+                             std::string_view resource);
+// By kind, for a manifest's apiVersion + kind ("apps/v1", "Deployment"). nullptr when not served.
+const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind);
+
+}  // namespace tidepool::apiserver
