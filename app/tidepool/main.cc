@@ -7,6 +7,7 @@
 
 #include "runtime/schedule_command.h"
 #include "runtime/simulate_command.h"
+#include "runtime/up_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"tidepool: GPU-aware, scale-from-zero autoscaling for Kubernetes"};
@@ -42,7 +43,41 @@ int main(int argc, char** argv) {
   CLI::Option* until_opt = sim->add_option(
       "--until", until, "How long to simulate, a Go duration such as 35m (overrides runFor)");
 
+  tidepool::runtime::UpOptions up;
+  bool no_autoscaler = false;
+  CLI::App* up_cmd = app.add_subcommand(
+      "up",
+      "Run an emulated GPU-capable GKE cluster on loopback, in real time: a Kubernetes 1.32 API "
+      "that the real kubectl drives, the scheduler, emulated kubelets, cloud and GPU drivers, and "
+      "the autoscaler");
+  up_cmd->add_option("--address", up.address, "Listen address (loopback unless told otherwise)")
+      ->default_val("127.0.0.1");
+  up_cmd->add_option("--port", up.port, "API port (0: pick a free one)")->default_val(0);
+  up_cmd->add_option("--kubeconfig", up.kubeconfig,
+                     "Write a kubeconfig with a context named tidepool to this path");
+  up_cmd->add_option("--speed", up.speed,
+                     "Divide every emulated duration (boot, kubelet, driver, unneeded time, "
+                     "autoscaler timers) by this factor; timestamps stay real")
+      ->default_val(1.0);
+  up_cmd->add_option("--config", up.config,
+                     "Cluster config: node pools, autoscaler flags, cloud delays and faults (the "
+                     "scenario format of tidepool simulate, without a timeline)")
+      ->check(CLI::ExistingFile);
+  up_cmd->add_option("--data-dir", up.data_dir,
+                     "Persist every acknowledged write in SQLite under this directory, and resume "
+                     "from it");
+  up_cmd->add_flag("--no-autoscaler", no_autoscaler, "Do not run the embedded autoscaler");
+  up_cmd->add_option("-v,--v", up.verbosity,
+                     "The autoscaler's log verbosity (klog -v; default: the config's, at least 1)");
+  up_cmd->add_option("--seed", up.seed, "Random seed (0: from the clock)");
+  up_cmd->add_option("--port-file", up.port_file,
+                     "Write the API port to this file once ready (for scripts and tests)");
+
   CLI11_PARSE(app, argc, argv);
+  if (up_cmd->parsed()) {
+    up.autoscaler = !no_autoscaler;
+    return tidepool::runtime::RunUp(up, std::cout, std::cerr);
+  }
   if (sched->parsed()) {
     return tidepool::runtime::RunSchedule(schedule, std::cout, std::cerr);
   }

@@ -38,6 +38,10 @@ struct AutoscalingOptions {
   std::chrono::nanoseconds max_node_provision_time = minutes(15);  // --max-node-provision-time
   std::chrono::nanoseconds max_node_startup_time = minutes(15);    // --max-node-startup-time
   std::chrono::nanoseconds new_pod_scale_up_delay = seconds(0);    // --new-pod-scale-up-delay
+  // How long a loop waits for more pods after a pod turned unschedulable before it scales up
+  // for it (CA's unschedulablePodTimeBuffer and unschedulablePodWithGpuTimeBuffer).
+  std::chrono::nanoseconds unschedulable_pod_time_buffer = seconds(2);
+  std::chrono::nanoseconds unschedulable_pod_with_gpu_time_buffer = seconds(30);
   int expendable_pods_priority_cutoff = -10;  // --expendable-pods-priority-cutoff
   std::chrono::nanoseconds initial_node_group_backoff_duration = minutes(5);
   std::chrono::nanoseconds max_node_group_backoff_duration = minutes(30);

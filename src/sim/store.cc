@@ -125,8 +125,12 @@ StatusOr<api::PodConstSharedPtr> Store::CreatePod(api::Pod pod) {
   if (pods_.count(key) > 0) {
     return AlreadyExistsError("pods \"" + pod.meta.name + "\" already exists");
   }
-  pod.meta.uid = NewUid();
-  pod.meta.creation_timestamp = clock_.Now();
+  if (pod.meta.uid.empty()) {
+    pod.meta.uid = NewUid();
+  }
+  if (!pod.meta.creation_timestamp.has_value()) {
+    pod.meta.creation_timestamp = clock_.Now();
+  }
   pod.meta.deletion_timestamp.reset();
   PodRecord rec;
   rec.pod = std::make_shared<const api::Pod>(std::move(pod));
@@ -366,6 +370,26 @@ std::vector<api::NodeConstSharedPtr> Store::ListNodes() const {
 
 // ---- ClusterWriter ----------------------------------------------------------------------------
 
+Status Store::UpdateNodeFromApi(const std::string& name, api::Labels labels,
+                                std::map<std::string, std::string> annotations,
+                                std::vector<api::Taint> taints, bool unschedulable) {
+  auto it = nodes_.find(name);
+  if (it == nodes_.end()) {
+    return NotFoundError(NodeNotFound(name));
+  }
+  const api::NodeConstSharedPtr old = it->second;
+  api::Node n = *old;
+  n.meta.labels = std::move(labels);
+  n.meta.annotations = std::move(annotations);
+  n.spec.taints = std::move(taints);
+  n.spec.unschedulable = unschedulable;
+  if (n.meta.labels == old->meta.labels && n.meta.annotations == old->meta.annotations &&
+      n.spec == old->spec) {
+    return OkStatus();
+  }
+  return PutNode(std::move(n), ChangeType::kModified, old);
+}
+
 Status Store::AddNodeTaint(const std::string& node, const api::Taint& taint) {
   auto it = nodes_.find(node);
   if (it == nodes_.end()) {
@@ -440,10 +464,15 @@ void Store::RecordEvent(const autoscaler::ObjectRef& object, std::string_view ty
   }
   EventRecord e;
   // client-go: fmt.Sprintf("%v.%x", ref.Name, t.UnixNano()).
-  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
-  char hex[24];
-  std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
-  e.name = object.name + "." + hex;
+  // Two events of one object at the same instant (common on a virtual clock) would share the
+  // name; a real client's clock would have moved on by a nanosecond, so this one does.
+  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
+  do {
+    char hex[24];
+    std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
+    e.name = object.name + "." + hex;
+    nanos += std::chrono::nanoseconds(1);
+  } while (!event_names_.insert(e.name).second);
   e.involved_object = object;
   e.type = std::string(type);
   e.reason = std::string(reason);

@@ -41,6 +41,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "api/node.h"
@@ -144,8 +145,8 @@ class Store final : public cloud::emulated::NodeSink,
 
   // ---- Pods ----
 
-  // Creates a pod (namespace "default" when empty); assigns uid, resourceVersion and
-  // creationTimestamp. AlreadyExists: `pods "<name>" already exists`.
+  // Creates a pod (namespace "default" when empty); assigns resourceVersion, and uid and
+  // creationTimestamp unless the pod has them (an API server that fronts the store made them). AlreadyExists: `pods "<name>" already exists`.
   StatusOr<api::PodConstSharedPtr> CreatePod(api::Pod pod);
   // Binds a pending pod to `node`: spec.nodeName and the condition PodScheduled=True (the
   // binding subresource). NotFound; Aborted (409) if it is already bound or being deleted.
@@ -176,6 +177,11 @@ class Store final : public cloud::emulated::NodeSink,
   Status UpsertNode(api::Node node) override;
   Status DeleteNode(const std::string& name) override;
   api::NodeConstSharedPtr GetNode(const std::string& name) const;
+  // A user's edit of a node through the API (kubectl label / annotate / taint / cordon): labels,
+  // annotations, taints and spec.unschedulable replaced as given. NotFound.
+  Status UpdateNodeFromApi(const std::string& name, api::Labels labels,
+                           std::map<std::string, std::string> annotations,
+                           std::vector<api::Taint> taints, bool unschedulable);
   // Sorted by name.
   std::vector<api::NodeConstSharedPtr> ListNodes() const;
 
@@ -216,6 +222,7 @@ class Store final : public cloud::emulated::NodeSink,
   std::map<std::string, std::vector<api::Taint>, std::less<>> cloud_taints_;
   std::vector<EventRecord> events_;
   std::map<std::string, size_t, std::less<>> event_index_;  // aggregation key -> events_ index
+  std::unordered_set<std::string> event_names_;  // every event name used so far
   std::deque<Notification> pending_;
   bool dispatching_ = false;
 };
@@ -225,3 +232,4 @@ autoscaler::ObjectRef RefOf(const api::Pod& pod);
 autoscaler::ObjectRef RefOf(const api::Node& node);
 
 }  // namespace tidepool::sim
+

@@ -84,6 +84,9 @@ class World final : public StoreObserver {
   cloud::emulated::EmulatedCloud& cloud() { return *cloud_; }
   const SchedulerLoop& scheduler_loop() const { return *loop_; }
   Timeline& timeline() { return timeline_; }
+  // The autoscaler's and the emulated cloud's loggers (to add sinks, e.g. a pod's log).
+  log::Logger& autoscaler_log() { return autoscaler_log_; }
+  log::Logger& cloud_log() { return cloud_log_; }
   TimelineRecorder& recorder() { return *recorder_; }
   // nullptr when the autoscaler is off.
   autoscaler::Autoscaler* autoscaler() { return autoscaler_.get(); }

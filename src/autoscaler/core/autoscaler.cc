@@ -15,8 +15,6 @@ namespace {
 using std::chrono::duration_cast;
 
 // CA's unschedulablePodTimeBuffer and unschedulablePodWithGpuTimeBuffer (static_autoscaler.go).
-constexpr Duration kUnschedulablePodTimeBuffer = std::chrono::seconds(2);
-constexpr Duration kUnschedulablePodWithGpuTimeBuffer = std::chrono::seconds(30);
 // A real node is a good template once Ready this long (stabilizationDelay).
 constexpr Duration kTemplateStabilizationDelay = std::chrono::minutes(1);
 
@@ -446,8 +444,8 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     // Wait a little for more pods to arrive (CA: 2 s, 30 s for GPU pods).
     for (const auto& p : to_scale) {
       TimePoint created = p->pod->meta.creation_timestamp.value_or(now - std::chrono::hours(1));
-      Duration buffer = RequestsGpu(*p) ? kUnschedulablePodWithGpuTimeBuffer
-                                        : kUnschedulablePodTimeBuffer;
+      Duration buffer = RequestsGpu(*p) ? options_.unschedulable_pod_with_gpu_time_buffer
+                                        : options_.unschedulable_pod_time_buffer;
       if (created + buffer > now) {
         too_new = true;
       }

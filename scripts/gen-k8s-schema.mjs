@@ -1,0 +1,260 @@
+#!/usr/bin/env node
+// File: gen-k8s-schema.mjs
+//
+// Regenerates src/apiserver/schema/k8s_schema.json, the field list behind the API server's
+// strict field validation (?fieldValidation=Strict:
+// `unknown field "spec.tolerations[0].important"`), from an authoritative machine-readable
+// description of the Kubernetes API: the models that @kubernetes/client-node generates from
+// Kubernetes' OpenAPI document. Nothing here is a hand-typed field list; the one hand-written
+// part is KINDS below, which maps each served apiVersion/kind to the name of its model.
+//
+// What it does:
+//   1. `npm install`s the PINNED package (PACKAGE@VERSION) into a fresh temporary directory
+//      (--no-save, --ignore-scripts; nothing in the repository is touched), and checks that the
+//      tarball npm installed has the pinned integrity hash, so a re-published or substituted
+//      package cannot slip in.
+//   2. Imports the package's generated models (dist/gen/models/all.js; plain classes with a
+//      static attributeTypeMap: [{baseName: JSON name, type: TypeScript type}, ...]) and walks
+//      every model reachable from the kinds in KINDS.
+//   3. Writes the JSON file (or, with --check, only compares it) and removes the temporary
+//      directory.
+//
+// Output format (compact, keys sorted at every level, one trailing newline; the same bytes on
+// every run for the same pinned version):
+//   {"kinds":{"apps/v1/Deployment":"V1Deployment",...,"v1/Pod":"V1Pod"},
+//    "kubernetes":"v1.32.0",                      // "OpenAPI spec version" of the models
+//    "leaves":["Date","IntOrString","V1MicroTime","any","boolean","number","string"],
+//    "source":"@kubernetes/client-node@1.1.3",
+//    "types":{"V1Pod":{"apiVersion":"string","kind":"string","metadata":"V1ObjectMeta",...},
+//             "V1PodSpec":{"containers":"[]V1Container","nodeSelector":"map[string]string",...}}}
+// A type reference is one of: a model name (a key of "types"); a leaf name (listed in
+// "leaves": values below it are not field-checked: strings, numbers, booleans, times,
+// IntOrString, quantities (plain "string" in the models) and free-form objects ("any", e.g.
+// RawExtension, FieldsV1)); "[]T" (a JSON array of T); "map[string]T" (a JSON object whose keys
+// are free and whose values are T). An unrecognised TypeScript type in a reachable model is
+// an error, so a new kind of type cannot silently switch validation off.
+//
+// Choosing the version: the package's README compatibility table marks client-node 1.0.x and
+// 1.1.x as the releases for Kubernetes 1.32 (1.2.x/1.3.x are 1.33, 1.4.x is 1.34); 1.1.3 is
+// the newest 1.1.x, and its models say "OpenAPI spec version: v1.32.0". The script refuses a
+// package whose models report another Kubernetes minor than EXPECTED_KUBERNETES_MINOR.
+//
+// Usage: node scripts/gen-k8s-schema.mjs [--out FILE] [--check]
+//   --out FILE  write FILE instead of src/apiserver/schema/k8s_schema.json
+//   --check     do not write; exit 1 when the file differs from what would be generated
+// Needs node >= 18, npm and access to the npm registry (the build itself never does: CMake
+// embeds the committed JSON file).
+
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const PACKAGE = '@kubernetes/client-node';
+const VERSION = '1.1.3';
+// `npm view @kubernetes/client-node@1.1.3 dist.integrity`
+const INTEGRITY =
+  'sha512-0JekGlhf0A6Jvd1s9tXdSkRlkNrx/O+53IzecvaXr9yXtTTJyoXbSoS4Jf6XCBr6SSAcL1nLRFQ7AgMBZtP3mQ==';
+const EXPECTED_KUBERNETES_MINOR = 'v1.32';
+
+// apiVersion/kind -> generated model. A mapping, not a field list. Core kinds have the
+// apiVersion "v1"; so has DeleteOptions (meta.k8s.io), as clients send it in DELETE and
+// eviction bodies.
+const KINDS = {
+  'v1/Pod': 'V1Pod',
+  'v1/Node': 'V1Node',
+  'v1/ConfigMap': 'V1ConfigMap',
+  'v1/Secret': 'V1Secret',
+  'v1/Namespace': 'V1Namespace',
+  'v1/Event': 'CoreV1Event',
+  'v1/Service': 'V1Service',
+  'v1/ServiceAccount': 'V1ServiceAccount',
+  'v1/Endpoints': 'V1Endpoints',
+  'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
+  'v1/DeleteOptions': 'V1DeleteOptions',
+  'apps/v1/Deployment': 'V1Deployment',
+  'apps/v1/DaemonSet': 'V1DaemonSet',
+  'apps/v1/ReplicaSet': 'V1ReplicaSet',
+  'apps/v1/StatefulSet': 'V1StatefulSet',
+  'batch/v1/Job': 'V1Job',
+  'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
+  'policy/v1/Eviction': 'V1Eviction',
+  'coordination.k8s.io/v1/Lease': 'V1Lease',
+  'events.k8s.io/v1/Event': 'EventsV1Event',
+  'rbac.authorization.k8s.io/v1/Role': 'V1Role',
+  'rbac.authorization.k8s.io/v1/RoleBinding': 'V1RoleBinding',
+  'rbac.authorization.k8s.io/v1/ClusterRole': 'V1ClusterRole',
+  'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'V1ClusterRoleBinding',
+  'scheduling.k8s.io/v1/PriorityClass': 'V1PriorityClass',
+};
+
+// TypeScript types in the models whose values are not field-checked.
+// V1MicroTime is the package's own Date subclass (dist/types.js), IntOrString its number | string.
+const LEAVES = new Set([
+  'string', 'number', 'boolean', 'Date', 'V1MicroTime', 'any', 'IntOrString',
+]);
+
+const ARRAY_PREFIX = 'Array<';
+const ARRAY_SUFFIX = '>';
+const MAP_PREFIX = '{ [key: string]: ';
+const MAP_SUFFIX = '; }';
+
+class GenError extends Error {}
+
+// Throws; main() reports it after the temporary directory is removed.
+function fail(message) {
+  throw new GenError(message);
+}
+
+function parseArgs(argv) {
+  const scriptDir = path.dirname(fileURLToPath(import.meta.url));
+  const args = {
+    out: path.resolve(scriptDir, '..', 'src', 'apiserver', 'schema', 'k8s_schema.json'),
+    check: false,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--check') {
+      args.check = true;
+    } else if (argv[i] === '--out' && i + 1 < argv.length) {
+      args.out = path.resolve(argv[++i]);
+    } else {
+      fail(`usage: node scripts/gen-k8s-schema.mjs [--out FILE] [--check] ` +
+           `(unexpected "${argv[i]}")`);
+    }
+  }
+  return args;
+}
+
+// Installs PACKAGE@VERSION under `dir` and returns the package's directory.
+function installPinned(dir) {
+  execFileSync(
+    'npm',
+    ['install', '--prefix', dir, '--no-save', '--ignore-scripts', '--no-audit', '--no-fund',
+     '--loglevel=error', `${PACKAGE}@${VERSION}`],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const pkgDir = path.join(dir, 'node_modules', ...PACKAGE.split('/'));
+  const pkg = JSON.parse(fs.readFileSync(path.join(pkgDir, 'package.json'), 'utf8'));
+  if (pkg.version !== VERSION) fail(`installed ${PACKAGE}@${pkg.version}, wanted ${VERSION}`);
+  const lockFile = path.join(dir, 'node_modules', '.package-lock.json');
+  const lock = JSON.parse(fs.readFileSync(lockFile, 'utf8'));
+  const entry = lock.packages?.[`node_modules/${PACKAGE}`];
+  if (!entry || entry.integrity !== INTEGRITY) {
+    fail(`${PACKAGE}@${VERSION} has integrity ${entry?.integrity}, pinned ${INTEGRITY}`);
+  }
+  return pkgDir;
+}
+
+// "Array<V1Toleration>" -> "[]V1Toleration", "{ [key: string]: string; }" -> "map[string]string".
+// Calls `onModel` for every model name referenced.
+function convertType(ts, models, onModel, where) {
+  if (ts.startsWith(ARRAY_PREFIX) && ts.endsWith(ARRAY_SUFFIX)) {
+    const element = ts.slice(ARRAY_PREFIX.length, -ARRAY_SUFFIX.length);
+    return '[]' + convertType(element, models, onModel, where);
+  }
+  if (ts.startsWith(MAP_PREFIX) && ts.endsWith(MAP_SUFFIX)) {
+    const element = ts.slice(MAP_PREFIX.length, -MAP_SUFFIX.length);
+    return 'map[string]' + convertType(element, models, onModel, where);
+  }
+  if (LEAVES.has(ts)) return ts;
+  if (typeof models[ts]?.getAttributeTypeMap === 'function') {
+    onModel(ts);
+    return ts;
+  }
+  fail(`${where}: unrecognised type "${ts}"`);
+}
+
+// JSON with the keys of every object sorted, no whitespace.
+function stableStringify(value) {
+  if (Array.isArray(value)) return '[' + value.map(stableStringify).join(',') + ']';
+  if (value !== null && typeof value === 'object') {
+    const members = Object.keys(value).sort()
+      .map((k) => JSON.stringify(k) + ':' + stableStringify(value[k]));
+    return '{' + members.join(',') + '}';
+  }
+  return JSON.stringify(value);
+}
+
+async function generate(pkgDir) {
+  const modelsDir = path.join(pkgDir, 'dist', 'gen', 'models');
+  const header = fs.readFileSync(path.join(modelsDir, 'V1Pod.js'), 'utf8');
+  const specVersion = /OpenAPI spec version:\s*(v[0-9][0-9.]*)/.exec(header)?.[1];
+  if (!specVersion) fail('cannot find "OpenAPI spec version" in V1Pod.js');
+  if (!specVersion.startsWith(EXPECTED_KUBERNETES_MINOR + '.')) {
+    fail(`models are from Kubernetes ${specVersion}, expected ${EXPECTED_KUBERNETES_MINOR}.x`);
+  }
+  const models = await import(pathToFileURL(path.join(modelsDir, 'all.js')).href);
+
+  const types = {};
+  const pending = [];
+  const want = (name) => {
+    if (!(name in types)) {
+      types[name] = null;
+      pending.push(name);
+    }
+  };
+  for (const [gvk, model] of Object.entries(KINDS)) {
+    if (typeof models[model]?.getAttributeTypeMap !== 'function') fail(`${gvk}: no model ${model}`);
+    want(model);
+  }
+  while (pending.length > 0) {
+    const name = pending.pop();
+    const cls = models[name];
+    if (cls.discriminator !== undefined && cls.discriminator !== null) {
+      fail(`${name} has a discriminator; polymorphic models are not supported`);
+    }
+    const fields = {};
+    for (const attr of cls.getAttributeTypeMap()) {
+      if (typeof attr.baseName !== 'string' || typeof attr.type !== 'string') {
+        fail(`${name}: malformed attributeTypeMap entry ${JSON.stringify(attr)}`);
+      }
+      if (attr.baseName in fields) fail(`${name}: duplicate field ${attr.baseName}`);
+      fields[attr.baseName] = convertType(attr.type, models, want, `${name}.${attr.baseName}`);
+    }
+    types[name] = fields;
+  }
+
+  const leaves = new Set();
+  for (const fields of Object.values(types)) {
+    for (const t of Object.values(fields)) {
+      const base = t.replace(/^(\[\]|map\[string\])+/, '');
+      if (LEAVES.has(base)) leaves.add(base);
+    }
+  }
+  return stableStringify({
+    source: `${PACKAGE}@${VERSION}`,
+    kubernetes: specVersion,
+    kinds: KINDS,
+    leaves: [...leaves].sort(),
+    types,
+  }) + '\n';
+}
+
+async function main() {
+  const args = parseArgs(process.argv.slice(2));
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tidepool-k8s-schema-'));
+  let text;
+  try {
+    text = await generate(installPinned(tmp));
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
+  if (args.check) {
+    const current = fs.existsSync(args.out) ? fs.readFileSync(args.out, 'utf8') : '';
+    if (current !== text) fail(`${args.out} is out of date; run node scripts/gen-k8s-schema.mjs`);
+    console.log(`${args.out} is up to date (${PACKAGE}@${VERSION})`);
+    return;
+  }
+  fs.mkdirSync(path.dirname(args.out), { recursive: true });
+  fs.writeFileSync(args.out, text);
+  console.log(`wrote ${args.out}: ${Object.keys(KINDS).length} kinds, ` +
+              `${text.length} bytes, ${PACKAGE}@${VERSION}`);
+}
+
+try {
+  await main();
+} catch (e) {
+  console.error(`gen-k8s-schema: ${e instanceof GenError ? e.message : e.stack}`);
+  process.exitCode = 1;
+}

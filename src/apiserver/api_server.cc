@@ -1,0 +1,1145 @@
+#include "apiserver/api_server.h"
+
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "api/codec/json_codec.h"
+#include "api/codec/yaml.h"
+#include "apiserver/admission.h"
+#include "apiserver/discovery.h"
+#include "apiserver/patch/json_patch.h"
+#include "apiserver/patch/server_side_apply.h"
+#include "apiserver/patch/strategic_merge_patch.h"
+#include "apiserver/printers/printers.h"
+#include "apiserver/protobuf/decode.h"
+#include "apiserver/schema/schema.h"
+#include "apiserver/selectors/fields.h"
+#include "apiserver/selectors/labels.h"
+
+namespace tidepool::apiserver {
+
+using nlohmann::json;
+using http::HttpRequest;
+using http::ResponseWriter;
+
+namespace {
+
+constexpr char kJson[] = "application/json";
+
+// ---- Status responses -------------------------------------------------------------------------
+
+struct ApiError {
+  int code = 500;
+  std::string reason;  // "NotFound", "" for 500s without one
+  std::string message;
+  json details;  // null when none
+};
+
+json StatusJson(const ApiError& e) {
+  json j = {{"kind", "Status"},
+            {"apiVersion", "v1"},
+            {"metadata", json::object()},
+            {"status", "Failure"},
+            {"message", e.message}};
+  if (!e.reason.empty()) j["reason"] = e.reason;
+  if (!e.details.is_null()) j["details"] = e.details;
+  j["code"] = e.code;
+  return j;
+}
+
+void SendError(ResponseWriter& w, const ApiError& e,
+               const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+  w.Send(e.code, kJson, StatusJson(e).dump(), headers);
+}
+
+json Details(const Resource* r, std::string_view name) {
+  json d = json::object();
+  if (!name.empty()) d["name"] = std::string(name);
+  if (r != nullptr) {
+    if (!r->group.empty()) d["group"] = r->group;
+    d["kind"] = r->resource;
+  }
+  return d;
+}
+
+// Maps a store / library Status to kube's Status.
+ApiError FromStatus(const Status& s, const Resource* r, std::string_view name) {
+  ApiError e;
+  e.message = std::string(s.message());
+  switch (s.code()) {
+    case StatusCode::kNotFound:
+      e.code = 404;
+      e.reason = "NotFound";
+      e.details = Details(r, name);
+      break;
+    case StatusCode::kAlreadyExists:
+      e.code = 409;
+      e.reason = "AlreadyExists";
+      e.details = Details(r, name);
+      break;
+    case StatusCode::kAborted:
+      e.code = 409;
+      e.reason = "Conflict";
+      e.details = Details(r, name);
+      break;
+    case StatusCode::kOutOfRange:
+      e.code = 410;
+      e.reason = "Expired";
+      break;
+    case StatusCode::kInvalidArgument:
+      e.code = 400;
+      e.reason = "BadRequest";
+      break;
+    case StatusCode::kUnimplemented:
+      e.code = 415;
+      e.reason = "UnsupportedMediaType";
+      break;
+    case StatusCode::kResourceExhausted:
+      e.code = 429;
+      e.reason = "TooManyRequests";
+      break;
+    default:
+      e.code = 500;
+      e.reason = "InternalError";
+      e.message = "Internal error occurred: " + e.message;
+      break;
+  }
+  return e;
+}
+
+std::string CauseReason(api::FieldError::Type t) {
+  switch (t) {
+    case api::FieldError::Type::kInvalid:
+      return "FieldValueInvalid";
+    case api::FieldError::Type::kRequired:
+      return "FieldValueRequired";
+    case api::FieldError::Type::kForbidden:
+      return "FieldValueForbidden";
+    case api::FieldError::Type::kNotSupported:
+      return "FieldValueNotSupported";
+    case api::FieldError::Type::kDuplicate:
+      return "FieldValueDuplicate";
+  }
+  return "FieldValueInvalid";
+}
+
+ApiError Invalid(const Resource& r, std::string_view name, const api::FieldErrors& errors) {
+  ApiError e;
+  e.code = 422;
+  e.reason = "Invalid";
+  e.message = r.kind + " \"" + std::string(name) + "\" is invalid: " + api::AggregateMessage(errors);
+  json causes = json::array();
+  for (const api::FieldError& f : errors) {
+    std::string full = f.ToString();
+    const std::string prefix = f.field + ": ";
+    if (full.compare(0, prefix.size(), prefix) == 0) full = full.substr(prefix.size());
+    causes.push_back({{"reason", CauseReason(f.type)}, {"message", full}, {"field", f.field}});
+  }
+  e.details = {{"name", std::string(name)}, {"kind", r.kind}, {"causes", causes}};
+  if (!r.group.empty()) e.details["group"] = r.group;
+  return e;
+}
+
+ApiError NotFoundPath(std::string_view path) {
+  (void)path;
+  return {404, "NotFound", "the server could not find the requested resource",
+          json{{"causes", json::array({{{"reason", "UnexpectedServerResponse"},
+                                        {"message", "404 page not found"}}})}}};
+}
+
+ApiError MethodNotAllowed(const std::string& method) {
+  return {405, "MethodNotAllowed",
+          "the server does not allow this method on the requested resource", json()};
+}
+
+// ---- Small JSON helpers -------------------------------------------------------------------------
+
+const json* Member(const json& j, std::string_view key) {
+  if (!j.is_object()) return nullptr;
+  auto it = j.find(key);
+  return it == j.end() ? nullptr : &*it;
+}
+
+std::string Str(const json& j, std::string_view a, std::string_view b = {}) {
+  const json* x = Member(j, a);
+  if (x != nullptr && !b.empty()) x = Member(*x, b);
+  return x != nullptr && x->is_string() ? x->get<std::string>() : "";
+}
+
+// strconv.ParseBool's true values (clients send "true", "1", and Python's "True").
+bool QueryBool(const HttpRequest& req, std::string_view name) {
+  const std::string v = req.Query(name);
+  return v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "true" || v == "True";
+}
+
+bool WantsTable(const HttpRequest& req) {
+  return req.Header("accept").find("as=Table") != std::string::npos;
+}
+
+std::string FieldManager(const HttpRequest& req) {
+  std::string m = req.Query("fieldManager");
+  if (!m.empty()) return m;
+  // kube-apiserver defaults the manager to the user agent's program name.
+  std::string ua = req.Header("user-agent");
+  const size_t slash = ua.find('/');
+  return slash == std::string::npos ? ua : ua.substr(0, slash);
+}
+
+printers::IncludeObject IncludeObjectParam(const HttpRequest& req) {
+  const std::string v = req.Query("includeObject", "Metadata");
+  if (v == "Object") return printers::IncludeObject::kObject;
+  if (v == "None") return printers::IncludeObject::kNone;
+  return printers::IncludeObject::kMetadata;
+}
+
+}  // namespace
+
+// ---- Request parsing ------------------------------------------------------------------------------
+
+struct ApiServer::Request {
+  const HttpRequest* http = nullptr;
+  const Resource* resource = nullptr;
+  std::string ns;           // from the URL
+  std::string name;         // item name, empty for collections
+  std::string subresource;  // "status", "log", ...
+  std::vector<std::pair<std::string, std::string>> warnings;  // Warning headers
+
+  std::vector<std::pair<std::string, std::string>> Headers() const { return warnings; }
+};
+
+ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
+                     ApiServerOptions options)
+    : clock_(clock), store_(store), logs_(logs), options_(std::move(options)) {}
+
+ApiServer::~ApiServer() = default;
+
+namespace {
+
+std::vector<std::string> Split(std::string_view path) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < path.size()) {
+    while (i < path.size() && path[i] == '/') ++i;
+    if (i >= path.size()) break;
+    const size_t j = path.find('/', i);
+    out.emplace_back(path.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) break;
+    i = j;
+  }
+  return out;
+}
+
+void SendJson(ResponseWriter& w, int code, const json& j,
+              const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+  w.Send(code, kJson, j.dump(-1, ' ', false, json::error_handler_t::replace), headers);
+}
+
+// Parses a request body as an object: JSON, YAML (apply patches), or Kubernetes protobuf.
+StatusOr<json> ParseBody(const HttpRequest& req) {
+  const std::string ct = req.Header("content-type");
+  if (ct.find("application/vnd.kubernetes.protobuf") == 0) {
+    return protobuf::DecodeObject(req.body);
+  }
+  if (ct.find("yaml") != std::string::npos) {
+    auto docs = api::codec::ParseYamlDocuments(req.body);
+    if (!docs.ok()) {
+      return Status(StatusCode::kInvalidArgument, "error decoding YAML: " +
+                                                      std::string(docs.status().message()));
+    }
+    if (docs->size() != 1) {
+      return Status(StatusCode::kInvalidArgument, "error decoding YAML: expected one document");
+    }
+    return std::move((*docs)[0]);
+  }
+  json j = json::parse(req.body, nullptr, false);
+  if (j.is_discarded()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "couldn't get version/kind; json parse error: invalid character in the body");
+  }
+  return j;
+}
+
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+
+FieldValidation FieldValidationParam(const HttpRequest& req) {
+  const std::string v = req.Query("fieldValidation");
+  if (v == "Strict") return FieldValidation::kStrict;
+  if (v == "Ignore") return FieldValidation::kIgnore;
+  return FieldValidation::kWarn;
+}
+
+std::string WarningHeader(const std::string& text) {
+  std::string escaped;
+  for (char c : text) {
+    if (c == '"' || c == '\\') escaped += '\\';
+    escaped += c;
+  }
+  return "299 - \"" + escaped + "\"";
+}
+
+}  // namespace
+
+void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
+  requests_.fetch_add(1);
+  const std::string& path = req.path;
+  if (path == "/version" || path == "/version/") {
+    SendJson(w, 200, VersionInfo());
+    return;
+  }
+  if (path == "/healthz" || path == "/livez" || path == "/readyz") {
+    w.Send(200, "text/plain; charset=utf-8", "ok");
+    return;
+  }
+  const bool aggregated =
+      req.Header("accept").find("as=APIGroupDiscoveryList") != std::string::npos;
+  if (path == "/api" || path == "/api/") {
+    if (aggregated) {
+      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(true).dump());
+    } else {
+      SendJson(w, 200, LegacyApiVersions(options_.server_address));
+    }
+    return;
+  }
+  if (path == "/apis" || path == "/apis/") {
+    if (aggregated) {
+      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(false).dump());
+    } else {
+      SendJson(w, 200, LegacyApiGroupList());
+    }
+    return;
+  }
+  if (path == "/openapi/v3" || path == "/openapi/v3/") {
+    SendJson(w, 200, OpenApiV3Root());
+    return;
+  }
+  if (path.rfind("/openapi/v3/", 0) == 0) {
+    if (auto doc = OpenApiV3Document(std::string_view(path).substr(12))) {
+      SendJson(w, 200, *doc);
+    } else {
+      SendError(w, NotFoundPath(path));
+    }
+    return;
+  }
+  const std::vector<std::string> seg = Split(path);
+  Request r;
+  r.http = &req;
+  size_t rest = 0;
+  std::string group, version;
+  if (seg.size() >= 2 && seg[0] == "api" && seg[1] == "v1") {
+    version = "v1";
+    rest = 2;
+  } else if (seg.size() >= 3 && seg[0] == "apis") {
+    group = seg[1];
+    version = seg[2];
+    rest = 3;
+  } else if (seg.size() == 2 && seg[0] == "apis") {
+    if (auto g = LegacyApiGroup(seg[1])) {
+      SendJson(w, 200, *g);
+    } else {
+      SendError(w, NotFoundPath(path));
+    }
+    return;
+  } else {
+    SendError(w, NotFoundPath(path));
+    return;
+  }
+  if (seg.size() == rest) {
+    if (req.method != "GET") {
+      SendError(w, MethodNotAllowed(req.method));
+      return;
+    }
+    if (auto list = ApiResourceList(group.empty() ? version : group + "/" + version)) {
+      SendJson(w, 200, *list);
+    } else {
+      SendError(w, NotFoundPath(path));
+    }
+    return;
+  }
+  std::vector<std::string> rs(seg.begin() + static_cast<long>(rest), seg.end());
+  if (rs.size() >= 3 && rs[0] == "namespaces" && rs[2] != "status" && rs[2] != "finalize") {
+    r.ns = rs[1];
+    rs.erase(rs.begin(), rs.begin() + 2);
+  }
+  r.resource = FindResource(group, version, rs[0]);
+  if (r.resource == nullptr || rs.size() > 3) {
+    SendError(w, NotFoundPath(path));
+    return;
+  }
+  if (rs.size() >= 2) r.name = rs[1];
+  if (rs.size() == 3) {
+    r.subresource = rs[2];
+    bool known = false;
+    for (const Subresource& s : r.resource->subresources) known |= s.name == r.subresource;
+    if (!known) {
+      SendError(w, NotFoundPath(path));
+      return;
+    }
+  }
+  if (!r.resource->namespaced && !r.ns.empty()) {
+    SendError(w, NotFoundPath(path));
+    return;
+  }
+  HandleResource(r, w);
+}
+
+// ---- The resource handlers -------------------------------------------------------------------------
+
+namespace {
+
+struct Filter {
+  std::optional<selectors::LabelSelector> labels;
+  std::optional<selectors::FieldSelector> fields;
+  const Resource* resource = nullptr;
+
+  bool Matches(const json& obj) const {
+    if (labels) {
+      const json* meta = Member(obj, "metadata");
+      const json* l = meta ? Member(*meta, "labels") : nullptr;
+      if (!labels->Matches(l ? *l : json())) return false;
+    }
+    if (fields && !fields->Matches(resource->group, resource->resource, obj)) return false;
+    return true;
+  }
+  bool Empty() const { return !labels && !fields; }
+};
+
+StatusOr<Filter> ParseFilter(const HttpRequest& req, const Resource& r) {
+  Filter f;
+  f.resource = &r;
+  const std::string ls = req.Query("labelSelector");
+  if (!ls.empty()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(selectors::LabelSelector sel, selectors::LabelSelector::Parse(ls));
+    if (!sel.Empty()) f.labels = std::move(sel);
+  }
+  const std::string fs = req.Query("fieldSelector");
+  if (!fs.empty()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(selectors::FieldSelector sel, selectors::FieldSelector::Parse(fs));
+    TIDEPOOL_RETURN_IF_ERROR(sel.Validate(r.group, r.resource));
+    if (!sel.Empty()) f.fields = std::move(sel);
+  }
+  return f;
+}
+
+}  // namespace
+
+void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
+  const HttpRequest& req = *r.http;
+  const Resource& res = *r.resource;
+  const std::string& method = req.method;
+  const ObjectStore::WriteOptions wopts{"api", req.Query("dryRun") == "All"};
+
+  auto send_object = [&](int code, const ObjectPtr& o) {
+    if (WantsTable(req) && method == "GET") {
+      std::vector<const json*> one = {&o->value};
+      SendJson(w, code,
+               printers::BuildTable(res.group, res.resource, one,
+                                    std::to_string(o->resource_version), clock_.Now(),
+                                    IncludeObjectParam(req), true),
+               r.Headers());
+    } else {
+      w.Send(code, kJson, o->text, r.Headers());
+    }
+  };
+  auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
+
+  // Namespaced writes need an existing namespace (kube's NamespaceLifecycle admission).
+  auto namespace_exists = [&](const std::string& ns) -> bool {
+    if (!res.namespaced || ns.empty()) return true;
+    const Resource* nsr = FindResource("", "v1", "namespaces");
+    return store_.Get(*nsr, "", ns).ok();
+  };
+
+  // ---- subresources
+  if (r.subresource == "log") {
+    if (method != "GET") return SendError(w, MethodNotAllowed(method));
+    auto pod = store_.Get(res, r.ns, r.name);
+    if (!pod.ok()) return fail(pod.status());
+    const json& p = (*pod)->value;
+    std::vector<std::string> names;
+    const json* spec = Member(p, "spec");
+    if (const json* cs = spec ? Member(*spec, "containers") : nullptr; cs && cs->is_array()) {
+      for (const json& c : *cs) names.push_back(c.value("name", ""));
+    }
+    std::string container = req.Query("container");
+    if (container.empty()) {
+      const std::string def =
+          Str(p, "metadata", "annotations").empty()
+              ? std::string()
+              : std::string();  // annotations handled below
+      (void)def;
+      const json* meta = Member(p, "metadata");
+      const json* ann = meta ? Member(*meta, "annotations") : nullptr;
+      if (ann && ann->contains("kubectl.kubernetes.io/default-container")) {
+        container = (*ann)["kubectl.kubernetes.io/default-container"].get<std::string>();
+      } else if (names.size() == 1) {
+        container = names[0];
+      } else {
+        std::string list;
+        for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
+        return SendError(w, {400, "BadRequest",
+                             "a container name must be specified for pod " + r.name +
+                                 ", choose one of: [" + list + "]",
+                             json()});
+      }
+    }
+    if (std::find(names.begin(), names.end(), container) == names.end()) {
+      return SendError(w, {400, "BadRequest",
+                           "container " + container + " is not valid for pod " + r.name,
+                           json()});
+    }
+    // A container that has not started has no log yet.
+    bool started = false;
+    const json* status = Member(p, "status");
+    if (const json* cs = status ? Member(*status, "containerStatuses") : nullptr;
+        cs && cs->is_array()) {
+      for (const json& c : *cs) {
+        if (c.value("name", "") != container) continue;
+        const json* st = Member(c, "state");
+        started = st && (st->contains("running") || st->contains("terminated"));
+        if (!started && st && st->contains("waiting")) {
+          return SendError(w, {400, "BadRequest",
+                               "container \"" + container + "\" in pod \"" + r.name +
+                                   "\" is waiting to start: " +
+                                   (*st)["waiting"].value("reason", "ContainerCreating"),
+                               json()});
+        }
+      }
+    }
+    if (!started) {
+      return SendError(w, {400, "BadRequest",
+                           "container \"" + container + "\" in pod \"" + r.name +
+                               "\" is waiting to start: ContainerCreating",
+                           json()});
+    }
+    std::optional<int64_t> tail;
+    if (req.HasQuery("tailLines")) {
+      try {
+        tail = std::stoll(req.Query("tailLines"));
+      } catch (...) {
+        return SendError(w, {400, "BadRequest", "invalid tailLines", json()});
+      }
+    }
+    if (QueryBool(req, "follow")) {
+      if (!w.StartStream(200, "text/plain")) return;
+      logs_.Follow(r.ns, r.name, container, tail,
+                   [&](std::string_view chunk) { return w.WriteChunk(chunk); },
+                   [&] { return w.Closed(); });
+      w.EndStream();
+      return;
+    }
+    w.Send(200, "text/plain", logs_.Read(r.ns, r.name, container, tail));
+    return;
+  }
+
+  if (r.subresource == "eviction" || r.subresource == "binding") {
+    if (method != "POST") return SendError(w, MethodNotAllowed(method));
+    auto body = ParseBody(req);
+    if (!body.ok()) return fail(body.status());
+    auto pod = store_.Get(res, r.ns, r.name);
+    if (!pod.ok()) return fail(pod.status());
+    if (r.subresource == "binding") {
+      const std::string node = Str(*body, "target", "name");
+      auto up = store_.Update(
+          res, r.ns, r.name,
+          [&](const StoredObject* cur) -> StatusOr<json> {
+            json next = cur->value;
+            if (!Str(next, "spec", "nodeName").empty()) {
+              return Status(StatusCode::kAborted,
+                            "Operation cannot be fulfilled on pods/binding \"" + r.name +
+                                "\": pod " + r.name + " is already assigned to node \"" +
+                                Str(next, "spec", "nodeName") + "\"");
+            }
+            next["spec"]["nodeName"] = node;
+            return next;
+          },
+          wopts);
+      if (!up.ok()) return fail(up.status());
+      return SendJson(w, 201,
+                      {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
+                       {"status", "Success"}, {"code", 201}});
+    }
+    // Eviction: PodDisruptionBudgets in the pod's namespace that select it.
+    const json& p = (*pod)->value;
+    const Resource* pdbr = FindResource("policy", "v1", "poddisruptionbudgets");
+    const Resource* podr = FindResource("", "v1", "pods");
+    const json* pmeta = Member(p, "metadata");
+    const json plabels = pmeta && pmeta->contains("labels") ? (*pmeta)["labels"] : json::object();
+    const std::string phase = Str(p, "status", "phase");
+    const bool terminal = phase == "Succeeded" || phase == "Failed";
+    if (!terminal) {
+      for (const ObjectPtr& pdb : store_.List(*pdbr, r.ns).items) {
+        const json* spec = Member(pdb->value, "spec");
+        if (spec == nullptr) continue;
+        const json* sel = Member(*spec, "selector");
+        if (sel == nullptr) continue;
+        // matchLabels only, plus matchExpressions In/NotIn/Exists/DoesNotExist.
+        auto matches = [&](const json& labels) {
+          if (const json* ml = Member(*sel, "matchLabels")) {
+            for (auto& [k, v] : ml->items()) {
+              if (!labels.contains(k) || labels[k] != v) return false;
+            }
+          }
+          if (const json* me = Member(*sel, "matchExpressions"); me && me->is_array()) {
+            for (const json& e : *me) {
+              const std::string key = e.value("key", ""), op = e.value("operator", "");
+              const bool has = labels.contains(key);
+              const json vals = e.value("values", json::array());
+              bool in = false;
+              if (has) {
+                for (const json& v : vals) in |= labels[key] == v;
+              }
+              if ((op == "In" && !in) || (op == "NotIn" && in) || (op == "Exists" && !has) ||
+                  (op == "DoesNotExist" && has)) {
+                return false;
+              }
+            }
+          }
+          return true;
+        };
+        if (!matches(plabels)) continue;
+        int64_t expected = 0, healthy = 0;
+        for (const ObjectPtr& other : store_.List(*podr, r.ns).items) {
+          const json* om = Member(other->value, "metadata");
+          if (om == nullptr || !matches(om->value("labels", json::object()))) continue;
+          ++expected;
+          if (om->contains("deletionTimestamp")) continue;
+          bool ready = false;
+          const json* st = Member(other->value, "status");
+          if (const json* conds = st ? Member(*st, "conditions") : nullptr; conds && conds->is_array()) {
+            for (const json& c : *conds) {
+              if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
+            }
+          }
+          if (ready) ++healthy;
+        }
+        auto resolve = [&](const json& v) -> int64_t {
+          if (v.is_number_integer()) return v.get<int64_t>();
+          if (v.is_string()) {
+            std::string s = v.get<std::string>();
+            if (!s.empty() && s.back() == '%') {
+              const int64_t pct = std::atoll(s.c_str());
+              return (pct * expected + 99) / 100;  // rounded up, as the disruption controller
+            }
+            return std::atoll(s.c_str());
+          }
+          return 0;
+        };
+        int64_t desired = 0;
+        if (const json* mu = Member(*spec, "maxUnavailable")) {
+          desired = expected - resolve(*mu);
+        } else if (const json* ma = Member(*spec, "minAvailable")) {
+          desired = resolve(*ma);
+        }
+        const bool pod_ready = [&] {
+          const json* st = Member(p, "status");
+          if (const json* conds = st ? Member(*st, "conditions") : nullptr; conds && conds->is_array()) {
+            for (const json& c : *conds) {
+              if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
+            }
+          }
+          return false;
+        }();
+        // An unready pod may always be evicted when the budget is met (1.32 default policy).
+        if (pod_ready && healthy - desired < 1) {
+          return SendError(
+              w, {429, "TooManyRequests",
+                  "Cannot evict pod as it would violate the pod's disruption budget.",
+                  json{{"causes", json::array({{{"reason", "DisruptionBudget"},
+                                                {"message",
+                                                 "The disruption budget " +
+                                                     Str(pdb->value, "metadata", "name") +
+                                                     " needs " + std::to_string(desired) +
+                                                     " healthy pods and has " +
+                                                     std::to_string(healthy) +
+                                                     " currently"}}})}}});
+        }
+      }
+    }
+    json delete_options = body->value("deleteOptions", json::object());
+    std::optional<int64_t> grace;
+    if (delete_options.contains("gracePeriodSeconds") &&
+        delete_options["gracePeriodSeconds"].is_number_integer()) {
+      grace = delete_options["gracePeriodSeconds"].get<int64_t>();
+    }
+    // Fall through to the pod deletion below with the eviction's options.
+    const std::string spec_node = Str(p, "spec", "nodeName");
+    int64_t g = grace.value_or(p.contains("spec") && p["spec"].contains("terminationGracePeriodSeconds") &&
+                                       p["spec"]["terminationGracePeriodSeconds"].is_number_integer()
+                                   ? p["spec"]["terminationGracePeriodSeconds"].get<int64_t>()
+                                   : 30);
+    Status st;
+    if (spec_node.empty() || terminal || g == 0) {
+      st = store_.Delete(res, r.ns, r.name, wopts).status();
+    } else {
+      st = store_
+               .Update(res, r.ns, r.name,
+                       [&](const StoredObject* cur) -> StatusOr<json> {
+                         json next = cur->value;
+                         if (!next["metadata"].contains("deletionTimestamp")) {
+                           next["metadata"]["deletionTimestamp"] =
+                               FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
+                           next["metadata"]["deletionGracePeriodSeconds"] = g;
+                         }
+                         return next;
+                       },
+                       wopts)
+               .status();
+    }
+    if (!st.ok()) return fail(st);
+    return SendJson(w, 201,
+                    {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
+                     {"status", "Success"}, {"code", 201}});
+  }
+
+  // ---- collections
+  if (r.name.empty()) {
+    if (method == "GET") {
+      auto filter = ParseFilter(req, res);
+      if (!filter.ok()) return fail(filter.status());
+      if (QueryBool(req, "watch")) {
+        int64_t from = 0;
+        const std::string rv = req.Query("resourceVersion");
+        if (!rv.empty()) {
+          try {
+            from = std::stoll(rv);
+          } catch (...) {
+            return SendError(w, {400, "BadRequest", "invalid resource version: " + rv, json()});
+          }
+        }
+        auto watch_or = store_.OpenWatch(&res, res.namespaced ? r.ns : "", from);
+        const bool table = WantsTable(req);
+        if (!w.StartStream(200, kJson)) return;
+        if (!watch_or.ok()) {
+          const ApiError e = FromStatus(watch_or.status(), &res, "");
+          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump() + "\n");
+          w.EndStream();
+          return;
+        }
+        std::unique_ptr<Watch> watch_stream = std::move(watch_or).value();
+        std::optional<TimePoint> deadline;
+        if (req.HasQuery("timeoutSeconds")) {
+          deadline = clock_.Now() + std::chrono::seconds(std::atoll(req.Query("timeoutSeconds").c_str()));
+        }
+        const bool bookmarks = QueryBool(req, "allowWatchBookmarks");
+        TimePoint next_bookmark = clock_.Now() + options_.bookmark_interval;
+        bool headers_sent = false;
+        int64_t last_rv = from;
+        while (true) {
+          WatchEvent e;
+          const auto result = watch_stream->Next(std::chrono::seconds(1), &e);
+          if (result == Watch::Result::kClosed) break;
+          const TimePoint now = clock_.Now();
+          if (result == Watch::Result::kEvent) {
+            last_rv = std::max(last_rv, e.resource_version);
+            std::string type(EventTypeName(e.type));
+            if (!filter->Empty()) {
+              const bool now_match = filter->Matches(e.object->value);
+              const bool was_match = e.old_object && filter->Matches(e.old_object->value);
+              if (e.type == EventType::kModified) {
+                if (now_match && !was_match) type = "ADDED";
+                else if (!now_match && was_match) type = "DELETED";
+                else if (!now_match) continue;
+              } else if (!now_match) {
+                continue;
+              }
+            }
+            std::string line;
+            if (table) {
+              std::vector<const json*> one = {&e.object->value};
+              json t = printers::BuildTable(res.group, res.resource, one,
+                                            std::to_string(e.resource_version), now,
+                                            IncludeObjectParam(req), !headers_sent);
+              headers_sent = true;
+              line = "{\"type\":\"" + type + "\",\"object\":" + t.dump() + "}\n";
+            } else {
+              line = "{\"type\":\"" + type + "\",\"object\":" + e.object->text + "}\n";
+            }
+            if (!w.WriteChunk(line)) break;
+            continue;
+          }
+          if (w.Closed()) break;
+          if (deadline && now >= *deadline) break;
+          if (bookmarks && now >= next_bookmark) {
+            next_bookmark = now + options_.bookmark_interval;
+            json bm = {{"type", "BOOKMARK"},
+                       {"object",
+                        {{"kind", res.kind},
+                         {"apiVersion", res.GroupVersion()},
+                         {"metadata",
+                          {{"resourceVersion", std::to_string(std::max(last_rv, store_.resource_version()))},
+                           {"creationTimestamp", nullptr}}}}}};
+            if (!w.WriteChunk(bm.dump() + "\n")) break;
+          }
+        }
+        if (!watch_stream->error().empty()) {
+          ApiError e{500, "InternalError", watch_stream->error(), json()};
+          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump() + "\n");
+        }
+        w.EndStream();
+        return;
+      }
+      const Filter f = *filter;
+      auto list = store_.List(res, res.namespaced ? r.ns : "",
+                              f.Empty() ? std::function<bool(const json&)>()
+                                        : [&f](const json& o) { return f.Matches(o); });
+      if (WantsTable(req)) {
+        std::vector<const json*> objs;
+        objs.reserve(list.items.size());
+        for (const ObjectPtr& o : list.items) objs.push_back(&o->value);
+        SendJson(w, 200,
+                 printers::BuildTable(res.group, res.resource, objs,
+                                      std::to_string(list.resource_version), clock_.Now(),
+                                      IncludeObjectParam(req), true));
+        return;
+      }
+      std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +
+                         res.GroupVersion() + "\",\"metadata\":{\"resourceVersion\":\"" +
+                         std::to_string(list.resource_version) + "\"},\"items\":[";
+      size_t total = body.size() + 2;
+      for (const ObjectPtr& o : list.items) total += o->text.size() + 1;
+      body.reserve(total);
+      for (size_t i = 0; i < list.items.size(); ++i) {
+        if (i > 0) body += ',';
+        body += list.items[i]->text;
+      }
+      body += "]}";
+      w.Send(200, kJson, std::move(body));
+      return;
+    }
+    if (method == "POST") {
+      auto body = ParseBody(req);
+      if (!body.ok()) return fail(body.status());
+      json obj = std::move(body).value();
+      if (!obj.is_object()) {
+        return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
+      }
+      const std::string av = obj.value("apiVersion", "");
+      const std::string kind = obj.value("kind", "");
+      if (!av.empty() && av != res.GroupVersion()) {
+        return SendError(w, {400, "BadRequest",
+                             "the API version in the data (" + av +
+                                 ") does not match the expected API version (" +
+                                 res.GroupVersion() + ")",
+                             json()});
+      }
+      if (!kind.empty() && kind != res.kind) {
+        return SendError(w, {400, "BadRequest",
+                             "the kind in the data (" + kind + ") does not match the expected kind (" +
+                                 res.kind + ")",
+                             json()});
+      }
+      // Strict field validation before anything else, as the decoder does.
+      const auto& schema = schema::Schema::Builtin();
+      const FieldValidation fv = FieldValidationParam(req);
+      if (fv == FieldValidation::kStrict) {
+        auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, obj);
+        if (!unknown.empty()) {
+          return SendError(w, {400, "BadRequest",
+                               schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown),
+                               json()});
+        }
+      } else {
+        for (const std::string& f : schema.DropUnknownFields(res.GroupVersion(), res.kind, obj)) {
+          if (fv == FieldValidation::kWarn) {
+            r.warnings.push_back({"Warning", WarningHeader("unknown field \"" + f + "\"")});
+          }
+        }
+      }
+      const std::string body_ns = Str(obj, "metadata", "namespace");
+      std::string ns = r.ns;
+      if (res.namespaced) {
+        if (!body_ns.empty() && !ns.empty() && body_ns != ns) {
+          return SendError(w, {400, "BadRequest",
+                               "the namespace of the provided object does not match the "
+                               "namespace sent on the request",
+                               json()});
+        }
+        if (ns.empty()) ns = body_ns.empty() ? "default" : body_ns;
+        obj["metadata"]["namespace"] = ns;
+      }
+      const std::string name = Str(obj, "metadata", "name");
+      r.name = name;
+      ApplyDefaults(res, obj);
+      api::FieldErrors errors;
+      if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return fail(s);
+      if (!errors.empty()) return SendError(w, Invalid(res, name, errors), r.Headers());
+      if (!namespace_exists(ns)) {
+        const Resource* nsr = FindResource("", "v1", "namespaces");
+        return SendError(w, {404, "NotFound", "namespaces \"" + ns + "\" not found",
+                             Details(nsr, ns)});
+      }
+      obj["metadata"].erase("resourceVersion");
+      obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(req), clock_.Now());
+      auto created = store_.Create(res, std::move(obj), wopts);
+      if (!created.ok()) return fail(created.status());
+      return send_object(201, *created);
+    }
+    if (method == "DELETE") {
+      auto filter = ParseFilter(req, res);
+      if (!filter.ok()) return fail(filter.status());
+      const Filter f = *filter;
+      auto list = store_.List(res, res.namespaced ? r.ns : "",
+                              f.Empty() ? std::function<bool(const json&)>()
+                                        : [&f](const json& o) { return f.Matches(o); });
+      std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +
+                         res.GroupVersion() + "\",\"metadata\":{},\"items\":[";
+      bool first = true;
+      for (const ObjectPtr& o : list.items) {
+        auto d = store_.Delete(res, Str(o->value, "metadata", "namespace"),
+                               Str(o->value, "metadata", "name"), wopts);
+        if (!d.ok()) continue;
+        if (!first) body += ',';
+        first = false;
+        body += (*d)->text;
+      }
+      body += "]}";
+      w.Send(200, kJson, std::move(body));
+      return;
+    }
+    return SendError(w, MethodNotAllowed(method));
+  }
+
+  // ---- items
+  if (method == "GET") {
+    auto o = store_.Get(res, r.ns, r.name);
+    if (!o.ok()) return fail(o.status());
+    return send_object(200, *o);
+  }
+
+  if (method == "DELETE") {
+    json opts = json::object();
+    if (!req.body.empty()) {
+      auto body = ParseBody(req);
+      if (body.ok() && body->is_object()) opts = std::move(body).value();
+    }
+    std::optional<std::string> pre_uid, pre_rv;
+    if (const json* pre = Member(opts, "preconditions")) {
+      if (pre->contains("uid") && (*pre)["uid"].is_string()) pre_uid = (*pre)["uid"].get<std::string>();
+      if (pre->contains("resourceVersion") && (*pre)["resourceVersion"].is_string()) {
+        pre_rv = (*pre)["resourceVersion"].get<std::string>();
+      }
+    }
+    std::optional<int64_t> grace;
+    if (opts.contains("gracePeriodSeconds") && opts["gracePeriodSeconds"].is_number_integer()) {
+      grace = opts["gracePeriodSeconds"].get<int64_t>();
+    }
+    if (req.HasQuery("gracePeriodSeconds")) grace = std::atoll(req.Query("gracePeriodSeconds").c_str());
+    if (res.group.empty() && res.resource == "pods") {
+      auto cur = store_.Get(res, r.ns, r.name);
+      if (!cur.ok()) return fail(cur.status());
+      const json& p = (*cur)->value;
+      const std::string phase = Str(p, "status", "phase");
+      const bool terminal = phase == "Succeeded" || phase == "Failed";
+      int64_t g = 30;
+      if (const json* spec = Member(p, "spec")) {
+        if (const json* t = Member(*spec, "terminationGracePeriodSeconds"); t && t->is_number_integer()) {
+          g = t->get<int64_t>();
+        }
+      }
+      if (grace) g = *grace;
+      if (!Str(p, "spec", "nodeName").empty() && !terminal && g > 0) {
+        auto up = store_.Update(
+            res, r.ns, r.name,
+            [&](const StoredObject* c) -> StatusOr<json> {
+              json next = c->value;
+              json& meta = next["metadata"];
+              if (pre_uid && Str(next, "metadata", "uid") != *pre_uid) {
+                return Status(StatusCode::kAborted,
+                              "Operation cannot be fulfilled on " + ObjectStore::Qualified(res, r.name) +
+                                  ": Precondition failed: UID in precondition: " + *pre_uid +
+                                  ", UID in object meta: " + Str(next, "metadata", "uid"));
+              }
+              if (!meta.contains("deletionTimestamp")) {
+                meta["deletionTimestamp"] = FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
+                meta["deletionGracePeriodSeconds"] = g;
+              } else if (meta.value("deletionGracePeriodSeconds", g) > g) {
+                // A shorter grace period shortens a deletion already in progress.
+                meta["deletionTimestamp"] = FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
+                meta["deletionGracePeriodSeconds"] = g;
+              }
+              return next;
+            },
+            wopts);
+        if (!up.ok()) return fail(up.status());
+        return w.Send(200, kJson, up->object->text);
+      }
+    }
+    if (res.group.empty() && res.resource == "namespaces") {
+      // The namespace controller's work, done at once: everything in it goes, then it.
+      for (const Resource& other : Resources()) {
+        if (!other.namespaced) continue;
+        for (const ObjectPtr& o : store_.List(other, r.name).items) {
+          (void)store_.Delete(other, r.name, Str(o->value, "metadata", "name"), wopts);
+        }
+      }
+    }
+    auto d = store_.Delete(res, r.ns, r.name, wopts, pre_uid, pre_rv);
+    if (!d.ok()) return fail(d.status());
+    return w.Send(200, kJson, (*d)->text);
+  }
+
+  if (method == "PUT" || method == "PATCH") {
+    auto body = ParseBody(req);
+    if (!body.ok()) return fail(body.status());
+    const std::string ct = req.Header("content-type");
+    const FieldValidation fv = FieldValidationParam(req);
+    const auto& schema = schema::Schema::Builtin();
+    const std::string manager = FieldManager(req);
+    const bool status_only = r.subresource == "status";
+    const bool apply = method == "PATCH" && ct.find("application/apply-patch") == 0;
+    const json patch_body = std::move(body).value();
+    std::string strict_error;  // set when strict validation refuses
+    ApiError invalid_error;
+    bool invalid = false;
+    std::vector<patch::ApplyConflict> conflicts;
+    std::vector<std::string> warn_fields;
+    const std::string ns_for_apply = res.namespaced ? r.ns : "";
+    if (method == "PATCH" && !apply && ct.find("application/strategic-merge-patch+json") != 0 &&
+        ct.find("application/merge-patch+json") != 0 && ct.find("application/json-patch+json") != 0) {
+      return SendError(w, {415, "UnsupportedMediaType",
+                           "the body of the request was in an unknown format - accepted media "
+                           "types include: application/json-patch+json, "
+                           "application/merge-patch+json, application/apply-patch+yaml, "
+                           "application/strategic-merge-patch+json",
+                           json()});
+    }
+    if (apply && fv == FieldValidation::kStrict) {
+      auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, patch_body);
+      if (!unknown.empty()) {
+        std::string msg = "failed to create typed patch object (" +
+                          (res.namespaced ? r.ns + "/" : std::string()) + r.name + "; " +
+                          (res.group.empty() ? "" : res.group) + "/" + res.version +
+                          ", Kind=" + res.kind + "): ";
+        for (size_t i = 0; i < unknown.size(); ++i) {
+          msg += (i ? ", " : "") + std::string(".") + unknown[i] + ": field not declared in schema";
+        }
+        return SendError(w, {500, "", msg, json()});
+      }
+    }
+    auto result = store_.Update(
+        res, r.ns, r.name,
+        [&](const StoredObject* cur) -> StatusOr<json> {
+          json next;
+          if (method == "PUT") {
+            next = patch_body;
+            if (status_only && cur) {
+              json s = next.value("status", json());
+              next = cur->value;
+              next["status"] = s;
+              next["metadata"]["resourceVersion"] = Str(patch_body, "metadata", "resourceVersion");
+            }
+          } else if (apply) {
+            json applied = patch_body;
+            if (fv != FieldValidation::kStrict) {
+              warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, applied);
+            }
+            auto out = patch::ServerSideApply(cur ? cur->value : json(), applied, manager,
+                                              QueryBool(req, "force"), clock_.Now(),
+                                              &conflicts);
+            if (!out.ok()) return out.status();
+            next = std::move(out).value();
+          } else {
+            const json& target = cur->value;
+            StatusOr<json> out = Status(StatusCode::kInternal, "unreachable");
+            if (ct.find("application/strategic-merge-patch+json") == 0) {
+              out = patch::StrategicMergePatch(target, patch_body, res.GroupVersion(), res.kind);
+            } else if (ct.find("application/merge-patch+json") == 0) {
+              out = patch::MergePatch(target, patch_body);
+            } else {
+              out = patch::JsonPatch(target, patch_body);
+            }
+            if (!out.ok()) return out.status();
+            next = std::move(out).value();
+            if (status_only) {
+              json s = next.value("status", json());
+              next = target;
+              next["status"] = s;
+            }
+            // A patch that does not name a resourceVersion does not have a precondition.
+            const bool patch_has_rv =
+                patch_body.is_object()
+                    ? !Str(patch_body, "metadata", "resourceVersion").empty()
+                    : patch_body.dump().find("/metadata/resourceVersion") != std::string::npos;
+            if (!patch_has_rv && next.contains("metadata")) next["metadata"].erase("resourceVersion");
+          }
+          if (!next.is_object()) {
+            return Status(StatusCode::kInvalidArgument, "the body of the request was not an object");
+          }
+          if (!apply) {
+            if (fv == FieldValidation::kStrict) {
+              auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, next);
+              if (!unknown.empty()) {
+                strict_error = schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown);
+                return Status(StatusCode::kInvalidArgument, strict_error);
+              }
+            } else {
+              warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, next);
+            }
+          }
+          if (cur == nullptr) ApplyDefaults(res, next);
+          else if (res.group.empty() && res.resource == "pods") {
+            // DefaultTolerationSeconds runs on updates too; status and server fields stay.
+            ApplyDefaults(res, next);
+          }
+          api::FieldErrors errors;
+          TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, cur ? &cur->value : nullptr, &errors));
+          if (!errors.empty()) {
+            invalid = true;
+            invalid_error = Invalid(res, r.name, errors);
+            return Status(StatusCode::kInvalidArgument, invalid_error.message);
+          }
+          if (!apply) {
+            next = patch::UpdateManagedFields(cur ? cur->value : json(), std::move(next), manager,
+                                              clock_.Now());
+          }
+          if (res.namespaced && !Str(next, "metadata", "namespace").empty() &&
+              Str(next, "metadata", "namespace") != ns_for_apply) {
+            return Status(StatusCode::kInvalidArgument,
+                          "the namespace of the provided object does not match the namespace "
+                          "sent on the request");
+          }
+          return next;
+        },
+        wopts, /*allow_create=*/apply);
+    if (fv == FieldValidation::kWarn) {
+      for (const std::string& f : warn_fields) {
+        r.warnings.push_back({"Warning", WarningHeader("unknown field \"" + f + "\"")});
+      }
+    }
+    if (!result.ok()) {
+      if (invalid) return SendError(w, invalid_error, r.Headers());
+      if (!strict_error.empty()) {
+        if (method == "PUT") return SendError(w, {400, "BadRequest", strict_error, json()});
+        // kube-apiserver: a patch that fails strict decoding is a 422 on field "patch" whose
+        // value is Go's %+v rendering of the patch map.
+        const std::string value = "map[...]";
+        const std::string detail = "Invalid value: \"" + value + "\": " +
+                                   strict_error.substr(strict_error.find("strict decoding error"));
+        ApiError e{422, "Invalid", " \"\" is invalid: patch: " + detail,
+                   json{{"causes", json::array({{{"reason", "FieldValueInvalid"},
+                                                 {"message", detail},
+                                                 {"field", "patch"}}})}}};
+        return SendError(w, e, r.Headers());
+      }
+      if (result.status().code() == StatusCode::kAborted && !conflicts.empty()) {
+        json causes = json::array();
+        for (const auto& c : conflicts) {
+          causes.push_back({{"reason", "FieldManagerConflict"}, {"message", c.message}, {"field", c.field}});
+        }
+        return SendError(w, {409, "Conflict", std::string(result.status().message()),
+                             json{{"causes", causes}}});
+      }
+      if (result.status().code() == StatusCode::kInvalidArgument) {
+        return SendError(w, {apply ? 500 : 422, apply ? "" : "Invalid",
+                             std::string(result.status().message()), json()},
+                         r.Headers());
+      }
+      return fail(result.status());
+    }
+    return w.Send(result->created ? 201 : 200, kJson, result->object->text, r.Headers());
+  }
+  SendError(w, MethodNotAllowed(method));
+}
+
+}  // namespace tidepool::apiserver

@@ -1,0 +1,217 @@
+#include "apiserver/api_server.h"
+
+#include <gtest/gtest.h>
+
+#include "apiserver/discovery.h"
+
+namespace tidepool::apiserver {
+namespace {
+
+using nlohmann::json;
+
+class FakeWriter : public http::ResponseWriter {
+ public:
+  void Send(int status, std::string_view content_type, std::string body,
+            const std::vector<std::pair<std::string, std::string>>& headers) override {
+    code = status;
+    type = std::string(content_type);
+    this->body = std::move(body);
+    this->headers = headers;
+  }
+  bool StartStream(int status, std::string_view content_type) override {
+    code = status;
+    type = std::string(content_type);
+    return true;
+  }
+  bool WriteChunk(std::string_view data) override {
+    body += data;
+    return ++chunks < max_chunks;
+  }
+  void EndStream() override {}
+  bool Closed() override { return chunks >= max_chunks; }
+
+  json Json() const { return json::parse(body); }
+
+  int code = 0;
+  std::string type, body;
+  std::vector<std::pair<std::string, std::string>> headers;
+  int chunks = 0;
+  int max_chunks = 1000;
+};
+
+class ApiServerTest : public ::testing::Test {
+ protected:
+  FakeWriter Do(const std::string& method, const std::string& target, std::string body = "",
+                std::map<std::string, std::string> headers = {}) {
+    http::HttpRequest req;
+    req.method = method;
+    req.target = target;
+    const size_t q = target.find('?');
+    req.path = target.substr(0, q);
+    if (q != std::string::npos) {
+      std::string qs = target.substr(q + 1);
+      size_t start = 0;
+      while (start <= qs.size()) {
+        size_t amp = qs.find('&', start);
+        std::string kv = qs.substr(start, amp == std::string::npos ? std::string::npos : amp - start);
+        size_t eq = kv.find('=');
+        req.query.emplace(kv.substr(0, eq), eq == std::string::npos ? "" : http::UrlDecode(kv.substr(eq + 1), true));
+        if (amp == std::string::npos) break;
+        start = amp + 1;
+      }
+    }
+    req.headers = std::move(headers);
+    if (!req.headers.count("content-type")) req.headers["content-type"] = "application/json";
+    req.body = std::move(body);
+    FakeWriter w;
+    server_.Handle(req, w);
+    return w;
+  }
+
+  void SetUp() override {
+    for (const char* ns : {"default", "kube-system"}) {
+      auto w = Do("POST", "/api/v1/namespaces",
+                  json{{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}}.dump());
+      ASSERT_EQ(w.code, 201) << w.body;
+    }
+  }
+
+  SimulatedClock clock_;
+  ObjectStore store_{clock_, nullptr};
+  PodLogs logs_;
+  ApiServer server_{clock_, store_, logs_, ApiServerOptions{"127.0.0.1:6443"}};
+};
+
+constexpr char kGoodPod[] = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpu-test-pod"},
+ "spec":{"restartPolicy":"Never","containers":[{"name":"cuda","image":"nvidia/cuda:11.4.2-base-ubuntu20.04",
+ "resources":{"limits":{"nvidia.com/gpu":1}}}],
+ "tolerations":[{"key":"nvidia.com/gpu","operator":"Equal","value":"present","effect":"NoSchedule"}]}})";
+
+TEST_F(ApiServerTest, VersionAndDiscovery) {
+  auto v = Do("GET", "/version?timeout=5s");
+  EXPECT_EQ(v.code, 200);
+  EXPECT_EQ(v.Json()["minor"], "32");
+  auto agg = Do("GET", "/api", "",
+                {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
+  EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
+  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 10u);
+  auto legacy = Do("GET", "/api/v1");
+  ASSERT_EQ(legacy.code, 200) << legacy.body;
+  bool eviction = false;
+  const json legacy_list = legacy.Json();
+  for (const json& r : legacy_list["resources"]) {
+    if (r["name"] == "pods/eviction") {
+      eviction = r["group"] == "policy" && r["version"] == "v1" && r["kind"] == "Eviction";
+    }
+  }
+  EXPECT_TRUE(eviction);
+  auto root = Do("GET", "/openapi/v3");
+  const std::string url = root.Json()["paths"]["api/v1"]["serverRelativeURL"];
+  auto doc = Do("GET", url);
+  EXPECT_EQ(doc.code, 200);
+  const json document = doc.Json();
+  const json& patch = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"];
+  EXPECT_EQ(patch["x-kubernetes-group-version-kind"]["kind"], "Pod");
+  EXPECT_FALSE(patch.contains("requestBody"));
+  EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
+}
+
+TEST_F(ApiServerTest, StrictDecodingAndValidationErrors) {
+  json bad = json::parse(kGoodPod);
+  bad["spec"]["tolerations"][0].erase("key");
+  bad["spec"]["tolerations"][0]["important"] = "nvidia.com/gpu";
+  auto strict = Do("POST", "/api/v1/namespaces/default/pods?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", bad.dump());
+  EXPECT_EQ(strict.code, 400);
+  EXPECT_EQ(strict.Json()["message"],
+            "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field \"spec.tolerations[0].important\"");
+  EXPECT_EQ(strict.Json()["reason"], "BadRequest");
+  auto ignore = Do("POST", "/api/v1/namespaces/default/pods?fieldValidation=Ignore", bad.dump());
+  EXPECT_EQ(ignore.code, 422);
+  const json st = ignore.Json();
+  EXPECT_EQ(st["reason"], "Invalid");
+  EXPECT_EQ(st["details"]["kind"], "Pod");
+  EXPECT_EQ(st["details"]["causes"][0]["field"], "spec.tolerations[0].operator");
+  EXPECT_EQ(st["details"]["causes"][0]["message"],
+            "Invalid value: \"Equal\": operator must be Exists when `key` is empty, which means \"match all values and all keys\"");
+  auto warn = Do("POST", "/api/v1/namespaces/default/pods?fieldValidation=Warn", bad.dump());
+  ASSERT_FALSE(warn.headers.empty());
+  EXPECT_EQ(warn.headers[0].second, "299 - \"unknown field \\\"spec.tolerations[0].important\\\"\"");
+}
+
+TEST_F(ApiServerTest, CreateGetTableAndDefaults) {
+  auto c = Do("POST", "/api/v1/namespaces/default/pods?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", kGoodPod);
+  ASSERT_EQ(c.code, 201) << c.body;
+  const json pod = c.Json();
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"], 1);
+  EXPECT_EQ(pod["spec"]["tolerations"].size(), 3u);  // + not-ready, unreachable
+  EXPECT_EQ(pod["status"]["phase"], "Pending");
+  EXPECT_EQ(pod["metadata"]["managedFields"][0]["manager"], "kubectl-client-side-apply");
+  auto t = Do("GET", "/api/v1/namespaces/default/pods?limit=500", "",
+              {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}});
+  const json table = t.Json();
+  EXPECT_EQ(table["kind"], "Table");
+  EXPECT_EQ(table["rows"][0]["cells"][0], "gpu-test-pod");
+  EXPECT_EQ(table["rows"][0]["cells"][2], "Pending");
+  EXPECT_EQ(table["rows"][0]["object"]["metadata"]["namespace"], "default");
+  auto nf = Do("GET", "/api/v1/namespaces/default/pods/nope");
+  EXPECT_EQ(nf.code, 404);
+  EXPECT_EQ(nf.Json()["details"]["kind"], "pods");
+  auto nons = Do("POST", "/api/v1/namespaces/nope/configmaps",
+                 R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"}})");
+  EXPECT_EQ(nons.code, 404);
+  EXPECT_EQ(nons.Json()["message"], "namespaces \"nope\" not found");
+}
+
+TEST_F(ApiServerTest, PatchesAndConflicts) {
+  ASSERT_EQ(Do("POST", "/api/v1/nodes", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1"}})").code, 201);
+  auto label = Do("PATCH", "/api/v1/nodes/n1?fieldManager=kubectl-label",
+                  R"({"metadata":{"labels":{"accelerator":"h200"}}})",
+                  {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(label.code, 200) << label.body;
+  EXPECT_EQ(label.Json()["metadata"]["labels"]["accelerator"], "h200");
+  auto cordon = Do("PATCH", "/api/v1/nodes/n1", R"({"spec":{"unschedulable":true}})",
+                   {{"content-type", "application/strategic-merge-patch+json"}});
+  EXPECT_EQ(cordon.Json()["spec"]["unschedulable"], true);
+  auto uncordon = Do("PATCH", "/api/v1/nodes/n1", R"({"spec":{"unschedulable":null}})",
+                     {{"content-type", "application/strategic-merge-patch+json"}});
+  EXPECT_FALSE(uncordon.Json()["spec"].contains("unschedulable"));
+  auto stale = Do("PUT", "/api/v1/nodes/n1",
+                  R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","resourceVersion":"1"}})");
+  EXPECT_EQ(stale.code, 409);
+  EXPECT_EQ(stale.Json()["reason"], "Conflict");
+  auto unsupported = Do("PATCH", "/api/v1/nodes/n1", "{}", {{"content-type", "text/plain"}});
+  EXPECT_EQ(unsupported.code, 415);
+  // Server-side apply creates, and a partial apply merges.
+  auto ssa = Do("PATCH", "/api/v1/namespaces/default/configmaps/cm?fieldManager=kubectl&fieldValidation=Strict&force=false",
+                R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"a":"1"}})",
+                {{"content-type", "application/apply-patch+yaml"}});
+  ASSERT_EQ(ssa.code, 201) << ssa.body;
+  auto partial = Do("PATCH", "/api/v1/namespaces/default/configmaps/cm?fieldManager=kubectl-last-applied",
+                    R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm","annotations":{"x":"y"}}})",
+                    {{"content-type", "application/apply-patch+yaml"}});
+  ASSERT_EQ(partial.code, 200) << partial.body;
+  EXPECT_EQ(partial.Json()["data"]["a"], "1");
+  EXPECT_EQ(partial.Json()["metadata"]["annotations"]["x"], "y");
+}
+
+TEST_F(ApiServerTest, WatchSendsTableRowsAfterTheListRevision) {
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", kGoodPod).code, 201);
+  const std::string rv = std::to_string(store_.resource_version());
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/gpu-test-pod").code, 200);
+  FakeWriter w;
+  w.max_chunks = 1;
+  http::HttpRequest req;
+  req.method = "GET";
+  req.path = "/api/v1/namespaces/default/pods";
+  req.query = {{"watch", "true"}, {"resourceVersion", rv}};
+  req.headers = {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"}};
+  server_.Handle(req, w);
+  const json e = json::parse(w.body);  // one event line
+  EXPECT_EQ(e["type"], "DELETED");
+  EXPECT_EQ(e["object"]["kind"], "Table");
+  EXPECT_EQ(e["object"]["rows"].size(), 1u);
+  EXPECT_FALSE(e["object"]["columnDefinitions"].is_null());
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver

@@ -1,0 +1,212 @@
+#include "apiserver/discovery.h"
+
+#include <map>
+#include <set>
+
+#include "apiserver/resources.h"
+
+namespace tidepool::apiserver {
+
+using nlohmann::json;
+
+namespace {
+
+// Named groups in the order discovery lists them (kube-apiserver's priority order).
+std::vector<std::string> Groups() {
+  std::vector<std::string> groups;
+  std::set<std::string> seen;
+  for (const Resource& r : Resources()) {
+    if (!r.group.empty() && seen.insert(r.group).second) groups.push_back(r.group);
+  }
+  return groups;
+}
+
+// A stable content hash for OpenAPI URLs (FNV-1a, hex).
+std::string Hash(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
+  return std::string(buf) + std::string(buf);
+}
+
+json AggregatedResource(const Resource& r) {
+  json j = {{"resource", r.resource},
+            {"responseKind", {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
+            {"scope", r.namespaced ? "Namespaced" : "Cluster"},
+            {"singularResource", r.singular},
+            {"verbs", r.verbs}};
+  if (!r.short_names.empty()) j["shortNames"] = r.short_names;
+  if (!r.categories.empty()) j["categories"] = r.categories;
+  if (!r.subresources.empty()) {
+    json subs = json::array();
+    for (const Subresource& s : r.subresources) {
+      subs.push_back({{"subresource", s.name},
+                      {"responseKind", {{"group", s.group}, {"version", s.version}, {"kind", s.kind}}},
+                      {"verbs", s.verbs}});
+    }
+    j["subresources"] = subs;
+  }
+  return j;
+}
+
+json GroupDiscovery(const std::string& group) {
+  json resources = json::array();
+  for (const Resource& r : Resources()) {
+    if (r.group == group) resources.push_back(AggregatedResource(r));
+  }
+  return {{"metadata", {{"name", group}, {"creationTimestamp", nullptr}}},
+          {"versions",
+           json::array({{{"version", "v1"}, {"resources", resources}, {"freshness", "Current"}}})}};
+}
+
+json GroupEntry(const std::string& group) {
+  json gv = {{"groupVersion", group + "/v1"}, {"version", "v1"}};
+  return {{"name", group}, {"versions", json::array({gv})}, {"preferredVersion", gv}};
+}
+
+}  // namespace
+
+json VersionInfo() {
+  return {{"major", "1"},
+          {"minor", "32"},
+          {"gitVersion", "v1.32.4"},
+          {"gitCommit", "59526cd4867447956156ae3a602fcbac5b1c3e2"},
+          {"gitTreeState", "clean"},
+          {"buildDate", "2025-04-22T16:02:27Z"},
+          {"goVersion", "go1.23.6"},
+          {"compiler", "gc"},
+          {"platform", "linux/amd64"}};
+}
+
+json AggregatedDiscovery(bool core) {
+  json items = json::array();
+  if (core) {
+    items.push_back(GroupDiscovery(""));
+  } else {
+    for (const std::string& g : Groups()) items.push_back(GroupDiscovery(g));
+  }
+  return {{"kind", "APIGroupDiscoveryList"},
+          {"apiVersion", "apidiscovery.k8s.io/v2"},
+          {"metadata", json::object()},
+          {"items", items}};
+}
+
+json LegacyApiVersions(std::string_view server_address) {
+  return {{"kind", "APIVersions"},
+          {"versions", {"v1"}},
+          {"serverAddressByClientCIDRs",
+           json::array({{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}})}};
+}
+
+json LegacyApiGroupList() {
+  json groups = json::array();
+  for (const std::string& g : Groups()) groups.push_back(GroupEntry(g));
+  return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
+}
+
+std::optional<json> LegacyApiGroup(std::string_view group) {
+  for (const std::string& g : Groups()) {
+    if (g == group) {
+      json j = GroupEntry(g);
+      j["kind"] = "APIGroup";
+      j["apiVersion"] = "v1";
+      return j;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<json> ApiResourceList(std::string_view group_version) {
+  json resources = json::array();
+  bool found = false;
+  for (const Resource& r : Resources()) {
+    if (r.GroupVersion() != group_version) continue;
+    found = true;
+    json j = {{"name", r.resource},
+              {"singularName", r.singular},
+              {"namespaced", r.namespaced},
+              {"kind", r.kind},
+              {"verbs", r.verbs}};
+    if (!r.short_names.empty()) j["shortNames"] = r.short_names;
+    if (!r.categories.empty()) j["categories"] = r.categories;
+    resources.push_back(j);
+    for (const Subresource& s : r.subresources) {
+      json sj = {{"name", r.resource + "/" + s.name},
+                 {"singularName", ""},
+                 {"namespaced", r.namespaced},
+                 {"kind", s.kind},
+                 {"verbs", s.verbs}};
+      if (s.group != r.group || s.version != r.version) {
+        sj["group"] = s.group;
+        sj["version"] = s.version;
+      }
+      resources.push_back(sj);
+    }
+  }
+  if (!found) return std::nullopt;
+  return json{{"kind", "APIResourceList"},
+              {"apiVersion", "v1"},
+              {"groupVersion", std::string(group_version)},
+              {"resources", resources}};
+}
+
+json OpenApiV3Root() {
+  json paths = json::object();
+  std::set<std::string> gvs;
+  for (const Resource& r : Resources()) gvs.insert(r.GroupVersion());
+  for (const std::string& gv : gvs) {
+    const std::string path = gv == "v1" ? "api/v1" : "apis/" + gv;
+    const auto doc = OpenApiV3Document(path);
+    paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + Hash(doc->dump())}};
+  }
+  return {{"paths", paths}};
+}
+
+std::optional<json> OpenApiV3Document(std::string_view path) {
+  std::string gv;
+  if (path == "api/v1") {
+    gv = "v1";
+  } else if (path.substr(0, 5) == "apis/") {
+    gv = std::string(path.substr(5));
+  } else {
+    return std::nullopt;
+  }
+  json paths = json::object();
+  bool found = false;
+  for (const Resource& r : Resources()) {
+    if (r.GroupVersion() != gv) continue;
+    found = true;
+    const std::string prefix = gv == "v1" ? "/api/v1" : "/apis/" + gv;
+    const std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") +
+                             r.resource + "/{name}";
+    json op = {
+        {"operationId", "patch" + r.kind},
+        {"x-kubernetes-action", "patch"},
+        {"x-kubernetes-group-version-kind",
+         {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
+        {"parameters",
+         json::array({{{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
+                      {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
+                      {{"name", "fieldValidation"},
+                       {"in", "query"},
+                       {"description",
+                        "fieldValidation instructs the server on how to handle objects in the "
+                        "request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid "
+                        "values are: - Ignore - Warn - Strict"},
+                       {"schema", {{"type", "string"}}}},
+                      {{"name", "force"}, {"in", "query"}, {"schema", {{"type", "boolean"}}}}})},
+        {"responses", {{"200", {{"description", "OK"}}}}}};
+    paths[item] = {{"patch", op}};
+  }
+  if (!found) return std::nullopt;
+  return json{{"openapi", "3.0.0"},
+              {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
+              {"paths", paths},
+              {"components", {{"schemas", json::object()}}}};
+}
+
+}  // namespace tidepool::apiserver

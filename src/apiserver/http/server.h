@@ -1,0 +1,96 @@
+// File: server.h
+//
+// HttpServer: the HTTP/1.1 front door of tidepool up (the Kubernetes API, and the GKE API of a
+// later issue), on Boost.Beast. This file and server.cc are the only ones that see Beast; what
+// handlers get is an HttpRequest and a ResponseWriter.
+//
+// Model: one thread per connection, synchronous reads and writes, HTTP keep-alive. A connection
+// thread serves one request at a time; a handler may hold it for as long as it streams (a watch,
+// `logs -f`), writing chunked output. 1,000 watches are 1,000 mostly sleeping threads, which is
+// cheap on Linux and keeps every handler a plain function.
+//
+// Binding: loopback (127.0.0.1) unless told otherwise; port 0 picks a free port (port() tells
+// which). Stop() closes the listener and every connection, and joins their threads.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "common/status_or.h"
+
+namespace tidepool::apiserver::http {
+
+struct HttpRequest {
+  std::string method;  // "GET", "POST", ...
+  std::string target;  // as sent: "/api/v1/pods?limit=500"
+  std::string path;    // percent-decoded path, without the query
+  // Decoded query parameters; a repeated parameter keeps every value in order.
+  std::multimap<std::string, std::string> query;
+  // Lower-case header names.
+  std::map<std::string, std::string> headers;
+  std::string body;
+  std::string remote;  // "127.0.0.1:53422"
+
+  // The first value of a query parameter, or `def`.
+  std::string Query(std::string_view name, std::string_view def = "") const;
+  bool HasQuery(std::string_view name) const;
+  // The value of a header (lower-case name), or "".
+  std::string Header(std::string_view name) const;
+};
+
+class ResponseWriter {
+ public:
+  virtual ~ResponseWriter() = default;
+  // A complete response with Content-Length. `headers` are extra headers (name, value).
+  virtual void Send(int status, std::string_view content_type, std::string body,
+                    const std::vector<std::pair<std::string, std::string>>& headers = {}) = 0;
+  // Starts a chunked response; false when the peer is gone.
+  virtual bool StartStream(int status, std::string_view content_type) = 0;
+  // Writes one chunk and flushes it; false when the peer is gone.
+  virtual bool WriteChunk(std::string_view data) = 0;
+  // Ends the chunked response (the zero-length chunk).
+  virtual void EndStream() = 0;
+  // True once the peer closed its side (checked without blocking), or the server is stopping.
+  virtual bool Closed() = 0;
+};
+
+using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;
+
+struct ServerOptions {
+  std::string address = "127.0.0.1";
+  uint16_t port = 0;
+  // Requests with a larger body are refused with 413.
+  size_t max_body_bytes = 64 << 20;
+};
+
+class HttpServer {
+ public:
+  // Binds and starts accepting. Unavailable with the OS's reason when the address is taken.
+  static StatusOr<std::unique_ptr<HttpServer>> Start(ServerOptions options, Handler handler);
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  uint16_t port() const;
+  const std::string& address() const;
+  // Idempotent.
+  void Stop();
+
+  struct Impl;
+
+ private:
+  explicit HttpServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+// Percent-decoding of a URL component ('+' is a space only in queries).
+std::string UrlDecode(std::string_view s, bool plus_is_space);
+
+}  // namespace tidepool::apiserver::http

@@ -1,0 +1,173 @@
+#include "apiserver/object_store.h"
+
+#include <gtest/gtest.h>
+
+#include "testing/temp_dir.h"
+
+namespace tidepool::apiserver {
+namespace {
+
+using nlohmann::json;
+
+const Resource& Pods() { return *FindResource("", "v1", "pods"); }
+const Resource& Nodes() { return *FindResource("", "v1", "nodes"); }
+
+json Pod(const std::string& ns, const std::string& name) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", ns}}},
+          {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}};
+}
+
+class ObjectStoreTest : public ::testing::Test {
+ protected:
+  SimulatedClock clock_;
+  ObjectStore store_{clock_, nullptr};
+  ObjectStore::WriteOptions opts_{"test", false};
+};
+
+TEST_F(ObjectStoreTest, CreateAssignsServerFields) {
+  auto o = store_.Create(Pods(), Pod("default", "a"), opts_);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  const json& m = (*o)->value["metadata"];
+  EXPECT_EQ(m["resourceVersion"], "1");
+  EXPECT_EQ(m["creationTimestamp"], "2026-01-01T00:00:00Z");
+  EXPECT_EQ(m["uid"].get<std::string>().size(), 36u);
+  EXPECT_EQ(m["uid"].get<std::string>()[14], '4');
+  EXPECT_FALSE(m.contains("generation"));  // pods have none in 1.32
+  EXPECT_EQ((*o)->text, (*o)->value.dump());
+  auto again = store_.Create(Pods(), Pod("default", "a"), opts_);
+  EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.status().message(), "pods \"a\" already exists");
+  auto missing = store_.Get(Pods(), "default", "nope");
+  EXPECT_EQ(missing.status().message(), "pods \"nope\" not found");
+  const Resource& leases = *FindResource("coordination.k8s.io", "v1", "leases");
+  EXPECT_EQ(store_.Get(leases, "kube-node-lease", "n").status().message(),
+            "leases.coordination.k8s.io \"n\" not found");
+}
+
+TEST_F(ObjectStoreTest, ListByNamespaceSortedWithRevision) {
+  for (auto [ns, name] : std::vector<std::pair<std::string, std::string>>{
+           {"b", "x"}, {"a", "z"}, {"a", "y"}, {"ab", "q"}}) {
+    ASSERT_TRUE(store_.Create(Pods(), Pod(ns, name), opts_).ok());
+  }
+  auto all = store_.List(Pods(), "");
+  ASSERT_EQ(all.items.size(), 4u);
+  EXPECT_EQ(all.resource_version, 4);
+  EXPECT_EQ(all.items[0]->value["metadata"]["name"], "y");
+  auto a = store_.List(Pods(), "a");
+  ASSERT_EQ(a.items.size(), 2u);  // not "ab"
+  auto filtered = store_.List(Pods(), "", [](const json& o) { return o["metadata"]["name"] == "q"; });
+  ASSERT_EQ(filtered.items.size(), 1u);
+}
+
+TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
+  ASSERT_TRUE(store_.Create(Pods(), Pod("default", "a"), opts_).ok());
+  auto set_label = [](std::string rv) {
+    return [rv](const StoredObject* cur) -> StatusOr<json> {
+      json next = cur->value;
+      next["metadata"]["labels"]["x"] = "1";
+      next["metadata"]["resourceVersion"] = rv;
+      return next;
+    };
+  };
+  auto stale = store_.Update(Pods(), "default", "a", set_label("0"), opts_);
+  EXPECT_EQ(stale.status().code(), StatusCode::kAborted);
+  EXPECT_EQ(stale.status().message(),
+            "Operation cannot be fulfilled on pods \"a\": the object has been modified; please "
+            "apply your changes to the latest version and try again");
+  auto ok = store_.Update(Pods(), "default", "a", set_label("1"), opts_);
+  ASSERT_TRUE(ok.ok());
+  EXPECT_TRUE(ok->changed);
+  EXPECT_EQ(ok->object->value["metadata"]["resourceVersion"], "2");
+  auto same = store_.Update(Pods(), "default", "a", set_label(""), opts_);
+  ASSERT_TRUE(same.ok());
+  EXPECT_FALSE(same->changed);
+  EXPECT_EQ(store_.resource_version(), 2);
+  // Server-owned fields survive an update that drops them.
+  auto drop = store_.Update(Pods(), "default", "a",
+                            [](const StoredObject* cur) -> StatusOr<json> {
+                              json next = cur->value;
+                              next["metadata"].erase("uid");
+                              next["metadata"]["labels"]["y"] = "2";
+                              return next;
+                            },
+                            opts_);
+  ASSERT_TRUE(drop.ok());
+  EXPECT_EQ(drop->object->value["metadata"]["uid"].get<std::string>().size(), 36u);
+  EXPECT_EQ(store_.Update(Pods(), "default", "nope", set_label(""), opts_).status().code(),
+            StatusCode::kNotFound);
+}
+
+TEST_F(ObjectStoreTest, WatchReplaysFromRevisionThenLive) {
+  ASSERT_TRUE(store_.Create(Pods(), Pod("default", "a"), opts_).ok());  // rv 1
+  ASSERT_TRUE(store_.Create(Nodes(), json{{"metadata", {{"name", "n1"}}}}, opts_).ok());  // 2
+  ASSERT_TRUE(store_.Create(Pods(), Pod("other", "b"), opts_).ok());  // 3
+  auto w = store_.OpenWatch(&Pods(), "", 1);
+  ASSERT_TRUE(w.ok());
+  WatchEvent e;
+  ASSERT_EQ((*w)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
+  EXPECT_EQ(e.resource_version, 3);
+  EXPECT_EQ(e.type, EventType::kAdded);
+  EXPECT_EQ((*w)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kTimeout);
+  ASSERT_TRUE(store_.Delete(Pods(), "default", "a", opts_).ok());  // 4
+  ASSERT_EQ((*w)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
+  EXPECT_EQ(e.type, EventType::kDeleted);
+  EXPECT_EQ(e.object->value["metadata"]["resourceVersion"], "4");
+  EXPECT_EQ(e.origin, "test");
+  // From 0: the current objects as ADDED; a namespace filter.
+  auto w0 = store_.OpenWatch(&Pods(), "other", 0);
+  ASSERT_TRUE(w0.ok());
+  ASSERT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
+  EXPECT_EQ(e.object->value["metadata"]["name"], "b");
+  EXPECT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kTimeout);
+}
+
+TEST(ObjectStoreWindowTest, TooOldRevisionIsExpired) {
+  SimulatedClock clock;
+  StoreOptions o;
+  o.event_window = 2;
+  ObjectStore store(clock, nullptr, o);
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store.Create(Pods(), Pod("default", "p" + std::to_string(i)), {"t", false}).ok());
+  }
+  auto w = store.OpenWatch(&Pods(), "", 1);
+  EXPECT_EQ(w.status().code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(w.status().message(), "too old resource version: 1 (3)");
+  EXPECT_TRUE(store.OpenWatch(&Pods(), "", 3).ok());
+}
+
+TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  SimulatedClock clock;
+  std::string uid;
+  {
+    auto b = storage::OpenSqlite(dir);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ObjectStore store(clock, std::move(b).value());
+    ASSERT_TRUE(store.Load().ok());
+    auto a = store.Create(Pods(), Pod("default", "a"), {"t", false});
+    ASSERT_TRUE(a.ok());
+    uid = (*a)->value["metadata"]["uid"];
+    ASSERT_TRUE(store.Create(Pods(), Pod("default", "b"), {"t", false}).ok());
+    ASSERT_TRUE(store.Delete(Pods(), "default", "b", {"t", false}).ok());
+  }
+  auto b = storage::OpenSqlite(dir);
+  ASSERT_TRUE(b.ok());
+  ObjectStore store(clock, std::move(b).value());
+  auto n = store.Load();
+  ASSERT_TRUE(n.ok()) << n.status().ToString();
+  EXPECT_EQ(*n, 1u);
+  EXPECT_EQ(store.resource_version(), 3);
+  auto a = store.Get(Pods(), "default", "a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ((*a)->value["metadata"]["uid"], uid);
+  EXPECT_EQ((*a)->resource_version, 1);
+  auto c = store.Create(Pods(), Pod("default", "c"), {"t", false});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ((*c)->value["metadata"]["resourceVersion"], "4");
+  EXPECT_NE((*c)->value["metadata"]["uid"], uid);
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver

@@ -1,0 +1,856 @@
+#include "apiserver/patch/server_side_apply.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "apiserver/patch/field_set.h"
+#include "apiserver/patch/go_format.h"
+#include "apiserver/patch/patch_schema.h"
+
+namespace tidepool::apiserver::patch {
+namespace {
+
+using json = nlohmann::json;
+using schema::Field;
+using schema::LookupField;
+using schema::Shape;
+
+std::string Dump(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+Field TypeField(std::string_view type) {
+  Field f;
+  f.type = std::string(type);
+  return f;
+}
+
+// ---- Schema-aware list handling -----------------------------------------------------------
+
+enum class ListMode { kAtomic, kKeyed, kSet };
+
+std::optional<std::string> ItemKey(const json& item, const Field& f) {
+  if (!item.is_object() || f.keys.empty()) return std::nullopt;
+  json key = json::object();
+  for (const auto& k : f.keys) {
+    auto it = item.find(k.name);
+    if (it != item.end() && !it->is_null()) {
+      if (it->is_object() || it->is_array()) return std::nullopt;
+      key[k.name] = *it;
+    } else if (!k.default_json.empty()) {
+      key[k.name] = json::parse(k.default_json, nullptr, false);
+    } else {
+      return std::nullopt;
+    }
+  }
+  return "k:" + Dump(key);
+}
+
+std::optional<std::vector<std::string>> ItemKeys(const json& list, const Field& f) {
+  std::vector<std::string> keys;
+  std::set<std::string> seen;
+  for (const auto& item : list) {
+    auto k = ItemKey(item, f);
+    if (!k || !seen.insert(*k).second) return std::nullopt;
+    keys.push_back(std::move(*k));
+  }
+  return keys;
+}
+
+std::string SetKey(const json& v) { return "v:" + Dump(v); }
+
+bool SetListOk(const json& list) {
+  std::set<std::string> seen;
+  for (const auto& v : list) {
+    if (v.is_object() || v.is_array() || v.is_null()) return false;
+    if (!seen.insert(Dump(v)).second) return false;
+  }
+  return true;
+}
+
+ListMode ModeFor(const Field& f, const json* a, const json* b) {
+  auto ok = [&](auto pred) {
+    for (const json* l : {a, b}) {
+      if (l != nullptr && l->is_array() && !pred(*l)) return false;
+    }
+    return true;
+  };
+  if (f.shape == Shape::kMap &&
+      ok([&](const json& l) { return ItemKeys(l, f).has_value(); })) {
+    return ListMode::kKeyed;
+  }
+  if (f.shape == Shape::kSet && ok(SetListOk)) return ListMode::kSet;
+  return ListMode::kAtomic;
+}
+
+// ---- Field sets of a configuration (ToFieldSet) ---------------------------------------------
+
+void CollectValue(const json& v, const Field& f, FieldPath& path, FieldSet& out);
+
+void CollectObject(const json& obj, std::string_view type, FieldPath& path, FieldSet& out) {
+  for (const auto& [k, v] : obj.items()) {
+    path.push_back("f:" + k);
+    CollectValue(v, LookupField(type, k), path, out);
+    path.pop_back();
+  }
+}
+
+void CollectValue(const json& v, const Field& f, FieldPath& path, FieldSet& out) {
+  if (v.is_object()) {
+    if (v.empty() || f.shape == Shape::kAtomic) {
+      out.Insert(path);
+    } else {
+      CollectObject(v, f.type, path, out);
+    }
+    return;
+  }
+  if (v.is_array() && !v.empty()) {
+    ListMode mode = ModeFor(f, &v, nullptr);
+    if (mode == ListMode::kKeyed) {
+      for (const auto& item : v) {
+        path.push_back(*ItemKey(item, f));
+        out.Insert(path);
+        CollectObject(item, f.type, path, out);
+        path.pop_back();
+      }
+      return;
+    }
+    if (mode == ListMode::kSet) {
+      for (const auto& item : v) {
+        path.push_back(SetKey(item));
+        out.Insert(path);
+        path.pop_back();
+      }
+      return;
+    }
+  }
+  out.Insert(path);
+}
+
+// ---- Comparison (Added / Modified / Removed) ----------------------------------------------
+
+struct Comparison {
+  FieldSet added;
+  FieldSet modified;
+  FieldSet removed;
+};
+
+void CompareValue(const json* l, const json* r, const Field& f, FieldPath& path, Comparison& c);
+
+void CompareLeaf(const json* l, const json* r, const FieldPath& path, Comparison& c) {
+  if (l == nullptr && r != nullptr) {
+    c.added.Insert(path);
+  } else if (l != nullptr && r == nullptr) {
+    c.removed.Insert(path);
+  } else if (l != nullptr && r != nullptr && *l != *r) {
+    c.modified.Insert(path);
+  }
+}
+
+void CompareObjects(const json* l, const json* r, std::string_view type, FieldPath& path,
+                    Comparison& c) {
+  std::set<std::string> keys;
+  if (l != nullptr) {
+    for (const auto& [k, v] : l->items()) keys.insert(k);
+  }
+  if (r != nullptr) {
+    for (const auto& [k, v] : r->items()) keys.insert(k);
+  }
+  for (const auto& k : keys) {
+    const json* lv = nullptr;
+    const json* rv = nullptr;
+    if (l != nullptr) {
+      if (auto it = l->find(k); it != l->end()) lv = &*it;
+    }
+    if (r != nullptr) {
+      if (auto it = r->find(k); it != r->end()) rv = &*it;
+    }
+    path.push_back("f:" + k);
+    CompareValue(lv, rv, LookupField(type, k), path, c);
+    path.pop_back();
+  }
+}
+
+void CompareValue(const json* l, const json* r, const Field& f, FieldPath& path, Comparison& c) {
+  if (l == nullptr && r == nullptr) return;
+  // A null map or list (a Go nil slice without omitempty, e.g. a new Pod's spec.containers)
+  // compared with a non-empty one is an empty container that exists: its items differ, the
+  // container itself is neither added nor removed.
+  static const json kEmptyObject = json::object();
+  static const json kEmptyArray = json::array();
+  auto as_empty = [](const json* null_side, const json* other) {
+    if (null_side != nullptr && null_side->is_null() && other != nullptr && !other->empty() &&
+        (other->is_object() || other->is_array())) {
+      return other->is_object() ? &kEmptyObject : &kEmptyArray;
+    }
+    return null_side;
+  };
+  l = as_empty(l, r);
+  r = as_empty(r, l);
+  const bool l_map = l == nullptr || l->is_object();
+  const bool r_map = r == nullptr || r->is_object();
+  if (l_map && r_map && f.shape != Shape::kAtomic) {
+    const bool empty = (l == nullptr || l->empty()) && (r == nullptr || r->empty());
+    if (empty) return CompareLeaf(l, r, path, c);
+    CompareObjects(l, r, f.type, path, c);
+    if (l == nullptr) c.added.Insert(path);
+    if (r == nullptr) c.removed.Insert(path);
+    return;
+  }
+  const bool l_list = l == nullptr || l->is_array();
+  const bool r_list = r == nullptr || r->is_array();
+  if (l_list && r_list) {
+    ListMode mode = ModeFor(f, l, r);
+    const bool empty = (l == nullptr || l->empty()) && (r == nullptr || r->empty());
+    if (mode != ListMode::kAtomic && !empty) {
+      if (mode == ListMode::kKeyed) {
+        std::map<std::string, const json*> litems;
+        std::map<std::string, const json*> ritems;
+        if (l != nullptr) {
+          for (const auto& item : *l) litems[*ItemKey(item, f)] = &item;
+        }
+        if (r != nullptr) {
+          for (const auto& item : *r) ritems[*ItemKey(item, f)] = &item;
+        }
+        std::set<std::string> keys;
+        for (const auto& [k, v] : litems) keys.insert(k);
+        for (const auto& [k, v] : ritems) keys.insert(k);
+        for (const auto& k : keys) {
+          auto li = litems.find(k);
+          auto ri = ritems.find(k);
+          const json* lv = li == litems.end() ? nullptr : li->second;
+          const json* rv = ri == ritems.end() ? nullptr : ri->second;
+          path.push_back(k);
+          CompareObjects(lv, rv, f.type, path, c);
+          if (lv == nullptr) c.added.Insert(path);
+          if (rv == nullptr) c.removed.Insert(path);
+          path.pop_back();
+        }
+      } else {
+        std::set<std::string> lvals;
+        std::set<std::string> rvals;
+        if (l != nullptr) {
+          for (const auto& v : *l) lvals.insert(SetKey(v));
+        }
+        if (r != nullptr) {
+          for (const auto& v : *r) rvals.insert(SetKey(v));
+        }
+        for (const auto& v : rvals) {
+          if (!lvals.count(v)) {
+            path.push_back(v);
+            c.added.Insert(path);
+            path.pop_back();
+          }
+        }
+        for (const auto& v : lvals) {
+          if (!rvals.count(v)) {
+            path.push_back(v);
+            c.removed.Insert(path);
+            path.pop_back();
+          }
+        }
+      }
+      if (l == nullptr) c.added.Insert(path);
+      if (r == nullptr) c.removed.Insert(path);
+      return;
+    }
+  }
+  CompareLeaf(l, r, path, c);
+}
+
+// ---- Merging an apply configuration into the live object ---------------------------------
+
+json MergeValue(const json* live, const json& cfg, const Field& f);
+
+json MergeKeyed(const json& live, const json& cfg, const std::vector<std::string>& lkeys,
+                const std::vector<std::string>& rkeys, const Field& f) {
+  std::unordered_map<std::string, size_t> lidx;
+  std::unordered_map<std::string, size_t> ridx;
+  for (size_t i = 0; i < lkeys.size(); ++i) lidx[lkeys[i]] = i;
+  for (size_t j = 0; j < rkeys.size(); ++j) ridx[rkeys[j]] = j;
+  std::vector<std::string> shared;
+  for (const auto& k : rkeys) {
+    if (lidx.count(k)) shared.push_back(k);
+  }
+  size_t s = 0;
+  std::set<std::string> emitted;
+  const Field item = TypeField(f.type);
+  json out = json::array();
+  size_t i = 0;
+  size_t j = 0;
+  while (i < lkeys.size() || j < rkeys.size()) {
+    if (i < lkeys.size() && j < rkeys.size()) {
+      if (lkeys[i] == rkeys[j]) {
+        out.push_back(MergeValue(&live[i], cfg[j], item));
+        emitted.insert(lkeys[i]);
+        ++i;
+        ++j;
+        ++s;
+        continue;
+      }
+      if (ridx.count(lkeys[i]) && s < shared.size() && shared[s] != lkeys[i]) {
+        ++i;  // a shared item, placed when the configuration reaches it.
+        continue;
+      }
+    }
+    if (i < lkeys.size()) {
+      if (!ridx.count(lkeys[i])) {
+        out.push_back(live[i]);
+        ++i;
+        continue;
+      }
+      if (emitted.count(lkeys[i])) {
+        ++i;
+        continue;
+      }
+    }
+    if (j < rkeys.size()) {
+      const std::string& k = rkeys[j];
+      auto li = lidx.find(k);
+      out.push_back(MergeValue(li == lidx.end() ? nullptr : &live[li->second], cfg[j], item));
+      emitted.insert(k);
+      if (s < shared.size() && shared[s] == k) ++s;
+      ++j;
+      continue;
+    }
+    ++i;
+  }
+  return out;
+}
+
+json MergeValue(const json* live, const json& cfg, const Field& f) {
+  if (cfg.is_object() && (live == nullptr || live->is_object()) && f.shape != Shape::kAtomic) {
+    json out = live != nullptr ? *live : json::object();
+    for (const auto& [k, v] : cfg.items()) {
+      auto it = out.find(k);
+      json merged = MergeValue(it == out.end() ? nullptr : &*it, v, LookupField(f.type, k));
+      out[k] = std::move(merged);
+    }
+    return out;
+  }
+  if (cfg.is_array() && live != nullptr && live->is_array()) {
+    ListMode mode = ModeFor(f, live, &cfg);
+    if (mode == ListMode::kKeyed) {
+      return MergeKeyed(*live, cfg, *ItemKeys(*live, f), *ItemKeys(cfg, f), f);
+    }
+    if (mode == ListMode::kSet) {
+      json out = *live;
+      for (const auto& v : cfg) {
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(v);
+      }
+      return out;
+    }
+  }
+  return cfg;
+}
+
+// ---- Removing a path from an object (prune) -----------------------------------------------
+
+struct Step {
+  json* container;  // the object or array holding the element
+  std::string element;
+  size_t index;  // for arrays
+};
+
+void RemovePath(json& root, const FieldPath& path, const Field& root_field,
+                const FieldSet& owned) {
+  std::vector<Step> steps;
+  json* node = &root;
+  Field field = root_field;
+  for (const auto& e : path) {
+    if (e.size() < 2 || e[1] != ':') return;
+    const std::string body = e.substr(2);
+    if (e[0] == 'f') {
+      if (!node->is_object()) return;
+      auto it = node->find(body);
+      if (it == node->end()) return;
+      steps.push_back({node, e, 0});
+      node = &*it;
+      field = LookupField(field.type, body);
+    } else if (node->is_array() && (e[0] == 'k' || e[0] == 'v' || e[0] == 'i')) {
+      std::optional<size_t> found;
+      for (size_t i = 0; i < node->size() && !found; ++i) {
+        const json& item = (*node)[i];
+        if (e[0] == 'k') {
+          auto k = ItemKey(item, field);
+          if (k && *k == e) found = i;
+        } else if (e[0] == 'v') {
+          if (SetKey(item) == e) found = i;
+        } else if (std::to_string(i) == body) {
+          found = i;
+        }
+      }
+      if (!found) return;
+      steps.push_back({node, e, *found});
+      node = &(*node)[*found];
+      if (e[0] == 'k') field = TypeField(field.type);
+    } else {
+      return;
+    }
+  }
+  // Remove the last element, then containers that became empty and nobody owns.
+  for (size_t n = steps.size(); n-- > 0;) {
+    Step& step = steps[n];
+    if (step.container->is_object()) {
+      step.container->erase(step.element.substr(2));
+    } else {
+      step.container->erase(step.index);
+    }
+    if (n < 2) break;  // never remove top-level fields (metadata, spec) themselves
+    const bool empty = (step.container->is_object() || step.container->is_array()) &&
+                       step.container->empty();
+    FieldPath container_path(path.begin(), path.begin() + static_cast<std::ptrdiff_t>(n));
+    if (!empty || steps[n - 1].element[0] != 'f' || owned.Has(container_path)) break;
+  }
+}
+
+// ---- Managed fields entries ---------------------------------------------------------------
+
+struct Entry {
+  std::string manager;
+  std::string operation;
+  std::string api_version;
+  std::string subresource;
+  std::optional<std::string> time;
+  FieldSet set;
+
+  bool Is(std::string_view m, std::string_view op, std::string_view version) const {
+    return manager == m && operation == op && subresource.empty() &&
+           (op == "Apply" || api_version == version);
+  }
+  std::string Printed() const {
+    std::string out = internal::GoQuote(manager);
+    if (!subresource.empty()) out += " with subresource " + internal::GoQuote(subresource);
+    if (operation == "Update") out += " using " + api_version;
+    return out;
+  }
+  auto SortKey() const {
+    return std::make_tuple(operation, time.has_value(), time.value_or(""), manager, api_version,
+                           subresource);
+  }
+};
+
+std::string StringMember(const json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<Entry> ParseEntries(const json& object) {
+  std::vector<Entry> out;
+  if (!object.is_object()) return out;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return out;
+  auto mf = meta->find("managedFields");
+  if (mf == meta->end() || !mf->is_array()) return out;
+  for (const auto& e : *mf) {
+    if (!e.is_object()) continue;
+    Entry entry;
+    entry.manager = StringMember(e, "manager");
+    entry.operation = StringMember(e, "operation");
+    entry.api_version = StringMember(e, "apiVersion");
+    entry.subresource = StringMember(e, "subresource");
+    if (auto t = e.find("time"); t != e.end() && t->is_string()) entry.time = t->get<std::string>();
+    if (entry.operation != "Apply" && entry.operation != "Update") continue;
+    if (StringMember(e, "fieldsType") != "FieldsV1") continue;
+    auto fields = e.find("fieldsV1");
+    if (fields == e.end()) continue;
+    auto set = FieldSet::FromFieldsV1(*fields);
+    if (!set.ok()) continue;
+    entry.set = std::move(set).value();
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+void WriteEntries(json& object, std::vector<Entry> entries) {
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [](const Entry& e) { return e.set.empty(); }),
+                entries.end());
+  std::stable_sort(entries.begin(), entries.end(),
+                   [](const Entry& a, const Entry& b) { return a.SortKey() < b.SortKey(); });
+  if (entries.empty()) {
+    if (auto meta = object.find("metadata"); meta != object.end() && meta->is_object()) {
+      meta->erase("managedFields");
+    }
+    return;
+  }
+  json list = json::array();
+  for (const auto& e : entries) {
+    json j = json::object();
+    j["manager"] = e.manager;
+    j["operation"] = e.operation;
+    j["apiVersion"] = e.api_version;
+    if (e.time) j["time"] = *e.time;
+    j["fieldsType"] = "FieldsV1";
+    j["fieldsV1"] = e.set.ToFieldsV1();
+    if (!e.subresource.empty()) j["subresource"] = e.subresource;
+    list.push_back(std::move(j));
+  }
+  if (!object.contains("metadata") || !object["metadata"].is_object()) {
+    object["metadata"] = json::object();
+  }
+  object["metadata"]["managedFields"] = std::move(list);
+}
+
+// ---- Fields nobody owns -------------------------------------------------------------------
+
+bool Ignored(const FieldPath& p) {
+  if (p.empty()) return true;
+  if (p[0] == "f:status") return true;
+  if (p.size() == 1) return p[0] == "f:apiVersion" || p[0] == "f:kind" || p[0] == "f:metadata";
+  if (p[0] != "f:metadata") return false;
+  static const std::set<std::string> kStripped = {
+      "f:name",       "f:namespace",  "f:creationTimestamp", "f:selfLink",       "f:uid",
+      "f:clusterName", "f:generation", "f:managedFields",    "f:resourceVersion"};
+  return kStripped.count(p[1]) > 0 && (p.size() == 2 || p[1] == "f:managedFields");
+}
+
+FieldSet Filter(const FieldSet& s) {
+  FieldSet out;
+  for (const auto& p : s.paths()) {
+    if (!Ignored(p)) out.Insert(p);
+  }
+  return out;
+}
+
+Comparison CompareObjectsFiltered(const json& before, const json& after,
+                                  const Field& root_field) {
+  Comparison c;
+  FieldPath path;
+  CompareValue(&before, &after, root_field, path, c);
+  return Comparison{Filter(c.added), Filter(c.modified), Filter(c.removed)};
+}
+
+// A copy without metadata.managedFields and status.
+json WithoutManagedFieldsAndStatus(const json& object) {
+  json out = object;
+  out.erase("status");
+  if (auto meta = out.find("metadata"); meta != out.end() && meta->is_object()) {
+    meta->erase("managedFields");
+  }
+  return out;
+}
+
+void PruneNulls(json& v) {
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end();) {
+      if (it->is_null()) {
+        it = v.erase(it);
+      } else {
+        PruneNulls(*it);
+        ++it;
+      }
+    }
+  } else if (v.is_array()) {
+    for (auto& e : v) PruneNulls(e);
+  }
+}
+
+std::string ApiVersionOf(const json& a, const json& b) {
+  for (const json* o : {&a, &b}) {
+    if (o->is_object()) {
+      std::string v = StringMember(*o, "apiVersion");
+      if (!v.empty()) return v;
+    }
+  }
+  return "";
+}
+
+std::string KindOf(const json& a, const json& b) {
+  for (const json* o : {&a, &b}) {
+    if (o->is_object()) {
+      std::string v = StringMember(*o, "kind");
+      if (!v.empty()) return v;
+    }
+  }
+  return "";
+}
+
+constexpr const char* kLastApplied = "kubectl.kubernetes.io/last-applied-configuration";
+constexpr size_t kTotalAnnotationSizeLimit = 256 * 1024;
+
+// The kubectl.kubernetes.io/last-applied-configuration annotation, or nullptr.
+const json* LastAppliedAnnotation(const json& object) {
+  if (!object.is_object()) return nullptr;
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return nullptr;
+  auto annotations = meta->find("annotations");
+  if (annotations == meta->end() || !annotations->is_object()) return nullptr;
+  auto value = annotations->find(kLastApplied);
+  if (value == annotations->end() || !value->is_string() || value->get_ref<const std::string&>().empty()) {
+    return nullptr;
+  }
+  return &*value;
+}
+
+struct Conflicting {
+  Entry entry;  // the other manager (its set is not used)
+  FieldSet fields;
+};
+
+struct CoreResult {
+  json object;                         // when `conflicts` is empty
+  std::vector<Conflicting> conflicts;  // sorted by manager identity
+};
+
+// structured-merge-diff's Updater.Apply: merge, prune, conflicts, ownership.
+CoreResult ApplyCore(const json& live, const json& live_plain, const json& cfg,
+                     std::vector<Entry> entries, std::string_view manager,
+                     const std::string& api_version, const Field& root, bool force,
+                     TimePoint now) {
+  auto is_mine = [&](const Entry& e) { return e.Is(manager, "Apply", ""); };
+  auto mine = std::find_if(entries.begin(), entries.end(), is_mine);
+  const FieldSet last_set = mine == entries.end() ? FieldSet() : mine->set;
+  FieldSet new_set;
+  {
+    FieldPath path;
+    CollectValue(cfg, root, path, new_set);
+    new_set = Filter(new_set);
+  }
+
+  // Merge.
+  json merged = MergeValue(&live_plain, cfg, root);
+
+  // Prune what this manager stopped applying.
+  FieldSet owned = new_set;
+  for (const auto& e : entries) {
+    if (!is_mine(e)) owned = owned.Union(e.set);
+  }
+  const FieldSet dropped = last_set.Difference(new_set);
+  for (const auto& p : dropped.paths()) {
+    if (owned.HasPathOrDescendant(p)) continue;
+    RemovePath(merged, p, root, owned);
+  }
+
+  // Conflicts.
+  const Comparison cmp = CompareObjectsFiltered(live_plain, merged, root);
+  const FieldSet changed = cmp.added.Union(cmp.modified);
+  CoreResult result;
+  if (!force) {
+    for (const auto& e : entries) {
+      if (is_mine(e)) continue;
+      FieldSet c = e.set.Intersection(changed);
+      if (!c.empty()) result.conflicts.push_back({e, std::move(c)});
+    }
+    if (!result.conflicts.empty()) return result;
+  }
+
+  // Ownership.
+  for (auto& e : entries) {
+    if (is_mine(e)) continue;
+    e.set = e.set.Difference(changed).Difference(cmp.removed);
+  }
+  mine = std::find_if(entries.begin(), entries.end(), is_mine);
+  if (mine == entries.end()) {
+    Entry e;
+    e.manager = std::string(manager);
+    e.operation = "Apply";
+    entries.push_back(std::move(e));
+    mine = entries.end() - 1;
+  }
+  mine->set = new_set;
+  mine->api_version = api_version;
+  if (merged != live_plain) mine->time = FormatRfc3339(now);
+
+  if (live.is_object()) {
+    if (auto status = live.find("status"); status != live.end()) merged["status"] = *status;
+  }
+  WriteEntries(merged, std::move(entries));
+  result.object = std::move(merged);
+  return result;
+}
+
+// kube's lastAppliedManager: the fields of the last-applied annotation whose live values still
+// match it. nullopt when there is no usable annotation.
+std::optional<FieldSet> AllowedFromLastApplied(const json& live, const json& live_plain,
+                                               const std::string& api_version,
+                                               const Field& root) {
+  const json* annotation = LastAppliedAnnotation(live);
+  if (annotation == nullptr) return std::nullopt;
+  json last_applied = json::parse(annotation->get_ref<const std::string&>(), nullptr, false);
+  if (last_applied.is_discarded() || !last_applied.is_object()) return std::nullopt;
+  if (StringMember(last_applied, "apiVersion") != api_version) return std::nullopt;
+  FieldSet set;
+  FieldPath path;
+  CollectValue(last_applied, root, path, set);
+  Comparison c;
+  CompareValue(&last_applied, &live_plain, root, path, c);
+  return set.Difference(c.modified).Difference(c.added).Difference(c.removed);
+}
+
+// kube's lastAppliedUpdater: after an apply by "kubectl", an existing last-applied annotation is
+// rewritten to the applied configuration (without that annotation), as kubectl encodes it; it
+// is dropped when the annotations would exceed 256 KiB.
+void SyncLastApplied(json& object, const json& applied) {
+  if (LastAppliedAnnotation(object) == nullptr) return;
+  json config = applied;
+  if (auto meta = config.find("metadata"); meta != config.end() && meta->is_object()) {
+    if (auto a = meta->find("annotations"); a != meta->end() && a->is_object()) {
+      a->erase(kLastApplied);
+    }
+  }
+  json& annotations = object["metadata"]["annotations"];
+  annotations[kLastApplied] = internal::GoJsonEncode(config);
+  size_t total = 0;
+  for (const auto& [k, v] : annotations.items()) {
+    total += k.size() + (v.is_string() ? v.get_ref<const std::string&>().size() : 0);
+  }
+  if (total > kTotalAnnotationSizeLimit) annotations.erase(kLastApplied);
+}
+
+StatusOr<json> Apply(const json& live, const json& applied, std::string_view manager, bool force,
+                     TimePoint now, std::vector<ApplyConflict>* conflicts) {
+  if (manager.empty()) return InvalidArgumentError("fieldManager is required for apply requests");
+  if (!applied.is_object()) return InvalidArgumentError("the apply configuration must be an object");
+  if (!live.is_null() && !live.is_object()) return InvalidArgumentError("invalid live object");
+  if (auto meta = applied.find("metadata"); meta != applied.end() && meta->is_object()) {
+    if (auto mf = meta->find("managedFields");
+        mf != meta->end() && !mf->is_null() && !(mf->is_array() && mf->empty())) {
+      return InvalidArgumentError("metadata.managedFields must be nil");
+    }
+  }
+
+  // The configuration.
+  json cfg = applied;
+  PruneNulls(cfg);
+  cfg.erase("status");
+  if (auto meta = cfg.find("metadata"); meta != cfg.end() && meta->is_object()) {
+    for (const char* k : {"managedFields", "uid", "resourceVersion", "creationTimestamp",
+                          "generation", "selfLink", "deletionTimestamp",
+                          "deletionGracePeriodSeconds"}) {
+      meta->erase(k);
+    }
+  }
+  const json live_plain = live.is_object() ? WithoutManagedFieldsAndStatus(live) : json::object();
+  const std::string api_version = ApiVersionOf(cfg, live);
+  const Field root = TypeField(schema::RootType(api_version, KindOf(cfg, live)));
+  const std::vector<Entry> entries = ParseEntries(live);
+
+  CoreResult result =
+      ApplyCore(live, live_plain, cfg, entries, manager, api_version, root, force, now);
+  if (!result.conflicts.empty() && manager == "kubectl") {
+    // Upgrade from client-side apply: conflicts on fields that still hold their
+    // last-applied values are not conflicts for kubectl's own manager.
+    if (auto allowed = AllowedFromLastApplied(live, live_plain, api_version, root)) {
+      std::vector<Conflicting> remaining;
+      for (auto& c : result.conflicts) {
+        c.fields = c.fields.Difference(*allowed);
+        if (!c.fields.empty()) remaining.push_back(std::move(c));
+      }
+      if (remaining.empty()) {
+        result = ApplyCore(live, live_plain, cfg, entries, manager, api_version, root,
+                           /*force=*/true, now);
+      } else {
+        result.conflicts = std::move(remaining);
+      }
+    }
+  }
+
+  if (!result.conflicts.empty()) {
+    auto& found = result.conflicts;
+    std::sort(found.begin(), found.end(), [](const Conflicting& a, const Conflicting& b) {
+      return std::tie(a.entry.manager, a.entry.operation, a.entry.api_version,
+                      a.entry.subresource) < std::tie(b.entry.manager, b.entry.operation,
+                                                      b.entry.api_version, b.entry.subresource);
+    });
+    std::vector<ApplyConflict> list;
+    std::string lines;
+    for (const auto& f : found) {
+      const std::string printed = f.entry.Printed();
+      lines += (lines.empty() ? "" : "\n") + std::string("conflicts with ") + printed + ":";
+      for (const auto& p : f.fields.IterationOrder()) {
+        const std::string field = FieldPathString(p);
+        lines += "\n- " + field;
+        list.push_back({field, "conflict with " + printed});
+      }
+    }
+    std::string message =
+        list.size() == 1
+            ? "Apply failed with 1 conflict: " + list[0].message + ": " + list[0].field
+            : "Apply failed with " + std::to_string(list.size()) + " conflicts: " + lines;
+    if (conflicts != nullptr) *conflicts = std::move(list);
+    return AbortedError(message);
+  }
+  if (manager == "kubectl") SyncLastApplied(result.object, applied);
+  return std::move(result.object);
+}
+
+}  // namespace
+
+StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
+                                         const nlohmann::json& applied, std::string_view manager,
+                                         bool force, TimePoint now,
+                                         std::vector<ApplyConflict>* conflicts) {
+  if (conflicts != nullptr) conflicts->clear();
+  try {
+    return Apply(live, applied, manager, force, now, conflicts);
+  } catch (const nlohmann::json::exception& e) {
+    return InternalError(std::string("server-side apply: ") + e.what());
+  }
+}
+
+nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
+                                   std::string_view manager, TimePoint now) {
+  if (manager.empty() || !updated.is_object()) return updated;
+  try {
+    std::vector<Entry> entries;
+    const json* provided = nullptr;
+    if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
+      if (auto mf = meta->find("managedFields");
+          mf != meta->end() && mf->is_array() && !mf->empty()) {
+        provided = &*mf;
+      }
+    }
+    entries = ParseEntries(provided != nullptr ? updated : old);
+
+    const json after = WithoutManagedFieldsAndStatus(updated);
+    const std::string api_version = ApiVersionOf(updated, old);
+    const std::string_view root_type = schema::RootType(api_version, KindOf(updated, old));
+    const Field root = TypeField(root_type);
+    json before;
+    if (old.is_object()) {
+      before = WithoutManagedFieldsAndStatus(old);
+    } else {
+      // kube compares a created object against the empty typed object.
+      before = json::parse(schema::ZeroObjectJson(root_type));
+      if (after.contains("spec") && after["spec"].is_object() && !before.contains("spec")) {
+        before["spec"] = json::object();
+      }
+    }
+    const Comparison cmp = CompareObjectsFiltered(before, after, root);
+    const FieldSet changed = cmp.added.Union(cmp.modified);
+
+    for (auto& e : entries) {
+      if (e.Is(manager, "Update", api_version)) continue;
+      e.set = e.set.Difference(changed).Difference(cmp.removed);
+    }
+    auto mine = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) {
+      return e.Is(manager, "Update", api_version);
+    });
+    if (mine == entries.end() && !changed.empty()) {
+      Entry e;
+      e.manager = std::string(manager);
+      e.operation = "Update";
+      e.api_version = api_version;
+      entries.push_back(std::move(e));
+      mine = entries.end() - 1;
+    }
+    if (mine != entries.end()) {
+      mine->set = mine->set.Difference(cmp.removed).Union(changed);
+      if (!changed.empty()) mine->time = FormatRfc3339(now);
+    }
+    WriteEntries(updated, std::move(entries));
+    return updated;
+  } catch (const nlohmann::json::exception&) {
+    return updated;
+  }
+}
+
+}  // namespace tidepool::apiserver::patch

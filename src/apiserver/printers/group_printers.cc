@@ -1,0 +1,412 @@
+// Printers for the named API groups: printers.go printDeployment, printDaemonSet,
+// printReplicaSet, printStatefulSet, printJob, printLease, printPodDisruptionBudget,
+// printRoleBinding, printClusterRoleBinding and printPriorityClass (kube-apiserver 1.32).
+
+#include <string>
+#include <vector>
+
+#include "apiserver/printers/internal.h"
+#include "apiserver/printers/resource_printers.h"
+
+namespace tidepool::apiserver::printers::internal {
+namespace {
+
+using nlohmann::json;
+
+std::string Name(const json& o) { return Str(Path(o, "metadata", "name")); }
+std::string Age(const json& o, TimePoint now) {
+  return Since(Path(o, "metadata", "creationTimestamp"), now);
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += sep;
+    }
+    out += parts[i];
+  }
+  return out;
+}
+
+const Column kContainersColumn = {"Containers", "string", "",
+                                  "Names of each container in the template.", 1};
+const Column kImagesColumn = {"Images", "string", "",
+                              "Images referenced by each container in the template.", 1};
+
+// ---- apps --------------------------------------------------------------------------------------
+
+json DeploymentCells(const json& d, TimePoint now) {
+  const int64_t desired = Int(Path(d, "spec", "replicas"), 1);  // API default 1
+  const ContainerCells containers =
+      LayoutContainers(Path(d, "spec", "template", "spec", "containers"));
+  auto selector = SelectorString(Path(d, "spec", "selector"));
+  return json::array({
+      Name(d),
+      std::to_string(Int(Path(d, "status", "readyReplicas"))) + "/" + std::to_string(desired),
+      Int(Path(d, "status", "updatedReplicas")),
+      Int(Path(d, "status", "availableReplicas")),
+      Age(d, now),
+      containers.names,
+      containers.images,
+      selector.has_value() ? *selector : "<invalid>",
+  });
+}
+
+json DaemonSetCells(const json& ds, TimePoint now) {
+  const json* status = Field(ds, "status");
+  const ContainerCells containers =
+      LayoutContainers(Path(ds, "spec", "template", "spec", "containers"));
+  return json::array({
+      Name(ds),
+      Int(Field(status, "desiredNumberScheduled")),
+      Int(Field(status, "currentNumberScheduled")),
+      Int(Field(status, "numberReady")),
+      Int(Field(status, "updatedNumberScheduled")),
+      Int(Field(status, "numberAvailable")),
+      FormatLabels(Path(ds, "spec", "template", "spec", "nodeSelector")),
+      Age(ds, now),
+      containers.names,
+      containers.images,
+      FormatLabelSelector(Path(ds, "spec", "selector")),
+  });
+}
+
+json ReplicaSetCells(const json& rs, TimePoint now) {
+  const ContainerCells containers =
+      LayoutContainers(Path(rs, "spec", "template", "spec", "containers"));
+  return json::array({
+      Name(rs),
+      Int(Path(rs, "spec", "replicas"), 1),  // API default 1
+      Int(Path(rs, "status", "replicas")),
+      Int(Path(rs, "status", "readyReplicas")),
+      Age(rs, now),
+      containers.names,
+      containers.images,
+      FormatLabelSelector(Path(rs, "spec", "selector")),
+  });
+}
+
+json StatefulSetCells(const json& sts, TimePoint now) {
+  const ContainerCells containers =
+      LayoutContainers(Path(sts, "spec", "template", "spec", "containers"));
+  return json::array({
+      Name(sts),
+      std::to_string(Int(Path(sts, "status", "readyReplicas"))) + "/" +
+          std::to_string(Int(Path(sts, "spec", "replicas"), 1)),  // API default 1
+      Age(sts, now),
+      containers.names,
+      containers.images,
+  });
+}
+
+// ---- batch -------------------------------------------------------------------------------------
+
+// hasJobCondition: the first condition of `type` decides.
+bool HasJobCondition(const json& job, std::string_view type) {
+  bool found = false;
+  bool result = false;
+  ForEach(Path(job, "status", "conditions"), [&](const json& c) {
+    if (!found && Str(Field(c, "type")) == type) {
+      found = true;
+      result = Str(Field(c, "status")) == "True";
+    }
+  });
+  return result;
+}
+
+json JobCells(const json& job, TimePoint now) {
+  const json* spec = Field(job, "spec");
+  const int64_t succeeded = Int(Path(job, "status", "succeeded"));
+  std::string completions;
+  if (IsNumber(Field(spec, "completions"))) {
+    completions = std::to_string(succeeded) + "/" + std::to_string(Int(Field(spec, "completions")));
+  } else {
+    const int64_t parallelism = Int(Field(spec, "parallelism"));
+    completions = std::to_string(succeeded) + "/1";
+    if (parallelism > 1) {
+      completions += " of " + std::to_string(parallelism);
+    }
+  }
+
+  std::string duration;
+  const auto start = TimeField(Path(job, "status", "startTime"));
+  const auto completion = TimeField(Path(job, "status", "completionTime"));
+  if (start.has_value()) {
+    duration = HumanDuration(Elapsed(*start, completion.has_value() ? *completion : now));
+  }
+
+  const json* deletion = Path(job, "metadata", "deletionTimestamp");
+  std::string status;
+  if (HasJobCondition(job, "Complete")) {
+    status = "Complete";
+  } else if (HasJobCondition(job, "Failed")) {
+    status = "Failed";
+  } else if (deletion != nullptr && !deletion->is_null()) {
+    status = "Terminating";
+  } else if (HasJobCondition(job, "Suspended")) {
+    status = "Suspended";
+  } else if (HasJobCondition(job, "FailureTarget")) {
+    status = "FailureTarget";
+  } else {
+    status = "Running";
+  }
+
+  const ContainerCells containers = LayoutContainers(Path(spec, "template", "spec", "containers"));
+  return json::array({
+      Name(job),
+      status,
+      completions,
+      duration,
+      Age(job, now),
+      containers.names,
+      containers.images,
+      FormatLabelSelector(Field(spec, "selector")),
+  });
+}
+
+// ---- coordination.k8s.io, policy, scheduling.k8s.io --------------------------------------------
+
+json LeaseCells(const json& lease, TimePoint now) {
+  return json::array({Name(lease), Str(Path(lease, "spec", "holderIdentity")), Age(lease, now)});
+}
+
+// intstr.IntOrString.String(), or "N/A" when unset.
+std::string IntOrStringOrNA(const json* v) {
+  if (v == nullptr || v->is_null()) {
+    return "N/A";
+  }
+  if (v->is_string()) {
+    return v->get_ref<const std::string&>();
+  }
+  return std::to_string(Int(v));
+}
+
+json PodDisruptionBudgetCells(const json& pdb, TimePoint now) {
+  return json::array({
+      Name(pdb),
+      IntOrStringOrNA(Path(pdb, "spec", "minAvailable")),
+      IntOrStringOrNA(Path(pdb, "spec", "maxUnavailable")),
+      Int(Path(pdb, "status", "disruptionsAllowed")),
+      Age(pdb, now),
+  });
+}
+
+json PriorityClassCells(const json& pc, TimePoint now) {
+  std::string policy = "PreemptLowerPriority";  // API default
+  if (const json* p = Field(pc, "preemptionPolicy"); p != nullptr && !p->is_null()) {
+    policy = Str(p);
+  }
+  return json::array({
+      Name(pc),
+      Int(Field(pc, "value")),
+      Bool(Field(pc, "globalDefault")),
+      Age(pc, now),
+      policy,
+  });
+}
+
+// ---- rbac.authorization.k8s.io ---------------------------------------------------------------
+
+// printRoleBinding / printClusterRoleBinding (identical apart from descriptions).
+json RoleBindingCells(const json& rb, TimePoint now) {
+  std::vector<std::string> users, groups, service_accounts;
+  ForEach(Field(rb, "subjects"), [&](const json& s) {
+    const std::string kind = Str(Field(s, "kind"));
+    const std::string name = Str(Field(s, "name"));
+    if (kind == "ServiceAccount") {
+      service_accounts.push_back(Str(Field(s, "namespace")) + "/" + name);
+    } else if (kind == "User") {
+      users.push_back(name);
+    } else if (kind == "Group") {
+      groups.push_back(name);
+    }
+  });
+  return json::array({
+      Name(rb),
+      Str(Path(rb, "roleRef", "kind")) + "/" + Str(Path(rb, "roleRef", "name")),
+      Age(rb, now),
+      Join(users, ", "),
+      Join(groups, ", "),
+      Join(service_accounts, ", "),
+  });
+}
+
+std::vector<Column> RoleBindingColumns(const std::string& what) {
+  return {
+      NameColumn(),
+      {"Role", "string", "",
+       "RoleRef can reference a Role in the current namespace or a ClusterRole in the global "
+       "namespace.",
+       0},
+      AgeColumn(),
+      {"Users", "string", "", "Users in the " + what, 1},
+      {"Groups", "string", "", "Groups in the " + what, 1},
+      {"ServiceAccounts", "string", "", "ServiceAccounts in the " + what, 1},
+  };
+}
+
+}  // namespace
+
+Printer MakeDeploymentPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Ready", "string", "", "Number of the pod with ready state", 0},
+      {"Up-to-date", "string", "",
+       "Total number of non-terminated pods targeted by this deployment that have the desired "
+       "template spec.",
+       0},
+      {"Available", "string", "",
+       "Total number of available pods (ready for at least minReadySeconds) targeted by this "
+       "deployment.",
+       0},
+      AgeColumn(),
+      kContainersColumn,
+      kImagesColumn,
+      {"Selector", "string", "", "Label selector for pods.", 1},
+  };
+  p.cells = &DeploymentCells;
+  return p;
+}
+
+Printer MakeDaemonSetPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Desired", "integer", "",
+       "The total number of nodes that should be running the daemon pod (including nodes "
+       "correctly running the daemon pod).",
+       0},
+      {"Current", "integer", "",
+       "The number of nodes that are running at least 1 daemon pod and are supposed to run the "
+       "daemon pod.",
+       0},
+      {"Ready", "integer", "",
+       "The number of nodes that should be running the daemon pod and have one or more of the "
+       "daemon pod running and ready.",
+       0},
+      {"Up-to-date", "integer", "", "The total number of nodes that are running updated daemon pod",
+       0},
+      {"Available", "integer", "",
+       "The number of nodes that should be running the daemon pod and have one or more of the "
+       "daemon pod running and available (ready for at least spec.minReadySeconds)",
+       0},
+      {"Node Selector", "string", "",
+       "NodeSelector is a selector which must be true for the pod to fit on a node.", 0},
+      AgeColumn(),
+      kContainersColumn,
+      kImagesColumn,
+      {"Selector", "string", "", "A label query over pods that are managed by the daemon set.", 1},
+  };
+  p.cells = &DaemonSetCells;
+  return p;
+}
+
+Printer MakeReplicaSetPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Desired", "integer", "", "Replicas is the number of desired pods.", 0},
+      {"Current", "integer", "",
+       "Replicas is the most recently observed number of non-terminating pods.", 0},
+      {"Ready", "integer", "",
+       "The number of non-terminating pods targeted by this ReplicaSet with a Ready Condition.", 0},
+      AgeColumn(),
+      kContainersColumn,
+      kImagesColumn,
+      {"Selector", "string", "",
+       "Selector is a label query over pods that should match the replica count.", 1},
+  };
+  p.cells = &ReplicaSetCells;
+  return p;
+}
+
+Printer MakeStatefulSetPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),  {"Ready", "string", "", "Number of the pod with ready state", 0},
+      AgeColumn(),   kContainersColumn,
+      kImagesColumn,
+  };
+  p.cells = &StatefulSetCells;
+  return p;
+}
+
+Printer MakeJobPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Status", "string", "", "Status of the job.", 0},
+      {"Completions", "string", "", "The number of pods which reached phase Succeeded.", 0},
+      {"Duration", "string", "", "Time required to complete the job.", 0},
+      AgeColumn(),
+      kContainersColumn,
+      kImagesColumn,
+      {"Selector", "string", "", "A label query over pods that should match the pod count.", 1},
+  };
+  p.cells = &JobCells;
+  return p;
+}
+
+Printer MakeLeasePrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Holder", "string", "",
+       "holderIdentity contains the identity of the holder of a current lease.", 0},
+      AgeColumn(),
+  };
+  p.cells = &LeaseCells;
+  return p;
+}
+
+Printer MakePodDisruptionBudgetPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Min Available", "string", "", "The minimum number of pods that must be available.", 0},
+      {"Max Unavailable", "string", "", "The maximum number of pods that may be unavailable.", 0},
+      {"Allowed Disruptions", "integer", "",
+       "Calculated number of pods that may be disrupted at this time.", 0},
+      AgeColumn(),
+  };
+  p.cells = &PodDisruptionBudgetCells;
+  return p;
+}
+
+Printer MakeRoleBindingPrinter() {
+  Printer p;
+  p.columns = RoleBindingColumns("roleBinding");
+  p.cells = &RoleBindingCells;
+  return p;
+}
+
+Printer MakeClusterRoleBindingPrinter() {
+  Printer p;
+  p.columns = RoleBindingColumns("clusterRoleBinding");
+  p.cells = &RoleBindingCells;
+  return p;
+}
+
+Printer MakePriorityClassPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Value", "integer", "",
+       "value represents the integer value of this priority class. This is the actual priority "
+       "that pods receive when they have the name of this class in their pod spec.",
+       0},
+      {"Global-Default", "boolean", "",
+       "globalDefault specifies whether this PriorityClass should be considered as the default "
+       "priority for pods that do not have any priority class.",
+       0},
+      AgeColumn(),
+      {"PreemptionPolicy", "string", "",
+       "preemptionPolicy is the Policy for preempting pods with lower priority.", 0},
+  };
+  p.cells = &PriorityClassCells;
+  return p;
+}
+
+}  // namespace tidepool::apiserver::printers::internal

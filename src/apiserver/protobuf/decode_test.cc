@@ -1,0 +1,295 @@
+// File: decode_test.cc
+//
+// Tests for DecodeObject: the body kubectl 1.32 sent for `kubectl create configmap`, captured
+// byte for byte (kubectl-api.md §2.9), and bodies built here with the field numbers of
+// k8s.io/api core/v1 and apimachinery meta/v1 generated.proto, for each supported kind.
+#include "apiserver/protobuf/decode.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tidepool::apiserver::protobuf {
+namespace {
+
+using nlohmann::json;
+
+// "6b 38 73 00" -> bytes; spaces and newlines are ignored.
+std::string FromHex(std::string_view hex) {
+  std::string out;
+  int hi = -1;
+  for (char c : hex) {
+    int v;
+    if (c >= '0' && c <= '9') {
+      v = c - '0';
+    } else if (c >= 'a' && c <= 'f') {
+      v = c - 'a' + 10;
+    } else {
+      continue;
+    }
+    if (hi < 0) {
+      hi = v;
+    } else {
+      out += static_cast<char>(hi << 4 | v);
+      hi = -1;
+    }
+  }
+  return out;
+}
+
+// A tiny protobuf writer for building test bodies.
+std::string Varint(uint64_t v) {
+  std::string out;
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+  return out;
+}
+std::string Int(uint32_t field, int64_t v) {
+  return Varint(field << 3) + Varint(static_cast<uint64_t>(v));
+}
+std::string Bytes(uint32_t field, std::string_view s) {
+  return Varint(field << 3 | 2) + Varint(s.size()) + std::string(s);
+}
+std::string Entry(uint32_t field, std::string_view k, std::string_view v) {
+  return Bytes(field, Bytes(1, k) + Bytes(2, v));
+}
+std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
+  return std::string(kMagic) + Bytes(1, Bytes(1, api_version) + Bytes(2, kind)) + Bytes(2, raw) +
+         Bytes(3, "") + Bytes(4, "");
+}
+// ObjectMeta as client-go writes it: every string field, empty ones too, and an empty
+// creationTimestamp.
+std::string Meta(std::string_view name, std::string_view ns, std::string_view extra = "") {
+  return Bytes(1, Bytes(1, name) + Bytes(2, "") + Bytes(3, ns) + Bytes(4, "") + Bytes(5, "") +
+                      Bytes(6, "") + Int(7, 0) + Bytes(8, "") + std::string(extra));
+}
+
+// kubectl create configmap gpu-config --from-literal=mode=mig --from-literal=count=8
+constexpr std::string_view kCapturedConfigMap = R"(
+  6b387300 0a0f 0a027631 1209436f6e6669674d6170
+  1235
+    0a1a 0a0a6770752d636f6e666967 1200 1a00 2200 2a00 3200 3800 4200
+    120a 0a05636f756e74 120138
+    120b 0a046d6f6465 12036d6967
+  1a00 2200)";
+
+TEST(DecodeObjectTest, CapturedCreateConfigMapBody) {
+  const std::string body = FromHex(kCapturedConfigMap);
+  ASSERT_EQ(body.size(), 4u + 2 + 15 + 2 + 53 + 4);
+  auto obj = DecodeObject(body);
+  ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+  EXPECT_EQ(*obj, json::parse(R"({"apiVersion":"v1","kind":"ConfigMap",
+      "metadata":{"name":"gpu-config"},"data":{"count":"8","mode":"mig"}})"));
+}
+
+TEST(DecodeObjectTest, SupportedKinds) {
+  struct Case {
+    std::string name;
+    std::string body;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"namespaced ConfigMap (kubectl create configmap -n ml)",
+       Envelope("v1", "ConfigMap", Meta("cfg", "ml") + Entry(2, "k", "v")),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cfg","namespace":"ml"},
+           "data":{"k":"v"}})"},
+      {"ConfigMap binaryData is base64, immutable is kept",
+       Envelope("v1", "ConfigMap",
+                Meta("bin", "") + Entry(3, "blob", std::string("\xff\x00\x01", 3)) +
+                    Entry(3, "one", "a") + Entry(3, "two", "ab") + Entry(3, "empty", "") +
+                    Int(4, 1)),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"bin"},
+           "binaryData":{"blob":"/wAB","one":"YQ==","two":"YWI=","empty":""},
+           "immutable":true})"},
+      {"ConfigMap immutable=false is written",
+       Envelope("v1", "ConfigMap", Meta("c", "") + Int(4, 0)),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},"immutable":false})"},
+      {"Secret (kubectl create secret generic --from-literal=password=s3cr3t)",
+       Envelope("v1", "Secret",
+                Meta("db", "default") + Entry(2, "password", "s3cr3t") + Bytes(3, "Opaque")),
+       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"db","namespace":"default"},
+           "data":{"password":"czNjcjN0"},"type":"Opaque"})"},
+      {"Secret stringData and immutable",
+       Envelope("v1", "Secret",
+                Meta("s", "") + Entry(4, "user", "admin") + Bytes(3, "") + Int(5, 1)),
+       R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},
+           "stringData":{"user":"admin"},"immutable":true})"},
+      {"Namespace (kubectl create namespace ml): empty spec and status are written",
+       Envelope("v1", "Namespace", Meta("ml", "") + Bytes(2, "") + Bytes(3, "")),
+       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml"},
+           "spec":{},"status":{}})"},
+      {"Namespace finalizers and phase",
+       Envelope("v1", "Namespace",
+                Meta("ml", "") + Bytes(2, Bytes(1, "kubernetes") + Bytes(1, "x.io/y")) +
+                    Bytes(3, Bytes(1, "Active"))),
+       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":"ml"},
+           "spec":{"finalizers":["kubernetes","x.io/y"]},"status":{"phase":"Active"}})"},
+      {"ServiceAccount secrets, imagePullSecrets and automount",
+       Envelope("v1", "ServiceAccount",
+                Meta("builder", "ci") +
+                    Bytes(2, Bytes(1, "Secret") + Bytes(2, "ci") + Bytes(3, "tok") + Bytes(4, "") +
+                                 Bytes(5, "v1") + Bytes(6, "") + Bytes(7, "")) +
+                    Bytes(3, Bytes(1, "regcred")) + Int(4, 0)),
+       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"builder","namespace":"ci"},
+           "secrets":[{"kind":"Secret","namespace":"ci","name":"tok","apiVersion":"v1"}],
+           "imagePullSecrets":[{"name":"regcred"}],"automountServiceAccountToken":false})"},
+      {"ServiceAccount (kubectl create serviceaccount) with no other fields",
+       Envelope("v1", "ServiceAccount", Meta("sa", "default")),
+       R"({"apiVersion":"v1","kind":"ServiceAccount",
+           "metadata":{"name":"sa","namespace":"default"}})"},
+      {"DeleteOptions gracePeriodSeconds=0 and propagationPolicy Background",
+       Envelope("v1", "DeleteOptions", Int(1, 0) + Bytes(4, "Background")),
+       R"({"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":0,
+           "propagationPolicy":"Background"})"},
+      {"DeleteOptions preconditions, orphanDependents, dryRun",
+       Envelope(
+           "v1", "DeleteOptions",
+           Int(1, 30) + Bytes(2, Bytes(1, "uid-1") + Bytes(2, "42")) + Int(3, 1) + Bytes(5, "All")),
+       R"({"apiVersion":"v1","kind":"DeleteOptions","gracePeriodSeconds":30,
+           "preconditions":{"uid":"uid-1","resourceVersion":"42"},"orphanDependents":true,
+           "dryRun":["All"]})"},
+      {"DeleteOptions empty preconditions are written",
+       Envelope("v1", "DeleteOptions", Bytes(2, "")),
+       R"({"apiVersion":"v1","kind":"DeleteOptions","preconditions":{}})"},
+      {"DeleteOptions in another group's version",
+       Envelope("meta.k8s.io/v1", "DeleteOptions", Bytes(4, "Foreground")),
+       R"({"apiVersion":"meta.k8s.io/v1","kind":"DeleteOptions",
+           "propagationPolicy":"Foreground"})"},
+      {"DeleteOptions with no fields", Envelope("v1", "DeleteOptions", ""),
+       R"({"apiVersion":"v1","kind":"DeleteOptions"})"},
+      {"unknown fields are skipped, of every wire type",
+       Envelope("v1", "ConfigMap",
+                Meta("c", "", Bytes(99, "x") + Int(98, 5)) + Bytes(50, "junk") + Int(51, 7) +
+                    Varint(52 << 3 | 1) + std::string(8, '\x01') + Varint(53 << 3 | 5) +
+                    std::string(4, '\x02')),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"}})"},
+      {"ConfigMap without metadata still has metadata",
+       Envelope("v1", "ConfigMap", Entry(2, "a", "b")),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{},"data":{"a":"b"}})"},
+      {"a repeated map key: the last value wins",
+       Envelope("v1", "ConfigMap", Entry(2, "a", "1") + Entry(2, "a", "2")),
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{},"data":{"a":"2"}})"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(tc.body);
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    EXPECT_EQ(*obj, json::parse(tc.want)) << obj->dump();
+  }
+}
+
+TEST(DecodeObjectTest, ObjectMetaInFull) {
+  // 1767225600 = 2026-01-01T00:00:00Z; 1767268800 = 2026-01-01T12:00:00Z.
+  const std::string owner = Bytes(1, "ReplicaSet") + Bytes(3, "web-7d4b") + Bytes(4, "rs-uid") +
+                            Bytes(5, "apps/v1") + Int(6, 1) + Int(7, 1);
+  const std::string meta =
+      Bytes(1, "web-7d4b-x") + Bytes(2, "web-7d4b-") + Bytes(3, "prod") + Bytes(4, "/self") +
+      Bytes(5, "uid-9") + Bytes(6, "123") + Int(7, 4) + Bytes(8, Int(1, 1767225600) + Int(2, 500)) +
+      Bytes(9, Int(1, 1767268800)) + Int(10, 30) + Entry(11, "app", "web") + Entry(11, "tier", "") +
+      Entry(12, "note", "a b") + Bytes(13, owner) + Bytes(13, Bytes(1, "Node")) +
+      Bytes(14, "example.com/block") + Bytes(14, "") + Bytes(17, Bytes(1, "kubectl"));
+  auto obj = DecodeObject(Envelope("v1", "ConfigMap", Bytes(1, meta)));
+  ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+  EXPECT_EQ(obj->at("metadata"), json::parse(R"({
+      "name":"web-7d4b-x","generateName":"web-7d4b-","namespace":"prod","selfLink":"/self",
+      "uid":"uid-9","resourceVersion":"123","generation":4,
+      "creationTimestamp":"2026-01-01T00:00:00Z","deletionTimestamp":"2026-01-01T12:00:00Z",
+      "deletionGracePeriodSeconds":30,
+      "labels":{"app":"web","tier":""},"annotations":{"note":"a b"},
+      "ownerReferences":[
+        {"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d4b","uid":"rs-uid",
+         "controller":true,"blockOwnerDeletion":true},
+        {"apiVersion":"","kind":"Node","name":"","uid":""}],
+      "finalizers":["example.com/block",""]})"))
+      << obj->dump();
+}
+
+TEST(DecodeObjectTest, Timestamps) {
+  struct Case {
+    std::string name;
+    std::string time;  // the Time message
+    std::string want;  // "" = omitted
+  };
+  const std::vector<Case> cases = {
+      {"empty message is the zero time, omitted", "", ""},
+      {"explicit zero seconds is the epoch", Int(1, 0), "1970-01-01T00:00:00Z"},
+      {"nanos are dropped", Int(1, 1) + Int(2, 999999999), "1970-01-01T00:00:01Z"},
+      {"before the epoch", Int(1, -1), "1969-12-31T23:59:59Z"},
+      {"leap day", Int(1, 1709210096), "2024-02-29T12:34:56Z"},
+      {"year 1", Int(1, -62135596800), "0001-01-01T00:00:00Z"},
+      {"last second of 9999", Int(1, 253402300799), "9999-12-31T23:59:59Z"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(Envelope("v1", "ConfigMap", Bytes(1, Bytes(8, tc.time))));
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    const json& meta = obj->at("metadata");
+    if (tc.want.empty()) {
+      EXPECT_FALSE(meta.contains("creationTimestamp")) << meta.dump();
+    } else {
+      EXPECT_EQ(meta.value("creationTimestamp", ""), tc.want);
+    }
+  }
+}
+
+TEST(DecodeObjectTest, Errors) {
+  struct Case {
+    std::string name;
+    std::string body;
+    StatusCode code;
+    std::string want;
+  };
+  const std::string cm_head =
+      std::string(kMagic) + Bytes(1, Bytes(1, "v1") + Bytes(2, "ConfigMap"));
+  const std::vector<Case> cases = {
+      {"empty body", "", StatusCode::kInvalidArgument, "empty data"},
+      {"JSON instead of protobuf", R"({"kind":"ConfigMap"})", StatusCode::kInvalidArgument,
+       "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"},
+      {"short bad magic", "k8", StatusCode::kInvalidArgument,
+       "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]"},
+      {"magic only", std::string(kMagic), StatusCode::kInvalidArgument, "empty body"},
+      {"truncated envelope", FromHex(kCapturedConfigMap).substr(0, 30),
+       StatusCode::kInvalidArgument, "unexpected EOF"},
+      {"truncated varint in the object", cm_head + Bytes(2, Bytes(1, Varint(7 << 3) + "\xff")),
+       StatusCode::kInvalidArgument, "unexpected EOF"},
+      {"wrong wire type for ObjectMeta.name", cm_head + Bytes(2, Bytes(1, Int(1, 5))),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 0 for field Name"},
+      {"wrong wire type for generation", cm_head + Bytes(2, Bytes(1, Bytes(7, "4"))),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 2 for field Generation"},
+      {"wrong wire type for metadata", cm_head + Bytes(2, Int(1, 1)), StatusCode::kInvalidArgument,
+       "proto: wrong wireType = 0 for field Metadata"},
+      {"wrong wire type for TypeMeta", std::string(kMagic) + Int(1, 3),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 0 for field TypeMeta"},
+      {"wrong wire type for immutable", cm_head + Bytes(2, Bytes(4, "x")),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 2 for field Immutable"},
+      {"illegal tag in ObjectMeta", cm_head + Bytes(2, Bytes(1, std::string("\x00\x00", 2))),
+       StatusCode::kInvalidArgument, "proto: ObjectMeta: illegal tag 0 (wire type 0)"},
+      {"time out of RFC 3339's range", cm_head + Bytes(2, Bytes(1, Bytes(8, Int(1, 253402300800)))),
+       StatusCode::kInvalidArgument, "creationTimestamp: year outside of range [0,9999]"},
+      {"unsupported kind", Envelope("v1", "Pod", Meta("p", "default")), StatusCode::kUnimplemented,
+       R"(protobuf bodies of kind "Pod" in version "v1" are not supported; send application/json)"},
+      {"supported kind in another version", Envelope("apps/v1", "ConfigMap", ""),
+       StatusCode::kUnimplemented,
+       R"(protobuf bodies of kind "ConfigMap" in version "apps/v1" are not supported; )"
+       "send application/json"},
+      {"no TypeMeta", std::string(kMagic) + Bytes(2, ""), StatusCode::kUnimplemented,
+       R"(protobuf bodies of kind "" in version "" are not supported; send application/json)"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(tc.body);
+    ASSERT_FALSE(obj.ok()) << obj->dump();
+    EXPECT_EQ(obj.status().code(), tc.code);
+    EXPECT_EQ(obj.status().message(), tc.want);
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver::protobuf

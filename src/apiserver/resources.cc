@@ -1,0 +1,136 @@
+#include "apiserver/resources.h"
+
+namespace tidepool::apiserver {
+namespace {
+
+const std::vector<std::string> kAllVerbs = {"create", "delete", "deletecollection", "get",
+                                            "list",   "patch",  "update",           "watch"};
+
+Resource Make(std::string group, std::string resource, std::string singular, std::string kind,
+              bool namespaced, std::vector<std::string> short_names = {},
+              std::vector<std::string> categories = {}) {
+  Resource r;
+  r.group = std::move(group);
+  r.version = "v1";
+  r.resource = std::move(resource);
+  r.singular = std::move(singular);
+  r.list_kind = kind + "List";
+  r.kind = std::move(kind);
+  r.namespaced = namespaced;
+  r.verbs = kAllVerbs;
+  r.short_names = std::move(short_names);
+  r.categories = std::move(categories);
+  return r;
+}
+
+Subresource Status(const Resource& r) {
+  return {"status", r.group, r.version, r.kind, {"get", "patch", "update"}};
+}
+
+std::vector<Resource> Build() {
+  std::vector<Resource> v;
+  // core/v1, in the order kube-apiserver lists them.
+  v.push_back(Make("", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
+  v.push_back(Make("", "endpoints", "endpoints", "Endpoints", true, {"ep"}));
+  {
+    Resource r = Make("", "events", "event", "Event", true, {"ev"});
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "namespaces", "namespace", "Namespace", false, {"ns"});
+    r.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "nodes", "node", "Node", false, {"no"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "persistentvolumeclaims", "persistentvolumeclaim",
+                      "PersistentVolumeClaim", true, {"pvc"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "pods", "pod", "Pod", true, {"po"}, {"all"});
+    r.subresources = {
+        {"binding", "", "v1", "Binding", {"create"}},
+        {"eviction", "policy", "v1", "Eviction", {"create"}},
+        {"log", "", "v1", "Pod", {"get"}},
+        Status(r),
+    };
+    v.push_back(r);
+  }
+  v.push_back(Make("", "secrets", "secret", "Secret", true));
+  v.push_back(Make("", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}));
+  {
+    Resource r = Make("", "services", "service", "Service", true, {"svc"}, {"all"});
+    r.verbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  // apps/v1
+  struct AppsKind {
+    const char* resource;
+    const char* singular;
+    const char* kind;
+    const char* short_name;
+  };
+  for (const AppsKind& a : {AppsKind{"daemonsets", "daemonset", "DaemonSet", "ds"},
+                            AppsKind{"deployments", "deployment", "Deployment", "deploy"},
+                            AppsKind{"replicasets", "replicaset", "ReplicaSet", "rs"},
+                            AppsKind{"statefulsets", "statefulset", "StatefulSet", "sts"}}) {
+    Resource r = Make("apps", a.resource, a.singular, a.kind, true, {a.short_name}, {"all"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("batch", "jobs", "job", "Job", true, {}, {"all"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  v.push_back(Make("coordination.k8s.io", "leases", "lease", "Lease", true));
+  v.push_back(Make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
+  {
+    Resource r = Make("policy", "poddisruptionbudgets", "poddisruptionbudget",
+                      "PodDisruptionBudget", true, {"pdb"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  v.push_back(Make("rbac.authorization.k8s.io", "clusterrolebindings", "clusterrolebinding",
+                   "ClusterRoleBinding", false));
+  v.push_back(
+      Make("rbac.authorization.k8s.io", "clusterroles", "clusterrole", "ClusterRole", false));
+  v.push_back(
+      Make("rbac.authorization.k8s.io", "rolebindings", "rolebinding", "RoleBinding", true));
+  v.push_back(Make("rbac.authorization.k8s.io", "roles", "role", "Role", true));
+  v.push_back(Make("scheduling.k8s.io", "priorityclasses", "priorityclass", "PriorityClass",
+                   false, {"pc"}));
+  return v;
+}
+
+}  // namespace
+
+const std::vector<Resource>& Resources() {
+  static const std::vector<Resource> kResources = Build();
+  return kResources;
+}
+
+const Resource* FindResource(std::string_view group, std::string_view version,
+                             std::string_view resource) {
+  for (const Resource& r : Resources()) {
+    if (r.group == group && r.version == version && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
+const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind) {
+  for (const Resource& r : Resources()) {
+    if (r.GroupVersion() == api_version && r.kind == kind) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace tidepool::apiserver

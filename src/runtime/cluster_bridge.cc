@@ -1,0 +1,521 @@
+#include "runtime/cluster_bridge.h"
+
+#include <cstdio>
+#include <set>
+
+#include "api/codec/json_codec.h"
+
+namespace tidepool::runtime {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr char kOrigin[] = "world";
+constexpr char kKubeletVersion[] = "v1.32.4-gke.1106006";
+
+uint64_t Fnv(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// Deterministic addresses from names: nodes in 10.128.0.0/20 (GKE's default subnet), pods in
+// the node's /24 of 10.4.0.0/14.
+std::string NodeIp(std::string_view node) {
+  const uint64_t h = Fnv(node);
+  return "10.128." + std::to_string((h >> 8) % 16) + "." + std::to_string(2 + h % 250);
+}
+std::string PodIp(std::string_view node, std::string_view pod) {
+  const uint64_t n = Fnv(node), p = Fnv(pod);
+  return "10." + std::to_string(4 + (n >> 16) % 4) + "." + std::to_string((n >> 8) % 256) + "." +
+         std::to_string(2 + p % 250);
+}
+std::string Hex(uint64_t v, int digits) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return std::string(buf + 16 - digits);
+}
+
+const apiserver::Resource* Res(std::string_view group, std::string_view resource) {
+  return apiserver::FindResource(group, "v1", resource);
+}
+
+json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_container,
+                         std::string_view pod_uid) {
+  json j = {{"name", c.name}, {"ready", c.ready}, {"restartCount", c.restart_count}};
+  const std::string image = spec_container.value("image", "");
+  j["image"] = image;
+  j["imageID"] = "";
+  json state = json::object();
+  switch (c.state) {
+    case sim::ContainerStatus::State::kWaiting:
+      state["waiting"] = {{"reason", c.reason.empty() ? "ContainerCreating" : c.reason}};
+      j["started"] = false;
+      break;
+    case sim::ContainerStatus::State::kRunning:
+      state["running"] = {{"startedAt", c.started_at ? FormatRfc3339(*c.started_at) : ""}};
+      j["started"] = true;
+      break;
+    case sim::ContainerStatus::State::kTerminated: {
+      json t = {{"exitCode", c.exit_code}, {"reason", c.reason.empty() ? "Completed" : c.reason}};
+      if (c.started_at) t["startedAt"] = FormatRfc3339(*c.started_at);
+      if (c.finished_at) t["finishedAt"] = FormatRfc3339(*c.finished_at);
+      t["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
+                         Hex(Fnv(c.name + std::string(pod_uid)), 16);
+      state["terminated"] = t;
+      j["started"] = false;
+      break;
+    }
+  }
+  if (c.state != sim::ContainerStatus::State::kWaiting) {
+    j["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
+                       Hex(Fnv(c.name + std::string(pod_uid)), 16);
+    j["imageID"] = image.find('@') != std::string::npos
+                       ? image
+                       : image.substr(0, image.rfind(':')) + "@sha256:" + Hex(Fnv(image), 16) +
+                             Hex(Fnv(image + "#"), 16) + Hex(Fnv(image + "$"), 16) +
+                             Hex(Fnv(image + "%"), 16);
+  }
+  j["state"] = state;
+  j["lastState"] = json::object();
+  return j;
+}
+
+}  // namespace
+
+ClusterBridge::ClusterBridge(sim::World& world, apiserver::ObjectStore& store,
+                             apiserver::PodLogs& logs)
+    : world_(world),
+      store_(store),
+      logs_(logs),
+      pods_(Res("", "pods")),
+      nodes_(Res("", "nodes")),
+      events_(Res("", "events")),
+      namespaces_(Res("", "namespaces")),
+      leases_(Res("coordination.k8s.io", "leases")) {}
+
+ClusterBridge::~ClusterBridge() { world_.store().RemoveObserver(this); }
+
+Status ClusterBridge::EnsureSystemObjects() {
+  const apiserver::ObjectStore::WriteOptions opts{kOrigin, false};
+  for (const char* ns : {"default", "kube-node-lease", "kube-public", "kube-system"}) {
+    if (store_.Get(*namespaces_, "", ns).ok()) continue;
+    json obj = {{"apiVersion", "v1"},
+                {"kind", "Namespace"},
+                {"metadata", {{"name", ns}, {"labels", {{"kubernetes.io/metadata.name", ns}}}}},
+                {"spec", {{"finalizers", {"kubernetes"}}}},
+                {"status", {{"phase", "Active"}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store_.Create(*namespaces_, std::move(obj), opts).status());
+  }
+  return Status::Ok();
+}
+
+Status ClusterBridge::Start() {
+  TIDEPOOL_RETURN_IF_ERROR(EnsureSystemObjects());
+  const apiserver::ObjectStore::WriteOptions opts{kOrigin, false};
+  // Nodes: the world's are the truth; a stored node the world does not have (a VM of a run
+  // before a restart) is gone, and so are the pods bound to it (the pod garbage collector).
+  std::set<std::string> world_nodes;
+  for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) {
+    world_nodes.insert(n->meta.name);
+    WriteNode(*n);
+  }
+  for (const apiserver::ObjectPtr& o : store_.List(*nodes_, "").items) {
+    const std::string name = o->value["metadata"].value("name", "");
+    if (world_nodes.count(name) == 0) (void)store_.Delete(*nodes_, "", name, opts);
+  }
+  for (const sim::EventRecord& e : world_.store().events()) WriteEvent(e);
+  // Pods stored by the API (a restart with --data-dir) enter the world.
+  for (const apiserver::ObjectPtr& o : store_.List(*pods_, "").items) {
+    const json& meta = o->value["metadata"];
+    const std::string node = o->value.contains("spec") ? o->value["spec"].value("nodeName", "") : "";
+    if (!node.empty() && world_nodes.count(node) == 0) {
+      (void)store_.Delete(*pods_, meta.value("namespace", ""), meta.value("name", ""), opts);
+      continue;
+    }
+    apiserver::WatchEvent e;
+    e.type = apiserver::EventType::kAdded;
+    e.resource = pods_;
+    e.object = o;
+    ApplyApiPod(e);
+  }
+  // kube-system's pods of a GKE cluster, on the first default-pool node.
+  std::string host;
+  for (const std::string& n : world_nodes) {
+    if (n.find("default-pool") != std::string::npos) {
+      host = n;
+      break;
+    }
+  }
+  if (host.empty() && !world_nodes.empty()) host = *world_nodes.begin();
+  for (const apiserver::ObjectPtr& o : store_.List(*pods_, "kube-system").items) {
+    const std::string name = o->value["metadata"].value("name", "");
+    if (name.rfind("cluster-autoscaler-", 0) == 0) autoscaler_pod_ = name;
+  }
+  struct SystemPod {
+    std::string name, app, container, image, cpu, memory;
+  };
+  const uint64_t h = Fnv(world_.options().cluster + world_.options().project);
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  auto suffix = [&](uint64_t seed, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) {
+      s += kAlphabet[seed % (sizeof(kAlphabet) - 1)];
+      seed /= (sizeof(kAlphabet) - 1);
+    }
+    return s;
+  };
+  std::vector<SystemPod> system;
+  if (autoscaler_pod_.empty()) {
+    autoscaler_pod_ = "cluster-autoscaler-" + suffix(h, 10) + "-" + suffix(h >> 20, 5);
+    system.push_back({autoscaler_pod_, "cluster-autoscaler", "cluster-autoscaler",
+                      "registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.1", "10m", "300Mi"});
+    system.push_back({"kube-dns-" + suffix(h >> 7, 10) + "-" + suffix(h >> 29, 5), "kube-dns",
+                      "kubedns", "gke.gcr.io/k8s-dns-kube-dns:1.26.0-gke.1", "100m", "70Mi"});
+  }
+  if (!host.empty()) {
+    for (const SystemPod& p : system) {
+      json pod = {
+          {"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", p.name},
+            {"namespace", "kube-system"},
+            {"labels", {{"k8s-app", p.app}}},
+            {"annotations", {{"components.gke.io/component-name", p.app}}}}},
+          {"spec",
+           {{"nodeName", host},
+            {"priorityClassName", "system-cluster-critical"},
+            {"priority", 2000000000},
+            {"restartPolicy", "Always"},
+            {"terminationGracePeriodSeconds", 30},
+            {"dnsPolicy", "ClusterFirst"},
+            {"schedulerName", "default-scheduler"},
+            {"serviceAccountName", p.app},
+            {"serviceAccount", p.app},
+            {"securityContext", json::object()},
+            {"enableServiceLinks", true},
+            {"preemptionPolicy", "PreemptLowerPriority"},
+            {"tolerations",
+             json::array({{{"key", "CriticalAddonsOnly"}, {"operator", "Exists"}},
+                          {{"key", "node.kubernetes.io/not-ready"},
+                           {"operator", "Exists"},
+                           {"effect", "NoExecute"},
+                           {"tolerationSeconds", 300}},
+                          {{"key", "node.kubernetes.io/unreachable"},
+                           {"operator", "Exists"},
+                           {"effect", "NoExecute"},
+                           {"tolerationSeconds", 300}}})},
+            {"containers",
+             json::array({{{"name", p.container},
+                           {"image", p.image},
+                           {"imagePullPolicy", "IfNotPresent"},
+                           {"resources", {{"requests", {{"cpu", p.cpu}, {"memory", p.memory}}}}},
+                           {"terminationMessagePath", "/dev/termination-log"},
+                           {"terminationMessagePolicy", "File"}}})}}},
+          {"status", {{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
+      auto created = store_.Create(*pods_, std::move(pod), {"system", false});
+      if (!created.ok()) return created.status();
+      apiserver::WatchEvent e;
+      e.type = apiserver::EventType::kAdded;
+      e.resource = pods_;
+      e.object = *created;
+      ApplyApiPod(e);
+    }
+  }
+  // The autoscaler's log is the cluster-autoscaler pod's.
+  const std::string ca_pod = autoscaler_pod_;
+  world_.autoscaler_log().AddSink([this, ca_pod](std::string_view line) {
+    std::string text(line);
+    text += '\n';
+    logs_.Append("kube-system", ca_pod, "cluster-autoscaler", text);
+  });
+  world_.store().AddObserver(this);
+  // Bring the world's pods' current state into the store.
+  for (const sim::PodRecord& rec : world_.store().ListPods()) WritePod(rec);
+  auto watch = store_.OpenWatch(nullptr, "", store_.resource_version());
+  if (!watch.ok()) return watch.status();
+  watch_ = std::move(watch).value();
+  return Status::Ok();
+}
+
+void ClusterBridge::WaitForApi(Duration timeout) {
+  // Peeks by waiting for one event and handing it to PumpApi through the watch itself is not
+  // possible; a short wait on the watch's condition is enough: Drain picks everything up.
+  apiserver::WatchEvent e;
+  if (watch_->Next(timeout, &e) == apiserver::Watch::Result::kEvent) {
+    if (e.origin == kOrigin) return;
+    if (e.resource == pods_) ApplyApiPod(e);
+    else if (e.resource == nodes_) ApplyApiNode(e);
+  }
+}
+
+size_t ClusterBridge::PumpApi() {
+  std::vector<apiserver::WatchEvent> events;
+  watch_->Drain(&events);
+  size_t n = 0;
+  for (const apiserver::WatchEvent& e : events) {
+    if (e.origin == kOrigin) continue;
+    if (e.resource == pods_) {
+      ApplyApiPod(e);
+      ++n;
+    } else if (e.resource == nodes_) {
+      ApplyApiNode(e);
+      ++n;
+    }
+  }
+  return n;
+}
+
+void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
+  const json& obj = e.object->value;
+  const json& meta = obj["metadata"];
+  const std::string ns = meta.value("namespace", "default");
+  const std::string name = meta.value("name", "");
+  const std::string key = ns + "/" + name;
+  sim::Store& ws = world_.store();
+  if (e.type == apiserver::EventType::kDeleted) {
+    if (ws.GetPod(key) != nullptr) (void)ws.RemovePod(key);
+    logs_.Remove(ns, name);
+    return;
+  }
+  const sim::PodRecord* rec = ws.GetPod(key);
+  if (rec == nullptr) {
+    if (meta.contains("deletionTimestamp")) {
+      (void)store_.Delete(*pods_, ns, name, {kOrigin, false});
+      return;
+    }
+    auto pod = api::codec::PodFromJson(obj);
+    if (!pod.ok()) {
+      world_.autoscaler_log().Warning("pod " + key + " cannot enter the emulated cluster: " +
+                                      pod.status().ToString());
+      return;
+    }
+    api::ApplyPodDefaults(*pod);
+    pod->meta.resource_version.clear();
+    auto created = ws.CreatePod(std::move(pod).value());
+    if (!created.ok()) {
+      world_.autoscaler_log().Warning("pod " + key + " cannot enter the emulated cluster: " +
+                                      created.status().ToString());
+    }
+    return;
+  }
+  if (rec->pod->meta.uid != meta.value("uid", "")) return;
+  if (meta.contains("deletionTimestamp") && !rec->pod->meta.deletion_timestamp.has_value()) {
+    std::optional<Duration> grace;
+    if (meta.contains("deletionGracePeriodSeconds") &&
+        meta["deletionGracePeriodSeconds"].is_number_integer()) {
+      grace = std::chrono::seconds(meta["deletionGracePeriodSeconds"].get<int64_t>());
+    }
+    (void)ws.DeletePod(ns, name, grace);
+  }
+}
+
+void ClusterBridge::ApplyApiNode(const apiserver::WatchEvent& e) {
+  const json& obj = e.object->value;
+  const std::string name = obj["metadata"].value("name", "");
+  sim::Store& ws = world_.store();
+  if (e.type == apiserver::EventType::kDeleted) {
+    if (ws.GetNode(name) != nullptr) (void)ws.DeleteNode(name);
+    return;
+  }
+  if (ws.GetNode(name) == nullptr) return;  // nodes come from the emulated cloud
+  auto node = api::codec::NodeFromJson(obj);
+  if (!node.ok()) return;
+  (void)ws.UpdateNodeFromApi(name, node->meta.labels, node->meta.annotations, node->spec.taints,
+                             node->spec.unschedulable);
+}
+
+void ClusterBridge::OnNodeChange(const sim::NodeChange& change) {
+  if (change.type == sim::ChangeType::kDeleted) {
+    const std::string& name = change.node->meta.name;
+    (void)store_.Delete(*nodes_, "", name, {kOrigin, false});
+    (void)store_.Delete(*leases_, "kube-node-lease", name, {kOrigin, false});
+    return;
+  }
+  WriteNode(*change.node);
+}
+
+void ClusterBridge::OnPodChange(const sim::PodChange& change) {
+  const api::Pod& p = *change.pod.pod;
+  if (change.type == sim::ChangeType::kDeleted) {
+    auto cur = store_.Get(*pods_, p.meta.namespace_, p.meta.name);
+    if (cur.ok() && (*cur)->value["metadata"].value("uid", "") == p.meta.uid) {
+      (void)store_.Delete(*pods_, p.meta.namespace_, p.meta.name, {kOrigin, false});
+    }
+    logs_.Remove(p.meta.namespace_, p.meta.name);
+    return;
+  }
+  WritePod(change.pod);
+}
+
+void ClusterBridge::OnEvent(const sim::EventChange& change) { WriteEvent(change.event); }
+
+void ClusterBridge::WritePod(const sim::PodRecord& rec) {
+  const api::Pod& p = *rec.pod;
+  const json typed = api::codec::PodToJson(p);
+  auto result = store_.Update(
+      *pods_, p.meta.namespace_, p.meta.name,
+      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
+        json next = cur->value;
+        if (next["metadata"].value("uid", "") != p.meta.uid) {
+          return Status(StatusCode::kAborted, "a different pod");
+        }
+        if (!p.spec.node_name.empty()) next["spec"]["nodeName"] = p.spec.node_name;
+        if (p.meta.deletion_timestamp && !next["metadata"].contains("deletionTimestamp")) {
+          next["metadata"]["deletionTimestamp"] = FormatRfc3339(*p.meta.deletion_timestamp);
+        }
+        json& status = next["status"];
+        if (!status.is_object()) status = json::object();
+        const json& ts = typed["status"];
+        for (const char* k : {"phase", "conditions", "startTime", "nominatedNodeName", "reason",
+                              "message"}) {
+          if (ts.contains(k)) {
+            status[k] = ts[k];
+          } else {
+            status.erase(k);
+          }
+        }
+        if (!p.spec.node_name.empty() && p.status.start_time.has_value()) {
+          const std::string host = NodeIp(p.spec.node_name);
+          status["hostIP"] = host;
+          status["hostIPs"] = json::array({{{"ip", host}}});
+          const std::string ip = PodIp(p.spec.node_name, p.meta.namespace_ + "/" + p.meta.name);
+          status["podIP"] = ip;
+          status["podIPs"] = json::array({{{"ip", ip}}});
+        }
+        if (!rec.containers.empty()) {
+          json cs = json::array();
+          const json containers = next["spec"].value("containers", json::array());
+          for (const sim::ContainerStatus& c : rec.containers) {
+            json spec_c = json::object();
+            for (const json& sc : containers) {
+              if (sc.value("name", "") == c.name) spec_c = sc;
+            }
+            cs.push_back(ContainerStatusJson(c, spec_c, p.meta.uid));
+          }
+          status["containerStatuses"] = cs;
+        }
+        return next;
+      },
+      {kOrigin, false});
+  (void)result;
+}
+
+void ClusterBridge::WriteNode(const api::Node& n) {
+  const json typed = api::codec::NodeToJson(n);
+  const std::string name = n.meta.name;
+  const std::string ip = NodeIp(name);
+  auto up = store_.Update(
+      *nodes_, "", name,
+      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
+        json next = cur ? cur->value : json::object();
+        json& meta = next["metadata"];
+        if (!meta.is_object()) meta = json::object();
+        const json& tm = typed["metadata"];
+        meta["labels"] = tm.value("labels", json::object());
+        if (tm.contains("annotations")) {
+          meta["annotations"] = tm["annotations"];
+        } else {
+          meta.erase("annotations");
+        }
+        if (!cur) {
+          meta["uid"] = n.meta.uid;
+          if (tm.contains("creationTimestamp")) meta["creationTimestamp"] = tm["creationTimestamp"];
+        }
+        json spec = typed.value("spec", json::object());
+        next["spec"] = spec;
+        json status = typed.value("status", json::object());
+        status["addresses"] = json::array({{{"type", "InternalIP"}, {"address", ip}},
+                                           {{"type", "Hostname"}, {"address", name}}});
+        status["daemonEndpoints"] = {{"kubeletEndpoint", {{"Port", 10250}}}};
+        status["nodeInfo"] = {
+            {"machineID", Hex(Fnv(name + "/machine"), 16) + Hex(Fnv(name + "/m2"), 16)},
+            {"systemUUID", Hex(Fnv(name + "/uuid"), 8) + "-" + Hex(Fnv(name + "/u2"), 4) + "-" +
+                               Hex(Fnv(name + "/u3"), 4) + "-" + Hex(Fnv(name + "/u4"), 4) + "-" +
+                               Hex(Fnv(name + "/u5"), 12)},
+            {"bootID", Hex(Fnv(name + "/boot"), 8) + "-" + Hex(Fnv(name + "/b2"), 4) + "-" +
+                           Hex(Fnv(name + "/b3"), 4) + "-" + Hex(Fnv(name + "/b4"), 4) + "-" +
+                           Hex(Fnv(name + "/b5"), 12)},
+            {"kernelVersion", "6.6.72+"},
+            {"osImage", "Container-Optimized OS from Google"},
+            {"containerRuntimeVersion", "containerd://1.7.24"},
+            {"kubeletVersion", kKubeletVersion},
+            {"kubeProxyVersion", kKubeletVersion},
+            {"operatingSystem", "linux"},
+            {"architecture", "amd64"}};
+        next["status"] = status;
+        if (cur) next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
+        return next;
+      },
+      {kOrigin, false}, /*allow_create=*/true);
+  (void)up;
+  // The node's Lease, renewed by its kubelet.
+  json lease = {{"apiVersion", "coordination.k8s.io/v1"},
+                {"kind", "Lease"},
+                {"metadata",
+                 {{"name", name},
+                  {"namespace", "kube-node-lease"},
+                  {"ownerReferences",
+                   json::array({{{"apiVersion", "v1"},
+                                 {"kind", "Node"},
+                                 {"name", name},
+                                 {"uid", n.meta.uid}}})}}},
+                {"spec",
+                 {{"holderIdentity", name},
+                  {"leaseDurationSeconds", 40},
+                  {"renewTime", FormatRfc3339(world_.Now()) }}}};
+  (void)store_.Update(
+      *leases_, "kube-node-lease", name,
+      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
+        json next = lease;
+        if (cur) {
+          next["metadata"] = cur->value["metadata"];
+          next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
+        }
+        return next;
+      },
+      {kOrigin, false}, /*allow_create=*/true);
+}
+
+void ClusterBridge::WriteEvent(const sim::EventRecord& e) {
+  const std::string ns = e.involved_object.namespace_.empty() ? "default" : e.involved_object.namespace_;
+  json involved = {{"kind", e.involved_object.kind},
+                   {"name", e.involved_object.name},
+                   {"uid", e.involved_object.uid},
+                   {"apiVersion", "v1"}};
+  if (!e.involved_object.namespace_.empty()) involved["namespace"] = e.involved_object.namespace_;
+  json source = {{"component", e.source.component}};
+  if (!e.source.host.empty()) source["host"] = e.source.host;
+  json ev = {{"apiVersion", "v1"},
+             {"kind", "Event"},
+             {"metadata", {{"name", e.name}, {"namespace", ns}}},
+             {"involvedObject", involved},
+             {"reason", e.reason},
+             {"message", e.message},
+             {"source", source},
+             {"firstTimestamp", FormatRfc3339(e.first_timestamp)},
+             {"lastTimestamp", FormatRfc3339(e.last_timestamp)},
+             {"count", e.count},
+             {"type", e.type},
+             {"eventTime", nullptr},
+             {"reportingComponent", e.source.component},
+             {"reportingInstance", e.source.host}};
+  (void)store_.Update(
+      *events_, ns, e.name,
+      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
+        json next = ev;
+        if (cur) {
+          next["metadata"] = cur->value["metadata"];
+          next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
+        }
+        return next;
+      },
+      {kOrigin, false}, /*allow_create=*/true);
+}
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,85 @@
+// File: cluster_bridge.h
+//
+// ClusterBridge: joins the emulated cluster (sim::World: scheduler, kubelets, emulated cloud,
+// autoscaler, on their typed store) to the API server's ObjectStore, in the one direction of
+// data architecture.md draws:
+//
+//   API writes (kubectl)  --ObjectStore watch-->  PumpApi()  -->  World's store
+//   World's store changes --StoreObserver-->  ObjectStore (origin "world")
+//
+// What flows where:
+//   - Pods created through the API are created in the world with the same uid and
+//     creationTimestamp (and nodeName, when the manifest binds them). A deletionTimestamp set
+//     by the API (graceful delete, eviction) becomes the world's DeletePod; an API removal
+//     (grace period 0) removes the pod from the world. The world's scheduler binding, kubelet
+//     status (phase, conditions, container states, IPs) and final removal are written back into
+//     the stored JSON; every other field stays as the user wrote it.
+//   - Nodes come from the world (the emulated cloud's VMs and kubelets) and are written to the
+//     ObjectStore whole, with nodeInfo, addresses and a Lease in kube-node-lease that a real
+//     kubelet would report. A user's label / annotate / taint / cordon through the API goes
+//     back to the world's node.
+//   - Events (scheduler, kubelet, autoscaler) are written as core/v1 Events, aggregated by
+//     name as the world aggregates them.
+//   - System objects: the namespaces default, kube-system, kube-public, kube-node-lease,
+//     and the kube-system pods of a GKE cluster (cluster-autoscaler-<suffix>, kube-dns); the
+//     autoscaler's log lines go to the cluster-autoscaler pod's log (`kubectl logs -f`).
+//
+// Writes the bridge makes carry origin "world"; PumpApi ignores them, so nothing echoes.
+// Threading: every method runs on the world's thread (the World is single-threaded); the
+// ObjectStore is thread-safe.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "apiserver/object_store.h"
+#include "apiserver/pod_logs.h"
+#include "common/status.h"
+#include "sim/world.h"
+
+namespace tidepool::runtime {
+
+class ClusterBridge final : public sim::StoreObserver {
+ public:
+  // Every reference must outlive the bridge.
+  ClusterBridge(sim::World& world, apiserver::ObjectStore& store, apiserver::PodLogs& logs);
+  ~ClusterBridge() override;
+  ClusterBridge(const ClusterBridge&) = delete;
+  ClusterBridge& operator=(const ClusterBridge&) = delete;
+
+  // Initial synchronisation (see the file comment), then watches the ObjectStore.
+  Status Start();
+  // Applies the API changes made since the last call to the world. Returns how many.
+  size_t PumpApi();
+  // Blocks up to `timeout` for an API change (then PumpApi has work) - the world thread's idle
+  // wait.
+  void WaitForApi(Duration timeout);
+
+  // The cluster-autoscaler pod's name ("cluster-autoscaler-<suffix>").
+  const std::string& autoscaler_pod() const { return autoscaler_pod_; }
+
+  void OnNodeChange(const sim::NodeChange& change) override;
+  void OnPodChange(const sim::PodChange& change) override;
+  void OnEvent(const sim::EventChange& change) override;
+
+ private:
+  void WriteNode(const api::Node& node);
+  void WritePod(const sim::PodRecord& rec);
+  void WriteEvent(const sim::EventRecord& e);
+  void ApplyApiPod(const apiserver::WatchEvent& e);
+  void ApplyApiNode(const apiserver::WatchEvent& e);
+  Status EnsureSystemObjects();
+
+  sim::World& world_;
+  apiserver::ObjectStore& store_;
+  apiserver::PodLogs& logs_;
+  std::unique_ptr<apiserver::Watch> watch_;
+  std::string autoscaler_pod_;
+  const apiserver::Resource* pods_;
+  const apiserver::Resource* nodes_;
+  const apiserver::Resource* events_;
+  const apiserver::Resource* namespaces_;
+  const apiserver::Resource* leases_;
+};
+
+}  // namespace tidepool::runtime

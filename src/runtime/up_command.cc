@@ -1,0 +1,260 @@
+#include "runtime/up_command.h"
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "apiserver/api_server.h"
+#include "apiserver/http/server.h"
+#include "apiserver/object_store.h"
+#include "apiserver/pod_logs.h"
+#include "apiserver/storage/backend.h"
+#include "runtime/cluster_bridge.h"
+#include "sim/scenario.h"
+#include "sim/world.h"
+
+namespace tidepool::runtime {
+
+namespace {
+
+Duration Scale(Duration d, double speed) {
+  return Duration(static_cast<Duration::rep>(std::llround(static_cast<double>(d.count()) / speed)));
+}
+
+// --speed N: every emulated duration divided by N (architecture.md, "Time").
+void ScaleDurations(sim::WorldOptions& w, double speed) {
+  if (speed == 1.0) return;
+  auto s = [speed](auto& d) { d = Scale(d, speed); };
+  auto& delays = w.cloud.delays;
+  s(delays.provisioning);
+  s(delays.registration);
+  s(delays.kubelet_ready);
+  s(delays.driver);
+  s(delays.deletion);
+  s(delays.spot_extra);
+  s(w.cloud.faults.stockout_delay);
+  for (auto& sb : w.cloud.faults.slow_boot) s(sb.extra);
+  s(w.kubelet.start_delay);
+  s(w.kubelet.image_pull);
+  s(w.kubelet.termination);
+  s(w.scheduler.initial_backoff);
+  s(w.scheduler.max_backoff);
+  s(w.scheduler.max_unschedulable);
+  auto& a = w.autoscaling;
+  s(a.scan_interval);
+  s(a.batching_window);
+  s(a.max_node_provision_time);
+  s(a.max_node_startup_time);
+  s(a.new_pod_scale_up_delay);
+  s(a.unschedulable_pod_time_buffer);
+  s(a.unschedulable_pod_with_gpu_time_buffer);
+  s(a.initial_node_group_backoff_duration);
+  s(a.max_node_group_backoff_duration);
+  s(a.node_group_backoff_reset_timeout);
+  s(a.scale_down_delay_after_add);
+  s(a.scale_down_delay_after_delete);
+  s(a.scale_down_delay_after_failure);
+  s(a.scale_down_unneeded_time);
+  s(a.scale_down_unready_time);
+}
+
+constexpr char kDefaultConfig[] = R"(
+seed: 1
+cluster: {project: tidepool-local, name: tidepool, zone: us-central1-a}
+nodePools:
+- name: default-pool
+  machineType: e2-standard-4
+  initialNodeCount: 3
+runFor: 24h
+)";
+
+StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
+  std::string text = kDefaultConfig;
+  std::string path = "<built-in>";
+  std::string dir = ".";
+  if (!o.config.empty()) {
+    std::ifstream in(o.config);
+    if (!in) {
+      return Status(StatusCode::kNotFound, "open " + o.config + ": no such file or directory");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+    path = o.config;
+    dir = std::filesystem::path(o.config).parent_path().string();
+    if (dir.empty()) dir = ".";
+    // runFor is a simulation's length; tidepool up runs until it is stopped.
+    bool has_run_for = false;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("runFor:", 0) == 0) has_run_for = true;
+    }
+    if (!has_run_for) text += "\nrunFor: 24h\n";
+  }
+  TIDEPOOL_ASSIGN_OR_RETURN(sim::Scenario sc, sim::ParseScenario(text, path, dir));
+  if (!sc.timeline.empty()) {
+    return Status(StatusCode::kInvalidArgument,
+                  path + ": timeline: not supported by tidepool up (use kubectl and gcloud, or "
+                         "tidepool simulate)");
+  }
+  return sc.world;
+}
+
+void WriteKubeconfig(const std::string& path, const std::string& server) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::ofstream out(path);
+  out << "apiVersion: v1\n"
+         "kind: Config\n"
+         "clusters:\n"
+         "- name: tidepool\n"
+         "  cluster:\n"
+         "    server: "
+      << server
+      << "\n"
+         "contexts:\n"
+         "- name: tidepool\n"
+         "  context:\n"
+         "    cluster: tidepool\n"
+         "    user: tidepool\n"
+         "    namespace: default\n"
+         "current-context: tidepool\n"
+         "preferences: {}\n"
+         "users:\n"
+         "- name: tidepool\n"
+         "  user: {}\n";
+}
+
+}  // namespace
+
+int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
+  if (!(options.speed > 0) || !std::isfinite(options.speed)) {
+    err << "error: --speed must be a positive number\n";
+    return 2;
+  }
+  // Signals are taken by sigwait below; every thread started from here inherits the mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  RealClock clock;
+  auto world_options = LoadWorldOptions(options);
+  if (!world_options.ok()) {
+    err << "error: " << world_options.status().message() << "\n";
+    return 1;
+  }
+  sim::WorldOptions w = std::move(world_options).value();
+  const TimePoint now = clock.Now();
+  w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
+  if (options.seed != 0) w.seed = options.seed;
+  w.autoscaler = w.autoscaler && options.autoscaler;
+  w.autoscaler_verbosity =
+      options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
+  ScaleDurations(w, options.speed);
+
+  std::unique_ptr<apiserver::storage::Backend> backend;
+  if (!options.data_dir.empty()) {
+    auto b = apiserver::storage::OpenSqlite(options.data_dir);
+    if (!b.ok()) {
+      err << "error: --data-dir: " << b.status().message() << "\n";
+      return 1;
+    }
+    backend = std::move(b).value();
+  } else {
+    backend = apiserver::storage::NewMemoryBackend();
+  }
+  apiserver::StoreOptions store_options;
+  store_options.seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^ w.seed;
+  apiserver::ObjectStore store(clock, std::move(backend), store_options);
+  auto loaded = store.Load();
+  if (!loaded.ok()) {
+    err << "error: --data-dir: " << loaded.status().message() << "\n";
+    return 1;
+  }
+
+  auto world_or = sim::World::Create(w);
+  if (!world_or.ok()) {
+    err << "error: " << world_or.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<sim::World> world = std::move(world_or).value();
+  apiserver::PodLogs logs;
+  ClusterBridge bridge(*world, store, logs);
+  if (Status s = bridge.Start(); !s.ok()) {
+    err << "error: " << s.message() << "\n";
+    return 1;
+  }
+
+  apiserver::ApiServerOptions api_options;
+  api_options.server_address = options.address + ":" + std::to_string(options.port);
+  auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, api_options);
+  apiserver::http::ServerOptions http_options;
+  http_options.address = options.address;
+  http_options.port = options.port;
+  auto server_or = apiserver::http::HttpServer::Start(
+      http_options, [&api](const apiserver::http::HttpRequest& req,
+                           apiserver::http::ResponseWriter& rw) { api->Handle(req, rw); });
+  if (!server_or.ok()) {
+    err << "error: " << server_or.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<apiserver::http::HttpServer> server = std::move(server_or).value();
+  const std::string url = "http://" + options.address + ":" + std::to_string(server->port());
+
+  // The world's thread: API changes in, the event queue advanced to the wall clock.
+  std::atomic<bool> stopping{false};
+  std::thread world_thread([&] {
+    while (!stopping.load()) {
+      bridge.PumpApi();
+      const TimePoint t = clock.Now();
+      if (t > world->Now()) world->RunUntil(t);
+      Duration wait = std::chrono::milliseconds(50);
+      if (auto next = world->queue().NextEventTime()) {
+        wait = std::clamp<Duration>(*next - clock.Now(), Duration::zero(), wait);
+      }
+      bridge.WaitForApi(wait);
+    }
+  });
+
+  if (!options.kubeconfig.empty()) WriteKubeconfig(options.kubeconfig, url);
+  out << "tidepool up: Kubernetes v1.32 API at " << url << " (cluster " << w.cluster
+      << ", project " << w.project << ", zone " << w.zone << "; speed " << options.speed
+      << "x; autoscaler " << (w.autoscaler ? "on" : "off") << "; "
+      << (options.data_dir.empty() ? std::string("in-memory storage")
+                                   : "storage in " + options.data_dir)
+      << ")\n";
+  if (!options.kubeconfig.empty()) {
+    out << "  export KUBECONFIG=" << std::filesystem::absolute(options.kubeconfig).string()
+        << "\n";
+  } else {
+    out << "  kubectl --server " << url << " get nodes\n";
+  }
+  out << "tidepool up: ready\n";
+  out.flush();
+  if (!options.port_file.empty()) {
+    std::ofstream pf(options.port_file + ".tmp");
+    pf << server->port() << "\n";
+    pf.close();
+    std::filesystem::rename(options.port_file + ".tmp", options.port_file);
+  }
+
+  int sig = 0;
+  sigwait(&signals, &sig);
+  out << "tidepool up: " << (sig == SIGINT ? "interrupt" : "terminated") << ", shutting down\n";
+  out.flush();
+  server->Stop();
+  stopping = true;
+  world_thread.join();
+  return 0;
+}
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,170 @@
+#!/usr/bin/env bash
+# The real kubectl (the Google Cloud SDK's dispatcher, which picks kubectl 1.32 from the
+# server's /version) against a fresh `tidepool up`: every command of issue 4's list, asserted on
+# what kubectl prints, the way a person reads it.
+source "$(dirname "$0")/lib.sh"
+start_up --speed 60 --config "$SRC/examples/up/gpu-cluster.yaml" --seed 7
+
+# --- version, discovery
+out=$(k version 2>&1)
+expect_in "$out" "Server Version: v1.32.4"
+pass "kubectl version"
+
+# --- the cluster as it starts
+out=$(k get nodes)
+expect_match "$out" '^NAME +STATUS +ROLES +AGE +VERSION$'
+[ "$(grep -c 'gke-tidepool-default-pool-.* Ready .*v1.32.4-gke' <<<"$out")" = 3 ] || fail "3 Ready default-pool nodes" "$out"
+out=$(k get nodes -o wide)
+expect_match "$out" 'INTERNAL-IP +EXTERNAL-IP +OS-IMAGE +KERNEL-VERSION +CONTAINER-RUNTIME'
+expect_in "$out" "Container-Optimized OS from Google"
+out=$(k get namespaces)
+for ns in default kube-node-lease kube-public kube-system; do expect_match "$out" "^$ns +Active"; done
+out=$(k get pods -n kube-system)
+expect_match "$out" '^cluster-autoscaler-[a-z0-9]+-[a-z0-9]+ +1/1 +Running +0'
+ca_pod=$(k get pods -n kube-system -o name | grep cluster-autoscaler | cut -d/ -f2)
+out=$(k get pods -A)
+expect_match "$out" '^NAMESPACE +NAME +READY +STATUS +RESTARTS +AGE$'
+expect_match "$out" '^kube-system +kube-dns-'
+pass "get nodes / -o wide / namespaces / pods -A"
+
+# --- the seed's typo'd manifest: refused with kube-apiserver's exact text
+out=$(k apply -f "$SRC/examples/seed/02-typo-manifest.yaml" 2>&1 || true)
+expect_in "$out" 'Error from server (BadRequest): error when creating "'"$SRC"'/examples/seed/02-typo-manifest.yaml": Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field "spec.tolerations[0].important"'
+out=$(k apply --validate=false -f "$SRC/examples/seed/02-typo-manifest.yaml" 2>&1 || true)
+expect_in "$out" 'The Pod "gpu-test-pod" is invalid: spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"'
+pass "typo'd manifest refused (strict, and --validate=false)"
+
+# --- steps 3-5 of the walkthrough
+k get nodes -w >"$WORK/nodes-watch.txt" 2>&1 &
+k get pods -w >"$WORK/pods-watch.txt" 2>&1 &
+out=$(k apply -f "$SRC/examples/seed/03-gpu-test-pod.yaml")
+expect_in "$out" "pod/gpu-test-pod created"
+out=$(k get pods)
+expect_match "$out" '^gpu-test-pod +0/1 +Pending +0 '
+wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' describe pod gpu-test-pod | grep -q FailedScheduling"
+out=$(k describe pod gpu-test-pod)
+expect_match "$out" 'Warning +FailedScheduling +[0-9a-z]+ +default-scheduler +0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod.'
+expect_in "$out" "nvidia.com/gpu=present:NoSchedule"
+pass "pod Pending with FailedScheduling in describe"
+timeout 60 kubectl --cache-dir "$WORK/kube-cache" logs -f "$ca_pod" -n kube-system >"$WORK/ca.log" 2>&1 &
+logs_pid=$!
+wait_for 60 grep -q "Scale-up: setting group gpu-pool size to 1 instead of 0 (max: 5)" "$WORK/ca.log"
+expect_in "$(cat "$WORK/ca.log")" "gpu-test-pod"
+pass "autoscaler log (kubectl logs -f) shows the scale-up of gpu-pool from 0 to 1"
+k wait --for=condition=Ready pod/gpu-test-pod --timeout=120s >/dev/null
+out=$(k get pods -o wide)
+expect_match "$out" '^gpu-test-pod +1/1 +Running +0 +[0-9a-z]+ +10\.[0-9.]+ +gke-tidepool-gpu-pool-'
+gpu_node=$(k get pod gpu-test-pod -o jsonpath='{.spec.nodeName}')
+nodes_seen=$(cat "$WORK/nodes-watch.txt")
+expect_match "$nodes_seen" "^$gpu_node +NotReady "
+expect_match "$nodes_seen" "^$gpu_node +Ready "
+pods_seen=$(cat "$WORK/pods-watch.txt")
+expect_match "$pods_seen" '^gpu-test-pod +0/1 +Pending '
+expect_match "$pods_seen" '^gpu-test-pod +0/1 +ContainerCreating '
+expect_match "$pods_seen" '^gpu-test-pod +1/1 +Running '
+pass "node NotReady -> Ready in get nodes -w; pod Pending -> ContainerCreating -> Running in get pods -w"
+
+out=$(k describe node "$gpu_node")
+expect_in "$out" "nvidia.com/gpu:     1"
+expect_in "$out" "Taints:             nvidia.com/gpu=present:NoSchedule"
+expect_in "$out" "default                     gpu-test-pod"
+pass "describe node"
+
+# --- get events, -o yaml preserving what the user wrote
+out=$(k get events)
+expect_match "$out" 'LAST SEEN +TYPE +REASON +OBJECT +MESSAGE'
+expect_match "$out" 'Normal +TriggeredScaleUp +pod/gpu-test-pod +pod triggered scale-up: \[\{gpu-pool 0->1 \(max: 5\)\}\]'
+expect_match "$out" 'Normal +Scheduled +pod/gpu-test-pod +Successfully assigned default/gpu-test-pod to '
+out=$(k get pod gpu-test-pod -o yaml)
+expect_in "$out" 'kubectl.kubernetes.io/last-applied-configuration'
+expect_in "$out" '- /bin/bash'
+expect_in "$out" 'sleep 3600'
+expect_in "$out" 'phase: Running'
+pass "get events; get -o yaml"
+
+# --- re-apply unchanged and changed; server-side apply
+out=$(k apply -f "$SRC/examples/seed/03-gpu-test-pod.yaml")
+expect_match "$out" 'pod/gpu-test-pod (unchanged|configured)'
+sed 's/name: gpu-test-pod/name: gpu-test-pod\n  labels: {team: ml}/' "$SRC/examples/seed/03-gpu-test-pod.yaml" >"$WORK/pod2.yaml"
+out=$(k apply -f "$WORK/pod2.yaml")
+expect_in "$out" "pod/gpu-test-pod configured"
+out=$(k get pods --show-labels)
+expect_match "$out" 'gpu-test-pod .*team=ml'
+cat >"$WORK/ssa.yaml" <<'YAML'
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: ssa-demo
+data:
+  mode: mig
+YAML
+# Client-side first, then server-side: kubectl migrates the last-applied annotation's owner
+# (apply patches from two field managers plus a JSON patch of managedFields).
+expect_in "$(k apply -f "$WORK/ssa.yaml")" "configmap/ssa-demo created"
+out=$(k apply --server-side -f "$WORK/ssa.yaml")
+expect_in "$out" "configmap/ssa-demo serverside-applied"
+sed -i 's/mode: mig/mode: full/' "$WORK/ssa.yaml"
+expect_in "$(k apply --server-side -f "$WORK/ssa.yaml")" "configmap/ssa-demo serverside-applied"
+[ "$(k get configmap ssa-demo -o jsonpath='{.data.mode}')" = full ] || fail "server-side apply changed data"
+out=$(k get configmap ssa-demo -o yaml --show-managed-fields)
+expect_in "$out" "manager: kubectl"
+expect_in "$out" "operation: Apply"
+sed 's/name: gpu-test-pod/name: ssa-pod/' "$SRC/examples/seed/03-gpu-test-pod.yaml" | sed 's/nvidia.com\/gpu: 1/cpu: 100m/' >"$WORK/ssa-pod.yaml"
+expect_in "$(k apply --server-side -f "$WORK/ssa-pod.yaml")" "pod/ssa-pod serverside-applied"
+expect_in "$(k apply --server-side -f "$WORK/ssa-pod.yaml")" "pod/ssa-pod serverside-applied"
+out=$(k get pod ssa-pod -o jsonpath='{.spec.containers[0].image}')
+[ "$out" = "nvidia/cuda:11.4.2-base-ubuntu20.04" ] || fail "server-side apply kept the pod" "$out"
+pass "apply unchanged/changed, --server-side"
+
+# --- label, taint, cordon/uncordon, configmaps
+node=$(k get nodes -o name | grep default-pool | head -1 | cut -d/ -f2)
+expect_in "$(k label node "$node" accelerator=none)" "node/$node labeled"
+expect_in "$(k get node "$node" --show-labels)" "accelerator=none"
+expect_in "$(k taint nodes "$node" dedicated=ml:NoSchedule)" "node/$node tainted"
+expect_in "$(k describe node "$node")" "dedicated=ml:NoSchedule"
+expect_in "$(k taint nodes "$node" dedicated=ml:NoSchedule-)" "node/$node untainted"
+expect_in "$(k cordon "$node")" "node/$node cordoned"
+expect_match "$(k get node "$node")" "Ready,SchedulingDisabled"
+expect_in "$(k uncordon "$node")" "node/$node uncordoned"
+expect_in "$(k create configmap gpu-config --from-literal=mode=mig --from-literal=count=8)" "configmap/gpu-config created"
+out=$(k create configmap gpu-config --from-literal=mode=mig 2>&1 || true)
+expect_in "$out" 'error: failed to create configmap: configmaps "gpu-config" already exists'
+out=$(k get configmap gpu-config -o jsonpath='{.data.count}')
+[ "$out" = 8 ] || fail "configmap data" "$out"
+expect_match "$(k get configmaps)" '^gpu-config +2 +'
+pass "label, taint, cordon/uncordon, create configmap"
+
+# --- drain: the node holding kube-system's pods
+host=$(k get pod -n kube-system "$ca_pod" -o jsonpath='{.spec.nodeName}')
+cat >"$WORK/standalone.yaml" <<YAML
+apiVersion: v1
+kind: Pod
+metadata:
+  name: standalone-1
+spec:
+  nodeName: $host
+  containers:
+  - name: c
+    image: busybox:1.36
+YAML
+k apply -f "$WORK/standalone.yaml" >/dev/null
+k wait --for=condition=Ready pod/standalone-1 --timeout=60s >/dev/null
+out=$(k drain "$host" --ignore-daemonsets 2>&1 || true)
+expect_in "$out" "cannot delete Pods that declare no controller (use --force to override): default/standalone-1"
+out=$(k drain "$host" --ignore-daemonsets --force 2>&1)
+expect_in "$out" "evicting pod default/standalone-1"
+expect_in "$out" "pod/standalone-1 evicted"
+expect_in "$out" "node/$host drained"
+k uncordon "$host" >/dev/null
+pass "drain --ignore-daemonsets"
+
+# --- step 5: delete, and the pool back to 0
+out=$(k delete -f "$SRC/examples/seed/03-gpu-test-pod.yaml")
+expect_in "$out" 'pod "gpu-test-pod" deleted'
+out=$(k get pod gpu-test-pod 2>&1 || true)
+expect_in "$out" 'Error from server (NotFound): pods "gpu-test-pod" not found'
+wait_for 90 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get nodes | grep -q gpu-pool"
+expect_in "$(k get events)" "ScaleDown"
+pass "delete -f waits until gone; the GPU node is removed (pool back to 0)"
+kill $logs_pid 2>/dev/null || true
+echo "ok: kubectl e2e"
