@@ -17,6 +17,7 @@
 #include "apiserver/pod_logs.h"
 #include "apiserver/storage/backend.h"
 #include "runtime/cluster_bridge.h"
+#include "runtime/world_executor.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
 
@@ -212,12 +213,14 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
+  WorldExecutor executor;
   std::thread world_thread([&] {
     while (!stopping.load()) {
+      executor.RunPending();
       bridge.PumpApi();
       const TimePoint t = clock.Now();
       if (t > world->Now()) world->RunUntil(t);
-      Duration wait = std::chrono::milliseconds(50);
+      Duration wait = std::chrono::milliseconds(20);
       if (auto next = world->queue().NextEventTime()) {
         wait = std::clamp<Duration>(*next - clock.Now(), Duration::zero(), wait);
       }
@@ -254,6 +257,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   server->Stop();
   stopping = true;
   world_thread.join();
+  executor.RunPending();
   return 0;
 }
 

@@ -1,0 +1,45 @@
+// File: world_executor.h
+//
+// WorldExecutor: runs a closure on the thread that owns the emulated cluster (sim::World is
+// single-threaded), for front-ends served from other threads - the GKE API's node-pool calls.
+// Run() blocks until the closure has run. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <future>
+#include <mutex>
+
+namespace tidepool::runtime {
+
+class WorldExecutor {
+ public:
+  // From any thread but the world's: queues `fn` and waits for the world's thread to run it.
+  void Run(std::function<void()> fn) {
+    std::packaged_task<void()> task(std::move(fn));
+    std::future<void> done = task.get_future();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks_.push_back(std::move(task));
+    }
+    done.wait();
+  }
+
+  // On the world's thread: runs everything queued. Returns how many ran.
+  size_t RunPending() {
+    std::deque<std::packaged_task<void()>> tasks;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      tasks.swap(tasks_);
+    }
+    for (auto& t : tasks) t();
+    return tasks.size();
+  }
+
+ private:
+  std::mutex mu_;
+  std::deque<std::packaged_task<void()>> tasks_;
+};
+
+}  // namespace tidepool::runtime
