@@ -122,8 +122,16 @@ Status ClusterBridge::Start() {
   std::set<std::string> world_nodes;
   for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) {
     world_nodes.insert(n->meta.name);
-    WriteNode(*n);
+    // A node stored before a restart keeps what users set on it (labels, taints, cordon).
+    if (auto stored = store_.Get(*nodes_, "", n->meta.name); stored.ok()) {
+      apiserver::WatchEvent e;
+      e.type = apiserver::EventType::kModified;
+      e.resource = nodes_;
+      e.object = *stored;
+      ApplyApiNode(e);
+    }
   }
+  for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) WriteNode(*n);
   for (const apiserver::ObjectPtr& o : store_.List(*nodes_, "").items) {
     const std::string name = o->value["metadata"].value("name", "");
     if (world_nodes.count(name) == 0) (void)store_.Delete(*nodes_, "", name, opts);
