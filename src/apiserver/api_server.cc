@@ -8,6 +8,7 @@
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
+#include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/patch/strategic_merge_patch.h"
@@ -1113,9 +1114,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         if (method == "PUT") return SendError(w, {400, "BadRequest", strict_error, json()});
         // kube-apiserver: a patch that fails strict decoding is a 422 on field "patch" whose
         // value is Go's %+v rendering of the patch map.
-        const std::string value = "map[...]";
-        const std::string detail = "Invalid value: \"" + value + "\": " +
-                                   strict_error.substr(strict_error.find("strict decoding error"));
+        const std::string detail =
+            "Invalid value: " + patch::internal::GoQuote(patch::internal::GoValue(patch_body)) +
+            ": " + strict_error.substr(strict_error.find("strict decoding error"));
         ApiError e{422, "Invalid", " \"\" is invalid: patch: " + detail,
                    json{{"causes", json::array({{{"reason", "FieldValueInvalid"},
                                                  {"message", detail},

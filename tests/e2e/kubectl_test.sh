@@ -33,6 +33,15 @@ expect_in "$out" 'Error from server (BadRequest): error when creating "'"$SRC"'/
 out=$(k apply --validate=false -f "$SRC/examples/seed/02-typo-manifest.yaml" 2>&1 || true)
 expect_in "$out" 'The Pod "gpu-test-pod" is invalid: spec.tolerations[0].operator: Invalid value: "Equal": operator must be Exists when `key` is empty, which means "match all values and all keys"'
 pass "typo'd manifest refused (strict, and --validate=false)"
+# Onto an existing pod (a strategic-merge PATCH): kube-apiserver's 422 on field "patch".
+# (a CPU pod, so that it does not trigger a scale-up of its own)
+sed 's/name: gpu-test-pod/name: typo-existing/; s|nvidia.com/gpu: 1|cpu: 100m|' "$SRC/examples/seed/03-gpu-test-pod.yaml" >"$WORK/typo-existing.yaml"
+k apply -f "$WORK/typo-existing.yaml" >/dev/null
+sed 's/name: gpu-test-pod/name: typo-existing/; s|nvidia.com/gpu: 1|cpu: 100m|' "$SRC/examples/seed/02-typo-manifest.yaml" >"$WORK/typo-existing-bad.yaml"
+out=$(k apply -f "$WORK/typo-existing-bad.yaml" 2>&1 || true)
+expect_match "$out" '^The request is invalid: patch: Invalid value: "map\[.*\]": strict decoding error: unknown field "spec.tolerations\[0\].important"$'
+k delete pod typo-existing --wait=false >/dev/null
+pass "typo'd manifest onto an existing pod: 422 on field patch"
 
 # --- steps 3-5 of the walkthrough
 k get nodes -w >"$WORK/nodes-watch.txt" 2>&1 &
