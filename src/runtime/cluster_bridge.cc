@@ -262,7 +262,33 @@ void ClusterBridge::WaitForApi(Duration timeout) {
   }
 }
 
+void ClusterBridge::WriteAutoscalerStatus() {
+  autoscaler::Autoscaler* ca = world_.autoscaler();
+  if (ca == nullptr) return;
+  std::string status = ca->StatusYaml();
+  if (status.empty() || status == last_status_) return;
+  last_status_ = status;
+  const apiserver::Resource* cms = apiserver::FindResource("", "v1", "configmaps");
+  const std::string name = world_.options().autoscaling.status_config_map_name;
+  // CA's ConfigMap: data.status, and the annotation with the time it was written.
+  (void)store_.Update(
+      *cms, "kube-system", name,
+      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
+        json next = cur ? cur->value
+                        : json{{"apiVersion", "v1"},
+                               {"kind", "ConfigMap"},
+                               {"metadata", {{"name", name}, {"namespace", "kube-system"}}}};
+        next["data"] = {{"status", status}};
+        next["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/last-updated"] =
+            FormatRfc3339(world_.Now());
+        if (cur) next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
+        return next;
+      },
+      {kOrigin, false}, /*allow_create=*/true);
+}
+
 size_t ClusterBridge::PumpApi() {
+  if (world_.options().autoscaling.write_status_configmap) WriteAutoscalerStatus();
   std::vector<apiserver::WatchEvent> events;
   watch_->Drain(&events);
   size_t n = 0;

@@ -19,7 +19,8 @@
 //     kubelet would report. A user's label / annotate / taint / cordon through the API goes
 //     back to the world's node.
 //   - Events (scheduler, kubelet, autoscaler) are written as core/v1 Events, aggregated by
-//     name as the world aggregates them.
+//     name as the world aggregates them; the autoscaler's status as CA's ConfigMap
+//     kube-system/cluster-autoscaler-status (data.status), whenever it changes.
 //   - System objects: the namespaces default, kube-system, kube-public, kube-node-lease,
 //     and the kube-system pods of a GKE cluster (cluster-autoscaler-<suffix>, kube-dns); the
 //     autoscaler's log lines go to the cluster-autoscaler pod's log (`kubectl logs -f`).
@@ -69,12 +70,15 @@ class ClusterBridge final : public sim::StoreObserver {
   void ApplyApiPod(const apiserver::WatchEvent& e);
   void ApplyApiNode(const apiserver::WatchEvent& e);
   Status EnsureSystemObjects();
+  // CA's status ConfigMap (kube-system/cluster-autoscaler-status), when it changed.
+  void WriteAutoscalerStatus();
 
   sim::World& world_;
   apiserver::ObjectStore& store_;
   apiserver::PodLogs& logs_;
   std::unique_ptr<apiserver::Watch> watch_;
   std::string autoscaler_pod_;
+  std::string last_status_;
   const apiserver::Resource* pods_;
   const apiserver::Resource* nodes_;
   const apiserver::Resource* events_;

@@ -175,5 +175,14 @@ expect_in "$out" 'Error from server (NotFound): pods "gpu-test-pod" not found'
 wait_for 90 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get nodes | grep -q gpu-pool"
 expect_in "$(k get events)" "ScaleDown"
 pass "delete -f waits until gone; the GPU node is removed (pool back to 0)"
+out=$(k get configmap cluster-autoscaler-status -n kube-system -o jsonpath='{.data.status}')
+expect_in "$out" "autoscalerStatus: Running"
+expect_in "$out" "name: gpu-pool"
+pass "CA's status ConfigMap"
+out=$(k get pods -A -o json)
+expect_in "$out" '"kind": "List"'
+expect_in "$out" '"namespace": "kube-system"'
+expect_match "$(k get ns -o name)" '^namespace/kube-node-lease$'
+pass "-o json, -o name"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"
