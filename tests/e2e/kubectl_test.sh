@@ -143,8 +143,10 @@ out=$(k get configmap gpu-config -o jsonpath='{.data.count}')
 expect_match "$(k get configmaps)" '^gpu-config +2 +'
 pass "label, taint, cordon/uncordon, create configmap"
 
-# --- drain: the node holding kube-system's pods
-host=$(k get pod -n kube-system "$ca_pod" -o jsonpath='{.spec.nodeName}')
+# --- drain: a default-pool node without kube-system's pods (they have no controller that
+# would recreate them)
+ca_host=$(k get pod -n kube-system "$ca_pod" -o jsonpath='{.spec.nodeName}')
+host=$(k get nodes -o name | grep default-pool | cut -d/ -f2 | grep -v "^$ca_host\$" | tail -1)
 cat >"$WORK/standalone.yaml" <<YAML
 apiVersion: v1
 kind: Pod
