@@ -40,6 +40,17 @@ std::string Hex(uint64_t v, int digits) {
   return std::string(buf + 16 - digits);
 }
 
+// metav1.MicroTime's wire format (leases): RFC 3339 with exactly six fractional digits.
+std::string FormatMicroTime(TimePoint t) {
+  const std::string base = FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(t));
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                          t.time_since_epoch() % std::chrono::seconds(1))
+                          .count();
+  char frac[8];
+  std::snprintf(frac, sizeof(frac), ".%06lld", static_cast<long long>(micros < 0 ? 0 : micros));
+  return base.substr(0, base.size() - 1) + frac + "Z";
+}
+
 const apiserver::Resource* Res(std::string_view group, std::string_view resource) {
   return apiserver::FindResource(group, "v1", resource);
 }
@@ -502,7 +513,7 @@ void ClusterBridge::WriteNode(const api::Node& n) {
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 40},
-                  {"renewTime", FormatRfc3339(world_.Now()) }}}};
+                  {"renewTime", FormatMicroTime(world_.Now())}}}};
   (void)store_.Update(
       *leases_, "kube-node-lease", name,
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {

@@ -77,6 +77,8 @@ out=$(k describe node "$gpu_node")
 expect_in "$out" "nvidia.com/gpu:     1"
 expect_in "$out" "Taints:             nvidia.com/gpu=present:NoSchedule"
 expect_in "$out" "default                     gpu-test-pod"
+expect_in "$out" "  HolderIdentity:  $gpu_node"
+expect_not_in "$out" "Failed to get lease"
 pass "describe node"
 
 # --- get events, -o yaml preserving what the user wrote
