@@ -1,8 +1,7 @@
 #include "apiserver/admission.h"
 
-#include <regex>
-
 #include "api/codec/json_codec.h"
+#include "api/name_validation.h"
 #include "api/validation.h"
 
 namespace tidepool::apiserver {
@@ -112,15 +111,6 @@ std::string QosClass(const json& spec) {
   return guaranteed ? "Guaranteed" : "Burstable";
 }
 
-const std::regex& Dns1123Subdomain() {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
-  return re;
-}
-const std::regex& Dns1123Label() {
-  static const std::regex re("[a-z0-9]([-a-z0-9]*[a-z0-9])?");
-  return re;
-}
-
 void ValidateName(const Resource& r, const json& object, api::FieldErrors* errors) {
   const json meta = object.value("metadata", json::object());
   const std::string name = meta.is_object() ? meta.value("name", "") : "";
@@ -133,14 +123,14 @@ void ValidateName(const Resource& r, const json& object, api::FieldErrors* error
   }
   const bool label = r.resource == "namespaces" || r.resource == "services";
   if (label) {
-    if (name.size() > 63 || !std::regex_match(name, Dns1123Label())) {
+    if (!api::IsDns1123Label(name).empty()) {
       errors->push_back(api::FieldError::Invalid(
           "metadata.name", "\"" + name + "\"",
           "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
           "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
           "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
     }
-  } else if (name.size() > 253 || !std::regex_match(name, Dns1123Subdomain())) {
+  } else if (!api::IsDns1123Subdomain(name).empty()) {
     errors->push_back(api::FieldError::Invalid(
         "metadata.name", "\"" + name + "\"",
         "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "

@@ -1,7 +1,5 @@
 #include "apiserver/patch/go_format.h"
 
-#include <cstdio>
-
 #include <nlohmann/json.hpp>
 
 namespace tidepool::apiserver::patch::internal {
@@ -37,38 +35,6 @@ std::string GoValue(const nlohmann::json& v) {
     default:
       return v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   }
-}
-
-std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof(buf), "\\x%02x", static_cast<unsigned char>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
-  }
-  return out + "\"";
 }
 
 std::string GoJsonEncode(const nlohmann::json& v) {

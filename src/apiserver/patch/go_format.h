@@ -6,8 +6,8 @@
 //     null -> "<nil>", strings raw (no quotes), integers in decimal, other numbers as JSON
 //     writes them, arrays "[a b]", objects "map[k1:v1 k2:v2]" with keys sorted (as fmt sorts
 //     map keys).
-//   - GoQuote(s) is fmt's "%q": a double-quoted string with \" \\ \n \r \t escaped and other
-//     control bytes written \xNN. Non-ASCII bytes are copied unchanged.
+//   - GoQuote(s) is fmt's "%q" (strconv.Quote): common/go_quote.h's tidepool::GoQuote, named
+//     here too for the library's callers.
 //   - GoJsonEncode(v) is what runtime.Encode(unstructured.UnstructuredJSONScheme, obj) writes.
 #pragma once
 
@@ -16,10 +16,12 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "common/go_quote.h"
+
 namespace tidepool::apiserver::patch::internal {
 
 std::string GoValue(const nlohmann::json& v);
-std::string GoQuote(std::string_view s);
+using ::tidepool::GoQuote;
 // encoding/json's Encoder output for `v`: compact, keys sorted, "<", ">", "&", U+2028 and
 // U+2029 escaped as \u003c \u003e \u0026 \u2028 \u2029 (HTML-safe, the default), and a
 // trailing newline. Invalid UTF-8 is replaced by U+FFFD.

@@ -8,13 +8,11 @@
 #include <vector>
 
 namespace tidepool::apiserver::patch {
-namespace {
 
 using json = nlohmann::json;
 
-// ---- RFC 7386 ----------------------------------------------------------------------------
+namespace internal {
 
-// Removes null members of objects, recursively (through arrays too; null elements stay).
 void PruneNulls(json& v) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end();) {
@@ -29,6 +27,14 @@ void PruneNulls(json& v) {
     for (auto& e : v) PruneNulls(e);
   }
 }
+
+}  // namespace internal
+
+namespace {
+
+using internal::PruneNulls;
+
+// ---- RFC 7386 ----------------------------------------------------------------------------
 
 void MergeObjects(json& doc, const json& patch) {
   for (const auto& [key, value] : patch.items()) {
@@ -120,6 +126,21 @@ std::string InvalidIndex(int64_t idx) {
   return "Unable to access invalid index: " + std::to_string(idx) + ": invalid index referenced";
 }
 
+// An array index as the library resolves one: `key` parsed as strconv.Atoi does (on failure
+// the error is `atoi_error_prefix` + Atoi's), a negative index counting from the end; the
+// index must fall in [-len, len). Sets *out to the resolved index in [0, len).
+std::optional<OpError> ArrayIndex(const std::string& key, int64_t len, size_t* out,
+                                  const std::string& atoi_error_prefix = "") {
+  std::string err;
+  const auto idx = Atoi(key, &err);
+  if (!idx) return OpError{atoi_error_prefix + err};
+  int64_t i = *idx;
+  if (i >= len || i < -len) return OpError{InvalidIndex(i)};
+  if (i < 0) i += len;
+  *out = static_cast<size_t>(i);
+  return std::nullopt;
+}
+
 // The library's container: an object or an array node of the document.
 struct Container {
   json* node = nullptr;
@@ -132,17 +153,9 @@ struct Container {
       if (it != node->end() && !it->is_null()) *out = &*it;
       return std::nullopt;
     }
-    std::string err;
-    auto idx = Atoi(key, &err);
-    if (!idx) return OpError{err};
-    int64_t i = *idx;
-    const int64_t len = static_cast<int64_t>(node->size());
-    if (i < 0) {
-      if (i < -len) return OpError{InvalidIndex(i)};
-      i += len;
-    }
-    if (i >= len) return OpError{InvalidIndex(i)};
-    const json& e = (*node)[static_cast<size_t>(i)];
+    size_t i = 0;
+    if (auto e = ArrayIndex(key, static_cast<int64_t>(node->size()), &i)) return e;
+    const json& e = (*node)[i];
     if (!e.is_null()) *out = &e;
     return std::nullopt;
   }
@@ -152,17 +165,9 @@ struct Container {
       (*node)[key] = std::move(value);
       return std::nullopt;
     }
-    std::string err;
-    auto idx = Atoi(key, &err);
-    if (!idx) return OpError{err};
-    int64_t i = *idx;
-    const int64_t len = static_cast<int64_t>(node->size());
-    if (i < 0) {
-      if (i < -len) return OpError{InvalidIndex(i)};
-      i += len;
-    }
-    if (i >= len) return OpError{InvalidIndex(i)};
-    (*node)[static_cast<size_t>(i)] = std::move(value);
+    size_t i = 0;
+    if (auto e = ArrayIndex(key, static_cast<int64_t>(node->size()), &i)) return e;
+    (*node)[i] = std::move(value);
     return std::nullopt;
   }
 
@@ -175,15 +180,10 @@ struct Container {
       node->push_back(std::move(value));
       return std::nullopt;
     }
-    std::string err;
-    auto idx = Atoi(key, &err);
-    if (!idx) return OpError{"value was not a proper array index: '" + key + "': " + err};
-    int64_t i = *idx;
-    const int64_t len = static_cast<int64_t>(node->size()) + 1;
-    if (i >= len) return OpError{InvalidIndex(i)};
-    if (i < 0) {
-      if (i < -len) return OpError{InvalidIndex(i)};
-      i += len;
+    size_t i = 0;
+    if (auto e = ArrayIndex(key, static_cast<int64_t>(node->size()) + 1, &i,
+                            "value was not a proper array index: '" + key + "': ")) {
+      return e;
     }
     node->insert(node->begin() + static_cast<std::ptrdiff_t>(i), std::move(value));
     return std::nullopt;
@@ -197,16 +197,8 @@ struct Container {
       node->erase(key);
       return std::nullopt;
     }
-    std::string err;
-    auto idx = Atoi(key, &err);
-    if (!idx) return OpError{err};
-    int64_t i = *idx;
-    const int64_t len = static_cast<int64_t>(node->size());
-    if (i >= len) return OpError{InvalidIndex(i)};
-    if (i < 0) {
-      if (i < -len) return OpError{InvalidIndex(i)};
-      i += len;
-    }
+    size_t i = 0;
+    if (auto e = ArrayIndex(key, static_cast<int64_t>(node->size()), &i)) return e;
     node->erase(node->begin() + static_cast<std::ptrdiff_t>(i));
     return std::nullopt;
   }

@@ -52,4 +52,13 @@ StatusOr<nlohmann::json> MergePatch(const nlohmann::json& target, const nlohmann
 StatusOr<nlohmann::json> JsonPatch(const nlohmann::json& target,
                                    const nlohmann::json& operations);
 
+namespace internal {
+
+// MergePatch's pruning of the values it copies, which server-side apply applies to the applied
+// configuration too: removes the null members of objects, recursively (through arrays too;
+// null array elements stay).
+void PruneNulls(nlohmann::json& v);
+
+}  // namespace internal
+
 }  // namespace tidepool::apiserver::patch

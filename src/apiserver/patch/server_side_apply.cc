@@ -12,6 +12,7 @@
 
 #include "apiserver/patch/field_set.h"
 #include "apiserver/patch/go_format.h"
+#include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/patch_schema.h"
 
 namespace tidepool::apiserver::patch {
@@ -538,21 +539,6 @@ json WithoutManagedFieldsAndStatus(const json& object) {
   return out;
 }
 
-void PruneNulls(json& v) {
-  if (v.is_object()) {
-    for (auto it = v.begin(); it != v.end();) {
-      if (it->is_null()) {
-        it = v.erase(it);
-      } else {
-        PruneNulls(*it);
-        ++it;
-      }
-    }
-  } else if (v.is_array()) {
-    for (auto& e : v) PruneNulls(e);
-  }
-}
-
 std::string ApiVersionOf(const json& a, const json& b) {
   for (const json* o : {&a, &b}) {
     if (o->is_object()) {
@@ -719,7 +705,7 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
 
   // The configuration.
   json cfg = applied;
-  PruneNulls(cfg);
+  internal::PruneNulls(cfg);
   cfg.erase("status");
   if (auto meta = cfg.find("metadata"); meta != cfg.end() && meta->is_object()) {
     for (const char* k : {"managedFields", "uid", "resourceVersion", "creationTimestamp",

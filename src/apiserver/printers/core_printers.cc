@@ -20,35 +20,12 @@ std::string OrDefault(std::string s, std::string_view def) {
   return s.empty() ? std::string(def) : s;
 }
 
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += sep;
-    }
-    out += parts[i];
-  }
-  return out;
-}
-
-std::string Name(const json& o) { return Str(Path(o, "metadata", "name")); }
-std::string Age(const json& o, TimePoint now) {
-  return Since(Path(o, "metadata", "creationTimestamp"), now);
-}
-
 // ---- nodes -----------------------------------------------------------------------------------
 
 // The first status.addresses entry of `type`, or "<none>".
 std::string NodeAddress(const json& node, std::string_view type) {
-  std::string found;
-  bool done = false;
-  ForEach(Path(node, "status", "addresses"), [&](const json& a) {
-    if (!done && Str(Field(a, "type")) == type) {
-      found = Str(Field(a, "address"));
-      done = true;
-    }
-  });
-  return done ? found : "<none>";
+  const json* address = FirstOfType(Path(node, "status", "addresses"), type);
+  return address != nullptr ? Str(Field(address, "address")) : "<none>";
 }
 
 json NodeCells(const json& node, TimePoint now) {

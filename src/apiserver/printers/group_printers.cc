@@ -13,22 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string Name(const json& o) { return Str(Path(o, "metadata", "name")); }
-std::string Age(const json& o, TimePoint now) {
-  return Since(Path(o, "metadata", "creationTimestamp"), now);
-}
-
-std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
-  std::string out;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    if (i > 0) {
-      out += sep;
-    }
-    out += parts[i];
-  }
-  return out;
-}
-
 const Column kContainersColumn = {"Containers", "string", "",
                                   "Names of each container in the template.", 1};
 const Column kImagesColumn = {"Images", "string", "",
@@ -104,15 +88,8 @@ json StatefulSetCells(const json& sts, TimePoint now) {
 
 // hasJobCondition: the first condition of `type` decides.
 bool HasJobCondition(const json& job, std::string_view type) {
-  bool found = false;
-  bool result = false;
-  ForEach(Path(job, "status", "conditions"), [&](const json& c) {
-    if (!found && Str(Field(c, "type")) == type) {
-      found = true;
-      result = Str(Field(c, "status")) == "True";
-    }
-  });
-  return result;
+  const json* condition = FirstOfType(Path(job, "status", "conditions"), type);
+  return condition != nullptr && Str(Field(condition, "status")) == "True";
 }
 
 json JobCells(const json& job, TimePoint now) {

@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "api/name_validation.h"
+
 namespace tidepool::apiserver::printers::internal {
 
 using nlohmann::json;
@@ -90,6 +92,18 @@ int64_t Size(const json* j) {
     return 0;
   }
   return static_cast<int64_t>(j->size());
+}
+
+const json* FirstOfType(const json* list, std::string_view type) {
+  if (list == nullptr || !list->is_array()) {
+    return nullptr;
+  }
+  for (const json& e : *list) {
+    if (Str(Field(e, "type")) == type) {
+      return &e;
+    }
+  }
+  return nullptr;
 }
 
 // ---- Time ------------------------------------------------------------------------------------
@@ -232,68 +246,28 @@ std::string Rfc3339Utc(const json* j) {
   return buf;
 }
 
+// ---- Cells most rows share ----------------------------------------------------------------
+
+std::string Name(const json& object) { return Str(Path(object, "metadata", "name")); }
+
+std::string Age(const json& object, TimePoint now) {
+  return Since(Path(object, "metadata", "creationTimestamp"), now);
+}
+
+std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) {
+      out += sep;
+    }
+    out += parts[i];
+  }
+  return out;
+}
+
 // ---- Labels and selectors --------------------------------------------------------------------
 
 namespace {
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9], the label name / value alphabet.
-bool IsQualifiedNamePart(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// RFC 1123 subdomain: [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*, <= 253.
-bool IsDns1123Subdomain(std::string_view s) {
-  if (s.empty() || s.size() > 253) {
-    return false;
-  }
-  size_t start = 0;
-  while (true) {
-    size_t dot = s.find('.', start);
-    std::string_view label = s.substr(start, dot == std::string_view::npos ? s.npos : dot - start);
-    if (label.empty()) {
-      return false;
-    }
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (!lower_alnum(label.front()) || !lower_alnum(label.back())) {
-      return false;
-    }
-    for (char c : label) {
-      if (!lower_alnum(c) && c != '-') {
-        return false;
-      }
-    }
-    if (dot == std::string_view::npos) {
-      return true;
-    }
-    start = dot + 1;
-  }
-}
-
-// validation.IsQualifiedName: [prefix/]name.
-bool IsValidLabelKey(std::string_view key) {
-  std::string_view name = key;
-  if (size_t slash = key.find('/'); slash != std::string_view::npos) {
-    std::string_view prefix = key.substr(0, slash);
-    name = key.substr(slash + 1);
-    if (name.find('/') != std::string_view::npos || !IsDns1123Subdomain(prefix)) {
-      return false;
-    }
-  }
-  return name.size() <= 63 && IsQualifiedNamePart(name);
-}
-
-// validation.IsValidLabelValue.
-bool IsValidLabelValue(std::string_view v) {
-  return v.empty() || (v.size() <= 63 && IsQualifiedNamePart(v));
-}
 
 enum class Op { kEquals, kIn, kNotIn, kExists, kDoesNotExist };
 
@@ -330,12 +304,7 @@ std::string RequirementString(const Requirement& r) {
   }
   std::vector<std::string> values = r.values;
   std::sort(values.begin(), values.end());
-  for (size_t i = 0; i < values.size(); ++i) {
-    if (i > 0) {
-      out += ",";
-    }
-    out += values[i];
-  }
+  out += Join(values, ",");
   if (parens) {
     out += ")";
   }
@@ -356,14 +325,7 @@ std::string FormatLabels(const json* labels) {
   }
   // Set.String() sorts the "key=value" strings, not the keys.
   std::sort(pairs.begin(), pairs.end());
-  std::string out;
-  for (size_t i = 0; i < pairs.size(); ++i) {
-    if (i > 0) {
-      out += ",";
-    }
-    out += pairs[i];
-  }
-  return out;
+  return Join(pairs, ",");
 }
 
 std::optional<std::string> SelectorString(const json* selector) {
@@ -407,7 +369,7 @@ std::optional<std::string> SelectorString(const json* selector) {
   }
   // labels.NewRequirement's checks.
   for (const Requirement& r : reqs) {
-    if (!IsValidLabelKey(r.key)) {
+    if (!api::IsQualifiedName(r.key).empty()) {
       return std::nullopt;
     }
     switch (r.op) {
@@ -430,21 +392,18 @@ std::optional<std::string> SelectorString(const json* selector) {
         break;
     }
     for (const std::string& v : r.values) {
-      if (!IsValidLabelValue(v)) {
+      if (!api::IsValidLabelValue(v).empty()) {
         return std::nullopt;
       }
     }
   }
   std::stable_sort(reqs.begin(), reqs.end(),
                    [](const Requirement& a, const Requirement& b) { return a.key < b.key; });
-  std::string out;
-  for (size_t i = 0; i < reqs.size(); ++i) {
-    if (i > 0) {
-      out += ",";
-    }
-    out += RequirementString(reqs[i]);
+  std::vector<std::string> parts;
+  for (const Requirement& r : reqs) {
+    parts.push_back(RequirementString(r));
   }
-  return out;
+  return Join(parts, ",");
 }
 
 std::string FormatLabelSelector(const json* selector) {

@@ -1,8 +1,9 @@
 // File: internal.h
 //
 // Helpers shared by the printers (not part of the library's API): lenient JSON field access
-// with Go zero-value semantics, RFC 3339 timestamps, and the label and selector formatting of
-// apimachinery's labels.FormatLabels / metav1.FormatLabelSelector. Nothing here throws.
+// with Go zero-value semantics, RFC 3339 timestamps, the Name / Age cells, and the label and
+// selector formatting of apimachinery's labels.FormatLabels / metav1.FormatLabelSelector.
+// Nothing here throws.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "apiserver/printers/printers.h"
 #include "common/clock.h"
@@ -59,6 +61,10 @@ void ForEach(const nlohmann::json* j, Fn&& fn) {
   }
 }
 
+// The first element of array `list` whose "type" member is `type` (status.conditions,
+// status.addresses), or nullptr when there is none or `list` is not an array.
+const nlohmann::json* FirstOfType(const nlohmann::json* list, std::string_view type);
+
 // ---- Time ------------------------------------------------------------------------------------
 
 // An RFC 3339 instant as Go's time.Parse(time.RFC3339, ...) accepts it: "2026-01-01T00:00:00Z",
@@ -82,6 +88,15 @@ std::string Since(const nlohmann::json* j, TimePoint now);
 // Go's t.UTC().Format(time.RFC3339) of a metav1.Time field; the zero time prints as
 // "0001-01-01T00:00:00Z". Used by the default table convertor's "Created At".
 std::string Rfc3339Utc(const nlohmann::json* j);
+
+// ---- Cells most rows share ----------------------------------------------------------------
+
+// metadata.name, the "Name" cell.
+std::string Name(const nlohmann::json& object);
+// Since(metadata.creationTimestamp, now), the "Age" cell.
+std::string Age(const nlohmann::json& object, TimePoint now);
+// Go's strings.Join.
+std::string Join(const std::vector<std::string>& parts, std::string_view sep);
 
 // ---- Labels and selectors --------------------------------------------------------------------
 

@@ -63,17 +63,13 @@ std::string TerminatedReason(const json* terminated, const char* prefix) {
 }
 
 bool ConditionIs(const json& status, std::string_view type, bool first_only) {
+  if (first_only) {
+    const json* c = FirstOfType(Field(status, "conditions"), type);
+    return c != nullptr && Str(Field(c, "status")) == "True";
+  }
   bool result = false;
-  bool found = false;
   ForEach(Field(status, "conditions"), [&](const json& c) {
-    if (found || Str(Field(c, "type")) != type) {
-      return;
-    }
-    const bool is_true = Str(Field(c, "status")) == "True";
-    if (first_only) {
-      found = true;
-      result = is_true;
-    } else if (is_true) {
+    if (Str(Field(c, "type")) == type && Str(Field(c, "status")) == "True") {
       result = true;
     }
   });
@@ -211,27 +207,19 @@ json PodCells(const json& pod, TimePoint now) {
   if (const json* gates = Field(spec, "readinessGates"); NonEmptyArray(gates)) {
     int64_t true_conditions = 0;
     for (const json& gate : *gates) {
-      const std::string type = Str(Field(gate, "conditionType"));
-      bool found = false;
-      ForEach(Field(status, "conditions"), [&](const json& c) {
-        if (found || Str(Field(c, "type")) != type) {
-          return;
-        }
-        found = true;
-        if (Str(Field(c, "status")) == "True") {
-          ++true_conditions;
-        }
-      });
+      if (ConditionIs(status, Str(Field(gate, "conditionType")), /*first_only=*/true)) {
+        ++true_conditions;
+      }
     }
     readiness_gates = std::to_string(true_conditions) + "/" + std::to_string(gates->size());
   }
 
   return json::array({
-      Str(Path(pod, "metadata", "name")),
+      Name(pod),
       std::to_string(ready_containers) + "/" + std::to_string(total_containers),
       reason,
       restarts_str,
-      Since(Path(pod, "metadata", "creationTimestamp"), now),
+      Age(pod, now),
       pod_ip.empty() ? "<none>" : pod_ip,
       node_name.empty() ? "<none>" : node_name,
       nominated.empty() ? "<none>" : nominated,

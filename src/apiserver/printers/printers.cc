@@ -16,8 +16,7 @@ namespace internal {
 namespace {
 
 json DefaultCells(const json& object, TimePoint /*now*/) {
-  return json::array({Str(Path(object, "metadata", "name")),
-                      Rfc3339Utc(Path(object, "metadata", "creationTimestamp"))});
+  return json::array({Name(object), Rfc3339Utc(Path(object, "metadata", "creationTimestamp"))});
 }
 
 std::string Key(std::string_view group, std::string_view resource) {

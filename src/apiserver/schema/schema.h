@@ -46,10 +46,10 @@
 //   Pod in version "v1" cannot be handled as a Pod: strict decoding error: unknown field
 //   "spec.tolerations[0].important", unknown field "spec.foo"
 // With Warn the API server adds one warning per error, the error's text: unknown field "spec.foo".
-// Quoting follows Go's strconv.Quote: \" \\ \a \b \f \n \r \t \v, \xNN for other ASCII
-// controls, DEL and bytes that are not valid UTF-8, \uNNNN / \UNNNNNNNN for non-printable
-// code points (C1 controls, spaces other than U+0020, format characters, private use,
-// noncharacters). Not verified: Go also escapes code points unassigned in its Unicode tables;
+// Quoting is common/go_quote.h's GoQuote, Go's strconv.Quote: \" \\ \a \b \f \n \r \t \v,
+// \xNN for other ASCII controls, DEL and bytes that are not valid UTF-8, \uNNNN / \UNNNNNNNN
+// for non-printable code points (C1 controls, spaces other than U+0020, format characters,
+// private use, noncharacters). Not verified: Go also escapes code points unassigned in its Unicode tables;
 // here those are written as they are.
 //
 // Thread-safety: a Schema is immutable after Parse; all const methods may be called

@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apiserver/selectors/go_quote.h"
+#include "common/go_quote.h"
 
 namespace tidepool::apiserver::selectors {
 namespace {

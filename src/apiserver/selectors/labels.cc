@@ -3,7 +3,8 @@
 // The lexer and the recursive-descent parser follow apimachinery's labels/selector.go token for
 // token, so that every error text and every corner case ("(,", "!a=b", a NUL byte) comes out as
 // kube-apiserver's does. Key and value validation are util/validation's IsQualifiedName and
-// IsValidLabelValue, reported as field.Invalid errors aggregated as utilerrors does.
+// IsValidLabelValue (api/name_validation.h), reported as field.Invalid errors aggregated as
+// utilerrors does.
 #include "apiserver/selectors/labels.h"
 
 #include <algorithm>
@@ -12,150 +13,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "apiserver/selectors/go_quote.h"
+#include "api/name_validation.h"
+#include "common/go_quote.h"
 
 namespace tidepool::apiserver::selectors {
 namespace {
-
-// ---- util/validation ----------------------------------------------------------------------
-
-constexpr std::string_view kQualifiedNameFmt = "([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]";
-constexpr std::string_view kQualifiedNameErrMsg =
-    "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an "
-    "alphanumeric character";
-constexpr std::string_view kLabelValueErrMsg =
-    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
-    "'.', and must start and end with an alphanumeric character";
-constexpr std::string_view kDns1123SubdomainFmt =
-    "[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*";
-constexpr std::string_view kDns1123SubdomainErrMsg =
-    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
-    "'.', and must start and end with an alphanumeric character";
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
-bool MatchesQualifiedName(std::string_view s) {
-  if (s.empty() || !IsAlnum(s.front()) || !IsAlnum(s.back())) {
-    return false;
-  }
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// [a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*
-bool MatchesDns1123Subdomain(std::string_view s) {
-  auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-  size_t start = 0;
-  while (true) {
-    const size_t dot = s.find('.', start);
-    const std::string_view label =
-        s.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back())) {
-      return false;
-    }
-    for (char c : label) {
-      if (!lower_alnum(c) && c != '-') {
-        return false;
-      }
-    }
-    if (dot == std::string_view::npos) {
-      return true;
-    }
-    start = dot + 1;
-  }
-}
-
-std::string MaxLenError(int n) {
-  return "must be no more than " + std::to_string(n) + " characters";
-}
-
-std::string RegexError(std::string_view msg, std::string_view fmt,
-                       std::initializer_list<std::string_view> examples) {
-  std::string out(msg);
-  if (examples.size() == 0) {
-    return out + " (regex used for validation is '" + std::string(fmt) + "')";
-  }
-  out += " (e.g. ";
-  bool first = true;
-  for (std::string_view e : examples) {
-    if (!first) {
-      out += " or ";
-    }
-    first = false;
-    out += "'" + std::string(e) + "', ";
-  }
-  return out + "regex used for validation is '" + std::string(fmt) + "')";
-}
-
-std::vector<std::string> IsDns1123Subdomain(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 253) {
-    errs.push_back(MaxLenError(253));
-  }
-  if (!MatchesDns1123Subdomain(value)) {
-    errs.push_back(RegexError(kDns1123SubdomainErrMsg, kDns1123SubdomainFmt, {"example.com"}));
-  }
-  return errs;
-}
-
-std::vector<std::string> IsQualifiedName(std::string_view value) {
-  std::vector<std::string> errs;
-  std::vector<std::string_view> parts;
-  for (size_t start = 0;;) {
-    const size_t slash = value.find('/', start);
-    if (slash == std::string_view::npos) {
-      parts.push_back(value.substr(start));
-      break;
-    }
-    parts.push_back(value.substr(start, slash - start));
-    start = slash + 1;
-  }
-  std::string_view name;
-  if (parts.size() == 1) {
-    name = parts[0];
-  } else if (parts.size() == 2) {
-    const std::string_view prefix = parts[0];
-    name = parts[1];
-    if (prefix.empty()) {
-      errs.push_back("prefix part must be non-empty");
-    } else {
-      for (const std::string& msg : IsDns1123Subdomain(prefix)) {
-        errs.push_back("prefix part " + msg);
-      }
-    }
-  } else {
-    errs.push_back(
-        "a qualified name " +
-        RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt, {"MyName", "my.name", "123-abc"}) +
-        " with an optional DNS subdomain prefix and '/' (e.g. 'example.com/MyName')");
-    return errs;
-  }
-  if (name.empty()) {
-    errs.push_back("name part must be non-empty");
-  } else if (name.size() > 63) {
-    errs.push_back("name part " + MaxLenError(63));
-  }
-  if (!MatchesQualifiedName(name)) {
-    errs.push_back("name part " + RegexError(kQualifiedNameErrMsg, kQualifiedNameFmt,
-                                             {"MyName", "my.name", "123-abc"}));
-  }
-  return errs;
-}
-
-std::vector<std::string> IsValidLabelValue(std::string_view value) {
-  std::vector<std::string> errs;
-  if (value.size() > 63) {
-    errs.push_back(MaxLenError(63));
-  }
-  if (!value.empty() && !MatchesQualifiedName(value)) {
-    errs.push_back(RegexError(kLabelValueErrMsg, "(" + std::string(kQualifiedNameFmt) + ")?",
-                              {"MyValue", "my_value", "12345"}));
-  }
-  return errs;
-}
 
 std::string Join(const std::vector<std::string>& parts, std::string_view sep) {
   std::string out;
@@ -417,7 +279,7 @@ class Parser {
     if (it.tok != Token::kIdentifier) {
       return InvalidArgumentError("found '" + it.literal + "', expected: identifier");
     }
-    if (auto errs = IsQualifiedName(it.literal); !errs.empty()) {
+    if (auto errs = api::IsQualifiedName(it.literal); !errs.empty()) {
       return InvalidArgumentError(InvalidValue("<nil>", it.literal, Join(errs, "; ")));
     }
     r.key = it.literal;
@@ -544,7 +406,7 @@ class Parser {
   // values are right by construction.)
   static StatusOr<LabelRequirement> NewRequirement(LabelRequirement r) {
     std::vector<std::string> errs;
-    if (auto key_errs = IsQualifiedName(r.key); !key_errs.empty()) {
+    if (auto key_errs = api::IsQualifiedName(r.key); !key_errs.empty()) {
       errs.push_back(InvalidValue("key", r.key, Join(key_errs, "; ")));
     }
     if (r.op == LabelOperator::kGreaterThan || r.op == LabelOperator::kLessThan) {
@@ -557,7 +419,7 @@ class Parser {
       }
     }
     for (size_t i = 0; i < r.values.size(); ++i) {
-      if (auto value_errs = IsValidLabelValue(r.values[i]); !value_errs.empty()) {
+      if (auto value_errs = api::IsValidLabelValue(r.values[i]); !value_errs.empty()) {
         errs.push_back(InvalidValue("values[" + std::to_string(i) + "][" + r.key + "]", r.values[i],
                                     Join(value_errs, "; ")));
       }
