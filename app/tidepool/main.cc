@@ -55,6 +55,9 @@ int main(int argc, char** argv) {
   up_cmd->add_option("--port", up.port, "API port (0: pick a free one)")->default_val(0);
   up_cmd->add_option("--kubeconfig", up.kubeconfig,
                      "Write a kubeconfig with a context named tidepool to this path");
+  up_cmd->add_option("--gcloud-config", up.gcloud_config,
+                     "Write a gcloud configuration directory (use it as CLOUDSDK_CONFIG) whose "
+                     "endpoints point at this cluster's GKE API");
   up_cmd->add_option("--speed", up.speed,
                      "Divide every emulated duration (boot, kubelet, driver, unneeded time, "
                      "autoscaler timers) by this factor; timestamps stay real")

@@ -15,8 +15,12 @@
 #include "apiserver/http/server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
+#include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
+#include "cloud/gke/gke_api.h"
+#include "cloud/gke/tls_endpoint.h"
 #include "runtime/cluster_bridge.h"
+#include "runtime/gke_control.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
@@ -133,6 +137,47 @@ void WriteKubeconfig(const std::string& path, const std::string& server) {
          "  user: {}\n";
 }
 
+// A gcloud configuration directory (CLOUDSDK_CONFIG) pointed at `url` (reference
+// cloud-apis.md §2.1): endpoint overrides (each must end in '/'), an access-token file instead of
+// credentials (gcloud sends it as a Bearer token; gke-gcloud-auth-plugin hands it to kubectl),
+// the project and zone, and no prompts, surveys or update checks.
+Status WriteGcloudConfig(const std::string& dir, const std::string& url,
+                         const sim::WorldOptions& w) {
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::absolute(dir);
+  std::filesystem::create_directories(root / "configurations", ec);
+  if (ec) return UnavailableError("--gcloud-config " + dir + ": " + ec.message());
+  const std::string token_file = (root / "access-token").string();
+  {
+    std::ofstream token(token_file);
+    token << "tidepool-local-access-token\n";
+  }
+  {
+    std::ofstream active(root / "active_config");
+    active << "default";
+  }
+  std::ofstream cfg(root / "configurations" / "config_default");
+  cfg << "# Written by tidepool up: gcloud talks to the emulated GKE at " << url << "\n"
+      << "[core]\n"
+      << "project = " << w.project << "\n"
+      << "disable_usage_reporting = true\n"
+      << "[auth]\n"
+      << "access_token_file = " << token_file << "\n"
+      << "[api_endpoint_overrides]\n"
+      << "container = " << url << "/\n"
+      << "serviceusage = " << url << "/\n"
+      << "compute = " << url << "/compute/v1/\n"
+      << "[compute]\n"
+      << "zone = " << w.zone << "\n"
+      << "[component_manager]\n"
+      << "disable_update_check = true\n"
+      << "[survey]\n"
+      << "disable_prompts = true\n";
+  cfg.close();
+  if (!cfg) return UnavailableError("--gcloud-config " + dir + ": cannot write config_default");
+  return OkStatus();
+}
+
 }  // namespace
 
 int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
@@ -198,12 +243,28 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   apiserver::ApiServerOptions api_options;
   api_options.server_address = options.address + ":" + std::to_string(options.port);
   auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, api_options);
+  // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
+  // until then its paths answer 503.
+  std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
   apiserver::http::ServerOptions http_options;
   http_options.address = options.address;
   http_options.port = options.port;
   auto server_or = apiserver::http::HttpServer::Start(
-      http_options, [&api](const apiserver::http::HttpRequest& req,
-                           apiserver::http::ResponseWriter& rw) { api->Handle(req, rw); });
+      http_options, [&api, &gke_api](const apiserver::http::HttpRequest& req,
+                                     apiserver::http::ResponseWriter& rw) {
+        if (cloud::gke::IsGkePath(req.path)) {
+          cloud::gke::GkeApi* gke = gke_api.load();
+          if (gke == nullptr) {
+            rw.Send(503, "application/json; charset=UTF-8",
+                    R"({"error":{"code":503,"message":"starting","status":"UNAVAILABLE"}})");
+            return;
+          }
+          cloud::gke::GkeResponse r = gke->Handle({req.method, req.path, req.body});
+          rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
+          return;
+        }
+        api->Handle(req, rw);
+      });
   if (!server_or.ok()) {
     err << "error: " << server_or.status().message() << "\n";
     return 1;
@@ -211,9 +272,43 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   std::unique_ptr<apiserver::http::HttpServer> server = std::move(server_or).value();
   const std::string url = "http://" + options.address + ":" + std::to_string(server->port());
 
+  // HTTPS in front of the same API, for the kubeconfig that gcloud's get-credentials writes.
+  auto tls_or = cloud::gke::TlsEndpoint::Start(options.address, 0, options.address,
+                                               server->port(), clock);
+  if (!tls_or.ok()) {
+    err << "error: " << tls_or.status().message() << "\n";
+    return 1;
+  }
+  std::unique_ptr<cloud::gke::TlsEndpoint> tls = std::move(tls_or).value();
+
+  // Front-ends on other threads (the GKE API) reach the world through this.
+  WorldExecutor executor;
+  cloud::gke::ClusterInfo cluster_info;
+  cluster_info.project = w.project;
+  cluster_info.name = w.cluster;
+  cluster_info.zone = w.zone;
+  cluster_info.endpoint = options.address + ":" + std::to_string(tls->port());
+  cluster_info.ca_pem = tls->ca_pem();
+  cluster_info.create_time = w.start - w.warmup;
+  // Compute Engine's networkIP of a VM: its Node's InternalIP, as the bridge published it.
+  const apiserver::Resource* nodes_resource = apiserver::FindResource("", "v1", "nodes");
+  auto node_ip = [&store, nodes_resource](const std::string& name) -> std::string {
+    if (nodes_resource == nullptr) return "";
+    auto obj = store.Get(*nodes_resource, "", name);
+    if (!obj.ok()) return "";
+    const nlohmann::json& v = (*obj)->value;
+    if (!v.contains("status") || !v["status"].contains("addresses")) return "";
+    for (const auto& a : v["status"]["addresses"]) {
+      if (a.value("type", "") == "InternalIP") return a.value("address", "");
+    }
+    return "";
+  };
+  WorldGkeControl gke_control(*world, executor, cluster_info, node_ip);
+  cloud::gke::GkeApi gke(gke_control, clock);
+  gke_api.store(&gke);
+
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
-  WorldExecutor executor;
   std::thread world_thread([&] {
     while (!stopping.load()) {
       executor.RunPending();
@@ -229,6 +324,16 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   });
 
   if (!options.kubeconfig.empty()) WriteKubeconfig(options.kubeconfig, url);
+  if (!options.gcloud_config.empty()) {
+    if (Status s = WriteGcloudConfig(options.gcloud_config, url, w); !s.ok()) {
+      err << "error: " << s.message() << "\n";
+      server->Stop();
+      tls->Stop();
+      stopping = true;
+      world_thread.join();
+      return 1;
+    }
+  }
   out << "tidepool up: Kubernetes v1.32 API at " << url << " (cluster " << w.cluster
       << ", project " << w.project << ", zone " << w.zone << "; speed " << options.speed
       << "x; autoscaler " << (w.autoscaler ? "on" : "off") << "; "
@@ -240,6 +345,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
         << "\n";
   } else {
     out << "  kubectl --server " << url << " get nodes\n";
+  }
+  out << "tidepool up: GKE API (gcloud) at " << url << "/, cluster endpoint https://"
+      << cluster_info.endpoint << "\n";
+  if (!options.gcloud_config.empty()) {
+    out << "  export CLOUDSDK_CONFIG="
+        << std::filesystem::absolute(options.gcloud_config).string() << "\n";
   }
   out << "tidepool up: ready\n";
   out.flush();
@@ -254,7 +365,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   sigwait(&signals, &sig);
   out << "tidepool up: " << (sig == SIGINT ? "interrupt" : "terminated") << ", shutting down\n";
   out.flush();
+  tls->Stop();
   server->Stop();
+  gke_api.store(nullptr);
   stopping = true;
   world_thread.join();
   executor.RunPending();

@@ -18,6 +18,16 @@
 //
 // It prints where it listens, writes a kubeconfig (context "tidepool") when asked, logs "ready"
 // when kubectl can use it, and shuts down cleanly on SIGINT or SIGTERM.
+//
+// The same port serves the GKE API that the real gcloud drives (cloud/gke/gke_api.h: paths
+// /v1/projects/..., /v1beta1/projects/..., /compute/v1/...; everything else is the Kubernetes
+// API), over the World's node pools through runtime/gke_control.h. With --gcloud-config DIR it
+// writes a gcloud configuration directory (CLOUDSDK_CONFIG) whose endpoint overrides point at
+// this port (container, serviceusage, compute), with an access-token file instead of
+// credentials, core/project and compute/zone, and prints the `export CLOUDSDK_CONFIG=...`
+// line. `gcloud container clusters get-credentials` reads the cluster's endpoint and CA from
+// the GKE API: an HTTPS listener (cloud/gke/tls_endpoint.h, a self-signed CA made at start)
+// in front of the same Kubernetes API.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +40,7 @@ struct UpOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;          // 0: a free port
   std::string kubeconfig;     // written when set
+  std::string gcloud_config;  // a gcloud configuration directory, written when set
   double speed = 1.0;         // divides every emulated duration
   std::string config;         // scenario-format YAML; empty: the built-in default cluster
   std::string data_dir;       // SQLite persistence when set

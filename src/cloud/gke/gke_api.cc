@@ -1,0 +1,812 @@
+// File: gke_api.cc
+#include "cloud/gke/gke_api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+namespace tidepool::cloud::gke {
+
+namespace emu = cloud::emulated;
+using json = nlohmann::json;
+
+namespace {
+
+constexpr std::string_view kContainerBase = "https://container.googleapis.com/v1/";
+constexpr std::string_view kComputeBase = "https://www.googleapis.com/compute/v1/";
+
+// The scopes gcloud sends by default (and GKE echoes).
+const char* const kDefaultScopes[] = {
+    "https://www.googleapis.com/auth/devstorage.read_only",
+    "https://www.googleapis.com/auth/logging.write",
+    "https://www.googleapis.com/auth/monitoring",
+    "https://www.googleapis.com/auth/service.management.readonly",
+    "https://www.googleapis.com/auth/servicecontrol",
+    "https://www.googleapis.com/auth/trace.append",
+};
+
+std::vector<std::string> Split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(sep, start);
+    if (end == std::string_view::npos) end = s.size();
+    out.emplace_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+
+std::string_view RpcStatusName(int http) {
+  switch (http) {
+    case 400: return "INVALID_ARGUMENT";
+    case 403: return "PERMISSION_DENIED";
+    case 404: return "NOT_FOUND";
+    case 405: return "METHOD_NOT_ALLOWED";
+    case 409: return "ALREADY_EXISTS";
+    case 501: return "UNIMPLEMENTED";
+    case 503: return "UNAVAILABLE";
+    default: return "UNKNOWN";
+  }
+}
+
+GkeResponse Error(int code, const std::string& message, std::string_view status = "") {
+  json e = {{"code", code},
+            {"message", message},
+            {"status", status.empty() ? RpcStatusName(code) : status}};
+  return GkeResponse{code, json{{"error", e}}.dump()};
+}
+
+// Compute Engine's error shape (errors[].reason).
+GkeResponse ComputeError(int code, const std::string& message, std::string_view reason) {
+  json e = {{"code", code},
+            {"message", message},
+            {"errors", json::array({{{"message", message}, {"domain", "global"},
+                                     {"reason", reason}}})}};
+  return GkeResponse{code, json{{"error", e}}.dump()};
+}
+
+GkeResponse FromStatus(const Status& s) {
+  const std::string msg(s.message());
+  switch (s.code()) {
+    case StatusCode::kNotFound: return Error(404, msg);
+    case StatusCode::kAlreadyExists: return Error(409, msg);
+    case StatusCode::kInvalidArgument: return Error(400, msg);
+    case StatusCode::kFailedPrecondition: return Error(400, msg, "FAILED_PRECONDITION");
+    case StatusCode::kResourceExhausted: return Error(403, msg, "RESOURCE_EXHAUSTED");
+    case StatusCode::kPermissionDenied: return Error(403, msg);
+    case StatusCode::kUnimplemented: return Error(501, msg);
+    default: return Error(503, msg, "UNAVAILABLE");  // 500 would be retried for ~30 s
+  }
+}
+
+GkeResponse Ok(const json& j) { return GkeResponse{200, j.dump()}; }
+
+// An int32/int64 field sent as a number or a string. nullopt when absent.
+StatusOr<std::optional<int64_t>> GetInt(const json& obj, const char* key) {
+  if (!obj.is_object() || !obj.contains(key) || obj[key].is_null()) return std::optional<int64_t>();
+  const json& v = obj[key];
+  if (v.is_number_integer()) return std::optional<int64_t>(v.get<int64_t>());
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    char* end = nullptr;
+    long long n = std::strtoll(s.c_str(), &end, 10);
+    if (!s.empty() && end != nullptr && *end == '\0') return std::optional<int64_t>(n);
+  }
+  return InvalidArgumentError(std::string("Invalid value at '") + key + "': " + v.dump());
+}
+
+std::string Hex8(uint64_t v) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%08llx", static_cast<unsigned long long>(v & 0xffffffffULL));
+  return buf;
+}
+
+std::string Rfc3339Nanos(TimePoint t) {
+  // "2026-01-01T00:00:00.123456789Z"
+  std::string s = FormatRfc3339(t);
+  const auto ns = t.time_since_epoch().count() % 1000000000;
+  char frac[16];
+  std::snprintf(frac, sizeof(frac), ".%09lld", static_cast<long long>(ns < 0 ? 0 : ns));
+  if (!s.empty() && s.back() == 'Z') s.insert(s.size() - 1, frac);
+  return s;
+}
+
+std::string RegionOf(const std::string& zone) { return emu::EmulatedCloud::RegionOf(zone); }
+
+}  // namespace
+
+bool IsGkePath(std::string_view path) {
+  return StartsWith(path, "/v1/projects/") || StartsWith(path, "/v1beta1/projects/") ||
+         StartsWith(path, "/compute/v1/");
+}
+
+StatusOr<api::TaintEffect> GkeApi::ParseGkeEffect(std::string_view effect) {
+  if (effect == "NO_SCHEDULE") return api::TaintEffect::kNoSchedule;
+  if (effect == "PREFER_NO_SCHEDULE") return api::TaintEffect::kPreferNoSchedule;
+  if (effect == "NO_EXECUTE") return api::TaintEffect::kNoExecute;
+  return InvalidArgumentError("Invalid value at 'node_pool.config.taints[0].effect' "
+                              "(type.googleapis.com/google.container.v1.NodeTaint.Effect), \"" +
+                              std::string(effect) + "\"");
+}
+
+std::string_view GkeApi::GkeEffectName(api::TaintEffect effect) {
+  switch (effect) {
+    case api::TaintEffect::kNoSchedule: return "NO_SCHEDULE";
+    case api::TaintEffect::kPreferNoSchedule: return "PREFER_NO_SCHEDULE";
+    case api::TaintEffect::kNoExecute: return "NO_EXECUTE";
+    default: return "EFFECT_UNSPECIFIED";
+  }
+}
+
+struct GkeApi::Operation {
+  std::string name;
+  std::string type;
+  std::string location;
+  std::string target;  // relative: projects/P/locations/L/clusters/C[/nodePools/NP]
+  std::string pool;    // watched pool; empty: done at once
+  bool deleting = false;
+  TimePoint start{};
+  std::optional<TimePoint> end;
+  std::string status_message;  // non-empty: failed
+};
+
+struct GkeApi::Impl {
+  GkeControl& control;
+  const Clock& clock;
+  GkeApiOptions options;
+  std::mutex mu;
+  std::map<std::string, Operation> ops;  // by name
+  std::vector<std::string> op_order;
+  uint64_t op_seq = 0;
+  // Taints the user asked for, per pool (GKE's automatic GPU taint is not in config.taints).
+  std::map<std::string, std::vector<api::Taint>> requested_taints;
+
+  Impl(GkeControl& c, const Clock& k, GkeApiOptions o) : control(c), clock(k), options(o) {}
+
+  GkeResponse Handle(const GkeRequest& r);
+  GkeResponse HandleContainer(const GkeRequest& r, const std::vector<std::string>& seg,
+                              const ClusterInfo& c);
+  GkeResponse HandleCompute(const GkeRequest& r, const std::vector<std::string>& seg,
+                            const ClusterInfo& c);
+
+  std::string ClusterPath(const ClusterInfo& c) const {
+    return "projects/" + c.project + "/locations/" + c.zone + "/clusters/" + c.name;
+  }
+  json NodePoolJson(const ClusterInfo& c, const emu::NodePoolInfo& p);
+  json ClusterJson(const ClusterInfo& c);
+  json OperationJson(const ClusterInfo& c, Operation& op);
+  void Refresh(Operation& op);
+  Operation& NewOperation(const ClusterInfo& c, std::string type, std::string target,
+                          std::string pool);
+
+  GkeResponse CreateNodePool(const ClusterInfo& c, const json& body);
+  GkeResponse UpdateCluster(const ClusterInfo& c, const json& body);
+  GkeResponse UpdateNodePool(const ClusterInfo& c, const std::string& pool, const json& body);
+  GkeResponse SetSize(const ClusterInfo& c, const std::string& pool, const json& body);
+  GkeResponse SetAutoscaling(const ClusterInfo& c, const std::string& pool, const json& autoscaling,
+                             const char* op_type, const std::string& op_target);
+};
+
+GkeApi::GkeApi(GkeControl& control, const Clock& clock, GkeApiOptions options)
+    : impl_(std::make_unique<Impl>(control, clock, options)) {}
+GkeApi::~GkeApi() = default;
+
+GkeResponse GkeApi::Handle(const GkeRequest& request) {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->Handle(request);
+}
+
+GkeResponse GkeApi::Impl::Handle(const GkeRequest& r) {
+  std::string_view path = r.path;
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  const ClusterInfo c = control.Cluster();
+  if (StartsWith(path, "/compute/v1/")) {
+    return HandleCompute(r, Split(path.substr(std::string_view("/compute/v1/").size()), '/'), c);
+  }
+  std::vector<std::string> seg = Split(path.substr(1), '/');
+  // seg[0] = v1 | v1beta1, seg[1] = projects, seg[2] = P, ...
+  if (seg.size() < 3) return Error(404, "Not found: " + std::string(r.path));
+  seg.erase(seg.begin());
+  // serviceusage: projects/P/services/S
+  if (seg.size() == 4 && seg[2] == "services") {
+    if (r.method != "GET") return Error(405, "Method not allowed: " + r.method);
+    return Ok({{"name", "projects/" + c.project + "/services/" + seg[3]},
+               {"parent", "projects/" + c.project},
+               {"state", "ENABLED"}});
+  }
+  if (seg.size() >= 4 && seg[2] == "zones") seg[2] = "locations";
+  return HandleContainer(r, seg, c);
+}
+
+json GkeApi::Impl::NodePoolJson(const ClusterInfo& c, const emu::NodePoolInfo& p) {
+  const emu::NodePoolSpec& s = p.spec;
+  const int zones = std::max<int>(1, static_cast<int>(s.zones.size()));
+  json config = {{"machineType", s.machine_type},
+                 {"diskSizeGb", s.disk_size_gb},
+                 {"diskType", "pd-balanced"},
+                 {"imageType", "COS_CONTAINERD"},
+                 {"serviceAccount", "default"},
+                 {"metadata", {{"disable-legacy-endpoints", "true"}}},
+                 {"oauthScopes", std::vector<std::string>(std::begin(kDefaultScopes),
+                                                          std::end(kDefaultScopes))}};
+  if (!s.labels.empty()) config["labels"] = s.labels;
+  if (s.accelerator.has_value() && s.accelerator->count > 0) {
+    config["accelerators"] = json::array({{{"acceleratorCount", std::to_string(s.accelerator->count)},
+                                           {"acceleratorType", s.accelerator->type}}});
+  }
+  std::vector<api::Taint> taints = s.taints;
+  if (auto it = requested_taints.find(s.name); it != requested_taints.end()) taints = it->second;
+  if (!taints.empty()) {
+    json t = json::array();
+    for (const api::Taint& x : taints) {
+      t.push_back({{"key", x.key}, {"value", x.value}, {"effect", GkeEffectName(x.effect)}});
+    }
+    config["taints"] = t;
+  }
+  if (s.spot) config["spot"] = true;
+  json j = {{"name", s.name}, {"config", config}, {"initialNodeCount", s.initial_node_count / zones},
+            {"locations", s.zones}};
+  if (s.autoscaling) {
+    j["autoscaling"] = {{"enabled", true},
+                        {"minNodeCount", s.min_nodes / zones},
+                        {"maxNodeCount", s.max_nodes / zones},
+                        {"locationPolicy", "BALANCED"}};
+  }
+  j["management"] = {{"autoRepair", true}, {"autoUpgrade", true}};
+  j["maxPodsConstraint"] = {{"maxPodsPerNode", std::to_string(emu::kDefaultMaxPodsPerNode)}};
+  j["upgradeSettings"] = {{"maxSurge", 1}, {"strategy", "SURGE"}};
+  j["selfLink"] = std::string(kContainerBase) + ClusterPath(c) + "/nodePools/" + s.name;
+  j["version"] = c.version;
+  json igs = json::array();
+  for (size_t i = 0; i < p.instance_groups.size(); ++i) {
+    const std::string& z = i < s.zones.size() ? s.zones[i] : c.zone;
+    igs.push_back(std::string(kComputeBase) + "projects/" + c.project + "/zones/" + z +
+                  "/instanceGroupManagers/" + p.instance_groups[i]);
+  }
+  j["instanceGroupUrls"] = igs;
+  j["status"] = emu::NodePoolStatusName(p.status);
+  j["podIpv4CidrSize"] = 24;
+  j["etag"] = Hex8(std::hash<std::string>{}(j.dump()));
+  return j;
+}
+
+json GkeApi::Impl::ClusterJson(const ClusterInfo& c) {
+  json pools = json::array();
+  for (const emu::NodePoolInfo& p : control.ListNodePools()) pools.push_back(NodePoolJson(c, p));
+  int nodes = 0;
+  for (const VmInfo& vm : control.ListVms()) {
+    if (vm.instance.status != emu::VmStatus::kFailed) ++nodes;
+  }
+  json j = {{"name", c.name},
+            {"nodePools", pools},
+            {"locations", {c.zone}},
+            {"network", "default"},
+            {"subnetwork", "default"},
+            {"clusterIpv4Cidr", "10.4.0.0/14"},
+            {"servicesIpv4Cidr", "34.118.224.0/20"},
+            {"loggingService", "logging.googleapis.com/kubernetes"},
+            {"monitoringService", "monitoring.googleapis.com/kubernetes"},
+            {"selfLink", std::string(kContainerBase) + ClusterPath(c)},
+            {"zone", c.zone},
+            {"location", c.zone},
+            {"endpoint", c.endpoint},
+            {"initialClusterVersion", c.version},
+            {"currentMasterVersion", c.version},
+            {"currentNodeVersion", c.version},
+            {"createTime", FormatRfc3339(c.create_time)},
+            {"status", "RUNNING"},
+            {"currentNodeCount", nodes},
+            {"id", Hex8(std::hash<std::string>{}(ClusterPath(c))) +
+                       Hex8(std::hash<std::string>{}(c.name + "/id"))}};
+  json auth = json::object();
+  if (!c.ca_pem.empty()) {
+    // base64 of the PEM, as GKE sends it.
+    static const char* kB64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const std::string& in = c.ca_pem;
+    std::string out;
+    for (size_t i = 0; i < in.size(); i += 3) {
+      uint32_t v = static_cast<uint8_t>(in[i]) << 16;
+      if (i + 1 < in.size()) v |= static_cast<uint8_t>(in[i + 1]) << 8;
+      if (i + 2 < in.size()) v |= static_cast<uint8_t>(in[i + 2]);
+      out += kB64[(v >> 18) & 63];
+      out += kB64[(v >> 12) & 63];
+      out += i + 1 < in.size() ? kB64[(v >> 6) & 63] : '=';
+      out += i + 2 < in.size() ? kB64[v & 63] : '=';
+    }
+    auth["clusterCaCertificate"] = out;
+  }
+  j["masterAuth"] = auth;
+  return j;
+}
+
+void GkeApi::Impl::Refresh(Operation& op) {
+  if (op.end.has_value()) return;
+  bool done = true;
+  if (!op.pool.empty()) {
+    auto p = control.GetNodePool(op.pool);
+    if (!p.ok()) {
+      done = true;  // gone (a delete has finished)
+    } else if (op.deleting || p->status == emu::NodePoolStatus::kProvisioning ||
+               p->status == emu::NodePoolStatus::kReconciling ||
+               p->status == emu::NodePoolStatus::kStopping) {
+      done = false;
+    } else if (p->status == emu::NodePoolStatus::kError) {
+      int expected = 0, running = 0;
+      std::string errors;
+      for (const VmInfo& vm : control.ListVms()) {
+        if (vm.instance.node_pool != op.pool) continue;
+        ++expected;
+        if (vm.instance.status == emu::VmStatus::kRunning) ++running;
+        if (vm.instance.error.has_value() && errors.size() < 2000) {
+          errors += (errors.empty() ? "" : "; ") + std::string("[") +
+                    vm.instance.error->error_code + "]: Instance '" + vm.instance.name +
+                    "' creation failed: " + vm.instance.error->error_message;
+        }
+      }
+      op.status_message = "Google Compute Engine: Not all instances running in IGM. Expected " +
+                          std::to_string(expected) + ", running " + std::to_string(running) +
+                          ". Current errors: " + errors;
+    }
+  }
+  if (done) op.end = clock.Now();
+}
+
+GkeApi::Operation& GkeApi::Impl::NewOperation(const ClusterInfo& c, std::string type,
+                                              std::string target, std::string pool) {
+  const TimePoint now = clock.Now();
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  ++op_seq;
+  Operation op;
+  op.name = "operation-" + std::to_string(ms) + "-" +
+            Hex8(std::hash<std::string>{}(std::to_string(op_seq) + target + type));
+  op.type = std::move(type);
+  op.location = c.zone;
+  op.target = std::move(target);
+  op.pool = std::move(pool);
+  op.start = now;
+  op_order.push_back(op.name);
+  auto [it, inserted] = ops.emplace(op.name, std::move(op));
+  return it->second;
+}
+
+json GkeApi::Impl::OperationJson(const ClusterInfo& c, Operation& op) {
+  Refresh(op);
+  const std::string base = std::string(kContainerBase) + "projects/" + c.project + "/locations/";
+  json j = {{"name", op.name},
+            {"zone", op.location},
+            {"operationType", op.type},
+            {"status", op.end.has_value() ? "DONE" : "RUNNING"},
+            {"selfLink", base + op.location + "/operations/" + op.name},
+            {"targetLink", std::string(kContainerBase) + op.target},
+            {"location", std::string(kContainerBase) + "projects/" + c.project + "/locations/" +
+                             op.location},
+            {"startTime", Rfc3339Nanos(op.start)}};
+  if (op.end.has_value()) j["endTime"] = Rfc3339Nanos(*op.end);
+  if (!op.status_message.empty()) {
+    j["statusMessage"] = op.status_message;
+    j["error"] = {{"code", 8}, {"message", op.status_message}};
+  }
+  return j;
+}
+
+GkeResponse GkeApi::Impl::HandleContainer(const GkeRequest& r, const std::vector<std::string>& seg,
+                                          const ClusterInfo& c) {
+  // seg: projects P locations L <collection> [id[:verb]] [nodePools [id[:verb]]]
+  if (seg.size() < 5 || seg[0] != "projects" || seg[2] != "locations") {
+    return Error(404, "Not found: " + r.path);
+  }
+  const std::string& project = seg[1];
+  const std::string& location = seg[3];
+  const std::string& collection = seg[4];
+  const bool any_location = location == "-";
+  const bool our_place = project == c.project && (any_location || location == c.zone ||
+                                                  location == RegionOf(c.zone));
+  json body = json::object();
+  if (!r.body.empty()) {
+    body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object()) {
+      return Error(400, "Invalid JSON payload received.");
+    }
+  }
+  const std::string here = "projects/" + project + "/locations/" + location;
+
+  if (collection == "operations") {
+    if (r.method != "GET") return Error(405, "Method not allowed: " + r.method);
+    if (seg.size() == 5) {
+      json list = json::array();
+      if (our_place) {
+        for (const std::string& n : op_order) list.push_back(OperationJson(c, ops.at(n)));
+      }
+      return Ok({{"operations", list}});
+    }
+    std::string id = seg[5];
+    if (auto colon = id.find(':'); colon != std::string::npos) {
+      // operations/ID:cancel
+      return Error(400, "Operation " + id.substr(0, colon) + " cannot be cancelled.",
+                   "FAILED_PRECONDITION");
+    }
+    auto it = ops.find(id);
+    if (!our_place || it == ops.end()) {
+      return Error(404, "Not found: " + here + "/operations/" + id + ".");
+    }
+    return Ok(OperationJson(c, it->second));
+  }
+  if (collection != "clusters") return Error(404, "Not found: " + r.path);
+
+  if (seg.size() == 5) {
+    if (r.method == "GET") {
+      json list = json::array();
+      if (our_place) list.push_back(ClusterJson(c));
+      return Ok({{"clusters", list}});
+    }
+    if (r.method == "POST") {
+      const std::string name = body.contains("cluster") && body["cluster"].is_object()
+                                   ? body["cluster"].value("name", "")
+                                   : "";
+      if (our_place && name == c.name) {
+        return Error(409, "Already exists: " + ClusterPath(c) + ".");
+      }
+      return Error(400, "tidepool up emulates one cluster (" + ClusterPath(c) +
+                            "); creating another one is not supported.",
+                   "FAILED_PRECONDITION");
+    }
+    return Error(405, "Method not allowed: " + r.method);
+  }
+
+  std::string cluster = seg[5];
+  std::string cluster_verb;
+  if (auto colon = cluster.find(':'); colon != std::string::npos) {
+    cluster_verb = cluster.substr(colon + 1);
+    cluster.resize(colon);
+  }
+  if (!our_place || any_location || cluster != c.name) {
+    return Error(404, "Not found: " + here + "/clusters/" + cluster + ".");
+  }
+
+  if (seg.size() == 6) {
+    if (!cluster_verb.empty()) {
+      return Error(501, "clusters:" + cluster_verb + " is not supported by tidepool up.");
+    }
+    if (r.method == "GET") return Ok(ClusterJson(c));
+    if (r.method == "PUT") return UpdateCluster(c, body);
+    if (r.method == "DELETE") {
+      return Error(400, "tidepool up's cluster " + c.name +
+                            " cannot be deleted; stop tidepool up instead.",
+                   "FAILED_PRECONDITION");
+    }
+    return Error(405, "Method not allowed: " + r.method);
+  }
+  if (seg[6] != "nodePools" || seg.size() > 8) return Error(404, "Not found: " + r.path);
+
+  if (seg.size() == 7) {
+    if (r.method == "GET") {
+      json list = json::array();
+      for (const emu::NodePoolInfo& p : control.ListNodePools()) list.push_back(NodePoolJson(c, p));
+      return Ok({{"nodePools", list}});
+    }
+    if (r.method == "POST") return CreateNodePool(c, body);
+    return Error(405, "Method not allowed: " + r.method);
+  }
+
+  std::string pool = seg[7];
+  std::string verb;
+  if (auto colon = pool.find(':'); colon != std::string::npos) {
+    verb = pool.substr(colon + 1);
+    pool.resize(colon);
+  }
+  const std::string pool_path = ClusterPath(c) + "/nodePools/" + pool;
+  if (!verb.empty()) {
+    if (r.method != "POST") return Error(405, "Method not allowed: " + r.method);
+    if (verb == "setSize") return SetSize(c, pool, body);
+    if (verb == "setAutoscaling") {
+      return SetAutoscaling(c, pool, body.value("autoscaling", json::object()),
+                            "SET_NODE_POOL_AUTOSCALING", pool_path);
+    }
+    return Error(501, "nodePools:" + verb + " is not supported by tidepool up.");
+  }
+  if (r.method == "GET") {
+    auto p = control.GetNodePool(pool);
+    if (!p.ok()) return Error(404, "Not found: " + pool_path + ".");
+    return Ok(NodePoolJson(c, *p));
+  }
+  if (r.method == "PUT") return UpdateNodePool(c, pool, body);
+  if (r.method == "DELETE") {
+    Status s = control.DeleteNodePool(pool);
+    if (!s.ok()) {
+      if (s.code() == StatusCode::kNotFound) return Error(404, "Not found: " + pool_path + ".");
+      return FromStatus(s);
+    }
+    requested_taints.erase(pool);
+    Operation& op = NewOperation(c, "DELETE_NODE_POOL", pool_path, pool);
+    op.deleting = true;
+    return Ok(OperationJson(c, op));
+  }
+  return Error(405, "Method not allowed: " + r.method);
+}
+
+GkeResponse GkeApi::Impl::CreateNodePool(const ClusterInfo& c, const json& body) {
+  const json& np = body.contains("nodePool") ? body["nodePool"] : json();
+  if (!np.is_object()) return Error(400, "Node pool must be specified.");
+  emu::NodePoolSpec spec;
+  spec.name = np.value("name", "");
+  if (spec.name.empty()) return Error(400, "Node pool name must be specified.");
+  const json& cfg = np.value("config", json::object());
+  spec.machine_type = cfg.value("machineType", "e2-medium");
+  auto disk = GetInt(cfg, "diskSizeGb");
+  if (!disk.ok()) return FromStatus(disk.status());
+  if (disk->has_value() && **disk > 0) spec.disk_size_gb = **disk;
+  spec.spot = cfg.value("spot", false) || cfg.value("preemptible", false);
+  if (cfg.contains("labels") && cfg["labels"].is_object()) {
+    for (auto& [k, v] : cfg["labels"].items()) {
+      if (v.is_string()) spec.labels[k] = v.get<std::string>();
+    }
+  }
+  if (cfg.contains("accelerators") && cfg["accelerators"].is_array() &&
+      !cfg["accelerators"].empty()) {
+    if (cfg["accelerators"].size() > 1) {
+      return Error(400, "Only one accelerator type per node pool is supported.");
+    }
+    const json& a = cfg["accelerators"][0];
+    auto count = GetInt(a, "acceleratorCount");
+    if (!count.ok()) return FromStatus(count.status());
+    spec.accelerator = emu::Accelerator{a.value("acceleratorType", ""),
+                                        static_cast<int>(count->value_or(1))};
+  }
+  std::vector<api::Taint> taints;
+  if (cfg.contains("taints") && cfg["taints"].is_array()) {
+    for (const json& t : cfg["taints"]) {
+      auto effect = GkeApi::ParseGkeEffect(t.value("effect", ""));
+      if (!effect.ok()) return FromStatus(effect.status());
+      taints.push_back(api::Taint{t.value("key", ""), t.value("value", ""), *effect, std::nullopt});
+    }
+  }
+  spec.taints = taints;
+  if (np.contains("locations") && np["locations"].is_array()) {
+    for (const json& z : np["locations"]) {
+      if (z.is_string()) spec.zones.push_back(z.get<std::string>());
+    }
+  }
+  const int zones = std::max<int>(1, static_cast<int>(spec.zones.size()));
+  auto initial = GetInt(np, "initialNodeCount");
+  if (!initial.ok()) return FromStatus(initial.status());
+  spec.initial_node_count = static_cast<int>(initial->value_or(0)) * zones;
+  const json& as = np.value("autoscaling", json::object());
+  spec.autoscaling = as.is_object() && as.value("enabled", false);
+  if (spec.autoscaling) {
+    auto mn = GetInt(as, "minNodeCount");
+    auto mx = GetInt(as, "maxNodeCount");
+    if (!mn.ok()) return FromStatus(mn.status());
+    if (!mx.ok()) return FromStatus(mx.status());
+    spec.min_nodes = static_cast<int>(mn->value_or(0)) * zones;
+    spec.max_nodes = static_cast<int>(mx->value_or(0)) * zones;
+    if (spec.min_nodes > spec.max_nodes) {
+      // GKE's message.
+      return Error(400, "Autoscaling min_node_count (" + std::to_string(spec.min_nodes / zones) +
+                            ") must be less than or equal to max_node_count (" +
+                            std::to_string(spec.max_nodes / zones) + ").");
+    }
+    if (options.autoscaled_pools_start_at_min) spec.initial_node_count = spec.min_nodes;
+  }
+  const std::string name = spec.name;
+  const std::string pool_path = ClusterPath(c) + "/nodePools/" + name;
+  Status s = control.CreateNodePool(std::move(spec));
+  if (s.code() == StatusCode::kResourceExhausted) {
+    Operation& op = NewOperation(c, "CREATE_NODE_POOL", pool_path, "");
+    op.status_message = "Insufficient quota to satisfy the request: " + std::string(s.message());
+    return Ok(OperationJson(c, op));
+  }
+  if (!s.ok()) return FromStatus(s);
+  requested_taints[name] = taints;
+  return Ok(OperationJson(c, NewOperation(c, "CREATE_NODE_POOL", pool_path, name)));
+}
+
+GkeResponse GkeApi::Impl::SetAutoscaling(const ClusterInfo& c, const std::string& pool,
+                                         const json& as, const char* op_type,
+                                         const std::string& op_target) {
+  auto p = control.GetNodePool(pool);
+  const std::string pool_path = ClusterPath(c) + "/nodePools/" + pool;
+  if (!p.ok()) return Error(404, "Not found: " + pool_path + ".");
+  const int zones = std::max<int>(1, static_cast<int>(p->spec.zones.size()));
+  const bool enabled = as.is_object() && as.value("enabled", false);
+  auto mn = GetInt(as, "minNodeCount");
+  auto mx = GetInt(as, "maxNodeCount");
+  if (!mn.ok()) return FromStatus(mn.status());
+  if (!mx.ok()) return FromStatus(mx.status());
+  int min_nodes = static_cast<int>(mn->value_or(0));
+  int max_nodes = static_cast<int>(mx->value_or(0));
+  if (!enabled) min_nodes = max_nodes = 0;
+  if (enabled && min_nodes > max_nodes) {
+    return Error(400, "Autoscaling min_node_count (" + std::to_string(min_nodes) +
+                          ") must be less than or equal to max_node_count (" +
+                          std::to_string(max_nodes) + ").");
+  }
+  Status s = control.SetAutoscaling(pool, enabled, min_nodes * zones, max_nodes * zones);
+  if (!s.ok()) return FromStatus(s);
+  return Ok(OperationJson(c, NewOperation(c, op_type, op_target, "")));
+}
+
+GkeResponse GkeApi::Impl::UpdateCluster(const ClusterInfo& c, const json& body) {
+  const json& u = body.value("update", json::object());
+  if (!u.is_object() || u.empty()) return Error(400, "Update must be specified.");
+  for (auto& [k, v] : u.items()) {
+    if (k != "desiredNodePoolAutoscaling" && k != "desiredNodePoolId") {
+      return Error(501, "Cluster update field " + k + " is not supported by tidepool up.");
+    }
+  }
+  if (!u.contains("desiredNodePoolAutoscaling") || !u.contains("desiredNodePoolId")) {
+    return Error(400, "desired_node_pool_id must be specified with desired_node_pool_autoscaling.");
+  }
+  const std::string pool = u["desiredNodePoolId"].is_string()
+                               ? u["desiredNodePoolId"].get<std::string>()
+                               : std::string();
+  return SetAutoscaling(c, pool, u["desiredNodePoolAutoscaling"], "UPDATE_CLUSTER",
+                        ClusterPath(c));
+}
+
+GkeResponse GkeApi::Impl::UpdateNodePool(const ClusterInfo& c, const std::string& pool,
+                                         const json& body) {
+  const std::string pool_path = ClusterPath(c) + "/nodePools/" + pool;
+  auto p = control.GetNodePool(pool);
+  if (!p.ok()) return Error(404, "Not found: " + pool_path + ".");
+  bool any = false;
+  if (body.contains("labels")) {
+    any = true;
+    api::Labels labels;
+    const json& l = body["labels"].value("labels", json::object());
+    for (auto& [k, v] : l.items()) {
+      if (v.is_string()) labels[k] = v.get<std::string>();
+    }
+    Status s = control.SetLabels(pool, labels);
+    if (!s.ok()) return FromStatus(s);
+  }
+  if (body.contains("taints")) {
+    any = true;
+    std::vector<api::Taint> taints;
+    const json& t = body["taints"].value("taints", json::array());
+    for (const json& x : t) {
+      auto effect = GkeApi::ParseGkeEffect(x.value("effect", ""));
+      if (!effect.ok()) return FromStatus(effect.status());
+      taints.push_back(api::Taint{x.value("key", ""), x.value("value", ""), *effect, std::nullopt});
+    }
+    Status s = control.SetTaints(pool, taints);
+    if (!s.ok()) return FromStatus(s);
+    requested_taints[pool] = taints;
+  }
+  if (!any) {
+    return Error(501, "This node pool update is not supported by tidepool up (only labels and "
+                      "taints; autoscaling goes through the cluster update).");
+  }
+  return Ok(OperationJson(c, NewOperation(c, "UPDATE_CLUSTER", pool_path, pool)));
+}
+
+GkeResponse GkeApi::Impl::SetSize(const ClusterInfo& c, const std::string& pool,
+                                  const json& body) {
+  const std::string pool_path = ClusterPath(c) + "/nodePools/" + pool;
+  auto p = control.GetNodePool(pool);
+  if (!p.ok()) return Error(404, "Not found: " + pool_path + ".");
+  const int zones = std::max<int>(1, static_cast<int>(p->spec.zones.size()));
+  auto n = GetInt(body, "nodeCount");
+  if (!n.ok()) return FromStatus(n.status());
+  Status s = control.SetSize(pool, static_cast<int>(n->value_or(0)) * zones);
+  if (s.code() == StatusCode::kResourceExhausted) {
+    Operation& op = NewOperation(c, "SET_NODE_POOL_SIZE", pool_path, "");
+    op.status_message = "Insufficient quota to satisfy the request: " + std::string(s.message());
+    return Ok(OperationJson(c, op));
+  }
+  if (!s.ok()) return FromStatus(s);
+  return Ok(OperationJson(c, NewOperation(c, "SET_NODE_POOL_SIZE", pool_path, pool)));
+}
+
+GkeResponse GkeApi::Impl::HandleCompute(const GkeRequest& r, const std::vector<std::string>& seg,
+                                        const ClusterInfo& c) {
+  if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
+  if (seg.size() < 3 || seg[0] != "projects") {
+    return ComputeError(404, "The resource '" + r.path + "' was not found", "notFound");
+  }
+  const std::string& project = seg[1];
+  if (project != c.project) {
+    return ComputeError(404, "The resource 'projects/" + project + "' was not found", "notFound");
+  }
+  const std::string region = RegionOf(c.zone);
+  auto known_zone = [&](const std::string& z) {
+    return RegionOf(z) == region && z.size() == region.size() + 2 && z.back() >= 'a' &&
+           z.back() <= 'f';
+  };
+  auto zone_json = [&](const std::string& z) {
+    return json{{"kind", "compute#zone"},
+                {"id", std::to_string(2000 + (z.back() - 'a'))},
+                {"name", z},
+                {"description", z},
+                {"status", "UP"},
+                {"region", std::string(kComputeBase) + "projects/" + c.project + "/regions/" + region},
+                {"selfLink", std::string(kComputeBase) + "projects/" + c.project + "/zones/" + z},
+                {"availableCpuPlatforms", {"Intel Cascade Lake", "AMD Milan"}}};
+  };
+  auto instance_json = [&](const VmInfo& vm) {
+    const emu::InstanceInfo& in = vm.instance;
+    const std::string zurl = std::string(kComputeBase) + "projects/" + c.project + "/zones/" + in.zone;
+    json ni = {{"name", "nic0"}, {"network", std::string(kComputeBase) + "projects/" + c.project +
+                                                  "/global/networks/default"}};
+    if (!vm.internal_ip.empty()) ni["networkIP"] = vm.internal_ip;
+    json j = {{"kind", "compute#instance"},
+              {"id", std::to_string(std::hash<std::string>{}(in.name) % 9000000000000000000ULL)},
+              {"name", in.name},
+              {"zone", zurl},
+              {"machineType", zurl + "/machineTypes/" + in.machine_type},
+              {"status", emu::VmStatusName(in.status)},
+              {"creationTimestamp", FormatRfc3339(in.requested_at)},
+              {"scheduling", {{"preemptible", in.spot},
+                              {"provisioningModel", in.spot ? "SPOT" : "STANDARD"},
+                              {"automaticRestart", !in.spot},
+                              {"onHostMaintenance", vm.accelerator ? "TERMINATE" : "MIGRATE"}}},
+              {"networkInterfaces", json::array({ni})},
+              {"labels", {{"goog-gke-node", ""}, {"goog-k8s-cluster-name", c.name},
+                          {"goog-k8s-node-pool-name", in.node_pool}}},
+              {"selfLink", zurl + "/instances/" + in.name}};
+    if (vm.accelerator.has_value() && vm.accelerator->count > 0) {
+      j["guestAccelerators"] = json::array(
+          {{{"acceleratorCount", vm.accelerator->count},
+            {"acceleratorType", zurl + "/acceleratorTypes/" + vm.accelerator->type}}});
+    }
+    return j;
+  };
+  auto listed = [&](const std::string& zone_filter) {
+    json items = json::array();
+    for (const VmInfo& vm : control.ListVms()) {
+      if (vm.instance.status == emu::VmStatus::kFailed) continue;  // GCE lists no VM
+      if (!zone_filter.empty() && vm.instance.zone != zone_filter) continue;
+      items.push_back(instance_json(vm));
+    }
+    return items;
+  };
+  // projects/P/zones[/Z[/instances]]
+  if (seg[2] == "zones") {
+    if (seg.size() == 3) {
+      json items = json::array();
+      for (char l = 'a'; l <= 'f'; ++l) {
+        const std::string z = region + "-" + std::string(1, l);
+        items.push_back(zone_json(z));
+      }
+      return Ok({{"kind", "compute#zoneList"}, {"items", items}});
+    }
+    const std::string& zone = seg[3];
+    if (!known_zone(zone)) {
+      return ComputeError(404, "The resource 'projects/" + project + "/zones/" + zone +
+                                   "' was not found",
+                          "notFound");
+    }
+    if (seg.size() == 4) return Ok(zone_json(zone));
+    if (seg.size() == 5 && seg[4] == "instances") {
+      return Ok({{"kind", "compute#instanceList"}, {"items", listed(zone)}});
+    }
+    if (seg.size() == 6 && seg[4] == "instances") {
+      for (const VmInfo& vm : control.ListVms()) {
+        if (vm.instance.name == seg[5] && vm.instance.zone == zone &&
+            vm.instance.status != emu::VmStatus::kFailed) {
+          return Ok(instance_json(vm));
+        }
+      }
+      return ComputeError(404, "The resource 'projects/" + project + "/zones/" + zone +
+                                   "/instances/" + seg[5] + "' was not found",
+                          "notFound");
+    }
+  }
+  if (seg.size() == 4 && seg[2] == "aggregated" && seg[3] == "instances") {
+    json items = json::object();
+    std::map<std::string, json> by_zone;
+    for (json& i : listed("")) {
+      std::string z = i["zone"].get<std::string>();
+      z = z.substr(z.rfind('/') + 1);
+      by_zone["zones/" + z].push_back(std::move(i));
+    }
+    for (auto& [k, v] : by_zone) items[k] = {{"instances", v}};
+    return Ok({{"kind", "compute#instanceAggregatedList"}, {"items", items}});
+  }
+  return ComputeError(404, "The resource '" + r.path + "' was not found", "notFound");
+}
+
+}  // namespace tidepool::cloud::gke
