@@ -70,6 +70,10 @@ int main(int argc, char** argv) {
                      "Persist every acknowledged write in SQLite under this directory, and resume "
                      "from it");
   up_cmd->add_flag("--no-autoscaler", no_autoscaler, "Do not run the embedded autoscaler");
+  bool no_gpu_operator = false;
+  up_cmd->add_flag("--no-gpu-operator", no_gpu_operator,
+                   "Do not run the emulated NVIDIA GPU operator: GPU nodes then never expose "
+                   "nvidia.com/gpu (the walkthrough without its step 2)");
   up_cmd->add_option("-v,--v", up.verbosity,
                      "The autoscaler's log verbosity (klog -v; default: the config's, at least 1)");
   up_cmd->add_option("--seed", up.seed, "Random seed (0: from the clock)");
@@ -79,6 +83,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (up_cmd->parsed()) {
     up.autoscaler = !no_autoscaler;
+    up.gpu_operator = !no_gpu_operator;
     return tidepool::runtime::RunUp(up, std::cout, std::cerr);
   }
   if (sched->parsed()) {

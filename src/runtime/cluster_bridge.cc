@@ -99,10 +99,11 @@ json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_contain
 }  // namespace
 
 ClusterBridge::ClusterBridge(sim::World& world, apiserver::ObjectStore& store,
-                             apiserver::PodLogs& logs)
+                             apiserver::PodLogs& logs, bool gpu_operator)
     : world_(world),
       store_(store),
       logs_(logs),
+      gpu_operator_(gpu_operator),
       pods_(Res("", "pods")),
       nodes_(Res("", "nodes")),
       events_(Res("", "events")),
@@ -122,7 +123,88 @@ Status ClusterBridge::EnsureSystemObjects() {
                 {"status", {{"phase", "Active"}}}};
     TIDEPOOL_RETURN_IF_ERROR(store_.Create(*namespaces_, std::move(obj), opts).status());
   }
+  if (!gpu_operator_) return Status::Ok();
+  if (!store_.Get(*namespaces_, "", "gpu-operator").ok()) {
+    json obj = {{"apiVersion", "v1"},
+                {"kind", "Namespace"},
+                {"metadata",
+                 {{"name", "gpu-operator"},
+                  {"labels", {{"kubernetes.io/metadata.name", "gpu-operator"}}}}},
+                {"spec", {{"finalizers", {"kubernetes"}}}},
+                {"status", {{"phase", "Active"}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store_.Create(*namespaces_, std::move(obj), opts).status());
+  }
+  const apiserver::Resource* ds = Res("apps", "daemonsets");
+  auto existing = store_.Get(*ds, "gpu-operator", "nvidia-device-plugin-daemonset");
+  if (existing.ok()) {
+    device_plugin_ds_uid_ = (*existing)->value["metadata"].value("uid", "");
+    return Status::Ok();
+  }
+  json labels = {{"app", "nvidia-device-plugin-daemonset"}};
+  json obj = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "DaemonSet"},
+      {"metadata", {{"name", "nvidia-device-plugin-daemonset"}, {"namespace", "gpu-operator"}}},
+      {"spec",
+       {{"selector", {{"matchLabels", labels}}},
+        {"template",
+         {{"metadata", {{"labels", labels}}},
+          {"spec",
+           {{"nodeSelector", {{"nvidia.com/gpu.deploy.device-plugin", "true"}}},
+            {"tolerations", json::array({{{"key", "nvidia.com/gpu"},
+                                          {"operator", "Exists"},
+                                          {"effect", "NoSchedule"}}})},
+            {"priorityClassName", "system-node-critical"},
+            {"containers",
+             json::array({{{"name", "nvidia-device-plugin"},
+                           {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}})}}}}}}}};
+  auto created = store_.Create(*ds, std::move(obj), opts);
+  if (!created.ok()) return created.status();
+  device_plugin_ds_uid_ = (*created)->value["metadata"].value("uid", "");
   return Status::Ok();
+}
+
+void ClusterBridge::EnsureDevicePluginPod(const api::Node& node) {
+  if (!gpu_operator_ || !node.meta.labels.count("cloud.google.com/gke-accelerator")) return;
+  const std::string name = "nvidia-device-plugin-daemonset-" + Hex(Fnv(node.meta.name), 5);
+  if (store_.Get(*pods_, "gpu-operator", name).ok()) return;
+  json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", "gpu-operator"},
+        {"labels", {{"app", "nvidia-device-plugin-daemonset"}}},
+        {"ownerReferences", json::array({{{"apiVersion", "apps/v1"},
+                                          {"kind", "DaemonSet"},
+                                          {"name", "nvidia-device-plugin-daemonset"},
+                                          {"uid", device_plugin_ds_uid_},
+                                          {"controller", true},
+                                          {"blockOwnerDeletion", true}}})}}},
+      {"spec",
+       {{"nodeName", node.meta.name},
+        {"priorityClassName", "system-node-critical"},
+        {"priority", 2000001000},
+        {"restartPolicy", "Always"},
+        {"terminationGracePeriodSeconds", 30},
+        {"schedulerName", "default-scheduler"},
+        {"tolerations",
+         json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
+                      {{"key", "node.kubernetes.io/not-ready"},
+                       {"operator", "Exists"},
+                       {"effect", "NoExecute"}},
+                      {{"key", "node.kubernetes.io/unreachable"},
+                       {"operator", "Exists"},
+                       {"effect", "NoExecute"}}})},
+        {"containers",
+         json::array({{{"name", "nvidia-device-plugin"},
+                       {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"},
+                       {"imagePullPolicy", "IfNotPresent"},
+                       {"terminationMessagePath", "/dev/termination-log"},
+                       {"terminationMessagePolicy", "File"}}})}}},
+      {"status", {{"phase", "Pending"}, {"qosClass", "BestEffort"}}}};
+  // Created as the DaemonSet controller would; it enters the world through PumpApi.
+  (void)store_.Create(*pods_, std::move(pod), {"system", false});
 }
 
 Status ClusterBridge::Start() {
@@ -142,7 +224,10 @@ Status ClusterBridge::Start() {
       ApplyApiNode(e);
     }
   }
-  for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) WriteNode(*n);
+  for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) {
+    WriteNode(*n);
+    EnsureDevicePluginPod(*n);
+  }
   for (const apiserver::ObjectPtr& o : store_.List(*nodes_, "").items) {
     const std::string name = o->value["metadata"].value("name", "");
     if (world_nodes.count(name) == 0) (void)store_.Delete(*nodes_, "", name, opts);
@@ -376,6 +461,7 @@ void ClusterBridge::ApplyApiNode(const apiserver::WatchEvent& e) {
 }
 
 void ClusterBridge::OnNodeChange(const sim::NodeChange& change) {
+  if (change.type == sim::ChangeType::kAdded) EnsureDevicePluginPod(*change.node);
   if (change.type == sim::ChangeType::kDeleted) {
     const std::string& name = change.node->meta.name;
     (void)store_.Delete(*nodes_, "", name, {kOrigin, false});

@@ -42,8 +42,11 @@ namespace tidepool::runtime {
 
 class ClusterBridge final : public sim::StoreObserver {
  public:
-  // Every reference must outlive the bridge.
-  ClusterBridge(sim::World& world, apiserver::ObjectStore& store, apiserver::PodLogs& logs);
+  // Every reference must outlive the bridge. `gpu_operator`: the emulated NVIDIA GPU operator
+  // (namespace gpu-operator, the DaemonSet nvidia-device-plugin-daemonset and its pod on every
+  // GPU node, as `helm install gpu-operator` leaves them).
+  ClusterBridge(sim::World& world, apiserver::ObjectStore& store, apiserver::PodLogs& logs,
+                bool gpu_operator = true);
   ~ClusterBridge() override;
   ClusterBridge(const ClusterBridge&) = delete;
   ClusterBridge& operator=(const ClusterBridge&) = delete;
@@ -70,6 +73,8 @@ class ClusterBridge final : public sim::StoreObserver {
   void ApplyApiPod(const apiserver::WatchEvent& e);
   void ApplyApiNode(const apiserver::WatchEvent& e);
   Status EnsureSystemObjects();
+  // The GPU operator's device-plugin pod on a GPU node (once per node).
+  void EnsureDevicePluginPod(const api::Node& node);
   // CA's status ConfigMap (kube-system/cluster-autoscaler-status), when it changed.
   void WriteAutoscalerStatus();
 
@@ -79,6 +84,8 @@ class ClusterBridge final : public sim::StoreObserver {
   std::unique_ptr<apiserver::Watch> watch_;
   std::string autoscaler_pod_;
   std::string last_status_;
+  bool gpu_operator_;
+  std::string device_plugin_ds_uid_;
   const apiserver::Resource* pods_;
   const apiserver::Resource* nodes_;
   const apiserver::Resource* events_;

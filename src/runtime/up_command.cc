@@ -206,6 +206,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
   ScaleDurations(w, options.speed);
+  if (!options.gpu_operator) {
+    // Without the operator no device plugin registers: every GPU node's driver "never comes up".
+    w.cloud.faults.driver_never_ready.push_back(cloud::emulated::FaultMatch{});
+  }
 
   std::unique_ptr<apiserver::storage::Backend> backend;
   if (!options.data_dir.empty()) {
@@ -234,7 +238,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   std::unique_ptr<sim::World> world = std::move(world_or).value();
   apiserver::PodLogs logs;
-  ClusterBridge bridge(*world, store, logs);
+  ClusterBridge bridge(*world, store, logs, options.gpu_operator);
   if (Status s = bridge.Start(); !s.ok()) {
     err << "error: " << s.message() << "\n";
     return 1;

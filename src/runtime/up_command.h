@@ -45,6 +45,9 @@ struct UpOptions {
   std::string config;         // scenario-format YAML; empty: the built-in default cluster
   std::string data_dir;       // SQLite persistence when set
   bool autoscaler = true;     // --no-autoscaler turns the embedded autoscaler off
+  // --no-gpu-operator: no emulated GPU operator; GPU nodes then never expose nvidia.com/gpu
+  // (the walkthrough without its step 2).
+  bool gpu_operator = true;
   // The autoscaler's klog -v; -1: the config's, at least 1 (so that the log names the pods
   // that trigger a scale-up, as a deployed CA run with -v=1 or more does).
   int verbosity = -1;
