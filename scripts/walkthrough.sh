@@ -125,12 +125,12 @@ run kubectl get pods
 run kubectl describe pod gpu-test-pod
 
 say "Step 4.4: the Cluster Autoscaler's log"
-AUTOSCALER=$(kubectl get pods -n kube-system -o name | grep cluster-autoscaler | head -1)
+AUTOSCALER=$(kubectl get pods -n kube-system -o name | grep cluster-autoscaler | awk 'NR==1')
 AUTOSCALER=${AUTOSCALER#pod/}
 run_sh "kubectl get pods -n kube-system | grep cluster-autoscaler"
 wait_until 60 "scale-up" bash -c "kubectl logs $AUTOSCALER -n kube-system | grep -q 'Scale-up'"
 printf '%s $ kubectl logs -f %s -n kube-system    (lines about the scale-up)\n' "$(stamp)" "$AUTOSCALER"
-kubectl logs "$AUTOSCALER" -n kube-system | grep -E 'Scale-up|triggered scale-up|gpu-test-pod|gpu-pool' | head -20
+kubectl logs "$AUTOSCALER" -n kube-system | grep -E 'Scale-up|triggered scale-up|gpu-test-pod|gpu-pool' | awk 'NR<=20'
 
 say "Step 4.5 and 4.6: the new GPU node joins (NotReady, then Ready), and the pod runs on it"
 wait_until 120 "gpu-test-pod Running" bash -c "kubectl get pod gpu-test-pod -o jsonpath='{.status.phase}' | grep -q Running"
@@ -147,7 +147,7 @@ run kubectl delete -f gpu-test-pod.yaml
 wait_until 150 "gpu-pool back to 0" bash -c "[ -z \"\$(gcloud compute instances list --format='value(name)' 2>/dev/null | grep gpu-pool)\" ] && [ -z \"\$(kubectl get nodes -o name | grep gpu-pool)\" ]"
 stop_watch "$NODES_WATCH" "$WORK/nodes2.watch" "kubectl get nodes -w"
 printf '%s $ kubectl logs %s -n kube-system    (lines about the scale-down)\n' "$(stamp)" "$AUTOSCALER"
-kubectl logs "$AUTOSCALER" -n kube-system | grep -E 'Scale-down|ScaleDown|removing' | head -10
+kubectl logs "$AUTOSCALER" -n kube-system | grep -E 'Scale-down|ScaleDown|removing' | awk 'NR<=10'
 run gcloud compute instances list
 run gcloud container node-pools describe gpu-pool --cluster "tidepool" --zone "us-central1-a" \
   --format "yaml(name,status,autoscaling,instanceGroupUrls)"

@@ -26,7 +26,7 @@ spec:
 YAML
 k apply -f "$WORK/pod.yaml" >/dev/null
 k wait --for=condition=Ready pod/keeper --timeout=60s >/dev/null
-node=$(k get nodes -o name | head -1 | cut -d/ -f2)
+node=$(k get nodes -o name | awk 'NR==1' | cut -d/ -f2)
 k label node "$node" tier=gold >/dev/null
 uid=$(k get pod keeper -o jsonpath='{.metadata.uid}')
 before=$(k get configmaps -n team-a -o name | sort)

@@ -128,7 +128,7 @@ out=$(k get pod ssa-pod -o jsonpath='{.spec.containers[0].image}')
 pass "apply unchanged/changed, --server-side"
 
 # --- label, taint, cordon/uncordon, configmaps
-node=$(k get nodes -o name | grep default-pool | head -1 | cut -d/ -f2)
+node=$(k get nodes -o name | grep default-pool | awk 'NR==1' | cut -d/ -f2)
 expect_in "$(k label node "$node" accelerator=none)" "node/$node labeled"
 expect_in "$(k get node "$node" --show-labels)" "accelerator=none"
 expect_in "$(k taint nodes "$node" dedicated=ml:NoSchedule)" "node/$node tainted"
