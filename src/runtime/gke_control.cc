@@ -52,14 +52,16 @@ Status WorldGkeControl::SetSize(const std::string& name, int node_count) {
   return s;
 }
 
-Status WorldGkeControl::SetLabels(const std::string& name, const api::Labels&) {
-  return UnimplementedError("Updating the labels of node pool " + name +
-                            " is not supported by tidepool up yet.");
+Status WorldGkeControl::SetLabels(const std::string& name, const api::Labels& labels) {
+  Status s;
+  executor_.Run([&] { s = world_.cloud().SetNodeConfig(name, labels, std::nullopt); });
+  return s;
 }
 
-Status WorldGkeControl::SetTaints(const std::string& name, const std::vector<api::Taint>&) {
-  return UnimplementedError("Updating the taints of node pool " + name +
-                            " is not supported by tidepool up yet.");
+Status WorldGkeControl::SetTaints(const std::string& name, const std::vector<api::Taint>& taints) {
+  Status s;
+  executor_.Run([&] { s = world_.cloud().SetNodeConfig(name, std::nullopt, taints); });
+  return s;
 }
 
 std::vector<cloud::gke::VmInfo> WorldGkeControl::ListVms() {

@@ -6,8 +6,8 @@
 // gcloud actions (World::CreateNodePool / DeleteNodePool / ResizeNodePool /
 // SetNodePoolAutoscaling), so the autoscaler sees them at once; reads go to world.cloud().
 //
-// SetLabels / SetTaints answer Unimplemented: neither the World nor the emulated cloud can
-// change a pool's node config after creation yet.
+// SetLabels / SetTaints change the pool's node config in the emulated cloud, which republishes
+// the registered nodes (taints replaced; labels added or overwritten, as the node merge does).
 //
 // Thread-safe; must not be called from the world's thread (it would wait for itself).
 #pragma once

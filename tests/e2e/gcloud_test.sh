@@ -11,6 +11,10 @@ source "$(dirname "$0")/lib.sh"
 
 cat >"$WORK/cluster.yaml" <<'EOF'
 cluster: {project: tidepool-local, name: tidepool, zone: us-central1-a}
+# gcloud's commands, not the autoscaler, are under test here: pools resized by hand keep their
+# nodes however slowly gcloud runs on a loaded machine.
+autoscaler:
+  scale-down-enabled: false
 cloud:
   faults:
     stockout: [{accelerator: nvidia-tesla-p4}]
@@ -98,6 +102,21 @@ labels=$(k get nodes -l cloud.google.com/gke-nodepool=gpu-pool -o jsonpath='{.it
 expect_in "$labels" '"app-type":"gpu-workloads"'
 expect_in "$labels" '"cloud.google.com/gke-accelerator":"nvidia-tesla-t4"'
 pass "clusters resize --node-pool gpu-pool --num-nodes 2: 2 VMs, 2 Ready nodes tainted NoSchedule"
+
+g container node-pools update gpu-pool --cluster tidepool --zone us-central1-a --node-labels team=ml --quiet
+ok "node-pools update --node-labels"
+expect_in "$OUT" "Updating node pool gpu-pool..."
+g container node-pools update gpu-pool --cluster tidepool --zone us-central1-a --node-taints dedicated=ml:NoSchedule --quiet
+ok "node-pools update --node-taints"
+wait_for 10 bash -c "[ \$(kubectl --cache-dir '$WORK/kube-cache' get nodes -l team=ml --no-headers | wc -l) = 2 ]"
+taints=$(k get nodes -l cloud.google.com/gke-nodepool=gpu-pool -o jsonpath='{.items[0].spec.taints}')
+expect_in "$taints" '"effect":"NoSchedule","key":"dedicated","value":"ml"'
+expect_not_in "$taints" '"key":"nvidia.com/gpu"'
+g container node-pools describe gpu-pool --cluster tidepool --zone us-central1-a --format "yaml(config.labels,config.taints)"
+ok "node-pools describe"
+expect_in "$OUT" "team: ml"
+expect_in "$OUT" "key: dedicated"
+pass "node-pools update --node-labels / --node-taints: the pool's nodes relabelled and retainted"
 
 g container clusters list
 ok "clusters list"

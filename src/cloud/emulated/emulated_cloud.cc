@@ -339,6 +339,26 @@ Status EmulatedCloud::SetAutoscaling(std::string_view name, bool enabled, int mi
   return OkStatus();
 }
 
+Status EmulatedCloud::SetNodeConfig(std::string_view name, std::optional<api::Labels> labels,
+                                    std::optional<std::vector<api::Taint>> taints) {
+  Pool* p = FindPool(name);
+  if (p == nullptr || p->deleting) {
+    return NotFound(name);
+  }
+  if (labels.has_value()) p->spec.labels = std::move(*labels);
+  if (taints.has_value()) p->spec.taints = std::move(*taints);
+  for (const std::string& instance : p->instances) {
+    auto it = vms_.find(instance);
+    if (it == vms_.end() || !it->second.registered || it->second.status == VmStatus::kStopping) {
+      continue;
+    }
+    Vm& vm = it->second;
+    Publish(vm, vm.gpu_ready ? NodeStage::kGpuReady
+                             : (vm.ready ? NodeStage::kReady : NodeStage::kRegistered));
+  }
+  return OkStatus();
+}
+
 Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
   Pool* p = FindPool(name);
   if (p == nullptr || p->deleting) {

@@ -301,6 +301,11 @@ class EmulatedCloud {
   // STOPPING; every instance is deleted; the pool disappears when the last one is gone.
   Status DeleteNodePool(std::string_view name);
   Status SetAutoscaling(std::string_view name, bool enabled, int min_nodes, int max_nodes);
+  // gcloud container node-pools update --node-labels / --node-taints: the pool's Kubernetes
+  // labels or taints (each replaced when given) for new nodes, and republished on the nodes
+  // that have registered. NotFound.
+  Status SetNodeConfig(std::string_view name, std::optional<api::Labels> labels,
+                       std::optional<std::vector<api::Taint>> taints);
   // Resizes to `node_count` (total) regardless of the autoscaling limits, like
   // `gcloud container clusters resize`: RECONCILING until the change settles (new instances
   // Ready or failed, removed ones gone), then RUNNING (ERROR if every new instance failed).
