@@ -464,11 +464,6 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     }
     std::string container = req.Query("container");
     if (container.empty()) {
-      const std::string def =
-          Str(p, "metadata", "annotations").empty()
-              ? std::string()
-              : std::string();  // annotations handled below
-      (void)def;
       const json* meta = Member(p, "metadata");
       const json* ann = meta ? Member(*meta, "annotations") : nullptr;
       if (ann && ann->contains("kubectl.kubernetes.io/default-container")) {
