@@ -1,0 +1,196 @@
+// File: informer.h
+//
+// Informer: client-go's Reflector + Indexer + shared-informer handlers (v0.32) for one resource
+// collection, e.g. "/api/v1/pods", "/api/v1/nodes", "/apis/policy/v1/poddisruptionbudgets",
+// "/apis/apps/v1/replicasets" (all namespaces) or a namespaced collection path.
+//
+// Design (one thread per informer, started by Start()):
+//   1. List: GET path?limit=500 (client-go's pager page size), following `continue` tokens; if a
+//      continue token expires (410) the pager falls back to one full list, as client-go's
+//      ListPager does. The cache is replaced by the listed objects (see "Relist" below) and the
+//      informer has synced.
+//   2. Watch from the list's resourceVersion with allowWatchBookmarks=true and timeoutSeconds
+//      drawn uniformly in [min_watch_timeout, 2*min_watch_timeout) ([5 min, 10 min) as
+//      client-go). Every event's metadata.resourceVersion (bookmarks included) becomes the last
+//      seen resourceVersion.
+//   3. A watch that ends normally (server timeout) is re-opened at once from the last seen
+//      resourceVersion.
+//   4. "410 Gone"/"Expired" (an HTTP 410 on opening, or an ERROR event with code 410) means the
+//      resourceVersion is too old: relist (step 1).
+//   5. Any other error (connection refused, 5xx, 429, a broken stream) backs off with client-go's
+//      reflector backoff (800 ms doubling to 30 s, jitter factor 1.0, reset after 2 min
+//      without backoff), honouring a larger Retry-After; then, as client-go's ListAndWatch: a
+//      connection refused or 429 on the watch retries the watch from the last resourceVersion,
+//      anything else restarts with a list.
+// Relist semantics (client-go's DeltaFIFO Replace): objects in the new list that are not in the
+// cache are added (OnAdd), those whose resourceVersion changed are updated (OnUpdate), those
+// gone are deleted (OnDelete with final_state_unknown = true: the deletion was not observed,
+// client-go's DeletedFinalStateUnknown). Unchanged objects produce no callback (client-go
+// calls OnUpdate with equal objects on relist; handlers ignore those anyway).
+//
+// Handlers run on the informer's thread, one at a time, in event order, after the cache is
+// updated (so List()/Get() inside a handler already see the change). They must not call Stop().
+//
+// Objects are stored as immutable shared JSON (one copy per object; snapshots share it). An
+// optional transform (e.g. StripManagedFields) runs on every object before it is stored.
+//
+// Time: the backoff's reset rule reads the injected Clock; waits are condition-variable waits
+// that Stop() interrupts; the watch's HTTP stream notices Stop() within ~100 ms.
+//
+// Thread-safe: List/Get/HasSynced/stats from any thread.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/random.h"
+#include "common/status.h"
+
+namespace tidepool::client {
+
+using ObjectRef = std::shared_ptr<const nlohmann::json>;
+
+struct ResourceEventHandlers {
+  // `initial_list` is true for objects of the first list (client-go's isInInitialList).
+  std::function<void(const ObjectRef& obj, bool initial_list)> on_add;
+  std::function<void(const ObjectRef& old_obj, const ObjectRef& new_obj)> on_update;
+  // `obj` is the last state seen; `final_state_unknown` when the deletion was inferred from a
+  // relist instead of observed.
+  std::function<void(const ObjectRef& obj, bool final_state_unknown)> on_delete;
+};
+
+// Reflector backoff (client-go reflector.go: NewExponentialBackoffManager(800ms, 30s, 2min,
+// 2.0, 1.0)).
+struct BackoffOptions {
+  Duration initial = std::chrono::milliseconds(800);
+  Duration max = std::chrono::seconds(30);
+  Duration reset_after = std::chrono::minutes(2);
+  double factor = 2.0;
+  double jitter = 1.0;  // a wait is d + rand[0,1) * jitter * d
+};
+
+struct InformerOptions {
+  // The collection path (see the file comment).
+  std::string path;
+  std::string label_selector;
+  std::string field_selector;
+  // List page size (client-go's pager default); 0: no pagination.
+  int64_t page_size = 500;
+  // Watches time out server-side after a random duration in [min, 2*min).
+  Duration min_watch_timeout = std::chrono::minutes(5);
+  BackoffOptions backoff;
+  // Seed of the jitter and watch-timeout draws.
+  uint64_t seed = 1;
+  // Applied to every object before it is stored (may be empty).
+  std::function<nlohmann::json(nlohmann::json&&)> transform;
+  // Name for logs ("pods"); the path when empty.
+  std::string name;
+};
+
+struct InformerStats {
+  uint64_t lists = 0;            // complete lists (the first one included)
+  uint64_t relists_on_expired = 0;  // lists caused by 410 Gone/Expired
+  uint64_t watches = 0;          // watch requests opened
+  uint64_t watch_restarts = 0;   // watches re-opened after the previous one ended
+  uint64_t errors = 0;           // failed requests / broken streams (each followed by a backoff)
+  uint64_t events = 0;           // watch events applied (bookmarks excluded)
+  uint64_t bookmarks = 0;
+  std::string last_resource_version;
+  std::string last_error;
+};
+
+class Informer {
+ public:
+  // `client` and `clock` must outlive the informer; `logger` may be null.
+  Informer(const RestClient& client, const Clock& clock, InformerOptions options,
+           log::Logger* logger = nullptr);
+  // Stops (and joins) when running.
+  ~Informer();
+  Informer(const Informer&) = delete;
+  Informer& operator=(const Informer&) = delete;
+
+  // REQUIRES: before Start().
+  void AddEventHandlers(ResourceEventHandlers handlers);
+
+  // Starts the informer's thread. REQUIRES: called at most once.
+  void Start();
+  // Stops the thread promptly (an open watch is cancelled) and joins it. Idempotent; handlers
+  // are not called after it returns.
+  void Stop();
+
+  // True once the first list was applied and its OnAdd handlers ran.
+  bool HasSynced() const;
+  // Blocks until synced, stopped or `timeout` (real time) passed; returns HasSynced().
+  bool WaitForSync(Duration timeout) const;
+
+  // A snapshot of the cache, sorted by key.
+  std::vector<ObjectRef> List() const;
+  // The object with key "<namespace>/<name>" (or "<name>" for cluster-scoped kinds), or null.
+  ObjectRef Get(const std::string& key) const;
+  size_t Size() const;
+
+  InformerStats stats() const;
+
+  // "<ns>/<name>" or "<name>" (client-go's MetaNamespaceKeyFunc).
+  static std::string KeyOf(const nlohmann::json& obj);
+
+ private:
+  void Run();
+  // One list (with pagination); replaces the cache. Returns the RestResult of the failing call.
+  RestResult ListAndReplace(bool initial);
+  // One watch until it ends; `expired` set on a 410.
+  RestResult WatchOnce(bool* expired);
+  // Waits `d` unless stopped; false when stopped.
+  bool SleepUnlessStopped(Duration d);
+  Duration NextBackoff(std::optional<Duration> retry_after);
+  ObjectRef Prepare(nlohmann::json&& obj);
+  void Apply(const std::string& type, ObjectRef obj);
+  void Logf(log::Level level, const std::string& msg);
+
+  // Constant after construction.
+  const RestClient& client_;
+  const Clock& clock_;
+  const InformerOptions options_;
+  log::Logger* const logger_;
+  std::string name_;
+
+  // Set before Start().
+  std::vector<ResourceEventHandlers> handlers_;
+
+  // Only the informer thread touches these.
+  Random random_;
+  std::string last_rv_;
+  Duration backoff_current_;
+  std::optional<TimePoint> last_backoff_start_;
+
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;
+  mutable std::condition_variable cv_;
+  // State below is protected by mu_.
+  std::map<std::string, ObjectRef> items_;
+  bool synced_ = false;
+  bool started_ = false;
+  InformerStats stats_;
+};
+using InformerPtr = std::unique_ptr<Informer>;
+
+// A transform that drops metadata.managedFields (what CA and most controllers never read;
+// client-go's TransformStripManagedFields).
+nlohmann::json StripManagedFields(nlohmann::json&& obj);
+
+}  // namespace tidepool::client
