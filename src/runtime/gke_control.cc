@@ -1,6 +1,8 @@
 // File: gke_control.cc
 #include "runtime/gke_control.h"
 
+#include "cloud/gke/emulated_gke_control.h"
+
 #include <map>
 #include <optional>
 #include <utility>
@@ -82,6 +84,21 @@ std::vector<cloud::gke::VmInfo> WorldGkeControl::ListVms() {
     for (auto& v : out) v.internal_ip = node_ip_(v.instance.name);
   }
   return out;
+}
+
+Status WorldGkeControl::DeleteInstances(const std::string& pool,
+                                        const std::vector<std::string>& names) {
+  Status s;
+  executor_.Run([&] { s = world_.cloud().DeleteNodes(pool, names); });
+  return s;
+}
+
+StatusOr<emu::MachineType> WorldGkeControl::GetMachineType(const std::string& zone,
+                                                           const std::string& name) {
+  std::optional<StatusOr<emu::MachineType>> out;
+  executor_.Run(
+      [&] { out.emplace(cloud::gke::FindMachineType(world_.cloud().catalog(), zone, name)); });
+  return std::move(*out);
 }
 
 }  // namespace tidepool::runtime

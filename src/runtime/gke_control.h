@@ -40,6 +40,11 @@ class WorldGkeControl final : public cloud::gke::GkeControl {
   Status SetLabels(const std::string& name, const api::Labels& labels) override;
   Status SetTaints(const std::string& name, const std::vector<api::Taint>& taints) override;
   std::vector<cloud::gke::VmInfo> ListVms() override;
+  // The emulated cloud's DeleteNodes (the World's autoscaler, if on, sees the VMs go).
+  Status DeleteInstances(const std::string& pool, const std::vector<std::string>& names) override;
+  // From the cloud's catalog (constant after construction; still read on the world's thread).
+  StatusOr<cloud::emulated::MachineType> GetMachineType(const std::string& zone,
+                                                        const std::string& name) override;
 
  private:
   sim::World& world_;

@@ -171,6 +171,27 @@ struct GkeApi::Impl {
                               const ClusterInfo& c);
   GkeResponse HandleCompute(const GkeRequest& r, const std::vector<std::string>& seg,
                             const ClusterInfo& c);
+  // projects/P/zones/Z/instanceGroupManagers[/IGM[/verb]]; Z is known.
+  GkeResponse HandleIgm(const GkeRequest& r, const std::vector<std::string>& seg,
+                        const ClusterInfo& c);
+
+  // A managed instance group: pool `pool`'s VMs in `zone`.
+  struct Igm {
+    std::string name;
+    std::string zone;
+    emu::NodePoolInfo pool;
+  };
+  std::vector<Igm> ListIgms();
+  json IgmJson(const ClusterInfo& c, const Igm& igm, const std::vector<VmInfo>& vms);
+  json ManagedInstanceJson(const ClusterInfo& c, const Igm& igm, const VmInfo& vm);
+  json MachineTypeJson(const ClusterInfo& c, const std::string& zone, const emu::MachineType& m);
+  // Records a DONE compute operation on `igm` (error: code + message, or none) and returns it.
+  json NewComputeOperation(const ClusterInfo& c, const Igm& igm, const std::string& type,
+                           const std::vector<std::pair<std::string, std::string>>& errors,
+                           int http_error = 0);
+  // Compute operations by "<zone>/<name>".
+  std::map<std::string, json> compute_ops;
+  uint64_t compute_op_seq = 0;
 
   std::string ClusterPath(const ClusterInfo& c) const {
     return "projects/" + c.project + "/locations/" + c.zone + "/clusters/" + c.name;
@@ -703,7 +724,6 @@ GkeResponse GkeApi::Impl::SetSize(const ClusterInfo& c, const std::string& pool,
 
 GkeResponse GkeApi::Impl::HandleCompute(const GkeRequest& r, const std::vector<std::string>& seg,
                                         const ClusterInfo& c) {
-  if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
   if (seg.size() < 3 || seg[0] != "projects") {
     return ComputeError(404, "The resource '" + r.path + "' was not found", "notFound");
   }
@@ -716,6 +736,38 @@ GkeResponse GkeApi::Impl::HandleCompute(const GkeRequest& r, const std::vector<s
     return RegionOf(z) == region && z.size() == region.size() + 2 && z.back() >= 'a' &&
            z.back() <= 'f';
   };
+  // projects/P/zones/Z/{instanceGroupManagers,operations,machineTypes}/...
+  if (seg.size() >= 5 && seg[2] == "zones" &&
+      (seg[4] == "instanceGroupManagers" || seg[4] == "operations" ||
+       seg[4] == "machineTypes")) {
+    if (!known_zone(seg[3])) {
+      return ComputeError(404, "The resource 'projects/" + project + "/zones/" + seg[3] +
+                                   "' was not found",
+                          "notFound");
+    }
+    if (seg[4] == "instanceGroupManagers") return HandleIgm(r, seg, c);
+    if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
+    if (seg.size() == 6 && seg[4] == "operations") {
+      auto it = compute_ops.find(seg[3] + "/" + seg[5]);
+      if (it == compute_ops.end()) {
+        return ComputeError(404, "The resource 'projects/" + project + "/zones/" + seg[3] +
+                                     "/operations/" + seg[5] + "' was not found",
+                            "notFound");
+      }
+      return Ok(it->second);
+    }
+    if (seg.size() == 6 && seg[4] == "machineTypes") {
+      auto m = control.GetMachineType(seg[3], seg[5]);
+      if (!m.ok()) {
+        return ComputeError(404, "The resource 'projects/" + project + "/zones/" + seg[3] +
+                                     "/machineTypes/" + seg[5] + "' was not found",
+                            "notFound");
+      }
+      return Ok(MachineTypeJson(c, seg[3], *m));
+    }
+    return ComputeError(404, "The resource '" + r.path + "' was not found", "notFound");
+  }
+  if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
   auto zone_json = [&](const std::string& z) {
     return json{{"kind", "compute#zone"},
                 {"id", std::to_string(2000 + (z.back() - 'a'))},
@@ -807,6 +859,358 @@ GkeResponse GkeApi::Impl::HandleCompute(const GkeRequest& r, const std::vector<s
     return Ok({{"kind", "compute#instanceAggregatedList"}, {"items", items}});
   }
   return ComputeError(404, "The resource '" + r.path + "' was not found", "notFound");
+}
+
+// ---- Managed instance groups (compute v1) ----------------------------------------------------
+
+namespace {
+
+// "2026-01-01T00:00:00.000Z": Compute Engine's timestamps carry milliseconds.
+std::string ComputeTime(TimePoint t) {
+  std::string s = FormatRfc3339(t);
+  const auto ms = (t.time_since_epoch().count() / 1000000) % 1000;
+  char frac[8];
+  std::snprintf(frac, sizeof(frac), ".%03lld", static_cast<long long>(ms < 0 ? 0 : ms));
+  if (!s.empty() && s.back() == 'Z') s.insert(s.size() - 1, frac);
+  return s;
+}
+
+std::string ComputeId(const std::string& key) {
+  return std::to_string(std::hash<std::string>{}(key) % 9000000000000000000ULL +
+                        1000000000000000000ULL);
+}
+
+// The instance name of a deleteInstances entry: a full URL, "projects/P/zones/Z/instances/N"
+// or "zones/Z/instances/N". `zone` gets the zone when the entry names one.
+std::string InstanceNameOf(const std::string& url, std::string* zone) {
+  const size_t at = url.rfind("instances/");
+  if (at == std::string::npos || (at > 0 && url[at - 1] != '/')) return "";
+  const std::string name = url.substr(at + std::string_view("instances/").size());
+  if (name.empty() || name.find('/') != std::string::npos) return "";
+  const size_t z = url.rfind("zones/", at);
+  if (z != std::string::npos && (z == 0 || url[z - 1] == '/')) {
+    const size_t begin = z + std::string_view("zones/").size();
+    *zone = url.substr(begin, at - 1 - begin);
+  }
+  return name;
+}
+
+GkeResponse ComputeFromStatus(const Status& s) {
+  const std::string msg(s.message());
+  switch (s.code()) {
+    case StatusCode::kNotFound: return ComputeError(404, msg, "notFound");
+    case StatusCode::kResourceExhausted: return ComputeError(403, msg, "quotaExceeded");
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kFailedPrecondition: return ComputeError(400, msg, "invalid");
+    default: return ComputeError(503, msg, "backendError");
+  }
+}
+
+}  // namespace
+
+std::vector<GkeApi::Impl::Igm> GkeApi::Impl::ListIgms() {
+  std::vector<Igm> out;
+  const ClusterInfo c = control.Cluster();
+  for (emu::NodePoolInfo& p : control.ListNodePools()) {
+    for (size_t i = 0; i < p.instance_groups.size(); ++i) {
+      Igm igm;
+      igm.name = p.instance_groups[i];
+      igm.zone = i < p.spec.zones.size() ? p.spec.zones[i] : c.zone;
+      igm.pool = p;
+      out.push_back(std::move(igm));
+    }
+  }
+  return out;
+}
+
+json GkeApi::Impl::ManagedInstanceJson(const ClusterInfo& c, const Igm& igm, const VmInfo& vm) {
+  const emu::InstanceInfo& in = vm.instance;
+  const std::string zurl =
+      std::string(kComputeBase) + "projects/" + c.project + "/zones/" + igm.zone;
+  std::string base = igm.name;
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, "-grp") == 0) base.resize(base.size() - 4);
+  json j = {{"instance", zurl + "/instances/" + in.name},
+            {"name", in.name},
+            {"version", {{"instanceTemplate", std::string(kComputeBase) + "projects/" +
+                                                  c.project + "/global/instanceTemplates/" +
+                                                  base}}}};
+  switch (in.status) {
+    case emu::VmStatus::kProvisioning:
+      j["currentAction"] = "CREATING";
+      j["instanceStatus"] = "PROVISIONING";
+      break;
+    case emu::VmStatus::kRunning:
+      j["currentAction"] = "NONE";
+      j["instanceStatus"] = "RUNNING";
+      break;
+    case emu::VmStatus::kStopping:
+      j["currentAction"] = "DELETING";
+      j["instanceStatus"] = "STOPPING";
+      break;
+    case emu::VmStatus::kFailed:
+      // The MIG keeps retrying a failed creation: CREATING, no VM, the last attempt's errors.
+      j["currentAction"] = "CREATING";
+      break;
+  }
+  if (in.status != emu::VmStatus::kFailed) j["id"] = ComputeId(in.name);
+  if (in.error.has_value()) {
+    j["lastAttempt"] = {
+        {"errors",
+         {{"errors", json::array({{{"code", in.error->error_code},
+                                   {"message", in.error->error_message}}})}}}};
+  }
+  return j;
+}
+
+json GkeApi::Impl::IgmJson(const ClusterInfo& c, const Igm& igm, const std::vector<VmInfo>& vms) {
+  const std::string zurl =
+      std::string(kComputeBase) + "projects/" + c.project + "/zones/" + igm.zone;
+  std::string base = igm.name;
+  if (base.size() > 4 && base.compare(base.size() - 4, 4, "-grp") == 0) base.resize(base.size() - 4);
+  int none = 0, creating = 0, deleting = 0, target = 0;
+  for (const VmInfo& vm : vms) {
+    if (vm.instance.node_pool != igm.pool.spec.name || vm.instance.zone != igm.zone) continue;
+    switch (vm.instance.status) {
+      case emu::VmStatus::kRunning: ++none; break;
+      case emu::VmStatus::kProvisioning:
+      case emu::VmStatus::kFailed: ++creating; break;
+      case emu::VmStatus::kStopping: ++deleting; break;
+    }
+    if (vm.instance.status != emu::VmStatus::kStopping) ++target;
+  }
+  const std::string self = zurl + "/instanceGroupManagers/" + igm.name;
+  const std::string tmpl =
+      std::string(kComputeBase) + "projects/" + c.project + "/global/instanceTemplates/" + base;
+  return json{
+      {"kind", "compute#instanceGroupManager"},
+      {"id", ComputeId(self)},
+      {"creationTimestamp", ComputeTime(c.create_time)},
+      {"name", igm.name},
+      {"zone", zurl},
+      {"instanceTemplate", tmpl},
+      {"versions", json::array({{{"instanceTemplate", tmpl}}})},
+      {"instanceGroup", zurl + "/instanceGroups/" + igm.name},
+      {"baseInstanceName", base},
+      {"fingerprint", Hex8(std::hash<std::string>{}(self)) + Hex8(target)},
+      {"currentActions",
+       {{"none", none}, {"creating", creating}, {"creatingWithoutRetries", 0},
+        {"verifying", 0}, {"recreating", 0}, {"deleting", deleting}, {"abandoning", 0},
+        {"restarting", 0}, {"refreshing", 0}, {"suspending", 0}, {"resuming", 0},
+        {"stopping", 0}, {"starting", 0}}},
+      {"status",
+       {{"isStable", creating == 0 && deleting == 0},
+        {"versionTarget", {{"isReached", true}}},
+        {"stateful", {{"hasStatefulConfig", false},
+                      {"perInstanceConfigs", {{"allEffective", true}}}}}}},
+      {"targetSize", target},
+      {"listManagedInstancesResults", "PAGELESS"},
+      {"selfLink", self}};
+}
+
+json GkeApi::Impl::MachineTypeJson(const ClusterInfo& c, const std::string& zone,
+                                   const emu::MachineType& m) {
+  char gb[32];
+  std::snprintf(gb, sizeof(gb), "%g", static_cast<double>(m.memory_mib) / 1024.0);
+  json j = {{"kind", "compute#machineType"},
+            {"id", ComputeId("machineTypes/" + m.name)},
+            {"name", m.name},
+            {"description", std::to_string(m.vcpus) + (m.vcpus == 1 ? " vCPU, " : " vCPUs, ") +
+                                gb + " GB RAM"},
+            {"guestCpus", m.vcpus},
+            {"memoryMb", m.memory_mib},
+            {"imageSpaceGb", 0},
+            {"maximumPersistentDisks", 128},
+            {"maximumPersistentDisksSizeGb", "263168"},
+            {"zone", zone},
+            {"isSharedCpu", m.shared_core},
+            {"selfLink", std::string(kComputeBase) + "projects/" + c.project + "/zones/" + zone +
+                             "/machineTypes/" + m.name}};
+  if (!m.builtin_accelerator.empty() && m.builtin_accelerator_count > 0) {
+    j["accelerators"] = json::array({{{"guestAcceleratorType", m.builtin_accelerator},
+                                      {"guestAcceleratorCount", m.builtin_accelerator_count}}});
+  }
+  return j;
+}
+
+json GkeApi::Impl::NewComputeOperation(
+    const ClusterInfo& c, const Igm& igm, const std::string& type,
+    const std::vector<std::pair<std::string, std::string>>& errors, int http_error) {
+  const TimePoint now = clock.Now();
+  const int64_t ms =
+      std::chrono::duration_cast<std::chrono::milliseconds>(now.time_since_epoch()).count();
+  ++compute_op_seq;
+  const std::string key = std::to_string(compute_op_seq) + igm.name + type;
+  const std::string name = "operation-" + std::to_string(ms) + "-" +
+                           Hex8(std::hash<std::string>{}(key)) + "-" +
+                           Hex8(std::hash<std::string>{}(key + "/2"));
+  const std::string zurl =
+      std::string(kComputeBase) + "projects/" + c.project + "/zones/" + igm.zone;
+  const std::string target = zurl + "/instanceGroupManagers/" + igm.name;
+  json op = {{"kind", "compute#operation"},
+             {"id", ComputeId(name)},
+             {"name", name},
+             {"zone", zurl},
+             {"operationType", type},
+             {"targetLink", target},
+             {"targetId", ComputeId(target)},
+             {"status", "DONE"},
+             {"user", "tidepool"},
+             {"progress", 100},
+             {"insertTime", ComputeTime(now)},
+             {"startTime", ComputeTime(now)},
+             {"endTime", ComputeTime(now)},
+             {"selfLink", zurl + "/operations/" + name}};
+  if (!errors.empty()) {
+    json e = json::array();
+    for (const auto& [code, message] : errors) e.push_back({{"code", code}, {"message", message}});
+    op["error"] = {{"errors", e}};
+  }
+  if (http_error != 0) {
+    op["httpErrorStatusCode"] = http_error;
+    op["httpErrorMessage"] = http_error == 403 ? "FORBIDDEN" : "BAD REQUEST";
+  }
+  compute_ops[igm.zone + "/" + name] = op;
+  return op;
+}
+
+GkeResponse GkeApi::Impl::HandleIgm(const GkeRequest& r, const std::vector<std::string>& seg,
+                                    const ClusterInfo& c) {
+  const std::string& zone = seg[3];
+  const std::string here = "projects/" + c.project + "/zones/" + zone;
+  std::vector<Igm> igms = ListIgms();
+  if (seg.size() == 5) {
+    if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
+    const std::vector<VmInfo> vms = control.ListVms();
+    json items = json::array();
+    for (const Igm& igm : igms) {
+      if (igm.zone == zone) items.push_back(IgmJson(c, igm, vms));
+    }
+    json list = {{"kind", "compute#instanceGroupManagerList"},
+                 {"selfLink", std::string(kComputeBase) + here + "/instanceGroupManagers"}};
+    if (!items.empty()) list["items"] = items;
+    return Ok(list);
+  }
+  const Igm* igm = nullptr;
+  for (const Igm& g : igms) {
+    if (g.name == seg[5] && g.zone == zone) igm = &g;
+  }
+  if (igm == nullptr || seg.size() > 7) {
+    return ComputeError(404, "The resource '" + here + "/instanceGroupManagers/" + seg[5] +
+                                 "' was not found",
+                        "notFound");
+  }
+  const std::string& pool = igm->pool.spec.name;
+  if (seg.size() == 6) {
+    if (r.method != "GET") return ComputeError(405, "Method not allowed", "methodNotAllowed");
+    return Ok(IgmJson(c, *igm, control.ListVms()));
+  }
+  const std::string& verb = seg[6];
+  if (r.method != "POST") return ComputeError(405, "Method not allowed", "methodNotAllowed");
+  json body = json::object();
+  if (!r.body.empty()) {
+    body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object()) {
+      return ComputeError(400, "Invalid JSON payload received.", "parseError");
+    }
+  }
+  if (verb == "listManagedInstances") {
+    json items = json::array();
+    for (const VmInfo& vm : control.ListVms()) {
+      if (vm.instance.node_pool == pool && vm.instance.zone == zone) {
+        items.push_back(ManagedInstanceJson(c, *igm, vm));
+      }
+    }
+    json out = json::object();
+    if (!items.empty()) out["managedInstances"] = items;  // empty lists are omitted, as GCE does
+    return Ok(out);
+  }
+  if (verb == "deleteInstances") {
+    if (!body.contains("instances") || !body["instances"].is_array() ||
+        body["instances"].empty()) {
+      return ComputeError(400, "Required field 'instances' not specified", "required");
+    }
+    const bool skip = body.value("skipInstancesOnValidationError", false);
+    const std::vector<VmInfo> vms = control.ListVms();
+    std::vector<std::string> names;
+    std::vector<std::pair<std::string, std::string>> errors;
+    // Codes and texts of these refusals are tidepool's: the compute reference documents the
+    // behaviour (the operation fails) but not the wording.
+    for (const json& u : body["instances"]) {
+      const std::string url = u.is_string() ? u.get<std::string>() : u.dump();
+      std::string url_zone;
+      const std::string name = InstanceNameOf(url, &url_zone);
+      if (name.empty() || (!url_zone.empty() && url_zone != zone)) {
+        errors.push_back({"INVALID_FIELD_VALUE",
+                          "Invalid value for field 'instances': '" + url +
+                              "'. The instance URL is malformed or names another zone than " +
+                              zone + "."});
+        continue;
+      }
+      const VmInfo* vm = nullptr;
+      for (const VmInfo& v : vms) {
+        if (v.instance.name == name && v.instance.node_pool == pool && v.instance.zone == zone) {
+          vm = &v;
+        }
+      }
+      if (vm == nullptr || vm->instance.status == emu::VmStatus::kStopping) {
+        if (skip) continue;
+        errors.push_back(
+            {"RESOURCE_NOT_FOUND",
+             vm == nullptr ? "The resource '" + here + "/instances/" + name +
+                                 "' is not a member of instance group manager '" + igm->name +
+                                 "'."
+                           : "The resource '" + here + "/instances/" + name +
+                                 "' is already being deleted."});
+        continue;
+      }
+      if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+    }
+    if (!errors.empty()) {
+      return Ok(NewComputeOperation(c, *igm, "compute.instanceGroupManagers.deleteInstances",
+                                    errors, 400));
+    }
+    if (!names.empty()) {
+      Status s = control.DeleteInstances(pool, names);
+      if (!s.ok()) {
+        return Ok(NewComputeOperation(
+            c, *igm, "compute.instanceGroupManagers.deleteInstances",
+            {{s.code() == StatusCode::kNotFound ? "RESOURCE_NOT_FOUND" : "CONDITION_NOT_MET",
+              std::string(s.message())}},
+            400));
+      }
+    }
+    return Ok(NewComputeOperation(c, *igm, "compute.instanceGroupManagers.deleteInstances", {}));
+  }
+  if (verb == "resize") {
+    auto q = r.query.find("size");
+    if (q == r.query.end()) {
+      return ComputeError(400, "Required field 'size' not specified", "required");
+    }
+    char* end = nullptr;
+    const long long size = std::strtoll(q->second.c_str(), &end, 10);
+    if (q->second.empty() || end == nullptr || *end != '\0' || size < 0) {
+      return ComputeError(400, "Invalid value for field 'size': '" + q->second +
+                                   "'. Must be greater than or equal to 0.",
+                          "invalid");
+    }
+    int others = 0;
+    for (const VmInfo& vm : control.ListVms()) {
+      if (vm.instance.node_pool == pool && vm.instance.zone != zone &&
+          vm.instance.status != emu::VmStatus::kStopping) {
+        ++others;
+      }
+    }
+    Status s = control.SetSize(pool, others + static_cast<int>(size));
+    if (s.code() == StatusCode::kResourceExhausted) {
+      return Ok(NewComputeOperation(c, *igm, "compute.instanceGroupManagers.resize",
+                                    {{"QUOTA_EXCEEDED", std::string(s.message())}}, 403));
+    }
+    if (!s.ok()) return ComputeFromStatus(s);
+    return Ok(NewComputeOperation(c, *igm, "compute.instanceGroupManagers.resize", {}));
+  }
+  return ComputeError(400, "Invalid resource usage: 'instanceGroupManagers/" + verb +
+                               "' is not supported by tidepool up.",
+                      "invalidResourceUsage");
 }
 
 }  // namespace tidepool::cloud::gke

@@ -7,7 +7,7 @@
 // body); `tidepool up` routes HTTP requests whose path IsGkePath() here.
 //
 // Served (every path also under /v1beta1/, the `zones/` collection form is accepted as
-// `locations/`, the query string, `alt=json` included, is ignored):
+// `locations/`, the query string, `alt=json` included, is ignored but for compute resize's size):
 //   container  /v1/projects/P/locations/L/clusters                        GET (L may be "-"), POST
 //              /v1/projects/P/locations/L/clusters/C                      GET, PUT (update:
 //                                      desiredNodePoolAutoscaling + desiredNodePoolId), DELETE
@@ -20,6 +20,12 @@
 //   compute    /compute/v1/projects/P/zones[/Z]                           GET
 //              /compute/v1/projects/P/zones/Z/instances                   GET
 //              /compute/v1/projects/P/aggregated/instances                GET
+//              /compute/v1/projects/P/zones/Z/machineTypes/MT             GET
+//              /compute/v1/projects/P/zones/Z/instanceGroupManagers[/IGM] GET
+//              .../instanceGroupManagers/IGM/listManagedInstances         POST
+//              .../instanceGroupManagers/IGM/deleteInstances              POST
+//              .../instanceGroupManagers/IGM/resize?size=N                POST
+//              /compute/v1/projects/P/zones/Z/operations/OP               GET
 //
 // Model. There is one cluster, the World's (project, name, zone from GkeControl::Cluster());
 // clusters create answers 409 for its name and 400 for another, clusters delete 400. Node
@@ -42,6 +48,23 @@
 // a statusMessage (gcloud: "finished with error: ...") naming the VMs' error codes and texts.
 // A GPU quota refusal (QUOTA_EXCEEDED) is a DONE operation with statusMessage
 // "Insufficient quota to satisfy the request: <Compute Engine's text>", as GKE reports it.
+//
+// Managed instance groups (what a live cluster autoscaler drives; compute v1 shapes). Each pool
+// has one MIG per zone, named as the pool's instanceGroupUrls say ("gke-<cluster>-<pool>-<hash>-
+// grp"; baseInstanceName and instance template without "-grp"). A MIG's instances are the pool's
+// VMs in its zone: PROVISIONING VMs are currentAction CREATING, RUNNING ones NONE, STOPPING ones
+// DELETING, and failed creations stay listed as CREATING without instanceStatus, with
+// lastAttempt.errors.errors[] {code, message} (e.g. ZONE_RESOURCE_POOL_EXHAUSTED), as a MIG that
+// keeps retrying reports them; targetSize counts every instance not being deleted.
+// deleteInstances ({"instances": [URLs or zones/Z/instances/NAME]}) deletes those VMs and lowers
+// the target by as many; an instance that is not a member, or already being deleted, fails the
+// operation unless skipInstancesOnValidationError is true (compute v1 reference), and a URL in
+// another zone always does. resize?size=N sets the MIG's target (the pool's total is the other
+// MIGs' targets plus N), regardless of the autoscaling limits. Compute operations are done when
+// returned (the MIG has accepted the change); a refusal is a DONE operation with error.errors[]
+// (QUOTA_EXCEEDED with Compute Engine's text for GPU quota). Deviation: the emulated cloud
+// refuses to delete running instances below the pool's autoscaling minimum (a real MIG has no
+// minimum); that is a DONE operation with error CONDITION_NOT_MET.
 //
 // Errors are google.rpc-style JSON: {"error":{"code":404,"message":"...","status":"NOT_FOUND"}}
 // (compute adds errors[].reason). Codes: NotFound 404, AlreadyExists 409, InvalidArgument 400,
@@ -108,12 +131,21 @@ class GkeControl {
   virtual Status SetTaints(const std::string& name, const std::vector<api::Taint>& taints) = 0;
   // Every VM (failed creations included; the compute API hides those), sorted by name.
   virtual std::vector<VmInfo> ListVms() = 0;
+  // Deletes these VMs (by name) of the pool, lowering its target by as many (the emulated
+  // cloud's DeleteNodes). NotFound for an unknown pool or VM; FailedPrecondition below the
+  // pool's autoscaling minimum.
+  virtual Status DeleteInstances(const std::string& pool, const std::vector<std::string>& names) = 0;
+  // A machine type offered in `zone`, as the emulated cloud's catalog has it. NotFound.
+  virtual StatusOr<cloud::emulated::MachineType> GetMachineType(const std::string& zone,
+                                                                const std::string& name) = 0;
 };
 
 struct GkeRequest {
   std::string method;
   std::string path;  // percent-decoded, no query
   std::string body;
+  // Decoded query parameters (only compute's resize reads one: size).
+  std::multimap<std::string, std::string> query;
 };
 
 struct GkeResponse {

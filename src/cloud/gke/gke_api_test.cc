@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cloud/gke/emulated_gke_control.h"
 #include "sim/event_queue.h"
 
 namespace tidepool::cloud::gke {
@@ -23,26 +24,17 @@ class NullSink final : public emu::NodeSink {
   Status DeleteNode(const std::string&) override { return OkStatus(); }
 };
 
-// GkeControl straight on an EmulatedCloud (the test is single-threaded).
-class CloudControl final : public GkeControl {
+// EmulatedGkeControl with a cluster endpoint and CA, internal IPs, and label / taint updates
+// refused (to test the 501).
+class CloudControl final : public EmulatedGkeControl {
  public:
-  explicit CloudControl(emu::EmulatedCloud& cloud) : cloud_(cloud) {}
-  ClusterInfo Cluster() override {
+  explicit CloudControl(emu::EmulatedCloud& cloud) : EmulatedGkeControl(cloud, Info()) {}
+  static ClusterInfo Info() {
     ClusterInfo c;
     c.endpoint = "127.0.0.1:6443";
     c.ca_pem = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
     return c;
   }
-  std::vector<emu::NodePoolInfo> ListNodePools() override { return cloud_.ListNodePools(); }
-  StatusOr<emu::NodePoolInfo> GetNodePool(const std::string& n) override {
-    return cloud_.GetNodePool(n);
-  }
-  Status CreateNodePool(emu::NodePoolSpec s) override { return cloud_.CreateNodePool(s); }
-  Status DeleteNodePool(const std::string& n) override { return cloud_.DeleteNodePool(n); }
-  Status SetAutoscaling(const std::string& n, bool e, int mn, int mx) override {
-    return cloud_.SetAutoscaling(n, e, mn, mx);
-  }
-  Status SetSize(const std::string& n, int c) override { return cloud_.SetSize(n, c); }
   Status SetLabels(const std::string&, const api::Labels&) override {
     return UnimplementedError("node pool label updates are not supported");
   }
@@ -50,18 +42,10 @@ class CloudControl final : public GkeControl {
     return UnimplementedError("node pool taint updates are not supported");
   }
   std::vector<VmInfo> ListVms() override {
-    std::vector<VmInfo> out;
-    for (const emu::InstanceInfo& i : cloud_.ListInstances()) {
-      VmInfo v;
-      v.instance = i;
-      v.internal_ip = "10.128.0.9";
-      out.push_back(v);
-    }
+    std::vector<VmInfo> out = EmulatedGkeControl::ListVms();
+    for (VmInfo& v : out) v.internal_ip = "10.128.0.9";
     return out;
   }
-
- private:
-  emu::EmulatedCloud& cloud_;
 };
 
 class GkeApiTest : public ::testing::Test {
@@ -230,6 +214,162 @@ TEST_F(GkeApiTest, StockoutFailsTheOperationWithTheZoneError) {
             std::string::npos)
       << done.dump();
   EXPECT_EQ(DoJson("GET", kP + "/nodePools/p4")["status"], "ERROR");
+}
+
+// The compute path of a pool's first instance group, from the node pool's instanceGroupUrls.
+std::string IgmPath(const json& pool) {
+  const std::string url = pool["instanceGroupUrls"][0].get<std::string>();
+  return url.substr(url.find("/compute/v1/"));
+}
+
+TEST_F(GkeApiTest, ManagedInstanceGroupFollowsThePool) {
+  DoJson("POST", kP + "/nodePools", kSeedCreate);
+  const std::string igm = IgmPath(DoJson("GET", kP + "/nodePools/gpu-pool"));
+  json g = DoJson("GET", igm);
+  EXPECT_EQ(g["kind"], "compute#instanceGroupManager");
+  EXPECT_EQ(g["targetSize"], 0);
+  EXPECT_EQ(g["status"]["isStable"], true);
+  const std::string name = g["name"].get<std::string>();
+  ASSERT_GT(name.size(), 4u);
+  EXPECT_EQ(name.substr(name.size() - 4), "-grp");
+  EXPECT_EQ(g["baseInstanceName"], name.substr(0, name.size() - 4));
+  EXPECT_NE(g["instanceTemplate"].get<std::string>().find("/global/instanceTemplates/"),
+            std::string::npos);
+  EXPECT_EQ(g["selfLink"].get<std::string>().substr(g["selfLink"].get<std::string>().find("/compute/v1/")), igm);
+  // No instances: the list is omitted, as Compute Engine does.
+  EXPECT_EQ(DoJson("POST", igm + "/listManagedInstances"), json::object());
+
+  DoJson("POST", kP + "/nodePools/gpu-pool:setSize", R"({"nodeCount":2})");
+  g = DoJson("GET", igm);
+  EXPECT_EQ(g["targetSize"], 2);
+  EXPECT_EQ(g["currentActions"]["creating"], 2);
+  EXPECT_EQ(g["status"]["isStable"], false);
+  json mi = DoJson("POST", igm + "/listManagedInstances")["managedInstances"];
+  ASSERT_EQ(mi.size(), 2u);
+  EXPECT_EQ(mi[0]["currentAction"], "CREATING");
+  EXPECT_EQ(mi[0]["instanceStatus"], "PROVISIONING");
+  const std::string first = mi[0]["instance"].get<std::string>();
+  EXPECT_NE(first.find("/projects/tidepool-local/zones/us-central1-a/instances/" +
+                       g["baseInstanceName"].get<std::string>() + "-"),
+            std::string::npos)
+      << first;
+
+  queue_.RunUntil(queue_.Now() + std::chrono::minutes(5));
+  mi = DoJson("POST", igm + "/listManagedInstances")["managedInstances"];
+  EXPECT_EQ(mi[0]["currentAction"], "NONE");
+  EXPECT_EQ(mi[0]["instanceStatus"], "RUNNING");
+  EXPECT_EQ(DoJson("GET", igm)["status"]["isStable"], true);
+
+  // deleteInstances: the VM goes, the target drops by one; the operation is DONE and readable.
+  json op = DoJson("POST", igm + "/deleteInstances",
+                   json{{"instances", {first}}}.dump());
+  EXPECT_EQ(op["kind"], "compute#operation");
+  EXPECT_EQ(op["status"], "DONE");
+  EXPECT_EQ(op["operationType"], "compute.instanceGroupManagers.deleteInstances");
+  EXPECT_FALSE(op.contains("error")) << op.dump();
+  const std::string zone_ops = "/compute/v1/projects/tidepool-local/zones/us-central1-a/operations/";
+  EXPECT_EQ(DoJson("GET", zone_ops + op["name"].get<std::string>())["name"], op["name"]);
+  g = DoJson("GET", igm);
+  EXPECT_EQ(g["targetSize"], 1);
+  EXPECT_EQ(g["currentActions"]["deleting"], 1);
+  mi = DoJson("POST", igm + "/listManagedInstances")["managedInstances"];
+  EXPECT_EQ(mi[0]["currentAction"], "DELETING");
+
+  // Refusals: the operation fails (nothing deleted) unless skipInstancesOnValidationError.
+  const std::string partial = "zones/us-central1-a/instances/gke-not-a-member";
+  op = DoJson("POST", igm + "/deleteInstances", json{{"instances", {partial}}}.dump());
+  ASSERT_TRUE(op.contains("error")) << op.dump();
+  EXPECT_EQ(op["error"]["errors"][0]["code"], "RESOURCE_NOT_FOUND");
+  op = DoJson("POST", igm + "/deleteInstances", json{{"instances", {first}}}.dump());
+  EXPECT_TRUE(op.contains("error")) << "already deleting: " << op.dump();
+  op = DoJson("POST", igm + "/deleteInstances",
+              json{{"instances", {partial, first}}, {"skipInstancesOnValidationError", true}}.dump());
+  EXPECT_FALSE(op.contains("error")) << op.dump();
+  op = DoJson("POST", igm + "/deleteInstances",
+              json{{"instances", {"zones/us-central1-b/instances/x"}},
+                   {"skipInstancesOnValidationError", true}}.dump());
+  EXPECT_EQ(op["error"]["errors"][0]["code"], "INVALID_FIELD_VALUE") << "another zone always fails";
+  EXPECT_EQ(DoJson("GET", igm)["targetSize"], 1);
+
+  // resize sets the target.
+  GkeRequest resize{"POST", igm + "/resize", "", {{"size", "3"}}};
+  GkeResponse rr = api_.Handle(resize);
+  ASSERT_EQ(rr.status, 200) << rr.body;
+  EXPECT_EQ(json::parse(rr.body)["operationType"], "compute.instanceGroupManagers.resize");
+  EXPECT_EQ(DoJson("GET", igm)["targetSize"], 3);
+}
+
+TEST_F(GkeApiTest, ComputeTableOfRequests) {
+  DoJson("POST", kP + "/nodePools", kSeedCreate);
+  const std::string igm = IgmPath(DoJson("GET", kP + "/nodePools/gpu-pool"));
+  const std::string z = "/compute/v1/projects/tidepool-local/zones/us-central1-a";
+  struct ComputeCase {
+    std::string name;
+    GkeRequest request;
+    int status;
+    std::vector<std::string> contains;
+  };
+  const std::vector<ComputeCase> cases = {
+      {"machine type", {"GET", z + "/machineTypes/n1-standard-4", "", {}}, 200,
+       {R"("guestCpus":4)", R"("memoryMb":15360)", R"("kind":"compute#machineType")",
+        R"("zone":"us-central1-a")"}},
+      {"machine type with built-in GPUs", {"GET", z + "/machineTypes/g2-standard-4", "", {}}, 200,
+       {R"("accelerators":[{"guestAcceleratorCount":1,"guestAcceleratorType":"nvidia-l4"}])"}},
+      {"unknown machine type", {"GET", z + "/machineTypes/n9-huge-1", "", {}}, 404,
+       {R"("reason":"notFound")", "machineTypes/n9-huge-1"}},
+      {"instance group managers of the zone", {"GET", z + "/instanceGroupManagers", "", {}}, 200,
+       {R"("kind":"compute#instanceGroupManagerList")", "-grp"}},
+      {"unknown instance group manager", {"GET", z + "/instanceGroupManagers/nope", "", {}}, 404,
+       {"instanceGroupManagers/nope' was not found"}},
+      {"igm in an unknown zone", {"GET", "/compute/v1/projects/tidepool-local/zones/mars-1-a/instanceGroupManagers/x", "", {}}, 404,
+       {"notFound"}},
+      {"resize without size", {"POST", igm + "/resize", "", {}}, 400, {"'size'"}},
+      {"resize to a negative size", {"POST", igm + "/resize", "", {{"size", "-1"}}}, 400,
+       {"Must be greater than or equal to 0"}},
+      {"deleteInstances without instances", {"POST", igm + "/deleteInstances", "{}", {}}, 400,
+       {"'instances'"}},
+      {"GET of a verb", {"GET", igm + "/listManagedInstances", "", {}}, 405, {"methodNotAllowed"}},
+      {"unknown verb", {"POST", igm + "/abandonInstances", "{}", {}}, 400, {"abandonInstances"}},
+      {"unknown operation", {"GET", z + "/operations/operation-1-2-3", "", {}}, 404, {"notFound"}},
+  };
+  for (const ComputeCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    GkeResponse r = api_.Handle(c.request);
+    EXPECT_EQ(r.status, c.status) << r.body;
+    for (const std::string& s : c.contains) {
+      EXPECT_NE(r.body.find(s), std::string::npos) << s << " in " << r.body;
+    }
+  }
+}
+
+TEST_F(GkeApiTest, StockedOutCreationsStayListedWithTheirErrors) {
+  DoJson("POST", kP + "/nodePools",
+         R"({"nodePool":{"name":"p4","config":{"machineType":"n1-standard-4","accelerators":[{"acceleratorCount":"1","acceleratorType":"nvidia-tesla-p4"}]},"initialNodeCount":1}})");
+  const std::string igm = IgmPath(DoJson("GET", kP + "/nodePools/p4"));
+  queue_.RunUntil(queue_.Now() + std::chrono::minutes(5));
+  json mi = DoJson("POST", igm + "/listManagedInstances")["managedInstances"];
+  ASSERT_EQ(mi.size(), 1u);
+  EXPECT_EQ(mi[0]["currentAction"], "CREATING");
+  EXPECT_FALSE(mi[0].contains("instanceStatus"));
+  EXPECT_EQ(mi[0]["lastAttempt"]["errors"]["errors"][0]["code"], "ZONE_RESOURCE_POOL_EXHAUSTED");
+  EXPECT_FALSE(mi[0]["lastAttempt"]["errors"]["errors"][0]["message"].get<std::string>().empty());
+  json g = DoJson("GET", igm);
+  EXPECT_EQ(g["targetSize"], 1);
+  EXPECT_EQ(g["status"]["isStable"], false);
+}
+
+TEST_F(GkeApiTest, ResizeBeyondGpuQuotaIsAFailedOperation) {
+  DoJson("POST", kP + "/nodePools",
+         R"({"nodePool":{"name":"v100","config":{"machineType":"n1-standard-8","accelerators":[{"acceleratorCount":"1","acceleratorType":"nvidia-tesla-v100"}]},"initialNodeCount":0}})");
+  const std::string igm = IgmPath(DoJson("GET", kP + "/nodePools/v100"));
+  GkeResponse r = api_.Handle(GkeRequest{"POST", igm + "/resize", "", {{"size", "1"}}});
+  ASSERT_EQ(r.status, 200) << r.body;
+  json op = json::parse(r.body);
+  EXPECT_EQ(op["status"], "DONE");
+  EXPECT_EQ(op["error"]["errors"][0]["code"], "QUOTA_EXCEEDED");
+  EXPECT_NE(op["error"]["errors"][0]["message"].get<std::string>().find("NVIDIA_V100_GPUS"),
+            std::string::npos);
+  EXPECT_EQ(DoJson("GET", igm)["targetSize"], 0);
 }
 
 }  // namespace
