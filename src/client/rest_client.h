@@ -63,6 +63,8 @@ struct RestRequest {
   std::string content_type = "application/json";
   // Zero: the config's timeout (none by default).
   Duration timeout = Duration::zero();
+  // When non-null, setting it from any thread aborts the call (Cancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // What a call got back.

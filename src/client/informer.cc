@@ -1,0 +1,389 @@
+#include "client/informer.h"
+
+#include <algorithm>
+
+namespace tidepool::client {
+namespace {
+
+using nlohmann::json;
+
+std::string ResourceVersionOf(const json& obj) {
+  if (!obj.is_object()) return "";
+  auto md = obj.find("metadata");
+  if (md == obj.end() || !md->is_object()) return "";
+  auto rv = md->find("resourceVersion");
+  if (rv == md->end() || !rv->is_string()) return "";
+  return rv->get<std::string>();
+}
+
+// Requests of the informer carry a timeout so that a hung server cannot keep Stop() waiting
+// forever (watches are cancelled through the stop flag instead).
+constexpr Duration kListTimeout = std::chrono::seconds(60);
+
+// client-go reflector: a watch that closes within a second without delivering anything is an
+// error ("very short watch"), so that a misbehaving server does not make us spin.
+constexpr Duration kShortWatch = std::chrono::seconds(1);
+
+}  // namespace
+
+json StripManagedFields(json&& obj) {
+  if (obj.is_object()) {
+    auto md = obj.find("metadata");
+    if (md != obj.end() && md->is_object()) md->erase("managedFields");
+  }
+  return std::move(obj);
+}
+
+std::string Informer::KeyOf(const json& obj) {
+  if (!obj.is_object() || !obj.contains("metadata") || !obj["metadata"].is_object()) return "";
+  const json& md = obj["metadata"];
+  const std::string name = md.value("name", "");
+  const std::string ns = md.value("namespace", "");
+  return ns.empty() ? name : ns + "/" + name;
+}
+
+Informer::Informer(const RestClient& client, const Clock& clock, InformerOptions options, log::Logger* logger)
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      logger_(logger),
+      name_(options_.name.empty() ? options_.path : options_.name),
+      random_(options_.seed),
+      backoff_current_(options_.backoff.initial) {}
+
+Informer::~Informer() { Stop(); }
+
+void Informer::AddEventHandlers(ResourceEventHandlers handlers) { handlers_.push_back(std::move(handlers)); }
+
+void Informer::Start() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (started_) return;
+    started_ = true;
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Informer::Stop() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_.store(true);
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+bool Informer::HasSynced() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return synced_;
+}
+
+bool Informer::WaitForSync(Duration timeout) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, timeout, [this] { return synced_ || stop_.load(); });
+  return synced_;
+}
+
+std::vector<ObjectRef> Informer::List() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ObjectRef> out;
+  out.reserve(items_.size());
+  for (const auto& [key, obj] : items_) out.push_back(obj);
+  return out;
+}
+
+ObjectRef Informer::Get(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = items_.find(key);
+  return it == items_.end() ? nullptr : it->second;
+}
+
+size_t Informer::Size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return items_.size();
+}
+
+InformerStats Informer::stats() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return stats_;
+}
+
+void Informer::Logf(log::Level level, const std::string& msg) {
+  if (logger_ == nullptr) return;
+  logger_->Log(level, msg, {}, std::source_location::current());
+}
+
+bool Informer::SleepUnlessStopped(Duration d) {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait_for(lock, d, [this] { return stop_.load(); });
+  return !stop_.load();
+}
+
+Duration Informer::NextBackoff(std::optional<Duration> retry_after) {
+  // wait.ExponentialBackoffManager: reset to the initial duration when the last backoff
+  // started more than reset_after ago; the returned wait is jittered, the next one doubled
+  // and capped.
+  const BackoffOptions& b = options_.backoff;
+  const TimePoint now = clock_.Now();
+  if (!last_backoff_start_ || now - *last_backoff_start_ > b.reset_after) backoff_current_ = b.initial;
+  last_backoff_start_ = now;
+  Duration d = backoff_current_;
+  const auto next = std::chrono::duration_cast<Duration>(backoff_current_ * b.factor);
+  backoff_current_ = std::min<Duration>(next, b.max);
+  if (b.jitter > 0) {
+    d += std::chrono::duration_cast<Duration>(d * (random_.UniformDouble() * b.jitter));
+  }
+  if (retry_after && *retry_after > d) d = *retry_after;
+  return d;
+}
+
+ObjectRef Informer::Prepare(json&& obj) {
+  if (options_.transform) obj = options_.transform(std::move(obj));
+  return std::make_shared<const json>(std::move(obj));
+}
+
+RestResult Informer::ListAndReplace(bool initial) {
+  ListOptions o;
+  o.label_selector = options_.label_selector;
+  o.field_selector = options_.field_selector;
+  o.limit = options_.page_size;
+  std::vector<ObjectRef> listed;
+  std::string rv;
+  while (true) {
+    RestRequest req;
+    req.path = options_.path;
+    if (!o.label_selector.empty()) req.query.emplace_back("labelSelector", o.label_selector);
+    if (!o.field_selector.empty()) req.query.emplace_back("fieldSelector", o.field_selector);
+    if (o.limit > 0) req.query.emplace_back("limit", std::to_string(o.limit));
+    if (!o.continue_token.empty()) req.query.emplace_back("continue", o.continue_token);
+    req.timeout = kListTimeout;
+    req.cancel = &stop_;
+    RestResult r = client_.Do(req);
+    if (!r.ok()) {
+      if (r.http_status == 410 && !o.continue_token.empty()) {
+        // pager.go: the continue token expired; fall back to one full list.
+        Logf(log::Level::kWarning, "reflector " + name_ + ": continue token expired, listing everything at once");
+        o.continue_token.clear();
+        o.limit = 0;
+        listed.clear();
+        continue;
+      }
+      return r;
+    }
+    if (!r.body.is_object()) {
+      r.status = InternalError("list of " + name_ + ": the answer is not an object");
+      return r;
+    }
+    if (r.body.contains("items") && r.body["items"].is_array()) {
+      for (json& item : r.body["items"]) listed.push_back(Prepare(std::move(item)));
+    }
+    const json& md = r.body.contains("metadata") ? r.body["metadata"] : json();
+    rv = md.is_object() ? md.value("resourceVersion", "") : "";
+    const std::string cont = md.is_object() ? md.value("continue", "") : "";
+    if (cont.empty() || o.limit == 0) break;
+    o.continue_token = cont;
+  }
+
+  // Replace the cache (DeltaFIFO.Replace): adds/updates in list order, then deletions.
+  struct Change {
+    enum Kind { kAdd, kUpdate, kDelete } kind;
+    ObjectRef old_obj, new_obj;
+  };
+  std::vector<Change> changes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::map<std::string, ObjectRef> next;
+    for (ObjectRef& obj : listed) {
+      const std::string key = KeyOf(*obj);
+      auto old = items_.find(key);
+      if (old == items_.end()) {
+        changes.push_back({Change::kAdd, nullptr, obj});
+      } else if (ResourceVersionOf(*old->second) != ResourceVersionOf(*obj)) {
+        changes.push_back({Change::kUpdate, old->second, obj});
+      } else {
+        obj = old->second;  // unchanged: keep the stored copy
+      }
+      next[key] = obj;
+    }
+    for (const auto& [key, obj] : items_) {
+      if (!next.count(key)) changes.push_back({Change::kDelete, obj, nullptr});
+    }
+    items_ = std::move(next);
+    ++stats_.lists;
+    stats_.last_resource_version = rv;
+  }
+  last_rv_ = rv;
+  for (const Change& c : changes) {
+    if (stop_.load()) break;
+    for (const ResourceEventHandlers& h : handlers_) {
+      if (c.kind == Change::kAdd && h.on_add) h.on_add(c.new_obj, initial);
+      if (c.kind == Change::kUpdate && h.on_update) h.on_update(c.old_obj, c.new_obj);
+      if (c.kind == Change::kDelete && h.on_delete) h.on_delete(c.old_obj, true);
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    synced_ = true;
+  }
+  cv_.notify_all();
+  Logf(log::Level::kInfo, "Caches populated for " + name_ + " (" + std::to_string(listed.size()) +
+                              " objects, resourceVersion " + rv + ")");
+  RestResult ok;
+  ok.http_status = 200;
+  return ok;
+}
+
+void Informer::Apply(const std::string& type, ObjectRef obj) {
+  const std::string key = KeyOf(*obj);
+  ObjectRef old;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = items_.find(key);
+    if (it != items_.end()) old = it->second;
+    if (type == "DELETED") {
+      if (it != items_.end()) items_.erase(it);
+    } else {
+      items_[key] = obj;
+    }
+    ++stats_.events;
+  }
+  for (const ResourceEventHandlers& h : handlers_) {
+    if (type == "DELETED") {
+      // client-go hands OnDelete the DELETED event's object (the final state).
+      if (h.on_delete) h.on_delete(obj, false);
+    } else if (old) {
+      if (h.on_update) h.on_update(old, obj);
+    } else {
+      if (h.on_add) h.on_add(obj, false);
+    }
+  }
+}
+
+RestResult Informer::WatchOnce(bool* expired) {
+  *expired = false;
+  WatchOptions wo;
+  wo.label_selector = options_.label_selector;
+  wo.field_selector = options_.field_selector;
+  wo.resource_version = last_rv_;
+  wo.allow_bookmarks = true;
+  const double secs = std::chrono::duration<double>(options_.min_watch_timeout).count();
+  wo.timeout_seconds = std::max<int64_t>(1, static_cast<int64_t>(secs * (random_.UniformDouble() + 1.0)));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++stats_.watches;
+  }
+  const TimePoint started = clock_.Now();
+  uint64_t received = 0;
+  Status event_error;
+  RestResult r = client_.Watch(
+      options_.path, wo,
+      [&](WatchEvent&& ev) {
+        if (stop_.load()) return false;
+        ++received;
+        if (ev.type == "ERROR") {
+          const int code = ev.object.is_object() ? ev.object.value("code", 0) : 0;
+          const std::string msg = ev.object.is_object() ? ev.object.value("message", "") : "";
+          const std::string reason = ev.object.is_object() ? ev.object.value("reason", "") : "";
+          if (code == 410 || reason == "Expired" || reason == "Gone") {
+            *expired = true;
+            Logf(log::Level::kWarning, "watch of " + name_ + " ended with: " + msg);
+          } else {
+            event_error = Status(StatusCodeForHttp(code == 0 ? 500 : code, reason), msg);
+          }
+          return false;
+        }
+        const std::string rv = ResourceVersionOf(ev.object);
+        if (ev.type == "BOOKMARK") {
+          if (!rv.empty()) last_rv_ = rv;
+          std::lock_guard<std::mutex> lock(mu_);
+          ++stats_.bookmarks;
+          stats_.last_resource_version = last_rv_;
+          return true;
+        }
+        if (ev.type != "ADDED" && ev.type != "MODIFIED" && ev.type != "DELETED") {
+          event_error = InternalError("unexpected watch event type " + ev.type);
+          return false;
+        }
+        const std::string type = ev.type;
+        Apply(type, Prepare(std::move(ev.object)));
+        if (!rv.empty()) {
+          last_rv_ = rv;
+          std::lock_guard<std::mutex> lock(mu_);
+          stats_.last_resource_version = rv;
+        }
+        return true;
+      },
+      &stop_);
+  if (stop_.load()) return r;
+  if (r.http_status == 410 || r.status.code() == StatusCode::kOutOfRange) *expired = true;
+  if (*expired) return r;
+  if (!event_error.ok()) {
+    r.status = event_error;
+    return r;
+  }
+  if (r.ok() && received == 0 && clock_.Now() - started < kShortWatch) {
+    r.status = UnavailableError("very short watch: " + name_ +
+                                ": Unexpected watch close - watch lasted less than a second and no items received");
+  }
+  return r;
+}
+
+void Informer::Run() {
+  bool need_list = true;
+  bool first_watch = true;
+  bool expired_list = false;
+  while (!stop_.load()) {
+    if (need_list) {
+      Logf(log::Level::kInfo, "Listing and watching " + name_);
+      const bool initial = !HasSynced();
+      RestResult r = ListAndReplace(initial);
+      if (stop_.load()) break;
+      if (!r.ok()) {
+        {
+          std::lock_guard<std::mutex> lock(mu_);
+          ++stats_.errors;
+          stats_.last_error = r.status.ToString();
+        }
+        Logf(log::Level::kWarning, "failed to list " + name_ + ": " + std::string(r.status.message()));
+        if (!SleepUnlessStopped(NextBackoff(r.retry_after))) break;
+        continue;
+      }
+      if (expired_list) {
+        std::lock_guard<std::mutex> lock(mu_);
+        ++stats_.relists_on_expired;
+      }
+      expired_list = false;
+      need_list = false;
+      first_watch = true;
+    }
+    if (!first_watch) {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.watch_restarts;
+    }
+    first_watch = false;
+    bool expired = false;
+    RestResult r = WatchOnce(&expired);
+    if (stop_.load()) break;
+    if (expired) {
+      // "too old resource version": relist at once (reflector's isExpiredError path).
+      need_list = true;
+      expired_list = true;
+      continue;
+    }
+    if (r.ok()) continue;  // the server ended the watch: resume from the last resourceVersion
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.errors;
+      stats_.last_error = r.status.ToString();
+    }
+    Logf(log::Level::kWarning, "watch of " + name_ + " failed: " + std::string(r.status.message()));
+    if (!SleepUnlessStopped(NextBackoff(r.retry_after))) break;
+    // reflector.ListAndWatch: a refused connection or a 429 retries the watch; anything else
+    // goes back to listing.
+    const bool transport = r.http_status == 0;
+    if (!transport && r.http_status != 429) need_list = true;
+  }
+  cv_.notify_all();
+}
+
+}  // namespace tidepool::client
