@@ -199,8 +199,11 @@ Status GkeCloudProvider::AwaitContainerOperation(const std::string& operation_js
   const TimePoint deadline = clock_.Now() + options_.container_operation_timeout;
   while (Str(op, "status") != "DONE") {
     if (clock_.Now() >= deadline || !Sleep(options_.poll_interval)) {
-      Log("Operation " + name + " on " + Str(op, "targetLink") +
-          " is still running; its outcome shows in the node group's instances");
+      if (options_.logger != nullptr) {
+        options_.logger->V(2, "Operation " + name + " on " + Str(op, "targetLink") +
+                                  " is still running; its outcome shows in the node group's "
+                                  "instances");
+      }
       return OkStatus();
     }
     StatusOr<std::string> got =

@@ -52,7 +52,7 @@
 // operations/NAME) every options.poll_interval until DONE, for at most
 // options.container_operation_timeout: DONE with an error (error.message / statusMessage) is
 // that error (ResourceExhausted for quota and stockouts); still RUNNING at the deadline is
-// success, logged - GKE keeps a resize operation open until the new nodes are up, and the
+// success, logged at V(2) - GKE keeps a resize operation open until the new nodes are up, and the
 // engine follows them through Nodes() (deviation from CA's GCE waitForOp, which fails on
 // timeout). Compute operations (deleteInstances, resize) are polled on the zone's operations
 // until DONE for at most options.compute_operation_timeout (CA's 20 s), a timeout being an error
