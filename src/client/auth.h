@@ -4,8 +4,8 @@
 // refreshes them (v0.32):
 //   - a static bearer token;
 //   - a token file (tokenFile, in-cluster): re-read when the cached copy is older than one
-//     minute (transport.NewCachedFileTokenSource: period 1 min); a failed re-read keeps the old
-//     token and logs, as client-go does;
+//     minute (transport.NewCachedFileTokenSource: period 1 min, 10 s leeway); a failed re-read
+//     keeps the old token, as client-go does;
 //   - an exec credential plugin (plugin/pkg/client/auth/exec): the command runs with
 //     posix_spawn (no shell), stdin /dev/null, stderr passed through, the environment merged with
 //     the ExecConfig's env plus KUBERNETES_EXEC_INFO (an ExecCredential with spec.interactive
@@ -14,6 +14,7 @@
 //     status.expirationTimestamp (forever without one) and the plugin runs again once expired
 //     or after the server answered 401 to these credentials (Invalidate);
 //   - basic auth (username/password) as an Authorization header;
+//   - precedence: a static token, else the token file, else the exec plugin, else basic auth;
 //   - client certificates come from the config (or the plugin).
 // Errors are Unauthenticated with client-go's texts prefixed "getting credentials: ", e.g.
 // "getting credentials: exec: executable gke-gcloud-auth-plugin not found", "getting

@@ -296,6 +296,22 @@ StatusOr<RestConfig> ParseKubeconfig(std::string_view text, const std::string& b
   return out;
 }
 
+StatusOr<RestConfig> BuildConfigFromFlags(const std::string& master, const std::string& kubeconfig_path,
+                                          const InClusterOptions& in_cluster) {
+  if (kubeconfig_path.empty() && master.empty()) return InClusterConfig(in_cluster);
+  RestConfig out;
+  if (!kubeconfig_path.empty()) {
+    auto loaded = LoadKubeconfig(kubeconfig_path);
+    if (!loaded.ok()) return loaded.status();
+    out = std::move(loaded).value();
+  }
+  if (!master.empty()) {
+    out.host = master;
+    while (out.host.size() > 1 && out.host.back() == '/') out.host.pop_back();
+  }
+  return out;
+}
+
 StatusOr<RestConfig> InClusterConfig(const InClusterOptions& options) {
   auto getenv = [&](const std::string& name) -> std::string {
     if (options.getenv) return options.getenv(name).value_or("");

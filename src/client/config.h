@@ -103,6 +103,13 @@ struct InClusterOptions {
 // client-go and tolerated; here too (ca_pem stays empty).
 StatusOr<RestConfig> InClusterConfig(const InClusterOptions& options = {});
 
+// clientcmd.BuildConfigFromFlags, as CA's --kubeconfig / --kubernetes flags use it: neither
+// given -> InClusterConfig(in_cluster); a kubeconfig path -> LoadKubeconfig(path) (current
+// context); `master` (a URL), when given, replaces the server (or is the whole config when there
+// is no kubeconfig).
+StatusOr<RestConfig> BuildConfigFromFlags(const std::string& master, const std::string& kubeconfig_path,
+                                          const InClusterOptions& in_cluster = {});
+
 // "tidepool-autoscaler/<version>" (client-go's DefaultKubernetesUserAgent shape, shortened).
 std::string DefaultUserAgent();
 

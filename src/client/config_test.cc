@@ -340,3 +340,24 @@ TEST_F(ExecPluginTest, Errors) {
 
 }  // namespace
 }  // namespace tidepool::client
+
+namespace tidepool::client {
+namespace {
+
+TEST(BuildConfigFromFlagsTest, KubeconfigMasterOrInCluster) {
+  const std::string dir = testing::TestTempDir();
+  WriteFile(dir + "/config", Kubeconfig("", "    token: t\n"));
+  auto kc = BuildConfigFromFlags("", dir + "/config");
+  ASSERT_TRUE(kc.ok()) << kc.status().ToString();
+  EXPECT_EQ(kc->host, "https://10.0.0.1:443");
+  auto overridden = BuildConfigFromFlags("http://127.0.0.1:8080/", dir + "/config");
+  EXPECT_EQ(overridden->host, "http://127.0.0.1:8080");
+  EXPECT_EQ(overridden->bearer_token, "t");
+  EXPECT_EQ(BuildConfigFromFlags("http://127.0.0.1:8080", "")->host, "http://127.0.0.1:8080");
+  InClusterOptions none;
+  none.getenv = [](const std::string&) -> std::optional<std::string> { return std::nullopt; };
+  EXPECT_EQ(BuildConfigFromFlags("", "", none).status().code(), StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace tidepool::client

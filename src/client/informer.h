@@ -20,8 +20,9 @@
 //   5. Any other error (connection refused, 5xx, 429, a broken stream) backs off with client-go's
 //      reflector backoff (800 ms doubling to 30 s, jitter factor 1.0, reset after 2 min
 //      without backoff), honouring a larger Retry-After; then, as client-go's ListAndWatch: a
-//      connection refused or 429 on the watch retries the watch from the last resourceVersion,
-//      anything else restarts with a list.
+//      transport failure (connection refused, reset, DNS) or a 429 on the watch retries the
+//      watch from the last resourceVersion; anything else (5xx, an ERROR event, a watch that
+//      closed within a second with nothing in it) restarts with a list.
 // Relist semantics (client-go's DeltaFIFO Replace): objects in the new list that are not in the
 // cache are added (OnAdd), those whose resourceVersion changed are updated (OnUpdate), those
 // gone are deleted (OnDelete with final_state_unknown = true: the deletion was not observed,
