@@ -6,7 +6,9 @@
 #include <fstream>
 #include <thread>
 
+#include "client/internal.h"
 #include "client/test_api_server.h"
+#include "cloud/gke/tls_endpoint.h"
 #include "testing/temp_dir.h"
 
 namespace tidepool::client {
@@ -244,6 +246,48 @@ TEST_F(RestClientTest, WatchDeliversEvents) {
   writer.join();
   EXPECT_TRUE(r.ok()) << r.status.ToString();
   EXPECT_EQ(events, (std::vector<std::string>{"ADDED w", "MODIFIED w", "DELETED w"}));
+}
+
+// HTTPS as `gcloud container clusters get-credentials` sets it up for tidepool up: a kubeconfig
+// with certificate-authority-data and a token, through cloud/gke's TLS front.
+TEST_F(RestClientTest, OverHttpsFromAKubeconfig) {
+  auto tls = cloud::gke::TlsEndpoint::Start("127.0.0.1", 0, "127.0.0.1", api_.port(), clock_);
+  ASSERT_TRUE(tls.ok()) << tls.status().ToString();
+  const std::string b64 = internal::Base64Encode((*tls)->ca_pem());
+  const std::string kubeconfig =
+      "apiVersion: v1\nkind: Config\ncurrent-context: gke_tidepool\n"
+      "clusters:\n- name: gke_tidepool\n  cluster:\n    server: https://127.0.0.1:" +
+      std::to_string((*tls)->port()) + "\n    certificate-authority-data: " + b64 +
+      "\ncontexts:\n- name: gke_tidepool\n  context: {cluster: gke_tidepool, user: u}\n"
+      "users:\n- name: u\n  user: {token: abc}\n";
+  auto cfg = ParseKubeconfig(kubeconfig, "/");
+  ASSERT_TRUE(cfg.ok()) << cfg.status().ToString();
+  RestClient client(*cfg, clock_);
+  auto ns = client.Get("/api/v1/namespaces/kube-system");
+  ASSERT_TRUE(ns.ok()) << ns.status().ToString();
+  EXPECT_EQ((*ns)["metadata"]["name"], "kube-system");
+  // A watch streams through TLS too.
+  std::thread writer([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    EXPECT_TRUE(client.Create(ResourcePath("", "v1", "configmaps", "default"), ConfigMap("tls", "1")).ok());
+  });
+  WatchOptions wo;
+  wo.resource_version = (*client.List("/api/v1/configmaps"))["metadata"]["resourceVersion"];
+  std::string got;
+  RestResult r = client.Watch("/api/v1/configmaps", wo, [&](WatchEvent&& e) {
+    got = e.type + " " + e.object["metadata"]["name"].get<std::string>();
+    return false;
+  });
+  writer.join();
+  EXPECT_TRUE(r.ok()) << r.status.ToString();
+  EXPECT_EQ(got, "ADDED tls");
+  // Without the CA the server's certificate is refused.
+  RestConfig no_ca = *cfg;
+  no_ca.ca_pem.clear();
+  RestResult refused = RestClient(no_ca, clock_).GetResult("/api/v1/namespaces");
+  EXPECT_EQ(refused.http_status, 0);
+  EXPECT_EQ(refused.status.code(), StatusCode::kUnavailable);
+  (*tls)->Stop();
 }
 
 TEST_F(RestClientTest, WatchIsCancellable) {
