@@ -2,7 +2,7 @@
 
 #include <ostream>
 
-#include "sim/duration.h"
+#include "common/duration.h"
 #include "sim/scenario.h"
 
 namespace tidepool::runtime {
@@ -14,7 +14,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   std::optional<Duration> until;
   if (options.until.has_value()) {
-    auto d = sim::ParseGoDuration(*options.until);
+    auto d = ParseGoDuration(*options.until);
     if (!d.ok()) {
       err << "error: --until: " << d.status().message() << "\n";
       return 2;
@@ -46,7 +46,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   const sim::WorldOptions& w = scenario->world;
   out << "# tidepool simulate " << options.scenario << ": seed " << w.seed << ", "
-      << sim::FormatGoDuration(run_for) << " of virtual time from " << FormatRfc3339(w.start)
+      << FormatGoDuration(run_for) << " of virtual time from " << FormatRfc3339(w.start)
       << "; cluster " << w.cluster << " (project " << w.project << ", zone " << w.zone << ")"
       << (w.autoscaler ? "" : "; autoscaler off") << "\n";
   out << timeline.ToText();

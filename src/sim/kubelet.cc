@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "sim/duration.h"
+#include "common/duration.h"
 
 namespace tidepool::sim {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/duration.h"
+#include "common/duration.h"
 #include "sim/event_queue.h"
 #include "sim/timeline.h"
 #include "testing/builders.h"

@@ -9,162 +9,35 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "api/codec/config_fields.h"
 #include "api/codec/json_codec.h"
 #include "api/codec/yaml.h"
-#include "sim/duration.h"
+#include "autoscaler/flags.h"
+#include "common/duration.h"
 
 namespace tidepool::sim {
 namespace {
 
 using nlohmann::json;
 namespace emu = cloud::emulated;
-
-// ---- Typed access with field paths -------------------------------------------------------------
-
-std::string TypeName(const json& j) {
-  switch (j.type()) {
-    case json::value_t::null:
-      return "null";
-    case json::value_t::boolean:
-      return "boolean";
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-      return "integer";
-    case json::value_t::number_float:
-      return "number";
-    case json::value_t::string:
-      return "string";
-    case json::value_t::array:
-      return "array";
-    case json::value_t::object:
-      return "object";
-    default:
-      return "value";
-  }
-}
-
-std::string Describe(const json& j) {
-  if (j.is_string()) {
-    return "string " + j.dump();
-  }
-  if (j.is_number() || j.is_boolean()) {
-    return TypeName(j) + " " + j.dump();
-  }
-  return TypeName(j);
-}
+using api::codec::CheckKeys;
+using api::codec::Describe;
+using api::codec::ExpectObject;
+using api::codec::GetBool;
+using api::codec::GetDuration;
+using api::codec::GetInt;
+using api::codec::GetNumber;
+using api::codec::GetSmallInt;
+using api::codec::GetString;
+using api::codec::GetStringList;
 
 Status Err(const std::string& path, const std::string& msg) {
-  return InvalidArgumentError(path + ": " + msg);
+  return api::codec::FieldError(path, msg);
 }
-
 std::string Join(const std::string& path, std::string_view key) {
-  return path.empty() ? std::string(key) : path + "." + std::string(key);
+  return api::codec::JoinPath(path, key);
 }
-std::string Index(const std::string& path, size_t i) {
-  return path + "[" + std::to_string(i) + "]";
-}
-
-Status ExpectObject(const json& j, const std::string& path) {
-  if (!j.is_object()) {
-    return Err(path, "expected object, got " + Describe(j));
-  }
-  return OkStatus();
-}
-
-Status CheckKeys(const json& j, const std::string& path,
-                 std::initializer_list<std::string_view> allowed) {
-  TIDEPOOL_RETURN_IF_ERROR(ExpectObject(j, path));
-  for (const auto& [k, v] : j.items()) {
-    bool ok = false;
-    for (std::string_view a : allowed) {
-      ok = ok || a == k;
-    }
-    if (!ok) {
-      std::string list;
-      for (std::string_view a : allowed) {
-        list += (list.empty() ? "" : ", ") + std::string(a);
-      }
-      return Err(Join(path, k), "unknown field (known: " + list + ")");
-    }
-  }
-  return OkStatus();
-}
-
-StatusOr<std::string> GetString(const json& j, const std::string& path) {
-  if (!j.is_string()) {
-    return Err(path, "expected string, got " + Describe(j));
-  }
-  return j.get<std::string>();
-}
-
-StatusOr<int64_t> GetInt(const json& j, const std::string& path) {
-  if (j.is_number_integer()) {
-    return j.get<int64_t>();
-  }
-  if (j.is_number_float()) {
-    const double d = j.get<double>();
-    if (std::floor(d) == d && std::fabs(d) < 9e15) {
-      return static_cast<int64_t>(d);
-    }
-  }
-  return Err(path, "expected integer, got " + Describe(j));
-}
-
-StatusOr<int> GetSmallInt(const json& j, const std::string& path) {
-  TIDEPOOL_ASSIGN_OR_RETURN(int64_t v, GetInt(j, path));
-  if (v < -1000000000LL || v > 1000000000LL) {
-    return Err(path, "value " + std::to_string(v) + " out of range");
-  }
-  return static_cast<int>(v);
-}
-
-StatusOr<double> GetNumber(const json& j, const std::string& path) {
-  if (!j.is_number()) {
-    return Err(path, "expected number, got " + Describe(j));
-  }
-  return j.get<double>();
-}
-
-StatusOr<bool> GetBool(const json& j, const std::string& path) {
-  if (!j.is_boolean()) {
-    return Err(path, "expected boolean, got " + Describe(j));
-  }
-  return j.get<bool>();
-}
-
-// A Go duration string ("10s", "1m30s"); the integer 0 is accepted too.
-StatusOr<Duration> GetDuration(const json& j, const std::string& path) {
-  if (j.is_number_integer() && j.get<int64_t>() == 0) {
-    return Duration::zero();
-  }
-  if (!j.is_string()) {
-    return Err(path, "expected a duration such as \"30s\" or \"10m\", got " + Describe(j));
-  }
-  auto d = ParseGoDuration(j.get<std::string>());
-  if (!d.ok()) {
-    return Err(path, std::string(d.status().message()));
-  }
-  if (*d < Duration::zero()) {
-    return Err(path, "must not be negative");
-  }
-  return *d;
-}
-
-StatusOr<std::vector<std::string>> GetStringList(const json& j, const std::string& path) {
-  std::vector<std::string> out;
-  if (j.is_string()) {
-    out.push_back(j.get<std::string>());
-    return out;
-  }
-  if (!j.is_array()) {
-    return Err(path, "expected array of strings, got " + Describe(j));
-  }
-  for (size_t i = 0; i < j.size(); ++i) {
-    TIDEPOOL_ASSIGN_OR_RETURN(std::string s, GetString(j[i], Index(path, i)));
-    out.push_back(std::move(s));
-  }
-  return out;
-}
+std::string Index(const std::string& path, size_t i) { return api::codec::IndexPath(path, i); }
 
 // ---- Sections ----------------------------------------------------------------------------------
 
@@ -313,32 +186,6 @@ Status ParseKubelet(const json& j, const std::string& path, KubeletOptions& o) {
   return OkStatus();
 }
 
-StatusOr<autoscaler::MinMax> ParseMinMax(const json& v, const std::string& p) {
-  TIDEPOOL_ASSIGN_OR_RETURN(std::string s, GetString(v, p));
-  const size_t colon = s.find(':');
-  autoscaler::MinMax mm;
-  try {
-    if (colon == std::string::npos) {
-      throw std::invalid_argument("no colon");
-    }
-    size_t used = 0;
-    mm.min = std::stoll(s.substr(0, colon), &used);
-    if (used != colon) {
-      throw std::invalid_argument("junk");
-    }
-    mm.max = std::stoll(s.substr(colon + 1), &used);
-    if (used != s.size() - colon - 1) {
-      throw std::invalid_argument("junk");
-    }
-  } catch (const std::exception&) {
-    return Err(p, "expected \"<min>:<max>\", got \"" + s + "\"");
-  }
-  if (mm.min < 0 || mm.max < mm.min) {
-    return Err(p, "need 0 <= min <= max, got \"" + s + "\"");
-  }
-  return mm;
-}
-
 Status ParseAutoscaler(const json& j, const std::string& path, WorldOptions& w) {
   if (j.is_boolean()) {
     w.autoscaler = j.get<bool>();
@@ -348,118 +195,23 @@ Status ParseAutoscaler(const json& j, const std::string& path, WorldOptions& w) 
     return Err(path,
                "expected false, true or a map of cluster-autoscaler flags, got " + Describe(j));
   }
-  autoscaler::AutoscalingOptions& o = w.autoscaling;
-  using Setter = std::function<Status(const json&, const std::string&)>;
-  auto dur = [](std::chrono::nanoseconds& field) -> Setter {
-    return [&field](const json& v, const std::string& p) -> Status {
-      TIDEPOOL_ASSIGN_OR_RETURN(field, GetDuration(v, p));
-      return OkStatus();
-    };
-  };
-  auto integer = [](int& field) -> Setter {
-    return [&field](const json& v, const std::string& p) -> Status {
-      TIDEPOOL_ASSIGN_OR_RETURN(field, GetSmallInt(v, p));
-      return OkStatus();
-    };
-  };
-  auto boolean = [](bool& field) -> Setter {
-    return [&field](const json& v, const std::string& p) -> Status {
-      TIDEPOOL_ASSIGN_OR_RETURN(field, GetBool(v, p));
-      return OkStatus();
-    };
-  };
-  auto ratio = [](double& field) -> Setter {
-    return [&field](const json& v, const std::string& p) -> Status {
-      TIDEPOOL_ASSIGN_OR_RETURN(field, GetNumber(v, p));
-      if (field < 0 || field > 1) {
-        return Err(p, "must be between 0 and 1");
-      }
-      return OkStatus();
-    };
-  };
-  const std::map<std::string, Setter> flags = {
-      {"enabled", boolean(w.autoscaler)},
-      {"v", integer(w.autoscaler_verbosity)},
-      {"scan-interval", dur(o.scan_interval)},
-      {"batching-window", dur(o.batching_window)},
-      {"expander",
-       [&o](const json& v, const std::string& p) -> Status {
-         TIDEPOOL_ASSIGN_OR_RETURN(o.expander, GetString(v, p));
-         return OkStatus();
-       }},
-      {"max-nodes-total", integer(o.max_nodes_total)},
-      {"cores-total",
-       [&o](const json& v, const std::string& p) -> Status {
-         TIDEPOOL_ASSIGN_OR_RETURN(o.cores_total, ParseMinMax(v, p));
-         return OkStatus();
-       }},
-      {"memory-total",
-       [&o](const json& v, const std::string& p) -> Status {
-         TIDEPOOL_ASSIGN_OR_RETURN(o.memory_total_gib, ParseMinMax(v, p));
-         return OkStatus();
-       }},
-      {"gpu-total",
-       [&o](const json& v, const std::string& p) -> Status {
-         TIDEPOOL_ASSIGN_OR_RETURN(std::vector<std::string> items, GetStringList(v, p));
-         o.gpu_total.clear();
-         for (const std::string& s : items) {
-           const size_t colon = s.find(':');
-           if (colon == std::string::npos || colon == 0) {
-             return Err(p, "expected \"<gpu type>:<min>:<max>\", got \"" + s + "\"");
-           }
-           TIDEPOOL_ASSIGN_OR_RETURN(autoscaler::MinMax mm,
-                                     ParseMinMax(json(s.substr(colon + 1)), p));
-           o.gpu_total[s.substr(0, colon)] = mm;
-         }
-         return OkStatus();
-       }},
-      {"max-nodes-per-scaleup", integer(o.max_nodes_per_scaleup)},
-      {"max-node-provision-time", dur(o.max_node_provision_time)},
-      {"max-node-startup-time", dur(o.max_node_startup_time)},
-      {"new-pod-scale-up-delay", dur(o.new_pod_scale_up_delay)},
-      {"expendable-pods-priority-cutoff", integer(o.expendable_pods_priority_cutoff)},
-      {"initial-node-group-backoff-duration", dur(o.initial_node_group_backoff_duration)},
-      {"max-node-group-backoff-duration", dur(o.max_node_group_backoff_duration)},
-      {"node-group-backoff-reset-timeout", dur(o.node_group_backoff_reset_timeout)},
-      {"scale-up-from-zero", boolean(o.scale_up_from_zero)},
-      {"scale-down-enabled", boolean(o.scale_down_enabled)},
-      {"scale-down-delay-after-add", dur(o.scale_down_delay_after_add)},
-      {"scale-down-delay-after-delete", dur(o.scale_down_delay_after_delete)},
-      {"scale-down-delay-after-failure", dur(o.scale_down_delay_after_failure)},
-      {"scale-down-unneeded-time", dur(o.scale_down_unneeded_time)},
-      {"scale-down-unready-time", dur(o.scale_down_unready_time)},
-      {"scale-down-utilization-threshold", ratio(o.scale_down_utilization_threshold)},
-      {"scale-down-gpu-utilization-threshold", ratio(o.scale_down_gpu_utilization_threshold)},
-      {"max-graceful-termination-sec", integer(o.max_graceful_termination_sec)},
-      {"max-scale-down-parallelism", integer(o.max_scale_down_parallelism)},
-      {"max-drain-parallelism", integer(o.max_drain_parallelism)},
-      {"skip-nodes-with-system-pods", boolean(o.skip_nodes_with_system_pods)},
-      {"skip-nodes-with-local-storage", boolean(o.skip_nodes_with_local_storage)},
-      {"skip-nodes-with-custom-controller-pods", boolean(o.skip_nodes_with_custom_controller_pods)},
-      {"ok-total-unready-count", integer(o.ok_total_unready_count)},
-      {"max-total-unready-percentage", integer(o.max_total_unready_percentage)},
-      {"write-status-configmap", boolean(o.write_status_configmap)},
-      {"status-config-map-name",
-       [&o](const json& v, const std::string& p) -> Status {
-         TIDEPOOL_ASSIGN_OR_RETURN(o.status_config_map_name, GetString(v, p));
-         return OkStatus();
-       }},
-  };
   for (const auto& [k, v] : j.items()) {
-    std::string flag = k;
-    if (flag.rfind("--", 0) == 0) {
-      flag = flag.substr(2);
+    const std::string flag = k.rfind("--", 0) == 0 ? k.substr(2) : k;
+    if (flag == "enabled") {
+      TIDEPOOL_ASSIGN_OR_RETURN(w.autoscaler, GetBool(v, Join(path, k)));
+      continue;
     }
-    auto it = flags.find(flag);
-    if (it == flags.end()) {
+    if (flag == "v") {
+      TIDEPOOL_ASSIGN_OR_RETURN(w.autoscaler_verbosity, GetSmallInt(v, Join(path, k)));
+      continue;
+    }
+    Status s = autoscaler::SetAutoscalerFlag(w.autoscaling, flag, v, Join(path, k));
+    if (s.code() == StatusCode::kNotFound) {
       return Err(path, "unknown flag \"" + k + "\"");
     }
-    TIDEPOOL_RETURN_IF_ERROR(it->second(v, Join(path, k)));
+    TIDEPOOL_RETURN_IF_ERROR(s);
   }
-  if (o.scan_interval <= Duration::zero()) {
-    return Err(Join(path, "scan-interval"), "must be positive");
-  }
-  return OkStatus();
+  return autoscaler::ValidateAutoscalingOptions(w.autoscaling, path);
 }
 
 StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path) {

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "sim/duration.h"
+#include "common/duration.h"
 
 namespace tidepool::sim {
 namespace {

@@ -16,11 +16,11 @@
 #include "common/clock.h"
 #include "common/status_or.h"
 
-namespace tidepool::sim {
+namespace tidepool {
 
 StatusOr<Duration> ParseGoDuration(std::string_view s);
 std::string FormatGoDuration(Duration d);
 std::string HumanDuration(Duration d);
 std::string FormatElapsed(Duration d);
 
-}  // namespace tidepool::sim
+}  // namespace tidepool

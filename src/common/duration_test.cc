@@ -1,8 +1,8 @@
-#include "sim/duration.h"
+#include "common/duration.h"
 
 #include <gtest/gtest.h>
 
-namespace tidepool::sim {
+namespace tidepool {
 namespace {
 
 using std::chrono::hours;
@@ -74,4 +74,4 @@ TEST(DurationTest, ElapsedStamp) {
 }
 
 }  // namespace
-}  // namespace tidepool::sim
+}  // namespace tidepool

@@ -1,9 +1,9 @@
-#include "sim/duration.h"
+#include "common/duration.h"
 
 #include <cstdint>
 #include <cstdio>
 
-namespace tidepool::sim {
+namespace tidepool {
 namespace {
 
 __extension__ typedef __int128 Int128;  // NOLINT: GCC/Clang builtin
@@ -207,4 +207,4 @@ std::string FormatElapsed(Duration d) {
   return buf;
 }
 
-}  // namespace tidepool::sim
+}  // namespace tidepool
