@@ -4,6 +4,7 @@
 // simulator's in-process store, `tidepool up`'s store, and a real API server (through informers).
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,10 @@ struct ClusterView {
   std::vector<scheduler::PodInfoConstSharedPtr> scheduled_pods;
   // Non-terminal pods with no node yet.
   std::vector<scheduler::PodInfoConstSharedPtr> pending_pods;
+  // Keys ("kube-system/name") of kube-system pods a PodDisruptionBudget covers: the system-pod
+  // rule of scale-down lets those be drained (CA's drainability). Empty where budgets are not
+  // known (the simulator).
+  std::set<std::string> pdb_pods;
 };
 
 // The autoscaler's writes to the cluster. Implementations: the simulator's store, the embedded

@@ -96,10 +96,16 @@ class AutoscalerImpl final : public Autoscaler {
         strategy_(std::move(strategy)),
         scale_up_(options_, cloud_, sched_->framework(), *strategy_, recorder_, log_),
         planner_(options_, cloud_, sched_->framework(), log_),
-        actuator_(options_, cloud_, writer_, recorder_, log_) {}
+        actuator_(options_, cloud_, writer_, recorder_, log_) {
+    SetMetrics(nullptr);
+  }
 
   Status RunOnce(TimePoint now, const ClusterView& view) override;
   std::string StatusYaml() const override { return status_yaml_; }
+  void SetMetrics(Metrics* metrics) override {
+    static Metrics none;
+    metrics_ = metrics != nullptr ? metrics : &none;
+  }
 
  private:
   std::map<std::string, GroupState> UpdateClusterState(TimePoint now, const ClusterView& view);
@@ -130,6 +136,9 @@ class AutoscalerImpl final : public Autoscaler {
   std::map<std::string, ScaleUpRequest> scale_up_requests_;
   std::map<std::string, BackoffState> backoff_;
   std::map<std::string, TimePoint> unregistered_since_;  // instance id -> first seen
+  // Registered nodes of no autoscaled group, as of the last loop (cluster-wide counts only).
+  GroupState unmanaged_;
+  Metrics* metrics_ = nullptr;  // never null once constructed (SetMetrics(nullptr) in Create)
   std::set<std::string> reported_failures_;               // instance ids already handled
   std::optional<TimePoint> last_scale_up_;
   std::optional<TimePoint> last_scale_down_delete_;
@@ -140,6 +149,7 @@ class AutoscalerImpl final : public Autoscaler {
 std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint now,
                                                                      const ClusterView& view) {
   std::map<std::string, GroupState> groups;
+  unmanaged_ = GroupState{};
   for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
     GroupState& s = groups[g->Id()];
     s.group = g;
@@ -148,11 +158,12 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint n
   std::set<std::string> registered_ids;
   for (const auto& n : view.nodes) {
     cloud::NodeGroup* g = cloud_.NodeGroupForNode(*n);
-    if (g == nullptr) {
-      continue;
+    // Nodes of no autoscaled group (e.g. a fixed-size default pool) count cluster-wide only,
+    // as in CA's clusterstate readiness.
+    if (g != nullptr) {
+      registered_ids.insert(n->spec.provider_id);
     }
-    registered_ids.insert(n->spec.provider_id);
-    GroupState& s = groups[g->Id()];
+    GroupState& s = g != nullptr ? groups[g->Id()] : unmanaged_;
     ++s.registered;
     if (HasTaint(*n, kToBeDeletedTaint)) {
       ++s.being_deleted;
@@ -234,6 +245,7 @@ void AutoscalerImpl::ComputeUpcoming(TimePoint now,
 
 void AutoscalerImpl::RegisterFailedScaleUp(TimePoint now, const std::string& group,
                                            const std::string& code, const std::string& message) {
+  metrics_->RegisterFailedScaleUp(code);
   BackoffState& b = backoff_[group];
   if (b.duration == Duration::zero() ||
       now - b.last_failure > options_.node_group_backoff_reset_timeout) {
@@ -330,8 +342,12 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
 }
 
 Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
+  metrics_->UpdateLastTime("main", now);
   TIDEPOOL_RETURN_IF_ERROR(cloud_.Refresh());
   std::map<std::string, GroupState> groups = UpdateClusterState(now, view);
+  metrics_->UpdateClusterSafeToAutoscale(true);
+  metrics_->UpdateLastTime("autoscaling", now);
+  metrics_->UpdateNodeGroupsCount(static_cast<int>(groups.size()));
   HandleFailures(now, groups);
   ComputeUpcoming(now, groups);
 
@@ -410,6 +426,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   std::stable_sort(unschedulable.begin(), unschedulable.end(), [](const auto& a, const auto& b) {
     return a->pod->Priority() > b->pod->Priority();
   });
+  metrics_->UpdateUnschedulablePodsCount(static_cast<int>(unschedulable.size()));
   std::vector<scheduler::PodInfoConstSharedPtr> to_scale;
   snapshot.Fork();
   for (const auto& p : unschedulable) {
@@ -454,10 +471,22 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
       log_.V(1, "Unschedulable pods are very new, waiting one iteration for more");
       scale_up_status = "Needed";
     } else {
+      metrics_->UpdateLastTime("scaleUp", now);
       ScaleUpResult r = scale_up_.ScaleUp(now, to_scale, snapshot, ctx);
       switch (r.kind) {
         case ScaleUpResult::Kind::kSuccessful: {
           const ScaleUpInfo& info = r.infos.front();
+          {
+            std::string gpu_resource, gpu_type;
+            auto t = ctx.templates.find(info.group);
+            if (t != ctx.templates.end()) {
+              if (auto gpu = cloud_.GetNodeGpuConfig(t->second); gpu.has_value()) {
+                gpu_resource = gpu->resource_name;
+                gpu_type = gpu->type;
+              }
+            }
+            metrics_->RegisterScaleUp(info.new_size - info.current_size, gpu_resource, gpu_type);
+          }
           ScaleUpRequest& req = scale_up_requests_[info.group];
           req.increase += info.new_size - info.current_size;
           req.time = now;
@@ -490,7 +519,9 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   // Scale-down: unneeded nodes are tracked every loop; deletions wait out the cooldowns.
   std::string scale_down_status = "NoCandidates";
   if (options_.scale_down_enabled) {
-    planner_.Update(now, snapshot, started);
+    metrics_->UpdateLastTime("scaleDown", now);
+    planner_.Update(now, snapshot, started, view.pdb_pods);
+    metrics_->UpdateUnneededNodesCount(static_cast<int>(planner_.unneeded().size()));
     if (!planner_.unneeded().empty()) {
       scale_down_status = "CandidatesPresent";
     }
@@ -508,6 +539,11 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
         if (!started.empty()) {
           last_scale_down_delete_ = now;
         }
+        for (const scaledown::NodeToRemove& r : remove) {
+          if (std::find(started.begin(), started.end(), r.node) != started.end()) {
+            metrics_->RegisterScaleDown(1, r.empty ? "empty" : "underutilized");
+          }
+        }
       }
     }
   }
@@ -520,7 +556,13 @@ void AutoscalerImpl::WriteStatus(TimePoint now, const std::map<std::string, Grou
                                  const std::string& scale_down_status) {
   int total = 0, ready = 0, not_started = 0, unready = 0, resource_unready = 0, deleting = 0,
       long_unreg = 0, unreg = 0;
+  std::vector<const GroupState*> all;
   for (const auto& [id, s] : groups) {
+    all.push_back(&s);
+  }
+  all.push_back(&unmanaged_);
+  for (const GroupState* state : all) {
+    const GroupState& s = *state;
     total += s.registered;
     ready += s.ready;
     not_started += s.not_started;
@@ -530,6 +572,7 @@ void AutoscalerImpl::WriteStatus(TimePoint now, const std::map<std::string, Grou
     long_unreg += s.long_unregistered;
     unreg += s.unregistered;
   }
+  metrics_->UpdateNodesCount(ready, unready, not_started, long_unreg, unreg);
   const std::string t = FormatRfc3339(now);
   std::string y;
   y += "time: " + t + "\n";

@@ -19,6 +19,7 @@
 
 #include "autoscaler/cluster_view.h"
 #include "autoscaler/events.h"
+#include "autoscaler/metrics.h"
 #include "autoscaler/options.h"
 #include "cloud/cloud_provider.h"
 #include "common/log.h"
@@ -39,6 +40,9 @@ class Autoscaler {
 
   // One iteration of the control loop at `now`.
   virtual Status RunOnce(TimePoint now, const ClusterView& view) = 0;
+
+  // Where the loop reports its metrics; nullptr (the default): nowhere. Not owned.
+  virtual void SetMetrics(Metrics* metrics) = 0;
 
   // CA's status ConfigMap `data.status` (YAML), as of the last loop.
   virtual std::string StatusYaml() const = 0;

@@ -90,6 +90,11 @@ TEST_F(AutoscalerTest, ThePendingGpuPodScalesUpOnceAndWaitsForTheUpcomingNode) {
   EXPECT_EQ(gpu.increases, std::vector<int>{1});
   EXPECT_TRUE(Logged("] Upcoming 1 nodes"));
   EXPECT_NE(a->StatusYaml().find("cloudProviderTarget: 1"), std::string::npos) << a->StatusYaml();
+  // Cluster-wide counts include the nodes of no autoscaled group (the three default-pool nodes).
+  EXPECT_NE(a->StatusYaml().find("clusterWide:\n  health:\n    status: Healthy\n    nodeCounts:\n"
+                                 "      registered:\n        total: 3\n        ready: 3\n"),
+            std::string::npos)
+      << a->StatusYaml();
 }
 
 TEST_F(AutoscalerTest, AReadyGpuNodeInstallingItsDriverNeverTriggersAnotherScaleUp) {
