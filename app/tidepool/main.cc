@@ -3,7 +3,13 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <iostream>
+#include <map>
 #include <string>
+#include <vector>
+
+#include "autoscaler/flags.h"
+#include "common/duration.h"
+#include "runtime/autoscale_command.h"
 
 #include "runtime/schedule_command.h"
 #include "runtime/simulate_command.h"
@@ -80,7 +86,99 @@ int main(int argc, char** argv) {
   up_cmd->add_option("--port-file", up.port_file,
                      "Write the API port to this file once ready (for scripts and tests)");
 
+  tidepool::runtime::AutoscaleOptions autoscale;
+  CLI::App* as_cmd = app.add_subcommand(
+      "autoscale",
+      "Run the autoscaler against a Kubernetes API server and a cloud's public APIs (GKE), in "
+      "place of the Cluster Autoscaler: informers, leader election, /healthz and /metrics; the "
+      "same engine as tidepool up and simulate. Takes the Cluster Autoscaler's flags");
+  as_cmd->add_option("--kubeconfig", autoscale.kubeconfig,
+                     "Path to a kubeconfig (default: $KUBECONFIG, else the in-cluster service "
+                     "account)");
+  as_cmd->add_option("--context", autoscale.context, "The kubeconfig context to use");
+  as_cmd->add_option("--cloud-provider,--cloud", autoscale.cloud_provider, "Cloud provider type")
+      ->default_val("gke");
+  as_cmd->add_option("--project", autoscale.project, "GCP project of the cluster");
+  as_cmd->add_option("--location", autoscale.location, "Zone or region of the cluster");
+  as_cmd->add_option("--cluster-name", autoscale.cluster_name, "Autoscaled cluster name");
+  as_cmd->add_option("--gke-api-endpoint", autoscale.gke_api_endpoint,
+                     "GKE (container) API endpoint, ending in '/' (default: "
+                     "https://container.googleapis.com/)");
+  as_cmd->add_option("--compute-api-endpoint", autoscale.compute_api_endpoint,
+                     "Compute Engine API endpoint, ending in '/' (default: "
+                     "https://compute.googleapis.com/compute/v1/)");
+  as_cmd->add_option("--gcp-token-file", autoscale.gcp_token_file,
+                     "Read the OAuth access token from this file (re-read when it changes)");
+  as_cmd->add_option("--gcp-credentials-file", autoscale.gcp_credentials_file,
+                     "Service-account JSON key (default: $GOOGLE_APPLICATION_CREDENTIALS; "
+                     "without either, the GCE metadata server)");
+  as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
+                   "Send no OAuth token to the cloud APIs (an emulated API such as tidepool up's)");
+  as_cmd->add_option("--config", autoscale.config,
+                     "YAML map of Cluster Autoscaler flags (command-line flags win)")
+      ->check(CLI::ExistingFile);
+  as_cmd->add_option("--leader-elect", autoscale.leader_elect,
+                     "Start a leader election client and gain leadership before executing the "
+                     "main loop")
+      ->default_val(true)
+      ->expected(0, 1)
+      ->default_str("true");
+  std::string lease_duration = "15s", renew_deadline = "10s", retry_period = "2s";
+  as_cmd->add_option("--leader-elect-lease-duration", lease_duration,
+                     "The duration that non-leader candidates will wait after observing a "
+                     "leadership renewal until attempting to acquire leadership");
+  as_cmd->add_option("--leader-elect-renew-deadline", renew_deadline,
+                     "The interval between attempts by the acting master to renew a leadership "
+                     "slot before it stops leading");
+  as_cmd->add_option("--leader-elect-retry-period", retry_period,
+                     "The duration the clients should wait between attempting acquisition and "
+                     "renewal of a leadership");
+  as_cmd->add_option("--leader-elect-resource-name", autoscale.lease_name,
+                     "The name of the Lease object used in leader election")
+      ->default_val("cluster-autoscaler");
+  as_cmd->add_option("--leader-elect-resource-namespace", autoscale.lease_namespace,
+                     "The namespace of the Lease object used in leader election")
+      ->default_val("kube-system");
+  as_cmd->add_option("--leader-elect-identity", autoscale.identity,
+                     "This replica's identity in the election (default: <hostname>_<random>)");
+  as_cmd->add_option("--namespace", autoscale.status_namespace,
+                     "Namespace in which the status ConfigMap lives")
+      ->default_val("kube-system");
+  as_cmd->add_option("--address", autoscale.address,
+                     "The address to expose /healthz and /metrics on ([host]:port)")
+      ->default_val(":8085");
+  as_cmd->add_option("--port-file", autoscale.port_file,
+                     "Write the /metrics port to this file once serving (scripts and tests)");
+  as_cmd->add_option("-v,--v", autoscale.verbosity, "Log verbosity (klog -v)")->default_val(1);
+  as_cmd->add_option("--seed", autoscale.seed, "Random seed (the random expander, jitter)")
+      ->default_val(1);
+  // Every engine flag by the Cluster Autoscaler's name; --gpu-total may repeat.
+  std::map<std::string, std::vector<std::string>> ca_flags;
+  for (const tidepool::autoscaler::FlagInfo& f : tidepool::autoscaler::AutoscalerFlags()) {
+    as_cmd->add_option("--" + f.name, ca_flags[f.name], f.help)->multi_option_policy(
+        f.name == "gpu-total" ? CLI::MultiOptionPolicy::TakeAll : CLI::MultiOptionPolicy::TakeLast);
+  }
+
   CLI11_PARSE(app, argc, argv);
+  if (as_cmd->parsed()) {
+    for (const auto& [name, values] : ca_flags) {
+      if (values.empty()) continue;
+      std::string joined;
+      for (const std::string& v : values) joined += (joined.empty() ? "" : ",") + v;
+      autoscale.flags.emplace_back(name, joined);
+    }
+    for (auto [text, out] : {std::pair{&lease_duration, &autoscale.lease_duration},
+                             std::pair{&renew_deadline, &autoscale.renew_deadline},
+                             std::pair{&retry_period, &autoscale.retry_period}}) {
+      auto d = tidepool::ParseGoDuration(*text);
+      if (!d.ok()) {
+        std::cerr << "error: " << d.status().message() << "\n";
+        return 2;
+      }
+      *out = *d;
+    }
+    return tidepool::runtime::RunAutoscale(autoscale, std::cout, std::cerr);
+  }
   if (up_cmd->parsed()) {
     up.autoscaler = !no_autoscaler;
     up.gpu_operator = !no_gpu_operator;

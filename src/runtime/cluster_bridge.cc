@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/codec/json_codec.h"
+#include "runtime/event_json.h"
 
 namespace tidepool::runtime {
 
@@ -256,9 +257,11 @@ Status ClusterBridge::Start() {
     }
   }
   if (host.empty() && !world_nodes.empty()) host = *world_nodes.begin();
+  bool have_dns = false;
   for (const apiserver::ObjectPtr& o : store_.List(*pods_, "kube-system").items) {
     const std::string name = o->value["metadata"].value("name", "");
     if (name.rfind("cluster-autoscaler-", 0) == 0) autoscaler_pod_ = name;
+    if (name.rfind("kube-dns-", 0) == 0) have_dns = true;
   }
   struct SystemPod {
     std::string name, app, container, image, cpu, memory;
@@ -274,10 +277,14 @@ Status ClusterBridge::Start() {
     return s;
   };
   std::vector<SystemPod> system;
-  if (autoscaler_pod_.empty()) {
+  // No cluster-autoscaler pod when the embedded autoscaler is off (`--no-autoscaler`: another
+  // autoscaler, e.g. `tidepool autoscale`, manages the cluster).
+  if (autoscaler_pod_.empty() && world_.options().autoscaler) {
     autoscaler_pod_ = "cluster-autoscaler-" + suffix(h, 10) + "-" + suffix(h >> 20, 5);
     system.push_back({autoscaler_pod_, "cluster-autoscaler", "cluster-autoscaler",
                       "registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.1", "10m", "300Mi"});
+  }
+  if (!have_dns) {
     system.push_back({"kube-dns-" + suffix(h >> 7, 10) + "-" + suffix(h >> 29, 5), "kube-dns",
                       "kubedns", "gke.gcr.io/k8s-dns-kube-dns:1.26.0-gke.1", "100m", "70Mi"});
   }
@@ -333,7 +340,7 @@ Status ClusterBridge::Start() {
   }
   // The autoscaler's log is the cluster-autoscaler pod's.
   const std::string ca_pod = autoscaler_pod_;
-  world_.autoscaler_log().AddSink([this, ca_pod](std::string_view line) {
+  if (!ca_pod.empty()) world_.autoscaler_log().AddSink([this, ca_pod](std::string_view line) {
     std::string text(line);
     text += '\n';
     logs_.Append("kube-system", ca_pod, "cluster-autoscaler", text);
@@ -614,28 +621,8 @@ void ClusterBridge::WriteNode(const api::Node& n) {
 }
 
 void ClusterBridge::WriteEvent(const sim::EventRecord& e) {
-  const std::string ns = e.involved_object.namespace_.empty() ? "default" : e.involved_object.namespace_;
-  json involved = {{"kind", e.involved_object.kind},
-                   {"name", e.involved_object.name},
-                   {"uid", e.involved_object.uid},
-                   {"apiVersion", "v1"}};
-  if (!e.involved_object.namespace_.empty()) involved["namespace"] = e.involved_object.namespace_;
-  json source = {{"component", e.source.component}};
-  if (!e.source.host.empty()) source["host"] = e.source.host;
-  json ev = {{"apiVersion", "v1"},
-             {"kind", "Event"},
-             {"metadata", {{"name", e.name}, {"namespace", ns}}},
-             {"involvedObject", involved},
-             {"reason", e.reason},
-             {"message", e.message},
-             {"source", source},
-             {"firstTimestamp", FormatRfc3339(e.first_timestamp)},
-             {"lastTimestamp", FormatRfc3339(e.last_timestamp)},
-             {"count", e.count},
-             {"type", e.type},
-             {"eventTime", nullptr},
-             {"reportingComponent", e.source.component},
-             {"reportingInstance", e.source.host}};
+  const std::string ns = EventNamespace(e.involved_object);
+  const json ev = EventJson(e);
   (void)store_.Update(
       *events_, ns, e.name,
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {

@@ -263,7 +263,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
                     R"({"error":{"code":503,"message":"starting","status":"UNAVAILABLE"}})");
             return;
           }
-          cloud::gke::GkeResponse r = gke->Handle({req.method, req.path, req.body});
+          cloud::gke::GkeResponse r = gke->Handle({req.method, req.path, req.body, req.query});
           rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
           return;
         }

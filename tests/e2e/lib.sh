@@ -19,6 +19,7 @@ mkdir -p "$HOME"
 
 cleanup() {
   local rc=$?
+  stop_autoscalers
   if [ -n "$UP_PID" ] && kill -0 "$UP_PID" 2>/dev/null; then
     kill -TERM "$UP_PID" 2>/dev/null || true
     for _ in $(seq 1 50); do kill -0 "$UP_PID" 2>/dev/null || break; sleep 0.1; done
@@ -31,6 +32,11 @@ cleanup() {
   if [ $rc -ne 0 ]; then
     echo "--- tidepool up output (last 60 lines):"
     tail -n 60 "$WORK/up.log" 2>/dev/null || true
+    for f in "$WORK"/as-*.log; do
+      [ -f "$f" ] || continue
+      echo "--- $(basename "$f") (last 40 lines):"
+      tail -n 40 "$f"
+    done
   fi
   rm -rf "$WORK"
   exit $rc
@@ -80,3 +86,71 @@ wait_for() {
   done
 }
 pass() { echo "ok: $1"; }
+
+# ---- tidepool autoscale against this tidepool up (issue 6) --------------------------------------
+AS_PIDS=()
+# Fast timers for tests: a loop every second, scale-down after 10 s unneeded, no GPU wait.
+AUTOSCALE_FAST_FLAGS=(--scan-interval=1s --scale-down-unneeded-time=10s
+  --scale-down-delay-after-add=10s --unschedulable-pod-with-gpu-time-buffer=2s
+  --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s --leader-elect-retry-period=1s)
+# start_autoscale <name> [extra flags...]: starts `tidepool autoscale` pointed at this
+# tidepool up's Kubernetes API ($KUBECONFIG unless --kubeconfig is given) and GKE API; its log is
+# $WORK/<name>.log; sets AS_PID.
+start_autoscale() {
+  local name=$1
+  shift
+  rm -f "$WORK/$name.port"
+  "$TIDEPOOL_BIN" autoscale --kubeconfig "$KUBECONFIG" --cloud-provider gke \
+    --project tidepool-local --location us-central1-a --cluster-name tidepool \
+    --gke-api-endpoint "http://127.0.0.1:$PORT/" \
+    --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/" --gcp-no-auth \
+    --address 127.0.0.1:0 --port-file "$WORK/$name.port" --leader-elect-identity "$name" \
+    "${AUTOSCALE_FAST_FLAGS[@]}" "$@" >>"$WORK/$name.log" 2>&1 &
+  AS_PID=$!
+  AS_PIDS+=($AS_PID)
+  for _ in $(seq 1 100); do
+    [ -s "$WORK/$name.port" ] && return 0
+    kill -0 "$AS_PID" 2>/dev/null || { echo "tidepool autoscale exited"; cat "$WORK/$name.log"; return 1; }
+    sleep 0.1
+  done
+  echo "tidepool autoscale did not start"; cat "$WORK/$name.log"; return 1
+}
+stop_autoscalers() {
+  for p in "${AS_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  for p in "${AS_PIDS[@]}"; do
+    for _ in $(seq 1 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null || true
+  done
+}
+# The GPU pool of the seed walkthrough's step 1, created with the real gcloud.
+create_gpu_pool() {
+  gcloud container node-pools create gpu-pool --project tidepool-local --cluster tidepool \
+    --zone us-central1-a --machine-type n1-standard-4 \
+    --accelerator type=nvidia-tesla-t4,count=1 --enable-autoscaling --min-nodes 0 \
+    --max-nodes "${1:-5}" --node-taints nvidia.com/gpu=present:NoSchedule \
+    --node-labels app-type=gpu-workloads >"$WORK/gcloud-create.log" 2>&1 ||
+    { cat "$WORK/gcloud-create.log"; return 1; }
+}
+# gpu_pod <name>: a pod of the walkthrough's shape (1 GPU, the toleration).
+gpu_pod() {
+  cat <<POD
+apiVersion: v1
+kind: Pod
+metadata:
+  name: $1
+spec:
+  restartPolicy: Never
+  containers:
+  - name: cuda
+    image: nvidia/cuda:12.2.0-base-ubuntu22.04
+    command: ["sleep", "3600"]
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+  tolerations:
+  - key: "nvidia.com/gpu"
+    operator: "Exists"
+    effect: "NoSchedule"
+POD
+}
+gpu_nodes() { k get nodes -l cloud.google.com/gke-nodepool=gpu-pool -o name | grep -c . || true; }

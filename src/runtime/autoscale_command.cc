@@ -1,0 +1,403 @@
+#include "runtime/autoscale_command.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+#include <thread>
+
+#include "api/codec/yaml.h"
+#include "apiserver/http/server.h"
+#include "autoscaler/core/autoscaler.h"
+#include "autoscaler/flags.h"
+#include "client/config.h"
+#include "client/leader_election.h"
+#include "client/rest_client.h"
+#include "cloud/gke/live/gke_cloud_provider.h"
+#include "client/http/http_client.h"
+#include "cloud/gke/live/http_transport.h"
+#include "cloud/gke/live/token_source.h"
+#include "common/log.h"
+#include "common/random.h"
+#include "runtime/autoscaler_metrics.h"
+#include "runtime/kube_cluster.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using nlohmann::json;
+namespace live = cloud::gke::live;
+
+// Health as CA judges it (--max-inactivity 10m, --max-failing-time 15m): unhealthy when a
+// leading replica has not run a loop, or not run one successfully, for that long.
+constexpr Duration kMaxInactivity = std::chrono::minutes(10);
+constexpr Duration kMaxFailingTime = std::chrono::minutes(15);
+
+StatusOr<autoscaler::AutoscalingOptions> BuildAutoscalingOptions(const AutoscaleOptions& o) {
+  autoscaler::AutoscalingOptions a;
+  if (!o.config.empty()) {
+    std::ifstream in(o.config);
+    if (!in) {
+      return NotFoundError("--config: cannot read " + o.config);
+    }
+    std::stringstream text;
+    text << in.rdbuf();
+    TIDEPOOL_ASSIGN_OR_RETURN(std::vector<json> docs,
+                              api::codec::ParseYamlDocuments(text.str()));
+    for (const json& doc : docs) {
+      if (doc.is_null()) continue;
+      if (!doc.is_object()) {
+        return InvalidArgumentError(o.config + ": expected a map of cluster-autoscaler flags");
+      }
+      for (const auto& [k, v] : doc.items()) {
+        Status s = autoscaler::SetAutoscalerFlag(a, k, v, o.config + ": " + k);
+        if (s.code() == StatusCode::kNotFound) {
+          return InvalidArgumentError(o.config + ": unknown flag \"" + k + "\"");
+        }
+        TIDEPOOL_RETURN_IF_ERROR(s);
+      }
+    }
+  }
+  for (const auto& [name, value] : o.flags) {
+    TIDEPOOL_RETURN_IF_ERROR(autoscaler::SetAutoscalerFlagFromString(a, name, value));
+  }
+  TIDEPOOL_RETURN_IF_ERROR(autoscaler::ValidateAutoscalingOptions(a, ""));
+  return a;
+}
+
+StatusOr<client::RestConfig> LoadRestConfig(const AutoscaleOptions& o) {
+  std::string path = o.kubeconfig;
+  if (path.empty()) {
+    if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && *env != '\0') {
+      path = env;
+      // One file: the first of a KUBECONFIG list.
+      if (auto colon = path.find(':'); colon != std::string::npos) path = path.substr(0, colon);
+    }
+  }
+  if (path.empty()) {
+    return client::InClusterConfig();
+  }
+  return client::LoadKubeconfig(path, o.context);
+}
+
+std::string DefaultIdentity() {
+  char host[256] = {0};
+  if (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0') {
+    std::snprintf(host, sizeof(host), "tidepool");
+  }
+  // client-go's examples and CA use "<hostname>_<uuid>": unique per process, so two replicas on
+  // one host never share an identity. This is a name, not a decision: the OS's randomness.
+  unsigned char bytes[8] = {0};
+  if (FILE* f = std::fopen("/dev/urandom", "rb"); f != nullptr) {
+    if (std::fread(bytes, 1, sizeof(bytes), f) != sizeof(bytes)) {
+      std::snprintf(reinterpret_cast<char*>(bytes), sizeof(bytes), "%07d", getpid());
+    }
+    std::fclose(f);
+  }
+  std::string id = std::string(host) + "_";
+  char hex[3];
+  for (unsigned char b : bytes) {
+    std::snprintf(hex, sizeof(hex), "%02x", b);
+    id += hex;
+  }
+  return id;
+}
+
+// ":8085" -> ("0.0.0.0", 8085); "127.0.0.1:0" -> ("127.0.0.1", 0).
+StatusOr<std::pair<std::string, uint16_t>> ParseAddress(const std::string& address) {
+  const size_t colon = address.rfind(':');
+  if (colon == std::string::npos) {
+    return InvalidArgumentError("--address: expected [host]:port, got \"" + address + "\"");
+  }
+  std::string host = address.substr(0, colon);
+  if (host.empty()) host = "0.0.0.0";
+  const std::string port = address.substr(colon + 1);
+  char* end = nullptr;
+  const long p = std::strtol(port.c_str(), &end, 10);
+  if (port.empty() || *end != '\0' || p < 0 || p > 65535) {
+    return InvalidArgumentError("--address: bad port \"" + port + "\"");
+  }
+  return std::make_pair(host, static_cast<uint16_t>(p));
+}
+
+// Shared between the loop, the HTTP handlers and the signal thread.
+struct State {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool stop = false;
+  bool lost_leadership = false;  // the elector ended; start another
+  std::optional<TimePoint> last_loop;
+  std::optional<TimePoint> last_success;
+  TimePoint started{};
+};
+
+}  // namespace
+
+int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err) {
+  // Signals are taken by one thread (below); every thread started from here on (informers, the
+  // elector, the event recorder, curl's) inherits this mask.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR1);  // only to wake the signal thread at exit
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  RealClock clock;
+  log::Logger logger("cluster-autoscaler", clock);
+  logger.SetVerbosity(o.verbosity);
+
+  // ---- Options -------------------------------------------------------------------------------
+  StatusOr<autoscaler::AutoscalingOptions> options = BuildAutoscalingOptions(o);
+  if (!options.ok()) {
+    err << "error: " << options.status().message() << "\n";
+    return 2;
+  }
+  if (o.cloud_provider != "gke") {
+    err << "error: --cloud-provider: unsupported cloud provider \"" << o.cloud_provider
+        << "\" (supported: gke)\n";
+    return 2;
+  }
+  if (o.project.empty() || o.location.empty() || o.cluster_name.empty()) {
+    err << "error: --cloud-provider=gke needs --project, --location and --cluster-name\n";
+    return 2;
+  }
+  StatusOr<std::pair<std::string, uint16_t>> address = ParseAddress(o.address);
+  if (!address.ok()) {
+    err << "error: " << address.status().message() << "\n";
+    return 2;
+  }
+  client::LeaderElectionConfig election;
+  election.lease_namespace = o.lease_namespace;
+  election.lease_name = o.lease_name;
+  election.identity = o.identity.empty() ? DefaultIdentity() : o.identity;
+  election.lease_duration = o.lease_duration;
+  election.renew_deadline = o.renew_deadline;
+  election.retry_period = o.retry_period;
+  election.seed = o.seed;
+  if (o.leader_elect) {
+    if (Status s = client::LeaderElector::ValidateConfig(election); !s.ok()) {
+      err << "error: " << s.message() << "\n";
+      return 2;
+    }
+  }
+
+  // ---- Kubernetes ----------------------------------------------------------------------------
+  StatusOr<client::RestConfig> rest_config = LoadRestConfig(o);
+  if (!rest_config.ok()) {
+    err << "error: " << rest_config.status().message() << "\n";
+    return 1;
+  }
+  client::RestClient kube(std::move(*rest_config), clock);
+  logger.Info("Kubernetes API: " + kube.config().host);
+
+  // ---- Cloud ---------------------------------------------------------------------------------
+  client::http::HttpClient cloud_http;
+  live::HttpClientTransport transport(cloud_http);
+  live::TokenSourcePtr tokens;
+  if (!o.gcp_no_auth) {
+    StatusOr<live::TokenSourcePtr> t =
+        live::DefaultTokenSource(o.gcp_token_file, o.gcp_credentials_file, transport, clock);
+    if (!t.ok()) {
+      err << "error: " << t.status().message() << "\n";
+      return 1;
+    }
+    tokens = std::move(*t);
+  }
+  live::GkeProviderOptions gke;
+  gke.project = o.project;
+  gke.location = o.location;
+  gke.cluster = o.cluster_name;
+  if (!o.gke_api_endpoint.empty()) gke.container_endpoint = o.gke_api_endpoint;
+  if (!o.compute_api_endpoint.empty()) gke.compute_endpoint = o.compute_api_endpoint;
+  gke.logger = &logger;
+  live::GkeCloudProvider cloud(std::move(gke), transport, tokens.get(), clock);
+
+  // ---- Engine --------------------------------------------------------------------------------
+  KubeClusterCache cache(kube, clock, &logger, o.seed);
+  KubeClusterWriter writer(kube);
+  KubeEventRecorder recorder(kube, clock, "cluster-autoscaler", &logger);
+  Random random(o.seed);
+  StatusOr<std::unique_ptr<autoscaler::Autoscaler>> engine =
+      autoscaler::Autoscaler::Create(*options, cloud, writer, recorder, logger, random);
+  if (!engine.ok()) {
+    err << "error: " << engine.status().message() << "\n";
+    return 2;
+  }
+  PrometheusMetrics metrics;
+  (*engine)->SetMetrics(&metrics);
+  metrics.UpdateMaxNodesCount(options->max_nodes_total);
+
+  // ---- Signals ------------------------------------------------------------------------------
+  State state;
+  state.started = clock.Now();
+  std::thread signal_thread([&] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    if (sig != SIGUSR1) {
+      logger.Info(std::string("Received ") + (sig == SIGINT ? "interrupt" : "terminated") +
+                  ", shutting down");
+    }
+    std::lock_guard<std::mutex> lock(state.mu);
+    state.stop = true;
+    state.cv.notify_all();
+  });
+
+  // ---- /healthz and /metrics -----------------------------------------------------------------
+  std::atomic<bool> leading{!o.leader_elect};
+  apiserver::http::ServerOptions server_options;
+  server_options.address = address->first;
+  server_options.port = address->second;
+  auto server = apiserver::http::HttpServer::Start(
+      server_options, [&](const apiserver::http::HttpRequest& req,
+                          apiserver::http::ResponseWriter& w) {
+        if (req.path == "/metrics") {
+          w.Send(200, "text/plain; version=0.0.4; charset=utf-8", metrics.Serialize());
+          return;
+        }
+        if (req.path == "/healthz" || req.path == "/health-check") {
+          std::string problem;
+          {
+            std::lock_guard<std::mutex> lock(state.mu);
+            const TimePoint now = clock.Now();
+            if (leading.load()) {
+              const TimePoint active = state.last_loop.value_or(state.started);
+              const TimePoint success = state.last_success.value_or(state.started);
+              if (now - active > kMaxInactivity) {
+                problem = "the last activity was more than 10m0s ago";
+              } else if (now - success > kMaxFailingTime) {
+                problem = "the last successful run was more than 15m0s ago";
+              }
+            }
+          }
+          if (problem.empty()) {
+            w.Send(200, "text/plain; charset=utf-8", "ok");
+          } else {
+            w.Send(500, "text/plain; charset=utf-8", "Error: " + problem);
+          }
+          return;
+        }
+        w.Send(404, "text/plain; charset=utf-8", "404 page not found\n");
+      });
+  if (!server.ok()) {
+    err << "error: --address " << o.address << ": " << server.status().message() << "\n";
+    kill(getpid(), SIGUSR1);
+    signal_thread.join();
+    return 1;
+  }
+  logger.Info("Serving /healthz and /metrics on " + address->first + ":" +
+              std::to_string((*server)->port()));
+  if (!o.port_file.empty()) {
+    const std::string tmp = o.port_file + ".tmp";
+    std::ofstream(tmp) << (*server)->port() << "\n";
+    std::rename(tmp.c_str(), o.port_file.c_str());
+  }
+  out << "tidepool autoscale: serving /healthz and /metrics on port " << (*server)->port()
+      << "\n"
+      << std::flush;
+
+  // ---- Informers -----------------------------------------------------------------------------
+  cache.Start();
+  while (!cache.WaitForSync(std::chrono::seconds(1))) {
+    std::lock_guard<std::mutex> lock(state.mu);
+    if (state.stop) break;
+    logger.V(1, "Waiting for the informers to sync");
+  }
+
+  // ---- Leader election -----------------------------------------------------------------------
+  std::unique_ptr<client::LeaderElector> elector;
+  if (o.leader_elect) {
+    election.on_started_leading = [&] {
+      leading = true;
+      metrics.UpdateLeader(election.identity, true);
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.cv.notify_all();
+    };
+    // CA exits when it loses the lease ("lost master") for its Deployment to restart it;
+    // tidepool stops acting at once and stands for election again in the same process.
+    election.on_stopped_leading = [&] {
+      leading = false;
+      metrics.UpdateLeader(election.identity, false);
+      std::lock_guard<std::mutex> lock(state.mu);
+      if (!state.stop) state.lost_leadership = true;
+      state.cv.notify_all();
+    };
+    metrics.UpdateLeader(election.identity, false);
+    elector = std::make_unique<client::LeaderElector>(kube, clock, election, &logger);
+    elector->Start();
+  }
+
+  // ---- The loop ------------------------------------------------------------------------------
+  std::string last_status;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(state.mu);
+      if (state.stop) break;
+      if (state.lost_leadership && elector && elector->Done()) {
+        state.lost_leadership = false;
+        lock.unlock();
+        logger.Warning("Lost the leader lease; standing for election again");
+        elector->Stop();
+        elector = std::make_unique<client::LeaderElector>(kube, clock, election, &logger);
+        elector->Start();
+        continue;
+      }
+      if (!leading.load()) {
+        state.cv.wait_for(lock, std::chrono::milliseconds(500));
+        continue;
+      }
+    }
+    const TimePoint start = clock.Now();
+    const autoscaler::ClusterView view = cache.View();
+    Status s = (*engine)->RunOnce(start, view);
+    const TimePoint end = clock.Now();
+    metrics.UpdateFunctionDuration("main", end - start);
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.last_loop = end;
+      if (s.ok()) state.last_success = end;
+    }
+    if (!s.ok()) {
+      logger.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
+      metrics.RegisterError(s.code() == StatusCode::kUnavailable ||
+                                    s.code() == StatusCode::kResourceExhausted
+                                ? "cloudProviderError"
+                                : "internalError");
+    }
+    if (options->write_status_configmap) {
+      const std::string status = (*engine)->StatusYaml();
+      if (!status.empty() && status != last_status) {
+        Status w = WriteStatusConfigMap(kube, o.status_namespace, options->status_config_map_name,
+                                        status, end);
+        if (w.ok()) {
+          last_status = status;
+        } else {
+          logger.Warning("Failed to write status configmap", {{"err", w.ToString()}});
+          metrics.RegisterError("apiCallError");
+        }
+      }
+    }
+    std::unique_lock<std::mutex> lock(state.mu);
+    // CA waits the scan interval after each loop (time.After(scanInterval)).
+    state.cv.wait_for(lock, options->scan_interval, [&] { return state.stop; });
+  }
+
+  // ---- Shutdown ------------------------------------------------------------------------------
+  cloud.Stop();
+  if (elector) elector->Stop();  // releases the lease when we hold it
+  cache.Stop();
+  (*server)->Stop();
+  kill(getpid(), SIGUSR1);
+  signal_thread.join();
+  out << "tidepool autoscale: stopped\n";
+  return 0;
+}
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,78 @@
+// File: autoscale_command.h
+//
+// `tidepool autoscale`: the autoscaler as a standalone program against a Kubernetes API server
+// and a cloud's public APIs, in place of the Cluster Autoscaler — the same engine as `tidepool
+// up` and `tidepool simulate` (autoscaler/core), fed by informers (client/) instead of an
+// in-process store, acting through the GKE provider (cloud/gke/live) instead of the emulated
+// cloud. Against `tidepool up --no-autoscaler` it is the live path of the seed walkthrough.
+//
+//   Kubernetes     --kubeconfig (else $KUBECONFIG, else the in-cluster service account),
+//                  --context
+//   cloud          --cloud-provider gke (alias --cloud), --project, --location, --cluster-name;
+//                  --gke-api-endpoint / --compute-api-endpoint to point at another GKE API
+//                  (tidepool up's); OAuth tokens from --gcp-token-file, else a service-account
+//                  key (--gcp-credentials-file or $GOOGLE_APPLICATION_CREDENTIALS), else the GCE
+//                  metadata server; --gcp-no-auth sends none (tidepool up)
+//   engine         every Cluster Autoscaler flag autoscaler/flags.h knows, by CA's name
+//                  (--scan-interval=10s, --scale-down-unneeded-time=10m, --expander=...), also
+//                  from --config FILE (a YAML map of the same names)
+//   HA             --leader-elect (default true) on the Lease kube-system/cluster-autoscaler,
+//                  --leader-elect-lease-duration 15s, --leader-elect-renew-deadline 10s,
+//                  --leader-elect-retry-period 2s, --leader-elect-resource-name/-namespace;
+//                  a replica that loses the lease stops acting at once and stands for election
+//                  again (CA exits instead, for its Deployment to restart it)
+//   operations     --address :8085 serves /healthz and /metrics (Prometheus text, CA's metric
+//                  names); klog-shaped logs on stderr (--v); SIGINT/SIGTERM: finish the loop,
+//                  release the lease, exit 0
+//
+// One loop every --scan-interval while leading: the informers' ClusterView, RunOnce(now), the
+// status ConfigMap (kube-system/cluster-autoscaler-status) when it changed, the metrics.
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+
+namespace tidepool::runtime {
+
+struct AutoscaleOptions {
+  std::string kubeconfig;  // empty: $KUBECONFIG, else in-cluster
+  std::string context;
+
+  std::string cloud_provider = "gke";
+  std::string project;
+  std::string location;
+  std::string cluster_name;
+  std::string gke_api_endpoint;      // empty: https://container.googleapis.com/
+  std::string compute_api_endpoint;  // empty: https://compute.googleapis.com/compute/v1/
+  std::string gcp_token_file;
+  std::string gcp_credentials_file;
+  bool gcp_no_auth = false;
+
+  // CA flags by name, as given ("scan-interval", "10s"); applied after --config.
+  std::vector<std::pair<std::string, std::string>> flags;
+  std::string config;  // YAML map of CA flags
+
+  bool leader_elect = true;
+  Duration lease_duration = std::chrono::seconds(15);
+  Duration renew_deadline = std::chrono::seconds(10);
+  Duration retry_period = std::chrono::seconds(2);
+  std::string lease_name = "cluster-autoscaler";
+  std::string lease_namespace = "kube-system";
+  std::string identity;  // empty: "<hostname>_<random>"
+  std::string status_namespace = "kube-system";  // CA's --namespace
+
+  std::string address = ":8085";  // ":PORT" binds every interface; "127.0.0.1:0" a free port
+  std::string port_file;          // tidepool: the bound port is written here once serving
+  int verbosity = 1;
+  uint64_t seed = 1;
+};
+
+// Runs until SIGINT/SIGTERM (0) or a fatal error at start-up (1); 2 for bad options.
+// Messages for the user go to `err` as "error: ...".
+int RunAutoscale(const AutoscaleOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace tidepool::runtime

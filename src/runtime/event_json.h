@@ -1,0 +1,22 @@
+// File: event_json.h
+//
+// A core/v1 Event as client-go's legacy recorder (k8s.io/client-go/tools/record, v0.32) writes
+// it: name "<object>.<hex nanoseconds>", namespace the object's ("default" for cluster-scoped
+// objects), involvedObject, source.component, first/lastTimestamp, count, reportingComponent.
+// One shape for the events `tidepool up` stores itself (cluster_bridge) and those `tidepool
+// autoscale` posts to an API server (kube_cluster).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "sim/store.h"
+
+namespace tidepool::runtime {
+
+// The Event object for `e` (without resourceVersion).
+nlohmann::json EventJson(const sim::EventRecord& e);
+// The namespace an event about `object` lives in.
+std::string EventNamespace(const autoscaler::ObjectRef& object);
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,457 @@
+#include "runtime/kube_cluster.h"
+
+#include <cstdio>
+
+#include "api/codec/json_codec.h"
+#include "api/selector.h"
+#include "runtime/event_json.h"
+#include "sim/store.h"
+
+namespace tidepool::runtime {
+
+using nlohmann::json;
+
+namespace {
+
+std::string Escape(std::string_view segment) {
+  // Names and namespaces are DNS labels/subdomains: nothing to escape in a path.
+  return std::string(segment);
+}
+
+std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + Escape(node); }
+
+// A PodDisruptionBudget's selector (metav1.LabelSelector). policy/v1: a null selector selects
+// nothing, an empty one every pod of the namespace.
+StatusOr<api::LabelSelector> DecodeLabelSelector(const json& j) {
+  api::LabelSelector s;
+  if (auto it = j.find("matchLabels"); it != j.end() && it->is_object()) {
+    for (const auto& [k, v] : it->items()) {
+      if (!v.is_string()) return InvalidArgumentError("matchLabels." + k + ": not a string");
+      s.match_labels[k] = v.get<std::string>();
+    }
+  }
+  if (auto it = j.find("matchExpressions"); it != j.end() && it->is_array()) {
+    for (const json& e : *it) {
+      api::SelectorRequirement r;
+      r.key = e.value("key", "");
+      TIDEPOOL_ASSIGN_OR_RETURN(r.op, api::ParseSelectorOperator(e.value("operator", "")));
+      if (auto vs = e.find("values"); vs != e.end() && vs->is_array()) {
+        for (const json& v : *vs) {
+          if (v.is_string()) r.values.push_back(v.get<std::string>());
+        }
+      }
+      s.match_expressions.push_back(std::move(r));
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+struct KubeClusterCache::PdbEntry {
+  std::string namespace_;
+  std::optional<api::LabelSelector> selector;  // nullopt: selects nothing
+};
+
+KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
+                                   log::Logger* logger, uint64_t seed)
+    : logger_(logger) {
+  auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
+    client::InformerOptions o;
+    o.name = name;
+    o.path = path;
+    o.seed = seed + s;
+    // CA never reads managedFields; dropping them halves what a pod costs in memory.
+    o.transform = client::StripManagedFields;
+    return std::make_unique<client::Informer>(client, clock, std::move(o), logger);
+  };
+  nodes_ = make("nodes", "/api/v1/nodes", 1);
+  pods_ = make("pods", "/api/v1/pods", 2);
+  pdbs_ = make("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", 3);
+  nodes_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnNode(o, false); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnNode(o, false); },
+       [this](const client::ObjectRef& o, bool) { OnNode(o, true); }});
+  pods_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnPod(o, false); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(o, false); },
+       [this](const client::ObjectRef& o, bool) { OnPod(o, true); }});
+  pdbs_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnPdb(o, false); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPdb(o, false); },
+       [this](const client::ObjectRef& o, bool) { OnPdb(o, true); }});
+}
+
+KubeClusterCache::~KubeClusterCache() { Stop(); }
+
+void KubeClusterCache::Start() {
+  nodes_->Start();
+  pods_->Start();
+  pdbs_->Start();
+}
+
+void KubeClusterCache::Stop() {
+  nodes_->Stop();
+  pods_->Stop();
+  pdbs_->Stop();
+}
+
+bool KubeClusterCache::WaitForSync(Duration timeout) const {
+  // Each informer gets the whole timeout; they list in parallel, so this is rarely longer.
+  return nodes_->WaitForSync(timeout) && pods_->WaitForSync(timeout) &&
+         pdbs_->WaitForSync(timeout);
+}
+
+bool KubeClusterCache::HasSynced() const {
+  return nodes_->HasSynced() && pods_->HasSynced() && pdbs_->HasSynced();
+}
+
+void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
+  const std::string key = client::Informer::KeyOf(*obj);
+  if (deleted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    node_map_.erase(key);
+    return;
+  }
+  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!node.ok()) {
+    ++decode_errors_;
+    if (logger_ != nullptr) {
+      logger_->Warning("Failed to decode node", {{"node", key}, {"err", node.status().ToString()}});
+    }
+    node_map_.erase(key);
+    return;
+  }
+  node_map_[key] = std::make_shared<const api::Node>(std::move(*node));
+}
+
+void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
+  const std::string key = client::Informer::KeyOf(*obj);
+  if (deleted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pod_map_.erase(key);
+    return;
+  }
+  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
+  if (!pod.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++decode_errors_;
+    if (logger_ != nullptr) {
+      logger_->Warning("Failed to decode pod", {{"pod", key}, {"err", pod.status().ToString()}});
+    }
+    pod_map_.erase(key);
+    return;
+  }
+  if (sim::IsTerminal(*pod)) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pod_map_.erase(key);
+    return;
+  }
+  // The scheduler's precomputed view of the pod (requests, tolerations, affinity), built once
+  // per change rather than once per loop.
+  scheduler::PodInfoConstSharedPtr info =
+      scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(*pod)));
+  std::lock_guard<std::mutex> lock(mu_);
+  pod_map_[key] = std::move(info);
+}
+
+void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
+  const std::string key = client::Informer::KeyOf(*obj);
+  if (deleted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    pdb_map_.erase(key);
+    return;
+  }
+  auto entry = std::make_shared<PdbEntry>();
+  entry->namespace_ = (*obj)["metadata"].value("namespace", "");
+  const json& spec = obj->contains("spec") ? (*obj)["spec"] : json::object();
+  if (auto sel = spec.find("selector"); sel != spec.end() && sel->is_object()) {
+    StatusOr<api::LabelSelector> s = DecodeLabelSelector(*sel);
+    if (s.ok()) {
+      entry->selector = std::move(*s);
+    } else if (logger_ != nullptr) {
+      logger_->Warning("Ignoring the selector of PodDisruptionBudget",
+                       {{"pdb", key}, {"err", s.status().ToString()}});
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  pdb_map_[key] = std::move(entry);
+}
+
+autoscaler::ClusterView KubeClusterCache::View() const {
+  autoscaler::ClusterView view;
+  std::lock_guard<std::mutex> lock(mu_);
+  view.nodes.reserve(node_map_.size());
+  for (const auto& [key, node] : node_map_) {
+    view.nodes.push_back(node);
+  }
+  for (const auto& [key, info] : pod_map_) {
+    if (info->pod->spec.node_name.empty()) {
+      view.pending_pods.push_back(info);
+    } else {
+      view.scheduled_pods.push_back(info);
+    }
+  }
+  // Only kube-system pods need to know (drainability's system-pod rule), and kube-system is
+  // small: budgets there times pods there.
+  for (const auto& [key, pdb] : pdb_map_) {
+    if (pdb->namespace_ != "kube-system" || !pdb->selector.has_value()) continue;
+    for (auto it = pod_map_.lower_bound("kube-system/");
+         it != pod_map_.end() && it->first.rfind("kube-system/", 0) == 0; ++it) {
+      if (pdb->selector->Matches(it->second->pod->meta.labels)) {
+        view.pdb_pods.insert(it->first);
+      }
+    }
+  }
+  return view;
+}
+
+std::map<std::string, client::InformerStats> KubeClusterCache::Stats() const {
+  return {{"nodes", nodes_->stats()}, {"pods", pods_->stats()}, {"poddisruptionbudgets", pdbs_->stats()}};
+}
+
+uint64_t KubeClusterCache::decode_errors() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return decode_errors_;
+}
+
+// ---- KubeClusterWriter -------------------------------------------------------------------------
+
+namespace {
+
+// client-go's retry.RetryOnConflict with retry.DefaultRetry (5 steps): read, change, update;
+// a 409 Conflict (Aborted) reads again.
+Status UpdateNode(const client::RestClient& client, const std::string& node,
+                  const std::function<bool(json& node)>& change) {
+  Status last;
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    TIDEPOOL_ASSIGN_OR_RETURN(json obj, client.Get(NodePath(node)));
+    if (!change(obj)) {
+      return OkStatus();  // nothing to do
+    }
+    StatusOr<json> updated = client.Update(NodePath(node), obj);
+    if (updated.ok()) {
+      return OkStatus();
+    }
+    last = updated.status();
+    if (last.code() != StatusCode::kAborted) {
+      return last;
+    }
+  }
+  return last;
+}
+
+}  // namespace
+
+Status KubeClusterWriter::AddNodeTaint(const std::string& node, const api::Taint& taint) {
+  return UpdateNode(client_, node, [&](json& obj) {
+    json& spec = obj["spec"];
+    json taints = spec.contains("taints") && spec["taints"].is_array() ? spec["taints"]
+                                                                       : json::array();
+    const std::string effect(api::TaintEffectName(taint.effect));
+    json next = json::array();
+    for (const json& t : taints) {
+      if (t.value("key", "") == taint.key && t.value("effect", "") == effect) continue;
+      next.push_back(t);
+    }
+    json t = {{"key", taint.key}, {"effect", effect}};
+    if (!taint.value.empty()) t["value"] = taint.value;
+    if (taint.time_added.has_value()) t["timeAdded"] = FormatRfc3339(*taint.time_added);
+    next.push_back(std::move(t));
+    spec["taints"] = std::move(next);
+    return true;
+  });
+}
+
+Status KubeClusterWriter::RemoveNodeTaint(const std::string& node, const std::string& key) {
+  Status s = UpdateNode(client_, node, [&](json& obj) {
+    json& spec = obj["spec"];
+    if (!spec.contains("taints") || !spec["taints"].is_array()) return false;
+    json next = json::array();
+    for (const json& t : spec["taints"]) {
+      if (t.value("key", "") != key) next.push_back(t);
+    }
+    if (next.size() == spec["taints"].size()) return false;
+    if (next.empty()) {
+      spec.erase("taints");
+    } else {
+      spec["taints"] = std::move(next);
+    }
+    return true;
+  });
+  // A node that is gone has no taint left to remove.
+  return s.code() == StatusCode::kNotFound ? OkStatus() : s;
+}
+
+Status KubeClusterWriter::EvictPod(const std::string& namespace_, const std::string& name) {
+  const json eviction = {{"apiVersion", "policy/v1"},
+                         {"kind", "Eviction"},
+                         {"metadata", {{"name", name}, {"namespace", namespace_}}}};
+  client::RestRequest req;
+  req.method = "POST";
+  req.path = "/api/v1/namespaces/" + Escape(namespace_) + "/pods/" + Escape(name) + "/eviction";
+  req.body = eviction;
+  client::RestResult r = client_.Do(req);
+  return r.status;  // 429 (a PDB forbids it now) is ResourceExhausted
+}
+
+// ---- KubeEventRecorder -------------------------------------------------------------------------
+
+namespace {
+constexpr size_t kMaxQueuedEvents = 1000;                      // client-go's maxQueuedEvents
+constexpr Duration kAggregationWindow = std::chrono::minutes(10);  // EventCorrelator's cache TTL
+}  // namespace
+
+KubeEventRecorder::KubeEventRecorder(const client::RestClient& client, const Clock& clock,
+                                     std::string component, log::Logger* logger)
+    : client_(client), clock_(clock), component_(std::move(component)), logger_(logger) {
+  thread_ = std::thread([this] { Run(); });
+}
+
+KubeEventRecorder::~KubeEventRecorder() {
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    cv_.wait_for(lock, std::chrono::seconds(5), [this] { return queue_.empty() && !busy_; });
+    stop_ = true;
+  }
+  cv_.notify_all();
+  thread_.join();
+}
+
+void KubeEventRecorder::Event(const autoscaler::ObjectRef& object, std::string_view type,
+                              std::string_view reason, std::string message) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (queue_.size() >= kMaxQueuedEvents) {
+    ++dropped_;
+    return;
+  }
+  queue_.push_back(Pending{object, std::string(type), std::string(reason), std::move(message),
+                           clock_.Now()});
+  cv_.notify_all();
+}
+
+void KubeEventRecorder::Flush() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stop_; });
+}
+
+uint64_t KubeEventRecorder::posted() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return posted_;
+}
+
+uint64_t KubeEventRecorder::dropped() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return dropped_;
+}
+
+void KubeEventRecorder::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+    if (queue_.empty()) {
+      return;  // stopping
+    }
+    Pending p = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    lock.unlock();
+    Post(p);
+    lock.lock();
+    busy_ = false;
+    ++posted_;
+    cv_.notify_all();
+  }
+}
+
+void KubeEventRecorder::Post(const Pending& p) {
+  const std::string key = p.object.kind + "/" + p.object.namespace_ + "/" + p.object.name + "/" +
+                          p.object.uid + "/" + p.type + "/" + p.reason + "/" + p.message;
+  // Forget repeats older than the window.
+  for (auto it = seen_.begin(); it != seen_.end();) {
+    it = it->second.last + kAggregationWindow < p.at ? seen_.erase(it) : std::next(it);
+  }
+  auto it = seen_.find(key);
+  if (it != seen_.end()) {
+    Seen& s = it->second;
+    const json patch = {{"count", s.count + 1}, {"lastTimestamp", FormatRfc3339(p.at)}};
+    StatusOr<json> r = client_.Patch("/api/v1/namespaces/" + s.namespace_ + "/events/" + s.name,
+                                     client::PatchType::kStrategicMerge, patch);
+    if (r.ok()) {
+      ++s.count;
+      s.last = p.at;
+      return;
+    }
+    seen_.erase(it);  // gone (TTL) or refused: write a new one
+  }
+  sim::EventRecord e;
+  e.name = p.object.name + "." + [&] {
+    char hex[24];
+    auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(p.at.time_since_epoch());
+    std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
+    return std::string(hex);
+  }();
+  e.involved_object = p.object;
+  e.type = p.type;
+  e.reason = p.reason;
+  e.message = p.message;
+  e.source.component = component_;
+  e.first_timestamp = p.at;
+  e.last_timestamp = p.at;
+  const std::string ns = EventNamespace(p.object);
+  StatusOr<json> r = client_.Create("/api/v1/namespaces/" + ns + "/events", EventJson(e));
+  if (!r.ok()) {
+    if (logger_ != nullptr) {
+      logger_->Warning("Server rejected event (will not retry!)",
+                       {{"reason", p.reason}, {"err", r.status().ToString()}});
+    }
+    return;
+  }
+  seen_[key] = Seen{e.name, ns, p.at, p.at, 1};
+}
+
+// ---- Status ConfigMap --------------------------------------------------------------------------
+
+std::string GoTimeString(TimePoint t) {
+  std::string s = FormatRfc3339(t);  // 2026-11-29T22:50:22Z
+  std::string out = s.substr(0, 10) + " " + s.substr(11, 8);
+  const auto nanos =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch()).count() %
+      1000000000LL;
+  if (nanos != 0) {
+    char frac[16];
+    std::snprintf(frac, sizeof(frac), "%09lld", static_cast<long long>(nanos));
+    std::string f = frac;
+    while (!f.empty() && f.back() == '0') f.pop_back();
+    out += "." + f;
+  }
+  return out + " +0000 UTC";
+}
+
+Status WriteStatusConfigMap(const client::RestClient& client, const std::string& namespace_,
+                            const std::string& name, const std::string& status, TimePoint now) {
+  const std::string path = "/api/v1/namespaces/" + namespace_ + "/configmaps/" + name;
+  const std::string updated = GoTimeString(now);
+  StatusOr<json> cur = client.Get(path);
+  if (cur.ok()) {
+    json next = *cur;
+    next["data"] = {{"status", status}};
+    next["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/last-updated"] = updated;
+    return client.Update(path, next).status();
+  }
+  if (cur.status().code() != StatusCode::kNotFound) {
+    return cur.status();
+  }
+  const json cm = {
+      {"apiVersion", "v1"},
+      {"kind", "ConfigMap"},
+      {"metadata",
+       {{"name", name},
+        {"namespace", namespace_},
+        {"annotations", {{"cluster-autoscaler.kubernetes.io/last-updated", updated}}}}},
+      {"data", {{"status", status}}}};
+  return client.Create("/api/v1/namespaces/" + namespace_ + "/configmaps", cm).status();
+}
+
+}  // namespace tidepool::runtime

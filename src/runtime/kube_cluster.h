@@ -1,0 +1,146 @@
+// File: kube_cluster.h
+//
+// The autoscaler's side of a real Kubernetes API (`tidepool autoscale`), over client/:
+//
+//   KubeClusterCache   informers of nodes, pods and PodDisruptionBudgets (list + watch, resumed
+//                      and relisted by the informers); every change is decoded once into typed
+//                      api::Node / api::Pod (and the scheduler's PodInfo), so a loop's
+//                      ClusterView is a copy of shared pointers, never a rescan of the API.
+//   KubeClusterWriter  ClusterWriter: taints by read-modify-update with optimistic concurrency
+//                      (retried on 409 Conflict, as client-go's RetryOnConflict); evictions
+//                      through policy/v1 Eviction (429: a PodDisruptionBudget forbids it now,
+//                      returned as ResourceExhausted so that the engine retries later).
+//   KubeEventRecorder  EventRecorder: core/v1 Events as client-go's recorder writes them
+//                      (event_json.h), posted from a background thread (the loop never waits
+//                      on the API; a queue of at most 1,000 events, as client-go's broadcaster,
+//                      drops the excess); a repeat of the same event (object, type, reason,
+//                      message) within 10 minutes patches count and lastTimestamp instead
+//                      (client-go's EventCorrelator).
+//   WriteStatusConfigMap  CA's kube-system/cluster-autoscaler-status: data.status and the
+//                      cluster-autoscaler.kubernetes.io/last-updated annotation.
+#pragma once
+
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "autoscaler/cluster_view.h"
+#include "autoscaler/events.h"
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/log.h"
+
+namespace tidepool::runtime {
+
+class KubeClusterCache {
+ public:
+  // `client`, `clock` must outlive the cache; `logger` may be null.
+  KubeClusterCache(const client::RestClient& client, const Clock& clock, log::Logger* logger,
+                   uint64_t seed);
+  ~KubeClusterCache();
+
+  void Start();
+  void Stop();
+  // True once every informer has listed.
+  bool WaitForSync(Duration timeout) const;
+  bool HasSynced() const;
+
+  // The cluster now: nodes, non-terminal pods (scheduled / pending), kube-system pods covered
+  // by a PodDisruptionBudget.
+  autoscaler::ClusterView View() const;
+
+  // Informer counters (lists, relists on 410, watches, errors), for logs, metrics and tests.
+  std::map<std::string, client::InformerStats> Stats() const;
+  // Objects that failed to decode so far (logged once each).
+  uint64_t decode_errors() const;
+
+ private:
+  struct PdbEntry;
+  void OnPod(const client::ObjectRef& obj, bool deleted);
+  void OnNode(const client::ObjectRef& obj, bool deleted);
+  void OnPdb(const client::ObjectRef& obj, bool deleted);
+
+  log::Logger* logger_;
+  std::unique_ptr<client::Informer> nodes_;
+  std::unique_ptr<client::Informer> pods_;
+  std::unique_ptr<client::Informer> pdbs_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, api::NodeConstSharedPtr> node_map_;
+  std::map<std::string, scheduler::PodInfoConstSharedPtr> pod_map_;  // non-terminal pods
+  std::map<std::string, std::shared_ptr<const PdbEntry>> pdb_map_;
+  uint64_t decode_errors_ = 0;
+};
+
+class KubeClusterWriter final : public autoscaler::ClusterWriter {
+ public:
+  explicit KubeClusterWriter(const client::RestClient& client) : client_(client) {}
+  Status AddNodeTaint(const std::string& node, const api::Taint& taint) override;
+  Status RemoveNodeTaint(const std::string& node, const std::string& key) override;
+  Status EvictPod(const std::string& namespace_, const std::string& name) override;
+
+ private:
+  const client::RestClient& client_;
+};
+
+class KubeEventRecorder final : public autoscaler::EventRecorder {
+ public:
+  // `component` is the events' source.component ("cluster-autoscaler").
+  KubeEventRecorder(const client::RestClient& client, const Clock& clock, std::string component,
+                    log::Logger* logger);
+  ~KubeEventRecorder() override;  // flushes what is queued (bounded wait), then stops
+
+  void Event(const autoscaler::ObjectRef& object, std::string_view type, std::string_view reason,
+             std::string message) override;
+
+  // Waits until the queue is empty (tests).
+  void Flush();
+  uint64_t posted() const;
+  uint64_t dropped() const;
+
+ private:
+  struct Pending {
+    autoscaler::ObjectRef object;
+    std::string type, reason, message;
+    TimePoint at;
+  };
+  struct Seen {
+    std::string name;
+    std::string namespace_;
+    TimePoint first;
+    TimePoint last;
+    int32_t count = 1;
+  };
+  void Run();
+  void Post(const Pending& p);
+
+  const client::RestClient& client_;
+  const Clock& clock_;
+  const std::string component_;
+  log::Logger* logger_;
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Pending> queue_;
+  bool stop_ = false;
+  bool busy_ = false;
+  uint64_t posted_ = 0;
+  uint64_t dropped_ = 0;
+  std::map<std::string, Seen> seen_;  // only the worker touches it
+  std::thread thread_;
+};
+
+// Creates or updates `namespace_/name` with data.status = `status` and the last-updated
+// annotation (CA's format: "2006-01-02 15:04:05.999999999 -0700 MST").
+Status WriteStatusConfigMap(const client::RestClient& client, const std::string& namespace_,
+                            const std::string& name, const std::string& status, TimePoint now);
+
+// CA's last-updated annotation time: Go's time.Time.String() in UTC,
+// "2026-11-29 22:50:22.123456789 +0000 UTC" (trailing zeros of the fraction dropped).
+std::string GoTimeString(TimePoint t);
+
+}  // namespace tidepool::runtime
