@@ -14,7 +14,8 @@ PROXY=$(cat "$WORK/proxy.port")
 sed "s#http://127.0.0.1:$PORT#http://127.0.0.1:$PROXY#" "$KUBECONFIG" >"$WORK/proxied.kubeconfig"
 grep -q "127.0.0.1:$PROXY" "$WORK/proxied.kubeconfig" || fail "proxied kubeconfig" "$(cat "$WORK/proxied.kubeconfig")"
 
-start_autoscale as-1 --kubeconfig "$WORK/proxied.kubeconfig"
+AS_KUBECONFIG="$WORK/proxied.kubeconfig"
+start_autoscale as-1
 wait_for 20 grep -q "successfully acquired lease" "$WORK/as-1.log"
 
 # ---- Watches cut: the informers resume; a pod created meanwhile is not missed ------------------

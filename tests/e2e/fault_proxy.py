@@ -78,6 +78,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
         headers = {k: v for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP}
         conn = http.client.HTTPConnection("127.0.0.1", UPSTREAM_PORT, timeout=600)
         conn.request(self.command, self.path, body=body, headers=headers)
+        if "watch=" in self.path:
+            # Wake up every second to look at the control file (the socket is the response's).
+            conn.sock.settimeout(1.0)
         resp = conn.getresponse()
         streaming = "watch=" in self.path or resp.getheader("Transfer-Encoding") == "chunked"
         self.send_response(resp.status)
@@ -95,7 +98,6 @@ class Handler(http.server.BaseHTTPRequestHandler):
         self.end_headers()
         with cut_lock:
             generation = cut_generation
-        conn.sock.settimeout(1.0)
         try:
             while True:
                 if mode() in ("429", "500") or cut_generation != generation:

@@ -32,7 +32,7 @@ cleanup() {
   if [ $rc -ne 0 ]; then
     echo "--- tidepool up output (last 60 lines):"
     tail -n 60 "$WORK/up.log" 2>/dev/null || true
-    for f in "$WORK"/as-*.log; do
+    for f in "$WORK"/as-*.log "$WORK"/proxy.log; do
       [ -f "$f" ] || continue
       echo "--- $(basename "$f") (last 40 lines):"
       tail -n 40 "$f"
@@ -94,13 +94,13 @@ AUTOSCALE_FAST_FLAGS=(--scan-interval=1s --scale-down-unneeded-time=10s
   --scale-down-delay-after-add=10s --unschedulable-pod-with-gpu-time-buffer=2s
   --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s --leader-elect-retry-period=1s)
 # start_autoscale <name> [extra flags...]: starts `tidepool autoscale` pointed at this
-# tidepool up's Kubernetes API ($KUBECONFIG unless --kubeconfig is given) and GKE API; its log is
+# tidepool up's Kubernetes API ($AS_KUBECONFIG, default $KUBECONFIG) and GKE API; its log is
 # $WORK/<name>.log; sets AS_PID.
 start_autoscale() {
   local name=$1
   shift
   rm -f "$WORK/$name.port"
-  "$TIDEPOOL_BIN" autoscale --kubeconfig "$KUBECONFIG" --cloud-provider gke \
+  "$TIDEPOOL_BIN" autoscale --kubeconfig "${AS_KUBECONFIG:-$KUBECONFIG}" --cloud-provider gke \
     --project tidepool-local --location us-central1-a --cluster-name tidepool \
     --gke-api-endpoint "http://127.0.0.1:$PORT/" \
     --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/" --gcp-no-auth \
