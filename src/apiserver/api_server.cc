@@ -721,37 +721,58 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         TimePoint next_bookmark = clock_.Now() + options_.bookmark_interval;
         bool headers_sent = false;
         int64_t last_rv = from;
+        // Every event queued when the watcher wakes goes out in one chunk of at most about
+        // kMaxWatchChunk bytes (one event may pass it): one write per wake-up, not per event,
+        // and memory per watcher bounded however far behind it is.
+        static constexpr size_t kMaxWatchChunk = 256 << 10;
+        std::vector<WatchEvent> batch;
+        std::string chunk;
+        bool peer_gone = false;
         while (true) {
-          WatchEvent e;
-          const auto result = watch_stream->Next(std::chrono::seconds(1), &e);
+          batch.clear();
+          const auto result =
+              watch_stream->NextBatch(std::chrono::seconds(1), kMaxWatchChunk, &batch);
           if (result == Watch::Result::kClosed) break;
           const TimePoint now = clock_.Now();
           if (result == Watch::Result::kEvent) {
-            last_rv = std::max(last_rv, e.resource_version);
-            std::string type(EventTypeName(e.type));
-            if (!filter->Empty()) {
-              const bool now_match = filter->Matches(e.object->value);
-              const bool was_match = e.old_object && filter->Matches(e.old_object->value);
-              if (e.type == EventType::kModified) {
-                if (now_match && !was_match) type = "ADDED";
-                else if (!now_match && was_match) type = "DELETED";
-                else if (!now_match) continue;
-              } else if (!now_match) {
-                continue;
+            chunk.clear();
+            for (WatchEvent& e : batch) {
+              last_rv = std::max(last_rv, e.resource_version);
+              std::string_view type = EventTypeName(e.type);
+              if (!filter->Empty()) {
+                const bool now_match = filter->Matches(e.object->value);
+                const bool was_match = e.old_object && filter->Matches(e.old_object->value);
+                if (e.type == EventType::kModified) {
+                  if (now_match && !was_match) type = "ADDED";
+                  else if (!now_match && was_match) type = "DELETED";
+                  else if (!now_match) continue;
+                } else if (!now_match) {
+                  continue;
+                }
+              }
+              chunk += "{\"type\":\"";
+              chunk += type;
+              chunk += "\",\"object\":";
+              if (table) {
+                std::vector<const json*> one = {&e.object->value};
+                json t = printers::BuildTable(res.group, res.resource, one,
+                                              std::to_string(e.resource_version), now,
+                                              IncludeObjectParam(req), !headers_sent);
+                headers_sent = true;
+                chunk += t.dump();
+              } else {
+                chunk += e.object->text;
+              }
+              chunk += "}\n";
+              if (chunk.size() >= kMaxWatchChunk) {
+                if (!w.WriteChunk(chunk)) {
+                  peer_gone = true;
+                  break;
+                }
+                chunk.clear();
               }
             }
-            std::string line;
-            if (table) {
-              std::vector<const json*> one = {&e.object->value};
-              json t = printers::BuildTable(res.group, res.resource, one,
-                                            std::to_string(e.resource_version), now,
-                                            IncludeObjectParam(req), !headers_sent);
-              headers_sent = true;
-              line = "{\"type\":\"" + type + "\",\"object\":" + t.dump() + "}\n";
-            } else {
-              line = "{\"type\":\"" + type + "\",\"object\":" + e.object->text + "}\n";
-            }
-            if (!w.WriteChunk(line)) break;
+            if (peer_gone || (!chunk.empty() && !w.WriteChunk(chunk))) break;
             continue;
           }
           if (w.Closed()) break;

@@ -194,6 +194,37 @@ TEST_F(ApiServerTest, PatchesAndConflicts) {
   EXPECT_EQ(partial.Json()["metadata"]["annotations"]["x"], "y");
 }
 
+TEST_F(ApiServerTest, WatchWritesQueuedEventsAsOneChunkInOrder) {
+  const std::string rv = std::to_string(store_.resource_version());
+  for (int i = 0; i < 5; ++i) {
+    json pod = json::parse(kGoodPod);
+    pod["metadata"]["name"] = "p" + std::to_string(i);
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  }
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/p0").code, 200);
+  FakeWriter w;
+  w.max_chunks = 1;  // the peer goes away after the first chunk
+  http::HttpRequest req;
+  req.method = "GET";
+  req.path = "/api/v1/namespaces/default/pods";
+  req.query = {{"watch", "true"}, {"resourceVersion", rv}};
+  server_.Handle(req, w);
+  std::vector<std::string> lines;
+  for (size_t start = 0, nl; (nl = w.body.find('\n', start)) != std::string::npos; start = nl + 1) {
+    lines.push_back(w.body.substr(start, nl - start));
+  }
+  ASSERT_EQ(lines.size(), 6u) << w.body;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const json e = json::parse(lines[i]);
+    EXPECT_EQ(e["type"], i < 5 ? "ADDED" : "DELETED");
+    EXPECT_EQ(e["object"]["metadata"]["resourceVersion"], std::to_string(std::stoll(rv) + 1 + static_cast<int64_t>(i)));
+  }
+  // Each line is {"type":…,"object":<the stored text>}.
+  auto p1 = store_.Get(*FindResource("", "v1", "pods"), "default", "p1");
+  ASSERT_TRUE(p1.ok());
+  EXPECT_EQ(lines[1], "{\"type\":\"ADDED\",\"object\":" + (*p1)->text + "}");
+}
+
 TEST_F(ApiServerTest, WatchSendsTableRowsAfterTheListRevision) {
   ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", kGoodPod).code, 201);
   const std::string rv = std::to_string(store_.resource_version());

@@ -45,18 +45,25 @@ struct Watch::State {
     }
     return true;
   }
-  void Push(const WatchEvent& e) {
+  // Queues `e` under the watcher's lock. Returns true when the watcher must be woken: its
+  // queue went from empty to non-empty, or it was closed. The caller wakes it (Wake) after
+  // releasing the store's mutex, so a woken watcher never blocks on the store's lock and a
+  // watcher already awake is not signalled again for every event.
+  bool Push(const WatchEvent& e) {
     std::lock_guard<std::mutex> lock(mu);
-    if (closed) return;
+    if (closed) return false;
     if (queue.size() >= max_backlog) {
       closed = true;
       error = "the watcher fell too far behind and was closed";
       queue.clear();
-    } else {
-      queue.push_back(e);
+      return true;
     }
-    cv.notify_one();
+    queue.push_back(e);
+    return queue.size() == 1;
   }
+  // Wakes a watcher blocked in Next/NextBatch. No lock needed: the waiter re-checks its
+  // predicate under `mu`, and Push changed the state under `mu` before this call.
+  void Wake() { cv.notify_one(); }
 };
 
 Watch::Watch(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -74,6 +81,21 @@ Watch::Result Watch::Next(Duration timeout, WatchEvent* out) {
     return Result::kEvent;
   }
   return state_->closed ? Result::kClosed : Result::kTimeout;
+}
+
+Watch::Result Watch::NextBatch(Duration timeout, size_t max_bytes, std::vector<WatchEvent>* out) {
+  std::unique_lock<std::mutex> lock(state_->mu);
+  state_->cv.wait_for(lock, timeout,
+                      [&] { return !state_->queue.empty() || state_->closed; });
+  if (state_->queue.empty()) return state_->closed ? Result::kClosed : Result::kTimeout;
+  size_t bytes = 0;
+  do {
+    WatchEvent& e = state_->queue.front();
+    bytes += e.object != nullptr ? e.object->text.size() : 0;
+    out->push_back(std::move(e));
+    state_->queue.pop_front();
+  } while (!state_->queue.empty() && bytes < max_bytes);
+  return Result::kEvent;
 }
 
 bool Watch::Drain(std::vector<WatchEvent>* out) {
@@ -298,7 +320,8 @@ json ObjectStore::Prepare(const Resource& r, json object, std::string_view ns) {
 }
 
 uint64_t ObjectStore::Commit(const Resource& r, const std::string& local_key, ObjectPtr object,
-                             ObjectPtr old, EventType type, const std::string& origin) {
+                             ObjectPtr old, EventType type, const std::string& origin,
+                             WakeList* wake) {
   Shard& s = ShardFor(r);
   const std::string slash_name = local_key;
   const size_t cut = local_key.find('/');
@@ -319,11 +342,12 @@ uint64_t ObjectStore::Commit(const Resource& r, const std::string& local_key, Ob
   e.old_object = std::move(old);
   e.resource_version = revision_;
   e.origin = origin;
-  // Notify live watchers, dropping the ones that went away.
+  // Queue the event for live watchers, dropping the ones that went away; the ones to wake
+  // are woken by the caller once the store's mutex is released (WakeWatchers).
   size_t live = 0;
   for (size_t i = 0; i < watchers_.size(); ++i) {
     if (auto st = watchers_[i].lock()) {
-      if (st->Wants(e)) st->Push(e);
+      if (st->Wants(e) && st->Push(e)) wake->push_back(std::move(st));
       watchers_[live++] = watchers_[i];
     }
   }
@@ -333,12 +357,17 @@ uint64_t ObjectStore::Commit(const Resource& r, const std::string& local_key, Ob
   return ticket;
 }
 
+void ObjectStore::WakeWatchers(const WakeList& wake) {
+  for (const auto& st : wake) st->Wake();
+}
+
 Status ObjectStore::WaitDurable(uint64_t ticket) { return backend_->Wait(ticket); }
 
 StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
                                         const WriteOptions& opts) {
   uint64_t ticket = 0;
   ObjectPtr stored;
+  WakeList wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     std::string ns = r.namespaced ? StringAt(object, "metadata", "namespace") : "";
@@ -372,8 +401,9 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
     ++revision_;
     meta["resourceVersion"] = std::to_string(revision_);
     stored = MakeStored(std::move(object), revision_);
-    ticket = Commit(r, local, stored, nullptr, EventType::kAdded, opts.origin);
+    ticket = Commit(r, local, stored, nullptr, EventType::kAdded, opts.origin, &wake);
   }
+  WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));
   return stored;
 }
@@ -385,6 +415,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
                                                         bool allow_create) {
   uint64_t ticket = 0;
   UpdateResult result;
+  WakeList wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string nsv = r.namespaced ? std::string(ns) : "";
@@ -465,8 +496,10 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
     result.object = MakeStored(std::move(next), revision_);
     result.changed = true;
     ticket = Commit(r, local, result.object, current,
-                    current == nullptr ? EventType::kAdded : EventType::kModified, opts.origin);
+                    current == nullptr ? EventType::kAdded : EventType::kModified, opts.origin,
+                    &wake);
   }
+  WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));
   return result;
 }
@@ -477,6 +510,7 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
                                         std::optional<std::string> precondition_rv) {
   uint64_t ticket = 0;
   ObjectPtr last;
+  WakeList wake;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string local = LocalKey(r.namespaced ? ns : "", name);
@@ -504,8 +538,9 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
     json value = current->value;
     value["metadata"]["resourceVersion"] = std::to_string(revision_);
     last = MakeStored(std::move(value), revision_);
-    ticket = Commit(r, local, last, current, EventType::kDeleted, opts.origin);
+    ticket = Commit(r, local, last, current, EventType::kDeleted, opts.origin, &wake);
   }
+  WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));
   return last;
 }

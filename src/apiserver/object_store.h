@@ -87,6 +87,10 @@ class Watch {
 
   enum class Result { kEvent, kTimeout, kClosed };
   Result Next(Duration timeout, WatchEvent* out);
+  // Like Next, but takes every queued event (in order) up to about `max_bytes` of objects'
+  // text (at least one event), appended to `out`: a watcher that fell behind catches up in a
+  // few large writes instead of one per event, with a bounded amount of memory per batch.
+  Result NextBatch(Duration timeout, size_t max_bytes, std::vector<WatchEvent>* out);
   // Takes every event available now (no blocking); false once the watch is closed and empty.
   bool Drain(std::vector<WatchEvent>* out);
   // Why the watch was closed by the store (an overflowing backlog); empty when not closed.
@@ -174,10 +178,14 @@ class ObjectStore {
  private:
   struct Shard;  // one per resource
   Shard& ShardFor(const Resource& r) const;
-  // Under mu_: assigns the revision, stores, logs, notifies, persists. Returns the backend
-  // ticket to wait for.
+  // The watchers to wake once the store's mutex is released.
+  using WakeList = std::vector<std::shared_ptr<Watch::State>>;
+  // Under mu_: assigns the revision, stores, logs, queues the event for watchers (adding to
+  // `wake` those to wake), persists. Returns the backend ticket to wait for.
   uint64_t Commit(const Resource& r, const std::string& key, ObjectPtr object, ObjectPtr old,
-                  EventType type, const std::string& origin);
+                  EventType type, const std::string& origin, WakeList* wake);
+  // Not under mu_.
+  static void WakeWatchers(const WakeList& wake);
   Status WaitDurable(uint64_t ticket);
   std::string NewUid();
   nlohmann::json Prepare(const Resource& r, nlohmann::json object, std::string_view ns);

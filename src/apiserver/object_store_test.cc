@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "testing/temp_dir.h"
 
 namespace tidepool::apiserver {
@@ -121,6 +123,62 @@ TEST_F(ObjectStoreTest, WatchReplaysFromRevisionThenLive) {
   ASSERT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
   EXPECT_EQ(e.object->value["metadata"]["name"], "b");
   EXPECT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kTimeout);
+}
+
+TEST_F(ObjectStoreTest, NextBatchTakesQueuedEventsInOrderWithinTheBound) {
+  auto w = store_.OpenWatch(&Pods(), "default", store_.resource_version());
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(store_.Create(Pods(), Pod("default", "p" + std::to_string(i)), opts_).ok());
+  }
+  ASSERT_TRUE(store_.Create(Pods(), Pod("other", "x"), opts_).ok());  // not this namespace
+  std::vector<WatchEvent> batch;
+  // A bound below one object's size still takes one event.
+  ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1, &batch), Watch::Result::kEvent);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].resource_version, 1);
+  // A bound of three objects' text takes three.
+  const size_t one = batch[0].object->text.size();
+  ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 3 * one, &batch), Watch::Result::kEvent);
+  ASSERT_EQ(batch.size(), 4u);
+  // The rest, appended, in order.
+  ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kEvent);
+  ASSERT_EQ(batch.size(), 10u);
+  for (size_t i = 0; i < batch.size(); ++i) {
+    EXPECT_EQ(batch[i].resource_version, static_cast<int64_t>(i) + 1);
+  }
+  batch.clear();
+  EXPECT_EQ((*w)->NextBatch(std::chrono::milliseconds(1), 1 << 20, &batch),
+            Watch::Result::kTimeout);
+  EXPECT_TRUE(batch.empty());
+  // A blocked watcher is woken by a write from another thread.
+  std::thread writer([&] { ASSERT_TRUE(store_.Create(Pods(), Pod("default", "late"), opts_).ok()); });
+  Watch::Result r;
+  while ((r = (*w)->NextBatch(std::chrono::seconds(1), 1 << 20, &batch)) ==
+         Watch::Result::kTimeout) {
+  }
+  writer.join();
+  EXPECT_EQ(r, Watch::Result::kEvent);
+  ASSERT_EQ(batch.size(), 1u);
+  EXPECT_EQ(batch[0].object->value["metadata"]["name"], "late");
+  (*w)->Stop();
+  EXPECT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
+}
+
+TEST(ObjectStoreBacklogTest, AWatcherTooFarBehindIsClosedWithAnError) {
+  SimulatedClock clock;
+  StoreOptions o;
+  o.max_watch_backlog = 3;
+  ObjectStore store(clock, nullptr, o);
+  auto w = store.OpenWatch(&Pods(), "", 0);
+  ASSERT_TRUE(w.ok());
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_TRUE(store.Create(Pods(), Pod("default", "p" + std::to_string(i)), {"t", false}).ok());
+  }
+  std::vector<WatchEvent> batch;
+  EXPECT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
+  EXPECT_TRUE(batch.empty());
+  EXPECT_EQ((*w)->error(), "the watcher fell too far behind and was closed");
 }
 
 TEST(ObjectStoreWindowTest, TooOldRevisionIsExpired) {
