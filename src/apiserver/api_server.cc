@@ -432,12 +432,11 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
 
   auto send_object = [&](int code, const ObjectPtr& o) {
     if (WantsTable(req) && method == "GET") {
-      std::vector<const json*> one = {&o->value};
-      SendJson(w, code,
-               printers::BuildTable(res.group, res.resource, one,
-                                    std::to_string(o->resource_version), clock_.Now(),
-                                    IncludeObjectParam(req), true),
-               r.Headers());
+      w.Send(code, kJson,
+             printers::BuildTableText(res.group, res.resource, {{&o->value, o->text}},
+                                      std::to_string(o->resource_version), clock_.Now(),
+                                      IncludeObjectParam(req), true),
+             r.Headers());
     } else {
       w.Send(code, kJson, o->text, r.Headers());
     }
@@ -754,12 +753,11 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               chunk += type;
               chunk += "\",\"object\":";
               if (table) {
-                std::vector<const json*> one = {&e.object->value};
-                json t = printers::BuildTable(res.group, res.resource, one,
-                                              std::to_string(e.resource_version), now,
-                                              IncludeObjectParam(req), !headers_sent);
+                chunk += printers::BuildTableText(
+                    res.group, res.resource, {{&e.object->value, e.object->text}},
+                    std::to_string(e.resource_version), now, IncludeObjectParam(req),
+                    !headers_sent);
                 headers_sent = true;
-                chunk += t.dump();
               } else {
                 chunk += e.object->text;
               }
@@ -801,13 +799,13 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                               f.Empty() ? std::function<bool(const json&)>()
                                         : [&f](const json& o) { return f.Matches(o); });
       if (WantsTable(req)) {
-        std::vector<const json*> objs;
+        std::vector<printers::TableObject> objs;
         objs.reserve(list.items.size());
-        for (const ObjectPtr& o : list.items) objs.push_back(&o->value);
-        SendJson(w, 200,
-                 printers::BuildTable(res.group, res.resource, objs,
-                                      std::to_string(list.resource_version), clock_.Now(),
-                                      IncludeObjectParam(req), true));
+        for (const ObjectPtr& o : list.items) objs.push_back({&o->value, o->text});
+        w.Send(200, kJson,
+               printers::BuildTableText(res.group, res.resource, objs,
+                                        std::to_string(list.resource_version), clock_.Now(),
+                                        IncludeObjectParam(req), true));
         return;
       }
       std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "apiserver/discovery.h"
+#include "apiserver/printers/printers.h"
 
 namespace tidepool::apiserver {
 namespace {
@@ -192,6 +193,75 @@ TEST_F(ApiServerTest, PatchesAndConflicts) {
   ASSERT_EQ(partial.code, 200) << partial.body;
   EXPECT_EQ(partial.Json()["data"]["a"], "1");
   EXPECT_EQ(partial.Json()["metadata"]["annotations"]["x"], "y");
+}
+
+// The Tables the server sends are written from the stored text (printers::BuildTableText);
+// they must be byte for byte what the JSON-tree path (printers::BuildTable, then a dump) gives.
+TEST_F(ApiServerTest, TablesEqualTheTreeBuiltTableOnASmallCluster) {
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods?fieldManager=kubectl-client-side-apply", kGoodPod).code, 201);
+  for (int i = 0; i < 3; ++i) {
+    json pod = json::parse(kGoodPod);
+    pod["metadata"]["name"] = "web-" + std::to_string(i);
+    pod["metadata"]["namespace"] = i == 0 ? "kube-system" : "default";
+    pod["metadata"]["labels"] = {{"app", "w\u00e9b"}, {"quote", "a\"b"}};
+    pod["metadata"]["annotations"] = {{"x", "{\"metadata\":{\"name\":\"not-this\"}}"}};
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/" + pod["metadata"]["namespace"].get<std::string>() + "/pods",
+                 pod.dump()).code, 201);
+  }
+  // A finished pod: its row carries conditions.
+  auto done = store_.Update(*FindResource("", "v1", "pods"), "default", "web-1",
+                            [](const StoredObject* cur) -> StatusOr<json> {
+                              json next = cur->value;
+                              next["status"]["phase"] = "Succeeded";
+                              return next;
+                            },
+                            {"test", false});
+  ASSERT_TRUE(done.ok());
+  ASSERT_EQ(Do("POST", "/api/v1/nodes", R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"a":"b"}}})").code, 201);
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps",
+               R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"cm"},"data":{"k":"v"}})").code, 201);
+  const std::string kTable = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+  struct Case {
+    std::string resource;  // core/v1
+    std::string ns;        // "" for every namespace
+    std::string include;   // includeObject
+  };
+  const std::vector<Case> cases = {
+      {"pods", "", ""},           {"pods", "default", ""},    {"pods", "", "Object"},
+      {"pods", "", "None"},       {"pods", "", "Metadata"},   {"nodes", "", ""},
+      {"configmaps", "", ""},     {"namespaces", "", ""},     {"nodes", "", "Object"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.resource + " ns=" + tc.ns + " include=" + tc.include);
+    const Resource& res = *FindResource("", "v1", tc.resource);
+    std::string target = "/api/v1/" + (tc.ns.empty() ? "" : "namespaces/" + tc.ns + "/") + tc.resource;
+    if (!tc.include.empty()) target += "?includeObject=" + tc.include;
+    auto got = Do("GET", target, "", {{"accept", kTable}});
+    ASSERT_EQ(got.code, 200) << got.body;
+    auto list = store_.List(res, tc.ns);
+    ASSERT_FALSE(list.items.empty());
+    std::vector<const json*> objects;
+    for (const ObjectPtr& o : list.items) objects.push_back(&o->value);
+    const printers::IncludeObject include =
+        tc.include == "Object" ? printers::IncludeObject::kObject
+        : tc.include == "None" ? printers::IncludeObject::kNone
+                               : printers::IncludeObject::kMetadata;
+    const json want = printers::BuildTable(res.group, res.resource, objects,
+                                           std::to_string(list.resource_version), clock_.Now(),
+                                           include, true);
+    EXPECT_EQ(got.body, want.dump(-1, ' ', false, json::error_handler_t::replace));
+    // One object.
+    const json& first = list.items[0]->value;
+    const std::string ns = first["metadata"].value("namespace", "");
+    auto one = Do("GET", "/api/v1/" + (ns.empty() ? "" : "namespaces/" + ns + "/") + tc.resource +
+                             "/" + first["metadata"]["name"].get<std::string>() +
+                             (tc.include.empty() ? "" : "?includeObject=" + tc.include),
+                  "", {{"accept", kTable}});
+    const json want_one = printers::BuildTable(
+        res.group, res.resource, {&first}, std::to_string(list.items[0]->resource_version),
+        clock_.Now(), include, true);
+    EXPECT_EQ(one.body, want_one.dump(-1, ' ', false, json::error_handler_t::replace));
+  }
 }
 
 TEST_F(ApiServerTest, WatchWritesQueuedEventsAsOneChunkInOrder) {

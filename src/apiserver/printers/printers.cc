@@ -5,6 +5,7 @@
 #include <string>
 #include <utility>
 
+#include "apiserver/json_text.h"
 #include "apiserver/printers/internal.h"
 #include "apiserver/printers/resource_printers.h"
 
@@ -169,6 +170,102 @@ json BuildTable(std::string_view group, std::string_view resource,
             {"metadata", json::object()},
             {"columnDefinitions", nullptr},
             {"rows", json::array()}};
+  }
+}
+
+namespace {
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+void AppendEmptyTable(std::string& out) {
+  out = R"({"apiVersion":"meta.k8s.io/v1","columnDefinitions":null,"kind":"Table",)"
+        R"("metadata":{},"rows":[]})";
+}
+
+}  // namespace
+
+std::string BuildTableText(std::string_view group, std::string_view resource,
+                           const std::vector<TableObject>& objects,
+                           std::string_view resource_version, TimePoint now,
+                           IncludeObject include, bool with_headers) {
+  std::string out;
+  try {
+    const internal::Printer& printer = PrinterFor(group, resource);
+    // Members in the order nlohmann::json writes them (sorted), as BuildTable(...).dump().
+    out = R"({"apiVersion":"meta.k8s.io/v1","columnDefinitions":)";
+    if (with_headers) {
+      json columns = json::array();
+      for (const Column& c : printer.columns) {
+        columns.push_back({{"name", c.name},
+                           {"type", c.type},
+                           {"format", c.format},
+                           {"description", c.description},
+                           {"priority", c.priority}});
+      }
+      out += Dump(columns);
+    } else {
+      out += "null";
+    }
+    out += R"(,"kind":"Table","metadata":)";
+    if (resource_version.empty()) {
+      out += "{}";
+    } else {
+      out += R"({"resourceVersion":)";
+      out += Dump(json(std::string(resource_version)));
+      out += '}';
+    }
+    out += R"(,"rows":[)";
+    size_t reserve = out.size() + 2;
+    for (const TableObject& o : objects) reserve += 256 + o.text.size() / 2;
+    out.reserve(reserve);
+    bool first = true;
+    for (const TableObject& o : objects) {
+      const json& object = *o.value;
+      if (!first) out += ',';
+      first = false;
+      out += R"({"cells":)";
+      out += Dump(Cells(group, resource, object, now));
+      if (printer.conditions != nullptr) {
+        if (json conditions = printer.conditions(object); !conditions.is_null()) {
+          out += R"(,"conditions":)";
+          out += Dump(conditions);
+        }
+      }
+      out += R"(,"object":)";
+      switch (include) {
+        case IncludeObject::kNone:
+          out += "null";
+          break;
+        case IncludeObject::kMetadata: {
+          out += R"({"apiVersion":"meta.k8s.io/v1","kind":"PartialObjectMetadata","metadata":)";
+          const json* metadata = internal::Field(object, "metadata");
+          if (metadata == nullptr || !metadata->is_object()) {
+            out += "{}";
+          } else if (std::optional<std::string_view> slice =
+                         o.text.empty() ? std::nullopt : json_text::TopLevelMember(o.text, "metadata");
+                     slice && !slice->empty() && slice->front() == '{') {
+            out += *slice;
+          } else {
+            out += Dump(*metadata);
+          }
+          out += '}';
+          break;
+        }
+        case IncludeObject::kObject:
+          if (o.text.empty()) {
+            out += Dump(object);
+          } else {
+            out += o.text;
+          }
+          break;
+      }
+      out += '}';
+    }
+    out += "]}";
+    return out;
+  } catch (const std::exception&) {
+    AppendEmptyTable(out);
+    return out;
   }
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -206,6 +207,61 @@ TEST(BuildTableTest, DefaultConvertorTable) {
   EXPECT_EQ(table["columnDefinitions"][1]["name"], "Created At");
   EXPECT_EQ(table["columnDefinitions"][1]["type"], "date");
   EXPECT_EQ(table["rows"][0]["cells"], json({"admin", "2025-12-31T23:00:00Z"}));
+}
+
+// BuildTableText is what the API server sends; BuildTable is the reference it must equal byte
+// for byte, for every resource and includeObject, with and without the stored text.
+TEST(BuildTableTextTest, EqualsTheDumpOfBuildTable) {
+  const json tricky = json::parse(R"({"kind":"ConfigMap","apiVersion":"v1",
+    "metadata":{"name":"cm-\"q\"","namespace":"default","labels":{"a/b":"c\\d","é":"ü"},
+      "annotations":{"x":"{\"metadata\":{}}","emoji":"\ud83d\ude00 </script>&"},
+      "creationTimestamp":"2025-12-31T23:59:00Z"},
+    "data":{"metadata":"not this one","k":"v\n"}})");
+  const json no_metadata = {{"kind", "Pod"}};
+  const json metadata_not_object = {{"kind", "Pod"}, {"metadata", "x"}};
+  const json empty_metadata = {{"kind", "Pod"}, {"metadata", json::object()}};
+  json invalid_utf8 = kPod;
+  invalid_utf8["metadata"]["labels"]["bad"] = std::string("\xff\xfe", 2);
+  struct Case {
+    std::string name;
+    std::string group, resource;
+    std::vector<const json*> objects;
+  };
+  const std::vector<Case> cases = {
+      {"pods, one completed", "", "pods", {&kDonePod, &kPod}},
+      {"pods with odd metadata", "", "pods",
+       {&no_metadata, &metadata_not_object, &empty_metadata, &invalid_utf8}},
+      {"configmap with escapes", "", "configmaps", {&tricky}},
+      {"default convertor", "rbac.authorization.k8s.io", "clusterroles", {&tricky, &kPod}},
+      {"no rows", "", "pods", {}},
+  };
+  const auto dump = [](const json& j) {
+    return j.dump(-1, ' ', false, json::error_handler_t::replace);
+  };
+  for (const Case& tc : cases) {
+    for (IncludeObject include :
+         {IncludeObject::kMetadata, IncludeObject::kNone, IncludeObject::kObject}) {
+      for (bool headers : {true, false}) {
+        for (const char* rv : {"", "42"}) {
+          for (bool with_text : {true, false}) {
+            SCOPED_TRACE(tc.name + " include=" + std::to_string(static_cast<int>(include)) +
+                         " headers=" + std::to_string(headers) + " rv=" + rv +
+                         " text=" + std::to_string(with_text));
+            std::vector<std::string> texts;
+            for (const json* o : tc.objects) texts.push_back(with_text ? dump(*o) : "");
+            std::vector<TableObject> objects;
+            for (size_t i = 0; i < tc.objects.size(); ++i) {
+              objects.push_back({tc.objects[i], texts[i]});
+            }
+            const std::string want = dump(
+                BuildTable(tc.group, tc.resource, tc.objects, rv, kNow, include, headers));
+            EXPECT_EQ(BuildTableText(tc.group, tc.resource, objects, rv, kNow, include, headers),
+                      want);
+          }
+        }
+      }
+    }
+  }
 }
 
 }  // namespace
