@@ -4,6 +4,8 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "apiserver/json_text.h"
+
 namespace tidepool::apiserver {
 
 using nlohmann::json;
@@ -365,16 +367,15 @@ Status ObjectStore::WaitDurable(uint64_t ticket) { return backend_->Wait(ticket)
 
 StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
                                         const WriteOptions& opts) {
-  uint64_t ticket = 0;
-  ObjectPtr stored;
-  WakeList wake;
+  std::string ns = r.namespaced ? StringAt(object, "metadata", "namespace") : "";
+  if (r.namespaced && ns.empty()) ns = "default";
+  object = Prepare(r, std::move(object), ns);
+  json& meta = object["metadata"];
+  std::string name = StringAt(object, "metadata", "name");
+  std::string local;
   {
+    // Names and uids come from the store's seeded generator.
     std::lock_guard<std::mutex> lock(mu_);
-    std::string ns = r.namespaced ? StringAt(object, "metadata", "namespace") : "";
-    if (r.namespaced && ns.empty()) ns = "default";
-    object = Prepare(r, std::move(object), ns);
-    json& meta = object["metadata"];
-    std::string name = StringAt(object, "metadata", "name");
     if (name.empty()) {
       const std::string gen = StringAt(object, "metadata", "generateName");
       static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
@@ -382,30 +383,60 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
       for (int i = 0; i < 5; ++i) name += kAlphabet[random_.Uniform(sizeof(kAlphabet) - 1)];
       meta["name"] = name;
     }
-    const std::string local = LocalKey(ns, name);
-    Shard& s = ShardFor(r);
-    if (s.objects.count(local) != 0) {
+    local = LocalKey(ns, name);
+    if (ShardFor(r).objects.count(local) != 0) {
       return Status(StatusCode::kAlreadyExists, Qualified(r, name) + " already exists");
     }
-    if (!meta.contains("uid") || !meta["uid"].is_string() || meta["uid"].get<std::string>().empty()) {
+    if (!meta.contains("uid") || !meta["uid"].is_string() ||
+        meta["uid"].get<std::string>().empty()) {
       meta["uid"] = NewUid();
     }
-    if (!meta.contains("creationTimestamp") || !meta["creationTimestamp"].is_string()) {
-      meta["creationTimestamp"] = FormatRfc3339(clock_.Now());
+  }
+  if (!meta.contains("creationTimestamp") || !meta["creationTimestamp"].is_string()) {
+    meta["creationTimestamp"] = FormatRfc3339(clock_.Now());
+  }
+  if (HasGeneration(r)) meta["generation"] = 1;
+  // Serialized outside the store's lock, with an empty resourceVersion that the commit fills
+  // in: holding the lock costs a splice, not a dump of the whole object.
+  meta["resourceVersion"] = "";
+  auto o = std::make_shared<StoredObject>();
+  o->text = object.dump(-1, ' ', false, json::error_handler_t::replace);
+  size_t rv_at = std::string::npos;  // where the text's `""` resourceVersion starts
+  if (auto m = json_text::TopLevelMember(o->text, "metadata")) {
+    if (auto rv = json_text::TopLevelMember(*m, "resourceVersion"); rv && *rv == "\"\"") {
+      rv_at = static_cast<size_t>(rv->data() - o->text.data());
     }
-    if (HasGeneration(r)) meta["generation"] = 1;
+  }
+  auto set_revision = [&](int64_t rv) {
+    const std::string text = std::to_string(rv);
+    meta["resourceVersion"] = text;
+    if (rv_at != std::string::npos) {
+      o->text.insert(rv_at + 1, text);
+    } else {  // not expected: the text is ours
+      o->text = object.dump(-1, ' ', false, json::error_handler_t::replace);
+    }
+    o->value = std::move(object);
+    o->resource_version = rv;
+  };
+  uint64_t ticket = 0;
+  WakeList wake;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Checked again: another create of the same name may have committed meanwhile.
+    if (ShardFor(r).objects.count(local) != 0) {
+      return Status(StatusCode::kAlreadyExists, Qualified(r, name) + " already exists");
+    }
     if (opts.dry_run) {
-      meta["resourceVersion"] = std::to_string(revision_ + 1);
-      return MakeStored(std::move(object), revision_ + 1);
+      set_revision(revision_ + 1);
+      return ObjectPtr(std::move(o));
     }
     ++revision_;
-    meta["resourceVersion"] = std::to_string(revision_);
-    stored = MakeStored(std::move(object), revision_);
-    ticket = Commit(r, local, stored, nullptr, EventType::kAdded, opts.origin, &wake);
+    set_revision(revision_);
+    ticket = Commit(r, local, o, nullptr, EventType::kAdded, opts.origin, &wake);
   }
   WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));
-  return stored;
+  return ObjectPtr(std::move(o));
 }
 
 StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::string_view ns,

@@ -125,6 +125,31 @@ TEST_F(ObjectStoreTest, WatchReplaysFromRevisionThenLive) {
   EXPECT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kTimeout);
 }
 
+TEST_F(ObjectStoreTest, CreatedTextIsTheDumpOfTheValue) {
+  // The text is serialized outside the store's lock with the resourceVersion written in
+  // afterwards: it must still be exactly the value's dump, for every kind of object.
+  const std::vector<json> objects = {
+      Pod("default", "a"),
+      json{{"metadata", {{"name", "n1"}, {"labels", {{"resourceVersion", ""}}}}}},
+      json{{"metadata", {{"generateName", "web-"}, {"namespace", "default"}}},
+           {"data", {{"resourceVersion", ""}, {"x", "\"metadata\":{\"resourceVersion\":\"\"}"}}}},
+  };
+  const Resource* resources[] = {&Pods(), &Nodes(), FindResource("", "v1", "configmaps")};
+  for (size_t i = 0; i < objects.size(); ++i) {
+    SCOPED_TRACE(i);
+    auto o = store_.Create(*resources[i], objects[i], opts_);
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    EXPECT_EQ((*o)->text, (*o)->value.dump());
+    EXPECT_EQ((*o)->value["metadata"]["resourceVersion"], std::to_string((*o)->resource_version));
+    auto dry = store_.Create(*resources[i], objects[i], {"test", true});
+    if (i == 2) {  // generateName: a new name, a dry run
+      ASSERT_TRUE(dry.ok());
+      EXPECT_EQ((*dry)->text, (*dry)->value.dump());
+      EXPECT_EQ((*dry)->resource_version, store_.resource_version() + 1);
+    }
+  }
+}
+
 TEST_F(ObjectStoreTest, NextBatchTakesQueuedEventsInOrderWithinTheBound) {
   auto w = store_.OpenWatch(&Pods(), "default", store_.resource_version());
   ASSERT_TRUE(w.ok());

@@ -529,6 +529,114 @@ Comparison CompareObjectsFiltered(const json& before, const json& after,
   return Comparison{Filter(c.added), Filter(c.modified), Filter(c.removed)};
 }
 
+// ---- The create shortcut --------------------------------------------------------------------
+//
+// On a create without client-provided managedFields, UpdateManagedFields's result is one Update
+// entry whose set is "added or modified" from the kind's zero object to the new object, minus
+// the ignored fields. CreateFieldsV1 computes exactly that FieldsV1 in one walk over the two
+// objects, mirroring CompareValue/CompareObjects below but keeping only additions and
+// modifications (removals cannot reach an empty starting set), writing the FieldsV1 tree
+// directly instead of building path sets, filtering and converting them. The general path stays
+// the reference (UpdateManagedFieldsGeneralForTest; tests compare the two on many objects).
+
+class CreateFieldsWalker {
+ public:
+  // The FieldsV1 children of the node at path_ are added to `node`; returns whether path_
+  // itself is in the set.
+  bool Value(const json* l, const json* r, const Field& f, json& node) {
+    if (r == nullptr) return false;  // absent from the new object: removals only
+    static const json kEmptyObject = json::object();
+    static const json kEmptyArray = json::array();
+    // CompareValue's nil-container rule, both ways.
+    if (l != nullptr && l->is_null() && !r->empty() && (r->is_object() || r->is_array())) {
+      l = r->is_object() ? &kEmptyObject : &kEmptyArray;
+    }
+    if (r->is_null() && l != nullptr && !l->empty() && (l->is_object() || l->is_array())) {
+      r = l->is_object() ? &kEmptyObject : &kEmptyArray;
+    }
+    const bool l_map = l == nullptr || l->is_object();
+    if (l_map && r->is_object() && f.shape != Shape::kAtomic) {
+      const bool empty = (l == nullptr || l->empty()) && r->empty();
+      if (empty) return Leaf(l, r);
+      Objects(l, r, f.type, node);
+      return l == nullptr && Member();
+    }
+    const bool l_list = l == nullptr || l->is_array();
+    if (l_list && r->is_array()) {
+      const ListMode mode = ModeFor(f, l, r);
+      const bool empty = (l == nullptr || l->empty()) && r->empty();
+      if (mode != ListMode::kAtomic && !empty) {
+        if (mode == ListMode::kKeyed) {
+          std::map<std::string, const json*> litems;
+          if (l != nullptr) {
+            for (const auto& item : *l) litems[*ItemKey(item, f)] = &item;
+          }
+          std::map<std::string, const json*> ritems;
+          for (const auto& item : *r) ritems[*ItemKey(item, f)] = &item;
+          for (const auto& [k, rv] : ritems) {
+            auto li = litems.find(k);
+            const json* lv = li == litems.end() ? nullptr : li->second;
+            path_.push_back(k);
+            json child = json::object();
+            Objects(lv, rv, f.type, child);
+            Attach(node, lv == nullptr && Member(), std::move(child));
+            path_.pop_back();
+          }
+        } else {
+          std::set<std::string> lvals;
+          if (l != nullptr) {
+            for (const auto& v : *l) lvals.insert(SetKey(v));
+          }
+          for (const auto& v : *r) {
+            std::string k = SetKey(v);
+            if (lvals.count(k)) continue;
+            path_.push_back(std::move(k));
+            Attach(node, Member(), json::object());
+            path_.pop_back();
+          }
+        }
+        return l == nullptr && Member();
+      }
+    }
+    return Leaf(l, r);
+  }
+
+  void Objects(const json* l, const json* r, std::string_view type, json& node) {
+    if (r == nullptr || !r->is_object()) return;  // only removals below
+    for (const auto& [k, rv] : r->items()) {
+      // All of status and of metadata.managedFields is ignored (UpdateManagedFields leaves
+      // them out of the comparison).
+      if (path_.empty() && k == "status") continue;
+      if (path_.size() == 1 && k == "managedFields" && path_[0] == "f:metadata") continue;
+      const json* lv = nullptr;
+      if (l != nullptr) {
+        if (auto it = l->find(k); it != l->end()) lv = &*it;
+      }
+      path_.push_back("f:" + k);
+      json child = json::object();
+      const bool member = Value(lv, &rv, LookupField(type, k), child);
+      Attach(node, member, std::move(child));
+      path_.pop_back();
+    }
+  }
+
+  FieldPath path_;
+
+ private:
+  bool Member() const { return !Ignored(path_); }
+
+  bool Leaf(const json* l, const json* r) {
+    return (l == nullptr || *l != *r) && Member();
+  }
+
+  // Adds the node at path_ to its parent's FieldsV1 `parent`, as FieldSet::ToFieldsV1 writes it.
+  void Attach(json& parent, bool member, json child) {
+    if (!member && child.empty()) return;
+    if (member && !child.empty()) child["."] = json::object();
+    parent[path_.back()] = std::move(child);
+  }
+};
+
 // A copy without metadata.managedFields and status.
 json WithoutManagedFieldsAndStatus(const json& object) {
   json out = object;
@@ -782,7 +890,7 @@ StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
   }
 }
 
-nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
+nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
                                    std::string_view manager, TimePoint now) {
   if (manager.empty() || !updated.is_object()) return updated;
   try {
@@ -833,6 +941,54 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
       if (!changed.empty()) mine->time = FormatRfc3339(now);
     }
     WriteEntries(updated, std::move(entries));
+    return updated;
+  } catch (const nlohmann::json::exception&) {
+    return updated;
+  }
+}
+
+nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
+                                   std::string_view manager, TimePoint now) {
+  if (manager.empty() || !updated.is_object()) return updated;
+  if (old.is_object()) return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+  try {
+    if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
+      if (auto mf = meta->find("managedFields");
+          mf != meta->end() && mf->is_array() && !mf->empty()) {
+        // The client's entries are the starting point: the general path.
+        return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+      }
+    }
+    // A create: the set is every field of the new object that differs from the kind's zero
+    // object (see UpdateManagedFieldsGeneralForTest for the general rule).
+    const std::string api_version = ApiVersionOf(updated, old);
+    const std::string_view root_type = schema::RootType(api_version, KindOf(updated, old));
+    json before = json::parse(schema::ZeroObjectJson(root_type));
+    before.erase("status");
+    if (auto spec = updated.find("spec");
+        spec != updated.end() && spec->is_object() && !before.contains("spec")) {
+      before["spec"] = json::object();
+    }
+    CreateFieldsWalker walker;
+    json fields = json::object();
+    walker.Objects(&before, &updated, root_type, fields);
+    auto meta = updated.find("metadata");
+    if (fields.empty()) {
+      if (meta != updated.end() && meta->is_object()) meta->erase("managedFields");
+      return updated;
+    }
+    json entry = json::object();
+    entry["manager"] = std::string(manager);
+    entry["operation"] = "Update";
+    entry["apiVersion"] = api_version;
+    entry["time"] = FormatRfc3339(now);
+    entry["fieldsType"] = "FieldsV1";
+    entry["fieldsV1"] = std::move(fields);
+    if (meta == updated.end() || !meta->is_object()) {
+      updated["metadata"] = json::object();
+      meta = updated.find("metadata");
+    }
+    (*meta)["managedFields"] = json::array({std::move(entry)});
     return updated;
   } catch (const nlohmann::json::exception&) {
     return updated;

@@ -125,7 +125,14 @@ StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
                                          bool force, TimePoint now,
                                          std::vector<ApplyConflict>* conflicts);
 
+// A create (`old` null, no managedFields in `updated`) takes a shortcut that writes the entry's
+// FieldsV1 in one walk over the new object; its result is identical to the general path's.
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
                                    std::string_view manager, TimePoint now);
+
+// UpdateManagedFields without the create shortcut: the reference the shortcut is tested
+// against.
+nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
+                                                 std::string_view manager, TimePoint now);
 
 }  // namespace tidepool::apiserver::patch
