@@ -1,4 +1,5 @@
 #include "client/auth.h"
+#include "common/base64.h"
 
 #include <fcntl.h>
 #include <spawn.h>
@@ -130,7 +131,7 @@ StatusOr<Credentials> Authenticator::Get() {
   } else if (config_.exec) {
     return RunExecLocked();
   } else if (!config_.username.empty() || !config_.password.empty()) {
-    creds.authorization = "Basic " + internal::Base64Encode(config_.username + ":" + config_.password);
+    creds.authorization = "Basic " + Base64Encode(config_.username + ":" + config_.password);
     expiry_.reset();
   }
   if (cached_ && cached_->authorization == creds.authorization) {
@@ -161,7 +162,7 @@ StatusOr<Credentials> Authenticator::RunExecLocked() {
   json info = {{"kind", "ExecCredential"}, {"apiVersion", exec.api_version}, {"spec", {{"interactive", false}}}};
   if (exec.provide_cluster_info) {
     json cluster = {{"server", config_.host}};
-    if (!config_.ca_pem.empty()) cluster["certificate-authority-data"] = internal::Base64Encode(config_.ca_pem);
+    if (!config_.ca_pem.empty()) cluster["certificate-authority-data"] = Base64Encode(config_.ca_pem);
     if (config_.insecure_skip_tls_verify) cluster["insecure-skip-tls-verify"] = true;
     if (!config_.tls_server_name.empty()) cluster["tls-server-name"] = config_.tls_server_name;
     info["spec"]["cluster"] = cluster;

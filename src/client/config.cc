@@ -14,6 +14,7 @@
 
 #include "api/codec/yaml.h"
 #include "client/internal.h"
+#include "common/base64.h"
 
 namespace tidepool::client {
 namespace {
@@ -80,63 +81,6 @@ StatusOr<std::string> ReadFile(const std::string& path) {
   return ss.str();
 }
 
-StatusOr<std::string> Base64Decode(std::string_view in) {
-  auto val = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  std::string out;
-  out.reserve(in.size() * 3 / 4);
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t pad = 0;
-  for (size_t i = 0; i < in.size(); ++i) {
-    const char c = in[i];
-    if (c == '\n' || c == '\r') continue;  // Go's StdEncoding ignores newlines
-    if (c == '=') {
-      ++pad;
-      continue;
-    }
-    const int v = val(c);
-    if (v < 0 || pad > 0) {
-      return InvalidArgumentError("illegal base64 data at input byte " + std::to_string(i));
-    }
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xFF);
-    }
-  }
-  return out;
-}
-
-std::string Base64Encode(std::string_view in) {
-  static const char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const uint32_t n = (static_cast<uint8_t>(in[i]) << 16) | (static_cast<uint8_t>(in[i + 1]) << 8) |
-                       static_cast<uint8_t>(in[i + 2]);
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += kAlphabet[(n >> 6) & 63];
-    out += kAlphabet[n & 63];
-  }
-  if (i < in.size()) {
-    uint32_t n = static_cast<uint8_t>(in[i]) << 16;
-    if (i + 1 < in.size()) n |= static_cast<uint8_t>(in[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += i + 1 < in.size() ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
-}
 
 }  // namespace internal
 
@@ -188,7 +132,7 @@ StatusOr<RestConfig> ParseKubeconfig(std::string_view text, const std::string& b
   out.insecure_skip_tls_verify = Bool(*cluster, "insecure-skip-tls-verify");
   out.tls_server_name = Str(*cluster, "tls-server-name");
   if (!Str(*cluster, "certificate-authority-data").empty()) {
-    auto ca = internal::Base64Decode(Str(*cluster, "certificate-authority-data"));
+    auto ca = Base64Decode(Str(*cluster, "certificate-authority-data"));
     if (!ca.ok()) {
       return Invalid("certificate-authority-data for " + cluster_name + ": " + std::string(ca.status().message()));
     }
@@ -232,7 +176,7 @@ StatusOr<RestConfig> ParseKubeconfig(std::string_view text, const std::string& b
     for (const Pem& p : {Pem{"client-certificate-data", "client-certificate", "client-cert", &out.client_cert_pem},
                          Pem{"client-key-data", "client-key", "client-key", &out.client_key_pem}}) {
       if (!Str(*user, p.data_key).empty()) {
-        auto d = internal::Base64Decode(Str(*user, p.data_key));
+        auto d = Base64Decode(Str(*user, p.data_key));
         if (!d.ok()) return Invalid(std::string(p.data_key) + " for " + user_name + ": " + std::string(d.status().message()));
         *p.dest = std::move(d).value();
       } else if (!Str(*user, p.file_key).empty()) {

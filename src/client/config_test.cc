@@ -1,4 +1,5 @@
 #include "client/config.h"
+#include "common/base64.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,15 +18,15 @@ void WriteFile(const std::string& path, const std::string& text, bool executable
   if (executable) ::chmod(path.c_str(), 0755);
 }
 
-std::string B64(const std::string& s) { return internal::Base64Encode(s); }
+std::string B64(const std::string& s) { return Base64Encode(s); }
 
 TEST(Base64Test, RoundTrips) {
   for (const std::string s : {"", "a", "ab", "abc", "abcd", "-----BEGIN CERTIFICATE-----\n"}) {
-    auto d = internal::Base64Decode(B64(s));
+    auto d = Base64Decode(B64(s));
     ASSERT_TRUE(d.ok());
     EXPECT_EQ(*d, s);
   }
-  EXPECT_EQ(internal::Base64Decode("ab$c").status().message(), "illegal base64 data at input byte 2");
+  EXPECT_EQ(Base64Decode("ab$c").status().message(), "illegal base64 data at input byte 2");
 }
 
 // A kubeconfig with one cluster, one context and the user given.

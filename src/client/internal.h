@@ -14,7 +14,5 @@ namespace tidepool::client::internal {
 // ("open /p: no such file or directory").
 StatusOr<std::string> ReadFile(const std::string& path);
 // Standard base64 (newlines ignored). InvalidArgument "illegal base64 data at input byte N".
-StatusOr<std::string> Base64Decode(std::string_view in);
-std::string Base64Encode(std::string_view in);
 
 }  // namespace tidepool::client::internal

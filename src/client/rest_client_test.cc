@@ -1,4 +1,5 @@
 #include "client/rest_client.h"
+#include "common/base64.h"
 
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -253,7 +254,7 @@ TEST_F(RestClientTest, WatchDeliversEvents) {
 TEST_F(RestClientTest, OverHttpsFromAKubeconfig) {
   auto tls = cloud::gke::TlsEndpoint::Start("127.0.0.1", 0, "127.0.0.1", api_.port(), clock_);
   ASSERT_TRUE(tls.ok()) << tls.status().ToString();
-  const std::string b64 = internal::Base64Encode((*tls)->ca_pem());
+  const std::string b64 = Base64Encode((*tls)->ca_pem());
   const std::string kubeconfig =
       "apiVersion: v1\nkind: Config\ncurrent-context: gke_tidepool\n"
       "clusters:\n- name: gke_tidepool\n  cluster:\n    server: https://127.0.0.1:" +

@@ -8,51 +8,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 
+#include "common/base64.h"
+
 namespace tidepool::cloud::gke::live {
 
 using json = nlohmann::json;
-
-namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-}  // namespace
-
-std::string Base64UrlEncode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < data.size(); i += 3) {
-    uint32_t v = static_cast<uint8_t>(data[i]) << 16;
-    if (i + 1 < data.size()) v |= static_cast<uint8_t>(data[i + 1]) << 8;
-    if (i + 2 < data.size()) v |= static_cast<uint8_t>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    if (i + 1 < data.size()) out += kAlphabet[(v >> 6) & 63];
-    if (i + 2 < data.size()) out += kAlphabet[v & 63];
-  }
-  return out;
-}
-
-StatusOr<std::string> Base64UrlDecode(std::string_view text) {
-  while (!text.empty() && text.back() == '=') text.remove_suffix(1);
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : text) {
-    int v = -1;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '-' || c == '+') v = 62;
-    else if (c == '_' || c == '/') v = 63;
-    if (v < 0) return InvalidArgumentError("invalid base64url character");
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  return out;
-}
 
 StatusOr<std::string> SignRs256(std::string_view pem_private_key, std::string_view data) {
   std::unique_ptr<BIO, decltype(&BIO_free)> bio(
@@ -115,10 +75,10 @@ StatusOr<std::string> ServiceAccountJwt(const ServiceAccountKey& key, std::strin
                        {"aud", key.token_uri},
                        {"iat", iat},
                        {"exp", iat + 3600}};
-  const std::string signing_input =
-      Base64UrlEncode(header.dump()) + "." + Base64UrlEncode(claims.dump());
+  const std::string signing_input = Base64Encode(header.dump(), Base64Encoding::kRawUrl) + "." +
+                                    Base64Encode(claims.dump(), Base64Encoding::kRawUrl);
   TIDEPOOL_ASSIGN_OR_RETURN(std::string sig, SignRs256(key.private_key, signing_input));
-  return signing_input + "." + Base64UrlEncode(sig);
+  return signing_input + "." + Base64Encode(sig, Base64Encoding::kRawUrl);
 }
 
 }  // namespace tidepool::cloud::gke::live

@@ -15,11 +15,6 @@
 
 namespace tidepool::cloud::gke::live {
 
-// base64url (RFC 4648 §5) without '=' padding.
-std::string Base64UrlEncode(std::string_view data);
-// Accepts padded or unpadded input. InvalidArgument on a character outside the alphabet.
-StatusOr<std::string> Base64UrlDecode(std::string_view text);
-
 // The RS256 signature (raw bytes) of `data` with a PEM private key ("BEGIN PRIVATE KEY" PKCS#8
 // or "BEGIN RSA PRIVATE KEY" PKCS#1). InvalidArgument if the key does not load or is not RSA.
 StatusOr<std::string> SignRs256(std::string_view pem_private_key, std::string_view data);

@@ -16,6 +16,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "common/base64.h"
+
 namespace tidepool::cloud::gke::live {
 namespace {
 
@@ -81,12 +83,12 @@ class FakeTransport final : public Transport {
 
 TEST(JwtTest, Base64UrlRoundTrips) {
   for (const std::string s : {"", "f", "fo", "foo", "foob", "\xff\xfe\x00?>", "hello world!"}) {
-    auto back = Base64UrlDecode(Base64UrlEncode(s));
+    auto back = Base64Decode(Base64Encode(s, Base64Encoding::kRawUrl), Base64Encoding::kRawUrl);
     ASSERT_TRUE(back.ok());
     EXPECT_EQ(*back, s);
-    EXPECT_EQ(Base64UrlEncode(s).find_first_of("+/="), std::string::npos);
+    EXPECT_EQ(Base64Encode(s, Base64Encoding::kRawUrl).find_first_of("+/="), std::string::npos);
   }
-  EXPECT_EQ(Base64UrlEncode("\xfb\xff"), "-_8");
+  EXPECT_EQ(Base64Encode("\xfb\xff", Base64Encoding::kRawUrl), "-_8");
 }
 
 TEST(JwtTest, ServiceAccountJwtIsSignedWithRs256AndCarriesTheClaims) {
@@ -97,15 +99,15 @@ TEST(JwtTest, ServiceAccountJwtIsSignedWithRs256AndCarriesTheClaims) {
   ASSERT_TRUE(jwt.ok()) << jwt.status().ToString();
   const std::vector<std::string> parts = SplitDots(*jwt);
   ASSERT_EQ(parts.size(), 3u);
-  const json header = json::parse(*Base64UrlDecode(parts[0]));
+  const json header = json::parse(*Base64Decode(parts[0], Base64Encoding::kRawUrl));
   EXPECT_EQ(header, (json{{"alg", "RS256"}, {"typ", "JWT"}, {"kid", "0123abcd"}}));
-  const json claims = json::parse(*Base64UrlDecode(parts[1]));
+  const json claims = json::parse(*Base64Decode(parts[1], Base64Encoding::kRawUrl));
   EXPECT_EQ(claims["iss"], "autoscaler@tidepool-local.iam.gserviceaccount.com");
   EXPECT_EQ(claims["scope"], "https://www.googleapis.com/auth/cloud-platform");
   EXPECT_EQ(claims["aud"], "https://oauth2.googleapis.com/token");
   EXPECT_EQ(claims["iat"], 1767225600);
   EXPECT_EQ(claims["exp"], 1767225600 + 3600);
-  const std::string sig = *Base64UrlDecode(parts[2]);
+  const std::string sig = *Base64Decode(parts[2], Base64Encoding::kRawUrl);
   EXPECT_EQ(sig.size(), 256u);
   EXPECT_TRUE(Key().Verify(parts[0] + "." + parts[1], sig));
   EXPECT_FALSE(Key().Verify(parts[0] + "." + parts[1] + "x", sig));
@@ -150,7 +152,7 @@ TEST(ServiceAccountTokenSourceTest, ExchangesTheJwtAndCachesTheToken) {
       "grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Ajwt-bearer&assertion=";
   ASSERT_EQ(call.body.rfind(prefix, 0), 0u) << call.body;
   const std::string jwt = UrlDecode(call.body.substr(prefix.size()));
-  const json claims = json::parse(*Base64UrlDecode(SplitDots(jwt)[1]));
+  const json claims = json::parse(*Base64Decode(SplitDots(jwt)[1], Base64Encoding::kRawUrl));
   EXPECT_EQ(claims["aud"], "http://127.0.0.1:9/token");
 
   // Cached until 10 s before it expires.
@@ -161,8 +163,9 @@ TEST(ServiceAccountTokenSourceTest, ExchangesTheJwtAndCachesTheToken) {
   clock.Advance(std::chrono::seconds(2));
   EXPECT_EQ(*(*source)->Token(), "ya29.second");
   EXPECT_EQ(transport.calls.size(), 2u);
-  const json claims2 = json::parse(*Base64UrlDecode(SplitDots(UrlDecode(
-      transport.calls[1].body.substr(prefix.size())))[1]));
+  const json claims2 = json::parse(*Base64Decode(
+      SplitDots(UrlDecode(transport.calls[1].body.substr(prefix.size())))[1],
+      Base64Encoding::kRawUrl));
   EXPECT_EQ(claims2["iat"], UnixSeconds(clock.Now()));
 }
 

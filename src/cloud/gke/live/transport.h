@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "client/http/http_client.h"
 #include "cloud/gke/gke_api.h"
 #include "common/status_or.h"
 
@@ -57,7 +58,7 @@ class InProcessTransport final : public Transport {
 };
 
 // Percent-encoding of a query value or form field (RFC 3986 unreserved characters kept).
-std::string UrlEncode(std::string_view s);
+using client::http::UrlEncode;
 // The inverse; '+' is a space (form encoding).
 std::string UrlDecode(std::string_view s);
 
