@@ -195,6 +195,8 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
     err << "error: " << rest_config.status().message() << "\n";
     return 1;
   }
+  // A hung API server must not hang the loop (writes, lists); watches are not bounded by this.
+  if (rest_config->timeout == Duration::zero()) rest_config->timeout = std::chrono::seconds(60);
   client::RestClient kube(std::move(*rest_config), clock);
   logger.Info("Kubernetes API: " + kube.config().host);
 
