@@ -568,29 +568,17 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         if (spec == nullptr) continue;
         const json* sel = Member(*spec, "selector");
         if (sel == nullptr) continue;
-        // matchLabels only, plus matchExpressions In/NotIn/Exists/DoesNotExist.
+        // policy/v1: a null selector selects nothing; a selector that does not decode neither.
+        StatusOr<api::LabelSelector> selector = api::codec::LabelSelectorFromJson(*sel);
+        if (!selector.ok()) continue;
         auto matches = [&](const json& labels) {
-          if (const json* ml = Member(*sel, "matchLabels")) {
-            for (auto& [k, v] : ml->items()) {
-              if (!labels.contains(k) || labels[k] != v) return false;
+          api::Labels l;
+          if (labels.is_object()) {
+            for (const auto& [k, v] : labels.items()) {
+              if (v.is_string()) l[k] = v.get<std::string>();
             }
           }
-          if (const json* me = Member(*sel, "matchExpressions"); me && me->is_array()) {
-            for (const json& e : *me) {
-              const std::string key = e.value("key", ""), op = e.value("operator", "");
-              const bool has = labels.contains(key);
-              const json vals = e.value("values", json::array());
-              bool in = false;
-              if (has) {
-                for (const json& v : vals) in |= labels[key] == v;
-              }
-              if ((op == "In" && !in) || (op == "NotIn" && in) || (op == "Exists" && !has) ||
-                  (op == "DoesNotExist" && has)) {
-                return false;
-              }
-            }
-          }
-          return true;
+          return selector->Matches(l);
         };
         if (!matches(plabels)) continue;
         int64_t expected = 0, healthy = 0;

@@ -315,4 +315,53 @@ TEST_F(ApiServerTest, WatchSendsTableRowsAfterTheListRevision) {
 }
 
 }  // namespace
+TEST_F(ApiServerTest, EvictionRespectsTheBudgetsWhoseSelectorsSelectThePod) {
+  // Two ready pods labelled app=web; one budget over them (matchExpressions) that needs both.
+  for (const char* name : {"web-1", "web-2"}) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}, {"labels", {{"app", "web"}, {"tier", "front"}}}}},
+                {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+    json status = {{"status",
+                    {{"phase", "Running"},
+                     {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
+    ASSERT_EQ(Do("PATCH", std::string("/api/v1/namespaces/default/pods/") + name + "/status",
+                 status.dump(), {{"content-type", "application/merge-patch+json"}})
+                  .code,
+              200);
+  }
+  auto budget = [](const std::string& name, json selector) {
+    return json{{"apiVersion", "policy/v1"},
+                {"kind", "PodDisruptionBudget"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"minAvailable", 2}, {"selector", std::move(selector)}}}}
+        .dump();
+  };
+  // A budget whose selector does not select the pods is no obstacle.
+  ASSERT_EQ(Do("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               budget("other", {{"matchLabels", {{"app", "db"}}}}))
+                .code,
+            201);
+  const std::string eviction = json{{"apiVersion", "policy/v1"},
+                                    {"kind", "Eviction"},
+                                    {"metadata", {{"name", "web-1"}, {"namespace", "default"}}}}
+                                   .dump();
+  ASSERT_EQ(Do("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               budget("web", {{"matchExpressions",
+                               json::array({{{"key", "app"}, {"operator", "In"},
+                                             {"values", json::array({"web", "api"})}},
+                                            {{"key", "tier"}, {"operator", "Exists"}}})}}))
+                .code,
+            201);
+  FakeWriter refused = Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction", eviction);
+  EXPECT_EQ(refused.code, 429) << refused.body;
+  EXPECT_NE(refused.body.find("The disruption budget web needs 2 healthy pods and has 2 currently"),
+            std::string::npos)
+      << refused.body;
+  // Without the budget over them, the eviction goes through.
+  ASSERT_EQ(Do("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").code, 200);
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction", eviction).code, 201);
+}
+
 }  // namespace tidepool::apiserver

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "api/codec/json_codec.h"
-#include "api/selector.h"
 #include "runtime/event_json.h"
 #include "sim/store.h"
 
@@ -13,38 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-std::string Escape(std::string_view segment) {
-  // Names and namespaces are DNS labels/subdomains: nothing to escape in a path.
-  return std::string(segment);
-}
-
-std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + Escape(node); }
-
-// A PodDisruptionBudget's selector (metav1.LabelSelector). policy/v1: a null selector selects
-// nothing, an empty one every pod of the namespace.
-StatusOr<api::LabelSelector> DecodeLabelSelector(const json& j) {
-  api::LabelSelector s;
-  if (auto it = j.find("matchLabels"); it != j.end() && it->is_object()) {
-    for (const auto& [k, v] : it->items()) {
-      if (!v.is_string()) return InvalidArgumentError("matchLabels." + k + ": not a string");
-      s.match_labels[k] = v.get<std::string>();
-    }
-  }
-  if (auto it = j.find("matchExpressions"); it != j.end() && it->is_array()) {
-    for (const json& e : *it) {
-      api::SelectorRequirement r;
-      r.key = e.value("key", "");
-      TIDEPOOL_ASSIGN_OR_RETURN(r.op, api::ParseSelectorOperator(e.value("operator", "")));
-      if (auto vs = e.find("values"); vs != e.end() && vs->is_array()) {
-        for (const json& v : *vs) {
-          if (v.is_string()) r.values.push_back(v.get<std::string>());
-        }
-      }
-      s.match_expressions.push_back(std::move(r));
-    }
-  }
-  return s;
-}
+std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; }
 
 }  // namespace
 
@@ -167,7 +135,7 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
   entry->namespace_ = (*obj)["metadata"].value("namespace", "");
   const json& spec = obj->contains("spec") ? (*obj)["spec"] : json::object();
   if (auto sel = spec.find("selector"); sel != spec.end() && sel->is_object()) {
-    StatusOr<api::LabelSelector> s = DecodeLabelSelector(*sel);
+    StatusOr<api::LabelSelector> s = api::codec::LabelSelectorFromJson(*sel);
     if (s.ok()) {
       entry->selector = std::move(*s);
     } else if (logger_ != nullptr) {
@@ -290,7 +258,7 @@ Status KubeClusterWriter::EvictPod(const std::string& namespace_, const std::str
                          {"metadata", {{"name", name}, {"namespace", namespace_}}}};
   client::RestRequest req;
   req.method = "POST";
-  req.path = "/api/v1/namespaces/" + Escape(namespace_) + "/pods/" + Escape(name) + "/eviction";
+  req.path = "/api/v1/namespaces/" + namespace_ + "/pods/" + name + "/eviction";
   req.body = eviction;
   client::RestResult r = client_.Do(req);
   return r.status;  // 429 (a PDB forbids it now) is ResourceExhausted
@@ -386,12 +354,7 @@ void KubeEventRecorder::Post(const Pending& p) {
     seen_.erase(it);  // gone (TTL) or refused: write a new one
   }
   sim::EventRecord e;
-  e.name = p.object.name + "." + [&] {
-    char hex[24];
-    auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(p.at.time_since_epoch());
-    std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
-    return std::string(hex);
-  }();
+  e.name = sim::EventName(p.object.name, p.at);
   e.involved_object = p.object;
   e.type = p.type;
   e.reason = p.reason;

@@ -39,6 +39,13 @@ std::string_view ChangeTypeName(ChangeType t) {
   return "UNKNOWN";
 }
 
+std::string EventName(std::string_view object_name, TimePoint t) {
+  char hex[24];
+  const auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(t.time_since_epoch());
+  std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
+  return std::string(object_name) + "." + hex;
+}
+
 bool IsTerminal(const api::Pod& pod) {
   return pod.status.phase == api::PodPhase::kSucceeded ||
          pod.status.phase == api::PodPhase::kFailed;
@@ -463,15 +470,12 @@ void Store::RecordEvent(const autoscaler::ObjectRef& object, std::string_view ty
     return;
   }
   EventRecord e;
-  // client-go: fmt.Sprintf("%v.%x", ref.Name, t.UnixNano()).
   // Two events of one object at the same instant (common on a virtual clock) would share the
   // name; a real client's clock would have moved on by a nanosecond, so this one does.
-  auto nanos = std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch());
+  TimePoint at = now;
   do {
-    char hex[24];
-    std::snprintf(hex, sizeof(hex), "%llx", static_cast<unsigned long long>(nanos.count()));
-    e.name = object.name + "." + hex;
-    nanos += std::chrono::nanoseconds(1);
+    e.name = EventName(object.name, at);
+    at += std::chrono::nanoseconds(1);
   } while (!event_names_.insert(e.name).second);
   e.involved_object = object;
   e.type = std::string(type);

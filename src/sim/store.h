@@ -95,6 +95,9 @@ struct EventRecord {
   int64_t resource_version = 0;
 };
 
+// client-go's event name: fmt.Sprintf("%v.%x", ref.Name, t.UnixNano()).
+std::string EventName(std::string_view object_name, TimePoint t);
+
 enum class ChangeType { kAdded, kModified, kDeleted };
 std::string_view ChangeTypeName(ChangeType t);
 

@@ -1011,6 +1011,18 @@ StatusOr<Pod> PodFromJson(const json& j) {
   }
 }
 
+StatusOr<LabelSelector> LabelSelectorFromJson(const json& j) {
+  const Path root = Path::Root();
+  if (!j.is_object()) {
+    return TypeError(root, "object", j);
+  }
+  LabelSelector s;
+  TIDEPOOL_RETURN_IF_ERROR(Field(j, root, "matchLabels", &s.match_labels, DecodeStringMap));
+  TIDEPOOL_RETURN_IF_ERROR(Field(j, root, "matchExpressions", &s.match_expressions,
+                                 DecodeRequirements));
+  return s;
+}
+
 StatusOr<Node> NodeFromJson(const json& j) {
   try {
     return DecodeNode(j);

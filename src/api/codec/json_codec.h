@@ -47,12 +47,17 @@
 
 #include "api/node.h"
 #include "api/pod.h"
+#include "api/selector.h"
 #include "common/status_or.h"
 
 namespace tidepool::api::codec {
 
 StatusOr<Pod> PodFromJson(const nlohmann::json& j);
 StatusOr<Node> NodeFromJson(const nlohmann::json& j);
+
+// A metav1.LabelSelector (matchLabels, matchExpressions), e.g. a PodDisruptionBudget's
+// spec.selector; the same decoding rules and error texts as the objects'.
+StatusOr<LabelSelector> LabelSelectorFromJson(const nlohmann::json& j);
 
 nlohmann::json PodToJson(const Pod& p);
 nlohmann::json NodeToJson(const Node& n);
