@@ -112,6 +112,12 @@ int main(int argc, char** argv) {
   as_cmd->add_option("--gcp-credentials-file", autoscale.gcp_credentials_file,
                      "Service-account JSON key (default: $GOOGLE_APPLICATION_CREDENTIALS; "
                      "without either, the GCE metadata server)");
+  as_cmd->add_option("--nodes", autoscale.nodes,
+                     "sets min,max size and other configuration data for a node group in a "
+                     "format accepted by cloud provider. Can be used multiple times. Format: "
+                     "<min>:<max>:<other...> (GKE: <min>:<max>:<node pool>; without it, the "
+                     "pools with GKE autoscaling enabled)")
+      ->allow_extra_args(false);
   as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
                    "Send no OAuth token to the cloud APIs (an emulated API such as tidepool up's)");
   as_cmd->add_option("--config", autoscale.config,

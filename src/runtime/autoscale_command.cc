@@ -22,6 +22,7 @@
 #include "client/leader_election.h"
 #include "client/rest_client.h"
 #include "cloud/gke/live/gke_cloud_provider.h"
+#include "cloud/node_group_spec.h"
 #include "client/http/http_client.h"
 #include "cloud/gke/live/http_transport.h"
 #include "cloud/gke/live/token_source.h"
@@ -169,6 +170,16 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
     err << "error: --cloud-provider=gke needs --project, --location and --cluster-name\n";
     return 2;
   }
+  std::vector<cloud::NodeGroupSpec> node_groups;
+  for (const std::string& value : o.nodes) {
+    StatusOr<cloud::NodeGroupSpec> spec = cloud::ParseNodeGroupSpec(value);
+    if (!spec.ok()) {
+      // CA's GCE provider: "failed to parse node group spec: %v".
+      err << "error: --nodes: failed to parse node group spec: " << spec.status().message() << "\n";
+      return 2;
+    }
+    node_groups.push_back(std::move(*spec));
+  }
   StatusOr<std::pair<std::string, uint16_t>> address = ParseAddress(o.address);
   if (!address.ok()) {
     err << "error: " << address.status().message() << "\n";
@@ -220,6 +231,7 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
   if (!o.gke_api_endpoint.empty()) gke.container_endpoint = o.gke_api_endpoint;
   if (!o.compute_api_endpoint.empty()) gke.compute_endpoint = o.compute_api_endpoint;
   gke.logger = &logger;
+  gke.node_groups = std::move(node_groups);
   live::GkeCloudProvider cloud(std::move(gke), transport, tokens.get(), clock);
 
   // ---- Engine --------------------------------------------------------------------------------

@@ -12,7 +12,9 @@
 //                  --gke-api-endpoint / --compute-api-endpoint to point at another GKE API
 //                  (tidepool up's); OAuth tokens from --gcp-token-file, else a service-account
 //                  key (--gcp-credentials-file or $GOOGLE_APPLICATION_CREDENTIALS), else the GCE
-//                  metadata server; --gcp-no-auth sends none (tidepool up)
+//                  metadata server; --gcp-no-auth sends none (tidepool up); node groups: the
+//                  pools with GKE autoscaling on, or exactly those named by CA's repeatable
+//                  --nodes=MIN:MAX:POOL (for pools whose GKE autoscaling is off)
 //   engine         every Cluster Autoscaler flag autoscaler/flags.h knows, by CA's name
 //                  (--scan-interval=10s, --scale-down-unneeded-time=10m, --expander=...), also
 //                  from --config FILE (a YAML map of the same names)
@@ -51,6 +53,9 @@ struct AutoscaleOptions {
   std::string gcp_token_file;
   std::string gcp_credentials_file;
   bool gcp_no_auth = false;
+  // CA's --nodes=MIN:MAX:NAME, repeatable: explicit node groups (GKE: node pools, or a
+  // single-zone pool's instance group URL). Empty: the pools with GKE autoscaling enabled.
+  std::vector<std::string> nodes;
 
   // CA flags by name, as given ("scan-interval", "10s"); applied after --config.
   std::vector<std::pair<std::string, std::string>> flags;

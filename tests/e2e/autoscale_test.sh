@@ -68,3 +68,44 @@ wait "$AS_PID" || rc=$?
 out=$(k get lease cluster-autoscaler -n kube-system -o jsonpath='{.spec.holderIdentity}')
 [ -z "$out" ] || fail "the lease is released" "$out"
 pass "graceful shutdown"
+
+# CA's --nodes=MIN:MAX:POOL: tidepool in place of GKE's autoscaler, on a pool whose GKE
+# autoscaling is off; pools not named (gpu-pool, GKE autoscaling on) are not node groups.
+rc=0
+out=$("$TIDEPOOL_BIN" autoscale --nodes 0:x:manual-pool --project tidepool-local \
+  --location us-central1-a --cluster-name tidepool 2>&1) || rc=$?
+[ $rc = 2 ] || fail "a bad --nodes exits 2 (got $rc)" "$out"
+expect_in "$out" "error: --nodes: failed to parse node group spec: failed to set max size: x, expected integer"
+gcloud container node-pools create manual-pool --project tidepool-local --cluster tidepool \
+  --zone us-central1-a --machine-type n1-standard-4 --num-nodes 0 \
+  --accelerator type=nvidia-tesla-t4,count=1 --node-taints nvidia.com/gpu=present:NoSchedule \
+  >"$WORK/gcloud-create-manual.log" 2>&1 || fail "gcloud node-pools create manual-pool" "$(cat "$WORK/gcloud-create-manual.log")"
+start_autoscale as-2 --nodes 0:2:manual-pool
+wait_for 20 grep -q "successfully acquired lease kube-system/cluster-autoscaler" "$WORK/as-2.log"
+cat <<POD | k apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata:
+  name: manual-pod
+spec:
+  restartPolicy: Never
+  nodeSelector:
+    cloud.google.com/gke-nodepool: manual-pool
+  containers:
+  - name: cuda
+    image: nvidia/cuda:12.2.0-base-ubuntu22.04
+    command: ["sleep", "3600"]
+    resources:
+      limits:
+        nvidia.com/gpu: 1
+  tolerations:
+  - key: nvidia.com/gpu
+    operator: Exists
+    effect: NoSchedule
+POD
+wait_for 60 grep -q "Scale-up: setting group manual-pool size to 1 instead of 0 (max: 2)" "$WORK/as-2.log"
+wait_for 60 bash -c "kubectl --cache-dir $WORK/kube-cache get nodes -l cloud.google.com/gke-nodepool=manual-pool -o name | grep -q ."
+expect_not_in "$(cat "$WORK/as-2.log")" "setting group gpu-pool"
+out=$(k get configmap cluster-autoscaler-status -n kube-system -o yaml)
+expect_in "$out" "name: manual-pool"
+pass "--nodes: a pool without GKE autoscaling scaled up within the flag's limits"

@@ -328,7 +328,8 @@ StatusOr<std::vector<GkeCloudProvider::Pool>> GkeCloudProvider::FetchPools() {
     }
     if (p.zones.empty()) p.zones.push_back(options_.location);
     const json as = np.value("autoscaling", json::object());
-    p.autoscaled = as.is_object() && as.value("enabled", false);
+    p.gke_autoscaling = as.is_object() && as.value("enabled", false);
+    p.autoscaled = p.gke_autoscaling;
     if (p.autoscaled) {
       // GKE: min/maxNodeCount are per zone; totalMin/MaxNodeCount (when set) are totals.
       const int zones = static_cast<int>(p.zones.size());
@@ -338,6 +339,16 @@ StatusOr<std::vector<GkeCloudProvider::Pool>> GkeCloudProvider::FetchPools() {
       p.max_nodes = as.contains("totalMaxNodeCount")
                         ? static_cast<int>(Int(as, "totalMaxNodeCount"))
                         : static_cast<int>(Int(as, "maxNodeCount")) * zones;
+    }
+    if (!options_.node_groups.empty()) {
+      // Explicit groups (--nodes): exactly the pools named, with the limits given, whether or
+      // not GKE's own autoscaling is on for them.
+      const NodeGroupSpec* spec = ExplicitSpecFor(p);
+      p.autoscaled = spec != nullptr;
+      if (spec != nullptr) {
+        p.min_nodes = spec->min_size;
+        p.max_nodes = spec->max_size;
+      }
     }
     if (p.autoscaled && !p.stopping) {
       std::vector<Mig> live;
@@ -389,12 +400,72 @@ StatusOr<std::vector<GkeCloudProvider::Pool>> GkeCloudProvider::FetchPools() {
   return pools;
 }
 
+namespace {
+
+// Whether an explicit group's name is the URL of this instance group: CA's GCE form
+// (".../projects/P/zones/Z/instanceGroups/NAME") or the instanceGroupManagers one GKE lists.
+bool NamesMig(const NodeGroupSpec& spec, const GkeCloudProvider::Mig& mig) {
+  std::string project, zone, name;
+  if (!ParseZonalRef(spec.name, "instanceGroups", &project, &zone, &name) &&
+      !ParseZonalRef(spec.name, "instanceGroupManagers", &project, &zone, &name)) {
+    return false;
+  }
+  return mig.project == project && mig.zone == zone && mig.name == name;
+}
+
+}  // namespace
+
+const NodeGroupSpec* GkeCloudProvider::ExplicitSpecFor(const Pool& pool) const {
+  for (const NodeGroupSpec& spec : options_.node_groups) {
+    if (spec.name == pool.name) return &spec;
+    for (const Mig& m : pool.migs) {
+      if (NamesMig(spec, m)) {
+        // tidepool's node groups are pools: one instance group stands for its pool only when
+        // the pool has no other.
+        if (pool.migs.size() == 1) return &spec;
+        WarnOnce("--nodes=" + NodeGroupSpecString(spec) + " names one instance group of node pool " +
+                 pool.name + ", which has " + std::to_string(pool.migs.size()) +
+                 " (one per zone); tidepool autoscales whole node pools: name the pool instead (" +
+                 std::to_string(spec.min_size) + ":" + std::to_string(spec.max_size) + ":" +
+                 pool.name + ", sizes in total over its zones)");
+        return nullptr;
+      }
+    }
+  }
+  return nullptr;
+}
+
+void GkeCloudProvider::WarnOnce(const std::string& msg) const {
+  if (warned_.insert(msg).second && options_.logger != nullptr) options_.logger->Warning(msg);
+}
+
 Status GkeCloudProvider::Refresh() {
   TIDEPOOL_ASSIGN_OR_RETURN(std::vector<Pool> pools, FetchPools());
   pools_ = std::move(pools);
+  pool_by_provider_id_.clear();
   for (const Pool& p : pools_) {
     if (p.autoscaled && groups_.find(p.name) == groups_.end()) {
       groups_.emplace(p.name, std::make_unique<GkeNodeGroup>(*this, p.name));
+    }
+    for (const Mig& m : p.migs) {
+      for (const ManagedInstance& i : m.instances) pool_by_provider_id_[i.ProviderId()] = p.name;
+    }
+    if (!options_.node_groups.empty() && p.autoscaled && p.gke_autoscaling) {
+      WarnOnce("Node pool " + p.name +
+               " has GKE cluster autoscaling enabled: GKE's own autoscaler resizes it too. Turn "
+               "it off (gcloud container node-pools update " + p.name +
+               " --no-enable-autoscaling) for tidepool alone to manage the pool");
+    }
+  }
+  for (const NodeGroupSpec& spec : options_.node_groups) {
+    bool found = false;
+    for (const Pool& p : pools_) {
+      if (spec.name == p.name) found = true;
+      for (const Mig& m : p.migs) found = found || NamesMig(spec, m);
+    }
+    if (!found) {
+      WarnOnce("--nodes=" + NodeGroupSpecString(spec) + ": no node pool or instance group " +
+               spec.name + " in cluster " + options_.cluster + "; it is not autoscaled");
     }
   }
   return OkStatus();
@@ -427,13 +498,8 @@ std::vector<NodeGroup*> GkeCloudProvider::NodeGroups() {
 NodeGroup* GkeCloudProvider::NodeGroupForNode(const api::Node& node) {
   std::string pool;
   if (!node.spec.provider_id.empty()) {
-    for (const Pool& p : pools_) {
-      for (const Mig& m : p.migs) {
-        for (const ManagedInstance& i : m.instances) {
-          if (i.ProviderId() == node.spec.provider_id) pool = p.name;
-        }
-      }
-    }
+    auto it = pool_by_provider_id_.find(node.spec.provider_id);
+    if (it != pool_by_provider_id_.end()) pool = it->second;
   }
   if (pool.empty()) {
     auto label = node.meta.labels.find(std::string(emu::kLabelGkeNodePool));

@@ -10,7 +10,13 @@
 //   - Refresh() lists the cluster's node pools (GET v1/projects/P/locations/L/clusters/C/
 //     nodePools). Every pool with autoscaling.enabled that is not STOPPING is a NodeGroup whose
 //     Id is the pool name; min/max are totalMin/MaxNodeCount when set, else min/maxNodeCount
-//     times the pool's zone count (GKE's are per zone). For each of those pools' MIGs (from
+//     times the pool's zone count (GKE's are per zone). With explicit groups
+//     (options.node_groups, CA's --nodes=MIN:MAX:NAME) the node groups are exactly the pools
+//     named - by pool name, or by the URL of a single-zone pool's instance group as CA's GCE
+//     provider takes it - with those limits (totals), whether or not GKE's autoscaling is on:
+//     that is how tidepool runs on GKE in place of GKE's autoscaler (which must then be off for
+//     those pools; a warning says so when it is not). Names that match nothing are warned
+//     about once and skipped. For each of those pools' MIGs (from
 //     instanceGroupUrls) it reads instanceGroupManagers.get (targetSize) and
 //     listManagedInstances, cached until the next Refresh(). A MIG that answers 404 (its pool
 //     is going away) is skipped; any other error fails Refresh() and keeps the previous state.
@@ -72,10 +78,13 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "cloud/cloud_provider.h"
+#include "cloud/node_group_spec.h"
 #include "cloud/emulated/catalog.h"
 #include "cloud/gke/live/token_source.h"
 #include "cloud/gke/live/transport.h"
@@ -95,6 +104,8 @@ struct GkeProviderOptions {
   Duration poll_interval = std::chrono::milliseconds(500);
   Duration container_operation_timeout = std::chrono::seconds(20);
   Duration compute_operation_timeout = std::chrono::seconds(20);
+  // Explicit node groups (CA's --nodes); empty: the pools with GKE autoscaling enabled.
+  std::vector<NodeGroupSpec> node_groups;
   // Machine shapes known without asking compute.
   cloud::emulated::Catalog catalog = cloud::emulated::Catalog::Gke();
   // Optional; must outlive the provider.
@@ -170,7 +181,8 @@ class GkeCloudProvider final : public CloudProvider {
   };
   struct Pool {
     std::string name;
-    bool autoscaled = false;
+    bool autoscaled = false;       // a node group of this provider
+    bool gke_autoscaling = false;  // autoscaling.enabled on GKE's side
     bool stopping = false;
     int min_nodes = 0;  // totals
     int max_nodes = 0;
@@ -206,6 +218,9 @@ class GkeCloudProvider final : public CloudProvider {
   Status ResizeMig(Pool& pool, Mig& mig, int size);
   StatusOr<cloud::emulated::MachineType> MachineShape(const Pool& pool) const;
   void Log(const std::string& msg) const;
+  // The explicit group naming `pool`, or nullptr.
+  const NodeGroupSpec* ExplicitSpecFor(const Pool& pool) const;
+  void WarnOnce(const std::string& msg) const;
 
   // Constant after construction.
   const GkeProviderOptions options_;
@@ -214,6 +229,9 @@ class GkeCloudProvider final : public CloudProvider {
   const Clock& clock_;
 
   std::vector<Pool> pools_;  // by name
+  // gce://P/Z/NAME of every listed managed instance -> its pool, as of the last Refresh().
+  std::unordered_map<std::string, std::string> pool_by_provider_id_;
+  mutable std::set<std::string> warned_;
   std::map<std::string, std::unique_ptr<GkeNodeGroup>, std::less<>> groups_;
   mutable std::map<std::string, cloud::emulated::MachineType> machine_cache_;
 

@@ -175,6 +175,94 @@ TEST_F(GkeCloudProviderTest, RefreshMakesGroupsOfAutoscaledPools) {
   EXPECT_EQ(transport_.Count("POST", "/listManagedInstances"), 3);
 }
 
+// CA's --nodes: the node groups are exactly the pools named, with the limits given, whether or
+// not GKE's autoscaling is on for them - how tidepool replaces GKE's autoscaler.
+TEST_F(GkeCloudProviderTest, ExplicitNodeGroupsAreExactlyThePoolsNamed) {
+  CreateSeedPool();  // GKE autoscaling on, 0:5
+  CreatePool("manual", "n1-standard-4", "nvidia-tesla-t4", 0, 0, /*autoscaling=*/false);
+  CreatePool("zonal", "e2-standard-4", "", 1, 2, true, 0, json::object(),
+             {"us-central1-a", "us-central1-b"});
+  GkeResponse got = api_.Handle(GkeRequest{"GET", kP + "/nodePools/zonal", "", {}});
+  ASSERT_EQ(got.status, 200) << got.body;
+  // CA's GCE form of an instance group URL.
+  std::string zonal_mig = json::parse(got.body)["instanceGroupUrls"][0].get<std::string>();
+  zonal_mig.replace(zonal_mig.find("instanceGroupManagers"), 21, "instanceGroups");
+
+  log::Logger logger("cluster-autoscaler", queue_.clock(), false);
+  std::vector<std::string> logged;
+  logger.AddSink([&](std::string_view l) { logged.emplace_back(l); });
+  GkeProviderOptions o = ProviderOptions();
+  o.logger = &logger;
+  for (const std::string& flag : {std::string("0:3:manual"), "1:4:" + zonal_mig, std::string("0:2:missing")}) {
+    o.node_groups.push_back(*ParseNodeGroupSpec(flag));
+  }
+  auto provider = Provider(o);
+  ASSERT_TRUE(provider->Refresh().ok());
+  std::vector<std::string> ids;
+  for (NodeGroup* g : provider->NodeGroups()) ids.push_back(g->Id());
+  EXPECT_EQ(ids, (std::vector<std::string>{"manual"})) << "gpu-pool is not named; zonal has two MIGs";
+  NodeGroup* manual = Group(*provider, "manual");
+  EXPECT_EQ(manual->MinSize(), 0);
+  EXPECT_EQ(manual->MaxSize(), 3);
+  EXPECT_EQ(manual->Debug(), "manual (0:3)");
+  auto has = [&](const std::string& text) {
+    for (const auto& l : logged) {
+      if (l.find(text) != std::string::npos) return true;
+    }
+    return false;
+  };
+  EXPECT_TRUE(has("--nodes=1:4:" + zonal_mig + " names one instance group of node pool zonal, "
+                  "which has 2 (one per zone); tidepool autoscales whole node pools: name the "
+                  "pool instead (1:4:zonal, sizes in total over its zones)"));
+  EXPECT_TRUE(has("--nodes=0:2:missing: no node pool or instance group missing in cluster "
+                  "tidepool; it is not autoscaled"));
+  const size_t warnings = logged.size();
+  ASSERT_TRUE(provider->Refresh().ok());
+  EXPECT_EQ(logged.size(), warnings) << "each warning once";
+
+  // The pool GKE does not autoscale grows and shrinks within the given limits.
+  ASSERT_TRUE(manual->IncreaseSize(2).ok());
+  EXPECT_EQ(*manual->TargetSize(), 2);
+  Status s = manual->IncreaseSize(2);
+  EXPECT_EQ(s.message(), "size increase too large - desired:4 max:3");
+  ASSERT_TRUE(provider->Refresh().ok());
+  Run(std::chrono::minutes(5));
+  ASSERT_TRUE(provider->Refresh().ok());
+  int manual_nodes = 0;
+  for (const auto& [name, node] : sink_.nodes) {
+    const bool in_manual = node.meta.labels.at("cloud.google.com/gke-nodepool") == "manual";
+    manual_nodes += in_manual;
+    EXPECT_EQ(provider->NodeGroupForNode(node), in_manual ? manual : nullptr) << name;
+  }
+  EXPECT_EQ(manual_nodes, 2);
+}
+
+TEST_F(GkeCloudProviderTest, ExplicitGroupByTheMigOfASingleZonePoolWarnsOfGkeAutoscaling) {
+  CreateSeedPool();
+  GkeResponse got = api_.Handle(GkeRequest{"GET", kP + "/nodePools/gpu-pool", "", {}});
+  ASSERT_EQ(got.status, 200) << got.body;
+  const std::string mig = json::parse(got.body)["instanceGroupUrls"][0].get<std::string>();
+  log::Logger logger("cluster-autoscaler", queue_.clock(), false);
+  std::vector<std::string> logged;
+  logger.AddSink([&](std::string_view l) { logged.emplace_back(l); });
+  GkeProviderOptions o = ProviderOptions();
+  o.logger = &logger;
+  o.node_groups.push_back(*ParseNodeGroupSpec("1:2:" + mig));
+  auto provider = Provider(o);
+  ASSERT_TRUE(provider->Refresh().ok());
+  NodeGroup* g = Group(*provider, "gpu-pool");
+  ASSERT_NE(g, nullptr);
+  EXPECT_EQ(g->MinSize(), 1) << "the flag's limits, not GKE's 0:5";
+  EXPECT_EQ(g->MaxSize(), 2);
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_NE(logged[0].find("Node pool gpu-pool has GKE cluster autoscaling enabled: GKE's own "
+                           "autoscaler resizes it too. Turn it off (gcloud container node-pools "
+                           "update gpu-pool --no-enable-autoscaling) for tidepool alone to manage "
+                           "the pool"),
+            std::string::npos)
+      << logged[0];
+}
+
 TEST_F(GkeCloudProviderTest, ScaleUpSetsTheSizeAndAwaitsTheOperation) {
   CreateSeedPool();
   GkeProviderOptions o = ProviderOptions();
