@@ -1,66 +1,8 @@
 #include "api/taint.h"
 
-#include <algorithm>
+#include "api/name_validation.h"
 
 namespace tidepool::api {
-namespace {
-
-bool IsAlnum(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
-}
-
-// validation.IsValidLabelValue: empty, or at most 63 characters of [-A-Za-z0-9_.] that start
-// and end with an alphanumeric.
-bool IsValidLabelValue(std::string_view v) {
-  if (v.empty()) {
-    return true;
-  }
-  if (v.size() > 63 || !IsAlnum(v.front()) || !IsAlnum(v.back())) {
-    return false;
-  }
-  return std::all_of(v.begin(), v.end(),
-                     [](char c) { return IsAlnum(c) || c == '-' || c == '_' || c == '.'; });
-}
-
-// validation.IsDNS1123Subdomain: at most 253 characters, dot-separated labels of [a-z0-9-] that
-// start and end with [a-z0-9].
-bool IsDns1123Subdomain(std::string_view v) {
-  if (v.empty() || v.size() > 253) {
-    return false;
-  }
-  size_t start = 0;
-  while (true) {
-    size_t dot = v.find('.', start);
-    std::string_view label = v.substr(start, dot == std::string_view::npos ? dot : dot - start);
-    auto lower_alnum = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
-    if (label.empty() || !lower_alnum(label.front()) || !lower_alnum(label.back()) ||
-        !std::all_of(label.begin(), label.end(),
-                     [&](char c) { return lower_alnum(c) || c == '-'; })) {
-      return false;
-    }
-    if (dot == std::string_view::npos) {
-      return true;
-    }
-    start = dot + 1;
-  }
-}
-
-// validation.IsQualifiedName: [prefix/]name, the prefix a DNS subdomain, the name a non-empty
-// label value.
-bool IsQualifiedName(std::string_view v) {
-  size_t slash = v.find('/');
-  std::string_view name = v;
-  if (slash != std::string_view::npos) {
-    if (v.find('/', slash + 1) != std::string_view::npos ||
-        !IsDns1123Subdomain(v.substr(0, slash))) {
-      return false;
-    }
-    name = v.substr(slash + 1);
-  }
-  return !name.empty() && IsValidLabelValue(name);
-}
-
-}  // namespace
 
 std::string_view TaintEffectName(TaintEffect e) {
   switch (e) {
@@ -133,10 +75,11 @@ StatusOr<Taint> Taint::Parse(std::string_view s) {
     t.key = std::string(kv.substr(0, eq));
     t.value = std::string(kv.substr(eq + 1));
   }
-  if (!IsValidLabelValue(t.value)) {
+  // Kubernetes' checks (validation.IsValidLabelValue, IsQualifiedName): api/name_validation.h.
+  if (!IsValidLabelValue(t.value).empty()) {
     return invalid("the value must be a valid label value");
   }
-  if (!IsQualifiedName(t.key)) {
+  if (!IsQualifiedName(t.key).empty()) {
     return invalid("the key must be a qualified name");
   }
   t.effect = *e;
