@@ -92,6 +92,10 @@ void HashTerm(Hasher& h, const NodeSelectorTerm& t) {
 }  // namespace
 
 PodFingerprint SchedulingFingerprint(const Pod& pod) {
+  return SchedulingFingerprintWithNodeName(pod, pod.spec.node_name);
+}
+
+PodFingerprint SchedulingFingerprintWithNodeName(const Pod& pod, std::string_view node_name) {
   Hasher h;
   HashMap(h, pod.meta.labels);
   const PodSpec& s = pod.spec;
@@ -129,7 +133,7 @@ PodFingerprint SchedulingFingerprint(const Pod& pod) {
     h.Opt(t.toleration_seconds);
     h.Int(static_cast<uint64_t>(t.toleration_seconds.value_or(0)));
   }
-  h.Bytes(s.node_name);
+  h.Bytes(node_name);
   h.Bytes(s.scheduler_name);
   h.Opt(s.priority);
   h.Int(static_cast<uint64_t>(static_cast<int64_t>(s.priority.value_or(0))));

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "api/pod.h"
 
@@ -22,5 +23,7 @@ struct PodFingerprint {
 };
 
 PodFingerprint SchedulingFingerprint(const Pod& pod);
+// The fingerprint `pod` would have with spec.nodeName set to `node_name`, without copying it.
+PodFingerprint SchedulingFingerprintWithNodeName(const Pod& pod, std::string_view node_name);
 
 }  // namespace tidepool::api

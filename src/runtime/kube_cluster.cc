@@ -119,7 +119,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   // The scheduler's precomputed view of the pod (requests, tolerations, affinity), built once
   // per change rather than once per loop.
   scheduler::PodInfoConstSharedPtr info =
-      scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(*pod)));
+      scheduler::MakePodInfo(*pod);
   std::lock_guard<std::mutex> lock(mu_);
   pod_map_[key] = std::move(info);
 }
@@ -155,7 +155,7 @@ autoscaler::ClusterView KubeClusterCache::View() const {
     view.nodes.push_back(node);
   }
   for (const auto& [key, info] : pod_map_) {
-    if (info->pod->spec.node_name.empty()) {
+    if (info->node_name().empty()) {
       view.pending_pods.push_back(info);
     } else {
       view.scheduled_pods.push_back(info);
@@ -167,7 +167,7 @@ autoscaler::ClusterView KubeClusterCache::View() const {
     if (pdb->namespace_ != "kube-system" || !pdb->selector.has_value()) continue;
     for (auto it = pod_map_.lower_bound("kube-system/");
          it != pod_map_.end() && it->first.rfind("kube-system/", 0) == 0; ++it) {
-      if (pdb->selector->Matches(it->second->pod->meta.labels)) {
+      if (pdb->selector->Matches(it->second->labels())) {
         view.pdb_pods.insert(it->first);
       }
     }

@@ -64,7 +64,7 @@ class Session {
            << "\n";
     });
     for (const Pending& p : pending_) {
-      out_ << "pending: pod/" << p.pod->pod->meta.name << "\n";
+      out_ << "pending: pod/" << p.pod->name() << "\n";
     }
   }
 
@@ -102,16 +102,16 @@ class Session {
              << "\n";
         return;
       }
-      auto info = scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(*pod)));
-      const std::string& node = info->pod->spec.node_name;
+      auto info = scheduler::MakePodInfo(*pod);
+      const std::string node(info->node_name());
       if (!node.empty()) {
         Status s = snapshot_.AddPod(info, node);
-        out_ << "pod/" << info->pod->meta.name << (s.ok() ? " created" : " refused: ")
+        out_ << "pod/" << info->name() << (s.ok() ? " created" : " refused: ")
              << (s.ok() ? "" : std::string(s.message())) << "\n";
         return;
       }
       pending_.push_back(Pending{info, next_seq_++});
-      out_ << "pod/" << info->pod->meta.name << " created\n";
+      out_ << "pod/" << info->name() << " created\n";
       return;
     }
     out_ << "error: tidepool schedule reads Nodes and Pods, not \"" << kind << "\"\n";
@@ -120,18 +120,18 @@ class Session {
   void SchedulePending() {
     // PrioritySort: higher priority first, then arrival order.
     std::stable_sort(pending_.begin(), pending_.end(), [](const Pending& a, const Pending& b) {
-      int32_t pa = a.pod->pod->Priority(), pb = b.pod->pod->Priority();
+      int32_t pa = a.pod->Priority(), pb = b.pod->Priority();
       return pa != pb ? pa > pb : a.seq < b.seq;
     });
     std::vector<Pending> still;
     for (Pending& p : pending_) {
       scheduler::ScheduleResult r = sched_->ScheduleOne(p.pod, snapshot_);
-      const api::ObjectMeta& m = p.pod->pod->meta;
+      const scheduler::PodInfo& m = *p.pod;
       if (r.Scheduled()) {
-        out_ << "Normal   Scheduled         pod/" << m.name << "   Successfully assigned "
-             << m.namespace_ << "/" << m.name << " to " << r.node << "\n";
+        out_ << "Normal   Scheduled         pod/" << m.name() << "   Successfully assigned "
+             << m.Key() << " to " << r.node << "\n";
       } else {
-        out_ << "Warning  FailedScheduling  pod/" << m.name << "   " << r.message << "\n";
+        out_ << "Warning  FailedScheduling  pod/" << m.name() << "   " << r.message << "\n";
         still.push_back(std::move(p));
       }
     }

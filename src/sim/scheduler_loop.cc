@@ -1,7 +1,10 @@
 #include "sim/scheduler_loop.h"
 
 #include <algorithm>
+#include <string>
 #include <vector>
+
+#include "autoscaler/core/scale_up.h"
 
 namespace tidepool::sim {
 namespace {
@@ -285,10 +288,10 @@ void SchedulerLoop::RunCycle() {
     if (!r.nominated_node.empty()) {
       nominated = r.nominated_node;
       for (const scheduler::PodInfoConstSharedPtr& v : r.victims) {
-        store_.RecordEvent(RefOf(*v->pod), "Normal", "Preempted",
+        store_.RecordEvent(autoscaler::RefOf(*v), "Normal", "Preempted",
                            "Preempted by pod " + pod->meta.uid + " on node " + r.nominated_node,
                            EventSource{"default-scheduler", ""});
-        (void)store_.DeletePod(v->pod->meta.namespace_, v->pod->meta.name);
+        (void)store_.DeletePod(v->namespace_(), std::string(v->name()));
       }
     }
     api::PodCondition cond;

@@ -129,7 +129,9 @@ void World::RunAutoscaler() {
 autoscaler::ClusterView World::BuildClusterView() {
   autoscaler::ClusterView view;
   view.nodes = store_.ListNodes();
-  std::map<std::string, scheduler::PodInfoConstSharedPtr, std::less<>> infos;
+  std::map<std::string, std::pair<api::PodConstSharedPtr, scheduler::PodInfoConstSharedPtr>,
+           std::less<>>
+      infos;
   for (const PodRecord& rec : store_.ListPods()) {
     const api::Pod& pod = *rec.pod;
     if (IsTerminal(pod)) {
@@ -138,12 +140,12 @@ autoscaler::ClusterView World::BuildClusterView() {
     const std::string key = pod.Key();
     scheduler::PodInfoConstSharedPtr info;
     auto it = view_infos_.find(key);
-    if (it != view_infos_.end() && it->second->pod == rec.pod) {
-      info = it->second;
+    if (it != view_infos_.end() && it->second.first == rec.pod) {
+      info = it->second.second;
     } else {
       info = scheduler::MakePodInfo(rec.pod);
     }
-    infos.emplace(key, info);
+    infos.emplace(key, std::make_pair(rec.pod, info));
     if (pod.spec.node_name.empty()) {
       view.pending_pods.push_back(std::move(info));
     } else {

@@ -29,6 +29,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/pod.h"
@@ -156,7 +157,10 @@ class World final : public StoreObserver {
   TimerService::TimerId autoscaler_timer_ = 0;
   uint64_t autoscaler_loops_ = 0;
   // PodInfos for the ClusterView, reused while the pod object is unchanged.
-  std::map<std::string, scheduler::PodInfoConstSharedPtr, std::less<>> view_infos_;
+  // The store's pod object beside its PodInfo: the PodInfo does not keep the object.
+  std::map<std::string, std::pair<api::PodConstSharedPtr, scheduler::PodInfoConstSharedPtr>,
+           std::less<>>
+      view_infos_;
 };
 
 }  // namespace tidepool::sim

@@ -43,7 +43,7 @@ bool HasTaint(const api::Node& n, std::string_view key) {
   return false;
 }
 
-bool RequestsGpu(const scheduler::PodInfo& p) { return p.request.Scalar(api::kResourceNvidiaGpu) > 0; }
+bool RequestsGpu(const scheduler::PodInfo& p) { return p.request().Scalar(api::kResourceNvidiaGpu) > 0; }
 
 struct ScaleUpRequest {
   int increase = 0;
@@ -369,8 +369,8 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     }
   }
   for (const auto& p : view.scheduled_pods) {
-    if (replaced.count(p->pod->spec.node_name) == 0) {
-      (void)snapshot.AddPod(p, p->pod->spec.node_name);
+    if (replaced.count(std::string(p->node_name())) == 0) {
+      (void)snapshot.AddPod(p, p->node_name());
     }
   }
 
@@ -414,17 +414,16 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   // or upcoming capacity (FilterOutSchedulable; the snapshot keeps what they take).
   std::vector<scheduler::PodInfoConstSharedPtr> unschedulable;
   for (const auto& p : view.pending_pods) {
-    const api::PodCondition* c = p->pod->FindCondition("PodScheduled");
-    if (c == nullptr || c->status != api::ConditionStatus::kFalse || c->reason != "Unschedulable") {
+    if (!p->marked_unschedulable()) {  // PodScheduled False, reason Unschedulable
       continue;
     }
-    if (p->pod->Priority() < options_.expendable_pods_priority_cutoff) {
+    if (p->Priority() < options_.expendable_pods_priority_cutoff) {
       continue;
     }
     unschedulable.push_back(p);
   }
   std::stable_sort(unschedulable.begin(), unschedulable.end(), [](const auto& a, const auto& b) {
-    return a->pod->Priority() > b->pod->Priority();
+    return a->Priority() > b->Priority();
   });
   metrics_->UpdateUnschedulablePodsCount(static_cast<int>(unschedulable.size()));
   std::vector<scheduler::PodInfoConstSharedPtr> to_scale;
@@ -460,7 +459,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   } else {
     // Wait a little for more pods to arrive (CA: 2 s, 30 s for GPU pods).
     for (const auto& p : to_scale) {
-      TimePoint created = p->pod->meta.creation_timestamp.value_or(now - std::chrono::hours(1));
+      TimePoint created = p->creation_timestamp().value_or(now - std::chrono::hours(1));
       Duration buffer = RequestsGpu(*p) ? options_.unschedulable_pod_with_gpu_time_buffer
                                         : options_.unschedulable_pod_time_buffer;
       if (created + buffer > now) {

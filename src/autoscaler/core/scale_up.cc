@@ -47,6 +47,10 @@ ObjectRef RefOf(const api::Pod& pod) {
   return ObjectRef{"Pod", pod.meta.namespace_, pod.meta.name, pod.meta.uid};
 }
 
+ObjectRef RefOf(const scheduler::PodInfo& pod) {
+  return ObjectRef{"Pod", pod.namespace_(), std::string(pod.name()), std::string(pod.uid())};
+}
+
 ScaleUpOrchestrator::ScaleUpOrchestrator(const AutoscalingOptions& options,
                                          cloud::CloudProvider& cloud,
                                          const scheduler::Framework& framework,
@@ -97,7 +101,7 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
   }
   if (log_.Enabled(1)) {
     for (const auto& p : pending) {
-      log_.V(1, "Pod " + p->pod->meta.namespace_ + "/" + p->pod->meta.name + " is unschedulable");
+      log_.V(1, "Pod " + p->Key() + " is unschedulable");
     }
   }
   std::vector<PodEquivalenceGroup> groups = BuildPodEquivalenceGroups(pending);
@@ -157,14 +161,14 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
           ++reasons[g][r];
         }
         if (log_.Enabled(2)) {
-          const api::Pod& ex = *groups[g].Exemplar().pod;
+          const scheduler::PodInfo& ex = groups[g].Exemplar();
           std::string rs;
           for (size_t i = 0; i < st.reasons().size(); ++i) {
             rs += (i > 0 ? ", " : "") + st.reasons()[i];
           }
-          log_.V(2, "Pod " + ex.meta.namespace_ + "/" + ex.meta.name + " can't be scheduled on " +
-                        id + ", predicate checking error: can't schedule pod " +
-                        ex.meta.namespace_ + "/" + ex.meta.name + ": predicate \"" + st.plugin() +
+          log_.V(2, "Pod " + ex.Key() + " can't be scheduled on " + id +
+                        ", predicate checking error: can't schedule pod " + ex.Key() +
+                        ": predicate \"" + st.plugin() +
                         "\" didn't pass (predicateReasons=[" + rs + "]; debugInfo=)");
         }
       }
@@ -195,7 +199,7 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
     for (size_t g = 0; g < groups.size(); ++g) {
       for (const auto& p : groups[g].pods) {
         result.pods_remain_unschedulable.push_back(p);
-        result.reasons_by_pod[p->pod->Key()] = JoinSorted(reasons[g]);
+        result.reasons_by_pod[p->Key()] = JoinSorted(reasons[g]);
       }
     }
   };
@@ -277,17 +281,17 @@ void ScaleUpOrchestrator::EmitEvents(const ScaleUpResult& result) {
   if (result.kind == ScaleUpResult::Kind::kSuccessful) {
     const std::string msg = "pod triggered scale-up: " + FormatScaleUpInfos(result.infos);
     for (const auto& p : result.pods_triggered) {
-      recorder_.Event(RefOf(*p->pod), "Normal", "TriggeredScaleUp", msg);
+      recorder_.Event(RefOf(*p), "Normal", "TriggeredScaleUp", msg);
     }
     return;
   }
   for (const auto& p : result.pods_remain_unschedulable) {
     std::string msg = "pod didn't trigger scale-up:";
-    auto it = result.reasons_by_pod.find(p->pod->Key());
+    auto it = result.reasons_by_pod.find(p->Key());
     if (it != result.reasons_by_pod.end() && !it->second.empty()) {
       msg += " " + it->second;
     }
-    recorder_.Event(RefOf(*p->pod), "Normal", "NotTriggerScaleUp", msg);
+    recorder_.Event(RefOf(*p), "Normal", "NotTriggerScaleUp", msg);
   }
 }
 

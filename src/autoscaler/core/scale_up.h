@@ -100,5 +100,6 @@ class ScaleUpOrchestrator {
 };
 
 ObjectRef RefOf(const api::Pod& pod);
+ObjectRef RefOf(const scheduler::PodInfo& pod);
 
 }  // namespace tidepool::autoscaler

@@ -11,7 +11,7 @@ std::vector<PodEquivalenceGroup> BuildPodEquivalenceGroups(
   // Controller uid -> indexes of its groups (at most kMaxEquivalenceGroupsByController).
   std::map<std::string, std::vector<size_t>> by_controller;
   for (const auto& p : pods) {
-    const api::OwnerReference* ctrl = api::ControllerOf(p->pod->meta);
+    const api::OwnerReference* ctrl = p->controller_ref();
     if (ctrl == nullptr) {
       groups.push_back(PodEquivalenceGroup{{p}});
       continue;
@@ -19,7 +19,9 @@ std::vector<PodEquivalenceGroup> BuildPodEquivalenceGroups(
     std::vector<size_t>& mine = by_controller[ctrl->uid];
     bool placed = false;
     for (size_t gi : mine) {
-      if (groups[gi].pods.front()->fingerprint == p->fingerprint) {
+      const scheduler::PodInfo& front = *groups[gi].pods.front();
+      // Equal labels and spec (nodeName included, which the class fingerprint leaves out).
+      if (front.fingerprint() == p->fingerprint() && front.node_name() == p->node_name()) {
         groups[gi].pods.push_back(p);
         placed = true;
         break;

@@ -26,7 +26,7 @@ TEST(PodEquivalenceGroupsTest, GroupsByControllerLabelsAndSpec) {
   for (const auto& g : groups) {
     names.emplace_back();
     for (const auto& p : g.pods) {
-      names.back().push_back(p->pod->meta.name);
+      names.back().emplace_back(p->name());
     }
   }
   EXPECT_EQ(names, (std::vector<std::vector<std::string>>{{"rs-a-1", "rs-a-2", "rs-a-3"},

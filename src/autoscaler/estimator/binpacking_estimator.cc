@@ -55,10 +55,10 @@ EstimateResult BinpackingEstimator::Estimate(const std::vector<const PodEquivale
   auto score = [&](const PodEquivalenceGroup& g) {
     double s = 0;
     if (alloc.milli_cpu > 0) {
-      s += static_cast<double>(g.Exemplar().request.milli_cpu) / alloc.milli_cpu;
+      s += static_cast<double>(g.Exemplar().request().milli_cpu) / alloc.milli_cpu;
     }
     if (alloc.memory > 0) {
-      s += static_cast<double>(g.Exemplar().request.memory) / static_cast<double>(alloc.memory);
+      s += static_cast<double>(g.Exemplar().request().memory) / static_cast<double>(alloc.memory);
     }
     return s;
   };

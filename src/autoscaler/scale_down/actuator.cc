@@ -9,15 +9,16 @@ namespace {
 
 ObjectRef NodeRef(const std::string& name) { return ObjectRef{"Node", "", name, ""}; }
 
-ObjectRef PodRef(const api::Pod& pod) {
-  return ObjectRef{"Pod", pod.meta.namespace_, pod.meta.name, pod.meta.uid};
+ObjectRef PodRef(const scheduler::PodInfo& pod) {
+  return ObjectRef{"Pod", pod.namespace_(), std::string(pod.name()), std::string(pod.uid())};
 }
 
 // CA's joinPodNames: pod names (without namespace) joined by ",".
 std::string JoinPodNames(const std::vector<scheduler::PodInfoConstSharedPtr>& pods) {
   std::string out;
   for (size_t i = 0; i < pods.size(); ++i) {
-    out += (i > 0 ? "," : "") + pods[i]->pod->meta.name;
+    out += (i > 0 ? "," : "");
+    out += pods[i]->name();
   }
   return out;
 }
@@ -110,16 +111,16 @@ bool Actuator::DrainAndDelete(const NodeToRemove& node, bool drain) {
     // DrainNode: evict every pod that must move; a pod already gone counts as evicted.
     std::vector<std::string> errors;
     for (const scheduler::PodInfoConstSharedPtr& p : node.pods_to_move) {
-      const api::Pod& pod = *p->pod;
+      const scheduler::PodInfo& pod = *p;
       recorder_.Event(PodRef(pod), "Normal", "ScaleDown", "deleting pod for node scale down");
-      Status s = writer_.EvictPod(pod.meta.namespace_, pod.meta.name);
+      Status s = writer_.EvictPod(pod.namespace_(), std::string(pod.name()));
       if (s.ok() || s.code() == StatusCode::kNotFound) {
         continue;
       }
-      log_.Error("Failed to evict pod " + pod.meta.name + ", error: " + std::string(s.message()));
+      log_.Error("Failed to evict pod " + std::string(pod.name()) + ", error: " + std::string(s.message()));
       recorder_.Event(PodRef(pod), "Warning", "ScaleDownFailed",
                       "failed to delete pod for ScaleDown");
-      errors.push_back("failed to evict pod " + pod.meta.namespace_ + "/" + pod.meta.name +
+      errors.push_back("failed to evict pod " + pod.Key() +
                        " within allowed timeout (last error: " + std::string(s.message()) + ")");
     }
     if (!errors.empty()) {

@@ -16,15 +16,15 @@ const std::string& AnnotationKey(std::string_view key) {
   return keys->find(key)->second;
 }
 
-const std::string* Annotation(const api::Pod& pod, std::string_view key) {
-  if (pod.meta.annotations.empty()) {
+const std::string* Annotation(const scheduler::PodInfo& pod, std::string_view key) {
+  if (pod.annotations().empty()) {
     return nullptr;
   }
-  auto it = pod.meta.annotations.find(AnnotationKey(key));
-  return it == pod.meta.annotations.end() ? nullptr : &it->second;
+  auto it = pod.annotations().find(AnnotationKey(key));
+  return it == pod.annotations().end() ? nullptr : &it->second;
 }
 
-bool AnnotationIs(const api::Pod& pod, std::string_view key, std::string_view value) {
+bool AnnotationIs(const scheduler::PodInfo& pod, std::string_view key, std::string_view value) {
   const std::string* v = Annotation(pod, key);
   return v != nullptr && *v == value;
 }
@@ -41,37 +41,37 @@ PodDrainability Blocked(BlockingPodReason reason, std::string message) {
 
 }  // namespace
 
-bool IsMirrorPod(const api::Pod& pod) { return Annotation(pod, kMirrorPodAnnotation) != nullptr; }
+bool IsMirrorPod(const scheduler::PodInfo& pod) { return Annotation(pod, kMirrorPodAnnotation) != nullptr; }
 
-bool IsDaemonSetPod(const api::Pod& pod) {
-  const api::OwnerReference* ref = api::ControllerOf(pod.meta);
+bool IsDaemonSetPod(const scheduler::PodInfo& pod) {
+  const api::OwnerReference* ref = pod.controller_ref();
   if (ref != nullptr && ref->kind == "DaemonSet") {
     return true;
   }
   return AnnotationIs(pod, kDaemonSetPodAnnotation, "true");
 }
 
-bool IsPodTerminal(const api::Pod& pod) {
-  switch (pod.status.phase) {
+bool IsPodTerminal(const scheduler::PodInfo& pod) {
+  switch (pod.phase()) {
     case api::PodPhase::kFailed:
       return true;  // rejected or evicted by the kubelet, or ran to failure
     case api::PodPhase::kSucceeded:
-      return pod.spec.restart_policy == "Never" || pod.spec.restart_policy == "OnFailure";
+      return pod.spec().restart_policy == "Never" || pod.spec().restart_policy == "OnFailure";
     default:
       return false;
   }
 }
 
-bool IsPodLongTerminating(const api::Pod& pod, TimePoint now) {
-  if (!pod.meta.deletion_timestamp.has_value()) {
+bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now) {
+  if (!pod.deletion_timestamp().has_value()) {
     return false;
   }
-  const int64_t grace = pod.spec.termination_grace_period_seconds.value_or(30);
-  return *pod.meta.deletion_timestamp + std::chrono::seconds(grace) + std::chrono::seconds(30) <
+  const int64_t grace = pod.spec().termination_grace_period_seconds.value_or(30);
+  return *pod.deletion_timestamp() + std::chrono::seconds(grace) + std::chrono::seconds(30) <
          now;
 }
 
-PodDrainability CheckPodDrainability(const api::Pod& pod, const DrainOptions& options,
+PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
                                      const std::set<std::string>& pdb_pods, TimePoint now) {
   if (IsMirrorPod(pod) || IsPodLongTerminating(pod, now) || IsPodTerminal(pod)) {
     return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
@@ -82,28 +82,28 @@ PodDrainability CheckPodDrainability(const api::Pod& pod, const DrainOptions& op
   if (AnnotationIs(pod, kSafeToEvictAnnotation, "true")) {
     return PodDrainability{};
   }
-  const api::OwnerReference* ref = api::ControllerOf(pod.meta);
+  const api::OwnerReference* ref = pod.controller_ref();
   bool replicated = ref != nullptr;
   if (replicated && options.skip_nodes_with_custom_controller_pods) {
     replicated = IsReplicatedKind(ref->kind);
   }
   if (!replicated) {
     return Blocked(BlockingPodReason::kNotReplicated,
-                   pod.meta.namespace_ + "/" + pod.meta.name + " is not replicated");
+                   pod.Key() + " is not replicated");
   }
-  if (options.skip_nodes_with_system_pods && pod.meta.namespace_ == "kube-system" &&
+  if (options.skip_nodes_with_system_pods && pod.namespace_() == "kube-system" &&
       pdb_pods.count(pod.Key()) == 0) {
     return Blocked(
         BlockingPodReason::kUnmovableKubeSystemPod,
-        "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + pod.meta.name);
+        "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + std::string(pod.name()));
   }
   if (AnnotationIs(pod, kSafeToEvictAnnotation, "false")) {
     return Blocked(BlockingPodReason::kNotSafeToEvictAnnotation,
-                   "pod annotated as not safe to evict present: " + pod.meta.name);
+                   "pod annotated as not safe to evict present: " + std::string(pod.name()));
   }
   if (options.skip_nodes_with_local_storage && AnnotationIs(pod, kLocalStorageAnnotation, "true")) {
     return Blocked(BlockingPodReason::kLocalStorageRequested,
-                   "pod with local storage present: " + pod.meta.name);
+                   "pod with local storage present: " + std::string(pod.name()));
   }
   return PodDrainability{};
 }
@@ -112,7 +112,7 @@ PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& op
                          const std::set<std::string>& pdb_pods, TimePoint now) {
   PodsToMove out;
   for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
-    PodDrainability d = CheckPodDrainability(*p->pod, options, pdb_pods, now);
+    PodDrainability d = CheckPodDrainability(*p, options, pdb_pods, now);
     switch (d.outcome) {
       case DrainOutcome::kMove:
         out.pods.push_back(p);

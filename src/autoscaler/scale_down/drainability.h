@@ -46,12 +46,12 @@ inline constexpr std::string_view kLocalStorageAnnotation = "tidepool.dev/local-
 inline constexpr std::string_view kScaleDownDisabledAnnotation =
     "cluster-autoscaler.kubernetes.io/scale-down-disabled";
 
-bool IsMirrorPod(const api::Pod& pod);
-bool IsDaemonSetPod(const api::Pod& pod);
+bool IsMirrorPod(const scheduler::PodInfo& pod);
+bool IsDaemonSetPod(const scheduler::PodInfo& pod);
 // CA's drain.IsPodTerminal: Failed, or Succeeded with restartPolicy Never or OnFailure.
-bool IsPodTerminal(const api::Pod& pod);
+bool IsPodTerminal(const scheduler::PodInfo& pod);
 // Deleted longer ago than its grace period (default 30s) + 30s.
-bool IsPodLongTerminating(const api::Pod& pod, TimePoint now);
+bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now);
 
 enum class DrainOutcome {
   kMove,       // must be rescheduled elsewhere
@@ -77,7 +77,7 @@ struct DrainOptions {
 };
 
 // `pdb_pods`: keys ("ns/name") of pods a PodDisruptionBudget covers.
-PodDrainability CheckPodDrainability(const api::Pod& pod, const DrainOptions& options,
+PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
                                      const std::set<std::string>& pdb_pods, TimePoint now);
 
 struct PodsToMove {

@@ -110,7 +110,7 @@ TEST(DrainabilityTest, Rules) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    PodDrainability d = CheckPodDrainability(c.pod, c.options, c.pdb, kNow);
+    PodDrainability d = CheckPodDrainability(*scheduler::MakePodInfo(c.pod), c.options, c.pdb, kNow);
     EXPECT_EQ(d.outcome, c.want);
     EXPECT_EQ(d.reason, c.reason);
     EXPECT_EQ(d.message, c.message);
@@ -131,13 +131,13 @@ TEST(DrainabilityTest, GetPodsToMoveStopsAtTheFirstBlockingPod) {
   PodsToMove ok = GetPodsToMove(*snapshot.GetNodeInfo("n"), DrainOptions{}, {}, kNow);
   ASSERT_FALSE(ok.blocked());
   ASSERT_EQ(ok.pods.size(), 1u);
-  EXPECT_EQ(ok.pods[0]->pod->meta.name, "a");
+  EXPECT_EQ(ok.pods[0]->name(), "a");
   ASSERT_EQ(ok.daemonset_pods.size(), 1u);
 
   add(Bare("b"));
   PodsToMove blocked = GetPodsToMove(*snapshot.GetNodeInfo("n"), DrainOptions{}, {}, kNow);
   ASSERT_TRUE(blocked.blocked());
-  EXPECT_EQ(blocked.blocking_pod->pod->meta.name, "b");
+  EXPECT_EQ(blocked.blocking_pod->name(), "b");
   EXPECT_EQ(blocked.reason, BlockingPodReason::kNotReplicated);
   EXPECT_TRUE(blocked.pods.empty());
 }

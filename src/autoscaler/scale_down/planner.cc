@@ -113,7 +113,7 @@ class DrainSimulator {
     size_t& cursor = cursor_[source_class];
     for (size_t i = 0; i < pods.size(); ++i) {
       scheduler::PodInfoConstSharedPtr pod = Unbound(pods[i]);
-      const std::string key = pod->pod->Key();
+      const std::string key = pod->Key();
       NodeId target = kNone;
       scheduler::CycleState state;
       if (framework_.RunPreFilter(state, *pod).IsSuccess()) {
@@ -152,7 +152,7 @@ class DrainSimulator {
   // The pod with spec.nodeName cleared, as CA reschedules it in simulation; the NodeName filter
   // would otherwise pin it to the node being removed. Copies are reused across passes.
   scheduler::PodInfoConstSharedPtr Unbound(const scheduler::PodInfoConstSharedPtr& p) {
-    if (p->pod->spec.node_name.empty()) {
+    if (p->node_name().empty()) {
       return p;
     }
     auto it = old_unbound_.find(p.get());
@@ -160,11 +160,7 @@ class DrainSimulator {
     if (it != old_unbound_.end() && it->second.first == p) {
       copy = it->second.second;
     } else {
-      auto pod = std::make_shared<api::Pod>(*p->pod);
-      pod->spec.node_name.clear();
-      auto info = std::make_shared<scheduler::PodInfo>(*p);
-      info->pod = std::move(pod);
-      copy = std::move(info);
+      copy = p->WithNodeName("");
     }
     new_unbound_.emplace(p.get(), std::make_pair(p, copy));
     return copy;

@@ -316,7 +316,7 @@ TEST_F(ScaleDownTest, GpuNodeUtilizationIsReportedAndLogged) {
   EXPECT_DOUBLE_EQ(del[0].utilization.value, 0);
   EXPECT_DOUBLE_EQ(del[0].utilization.cpu, 0);  // CA computes nothing else for GPU nodes
   ASSERT_EQ(del[0].pods_to_move.size(), 1u);
-  EXPECT_EQ(del[0].pods_to_move[0]->pod->meta.name, "busy");
+  EXPECT_EQ(del[0].pods_to_move[0]->name(), "busy");
   EXPECT_TRUE(Logged("] Node g1 - nvidia.com/gpu requested is 0% of allocatable"));
   EXPECT_TRUE(Logged("] Simulating node g1 removal"));
   EXPECT_TRUE(Logged("] node g1 may be removed"));

@@ -13,7 +13,7 @@ constexpr std::array<std::string_view, 5> kGpuResources = {"nvidia.com/gpu", "ha
                                                            "microsoft.com/directx"};
 
 // The pods that count towards utilisation: all but long-terminating and terminal ones.
-bool Counts(const api::Pod& pod, TimePoint now) {
+bool Counts(const scheduler::PodInfo& pod, TimePoint now) {
   return !IsPodLongTerminating(pod, now) && !IsPodTerminal(pod);
 }
 
@@ -72,8 +72,8 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
     }
     int64_t requested = 0;
     for (const auto& p : node.pods()) {
-      if (Counts(*p->pod, now)) {
-        requested += p->request.Scalar(gpu->resource_name);
+      if (Counts(*p, now)) {
+        requested += p->request().Scalar(gpu->resource_name);
       }
     }
     r.info.gpu = static_cast<double>(requested) /
@@ -88,9 +88,9 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
   int64_t cpu = 0;
   int64_t mem = 0;
   for (const auto& p : node.pods()) {
-    if (Counts(*p->pod, now)) {
-      cpu += p->request.milli_cpu;
-      mem += p->request.memory;
+    if (Counts(*p, now)) {
+      cpu += p->request().milli_cpu;
+      mem += p->request().memory;
     }
   }
   r.info.cpu = static_cast<double>(cpu) / static_cast<double>(node.allocatable().milli_cpu);

@@ -15,13 +15,13 @@ void NodeInfo::SetNode(api::NodeConstSharedPtr node) {
 
 void NodeInfo::Account(const PodInfo& pod, int sign) {
   if (sign > 0) {
-    requested_.Add(pod.request);
+    requested_.Add(pod.request());
   } else {
-    requested_.Sub(pod.request);
+    requested_.Sub(pod.request());
   }
-  non_zero_milli_cpu_ += sign * pod.non_zero_milli_cpu;
-  non_zero_memory_ += sign * pod.non_zero_memory;
-  int32_t prio = pod.pod->Priority();
+  non_zero_milli_cpu_ += sign * pod.non_zero_milli_cpu();
+  non_zero_memory_ += sign * pod.non_zero_memory();
+  int32_t prio = pod.Priority();
   auto it = std::lower_bound(priority_counts_.begin(), priority_counts_.end(), prio,
                              [](const auto& e, int32_t p) { return e.first < p; });
   if (sign > 0) {

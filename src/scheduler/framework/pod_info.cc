@@ -1,18 +1,232 @@
 #include "scheduler/framework/pod_info.h"
 
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <utility>
+
 #include "api/pod_resources.h"
 
 namespace tidepool::scheduler {
+namespace {
 
-PodInfoConstSharedPtr MakePodInfo(api::PodConstSharedPtr pod) {
-  auto info = std::make_shared<PodInfo>();
-  info->request = Resource::FromList(api::PodRequests(*pod));
-  api::ResourceList non_zero = api::PodRequests(*pod, {.non_missing_defaults = true});
-  info->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
-  info->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
-  info->fingerprint = api::SchedulingFingerprint(*pod);
-  info->pod = std::move(pod);
+// Every field of the spec except nodeName. Spelled out so that the comparison needs no copy of
+// the pod; the static_assert below trips when PodSpec gains a field, which must be added here.
+bool SameSpecExceptNodeName(const api::PodSpec& a, const api::PodSpec& b) {
+  return a.init_containers == b.init_containers && a.containers == b.containers &&
+         a.overhead == b.overhead && a.node_selector == b.node_selector &&
+         a.affinity == b.affinity && a.tolerations == b.tolerations &&
+         a.scheduler_name == b.scheduler_name && a.priority == b.priority &&
+         a.priority_class_name == b.priority_class_name &&
+         a.preemption_policy == b.preemption_policy && a.restart_policy == b.restart_policy &&
+         a.termination_grace_period_seconds == b.termination_grace_period_seconds;
+}
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(api::PodSpec) == 432,
+              "api::PodSpec changed: update SameSpecExceptNodeName and MakeShape");
+static_assert(sizeof(api::ObjectMeta) == 320,
+              "api::ObjectMeta changed: update SameClass and MakeShape");
+#endif
+
+// Whether `pod` belongs to the class whose shape is `shape`: every field the shape keeps.
+bool SameClass(const api::Pod& shape, const api::Pod& pod) {
+  const api::ObjectMeta& a = shape.meta;
+  const api::ObjectMeta& b = pod.meta;
+  return a.namespace_ == b.namespace_ && a.generate_name == b.generate_name &&
+         a.generation == b.generation && a.labels == b.labels &&
+         a.annotations == b.annotations && a.owner_references == b.owner_references &&
+         SameSpecExceptNodeName(shape.spec, pod.spec);
+}
+
+api::Pod MakeShape(const api::Pod& pod) {
+  api::Pod shape;
+  shape.meta.generate_name = pod.meta.generate_name;
+  shape.meta.namespace_ = pod.meta.namespace_;
+  shape.meta.generation = pod.meta.generation;
+  shape.meta.labels = pod.meta.labels;
+  shape.meta.annotations = pod.meta.annotations;
+  shape.meta.owner_references = pod.meta.owner_references;
+  shape.spec = pod.spec;
+  shape.spec.node_name.clear();
+  return shape;
+}
+
+// The process-wide table of live classes, by fingerprint. Entries are weak: a class removes
+// itself (under the mutex) when its last PodInfo goes. Never destroyed, so that PodInfos in
+// static storage may outlive it.
+class ClassTable {
+ public:
+  static ClassTable& Get() {
+    static ClassTable* t = new ClassTable();
+    return *t;
+  }
+
+  std::shared_ptr<const PodClass> Intern(const api::Pod& pod) {
+    const api::PodFingerprint fp = api::SchedulingFingerprintWithNodeName(pod, "");
+    // Candidates locked below are released after the mutex, since releasing the last reference
+    // runs the deleter, which takes the mutex.
+    std::vector<std::shared_ptr<const PodClass>> seen;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = by_fp_.find(Key(fp));
+      if (it != by_fp_.end()) {
+        for (const auto& [raw, weak] : it->second) {
+          std::shared_ptr<const PodClass> c = weak.lock();
+          if (c != nullptr && SameClass(c->shape, pod)) {
+            return c;
+          }
+          seen.push_back(std::move(c));
+        }
+      }
+    }
+    // A miss: build the class outside the mutex (PodRequests allocates), then insert it unless
+    // another thread inserted an equal one meanwhile.
+    auto* c = new PodClass();
+    c->shape = MakeShape(pod);
+    c->request = Resource::FromList(api::PodRequests(c->shape));
+    api::ResourceList non_zero = api::PodRequests(c->shape, {.non_missing_defaults = true});
+    c->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
+    c->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
+    c->fingerprint = fp;
+    std::shared_ptr<const PodClass> made(c, [](const PodClass* p) { Get().Release(p); });
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& bucket = by_fp_[Key(fp)];
+    for (const auto& [raw, weak] : bucket) {
+      std::shared_ptr<const PodClass> other = weak.lock();
+      if (other != nullptr && SameClass(other->shape, pod)) {
+        seen.push_back(std::move(made));  // released after the mutex
+        return other;
+      }
+      seen.push_back(std::move(other));
+    }
+    bucket.emplace_back(c, made);
+    ++live_;
+    return made;
+  }
+
+  size_t NumLive() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return live_;
+  }
+
+ private:
+  using FpKey = std::pair<uint64_t, uint64_t>;
+  static FpKey Key(const api::PodFingerprint& fp) { return {fp.a, fp.b}; }
+
+  void Release(const PodClass* p) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = by_fp_.find(Key(p->fingerprint));
+      if (it != by_fp_.end()) {
+        auto& v = it->second;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i].first == p) {
+            v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+            --live_;
+            break;
+          }
+        }
+        if (v.empty()) {
+          by_fp_.erase(it);
+        }
+      }
+    }
+    delete p;
+  }
+
+  std::mutex mu_;
+  // Several entries per fingerprint only on a collision (or while a dying class awaits removal).
+  std::map<FpKey, std::vector<std::pair<const PodClass*, std::weak_ptr<const PodClass>>>> by_fp_;
+  size_t live_ = 0;
+};
+
+bool HasCondition(const api::Pod& pod, std::string_view type, api::ConditionStatus status,
+                  std::string_view reason) {
+  const api::PodCondition* c = pod.FindCondition(type);
+  return c != nullptr && c->status == status && c->reason == reason;
+}
+
+}  // namespace
+
+PodInfo::PodInfo(const api::Pod& pod)
+    : class_(ClassTable::Get().Intern(pod)),
+      phase_(pod.status.phase),
+      marked_unschedulable_(
+          HasCondition(pod, "PodScheduled", api::ConditionStatus::kFalse, "Unschedulable")),
+      disruption_by_preemption_(HasCondition(pod, "DisruptionTarget", api::ConditionStatus::kTrue,
+                                             "PreemptionByScheduler")),
+      creation_(Raw(pod.meta.creation_timestamp)),
+      deletion_(Raw(pod.meta.deletion_timestamp)),
+      start_(Raw(pod.status.start_time)) {
+  SetStrings(pod.meta.name, pod.meta.uid, pod.spec.node_name, pod.status.nominated_node_name);
+}
+
+PodInfo::PodInfo(const PodInfo& other)
+    : class_(other.class_),
+      phase_(other.phase_),
+      marked_unschedulable_(other.marked_unschedulable_),
+      disruption_by_preemption_(other.disruption_by_preemption_),
+      creation_(other.creation_),
+      deletion_(other.deletion_),
+      start_(other.start_) {
+  SetStrings(other.name(), other.uid(), other.node_name(), other.nominated_node_name());
+}
+
+void PodInfo::SetStrings(std::string_view name, std::string_view uid, std::string_view node,
+                         std::string_view nominated) {
+  const std::string_view parts[4] = {name, uid, node, nominated};
+  size_t total = 0;
+  for (int i = 0; i < 4; ++i) {
+    offset_[i] = static_cast<uint32_t>(total);
+    total += parts[i].size();
+  }
+  offset_[4] = static_cast<uint32_t>(total);
+  strings_ = std::make_unique_for_overwrite<char[]>(total == 0 ? 1 : total);
+  for (int i = 0; i < 4; ++i) {
+    if (!parts[i].empty()) {
+      std::memcpy(strings_.get() + offset_[i], parts[i].data(), parts[i].size());
+    }
+  }
+}
+
+std::string PodInfo::Key() const {
+  std::string key;
+  key.reserve(namespace_().size() + 1 + name().size());
+  key.append(namespace_()).append("/").append(name());
+  return key;
+}
+
+PodInfoConstSharedPtr PodInfo::WithNodeName(std::string_view node_name) const {
+  auto info = std::make_shared<PodInfo>(*this);
+  info->SetStrings(name(), uid(), node_name, nominated_node_name());
   return info;
 }
+
+api::Pod PodInfo::ToPod() const {
+  api::Pod pod = class_->shape;
+  pod.meta.name = std::string(name());
+  pod.meta.uid = std::string(uid());
+  pod.meta.creation_timestamp = creation_timestamp();
+  pod.meta.deletion_timestamp = deletion_timestamp();
+  pod.spec.node_name = std::string(node_name());
+  pod.status.phase = phase_;
+  pod.status.nominated_node_name = std::string(nominated_node_name());
+  pod.status.start_time = start_time();
+  if (marked_unschedulable_) {
+    pod.status.conditions.push_back(api::PodCondition{.type = "PodScheduled",
+                                                      .status = api::ConditionStatus::kFalse,
+                                                      .reason = "Unschedulable"});
+  }
+  if (disruption_by_preemption_) {
+    pod.status.conditions.push_back(api::PodCondition{.type = "DisruptionTarget",
+                                                      .status = api::ConditionStatus::kTrue,
+                                                      .reason = "PreemptionByScheduler"});
+  }
+  return pod;
+}
+
+size_t PodInfo::NumLiveClasses() { return ClassTable::Get().NumLive(); }
+
+PodInfoConstSharedPtr MakePodInfo(const api::Pod& pod) { return std::make_shared<PodInfo>(pod); }
 
 }  // namespace tidepool::scheduler

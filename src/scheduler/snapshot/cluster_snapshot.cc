@@ -116,7 +116,7 @@ NodeId ClusterSnapshot::TakeSlot() {
 }
 
 void ClusterSnapshot::CountPod(const PodInfo& pod, int sign) {
-  int32_t prio = pod.pod->Priority();
+  int32_t prio = pod.Priority();
   if (sign > 0) {
     ++priority_counts_[prio];
     ++num_pods_;
@@ -216,10 +216,11 @@ Status ClusterSnapshot::RemovePod(std::string_view pod_key, std::string_view nod
   NodeId id = it->second;
   NodeInfo& info = *nodes_[id];
   for (size_t i = 0; i < info.pods().size(); ++i) {
-    const api::ObjectMeta& m = info.pods()[i]->pod->meta;
-    if (pod_key.size() == m.namespace_.size() + 1 + m.name.size() &&
-        pod_key.starts_with(m.namespace_) && pod_key[m.namespace_.size()] == '/' &&
-        pod_key.ends_with(m.name)) {
+    const PodInfo& m = *info.pods()[i];
+    const std::string_view ns = m.namespace_();
+    const std::string_view name = m.name();
+    if (pod_key.size() == ns.size() + 1 + name.size() && pod_key.starts_with(ns) &&
+        pod_key[ns.size()] == '/' && pod_key.ends_with(name)) {
       IndexErase(id);
       PodInfoConstSharedPtr removed = info.RemovePodAt(i);
       CountPod(*removed, -1);

@@ -39,7 +39,7 @@ std::string Dump(const ClusterSnapshot& s) {
   s.ForEachNodeByName([&](const NodeInfo& n) {
     out += n.name() + " [" + n.requested().DebugString() + "]:";
     for (const auto& p : n.pods()) {
-      out += " " + p->pod->Key();
+      out += " " + p->Key();
     }
     out += "\n";
   });
@@ -128,8 +128,8 @@ TEST(ClusterSnapshotTest, RevertUndoesEveryKindOfChange) {
   const NodeInfo* n = s.GetNodeInfo("cpu-1");
   ASSERT_NE(n, nullptr);
   ASSERT_EQ(n->pods().size(), 3u);
-  EXPECT_EQ(n->pods()[0]->pod->meta.name, "a");
-  EXPECT_EQ(n->pods()[2]->pod->meta.name, "c");
+  EXPECT_EQ(n->pods()[0]->name(), "a");
+  EXPECT_EQ(n->pods()[2]->name(), "c");
   EXPECT_EQ(s.fork_depth(), 0);
 }
 

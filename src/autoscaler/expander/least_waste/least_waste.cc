@@ -18,7 +18,7 @@ double WastedFraction(int64_t available, int64_t requested) {
 
 int64_t GpusRequested(const scheduler::PodInfo& pod) {
   int64_t n = 0;
-  for (const auto& [name, value] : pod.request.scalars) {
+  for (const auto& [name, value] : pod.request().scalars) {
     if (IsGpuResourceName(name)) n += value;
   }
   return n;
@@ -51,8 +51,8 @@ Waste ComputeWaste(const Option& option) {
   api::Quantity cpu;
   api::Quantity memory;
   for (const scheduler::PodInfoConstSharedPtr& p : option.pods) {
-    if (p == nullptr || p->pod == nullptr) continue;
-    for (const api::Container& c : p->pod->spec.containers) {
+    if (p == nullptr) continue;
+    for (const api::Container& c : p->spec().containers) {
       if (auto it = c.resources.requests.find(api::kResourceCpu);
           it != c.resources.requests.end()) {
         cpu.Add(it->second);

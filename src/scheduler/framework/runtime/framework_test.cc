@@ -195,7 +195,7 @@ TEST(FrameworkTest, PreemptionNominatesANodeAndNamesTheVictims) {
   // The lowest-priority victim is preferred.
   EXPECT_EQ(r.nominated_node, "gpu-b");
   ASSERT_EQ(r.victims.size(), 1u);
-  EXPECT_EQ(r.victims[0]->pod->meta.name, "batch-b");
+  EXPECT_EQ(r.victims[0]->name(), "batch-b");
   // PostFilter succeeded: no preemption suffix.
   EXPECT_EQ(r.message, "0/2 nodes are available: 2 Insufficient nvidia.com/gpu.");
 }

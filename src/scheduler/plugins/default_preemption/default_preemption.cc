@@ -12,22 +12,17 @@ struct Candidate {
   std::vector<PodInfoConstSharedPtr> victims;
 };
 
-bool TerminatingByPreemption(const api::Pod& p) {
-  if (!p.meta.deletion_timestamp.has_value()) {
-    return false;
-  }
-  const api::PodCondition* c = p.FindCondition("DisruptionTarget");
-  return c != nullptr && c->status == api::ConditionStatus::kTrue &&
-         c->reason == "PreemptionByScheduler";
+bool TerminatingByPreemption(const PodInfo& p) {
+  return p.deletion_timestamp().has_value() && p.disruption_target_by_preemption();
 }
 
 // PodEligibleToPreemptOthers; an empty string means eligible.
 std::string IneligibleReason(const PodInfo& pod, const Diagnosis& diagnosis,
                              const ClusterSnapshot& snapshot) {
-  if (pod->spec.preemption_policy.has_value() && *pod->spec.preemption_policy == "Never") {
+  if (pod.spec().preemption_policy.has_value() && *pod.spec().preemption_policy == "Never") {
     return "not eligible due to preemptionPolicy=Never.";
   }
-  const std::string& nominated = pod->status.nominated_node_name;
+  const std::string_view nominated = pod.nominated_node_name();
   if (!nominated.empty()) {
     const NodeInfo* info = snapshot.GetNodeInfo(nominated);
     if (info == nullptr) {
@@ -44,7 +39,7 @@ std::string IneligibleReason(const PodInfo& pod, const Diagnosis& diagnosis,
       }
     }
     for (const auto& p : info->pods()) {
-      if (p->pod->Priority() < pod->Priority() && TerminatingByPreemption(*p->pod)) {
+      if (p->Priority() < pod.Priority() && TerminatingByPreemption(*p)) {
         return "not eligible due to a terminating pod on the nominated node.";
       }
     }
@@ -54,12 +49,12 @@ std::string IneligibleReason(const PodInfo& pod, const Diagnosis& diagnosis,
 
 // Orders pods by importance: higher priority first, then the one that started earlier.
 bool MoreImportant(const PodInfoConstSharedPtr& a, const PodInfoConstSharedPtr& b) {
-  int32_t pa = a->pod->Priority(), pb = b->pod->Priority();
+  int32_t pa = a->Priority(), pb = b->Priority();
   if (pa != pb) {
     return pa > pb;
   }
-  const auto& sa = a->pod->status.start_time;
-  const auto& sb = b->pod->status.start_time;
+  const std::optional<TimePoint> sa = a->start_time();
+  const std::optional<TimePoint> sb = b->start_time();
   if (sa.has_value() != sb.has_value()) {
     return sa.has_value();  // a pod that has started is older than one that has not
   }
@@ -71,19 +66,19 @@ PluginStatus SelectVictims(const CycleState& state, const PodInfo& pod, NodeId i
                            ClusterSnapshot& snapshot, const Framework& framework,
                            std::vector<PodInfoConstSharedPtr>& victims) {
   const NodeInfo& node = snapshot.node_info(id);
-  if (!node.HasPodWithPriorityBelow(pod->Priority())) {
+  if (!node.HasPodWithPriorityBelow(pod.Priority())) {
     return PluginStatus::Unresolvable(DefaultPreemption::kNoVictims);
   }
   std::vector<PodInfoConstSharedPtr> potential;
   for (const auto& p : node.pods()) {
-    if (p->pod->Priority() < pod->Priority()) {
+    if (p->Priority() < pod.Priority()) {
       potential.push_back(p);
     }
   }
   const std::string node_name = node.name();
   snapshot.Fork();
   for (const auto& p : potential) {
-    (void)snapshot.RemovePod(p->pod->Key(), node_name);
+    (void)snapshot.RemovePod(p->Key(), node_name);
   }
   PluginStatus fits = framework.RunFilters(state, pod, snapshot.node_info(id));
   if (!fits.IsSuccess()) {
@@ -95,7 +90,7 @@ PluginStatus SelectVictims(const CycleState& state, const PodInfo& pod, NodeId i
   for (const auto& p : potential) {
     (void)snapshot.AddPod(p, node_name);
     if (!framework.RunFilters(state, pod, snapshot.node_info(id)).IsSuccess()) {
-      (void)snapshot.RemovePod(p->pod->Key(), node_name);
+      (void)snapshot.RemovePod(p->Key(), node_name);
       victims.push_back(p);
     }
   }
@@ -110,15 +105,15 @@ const Candidate& PickOne(const std::vector<Candidate>& candidates) {
     int32_t highest = INT32_MIN;
     int64_t sum = 0;
     for (const auto& v : c.victims) {
-      highest = std::max(highest, v->pod->Priority());
+      highest = std::max(highest, v->Priority());
       // Shifted so that every term is positive (kube-scheduler adds MaxInt32 + 1).
-      sum += static_cast<int64_t>(v->pod->Priority()) + static_cast<int64_t>(INT32_MAX) + 1;
+      sum += static_cast<int64_t>(v->Priority()) + static_cast<int64_t>(INT32_MAX) + 1;
     }
     std::optional<TimePoint> earliest;
     for (const auto& v : c.victims) {
-      if (v->pod->Priority() == highest && v->pod->status.start_time.has_value()) {
-        if (!earliest || *v->pod->status.start_time < *earliest) {
-          earliest = v->pod->status.start_time;
+      if (v->Priority() == highest && v->start_time().has_value()) {
+        if (!earliest || *v->start_time() < *earliest) {
+          earliest = v->start_time();
         }
       }
     }
@@ -167,7 +162,7 @@ PostFilterResult DefaultPreemption::PostFilter(CycleState& state, const PodInfo&
   nested.num_all_nodes = snapshot.NumNodes();
   size_t evaluated = 0;
   std::vector<NodeId> potential;
-  const bool any_lower = snapshot.HasPodWithPriorityBelow(pod->Priority());
+  const bool any_lower = snapshot.HasPodWithPriorityBelow(pod.Priority());
   for (const FailedGroup& f : diagnosis.failed) {
     if (f.status.code() != PluginCode::kUnschedulable) {
       continue;  // absent from the nested diagnosis: "not helpful"

@@ -26,7 +26,7 @@ TEST(DefaultPreemptionTest, ReprievesTheMostImportantPodsAndEvictsTheRest) {
   EXPECT_FALSE(r.Scheduled());
   EXPECT_EQ(r.nominated_node, "n");
   ASSERT_EQ(r.victims.size(), 1u);
-  EXPECT_EQ(r.victims[0]->pod->meta.name, "p-low");
+  EXPECT_EQ(r.victims[0]->name(), "p-low");
   // The snapshot is left as it was.
   EXPECT_EQ(s.GetNodeInfo("n")->pods().size(), 3u);
   EXPECT_EQ(s.GetNodeInfo("n")->requested().milli_cpu, 3000);

@@ -8,9 +8,9 @@
 namespace tidepool::scheduler::plugins {
 namespace {
 
-const api::NodeAffinity* GetNodeAffinity(const api::Pod& pod) {
-  if (pod.spec.affinity && pod.spec.affinity->node_affinity) {
-    return &*pod.spec.affinity->node_affinity;
+const api::NodeAffinity* GetNodeAffinity(const api::PodSpec& spec) {
+  if (spec.affinity && spec.affinity->node_affinity) {
+    return &*spec.affinity->node_affinity;
   }
   return nullptr;
 }
@@ -28,12 +28,12 @@ struct ScopeState : CycleState::Data {
   NodeScope score_scope = NodeScope::kClass;
 };
 
-ScopeState ComputeScopes(const api::Pod& pod) {
+ScopeState ComputeScopes(const api::PodSpec& spec) {
   ScopeState s;
-  if (pod.spec.node_selector.count(std::string(api::kLabelHostname)) > 0) {
+  if (spec.node_selector.count(std::string(api::kLabelHostname)) > 0) {
     s.filter_scope = NodeScope::kNode;
   }
-  if (const api::NodeAffinity* na = GetNodeAffinity(pod)) {
+  if (const api::NodeAffinity* na = GetNodeAffinity(spec)) {
     if (na->required) {
       for (const auto& t : na->required->terms) {
         if (TermReadsNodeIdentity(t)) {
@@ -53,13 +53,17 @@ ScopeState ComputeScopes(const api::Pod& pod) {
 }  // namespace
 
 bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node) {
-  for (const auto& [k, v] : pod.spec.node_selector) {
+  return RequiredNodeAffinityMatches(pod.spec, node);
+}
+
+bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const api::Node& node) {
+  for (const auto& [k, v] : spec.node_selector) {
     auto it = node.meta.labels.find(k);
     if (it == node.meta.labels.end() || it->second != v) {
       return false;
     }
   }
-  const api::NodeAffinity* na = GetNodeAffinity(pod);
+  const api::NodeAffinity* na = GetNodeAffinity(spec);
   if (na != nullptr && na->required) {
     return na->required->Matches(node.meta.labels, node.meta.name);
   }
@@ -68,12 +72,12 @@ bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node) {
 
 PluginStatus NodeAffinity::PreFilter(CycleState& state, const PodInfo& pod,
                                      PreFilterResult& result) const {
-  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  const api::NodeAffinity* na = GetNodeAffinity(pod.spec());
   bool no_required = na == nullptr || !na->required;
-  if (no_required && pod->spec.node_selector.empty()) {
+  if (no_required && pod.spec().node_selector.empty()) {
     return PluginStatus::Skip();
   }
-  state.Write(std::make_unique<ScopeState>(ComputeScopes(*pod)));
+  state.Write(std::make_unique<ScopeState>(ComputeScopes(pod.spec())));
   if (no_required || na->required->terms.empty()) {
     return PluginStatus::Success();
   }
@@ -110,35 +114,35 @@ PluginStatus NodeAffinity::PreFilter(CycleState& state, const PodInfo& pod,
 
 NodeScope NodeAffinity::FilterScope(const CycleState& state, const PodInfo& pod) const {
   const ScopeState* s = state.Read<ScopeState>();
-  return s != nullptr ? s->filter_scope : ComputeScopes(*pod).filter_scope;
+  return s != nullptr ? s->filter_scope : ComputeScopes(pod.spec()).filter_scope;
 }
 
 PluginStatus NodeAffinity::Filter(const CycleState&, const PodInfo& pod,
                                   const NodeInfo& node) const {
-  if (RequiredNodeAffinityMatches(*pod, node.node())) {
+  if (RequiredNodeAffinityMatches(pod.spec(), node.node())) {
     return PluginStatus::Success();
   }
   return PluginStatus::Unresolvable(kErrReasonPod);
 }
 
 PluginStatus NodeAffinity::PreScore(CycleState& state, const PodInfo& pod) const {
-  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  const api::NodeAffinity* na = GetNodeAffinity(pod.spec());
   if (na == nullptr || na->preferred.empty()) {
     return PluginStatus::Skip();
   }
   if (state.Read<ScopeState>() == nullptr) {
-    state.Write(std::make_unique<ScopeState>(ComputeScopes(*pod)));
+    state.Write(std::make_unique<ScopeState>(ComputeScopes(pod.spec())));
   }
   return PluginStatus::Success();
 }
 
 NodeScope NodeAffinity::ScoreScope(const CycleState& state, const PodInfo& pod) const {
   const ScopeState* s = state.Read<ScopeState>();
-  return s != nullptr ? s->score_scope : ComputeScopes(*pod).score_scope;
+  return s != nullptr ? s->score_scope : ComputeScopes(pod.spec()).score_scope;
 }
 
 int64_t NodeAffinity::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  const api::NodeAffinity* na = GetNodeAffinity(*pod);
+  const api::NodeAffinity* na = GetNodeAffinity(pod.spec());
   if (na == nullptr) {
     return 0;
   }

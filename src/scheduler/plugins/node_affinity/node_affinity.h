@@ -43,5 +43,6 @@ class NodeAffinity final : public PreFilterPlugin,
 // True if the pod's nodeSelector and required node affinity admit the node
 // (nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)).
 bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node);
+bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const api::Node& node);
 
 }  // namespace tidepool::scheduler::plugins

@@ -3,7 +3,7 @@
 namespace tidepool::scheduler::plugins {
 
 PluginStatus NodeName::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  if (pod->spec.node_name.empty() || pod->spec.node_name == node.name()) {
+  if (pod.node_name().empty() || pod.node_name() == node.name()) {
     return PluginStatus::Success();
   }
   return PluginStatus::Unresolvable(kErrReason);

@@ -16,7 +16,7 @@ class NodeName final : public FilterPlugin {
   std::string_view Name() const override { return kName; }
   // Only pods that name a node depend on the individual node.
   NodeScope FilterScope(const CycleState&, const PodInfo& pod) const override {
-    return pod->spec.node_name.empty() ? NodeScope::kClass : NodeScope::kNode;
+    return pod.node_name().empty() ? NodeScope::kClass : NodeScope::kNode;
   }
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;

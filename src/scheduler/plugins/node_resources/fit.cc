@@ -59,7 +59,7 @@ PluginStatus Fit::PreFilter(CycleState&, const PodInfo&, PreFilterResult&) const
 
 PluginStatus Fit::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
   std::vector<InsufficientResource> insufficient =
-      FitsRequest(pod.request, node, args_.ignored_resources);
+      FitsRequest(pod.request(), node, args_.ignored_resources);
   if (insufficient.empty()) {
     return PluginStatus::Success();
   }

@@ -10,13 +10,13 @@ std::vector<int64_t> PodRequestList(const PodInfo& pod, const std::vector<Resour
   for (size_t i = 0; i < resources.size(); ++i) {
     const std::string& name = resources[i].name;
     if (name == api::kResourceCpu) {
-      out[i] = use_requested ? pod.request.milli_cpu : pod.non_zero_milli_cpu;
+      out[i] = use_requested ? pod.request().milli_cpu : pod.non_zero_milli_cpu();
     } else if (name == api::kResourceMemory) {
-      out[i] = use_requested ? pod.request.memory : pod.non_zero_memory;
+      out[i] = use_requested ? pod.request().memory : pod.non_zero_memory();
     } else if (name == api::kResourceEphemeralStorage) {
-      out[i] = pod.request.ephemeral_storage;
+      out[i] = pod.request().ephemeral_storage;
     } else {
-      out[i] = pod.request.Scalar(name);
+      out[i] = pod.request().Scalar(name);
     }
   }
   return out;

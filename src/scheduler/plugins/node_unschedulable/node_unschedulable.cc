@@ -9,7 +9,7 @@ PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
   }
   // A pod that tolerates the unschedulable taint also tolerates spec.unschedulable.
   api::Taint taint{std::string(api::kTaintNodeUnschedulable), "", api::TaintEffect::kNoSchedule};
-  if (api::TolerationsTolerateTaint(pod->spec.tolerations, taint)) {
+  if (api::TolerationsTolerateTaint(pod.spec().tolerations, taint)) {
     return PluginStatus::Success();
   }
   return PluginStatus::Unresolvable(kErrReasonUnschedulable);

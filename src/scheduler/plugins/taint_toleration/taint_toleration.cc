@@ -7,9 +7,9 @@ struct PreScoreState : CycleState::Data {
   std::vector<api::Toleration> tolerations_prefer_no_schedule;
 };
 
-std::vector<api::Toleration> PreferNoScheduleTolerations(const api::Pod& pod) {
+std::vector<api::Toleration> PreferNoScheduleTolerations(const api::PodSpec& spec) {
   std::vector<api::Toleration> out;
-  for (const auto& t : pod.spec.tolerations) {
+  for (const auto& t : spec.tolerations) {
     if (t.effect == api::TaintEffect::kNone || t.effect == api::TaintEffect::kPreferNoSchedule) {
       out.push_back(t);
     }
@@ -22,7 +22,7 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const api::Pod& pod) {
 PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
                                      const NodeInfo& node) const {
   const api::Taint* taint = api::FindMatchingUntoleratedTaint(
-      node.node().spec.taints, pod->spec.tolerations, [](const api::Taint& t) {
+      node.node().spec.taints, pod.spec().tolerations, [](const api::Taint& t) {
         return t.effect == api::TaintEffect::kNoSchedule ||
                t.effect == api::TaintEffect::kNoExecute;
       });
@@ -35,7 +35,7 @@ PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
 
 PluginStatus TaintToleration::PreScore(CycleState& state, const PodInfo& pod) const {
   auto s = std::make_unique<PreScoreState>();
-  s->tolerations_prefer_no_schedule = PreferNoScheduleTolerations(*pod);
+  s->tolerations_prefer_no_schedule = PreferNoScheduleTolerations(pod.spec());
   state.Write(std::move(s));
   return PluginStatus::Success();
 }
@@ -45,7 +45,7 @@ int64_t TaintToleration::Score(const CycleState& state, const PodInfo& pod,
   const PreScoreState* s = state.Read<PreScoreState>();
   std::vector<api::Toleration> computed;
   if (s == nullptr) {
-    computed = PreferNoScheduleTolerations(*pod);
+    computed = PreferNoScheduleTolerations(pod.spec());
   }
   const auto& tolerations = s != nullptr ? s->tolerations_prefer_no_schedule : computed;
   int64_t count = 0;
