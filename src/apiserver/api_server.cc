@@ -433,7 +433,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   auto send_object = [&](int code, const ObjectPtr& o) {
     if (WantsTable(req) && method == "GET") {
       w.Send(code, kJson,
-             printers::BuildTableText(res.group, res.resource, {{&o->value, o->text}},
+             printers::BuildTableText(res.group, res.resource, {{&o->view, o->text}},
                                       std::to_string(o->resource_version), clock_.Now(),
                                       IncludeObjectParam(req), true),
              r.Headers());
@@ -455,7 +455,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method != "GET") return SendError(w, MethodNotAllowed(method));
     auto pod = store_.Get(res, r.ns, r.name);
     if (!pod.ok()) return fail(pod.status());
-    const json& p = (*pod)->value;
+    const json p = (*pod)->Parse();
     std::vector<std::string> names;
     const json* spec = Member(p, "spec");
     if (const json* cs = spec ? Member(*spec, "containers") : nullptr; cs && cs->is_array()) {
@@ -538,7 +538,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       auto up = store_.Update(
           res, r.ns, r.name,
           [&](const StoredObject* cur) -> StatusOr<json> {
-            json next = cur->value;
+            json next = cur->Parse();
             if (!Str(next, "spec", "nodeName").empty()) {
               return Status(StatusCode::kAborted,
                             "Operation cannot be fulfilled on pods/binding \"" + r.name +
@@ -555,7 +555,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                        {"status", "Success"}, {"code", 201}});
     }
     // Eviction: PodDisruptionBudgets in the pod's namespace that select it.
-    const json& p = (*pod)->value;
+    const json p = (*pod)->Parse();
     const Resource* pdbr = FindResource("policy", "v1", "poddisruptionbudgets");
     const Resource* podr = FindResource("", "v1", "pods");
     const json* pmeta = Member(p, "metadata");
@@ -564,7 +564,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     const bool terminal = phase == "Succeeded" || phase == "Failed";
     if (!terminal) {
       for (const ObjectPtr& pdb : store_.List(*pdbr, r.ns).items) {
-        const json* spec = Member(pdb->value, "spec");
+        const json* spec = Member(pdb->view, "spec");
         if (spec == nullptr) continue;
         const json* sel = Member(*spec, "selector");
         if (sel == nullptr) continue;
@@ -583,12 +583,12 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         if (!matches(plabels)) continue;
         int64_t expected = 0, healthy = 0;
         for (const ObjectPtr& other : store_.List(*podr, r.ns).items) {
-          const json* om = Member(other->value, "metadata");
+          const json* om = Member(other->view, "metadata");
           if (om == nullptr || !matches(om->value("labels", json::object()))) continue;
           ++expected;
           if (om->contains("deletionTimestamp")) continue;
           bool ready = false;
-          const json* st = Member(other->value, "status");
+          const json* st = Member(other->view, "status");
           if (const json* conds = st ? Member(*st, "conditions") : nullptr; conds && conds->is_array()) {
             for (const json& c : *conds) {
               if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
@@ -631,7 +631,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                   json{{"causes", json::array({{{"reason", "DisruptionBudget"},
                                                 {"message",
                                                  "The disruption budget " +
-                                                     Str(pdb->value, "metadata", "name") +
+                                                     Str(pdb->view, "metadata", "name") +
                                                      " needs " + std::to_string(desired) +
                                                      " healthy pods and has " +
                                                      std::to_string(healthy) +
@@ -658,7 +658,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       st = store_
                .Update(res, r.ns, r.name,
                        [&](const StoredObject* cur) -> StatusOr<json> {
-                         json next = cur->value;
+                         json next = cur->Parse();
                          if (!next["metadata"].contains("deletionTimestamp")) {
                            next["metadata"]["deletionTimestamp"] =
                                FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
@@ -727,8 +727,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               last_rv = std::max(last_rv, e.resource_version);
               std::string_view type = EventTypeName(e.type);
               if (!filter->Empty()) {
-                const bool now_match = filter->Matches(e.object->value);
-                const bool was_match = e.old_object && filter->Matches(e.old_object->value);
+                const bool now_match = filter->Matches(e.object->view);
+                const bool was_match = e.old_object && filter->Matches(e.old_object->view);
                 if (e.type == EventType::kModified) {
                   if (now_match && !was_match) type = "ADDED";
                   else if (!now_match && was_match) type = "DELETED";
@@ -742,7 +742,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               chunk += "\",\"object\":";
               if (table) {
                 chunk += printers::BuildTableText(
-                    res.group, res.resource, {{&e.object->value, e.object->text}},
+                    res.group, res.resource, {{&e.object->view, e.object->text}},
                     std::to_string(e.resource_version), now, IncludeObjectParam(req),
                     !headers_sent);
                 headers_sent = true;
@@ -789,7 +789,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       if (WantsTable(req)) {
         std::vector<printers::TableObject> objs;
         objs.reserve(list.items.size());
-        for (const ObjectPtr& o : list.items) objs.push_back({&o->value, o->text});
+        for (const ObjectPtr& o : list.items) objs.push_back({&o->view, o->text});
         w.Send(200, kJson,
                printers::BuildTableText(res.group, res.resource, objs,
                                         std::to_string(list.resource_version), clock_.Now(),
@@ -889,8 +889,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                          res.GroupVersion() + "\",\"metadata\":{},\"items\":[";
       bool first = true;
       for (const ObjectPtr& o : list.items) {
-        auto d = store_.Delete(res, Str(o->value, "metadata", "namespace"),
-                               Str(o->value, "metadata", "name"), wopts);
+        auto d = store_.Delete(res, Str(o->view, "metadata", "namespace"),
+                               Str(o->view, "metadata", "name"), wopts);
         if (!d.ok()) continue;
         if (!first) body += ',';
         first = false;
@@ -931,7 +931,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (res.group.empty() && res.resource == "pods") {
       auto cur = store_.Get(res, r.ns, r.name);
       if (!cur.ok()) return fail(cur.status());
-      const json& p = (*cur)->value;
+      const json p = (*cur)->Parse();
       const std::string phase = Str(p, "status", "phase");
       const bool terminal = phase == "Succeeded" || phase == "Failed";
       int64_t g = 30;
@@ -945,7 +945,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         auto up = store_.Update(
             res, r.ns, r.name,
             [&](const StoredObject* c) -> StatusOr<json> {
-              json next = c->value;
+              json next = c->Parse();
               json& meta = next["metadata"];
               if (pre_uid && Str(next, "metadata", "uid") != *pre_uid) {
                 return Status(StatusCode::kAborted,
@@ -973,7 +973,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       for (const Resource& other : Resources()) {
         if (!other.namespaced) continue;
         for (const ObjectPtr& o : store_.List(other, r.name).items) {
-          (void)store_.Delete(other, r.name, Str(o->value, "metadata", "name"), wopts);
+          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), wopts);
         }
       }
     }
@@ -1023,12 +1023,13 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     auto result = store_.Update(
         res, r.ns, r.name,
         [&](const StoredObject* cur) -> StatusOr<json> {
+          const json cur_value = cur ? cur->Parse() : json();
           json next;
           if (method == "PUT") {
             next = patch_body;
             if (status_only && cur) {
               json s = next.value("status", json());
-              next = cur->value;
+              next = cur_value;
               next["status"] = s;
               next["metadata"]["resourceVersion"] = Str(patch_body, "metadata", "resourceVersion");
             }
@@ -1037,13 +1038,13 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
             if (fv != FieldValidation::kStrict) {
               warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, applied);
             }
-            auto out = patch::ServerSideApply(cur ? cur->value : json(), applied, manager,
+            auto out = patch::ServerSideApply(cur_value, applied, manager,
                                               QueryBool(req, "force"), clock_.Now(),
                                               &conflicts);
             if (!out.ok()) return out.status();
             next = std::move(out).value();
           } else {
-            const json& target = cur->value;
+            const json& target = cur_value;
             StatusOr<json> out = Status(StatusCode::kInternal, "unreachable");
             if (ct.find("application/strategic-merge-patch+json") == 0) {
               out = patch::StrategicMergePatch(target, patch_body, res.GroupVersion(), res.kind);
@@ -1086,14 +1087,14 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
             ApplyDefaults(res, next);
           }
           api::FieldErrors errors;
-          TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, cur ? &cur->value : nullptr, &errors));
+          TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, cur ? &cur_value : nullptr, &errors));
           if (!errors.empty()) {
             invalid = true;
             invalid_error = Invalid(res, r.name, errors);
             return Status(StatusCode::kInvalidArgument, invalid_error.message);
           }
           if (!apply) {
-            next = patch::UpdateManagedFields(cur ? cur->value : json(), std::move(next), manager,
+            next = patch::UpdateManagedFields(cur_value, std::move(next), manager,
                                               clock_.Now());
           }
           if (res.namespaced && !Str(next, "metadata", "namespace").empty() &&

@@ -211,7 +211,7 @@ TEST_F(ApiServerTest, TablesEqualTheTreeBuiltTableOnASmallCluster) {
   // A finished pod: its row carries conditions.
   auto done = store_.Update(*FindResource("", "v1", "pods"), "default", "web-1",
                             [](const StoredObject* cur) -> StatusOr<json> {
-                              json next = cur->value;
+                              json next = cur->Parse();
                               next["status"]["phase"] = "Succeeded";
                               return next;
                             },
@@ -240,8 +240,10 @@ TEST_F(ApiServerTest, TablesEqualTheTreeBuiltTableOnASmallCluster) {
     ASSERT_EQ(got.code, 200) << got.body;
     auto list = store_.List(res, tc.ns);
     ASSERT_FALSE(list.items.empty());
+    std::vector<json> parsed;
+    for (const ObjectPtr& o : list.items) parsed.push_back(o->Parse());
     std::vector<const json*> objects;
-    for (const ObjectPtr& o : list.items) objects.push_back(&o->value);
+    for (const json& o : parsed) objects.push_back(&o);
     const printers::IncludeObject include =
         tc.include == "Object" ? printers::IncludeObject::kObject
         : tc.include == "None" ? printers::IncludeObject::kNone
@@ -251,7 +253,7 @@ TEST_F(ApiServerTest, TablesEqualTheTreeBuiltTableOnASmallCluster) {
                                            include, true);
     EXPECT_EQ(got.body, want.dump(-1, ' ', false, json::error_handler_t::replace));
     // One object.
-    const json& first = list.items[0]->value;
+    const json& first = list.items[0]->Parse();
     const std::string ns = first["metadata"].value("namespace", "");
     auto one = Do("GET", "/api/v1/" + (ns.empty() ? "" : "namespaces/" + ns + "/") + tc.resource +
                              "/" + first["metadata"]["name"].get<std::string>() +

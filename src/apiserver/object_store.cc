@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "apiserver/json_text.h"
+#include "apiserver/stored_view.h"
 
 namespace tidepool::apiserver {
 
@@ -39,9 +40,10 @@ struct Watch::State {
   bool Wants(const WatchEvent& e) const {
     if (resource != nullptr && e.resource != resource) return false;
     if (!ns.empty()) {
-      const json& meta = e.object->value["metadata"];
-      auto it = meta.find("namespace");
-      if (it == meta.end() || !it->is_string() || it->get_ref<const std::string&>() != ns) {
+      const json* meta = e.object->view.is_object() ? &e.object->view["metadata"] : nullptr;
+      if (meta == nullptr || !meta->is_object()) return false;
+      auto it = meta->find("namespace");
+      if (it == meta->end() || !it->is_string() || it->get_ref<const std::string&>() != ns) {
         return false;
       }
     }
@@ -155,12 +157,74 @@ bool HasGeneration(const Resource& r) {
   return r.group == "apps" || r.group == "batch" || r.group == "policy";
 }
 
-ObjectPtr MakeStored(json value, int64_t rv) {
+std::string Dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Where the `""` of metadata.resourceVersion starts in `text`, or npos.
+size_t EmptyRvAt(const std::string& text) {
+  if (auto m = json_text::TopLevelMember(text, "metadata")) {
+    if (auto rv = json_text::TopLevelMember(*m, "resourceVersion"); rv && *rv == "\"\"") {
+      return static_cast<size_t>(rv->data() - text.data());
+    }
+  }
+  return std::string::npos;
+}
+
+// `object` (whose metadata.resourceVersion is "") serialized with resourceVersion `rv`: the
+// text is written once with an empty resourceVersion and `rv` spliced in.
+struct RvText {
+  std::string text;  // with ""
+  size_t rv_at = std::string::npos;
+  std::string With(const json& object, const std::string& rv) const {
+    if (rv_at == std::string::npos) {  // not expected: the text is ours
+      json copy = object;
+      copy["metadata"]["resourceVersion"] = rv;
+      return Dump(copy);
+    }
+    std::string out;
+    out.reserve(text.size() + rv.size());
+    out.append(text, 0, rv_at + 1);
+    out += rv;
+    out.append(text, rv_at + 1);
+    return out;
+  }
+};
+
+RvText DumpWithEmptyRv(json& object) {
+  object["metadata"]["resourceVersion"] = "";
+  RvText t;
+  t.text = Dump(object);
+  t.rv_at = EmptyRvAt(t.text);
+  return t;
+}
+
+// `object` has metadata.resourceVersion == "" and `t` is its RvText.
+ObjectPtr MakeStored(const Resource& r, const json& object, const RvText& t, int64_t rv) {
   auto o = std::make_shared<StoredObject>();
-  o->text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  o->value = std::move(value);
+  const std::string rvs = std::to_string(rv);
+  o->text = t.With(object, rvs);
+  o->view = StoredView(r, object);
+  if (o->view.is_object() && o->view["metadata"].is_object()) {
+    o->view["metadata"]["resourceVersion"] = rvs;
+  }
   o->resource_version = rv;
   return o;
+}
+
+bool HasFloat(const json& j) {
+  switch (j.type()) {
+    case json::value_t::number_float:
+      return true;
+    case json::value_t::object:
+    case json::value_t::array:
+      for (const json& x : j) {
+        if (HasFloat(x)) return true;
+      }
+      return false;
+    default:
+      return false;
+  }
 }
 
 }  // namespace
@@ -237,7 +301,7 @@ StatusOr<size_t> ObjectStore::Load() {
       return Status(StatusCode::kDataLoss, "stored object " + rec.key + " is not valid JSON");
     }
     auto o = std::make_shared<StoredObject>();
-    o->value = std::move(value);
+    o->view = StoredView(*r, value);
     o->text = std::move(rec.value);
     o->resource_version = rec.resource_version;
     ShardFor(*r).objects[LocalKey(parts[2], rec.key.substr(start))] = std::move(o);
@@ -300,12 +364,17 @@ ObjectStore::ListResult ObjectStore::List(
   if (filter) {
     out.items.reserve(all.size());
     for (ObjectPtr& o : all) {
-      if (filter(o->value)) out.items.push_back(std::move(o));
+      if (filter(o->view)) out.items.push_back(std::move(o));
     }
   } else {
     out.items = std::move(all);
   }
   return out;
+}
+
+json StoredObject::Parse() const {
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  return j.is_discarded() ? json::object() : j;
 }
 
 json ObjectStore::Prepare(const Resource& r, json object, std::string_view ns) {
@@ -396,26 +465,24 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
     meta["creationTimestamp"] = FormatRfc3339(clock_.Now());
   }
   if (HasGeneration(r)) meta["generation"] = 1;
-  // Serialized outside the store's lock, with an empty resourceVersion that the commit fills
-  // in: holding the lock costs a splice, not a dump of the whole object.
+  // Serialized (and the view built) outside the store's lock, with an empty resourceVersion
+  // that the commit fills in: holding the lock costs a splice, not a dump of the whole object.
   meta["resourceVersion"] = "";
   auto o = std::make_shared<StoredObject>();
-  o->text = object.dump(-1, ' ', false, json::error_handler_t::replace);
-  size_t rv_at = std::string::npos;  // where the text's `""` resourceVersion starts
-  if (auto m = json_text::TopLevelMember(o->text, "metadata")) {
-    if (auto rv = json_text::TopLevelMember(*m, "resourceVersion"); rv && *rv == "\"\"") {
-      rv_at = static_cast<size_t>(rv->data() - o->text.data());
-    }
-  }
+  o->text = Dump(object);
+  const size_t rv_at = EmptyRvAt(o->text);  // where the text's `""` resourceVersion starts
+  o->view = StoredView(r, object);
   auto set_revision = [&](int64_t rv) {
     const std::string text = std::to_string(rv);
-    meta["resourceVersion"] = text;
     if (rv_at != std::string::npos) {
       o->text.insert(rv_at + 1, text);
     } else {  // not expected: the text is ours
-      o->text = object.dump(-1, ' ', false, json::error_handler_t::replace);
+      meta["resourceVersion"] = text;
+      o->text = Dump(object);
     }
-    o->value = std::move(object);
+    if (o->view.is_object() && o->view["metadata"].is_object()) {
+      o->view["metadata"]["resourceVersion"] = text;
+    }
     o->resource_version = rv;
   };
   uint64_t ticket = 0;
@@ -474,8 +541,12 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
       if (HasGeneration(r)) meta["generation"] = 1;
       result.created = true;
     } else {
-      const json& cur = current->value;
-      const json& cur_meta = cur["metadata"];
+      // The view keeps every metadata field read here, and the whole spec of every kind with
+      // a generation (only pods' spec is reduced).
+      static const json kEmpty = json::object();
+      const json& cur = current->view;
+      const json* cur_meta_p = Member(cur, "metadata");
+      const json& cur_meta = cur_meta_p != nullptr ? *cur_meta_p : kEmpty;
       if (meta.contains("resourceVersion")) {
         const json& want = meta["resourceVersion"];
         if (!want.is_string() ||
@@ -510,21 +581,32 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
                                   (old_spec != nullptr && *old_spec != *new_spec);
         meta["generation"] = spec_changed ? gen + 1 : gen;
       }
-      meta["resourceVersion"] = std::to_string(current->resource_version);
-      if (next == cur) {
+    }
+    const RvText t = DumpWithEmptyRv(next);
+    if (current != nullptr) {
+      // A no-op update is not a write. Equal texts are equal objects; different texts are
+      // different objects unless numbers differ only in type (1.0 == 1 for nlohmann::json, as
+      // the whole-tree comparison this replaces said), which only a float can cause.
+      const std::string same_rv = t.With(next, std::to_string(current->resource_version));
+      bool unchanged = same_rv == current->text;
+      if (!unchanged && HasFloat(next)) {
+        json cur_full = current->Parse();
+        json with_rv = next;
+        with_rv["metadata"]["resourceVersion"] = std::to_string(current->resource_version);
+        unchanged = with_rv == cur_full;
+      }
+      if (unchanged) {
         result.object = current;
-        return result;  // a no-op update is not a write
+        return result;
       }
     }
     if (opts.dry_run) {
-      meta["resourceVersion"] = std::to_string(revision_ + 1);
-      result.object = MakeStored(std::move(next), revision_ + 1);
+      result.object = MakeStored(r, next, t, revision_ + 1);
       result.changed = true;
       return result;
     }
     ++revision_;
-    meta["resourceVersion"] = std::to_string(revision_);
-    result.object = MakeStored(std::move(next), revision_);
+    result.object = MakeStored(r, next, t, revision_);
     result.changed = true;
     ticket = Commit(r, local, result.object, current,
                     current == nullptr ? EventType::kAdded : EventType::kModified, opts.origin,
@@ -551,11 +633,11 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
       return Status(StatusCode::kNotFound, Qualified(r, name) + " not found");
     }
     ObjectPtr current = it->second;
-    if (precondition_uid && StringAt(current->value, "metadata", "uid") != *precondition_uid) {
+    if (precondition_uid && StringAt(current->view, "metadata", "uid") != *precondition_uid) {
       return Status(StatusCode::kAborted,
                     "Operation cannot be fulfilled on " + Qualified(r, name) +
                         ": Precondition failed: UID in precondition: " + *precondition_uid +
-                        ", UID in object meta: " + StringAt(current->value, "metadata", "uid"));
+                        ", UID in object meta: " + StringAt(current->view, "metadata", "uid"));
     }
     if (precondition_rv && std::to_string(current->resource_version) != *precondition_rv) {
       return Status(StatusCode::kAborted,
@@ -566,9 +648,9 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
     }
     if (opts.dry_run) return current;
     ++revision_;
-    json value = current->value;
-    value["metadata"]["resourceVersion"] = std::to_string(revision_);
-    last = MakeStored(std::move(value), revision_);
+    json value = current->Parse();
+    const RvText t = DumpWithEmptyRv(value);
+    last = MakeStored(r, value, t, revision_);
     ticket = Commit(r, local, last, current, EventType::kDeleted, opts.origin, &wake);
   }
   WakeWatchers(wake);

@@ -7,7 +7,9 @@
 //
 // Objects are immutable once stored (StoredObject, shared by pointer): a reader holding one sees
 // a consistent object while writers replace it. Each carries its compact JSON text, serialized
-// once at write time, so lists and watches only concatenate.
+// once at write time, so lists and watches only concatenate, and a small parsed "view"
+// (stored_view.h: what printers and selectors read); no parsed tree of the whole object is
+// kept (a pod's tree is ~6x its text): readers that need the whole object parse the text.
 //
 // What the store does for every write, as kube-apiserver's generic registry does:
 //   - create: namespace filled (namespaced kinds), uid (RFC 4122 v4 from the seeded Random),
@@ -60,9 +62,11 @@
 namespace tidepool::apiserver {
 
 struct StoredObject {
-  nlohmann::json value;
-  std::string text;  // compact JSON of `value`
+  std::string text;     // the object as stored, compact JSON (nlohmann's dump(), keys sorted)
+  nlohmann::json view;  // StoredView(resource, object): for printers, selectors, watch filters
   int64_t resource_version = 0;
+  // The whole object, parsed from `text` (a fresh tree on every call).
+  nlohmann::json Parse() const;
 };
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 
@@ -138,7 +142,7 @@ class ObjectStore {
     std::vector<ObjectPtr> items;  // sorted by namespace, then name
     int64_t resource_version = 0;
   };
-  // `ns` empty: every namespace. `filter` may be empty.
+  // `ns` empty: every namespace. `filter` may be empty; it gets each object's `view`.
   ListResult List(const Resource& r, std::string_view ns,
                   const std::function<bool(const nlohmann::json&)>& filter = {}) const;
 
@@ -147,7 +151,8 @@ class ObjectStore {
 
   // Read-modify-write under the store's lock: `mutate` gets the current object (null when
   // absent) and returns the new one, or an error that is returned as is. With `allow_create`,
-  // a null current may be turned into a create (`created` set). The new object's
+  // a null current may be turned into a create (`created` set). `current->Parse()` gives the
+  // whole current object. The new object's
   // metadata.resourceVersion, when set, is a precondition (see the file comment).
   using Mutator = std::function<StatusOr<nlohmann::json>(const StoredObject* current)>;
   struct UpdateResult {

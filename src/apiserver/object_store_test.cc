@@ -31,13 +31,13 @@ class ObjectStoreTest : public ::testing::Test {
 TEST_F(ObjectStoreTest, CreateAssignsServerFields) {
   auto o = store_.Create(Pods(), Pod("default", "a"), opts_);
   ASSERT_TRUE(o.ok()) << o.status().ToString();
-  const json& m = (*o)->value["metadata"];
+  const json m = (*o)->Parse()["metadata"];
   EXPECT_EQ(m["resourceVersion"], "1");
   EXPECT_EQ(m["creationTimestamp"], "2026-01-01T00:00:00Z");
   EXPECT_EQ(m["uid"].get<std::string>().size(), 36u);
   EXPECT_EQ(m["uid"].get<std::string>()[14], '4');
   EXPECT_FALSE(m.contains("generation"));  // pods have none in 1.32
-  EXPECT_EQ((*o)->text, (*o)->value.dump());
+  EXPECT_EQ((*o)->text, (*o)->Parse().dump());
   auto again = store_.Create(Pods(), Pod("default", "a"), opts_);
   EXPECT_EQ(again.status().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(again.status().message(), "pods \"a\" already exists");
@@ -56,7 +56,7 @@ TEST_F(ObjectStoreTest, ListByNamespaceSortedWithRevision) {
   auto all = store_.List(Pods(), "");
   ASSERT_EQ(all.items.size(), 4u);
   EXPECT_EQ(all.resource_version, 4);
-  EXPECT_EQ(all.items[0]->value["metadata"]["name"], "y");
+  EXPECT_EQ(all.items[0]->Parse()["metadata"]["name"], "y");
   auto a = store_.List(Pods(), "a");
   ASSERT_EQ(a.items.size(), 2u);  // not "ab"
   auto filtered = store_.List(Pods(), "", [](const json& o) { return o["metadata"]["name"] == "q"; });
@@ -67,7 +67,7 @@ TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
   ASSERT_TRUE(store_.Create(Pods(), Pod("default", "a"), opts_).ok());
   auto set_label = [](std::string rv) {
     return [rv](const StoredObject* cur) -> StatusOr<json> {
-      json next = cur->value;
+      json next = cur->Parse();
       next["metadata"]["labels"]["x"] = "1";
       next["metadata"]["resourceVersion"] = rv;
       return next;
@@ -81,7 +81,7 @@ TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
   auto ok = store_.Update(Pods(), "default", "a", set_label("1"), opts_);
   ASSERT_TRUE(ok.ok());
   EXPECT_TRUE(ok->changed);
-  EXPECT_EQ(ok->object->value["metadata"]["resourceVersion"], "2");
+  EXPECT_EQ(ok->object->Parse()["metadata"]["resourceVersion"], "2");
   auto same = store_.Update(Pods(), "default", "a", set_label(""), opts_);
   ASSERT_TRUE(same.ok());
   EXPECT_FALSE(same->changed);
@@ -89,14 +89,14 @@ TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
   // Server-owned fields survive an update that drops them.
   auto drop = store_.Update(Pods(), "default", "a",
                             [](const StoredObject* cur) -> StatusOr<json> {
-                              json next = cur->value;
+                              json next = cur->Parse();
                               next["metadata"].erase("uid");
                               next["metadata"]["labels"]["y"] = "2";
                               return next;
                             },
                             opts_);
   ASSERT_TRUE(drop.ok());
-  EXPECT_EQ(drop->object->value["metadata"]["uid"].get<std::string>().size(), 36u);
+  EXPECT_EQ(drop->object->Parse()["metadata"]["uid"].get<std::string>().size(), 36u);
   EXPECT_EQ(store_.Update(Pods(), "default", "nope", set_label(""), opts_).status().code(),
             StatusCode::kNotFound);
 }
@@ -115,13 +115,13 @@ TEST_F(ObjectStoreTest, WatchReplaysFromRevisionThenLive) {
   ASSERT_TRUE(store_.Delete(Pods(), "default", "a", opts_).ok());  // 4
   ASSERT_EQ((*w)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
   EXPECT_EQ(e.type, EventType::kDeleted);
-  EXPECT_EQ(e.object->value["metadata"]["resourceVersion"], "4");
+  EXPECT_EQ(e.object->Parse()["metadata"]["resourceVersion"], "4");
   EXPECT_EQ(e.origin, "test");
   // From 0: the current objects as ADDED; a namespace filter.
   auto w0 = store_.OpenWatch(&Pods(), "other", 0);
   ASSERT_TRUE(w0.ok());
   ASSERT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kEvent);
-  EXPECT_EQ(e.object->value["metadata"]["name"], "b");
+  EXPECT_EQ(e.object->Parse()["metadata"]["name"], "b");
   EXPECT_EQ((*w0)->Next(std::chrono::milliseconds(10), &e), Watch::Result::kTimeout);
 }
 
@@ -139,12 +139,12 @@ TEST_F(ObjectStoreTest, CreatedTextIsTheDumpOfTheValue) {
     SCOPED_TRACE(i);
     auto o = store_.Create(*resources[i], objects[i], opts_);
     ASSERT_TRUE(o.ok()) << o.status().ToString();
-    EXPECT_EQ((*o)->text, (*o)->value.dump());
-    EXPECT_EQ((*o)->value["metadata"]["resourceVersion"], std::to_string((*o)->resource_version));
+    EXPECT_EQ((*o)->text, (*o)->Parse().dump());
+    EXPECT_EQ((*o)->Parse()["metadata"]["resourceVersion"], std::to_string((*o)->resource_version));
     auto dry = store_.Create(*resources[i], objects[i], {"test", true});
     if (i == 2) {  // generateName: a new name, a dry run
       ASSERT_TRUE(dry.ok());
-      EXPECT_EQ((*dry)->text, (*dry)->value.dump());
+      EXPECT_EQ((*dry)->text, (*dry)->Parse().dump());
       EXPECT_EQ((*dry)->resource_version, store_.resource_version() + 1);
     }
   }
@@ -185,7 +185,7 @@ TEST_F(ObjectStoreTest, NextBatchTakesQueuedEventsInOrderWithinTheBound) {
   writer.join();
   EXPECT_EQ(r, Watch::Result::kEvent);
   ASSERT_EQ(batch.size(), 1u);
-  EXPECT_EQ(batch[0].object->value["metadata"]["name"], "late");
+  EXPECT_EQ(batch[0].object->Parse()["metadata"]["name"], "late");
   (*w)->Stop();
   EXPECT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
 }
@@ -231,7 +231,7 @@ TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
     ASSERT_TRUE(store.Load().ok());
     auto a = store.Create(Pods(), Pod("default", "a"), {"t", false});
     ASSERT_TRUE(a.ok());
-    uid = (*a)->value["metadata"]["uid"];
+    uid = (*a)->Parse()["metadata"]["uid"];
     ASSERT_TRUE(store.Create(Pods(), Pod("default", "b"), {"t", false}).ok());
     ASSERT_TRUE(store.Delete(Pods(), "default", "b", {"t", false}).ok());
   }
@@ -244,12 +244,12 @@ TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
   EXPECT_EQ(store.resource_version(), 3);
   auto a = store.Get(Pods(), "default", "a");
   ASSERT_TRUE(a.ok());
-  EXPECT_EQ((*a)->value["metadata"]["uid"], uid);
+  EXPECT_EQ((*a)->Parse()["metadata"]["uid"], uid);
   EXPECT_EQ((*a)->resource_version, 1);
   auto c = store.Create(Pods(), Pod("default", "c"), {"t", false});
   ASSERT_TRUE(c.ok());
-  EXPECT_EQ((*c)->value["metadata"]["resourceVersion"], "4");
-  EXPECT_NE((*c)->value["metadata"]["uid"], uid);
+  EXPECT_EQ((*c)->Parse()["metadata"]["resourceVersion"], "4");
+  EXPECT_NE((*c)->Parse()["metadata"]["uid"], uid);
 }
 
 }  // namespace

@@ -138,7 +138,7 @@ Status ClusterBridge::EnsureSystemObjects() {
   const apiserver::Resource* ds = Res("apps", "daemonsets");
   auto existing = store_.Get(*ds, "gpu-operator", "nvidia-device-plugin-daemonset");
   if (existing.ok()) {
-    device_plugin_ds_uid_ = (*existing)->value["metadata"].value("uid", "");
+    device_plugin_ds_uid_ = (*existing)->view["metadata"].value("uid", "");
     return Status::Ok();
   }
   json labels = {{"app", "nvidia-device-plugin-daemonset"}};
@@ -161,7 +161,7 @@ Status ClusterBridge::EnsureSystemObjects() {
                            {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}})}}}}}}}};
   auto created = store_.Create(*ds, std::move(obj), opts);
   if (!created.ok()) return created.status();
-  device_plugin_ds_uid_ = (*created)->value["metadata"].value("uid", "");
+  device_plugin_ds_uid_ = (*created)->view["metadata"].value("uid", "");
   return Status::Ok();
 }
 
@@ -230,14 +230,15 @@ Status ClusterBridge::Start() {
     EnsureDevicePluginPod(*n);
   }
   for (const apiserver::ObjectPtr& o : store_.List(*nodes_, "").items) {
-    const std::string name = o->value["metadata"].value("name", "");
+    const std::string name = o->view["metadata"].value("name", "");
     if (world_nodes.count(name) == 0) (void)store_.Delete(*nodes_, "", name, opts);
   }
   for (const sim::EventRecord& e : world_.store().events()) WriteEvent(e);
   // Pods stored by the API (a restart with --data-dir) enter the world.
   for (const apiserver::ObjectPtr& o : store_.List(*pods_, "").items) {
-    const json& meta = o->value["metadata"];
-    const std::string node = o->value.contains("spec") ? o->value["spec"].value("nodeName", "") : "";
+    // The view keeps metadata and spec.nodeName (apiserver/stored_view.h).
+    const json& meta = o->view["metadata"];
+    const std::string node = o->view.contains("spec") ? o->view["spec"].value("nodeName", "") : "";
     if (!node.empty() && world_nodes.count(node) == 0) {
       (void)store_.Delete(*pods_, meta.value("namespace", ""), meta.value("name", ""), opts);
       continue;
@@ -259,7 +260,7 @@ Status ClusterBridge::Start() {
   if (host.empty() && !world_nodes.empty()) host = *world_nodes.begin();
   bool have_dns = false;
   for (const apiserver::ObjectPtr& o : store_.List(*pods_, "kube-system").items) {
-    const std::string name = o->value["metadata"].value("name", "");
+    const std::string name = o->view["metadata"].value("name", "");
     if (name.rfind("cluster-autoscaler-", 0) == 0) autoscaler_pod_ = name;
     if (name.rfind("kube-dns-", 0) == 0) have_dns = true;
   }
@@ -377,7 +378,7 @@ void ClusterBridge::WriteAutoscalerStatus() {
   (void)store_.Update(
       *cms, "kube-system", name,
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
-        json next = cur ? cur->value
+        json next = cur ? cur->Parse()
                         : json{{"apiVersion", "v1"},
                                {"kind", "ConfigMap"},
                                {"metadata", {{"name", name}, {"namespace", "kube-system"}}}};
@@ -409,8 +410,8 @@ size_t ClusterBridge::PumpApi() {
 }
 
 void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
-  const json& obj = e.object->value;
-  const json& meta = obj["metadata"];
+  // Metadata from the stored view; the whole pod is parsed only when it enters the world.
+  const json& meta = e.object->view["metadata"];
   const std::string ns = meta.value("namespace", "default");
   const std::string name = meta.value("name", "");
   const std::string key = ns + "/" + name;
@@ -426,7 +427,7 @@ void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
       (void)store_.Delete(*pods_, ns, name, {kOrigin, false});
       return;
     }
-    auto pod = api::codec::PodFromJson(obj);
+    auto pod = api::codec::PodFromJson(e.object->Parse());
     if (!pod.ok()) {
       world_.autoscaler_log().Warning("pod " + key + " cannot enter the emulated cluster: " +
                                       pod.status().ToString());
@@ -453,15 +454,14 @@ void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
 }
 
 void ClusterBridge::ApplyApiNode(const apiserver::WatchEvent& e) {
-  const json& obj = e.object->value;
-  const std::string name = obj["metadata"].value("name", "");
+  const std::string name = e.object->view["metadata"].value("name", "");
   sim::Store& ws = world_.store();
   if (e.type == apiserver::EventType::kDeleted) {
     if (ws.GetNode(name) != nullptr) (void)ws.DeleteNode(name);
     return;
   }
   if (ws.GetNode(name) == nullptr) return;  // nodes come from the emulated cloud
-  auto node = api::codec::NodeFromJson(obj);
+  auto node = api::codec::NodeFromJson(e.object->Parse());
   if (!node.ok()) return;
   (void)ws.UpdateNodeFromApi(name, node->meta.labels, node->meta.annotations, node->spec.taints,
                              node->spec.unschedulable);
@@ -482,7 +482,7 @@ void ClusterBridge::OnPodChange(const sim::PodChange& change) {
   const api::Pod& p = *change.pod.pod;
   if (change.type == sim::ChangeType::kDeleted) {
     auto cur = store_.Get(*pods_, p.meta.namespace_, p.meta.name);
-    if (cur.ok() && (*cur)->value["metadata"].value("uid", "") == p.meta.uid) {
+    if (cur.ok() && (*cur)->view["metadata"].value("uid", "") == p.meta.uid) {
       (void)store_.Delete(*pods_, p.meta.namespace_, p.meta.name, {kOrigin, false});
     }
     logs_.Remove(p.meta.namespace_, p.meta.name);
@@ -499,7 +499,7 @@ void ClusterBridge::WritePod(const sim::PodRecord& rec) {
   auto result = store_.Update(
       *pods_, p.meta.namespace_, p.meta.name,
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
-        json next = cur->value;
+        json next = cur->Parse();
         if (next["metadata"].value("uid", "") != p.meta.uid) {
           return Status(StatusCode::kAborted, "a different pod");
         }
@@ -551,7 +551,7 @@ void ClusterBridge::WriteNode(const api::Node& n) {
   auto up = store_.Update(
       *nodes_, "", name,
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
-        json next = cur ? cur->value : json::object();
+        json next = cur ? cur->Parse() : json::object();
         json& meta = next["metadata"];
         if (!meta.is_object()) meta = json::object();
         const json& tm = typed["metadata"];
@@ -612,7 +612,7 @@ void ClusterBridge::WriteNode(const api::Node& n) {
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
         json next = lease;
         if (cur) {
-          next["metadata"] = cur->value["metadata"];
+          next["metadata"] = cur->Parse()["metadata"];
           next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
         }
         return next;
@@ -628,7 +628,7 @@ void ClusterBridge::WriteEvent(const sim::EventRecord& e) {
       [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
         json next = ev;
         if (cur) {
-          next["metadata"] = cur->value["metadata"];
+          next["metadata"] = cur->Parse()["metadata"];
           next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
         }
         return next;

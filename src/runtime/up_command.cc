@@ -300,7 +300,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     if (nodes_resource == nullptr) return "";
     auto obj = store.Get(*nodes_resource, "", name);
     if (!obj.ok()) return "";
-    const nlohmann::json& v = (*obj)->value;
+    const nlohmann::json& v = (*obj)->view;  // status (addresses) is whole in the view
     if (!v.contains("status") || !v["status"].contains("addresses")) return "";
     for (const auto& a : v["status"]["addresses"]) {
       if (a.value("type", "") == "InternalIP") return a.value("address", "");
