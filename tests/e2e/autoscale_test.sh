@@ -82,27 +82,7 @@ gcloud container node-pools create manual-pool --project tidepool-local --cluste
   >"$WORK/gcloud-create-manual.log" 2>&1 || fail "gcloud node-pools create manual-pool" "$(cat "$WORK/gcloud-create-manual.log")"
 start_autoscale as-2 --nodes 0:2:manual-pool
 wait_for 20 grep -q "successfully acquired lease kube-system/cluster-autoscaler" "$WORK/as-2.log"
-cat <<POD | k apply -f - >/dev/null
-apiVersion: v1
-kind: Pod
-metadata:
-  name: manual-pod
-spec:
-  restartPolicy: Never
-  nodeSelector:
-    cloud.google.com/gke-nodepool: manual-pool
-  containers:
-  - name: cuda
-    image: nvidia/cuda:12.2.0-base-ubuntu22.04
-    command: ["sleep", "3600"]
-    resources:
-      limits:
-        nvidia.com/gpu: 1
-  tolerations:
-  - key: nvidia.com/gpu
-    operator: Exists
-    effect: NoSchedule
-POD
+gpu_pod manual-pod manual-pool | k apply -f - >/dev/null
 wait_for 60 grep -q "Scale-up: setting group manual-pool size to 1 instead of 0 (max: 2)" "$WORK/as-2.log"
 wait_for 60 bash -c "kubectl --cache-dir $WORK/kube-cache get nodes -l cloud.google.com/gke-nodepool=manual-pool -o name | grep -q ."
 expect_not_in "$(cat "$WORK/as-2.log")" "setting group gpu-pool"

@@ -131,8 +131,13 @@ create_gpu_pool() {
     --node-labels app-type=gpu-workloads >"$WORK/gcloud-create.log" 2>&1 ||
     { cat "$WORK/gcloud-create.log"; return 1; }
 }
-# gpu_pod <name>: a pod of the walkthrough's shape (1 GPU, the toleration).
+# gpu_pod <name> [<pool>]: a pod of the walkthrough's shape (1 GPU, the toleration); with a
+# pool, a nodeSelector on its cloud.google.com/gke-nodepool label.
 gpu_pod() {
+  local selector=""
+  [ -n "${2:-}" ] && selector="  nodeSelector:
+    cloud.google.com/gke-nodepool: $2
+"
   cat <<POD
 apiVersion: v1
 kind: Pod
@@ -140,7 +145,7 @@ metadata:
   name: $1
 spec:
   restartPolicy: Never
-  containers:
+${selector}  containers:
   - name: cuda
     image: nvidia/cuda:12.2.0-base-ubuntu22.04
     command: ["sleep", "3600"]
