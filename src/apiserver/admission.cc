@@ -205,8 +205,16 @@ Status Validate(const Resource& r, const json& object, const json* old,
                   "Pod in version \"v1\" cannot be handled as a Pod: " +
                       std::string(pod.status().message()));
   }
-  const json spec = object.value("spec", json::object());
-  const json containers = spec.value("containers", json::array());
+  // References, not copies, of spec and containers (what object.value("spec", {}) and
+  // spec.value("containers", []) return; json::value throws on a non-object spec, as before).
+  static const json kNoSpec = json::object();
+  static const json kNoContainers = json::array();
+  auto spec_it = object.find("spec");
+  const json& spec = spec_it != object.end() ? *spec_it : kNoSpec;
+  if (!spec.is_object()) (void)spec.value("containers", json::array());
+  auto containers_it = spec.is_object() ? spec.find("containers") : spec.end();
+  const json& containers =
+      spec.is_object() && containers_it != spec.end() ? *containers_it : kNoContainers;
   if (!containers.is_array() || containers.empty()) {
     errors->push_back(api::FieldError::Required("spec.containers", ""));
   } else {
