@@ -70,6 +70,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/status_or.h"
@@ -98,8 +99,9 @@ class Backend {
   // A write at cluster revision `revision` (strictly increasing across calls, and above
   // Load()'s revision). Put creates or replaces `key`; Delete removes it (a missing key is not
   // an error) and still records `revision`, so that the revision after a restart is >= it.
-  // Both only queue the write and return its ticket (> 0, increasing).
-  virtual uint64_t Put(std::string key, int64_t revision, std::string value) = 0;
+  // Both only queue the write and return its ticket (> 0, increasing). `value` is copied by a
+  // backend that keeps it (the memory backend keeps nothing, so in-memory writes copy nothing).
+  virtual uint64_t Put(std::string key, int64_t revision, std::string_view value) = 0;
   virtual uint64_t Delete(std::string key, int64_t revision) = 0;
 
   // Blocks until the write with `ticket` (and so every earlier one) is durable. Returns the

@@ -8,7 +8,7 @@ namespace {
 
 class MemoryBackend final : public Backend {
  public:
-  uint64_t Put(std::string key, int64_t revision, std::string value) override {
+  uint64_t Put(std::string key, int64_t revision, std::string_view value) override {
     return next_ticket_.fetch_add(1, std::memory_order_relaxed);
   }
   uint64_t Delete(std::string key, int64_t revision) override {

@@ -242,8 +242,8 @@ class SqliteBackend final : public Backend {
 
   ~SqliteBackend() override { (void)Close(); }
 
-  uint64_t Put(std::string key, int64_t revision, std::string value) override {
-    return Enqueue(Op{true, std::move(key), revision, std::move(value)});
+  uint64_t Put(std::string key, int64_t revision, std::string_view value) override {
+    return Enqueue(Op{true, std::move(key), revision, std::string(value)});
   }
   uint64_t Delete(std::string key, int64_t revision) override {
     return Enqueue(Op{false, std::move(key), revision, {}});
