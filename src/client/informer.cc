@@ -142,6 +142,18 @@ ObjectRef Informer::Prepare(json&& obj) {
   return std::make_shared<const json>(std::move(obj));
 }
 
+ObjectRef Informer::Cached(const ObjectRef& obj) const {
+  if (!options_.cache_metadata_only || !obj->is_object()) return obj;
+  json stub = json::object();
+  json& md = stub["metadata"] = json::object();
+  if (auto m = obj->find("metadata"); m != obj->end() && m->is_object()) {
+    for (const char* field : {"name", "namespace", "resourceVersion"}) {
+      if (auto f = m->find(field); f != m->end()) md[field] = *f;
+    }
+  }
+  return std::make_shared<const json>(std::move(stub));
+}
+
 RestResult Informer::ListAndReplace(bool initial) {
   ListOptions o;
   o.label_selector = options_.label_selector;
@@ -203,7 +215,7 @@ RestResult Informer::ListAndReplace(bool initial) {
       } else {
         obj = old->second;  // unchanged: keep the stored copy
       }
-      next[key] = obj;
+      next[key] = old != items_.end() && obj == old->second ? obj : Cached(obj);
     }
     for (const auto& [key, obj] : items_) {
       if (!next.count(key)) changes.push_back({Change::kDelete, obj, nullptr});
@@ -243,7 +255,7 @@ void Informer::Apply(const std::string& type, ObjectRef obj) {
     if (type == "DELETED") {
       if (it != items_.end()) items_.erase(it);
     } else {
-      items_[key] = obj;
+      items_[key] = Cached(obj);
     }
     ++stats_.events;
   }

@@ -123,6 +123,55 @@ TEST_F(InformerTest, ListsThenWatches) {
   inf.Stop();
 }
 
+TEST_F(InformerTest, MetadataOnlyCacheKeepsStubsAndHandsWholeObjectsToHandlers) {
+  ASSERT_EQ(Write("POST", "a", ConfigMap("a", "1")), 201);
+  InformerOptions o = Options();
+  o.cache_metadata_only = true;
+  Informer inf(*client_, clock_, o);
+  std::mutex mu;
+  std::vector<std::string> seen;  // what handlers got: the data, or "-" when absent
+  ResourceEventHandlers h;
+  auto data = [](const ObjectRef& obj) {
+    return obj->contains("data") ? (*obj)["data"].value("k", "") : std::string("-");
+  };
+  h.on_add = [&](const ObjectRef& obj, bool) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back("add " + data(obj));
+  };
+  h.on_update = [&](const ObjectRef& old_obj, const ObjectRef& obj) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back("update " + data(old_obj) + " -> " + data(obj));
+  };
+  h.on_delete = [&](const ObjectRef& obj, bool) {
+    std::lock_guard<std::mutex> lock(mu);
+    seen.push_back("delete " + data(obj) + " " + Informer::KeyOf(*obj));
+  };
+  inf.AddEventHandlers(h);
+  inf.Start();
+  ASSERT_TRUE(inf.WaitForSync(std::chrono::seconds(5)));
+  ObjectRef cached = inf.Get("default/a");
+  ASSERT_NE(cached, nullptr);
+  const json& md = (*cached)["metadata"];
+  EXPECT_EQ(cached->size(), 1u) << cached->dump();
+  EXPECT_EQ(md.size(), 3u) << cached->dump();
+  EXPECT_EQ(md.value("name", ""), "a");
+  EXPECT_EQ(md.value("namespace", ""), "default");
+  EXPECT_FALSE(md.value("resourceVersion", "").empty());
+
+  ASSERT_EQ(Write("PATCH", "a", json{{"data", {{"k", "2"}}}}), 200);
+  ASSERT_EQ(Write("DELETE", "a"), 200);
+  auto events = [&] {
+    std::lock_guard<std::mutex> lock(mu);
+    return seen;
+  };
+  ASSERT_TRUE(Eventually([&] { return events().size() == 3; })) << ::testing::PrintToString(events());
+  // Whole objects for the add, the update's new state and the observed deletion; the update's
+  // old state is the stub.
+  EXPECT_EQ(events(), (std::vector<std::string>{"add 1", "update - -> 2", "delete 2 default/a"}));
+  EXPECT_EQ(inf.Size(), 0u);
+  inf.Stop();
+}
+
 TEST_F(InformerTest, FollowsContinueTokensAndFallsBackWhenOneExpires) {
   for (const char* n : {"a", "b", "c", "d", "e"}) ASSERT_EQ(Write("POST", n, ConfigMap(n, "1")), 201);
   std::atomic<bool> expire{false};
