@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "autoscaler/core/scale_up.h"
+#include "bench/ca_anchor_workload.h"
 #include "scheduler/scheduler.h"
 #include "testing/builders.h"
 #include "testing/fake_cloud_provider.h"
@@ -24,68 +25,23 @@
 namespace tidepool::autoscaler {
 namespace {
 
-using testing::MakeNode;
+using bench::AnchorNode;
+using bench::GroupSpec;
+using bench::kFive;
+using bench::kSingle;
 using testing::MakePod;
-
-struct GroupSpec {
-  const char* name;
-  const char* cpu;
-  const char* memory;
-  int gpus;
-  const char* accel;  // "" for cpu-only
-};
-
-const GroupSpec kSingle[] = {{"gpu-1x", "4", "15Gi", 1, "t4"}};
-const GroupSpec kFive[] = {{"t4-x1", "4", "15Gi", 1, "t4"},
-                           {"t4-x4", "48", "180Gi", 4, "t4"},
-                           {"a100-x1", "12", "85Gi", 1, "a100"},
-                           {"a100-x8", "96", "680Gi", 8, "a100"},
-                           {"cpu-only", "8", "32Gi", 0, ""}};
-
-api::Node NodeOf(const GroupSpec& g, const std::string& name) {
-  auto b = MakeNode(name)
-               .Label("topology.kubernetes.io/zone", "zone-a")
-               .Label("node.kubernetes.io/instance-type", g.name);
-  if (g.gpus > 0) {
-    b.Capacity({{"cpu", g.cpu}, {"memory", g.memory}, {"nvidia.com/gpu", std::to_string(g.gpus)}})
-        .Label("accel", g.accel)
-        .Label("cloud.google.com/gke-accelerator", g.accel)
-        .Taint("nvidia.com/gpu", "present");
-  } else {
-    b.Capacity({{"cpu", g.cpu}, {"memory", g.memory}});
-  }
-  return b.Obj();
-}
-
-scheduler::PodInfoConstSharedPtr Pending(const std::string& kind, int i, const char* cpu,
-                                         const char* mem, int gpus, const char* accel) {
-  auto b = MakePod(kind + "-" + std::to_string(i)).OwnedBy("ReplicaSet", kind).Req("cpu", cpu).Req("memory", mem);
-  if (gpus > 0) {
-    b.Req("nvidia.com/gpu", std::to_string(gpus))
-        .TolerationExists("nvidia.com/gpu", api::TaintEffect::kNoSchedule);
-  }
-  if (accel[0] != '\0') {
-    b.NodeSelector("accel", accel);
-  }
-  return scheduler::MakePodInfo(b.Ptr());
-}
 
 std::vector<scheduler::PodInfoConstSharedPtr> SinglePods(int n) {
   std::vector<scheduler::PodInfoConstSharedPtr> pods;
   for (int i = 0; i < n; ++i) {
-    pods.push_back(Pending("gpu", i, "500m", "1Gi", 1, ""));
+    pods.push_back(scheduler::MakePodInfo(bench::AnchorSinglePod(i)));
   }
   return pods;
 }
 
-// 40% t4-1, 20% a100-1, 10% a100-8, the rest cpu (integer division).
 std::vector<scheduler::PodInfoConstSharedPtr> MixPods(int n) {
   std::vector<scheduler::PodInfoConstSharedPtr> pods;
-  int t4 = n * 4 / 10, a1 = n * 2 / 10, a8 = n / 10, cpu = n - t4 - a1 - a8;
-  for (int i = 0; i < t4; ++i) pods.push_back(Pending("t4-1", i, "1", "4Gi", 1, "t4"));
-  for (int i = 0; i < a1; ++i) pods.push_back(Pending("a100-1", i, "4", "16Gi", 1, "a100"));
-  for (int i = 0; i < a8; ++i) pods.push_back(Pending("a100-8", i, "48", "300Gi", 8, "a100"));
-  for (int i = 0; i < cpu; ++i) pods.push_back(Pending("cpu", i, "2", "4Gi", 0, ""));
+  bench::ForEachMixPod(n, [&](const api::Pod& p) { pods.push_back(scheduler::MakePodInfo(p)); });
   return pods;
 }
 
@@ -103,13 +59,13 @@ struct World {
     sched = std::move(*scheduler::Scheduler::Create());
     strategy = std::move(*expander::NewStrategy(expander::ExpanderConfig{}, random));
     for (const GroupSpec& g : groups) {
-      cloud.AddGroup(g.name, 0, 1000000, 0, NodeOf(g, std::string("template-") + g.name));
+      cloud.AddGroup(g.name, 0, 1000000, 0, AnchorNode(g, std::string("template-") + g.name));
       ctx.templates[g.name] = *cloud.group(g.name).TemplateNode();
     }
     for (int i = 0; i < existing; ++i) {
       const GroupSpec& g = groups[i % N];
       std::string name = std::string(g.name) + "-existing-" + std::to_string(i);
-      api::Node node = NodeOf(g, name);
+      api::Node node = AnchorNode(g, name);
       node.meta.labels["cloud.google.com/gke-nodepool"] = g.name;
       (void)snapshot.AddNode(std::make_shared<const api::Node>(node));
       // One bound pod taking all its GPUs and all its CPU.
