@@ -18,6 +18,7 @@
 
 #include "api/codec/yaml.h"
 #include "apiserver/patch/server_side_apply.h"
+#include "testing/repository_manifests.h"
 
 namespace tidepool::apiserver::patch {
 namespace {
@@ -26,50 +27,8 @@ using ::nlohmann::json;
 
 const TimePoint kNow = TimePoint(std::chrono::seconds(1767225600));
 
-std::string ReadFile(const std::filesystem::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void AddYaml(std::string_view text, std::vector<json>& out) {
-  auto docs = api::codec::ParseYamlDocuments(text);
-  if (!docs.ok()) return;
-  for (json& d : *docs) {
-    if (d.is_object() && d.contains("kind") && d.contains("apiVersion")) out.push_back(std::move(d));
-  }
-}
-
-// Every manifest of the repository: examples/**.yaml, and the YAML here-documents of
-// tests/e2e/*.sh (`cat >FILE <<'YAML'` ... `YAML`).
 std::vector<json> RepositoryObjects() {
-  std::vector<json> out;
-  const std::filesystem::path root(TIDEPOOL_SOURCE_DIR);
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root / "examples")) {
-    if (e.is_regular_file() && e.path().extension() == ".yaml") AddYaml(ReadFile(e.path()), out);
-  }
-  for (const auto& e : std::filesystem::directory_iterator(root / "tests" / "e2e")) {
-    if (!e.is_regular_file() || e.path().extension() != ".sh") continue;
-    std::istringstream in(ReadFile(e.path()));
-    std::string line, doc;
-    bool inside = false;
-    while (std::getline(in, line)) {
-      if (!inside && line.find("<<'YAML'") != std::string::npos) {
-        inside = true;
-        doc.clear();
-      } else if (!inside && line.find("<<YAML") != std::string::npos) {
-        inside = true;
-        doc.clear();
-      } else if (inside && line == "YAML") {
-        inside = false;
-        AddYaml(doc, out);
-      } else if (inside) {
-        doc += line + "\n";
-      }
-    }
-  }
-  return out;
+  return testing::RepositoryManifests(std::filesystem::path(TIDEPOOL_SOURCE_DIR));
 }
 
 // The shapes of bench/apiserver_bench.cc's pod and node, after the server's defaulting, and
