@@ -13,6 +13,8 @@
 //                          1000) / 1.25 s (uncapped)
 //   BM_RunOnceNoPending/existing  no pending pod: the loop's fixed cost with scale-down planning
 //                          (every existing node full, so none is a candidate, as in the anchor)
+//   BM_RunOnceSteady/existing     the same, but later loops of one autoscaler over an unchanged
+//                          view (what runs every scan interval in a quiet cluster)
 // Each iteration runs one loop on a fresh autoscaler and cloud (set-up not timed), as CA's
 // benchmark does. Results and the command: bench/README.md.
 #include <benchmark/benchmark.h>
@@ -171,6 +173,26 @@ void BM_RunOnceFiveGroups(benchmark::State& state) {
   RunLoops(state, loop);
 }
 BENCHMARK(BM_RunOnceFiveGroups)->ArgNames({"cap"})->Arg(1000)->Arg(1000000)->Unit(benchmark::kMillisecond);
+
+// The loop that runs every scan interval while nothing changes: the same autoscaler and view
+// after a first loop (CA rebuilds its snapshot every loop; tidepool keeps it).
+void BM_RunOnceSteady(benchmark::State& state) {
+  Loop loop(kFive, static_cast<int>(state.range(0)));
+  loop.Reset();
+  Status first = loop.autoscaler->RunOnce(loop.clock.Now(), loop.view);
+  if (!first.ok()) {
+    state.SkipWithError(first.ToString().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    Status s = loop.autoscaler->RunOnce(loop.clock.Now(), loop.view);
+    if (!s.ok()) {
+      state.SkipWithError(s.ToString().c_str());
+      return;
+    }
+  }
+}
+BENCHMARK(BM_RunOnceSteady)->ArgNames({"existing"})->Arg(1000)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 void BM_RunOnceNoPending(benchmark::State& state) {
   Loop loop(kFive, static_cast<int>(state.range(0)));

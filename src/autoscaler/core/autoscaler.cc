@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "autoscaler/core/scale_up.h"
 #include "autoscaler/scale_down/scale_down.h"
@@ -144,7 +147,72 @@ class AutoscalerImpl final : public Autoscaler {
   std::optional<TimePoint> last_scale_down_delete_;
   std::optional<TimePoint> last_scale_down_failure_;
   std::string status_yaml_;
+
+  // The snapshot is kept from loop to loop and brought up to date with each view: objects
+  // whose shared pointer did not change (informers and the simulator hand out the same one
+  // for an unchanged object) are not touched. Rebuilding it every loop was most of a loop's
+  // fixed cost. At fork depth 0 between loops.
+  void SyncSnapshot(const ClusterView& view, const std::set<std::string>& replaced,
+                    std::vector<api::NodeConstSharedPtr>* started);
+  scheduler::ClusterSnapshot snapshot_;
+  std::unordered_map<std::string, api::NodeConstSharedPtr> snap_nodes_;  // by name
+  std::unordered_map<const scheduler::PodInfo*, scheduler::PodInfoConstSharedPtr> snap_pods_;
 };
+
+void AutoscalerImpl::SyncSnapshot(const ClusterView& view, const std::set<std::string>& replaced,
+                                  std::vector<api::NodeConstSharedPtr>* started) {
+  // What the snapshot must hold: the started nodes and the pods bound to them.
+  std::unordered_set<std::string_view> wanted_nodes;
+  wanted_nodes.reserve(view.nodes.size());
+  for (const auto& n : view.nodes) {
+    if (replaced.count(n->meta.name) == 0) {
+      wanted_nodes.insert(n->meta.name);
+      started->push_back(n);
+    }
+  }
+  std::unordered_set<const scheduler::PodInfo*> wanted_pods;
+  wanted_pods.reserve(view.scheduled_pods.size());
+  for (const auto& p : view.scheduled_pods) {
+    if (wanted_nodes.count(p->node_name()) > 0) wanted_pods.insert(p.get());
+  }
+  // Pods gone, changed (a new pointer) or on a node no longer wanted leave first, in a
+  // deterministic order.
+  std::vector<scheduler::PodInfoConstSharedPtr> leaving;
+  for (const auto& [ptr, p] : snap_pods_) {
+    if (wanted_pods.count(ptr) == 0) leaving.push_back(p);
+  }
+  std::sort(leaving.begin(), leaving.end(), [](const auto& a, const auto& b) {
+    return std::make_pair(a->node_name(), a->Key()) < std::make_pair(b->node_name(), b->Key());
+  });
+  for (const auto& p : leaving) {
+    (void)snapshot_.RemovePod(p->Key(), p->node_name());
+    snap_pods_.erase(p.get());
+  }
+  std::vector<std::string> dropped;
+  for (const auto& [name, n] : snap_nodes_) {
+    if (wanted_nodes.count(name) == 0) dropped.push_back(name);
+  }
+  std::sort(dropped.begin(), dropped.end());
+  for (const std::string& name : dropped) {
+    (void)snapshot_.RemoveNode(name);
+    snap_nodes_.erase(name);
+  }
+  for (const auto& n : *started) {
+    auto it = snap_nodes_.find(n->meta.name);
+    if (it == snap_nodes_.end()) {
+      if (snapshot_.AddNode(n).ok()) snap_nodes_.emplace(n->meta.name, n);
+    } else if (it->second != n) {
+      (void)snapshot_.UpdateNode(n);
+      it->second = n;
+    }
+  }
+  for (const auto& p : view.scheduled_pods) {
+    if (wanted_pods.count(p.get()) > 0 && snap_pods_.count(p.get()) == 0 &&
+        snapshot_.AddPod(p, p->node_name()).ok()) {
+      snap_pods_.emplace(p.get(), p);
+    }
+  }
+}
 
 std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint now,
                                                                      const ClusterView& view) {
@@ -360,19 +428,10 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   for (const auto& [id, s] : groups) {
     replaced.insert(s.not_started_nodes.begin(), s.not_started_nodes.end());
   }
-  scheduler::ClusterSnapshot snapshot;
   std::vector<api::NodeConstSharedPtr> started;
-  for (const auto& n : view.nodes) {
-    if (replaced.count(n->meta.name) == 0) {
-      (void)snapshot.AddNode(n);
-      started.push_back(n);
-    }
-  }
-  for (const auto& p : view.scheduled_pods) {
-    if (replaced.count(std::string(p->node_name())) == 0) {
-      (void)snapshot.AddPod(p, p->node_name());
-    }
-  }
+  SyncSnapshot(view, replaced, &started);
+  scheduler::ClusterSnapshot& snapshot = snapshot_;
+  TIDEPOOL_CHECK(snapshot.fork_depth() == 0);
 
   snapshot.Fork();  // upcoming capacity, for scale-up only
   ScaleUpContext ctx;
