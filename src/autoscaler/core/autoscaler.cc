@@ -157,10 +157,20 @@ class AutoscalerImpl final : public Autoscaler {
   scheduler::ClusterSnapshot snapshot_;
   std::unordered_map<std::string, api::NodeConstSharedPtr> snap_nodes_;  // by name
   std::unordered_map<const scheduler::PodInfo*, scheduler::PodInfoConstSharedPtr> snap_pods_;
+  // Nodes added or updated since the snapshot was last built from scratch. The snapshot's node
+  // classes are only dropped by Clear(), so with node churn and labels of a node's own they
+  // would pile up: after 4x the live nodes (plus 1,000) of such writes it starts over.
+  size_t node_writes_since_clear_ = 0;
 };
 
 void AutoscalerImpl::SyncSnapshot(const ClusterView& view, const std::set<std::string>& replaced,
                                   std::vector<api::NodeConstSharedPtr>* started) {
+  if (node_writes_since_clear_ > 4 * snap_nodes_.size() + 1000) {
+    snapshot_.Clear();
+    snap_nodes_.clear();
+    snap_pods_.clear();
+    node_writes_since_clear_ = 0;
+  }
   // What the snapshot must hold: the started nodes and the pods bound to them.
   std::unordered_set<std::string_view> wanted_nodes;
   wanted_nodes.reserve(view.nodes.size());
@@ -201,9 +211,11 @@ void AutoscalerImpl::SyncSnapshot(const ClusterView& view, const std::set<std::s
     auto it = snap_nodes_.find(n->meta.name);
     if (it == snap_nodes_.end()) {
       if (snapshot_.AddNode(n).ok()) snap_nodes_.emplace(n->meta.name, n);
+      ++node_writes_since_clear_;
     } else if (it->second != n) {
       (void)snapshot_.UpdateNode(n);
       it->second = n;
+      ++node_writes_since_clear_;
     }
   }
   for (const auto& p : view.scheduled_pods) {
