@@ -210,12 +210,14 @@ RestResult Informer::ListAndReplace(bool initial) {
       auto old = items_.find(key);
       if (old == items_.end()) {
         changes.push_back({Change::kAdd, nullptr, obj});
+        next[key] = Cached(obj);
       } else if (ResourceVersionOf(*old->second) != ResourceVersionOf(*obj)) {
         changes.push_back({Change::kUpdate, old->second, obj});
+        next[key] = Cached(obj);
       } else {
         obj = old->second;  // unchanged: keep the stored copy
+        next[key] = obj;
       }
-      next[key] = old != items_.end() && obj == old->second ? obj : Cached(obj);
     }
     for (const auto& [key, obj] : items_) {
       if (!next.count(key)) changes.push_back({Change::kDelete, obj, nullptr});

@@ -426,8 +426,8 @@ const NodeGroupSpec* GkeCloudProvider::ExplicitSpecFor(const Pool& pool) const {
         WarnOnce("--nodes=" + NodeGroupSpecString(spec) + " names one instance group of node pool " +
                  pool.name + ", which has " + std::to_string(pool.migs.size()) +
                  " (one per zone); tidepool autoscales whole node pools: name the pool instead (" +
-                 std::to_string(spec.min_size) + ":" + std::to_string(spec.max_size) + ":" +
-                 pool.name + ", sizes in total over its zones)");
+                 NodeGroupSpecString({spec.min_size, spec.max_size, pool.name}) +
+                 ", sizes in total over its zones)");
         return nullptr;
       }
     }
