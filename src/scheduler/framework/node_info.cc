@@ -1,17 +1,275 @@
 #include "scheduler/framework/node_info.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
 
 #include "common/check.h"
 
 namespace tidepool::scheduler {
+namespace {
 
-NodeInfo::NodeInfo(api::NodeConstSharedPtr node) { SetNode(std::move(node)); }
-
-void NodeInfo::SetNode(api::NodeConstSharedPtr node) {
-  node_ = std::move(node);
-  allocatable_ = Resource::FromList(node_->status.allocatable);
+inline uint64_t Mix(uint64_t h, uint64_t v) {
+  return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
+inline uint64_t HashStr(uint64_t h, std::string_view s) {
+  return Mix(h, std::hash<std::string_view>()(s));
+}
+
+bool IsHostname(std::string_view key) { return key == api::kLabelHostname; }
+
+const std::string& HostnameKey() {
+  static const std::string* k = new std::string(api::kLabelHostname);
+  return *k;
+}
+
+// Equal values in the same format: the quantity reads back exactly as the node had it.
+bool SameQuantity(const api::Quantity& a, const api::Quantity& b) {
+  return a.format() == b.format() && a == b;
+}
+
+bool SameTaint(const api::Taint& a, const api::Taint& b) {
+  return a == b && a.time_added == b.time_added;
+}
+
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(api::NodeSpec) == 64 && sizeof(api::NodeStatus) == 120,
+              "api::Node changed: decide whether NodeShape or NodeInfo keeps the new field");
+#endif
+
+uint64_t ShapeHash(const api::Node& node) {
+  uint64_t h = 0x6e6f64657368ULL;
+  for (const auto& [k, v] : node.meta.labels) {
+    if (!IsHostname(k)) {
+      h = HashStr(HashStr(h, k), v);
+    }
+  }
+  h = Mix(h, 0x1e);
+  for (const api::Taint& t : node.spec.taints) {
+    h = HashStr(HashStr(h, t.key), t.value);
+    h = Mix(h, static_cast<uint64_t>(t.effect));
+    h = Mix(h, t.time_added.has_value()
+                   ? static_cast<uint64_t>(t.time_added->time_since_epoch().count())
+                   : 0x7fULL);
+  }
+  h = Mix(h, node.spec.unschedulable ? 0x1f : 0x2f);
+  for (const auto& [name, q] : node.status.allocatable) {
+    h = HashStr(h, name);
+    h = Mix(h, static_cast<uint64_t>(q.MilliValue()));
+    h = Mix(h, static_cast<uint64_t>(q.format()));
+  }
+  return h;
+}
+
+// Whether `node` has exactly the shared fields of `shape`.
+bool SameShape(const NodeShape& shape, const api::Node& node) {
+  if (shape.unschedulable != node.spec.unschedulable) {
+    return false;
+  }
+  const auto& ta = shape.taints;
+  const auto& tb = node.spec.taints;
+  if (ta.size() != tb.size() || !std::equal(ta.begin(), ta.end(), tb.begin(), SameTaint)) {
+    return false;
+  }
+  const auto& aa = shape.allocatable;
+  const auto& ab = node.status.allocatable;
+  if (aa.size() != ab.size() ||
+      !std::equal(aa.begin(), aa.end(), ab.begin(), [](const auto& x, const auto& y) {
+        return x.first == y.first && SameQuantity(x.second, y.second);
+      })) {
+    return false;
+  }
+  auto it = shape.labels.begin();
+  for (const auto& [k, v] : node.meta.labels) {
+    if (IsHostname(k)) {
+      continue;
+    }
+    if (it == shape.labels.end() || it->first != k || it->second != v) {
+      return false;
+    }
+    ++it;
+  }
+  return it == shape.labels.end();
+}
+
+// The process-wide table of live shapes, by hash. Entries are weak: a shape removes itself
+// (under the mutex) when its last holder goes. Never destroyed, so that NodeInfos in static
+// storage may outlive it. The same scheme as pod_info.cc's ClassTable.
+class ShapeTable {
+ public:
+  static ShapeTable& Get() {
+    static ShapeTable* t = new ShapeTable();
+    return *t;
+  }
+
+  std::shared_ptr<const NodeShape> Intern(const api::Node& node) {
+    const uint64_t hash = ShapeHash(node);
+    // Candidates locked below are released after the mutex, since releasing the last reference
+    // runs the deleter, which takes the mutex.
+    std::vector<std::shared_ptr<const NodeShape>> seen;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = by_hash_.find(hash);
+      if (it != by_hash_.end()) {
+        for (const auto& [raw, weak] : it->second) {
+          std::shared_ptr<const NodeShape> s = weak.lock();
+          if (s != nullptr && SameShape(*s, node)) {
+            return s;
+          }
+          seen.push_back(std::move(s));
+        }
+      }
+    }
+    auto* s = new NodeShape();
+    for (const auto& [k, v] : node.meta.labels) {
+      if (!IsHostname(k)) {
+        s->labels.emplace_hint(s->labels.end(), k, v);
+      }
+    }
+    s->taints = node.spec.taints;
+    s->unschedulable = node.spec.unschedulable;
+    s->allocatable = node.status.allocatable;
+    s->allocatable_resource = Resource::FromList(s->allocatable);
+    s->hash = hash;
+    std::shared_ptr<const NodeShape> made(s, [](const NodeShape* p) { Get().Release(p); });
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& bucket = by_hash_[hash];
+    for (const auto& [raw, weak] : bucket) {
+      std::shared_ptr<const NodeShape> other = weak.lock();
+      if (other != nullptr && SameShape(*other, node)) {
+        seen.push_back(std::move(made));  // released after the mutex
+        return other;
+      }
+      seen.push_back(std::move(other));
+    }
+    bucket.emplace_back(s, made);
+    ++live_;
+    return made;
+  }
+
+  size_t NumLive() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return live_;
+  }
+
+ private:
+  void Release(const NodeShape* p) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto it = by_hash_.find(p->hash);
+      if (it != by_hash_.end()) {
+        auto& v = it->second;
+        for (size_t i = 0; i < v.size(); ++i) {
+          if (v[i].first == p) {
+            v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
+            --live_;
+            break;
+          }
+        }
+        if (v.empty()) {
+          by_hash_.erase(it);
+        }
+      }
+    }
+    delete p;
+  }
+
+  std::mutex mu_;
+  // Several entries per hash only on a collision (or while a dying shape awaits removal).
+  std::map<uint64_t, std::vector<std::pair<const NodeShape*, std::weak_ptr<const NodeShape>>>>
+      by_hash_;
+  size_t live_ = 0;
+};
+
+}  // namespace
+
+NodeInfo::NodeInfo(const api::Node& node) : name_(node.meta.name), f_(MakeFacts(node)) {}
+
+NodeInfo::Facts NodeInfo::MakeFacts(const api::Node& node) {
+  Facts f;
+  f.shape = ShapeTable::Get().Intern(node);
+  const std::string& uid = node.meta.uid;
+  const std::string& provider_id = node.spec.provider_id;
+  f.uid_len = static_cast<uint32_t>(uid.size());
+  f.provider_id_len = static_cast<uint32_t>(provider_id.size());
+  auto host = node.meta.labels.find(HostnameKey());
+  const bool own_host = host != node.meta.labels.end() && host->second != node.meta.name;
+  f.ids.reserve(uid.size() + provider_id.size() + (own_host ? host->second.size() : 0));
+  f.ids += uid;
+  f.ids += provider_id;
+  if (host == node.meta.labels.end()) {
+    f.hostname = Hostname::kAbsent;
+  } else if (own_host) {
+    f.hostname = Hostname::kOwn;
+    f.ids += host->second;
+  } else {
+    f.hostname = Hostname::kName;
+  }
+  f.ready = node.IsReady();
+  auto raw = [](const std::optional<TimePoint>& t) {
+    return t.has_value() ? t->time_since_epoch().count() : kNone;
+  };
+  f.creation = raw(node.meta.creation_timestamp);
+  f.deletion = raw(node.meta.deletion_timestamp);
+  return f;
+}
+
+NodeInfo::Facts NodeInfo::SwapFacts(Facts f) {
+  std::swap(f_, f);
+  return f;
+}
+
+std::optional<std::string_view> NodeInfo::hostname_label() const {
+  switch (f_.hostname) {
+    case Hostname::kAbsent:
+      return std::nullopt;
+    case Hostname::kName:
+      return std::string_view(name_);
+    case Hostname::kOwn:
+      return std::string_view(f_.ids).substr(f_.uid_len + f_.provider_id_len);
+  }
+  return std::nullopt;
+}
+
+std::optional<std::string_view> NodeInfo::Label(std::string_view key) const {
+  if (IsHostname(key)) {
+    return hostname_label();
+  }
+  auto it = f_.shape->labels.find(std::string(key));
+  if (it == f_.shape->labels.end()) {
+    return std::nullopt;
+  }
+  return std::string_view(it->second);
+}
+
+api::Labels NodeInfo::AllLabels() const {
+  api::Labels labels = f_.shape->labels;
+  if (std::optional<std::string_view> h = hostname_label()) {
+    labels.emplace(HostnameKey(), std::string(*h));
+  }
+  return labels;
+}
+
+api::Node NodeInfo::ToNode() const {
+  api::Node n;
+  n.meta.name = name_;
+  n.meta.uid = std::string(uid());
+  n.meta.creation_timestamp = creation_timestamp();
+  n.meta.deletion_timestamp = deletion_timestamp();
+  n.meta.labels = AllLabels();
+  n.spec.unschedulable = unschedulable();
+  n.spec.taints = taints();
+  n.spec.provider_id = std::string(provider_id());
+  n.status.allocatable = allocatable_quantities();
+  api::NodeCondition ready;
+  ready.type = "Ready";
+  ready.status = f_.ready ? api::ConditionStatus::kTrue : api::ConditionStatus::kFalse;
+  n.status.conditions.push_back(std::move(ready));
+  return n;
+}
+
+size_t NodeInfo::NumLiveShapes() { return ShapeTable::Get().NumLive(); }
 
 void NodeInfo::Account(const PodInfo& pod, int sign) {
   if (sign > 0) {

@@ -1,12 +1,30 @@
 // File: node_info.h
 //
-// NodeInfo: a node plus the pods on it and the resources they request (framework.NodeInfo).
-// NodeInfos are owned by a ClusterSnapshot and change only through it, so that the snapshot's
-// equivalence indexes and undo log stay consistent; everyone else reads them.
+// NodeInfo: the engine's compact view of one node plus the pods on it and the resources they
+// request (framework.NodeInfo). NodeInfos are owned by a ClusterSnapshot and change only through
+// it, so that the snapshot's equivalence indexes and undo log stay consistent; everyone else
+// reads them. A NodeInfo is built from an api::Node and does not keep that object: whoever needs
+// the whole node (an event's involvedObject, annotations, conditions, capacity) reads it from its
+// owner (the simulator's store, an informer, the autoscaler's view).
+//
+// What nodes of one pool share lives once, in a NodeShape shared by every node of the shape: the
+// labels except kubernetes.io/hostname, the taints (in order, with their timeAdded), unschedulable
+// and allocatable (exact quantities, and as a Resource). Shapes are interned process-wide: the
+// lookup hashes those fields and then compares every one of them, so two different shapes are
+// never merged, even on a hash collision. A shape lives as long as a NodeInfo (or a snapshot's
+// class index) points at it.
+//
+// Per node, a NodeInfo keeps its identity and state: name, uid, spec.providerID, its
+// kubernetes.io/hostname label, creation / deletion timestamps and whether the Ready condition is
+// True. Reading a label goes through Label() or labels_without_hostname() + hostname_label();
+// AllLabels() rebuilds the node's whole label map (a copy, for cold paths).
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,15 +36,51 @@ namespace tidepool::scheduler {
 
 class ClusterSnapshot;
 
+// What nodes of one shape share. Immutable; owned by the NodeInfos of the shape.
+struct NodeShape {
+  api::Labels labels;  // every label except kubernetes.io/hostname
+  std::vector<api::Taint> taints;
+  bool unschedulable = false;
+  api::ResourceList allocatable;  // exact: equal values in the same format
+  Resource allocatable_resource;  // Resource::FromList(allocatable)
+  uint64_t hash = 0;              // of every field above but allocatable_resource
+};
+
 class NodeInfo {
  public:
-  explicit NodeInfo(api::NodeConstSharedPtr node);
+  explicit NodeInfo(const api::Node& node);
+  explicit NodeInfo(const api::NodeConstSharedPtr& node) : NodeInfo(*node) {}
 
-  const api::Node& node() const { return *node_; }
-  const api::NodeConstSharedPtr& node_ptr() const { return node_; }
-  const std::string& name() const { return node_->meta.name; }
+  // --- Per node.
+  const std::string& name() const { return name_; }
+  std::string_view uid() const { return std::string_view(f_.ids).substr(0, f_.uid_len); }
+  std::string_view provider_id() const {
+    return std::string_view(f_.ids).substr(f_.uid_len, f_.provider_id_len);
+  }
+  // The node's own kubernetes.io/hostname label, if it has one.
+  std::optional<std::string_view> hostname_label() const;
+  std::optional<TimePoint> creation_timestamp() const { return Opt(f_.creation); }
+  std::optional<TimePoint> deletion_timestamp() const { return Opt(f_.deletion); }
+  // The Ready condition is True (api::Node::IsReady).
+  bool ready() const { return f_.ready; }
+
+  // --- Shared by the node's shape.
+  // The value of the node's label `key` (the hostname label included), if set.
+  std::optional<std::string_view> Label(std::string_view key) const;
+  // Every label of the node except kubernetes.io/hostname. A label selector that does not name
+  // kubernetes.io/hostname gives the same answer on these as on all the node's labels.
+  const api::Labels& labels_without_hostname() const { return f_.shape->labels; }
+  // The node's whole label map (a copy). For cold paths.
+  api::Labels AllLabels() const;
+  const std::vector<api::Taint>& taints() const { return f_.shape->taints; }
+  bool unschedulable() const { return f_.shape->unschedulable; }
+  // status.allocatable with its exact quantities.
+  const api::ResourceList& allocatable_quantities() const { return f_.shape->allocatable; }
+  const Resource& allocatable() const { return f_.shape->allocatable_resource; }
+  const std::shared_ptr<const NodeShape>& shape() const { return f_.shape; }
+
+  // --- The pods on the node.
   const std::vector<PodInfoConstSharedPtr>& pods() const { return pods_; }
-  const Resource& allocatable() const { return allocatable_; }
   // Sum of the pods' requests (allowed_pod_number unused).
   const Resource& requested() const { return requested_; }
   // Sum of the pods' non-zero cpu and memory requests (scoring).
@@ -37,10 +91,41 @@ class NodeInfo {
     return !priority_counts_.empty() && priority_counts_.front().first < priority;
   }
 
+  // An api::Node with every field this NodeInfo keeps (the shape's and the node's own; the
+  // Ready condition as a minimal condition). For tests and cold paths.
+  api::Node ToNode() const;
+
+  // Number of live node shapes (for tests and the memory benchmark).
+  static size_t NumLiveShapes();
+
  private:
   friend class ClusterSnapshot;
 
-  void SetNode(api::NodeConstSharedPtr node);
+  static constexpr int64_t kNone = INT64_MIN;
+  enum class Hostname : uint8_t { kAbsent, kName, kOwn };
+  // What SetNode replaces: everything but the name and the pods.
+  struct Facts {
+    std::shared_ptr<const NodeShape> shape;
+    std::string ids;  // uid, providerID, then the hostname label when it is kOwn
+    uint32_t uid_len = 0;
+    uint32_t provider_id_len = 0;
+    Hostname hostname = Hostname::kAbsent;
+    bool ready = false;
+    int64_t creation = kNone;
+    int64_t deletion = kNone;
+  };
+  static Facts MakeFacts(const api::Node& node);
+  static std::optional<TimePoint> Opt(int64_t v) {
+    if (v == kNone) {
+      return std::nullopt;
+    }
+    return TimePoint(Duration(v));
+  }
+
+  // REQUIRES: node.meta.name == name().
+  void SetNode(const api::Node& node) { SwapFacts(MakeFacts(node)); }
+  // Installs `f` and returns the previous facts (the undo log keeps them).
+  Facts SwapFacts(Facts f);
   void AddPod(PodInfoConstSharedPtr pod);
   // Removes pods_[i] by moving the last pod into its place; returns the removed pod.
   PodInfoConstSharedPtr RemovePodAt(size_t i);
@@ -48,9 +133,9 @@ class NodeInfo {
   void RestorePodAt(size_t i, PodInfoConstSharedPtr pod);
   void Account(const PodInfo& pod, int sign);
 
-  api::NodeConstSharedPtr node_;
+  std::string name_;
+  Facts f_;
   std::vector<PodInfoConstSharedPtr> pods_;
-  Resource allocatable_;
   Resource requested_;
   int64_t non_zero_milli_cpu_ = 0;
   int64_t non_zero_memory_ = 0;

@@ -1,5 +1,8 @@
 #include "scheduler/snapshot/cluster_snapshot.h"
 
+#include <functional>
+#include <string_view>
+
 #include "api/node.h"
 #include "common/check.h"
 
@@ -10,33 +13,29 @@ inline size_t Mix(size_t h, size_t v) {
   return h ^ (v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2));
 }
 
-// The static shape of a node, as a string: equal strings <=> same NodeClass.
-std::string ClassSignature(const api::Node& node, const Resource& allocatable) {
-  constexpr char kSep = '\x1f';
-  std::string sig;
-  sig.reserve(256);
-  for (const auto& [k, v] : node.meta.labels) {
-    if (k == api::kLabelHostname) {
-      continue;
-    }
-    sig += k;
-    sig += '=';
-    sig += v;
-    sig += kSep;
+// A NodeClass is the static shape of a node as the filters see it: labels except
+// kubernetes.io/hostname, taints in order by key, value and effect (not timeAdded),
+// unschedulable and allocatable as a Resource. A NodeShape is exact (timeAdded, the quantities'
+// formats), so several shapes may make one class.
+size_t ClassHash(const NodeShape& shape) {
+  std::hash<std::string_view> str;
+  size_t h = 0x636c617373ULL;
+  for (const auto& [k, v] : shape.labels) {
+    h = Mix(Mix(h, str(k)), str(v));
   }
-  sig += '\x1e';
-  for (const auto& t : node.spec.taints) {
-    sig += t.key;
-    sig += '=';
-    sig += t.value;
-    sig += ':';
-    sig += api::TaintEffectName(t.effect);
-    sig += kSep;
+  h = Mix(h, 0x1e);
+  for (const auto& t : shape.taints) {
+    h = Mix(Mix(h, str(t.key)), str(t.value));
+    h = Mix(h, static_cast<size_t>(t.effect));
   }
-  sig += '\x1e';
-  sig += node.spec.unschedulable ? '1' : '0';
-  sig += allocatable.DebugString();
-  return sig;
+  h = Mix(h, shape.unschedulable ? 0x1f : 0x2f);
+  return Mix(h, shape.allocatable_resource.Hash());
+}
+
+bool SameClass(const NodeShape& a, const NodeShape& b) {
+  // api::Taint's == compares key, value and effect.
+  return a.unschedulable == b.unschedulable && a.allocatable_resource == b.allocatable_resource &&
+         a.taints == b.taints && a.labels == b.labels;
 }
 
 }  // namespace
@@ -53,7 +52,12 @@ bool NodeNameLess::operator()(NodeId a, NodeId b) const {
 }
 
 struct ClusterSnapshot::ClassIndex {
-  std::unordered_map<std::string, uint32_t> by_signature;
+  // Each shape met and its class; held, so that a shape's address is not reused while cached.
+  std::unordered_map<const NodeShape*, std::pair<std::shared_ptr<const NodeShape>, uint32_t>>
+      by_shape;
+  // Class ids by ClassHash of their first shape; several only on a collision.
+  std::unordered_map<size_t, std::vector<uint32_t>> by_hash;
+  std::vector<const NodeShape*> first_shape;  // by class id; held through by_shape
 };
 
 struct ClusterSnapshot::UndoEntry {
@@ -63,7 +67,7 @@ struct ClusterSnapshot::UndoEntry {
   size_t pod_index = 0;
   PodInfoConstSharedPtr pod;
   std::unique_ptr<NodeInfo> node_info;  // kRemoveNode: the removed node, with its pods
-  api::NodeConstSharedPtr old_node;     // kUpdateNode: the previous object
+  std::unique_ptr<NodeInfo::Facts> old_facts;  // kUpdateNode: the previous node
 };
 
 ClusterSnapshot::ClusterSnapshot() : class_index_(std::make_unique<ClassIndex>()) {}
@@ -73,17 +77,31 @@ UsageKey ClusterSnapshot::UsageOf(const NodeInfo& n) const {
   return UsageKey{n.requested(), n.non_zero_milli_cpu(), n.non_zero_memory(), n.pods().size()};
 }
 
-uint32_t ClusterSnapshot::ClassIdFor(const api::Node& node) {
-  std::string sig = ClassSignature(node, Resource::FromList(node.status.allocatable));
-  auto it = class_index_->by_signature.find(sig);
-  if (it != class_index_->by_signature.end()) {
-    return it->second;
+uint32_t ClusterSnapshot::ClassIdFor(const std::shared_ptr<const NodeShape>& shape) {
+  auto known = class_index_->by_shape.find(shape.get());
+  if (known != class_index_->by_shape.end()) {
+    return known->second.second;
   }
-  auto c = std::make_unique<NodeClass>();
-  c->id_ = static_cast<uint32_t>(classes_.size());
-  classes_.push_back(std::move(c));
-  class_index_->by_signature.emplace(std::move(sig), classes_.back()->id_);
-  return classes_.back()->id_;
+  std::vector<uint32_t>& candidates = class_index_->by_hash[ClassHash(*shape)];
+  uint32_t id = 0;
+  bool found = false;
+  for (uint32_t c : candidates) {
+    if (SameClass(*class_index_->first_shape[c], *shape)) {
+      id = c;
+      found = true;
+      break;
+    }
+  }
+  if (!found) {
+    auto c = std::make_unique<NodeClass>();
+    c->id_ = static_cast<uint32_t>(classes_.size());
+    classes_.push_back(std::move(c));
+    id = classes_.back()->id_;
+    candidates.push_back(id);
+    class_index_->first_shape.push_back(shape.get());
+  }
+  class_index_->by_shape.emplace(shape.get(), std::make_pair(shape, id));
+  return id;
 }
 
 void ClusterSnapshot::IndexInsert(NodeId id) {
@@ -142,14 +160,14 @@ void ClusterSnapshot::Log(UndoEntry&& e) {
   }
 }
 
-Status ClusterSnapshot::AddNode(api::NodeConstSharedPtr node) {
-  const std::string& name = node->meta.name;
+Status ClusterSnapshot::AddNode(const api::Node& node) {
+  const std::string& name = node.meta.name;
   if (by_name_.find(name) != by_name_.end()) {
     return AlreadyExistsError("node \"" + name + "\" already exists in the snapshot");
   }
   NodeId id = TakeSlot();
-  node_class_[id] = ClassIdFor(*node);
-  nodes_[id] = std::make_unique<NodeInfo>(std::move(node));
+  nodes_[id] = std::make_unique<NodeInfo>(node);
+  node_class_[id] = ClassIdFor(nodes_[id]->shape());
   by_name_.emplace(nodes_[id]->name(), id);
   ++num_nodes_;
   IndexInsert(id);
@@ -157,20 +175,22 @@ Status ClusterSnapshot::AddNode(api::NodeConstSharedPtr node) {
   return OkStatus();
 }
 
-Status ClusterSnapshot::UpdateNode(api::NodeConstSharedPtr node) {
-  auto it = by_name_.find(node->meta.name);
+Status ClusterSnapshot::UpdateNode(const api::Node& node) {
+  auto it = by_name_.find(node.meta.name);
   if (it == by_name_.end()) {
-    return NotFoundError("node \"" + node->meta.name + "\" not found in the snapshot");
+    return NotFoundError("node \"" + node.meta.name + "\" not found in the snapshot");
   }
   NodeId id = it->second;
+  NodeInfo::Facts facts = NodeInfo::MakeFacts(node);
   IndexErase(id);
-  api::NodeConstSharedPtr old = nodes_[id]->node_ptr();
-  node_class_[id] = ClassIdFor(*node);
-  nodes_[id]->SetNode(std::move(node));
+  node_class_[id] = ClassIdFor(facts.shape);
+  NodeInfo::Facts old = nodes_[id]->SwapFacts(std::move(facts));
   IndexInsert(id);
-  UndoEntry e{UndoEntry::Kind::kUpdateNode, id};
-  e.old_node = std::move(old);
-  Log(std::move(e));
+  if (!fork_marks_.empty()) {
+    UndoEntry e{UndoEntry::Kind::kUpdateNode, id};
+    e.old_facts = std::make_unique<NodeInfo::Facts>(std::move(old));
+    undo_.push_back(std::move(e));
+  }
   return OkStatus();
 }
 
@@ -245,7 +265,9 @@ void ClusterSnapshot::Clear() {
   num_pods_ = 0;
   priority_counts_.clear();
   classes_.clear();
-  class_index_->by_signature.clear();
+  class_index_->by_shape.clear();
+  class_index_->by_hash.clear();
+  class_index_->first_shape.clear();
 }
 
 void ClusterSnapshot::Undo(UndoEntry& e) {
@@ -271,8 +293,8 @@ void ClusterSnapshot::Undo(UndoEntry& e) {
     }
     case UndoEntry::Kind::kUpdateNode: {
       IndexErase(id);
-      node_class_[id] = ClassIdFor(*e.old_node);
-      nodes_[id]->SetNode(std::move(e.old_node));
+      node_class_[id] = ClassIdFor(e.old_facts->shape);
+      nodes_[id]->SwapFacts(std::move(*e.old_facts));
       IndexInsert(id);
       break;
     }

@@ -13,12 +13,16 @@
 // node:
 //   - a NodeClass groups nodes with the same static shape: labels except kubernetes.io/hostname,
 //     taints (in order), unschedulable, allocatable. Filters that read only these (taints,
-//     node affinity/selector, unschedulable) give one answer per class;
+//     node affinity/selector, unschedulable) give one answer per class. Nodes of one NodeShape
+//     (node_info.h: the same fields, exact) are always in one class; the class of a shape is
+//     looked up by the shape's address, and by comparing shapes only for a shape the snapshot
+//     has not met before;
 //   - within a class, a Bucket groups nodes whose pods request exactly the same resources and
 //     number the same. Resource fit and resource scores give one answer per bucket.
 //   Buckets list their nodes in name order, the deterministic tie-break among equals.
 //
-// Not thread-safe. Node and pod objects are immutable and shared; NodeInfos are owned here.
+// Not thread-safe. Pod objects are immutable and shared; NodeInfos are owned here and keep what
+// the engine reads of a node (node_info.h), not the api::Node given to AddNode / UpdateNode.
 #pragma once
 
 #include <cstdint>
@@ -82,10 +86,14 @@ class ClusterSnapshot {
   ClusterSnapshot(const ClusterSnapshot&) = delete;
   ClusterSnapshot& operator=(const ClusterSnapshot&) = delete;
 
-  // AlreadyExists if a node of that name is present.
-  Status AddNode(api::NodeConstSharedPtr node);
-  // Replaces the node object of the same name, keeping its pods. NotFound if absent.
-  Status UpdateNode(api::NodeConstSharedPtr node);
+  // AlreadyExists if a node of that name is present. The snapshot keeps a NodeInfo built from
+  // the node, not the api::Node.
+  Status AddNode(const api::Node& node);
+  Status AddNode(const api::NodeConstSharedPtr& node) { return AddNode(*node); }
+  // Replaces what the snapshot keeps of the node of the same name, keeping its pods. NotFound if
+  // absent.
+  Status UpdateNode(const api::Node& node);
+  Status UpdateNode(const api::NodeConstSharedPtr& node) { return UpdateNode(*node); }
   // Removes the node and the pods on it. NotFound if absent.
   Status RemoveNode(std::string_view name);
   // NotFound if the node is absent.
@@ -136,7 +144,7 @@ class ClusterSnapshot {
   struct ClassIndex;
 
   UsageKey UsageOf(const NodeInfo& n) const;
-  uint32_t ClassIdFor(const api::Node& node);
+  uint32_t ClassIdFor(const std::shared_ptr<const NodeShape>& shape);
   void IndexInsert(NodeId id);
   void IndexErase(NodeId id);
   NodeId TakeSlot();
@@ -148,7 +156,8 @@ class ClusterSnapshot {
   std::vector<std::unique_ptr<NodeInfo>> nodes_;  // by NodeId; null for free slots
   std::vector<uint32_t> node_class_;              // by NodeId
   std::vector<NodeId> free_slots_;                // a stack, so undo restores it exactly
-  std::map<std::string, NodeId, std::less<>> by_name_;
+  // Keys view the NodeInfos' names (a NodeInfo never moves, nor does its name change).
+  std::map<std::string_view, NodeId> by_name_;
   size_t num_nodes_ = 0;
   size_t num_pods_ = 0;
   std::map<int32_t, size_t> priority_counts_;  // pod priority -> number of pods

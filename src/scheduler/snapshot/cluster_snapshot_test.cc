@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +40,13 @@ std::string Dump(const ClusterSnapshot& s) {
   std::string out = std::to_string(s.NumNodes()) + " nodes, " + std::to_string(s.NumPods()) +
                     " pods, " + std::to_string(s.NumClasses()) + " classes\n";
   s.ForEachNodeByName([&](const NodeInfo& n) {
-    out += n.name() + " [" + n.requested().DebugString() + "]:";
+    out += n.name() + " uid=" + std::string(n.uid()) + " unsched=" +
+           (n.unschedulable() ? "1" : "0") + " taints=" + std::to_string(n.taints().size()) +
+           " labels={";
+    for (const auto& [k, v] : n.AllLabels()) {
+      out += k + "=" + v + ",";
+    }
+    out += "} [" + n.requested().DebugString() + "]:";
     for (const auto& p : n.pods()) {
       out += " " + p->Key();
     }
@@ -177,6 +186,135 @@ TEST(ClusterSnapshotTest, TracksLowerPriorityPods) {
 TEST(ClusterSnapshotDeathTest, RevertWithoutForkIsAProgrammingError) {
   ClusterSnapshot s;
   EXPECT_DEATH(s.Revert(), "check failed");
+}
+
+// A GKE-like node of `pool`: the shape is shared by the pool's nodes, the identity is the node's.
+api::Node PoolNode(const std::string& name, const std::string& pool) {
+  api::Node n = MakeNode(name)
+                    .Capacity({{"cpu", "8"}, {"memory", "32Gi"}, {"nvidia.com/gpu", "1"}})
+                    .Label("cloud.google.com/gke-nodepool", pool)
+                    .Label("topology.kubernetes.io/zone", "us-central1-a")
+                    .Taint("nvidia.com/gpu", "present")
+                    .Obj();
+  n.meta.uid = "uid-" + name;
+  n.meta.annotations["container.googleapis.com/instance_id"] = "id-" + name;
+  n.spec.provider_id = "gce://p/us-central1-a/" + name;
+  n.meta.creation_timestamp = TimePoint(std::chrono::seconds(1000));
+  return n;
+}
+
+TEST(ClusterSnapshotTest, NodesOfAPoolShareAShapeAndKeepTheirIdentity) {
+  ClusterSnapshot s;
+  ASSERT_TRUE(s.AddNode(PoolNode("n1", "gpu")).ok());
+  ASSERT_TRUE(s.AddNode(PoolNode("n2", "gpu")).ok());
+  api::Node other = PoolNode("n3", "gpu");
+  other.meta.labels["kubernetes.io/hostname"] = "custom-host";
+  other.meta.deletion_timestamp = TimePoint(std::chrono::seconds(2000));
+  ASSERT_TRUE(s.AddNode(other).ok());
+  const NodeInfo& n1 = *s.GetNodeInfo("n1");
+  const NodeInfo& n2 = *s.GetNodeInfo("n2");
+  const NodeInfo& n3 = *s.GetNodeInfo("n3");
+  EXPECT_EQ(n1.shape(), n2.shape());
+  EXPECT_EQ(n1.shape(), n3.shape());
+  EXPECT_EQ(s.NumClasses(), 1u);
+  EXPECT_EQ(n2.name(), "n2");
+  EXPECT_EQ(n2.uid(), "uid-n2");
+  EXPECT_EQ(n2.provider_id(), "gce://p/us-central1-a/n2");
+  EXPECT_EQ(n2.Label("kubernetes.io/hostname"), "n2");
+  EXPECT_EQ(n3.Label("kubernetes.io/hostname"), "custom-host");
+  EXPECT_EQ(n2.Label("cloud.google.com/gke-nodepool"), "gpu");
+  EXPECT_EQ(n2.Label("missing"), std::nullopt);
+  EXPECT_EQ(n2.creation_timestamp(), TimePoint(std::chrono::seconds(1000)));
+  EXPECT_EQ(n2.deletion_timestamp(), std::nullopt);
+  EXPECT_EQ(n3.deletion_timestamp(), TimePoint(std::chrono::seconds(2000)));
+  EXPECT_TRUE(n2.ready());
+  EXPECT_EQ(n2.labels_without_hostname().count("kubernetes.io/hostname"), 0u);
+  EXPECT_EQ(n2.allocatable().Scalar("nvidia.com/gpu"), 1);
+  EXPECT_EQ(n2.allocatable_quantities().at("memory").ToString(), "32Gi");
+  // ToNode: what the snapshot keeps, with the node's own identity (no annotations).
+  api::Node back = n3.ToNode();
+  EXPECT_EQ(back.meta.name, "n3");
+  EXPECT_EQ(back.meta.uid, "uid-n3");
+  EXPECT_EQ(back.meta.labels, other.meta.labels);
+  EXPECT_EQ(back.spec.taints, other.spec.taints);
+  EXPECT_EQ(back.spec.provider_id, other.spec.provider_id);
+  EXPECT_EQ(back.status.allocatable, other.status.allocatable);
+  EXPECT_TRUE(back.IsReady());
+  EXPECT_TRUE(back.meta.annotations.empty());
+}
+
+TEST(ClusterSnapshotTest, ShapesSplitOnAnySharedField) {
+  struct Case {
+    std::string name;
+    std::function<void(api::Node&)> change;
+    bool same_class;  // the snapshot's class (Resource-level allocatable) stays the same
+  };
+  const std::vector<Case> cases = {
+      {"a label", [](api::Node& n) { n.meta.labels["extra"] = "1"; }, false},
+      {"a label value", [](api::Node& n) { n.meta.labels["topology.kubernetes.io/zone"] = "b"; },
+       false},
+      {"a taint's value", [](api::Node& n) { n.spec.taints[0].value = "x"; }, false},
+      {"a taint's timeAdded",
+       [](api::Node& n) { n.spec.taints[0].time_added = TimePoint(std::chrono::seconds(5)); },
+       true},
+      {"unschedulable", [](api::Node& n) { n.spec.unschedulable = true; }, false},
+      {"an allocatable value",
+       [](api::Node& n) { n.status.allocatable["cpu"] = testing::Q("7"); }, false},
+      {"the format of an equal quantity (32Gi as a decimal number)",
+       [](api::Node& n) { n.status.allocatable["memory"] = testing::Q("34359738368"); }, true},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    ClusterSnapshot s;
+    api::Node changed = PoolNode("b", "gpu");
+    tc.change(changed);
+    ASSERT_TRUE(s.AddNode(PoolNode("a", "gpu")).ok());
+    ASSERT_TRUE(s.AddNode(changed).ok());
+    EXPECT_NE(s.GetNodeInfo("a")->shape(), s.GetNodeInfo("b")->shape());
+    EXPECT_EQ(s.NumClasses(), tc.same_class ? 1u : 2u);
+    for (const auto& [name, q] : changed.status.allocatable) {
+      EXPECT_EQ(s.GetNodeInfo("b")->allocatable_quantities().at(name).ToString(), q.ToString());
+    }
+  }
+}
+
+TEST(ClusterSnapshotTest, UpdateNodeInsideAForkIsReverted) {
+  ClusterSnapshot s;
+  ASSERT_TRUE(s.AddNode(PoolNode("n1", "gpu")).ok());
+  ASSERT_TRUE(s.AddNode(PoolNode("n2", "gpu")).ok());
+  ASSERT_TRUE(s.AddPod(Pod("a"), "n1").ok());
+  const std::string before = Dump(s);
+  s.Fork();
+  api::Node cordoned = PoolNode("n1", "gpu");
+  cordoned.meta.uid = "uid-n1-recreated";
+  cordoned.spec.unschedulable = true;
+  cordoned.meta.labels["kubernetes.io/hostname"] = "elsewhere";
+  ASSERT_TRUE(s.UpdateNode(cordoned).ok());
+  EXPECT_EQ(s.GetNodeInfo("n1")->uid(), "uid-n1-recreated");
+  EXPECT_TRUE(s.GetNodeInfo("n1")->unschedulable());
+  EXPECT_EQ(s.GetNodeInfo("n1")->hostname_label(), "elsewhere");
+  EXPECT_EQ(s.GetNodeInfo("n1")->pods().size(), 1u);
+  EXPECT_EQ(s.NumClasses(), 2u);
+  EXPECT_NE(Dump(s), before);
+  s.Revert();
+  EXPECT_EQ(Dump(s), before);
+  EXPECT_EQ(s.GetNodeInfo("n1")->uid(), "uid-n1");
+  EXPECT_EQ(s.GetNodeInfo("n1")->shape(), s.GetNodeInfo("n2")->shape());
+}
+
+TEST(ClusterSnapshotTest, ShapesLiveAsLongAsTheirHolders) {
+  const size_t base = NodeInfo::NumLiveShapes();
+  {
+    ClusterSnapshot s;
+    ASSERT_TRUE(s.AddNode(PoolNode("n1", "shape-test-pool")).ok());
+    ASSERT_TRUE(s.AddNode(PoolNode("n2", "shape-test-pool")).ok());
+    EXPECT_EQ(NodeInfo::NumLiveShapes(), base + 1);
+    ClusterSnapshot t;  // another snapshot finds the same shape
+    ASSERT_TRUE(t.AddNode(PoolNode("n1", "shape-test-pool")).ok());
+    EXPECT_EQ(t.GetNodeInfo("n1")->shape(), s.GetNodeInfo("n1")->shape());
+    EXPECT_EQ(NodeInfo::NumLiveShapes(), base + 1);
+  }
+  EXPECT_EQ(NodeInfo::NumLiveShapes(), base);
 }
 
 }  // namespace

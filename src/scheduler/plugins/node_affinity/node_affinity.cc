@@ -1,6 +1,7 @@
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 #include "api/node.h"
@@ -15,12 +16,41 @@ const api::NodeAffinity* GetNodeAffinity(const api::PodSpec& spec) {
   return nullptr;
 }
 
+bool TermReadsHostnameLabel(const api::NodeSelectorTerm& t) {
+  return std::any_of(t.match_expressions.begin(), t.match_expressions.end(),
+                     [](const auto& r) { return r.key == api::kLabelHostname; });
+}
+
 bool TermReadsNodeIdentity(const api::NodeSelectorTerm& t) {
   if (!t.match_fields.empty()) {
     return true;
   }
-  return std::any_of(t.match_expressions.begin(), t.match_expressions.end(),
-                     [](const auto& r) { return r.key == api::kLabelHostname; });
+  return TermReadsHostnameLabel(t);
+}
+
+// Whether the nodeSelector or a required term names the kubernetes.io/hostname label: only then
+// does matching need the node's own hostname label besides the labels its shape shares.
+bool RequiredReadsHostnameLabel(const api::PodSpec& spec, const api::NodeAffinity* na) {
+  if (spec.node_selector.count(std::string(api::kLabelHostname)) > 0) {
+    return true;
+  }
+  return na != nullptr && na->required &&
+         std::any_of(na->required->terms.begin(), na->required->terms.end(),
+                     TermReadsHostnameLabel);
+}
+
+bool RequiredMatches(const api::PodSpec& spec, const api::NodeAffinity* na,
+                     const api::Labels& labels, std::string_view name) {
+  for (const auto& [k, v] : spec.node_selector) {
+    auto it = labels.find(k);
+    if (it == labels.end() || it->second != v) {
+      return false;
+    }
+  }
+  if (na != nullptr && na->required) {
+    return na->required->Matches(labels, name);
+  }
+  return true;
 }
 
 struct ScopeState : CycleState::Data {
@@ -57,17 +87,15 @@ bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node) {
 }
 
 bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const api::Node& node) {
-  for (const auto& [k, v] : spec.node_selector) {
-    auto it = node.meta.labels.find(k);
-    if (it == node.meta.labels.end() || it->second != v) {
-      return false;
-    }
-  }
+  return RequiredMatches(spec, GetNodeAffinity(spec), node.meta.labels, node.meta.name);
+}
+
+bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const NodeInfo& node) {
   const api::NodeAffinity* na = GetNodeAffinity(spec);
-  if (na != nullptr && na->required) {
-    return na->required->Matches(node.meta.labels, node.meta.name);
+  if (RequiredReadsHostnameLabel(spec, na)) {
+    return RequiredMatches(spec, na, node.AllLabels(), node.name());
   }
-  return true;
+  return RequiredMatches(spec, na, node.labels_without_hostname(), node.name());
 }
 
 PluginStatus NodeAffinity::PreFilter(CycleState& state, const PodInfo& pod,
@@ -119,7 +147,7 @@ NodeScope NodeAffinity::FilterScope(const CycleState& state, const PodInfo& pod)
 
 PluginStatus NodeAffinity::Filter(const CycleState&, const PodInfo& pod,
                                   const NodeInfo& node) const {
-  if (RequiredNodeAffinityMatches(pod.spec(), node.node())) {
+  if (RequiredNodeAffinityMatches(pod.spec(), node)) {
     return PluginStatus::Success();
   }
   return PluginStatus::Unresolvable(kErrReasonPod);
@@ -147,11 +175,19 @@ int64_t NodeAffinity::Score(const CycleState&, const PodInfo& pod, const NodeInf
     return 0;
   }
   int64_t count = 0;
+  std::optional<api::Labels> all;  // the node's whole label map, once a term names the hostname
   for (const auto& p : na->preferred) {
     if (p.weight == 0) {
       continue;
     }
-    if (p.preference.Matches(node.node().meta.labels, node.name())) {
+    const api::Labels* labels = &node.labels_without_hostname();
+    if (TermReadsHostnameLabel(p.preference)) {
+      if (!all) {
+        all = node.AllLabels();
+      }
+      labels = &*all;
+    }
+    if (p.preference.Matches(*labels, node.name())) {
       count += p.weight;
     }
   }

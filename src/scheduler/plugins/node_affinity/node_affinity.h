@@ -44,5 +44,7 @@ class NodeAffinity final : public PreFilterPlugin,
 // (nodeaffinity.GetRequiredNodeAffinity(pod).Match(node)).
 bool RequiredNodeAffinityMatches(const api::Pod& pod, const api::Node& node);
 bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const api::Node& node);
+// The same on the snapshot's view of the node (its own hostname label included).
+bool RequiredNodeAffinityMatches(const api::PodSpec& spec, const NodeInfo& node);
 
 }  // namespace tidepool::scheduler::plugins

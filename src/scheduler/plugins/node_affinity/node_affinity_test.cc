@@ -106,6 +106,21 @@ TEST(NodeAffinityTest, Filter) {
        MakePod("p").RequiredAffinity(FieldTerm(kNotIn, {"gpu-node-1"})).Obj(), false},
       {"an empty required term matches nothing",
        MakePod("p").RequiredAffinity(api::NodeSelectorTerm{}).Obj(), false},
+      {"nodeSelector on the node's own hostname label",
+       MakePod("p").NodeSelector("kubernetes.io/hostname", "gpu-node-1").Obj(), true},
+      {"nodeSelector on another hostname",
+       MakePod("p").NodeSelector("kubernetes.io/hostname", "gpu-node-2").Obj(), false},
+      {"required term on the hostname label",
+       MakePod("p").RequiredAffinity(Term("kubernetes.io/hostname", kIn, {"gpu-node-1"})).Obj(),
+       true},
+      {"required term: hostname DoesNotExist",
+       MakePod("p").RequiredAffinity(Term("kubernetes.io/hostname", kDoesNotExist)).Obj(), false},
+      {"required term: hostname NotIn another and zone In z1",
+       MakePod("p")
+           .RequiredAffinity(Term2(Term("kubernetes.io/hostname", kNotIn, {"gpu-node-2"}),
+                                   Term("zone", kIn, {"z1"})))
+           .Obj(),
+       true},
       {"preferred terms do not filter",
        MakePod("p").PreferredAffinity(50, Term("zone", kIn, {"z9"})).Obj(), true},
   };
@@ -118,7 +133,8 @@ TEST(NodeAffinityTest, Filter) {
     PreFilterResult result;
     PluginStatus pre = plugin.PreFilter(state, *pod, result);
     ASSERT_TRUE(pre.IsSuccess() || pre.IsSkip()) << pre.Message();
-    EXPECT_EQ(RequiredNodeAffinityMatches(tc.pod, node.node()), tc.want_fit);
+    EXPECT_EQ(RequiredNodeAffinityMatches(tc.pod, *GpuNode()), tc.want_fit);
+    EXPECT_EQ(RequiredNodeAffinityMatches(tc.pod.spec, node), tc.want_fit);
     if (pre.IsSkip()) {
       // The framework skips Filter; the pod has no constraint.
       EXPECT_TRUE(tc.want_fit);
@@ -349,6 +365,34 @@ TEST(NodeAffinityTest, ScoreAndNormalizeAcrossNodes) {
   EXPECT_EQ(scores, (std::vector<int64_t>{40, 30, 10, 0}));
   plugin.NormalizeScore(state, *pod, scores);
   EXPECT_EQ(scores, (std::vector<int64_t>{100, 75, 25, 0}));
+}
+
+// Nodes of one shape share their labels but the hostname label: each node answers with its own.
+TEST(NodeAffinityTest, HostnameLabelIsTheNodesOwn) {
+  NodeAffinity plugin;
+  PodInfoConstSharedPtr pod =
+      MakePodInfo(MakePod("p")
+                      .PreferredAffinity(20, Term("kubernetes.io/hostname", kIn, {"a", "custom"}))
+                      .PreferredAffinity(5, Term("zone", kIn, {"z1"}))
+                      .Ptr());
+  std::vector<NodeInfo> nodes = {
+      NodeInfo(MakeNode("a").Label("zone", "z1").Ptr()),
+      NodeInfo(MakeNode("b").Label("zone", "z1").Ptr()),
+      NodeInfo(MakeNode("c").Label("zone", "z1").Label("kubernetes.io/hostname", "custom").Ptr()),
+  };
+  EXPECT_EQ(nodes[0].shape(), nodes[1].shape());
+  EXPECT_EQ(nodes[0].shape(), nodes[2].shape());
+  CycleState state;
+  ASSERT_TRUE(plugin.PreScore(state, *pod).IsSuccess());
+  std::vector<int64_t> scores;
+  for (const NodeInfo& n : nodes) {
+    scores.push_back(plugin.Score(state, *pod, n));
+  }
+  EXPECT_EQ(scores, (std::vector<int64_t>{25, 5, 25}));
+  api::PodSpec pinned = MakePod("p").NodeSelector("kubernetes.io/hostname", "custom").Obj().spec;
+  EXPECT_FALSE(RequiredNodeAffinityMatches(pinned, nodes[0]));
+  EXPECT_FALSE(RequiredNodeAffinityMatches(pinned, nodes[1]));
+  EXPECT_TRUE(RequiredNodeAffinityMatches(pinned, nodes[2]));
 }
 
 }  // namespace

@@ -4,7 +4,7 @@ namespace tidepool::scheduler::plugins {
 
 PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
                                        const NodeInfo& node) const {
-  if (!node.node().spec.unschedulable) {
+  if (!node.unschedulable()) {
     return PluginStatus::Success();
   }
   // A pod that tolerates the unschedulable taint also tolerates spec.unschedulable.

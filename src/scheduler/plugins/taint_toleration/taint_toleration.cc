@@ -22,7 +22,7 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const api::PodSpec& spe
 PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
                                      const NodeInfo& node) const {
   const api::Taint* taint = api::FindMatchingUntoleratedTaint(
-      node.node().spec.taints, pod.spec().tolerations, [](const api::Taint& t) {
+      node.taints(), pod.spec().tolerations, [](const api::Taint& t) {
         return t.effect == api::TaintEffect::kNoSchedule ||
                t.effect == api::TaintEffect::kNoExecute;
       });
@@ -49,7 +49,7 @@ int64_t TaintToleration::Score(const CycleState& state, const PodInfo& pod,
   }
   const auto& tolerations = s != nullptr ? s->tolerations_prefer_no_schedule : computed;
   int64_t count = 0;
-  for (const api::Taint& taint : node.node().spec.taints) {
+  for (const api::Taint& taint : node.taints()) {
     if (taint.effect != api::TaintEffect::kPreferNoSchedule) {
       continue;
     }
