@@ -75,10 +75,10 @@ EstimateResult BinpackingEstimator::Estimate(const std::vector<const PodEquivale
   base.meta.labels[std::string(kEstimationLabel)] = node_group_id;
   const std::function<bool(const scheduler::NodeClass&)> only_new =
       [&](const scheduler::NodeClass& c) {
-        const api::Node& rep =
-            snapshot.node_info(*c.buckets().begin()->second.members.begin()).node();
-        auto it = rep.meta.labels.find(std::string(kEstimationLabel));
-        return it != rep.meta.labels.end() && it->second == node_group_id;
+        const scheduler::NodeInfo& rep =
+            snapshot.node_info(*c.buckets().begin()->second.members.begin());
+        std::optional<std::string_view> v = rep.Label(kEstimationLabel);
+        return v.has_value() && *v == node_group_id;
       };
 
   snapshot.Fork();

@@ -48,7 +48,7 @@ bool GpuNotReady(const api::Node& node, const std::optional<cloud::GpuConfig>& g
 UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
                                        const std::optional<cloud::GpuConfig>& gpu, TimePoint now) {
   UtilizationResult r;
-  const api::ResourceList& alloc = node.node().status.allocatable;
+  const api::ResourceList& alloc = node.allocatable_quantities();
   // CalculateUtilizationOfResource: a resource missing from allocatable or zero is an error.
   auto check = [&](std::string_view name) -> bool {
     auto it = alloc.find(name);
