@@ -8,8 +8,10 @@
 #include <unordered_set>
 
 #include "autoscaler/core/scale_up.h"
+#include "autoscaler/node_facts.h"
 #include "autoscaler/scale_down/scale_down.h"
 #include "common/check.h"
+#include "common/string_hash.h"
 #include "scheduler/scheduler.h"
 
 namespace tidepool::autoscaler {
@@ -35,15 +37,6 @@ std::string GoDuration(Duration d) {
     s %= 60;
   }
   return out + std::to_string(s) + "s";
-}
-
-bool HasTaint(const api::Node& n, std::string_view key) {
-  for (const auto& t : n.spec.taints) {
-    if (t.key == key) {
-      return true;
-    }
-  }
-  return false;
 }
 
 bool RequestsGpu(const scheduler::PodInfo& p) { return p.request().Scalar(api::kResourceNvidiaGpu) > 0; }
@@ -111,7 +104,8 @@ class AutoscalerImpl final : public Autoscaler {
   }
 
  private:
-  std::map<std::string, GroupState> UpdateClusterState(TimePoint now, const ClusterView& view);
+  std::map<std::string, GroupState> UpdateClusterState(TimePoint now,
+                                                       const std::vector<const NodeFacts*>& nodes);
   // Upcoming nodes per group; REQUIRES: HandleFailures ran (a failed or timed-out scale-up no
   // longer promises capacity).
   void ComputeUpcoming(TimePoint now, std::map<std::string, GroupState>& groups) const;
@@ -152,44 +146,87 @@ class AutoscalerImpl final : public Autoscaler {
   // whose shared pointer did not change (informers and the simulator hand out the same one
   // for an unchanged object) are not touched. Rebuilding it every loop was most of a loop's
   // fixed cost. At fork depth 0 between loops.
-  void SyncSnapshot(const ClusterView& view, const std::set<std::string>& replaced,
-                    std::vector<api::NodeConstSharedPtr>* started);
+  void SyncSnapshot(const ClusterView& view, const std::vector<const NodeFacts*>& started);
   scheduler::ClusterSnapshot snapshot_;
-  std::unordered_map<std::string, api::NodeConstSharedPtr> snap_nodes_;  // by name
-  std::unordered_map<const scheduler::PodInfo*, scheduler::PodInfoConstSharedPtr> snap_pods_;
+  NodeFactsCache facts_;
+  struct SnapNode {
+    api::NodeConstSharedPtr node;  // null only inside SyncSnapshot, before its AddNode
+    uint64_t mark = 0;             // the last sync whose view had it
+  };
+  struct SnapPod {
+    scheduler::PodInfoConstSharedPtr pod;
+    uint64_t mark = 0;
+  };
+  std::unordered_map<std::string, SnapNode, StringHash, std::equal_to<>> snap_nodes_;  // by name
+  std::unordered_map<const scheduler::PodInfo*, SnapPod> snap_pods_;
+  uint64_t sync_mark_ = 0;
+  // The node and pod objects of the last sync, in the view's order: a loop that sees the very
+  // same objects has nothing to apply. Held, so that no new object can reuse an address.
+  std::vector<api::NodeConstSharedPtr> last_nodes_;
+  std::vector<scheduler::PodInfoConstSharedPtr> last_pods_;
   // Nodes added or updated since the snapshot was last built from scratch. The snapshot's node
   // classes are only dropped by Clear(), so with node churn and labels of a node's own they
   // would pile up: after 4x the live nodes (plus 1,000) of such writes it starts over.
   size_t node_writes_since_clear_ = 0;
 };
 
-void AutoscalerImpl::SyncSnapshot(const ClusterView& view, const std::set<std::string>& replaced,
-                                  std::vector<api::NodeConstSharedPtr>* started) {
+void AutoscalerImpl::SyncSnapshot(const ClusterView& view,
+                                  const std::vector<const NodeFacts*>& started) {
+  // A quiet loop: the same node and pod objects as last time, in the same order.
+  bool same = started.size() == last_nodes_.size() &&
+              view.scheduled_pods.size() == last_pods_.size();
+  for (size_t i = 0; same && i < started.size(); ++i) {
+    same = started[i]->node == last_nodes_[i];
+  }
+  for (size_t i = 0; same && i < view.scheduled_pods.size(); ++i) {
+    same = view.scheduled_pods[i] == last_pods_[i];
+  }
+  if (same) {
+    return;
+  }
+  last_nodes_.clear();
+  for (const NodeFacts* f : started) {
+    last_nodes_.push_back(f->node);
+  }
+  last_pods_.clear();
+  last_pods_ = view.scheduled_pods;
+
   if (node_writes_since_clear_ > 4 * snap_nodes_.size() + 1000) {
     snapshot_.Clear();
     snap_nodes_.clear();
     snap_pods_.clear();
     node_writes_since_clear_ = 0;
   }
-  // What the snapshot must hold: the started nodes and the pods bound to them.
-  std::unordered_set<std::string_view> wanted_nodes;
-  wanted_nodes.reserve(view.nodes.size());
-  for (const auto& n : view.nodes) {
-    if (replaced.count(n->meta.name) == 0) {
-      wanted_nodes.insert(n->meta.name);
-      started->push_back(n);
+  // What the snapshot must hold: the started nodes and the pods bound to them. Entries seen in
+  // this view get this sync's mark; new nodes enter the index now (without an object yet) so
+  // that their pods are known to be wanted.
+  const uint64_t mark = ++sync_mark_;
+  std::vector<std::pair<SnapNode*, const api::NodeConstSharedPtr*>> node_writes;
+  for (const NodeFacts* f : started) {
+    auto [it, inserted] = snap_nodes_.try_emplace(f->node->meta.name);
+    it->second.mark = mark;
+    if (it->second.node != f->node) {
+      node_writes.emplace_back(&it->second, &f->node);
     }
   }
-  std::unordered_set<const scheduler::PodInfo*> wanted_pods;
-  wanted_pods.reserve(view.scheduled_pods.size());
+  std::vector<const scheduler::PodInfoConstSharedPtr*> pod_adds;
   for (const auto& p : view.scheduled_pods) {
-    if (wanted_nodes.count(p->node_name()) > 0) wanted_pods.insert(p.get());
+    auto n = snap_nodes_.find(p->node_name());
+    if (n == snap_nodes_.end() || n->second.mark != mark) {
+      continue;
+    }
+    auto it = snap_pods_.find(p.get());
+    if (it != snap_pods_.end()) {
+      it->second.mark = mark;
+    } else {
+      pod_adds.push_back(&p);
+    }
   }
   // Pods gone, changed (a new pointer) or on a node no longer wanted leave first, in a
-  // deterministic order.
+  // deterministic order; then nodes gone.
   std::vector<scheduler::PodInfoConstSharedPtr> leaving;
-  for (const auto& [ptr, p] : snap_pods_) {
-    if (wanted_pods.count(ptr) == 0) leaving.push_back(p);
+  for (const auto& [ptr, e] : snap_pods_) {
+    if (e.mark != mark) leaving.push_back(e.pod);
   }
   std::sort(leaving.begin(), leaving.end(), [](const auto& a, const auto& b) {
     return std::make_pair(a->node_name(), a->Key()) < std::make_pair(b->node_name(), b->Key());
@@ -199,35 +236,40 @@ void AutoscalerImpl::SyncSnapshot(const ClusterView& view, const std::set<std::s
     snap_pods_.erase(p.get());
   }
   std::vector<std::string> dropped;
-  for (const auto& [name, n] : snap_nodes_) {
-    if (wanted_nodes.count(name) == 0) dropped.push_back(name);
+  for (const auto& [name, e] : snap_nodes_) {
+    if (e.mark != mark) dropped.push_back(name);
   }
   std::sort(dropped.begin(), dropped.end());
   for (const std::string& name : dropped) {
     (void)snapshot_.RemoveNode(name);
     snap_nodes_.erase(name);
   }
-  for (const auto& n : *started) {
-    auto it = snap_nodes_.find(n->meta.name);
-    if (it == snap_nodes_.end()) {
-      if (snapshot_.AddNode(n).ok()) snap_nodes_.emplace(n->meta.name, n);
-      ++node_writes_since_clear_;
-    } else if (it->second != n) {
-      (void)snapshot_.UpdateNode(n);
-      it->second = n;
-      ++node_writes_since_clear_;
+  // Nodes new or changed, in name order (`started` is).
+  for (auto& [entry, n] : node_writes) {
+    ++node_writes_since_clear_;
+    if (entry->node == nullptr) {
+      if (snapshot_.AddNode(*n).ok()) {
+        entry->node = *n;
+      }
+    } else {
+      (void)snapshot_.UpdateNode(*n);
+      entry->node = *n;
     }
   }
-  for (const auto& p : view.scheduled_pods) {
-    if (wanted_pods.count(p.get()) > 0 && snap_pods_.count(p.get()) == 0 &&
-        snapshot_.AddPod(p, p->node_name()).ok()) {
-      snap_pods_.emplace(p.get(), p);
+  for (const auto* p : pod_adds) {
+    auto n = snap_nodes_.find((*p)->node_name());
+    if (n->second.node != nullptr && snapshot_.AddPod(*p, (*p)->node_name()).ok()) {
+      snap_pods_.emplace((*p).get(), SnapPod{*p, mark});
     }
+  }
+  // A node whose AddNode failed is not in the snapshot.
+  for (auto it = snap_nodes_.begin(); it != snap_nodes_.end();) {
+    it = it->second.node == nullptr ? snap_nodes_.erase(it) : std::next(it);
   }
 }
 
-std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint now,
-                                                                     const ClusterView& view) {
+std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
+    TimePoint now, const std::vector<const NodeFacts*>& nodes) {
   std::map<std::string, GroupState> groups;
   unmanaged_ = GroupState{};
   for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
@@ -235,9 +277,11 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint n
     s.group = g;
     s.target = g->TargetSize().ok() ? *g->TargetSize() : 0;
   }
-  std::set<std::string> registered_ids;
-  for (const auto& n : view.nodes) {
-    cloud::NodeGroup* g = cloud_.NodeGroupForNode(*n);
+  std::unordered_set<std::string_view> registered_ids;
+  registered_ids.reserve(nodes.size());
+  for (const NodeFacts* f : nodes) {
+    const api::NodeConstSharedPtr& n = f->node;
+    cloud::NodeGroup* g = f->group;
     // Nodes of no autoscaled group (e.g. a fixed-size default pool) count cluster-wide only,
     // as in CA's clusterstate readiness.
     if (g != nullptr) {
@@ -245,22 +289,17 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(TimePoint n
     }
     GroupState& s = g != nullptr ? groups[g->Id()] : unmanaged_;
     ++s.registered;
-    if (HasTaint(*n, kToBeDeletedTaint)) {
+    if (f->has_to_be_deleted_taint) {
       ++s.being_deleted;
     }
-    bool ready = n->IsReady();
+    const bool ready = f->ready;
     // A GPU node whose driver has not exposed its GPUs yet is not ready for scheduling
     // (CA's FilterOutNodesWithUnreadyResources).
-    bool gpu_unready = false;
-    if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
-      gpu_unready = api::Get(n->status.allocatable, gpu->resource_name).IsZero();
-    }
+    const bool gpu_unready = f->cloud_gpu_unready;
     if (ready && !gpu_unready) {
       ++s.ready;
-      if (!HasTaint(*n, kToBeDeletedTaint) && !n->spec.unschedulable) {
-        const api::NodeCondition* c = n->FindCondition("Ready");
-        if (c == nullptr || !c->last_transition_time ||
-            *c->last_transition_time + kTemplateStabilizationDelay <= now) {
+      if (!f->has_to_be_deleted_taint && !n->spec.unschedulable) {
+        if (!f->ready_since || *f->ready_since + kTemplateStabilizationDelay <= now) {
           s.template_candidates.push_back(n);
         }
       }
@@ -424,7 +463,8 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
 Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   metrics_->UpdateLastTime("main", now);
   TIDEPOOL_RETURN_IF_ERROR(cloud_.Refresh());
-  std::map<std::string, GroupState> groups = UpdateClusterState(now, view);
+  const std::vector<const NodeFacts*>& facts = facts_.Sync(view.nodes, cloud_);
+  std::map<std::string, GroupState> groups = UpdateClusterState(now, facts);
   metrics_->UpdateClusterSafeToAutoscale(true);
   metrics_->UpdateLastTime("autoscaling", now);
   metrics_->UpdateNodeGroupsCount(static_cast<int>(groups.size()));
@@ -440,8 +480,14 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   for (const auto& [id, s] : groups) {
     replaced.insert(s.not_started_nodes.begin(), s.not_started_nodes.end());
   }
-  std::vector<api::NodeConstSharedPtr> started;
-  SyncSnapshot(view, replaced, &started);
+  std::vector<const NodeFacts*> started;
+  started.reserve(facts.size());
+  for (const NodeFacts* f : facts) {
+    if (replaced.empty() || replaced.count(f->node->meta.name) == 0) {
+      started.push_back(f);
+    }
+  }
+  SyncSnapshot(view, started);
   scheduler::ClusterSnapshot& snapshot = snapshot_;
   TIDEPOOL_CHECK(snapshot.fork_depth() == 0);
 
@@ -472,12 +518,11 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     log_.V(4, "Upcoming " + std::to_string(upcoming_total) + " nodes");
   }
   ctx.total_nodes = static_cast<int>(view.nodes.size()) + upcoming_total;
-  for (const auto& n : view.nodes) {
-    ctx.resources.cores += api::Get(n->status.capacity, api::kResourceCpu).Value();
-    ctx.resources.memory_bytes += api::Get(n->status.capacity, api::kResourceMemory).Value();
-    if (auto gpu = cloud_.GetNodeGpuConfig(*n); gpu.has_value()) {
-      ctx.resources.gpus_by_type[gpu->type] +=
-          api::Get(n->status.capacity, gpu->resource_name).Value();
+  for (const NodeFacts* f : facts) {
+    ctx.resources.cores += f->capacity_cores;
+    ctx.resources.memory_bytes += f->capacity_memory;
+    if (f->cloud_gpu.has_value()) {
+      ctx.resources.gpus_by_type[f->cloud_gpu->type] += f->capacity_gpus;
     }
   }
 
@@ -605,12 +650,12 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (!cooldown) {
       std::vector<scaledown::NodeToRemove> remove = planner_.NodesToDelete(now);
       if (!remove.empty()) {
-        std::vector<std::string> started = actuator_.StartDeletion(now, remove);
-        if (!started.empty()) {
+        std::vector<std::string> deleting = actuator_.StartDeletion(now, remove);
+        if (!deleting.empty()) {
           last_scale_down_delete_ = now;
         }
         for (const scaledown::NodeToRemove& r : remove) {
-          if (std::find(started.begin(), started.end(), r.node) != started.end()) {
+          if (std::find(deleting.begin(), deleting.end(), r.node) != deleting.end()) {
             metrics_->RegisterScaleDown(1, r.empty ? "empty" : "underutilized");
           }
         }

@@ -31,27 +31,6 @@ constexpr Duration kUnremovableNodeRecheckTimeout = std::chrono::minutes(5);
 // klogx.NewLoggingQuota(20) for the per-node utilisation lines.
 constexpr int kUtilizationLogQuota = 20;
 
-std::optional<TimePoint> ToBeDeletedTime(const api::Node& node) {
-  for (const api::Taint& t : node.spec.taints) {
-    if (t.key != kToBeDeletedTaint) {
-      continue;
-    }
-    int64_t secs = 0;
-    const char* end = t.value.data() + t.value.size();
-    auto [ptr, ec] = std::from_chars(t.value.data(), end, secs);
-    if (ec != std::errc() || ptr != end) {
-      return std::nullopt;  // CA: an unparsable value is no deletion time
-    }
-    return TimePoint(std::chrono::seconds(secs));
-  }
-  return std::nullopt;
-}
-
-bool IsNodeBeingDeleted(const api::Node& node, TimePoint now) {
-  std::optional<TimePoint> t = ToBeDeletedTime(node);
-  return t.has_value() && now - *t < kMaxNodeDeletionTime;
-}
-
 bool HasNoScaleDownAnnotation(const api::Node& node) {
   if (node.meta.annotations.empty()) {
     return false;
@@ -270,6 +249,25 @@ size_t Planner::UnneededNodesLimit() const {
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<api::NodeConstSharedPtr>& nodes,
                      const std::set<std::string>& kube_system_pdb_pods) {
+  std::vector<NodeFacts> facts;
+  facts.reserve(nodes.size());
+  for (const auto& n : nodes) {
+    facts.push_back(NodeFactsCache::Compute(n, cloud_));
+  }
+  std::vector<const NodeFacts*> sorted;
+  sorted.reserve(facts.size());
+  for (const NodeFacts& f : facts) {
+    sorted.push_back(&f);
+  }
+  std::sort(sorted.begin(), sorted.end(), [](const NodeFacts* a, const NodeFacts* b) {
+    return a->node->meta.name < b->node->meta.name;
+  });
+  Update(now, snapshot, sorted, kube_system_pdb_pods);
+}
+
+void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
+                     const std::vector<const NodeFacts*>& sorted,
+                     const std::set<std::string>& kube_system_pdb_pods) {
   if (last_update_.has_value()) {
     const Duration interval = now - *last_update_;
     if (interval > Duration::zero() && interval < min_update_interval_) {
@@ -284,22 +282,14 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   }
   const DrainOptions drain_options = DrainOptions::From(options_);
 
-  std::vector<const api::NodeConstSharedPtr*> sorted;
-  sorted.reserve(nodes.size());
-  for (const auto& n : nodes) {
-    sorted.push_back(&n);
-  }
-  std::sort(sorted.begin(), sorted.end(),
-            [](const auto* a, const auto* b) { return (*a)->meta.name < (*b)->meta.name; });
-
   // Eligibility (CA's PreFilteringScaleDownNodeProcessor and eligibility.Checker).
   DrainSimulator sim(framework_, snapshot, hints_, unbound_pods_);
   std::map<std::string, std::optional<int>> group_sizes;
   std::vector<Candidate> candidates;
   int util_logs_left = kUtilizationLogQuota;
   int recently_unremovable = 0;
-  for (const api::NodeConstSharedPtr* np : sorted) {
-    const api::Node& node = **np;
+  for (const NodeFacts* f : sorted) {
+    const api::Node& node = *f->node;
     const std::string& name = node.meta.name;
     const scheduler::NodeInfo* info = snapshot.GetNodeInfo(name);
     if (info == nullptr) {
@@ -308,19 +298,19 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       unremovable_[name] = UnremovableReason::kUnexpectedError;
       continue;
     }
-    if (IsNodeBeingDeleted(node, now)) {
+    if (f->to_be_deleted_time.has_value() && now - *f->to_be_deleted_time < kMaxNodeDeletionTime) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is currently being deleted");
       continue;
     }
     sim.AddDestination(snapshot.IdOf(*info));
-    if (HasNoScaleDownAnnotation(node)) {
+    if (f->scale_down_disabled) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is marked as no scale down");
       unremovable_[name] = UnremovableReason::kScaleDownDisabledAnnotation;
       continue;
     }
-    cloud::NodeGroup* group = cloud_.NodeGroupForNode(node);
+    cloud::NodeGroup* group = f->group;
     if (group == nullptr) {
       SD_VLOG(5, "Node " + name +
                      " should not be processed by cluster autoscaler (no node group config)");
@@ -352,9 +342,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       ++recently_unremovable;
       continue;
     }
-    const std::optional<cloud::GpuConfig> gpu = NodeGpuConfig(cloud_, node);
-    const bool gpu_unready = GpuNotReady(node, gpu);
-    if (gpu_unready && (!node.meta.creation_timestamp.has_value() ||
+    const std::optional<cloud::GpuConfig>& gpu = f->gpu;
+    if (f->gpu_unready && (!node.meta.creation_timestamp.has_value() ||
                         *node.meta.creation_timestamp + options_.max_node_startup_time > now)) {
       // Still starting (CA's NotStarted: the GPU driver or device plugin is not up yet).
       SD_VLOG(4, "Skipping " + name + " from delete consideration - its " + gpu->resource_name +
@@ -383,10 +372,10 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      GoPrecision6(util.info.value * 100) + "% of allocatable");
     }
     Candidate c;
-    c.node = *np;
+    c.node = f->node;
     c.group = group_id;
     c.utilization = util.info;
-    c.ready = node.IsReady() && !util.gpu_unready;
+    c.ready = f->ready && !util.gpu_unready;
     c.was_unneeded = candidates_.count(name) > 0;
     c.drain = GetPodsToMove(*info, drain_options, kube_system_pdb_pods, now);
     c.empty = !c.drain.blocked() && c.drain.pods.empty();

@@ -24,6 +24,7 @@
 
 #include "autoscaler/cluster_view.h"
 #include "autoscaler/events.h"
+#include "autoscaler/node_facts.h"
 #include "autoscaler/options.h"
 #include "cloud/cloud_provider.h"
 #include "common/log.h"
@@ -114,6 +115,11 @@ class Planner {
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<api::NodeConstSharedPtr>& nodes,
               const std::set<std::string>& kube_system_pdb_pods = {});
+  // The same, with the nodes' facts already known (the loop keeps them from loop to loop;
+  // node_facts.h). REQUIRES: `nodes` in name order.
+  void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
+              const std::vector<const NodeFacts*>& nodes,
+              const std::set<std::string>& kube_system_pdb_pods = {});
 
   // Nodes unneeded for longer than scale-down-unneeded-time (CA: since + time strictly before
   // now; unready nodes: scale-down-unready-time), never taking a group below its min size
@@ -124,7 +130,9 @@ class Planner {
   std::vector<NodeToRemove> NodesToDelete(TimePoint now);
 
   const std::vector<UnneededNode>& unneeded() const { return unneeded_; }
-  const std::map<std::string, UnremovableReason>& unremovable() const { return unremovable_; }
+  const std::unordered_map<std::string, UnremovableReason>& unremovable() const {
+    return unremovable_;
+  }
 
  private:
   // CA's unneededNodesLimit(): how many removable nodes are worth finding in one pass.
@@ -136,7 +144,7 @@ class Planner {
   log::Logger& log_;
   // Unneeded nodes in the order Update evaluated them.
   std::vector<UnneededNode> unneeded_;
-  std::map<std::string, UnremovableReason> unremovable_;
+  std::unordered_map<std::string, UnremovableReason> unremovable_;
   // By node name: what removing each unneeded node means, its node object and readiness.
   std::map<std::string, NodeToRemove> candidates_;
   std::map<std::string, api::NodeConstSharedPtr> unneeded_nodes_;

@@ -48,9 +48,14 @@ bool GpuNotReady(const api::Node& node, const std::optional<cloud::GpuConfig>& g
 UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
                                        const std::optional<cloud::GpuConfig>& gpu, TimePoint now) {
   UtilizationResult r;
-  const api::ResourceList& alloc = node.allocatable_quantities();
   // CalculateUtilizationOfResource: a resource missing from allocatable or zero is an error.
-  auto check = [&](std::string_view name) -> bool {
+  // `parsed` is the NodeInfo's parsed allocatable for it: positive exactly when the quantity
+  // is, so the node's ResourceList is only read to tell the two errors apart.
+  auto check = [&](std::string_view name, int64_t parsed) -> bool {
+    if (parsed > 0) {
+      return true;
+    }
+    const api::ResourceList& alloc = node.allocatable_quantities();
     auto it = alloc.find(name);
     if (it == alloc.end()) {
       r.error = "failed to get " + std::string(name) + " from " + node.name();
@@ -64,7 +69,7 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
   };
   if (gpu.has_value()) {
     r.info.resource = gpu->resource_name;
-    if (!check(gpu->resource_name)) {
+    if (!check(gpu->resource_name, node.allocatable().Scalar(gpu->resource_name))) {
       // An unready GPU measures 0, so that such a node can still be scaled down.
       r.gpu_unready = true;
       r.error.clear();
@@ -81,7 +86,8 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
     r.info.value = r.info.gpu;
     return r;
   }
-  if (!check(api::kResourceCpu) || !check(api::kResourceMemory)) {
+  if (!check(api::kResourceCpu, node.allocatable().milli_cpu) ||
+      !check(api::kResourceMemory, node.allocatable().memory)) {
     // CA returns an empty Info with the error; the caller logs it and goes on.
     return r;
   }
