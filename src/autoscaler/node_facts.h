@@ -74,6 +74,8 @@ class NodeFactsCache {
   std::unordered_map<std::string_view, NodeFacts> by_name_;  // keys view the node's own name
   std::vector<const NodeFacts*> sorted_;
   std::vector<std::pair<cloud::NodeGroup*, std::string>> groups_;  // NodeGroups() last time
+  // The nodes of the last call, held so that no new object can take one's address.
+  std::vector<api::NodeConstSharedPtr> last_nodes_;
 };
 
 }  // namespace tidepool::autoscaler
