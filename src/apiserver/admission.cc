@@ -112,7 +112,12 @@ std::string QosClass(const json& spec) {
 }
 
 void ValidateName(const Resource& r, const json& object, api::FieldErrors* errors) {
-  const json meta = object.value("metadata", json::object());
+  // A reference, not a copy (metadata holds the last-applied annotation): what
+  // object.value("metadata", {}) returned, including its throwing on a non-object `object`.
+  static const json kNoMetadata = json::object();
+  if (!object.is_object()) (void)object.value("metadata", json::object());
+  auto meta_it = object.find("metadata");
+  const json& meta = meta_it != object.end() ? *meta_it : kNoMetadata;
   const std::string name = meta.is_object() ? meta.value("name", "") : "";
   if (name.empty()) {
     if (!meta.is_object() || meta.value("generateName", "").empty()) {

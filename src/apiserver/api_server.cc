@@ -8,6 +8,7 @@
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
+#include "apiserver/json_parse.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
@@ -253,7 +254,7 @@ StatusOr<json> ParseBody(const HttpRequest& req) {
     }
     return std::move((*docs)[0]);
   }
-  json j = json::parse(req.body, nullptr, false);
+  json j = json_text::Parse(req.body);  // json::parse's result, faster (json_parse.h)
   if (j.is_discarded()) {
     return Status(StatusCode::kInvalidArgument,
                   "couldn't get version/kind; json parse error: invalid character in the body");
@@ -438,7 +439,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                                       IncludeObjectParam(req), true),
              r.Headers());
     } else {
-      w.Send(code, kJson, o->text, r.Headers());
+      w.SendView(code, kJson, o->text, r.Headers());  // `o` outlives the call: no copy
     }
   };
   auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };

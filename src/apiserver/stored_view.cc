@@ -1,6 +1,7 @@
 #include "apiserver/stored_view.h"
 
 #include <string_view>
+#include <type_traits>
 
 namespace tidepool::apiserver {
 
@@ -49,10 +50,19 @@ json PodSpecView(const json& spec) {
   return out;
 }
 
-}  // namespace
-
-json StoredView(const Resource& r, const json& object) {
-  if (!object.is_object()) return object;
+// The view, from an object that is copied (const json&) or taken apart (json&&): the one
+// template keeps the two overloads' results identical.
+template <typename Json>
+json BuildView(const Resource& r, Json&& object) {
+  constexpr bool kMove = !std::is_lvalue_reference_v<Json>;
+  auto take = [](auto& v) -> json {
+    if constexpr (kMove) {
+      return std::move(v);
+    } else {
+      return v;
+    }
+  };
+  if (!object.is_object()) return take(object);
   const bool pod = r.group.empty() && r.resource == "pods";
   json out = json::object();
   for (auto it = object.begin(); it != object.end(); ++it) {
@@ -65,22 +75,28 @@ json StoredView(const Resource& r, const json& object) {
           json ann = json::object();
           for (auto a = m->begin(); a != m->end(); ++a) {
             if (a.key() != "kubectl.kubernetes.io/last-applied-configuration") {
-              ann[a.key()] = *a;
+              ann[a.key()] = take(*a);
             }
           }
           if (!ann.empty()) meta["annotations"] = std::move(ann);
           continue;
         }
-        meta[m.key()] = *m;
+        meta[m.key()] = take(*m);
       }
       out["metadata"] = std::move(meta);
     } else if (pod && key == "spec" && it->is_object()) {
       out["spec"] = PodSpecView(*it);
     } else {
-      out[key] = *it;
+      out[key] = take(*it);
     }
   }
   return out;
 }
+
+}  // namespace
+
+json StoredView(const Resource& r, const json& object) { return BuildView(r, object); }
+
+json StoredView(const Resource& r, json&& object) { return BuildView(r, std::move(object)); }
 
 }  // namespace tidepool::apiserver

@@ -27,5 +27,7 @@
 namespace tidepool::apiserver {
 
 nlohmann::json StoredView(const Resource& r, const nlohmann::json& object);
+// The same view, taking the object apart instead of copying it (`object` is left unspecified).
+nlohmann::json StoredView(const Resource& r, nlohmann::json&& object);
 
 }  // namespace tidepool::apiserver

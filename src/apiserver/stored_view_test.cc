@@ -126,6 +126,10 @@ const std::vector<std::string>& PodFields() {
 // The view answers every printer and selector as the object does.
 void ExpectSame(const Resource& r, const json& object) {
   const json view = StoredView(r, object);
+  // The overload that takes the object apart (the store's create path) builds the same view.
+  json taken = object;
+  const json moved_view = StoredView(r, std::move(taken));
+  ASSERT_EQ(moved_view.dump(), view.dump());
   const std::string text = object.dump(-1, ' ', false, json::error_handler_t::replace);
   for (auto include : {printers::IncludeObject::kMetadata, printers::IncludeObject::kNone,
                        printers::IncludeObject::kObject}) {

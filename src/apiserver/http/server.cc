@@ -70,13 +70,21 @@ class BeastWriter final : public ResponseWriter {
 
   void Send(int status, std::string_view content_type, std::string body,
             const std::vector<std::pair<std::string, std::string>>& headers) override {
-    bhttp::response<bhttp::string_body> res{static_cast<bhttp::status>(status), version_};
+    SendView(status, content_type, body, headers);
+  }
+
+  // The same bytes as a string_body response would be (the header fields in this order, then
+  // Content-Length from prepare_payload), with the body written from the caller's memory.
+  void SendView(int status, std::string_view content_type, std::string_view body,
+                const std::vector<std::pair<std::string, std::string>>& headers) override {
+    bhttp::response<bhttp::span_body<const char>> res{static_cast<bhttp::status>(status),
+                                                      version_};
     res.set(bhttp::field::content_type, content_type);
     res.set("Audit-Id", "");
     res.set(bhttp::field::cache_control, "no-cache, private");
     for (const auto& [k, v] : headers) res.set(k, v);
     res.keep_alive(keep_alive_);
-    res.body() = std::move(body);
+    res.body() = boost::span<const char>(body.data(), body.size());
     res.prepare_payload();
     beast::error_code ec;
     bhttp::write(socket_, res, ec);
@@ -141,7 +149,8 @@ class BeastWriter final : public ResponseWriter {
   bool streaming_ = false;
 };
 
-HttpRequest Convert(const bhttp::request<bhttp::string_body>& req, const std::string& remote) {
+// Takes the request's body (no copy of it).
+HttpRequest Convert(bhttp::request<bhttp::string_body>& req, const std::string& remote) {
   HttpRequest out;
   out.method = std::string(req.method_string());
   out.target = std::string(req.target());
@@ -168,7 +177,7 @@ HttpRequest Convert(const bhttp::request<bhttp::string_body>& req, const std::st
     for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     out.headers[name] = std::string(f.value());
   }
-  out.body = req.body();
+  out.body = std::move(req.body());
   return out;
 }
 
@@ -240,7 +249,7 @@ struct HttpServer::Impl {
         }
         break;
       }
-      const auto& req = parser.get();
+      auto& req = parser.get();
       BeastWriter writer(c.socket, req.version(), req.keep_alive(), stopping);
       HttpRequest r = Convert(req, remote);
       handler(r, writer);

@@ -59,6 +59,12 @@ class ResponseWriter {
   virtual void EndStream() = 0;
   // True once the peer closed its side (checked without blocking), or the server is stopping.
   virtual bool Closed() = 0;
+  // The same response from a body the caller keeps alive for the call (a stored object's
+  // text): the server writes it without copying. The default copies it into Send.
+  virtual void SendView(int status, std::string_view content_type, std::string_view body,
+                        const std::vector<std::pair<std::string, std::string>>& headers = {}) {
+    Send(status, content_type, std::string(body), headers);
+  }
 };
 
 using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;

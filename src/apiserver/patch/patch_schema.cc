@@ -194,9 +194,8 @@ const Field& LookupField(std::string_view type, std::string_view field) {
   static const Field kUnknown;
   if (type.empty()) return kUnknown;
   const auto& table = Table();
-  std::string key;
-  key.reserve(type.size() + field.size() + 1);
-  key.append(type).append(".").append(field);
+  thread_local std::string key;  // reused: no allocation per lookup
+  key.assign(type).append(".").append(field);
   auto it = table.find(key);
   return it == table.end() ? kUnknown : it->second;
 }

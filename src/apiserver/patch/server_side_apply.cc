@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -577,7 +578,7 @@ class CreateFieldsWalker {
             auto li = litems.find(k);
             const json* lv = li == litems.end() ? nullptr : li->second;
             path_.push_back(k);
-            json child = json::object();
+            json child;
             Objects(lv, rv, f.type, child);
             Attach(node, lv == nullptr && Member(), std::move(child));
             path_.pop_back();
@@ -613,7 +614,7 @@ class CreateFieldsWalker {
         if (auto it = l->find(k); it != l->end()) lv = &*it;
       }
       path_.push_back("f:" + k);
-      json child = json::object();
+      json child;  // null until it gets a child (Attach makes it {})
       const bool member = Value(lv, &rv, LookupField(type, k), child);
       Attach(node, member, std::move(child));
       path_.pop_back();
@@ -632,10 +633,27 @@ class CreateFieldsWalker {
   // Adds the node at path_ to its parent's FieldsV1 `parent`, as FieldSet::ToFieldsV1 writes it.
   void Attach(json& parent, bool member, json child) {
     if (!member && child.empty()) return;
+    if (child.is_null()) child = json::object();  // children start null (no allocation)
     if (member && !child.empty()) child["."] = json::object();
     parent[path_.back()] = std::move(child);
   }
 };
+
+// What a create is compared with: the kind's zero object without status, with an empty spec
+// when the new object has one and the zero object does not. Parsed once per kind and kept
+// (immutable once cached; the map's nodes never move).
+const json& CreateBaseline(std::string_view root_type, bool with_spec) {
+  static std::mutex mu;
+  static auto* cache = new std::map<std::pair<std::string, bool>, json>();
+  std::lock_guard<std::mutex> lock(mu);
+  auto key = std::make_pair(std::string(root_type), with_spec);
+  auto it = cache->find(key);
+  if (it != cache->end()) return it->second;
+  json before = json::parse(schema::ZeroObjectJson(root_type));
+  before.erase("status");
+  if (with_spec && !before.contains("spec")) before["spec"] = json::object();
+  return cache->emplace(std::move(key), std::move(before)).first->second;
+}
 
 // A copy without metadata.managedFields and status.
 json WithoutManagedFieldsAndStatus(const json& object) {
@@ -963,12 +981,9 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
     // object (see UpdateManagedFieldsGeneralForTest for the general rule).
     const std::string api_version = ApiVersionOf(updated, old);
     const std::string_view root_type = schema::RootType(api_version, KindOf(updated, old));
-    json before = json::parse(schema::ZeroObjectJson(root_type));
-    before.erase("status");
-    if (auto spec = updated.find("spec");
-        spec != updated.end() && spec->is_object() && !before.contains("spec")) {
-      before["spec"] = json::object();
-    }
+    const auto spec = updated.find("spec");
+    const json& before =
+        CreateBaseline(root_type, spec != updated.end() && spec->is_object());
     CreateFieldsWalker walker;
     json fields = json::object();
     walker.Objects(&before, &updated, root_type, fields);
