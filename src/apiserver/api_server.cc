@@ -8,7 +8,6 @@
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
-#include "apiserver/json_parse.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
@@ -254,7 +253,7 @@ StatusOr<json> ParseBody(const HttpRequest& req) {
     }
     return std::move((*docs)[0]);
   }
-  json j = json_text::Parse(req.body);  // json::parse's result, faster (json_parse.h)
+  json j = json::parse(req.body, nullptr, false);
   if (j.is_discarded()) {
     return Status(StatusCode::kInvalidArgument,
                   "couldn't get version/kind; json parse error: invalid character in the body");

@@ -4,8 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "apiserver/json_dump.h"
-#include "apiserver/json_parse.h"
+#include "apiserver/json_text.h"
 #include "apiserver/stored_view.h"
 
 namespace tidepool::apiserver {
@@ -158,8 +157,19 @@ bool HasGeneration(const Resource& r) {
   return r.group == "apps" || r.group == "batch" || r.group == "policy";
 }
 
-// The stored text: nlohmann's dump(-1, ' ', false, replace), byte for byte (json_dump.h).
-std::string Dump(const json& value) { return json_text::Dump(value); }
+std::string Dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// Where the `""` of metadata.resourceVersion starts in `text`, or npos.
+size_t EmptyRvAt(const std::string& text) {
+  if (auto m = json_text::TopLevelMember(text, "metadata")) {
+    if (auto rv = json_text::TopLevelMember(*m, "resourceVersion"); rv && *rv == "\"\"") {
+      return static_cast<size_t>(rv->data() - text.data());
+    }
+  }
+  return std::string::npos;
+}
 
 // `object` (whose metadata.resourceVersion is "") serialized with resourceVersion `rv`: the
 // text is written once with an empty resourceVersion and `rv` spliced in.
@@ -182,10 +192,10 @@ struct RvText {
 };
 
 RvText DumpWithEmptyRv(json& object) {
-  json& rv = object["metadata"]["resourceVersion"];
-  rv = "";
+  object["metadata"]["resourceVersion"] = "";
   RvText t;
-  json_text::AppendDump(object, &t.text, &rv, &t.rv_at);
+  t.text = Dump(object);
+  t.rv_at = EmptyRvAt(t.text);
   return t;
 }
 
@@ -286,7 +296,7 @@ StatusOr<size_t> ObjectStore::Load() {
     if (r == nullptr) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " names no known resource");
     }
-    json value = json_text::Parse(rec.value);
+    json value = json::parse(rec.value, nullptr, false);
     if (value.is_discarded()) {
       return Status(StatusCode::kDataLoss, "stored object " + rec.key + " is not valid JSON");
     }
@@ -363,7 +373,7 @@ ObjectStore::ListResult ObjectStore::List(
 }
 
 json StoredObject::Parse() const {
-  json j = json_text::Parse(text);
+  json j = json::parse(text, nullptr, false);
   return j.is_discarded() ? json::object() : j;
 }
 
@@ -459,13 +469,10 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
   // that the commit fills in: holding the lock costs a splice, not a dump of the whole object.
   meta["resourceVersion"] = "";
   auto o = std::make_shared<StoredObject>();
-  // Written into this thread's scratch buffer, then copied into a string of the exact size
-  // with the revision spliced in: no reallocations while the text grows, and no unused
-  // capacity kept with the stored object.
-  thread_local std::string scratch;
-  scratch.clear();
-  size_t rv_at;  // where the text's `""` resourceVersion starts
-  json_text::AppendDump(object, &scratch, &meta["resourceVersion"], &rv_at);
+  // Dumped once, then copied into a string of the exact size with the revision spliced in: no
+  // unused capacity kept with the stored object.
+  const std::string scratch = Dump(object);
+  const size_t rv_at = EmptyRvAt(scratch);  // where the text's `""` resourceVersion starts
   o->text.reserve(scratch.size() + 20);     // 20: the digits of any int64 revision
   o->view = StoredView(r, std::move(object));  // `object` is not used below
   auto set_revision = [&](int64_t rv) {
@@ -475,7 +482,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
       o->text += text;
       o->text.append(scratch, rv_at + 1);
     } else {  // not expected: the text is ours
-      json copy = json_text::Parse(scratch);
+      json copy = json::parse(scratch, nullptr, false);
       copy["metadata"]["resourceVersion"] = text;
       o->text = Dump(copy);
     }
@@ -500,7 +507,6 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
     set_revision(revision_);
     ticket = Commit(r, local, o, nullptr, EventType::kAdded, opts.origin, &wake);
   }
-  if (scratch.capacity() > (1u << 20)) std::string().swap(scratch);  // after a huge object
   WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));
   return ObjectPtr(std::move(o));
