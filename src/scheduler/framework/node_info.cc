@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "common/check.h"
+#include "scheduler/framework/intern_table.h"
 
 namespace tidepool::scheduler {
 namespace {
@@ -93,94 +94,31 @@ bool SameShape(const NodeShape& shape, const api::Node& node) {
   return it == shape.labels.end();
 }
 
-// The process-wide table of live shapes, by hash. Entries are weak: a shape removes itself
-// (under the mutex) when its last holder goes. Never destroyed, so that NodeInfos in static
-// storage may outlive it. The same scheme as pod_info.cc's ClassTable.
-class ShapeTable {
- public:
-  static ShapeTable& Get() {
-    static ShapeTable* t = new ShapeTable();
-    return *t;
-  }
+// The process-wide table of live shapes, by hash (intern_table.h).
+InternTable<NodeShape, uint64_t>& ShapeTable() {
+  static auto* t = new InternTable<NodeShape, uint64_t>();
+  return *t;
+}
 
-  std::shared_ptr<const NodeShape> Intern(const api::Node& node) {
-    const uint64_t hash = ShapeHash(node);
-    // Candidates locked below are released after the mutex, since releasing the last reference
-    // runs the deleter, which takes the mutex.
-    std::vector<std::shared_ptr<const NodeShape>> seen;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = by_hash_.find(hash);
-      if (it != by_hash_.end()) {
-        for (const auto& [raw, weak] : it->second) {
-          std::shared_ptr<const NodeShape> s = weak.lock();
-          if (s != nullptr && SameShape(*s, node)) {
-            return s;
-          }
-          seen.push_back(std::move(s));
-        }
-      }
-    }
-    auto* s = new NodeShape();
-    for (const auto& [k, v] : node.meta.labels) {
-      if (!IsHostname(k)) {
-        s->labels.emplace_hint(s->labels.end(), k, v);
-      }
-    }
-    s->taints = node.spec.taints;
-    s->unschedulable = node.spec.unschedulable;
-    s->allocatable = node.status.allocatable;
-    s->allocatable_resource = Resource::FromList(s->allocatable);
-    s->hash = hash;
-    std::shared_ptr<const NodeShape> made(s, [](const NodeShape* p) { Get().Release(p); });
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& bucket = by_hash_[hash];
-    for (const auto& [raw, weak] : bucket) {
-      std::shared_ptr<const NodeShape> other = weak.lock();
-      if (other != nullptr && SameShape(*other, node)) {
-        seen.push_back(std::move(made));  // released after the mutex
-        return other;
-      }
-      seen.push_back(std::move(other));
-    }
-    bucket.emplace_back(s, made);
-    ++live_;
-    return made;
-  }
-
-  size_t NumLive() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return live_;
-  }
-
- private:
-  void Release(const NodeShape* p) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = by_hash_.find(p->hash);
-      if (it != by_hash_.end()) {
-        auto& v = it->second;
-        for (size_t i = 0; i < v.size(); ++i) {
-          if (v[i].first == p) {
-            v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
-            --live_;
-            break;
+std::shared_ptr<const NodeShape> InternShape(const api::Node& node) {
+  const uint64_t hash = ShapeHash(node);
+  return ShapeTable().Intern(
+      hash, [&](const NodeShape& s) { return SameShape(s, node); },
+      [&] {
+        auto* s = new NodeShape();
+        for (const auto& [k, v] : node.meta.labels) {
+          if (!IsHostname(k)) {
+            s->labels.emplace_hint(s->labels.end(), k, v);
           }
         }
-        if (v.empty()) {
-          by_hash_.erase(it);
-        }
-      }
-    }
-    delete p;
-  }
-
-  std::mutex mu_;
-  // Several entries per hash only on a collision (or while a dying shape awaits removal).
-  std::map<uint64_t, std::vector<std::pair<const NodeShape*, std::weak_ptr<const NodeShape>>>>
-      by_hash_;
-  size_t live_ = 0;
-};
+        s->taints = node.spec.taints;
+        s->unschedulable = node.spec.unschedulable;
+        s->allocatable = node.status.allocatable;
+        s->allocatable_resource = Resource::FromList(s->allocatable);
+        s->hash = hash;
+        return s;
+      });
+}
 
 }  // namespace
 
@@ -188,7 +126,7 @@ NodeInfo::NodeInfo(const api::Node& node) : name_(node.meta.name), f_(MakeFacts(
 
 NodeInfo::Facts NodeInfo::MakeFacts(const api::Node& node) {
   Facts f;
-  f.shape = ShapeTable::Get().Intern(node);
+  f.shape = InternShape(node);
   const std::string& uid = node.meta.uid;
   const std::string& provider_id = node.spec.provider_id;
   f.uid_len = static_cast<uint32_t>(uid.size());
@@ -269,7 +207,7 @@ api::Node NodeInfo::ToNode() const {
   return n;
 }
 
-size_t NodeInfo::NumLiveShapes() { return ShapeTable::Get().NumLive(); }
+size_t NodeInfo::NumLiveShapes() { return ShapeTable().NumLive(); }
 
 void NodeInfo::Account(const PodInfo& pod, int sign) {
   if (sign > 0) {

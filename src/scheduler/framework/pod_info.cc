@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "api/pod_resources.h"
+#include "scheduler/framework/intern_table.h"
 
 namespace tidepool::scheduler {
 namespace {
@@ -51,94 +52,29 @@ api::Pod MakeShape(const api::Pod& pod) {
   return shape;
 }
 
-// The process-wide table of live classes, by fingerprint. Entries are weak: a class removes
-// itself (under the mutex) when its last PodInfo goes. Never destroyed, so that PodInfos in
-// static storage may outlive it.
-class ClassTable {
- public:
-  static ClassTable& Get() {
-    static ClassTable* t = new ClassTable();
-    return *t;
-  }
+// The process-wide table of live classes, by fingerprint (intern_table.h).
+using FpKey = std::pair<uint64_t, uint64_t>;
+InternTable<PodClass, FpKey>& ClassTable() {
+  static auto* t = new InternTable<PodClass, FpKey>();
+  return *t;
+}
 
-  std::shared_ptr<const PodClass> Intern(const api::Pod& pod) {
-    const api::PodFingerprint fp = api::SchedulingFingerprintWithNodeName(pod, "");
-    // Candidates locked below are released after the mutex, since releasing the last reference
-    // runs the deleter, which takes the mutex.
-    std::vector<std::shared_ptr<const PodClass>> seen;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = by_fp_.find(Key(fp));
-      if (it != by_fp_.end()) {
-        for (const auto& [raw, weak] : it->second) {
-          std::shared_ptr<const PodClass> c = weak.lock();
-          if (c != nullptr && SameClass(c->shape, pod)) {
-            return c;
-          }
-          seen.push_back(std::move(c));
-        }
-      }
-    }
-    // A miss: build the class outside the mutex (PodRequests allocates), then insert it unless
-    // another thread inserted an equal one meanwhile.
-    auto* c = new PodClass();
-    c->shape = MakeShape(pod);
-    c->request = Resource::FromList(api::PodRequests(c->shape));
-    api::ResourceList non_zero = api::PodRequests(c->shape, {.non_missing_defaults = true});
-    c->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
-    c->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
-    c->fingerprint = fp;
-    std::shared_ptr<const PodClass> made(c, [](const PodClass* p) { Get().Release(p); });
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& bucket = by_fp_[Key(fp)];
-    for (const auto& [raw, weak] : bucket) {
-      std::shared_ptr<const PodClass> other = weak.lock();
-      if (other != nullptr && SameClass(other->shape, pod)) {
-        seen.push_back(std::move(made));  // released after the mutex
-        return other;
-      }
-      seen.push_back(std::move(other));
-    }
-    bucket.emplace_back(c, made);
-    ++live_;
-    return made;
-  }
-
-  size_t NumLive() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return live_;
-  }
-
- private:
-  using FpKey = std::pair<uint64_t, uint64_t>;
-  static FpKey Key(const api::PodFingerprint& fp) { return {fp.a, fp.b}; }
-
-  void Release(const PodClass* p) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      auto it = by_fp_.find(Key(p->fingerprint));
-      if (it != by_fp_.end()) {
-        auto& v = it->second;
-        for (size_t i = 0; i < v.size(); ++i) {
-          if (v[i].first == p) {
-            v.erase(v.begin() + static_cast<std::ptrdiff_t>(i));
-            --live_;
-            break;
-          }
-        }
-        if (v.empty()) {
-          by_fp_.erase(it);
-        }
-      }
-    }
-    delete p;
-  }
-
-  std::mutex mu_;
-  // Several entries per fingerprint only on a collision (or while a dying class awaits removal).
-  std::map<FpKey, std::vector<std::pair<const PodClass*, std::weak_ptr<const PodClass>>>> by_fp_;
-  size_t live_ = 0;
-};
+std::shared_ptr<const PodClass> InternClass(const api::Pod& pod) {
+  const api::PodFingerprint fp = api::SchedulingFingerprintWithNodeName(pod, "");
+  return ClassTable().Intern(
+      FpKey{fp.a, fp.b}, [&](const PodClass& c) { return SameClass(c.shape, pod); },
+      [&] {
+        // Built outside the table's mutex (PodRequests allocates).
+        auto* c = new PodClass();
+        c->shape = MakeShape(pod);
+        c->request = Resource::FromList(api::PodRequests(c->shape));
+        api::ResourceList non_zero = api::PodRequests(c->shape, {.non_missing_defaults = true});
+        c->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
+        c->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
+        c->fingerprint = fp;
+        return c;
+      });
+}
 
 bool HasCondition(const api::Pod& pod, std::string_view type, api::ConditionStatus status,
                   std::string_view reason) {
@@ -149,7 +85,7 @@ bool HasCondition(const api::Pod& pod, std::string_view type, api::ConditionStat
 }  // namespace
 
 PodInfo::PodInfo(const api::Pod& pod)
-    : class_(ClassTable::Get().Intern(pod)),
+    : class_(InternClass(pod)),
       phase_(pod.status.phase),
       marked_unschedulable_(
           HasCondition(pod, "PodScheduled", api::ConditionStatus::kFalse, "Unschedulable")),
@@ -225,7 +161,7 @@ api::Pod PodInfo::ToPod() const {
   return pod;
 }
 
-size_t PodInfo::NumLiveClasses() { return ClassTable::Get().NumLive(); }
+size_t PodInfo::NumLiveClasses() { return ClassTable().NumLive(); }
 
 PodInfoConstSharedPtr MakePodInfo(const api::Pod& pod) { return std::make_shared<PodInfo>(pod); }
 
