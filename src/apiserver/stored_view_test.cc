@@ -20,6 +20,7 @@
 #include "apiserver/printers/printers.h"
 #include "apiserver/resources.h"
 #include "apiserver/selectors/fields.h"
+#include "testing/pod_json.h"
 #include "testing/repository_manifests.h"
 
 namespace tidepool::apiserver {
@@ -34,17 +35,12 @@ std::vector<json> RepositoryObjects() {
 }
 
 json Pod(std::string_view spec, std::string_view status, std::string_view extra_meta = "") {
-  std::string text = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"d",)"
-                     R"("creationTimestamp":"2025-12-31T23:00:00Z","labels":{"app":"a"},)"
-                     R"("annotations":{"kubectl.kubernetes.io/last-applied-configuration":"{}",)"
-                     R"("other":"x"},"managedFields":[{"manager":"m","operation":"Update"}])";
-  text += extra_meta;
-  text += R"(},"spec":)";
-  text += spec;
-  text += R"(,"status":)";
-  text += status;
-  text += "}";
-  return json::parse(text);
+  std::string meta = R"("name":"p","namespace":"d","creationTimestamp":"2025-12-31T23:00:00Z",)"
+                     R"("labels":{"app":"a"},"annotations":{)"
+                     R"("kubectl.kubernetes.io/last-applied-configuration":"{}","other":"x"},)"
+                     R"("managedFields":[{"manager":"m","operation":"Update"}])";
+  meta += extra_meta;
+  return testing::PodJson(meta, spec, status);
 }
 
 // Pods in the states printPod tells apart.

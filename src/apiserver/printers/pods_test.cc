@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "apiserver/printers/printers.h"
+#include "testing/pod_json.h"
 
 namespace tidepool::apiserver::printers {
 namespace {
@@ -18,18 +19,12 @@ constexpr int64_t k2026 = 1767225600;  // 2026-01-01T00:00:00Z, every pod's crea
 const TimePoint kNow = TimePoint(std::chrono::seconds(k2026 + 300));  // 00:05:00, age "5m"
 
 json Pod(std::string_view spec, std::string_view status, std::string_view extra_metadata = "") {
-  std::string text = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",)"
-                     R"("namespace":"default","creationTimestamp":"2026-01-01T00:00:00Z")";
+  std::string meta = R"("name":"p","namespace":"default","creationTimestamp":"2026-01-01T00:00:00Z")";
   if (!extra_metadata.empty()) {
-    text += ",";
-    text += extra_metadata;
+    meta += ",";
+    meta += extra_metadata;
   }
-  text += R"(},"spec":)";
-  text += spec;
-  text += R"(,"status":)";
-  text += status;
-  text += "}";
-  return json::parse(text);
+  return ::tidepool::testing::PodJson(meta, spec, status);
 }
 
 constexpr std::string_view kOneContainer = R"({"containers":[{"name":"app","image":"img"}]})";
