@@ -39,8 +39,7 @@ void ComputeObjectFacts(const api::Node& n, const cloud::CloudProvider& cloud, N
       }
     }
   }
-  auto a = n.meta.annotations.find(std::string(scaledown::kScaleDownDisabledAnnotation));
-  f.scale_down_disabled = a != n.meta.annotations.end() && a->second == "true";
+  f.scale_down_disabled = scaledown::HasScaleDownDisabledAnnotation(n);
   f.capacity_cores = api::Get(n.status.capacity, api::kResourceCpu).Value();
   f.capacity_memory = api::Get(n.status.capacity, api::kResourceMemory).Value();
   f.capacity_gpus =

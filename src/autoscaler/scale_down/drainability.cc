@@ -41,6 +41,15 @@ PodDrainability Blocked(BlockingPodReason reason, std::string message) {
 
 }  // namespace
 
+bool HasScaleDownDisabledAnnotation(const api::Node& node) {
+  if (node.meta.annotations.empty()) {
+    return false;
+  }
+  static const auto* key = new std::string(kScaleDownDisabledAnnotation);
+  auto it = node.meta.annotations.find(*key);
+  return it != node.meta.annotations.end() && it->second == "true";
+}
+
 bool IsMirrorPod(const scheduler::PodInfo& pod) { return Annotation(pod, kMirrorPodAnnotation) != nullptr; }
 
 bool IsDaemonSetPod(const scheduler::PodInfo& pod) {

@@ -46,6 +46,9 @@ inline constexpr std::string_view kLocalStorageAnnotation = "tidepool.dev/local-
 inline constexpr std::string_view kScaleDownDisabledAnnotation =
     "cluster-autoscaler.kubernetes.io/scale-down-disabled";
 
+// The node carries cluster-autoscaler.kubernetes.io/scale-down-disabled: "true".
+bool HasScaleDownDisabledAnnotation(const api::Node& node);
+
 bool IsMirrorPod(const scheduler::PodInfo& pod);
 bool IsDaemonSetPod(const scheduler::PodInfo& pod);
 // CA's drain.IsPodTerminal: Failed, or Succeeded with restartPolicy Never or OnFailure.

@@ -31,15 +31,6 @@ constexpr Duration kUnremovableNodeRecheckTimeout = std::chrono::minutes(5);
 // klogx.NewLoggingQuota(20) for the per-node utilisation lines.
 constexpr int kUtilizationLogQuota = 20;
 
-bool HasNoScaleDownAnnotation(const api::Node& node) {
-  if (node.meta.annotations.empty()) {
-    return false;
-  }
-  static const auto* key = new std::string(kScaleDownDisabledAnnotation);
-  auto it = node.meta.annotations.find(*key);
-  return it != node.meta.annotations.end() && it->second == "true";
-}
-
 struct Candidate {
   api::NodeConstSharedPtr node;
   std::string group;
@@ -502,7 +493,7 @@ std::vector<NodeToRemove> Planner::NodesToDelete(TimePoint now) {
   // unneeded.Nodes.unremovableReason.
   auto check = [&](const UnneededNode& u) -> std::pair<UnremovableReason, std::string> {
     const api::Node& node = *unneeded_nodes_.at(u.node);
-    if (HasNoScaleDownAnnotation(node)) {
+    if (HasScaleDownDisabledAnnotation(node)) {
       SD_VLOG(4, "Skipping " + u.node + " - scale down disabled annotation found");
       return {UnremovableReason::kScaleDownDisabledAnnotation, ""};
     }
