@@ -171,14 +171,14 @@ size_t EmptyRvAt(const std::string& text) {
   return std::string::npos;
 }
 
-// `object` (whose metadata.resourceVersion is "") serialized with resourceVersion `rv`: the
-// text is written once with an empty resourceVersion and `rv` spliced in.
+// An object serialized with an empty metadata.resourceVersion; With(rv) gives its text with
+// `rv` spliced in, at the exact size: the object is dumped once, whatever revision it gets.
 struct RvText {
   std::string text;  // with ""
   size_t rv_at = std::string::npos;
-  std::string With(const json& object, const std::string& rv) const {
+  std::string With(const std::string& rv) const {
     if (rv_at == std::string::npos) {  // not expected: the text is ours
-      json copy = object;
+      json copy = json::parse(text, nullptr, /*allow_exceptions=*/false);
       copy["metadata"]["resourceVersion"] = rv;
       return Dump(copy);
     }
@@ -203,7 +203,7 @@ RvText DumpWithEmptyRv(json& object) {
 ObjectPtr MakeStored(const Resource& r, const json& object, const RvText& t, int64_t rv) {
   auto o = std::make_shared<StoredObject>();
   const std::string rvs = std::to_string(rv);
-  o->text = t.With(object, rvs);
+  o->text = t.With(rvs);
   o->view = StoredView(r, object);
   if (o->view.is_object() && o->view["metadata"].is_object()) {
     o->view["metadata"]["resourceVersion"] = rvs;
@@ -373,7 +373,7 @@ ObjectStore::ListResult ObjectStore::List(
 }
 
 json StoredObject::Parse() const {
-  json j = json::parse(text, nullptr, false);
+  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   return j.is_discarded() ? json::object() : j;
 }
 
@@ -467,25 +467,12 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
   if (HasGeneration(r)) meta["generation"] = 1;
   // Serialized (and the view built) outside the store's lock, with an empty resourceVersion
   // that the commit fills in: holding the lock costs a splice, not a dump of the whole object.
-  meta["resourceVersion"] = "";
   auto o = std::make_shared<StoredObject>();
-  // Dumped once, then copied into a string of the exact size with the revision spliced in: no
-  // unused capacity kept with the stored object.
-  const std::string scratch = Dump(object);
-  const size_t rv_at = EmptyRvAt(scratch);  // where the text's `""` resourceVersion starts
-  o->text.reserve(scratch.size() + 20);     // 20: the digits of any int64 revision
+  const RvText t = DumpWithEmptyRv(object);
   o->view = StoredView(r, std::move(object));  // `object` is not used below
   auto set_revision = [&](int64_t rv) {
     const std::string text = std::to_string(rv);
-    if (rv_at != std::string::npos) {
-      o->text.append(scratch, 0, rv_at + 1);
-      o->text += text;
-      o->text.append(scratch, rv_at + 1);
-    } else {  // not expected: the text is ours
-      json copy = json::parse(scratch, nullptr, false);
-      copy["metadata"]["resourceVersion"] = text;
-      o->text = Dump(copy);
-    }
+    o->text = t.With(text);
     if (o->view.is_object() && o->view["metadata"].is_object()) {
       o->view["metadata"]["resourceVersion"] = text;
     }
@@ -593,7 +580,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
       // A no-op update is not a write. Equal texts are equal objects; different texts are
       // different objects unless numbers differ only in type (1.0 == 1 for nlohmann::json, as
       // the whole-tree comparison this replaces said), which only a float can cause.
-      const std::string same_rv = t.With(next, std::to_string(current->resource_version));
+      const std::string same_rv = t.With(std::to_string(current->resource_version));
       bool unchanged = same_rv == current->text;
       if (!unchanged && HasFloat(next)) {
         json cur_full = current->Parse();
