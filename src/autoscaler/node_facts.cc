@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <unordered_set>
 
 #include "api/resource_list.h"
 #include "autoscaler/scale_down/drainability.h"
@@ -11,7 +12,8 @@
 namespace tidepool::autoscaler {
 namespace {
 
-// The facts that depend on the node object alone (and on the provider's GPU rules).
+// The facts that depend on the node object alone (and on the provider's GPU rules), into a
+// fresh NodeFacts.
 void ComputeObjectFacts(const api::Node& n, const cloud::CloudProvider& cloud, NodeFacts& f) {
   f.cloud_gpu = cloud.GetNodeGpuConfig(n);
   f.cloud_gpu_unready =
@@ -19,25 +21,21 @@ void ComputeObjectFacts(const api::Node& n, const cloud::CloudProvider& cloud, N
   f.gpu = f.cloud_gpu.has_value() ? f.cloud_gpu : scaledown::NodeGpuConfig(cloud, n);
   f.gpu_unready = scaledown::GpuNotReady(n, f.gpu);
   f.ready = n.IsReady();
-  f.ready_since.reset();
   if (const api::NodeCondition* c = n.FindCondition("Ready"); c != nullptr) {
     f.ready_since = c->last_transition_time;
   }
-  f.has_to_be_deleted_taint = false;
-  f.to_be_deleted_time.reset();
   for (const api::Taint& t : n.spec.taints) {
     if (t.key != kToBeDeletedTaint) {
       continue;
     }
-    if (!f.has_to_be_deleted_taint) {
-      f.has_to_be_deleted_taint = true;
-      int64_t secs = 0;
-      const char* end = t.value.data() + t.value.size();
-      auto [ptr, ec] = std::from_chars(t.value.data(), end, secs);
-      if (ec == std::errc() && ptr == end) {  // CA: an unparsable value is no deletion time
-        f.to_be_deleted_time = TimePoint(std::chrono::seconds(secs));
-      }
+    f.has_to_be_deleted_taint = true;
+    int64_t secs = 0;
+    const char* end = t.value.data() + t.value.size();
+    auto [ptr, ec] = std::from_chars(t.value.data(), end, secs);
+    if (ec == std::errc() && ptr == end) {  // CA: an unparsable value is no deletion time
+      f.to_be_deleted_time = TimePoint(std::chrono::seconds(secs));
     }
+    break;  // the first one counts, as in CA's GetToBeDeletedTime
   }
   f.scale_down_disabled = scaledown::HasScaleDownDisabledAnnotation(n);
   f.capacity_cores = api::Get(n.status.capacity, api::kResourceCpu).Value();
@@ -103,10 +101,7 @@ const std::vector<const NodeFacts*>& NodeFactsCache::Sync(
       // The key views the old object's name: re-key it to the new object's.
       auto handle = by_name_.extract(it);
       handle.key() = n->meta.name;
-      NodeFacts& g = handle.mapped();
-      g.node = n;
-      g.group = cloud.NodeGroupForNode(*n);
-      ComputeObjectFacts(*n, cloud, g);
+      handle.mapped() = Compute(n, cloud);
       by_name_.insert(std::move(handle));
     } else if (groups_changed || f.group == nullptr) {
       f.group = cloud.NodeGroupForNode(*n);
@@ -114,17 +109,17 @@ const std::vector<const NodeFacts*>& NodeFactsCache::Sync(
   }
   if (by_name_.size() != nodes.size()) {
     // Nodes gone (or a name twice in `nodes`, which no producer does): keep exactly `nodes`.
-    std::unordered_map<std::string_view, const api::Node*> wanted;
+    std::unordered_set<std::string_view> wanted;
     wanted.reserve(nodes.size());
     for (const auto& n : nodes) {
-      wanted.emplace(n->meta.name, n.get());
+      wanted.insert(n->meta.name);
     }
     for (auto it = by_name_.begin(); it != by_name_.end();) {
       it = wanted.count(it->first) > 0 ? std::next(it) : by_name_.erase(it);
     }
     membership_changed = true;
   }
-  if (membership_changed || sorted_.size() != by_name_.size()) {
+  if (membership_changed) {
     sorted_.clear();
     sorted_.reserve(by_name_.size());
     for (const auto& [name, f] : by_name_) {

@@ -188,7 +188,6 @@ void AutoscalerImpl::SyncSnapshot(const ClusterView& view,
   for (const NodeFacts* f : started) {
     last_nodes_.push_back(f->node);
   }
-  last_pods_.clear();
   last_pods_ = view.scheduled_pods;
 
   if (node_writes_since_clear_ > 4 * snap_nodes_.size() + 1000) {
