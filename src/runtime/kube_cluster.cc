@@ -1,6 +1,8 @@
 #include "runtime/kube_cluster.h"
 
 #include <cstdio>
+#include <optional>
+#include <string_view>
 
 #include "api/codec/json_codec.h"
 #include "runtime/event_json.h"
@@ -14,7 +16,45 @@ namespace {
 
 std::string NodePath(const std::string& node) { return "/api/v1/nodes/" + node; }
 
+// CA's node annotations (scale-down-disabled) share this prefix.
+constexpr std::string_view kCaAnnotationPrefix = "cluster-autoscaler.kubernetes.io/";
+
+// The capacities anything reads: cpu, memory and extended resources (GPUs).
+bool KeptCapacity(std::string_view name) {
+  return name == api::kResourceCpu || name == api::kResourceMemory ||
+         name.find('/') != std::string_view::npos;
+}
+
 }  // namespace
+
+api::Node NodeForCache(api::Node&& decoded) {
+  api::Node n;
+  n.meta.name = std::move(decoded.meta.name);
+  n.meta.uid = std::move(decoded.meta.uid);
+  n.meta.creation_timestamp = decoded.meta.creation_timestamp;
+  n.meta.deletion_timestamp = decoded.meta.deletion_timestamp;
+  n.meta.labels = std::move(decoded.meta.labels);
+  for (auto& [key, value] : decoded.meta.annotations) {
+    if (key.rfind(kCaAnnotationPrefix, 0) == 0) {
+      n.meta.annotations.emplace_hint(n.meta.annotations.end(), key, std::move(value));
+    }
+  }
+  n.spec = std::move(decoded.spec);
+  for (auto& [name, q] : decoded.status.capacity) {
+    if (KeptCapacity(name)) {
+      n.status.capacity.emplace_hint(n.status.capacity.end(), name, std::move(q));
+    }
+  }
+  n.status.allocatable = std::move(decoded.status.allocatable);
+  if (const api::NodeCondition* ready = decoded.FindCondition("Ready"); ready != nullptr) {
+    api::NodeCondition c;
+    c.type = "Ready";
+    c.status = ready->status;
+    c.last_transition_time = ready->last_transition_time;
+    n.status.conditions.push_back(std::move(c));
+  }
+  return n;
+}
 
 struct KubeClusterCache::PdbEntry {
   std::string namespace_;
@@ -86,6 +126,10 @@ void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
     return;
   }
   StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  std::optional<api::Node> kept;
+  if (node.ok()) {
+    kept = NodeForCache(std::move(*node));
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (!node.ok()) {
     ++decode_errors_;
@@ -95,7 +139,11 @@ void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
     node_map_.erase(key);
     return;
   }
-  node_map_[key] = std::make_shared<const api::Node>(std::move(*node));
+  auto [it, inserted] = node_map_.try_emplace(key);
+  if (!inserted && it->second != nullptr && *it->second == *kept) {
+    return;  // nothing the engine reads changed: keep the node it already has
+  }
+  it->second = std::make_shared<const api::Node>(std::move(*kept));
 }
 
 void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {

@@ -6,6 +6,7 @@
 //                      and relisted by the informers); every change is decoded once into typed
 //                      api::Node / api::Pod (and the scheduler's PodInfo), so a loop's
 //                      ClusterView is a copy of shared pointers, never a rescan of the API.
+//                      What it keeps of a node is what the engine reads (NodeForCache below).
 //   KubeClusterWriter  ClusterWriter: taints by read-modify-update with optimistic concurrency
 //                      (retried on 409 Conflict, as client-go's RetryOnConflict); evictions
 //                      through policy/v1 Eviction (429: a PodDisruptionBudget forbids it now,
@@ -37,6 +38,38 @@
 
 namespace tidepool::runtime {
 
+// What KubeClusterCache keeps of a decoded node: exactly the fields that the engine and its
+// callers read from a ClusterView node, so that 10,000 nodes cost the process little beside the
+// engine's snapshot (issue 3; bench/autoscale_cache_bench.cc). The readers, audited:
+//   scheduler NodeInfo (framework/node_info.cc)  name, uid, creationTimestamp, deletionTimestamp,
+//       labels, spec (unschedulable, taints with timeAdded, providerID), allocatable, Ready;
+//   autoscaler NodeFacts (node_facts.cc)  allocatable (GPU readiness), the Ready condition's
+//       status and lastTransitionTime, the ToBeDeleted taint, the scale-down-disabled
+//       annotation, capacity of cpu, memory and the GPU resource;
+//   cluster state / scale-up (core/autoscaler.cc, scale_up.cc, least_waste.cc, estimator)
+//       providerID, unschedulable, creationTimestamp, name; a ready node of a group is that
+//       group's template (capacity cpu/memory/GPU, allocatable, labels, taints);
+//   scale-down (planner.cc, utilization.cc, drainability.cc)  name, creationTimestamp,
+//       allocatable, the scale-down-disabled annotation;
+//   GKE provider (NodeGroupForNode, GetNodeGpuConfig)  providerID, the nodepool and
+//       gke-accelerator labels, allocatable.
+// So the kept node has:
+//   metadata   name, uid, creationTimestamp, deletionTimestamp, all labels, and only the
+//              annotations under "cluster-autoscaler.kubernetes.io/" (CA's node annotations:
+//              scale-down-disabled); no resourceVersion, generation, generateName, owners;
+//   spec       all of it (unschedulable, taints, providerID);
+//   status     allocatable in full (every scheduler filter may read it); capacity only for
+//              cpu, memory and extended resources (a name with a '/', e.g. nvidia.com/gpu: the
+//              only capacities anything reads are cpu, memory and a GPU resource; pods,
+//              ephemeral-storage and hugepages-* are dropped); of the conditions only Ready,
+//              with its status and lastTransitionTime (no reason, message or heartbeat time;
+//              no other condition type is read). Addresses, nodeInfo, images, daemonEndpoints
+//              are not part of api::Node at all (NodeFromJson drops them).
+// A change that leaves the kept node equal (a heartbeat, a new resourceVersion, a condition
+// message) keeps the previous shared node, so the engine's per-node caches see no change.
+// Anything that starts reading another node field from the view must be added here.
+api::Node NodeForCache(api::Node&& decoded);
+
 class KubeClusterCache {
  public:
   // `client`, `clock` must outlive the cache; `logger` may be null.
@@ -58,6 +91,11 @@ class KubeClusterCache {
   std::map<std::string, client::InformerStats> Stats() const;
   // Objects that failed to decode so far (logged once each).
   uint64_t decode_errors() const;
+
+  // Test seams: the node and pod informers' handlers, fed without an API server (the
+  // informers' transform, StripManagedFields, is the caller's to apply).
+  void OnNodeForTest(const client::ObjectRef& obj, bool deleted) { OnNode(obj, deleted); }
+  void OnPodForTest(const client::ObjectRef& obj, bool deleted) { OnPod(obj, deleted); }
 
  private:
   struct PdbEntry;

@@ -4,7 +4,10 @@
 
 #include <thread>
 
+#include "api/codec/json_codec.h"
+#include "autoscaler/scale_down/drainability.h"
 #include "client/test_api_server.h"
+#include "scheduler/framework/node_info.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -150,6 +153,215 @@ TEST_F(KubeClusterTest, StatusConfigMapIsCreatedThenUpdated) {
   EXPECT_EQ((*cm)["data"]["status"], "b");
   EXPECT_EQ((*cm)["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/last-updated"],
             "2025-11-30 22:00:00.00025 +0000 UTC");
+}
+
+// ---- What the cache keeps of a node (NodeForCache) -------------------------------------------
+
+json Cond(const std::string& type, const std::string& status, const std::string& reason) {
+  return {{"type", type},
+          {"status", status},
+          {"lastHeartbeatTime", "2026-11-29T09:12:41Z"},
+          {"lastTransitionTime", "2026-11-29T08:00:00Z"},
+          {"reason", reason},
+          {"message", reason + " message"}};
+}
+
+// A GKE GPU node as the API serves it (managedFields already stripped by the informer).
+json GkeNode() {
+  return {
+      {"apiVersion", "v1"},
+      {"kind", "Node"},
+      {"metadata",
+       {{"name", "gke-prod-gpu-pool-1a2b3c4d-x7k2"},
+        {"uid", "0f7c2e5a-1b2c-4d3e-8f40-5a6b7c8d9e0f"},
+        {"resourceVersion", "200123"},
+        {"creationTimestamp", "2026-11-29T08:00:00Z"},
+        {"labels",
+         {{"cloud.google.com/gke-accelerator", "nvidia-tesla-a100"},
+          {"cloud.google.com/gke-nodepool", "gpu-pool"},
+          {"kubernetes.io/hostname", "gke-prod-gpu-pool-1a2b3c4d-x7k2"},
+          {"node.kubernetes.io/instance-type", "a2-highgpu-8g"},
+          {"topology.kubernetes.io/zone", "us-central1-a"}}},
+        {"annotations",
+         {{"container.googleapis.com/instance_id", "7000000000000000001"},
+          {"node.alpha.kubernetes.io/ttl", "0"},
+          {"volumes.kubernetes.io/controller-managed-attach-detach", "true"}}}}},
+      {"spec",
+       {{"podCIDR", "10.4.1.0/24"},
+        {"providerID", "gce://tidepool-prod/us-central1-a/gke-prod-gpu-pool-1a2b3c4d-x7k2"},
+        {"taints", json::array({{{"key", "nvidia.com/gpu"}, {"value", "present"},
+                                 {"effect", "NoSchedule"}}})}}},
+      {"status",
+       {{"capacity",
+         {{"cpu", "96"}, {"ephemeral-storage", "98831908Ki"}, {"hugepages-1Gi", "0"},
+          {"hugepages-2Mi", "0"}, {"memory", "696867516Ki"}, {"nvidia.com/gpu", "8"},
+          {"pods", "110"}}},
+        {"allocatable",
+         {{"cpu", "95690m"}, {"ephemeral-storage", "47060071478"}, {"hugepages-1Gi", "0"},
+          {"hugepages-2Mi", "0"}, {"memory", "669574332Ki"}, {"nvidia.com/gpu", "8"},
+          {"pods", "110"}}},
+        {"conditions",
+         json::array({Cond("KernelDeadlock", "False", "KernelHasNoDeadlock"),
+                      Cond("NetworkUnavailable", "False", "RouteCreated"),
+                      Cond("MemoryPressure", "False", "KubeletHasSufficientMemory"),
+                      Cond("DiskPressure", "False", "KubeletHasNoDiskPressure"),
+                      Cond("PIDPressure", "False", "KubeletHasSufficientPID"),
+                      Cond("Ready", "True", "KubeletReady")})},
+        {"addresses", json::array({{{"type", "InternalIP"}, {"address", "10.128.0.7"}}})},
+        {"nodeInfo", {{"kubeletVersion", "v1.31.2-gke.1"}, {"osImage", "COS"}}},
+        {"images", json::array({{{"names", json::array({"gke.gcr.io/pause:3.9"})},
+                                 {"sizeBytes", 300000}}})}}}};
+}
+
+// What the cache keeps of GkeNode(), as JSON.
+json GkeNodeKept() {
+  json n = GkeNode();
+  n["metadata"].erase("resourceVersion");
+  n["metadata"].erase("annotations");
+  n["spec"].erase("podCIDR");
+  json& st = n["status"];
+  st["capacity"] = {{"cpu", "96"}, {"memory", "696867516Ki"}, {"nvidia.com/gpu", "8"}};
+  st["conditions"] = json::array(
+      {{{"type", "Ready"}, {"status", "True"}, {"lastTransitionTime", "2026-11-29T08:00:00Z"}}});
+  st.erase("addresses");
+  st.erase("nodeInfo");
+  st.erase("images");
+  return n;
+}
+
+// Feeds `in` to a cache's node handler and returns what its view holds.
+api::NodeConstSharedPtr Kept(KubeClusterCache& cache, const json& in) {
+  cache.OnNodeForTest(std::make_shared<const json>(in), false);
+  autoscaler::ClusterView v = cache.View();
+  return v.nodes.empty() ? nullptr : v.nodes.front();
+}
+
+class NodeForCacheTest : public ::testing::Test {
+ protected:
+  SimulatedClock clock_;
+  client::RestClient client_{client::RestConfig{}, clock_};
+  KubeClusterCache cache_{client_, clock_, nullptr, 1};
+};
+
+TEST_F(NodeForCacheTest, TheCacheKeepsExactlyTheNodeFieldsTheEngineReads) {
+  struct Case {
+    std::string name;
+    json in;
+    json kept;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"a GKE GPU node keeps its labels, spec, allocatable, the cpu, memory and GPU "
+                   "capacity and the Ready condition's status and transition time",
+                   GkeNode(), GkeNodeKept()});
+  {
+    json in = GkeNode(), kept = GkeNodeKept();
+    in["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = "true";
+    in["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/other"] = "x";
+    kept["metadata"]["annotations"] = {
+        {"cluster-autoscaler.kubernetes.io/other", "x"},
+        {"cluster-autoscaler.kubernetes.io/scale-down-disabled", "true"}};
+    cases.push_back({"only cluster-autoscaler.kubernetes.io/ annotations are kept", in, kept});
+  }
+  {
+    json in = GkeNode(), kept = GkeNodeKept();
+    in["status"]["conditions"] = json::array({Cond("Ready", "False", "KubeletNotReady"),
+                                              Cond("MemoryPressure", "True", "LowMemory")});
+    kept["status"]["conditions"][0]["status"] = "False";
+    cases.push_back({"a not-ready node keeps Ready False without its reason or message", in, kept});
+  }
+  {
+    json in = GkeNode(), kept = GkeNodeKept();
+    in["status"].erase("conditions");
+    kept["status"].erase("conditions");
+    cases.push_back({"a node with no Ready condition keeps no condition", in, kept});
+  }
+  {
+    json in = GkeNode(), kept = GkeNodeKept();
+    for (json* j : {&in, &kept}) {
+      (*j)["metadata"]["deletionTimestamp"] = "2026-11-29T10:00:00Z";
+      (*j)["spec"]["unschedulable"] = true;
+      (*j)["spec"]["taints"].push_back({{"key", "ToBeDeletedByClusterAutoscaler"},
+                                        {"value", "1764410400"},
+                                        {"effect", "NoSchedule"},
+                                        {"timeAdded", "2026-11-29T09:59:00Z"}});
+    }
+    in["metadata"]["ownerReferences"] = json::array(
+        {{{"apiVersion", "v1"}, {"kind", "Foo"}, {"name", "f"}, {"uid", "u"}}});
+    in["metadata"]["generation"] = 3;
+    cases.push_back({"a deleting, cordoned node keeps its deletion time, unschedulable and "
+                     "taints with timeAdded; not its owners or generation",
+                     in, kept});
+  }
+  {
+    json in = GkeNode(), kept = GkeNodeKept();
+    in["status"]["capacity"]["example.com/fpga"] = "2";
+    kept["status"]["capacity"]["example.com/fpga"] = "2";
+    in["status"]["capacity"]["attachable-volumes-gce-pd"] = "127";
+    cases.push_back({"extended resources stay in capacity; other native ones do not", in, kept});
+  }
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    StatusOr<api::Node> want = api::codec::NodeFromJson(tc.kept);
+    ASSERT_TRUE(want.ok()) << want.status().ToString();
+    api::NodeConstSharedPtr got = Kept(cache_, tc.in);
+    ASSERT_NE(got, nullptr);
+    EXPECT_EQ(*got, *want) << api::codec::NodeToJson(*got).dump();
+    StatusOr<api::Node> direct = api::codec::NodeFromJson(tc.in);
+    ASSERT_TRUE(direct.ok());
+    EXPECT_EQ(NodeForCache(std::move(*direct)), *want);
+    cache_.OnNodeForTest(std::make_shared<const json>(tc.in), /*deleted=*/true);
+    EXPECT_TRUE(cache_.View().nodes.empty());
+  }
+  EXPECT_EQ(cache_.decode_errors(), 0u);
+}
+
+TEST_F(NodeForCacheTest, EveryEngineReadOfTheKeptNodeEqualsTheSameReadOfTheWholeNode) {
+  json in = GkeNode();
+  in["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/scale-down-disabled"] = "true";
+  StatusOr<api::Node> full = api::codec::NodeFromJson(in);
+  ASSERT_TRUE(full.ok());
+  api::NodeConstSharedPtr kept = Kept(cache_, in);
+  ASSERT_NE(kept, nullptr);
+  // The scheduler's NodeInfo (what the snapshot copies) is the same.
+  EXPECT_EQ(scheduler::NodeInfo(*kept).ToNode(), scheduler::NodeInfo(*full).ToNode());
+  EXPECT_EQ(kept->meta.name, full->meta.name);
+  EXPECT_EQ(kept->meta.creation_timestamp, full->meta.creation_timestamp);
+  EXPECT_EQ(kept->meta.labels, full->meta.labels);
+  EXPECT_EQ(kept->spec, full->spec);
+  EXPECT_EQ(kept->status.allocatable, full->status.allocatable);
+  EXPECT_EQ(kept->IsReady(), full->IsReady());
+  ASSERT_NE(kept->FindCondition("Ready"), nullptr);
+  EXPECT_EQ(kept->FindCondition("Ready")->last_transition_time,
+            full->FindCondition("Ready")->last_transition_time);
+  EXPECT_TRUE(autoscaler::scaledown::HasScaleDownDisabledAnnotation(*kept));
+  for (std::string_view r : {api::kResourceCpu, api::kResourceMemory, api::kResourceNvidiaGpu}) {
+    EXPECT_EQ(api::Get(kept->status.capacity, r), api::Get(full->status.capacity, r)) << r;
+  }
+}
+
+TEST_F(NodeForCacheTest, AChangeTheEngineDoesNotReadKeepsTheSameSharedNode) {
+  json in = GkeNode();
+  api::NodeConstSharedPtr first = Kept(cache_, in);
+  ASSERT_NE(first, nullptr);
+  // A status heartbeat: new resourceVersion, heartbeat times, a condition message, an image.
+  in["metadata"]["resourceVersion"] = "200999";
+  for (json& c : in["status"]["conditions"]) {
+    c["lastHeartbeatTime"] = "2026-11-29T09:17:41Z";
+    c["message"] = "again";
+  }
+  in["status"]["images"].push_back({{"names", json::array({"x"})}, {"sizeBytes", 1}});
+  EXPECT_EQ(Kept(cache_, in).get(), first.get());
+  // A new label is a new node.
+  in["metadata"]["labels"]["example.com/team"] = "ml";
+  api::NodeConstSharedPtr second = Kept(cache_, in);
+  ASSERT_NE(second, nullptr);
+  EXPECT_NE(second.get(), first.get());
+  EXPECT_EQ(second->meta.labels.at("example.com/team"), "ml");
+  // So is a change of readiness.
+  in["status"]["conditions"].back()["status"] = "False";
+  api::NodeConstSharedPtr third = Kept(cache_, in);
+  EXPECT_NE(third.get(), second.get());
+  EXPECT_FALSE(third->IsReady());
 }
 
 TEST(GoTimeStringTest, AsGoPrintsTimeInUtc) {
