@@ -8,21 +8,27 @@
 // cache keeps. Bytes are glibc's mallinfo2 deltas (uordblks: malloc'd and not freed), summed
 // over all arenas.
 //
-// Counters (bytes):
+// Counters (bytes; one pass, the parts told apart by what freeing each returns):
 //   BM_AutoscaleCacheMemory/nodes/pods
-//     cache_per_node, cache_per_pod  what KubeClusterCache's maps hold (a pod's PodInfo is
-//                                     shared with the engine's snapshot: podinfo_per_pod of it)
-//     podinfo_per_pod                 the PodInfo alone (the same pods, kept in a vector)
-//     stub_per_node, stub_per_pod     the informers' metadata stubs (cache_metadata_only: name,
-//                                     namespace, resourceVersion in a JSON object, keyed by
-//                                     "ns/name"), built as client/informer.cc's Cached() builds
-//                                     them (a replica: the informer's store is private)
-//     cache_MB, stubs_MB              totals
+//     cache_per_node        what KubeClusterCache holds per node (the kept api::Node, its
+//                           shared_ptr block, the map entry and key)
+//     node_object_per_node  of which the kept api::Node and its control block
+//     cache_per_pod         per pod (the PodInfo, shared with the engine's snapshot, the map
+//                           entry and key; 1/100 of a PodClass)
+//     podinfo_per_pod       of which the PodInfo (with its share of the class)
+//     map_entries_MB        the maps' entries and keys (nodes and pods)
+//     cache_MB              all the cache holds (the object itself: cache_object)
+//     stub_per_node, stub_per_pod, stubs_MB
+//                           the informers' metadata stubs (cache_metadata_only: name,
+//                           namespace, resourceVersion in a JSON object, keyed by "ns/name"),
+//                           built as client/informer.cc's Cached() builds them (a replica: the
+//                           informer's store is private), not part of cache_MB
 //   BM_DecodedNodeMemory   what the cache kept per node before NodeForCache: the whole decoded
 //                          api::Node (the baseline).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -76,8 +82,9 @@ std::string Uid(uint64_t n) {
 
 std::string NodeName(int i) {
   const int pool = i % kPools;
+  // 40503 is odd: i -> i * 40503 mod 2^16 is one-to-one, so the 4-character suffixes differ.
   return "gke-prod-pool-" + std::to_string(pool) + "-" + Hex(Mix(pool) & 0xffffffff, 8) + "-" +
-         Hex(Mix(i) & 0xfffff, 4);
+         Hex((static_cast<uint64_t>(i) * 40503u) & 0xffff, 4);
 }
 
 json Condition(const std::string& type, const std::string& status, const std::string& reason,
@@ -227,18 +234,22 @@ json GkeNodeJson(int i) {
             {"images", images}}}};
 }
 
-// A pod of one of 1,000 ReplicaSets (`pods`/1000 pods each), bound to a node of its pool:
+// A pod of one of 1,000 ReplicaSets (`pods`/1000 pods each), bound to a node of the pool its
+// nodeSelector names:
 // owner reference, requests and a limit, a nodeSelector, tolerations (the GPU one and the two
 // defaults), status with five conditions and a container status; managedFields.
 json PodJson(int i, int pods, int nodes) {
   const int per_rs = std::max(1, pods / 1000);
   const int rs = i / per_rs;
-  const int node = i % nodes;
-  const int pool = node % kPools;
+  // A ReplicaSet's pods select its pool (rs mod 50) and spread over that pool's nodes.
+  const int pool = rs % kPools;
+  const int node = pool + kPools * (i % std::max(1, nodes / kPools));
   const std::string ns = "team-" + std::to_string(rs % 20);
   const std::string hash = Hex(Mix(rs) & 0xffffffffff, 10);
   const std::string rs_name = "web-" + std::to_string(rs) + "-" + hash;
-  const std::string name = rs_name + "-" + Hex(Mix(i) & 0xfffff, 5);
+  // One-to-one for i < 2^20, as a ReplicaSet's random suffixes never collide.
+  const std::string name =
+      rs_name + "-" + Hex((static_cast<uint64_t>(i) * 2654435761u) & 0xfffff, 5);
   json tolerations = json::array(
       {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
        {{"key", "node.kubernetes.io/not-ready"},
@@ -348,64 +359,58 @@ void BM_AutoscaleCacheMemory(benchmark::State& state) {
   SimulatedClock clock;
   client::RestClient rest(client::RestConfig{}, clock);
   for (auto _ : state) {
+    // One pass: every object goes to the cache's handler and its stub to a replica of the
+    // informer's store; the parts are then told apart by what freeing each one returns.
     const int64_t h0 = HeapBytes();
-    int64_t hc = 0, h1 = 0, h2 = 0, h4 = 0, h5 = 0;
-    {
-      auto cache = std::make_unique<runtime::KubeClusterCache>(rest, clock, nullptr, 1);
-      hc = HeapBytes();
-      for (int i = 0; i < nodes; ++i) {
-        cache->OnNodeForTest(Prepared(GkeNodeJson(i)), false);
-      }
-      h1 = HeapBytes();
-      for (int i = 0; i < pods; ++i) {
-        cache->OnPodForTest(Prepared(PodJson(i, pods, nodes)), false);
-      }
-      h2 = HeapBytes();
-      state.counters["cache_object"] = static_cast<double>(hc - h0);
-      autoscaler::ClusterView view = cache->View();
-      if (static_cast<int>(view.nodes.size()) != nodes ||
-          static_cast<int>(view.scheduled_pods.size()) != pods || cache->decode_errors() != 0) {
-        state.SkipWithError("the cache did not keep every object");
-        return;
-      }
-      view = {};
-      // The PodInfos alone, as the engine's snapshot shares them.
-      cache.reset();
-
-      {
-        std::vector<scheduler::PodInfoConstSharedPtr> infos;
-        infos.reserve(static_cast<size_t>(pods));
-        const int64_t hv = HeapBytes();
-        for (int i = 0; i < pods; ++i) {
-          StatusOr<api::Pod> p = api::codec::PodFromJson(*Prepared(PodJson(i, pods, nodes)));
-          infos.push_back(scheduler::MakePodInfo(*p));
-        }
-        h4 = HeapBytes() - hv;
-      }
-      // The informers' stubs.
-      {
-        std::map<std::string, client::ObjectRef> node_stubs, pod_stubs;
-        const int64_t hs = HeapBytes();
-        for (int i = 0; i < nodes; ++i) {
-          client::ObjectRef o = Prepared(GkeNodeJson(i));
-          node_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
-        }
-        const int64_t hn = HeapBytes();
-        for (int i = 0; i < pods; ++i) {
-          client::ObjectRef o = Prepared(PodJson(i, pods, nodes));
-          pod_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
-        }
-        h5 = HeapBytes();
-        state.counters["stub_per_node"] = static_cast<double>(hn - hs) / nodes;
-        state.counters["stub_per_pod"] = static_cast<double>(h5 - hn) / std::max(pods, 1);
-        state.counters["stubs_MB"] = static_cast<double>(h5 - hs) / 1e6;
-      }
+    auto cache = std::make_unique<runtime::KubeClusterCache>(rest, clock, nullptr, 1);
+    std::map<std::string, client::ObjectRef> node_stubs, pod_stubs;
+    const int64_t hc = HeapBytes();
+    for (int i = 0; i < nodes; ++i) {
+      client::ObjectRef o = Prepared(GkeNodeJson(i));
+      node_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
+      cache->OnNodeForTest(o, false);
     }
-    state.counters["cache_per_node"] = static_cast<double>(h1 - hc) / nodes;
-    state.counters["cache_own_per_pod"] = static_cast<double>(h2 - h1 - h4) / std::max(pods, 1);
-    state.counters["cache_per_pod"] = static_cast<double>(h2 - h1) / std::max(pods, 1);
-    state.counters["podinfo_per_pod"] = static_cast<double>(h4) / std::max(pods, 1);
-    state.counters["cache_MB"] = static_cast<double>(h2 - h0) / 1e6;
+    const int64_t h1 = HeapBytes();
+    for (int i = 0; i < pods; ++i) {
+      client::ObjectRef o = Prepared(PodJson(i, pods, nodes));
+      pod_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
+      cache->OnPodForTest(o, false);
+    }
+    const int64_t h2 = HeapBytes();
+    autoscaler::ClusterView view = cache->View();
+    if (static_cast<int>(view.nodes.size()) != nodes ||
+        static_cast<int>(view.scheduled_pods.size()) != pods || cache->decode_errors() != 0) {
+      state.SkipWithError("the cache did not keep every object");
+      return;
+    }
+    const int64_t hv = HeapBytes();
+    node_stubs.clear();
+    const int64_t stub_nodes = hv - HeapBytes();
+    int64_t h = HeapBytes();
+    pod_stubs.clear();
+    const int64_t stub_pods = h - HeapBytes();
+    h = HeapBytes();
+    cache.reset();  // the maps' entries and keys; the view still holds nodes and PodInfos
+    const int64_t maps = h - HeapBytes();
+    h = HeapBytes();
+    view.nodes.clear();
+    view.nodes.shrink_to_fit();
+    const int64_t node_objects = h - HeapBytes();
+    h = HeapBytes();
+    view.scheduled_pods.clear();
+    view.scheduled_pods.shrink_to_fit();
+    const int64_t pod_infos = h - HeapBytes();
+    const double n = nodes, p = std::max(pods, 1);
+    state.counters["cache_object"] = static_cast<double>(hc - h0);
+    state.counters["cache_per_node"] = static_cast<double>(h1 - hc - stub_nodes) / n;
+    state.counters["node_object_per_node"] = static_cast<double>(node_objects) / n;
+    state.counters["cache_per_pod"] = static_cast<double>(h2 - h1 - stub_pods) / p;
+    state.counters["podinfo_per_pod"] = static_cast<double>(pod_infos) / p;
+    state.counters["map_entries_MB"] = static_cast<double>(maps) / 1e6;
+    state.counters["cache_MB"] = static_cast<double>(h2 - h0 - stub_nodes - stub_pods) / 1e6;
+    state.counters["stub_per_node"] = static_cast<double>(stub_nodes) / n;
+    state.counters["stub_per_pod"] = static_cast<double>(stub_pods) / p;
+    state.counters["stubs_MB"] = static_cast<double>(stub_nodes + stub_pods) / 1e6;
   }
 }
 BENCHMARK(BM_AutoscaleCacheMemory)
