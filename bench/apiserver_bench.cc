@@ -7,6 +7,8 @@
 //                           (GET /api/v1/pods?limit=500 with kubectl's Table Accept header), to
 //                           the last byte of the response; and the same as plain JSON (-o json);
 //   BM_RealKubectlGetPodsA  the real kubectl (fresh --cache-dir), against the same server;
+//   BM_JsonParse/BM_JsonDump  one pod's body parsed / serialized by nlohmann and by json_io
+//                           (Boost.JSON's parser and string writer), on one thread;
 //   BM_Watches              1,000 watches of default/pods held while 10,000 pods are created;
 //                           every watcher must see every event, in resourceVersion order, or
 //                           the benchmark fails.
@@ -44,6 +46,7 @@
 
 #include "apiserver/api_server.h"
 #include "apiserver/http/server.h"
+#include "apiserver/json_io.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
 #include "apiserver/storage/backend.h"
@@ -693,6 +696,38 @@ BENCHMARK(BM_CreateNodesAndPods)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// ---- JSON in and out, one thread -------------------------------------------------------------
+
+// The body of a create (the manifest with its last-applied annotation): arg 0 = nlohmann's
+// parser, 1 = json_io::Parse (Boost.JSON's parser into the same tree).
+void BM_JsonParse(benchmark::State& state) {
+  const std::string body = PodBody(7);
+  for (auto _ : state) {
+    if (state.range(0) == 0) {
+      benchmark::DoNotOptimize(nlohmann::json::parse(body));
+    } else {
+      benchmark::DoNotOptimize(json_io::Parse(body));
+    }
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * body.size()));
+}
+BENCHMARK(BM_JsonParse)->ArgName("json_io")->Arg(0)->Arg(1);
+
+// The same tree serialized: arg 0 = nlohmann's dump, 1 = json_io::Dump (same bytes).
+void BM_JsonDump(benchmark::State& state) {
+  const nlohmann::json pod = nlohmann::json::parse(PodBody(7));
+  size_t bytes = 0;
+  for (auto _ : state) {
+    std::string text = state.range(0) == 0
+                           ? pod.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                           : json_io::Dump(pod);
+    bytes += text.size();
+    benchmark::DoNotOptimize(text);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(bytes));
+}
+BENCHMARK(BM_JsonDump)->ArgName("json_io")->Arg(0)->Arg(1);
 
 // ---- kubectl get pods -A ----------------------------------------------------------------------
 

@@ -8,6 +8,7 @@
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
+#include "apiserver/json_io.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
@@ -253,8 +254,8 @@ StatusOr<json> ParseBody(const HttpRequest& req) {
     }
     return std::move((*docs)[0]);
   }
-  json j = json::parse(req.body, nullptr, false);
-  if (j.is_discarded()) {
+  StatusOr<json> j = json_io::Parse(req.body);
+  if (!j.ok()) {
     return Status(StatusCode::kInvalidArgument,
                   "couldn't get version/kind; json parse error: invalid character in the body");
   }

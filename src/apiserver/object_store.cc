@@ -4,7 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
-#include "apiserver/json_text.h"
+#include "apiserver/json_io.h"
 #include "apiserver/stored_view.h"
 
 namespace tidepool::apiserver {
@@ -157,19 +157,7 @@ bool HasGeneration(const Resource& r) {
   return r.group == "apps" || r.group == "batch" || r.group == "policy";
 }
 
-std::string Dump(const json& value) {
-  return value.dump(-1, ' ', false, json::error_handler_t::replace);
-}
-
-// Where the `""` of metadata.resourceVersion starts in `text`, or npos.
-size_t EmptyRvAt(const std::string& text) {
-  if (auto m = json_text::TopLevelMember(text, "metadata")) {
-    if (auto rv = json_text::TopLevelMember(*m, "resourceVersion"); rv && *rv == "\"\"") {
-      return static_cast<size_t>(rv->data() - text.data());
-    }
-  }
-  return std::string::npos;
-}
+std::string Dump(const json& value) { return json_io::Dump(value); }
 
 // An object serialized with an empty metadata.resourceVersion; With(rv) gives its text with
 // `rv` spliced in, at the exact size: the object is dumped once, whatever revision it gets.
@@ -192,10 +180,10 @@ struct RvText {
 };
 
 RvText DumpWithEmptyRv(json& object) {
-  object["metadata"]["resourceVersion"] = "";
+  json& rv = object["metadata"]["resourceVersion"];
+  rv = "";
   RvText t;
-  t.text = Dump(object);
-  t.rv_at = EmptyRvAt(t.text);
+  json_io::Dump(object, &t.text, &rv, &t.rv_at);
   return t;
 }
 
@@ -296,10 +284,11 @@ StatusOr<size_t> ObjectStore::Load() {
     if (r == nullptr) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " names no known resource");
     }
-    json value = json::parse(rec.value, nullptr, false);
-    if (value.is_discarded()) {
+    StatusOr<json> parsed = json_io::Parse(rec.value);
+    if (!parsed.ok()) {
       return Status(StatusCode::kDataLoss, "stored object " + rec.key + " is not valid JSON");
     }
+    json value = std::move(*parsed);
     auto o = std::make_shared<StoredObject>();
     o->view = StoredView(*r, value);
     o->text = std::move(rec.value);
@@ -373,8 +362,8 @@ ObjectStore::ListResult ObjectStore::List(
 }
 
 json StoredObject::Parse() const {
-  json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  return j.is_discarded() ? json::object() : j;
+  StatusOr<json> j = json_io::Parse(text);
+  return j.ok() ? std::move(*j) : json::object();
 }
 
 json ObjectStore::Prepare(const Resource& r, json object, std::string_view ns) {

@@ -1,0 +1,298 @@
+#include "apiserver/json_io.h"
+
+#include <charconv>
+#include <cstring>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/serializer.hpp>
+#include <nlohmann/json.hpp>
+
+namespace tidepool::apiserver::json_io {
+namespace {
+
+using json = nlohmann::json;
+using boost::json::error_code;
+using boost::json::string_view;
+
+// basic_parser's handler: builds the nlohmann tree as the text is read. Containers being
+// filled are on `stack_` (pointers stay valid: a container's parent does not grow while the
+// container is on the stack); keys, strings and numbers may arrive in parts and are gathered
+// in buffers first.
+class TreeBuilder {
+ public:
+  static constexpr size_t max_object_size = std::numeric_limits<size_t>::max();
+  static constexpr size_t max_array_size = std::numeric_limits<size_t>::max();
+  static constexpr size_t max_key_size = std::numeric_limits<size_t>::max();
+  static constexpr size_t max_string_size = std::numeric_limits<size_t>::max();
+
+  json& root() { return root_; }
+
+  bool on_document_begin(error_code&) { return true; }
+  bool on_document_end(error_code&) { return true; }
+
+  bool on_object_begin(error_code&) {
+    stack_.push_back(Insert(json::object()));
+    return true;
+  }
+  bool on_object_end(size_t, error_code&) {
+    stack_.pop_back();
+    return true;
+  }
+  bool on_array_begin(error_code&) {
+    stack_.push_back(Insert(json::array()));
+    return true;
+  }
+  bool on_array_end(size_t, error_code&) {
+    stack_.pop_back();
+    return true;
+  }
+
+  bool on_key_part(string_view s, size_t, error_code&) {
+    key_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_key(string_view s, size_t, error_code&) {
+    key_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_string_part(string_view s, size_t, error_code&) {
+    text_.append(s.data(), s.size());
+    return true;
+  }
+  bool on_string(string_view s, size_t, error_code&) {
+    if (text_.empty()) {
+      Insert(json(std::string(s.data(), s.size())));
+    } else {
+      text_.append(s.data(), s.size());
+      Insert(json(std::move(text_)));
+      text_.clear();
+    }
+    return true;
+  }
+
+  bool on_number_part(string_view s, error_code&) {
+    text_.append(s.data(), s.size());
+    return true;
+  }
+  // nlohmann keeps a number without fraction or exponent as unsigned when it has no minus sign
+  // and as signed otherwise ("-0" included), as long as it fits; everything else is a double.
+  bool on_int64(int64_t i, string_view s, error_code&) {
+    const bool minus = text_.empty() ? (!s.empty() && s[0] == '-') : text_[0] == '-';
+    text_.clear();
+    if (minus) {
+      Insert(json(static_cast<json::number_integer_t>(i)));
+    } else {
+      Insert(json(static_cast<json::number_unsigned_t>(i)));
+    }
+    return true;
+  }
+  bool on_uint64(uint64_t u, string_view, error_code&) {
+    text_.clear();
+    Insert(json(static_cast<json::number_unsigned_t>(u)));
+    return true;
+  }
+  // The value is read again from the text with from_chars (correctly rounded, as strtod in
+  // nlohmann), whatever rounding Boost's own conversion applied.
+  bool on_double(double d, string_view s, error_code& ec) {
+    text_.append(s.data(), s.size());
+    double v = d;
+    const auto r = std::from_chars(text_.data(), text_.data() + text_.size(), v);
+    if (r.ec == std::errc::result_out_of_range) {
+      v = d;  // nlohmann's strtod gives +-inf (or 0) there; so does Boost
+    }
+    text_.clear();
+    Insert(json(static_cast<json::number_float_t>(v)));
+    return true;
+  }
+  bool on_bool(bool b, error_code&) {
+    Insert(json(b));
+    return true;
+  }
+  bool on_null(error_code&) {
+    Insert(json(nullptr));
+    return true;
+  }
+  bool on_comment_part(string_view, error_code&) { return true; }
+  bool on_comment(string_view, error_code&) { return true; }
+
+ private:
+  // Places a value in the container being filled (or as the root) and returns it.
+  json* Insert(json&& v) {
+    if (stack_.empty()) {
+      root_ = std::move(v);
+      return &root_;
+    }
+    json* top = stack_.back();
+    if (top->is_array()) {
+      auto& a = top->get_ref<json::array_t&>();
+      a.push_back(std::move(v));
+      return &a.back();
+    }
+    auto& o = top->get_ref<json::object_t&>();
+    // A repeated key keeps its last value, as nlohmann's parser.
+    auto [it, inserted] = o.insert_or_assign(std::move(key_), std::move(v));
+    key_.clear();
+    return &it->second;
+  }
+
+  json root_;
+  std::vector<json*> stack_;
+  std::string key_;
+  std::string text_;
+};
+
+// Writes the tree depth first into a local buffer (flushed into *out when full), strings
+// through Boost.JSON's serializer (reset for each string that needs escapes).
+class Writer {
+ public:
+  Writer(std::string* out, const json* mark, size_t* mark_at)
+      : out_(out), mark_(mark), mark_at_(mark_at) {}
+  ~Writer() { Flush(); }
+
+  void Value(const json& v) {
+    if (&v == mark_ && mark_at_ != nullptr) *mark_at_ = out_->size() + used_;
+    switch (v.type()) {
+      case json::value_t::object: {
+        Put('{');
+        bool first = true;
+        for (const auto& [k, x] : v.get_ref<const json::object_t&>()) {
+          if (!first) Put(',');
+          first = false;
+          String(k);
+          Put(':');
+          Value(x);
+        }
+        Put('}');
+        return;
+      }
+      case json::value_t::array: {
+        Put('[');
+        bool first = true;
+        for (const json& x : v.get_ref<const json::array_t&>()) {
+          if (!first) Put(',');
+          first = false;
+          Value(x);
+        }
+        Put(']');
+        return;
+      }
+      case json::value_t::string:
+        String(v.get_ref<const json::string_t&>());
+        return;
+      case json::value_t::boolean:
+        Put(v.get<bool>() ? std::string_view("true") : std::string_view("false"));
+        return;
+      case json::value_t::null:
+        Put("null");
+        return;
+      case json::value_t::number_integer:
+        Integer(v.get<json::number_integer_t>());
+        return;
+      case json::value_t::number_unsigned:
+        Integer(v.get<json::number_unsigned_t>());
+        return;
+      default:  // doubles (rare in Kubernetes objects), binary, discarded: nlohmann's text
+        Put(v.dump(-1, ' ', false, json::error_handler_t::replace));
+        return;
+    }
+  }
+
+ private:
+  static constexpr size_t kBuffer = 16384;
+
+  void Flush() {
+    out_->append(buf_, used_);
+    used_ = 0;
+  }
+  void Put(char c) {
+    if (used_ == kBuffer) Flush();
+    buf_[used_++] = c;
+  }
+  void Put(std::string_view s) {
+    if (s.size() > kBuffer - used_) {
+      Flush();
+      if (s.size() > kBuffer) {
+        out_->append(s);
+        return;
+      }
+    }
+    std::memcpy(buf_ + used_, s.data(), s.size());
+    used_ += s.size();
+  }
+
+  template <typename T>
+  void Integer(T i) {
+    char digits[24];
+    const auto r = std::to_chars(digits, digits + sizeof(digits), i);
+    Put(std::string_view(digits, static_cast<size_t>(r.ptr - digits)));
+  }
+
+  void String(std::string_view s) {
+    // One pass without branches over the bytes: any that JSON must escape, any beyond ASCII.
+    unsigned escape = 0;
+    unsigned high = 0;
+    for (const char c : s) {
+      const auto u = static_cast<unsigned char>(c);
+      escape |= static_cast<unsigned>(u < 0x20) | static_cast<unsigned>(u == '"') |
+                static_cast<unsigned>(u == '\\');
+      high |= u;
+    }
+    if ((high & 0x80) != 0) {
+      // Not ASCII: nlohmann's own writer, which also replaces invalid UTF-8 with U+FFFD
+      // (error_handler_t::replace); Boost's writes such bytes unchecked.
+      Put(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
+      return;
+    }
+    if (escape == 0) {
+      Put('"');
+      Put(s);
+      Put('"');
+      return;
+    }
+    sr_.reset(string_view(s.data(), s.size()));
+    while (!sr_.done()) {
+      if (used_ == kBuffer) Flush();
+      used_ += sr_.read(buf_ + used_, kBuffer - used_).size();
+    }
+  }
+
+  std::string* out_;
+  const json* mark_;
+  size_t* mark_at_;
+  boost::json::serializer sr_;
+  size_t used_ = 0;
+  char buf_[kBuffer];
+};
+
+}  // namespace
+
+StatusOr<json> Parse(std::string_view text) {
+  boost::json::parse_options opt;
+  opt.max_depth = kMaxDepth;
+  boost::json::basic_parser<TreeBuilder> p(opt);
+  error_code ec;
+  const size_t n = p.write_some(/*more=*/false, text.data(), text.size(), ec);
+  if (!ec && n != text.size()) ec = boost::json::error::extra_data;
+  if (ec) {
+    return Status(StatusCode::kInvalidArgument,
+                  ec.message() + " at byte " + std::to_string(n));
+  }
+  return std::move(p.handler().root());
+}
+
+void Dump(const json& value, std::string* out, const json* mark, size_t* mark_at) {
+  if (mark_at != nullptr) *mark_at = std::string::npos;
+  Writer w(out, mark, mark_at);
+  w.Value(value);
+}  // ~Writer flushes
+
+std::string Dump(const json& value) {
+  std::string out;
+  Dump(value, &out);
+  return out;
+}
+
+}  // namespace tidepool::apiserver::json_io

@@ -1,0 +1,44 @@
+// File: json_io.h
+//
+// JSON text into and out of nlohmann trees on the API server's hot paths (a create parses its
+// body once and serializes the stored object once). nlohmann's own lexer reads a byte at a time
+// through an input adapter and its serializer decodes every string byte as UTF-8 before
+// writing it; here the text is read by Boost.JSON's parser (its SAX interface,
+// boost::json::basic_parser) and strings are written by Boost.JSON's serializer, both from the
+// Boost 1.81 package, into and out of the same nlohmann trees the rest of the server uses.
+// Results are the same as nlohmann's, byte for byte (json_io_test.cc compares them):
+//   Parse(t)  == nlohmann::json::parse(t): the same tree (non-negative integers unsigned,
+//                negative ones signed, others double; a repeated key keeps its last value), and
+//                an error wherever nlohmann refuses the text.
+//   Dump(v)   == v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).
+// Nothing throws.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json_fwd.hpp>
+
+#include "common/status_or.h"
+
+namespace tidepool::apiserver::json_io {
+
+// Nesting deeper than this is refused (Go's encoding/json, which kube-apiserver decodes with,
+// stops at 10,000 levels too).
+inline constexpr size_t kMaxDepth = 10000;
+
+// Parses one JSON document (surrounding whitespace allowed). InvalidArgument with Boost.JSON's
+// description and the byte offset when the text is not JSON.
+StatusOr<nlohmann::json> Parse(std::string_view text);
+
+// Appends the compact serialization of `value` to *out. When `mark` points at a node inside
+// `value`, *mark_at is set to the offset in *out where that node's text starts (npos when it
+// is not met).
+void Dump(const nlohmann::json& value, std::string* out, const nlohmann::json* mark = nullptr,
+          size_t* mark_at = nullptr);
+
+// Dump into a new string.
+std::string Dump(const nlohmann::json& value);
+
+}  // namespace tidepool::apiserver::json_io

@@ -1,0 +1,170 @@
+#include "apiserver/json_io.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tidepool::apiserver::json_io {
+namespace {
+
+using json = nlohmann::json;
+
+std::string NlohmannDump(const json& j) {
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// The tree's shape with every node's type: nlohmann's operator== holds 1u == 1, this does not.
+std::string Typed(const json& j) {
+  std::string out = std::to_string(static_cast<int>(j.type())) + ":";
+  if (j.is_object()) {
+    for (const auto& [k, v] : j.items()) out += k + "=" + Typed(v) + ",";
+  } else if (j.is_array()) {
+    for (const json& v : j) out += Typed(v) + ",";
+  } else {
+    out += NlohmannDump(j);
+  }
+  return out;
+}
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+TEST(ParseTest, GivesNlohmannsTreeOrRefusesWhereNlohmannDoes) {
+  struct Case {
+    std::string name;
+    std::string text;
+  };
+  const std::vector<Case> cases = {
+      {"scalars", R"([null,true,false,0,-0,1,-1,"s",""])"},
+      {"integer limits",
+       R"([9223372036854775807,9223372036854775808,-9223372036854775808,18446744073709551615])"},
+      {"beyond uint64 is a double", R"([18446744073709551616,-9223372036854775809])"},
+      {"doubles", R"([1.0,-1.5,0.1,1e5,1E-7,2.5e+3,-0.0,1.7976931348623157e308,5e-324,)"
+                  R"(0.30000000000000004,123456789012345678901234567890.0])"},
+      {"strings with escapes",
+       R"(["a\"b","\\","\/","\b\f\n\r\t","\u0001\u001f","\u00e9\u20ac","\ud83d\ude00"])"},
+      {"utf-8 text", "[\"caf\xc3\xa9\",\"\xe2\x82\xac\"]"},
+      {"nested", R"({"a":{"b":[{"c":[[],{}]}]},"d":[1,[2,[3]]]})"},
+      {"repeated key keeps the last", R"({"a":1,"b":2,"a":3})"},
+      {"surrounding whitespace", " \n\t{ \"a\" : [ 1 , 2 ] }\r\n "},
+      {"a long string with an escape in the middle",
+       "\"" + std::string(10000, 'x') + "\\n" + std::string(5000, 'z') + "\""},
+      {"empty", ""},
+      {"only whitespace", "  "},
+      {"trailing text", R"({"a":1} x)"},
+      {"two documents", R"({} {})"},
+      {"trailing comma", R"({"a":1,})"},
+      {"comment", R"({"a":1 /* c */})"},
+      {"unterminated string", R"({"a":"b)"},
+      {"bad escape", R"(["\x"])"},
+      {"lone surrogate", R"(["\ud800"])"},
+      {"control character in a string", "[\"a\x01\"]"},
+      {"invalid utf-8", "[\"\xff\"]"},
+      {"truncated utf-8", "[\"\xc3\"]"},
+      {"leading zero", "[01]"},
+      {"bare minus", "[-]"},
+      {"NaN", "[NaN]"},
+      {"single quotes", "['a']"},
+      {"unquoted key", "{a:1}"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    json want = json::parse(c.text, nullptr, /*allow_exceptions=*/false);
+    StatusOr<json> got = Parse(c.text);
+    if (want.is_discarded()) {
+      EXPECT_FALSE(got.ok()) << NlohmannDump(*got);
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(Typed(*got), Typed(want));
+    EXPECT_EQ(NlohmannDump(*got), NlohmannDump(want));
+  }
+}
+
+TEST(ParseTest, ErrorSaysWhereAndWhat) {
+  StatusOr<json> got = Parse(R"({"a":tru})");
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(got.status().message().find("at byte"), std::string::npos) << got.status().ToString();
+}
+
+TEST(ParseTest, DepthLimit) {
+  const std::string ok = std::string(kMaxDepth - 1, '[') + std::string(kMaxDepth - 1, ']');
+  EXPECT_TRUE(Parse(ok).ok());
+  const std::string deep = std::string(kMaxDepth + 1, '[') + std::string(kMaxDepth + 1, ']');
+  EXPECT_FALSE(Parse(deep).ok());
+}
+
+TEST(DumpTest, WritesWhatNlohmannWrites) {
+  std::string every_ascii;
+  for (int c = 1; c < 128; ++c) every_ascii.push_back(static_cast<char>(c));
+  std::vector<std::pair<std::string, json>> cases = {
+      {"scalars", json::parse(R"([null,true,false,0,-1,1,"s",""])")},
+      {"integer limits", json::array({std::numeric_limits<int64_t>::min(),
+                                      std::numeric_limits<int64_t>::max(),
+                                      std::numeric_limits<uint64_t>::max()})},
+      {"doubles", json::array({0.0, -0.0, 1.0, 0.1, 1e300, 5e-324, 1.5e-7, 123456789.125,
+                               std::numeric_limits<double>::infinity()})},
+      {"every ASCII character", json::array({every_ascii, json{{every_ascii, every_ascii}}})},
+      {"utf-8 text", json::array({"caf\xc3\xa9", "\xf0\x9f\x98\x80 \\ \""})},
+      {"invalid utf-8 is replaced", json::array({"a\xff" "b", "\xc3", std::string("\0x", 2)})},
+      {"nested and empty", json::parse(R"({"a":{},"b":[],"c":[{}],"d":{"e":[[[]]]}})")},
+      {"keys needing escapes", json{{"a\"b", 1}, {"\n", 2}, {"\xc3\xa9", 3}}},
+  };
+  // A stored object as the server writes it: last-applied annotation, managedFields.
+  json pod = json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p",
+      "annotations":{"kubectl.kubernetes.io/last-applied-configuration":
+      "{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"metadata\":{\"name\":\"p\"}}\n"},
+      "managedFields":[{"fieldsV1":{"f:metadata":{"f:annotations":{".":{}}}},
+      "manager":"kubectl-client-side-apply","operation":"Update"}],"resourceVersion":"12"},
+      "spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}})");
+  cases.push_back({"a pod", pod});
+  for (const auto& [name, value] : cases) {
+    SCOPED_TRACE(name);
+    EXPECT_EQ(Dump(value), NlohmannDump(value));
+    std::string appended = "prefix";
+    Dump(value, &appended);
+    EXPECT_EQ(appended, "prefix" + NlohmannDump(value));
+  }
+}
+
+TEST(DumpTest, RoundTripsALargeDocument) {
+  // The generated schema the repository ships (about 1 MB of real JSON): parse and dump it
+  // both ways.
+  const std::string text =
+      ReadFile(std::string(TIDEPOOL_SOURCE_DIR) + "/src/apiserver/schema/k8s_schema.json");
+  ASSERT_FALSE(text.empty());
+  StatusOr<json> got = Parse(text);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  const json want = json::parse(text);
+  EXPECT_EQ(Typed(*got), Typed(want));
+  EXPECT_EQ(Dump(*got), NlohmannDump(want));
+}
+
+TEST(DumpTest, MarksWhereANodeStarts) {
+  json obj = json::parse(R"({"kind":"Pod","metadata":{"a":"\"x\"","resourceVersion":"","z":1}})");
+  const json* rv = &obj["metadata"]["resourceVersion"];
+  std::string out = "ab";
+  size_t at = 0;
+  Dump(obj, &out, rv, &at);
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_EQ(out.substr(at, 6), R"("","z")");
+  EXPECT_EQ(out.substr(2), NlohmannDump(obj));
+
+  const json other = json("elsewhere");
+  std::string out2;
+  Dump(obj, &out2, &other, &at);
+  EXPECT_EQ(at, std::string::npos);
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver::json_io
