@@ -7,7 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libboost-json1.81-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libfyaml-dev
-  libcli11-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libsqlite3-dev
+  libcli11-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libsqlite3-dev libjemalloc-dev
   python3-kubernetes
 )
 
