@@ -7,6 +7,8 @@
 //                           (GET /api/v1/pods?limit=500 with kubectl's Table Accept header), to
 //                           the last byte of the response; and the same as plain JSON (-o json);
 //   BM_RealKubectlGetPodsA  the real kubectl (fresh --cache-dir), against the same server;
+//   BM_CreateHandler        the same pod creates handed to ApiServer::Handle directly, on one
+//                           thread, without HTTP or sockets: the handler's own CPU per create;
 //   BM_JsonParse/BM_JsonDump  one pod's body parsed / serialized by nlohmann and by json_io
 //                           (Boost.JSON's parser and string writer), on one thread;
 //   BM_Watches              1,000 watches of default/pods held while 10,000 pods are created;
@@ -696,6 +698,76 @@ BENCHMARK(BM_CreateNodesAndPods)
     ->Iterations(1)
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
+
+// ---- The create handler alone, one thread ---------------------------------------------------
+
+// Answers nothing; keeps the status and whether the body is non-empty.
+class DiscardWriter : public http::ResponseWriter {
+ public:
+  int status = 0;
+  void Send(int code, std::string_view, std::string body,
+            const std::vector<std::pair<std::string, std::string>>&) override {
+    status = code;
+    benchmark::DoNotOptimize(body.data());
+  }
+  void SendView(int code, std::string_view, std::string_view body,
+                const std::vector<std::pair<std::string, std::string>>&) override {
+    status = code;
+    benchmark::DoNotOptimize(body.data());
+  }
+  bool StartStream(int, std::string_view) override { return false; }
+  bool WriteChunk(std::string_view) override { return false; }
+  void EndStream() override {}
+  bool Closed() override { return true; }
+};
+
+// A request as HttpServer hands it to the handler (what Convert makes of kubectl's POST).
+http::HttpRequest CreateRequest(const std::string& path, std::string body) {
+  http::HttpRequest r;
+  r.method = "POST";
+  r.path = path;
+  r.target = path + kApplyQuery;
+  r.query = {{"fieldManager", "kubectl-client-side-apply"}, {"fieldValidation", "Strict"}};
+  r.headers = {{"accept", "application/json"},
+               {"content-type", "application/json"},
+               {"user-agent", kUserAgent}};
+  r.body = std::move(body);
+  r.remote = "127.0.0.1:40000";
+  return r;
+}
+
+void BM_CreateHandler(benchmark::State& state) {
+  ObjectStore store(Clock(), storage::NewMemoryBackend(), StoreOptions{});
+  if (!store.Load().ok()) std::abort();
+  PodLogs logs;
+  ApiServerOptions options;
+  options.server_address = "127.0.0.1:0";
+  ApiServer api(Clock(), store, logs, options);
+  for (const char* ns : {"default", "kube-system"}) {
+    DiscardWriter w;
+    api.Handle(CreateRequest("/api/v1/namespaces",
+                             std::string(R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")") +
+                                 ns + "\"}}"),
+               w);
+  }
+  // Bodies made before timing, as the HTTP benchmark's clients do.
+  const int n = static_cast<int>(state.max_iterations);
+  std::vector<http::HttpRequest> requests;
+  requests.reserve(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    requests.push_back(CreateRequest("/api/v1/namespaces/default/pods", PodBody(i)));
+  }
+  size_t i = 0;
+  for (auto _ : state) {
+    DiscardWriter w;
+    api.Handle(requests[i++], w);
+    if (w.status != 201) {
+      state.SkipWithError(("create answered " + std::to_string(w.status)).c_str());
+      return;
+    }
+  }
+}
+BENCHMARK(BM_CreateHandler)->Iterations(Scaled(20000))->Unit(benchmark::kMicrosecond);
 
 // ---- JSON in and out, one thread -------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/json_io.h"
 #include "apiserver/patch/field_set.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
@@ -24,9 +25,7 @@ using schema::Field;
 using schema::LookupField;
 using schema::Shape;
 
-std::string Dump(const json& v) {
-  return v.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string Dump(const json& v) { return json_io::Dump(v); }
 
 Field TypeField(std::string_view type) {
   Field f;
@@ -77,16 +76,24 @@ bool SetListOk(const json& list) {
   return true;
 }
 
-ListMode ModeFor(const Field& f, const json* a, const json* b) {
+// How lists `a` and `b` (either may be null) of field `f` are compared. For a keyed list,
+// `b_keys` (when given) receives b's item keys, index-aligned with its items.
+ListMode ModeFor(const Field& f, const json* a, const json* b,
+                 std::vector<std::string>* b_keys = nullptr) {
   auto ok = [&](auto pred) {
     for (const json* l : {a, b}) {
       if (l != nullptr && l->is_array() && !pred(*l)) return false;
     }
     return true;
   };
-  if (f.shape == Shape::kMap &&
-      ok([&](const json& l) { return ItemKeys(l, f).has_value(); })) {
-    return ListMode::kKeyed;
+  if (f.shape == Shape::kMap) {
+    bool keyed = a == nullptr || !a->is_array() || ItemKeys(*a, f).has_value();
+    if (keyed && b != nullptr && b->is_array()) {
+      auto keys = ItemKeys(*b, f);
+      keyed = keys.has_value();
+      if (keyed && b_keys != nullptr) *b_keys = std::move(*keys);
+    }
+    if (keyed) return ListMode::kKeyed;
   }
   if (f.shape == Shape::kSet && ok(SetListOk)) return ListMode::kSet;
   return ListMode::kAtomic;
@@ -564,20 +571,25 @@ class CreateFieldsWalker {
     }
     const bool l_list = l == nullptr || l->is_array();
     if (l_list && r->is_array()) {
-      const ListMode mode = ModeFor(f, l, r);
+      std::vector<std::string> rkeys;
+      const ListMode mode = ModeFor(f, l, r, &rkeys);
       const bool empty = (l == nullptr || l->empty()) && r->empty();
       if (mode != ListMode::kAtomic && !empty) {
         if (mode == ListMode::kKeyed) {
-          std::map<std::string, const json*> litems;
+          std::map<std::string, const json*, std::less<>> litems;
           if (l != nullptr) {
             for (const auto& item : *l) litems[*ItemKey(item, f)] = &item;
           }
-          std::map<std::string, const json*> ritems;
-          for (const auto& item : *r) ritems[*ItemKey(item, f)] = &item;
-          for (const auto& [k, rv] : ritems) {
+          // r's items in key order (FieldsV1 lists them sorted), each key moved into the path.
+          std::vector<std::pair<std::string, const json*>> ritems;
+          ritems.reserve(rkeys.size());
+          for (size_t i = 0; i < rkeys.size(); ++i) ritems.emplace_back(std::move(rkeys[i]), &(*r)[i]);
+          std::sort(ritems.begin(), ritems.end(),
+                    [](const auto& a, const auto& b) { return a.first < b.first; });
+          for (auto& [k, rv] : ritems) {
             auto li = litems.find(k);
             const json* lv = li == litems.end() ? nullptr : li->second;
-            path_.push_back(k);
+            path_.push_back(std::move(k));
             json child;
             Objects(lv, rv, f.type, child);
             Attach(node, lv == nullptr && Member(), std::move(child));
@@ -631,11 +643,19 @@ class CreateFieldsWalker {
   }
 
   // Adds the node at path_ to its parent's FieldsV1 `parent`, as FieldSet::ToFieldsV1 writes it.
+  // The name is moved out of path_.back() (the caller pops it next). Siblings arrive in key
+  // order but for a set's values, so the hint at the end is almost always right; a name is
+  // never added twice (an object's members, a keyed list's keys and a set's values are unique).
   void Attach(json& parent, bool member, json child) {
     if (!member && child.empty()) return;
     if (child.is_null()) child = json::object();  // children start null (no allocation)
-    if (member && !child.empty()) child["."] = json::object();
-    parent[path_.back()] = std::move(child);
+    if (member && !child.empty()) {
+      auto& c = child.get_ref<json::object_t&>();
+      c.emplace_hint(c.begin(), ".", json::object());  // "." sorts before "f:", "k:", "v:"
+    }
+    if (parent.is_null()) parent = json::object();
+    auto& p = parent.get_ref<json::object_t&>();
+    p.emplace_hint(p.end(), std::move(path_.back()), std::move(child));
   }
 };
 
