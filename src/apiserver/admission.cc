@@ -10,8 +10,15 @@ using nlohmann::json;
 
 namespace {
 
-void SetIfAbsent(json& obj, const char* key, json value) {
-  if (!obj.contains(key) || obj[key].is_null()) obj[key] = std::move(value);
+// Sets obj[key] to `value` when the member is missing or null; `value` is only made then.
+template <typename V>
+void SetIfAbsent(json& obj, std::string_view key, V&& value) {
+  auto it = obj.find(key);
+  if (it == obj.end()) {
+    obj.emplace(std::string(key), json(std::forward<V>(value)));
+  } else if (it->is_null()) {
+    *it = json(std::forward<V>(value));
+  }
 }
 
 std::string ImagePullPolicy(const std::string& image) {
@@ -42,13 +49,20 @@ void DefaultContainer(json& c) {
   }
 }
 
-bool Tolerates(const json& tolerations, const std::string& key) {
+// A string member of `obj`, or "" (no copy).
+std::string_view StrView(const json& obj, std::string_view key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? std::string_view(it->get_ref<const std::string&>())
+                                             : std::string_view();
+}
+
+bool Tolerates(const json& tolerations, std::string_view key) {
   if (!tolerations.is_array()) return false;
   for (const json& t : tolerations) {
     if (!t.is_object()) continue;
-    const std::string k = t.value("key", "");
-    const std::string op = t.value("operator", "");
-    const std::string eff = t.value("effect", "");
+    const std::string_view k = StrView(t, "key");
+    const std::string_view op = StrView(t, "operator");
+    const std::string_view eff = StrView(t, "effect");
     if ((k == key || (k.empty() && op == "Exists")) && (eff.empty() || eff == "NoExecute")) {
       return true;
     }
@@ -91,15 +105,24 @@ void DefaultPodSpec(json& spec, bool is_pod) {
 
 std::string QosClass(const json& spec) {
   bool any = false, guaranteed = true;
+  static const json kNone = json::object();
+  // A member of `obj`, or {} (references, not copies).
+  auto member = [&](const json& obj, std::string_view key) -> const json& {
+    if (!obj.is_object()) return kNone;
+    auto it = obj.find(key);
+    return it != obj.end() ? *it : kNone;
+  };
   auto visit = [&](const json& c) {
-    const json res = c.value("resources", json::object());
-    const json req = res.value("requests", json::object());
-    const json lim = res.value("limits", json::object());
+    const json& res = member(c, "resources");
+    const json& req = member(res, "requests");
+    const json& lim = member(res, "limits");
     for (const char* r : {"cpu", "memory"}) {
-      const bool has_req = req.is_object() && req.contains(r);
-      const bool has_lim = lim.is_object() && lim.contains(r);
+      auto ri = req.is_object() ? req.find(r) : req.end();
+      auto li = lim.is_object() ? lim.find(r) : lim.end();
+      const bool has_req = req.is_object() && ri != req.end();
+      const bool has_lim = lim.is_object() && li != lim.end();
       if (has_req || has_lim) any = true;
-      if (!has_lim || !has_req || req[r] != lim[r]) guaranteed = false;
+      if (!has_lim || !has_req || *ri != *li) guaranteed = false;
     }
   };
   for (const char* list : {"containers", "initContainers"}) {
@@ -191,7 +214,7 @@ void ApplyDefaults(const Resource& r, json& object) {
       SetIfAbsent(spec, "revisionHistoryLimit", 10);
       SetIfAbsent(spec, "progressDeadlineSeconds", 600);
       SetIfAbsent(spec, "strategy",
-                  {{"type", "RollingUpdate"},
+                  json{{"type", "RollingUpdate"},
                    {"rollingUpdate", {{"maxUnavailable", "25%"}, {"maxSurge", "25%"}}}});
     }
     if (spec.contains("template") && spec["template"].is_object()) {

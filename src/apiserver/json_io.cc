@@ -7,10 +7,6 @@
 #include <utility>
 #include <vector>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 #include <boost/json/basic_parser_impl.hpp>
 #include <boost/json/serializer.hpp>
 #include <nlohmann/json.hpp>
@@ -164,29 +160,38 @@ constexpr auto kByteClass = [] {
   return t;
 }();
 
-// The union of kByteClass over `s`: 16 bytes at a time with SSE2 (every x86-64 has it), then
-// a byte at a time.
-unsigned Classify(std::string_view s) {
-  unsigned flags = 0;
-  size_t i = 0;
-#if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i last_control = _mm_set1_epi8(0x1f);
-  __m128i escape = _mm_setzero_si128();
-  __m128i any = _mm_setzero_si128();
-  for (; i + 16 <= s.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s.data() + i));
-    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, last_control), v);  // v <= 0x1f
-    escape = _mm_or_si128(escape, _mm_or_si128(control, _mm_or_si128(_mm_cmpeq_epi8(v, quote),
-                                                                       _mm_cmpeq_epi8(v, backslash))));
-    any = _mm_or_si128(any, v);
-  }
-  if (_mm_movemask_epi8(escape) != 0) flags |= kEscape;
-  if (_mm_movemask_epi8(any) != 0) flags |= kNotAscii;  // a byte with its top bit set
-#endif
-  for (; i < s.size(); ++i) flags |= kByteClass[static_cast<unsigned char>(s[i])];
+// Eight bytes of `p` as one word.
+uint64_t Word(const char* p) {
+  uint64_t w;
+  std::memcpy(&w, p, sizeof(w));
+  return w;
+}
+
+// Bit 7 of a byte of the result is set where the byte of `w` is below `n` (n <= 0x80), for
+// words whose bytes are all ASCII; exact as a test for "any byte" (the classic SWAR "has less").
+constexpr uint64_t kOnes = ~uint64_t{0} / 255;
+uint64_t BytesBelow(uint64_t w, uint8_t n) { return (w - kOnes * n) & ~w & (kOnes * 0x80); }
+uint64_t BytesEqual(uint64_t w, uint8_t c) { return BytesBelow(w ^ (kOnes * c), 1); }
+
+unsigned ClassifyWord(uint64_t w) {
+  unsigned flags = (w & (kOnes * 0x80)) != 0 ? kNotAscii : 0;
+  if ((BytesBelow(w, 0x20) | BytesEqual(w, '"') | BytesEqual(w, '\\')) != 0) flags |= kEscape;
   return flags;
+}
+
+// The union of kByteClass over `s`: eight bytes at a time, the last eight overlapping; shorter
+// strings a byte at a time. (A word with a non-ASCII byte may report kEscape wrongly; that
+// string goes to nlohmann's writer, which decides by itself.)
+unsigned Classify(std::string_view s) {
+  const char* p = s.data();
+  const size_t n = s.size();
+  unsigned flags = 0;
+  if (n < 8) {
+    for (size_t i = 0; i < n; ++i) flags |= kByteClass[static_cast<unsigned char>(p[i])];
+    return flags;
+  }
+  for (size_t i = 0; i + 8 <= n; i += 8) flags |= ClassifyWord(Word(p + i));
+  return flags | ClassifyWord(Word(p + n - 8));
 }
 
 class Writer {

@@ -137,6 +137,24 @@ TEST(DumpTest, WritesWhatNlohmannWrites) {
   }
 }
 
+TEST(DumpTest, OneSpecialByteAnywhereInStringsOfEveryLength) {
+  // The string writer looks at eight bytes at a time, the last eight overlapping: put each
+  // kind of byte at every position of strings from 1 to 40 bytes.
+  const std::vector<char> bytes = {'"', '\\', '\n', '\x01', '\x1f', ' ', '!', '#', '[', ']',
+                                   '\x7f', 'a', '\xc3', '\xff', '\x80'};
+  for (size_t len = 1; len <= 40; ++len) {
+    for (size_t at = 0; at < len; ++at) {
+      for (const char b : bytes) {
+        std::string s(len, 'x');
+        s[at] = b;
+        const json j = json::array({s, json{{s, 1}}});
+        ASSERT_EQ(Dump(j), NlohmannDump(j)) << "length " << len << " at " << at << " byte "
+                                            << static_cast<int>(static_cast<unsigned char>(b));
+      }
+    }
+  }
+}
+
 TEST(DumpTest, RoundTripsALargeDocument) {
   // The generated schema the repository ships (about 1 MB of real JSON): parse and dump it
   // both ways.
