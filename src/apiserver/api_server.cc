@@ -874,8 +874,12 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                              Details(nsr, ns)});
       }
       obj["metadata"].erase("resourceVersion");
-      obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(req), clock_.Now());
-      auto created = store_.Create(res, std::move(obj), wopts);
+      std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
+      obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(req), clock_.Now(),
+                                       &fields_v1);
+      ObjectStore::WriteOptions create_opts = wopts;
+      create_opts.fields_v1_text = fields_v1;
+      auto created = store_.Create(res, std::move(obj), create_opts);
       if (!created.ok()) return fail(created.status());
       return send_object(201, *created);
     }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include <boost/json/basic_parser_impl.hpp>
+#include <boost/json/serialize.hpp>
 #include <boost/json/serializer.hpp>
 #include <nlohmann/json.hpp>
 
@@ -196,12 +197,16 @@ unsigned Classify(std::string_view s) {
 
 class Writer {
  public:
-  Writer(std::string* out, const json* mark, size_t* mark_at)
-      : out_(out), mark_(mark), mark_at_(mark_at) {}
+  Writer(std::string* out, const json* mark, size_t* mark_at, RawNode raw = {})
+      : out_(out), mark_(mark), mark_at_(mark_at), raw_(raw) {}
   ~Writer() { Flush(); }
 
   void Value(const json& v) {
     if (&v == mark_ && mark_at_ != nullptr) *mark_at_ = out_->size() + used_;
+    if (&v == raw_.node) {
+      Put(raw_.text);
+      return;
+    }
     switch (v.type()) {
       case json::value_t::object: {
         Put('{');
@@ -302,6 +307,7 @@ class Writer {
   std::string* out_;
   const json* mark_;
   size_t* mark_at_;
+  RawNode raw_;
   boost::json::serializer sr_;
   size_t used_ = 0;
   char buf_[kBuffer];
@@ -328,6 +334,25 @@ void Dump(const json& value, std::string* out, const json* mark, size_t* mark_at
   Writer w(out, mark, mark_at);
   w.Value(value);
 }  // ~Writer flushes
+
+void Dump(const json& value, std::string* out, const json* mark, size_t* mark_at, RawNode raw) {
+  if (mark_at != nullptr) *mark_at = std::string::npos;
+  Writer w(out, mark, mark_at, raw);
+  w.Value(value);
+}
+
+void AppendString(std::string_view s, std::string* out) {
+  const unsigned flags = Classify(s);
+  if (flags == 0) {
+    out->push_back('"');
+    out->append(s);
+    out->push_back('"');
+  } else if ((flags & kNotAscii) != 0) {
+    out->append(json(std::string(s)).dump(-1, ' ', false, json::error_handler_t::replace));
+  } else {
+    out->append(boost::json::serialize(string_view(s.data(), s.size())));
+  }
+}
 
 std::string Dump(const json& value) {
   std::string out;

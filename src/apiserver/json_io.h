@@ -38,6 +38,19 @@ StatusOr<nlohmann::json> Parse(std::string_view text);
 void Dump(const nlohmann::json& value, std::string* out, const nlohmann::json* mark = nullptr,
           size_t* mark_at = nullptr);
 
+// Dump, with the node `raw` (inside `value`) written as `raw_text` instead of its own text:
+// a member whose JSON text was produced directly (a create's FieldsV1). `raw_text` must be
+// one JSON value as Dump writes it.
+struct RawNode {
+  const nlohmann::json* node = nullptr;
+  std::string_view text;
+};
+void Dump(const nlohmann::json& value, std::string* out, const nlohmann::json* mark,
+          size_t* mark_at, RawNode raw);
+
+// Appends `s` as a JSON string (quoted and escaped), as Dump writes strings.
+void AppendString(std::string_view s, std::string* out);
+
 // Dump into a new string.
 std::string Dump(const nlohmann::json& value);
 

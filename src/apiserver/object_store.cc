@@ -179,11 +179,20 @@ struct RvText {
   }
 };
 
-RvText DumpWithEmptyRv(json& object) {
-  json& rv = object["metadata"]["resourceVersion"];
+// `fields_v1_text`, when not empty, is written as metadata.managedFields[0].fieldsV1.
+RvText DumpWithEmptyRv(json& object, std::string_view fields_v1_text = {}) {
+  json& meta = object["metadata"];
+  json& rv = meta["resourceVersion"];
   rv = "";
+  json_io::RawNode raw;
+  if (!fields_v1_text.empty()) {
+    auto mf = meta.find("managedFields");
+    if (mf != meta.end() && mf->is_array() && !mf->empty() && (*mf)[0].is_object()) {
+      if (auto f = (*mf)[0].find("fieldsV1"); f != (*mf)[0].end()) raw = {&*f, fields_v1_text};
+    }
+  }
   RvText t;
-  json_io::Dump(object, &t.text, &rv, &t.rv_at);
+  json_io::Dump(object, &t.text, &rv, &t.rv_at, raw);
   return t;
 }
 
@@ -457,7 +466,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
   // Serialized (and the view built) outside the store's lock, with an empty resourceVersion
   // that the commit fills in: holding the lock costs a splice, not a dump of the whole object.
   auto o = std::make_shared<StoredObject>();
-  const RvText t = DumpWithEmptyRv(object);
+  const RvText t = DumpWithEmptyRv(object, opts.fields_v1_text);
   o->view = StoredView(r, std::move(object));  // `object` is not used below
   auto set_revision = [&](int64_t rv) {
     const std::string text = std::to_string(rv);

@@ -133,6 +133,10 @@ class ObjectStore {
   struct WriteOptions {
     std::string origin;      // recorded on the WatchEvent (e.g. "api", "world")
     bool dry_run = false;    // validate and return the result, store nothing
+    // Create only: the JSON text of metadata.managedFields[0].fieldsV1, written in place of
+    // that member (which the object holds as {}) - patch::UpdateManagedFields's
+    // `fields_v1_text`. Must outlive the call.
+    std::string_view fields_v1_text;
   };
 
   // NotFound: `pods "x" not found` (`deployments.apps "x" not found` for groups).

@@ -541,17 +541,21 @@ Comparison CompareObjectsFiltered(const json& before, const json& after,
 //
 // On a create without client-provided managedFields, UpdateManagedFields's result is one Update
 // entry whose set is "added or modified" from the kind's zero object to the new object, minus
-// the ignored fields. CreateFieldsV1 computes exactly that FieldsV1 in one walk over the two
-// objects, mirroring CompareValue/CompareObjects below but keeping only additions and
-// modifications (removals cannot reach an empty starting set), writing the FieldsV1 tree
-// directly instead of building path sets, filtering and converting them. The general path stays
-// the reference (UpdateManagedFieldsGeneralForTest; tests compare the two on many objects).
+// the ignored fields. CreateFieldsWalker writes exactly that FieldsV1, as JSON text, in one walk
+// over the two objects: it mirrors CompareValue/CompareObjects below but keeps only additions
+// and modifications (removals cannot reach an empty starting set), and writes what
+// FieldSet::ToFieldsV1 would build, serialized, instead of building path sets, filtering and
+// converting them (no tree: for a create that text is all the store needs). The general path
+// stays the reference (UpdateManagedFieldsGeneralForTest; tests compare the two on many
+// objects).
 
 class CreateFieldsWalker {
  public:
-  // The FieldsV1 children of the node at path_ are added to `node`; returns whether path_
-  // itself is in the set.
-  bool Value(const json* l, const json* r, const Field& f, json& node) {
+  explicit CreateFieldsWalker(std::string* out) : out_(out) {}
+
+  // Writes the FieldsV1 members of the node at path_ (after its "{", comma-separated);
+  // returns whether path_ itself is in the set.
+  bool Value(const json* l, const json* r, const Field& f) {
     if (r == nullptr) return false;  // absent from the new object: removals only
     static const json kEmptyObject = json::object();
     static const json kEmptyArray = json::array();
@@ -566,7 +570,7 @@ class CreateFieldsWalker {
     if (l_map && r->is_object() && f.shape != Shape::kAtomic) {
       const bool empty = (l == nullptr || l->empty()) && r->empty();
       if (empty) return Leaf(l, r);
-      Objects(l, r, f.type, node);
+      Objects(l, r, f.type);
       return l == nullptr && Member();
     }
     const bool l_list = l == nullptr || l->is_array();
@@ -580,7 +584,7 @@ class CreateFieldsWalker {
           if (l != nullptr) {
             for (const auto& item : *l) litems[*ItemKey(item, f)] = &item;
           }
-          // r's items in key order (FieldsV1 lists them sorted), each key moved into the path.
+          // r's items in key order, as FieldsV1 lists them.
           std::vector<std::pair<std::string, const json*>> ritems;
           ritems.reserve(rkeys.size());
           for (size_t i = 0; i < rkeys.size(); ++i) ritems.emplace_back(std::move(rkeys[i]), &(*r)[i]);
@@ -590,9 +594,10 @@ class CreateFieldsWalker {
             auto li = litems.find(k);
             const json* lv = li == litems.end() ? nullptr : li->second;
             path_.push_back(std::move(k));
-            json child;
-            Objects(lv, rv, f.type, child);
-            Attach(node, lv == nullptr && Member(), std::move(child));
+            Child([&] {
+              Objects(lv, rv, f.type);
+              return lv == nullptr && Member();
+            });
             path_.pop_back();
           }
         } else {
@@ -600,11 +605,15 @@ class CreateFieldsWalker {
           if (l != nullptr) {
             for (const auto& v : *l) lvals.insert(SetKey(v));
           }
+          std::vector<std::string> added;  // values new in r, in key order
           for (const auto& v : *r) {
             std::string k = SetKey(v);
-            if (lvals.count(k)) continue;
+            if (!lvals.count(k)) added.push_back(std::move(k));
+          }
+          std::sort(added.begin(), added.end());
+          for (std::string& k : added) {
             path_.push_back(std::move(k));
-            Attach(node, Member(), json::object());
+            Child([&] { return Member(); });
             path_.pop_back();
           }
         }
@@ -614,7 +623,8 @@ class CreateFieldsWalker {
     return Leaf(l, r);
   }
 
-  void Objects(const json* l, const json* r, std::string_view type, json& node) {
+  // The members of `r` (an object of struct type `type`) as children of the node at path_.
+  void Objects(const json* l, const json* r, std::string_view type) {
     if (r == nullptr || !r->is_object()) return;  // only removals below
     for (const auto& [k, rv] : r->items()) {
       // All of status and of metadata.managedFields is ignored (UpdateManagedFields leaves
@@ -626,9 +636,7 @@ class CreateFieldsWalker {
         if (auto it = l->find(k); it != l->end()) lv = &*it;
       }
       path_.push_back("f:" + k);
-      json child;  // null until it gets a child (Attach makes it {})
-      const bool member = Value(lv, &rv, LookupField(type, k), child);
-      Attach(node, member, std::move(child));
+      Child([&] { return Value(lv, &rv, LookupField(type, k)); });
       path_.pop_back();
     }
   }
@@ -642,21 +650,35 @@ class CreateFieldsWalker {
     return (l == nullptr || *l != *r) && Member();
   }
 
-  // Adds the node at path_ to its parent's FieldsV1 `parent`, as FieldSet::ToFieldsV1 writes it.
-  // The name is moved out of path_.back() (the caller pops it next). Siblings arrive in key
-  // order but for a set's values, so the hint at the end is almost always right; a name is
-  // never added twice (an object's members, a keyed list's keys and a set's values are unique).
-  void Attach(json& parent, bool member, json child) {
-    if (!member && child.empty()) return;
-    if (child.is_null()) child = json::object();  // children start null (no allocation)
-    if (member && !child.empty()) {
-      auto& c = child.get_ref<json::object_t&>();
-      c.emplace_hint(c.begin(), ".", json::object());  // "." sorts before "f:", "k:", "v:"
+  // Writes the node at path_ as a member of the node being written: `"name":{...}` where
+  // `body` writes its children and says whether the node is itself in the set. As
+  // FieldSet::ToFieldsV1 builds it: a node in the set with children also gets ".":{} (first:
+  // "." sorts before "f:", "k:" and "v:"), one in the set without children is {}, and one
+  // neither in the set nor with children is left out.
+  template <typename Body>
+  void Child(Body&& body) {
+    std::string& out = *out_;
+    const size_t start = out.size();
+    if (out.back() != '{') out.push_back(',');
+    json_io::AppendString(path_.back(), &out);
+    out += ":{";
+    const size_t open = out.size();
+    out += R"(".":{})";  // kept only for a member with children
+    const size_t first_child = out.size();
+    const bool member = body();
+    if (out.size() == first_child) {  // no children
+      if (!member) {
+        out.resize(start);
+        return;
+      }
+      out.resize(open);
+    } else if (!member) {
+      out.erase(open, first_child - open + 1);  // `".":{},`
     }
-    if (parent.is_null()) parent = json::object();
-    auto& p = parent.get_ref<json::object_t&>();
-    p.emplace_hint(p.end(), std::move(path_.back()), std::move(child));
+    out.push_back('}');
   }
+
+  std::string* out_;
 };
 
 // What a create is compared with: the kind's zero object without status, with an empty spec
@@ -986,7 +1008,9 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
 }
 
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
-                                   std::string_view manager, TimePoint now) {
+                                   std::string_view manager, TimePoint now,
+                                   std::string* fields_v1_text) {
+  if (fields_v1_text != nullptr) fields_v1_text->clear();
   if (manager.empty() || !updated.is_object()) return updated;
   if (old.is_object()) return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
   try {
@@ -1004,11 +1028,12 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
     const auto spec = updated.find("spec");
     const json& before =
         CreateBaseline(root_type, spec != updated.end() && spec->is_object());
-    CreateFieldsWalker walker;
-    json fields = json::object();
-    walker.Objects(&before, &updated, root_type, fields);
+    std::string text = "{";
+    CreateFieldsWalker walker(&text);
+    walker.Objects(&before, &updated, root_type);
+    text.push_back('}');
     auto meta = updated.find("metadata");
-    if (fields.empty()) {
+    if (text == "{}") {
       if (meta != updated.end() && meta->is_object()) meta->erase("managedFields");
       return updated;
     }
@@ -1018,7 +1043,14 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
     entry["apiVersion"] = api_version;
     entry["time"] = FormatRfc3339(now);
     entry["fieldsType"] = "FieldsV1";
-    entry["fieldsV1"] = std::move(fields);
+    if (fields_v1_text != nullptr) {
+      entry["fieldsV1"] = json::object();  // its text is handed over instead
+      *fields_v1_text = std::move(text);
+    } else {
+      StatusOr<json> fields = json_io::Parse(text);
+      if (!fields.ok()) return updated;  // not expected: the text is ours
+      entry["fieldsV1"] = std::move(*fields);
+    }
     if (meta == updated.end() || !meta->is_object()) {
       updated["metadata"] = json::object();
       meta = updated.find("metadata");
@@ -1026,6 +1058,7 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
     (*meta)["managedFields"] = json::array({std::move(entry)});
     return updated;
   } catch (const nlohmann::json::exception&) {
+    if (fields_v1_text != nullptr) fields_v1_text->clear();
     return updated;
   }
 }

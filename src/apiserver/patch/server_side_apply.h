@@ -126,9 +126,14 @@ StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
                                          std::vector<ApplyConflict>* conflicts);
 
 // A create (`old` null, no managedFields in `updated`) takes a shortcut that writes the entry's
-// FieldsV1 in one walk over the new object; its result is identical to the general path's.
+// FieldsV1 as JSON text in one walk over the new object; its result is identical to the
+// general path's. With `fields_v1_text`, a create's text is handed over there and the entry's
+// fieldsV1 is left as {} (the store writes the text in its place, json_io::RawNode: no tree is
+// built); otherwise, and for every other write, *fields_v1_text is cleared and the entry holds
+// the tree.
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
-                                   std::string_view manager, TimePoint now);
+                                   std::string_view manager, TimePoint now,
+                                   std::string* fields_v1_text = nullptr);
 
 // UpdateManagedFields without the create shortcut: the reference the shortcut is tested
 // against.
