@@ -511,14 +511,16 @@ void WriteEntries(json& object, std::vector<Entry> entries) {
 // ---- Fields nobody owns -------------------------------------------------------------------
 
 bool Ignored(const FieldPath& p) {
+  using namespace std::string_view_literals;
   if (p.empty()) return true;
-  if (p[0] == "f:status") return true;
-  if (p.size() == 1) return p[0] == "f:apiVersion" || p[0] == "f:kind" || p[0] == "f:metadata";
-  if (p[0] != "f:metadata") return false;
-  static const std::set<std::string> kStripped = {
+  const std::string_view first = p[0];
+  if (first == "f:status"sv) return true;
+  if (p.size() == 1) return first == "f:apiVersion"sv || first == "f:kind"sv || first == "f:metadata"sv;
+  if (first != "f:metadata"sv) return false;
+  static const std::set<std::string, std::less<>> kStripped = {
       "f:name",       "f:namespace",  "f:creationTimestamp", "f:selfLink",       "f:uid",
       "f:clusterName", "f:generation", "f:managedFields",    "f:resourceVersion"};
-  return kStripped.count(p[1]) > 0 && (p.size() == 2 || p[1] == "f:managedFields");
+  return kStripped.count(p[1]) > 0 && (p.size() == 2 || p[1] == "f:managedFields"sv);
 }
 
 FieldSet Filter(const FieldSet& s) {
@@ -629,13 +631,20 @@ class CreateFieldsWalker {
     for (const auto& [k, rv] : r->items()) {
       // All of status and of metadata.managedFields is ignored (UpdateManagedFields leaves
       // them out of the comparison).
-      if (path_.empty() && k == "status") continue;
-      if (path_.size() == 1 && k == "managedFields" && path_[0] == "f:metadata") continue;
+      using namespace std::string_view_literals;
+      if (path_.empty() && std::string_view(k) == "status"sv) continue;
+      if (path_.size() == 1 && std::string_view(k) == "managedFields"sv &&
+          std::string_view(path_[0]) == "f:metadata"sv) {
+        continue;
+      }
       const json* lv = nullptr;
       if (l != nullptr) {
         if (auto it = l->find(k); it != l->end()) lv = &*it;
       }
-      path_.push_back("f:" + k);
+      std::string name;
+      name.reserve(k.size() + 2);
+      name.append("f:", 2).append(k);
+      path_.push_back(std::move(name));
       Child([&] { return Value(lv, &rv, LookupField(type, k)); });
       path_.pop_back();
     }
@@ -661,9 +670,10 @@ class CreateFieldsWalker {
     const size_t start = out.size();
     if (out.back() != '{') out.push_back(',');
     json_io::AppendString(path_.back(), &out);
-    out += ":{";
+    out.append(":{", 2);
     const size_t open = out.size();
-    out += R"(".":{})";  // kept only for a member with children
+    static constexpr std::string_view kSelf = R"(".":{})";  // kept for a member with children
+    out.append(kSelf);
     const size_t first_child = out.size();
     const bool member = body();
     if (out.size() == first_child) {  // no children
