@@ -16,6 +16,16 @@ std::string ResourceVersionOf(const json& obj) {
   return rv->get<std::string>();
 }
 
+// The string at metadata[field] of `obj`, or null when absent or not a string.
+const std::string* MetaString(const json& obj, const char* field) {
+  if (!obj.is_object()) return nullptr;
+  auto md = obj.find("metadata");
+  if (md == obj.end() || !md->is_object()) return nullptr;
+  auto f = md->find(field);
+  if (f == md->end() || !f->is_string()) return nullptr;
+  return &f->get_ref<const std::string&>();
+}
+
 // Requests of the informer carry a timeout so that a hung server cannot keep Stop() waiting
 // forever (watches are cancelled through the stop flag instead).
 constexpr Duration kListTimeout = std::chrono::seconds(60);
@@ -53,7 +63,10 @@ Informer::Informer(const RestClient& client, const Clock& clock, InformerOptions
 
 Informer::~Informer() { Stop(); }
 
-void Informer::AddEventHandlers(ResourceEventHandlers handlers) { handlers_.push_back(std::move(handlers)); }
+void Informer::AddEventHandlers(ResourceEventHandlers handlers) {
+  if (handlers.on_update) wants_old_ = true;
+  handlers_.push_back(std::move(handlers));
+}
 
 void Informer::Start() {
   {
@@ -87,6 +100,11 @@ bool Informer::WaitForSync(Duration timeout) const {
 std::vector<ObjectRef> Informer::List() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<ObjectRef> out;
+  if (options_.cache_metadata_only) {
+    out.reserve(packed_.size());
+    for (const PackedMeta& m : packed_) out.push_back(m.Stub());
+    return out;
+  }
   out.reserve(items_.size());
   for (const auto& [key, obj] : items_) out.push_back(obj);
   return out;
@@ -94,13 +112,17 @@ std::vector<ObjectRef> Informer::List() const {
 
 ObjectRef Informer::Get(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (options_.cache_metadata_only) {
+    auto it = packed_.find(std::string_view(key));
+    return it == packed_.end() ? nullptr : it->Stub();
+  }
   auto it = items_.find(key);
   return it == items_.end() ? nullptr : it->second;
 }
 
 size_t Informer::Size() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return items_.size();
+  return options_.cache_metadata_only ? packed_.size() : items_.size();
 }
 
 InformerStats Informer::stats() const {
@@ -142,17 +164,68 @@ ObjectRef Informer::Prepare(json&& obj) {
   return std::make_shared<const json>(std::move(obj));
 }
 
-ObjectRef Informer::Cached(const ObjectRef& obj) const {
-  if (!options_.cache_metadata_only || !obj->is_object()) return obj;
-  json stub = json::object();
-  json& md = stub["metadata"] = json::object();
-  if (auto m = obj->find("metadata"); m != obj->end() && m->is_object()) {
-    for (const char* field : {"name", "namespace", "resourceVersion"}) {
-      if (auto f = m->find(field); f != m->end()) md[field] = *f;
-    }
+Informer::PackedMeta::PackedMeta(std::string_view ns, std::string_view name, std::string_view rv,
+                                 uint8_t fields)
+    : key_len_(static_cast<uint32_t>(ns.empty() ? name.size() : ns.size() + 1 + name.size())),
+      ns_len_(static_cast<uint32_t>(ns.size())),
+      rv_len_(static_cast<uint32_t>(rv.size())),
+      fields_(fields) {
+  data_ = std::make_unique_for_overwrite<char[]>(key_len_ + rv_len_);
+  char* p = data_.get();
+  if (!ns.empty()) {
+    p = std::copy(ns.begin(), ns.end(), p);
+    *p++ = '/';
   }
+  p = std::copy(name.begin(), name.end(), p);
+  std::copy(rv.begin(), rv.end(), p);
+}
+
+ObjectRef Informer::PackedMeta::Stub() const {
+  json md = json::object();
+  const std::string_view k = key();
+  if (fields_ & kName) md["name"] = std::string(ns_len_ == 0 ? k : k.substr(ns_len_ + 1));
+  if (fields_ & kNamespace) md["namespace"] = std::string(k.substr(0, ns_len_));
+  if (fields_ & kResourceVersion) md["resourceVersion"] = std::string(resource_version());
+  json stub = json::object();
+  stub["metadata"] = std::move(md);
   return std::make_shared<const json>(std::move(stub));
 }
+
+Informer::PackedMeta Informer::Pack(const json& obj) {
+  // The key as KeyOf builds it; a field that is absent or not a string counts as empty.
+  const std::string* name = MetaString(obj, "name");
+  const std::string* ns = MetaString(obj, "namespace");
+  const std::string* rv = MetaString(obj, "resourceVersion");
+  const uint8_t fields = (name ? PackedMeta::kName : 0) | (ns ? PackedMeta::kNamespace : 0) |
+                         (rv ? PackedMeta::kResourceVersion : 0);
+  return PackedMeta(ns ? std::string_view(*ns) : std::string_view(),
+                    name ? std::string_view(*name) : std::string_view(),
+                    rv ? std::string_view(*rv) : std::string_view(), fields);
+}
+
+void Informer::Put(PackedSet& set, PackedMeta&& m) {
+  auto it = set.find(m.key());
+  if (it == set.end()) {
+    set.insert(std::move(m));
+    return;
+  }
+  // Same key, same place: reuse the set's node.
+  auto hint = std::next(it);
+  auto node = set.extract(it);
+  node.value() = std::move(m);
+  set.insert(hint, std::move(node));
+}
+
+void Informer::ReplaceForTest(std::vector<json>&& items, const std::string& resource_version) {
+  std::vector<ObjectRef> listed;
+  listed.reserve(items.size());
+  for (json& item : items) listed.push_back(Prepare(std::move(item)));
+  items.clear();
+  last_rv_ = resource_version;
+  Replace(std::move(listed), resource_version, !HasSynced());
+}
+
+void Informer::ApplyForTest(const std::string& type, json&& obj) { Apply(type, Prepare(std::move(obj))); }
 
 RestResult Informer::ListAndReplace(bool initial) {
   ListOptions o;
@@ -195,8 +268,19 @@ RestResult Informer::ListAndReplace(bool initial) {
     if (cont.empty() || o.limit == 0) break;
     o.continue_token = cont;
   }
+  last_rv_ = rv;
+  const size_t n = listed.size();
+  Replace(std::move(listed), rv, initial);
+  Logf(log::Level::kInfo, "Caches populated for " + name_ + " (" + std::to_string(n) +
+                              " objects, resourceVersion " + rv + ")");
+  RestResult ok;
+  ok.http_status = 200;
+  return ok;
+}
 
-  // Replace the cache (DeltaFIFO.Replace): adds/updates in list order, then deletions.
+void Informer::Replace(std::vector<ObjectRef>&& listed, const std::string& rv, bool initial) {
+  // Replace the cache (DeltaFIFO.Replace): adds/updates in list order, then deletions in key
+  // order.
   struct Change {
     enum Kind { kAdd, kUpdate, kDelete } kind;
     ObjectRef old_obj, new_obj;
@@ -204,29 +288,61 @@ RestResult Informer::ListAndReplace(bool initial) {
   std::vector<Change> changes;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    std::map<std::string, ObjectRef> next;
-    for (ObjectRef& obj : listed) {
-      const std::string key = KeyOf(*obj);
-      auto old = items_.find(key);
-      if (old == items_.end()) {
-        changes.push_back({Change::kAdd, nullptr, obj});
-        next[key] = Cached(obj);
-      } else if (ResourceVersionOf(*old->second) != ResourceVersionOf(*obj)) {
-        changes.push_back({Change::kUpdate, old->second, obj});
-        next[key] = Cached(obj);
-      } else {
-        obj = old->second;  // unchanged: keep the stored copy
-        next[key] = obj;
+    if (options_.cache_metadata_only) {
+      // The same comparisons on packed entries; stubs only for what changed. An unchanged
+      // entry moves (its node, not a copy) from the old set to the new one, so whatever is
+      // left in the old set at the end is what the list no longer has.
+      PackedSet next;
+      for (ObjectRef& obj : listed) {
+        PackedMeta m = Pack(*obj);
+        auto old = packed_.find(m.key());
+        if (old == packed_.end()) {
+          // A key listed twice (never from an API server): the second copy compares against
+          // the first.
+          auto dup = next.find(m.key());
+          if (dup == next.end()) {
+            changes.push_back({Change::kAdd, nullptr, std::move(obj)});
+          } else if (dup->resource_version() != m.resource_version()) {
+            changes.push_back({Change::kUpdate, dup->Stub(), std::move(obj)});
+          }
+          Put(next, std::move(m));
+        } else if (old->resource_version() != m.resource_version()) {
+          changes.push_back({Change::kUpdate, old->Stub(), std::move(obj)});
+          packed_.erase(old);
+          Put(next, std::move(m));
+        } else {
+          obj.reset();  // unchanged: no callback
+          auto node = packed_.extract(old);
+          next.insert(next.end(), std::move(node));
+        }
       }
+      for (const PackedMeta& gone : packed_) changes.push_back({Change::kDelete, gone.Stub(), nullptr});
+      packed_ = std::move(next);
+    } else {
+      std::map<std::string, ObjectRef> next;
+      for (ObjectRef& obj : listed) {
+        const std::string key = KeyOf(*obj);
+        auto old = items_.find(key);
+        if (old == items_.end()) {
+          changes.push_back({Change::kAdd, nullptr, obj});
+          next[key] = obj;
+        } else if (ResourceVersionOf(*old->second) != ResourceVersionOf(*obj)) {
+          changes.push_back({Change::kUpdate, old->second, obj});
+          next[key] = obj;
+        } else {
+          obj = old->second;  // unchanged: keep the stored copy
+          next[key] = obj;
+        }
+      }
+      for (const auto& [key, obj] : items_) {
+        if (!next.count(key)) changes.push_back({Change::kDelete, obj, nullptr});
+      }
+      items_ = std::move(next);
     }
-    for (const auto& [key, obj] : items_) {
-      if (!next.count(key)) changes.push_back({Change::kDelete, obj, nullptr});
-    }
-    items_ = std::move(next);
     ++stats_.lists;
     stats_.last_resource_version = rv;
   }
-  last_rv_ = rv;
+  listed.clear();
   for (const Change& c : changes) {
     if (stop_.load()) break;
     for (const ResourceEventHandlers& h : handlers_) {
@@ -240,24 +356,41 @@ RestResult Informer::ListAndReplace(bool initial) {
     synced_ = true;
   }
   cv_.notify_all();
-  Logf(log::Level::kInfo, "Caches populated for " + name_ + " (" + std::to_string(listed.size()) +
-                              " objects, resourceVersion " + rv + ")");
-  RestResult ok;
-  ok.http_status = 200;
-  return ok;
 }
 
 void Informer::Apply(const std::string& type, ObjectRef obj) {
-  const std::string key = KeyOf(*obj);
   ObjectRef old;
+  bool existed = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = items_.find(key);
-    if (it != items_.end()) old = it->second;
-    if (type == "DELETED") {
-      if (it != items_.end()) items_.erase(it);
+    if (options_.cache_metadata_only) {
+      PackedMeta m = Pack(*obj);
+      auto it = packed_.find(m.key());
+      if (type == "DELETED") {
+        if (it != packed_.end()) packed_.erase(it);
+      } else if (it == packed_.end()) {
+        packed_.insert(std::move(m));
+      } else {
+        // An update: its old state is a stub, built only for OnUpdate handlers.
+        existed = true;
+        if (wants_old_) old = it->Stub();
+        auto hint = std::next(it);
+        auto node = packed_.extract(it);
+        node.value() = std::move(m);
+        packed_.insert(hint, std::move(node));
+      }
     } else {
-      items_[key] = Cached(obj);
+      const std::string key = KeyOf(*obj);
+      auto it = items_.find(key);
+      if (it != items_.end()) {
+        old = it->second;
+        existed = true;
+      }
+      if (type == "DELETED") {
+        if (it != items_.end()) items_.erase(it);
+      } else {
+        items_[key] = obj;
+      }
     }
     ++stats_.events;
   }
@@ -265,7 +398,7 @@ void Informer::Apply(const std::string& type, ObjectRef obj) {
     if (type == "DELETED") {
       // client-go hands OnDelete the DELETED event's object (the final state).
       if (h.on_delete) h.on_delete(obj, false);
-    } else if (old) {
+    } else if (existed) {
       if (h.on_update) h.on_update(old, obj);
     } else {
       if (h.on_add) h.on_add(obj, false);

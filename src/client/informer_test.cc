@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "client/test_api_server.h"
@@ -240,9 +241,14 @@ class InformerExpiryTest : public InformerTest {
   InformerExpiryTest() : InformerTest(apiserver::StoreOptions{1, 5, 200000}) {}
 };
 
-TEST_F(InformerExpiryTest, BacksOffWhileTheServerIsDownAndRelistsOn410) {
+class InformerExpiryModeTest : public InformerExpiryTest, public ::testing::WithParamInterface<bool> {};
+
+// Both caches: whole objects, and packed metadata (cache_metadata_only).
+TEST_P(InformerExpiryModeTest, BacksOffWhileTheServerIsDownAndRelistsOn410) {
   for (const char* n : {"a", "b", "c"}) ASSERT_EQ(Write("POST", n, ConfigMap(n, "1")), 201);
-  Informer inf(*client_, clock_, Options());
+  InformerOptions o = Options();
+  o.cache_metadata_only = GetParam();
+  Informer inf(*client_, clock_, o);
   Recorder rec;
   inf.AddEventHandlers(rec.Handlers());
   inf.Start();
@@ -270,6 +276,215 @@ TEST_F(InformerExpiryTest, BacksOffWhileTheServerIsDownAndRelistsOn410) {
   EXPECT_EQ(inf.Size(), 3u);
   EXPECT_EQ(inf.stats().lists, 2u);
 }
+
+INSTANTIATE_TEST_SUITE_P(BothCaches, InformerExpiryModeTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return std::string(p.param ? "MetadataOnly" : "WholeObjects");
+                         });
+
+// The cache without an API server (ReplaceForTest / ApplyForTest), in both modes.
+
+json Obj(const std::string& ns, const std::string& name, const std::string& rv) {
+  json md = {{"name", name}, {"resourceVersion", rv}, {"uid", "u-" + name}};
+  if (!ns.empty()) md["namespace"] = ns;
+  return {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", md}, {"data", {{"k", rv}}}};
+}
+
+// What the metadata-only cache hands out for an object (the documented stub).
+json StubOf(const json& obj) {
+  json md = json::object();
+  for (const char* f : {"name", "namespace", "resourceVersion"}) {
+    if (obj["metadata"].contains(f)) md[f] = obj["metadata"][f];
+  }
+  return {{"metadata", md}};
+}
+
+// "full" for a whole object (it has data), "stub" for a stub (exactly StubOf of the object).
+std::string Shape(const ObjectRef& o) {
+  if (o == nullptr) return "null";
+  if (o->contains("data")) return "full";
+  return *o == json{{"metadata", (*o)["metadata"]}} && (*o)["metadata"].size() <= 3 ? "stub" : "other";
+}
+
+std::string Rv(const ObjectRef& o) { return (*o)["metadata"].value("resourceVersion", ""); }
+
+// Records calls with the shapes and resourceVersions of the objects handed over.
+ResourceEventHandlers ShapeRecorder(std::vector<std::string>* out) {
+  ResourceEventHandlers h;
+  h.on_add = [out](const ObjectRef& o, bool initial) {
+    out->push_back(std::string(initial ? "init-add " : "add ") + Informer::KeyOf(*o) + " " + Shape(o));
+  };
+  h.on_update = [out](const ObjectRef& old_obj, const ObjectRef& o) {
+    out->push_back("update " + Informer::KeyOf(*o) + " " + Rv(old_obj) + "(" + Shape(old_obj) + ")->" + Rv(o) +
+                   "(" + Shape(o) + ")");
+  };
+  h.on_delete = [out](const ObjectRef& o, bool unknown) {
+    out->push_back(std::string(unknown ? "delete-unknown " : "delete ") + Informer::KeyOf(*o) + " " + Rv(o) + "(" +
+                   Shape(o) + ")");
+  };
+  return h;
+}
+
+class InformerCacheTest : public ::testing::TestWithParam<bool> {
+ protected:
+  InformerCacheTest() : rest_(RestConfig{}, clock_) {}
+  std::unique_ptr<Informer> Make() {
+    InformerOptions o;
+    o.path = "/api/v1/configmaps";
+    o.transform = StripManagedFields;
+    o.cache_metadata_only = GetParam();
+    auto inf = std::make_unique<Informer>(rest_, clock_, o);
+    inf->AddEventHandlers(ShapeRecorder(&events_));
+    return inf;
+  }
+  // "stub" with cache_metadata_only, "full" without.
+  std::string Kept() const { return GetParam() ? "stub" : "full"; }
+  // Every object of List() and Get() is the cached state of `want` (same order, same keys):
+  // the whole object, or exactly its stub.
+  void ExpectCache(const Informer& inf, const std::vector<json>& want) {
+    std::vector<json> sorted = want;
+    std::sort(sorted.begin(), sorted.end(),
+              [](const json& a, const json& b) { return Informer::KeyOf(a) < Informer::KeyOf(b); });
+    std::vector<ObjectRef> got = inf.List();
+    ASSERT_EQ(got.size(), sorted.size());
+    EXPECT_EQ(inf.Size(), sorted.size());
+    for (size_t i = 0; i < sorted.size(); ++i) {
+      const json expected = GetParam() ? StubOf(sorted[i]) : sorted[i];
+      EXPECT_EQ(*got[i], expected) << i;
+      ObjectRef one = inf.Get(Informer::KeyOf(sorted[i]));
+      ASSERT_NE(one, nullptr) << Informer::KeyOf(sorted[i]);
+      EXPECT_EQ(*one, expected);
+    }
+  }
+
+  SimulatedClock clock_;
+  RestClient rest_;
+  std::vector<std::string> events_;
+};
+
+TEST_P(InformerCacheTest, RelistAddsUpdatesAndDeletesAndSkipsUnchangedObjects) {
+  struct Case {
+    std::string name;
+    std::vector<json> first, second;
+    std::vector<std::string> want;  // events of the second list; "$" is Kept()
+  };
+  const std::vector<Case> cases = {
+      {"an add, an update and an inferred deletion; the unchanged object produces no callback",
+       {Obj("ns", "a", "1"), Obj("ns", "b", "1"), Obj("ns", "c", "1")},
+       {Obj("ns", "a", "1"), Obj("ns", "b", "2"), Obj("ns", "d", "3")},
+       {"update ns/b 1($)->2(full)", "add ns/d full", "delete-unknown ns/c 1($)"}},
+      {"the same list again: nothing",
+       {Obj("ns", "a", "1"), Obj("other", "a", "5")},
+       {Obj("other", "a", "5"), Obj("ns", "a", "1")},
+       {}},
+      {"an empty list deletes everything, in key order",
+       {Obj("z", "a", "1"), Obj("a", "z", "2"), Obj("", "node-1", "3")},
+       {},
+       {"delete-unknown a/z 2($)", "delete-unknown node-1 3($)", "delete-unknown z/a 1($)"}},
+      {"adds and updates in list order, then deletions",
+       {Obj("ns", "b", "1"), Obj("ns", "c", "1"), Obj("", "n", "7")},
+       {Obj("ns", "x", "1"), Obj("", "n", "8"), Obj("ns", "a", "1")},
+       {"add ns/x full", "update n 7($)->8(full)", "add ns/a full", "delete-unknown ns/b 1($)",
+        "delete-unknown ns/c 1($)"}},
+      {"a resourceVersion that goes back still counts as changed",
+       {Obj("ns", "a", "10")},
+       {Obj("ns", "a", "9")},
+       {"update ns/a 10($)->9(full)"}},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    events_.clear();
+    auto inf = Make();
+    inf->ReplaceForTest(std::vector<json>(tc.first), "100");
+    std::vector<std::string> initial;
+    for (const json& o : tc.first) initial.push_back("init-add " + Informer::KeyOf(o) + " full");
+    EXPECT_EQ(events_, initial);
+    EXPECT_TRUE(inf->HasSynced());
+    ExpectCache(*inf, tc.first);
+    events_.clear();
+    inf->ReplaceForTest(std::vector<json>(tc.second), "200");
+    std::vector<std::string> want;
+    for (std::string e : tc.want) {
+      for (size_t p; (p = e.find('$')) != std::string::npos;) e.replace(p, 1, Kept());
+      want.push_back(e);
+    }
+    EXPECT_EQ(events_, want);
+    ExpectCache(*inf, tc.second);
+    EXPECT_EQ(inf->stats().lists, 2u);
+    EXPECT_EQ(inf->stats().last_resource_version, "200");
+  }
+}
+
+TEST_P(InformerCacheTest, WatchEventsUpdateTheCache) {
+  auto inf = Make();
+  inf->ReplaceForTest({Obj("ns", "a", "1")}, "1");
+  events_.clear();
+  inf->ApplyForTest("ADDED", Obj("ns", "b", "2"));
+  inf->ApplyForTest("MODIFIED", Obj("ns", "a", "3"));
+  inf->ApplyForTest("MODIFIED", Obj("ns", "c", "4"));  // unknown: an add
+  inf->ApplyForTest("DELETED", Obj("ns", "b", "5"));
+  inf->ApplyForTest("DELETED", Obj("ns", "zz", "6"));  // unknown: OnDelete all the same
+  EXPECT_EQ(events_, (std::vector<std::string>{"add ns/b full", "update ns/a 1(" + Kept() + ")->3(full)",
+                                               "add ns/c full", "delete ns/b 5(full)", "delete ns/zz 6(full)"}));
+  ExpectCache(*inf, {Obj("ns", "a", "3"), Obj("ns", "c", "4")});
+  EXPECT_EQ(inf->Get("ns/b"), nullptr);
+  EXPECT_EQ(inf->Get("ns"), nullptr);
+  EXPECT_EQ(inf->stats().events, 5u);
+  // A relist after watch events compares against what they left.
+  events_.clear();
+  inf->ReplaceForTest({Obj("ns", "a", "3"), Obj("ns", "c", "7")}, "9");
+  EXPECT_EQ(events_, (std::vector<std::string>{"update ns/c 4(" + Kept() + ")->7(full)"}));
+}
+
+TEST_P(InformerCacheTest, StubsHoldTheFieldsTheObjectHad) {
+  struct Case {
+    std::string name;
+    json obj;
+    std::string key;
+  };
+  json no_rv = Obj("ns", "a", "1");
+  no_rv["metadata"].erase("resourceVersion");
+  json empty_ns = Obj("", "b", "2");
+  empty_ns["metadata"]["namespace"] = "";
+  json long_names = Obj(std::string(63, 'n'), std::string(253, 'x'), "18446744073709551615");
+  json managed = Obj("ns", "m", "3");
+  managed["metadata"]["managedFields"] = json::array({{{"manager", "kubectl"}}});
+  const std::vector<Case> cases = {
+      {"a namespaced object", Obj("kube-system", "coredns-1", "42"), "kube-system/coredns-1"},
+      {"a cluster-scoped object: no namespace", Obj("", "gke-pool-1-abcd", "7"), "gke-pool-1-abcd"},
+      {"no resourceVersion", no_rv, "ns/a"},
+      {"an empty namespace is kept as such", empty_ns, "b"},
+      {"long names", long_names, std::string(63, 'n') + "/" + std::string(253, 'x')},
+      {"managedFields are stripped before anything is kept", managed, "ns/m"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    events_.clear();
+    auto inf = Make();
+    ObjectRef deleted;
+    ResourceEventHandlers h;
+    h.on_delete = [&deleted](const ObjectRef& o, bool) { deleted = o; };
+    inf->AddEventHandlers(h);
+    inf->ReplaceForTest({tc.obj}, "1");
+    ObjectRef got = inf->Get(tc.key);
+    ASSERT_NE(got, nullptr);
+    json want = GetParam() ? StubOf(tc.obj) : StripManagedFields(json(tc.obj));
+    EXPECT_EQ(*got, want) << got->dump();
+    ASSERT_EQ(inf->List().size(), 1u);
+    EXPECT_EQ(*inf->List()[0], want);
+    // The inferred deletion hands out the same.
+    inf->ReplaceForTest({}, "2");
+    ASSERT_EQ(events_.size(), 2u);
+    EXPECT_EQ(events_[1].rfind("delete-unknown " + tc.key + " ", 0), 0u) << events_[1];
+    ASSERT_NE(deleted, nullptr);
+    EXPECT_EQ(*deleted, want);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(BothCaches, InformerCacheTest, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) {
+                           return std::string(p.param ? "MetadataOnly" : "WholeObjects");
+                         });
 
 TEST_F(InformerTest, BacksOffOnServerErrorsThenSyncs) {
   std::atomic<int> failures{0};
