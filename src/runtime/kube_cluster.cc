@@ -1,5 +1,6 @@
 #include "runtime/kube_cluster.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -25,7 +26,60 @@ bool KeptCapacity(std::string_view name) {
          name.find('/') != std::string_view::npos;
 }
 
+// A key "<ns>/<name>" (or "<name>") as up to three pieces, compared as their concatenation.
+struct KeyPieces {
+  std::string_view piece[3];
+};
+
+KeyPieces PiecesOf(const scheduler::PodInfo& info) {
+  const std::string_view ns = info.namespace_();
+  if (ns.empty()) return {{info.name(), {}, {}}};
+  return {{ns, "/", info.name()}};
+}
+
+KeyPieces PiecesOf(std::string_view key) { return {{key, {}, {}}}; }
+
+// <0, 0, >0 as std::string's compare of the concatenations (bytes as unsigned char).
+int Compare(const KeyPieces& a, const KeyPieces& b) {
+  size_t ai = 0, ao = 0, bi = 0, bo = 0;
+  while (true) {
+    while (ai < 3 && ao == a.piece[ai].size()) {
+      ++ai;
+      ao = 0;
+    }
+    while (bi < 3 && bo == b.piece[bi].size()) {
+      ++bi;
+      bo = 0;
+    }
+    if (ai == 3 || bi == 3) return (ai == 3 ? 0 : 1) - (bi == 3 ? 0 : 1);
+    const size_t n = std::min(a.piece[ai].size() - ao, b.piece[bi].size() - bo);
+    if (int c = a.piece[ai].substr(ao, n).compare(b.piece[bi].substr(bo, n)); c != 0) return c;
+    ao += n;
+    bo += n;
+  }
+}
+
+std::string KeyString(const scheduler::PodInfo& info) {
+  const KeyPieces k = PiecesOf(info);
+  std::string s;
+  for (std::string_view p : k.piece) s.append(p);
+  return s;
+}
+
 }  // namespace
+
+bool KubeClusterCache::PodKeyLess::operator()(const scheduler::PodInfoConstSharedPtr& a,
+                                              const scheduler::PodInfoConstSharedPtr& b) const {
+  return Compare(PiecesOf(*a), PiecesOf(*b)) < 0;
+}
+bool KubeClusterCache::PodKeyLess::operator()(const scheduler::PodInfoConstSharedPtr& a,
+                                              std::string_view b) const {
+  return Compare(PiecesOf(*a), PiecesOf(b)) < 0;
+}
+bool KubeClusterCache::PodKeyLess::operator()(std::string_view a,
+                                              const scheduler::PodInfoConstSharedPtr& b) const {
+  return Compare(PiecesOf(a), PiecesOf(*b)) < 0;
+}
 
 api::Node NodeForCache(api::Node&& decoded) {
   api::Node n;
@@ -150,7 +204,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
-    pod_map_.erase(key);
+    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
     return;
   }
   StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
@@ -160,12 +214,12 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
     if (logger_ != nullptr) {
       logger_->Warning("Failed to decode pod", {{"pod", key}, {"err", pod.status().ToString()}});
     }
-    pod_map_.erase(key);
+    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
     return;
   }
   if (sim::IsTerminal(*pod)) {
     std::lock_guard<std::mutex> lock(mu_);
-    pod_map_.erase(key);
+    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
     return;
   }
   // The scheduler's precomputed view of the pod (requests, tolerations, affinity), built once
@@ -173,7 +227,17 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   scheduler::PodInfoConstSharedPtr info =
       scheduler::MakePodInfo(*pod);
   std::lock_guard<std::mutex> lock(mu_);
-  pod_map_[key] = std::move(info);
+  // The entry is keyed by the PodInfo itself: replacing it swaps the PodInfo of the set's node
+  // (same key, same place).
+  auto it = pod_map_.find(std::string_view(key));
+  if (it == pod_map_.end()) {
+    pod_map_.insert(std::move(info));
+    return;
+  }
+  auto hint = std::next(it);
+  auto node = pod_map_.extract(it);
+  node.value() = std::move(info);
+  pod_map_.insert(hint, std::move(node));
 }
 
 void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
@@ -206,7 +270,7 @@ autoscaler::ClusterView KubeClusterCache::View() const {
   for (const auto& [key, node] : node_map_) {
     view.nodes.push_back(node);
   }
-  for (const auto& [key, info] : pod_map_) {
+  for (const scheduler::PodInfoConstSharedPtr& info : pod_map_) {
     if (info->node_name().empty()) {
       view.pending_pods.push_back(info);
     } else {
@@ -217,10 +281,10 @@ autoscaler::ClusterView KubeClusterCache::View() const {
   // small: budgets there times pods there.
   for (const auto& [key, pdb] : pdb_map_) {
     if (pdb->namespace_ != "kube-system" || !pdb->selector.has_value()) continue;
-    for (auto it = pod_map_.lower_bound("kube-system/");
-         it != pod_map_.end() && it->first.rfind("kube-system/", 0) == 0; ++it) {
-      if (pdb->selector->Matches(it->second->labels())) {
-        view.pdb_pods.insert(it->first);
+    for (auto it = pod_map_.lower_bound(std::string_view("kube-system/"));
+         it != pod_map_.end() && (*it)->namespace_() == "kube-system"; ++it) {
+      if (pdb->selector->Matches((*it)->labels())) {
+        view.pdb_pods.insert(KeyString(**it));
       }
     }
   }

@@ -28,6 +28,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "autoscaler/cluster_view.h"
@@ -108,9 +109,21 @@ class KubeClusterCache {
   std::unique_ptr<client::Informer> pods_;
   std::unique_ptr<client::Informer> pdbs_;
 
+  // Orders PodInfos by their key, "<namespace>/<name>" ("<name>" without a namespace, as
+  // client::Informer::KeyOf), compared as that string without building it; finds one by key.
+  struct PodKeyLess {
+    using is_transparent = void;
+    bool operator()(const scheduler::PodInfoConstSharedPtr& a,
+                    const scheduler::PodInfoConstSharedPtr& b) const;
+    bool operator()(const scheduler::PodInfoConstSharedPtr& a, std::string_view b) const;
+    bool operator()(std::string_view a, const scheduler::PodInfoConstSharedPtr& b) const;
+  };
+
   mutable std::mutex mu_;
   std::map<std::string, api::NodeConstSharedPtr> node_map_;
-  std::map<std::string, scheduler::PodInfoConstSharedPtr> pod_map_;  // non-terminal pods
+  // Non-terminal pods, keyed by the PodInfo's own namespace and name (no key strings: 64 bytes
+  // an entry instead of 144 with a "ns/name" std::string key; issue 3).
+  std::set<scheduler::PodInfoConstSharedPtr, PodKeyLess> pod_map_;
   std::map<std::string, std::shared_ptr<const PdbEntry>> pdb_map_;
   uint64_t decode_errors_ = 0;
 };

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "api/codec/json_codec.h"
@@ -362,6 +363,49 @@ TEST_F(NodeForCacheTest, AChangeTheEngineDoesNotReadKeepsTheSameSharedNode) {
   api::NodeConstSharedPtr third = Kept(cache_, in);
   EXPECT_NE(third.get(), second.get());
   EXPECT_FALSE(third->IsReady());
+}
+
+// The pod map is keyed by the PodInfos' own namespace and name, ordered as the "ns/name"
+// strings it was keyed by before: '-' (0x2d) sorts before '/' (0x2f), so "a-b/x" < "a/x".
+TEST_F(NodeForCacheTest, PodsAreKeyedAndOrderedByNamespaceSlashName) {
+  auto keys = [](const std::vector<scheduler::PodInfoConstSharedPtr>& pods) {
+    std::vector<std::string> out;
+    for (const auto& p : pods) out.push_back(p->Key() + " " + std::string(p->node_name()));
+    return out;
+  };
+  auto feed = [&](const json& pod, bool deleted = false) {
+    cache_.OnPodForTest(std::make_shared<const json>(pod), deleted);
+  };
+  for (const auto& [ns, name] : std::vector<std::pair<std::string, std::string>>{
+           {"a", "x"}, {"a-b", "x"}, {"a", "a-b"}, {"ab", "a"}, {"a", "ab"}, {"kube-system", "dns"},
+           {"kube-system-x", "p"}, {"kube-systen", "q"}, {"kube-system", "dns-2"}}) {
+    feed(Pod(ns, name, "n1", {{"k8s-app", "kube-dns"}}));
+  }
+  const std::vector<std::string> all = {"a-b/x n1",           "a/a-b n1",         "a/ab n1",
+                                        "a/x n1",             "ab/a n1",          "kube-system-x/p n1",
+                                        "kube-system/dns n1", "kube-system/dns-2 n1", "kube-systen/q n1"};
+  std::vector<std::string> sorted = all;
+  std::sort(sorted.begin(), sorted.end());
+  ASSERT_EQ(sorted, all);  // the expectation itself is in std::string order
+  EXPECT_EQ(keys(cache_.View().scheduled_pods), all);
+
+  // An update replaces the pod in place; a deletion, a terminal phase or a decode error removes it.
+  feed(Pod("a", "x", "n2"));
+  feed(Pod("a-b", "x", ""));
+  feed(Pod("a", "ab", "n1"), /*deleted=*/true);
+  json done = Pod("ab", "a", "n1");
+  done["status"]["phase"] = "Succeeded";
+  feed(done);
+  json bad = Pod("kube-systen", "q", "n1");
+  bad["spec"]["containers"] = "not a list";
+  feed(bad);
+  feed(Pod("a", "nope", "n1"), /*deleted=*/true);  // unknown: nothing
+  autoscaler::ClusterView v = cache_.View();
+  EXPECT_EQ(keys(v.scheduled_pods),
+            (std::vector<std::string>{"a/a-b n1", "a/x n2", "kube-system-x/p n1", "kube-system/dns n1",
+                                      "kube-system/dns-2 n1"}));
+  EXPECT_EQ(keys(v.pending_pods), (std::vector<std::string>{"a-b/x "}));
+  EXPECT_EQ(cache_.decode_errors(), 1u);
 }
 
 TEST(GoTimeStringTest, AsGoPrintsTimeInUtc) {
