@@ -2,11 +2,13 @@
 // and per pod once it has seen a realistic GKE cluster, beside the engine's snapshot
 // (scheduler_bench.cc's BM_SnapshotMemory10kNodes300kPods).
 //
-// Each object is built as JSON as GKE (or `tidepool up`) serves it, run through the informers'
-// transform (StripManagedFields) and handed to the cache's real handler (OnNodeForTest /
-// OnPodForTest: decode, trim, keep); the JSON is then dropped, so what is counted is what the
-// cache keeps. Bytes are glibc's mallinfo2 deltas (uordblks: malloc'd and not freed), summed
-// over all arenas.
+// Each object is built as JSON as GKE (or `tidepool up`) serves it and handed to a real
+// client::Informer configured as KubeClusterCache configures its own (the StripManagedFields
+// transform, cache_metadata_only), as one watch event (Informer::ApplyForTest: the transform,
+// the informer's store, then the handlers, without HTTP); its handlers are the cache's real ones
+// (OnNodeForTest / OnPodForTest: decode, trim, keep). The JSON is then dropped, so what is
+// counted is what the informers and the cache keep. Bytes are glibc's mallinfo2 deltas
+// (uordblks: malloc'd and not freed), summed over all arenas.
 //
 // Counters (bytes; one pass, the parts told apart by what freeing each returns):
 //   BM_AutoscaleCacheMemory/nodes/pods
@@ -18,11 +20,10 @@
 //     podinfo_per_pod       of which the PodInfo (with its share of the class)
 //     map_entries_MB        the maps' entries and keys (nodes and pods)
 //     cache_MB              all the cache holds (the object itself: cache_object)
-//     stub_per_node, stub_per_pod, stubs_MB
-//                           the informers' metadata stubs (cache_metadata_only: name,
-//                           namespace, resourceVersion in a JSON object, keyed by "ns/name"),
-//                           built as client/informer.cc's Cached() builds them (a replica: the
-//                           informer's store is private), not part of cache_MB
+//     informer_per_node, informer_per_pod, informers_MB
+//                           the node and pod informers' stores (cache_metadata_only: key and
+//                           resourceVersion packed per object), what freeing each informer
+//                           returns less the empty informer's own bytes; not part of cache_MB
 //   BM_DecodedNodeMemory   what the cache kept per node before NodeForCache: the whole decoded
 //                          api::Node (the baseline).
 #include <benchmark/benchmark.h>
@@ -31,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -342,15 +344,21 @@ client::ObjectRef Prepared(json&& obj) {
   return std::make_shared<const json>(client::StripManagedFields(std::move(obj)));
 }
 
-// The informer's stub of an object with cache_metadata_only (client/informer.cc, Cached()).
-client::ObjectRef Stub(const json& obj) {
-  json stub = json::object();
-  json& md = stub["metadata"] = json::object();
-  const json& m = obj["metadata"];
-  for (const char* field : {"name", "namespace", "resourceVersion"}) {
-    if (auto f = m.find(field); f != m.end()) md[field] = *f;
-  }
-  return std::make_shared<const json>(std::move(stub));
+// An informer as KubeClusterCache makes its own (kube_cluster.cc), feeding `on_object`.
+std::unique_ptr<client::Informer> CacheInformer(
+    const client::RestClient& rest, const Clock& clock, const std::string& path,
+    std::function<void(const client::ObjectRef&, bool deleted)> on_object) {
+  client::InformerOptions o;
+  o.path = path;
+  o.transform = client::StripManagedFields;
+  o.cache_metadata_only = true;
+  auto inf = std::make_unique<client::Informer>(rest, clock, std::move(o));
+  inf->AddEventHandlers({[on_object](const client::ObjectRef& obj, bool) { on_object(obj, false); },
+                         [on_object](const client::ObjectRef&, const client::ObjectRef& obj) {
+                           on_object(obj, false);
+                         },
+                         [on_object](const client::ObjectRef& obj, bool) { on_object(obj, true); }});
+  return inf;
 }
 
 void BM_AutoscaleCacheMemory(benchmark::State& state) {
@@ -359,36 +367,36 @@ void BM_AutoscaleCacheMemory(benchmark::State& state) {
   SimulatedClock clock;
   client::RestClient rest(client::RestConfig{}, clock);
   for (auto _ : state) {
-    // One pass: every object goes to the cache's handler and its stub to a replica of the
-    // informer's store; the parts are then told apart by what freeing each one returns.
+    // One pass: every object goes through an informer into the cache's handler; the parts are
+    // then told apart by what freeing each one returns.
     const int64_t h0 = HeapBytes();
     auto cache = std::make_unique<runtime::KubeClusterCache>(rest, clock, nullptr, 1);
-    std::map<std::string, client::ObjectRef> node_stubs, pod_stubs;
     const int64_t hc = HeapBytes();
-    for (int i = 0; i < nodes; ++i) {
-      client::ObjectRef o = Prepared(GkeNodeJson(i));
-      node_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
-      cache->OnNodeForTest(o, false);
-    }
+    runtime::KubeClusterCache* c = cache.get();
+    auto node_informer = CacheInformer(rest, clock, "/api/v1/nodes",
+                                       [c](const client::ObjectRef& o, bool d) { c->OnNodeForTest(o, d); });
+    const int64_t empty_informer = HeapBytes() - hc;
+    auto pod_informer = CacheInformer(rest, clock, "/api/v1/pods",
+                                      [c](const client::ObjectRef& o, bool d) { c->OnPodForTest(o, d); });
+    const int64_t hi = HeapBytes();
+    for (int i = 0; i < nodes; ++i) node_informer->ApplyForTest("ADDED", GkeNodeJson(i));
     const int64_t h1 = HeapBytes();
-    for (int i = 0; i < pods; ++i) {
-      client::ObjectRef o = Prepared(PodJson(i, pods, nodes));
-      pod_stubs[client::Informer::KeyOf(*o)] = Stub(*o);
-      cache->OnPodForTest(o, false);
-    }
+    for (int i = 0; i < pods; ++i) pod_informer->ApplyForTest("ADDED", PodJson(i, pods, nodes));
     const int64_t h2 = HeapBytes();
     autoscaler::ClusterView view = cache->View();
     if (static_cast<int>(view.nodes.size()) != nodes ||
-        static_cast<int>(view.scheduled_pods.size()) != pods || cache->decode_errors() != 0) {
-      state.SkipWithError("the cache did not keep every object");
+        static_cast<int>(view.scheduled_pods.size()) != pods || cache->decode_errors() != 0 ||
+        static_cast<int>(node_informer->Size()) != nodes ||
+        static_cast<int>(pod_informer->Size()) != pods) {
+      state.SkipWithError("the cache or an informer did not keep every object");
       return;
     }
     const int64_t hv = HeapBytes();
-    node_stubs.clear();
-    const int64_t stub_nodes = hv - HeapBytes();
+    node_informer.reset();
+    const int64_t stub_nodes = hv - HeapBytes() - empty_informer;
     int64_t h = HeapBytes();
-    pod_stubs.clear();
-    const int64_t stub_pods = h - HeapBytes();
+    pod_informer.reset();
+    const int64_t stub_pods = h - HeapBytes() - empty_informer;
     h = HeapBytes();
     cache.reset();  // the maps' entries and keys; the view still holds nodes and PodInfos
     const int64_t maps = h - HeapBytes();
@@ -402,15 +410,16 @@ void BM_AutoscaleCacheMemory(benchmark::State& state) {
     const int64_t pod_infos = h - HeapBytes();
     const double n = nodes, p = std::max(pods, 1);
     state.counters["cache_object"] = static_cast<double>(hc - h0);
-    state.counters["cache_per_node"] = static_cast<double>(h1 - hc - stub_nodes) / n;
+    state.counters["cache_per_node"] = static_cast<double>(h1 - hi - stub_nodes) / n;
     state.counters["node_object_per_node"] = static_cast<double>(node_objects) / n;
     state.counters["cache_per_pod"] = static_cast<double>(h2 - h1 - stub_pods) / p;
     state.counters["podinfo_per_pod"] = static_cast<double>(pod_infos) / p;
     state.counters["map_entries_MB"] = static_cast<double>(maps) / 1e6;
-    state.counters["cache_MB"] = static_cast<double>(h2 - h0 - stub_nodes - stub_pods) / 1e6;
-    state.counters["stub_per_node"] = static_cast<double>(stub_nodes) / n;
-    state.counters["stub_per_pod"] = static_cast<double>(stub_pods) / p;
-    state.counters["stubs_MB"] = static_cast<double>(stub_nodes + stub_pods) / 1e6;
+    state.counters["cache_MB"] =
+        static_cast<double>((hc - h0) + (h2 - hi) - stub_nodes - stub_pods) / 1e6;
+    state.counters["informer_per_node"] = static_cast<double>(stub_nodes) / n;
+    state.counters["informer_per_pod"] = static_cast<double>(stub_pods) / p;
+    state.counters["informers_MB"] = static_cast<double>(stub_nodes + stub_pods) / 1e6;
   }
 }
 BENCHMARK(BM_AutoscaleCacheMemory)
