@@ -572,8 +572,9 @@ class CreateFieldsWalker {
     if (l_map && r->is_object() && f.shape != Shape::kAtomic) {
       const bool empty = (l == nullptr || l->empty()) && r->empty();
       if (empty) return Leaf(l, r);
+      const bool member = SelfIfMember(l == nullptr && Member());
       Objects(l, r, f.type);
-      return l == nullptr && Member();
+      return member;
     }
     const bool l_list = l == nullptr || l->is_array();
     if (l_list && r->is_array()) {
@@ -581,6 +582,7 @@ class CreateFieldsWalker {
       const ListMode mode = ModeFor(f, l, r, &rkeys);
       const bool empty = (l == nullptr || l->empty()) && r->empty();
       if (mode != ListMode::kAtomic && !empty) {
+        const bool member = SelfIfMember(l == nullptr && Member());
         if (mode == ListMode::kKeyed) {
           std::map<std::string, const json*, std::less<>> litems;
           if (l != nullptr) {
@@ -597,8 +599,9 @@ class CreateFieldsWalker {
             const json* lv = li == litems.end() ? nullptr : li->second;
             path_.push_back(std::move(k));
             Child([&] {
+              const bool item_member = SelfIfMember(lv == nullptr && Member());
               Objects(lv, rv, f.type);
-              return lv == nullptr && Member();
+              return item_member;
             });
             path_.pop_back();
           }
@@ -619,7 +622,7 @@ class CreateFieldsWalker {
             path_.pop_back();
           }
         }
-        return l == nullptr && Member();
+        return member;
       }
     }
     return Leaf(l, r);
@@ -659,11 +662,21 @@ class CreateFieldsWalker {
     return (l == nullptr || *l != *r) && Member();
   }
 
+  static constexpr std::string_view kSelf = R"(".":{})";
+
+  // A node in the set that has children lists "." first ("." sorts before "f:", "k:" and
+  // "v:"): written before its children as soon as membership is known; Child takes it back
+  // when no child follows.
+  bool SelfIfMember(bool member) {
+    if (member) out_->append(kSelf);
+    return member;
+  }
+
   // Writes the node at path_ as a member of the node being written: `"name":{...}` where
-  // `body` writes its children and says whether the node is itself in the set. As
-  // FieldSet::ToFieldsV1 builds it: a node in the set with children also gets ".":{} (first:
-  // "." sorts before "f:", "k:" and "v:"), one in the set without children is {}, and one
-  // neither in the set nor with children is left out.
+  // `body` writes its children (after SelfIfMember) and says whether the node is itself in the
+  // set. As FieldSet::ToFieldsV1 builds it: a node in the set with children is
+  // {".":{},children...}, one in the set without children is {}, one with children only is
+  // {children...}, and one neither in the set nor with children is left out.
   template <typename Body>
   void Child(Body&& body) {
     std::string& out = *out_;
@@ -672,18 +685,12 @@ class CreateFieldsWalker {
     json_io::AppendString(path_.back(), &out);
     out.append(":{", 2);
     const size_t open = out.size();
-    static constexpr std::string_view kSelf = R"(".":{})";  // kept for a member with children
-    out.append(kSelf);
-    const size_t first_child = out.size();
     const bool member = body();
-    if (out.size() == first_child) {  // no children
-      if (!member) {
-        out.resize(start);
-        return;
-      }
-      out.resize(open);
-    } else if (!member) {
-      out.erase(open, first_child - open + 1);  // `".":{},`
+    if (member) {
+      if (out.size() == open + kSelf.size()) out.resize(open);  // "." and no child
+    } else if (out.size() == open) {
+      out.resize(start);
+      return;
     }
     out.push_back('}');
   }
@@ -1039,6 +1046,7 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
     const json& before =
         CreateBaseline(root_type, spec != updated.end() && spec->is_object());
     std::string text = "{";
+    text.reserve(8192);
     CreateFieldsWalker walker(&text);
     walker.Objects(&before, &updated, root_type);
     text.push_back('}');
