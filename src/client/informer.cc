@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "common/set_replace.h"
+
 namespace tidepool::client {
 namespace {
 
@@ -204,16 +206,8 @@ Informer::PackedMeta Informer::Pack(const json& obj) {
 }
 
 void Informer::Put(PackedSet& set, PackedMeta&& m) {
-  auto it = set.find(m.key());
-  if (it == set.end()) {
-    set.insert(std::move(m));
-    return;
-  }
-  // Same key, same place: reuse the set's node.
-  auto hint = std::next(it);
-  auto node = set.extract(it);
-  node.value() = std::move(m);
-  set.insert(hint, std::move(node));
+  const std::string_view key = m.key();  // into m's buffer, which moves with it
+  InsertOrReplace(set, key, std::move(m));
 }
 
 void Informer::ReplaceForTest(std::vector<json>&& items, const std::string& resource_version) {

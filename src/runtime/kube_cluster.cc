@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "api/codec/json_codec.h"
+#include "common/set_replace.h"
 #include "runtime/event_json.h"
 #include "sim/store.h"
 
@@ -229,15 +230,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   std::lock_guard<std::mutex> lock(mu_);
   // The entry is keyed by the PodInfo itself: replacing it swaps the PodInfo of the set's node
   // (same key, same place).
-  auto it = pod_map_.find(std::string_view(key));
-  if (it == pod_map_.end()) {
-    pod_map_.insert(std::move(info));
-    return;
-  }
-  auto hint = std::next(it);
-  auto node = pod_map_.extract(it);
-  node.value() = std::move(info);
-  pod_map_.insert(hint, std::move(node));
+  InsertOrReplace(pod_map_, std::string_view(key), std::move(info));
 }
 
 void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
