@@ -2,6 +2,7 @@
 
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <utility>
@@ -97,15 +98,20 @@ class TreeBuilder {
     return true;
   }
   // The value is read again from the text with from_chars (correctly rounded, as strtod in
-  // nlohmann), whatever rounding Boost's own conversion applied.
+  // nlohmann), whatever rounding Boost's own conversion applied. Beyond a double's range
+  // nlohmann refuses the text (as Go's encoding/json does); below it, it keeps strtod's 0.
   bool on_double(double d, string_view s, error_code& ec) {
     text_.append(s.data(), s.size());
     double v = d;
     const auto r = std::from_chars(text_.data(), text_.data() + text_.size(), v);
-    if (r.ec == std::errc::result_out_of_range) {
-      v = d;  // nlohmann's strtod gives +-inf (or 0) there; so does Boost
-    }
     text_.clear();
+    if (r.ec == std::errc::result_out_of_range) {
+      if (!std::isfinite(d)) {
+        ec = boost::json::error::exponent_overflow;
+        return false;
+      }
+      v = d;
+    }
     Insert(json(static_cast<json::number_float_t>(v)));
     return true;
   }

@@ -50,6 +50,9 @@ TEST(ParseTest, GivesNlohmannsTreeOrRefusesWhereNlohmannDoes) {
       {"beyond uint64 is a double", R"([18446744073709551616,-9223372036854775809])"},
       {"doubles", R"([1.0,-1.5,0.1,1e5,1E-7,2.5e+3,-0.0,1.7976931348623157e308,5e-324,)"
                   R"(0.30000000000000004,123456789012345678901234567890.0])"},
+      {"beyond a double's range", "[1e400]"},
+      {"beyond a double's range, negative", "[-1e400]"},
+      {"below a double's range", "[1e-400,-1e-400]"},
       {"strings with escapes",
        R"(["a\"b","\\","\/","\b\f\n\r\t","\u0001\u001f","\u00e9\u20ac","\ud83d\ude00"])"},
       {"utf-8 text", "[\"caf\xc3\xa9\",\"\xe2\x82\xac\"]"},
