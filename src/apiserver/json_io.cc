@@ -152,8 +152,6 @@ class TreeBuilder {
   std::string text_;
 };
 
-// Writes the tree depth first into a local buffer (flushed into *out when full), strings
-// through Boost.JSON's serializer (reset for each string that needs escapes).
 // What a byte asks of a JSON string writer: kEscape for the control characters, '"' and '\\'
 // (RFC 8259 §7), kNotAscii from 0x80.
 constexpr unsigned kEscape = 1;
@@ -201,6 +199,8 @@ unsigned Classify(std::string_view s) {
   return flags | ClassifyWord(Word(p + n - 8));
 }
 
+// Writes the tree depth first into a local buffer (flushed into *out when full), strings
+// that need escapes through Boost.JSON's serializer (reset for each), others copied.
 class Writer {
  public:
   Writer(std::string* out, const json* mark, size_t* mark_at, RawNode raw = {})
