@@ -124,17 +124,6 @@ std::string GoFloat(double v) {
   return sign + out;
 }
 
-std::string GoQuote(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string GoPrecision6(double v) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.6g", v);
