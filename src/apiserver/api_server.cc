@@ -188,6 +188,38 @@ std::string FieldManager(const HttpRequest& req) {
   return slash == std::string::npos ? ua : ua.substr(0, slash);
 }
 
+// ---- Graceful pod deletion (DELETE and eviction) ---------------------------------------------
+
+// DeleteOptions.gracePeriodSeconds, when given as an integer.
+std::optional<int64_t> GracePeriodOption(const json& options) {
+  const json* g = Member(options, "gracePeriodSeconds");
+  if (g == nullptr || !g->is_number_integer()) return std::nullopt;
+  return g->get<int64_t>();
+}
+
+// How long a pod's deletion may take: the request's grace period, else the pod's
+// spec.terminationGracePeriodSeconds, else 30 s (the API default).
+int64_t PodGracePeriod(const json& pod, std::optional<int64_t> requested) {
+  if (requested) return *requested;
+  if (const json* spec = Member(pod, "spec")) {
+    if (const json* t = Member(*spec, "terminationGracePeriodSeconds"); t && t->is_number_integer()) {
+      return t->get<int64_t>();
+    }
+  }
+  return 30;
+}
+
+// A running pod is not removed at once: it gets metadata.deletionTimestamp (now + grace) and
+// deletionGracePeriodSeconds, and its kubelet removes it. A shorter grace period shortens a
+// deletion already in progress; a longer one leaves it as it is.
+void MarkPodDeleting(json& pod, int64_t grace, TimePoint now) {
+  json& meta = pod["metadata"];
+  if (!meta.contains("deletionTimestamp") || meta.value("deletionGracePeriodSeconds", grace) > grace) {
+    meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(grace));
+    meta["deletionGracePeriodSeconds"] = grace;
+  }
+}
+
 printers::IncludeObject IncludeObjectParam(const HttpRequest& req) {
   const std::string v = req.Query("includeObject", "Metadata");
   if (v == "Object") return printers::IncludeObject::kObject;
@@ -640,31 +672,19 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         }
       }
     }
-    json delete_options = body->value("deleteOptions", json::object());
-    std::optional<int64_t> grace;
-    if (delete_options.contains("gracePeriodSeconds") &&
-        delete_options["gracePeriodSeconds"].is_number_integer()) {
-      grace = delete_options["gracePeriodSeconds"].get<int64_t>();
-    }
-    // Fall through to the pod deletion below with the eviction's options.
-    const std::string spec_node = Str(p, "spec", "nodeName");
-    int64_t g = grace.value_or(p.contains("spec") && p["spec"].contains("terminationGracePeriodSeconds") &&
-                                       p["spec"]["terminationGracePeriodSeconds"].is_number_integer()
-                                   ? p["spec"]["terminationGracePeriodSeconds"].get<int64_t>()
-                                   : 30);
+    // The pod is deleted as DELETE deletes it, with the eviction's options.
+    const json* delete_options = Member(*body, "deleteOptions");
+    const int64_t g =
+        PodGracePeriod(p, delete_options ? GracePeriodOption(*delete_options) : std::nullopt);
     Status st;
-    if (spec_node.empty() || terminal || g == 0) {
+    if (Str(p, "spec", "nodeName").empty() || terminal || g <= 0) {
       st = store_.Delete(res, r.ns, r.name, wopts).status();
     } else {
       st = store_
                .Update(res, r.ns, r.name,
                        [&](const StoredObject* cur) -> StatusOr<json> {
                          json next = cur->Parse();
-                         if (!next["metadata"].contains("deletionTimestamp")) {
-                           next["metadata"]["deletionTimestamp"] =
-                               FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
-                           next["metadata"]["deletionGracePeriodSeconds"] = g;
-                         }
+                         MarkPodDeleting(next, g, clock_.Now());
                          return next;
                        },
                        wopts)
@@ -928,10 +948,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         pre_rv = (*pre)["resourceVersion"].get<std::string>();
       }
     }
-    std::optional<int64_t> grace;
-    if (opts.contains("gracePeriodSeconds") && opts["gracePeriodSeconds"].is_number_integer()) {
-      grace = opts["gracePeriodSeconds"].get<int64_t>();
-    }
+    std::optional<int64_t> grace = GracePeriodOption(opts);
     if (req.HasQuery("gracePeriodSeconds")) grace = std::atoll(req.Query("gracePeriodSeconds").c_str());
     if (res.group.empty() && res.resource == "pods") {
       auto cur = store_.Get(res, r.ns, r.name);
@@ -939,33 +956,19 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       const json p = (*cur)->Parse();
       const std::string phase = Str(p, "status", "phase");
       const bool terminal = phase == "Succeeded" || phase == "Failed";
-      int64_t g = 30;
-      if (const json* spec = Member(p, "spec")) {
-        if (const json* t = Member(*spec, "terminationGracePeriodSeconds"); t && t->is_number_integer()) {
-          g = t->get<int64_t>();
-        }
-      }
-      if (grace) g = *grace;
+      const int64_t g = PodGracePeriod(p, grace);
       if (!Str(p, "spec", "nodeName").empty() && !terminal && g > 0) {
         auto up = store_.Update(
             res, r.ns, r.name,
             [&](const StoredObject* c) -> StatusOr<json> {
               json next = c->Parse();
-              json& meta = next["metadata"];
               if (pre_uid && Str(next, "metadata", "uid") != *pre_uid) {
                 return Status(StatusCode::kAborted,
                               "Operation cannot be fulfilled on " + ObjectStore::Qualified(res, r.name) +
                                   ": Precondition failed: UID in precondition: " + *pre_uid +
                                   ", UID in object meta: " + Str(next, "metadata", "uid"));
               }
-              if (!meta.contains("deletionTimestamp")) {
-                meta["deletionTimestamp"] = FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
-                meta["deletionGracePeriodSeconds"] = g;
-              } else if (meta.value("deletionGracePeriodSeconds", g) > g) {
-                // A shorter grace period shortens a deletion already in progress.
-                meta["deletionTimestamp"] = FormatRfc3339(clock_.Now() + std::chrono::seconds(g));
-                meta["deletionGracePeriodSeconds"] = g;
-              }
+              MarkPodDeleting(next, g, clock_.Now());
               return next;
             },
             wopts);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "apiserver/discovery.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/printers/printers.h"
@@ -329,6 +331,61 @@ TEST_F(ApiServerTest, WatchSendsTableRowsAfterTheListRevision) {
 }
 
 }  // namespace
+TEST_F(ApiServerTest, DeleteAndEvictionDeleteABoundPodGracefully) {
+  // A bound pod is not removed at once: it gets deletionTimestamp and
+  // deletionGracePeriodSeconds (the request's grace period, else the pod's, else 30 s); a
+  // shorter grace period shortens a deletion in progress, a longer one does not; grace 0 or an
+  // unbound pod is removed at once. DELETE and eviction follow the same rules.
+  auto make = [&](const std::string& name, bool bound, std::optional<int> pod_grace) {
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", name}}},
+                {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+    if (bound) pod["spec"]["nodeName"] = "n1";
+    if (pod_grace) pod["spec"]["terminationGracePeriodSeconds"] = *pod_grace;
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  };
+  auto del = [&](const std::string& name, bool evict, std::optional<int> grace) {
+    json options = json::object();
+    if (grace) options["gracePeriodSeconds"] = *grace;
+    if (evict) {
+      const json eviction = {{"apiVersion", "policy/v1"},
+                             {"kind", "Eviction"},
+                             {"metadata", {{"name", name}, {"namespace", "default"}}},
+                             {"deleteOptions", options}};
+      return Do("POST", "/api/v1/namespaces/default/pods/" + name + "/eviction", eviction.dump())
+          .code;
+    }
+    return Do("DELETE", "/api/v1/namespaces/default/pods/" + name, options.dump()).code;
+  };
+  // The grace period the pod carries now, -1 when it is gone.
+  auto grace_of = [&](const std::string& name) -> int64_t {
+    FakeWriter g = Do("GET", "/api/v1/namespaces/default/pods/" + name);
+    if (g.code == 404) return -1;
+    return g.Json()["metadata"].value("deletionGracePeriodSeconds", int64_t{-2});
+  };
+  for (const bool evict : {false, true}) {
+    SCOPED_TRACE(evict ? "eviction" : "DELETE");
+    const std::string p = evict ? "e" : "d";
+    make(p + "-default", true, std::nullopt);
+    EXPECT_EQ(del(p + "-default", evict, std::nullopt), evict ? 201 : 200);
+    EXPECT_EQ(grace_of(p + "-default"), 30);
+    EXPECT_EQ(del(p + "-default", evict, 60), evict ? 201 : 200);  // longer: unchanged
+    EXPECT_EQ(grace_of(p + "-default"), 30);
+    EXPECT_EQ(del(p + "-default", evict, 5), evict ? 201 : 200);  // shorter: shortened
+    EXPECT_EQ(grace_of(p + "-default"), 5);
+    make(p + "-own", true, 12);
+    del(p + "-own", evict, std::nullopt);
+    EXPECT_EQ(grace_of(p + "-own"), 12);
+    make(p + "-now", true, std::nullopt);
+    del(p + "-now", evict, 0);
+    EXPECT_EQ(grace_of(p + "-now"), -1);
+    make(p + "-unbound", false, std::nullopt);
+    del(p + "-unbound", evict, std::nullopt);
+    EXPECT_EQ(grace_of(p + "-unbound"), -1);
+  }
+}
+
 TEST_F(ApiServerTest, EvictionRespectsTheBudgetsWhoseSelectorsSelectThePod) {
   // Two ready pods labelled app=web; one budget over them (matchExpressions) that needs both.
   for (const char* name : {"web-1", "web-2"}) {
