@@ -359,11 +359,7 @@ void ClusterBridge::WaitForApi(Duration timeout) {
   // Peeks by waiting for one event and handing it to PumpApi through the watch itself is not
   // possible; a short wait on the watch's condition is enough: Drain picks everything up.
   apiserver::WatchEvent e;
-  if (watch_->Next(timeout, &e) == apiserver::Watch::Result::kEvent) {
-    if (e.origin == kOrigin) return;
-    if (e.resource == pods_) ApplyApiPod(e);
-    else if (e.resource == nodes_) ApplyApiNode(e);
-  }
+  if (watch_->Next(timeout, &e) == apiserver::Watch::Result::kEvent) ApplyApiEvent(e);
 }
 
 void ClusterBridge::WriteAutoscalerStatus() {
@@ -397,16 +393,22 @@ size_t ClusterBridge::PumpApi() {
   watch_->Drain(&events);
   size_t n = 0;
   for (const apiserver::WatchEvent& e : events) {
-    if (e.origin == kOrigin) continue;
-    if (e.resource == pods_) {
-      ApplyApiPod(e);
-      ++n;
-    } else if (e.resource == nodes_) {
-      ApplyApiNode(e);
-      ++n;
-    }
+    if (ApplyApiEvent(e)) ++n;
   }
   return n;
+}
+
+bool ClusterBridge::ApplyApiEvent(const apiserver::WatchEvent& e) {
+  if (e.origin == kOrigin) return false;
+  if (e.resource == pods_) {
+    ApplyApiPod(e);
+    return true;
+  }
+  if (e.resource == nodes_) {
+    ApplyApiNode(e);
+    return true;
+  }
+  return false;
 }
 
 void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {

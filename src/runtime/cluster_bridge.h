@@ -70,6 +70,9 @@ class ClusterBridge final : public sim::StoreObserver {
   void WriteNode(const api::Node& node);
   void WritePod(const sim::PodRecord& rec);
   void WriteEvent(const sim::EventRecord& e);
+  // Hands one API event to the world (pods and nodes written by others than the bridge);
+  // false when it is not one of those.
+  bool ApplyApiEvent(const apiserver::WatchEvent& e);
   void ApplyApiPod(const apiserver::WatchEvent& e);
   void ApplyApiNode(const apiserver::WatchEvent& e);
   Status EnsureSystemObjects();
