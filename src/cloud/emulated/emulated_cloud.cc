@@ -927,6 +927,41 @@ void EmulatedCloud::StepGone(Vm& vm) {
 
 // ---- Nodes --------------------------------------------------------------------------------------
 
+void EmulatedCloud::AddGkeNodeLabels(api::Labels& l, std::string_view node, std::string_view zone,
+                                     const MachineType& machine, std::string_view pool, bool spot,
+                                     std::string_view accelerator_type) {
+  const std::string region = RegionOf(zone);
+  l[std::string(api::kLabelHostname)] = node;
+  l["kubernetes.io/arch"] = "amd64";
+  l["kubernetes.io/os"] = "linux";
+  l["beta.kubernetes.io/arch"] = "amd64";
+  l["beta.kubernetes.io/os"] = "linux";
+  l[std::string(kLabelInstanceType)] = machine.name;
+  l["beta.kubernetes.io/instance-type"] = machine.name;
+  l[std::string(kLabelZone)] = zone;
+  l[std::string(kLabelRegion)] = region;
+  l["failure-domain.beta.kubernetes.io/zone"] = zone;
+  l["failure-domain.beta.kubernetes.io/region"] = region;
+  l["topology.gke.io/zone"] = zone;
+  l[std::string(kLabelGkeNodePool)] = pool;
+  l[std::string(kLabelMachineFamily)] = machine.family;
+  l["cloud.google.com/gke-os-distribution"] = "cos";
+  l["cloud.google.com/gke-container-runtime"] = "containerd";
+  l["cloud.google.com/gke-boot-disk"] = "pd-balanced";
+  l["cloud.google.com/gke-max-pods-per-node"] = std::to_string(kDefaultMaxPodsPerNode);
+  l[std::string(kLabelGkeProvisioning)] = spot ? "spot" : "standard";
+  if (spot) l[std::string(kLabelGkeSpot)] = "true";
+  if (!accelerator_type.empty()) l[std::string(kLabelGkeAccelerator)] = accelerator_type;
+}
+
+void EmulatedCloud::AddGpuFeatureLabels(api::Labels& l, const Catalog& catalog,
+                                        const Accelerator& accelerator) {
+  const AcceleratorType* type = catalog.FindAcceleratorType(accelerator.type);
+  l[std::string(kLabelGpuPresent)] = "true";
+  l[std::string(kLabelGpuProduct)] = type != nullptr ? type->product : accelerator.type;
+  l[std::string(kLabelGpuCount)] = std::to_string(accelerator.count);
+}
+
 api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
                                    const std::string& zone, NodeStage stage,
                                    TimePoint registered_at, TimePoint ready_at) const {
@@ -939,40 +974,11 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
   // The pool's labels first; GKE's and the kubelet's own labels win.
   api::Labels& l = node.meta.labels;
   l = pool.spec.labels;
-  const std::string region = RegionOf(zone);
-  l[std::string(api::kLabelHostname)] = name;
-  l["kubernetes.io/arch"] = "amd64";
-  l["kubernetes.io/os"] = "linux";
-  l["beta.kubernetes.io/arch"] = "amd64";
-  l["beta.kubernetes.io/os"] = "linux";
-  l[std::string(kLabelInstanceType)] = machine.name;
-  l["beta.kubernetes.io/instance-type"] = machine.name;
-  l[std::string(kLabelZone)] = zone;
-  l[std::string(kLabelRegion)] = region;
-  l["failure-domain.beta.kubernetes.io/zone"] = zone;
-  l["failure-domain.beta.kubernetes.io/region"] = region;
-  l["topology.gke.io/zone"] = zone;
-  l[std::string(kLabelGkeNodePool)] = pool.spec.name;
-  l[std::string(kLabelMachineFamily)] = machine.family;
-  l["cloud.google.com/gke-os-distribution"] = "cos";
-  l["cloud.google.com/gke-container-runtime"] = "containerd";
-  l["cloud.google.com/gke-boot-disk"] = "pd-balanced";
-  l["cloud.google.com/gke-max-pods-per-node"] = std::to_string(kDefaultMaxPodsPerNode);
-  l[std::string(kLabelGkeProvisioning)] = pool.spec.spot ? "spot" : "standard";
-  if (pool.spec.spot) {
-    l[std::string(kLabelGkeSpot)] = "true";
-  }
-  if (pool.accelerator.has_value()) {
-    l[std::string(kLabelGkeAccelerator)] = pool.accelerator->type;
-  }
+  AddGkeNodeLabels(l, name, zone, machine, pool.spec.name, pool.spec.spot,
+                   pool.accelerator.has_value() ? std::string_view(pool.accelerator->type)
+                                                : std::string_view());
   const bool gpu_up = stage == NodeStage::kGpuReady && pool.accelerator.has_value();
-  if (gpu_up) {
-    const AcceleratorType* type = options_.catalog.FindAcceleratorType(pool.accelerator->type);
-    // GPU Feature Discovery's labels, published with the device plugin.
-    l[std::string(kLabelGpuPresent)] = "true";
-    l[std::string(kLabelGpuProduct)] = type != nullptr ? type->product : pool.accelerator->type;
-    l[std::string(kLabelGpuCount)] = std::to_string(pool.accelerator->count);
-  }
+  if (gpu_up) AddGpuFeatureLabels(l, options_.catalog, *pool.accelerator);
 
   node.spec.taints = pool.spec.taints;
   if (stage == NodeStage::kRegistered && options_.taint_not_ready) {

@@ -278,6 +278,19 @@ class EmulatedCloud {
   const std::string& default_zone() const { return default_zone_; }
   // "us-central1" for "us-central1-a".
   static std::string RegionOf(std::string_view zone);
+  // The labels GKE and the kubelet give a node of node pool `pool`, written over the pool's own
+  // labels (which come first): hostname, arch and os, instance type, zone and region (also in
+  // their beta and topology.gke.io forms), node pool, machine family, GKE's OS image, runtime,
+  // boot disk, max pods and provisioning model, spot, and gke-accelerator for a GPU pool
+  // (`accelerator_type` empty for none). Used by this cloud's nodes and by the live GKE
+  // provider's template nodes, which must carry the same labels.
+  static void AddGkeNodeLabels(api::Labels& labels, std::string_view node, std::string_view zone,
+                               const MachineType& machine, std::string_view pool, bool spot,
+                               std::string_view accelerator_type);
+  // GPU Feature Discovery's labels, published with the device plugin: gpu.present,
+  // gpu.product (the catalog's product name, else the accelerator type) and gpu.count.
+  static void AddGpuFeatureLabels(api::Labels& labels, const Catalog& catalog,
+                                  const Accelerator& accelerator);
   const Catalog& catalog() const { return options_.catalog; }
   const EmulatedCloudOptions& options() const { return options_; }
   // Mutable at any time; applies to instances requested afterwards.

@@ -816,42 +816,18 @@ StatusOr<api::Node> GkeCloudProvider::TemplateNode(const std::string& pool_name)
   const TimePoint now = clock_.Now();
   const std::string name = "template-node-for-" + p->name;
   const std::string zone = p->zones.front();
-  const std::string region = emu::EmulatedCloud::RegionOf(zone);
   api::Node node;
   node.meta.name = name;
   node.meta.creation_timestamp = now;
-  // The labels the emulated cloud's nodes carry (EmulatedCloud::BuildNode), the pool's first so
-  // that GKE's and the kubelet's win. TODO(integrator): one shared function in emulated/ would
-  // remove this copy; LiveTemplateMatchesTheEmulatedCloudsTemplate keeps them equal meanwhile.
+  // The labels the emulated cloud's nodes carry (EmulatedCloud::BuildNode, the same functions),
+  // the pool's first so that GKE's and the kubelet's win; a template is a node whose GPUs are
+  // up.
   api::Labels& l = node.meta.labels;
   l = p->labels;
-  l[std::string(api::kLabelHostname)] = name;
-  l["kubernetes.io/arch"] = "amd64";
-  l["kubernetes.io/os"] = "linux";
-  l["beta.kubernetes.io/arch"] = "amd64";
-  l["beta.kubernetes.io/os"] = "linux";
-  l[std::string(emu::kLabelInstanceType)] = machine.name;
-  l["beta.kubernetes.io/instance-type"] = machine.name;
-  l[std::string(emu::kLabelZone)] = zone;
-  l[std::string(emu::kLabelRegion)] = region;
-  l["failure-domain.beta.kubernetes.io/zone"] = zone;
-  l["failure-domain.beta.kubernetes.io/region"] = region;
-  l["topology.gke.io/zone"] = zone;
-  l[std::string(emu::kLabelGkeNodePool)] = p->name;
-  l[std::string(emu::kLabelMachineFamily)] = machine.family;
-  l["cloud.google.com/gke-os-distribution"] = "cos";
-  l["cloud.google.com/gke-container-runtime"] = "containerd";
-  l["cloud.google.com/gke-boot-disk"] = "pd-balanced";
-  l["cloud.google.com/gke-max-pods-per-node"] = std::to_string(emu::kDefaultMaxPodsPerNode);
-  l[std::string(emu::kLabelGkeProvisioning)] = p->spot ? "spot" : "standard";
-  if (p->spot) l[std::string(emu::kLabelGkeSpot)] = "true";
-  if (gpus.has_value()) {
-    const emu::AcceleratorType* type = options_.catalog.FindAcceleratorType(gpus->type);
-    l[std::string(emu::kLabelGkeAccelerator)] = gpus->type;
-    l[std::string(emu::kLabelGpuPresent)] = "true";
-    l[std::string(emu::kLabelGpuProduct)] = type != nullptr ? type->product : gpus->type;
-    l[std::string(emu::kLabelGpuCount)] = std::to_string(gpus->count);
-  }
+  emu::EmulatedCloud::AddGkeNodeLabels(l, name, zone, machine, p->name, p->spot,
+                                       gpus.has_value() ? std::string_view(gpus->type)
+                                                        : std::string_view());
+  if (gpus.has_value()) emu::EmulatedCloud::AddGpuFeatureLabels(l, options_.catalog, *gpus);
   node.spec.taints = p->taints;
   if (gpus.has_value()) {
     // GKE's automatic taint on GPU pools (not in config.taints), unless given.
