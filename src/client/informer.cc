@@ -368,10 +368,7 @@ void Informer::Apply(const std::string& type, ObjectRef obj) {
         // An update: its old state is a stub, built only for OnUpdate handlers.
         existed = true;
         if (wants_old_) old = it->Stub();
-        auto hint = std::next(it);
-        auto node = packed_.extract(it);
-        node.value() = std::move(m);
-        packed_.insert(hint, std::move(node));
+        ReplaceAt(packed_, it, std::move(m));
       }
     } else {
       const std::string key = KeyOf(*obj);

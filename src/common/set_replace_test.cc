@@ -52,5 +52,13 @@ TEST(InsertOrReplaceTest, AReplacementKeepsTheNodeAndNeighbours) {
   EXPECT_EQ(set.size(), 3u);
 }
 
+TEST(EraseKeyTest, ErasesOnlyAnElementThatIsThere) {
+  std::set<Entry, ByKey> set = {{"a", 1}, {"b", 2}};
+  EraseKey(set, std::string_view("b"));
+  EraseKey(set, std::string_view("z"));
+  ASSERT_EQ(set.size(), 1u);
+  EXPECT_EQ(set.begin()->key, "a");
+}
+
 }  // namespace
 }  // namespace tidepool

@@ -205,7 +205,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
+    EraseKey(pod_map_, std::string_view(key));
     return;
   }
   StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
@@ -215,12 +215,12 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
     if (logger_ != nullptr) {
       logger_->Warning("Failed to decode pod", {{"pod", key}, {"err", pod.status().ToString()}});
     }
-    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
+    EraseKey(pod_map_, std::string_view(key));
     return;
   }
   if (sim::IsTerminal(*pod)) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = pod_map_.find(std::string_view(key)); it != pod_map_.end()) pod_map_.erase(it);
+    EraseKey(pod_map_, std::string_view(key));
     return;
   }
   // The scheduler's precomputed view of the pod (requests, tolerations, affinity), built once
