@@ -217,6 +217,10 @@ void NodeInfo::Account(const PodInfo& pod, int sign) {
   }
   non_zero_milli_cpu_ += sign * pod.non_zero_milli_cpu();
   non_zero_memory_ += sign * pod.non_zero_memory();
+  if (pod.deletion_timestamp().has_value() || pod.phase() == api::PodPhase::kSucceeded ||
+      pod.phase() == api::PodPhase::kFailed) {
+    num_deleting_or_finished_ += sign;
+  }
   int32_t prio = pod.Priority();
   auto it = std::lower_bound(priority_counts_.begin(), priority_counts_.end(), prio,
                              [](const auto& e, int32_t p) { return e.first < p; });

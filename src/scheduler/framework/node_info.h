@@ -86,6 +86,10 @@ class NodeInfo {
   // Sum of the pods' non-zero cpu and memory requests (scoring).
   int64_t non_zero_milli_cpu() const { return non_zero_milli_cpu_; }
   int64_t non_zero_memory() const { return non_zero_memory_; }
+  // Pods with a deletion timestamp or in phase Succeeded or Failed: while there are none, every
+  // pod counts towards requested() for the scale-down's utilisation too (which leaves out
+  // long-terminating and terminal pods), so it need not visit the pods.
+  int32_t num_deleting_or_finished_pods() const { return num_deleting_or_finished_; }
   // True if some pod on the node has priority strictly below `priority` (preemption victims).
   bool HasPodWithPriorityBelow(int32_t priority) const {
     return !priority_counts_.empty() && priority_counts_.front().first < priority;
@@ -139,6 +143,7 @@ class NodeInfo {
   Resource requested_;
   int64_t non_zero_milli_cpu_ = 0;
   int64_t non_zero_memory_ = 0;
+  int32_t num_deleting_or_finished_ = 0;
   // (priority, number of pods) sorted by priority.
   std::vector<std::pair<int32_t, int32_t>> priority_counts_;
 };

@@ -1,5 +1,6 @@
 #include "scheduler/snapshot/cluster_snapshot.h"
 
+#include <algorithm>
 #include <functional>
 #include <string_view>
 
@@ -339,6 +340,25 @@ void ClusterSnapshot::Commit() {
 const NodeInfo* ClusterSnapshot::GetNodeInfo(std::string_view name) const {
   auto it = by_name_.find(name);
   return it == by_name_.end() ? nullptr : nodes_[it->second].get();
+}
+
+std::vector<NodeId> ClusterSnapshot::IdsByName() const {
+  std::vector<std::pair<std::string_view, NodeId>> named(by_name_.begin(), by_name_.end());
+  std::sort(named.begin(), named.end());
+  std::vector<NodeId> ids;
+  ids.reserve(named.size());
+  for (const auto& [name, id] : named) {
+    ids.push_back(id);
+  }
+  return ids;
+}
+
+std::optional<NodeId> ClusterSnapshot::FindNode(std::string_view name) const {
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) {
+    return std::nullopt;
+  }
+  return it->second;
 }
 
 NodeId ClusterSnapshot::IdOf(const NodeInfo& info) const {

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -117,15 +118,20 @@ class ClusterSnapshot {
     return !priority_counts_.empty() && priority_counts_.begin()->first < priority;
   }
   const NodeInfo* GetNodeInfo(std::string_view name) const;
+  // The node's id (one name lookup), if the snapshot has it.
+  std::optional<NodeId> FindNode(std::string_view name) const;
   const NodeInfo& node_info(NodeId id) const { return *nodes_[id]; }
   NodeId IdOf(const NodeInfo& info) const;
-  // Calls f(const NodeInfo&) for every node, in node-name order.
+  // Calls f(const NodeInfo&) for every node, in node-name order (sorts the names: for output,
+  // not for loops).
   template <typename F>
   void ForEachNodeByName(F&& f) const {
-    for (const auto& [name, id] : by_name_) {
+    for (NodeId id : IdsByName()) {
       f(*nodes_[id]);
     }
   }
+  // Every node's id, in node-name order.
+  std::vector<NodeId> IdsByName() const;
 
   // Classes with at least one node, in creation order.
   template <typename F>
@@ -156,8 +162,9 @@ class ClusterSnapshot {
   std::vector<std::unique_ptr<NodeInfo>> nodes_;  // by NodeId; null for free slots
   std::vector<uint32_t> node_class_;              // by NodeId
   std::vector<NodeId> free_slots_;                // a stack, so undo restores it exactly
-  // Keys view the NodeInfos' names (a NodeInfo never moves, nor does its name change).
-  std::map<std::string_view, NodeId> by_name_;
+  // Keys view the NodeInfos' names (a NodeInfo never moves, nor does its name change). Hashed:
+  // loops look nodes up by name thousands of times; nothing iterates it in its own order.
+  std::unordered_map<std::string_view, NodeId> by_name_;
   size_t num_nodes_ = 0;
   size_t num_pods_ = 0;
   std::map<int32_t, size_t> priority_counts_;  // pod priority -> number of pods

@@ -111,6 +111,57 @@ TEST(ClusterSnapshotTest, BucketsListNodesInNameOrder) {
   EXPECT_EQ(names, (std::vector<std::string>{"n-a", "n-b", "n-c"}));
 }
 
+TEST(ClusterSnapshotTest, FindsNodesByNameAndListsThemInNameOrder) {
+  ClusterSnapshot s;
+  for (const char* name : {"n-c", "n-a", "gpu-1", "n-b"}) {
+    ASSERT_TRUE(s.AddNode(std::string(name) == "gpu-1" ? GpuNode(name) : CpuNode(name)).ok());
+  }
+  ASSERT_TRUE(s.RemoveNode("n-c").ok());
+  for (const char* name : {"n-a", "n-b", "gpu-1"}) {
+    std::optional<NodeId> id = s.FindNode(name);
+    ASSERT_TRUE(id.has_value()) << name;
+    EXPECT_EQ(s.node_info(*id).name(), name);
+    EXPECT_EQ(*id, s.IdOf(s.node_info(*id)));
+  }
+  EXPECT_FALSE(s.FindNode("n-c").has_value());
+  EXPECT_FALSE(s.FindNode("n").has_value());
+  std::vector<std::string> names;
+  s.ForEachNodeByName([&](const NodeInfo& n) { names.push_back(n.name()); });
+  EXPECT_EQ(names, (std::vector<std::string>{"gpu-1", "n-a", "n-b"}));
+}
+
+TEST(ClusterSnapshotTest, CountsDeletingAndFinishedPodsThroughForks) {
+  auto with = [](api::Pod p) { return MakePodInfo(std::make_shared<const api::Pod>(p)); };
+  api::Pod deleting = MakePod("deleting").Req("cpu", "1").Obj();
+  deleting.meta.deletion_timestamp = TimePoint{};
+  api::Pod failed = MakePod("failed").Req("cpu", "1").Obj();
+  failed.status.phase = api::PodPhase::kFailed;
+  api::Pod succeeded = MakePod("succeeded").Req("cpu", "1").Obj();
+  succeeded.status.phase = api::PodPhase::kSucceeded;
+  api::Pod running = MakePod("running").Req("cpu", "1").Obj();
+  running.status.phase = api::PodPhase::kRunning;
+
+  ClusterSnapshot s;
+  ASSERT_TRUE(s.AddNode(CpuNode("n")).ok());
+  auto count = [&] { return s.GetNodeInfo("n")->num_deleting_or_finished_pods(); };
+  ASSERT_TRUE(s.AddPod(with(running), "n").ok());
+  EXPECT_EQ(count(), 0);
+  ASSERT_TRUE(s.AddPod(with(deleting), "n").ok());
+  ASSERT_TRUE(s.AddPod(with(failed), "n").ok());
+  EXPECT_EQ(count(), 2);
+  s.Fork();
+  ASSERT_TRUE(s.AddPod(with(succeeded), "n").ok());
+  EXPECT_EQ(count(), 3);
+  ASSERT_TRUE(s.RemovePod("default/deleting", "n").ok());
+  ASSERT_TRUE(s.RemovePod("default/failed", "n").ok());
+  EXPECT_EQ(count(), 1);
+  s.Revert();
+  EXPECT_EQ(count(), 2);
+  ASSERT_TRUE(s.RemovePod("default/deleting", "n").ok());
+  ASSERT_TRUE(s.RemovePod("default/failed", "n").ok());
+  EXPECT_EQ(count(), 0);
+}
+
 TEST(ClusterSnapshotTest, RevertUndoesEveryKindOfChange) {
   ClusterSnapshot s;
   ASSERT_TRUE(s.AddNode(CpuNode("cpu-1")).ok());
