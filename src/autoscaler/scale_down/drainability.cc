@@ -143,4 +143,15 @@ PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& op
   return out;
 }
 
+bool NothingToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
+                   const std::set<std::string>& pdb_pods, TimePoint now) {
+  for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
+    const DrainOutcome o = CheckPodDrainability(*p, options, pdb_pods, now).outcome;
+    if (o == DrainOutcome::kMove || o == DrainOutcome::kBlock) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace tidepool::autoscaler::scaledown

@@ -97,4 +97,9 @@ struct PodsToMove {
 PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
                          const std::set<std::string>& pdb_pods, TimePoint now);
 
+// True iff GetPodsToMove would find nothing to move and nothing blocking (only DaemonSet,
+// mirror, long-terminating and terminal pods): stops at the first pod that must move or blocks.
+bool NothingToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
+                   const std::set<std::string>& pdb_pods, TimePoint now);
+
 }  // namespace tidepool::autoscaler::scaledown

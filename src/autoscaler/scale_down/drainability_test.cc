@@ -142,5 +142,42 @@ TEST(DrainabilityTest, GetPodsToMoveStopsAtTheFirstBlockingPod) {
   EXPECT_TRUE(blocked.pods.empty());
 }
 
+TEST(DrainabilityTest, NothingToMoveIsGetPodsToMoveFindingNothing) {
+  struct Case {
+    std::string name;
+    std::vector<api::Pod> pods;
+    bool want;
+  };
+  const api::Pod ds = MakePod("ds").OwnedBy("DaemonSet", "agent").Obj();
+  const api::Pod mirror = Annotated(Bare("m"), std::string(kMirrorPodAnnotation), "x");
+  const api::Pod done = WithPhase(Rs("done"), api::PodPhase::kSucceeded, "Never");
+  const api::Pod gone = DeletedAgo(Rs("gone"), std::chrono::minutes(5));
+  std::vector<Case> cases = {
+      {"no pods", {}, true},
+      {"daemonset, mirror, terminal and long-terminating pods only", {ds, mirror, done, gone},
+       true},
+      {"a pod to move", {ds, Rs("a")}, false},
+      {"a pod to move after the ignored ones", {mirror, done, Rs("a")}, false},
+      {"a blocking pod", {ds, Bare("b")}, false},
+      {"a pod deleted just now still moves", {DeletedAgo(Rs("new"), std::chrono::seconds(10))},
+       false},
+      {"kube-system pod without a budget blocks", {Rs("k", "kube-system")}, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    scheduler::ClusterSnapshot snapshot;
+    ASSERT_TRUE(
+        snapshot.AddNode(MakeNode("n").Capacity({{"cpu", "4"}, {"memory", "4Gi"}}).Ptr()).ok());
+    for (const api::Pod& p : c.pods) {
+      ASSERT_TRUE(
+          snapshot.AddPod(scheduler::MakePodInfo(std::make_shared<const api::Pod>(p)), "n").ok());
+    }
+    const scheduler::NodeInfo& node = *snapshot.GetNodeInfo("n");
+    const PodsToMove ptm = GetPodsToMove(node, DrainOptions{}, {}, kNow);
+    EXPECT_EQ(!ptm.blocked() && ptm.pods.empty(), c.want);
+    EXPECT_EQ(NothingToMove(node, DrainOptions{}, {}, kNow), c.want);
+  }
+}
+
 }  // namespace
 }  // namespace tidepool::autoscaler::scaledown

@@ -32,12 +32,11 @@ constexpr Duration kUnremovableNodeRecheckTimeout = std::chrono::minutes(5);
 constexpr int kUtilizationLogQuota = 20;
 
 struct Candidate {
-  api::NodeConstSharedPtr node;
-  std::string group;
+  const NodeFacts* facts;
+  cloud::NodeGroup* group;
   Utilization utilization;
-  PodsToMove drain;  // as of eligibility
   bool ready = true;
-  bool empty = false;         // nothing to move as of eligibility
+  bool empty = false;         // nothing to move, nothing blocking, as of eligibility
   bool was_unneeded = false;  // unneeded in the previous pass
 };
 
@@ -71,9 +70,6 @@ class DrainSimulator {
       dest_[id] = on ? 1 : 0;
     }
   }
-  // True if moved pods were placed on the node in this pass.
-  bool Received(NodeId id) const { return id < received_.size() && received_[id] != 0; }
-
   // Places every pod (in order) on a destination; on the first that fits nowhere returns false
   // with CA's error text. The caller reverts the snapshot on failure.
   bool PlaceAll(const std::vector<scheduler::PodInfoConstSharedPtr>& pods, uint32_t source_class,
@@ -100,10 +96,6 @@ class DrainSimulator {
       const std::string& node_name = snapshot_.node_info(target).name();
       Status s = snapshot_.AddPod(pod, node_name);
       TIDEPOOL_CHECK(s.ok());
-      if (target >= received_.size()) {
-        received_.resize(target + 1, 0);
-      }
-      received_[target] = 1;
       placed.emplace_back(key, node_name);
     }
     for (auto& [key, node] : placed) {
@@ -208,7 +200,6 @@ class DrainSimulator {
   const UnboundPods& old_unbound_;
   UnboundPods new_unbound_;
   std::vector<char> dest_;      // by NodeId
-  std::vector<char> received_;  // by NodeId
   std::vector<NodeId> order_;   // destinations by name
   std::vector<size_t> pos_;     // by NodeId: index in order_
   std::unordered_map<uint32_t, size_t> cursor_;
@@ -275,26 +266,28 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
 
   // Eligibility (CA's PreFilteringScaleDownNodeProcessor and eligibility.Checker).
   DrainSimulator sim(framework_, snapshot, hints_, unbound_pods_);
-  std::map<std::string, std::optional<int>> group_sizes;
+  // Target sizes by group, asked once per group and pass (only looked up, never iterated).
+  std::unordered_map<const cloud::NodeGroup*, std::optional<int>> group_sizes;
   std::vector<Candidate> candidates;
   int util_logs_left = kUtilizationLogQuota;
   int recently_unremovable = 0;
   for (const NodeFacts* f : sorted) {
     const api::Node& node = *f->node;
     const std::string& name = node.meta.name;
-    const scheduler::NodeInfo* info = snapshot.GetNodeInfo(name);
-    if (info == nullptr) {
+    const std::optional<NodeId> id = snapshot.FindNode(name);
+    if (!id.has_value()) {
       log_.Error("Can't retrieve scale-down candidate " + name +
                  " from snapshot, err: node not found");
       unremovable_[name] = UnremovableReason::kUnexpectedError;
       continue;
     }
+    const scheduler::NodeInfo& info = snapshot.node_info(*id);
     if (f->to_be_deleted_time.has_value() && now - *f->to_be_deleted_time < kMaxNodeDeletionTime) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is currently being deleted");
       continue;
     }
-    sim.AddDestination(snapshot.IdOf(*info));
+    sim.AddDestination(*id);
     if (f->scale_down_disabled) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is marked as no scale down");
@@ -308,8 +301,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       unremovable_[name] = UnremovableReason::kNotAutoscaled;
       continue;
     }
-    const std::string group_id = group->Id();
-    auto [size_it, inserted] = group_sizes.try_emplace(group_id);
+    auto [size_it, inserted] = group_sizes.try_emplace(group);
     if (inserted) {
       StatusOr<int> target = group->TargetSize();
       if (target.ok()) {
@@ -317,7 +309,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       }
     }
     if (!size_it->second.has_value()) {
-      log_.Error("Error while checking node group size " + group_id + ": group size not found");
+      log_.Error("Error while checking node group size " + group->Id() +
+                 ": group size not found");
       unremovable_[name] = UnremovableReason::kUnexpectedError;
       continue;
     }
@@ -342,7 +335,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       unremovable_[name] = UnremovableReason::kNotUnreadyLongEnough;
       continue;
     }
-    UtilizationResult util = CalculateUtilization(*info, gpu, now);
+    UtilizationResult util = CalculateUtilization(info, gpu, now);
     if (!util.error.empty()) {
       log_.Warning("Failed to calculate utilization for " + name + ": " + util.error);
     }
@@ -362,14 +355,11 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       SD_VLOG(4, "Node " + name + " - " + util.info.resource + " requested is " +
                      GoPrecision6(util.info.value * 100) + "% of allocatable");
     }
-    Candidate c;
-    c.node = f->node;
-    c.group = group_id;
-    c.utilization = util.info;
+    Candidate c{f, group, std::move(util.info)};
     c.ready = f->ready && !util.gpu_unready;
     c.was_unneeded = candidates_.count(name) > 0;
-    c.drain = GetPodsToMove(*info, drain_options, kube_system_pdb_pods, now);
-    c.empty = !c.drain.blocked() && c.drain.pods.empty();
+    // Which pods must move is asked again of the candidates simulated (few, with CA's limits).
+    c.empty = NothingToMove(info, drain_options, kube_system_pdb_pods, now);
     candidates.push_back(std::move(c));
   }
   if (util_logs_left < 0) {
@@ -393,7 +383,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     if (a.utilization.value != b.utilization.value) {
       return a.utilization.value < b.utilization.value;
     }
-    return a.node->meta.name < b.node->meta.name;
+    return a.facts->node->meta.name < b.facts->node->meta.name;
   });
 
   // Drain simulation on a fork: each removable node leaves the snapshot with its pods placed on
@@ -414,15 +404,13 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       break;
     }
     Candidate& c = candidates[i];
-    const std::string& name = c.node->meta.name;
+    const std::string& name = c.facts->node->meta.name;
     SD_VLOG(2, "Simulating node " + name + " removal");
-    const scheduler::NodeInfo* info = snapshot.GetNodeInfo(name);
-    TIDEPOOL_CHECK(info != nullptr);
-    const NodeId id = snapshot.IdOf(*info);
-    // Pods moved here from a node removed earlier in this pass must move again.
-    PodsToMove ptm = sim.Received(id)
-                         ? GetPodsToMove(*info, drain_options, kube_system_pdb_pods, now)
-                         : std::move(c.drain);
+    const std::optional<NodeId> found = snapshot.FindNode(name);
+    TIDEPOOL_CHECK(found.has_value());
+    const NodeId id = *found;
+    // As the node is now: pods moved here from a node removed earlier in this pass move again.
+    PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
     if (ptm.blocked()) {
       SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
       unremovable_[name] = UnremovableReason::kBlockedByPod;
@@ -448,7 +436,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     SD_VLOG(2, "node " + name + " may be removed");
     NodeToRemove r;
     r.node = name;
-    r.node_group = c.group;
+    r.node_group = c.group->Id();
     r.empty = ptm.pods.empty();
     r.pods_to_move = std::move(ptm.pods);
     r.utilization = c.utilization;
@@ -473,7 +461,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   for (auto& [r, c] : removable) {
     auto it = since.find(r.node);
     unneeded_.push_back(UnneededNode{r.node, it == since.end() ? now : it->second});
-    unneeded_nodes_[r.node] = c->node;
+    unneeded_nodes_[r.node] = c->facts->node;
     unneeded_ready_[r.node] = c->ready;
     const std::string name = r.node;
     candidates_.emplace(name, std::move(r));

@@ -12,7 +12,8 @@ constexpr std::array<std::string_view, 5> kGpuResources = {"nvidia.com/gpu", "ha
                                                            "gpu.intel.com/xe", "amd.com/gpu",
                                                            "microsoft.com/directx"};
 
-// The pods that count towards utilisation: all but long-terminating and terminal ones.
+// The pods that count towards utilisation: all but long-terminating and terminal ones. A node
+// without deleting or finished pods counts them all: its requested() is the sum.
 bool Counts(const scheduler::PodInfo& pod, TimePoint now) {
   return !IsPodLongTerminating(pod, now) && !IsPodTerminal(pod);
 }
@@ -76,9 +77,13 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
       return r;
     }
     int64_t requested = 0;
-    for (const auto& p : node.pods()) {
-      if (Counts(*p, now)) {
-        requested += p->request().Scalar(gpu->resource_name);
+    if (node.num_deleting_or_finished_pods() == 0) {
+      requested = node.requested().Scalar(gpu->resource_name);
+    } else {
+      for (const auto& p : node.pods()) {
+        if (Counts(*p, now)) {
+          requested += p->request().Scalar(gpu->resource_name);
+        }
       }
     }
     r.info.gpu = static_cast<double>(requested) /
@@ -91,12 +96,16 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
     // CA returns an empty Info with the error; the caller logs it and goes on.
     return r;
   }
-  int64_t cpu = 0;
-  int64_t mem = 0;
-  for (const auto& p : node.pods()) {
-    if (Counts(*p, now)) {
-      cpu += p->request().milli_cpu;
-      mem += p->request().memory;
+  int64_t cpu = node.requested().milli_cpu;
+  int64_t mem = node.requested().memory;
+  if (node.num_deleting_or_finished_pods() != 0) {
+    cpu = 0;
+    mem = 0;
+    for (const auto& p : node.pods()) {
+      if (Counts(*p, now)) {
+        cpu += p->request().milli_cpu;
+        mem += p->request().memory;
+      }
     }
   }
   r.info.cpu = static_cast<double>(cpu) / static_cast<double>(node.allocatable().milli_cpu);

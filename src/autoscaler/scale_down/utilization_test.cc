@@ -45,6 +45,22 @@ scheduler::PodInfoConstSharedPtr Terminating(const std::string& name, const std:
   return scheduler::MakePodInfo(std::make_shared<const api::Pod>(p));
 }
 
+scheduler::PodInfoConstSharedPtr TerminatingGpu(const std::string& name, Duration ago) {
+  api::Pod p = MakePod(name).OwnedBy("ReplicaSet", "rs").Req("nvidia.com/gpu", "1").Obj();
+  p.meta.deletion_timestamp = kNow - ago;
+  return scheduler::MakePodInfo(std::make_shared<const api::Pod>(p));
+}
+
+scheduler::PodInfoConstSharedPtr Finished(const std::string& name, const std::string& cpu,
+                                          api::PodPhase phase, const std::string& restart) {
+  api::Pod p = MakePod(name).OwnedBy("ReplicaSet", "rs").Req("cpu", cpu).Obj();
+  p.status.phase = phase;
+  p.spec.restart_policy = restart;
+  return scheduler::MakePodInfo(std::make_shared<const api::Pod>(p));
+}
+
+// Each case is measured on a node whose pods are all counted from the node's requested() when
+// none is deleting or finished, and visited one by one otherwise; the cases cover both.
 TEST(UtilizationTest, Calculate) {
   struct Case {
     std::string name;
@@ -80,6 +96,17 @@ TEST(UtilizationTest, Calculate) {
        CpuNode(),
        {Terminating("old", "2", std::chrono::minutes(2)), Terminating("new", "1", seconds(10))},
        {0.25, 0, 0, 0.25, "cpu"}},
+      {"terminal pods do not count (Failed; Succeeded unless restartPolicy Always)",
+       CpuNode(),
+       {Finished("failed", "1", api::PodPhase::kFailed, "Always"),
+        Finished("done", "1", api::PodPhase::kSucceeded, "Never"),
+        Finished("restarting", "1", api::PodPhase::kSucceeded, "Always"), Pod("a", "1", "0")},
+       {0.5, 0, 0, 0.5, "cpu"}},
+      {"long-terminating gpu pods do not count",
+       GpuNode("4"),
+       {Pod("a", "1", "1Gi", "1"), TerminatingGpu("old", std::chrono::minutes(2)),
+        TerminatingGpu("new", seconds(10))},
+       {0, 0, 0.5, 0.5, "nvidia.com/gpu"}},
       {"empty node", CpuNode(), {}, {0, 0, 0, 0, "memory"}},
   };
   testing::FakeCloudProvider cloud;
