@@ -73,6 +73,7 @@ struct DrainOptions {
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_local_storage = true;
   bool skip_nodes_with_custom_controller_pods = true;
+  bool operator==(const DrainOptions&) const = default;
   static DrainOptions From(const AutoscalingOptions& o) {
     return {o.skip_nodes_with_system_pods, o.skip_nodes_with_local_storage,
             o.skip_nodes_with_custom_controller_pods};

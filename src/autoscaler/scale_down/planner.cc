@@ -55,6 +55,9 @@ class DrainSimulator {
                  const UnboundPods& unbound)
       : framework_(framework), snapshot_(snapshot), hints_(hints), old_unbound_(unbound) {}
 
+  // The destinations in name order, as added.
+  const std::vector<NodeId>& destinations() const { return order_; }
+
   void AddDestination(NodeId id) {
     if (id >= dest_.size()) {
       dest_.resize(id + 1, 0);
@@ -207,6 +210,40 @@ class DrainSimulator {
 
 }  // namespace
 
+struct Planner::SimulationMemo {
+  // What the simulation reads of one candidate, in the candidates' order (which is all that
+  // being unneeded last time changes). Its utilisation and what must move follow from the
+  // node and the snapshot's content.
+  struct Candidate {
+    api::NodeConstSharedPtr node;  // held, so that no other node takes its address
+    const cloud::NodeGroup* group;
+    bool empty;
+    bool operator==(const Candidate&) const = default;
+  };
+  uint64_t snapshot_version = 0;
+  size_t limit = 0;
+  // The simulation stopped because `limit` removable nodes were found. If it did not, any
+  // limit above the number found gives the same answer (the limit grows with the unneeded set
+  // over the first passes).
+  bool stopped_at_limit = false;
+  DrainOptions drain;
+  std::set<std::string> pdb_pods;
+  std::vector<Candidate> candidates;
+  std::vector<NodeId> destinations;
+  // The answer: the removable nodes, each with its index in `candidates`.
+  std::vector<std::pair<size_t, NodeToRemove>> removable;
+
+  // True if a simulation with the inputs `o` would give this answer.
+  bool Matches(const SimulationMemo& o) const {
+    const bool same_limit = stopped_at_limit ? o.limit == limit : o.limit > removable.size();
+    return snapshot_version == o.snapshot_version && same_limit && drain == o.drain &&
+           destinations == o.destinations && candidates == o.candidates &&
+           pdb_pods == o.pdb_pods;
+  }
+};
+
+Planner::~Planner() = default;
+
 Planner::Planner(const AutoscalingOptions& options, cloud::CloudProvider& cloud,
                  const scheduler::Framework& framework, log::Logger& logger)
     : options_(options),
@@ -271,6 +308,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   std::vector<Candidate> candidates;
   int util_logs_left = kUtilizationLogQuota;
   int recently_unremovable = 0;
+  // A candidate with a deleting or finished pod: what must move depends on `now`.
+  bool depends_on_now = false;
   for (const NodeFacts* f : sorted) {
     const api::Node& node = *f->node;
     const std::string& name = node.meta.name;
@@ -355,6 +394,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       SD_VLOG(4, "Node " + name + " - " + util.info.resource + " requested is " +
                      GoPrecision6(util.info.value * 100) + "% of allocatable");
     }
+    depends_on_now = depends_on_now || info.num_deleting_or_finished_pods() != 0;
     Candidate c{f, group, std::move(util.info)};
     c.ready = f->ready && !util.gpu_unready;
     c.was_unneeded = candidates_.count(name) > 0;
@@ -392,61 +432,96 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   const TimePoint recheck_at = now + kUnremovableNodeRecheckTimeout;
   const size_t recheck_before = recheck_after_.size();
   std::vector<std::pair<NodeToRemove, const Candidate*>> removable;
-  snapshot.Fork();
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (removable.size() >= limit) {
-      SD_VLOG(4, std::to_string(candidates.size() - i) + " out of " +
-                     std::to_string(candidates.size()) +
-                     " nodes skipped in scale down simulation: there are already " +
-                     std::to_string(removable.size()) +
-                     " unneeded nodes so no point in looking for more. Total atomic scale down "
-                     "nodes: 0");
-      break;
+  std::unique_ptr<SimulationMemo> inputs;
+  simulated_ = 0;
+  if (!depends_on_now && !log_.Enabled(2)) {
+    inputs = std::make_unique<SimulationMemo>();
+    inputs->snapshot_version = snapshot.version();
+    inputs->limit = limit;
+    inputs->drain = drain_options;
+    inputs->pdb_pods = kube_system_pdb_pods;
+    inputs->candidates.reserve(candidates.size());
+    for (const Candidate& c : candidates) {
+      inputs->candidates.push_back({c.facts->node, c.group, c.empty});
     }
-    Candidate& c = candidates[i];
-    const std::string& name = c.facts->node->meta.name;
-    SD_VLOG(2, "Simulating node " + name + " removal");
-    const std::optional<NodeId> found = snapshot.FindNode(name);
-    TIDEPOOL_CHECK(found.has_value());
-    const NodeId id = *found;
-    // As the node is now: pods moved here from a node removed earlier in this pass move again.
-    PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
-    if (ptm.blocked()) {
-      SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
-      unremovable_[name] = UnremovableReason::kBlockedByPod;
-      recheck_after_[name] = {recheck_at, UnremovableReason::kBlockedByPod};
-      continue;
-    }
-    const uint32_t source_class = snapshot.ClassOf(id).id();
-    const bool was_destination = sim.IsDestination(id);
-    snapshot.Fork();
-    sim.SetDestination(id, false);
-    Status s = snapshot.RemoveNode(name);
-    TIDEPOOL_CHECK(s.ok());
-    std::string error;
-    if (!sim.PlaceAll(ptm.pods, source_class, error)) {
-      snapshot.Revert();
-      sim.SetDestination(id, was_destination);
-      SD_VLOG(2, "node " + name + " is not suitable for removal: " + error);
-      unremovable_[name] = UnremovableReason::kNoPlaceToMovePods;
-      recheck_after_[name] = {recheck_at, UnremovableReason::kNoPlaceToMovePods};
-      continue;
-    }
-    snapshot.Commit();
-    SD_VLOG(2, "node " + name + " may be removed");
-    NodeToRemove r;
-    r.node = name;
-    r.node_group = c.group->Id();
-    r.empty = ptm.pods.empty();
-    r.pods_to_move = std::move(ptm.pods);
-    r.utilization = c.utilization;
-    removable.emplace_back(std::move(r), &c);
+    inputs->destinations = sim.destinations();
   }
-  snapshot.Revert();
-  if (recheck_after_.size() > recheck_before) {
-    SD_VLOG(1, std::to_string(recheck_after_.size() - recheck_before) +
-                   " nodes found to be unremovable in simulation, will re-check them at " +
-                   GoTime(recheck_at));
+  if (inputs != nullptr && memo_ != nullptr && memo_->Matches(*inputs)) {
+    for (const auto& [index, r] : memo_->removable) {
+      removable.emplace_back(r, &candidates[index]);
+      removable.back().first.utilization = candidates[index].utilization;
+    }
+    inputs.reset();  // the memo stays
+  } else {
+    memo_.reset();
+    snapshot.Fork();
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      if (removable.size() >= limit) {
+        if (inputs != nullptr) {
+          inputs->stopped_at_limit = true;
+        }
+        SD_VLOG(4, std::to_string(candidates.size() - i) + " out of " +
+                       std::to_string(candidates.size()) +
+                       " nodes skipped in scale down simulation: there are already " +
+                       std::to_string(removable.size()) +
+                       " unneeded nodes so no point in looking for more. Total atomic scale down "
+                       "nodes: 0");
+        break;
+      }
+      Candidate& c = candidates[i];
+      const std::string& name = c.facts->node->meta.name;
+      SD_VLOG(2, "Simulating node " + name + " removal");
+      ++simulated_;
+      const std::optional<NodeId> found = snapshot.FindNode(name);
+      TIDEPOOL_CHECK(found.has_value());
+      const NodeId id = *found;
+      // As the node is now: pods moved here from a node removed earlier in this pass move again.
+      PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
+      if (ptm.blocked()) {
+        SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
+        unremovable_[name] = UnremovableReason::kBlockedByPod;
+        recheck_after_[name] = {recheck_at, UnremovableReason::kBlockedByPod};
+        continue;
+      }
+      const uint32_t source_class = snapshot.ClassOf(id).id();
+      const bool was_destination = sim.IsDestination(id);
+      snapshot.Fork();
+      sim.SetDestination(id, false);
+      Status s = snapshot.RemoveNode(name);
+      TIDEPOOL_CHECK(s.ok());
+      std::string error;
+      if (!sim.PlaceAll(ptm.pods, source_class, error)) {
+        snapshot.Revert();
+        sim.SetDestination(id, was_destination);
+        SD_VLOG(2, "node " + name + " is not suitable for removal: " + error);
+        unremovable_[name] = UnremovableReason::kNoPlaceToMovePods;
+        recheck_after_[name] = {recheck_at, UnremovableReason::kNoPlaceToMovePods};
+        continue;
+      }
+      snapshot.Commit();
+      SD_VLOG(2, "node " + name + " may be removed");
+      NodeToRemove r;
+      r.node = name;
+      r.node_group = c.group->Id();
+      r.empty = ptm.pods.empty();
+      r.pods_to_move = std::move(ptm.pods);
+      r.utilization = c.utilization;
+      removable.emplace_back(std::move(r), &c);
+    }
+    snapshot.Revert();
+    if (recheck_after_.size() > recheck_before) {
+      SD_VLOG(1, std::to_string(recheck_after_.size() - recheck_before) +
+                     " nodes found to be unremovable in simulation, will re-check them at " +
+                     GoTime(recheck_at));
+    } else if (inputs != nullptr) {
+      // Every simulated candidate was removable: the same inputs give this answer again.
+      for (const auto& [r, c] : removable) {
+        inputs->removable.emplace_back(static_cast<size_t>(c - candidates.data()), r);
+      }
+      memo_ = std::move(inputs);
+    }
+    hints_ = sim.TakeHints();
+    unbound_pods_ = sim.TakeUnbound();
   }
 
   // Unneeded tracking: a node keeps the time it first became unneeded while it stays unneeded.
@@ -466,8 +541,6 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     const std::string name = r.node;
     candidates_.emplace(name, std::move(r));
   }
-  hints_ = sim.TakeHints();
-  unbound_pods_ = sim.TakeUnbound();
 }
 
 std::vector<NodeToRemove> Planner::NodesToDelete(TimePoint now) {

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
@@ -91,6 +92,7 @@ class Planner {
   // Every reference must outlive the planner.
   Planner(const AutoscalingOptions& options, cloud::CloudProvider& cloud,
           const scheduler::Framework& framework, log::Logger& logger);
+  ~Planner();
 
   // Recomputes the unneeded nodes as of `now`. `snapshot` holds every node and scheduled pod;
   // it is forked and reverted. `nodes` are the cluster's nodes (for creation times, readiness,
@@ -111,7 +113,17 @@ class Planner {
   //   - candidates are simulated empty first, then those unneeded last time, then by
   //     utilisation and name, until CA's unneededNodesLimit() removable nodes are found. Each
   //     removable node is taken out of the (forked) snapshot with its pods placed elsewhere,
-  //     so later candidates see that capacity used.
+  //     so later candidates see that capacity used;
+  //   - the simulation's answer is a function of its inputs: the snapshot's content
+  //     (ClusterSnapshot::version()), the candidates in order (node object, group, utilisation,
+  //     readiness, emptiness, unneeded last time), the destinations, the limit, the drain
+  //     options and the PDB-covered pods, and the placement hints of the previous pass. When
+  //     a pass found every simulated candidate removable, its hints send each moved pod back
+  //     where it went, so the same inputs give the same answer again: the next pass with the
+  //     same inputs reuses it instead of simulating (a quiet cluster, where CA simulates the
+  //     same nodes every loop). Not reused when a candidate has a deleting or finished pod
+  //     (drainability and utilisation then depend on `now`), or when the V(2) simulation
+  //     lines are logged.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<api::NodeConstSharedPtr>& nodes,
               const std::set<std::string>& kube_system_pdb_pods = {});
@@ -133,6 +145,8 @@ class Planner {
   const std::unordered_map<std::string, UnremovableReason>& unremovable() const {
     return unremovable_;
   }
+  // How many candidates the last Update simulated (0 when it reused the previous answer).
+  size_t simulated() const { return simulated_; }
 
  private:
   // CA's unneededNodesLimit(): how many removable nodes are worth finding in one pass.
@@ -163,6 +177,10 @@ class Planner {
   std::map<std::string, std::pair<TimePoint, UnremovableReason>> recheck_after_;
   std::optional<TimePoint> last_update_;
   Duration min_update_interval_;
+  // The last simulation's inputs and answer (planner.cc); null when it may not be reused.
+  struct SimulationMemo;
+  std::unique_ptr<SimulationMemo> memo_;
+  size_t simulated_ = 0;
 };
 
 // Carries out deletions (CA's actuator): taints each node ToBeDeletedByClusterAutoscaler=<unix

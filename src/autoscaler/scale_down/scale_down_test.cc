@@ -3,9 +3,11 @@
 #include <gtest/gtest.h>
 
 #include <functional>
+#include <map>
 
 #include "autoscaler/scale_down/drainability.h"
 #include "autoscaler/scale_down/go_format.h"
+#include "common/random.h"
 #include "scheduler/scheduler.h"
 #include "testing/builders.h"
 #include "testing/autoscaler_fakes.h"
@@ -771,6 +773,154 @@ TEST_F(ActuatorTest, PlannerAndActuatorEndToEnd) {
                      "to reschedule: web";
   }
   EXPECT_TRUE(saw);
+}
+
+// The answer is reused only while nothing changed: a pod added to the node the candidate's pods
+// would move to (not a candidate itself) makes the next pass simulate again and see it full.
+TEST_F(ScaleDownTest, AnAnswerIsReusedUntilAnyNodeChanges) {
+  logger_.SetVerbosity(1);  // V(2) lines off: reuse allowed
+  Group("cpu-pool", 0, 5, 1);
+  AddNode(CpuNode("n1", "cpu-pool"));
+  AddPod(RsPod("a", "1"), "n1");
+  AddNode(CpuNode("dest", "", "4"));
+  AddPod(RsPod("busy", "2500m"), "dest");
+  Update();
+  ASSERT_NE(Unneeded("n1"), nullptr);
+  EXPECT_EQ(planner().simulated(), 1u);
+  clock_.Advance(std::chrono::seconds(10));
+  Update();
+  ASSERT_NE(Unneeded("n1"), nullptr);
+  EXPECT_EQ(planner().simulated(), 0u);  // same inputs: the last answer
+
+  AddPod(RsPod("more", "1"), "dest");  // 3.5 of 4 cores: no room for n1's pod
+  clock_.Advance(std::chrono::seconds(10));
+  Update();
+  EXPECT_EQ(planner().simulated(), 1u);
+  EXPECT_EQ(Unneeded("n1"), nullptr);
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+}
+
+// A pass with the same inputs as the last one reuses its answer (Planner::Update). That must
+// change no answer: two planners see the same cluster change, or not, pass after pass - one
+// logs the V(2) simulation lines, so it simulates every time, the other reuses - and must agree
+// on everything they answer.
+TEST(PlannerReuseTest, ReusedAnswersAreTheSimulationsAnswers) {
+  auto sched = scheduler::Scheduler::Create();
+  ASSERT_TRUE(sched.ok());
+  SimulatedClock clock;
+  log::Logger quiet("cluster-autoscaler", clock, false);
+  quiet.SetVerbosity(1);
+  log::Logger verbose("cluster-autoscaler", clock, false);
+  verbose.SetVerbosity(2);
+  testing::FakeCloudProvider cloud;
+  cloud.AddGroup("cpu", 0, 100, 16, CpuNode("t", ""));
+  cloud.AddGroup("gpu", 0, 100, 4, GpuNode("t", "gpu"));
+  scheduler::ClusterSnapshot snapshot;
+  std::vector<api::NodeConstSharedPtr> nodes;
+  Random rnd(7);
+  std::vector<std::pair<std::string, std::string>> pods;  // (key, node)
+  int next_pod = 0;
+  auto add_pod = [&](const std::string& node, bool gpu, bool deleting) {
+    api::Pod p = RsPod("p" + std::to_string(next_pod++),
+                       std::to_string(100 + 100 * rnd.Uniform(12)) + "m", "512Mi");
+    if (gpu) {
+      p = MakePod(p.meta.name).OwnedBy("ReplicaSet", "rs").Req("nvidia.com/gpu", "1")
+              .Toleration("nvidia.com/gpu", "present").Obj();
+    }
+    if (deleting) {
+      p.meta.deletion_timestamp = clock.Now();
+    }
+    p.spec.node_name = node;
+    p.status.phase = api::PodPhase::kRunning;
+    const std::string key = "default/" + p.meta.name;
+    ASSERT_TRUE(
+        snapshot.AddPod(scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(p))), node)
+            .ok());
+    pods.emplace_back(key, node);
+  };
+  for (int i = 0; i < 20; ++i) {
+    const bool gpu = i >= 16;
+    const std::string name = (gpu ? "gpu-" : "cpu-") + std::to_string(i);
+    auto n = std::make_shared<const api::Node>(gpu ? GpuNode(name, "gpu") : CpuNode(name, "cpu"));
+    ASSERT_TRUE(snapshot.AddNode(n).ok());
+    nodes.push_back(n);
+    const int count = static_cast<int>(rnd.Uniform(gpu ? 2 : 6));
+    for (int j = 0; j < count; ++j) {
+      add_pod(name, gpu, false);
+    }
+  }
+  AutoscalingOptions options;
+  options.max_scale_down_parallelism = 2;  // the limit grows over the first passes
+  Planner reusing(options, cloud, sched->get()->framework(), quiet);
+  Planner simulating(options, cloud, sched->get()->framework(), verbose);
+  int reused = 0;
+  int changes = 0;
+  for (int pass = 0; pass < 80; ++pass) {
+    SCOPED_TRACE("pass " + std::to_string(pass));
+    clock.Advance(std::chrono::seconds(10));
+    switch (rnd.Uniform(9)) {
+      case 0: {  // a pod more
+        const api::NodeConstSharedPtr& n = nodes[rnd.Uniform(nodes.size())];
+        add_pod(n->meta.name, n->meta.name.starts_with("gpu"), false);
+        ++changes;
+        break;
+      }
+      case 1:  // a pod fewer
+        if (!pods.empty()) {
+          const size_t k = rnd.Uniform(pods.size());
+          ASSERT_TRUE(snapshot.RemovePod(pods[k].first, pods[k].second).ok());
+          pods.erase(pods.begin() + static_cast<std::ptrdiff_t>(k));
+          ++changes;
+        }
+        break;
+      case 2: {  // a pod being deleted (what must move then depends on the time)
+        const api::NodeConstSharedPtr& n = nodes[rnd.Uniform(16)];
+        add_pod(n->meta.name, false, rnd.Uniform(4) == 0);
+        ++changes;
+        break;
+      }
+      case 3: {  // a node fills up: the pods moved to it must go elsewhere
+        const std::string node = nodes[rnd.Uniform(16)]->meta.name;
+        api::Pod p = RsPod("big" + std::to_string(next_pod++), "3");
+        p.spec.node_name = node;
+        ASSERT_TRUE(
+            snapshot.AddPod(scheduler::MakePodInfo(std::make_shared<const api::Pod>(p)), node).ok());
+        pods.emplace_back("default/" + p.meta.name, node);
+        ++changes;
+        break;
+      }
+      default:
+        break;
+    }
+    reusing.Update(clock.Now(), snapshot, nodes);
+    simulating.Update(clock.Now(), snapshot, nodes);
+    ASSERT_EQ(reusing.unneeded().size(), simulating.unneeded().size());
+    for (size_t i = 0; i < reusing.unneeded().size(); ++i) {
+      EXPECT_EQ(reusing.unneeded()[i].node, simulating.unneeded()[i].node);
+      EXPECT_EQ(reusing.unneeded()[i].since, simulating.unneeded()[i].since);
+    }
+    using Reasons = std::map<std::string, UnremovableReason>;
+    EXPECT_EQ(Reasons(reusing.unremovable().begin(), reusing.unremovable().end()),
+              Reasons(simulating.unremovable().begin(), simulating.unremovable().end()));
+    EXPECT_GT(simulating.simulated() + (simulating.unneeded().empty() ? 1 : 0), 0u);
+    if (reusing.simulated() == 0 && !reusing.unneeded().empty()) {
+      ++reused;
+    }
+    if (pass % 5 == 4) {
+      auto names = [](const std::vector<NodeToRemove>& v) {
+        std::vector<std::pair<std::string, size_t>> out;
+        for (const NodeToRemove& r : v) {
+          out.emplace_back(r.node, r.pods_to_move.size());
+        }
+        return out;
+      };
+      EXPECT_EQ(names(reusing.NodesToDelete(clock.Now())),
+                names(simulating.NodesToDelete(clock.Now())));
+    }
+  }
+  // Both happened: answers reused, and clusters changed under them.
+  EXPECT_GT(reused, 10);
+  EXPECT_GT(changes, 10);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "scheduler/snapshot/cluster_snapshot.h"
 
 #include <algorithm>
+#include <atomic>
 #include <functional>
 #include <string_view>
 
@@ -71,7 +72,13 @@ struct ClusterSnapshot::UndoEntry {
   std::unique_ptr<NodeInfo::Facts> old_facts;  // kUpdateNode: the previous node
 };
 
-ClusterSnapshot::ClusterSnapshot() : class_index_(std::make_unique<ClassIndex>()) {}
+namespace {
+// The source of version() values, shared by every snapshot so that two snapshots (or one
+// snapshot before and after Clear) never show the same version for different contents.
+std::atomic<uint64_t> g_last_version{0};
+}  // namespace
+
+ClusterSnapshot::ClusterSnapshot() : class_index_(std::make_unique<ClassIndex>()) { Touch(); }
 ClusterSnapshot::~ClusterSnapshot() = default;
 
 UsageKey ClusterSnapshot::UsageOf(const NodeInfo& n) const {
@@ -155,6 +162,10 @@ void ClusterSnapshot::CountNodePods(const NodeInfo& node, int sign) {
   }
 }
 
+void ClusterSnapshot::Touch() {
+  version_ = g_last_version.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 void ClusterSnapshot::Log(UndoEntry&& e) {
   if (!fork_marks_.empty()) {
     undo_.push_back(std::move(e));
@@ -172,6 +183,7 @@ Status ClusterSnapshot::AddNode(const api::Node& node) {
   by_name_.emplace(nodes_[id]->name(), id);
   ++num_nodes_;
   IndexInsert(id);
+  Touch();
   Log(UndoEntry{UndoEntry::Kind::kAddNode, id});
   return OkStatus();
 }
@@ -187,6 +199,7 @@ Status ClusterSnapshot::UpdateNode(const api::Node& node) {
   node_class_[id] = ClassIdFor(facts.shape);
   NodeInfo::Facts old = nodes_[id]->SwapFacts(std::move(facts));
   IndexInsert(id);
+  Touch();
   if (!fork_marks_.empty()) {
     UndoEntry e{UndoEntry::Kind::kUpdateNode, id};
     e.old_facts = std::make_unique<NodeInfo::Facts>(std::move(old));
@@ -207,6 +220,7 @@ Status ClusterSnapshot::RemoveNode(std::string_view name) {
   CountNodePods(*nodes_[id], -1);
   std::unique_ptr<NodeInfo> info = std::move(nodes_[id]);
   free_slots_.push_back(id);
+  Touch();
   if (!fork_marks_.empty()) {
     UndoEntry e{UndoEntry::Kind::kRemoveNode, id};
     e.node_info = std::move(info);
@@ -225,6 +239,7 @@ Status ClusterSnapshot::AddPod(PodInfoConstSharedPtr pod, std::string_view node_
   CountPod(*pod, +1);
   nodes_[id]->AddPod(std::move(pod));
   IndexInsert(id);
+  Touch();
   Log(UndoEntry{UndoEntry::Kind::kAddPod, id});
   return OkStatus();
 }
@@ -246,6 +261,7 @@ Status ClusterSnapshot::RemovePod(std::string_view pod_key, std::string_view nod
       PodInfoConstSharedPtr removed = info.RemovePodAt(i);
       CountPod(*removed, -1);
       IndexInsert(id);
+      Touch();
       UndoEntry e{UndoEntry::Kind::kRemovePod, id, i};
       e.pod = std::move(removed);
       Log(std::move(e));
@@ -269,6 +285,7 @@ void ClusterSnapshot::Clear() {
   class_index_->by_shape.clear();
   class_index_->by_hash.clear();
   class_index_->first_shape.clear();
+  Touch();
 }
 
 void ClusterSnapshot::Undo(UndoEntry& e) {
@@ -317,7 +334,10 @@ void ClusterSnapshot::Undo(UndoEntry& e) {
   }
 }
 
-void ClusterSnapshot::Fork() { fork_marks_.push_back(undo_.size()); }
+void ClusterSnapshot::Fork() {
+  fork_marks_.push_back(undo_.size());
+  fork_versions_.push_back(version_);
+}
 
 void ClusterSnapshot::Revert() {
   TIDEPOOL_CHECK(!fork_marks_.empty());
@@ -327,11 +347,14 @@ void ClusterSnapshot::Revert() {
     Undo(undo_.back());
     undo_.pop_back();
   }
+  version_ = fork_versions_.back();
+  fork_versions_.pop_back();
 }
 
 void ClusterSnapshot::Commit() {
   TIDEPOOL_CHECK(!fork_marks_.empty());
   fork_marks_.pop_back();
+  fork_versions_.pop_back();
   if (fork_marks_.empty()) {
     undo_.clear();
   }

@@ -110,6 +110,11 @@ class ClusterSnapshot {
   // REQUIRES: forked.
   void Commit();
   int fork_depth() const { return static_cast<int>(fork_marks_.size()); }
+  // Identifies the snapshot's content: every change (a node or pod added, updated or removed,
+  // Clear) gives a value never given before in this process, by any snapshot, and Revert gives
+  // back the value of its Fork. Equal versions mean equal content, so a caller can tell that
+  // nothing changed since it last looked.
+  uint64_t version() const { return version_; }
 
   size_t NumNodes() const { return num_nodes_; }
   size_t NumPods() const { return num_pods_; }
@@ -157,6 +162,8 @@ class ClusterSnapshot {
   void CountPod(const PodInfo& pod, int sign);
   void CountNodePods(const NodeInfo& node, int sign);
   void Log(UndoEntry&& e);
+  // Gives version_ a new value.
+  void Touch();
   void Undo(UndoEntry& e);
 
   std::vector<std::unique_ptr<NodeInfo>> nodes_;  // by NodeId; null for free slots
@@ -174,6 +181,8 @@ class ClusterSnapshot {
 
   std::vector<UndoEntry> undo_;
   std::vector<size_t> fork_marks_;
+  std::vector<uint64_t> fork_versions_;  // version() at each Fork
+  uint64_t version_ = 0;
 };
 
 }  // namespace tidepool::scheduler

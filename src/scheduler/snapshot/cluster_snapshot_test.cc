@@ -5,6 +5,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -160,6 +161,51 @@ TEST(ClusterSnapshotTest, CountsDeletingAndFinishedPodsThroughForks) {
   ASSERT_TRUE(s.RemovePod("default/deleting", "n").ok());
   ASSERT_TRUE(s.RemovePod("default/failed", "n").ok());
   EXPECT_EQ(count(), 0);
+}
+
+TEST(ClusterSnapshotTest, VersionNamesTheContent) {
+  ClusterSnapshot s;
+  ClusterSnapshot other;
+  EXPECT_NE(s.version(), other.version());
+  std::set<uint64_t> seen = {s.version(), other.version()};
+  // Every change gives a version never seen before.
+  auto changed = [&](const char* what) {
+    SCOPED_TRACE(what);
+    EXPECT_TRUE(seen.insert(s.version()).second);
+  };
+  ASSERT_TRUE(s.AddNode(CpuNode("a")).ok());
+  changed("AddNode");
+  ASSERT_TRUE(s.AddPod(Pod("p"), "a").ok());
+  changed("AddPod");
+  const uint64_t before_fork = s.version();
+  s.Fork();
+  EXPECT_EQ(s.version(), before_fork);  // forking changes nothing
+  ASSERT_TRUE(s.AddNode(CpuNode("b")).ok());
+  changed("AddNode in a fork");
+  s.Fork();
+  const uint64_t inner = s.version();
+  ASSERT_TRUE(s.RemovePod("default/p", "a").ok());
+  changed("RemovePod in a nested fork");
+  s.Revert();
+  EXPECT_EQ(s.version(), inner);
+  ASSERT_TRUE(s.UpdateNode(MakeNode("b").Capacity({{"cpu", "8"}}).Ptr()).ok());
+  changed("UpdateNode in a fork");
+  s.Fork();
+  ASSERT_TRUE(s.RemoveNode("b").ok());
+  changed("RemoveNode in a nested fork");
+  s.Commit();
+  const uint64_t committed = s.version();
+  s.Revert();
+  EXPECT_EQ(s.version(), before_fork);  // the content of the Fork, its version
+  EXPECT_NE(committed, before_fork);
+  // The same change again is still a new version: equal versions mean equal content, not the
+  // reverse.
+  ASSERT_TRUE(s.AddNode(CpuNode("b")).ok());
+  changed("AddNode after Revert");
+  EXPECT_FALSE(s.AddNode(CpuNode("b")).ok());
+  EXPECT_EQ(s.version(), *seen.rbegin());  // a failed change changes nothing
+  s.Clear();
+  changed("Clear");
 }
 
 TEST(ClusterSnapshotTest, RevertUndoesEveryKindOfChange) {
