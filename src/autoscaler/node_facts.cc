@@ -81,11 +81,13 @@ const std::vector<const NodeFacts*>& NodeFactsCache::Sync(
     for (auto& [name, f] : by_name_) {
       if (f.group == nullptr) {
         f.group = cloud.NodeGroupForNode(*f.node);
+        generation_ += f.group != nullptr ? 1 : 0;
       }
     }
     return sorted_;
   }
   last_nodes_ = nodes;
+  ++generation_;
 
   bool membership_changed = false;
   for (const api::NodeConstSharedPtr& n : nodes) {

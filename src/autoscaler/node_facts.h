@@ -64,6 +64,10 @@ class NodeFactsCache {
   const std::vector<const NodeFacts*>& Sync(const std::vector<api::NodeConstSharedPtr>& nodes,
                                             cloud::CloudProvider& cloud);
 
+  // Changes whenever a Sync changes any node's facts (a node added, changed, gone, or given
+  // another group); equal values mean the very same facts of the very same node objects.
+  uint64_t generation() const { return generation_; }
+
   // The facts of a node of the last Sync; nullptr if it had no such node.
   const NodeFacts* Find(std::string_view name) const;
 
@@ -76,6 +80,7 @@ class NodeFactsCache {
   std::vector<std::pair<cloud::NodeGroup*, std::string>> groups_;  // NodeGroups() last time
   // The nodes of the last call, held so that no new object can take one's address.
   std::vector<api::NodeConstSharedPtr> last_nodes_;
+  uint64_t generation_ = 0;
 };
 
 }  // namespace tidepool::autoscaler

@@ -87,9 +87,11 @@ TEST_F(NodeFactsTest, UnchangedNodesAreNotAskedAgainAndOrderIsByName) {
   EXPECT_EQ(Names(first), (std::vector<std::string>{"node-a", "node-b"}));
   ASSERT_NE(first[0]->group, nullptr);
   EXPECT_EQ(first[0]->group->Id(), "pool-a");
+  const uint64_t generation = cache_.generation();
   for (int i = 0; i < 3; ++i) {
     cache_.Sync({b, a}, cloud_);
   }
+  EXPECT_EQ(cache_.generation(), generation);  // nothing changed
   EXPECT_EQ(cloud_.group_calls["node-a"], 1);
   EXPECT_EQ(cloud_.gpu_calls["node-a"], gpu_calls);
 
@@ -100,6 +102,8 @@ TEST_F(NodeFactsTest, UnchangedNodesAreNotAskedAgainAndOrderIsByName) {
                 .Ready(false)
                 .Ptr();
   const auto& second = cache_.Sync({a, b2}, cloud_);
+  EXPECT_NE(cache_.generation(), generation);
+  const uint64_t after_update = cache_.generation();
   EXPECT_EQ(cloud_.group_calls["node-a"], 1);
   EXPECT_EQ(cloud_.group_calls["node-b"], 2);
   ASSERT_EQ(Names(second), (std::vector<std::string>{"node-a", "node-b"}));
@@ -111,6 +115,7 @@ TEST_F(NodeFactsTest, UnchangedNodesAreNotAskedAgainAndOrderIsByName) {
   // node-a gone, node-c new.
   auto c = PoolNode("node-c", "pool-a");
   const auto& third = cache_.Sync({c, b2}, cloud_);
+  EXPECT_NE(cache_.generation(), after_update);
   EXPECT_EQ(Names(third), (std::vector<std::string>{"node-b", "node-c"}));
   EXPECT_EQ(cache_.Find("node-a"), nullptr);
 }
@@ -119,13 +124,16 @@ TEST_F(NodeFactsTest, GroupAskedAgainWhileNoneAndWhenTheGroupsChange) {
   auto orphan = PoolNode("node-x", "pool-new");  // no such group yet
   auto a = PoolNode("node-a", "pool-a");
   cache_.Sync({a, orphan}, cloud_);
+  const uint64_t generation = cache_.generation();
   cache_.Sync({a, orphan}, cloud_);
+  EXPECT_EQ(cache_.generation(), generation);  // asked again, still none: nothing changed
   EXPECT_EQ(cloud_.group_calls["node-x"], 2);  // no group: asked every time
   EXPECT_EQ(cloud_.group_calls["node-a"], 1);
   EXPECT_EQ(cache_.Find("node-x")->group, nullptr);
 
   fake_.AddGroup("pool-new", 0, 3, 1, MakeNode("t").Obj());
   cache_.Sync({a, orphan}, cloud_);
+  EXPECT_NE(cache_.generation(), generation);
   EXPECT_EQ(cloud_.group_calls["node-a"], 2);  // the set of groups changed: everyone
   ASSERT_NE(cache_.Find("node-x")->group, nullptr);
   EXPECT_EQ(cache_.Find("node-x")->group->Id(), "pool-new");

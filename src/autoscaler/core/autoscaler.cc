@@ -133,6 +133,10 @@ class AutoscalerImpl final : public Autoscaler {
   std::map<std::string, ScaleUpRequest> scale_up_requests_;
   std::map<std::string, BackoffState> backoff_;
   std::map<std::string, TimePoint> unregistered_since_;  // instance id -> first seen
+  // The providerIDs of the registered nodes of autoscaled groups, as of facts_.generation()
+  // `registered_ids_generation_` (the views look into the nodes the facts hold).
+  std::unordered_set<std::string_view> registered_ids_;
+  std::optional<uint64_t> registered_ids_generation_;
   // Registered nodes of no autoscaled group, as of the last loop (cluster-wide counts only).
   GroupState unmanaged_;
   Metrics* metrics_ = nullptr;  // never null once constructed (SetMetrics(nullptr) in Create)
@@ -270,23 +274,35 @@ void AutoscalerImpl::SyncSnapshot(const ClusterView& view,
 std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
     TimePoint now, const std::vector<const NodeFacts*>& nodes) {
   std::map<std::string, GroupState> groups;
+  std::unordered_map<const cloud::NodeGroup*, GroupState*> by_group;
   unmanaged_ = GroupState{};
   for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
     GroupState& s = groups[g->Id()];
     s.group = g;
     s.target = g->TargetSize().ok() ? *g->TargetSize() : 0;
+    by_group[g] = &s;
   }
-  std::unordered_set<std::string_view> registered_ids;
-  registered_ids.reserve(nodes.size());
+  // Nodes of no autoscaled group (e.g. a fixed-size default pool) count cluster-wide only, as
+  // in CA's clusterstate readiness.
+  if (registered_ids_generation_ != facts_.generation()) {
+    registered_ids_.clear();
+    registered_ids_.reserve(nodes.size());
+    for (const NodeFacts* f : nodes) {
+      if (f->group != nullptr) {
+        registered_ids_.insert(f->node->spec.provider_id);
+      }
+    }
+    registered_ids_generation_ = facts_.generation();
+  }
   for (const NodeFacts* f : nodes) {
     const api::NodeConstSharedPtr& n = f->node;
     cloud::NodeGroup* g = f->group;
-    // Nodes of no autoscaled group (e.g. a fixed-size default pool) count cluster-wide only,
-    // as in CA's clusterstate readiness.
+    GroupState* group_state = nullptr;
     if (g != nullptr) {
-      registered_ids.insert(n->spec.provider_id);
+      auto it = by_group.find(g);
+      group_state = it != by_group.end() ? it->second : &groups[g->Id()];
     }
-    GroupState& s = g != nullptr ? groups[g->Id()] : unmanaged_;
+    GroupState& s = group_state != nullptr ? *group_state : unmanaged_;
     ++s.registered;
     if (f->has_to_be_deleted_taint) {
       ++s.being_deleted;
@@ -333,8 +349,10 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
         }
         continue;
       }
-      if (inst.state == cloud::InstanceState::kDeleting || registered_ids.count(inst.id) > 0) {
-        unregistered_since_.erase(inst.id);
+      if (inst.state == cloud::InstanceState::kDeleting || registered_ids_.count(inst.id) > 0) {
+        if (!unregistered_since_.empty()) {
+          unregistered_since_.erase(inst.id);
+        }
         continue;
       }
       auto [it, inserted] = unregistered_since_.emplace(inst.id, now);
