@@ -78,10 +78,14 @@ const std::vector<const NodeFacts*>& NodeFactsCache::Sync(
     same = nodes[i] == last_nodes_[i];
   }
   if (same) {
-    for (auto& [name, f] : by_name_) {
-      if (f.group == nullptr) {
-        f.group = cloud.NodeGroupForNode(*f.node);
-        generation_ += f.group != nullptr ? 1 : 0;
+    if (without_group_ > 0) {
+      without_group_ = 0;
+      for (auto& [name, f] : by_name_) {
+        if (f.group == nullptr) {
+          f.group = cloud.NodeGroupForNode(*f.node);
+          generation_ += f.group != nullptr ? 1 : 0;
+          without_group_ += f.group == nullptr ? 1 : 0;
+        }
       }
     }
     return sorted_;
@@ -120,6 +124,10 @@ const std::vector<const NodeFacts*>& NodeFactsCache::Sync(
       it = wanted.count(it->first) > 0 ? std::next(it) : by_name_.erase(it);
     }
     membership_changed = true;
+  }
+  without_group_ = 0;
+  for (const auto& [name, f] : by_name_) {
+    without_group_ += f.group == nullptr ? 1 : 0;
   }
   if (membership_changed) {
     sorted_.clear();

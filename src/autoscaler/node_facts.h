@@ -81,6 +81,7 @@ class NodeFactsCache {
   // The nodes of the last call, held so that no new object can take one's address.
   std::vector<api::NodeConstSharedPtr> last_nodes_;
   uint64_t generation_ = 0;
+  size_t without_group_ = 0;  // facts whose group is nullptr, as of the last Sync
 };
 
 }  // namespace tidepool::autoscaler

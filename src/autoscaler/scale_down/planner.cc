@@ -310,10 +310,13 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   int recently_unremovable = 0;
   // A candidate with a deleting or finished pod: what must move depends on `now`.
   bool depends_on_now = false;
-  for (const NodeFacts* f : sorted) {
+  node_ids_.resize(sorted.size(), scheduler::NodeGroup::kNoNode);
+  for (size_t index = 0; index < sorted.size(); ++index) {
+    const NodeFacts* f = sorted[index];
     const api::Node& node = *f->node;
     const std::string& name = node.meta.name;
-    const std::optional<NodeId> id = snapshot.FindNode(name);
+    const std::optional<NodeId> id = snapshot.FindNode(name, node_ids_[index]);
+    node_ids_[index] = id.value_or(scheduler::NodeGroup::kNoNode);
     if (!id.has_value()) {
       log_.Error("Can't retrieve scale-down candidate " + name +
                  " from snapshot, err: node not found");

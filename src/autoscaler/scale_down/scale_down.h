@@ -181,6 +181,9 @@ class Planner {
   struct SimulationMemo;
   std::unique_ptr<SimulationMemo> memo_;
   size_t simulated_ = 0;
+  // Each node's id in the snapshot as of the last pass, in the order of its `nodes` (hints for
+  // ClusterSnapshot::FindNode).
+  std::vector<scheduler::NodeId> node_ids_;
 };
 
 // Carries out deletions (CA's actuator): taints each node ToBeDeletedByClusterAutoscaler=<unix

@@ -126,6 +126,14 @@ class ClusterSnapshot {
   // The node's id (one name lookup), if the snapshot has it.
   std::optional<NodeId> FindNode(std::string_view name) const;
   const NodeInfo& node_info(NodeId id) const { return *nodes_[id]; }
+  // The node with id `id` if it is `name`, else FindNode(name): a caller that remembers where
+  // a node was skips the hash lookup while the node is still there.
+  std::optional<NodeId> FindNode(std::string_view name, NodeId hint) const {
+    if (hint < nodes_.size() && nodes_[hint] != nullptr && nodes_[hint]->name() == name) {
+      return hint;
+    }
+    return FindNode(name);
+  }
   NodeId IdOf(const NodeInfo& info) const;
   // Calls f(const NodeInfo&) for every node, in node-name order (sorts the names: for output,
   // not for loops).

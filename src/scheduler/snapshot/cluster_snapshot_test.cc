@@ -117,6 +117,7 @@ TEST(ClusterSnapshotTest, FindsNodesByNameAndListsThemInNameOrder) {
   for (const char* name : {"n-c", "n-a", "gpu-1", "n-b"}) {
     ASSERT_TRUE(s.AddNode(std::string(name) == "gpu-1" ? GpuNode(name) : CpuNode(name)).ok());
   }
+  const NodeId c = *s.FindNode("n-c");
   ASSERT_TRUE(s.RemoveNode("n-c").ok());
   for (const char* name : {"n-a", "n-b", "gpu-1"}) {
     std::optional<NodeId> id = s.FindNode(name);
@@ -126,6 +127,14 @@ TEST(ClusterSnapshotTest, FindsNodesByNameAndListsThemInNameOrder) {
   }
   EXPECT_FALSE(s.FindNode("n-c").has_value());
   EXPECT_FALSE(s.FindNode("n").has_value());
+  // With a hint: right, another node's, a freed slot (n-c's), out of range.
+  const NodeId a = *s.FindNode("n-a");
+  const NodeId b = *s.FindNode("n-b");
+  EXPECT_EQ(s.FindNode("n-a", a), a);
+  EXPECT_EQ(s.FindNode("n-a", b), a);
+  EXPECT_EQ(s.FindNode("n-b", c), b);  // n-c's slot, free since its removal
+  EXPECT_EQ(s.FindNode("n-b", 1000), b);
+  EXPECT_FALSE(s.FindNode("n-c", c).has_value());
   std::vector<std::string> names;
   s.ForEachNodeByName([&](const NodeInfo& n) { names.push_back(n.name()); });
   EXPECT_EQ(names, (std::vector<std::string>{"gpu-1", "n-a", "n-b"}));
