@@ -115,9 +115,10 @@ class Planner {
   //     removable node is taken out of the (forked) snapshot with its pods placed elsewhere,
   //     so later candidates see that capacity used;
   //   - the simulation's answer is a function of its inputs: the snapshot's content
-  //     (ClusterSnapshot::version()), the candidates in order (node object, group, utilisation,
-  //     readiness, emptiness, unneeded last time), the destinations, the limit, the drain
-  //     options and the PDB-covered pods, and the placement hints of the previous pass. When
+  //     (ClusterSnapshot::version()), the candidates in order (node object, group, emptiness;
+  //     utilisation and being unneeded last time only decide the order), the destinations, the
+  //     limit, the drain options and the PDB-covered pods, and the placement hints of the
+  //     previous pass. When
   //     a pass found every simulated candidate removable, its hints send each moved pod back
   //     where it went, so the same inputs give the same answer again: the next pass with the
   //     same inputs reuses it instead of simulating (a quiet cluster, where CA simulates the
