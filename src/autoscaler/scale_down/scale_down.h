@@ -118,13 +118,12 @@ class Planner {
   //     (ClusterSnapshot::version()), the candidates in order (node object, group, emptiness;
   //     utilisation and being unneeded last time only decide the order), the destinations, the
   //     limit, the drain options and the PDB-covered pods, and the placement hints of the
-  //     previous pass. When
-  //     a pass found every simulated candidate removable, its hints send each moved pod back
-  //     where it went, so the same inputs give the same answer again: the next pass with the
-  //     same inputs reuses it instead of simulating (a quiet cluster, where CA simulates the
-  //     same nodes every loop). Not reused when a candidate has a deleting or finished pod
-  //     (drainability and utilisation then depend on `now`), or when the V(2) simulation
-  //     lines are logged.
+  //     previous pass. When a pass found every simulated candidate removable, its hints send
+  //     each moved pod back where it went, so the same inputs give the same answer again: the
+  //     next pass with the same inputs reuses it instead of simulating (a quiet cluster, where
+  //     CA simulates the same nodes every loop). Not reused when a candidate has a deleting or
+  //     finished pod (drainability and utilisation then depend on `now`), or when the V(2)
+  //     simulation lines are logged.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<api::NodeConstSharedPtr>& nodes,
               const std::set<std::string>& kube_system_pdb_pods = {});
