@@ -451,7 +451,9 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   }
   if (inputs != nullptr && memo_ != nullptr && memo_->Matches(*inputs)) {
     for (const auto& [index, r] : memo_->removable) {
+      // What the candidate is now, its group's id and utilisation, over the memo's copy.
       removable.emplace_back(r, &candidates[index]);
+      removable.back().first.node_group = candidates[index].group->Id();
       removable.back().first.utilization = candidates[index].utilization;
     }
     inputs.reset();  // the memo stays
