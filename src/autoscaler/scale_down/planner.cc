@@ -230,8 +230,10 @@ struct Planner::SimulationMemo {
   std::set<std::string> pdb_pods;
   std::vector<Candidate> candidates;
   std::vector<NodeId> destinations;
-  // The answer: the removable nodes, each with its index in `candidates`.
-  std::vector<std::pair<size_t, NodeToRemove>> removable;
+  // The answer: the removable nodes' indexes in `candidates`. What the planner keeps of them
+  // (unneeded_, candidates_, ...) is what that pass left, and stays while the answer is
+  // reused.
+  std::vector<size_t> removable;
 
   // True if a simulation with the inputs `o` would give this answer.
   bool Matches(const SimulationMemo& o) const {
@@ -450,84 +452,85 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     inputs->destinations = sim.destinations();
   }
   if (inputs != nullptr && memo_ != nullptr && memo_->Matches(*inputs)) {
-    for (const auto& [index, r] : memo_->removable) {
-      // What the candidate is now, its group's id and utilisation, over the memo's copy.
-      removable.emplace_back(r, &candidates[index]);
-      removable.back().first.node_group = candidates[index].group->Id();
-      removable.back().first.utilization = candidates[index].utilization;
+    // The same answer: the unneeded nodes, since when, what removing each means - all kept
+    // from the pass that found it. Only a group's id is asked again (a group is compared by
+    // its object).
+    for (size_t index : memo_->removable) {
+      auto it = candidates_.find(candidates[index].facts->node->meta.name);
+      TIDEPOOL_CHECK(it != candidates_.end());
+      it->second.node_group = candidates[index].group->Id();
     }
-    inputs.reset();  // the memo stays
-  } else {
-    memo_.reset();
-    snapshot.Fork();
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      if (removable.size() >= limit) {
-        if (inputs != nullptr) {
-          inputs->stopped_at_limit = true;
-        }
-        SD_VLOG(4, std::to_string(candidates.size() - i) + " out of " +
-                       std::to_string(candidates.size()) +
-                       " nodes skipped in scale down simulation: there are already " +
-                       std::to_string(removable.size()) +
-                       " unneeded nodes so no point in looking for more. Total atomic scale down "
-                       "nodes: 0");
-        break;
-      }
-      Candidate& c = candidates[i];
-      const std::string& name = c.facts->node->meta.name;
-      SD_VLOG(2, "Simulating node " + name + " removal");
-      ++simulated_;
-      const std::optional<NodeId> found = snapshot.FindNode(name);
-      TIDEPOOL_CHECK(found.has_value());
-      const NodeId id = *found;
-      // As the node is now: pods moved here from a node removed earlier in this pass move again.
-      PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
-      if (ptm.blocked()) {
-        SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
-        unremovable_[name] = UnremovableReason::kBlockedByPod;
-        recheck_after_[name] = {recheck_at, UnremovableReason::kBlockedByPod};
-        continue;
-      }
-      const uint32_t source_class = snapshot.ClassOf(id).id();
-      const bool was_destination = sim.IsDestination(id);
-      snapshot.Fork();
-      sim.SetDestination(id, false);
-      Status s = snapshot.RemoveNode(name);
-      TIDEPOOL_CHECK(s.ok());
-      std::string error;
-      if (!sim.PlaceAll(ptm.pods, source_class, error)) {
-        snapshot.Revert();
-        sim.SetDestination(id, was_destination);
-        SD_VLOG(2, "node " + name + " is not suitable for removal: " + error);
-        unremovable_[name] = UnremovableReason::kNoPlaceToMovePods;
-        recheck_after_[name] = {recheck_at, UnremovableReason::kNoPlaceToMovePods};
-        continue;
-      }
-      snapshot.Commit();
-      SD_VLOG(2, "node " + name + " may be removed");
-      NodeToRemove r;
-      r.node = name;
-      r.node_group = c.group->Id();
-      r.empty = ptm.pods.empty();
-      r.pods_to_move = std::move(ptm.pods);
-      r.utilization = c.utilization;
-      removable.emplace_back(std::move(r), &c);
-    }
-    snapshot.Revert();
-    if (recheck_after_.size() > recheck_before) {
-      SD_VLOG(1, std::to_string(recheck_after_.size() - recheck_before) +
-                     " nodes found to be unremovable in simulation, will re-check them at " +
-                     GoTime(recheck_at));
-    } else if (inputs != nullptr) {
-      // Every simulated candidate was removable: the same inputs give this answer again.
-      for (const auto& [r, c] : removable) {
-        inputs->removable.emplace_back(static_cast<size_t>(c - candidates.data()), r);
-      }
-      memo_ = std::move(inputs);
-    }
-    hints_ = sim.TakeHints();
-    unbound_pods_ = sim.TakeUnbound();
+    return;
   }
+  memo_.reset();
+  snapshot.Fork();
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (removable.size() >= limit) {
+      if (inputs != nullptr) {
+        inputs->stopped_at_limit = true;
+      }
+      SD_VLOG(4, std::to_string(candidates.size() - i) + " out of " +
+                     std::to_string(candidates.size()) +
+                     " nodes skipped in scale down simulation: there are already " +
+                     std::to_string(removable.size()) +
+                     " unneeded nodes so no point in looking for more. Total atomic scale down "
+                     "nodes: 0");
+      break;
+    }
+    Candidate& c = candidates[i];
+    const std::string& name = c.facts->node->meta.name;
+    SD_VLOG(2, "Simulating node " + name + " removal");
+    ++simulated_;
+    const std::optional<NodeId> found = snapshot.FindNode(name);
+    TIDEPOOL_CHECK(found.has_value());
+    const NodeId id = *found;
+    // As the node is now: pods moved here from a node removed earlier in this pass move again.
+    PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
+    if (ptm.blocked()) {
+      SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
+      unremovable_[name] = UnremovableReason::kBlockedByPod;
+      recheck_after_[name] = {recheck_at, UnremovableReason::kBlockedByPod};
+      continue;
+    }
+    const uint32_t source_class = snapshot.ClassOf(id).id();
+    const bool was_destination = sim.IsDestination(id);
+    snapshot.Fork();
+    sim.SetDestination(id, false);
+    Status s = snapshot.RemoveNode(name);
+    TIDEPOOL_CHECK(s.ok());
+    std::string error;
+    if (!sim.PlaceAll(ptm.pods, source_class, error)) {
+      snapshot.Revert();
+      sim.SetDestination(id, was_destination);
+      SD_VLOG(2, "node " + name + " is not suitable for removal: " + error);
+      unremovable_[name] = UnremovableReason::kNoPlaceToMovePods;
+      recheck_after_[name] = {recheck_at, UnremovableReason::kNoPlaceToMovePods};
+      continue;
+    }
+    snapshot.Commit();
+    SD_VLOG(2, "node " + name + " may be removed");
+    NodeToRemove r;
+    r.node = name;
+    r.node_group = c.group->Id();
+    r.empty = ptm.pods.empty();
+    r.pods_to_move = std::move(ptm.pods);
+    r.utilization = c.utilization;
+    removable.emplace_back(std::move(r), &c);
+  }
+  snapshot.Revert();
+  if (recheck_after_.size() > recheck_before) {
+    SD_VLOG(1, std::to_string(recheck_after_.size() - recheck_before) +
+                   " nodes found to be unremovable in simulation, will re-check them at " +
+                   GoTime(recheck_at));
+  } else if (inputs != nullptr) {
+    // Every simulated candidate was removable: the same inputs give this answer again.
+    for (const auto& [r, c] : removable) {
+      inputs->removable.push_back(static_cast<size_t>(c - candidates.data()));
+    }
+    memo_ = std::move(inputs);
+  }
+  hints_ = sim.TakeHints();
+  unbound_pods_ = sim.TakeUnbound();
 
   // Unneeded tracking: a node keeps the time it first became unneeded while it stays unneeded.
   std::map<std::string, TimePoint> since;
