@@ -335,34 +335,31 @@ void ClusterSnapshot::Undo(UndoEntry& e) {
 }
 
 void ClusterSnapshot::Fork() {
-  fork_marks_.push_back(undo_.size());
-  fork_versions_.push_back(version_);
+  fork_marks_.push_back(ForkMark{undo_.size(), version_});
 }
 
 void ClusterSnapshot::Revert() {
   TIDEPOOL_CHECK(!fork_marks_.empty());
-  size_t mark = fork_marks_.back();
+  const ForkMark mark = fork_marks_.back();
   fork_marks_.pop_back();
-  while (undo_.size() > mark) {
+  while (undo_.size() > mark.undo_size) {
     Undo(undo_.back());
     undo_.pop_back();
   }
-  version_ = fork_versions_.back();
-  fork_versions_.pop_back();
+  version_ = mark.version;
 }
 
 void ClusterSnapshot::Commit() {
   TIDEPOOL_CHECK(!fork_marks_.empty());
   fork_marks_.pop_back();
-  fork_versions_.pop_back();
   if (fork_marks_.empty()) {
     undo_.clear();
   }
 }
 
 const NodeInfo* ClusterSnapshot::GetNodeInfo(std::string_view name) const {
-  auto it = by_name_.find(name);
-  return it == by_name_.end() ? nullptr : nodes_[it->second].get();
+  const std::optional<NodeId> id = FindNode(name);
+  return id.has_value() ? nodes_[*id].get() : nullptr;
 }
 
 std::vector<NodeId> ClusterSnapshot::IdsByName() const {
@@ -385,9 +382,9 @@ std::optional<NodeId> ClusterSnapshot::FindNode(std::string_view name) const {
 }
 
 NodeId ClusterSnapshot::IdOf(const NodeInfo& info) const {
-  auto it = by_name_.find(info.name());
-  TIDEPOOL_CHECK(it != by_name_.end());
-  return it->second;
+  const std::optional<NodeId> id = FindNode(info.name());
+  TIDEPOOL_CHECK(id.has_value());
+  return *id;
 }
 
 size_t ClusterSnapshot::NumClasses() const {

@@ -188,8 +188,12 @@ class ClusterSnapshot {
   std::unique_ptr<ClassIndex> class_index_;
 
   std::vector<UndoEntry> undo_;
-  std::vector<size_t> fork_marks_;
-  std::vector<uint64_t> fork_versions_;  // version() at each Fork
+  // At each Fork: the undo log's size and version().
+  struct ForkMark {
+    size_t undo_size;
+    uint64_t version;
+  };
+  std::vector<ForkMark> fork_marks_;
   uint64_t version_ = 0;
 };
 
