@@ -95,6 +95,30 @@ const LEAVES = new Set([
   'string', 'number', 'boolean', 'Date', 'V1MicroTime', 'any', 'IntOrString',
 ]);
 
+// The second pinned package: kubernetes-models, whose typings (v1/ResourceRequirements.d.ts...)
+// name resource.Quantity where the first one has a plain string. Only its .d.ts files are read
+// (`npm pack`, no install, nothing executed). Which fields are quantities is all it is used for.
+const QUANTITY_PACKAGE = 'kubernetes-models';
+const QUANTITY_VERSION = '5.1.0';
+// `npm view kubernetes-models@5.1.0 dist.integrity`
+const QUANTITY_INTEGRITY =
+  'sha512-ym4Kiyr8BzGIWj4f853ytVYES1B8C1BdONRP5zodItPD1o//OEKuTwC5nFV3ZJtFGeMqOFbIYkpunSVXSlHS8g==';
+const QUANTITY_TYPE = 'IIoK8sApimachineryPkgApiResourceQuantity';
+
+// The leaf a model attribute's TypeScript type and OpenAPI format map to: what the API server's
+// decoder accepts there (schema.h, "Types").
+function leafOf(ts, format, quantity) {
+  if (quantity) return 'Quantity';
+  if (ts === 'number') {
+    if (format === 'int32' || format === 'int64' || format === 'double') return format;
+    fail(`number with format "${format}"`);
+  }
+  if (ts === 'string') return format === 'byte' ? 'bytes' : 'string';
+  if (ts === 'Date') return 'Time';
+  if (ts === 'V1MicroTime') return 'MicroTime';
+  return ts;  // boolean, any, IntOrString
+}
+
 const ARRAY_PREFIX = 'Array<';
 const ARRAY_SUFFIX = '>';
 const MAP_PREFIX = '{ [key: string]: ';
@@ -146,18 +170,18 @@ function installPinned(dir) {
   return pkgDir;
 }
 
-// "Array<V1Toleration>" -> "[]V1Toleration", "{ [key: string]: string; }" -> "map[string]string".
-// Calls `onModel` for every model name referenced.
-function convertType(ts, models, onModel, where) {
+// "Array<V1Toleration>" -> "[]V1Toleration", "{ [key: string]: string; }" -> "map[string]string",
+// a leaf to its decoder type (leafOf). Calls `onModel` for every model name referenced.
+function convertType(ts, format, quantity, models, onModel, where) {
   if (ts.startsWith(ARRAY_PREFIX) && ts.endsWith(ARRAY_SUFFIX)) {
     const element = ts.slice(ARRAY_PREFIX.length, -ARRAY_SUFFIX.length);
-    return '[]' + convertType(element, models, onModel, where);
+    return '[]' + convertType(element, format, quantity, models, onModel, where);
   }
   if (ts.startsWith(MAP_PREFIX) && ts.endsWith(MAP_SUFFIX)) {
     const element = ts.slice(MAP_PREFIX.length, -MAP_SUFFIX.length);
-    return 'map[string]' + convertType(element, models, onModel, where);
+    return 'map[string]' + convertType(element, format, quantity, models, onModel, where);
   }
-  if (LEAVES.has(ts)) return ts;
+  if (LEAVES.has(ts)) return leafOf(ts, format, quantity);
   if (typeof models[ts]?.getAttributeTypeMap === 'function') {
     onModel(ts);
     return ts;
@@ -176,7 +200,59 @@ function stableStringify(value) {
   return JSON.stringify(value);
 }
 
-async function generate(pkgDir) {
+// "V1ResourceRequirements" -> "ResourceRequirements", "CoreV1Event" -> "Event": the Go type's
+// name, which is also the interface name (less its "I") in kubernetes-models' typings.
+function bareName(model) {
+  return model.replace(/^[A-Z][a-z]*V1(?=[A-Z])|^V1(?=[A-Z])/, '');
+}
+
+// Fetches the pinned kubernetes-models tarball into `dir` (npm pack: no install, no scripts),
+// checks its integrity, unpacks it and returns the set of "<Interface>.<field>" whose type
+// names resource.Quantity (directly, or as the values of a map).
+function quantityFields(dir) {
+  const out = execFileSync(
+    'npm', ['pack', '--json', '--pack-destination', dir, '--loglevel=error',
+            `${QUANTITY_PACKAGE}@${QUANTITY_VERSION}`],
+    { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const info = JSON.parse(out)[0];
+  if (info.integrity !== QUANTITY_INTEGRITY) {
+    fail(`${QUANTITY_PACKAGE}@${QUANTITY_VERSION} has integrity ${info.integrity}, ` +
+         `pinned ${QUANTITY_INTEGRITY}`);
+  }
+  const unpacked = path.join(dir, 'quantity-package');
+  fs.mkdirSync(unpacked);
+  execFileSync('tar', ['xzf', path.join(dir, info.filename), '-C', unpacked]);
+  const fields = new Set();
+  const walk = (d) => {
+    for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.name.endsWith('.d.ts')) collectQuantities(fs.readFileSync(p, 'utf8'), fields);
+    }
+  };
+  walk(path.join(unpacked, 'package'));
+  if (fields.size === 0) fail(`no quantity field found in ${QUANTITY_PACKAGE}`);
+  return fields;
+}
+
+// Adds "<Interface>.<field>" for each field of each `export interface IName {...}` in a .d.ts
+// text whose type mentions QUANTITY_TYPE.
+function collectQuantities(text, out) {
+  const plain = text.replace(/\/\*[\s\S]*?\*\//g, '');
+  const re = /export interface I(\w+) \{\n([\s\S]*?)\n\}/g;
+  for (let m; (m = re.exec(plain)) !== null;) {
+    const body = m[2];
+    const fieldRe = /^    "([^"]+)"\??: /gm;
+    const starts = [];
+    for (let f; (f = fieldRe.exec(body)) !== null;) starts.push([f[1], f.index]);
+    starts.forEach(([field, at], i) => {
+      const type = body.slice(at, i + 1 < starts.length ? starts[i + 1][1] : body.length);
+      if (type.includes(QUANTITY_TYPE)) out.add(`${m[1]}.${field}`);
+    });
+  }
+}
+
+async function generate(pkgDir, quantities) {
   const modelsDir = path.join(pkgDir, 'dist', 'gen', 'models');
   const header = fs.readFileSync(path.join(modelsDir, 'V1Pod.js'), 'utf8');
   const specVersion = /OpenAPI spec version:\s*(v[0-9][0-9.]*)/.exec(header)?.[1];
@@ -210,7 +286,13 @@ async function generate(pkgDir) {
         fail(`${name}: malformed attributeTypeMap entry ${JSON.stringify(attr)}`);
       }
       if (attr.baseName in fields) fail(`${name}: duplicate field ${attr.baseName}`);
-      fields[attr.baseName] = convertType(attr.type, models, want, `${name}.${attr.baseName}`);
+      const where = `${name}.${attr.baseName}`;
+      const quantity = quantities.has(`${bareName(name)}.${attr.baseName}`);
+      if (quantity && !/^(string|\{ \[key: string\]: string; \})$/.test(attr.type)) {
+        fail(`${where}: a quantity in ${QUANTITY_PACKAGE} but "${attr.type}" here`);
+      }
+      fields[attr.baseName] =
+          convertType(attr.type, attr.format ?? '', quantity, models, want, where);
     }
     types[name] = fields;
   }
@@ -219,11 +301,12 @@ async function generate(pkgDir) {
   for (const fields of Object.values(types)) {
     for (const t of Object.values(fields)) {
       const base = t.replace(/^(\[\]|map\[string\])+/, '');
-      if (LEAVES.has(base)) leaves.add(base);
+      if (!(base in types)) leaves.add(base);
     }
   }
   return stableStringify({
     source: `${PACKAGE}@${VERSION}`,
+    quantities: `${QUANTITY_PACKAGE}@${QUANTITY_VERSION}`,
     kubernetes: specVersion,
     kinds: KINDS,
     leaves: [...leaves].sort(),
@@ -236,7 +319,7 @@ async function main() {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tidepool-k8s-schema-'));
   let text;
   try {
-    text = await generate(installPinned(tmp));
+    text = await generate(installPinned(tmp), quantityFields(tmp));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

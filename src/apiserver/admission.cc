@@ -135,12 +135,10 @@ std::string QosClass(const json& spec) {
 }
 
 void ValidateName(const Resource& r, const json& object, api::FieldErrors* errors) {
-  // A reference, not a copy (metadata holds the last-applied annotation): what
-  // object.value("metadata", {}) returned, including its throwing on a non-object `object`.
+  // A reference, not a copy (metadata holds the last-applied annotation).
   static const json kNoMetadata = json::object();
-  if (!object.is_object()) (void)object.value("metadata", json::object());
-  auto meta_it = object.find("metadata");
-  const json& meta = meta_it != object.end() ? *meta_it : kNoMetadata;
+  auto meta_it = object.is_object() ? object.find("metadata") : object.end();
+  const json& meta = object.is_object() && meta_it != object.end() ? *meta_it : kNoMetadata;
   const std::string name = meta.is_object() ? meta.value("name", "") : "";
   if (name.empty()) {
     if (!meta.is_object() || meta.value("generateName", "").empty()) {
@@ -190,6 +188,7 @@ void ApplyDefaults(const Resource& r, json& object) {
   if (!object.is_object()) return;
   if (r.group.empty() && r.resource == "pods") {
     json& spec = object["spec"];
+    if (!spec.is_object()) spec = json::object();  // absent or null: Go's zero PodSpec
     DefaultPodSpec(spec, true);
     json& status = object["status"];
     if (!status.is_object()) status = json::object();
@@ -233,13 +232,12 @@ Status Validate(const Resource& r, const json& object, const json* old,
                   "Pod in version \"v1\" cannot be handled as a Pod: " +
                       std::string(pod.status().message()));
   }
-  // References, not copies, of spec and containers (what object.value("spec", {}) and
-  // spec.value("containers", []) return; json::value throws on a non-object spec, as before).
+  // References, not copies, of spec and containers. An absent or null spec is Go's zero
+  // PodSpec: no containers.
   static const json kNoSpec = json::object();
   static const json kNoContainers = json::array();
   auto spec_it = object.find("spec");
-  const json& spec = spec_it != object.end() ? *spec_it : kNoSpec;
-  if (!spec.is_object()) (void)spec.value("containers", json::array());
+  const json& spec = spec_it != object.end() && spec_it->is_object() ? *spec_it : kNoSpec;
   auto containers_it = spec.is_object() ? spec.find("containers") : spec.end();
   const json& containers =
       spec.is_object() && containers_it != spec.end() ? *containers_it : kNoContainers;

@@ -28,6 +28,8 @@ using http::ResponseWriter;
 namespace {
 
 constexpr char kJson[] = "application/json";
+// kube-apiserver's maxJSONPatchOperations: a longer JSON patch is a 413.
+constexpr size_t kMaxJsonPatchOperations = 10000;
 
 // ---- Status responses -------------------------------------------------------------------------
 
@@ -269,8 +271,10 @@ void SendJson(ResponseWriter& w, int code, const json& j,
   w.Send(code, kJson, j.dump(-1, ' ', false, json::error_handler_t::replace), headers);
 }
 
-// Parses a request body as an object: JSON, YAML (apply patches), or Kubernetes protobuf.
-StatusOr<json> ParseBody(const HttpRequest& req) {
+// Parses a request body as an object: JSON, YAML (apply patches), or Kubernetes protobuf. With
+// `duplicate_paths`, a JSON body's repeated keys are listed there (json_io::Parse).
+StatusOr<json> ParseBody(const HttpRequest& req,
+                         std::vector<std::string>* duplicate_paths = nullptr) {
   const std::string ct = req.Header("content-type");
   if (ct.find("application/vnd.kubernetes.protobuf") == 0) {
     return protobuf::DecodeObject(req.body);
@@ -286,10 +290,12 @@ StatusOr<json> ParseBody(const HttpRequest& req) {
     }
     return std::move((*docs)[0]);
   }
-  StatusOr<json> j = json_io::Parse(req.body);
+  StatusOr<json> j = json_io::Parse(req.body, duplicate_paths);
   if (!j.ok()) {
-    return Status(StatusCode::kInvalidArgument,
-                  "couldn't get version/kind; json parse error: invalid character in the body");
+    // kube's decoder reads the version and kind first (encoding/json): its syntax error.
+    std::string why = json_io::GoSyntaxError(req.body);
+    if (why.empty()) why = std::string(j.status().message());
+    return Status(StatusCode::kInvalidArgument, "couldn't get version/kind; json parse error: " + why);
   }
   return j;
 }
@@ -301,6 +307,78 @@ FieldValidation FieldValidationParam(const HttpRequest& req) {
   if (v == "Strict") return FieldValidation::kStrict;
   if (v == "Ignore") return FieldValidation::kIgnore;
   return FieldValidation::kWarn;
+}
+
+// The version/kind sniff kube's decoder starts with (json.Unmarshal into an anonymous
+// struct{APIVersion, Kind string}): a value of another type there fails the request.
+std::optional<ApiError> VersionKindTypeError(const json& obj) {
+  for (const char* key : {"apiVersion", "kind"}) {
+    const json* v = Member(obj, key);
+    if (v == nullptr || v->is_string() || v->is_null()) continue;
+    const std::string got = v->is_number()    ? "number"
+                            : v->is_boolean() ? "bool"
+                            : v->is_array()   ? "array"
+                                              : "object";
+    return ApiError{400, "BadRequest",
+                    "couldn't get version/kind; json parse error: json: cannot unmarshal " + got +
+                        " into Go struct field ." + key + " of type string",
+                    json()};
+  }
+  return std::nullopt;
+}
+
+// The typed decode of a create or update body: the first value of a type its field does not
+// take is a 400 as kube-apiserver's decoder gives it; then nulls become Go's zero values.
+std::optional<ApiError> DecodeTyped(std::string_view api_version, std::string_view kind,
+                                    json& obj) {
+  if (auto e = VersionKindTypeError(obj)) return e;
+  const auto& schema = schema::Schema::Builtin();
+  if (auto t = schema.FindTypeError(api_version, kind, obj)) {
+    return ApiError{400, "BadRequest",
+                    schema::CannotBeHandledMessage(api_version, kind, t->JsonMessage()), json()};
+  }
+  schema.ZeroNulls(api_version, kind, obj);
+  return std::nullopt;
+}
+std::optional<ApiError> DecodeTyped(const Resource& res, json& obj) {
+  return DecodeTyped(res.GroupVersion(), res.kind, obj);
+}
+
+// DeleteOptions in a DELETE's or an eviction's body: a wrong type is a 400 with the decoder's
+// own text.
+std::optional<ApiError> DeleteOptionsTypeError(const json& options) {
+  if (auto t = schema::Schema::Builtin().FindTypeError("v1", "DeleteOptions", options)) {
+    return ApiError{400, "BadRequest", t->JsonMessage(), json()};
+  }
+  return std::nullopt;
+}
+
+// kube's refusal of a patch whose result does not decode: 422 on the field "patch", whose
+// value is the patch (%+v of the patch map for a strategic merge patch, the patched object's
+// JSON for a merge or JSON patch).
+ApiError PatchInvalid(const std::string& value_text, const std::string& error) {
+  const std::string detail =
+      "Invalid value: " + patch::internal::GoQuote(value_text) + ": " + error;
+  return {422, "Invalid", " \"\" is invalid: patch: " + detail,
+          json{{"causes", json::array({{{"reason", "FieldValueInvalid"},
+                                        {"message", detail},
+                                        {"field", "patch"}}})}}};
+}
+
+// structured-merge-diff's text for an apply configuration whose value has the wrong type
+// ("failed to create typed patch object (...): .spec.replicas: expected numeric (int or
+// float), got string").
+std::string ApplyTypeMessage(const schema::TypeError& t) {
+  if (!t.message.empty()) return t.message;
+  const std::string path = "." + t.field_path;
+  const std::string got = t.unstructured == "map"     ? "map[string]interface {}"
+                          : t.unstructured == "slice" ? "[]interface {}"
+                                                      : t.unstructured;
+  if (t.target == 'S' || t.target == 'M') return path + ": expected map, got " + got;
+  if (t.target == 'L') return path + ": expected list, got " + got;
+  if (t.go_type == "string") return path + ": expected string, got " + got;
+  if (t.go_type == "bool") return path + ": expected boolean, got " + got;
+  return path + ": expected numeric (int or float), got " + got;
 }
 
 std::string WarningHeader(const std::string& text) {
@@ -564,6 +642,14 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method != "POST") return SendError(w, MethodNotAllowed(method));
     auto body = ParseBody(req);
     if (!body.ok()) return fail(body.status());
+    if (!body->is_object()) {
+      return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
+    }
+    if (r.subresource == "eviction") {
+      if (auto e = DecodeTyped("policy/v1", "Eviction", *body)) return SendError(w, *e);
+    } else if (auto e = VersionKindTypeError(*body)) {
+      return SendError(w, *e);
+    }
     auto pod = store_.Get(res, r.ns, r.name);
     if (!pod.ok()) return fail(pod.status());
     if (r.subresource == "binding") {
@@ -832,14 +918,16 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       return;
     }
     if (method == "POST") {
-      auto body = ParseBody(req);
+      std::vector<std::string> duplicates;
+      auto body = ParseBody(req, &duplicates);
       if (!body.ok()) return fail(body.status());
       json obj = std::move(body).value();
       if (!obj.is_object()) {
         return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
       }
-      const std::string av = obj.value("apiVersion", "");
-      const std::string kind = obj.value("kind", "");
+      if (auto e = VersionKindTypeError(obj)) return SendError(w, *e);
+      const std::string av = Str(obj, "apiVersion");
+      const std::string kind = Str(obj, "kind");
       if (!av.empty() && av != res.GroupVersion()) {
         return SendError(w, {400, "BadRequest",
                              "the API version in the data (" + av +
@@ -853,20 +941,27 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                                  res.kind + ")",
                              json()});
       }
-      // Strict field validation before anything else, as the decoder does.
+      // The typed decode (type errors first), then strict field validation, as the decoder does.
+      if (auto e = DecodeTyped(res, obj)) return SendError(w, *e);
       const auto& schema = schema::Schema::Builtin();
       const FieldValidation fv = FieldValidationParam(req);
       if (fv == FieldValidation::kStrict) {
         auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, obj);
-        if (!unknown.empty()) {
+        if (!unknown.empty() || !duplicates.empty()) {
           return SendError(w, {400, "BadRequest",
-                               schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown),
+                               schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown,
+                                                             duplicates),
                                json()});
         }
       } else {
         for (const std::string& f : schema.DropUnknownFields(res.GroupVersion(), res.kind, obj)) {
           if (fv == FieldValidation::kWarn) {
-            r.warnings.push_back({"Warning", WarningHeader("unknown field \"" + f + "\"")});
+            r.warnings.push_back({"Warning", WarningHeader(schema::UnknownFieldMessage(f))});
+          }
+        }
+        for (const std::string& f : duplicates) {
+          if (fv == FieldValidation::kWarn) {
+            r.warnings.push_back({"Warning", WarningHeader(schema::DuplicateFieldMessage(f))});
           }
         }
       }
@@ -939,7 +1034,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     json opts = json::object();
     if (!req.body.empty()) {
       auto body = ParseBody(req);
-      if (body.ok() && body->is_object()) opts = std::move(body).value();
+      if (!body.ok()) return fail(body.status());
+      if (body->is_object()) opts = std::move(body).value();
+      if (auto e = DeleteOptionsTypeError(opts)) return SendError(w, *e);
     }
     std::optional<std::string> pre_uid, pre_rv;
     if (const json* pre = Member(opts, "preconditions")) {
@@ -991,7 +1088,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   }
 
   if (method == "PUT" || method == "PATCH") {
-    auto body = ParseBody(req);
+    std::vector<std::string> duplicates;
+    auto body = ParseBody(req, &duplicates);
     if (!body.ok()) return fail(body.status());
     const std::string ct = req.Header("content-type");
     const FieldValidation fv = FieldValidationParam(req);
@@ -999,10 +1097,14 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     const std::string manager = FieldManager(req);
     const bool status_only = r.subresource == "status";
     const bool apply = method == "PATCH" && ct.find("application/apply-patch") == 0;
-    const json patch_body = std::move(body).value();
+    json patch_body = std::move(body).value();
     std::string strict_error;  // set when strict validation refuses
     ApiError invalid_error;
     bool invalid = false;
+    bool too_many_operations = false;
+    if (method == "PUT" && patch_body.is_object()) {
+      if (auto e = DecodeTyped(res, patch_body)) return SendError(w, *e);
+    }
     std::vector<patch::ApplyConflict> conflicts;
     std::vector<std::string> warn_fields;
     const std::string ns_for_apply = res.namespaced ? r.ns : "";
@@ -1015,13 +1117,24 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                            "application/strategic-merge-patch+json",
                            json()});
     }
+    if (apply && req.Query("fieldManager").empty()) {
+      return SendError(w, {400, "BadRequest", "fieldManager is required for apply requests", json()});
+    }
+    // structured-merge-diff's conversion of the apply configuration to its typed form.
+    const std::string typed_patch_prefix =
+        "failed to create typed patch object (" + (res.namespaced ? r.ns + "/" : std::string()) +
+        r.name + "; " + (res.group.empty() ? "" : res.group) + "/" + res.version +
+        ", Kind=" + res.kind + "): ";
+    if (apply) {
+      if (auto e = VersionKindTypeError(patch_body)) return SendError(w, *e);
+      if (auto t = schema.FindTypeError(res.GroupVersion(), res.kind, patch_body)) {
+        return SendError(w, {500, "", typed_patch_prefix + ApplyTypeMessage(*t), json()});
+      }
+    }
     if (apply && fv == FieldValidation::kStrict) {
       auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, patch_body);
       if (!unknown.empty()) {
-        std::string msg = "failed to create typed patch object (" +
-                          (res.namespaced ? r.ns + "/" : std::string()) + r.name + "; " +
-                          (res.group.empty() ? "" : res.group) + "/" + res.version +
-                          ", Kind=" + res.kind + "): ";
+        std::string msg = typed_patch_prefix;
         for (size_t i = 0; i < unknown.size(); ++i) {
           msg += (i ? ", " : "") + std::string(".") + unknown[i] + ": field not declared in schema";
         }
@@ -1051,6 +1164,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                                               &conflicts);
             if (!out.ok()) return out.status();
             next = std::move(out).value();
+            if (next.is_object()) schema.ZeroNulls(res.GroupVersion(), res.kind, next);
           } else {
             const json& target = cur_value;
             StatusOr<json> out = Status(StatusCode::kInternal, "unreachable");
@@ -1058,11 +1172,31 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               out = patch::StrategicMergePatch(target, patch_body, res.GroupVersion(), res.kind);
             } else if (ct.find("application/merge-patch+json") == 0) {
               out = patch::MergePatch(target, patch_body);
+            } else if (patch_body.is_array() && patch_body.size() > kMaxJsonPatchOperations) {
+              too_many_operations = true;
+              return Status(StatusCode::kInvalidArgument, "too many JSON patch operations");
             } else {
               out = patch::JsonPatch(target, patch_body);
             }
             if (!out.ok()) return out.status();
             next = std::move(out).value();
+            // The result is decoded into the kind's Go type: a value of the wrong type is a 422.
+            if (auto e = next.is_object() ? VersionKindTypeError(next) : std::nullopt) {
+              invalid = true;
+              invalid_error = PatchInvalid(json_io::Dump(next), e->message);
+              return Status(StatusCode::kInvalidArgument, invalid_error.message);
+            }
+            if (auto t = next.is_object()
+                             ? schema.FindTypeError(res.GroupVersion(), res.kind, next)
+                             : std::nullopt) {
+              const bool smp = ct.find("application/strategic-merge-patch+json") == 0;
+              invalid = true;
+              invalid_error =
+                  smp ? PatchInvalid(patch::internal::GoValue(patch_body), t->ConverterMessage())
+                      : PatchInvalid(json_io::Dump(next), t->JsonMessage());
+              return Status(StatusCode::kInvalidArgument, invalid_error.message);
+            }
+            if (next.is_object()) schema.ZeroNulls(res.GroupVersion(), res.kind, next);
             if (status_only) {
               json s = next.value("status", json());
               next = target;
@@ -1081,8 +1215,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
           if (!apply) {
             if (fv == FieldValidation::kStrict) {
               auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, next);
-              if (!unknown.empty()) {
-                strict_error = schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown);
+              if (!unknown.empty() || !duplicates.empty()) {
+                strict_error = schema::StrictDecodingMessage(res.GroupVersion(), res.kind,
+                                                             unknown, duplicates);
                 return Status(StatusCode::kInvalidArgument, strict_error);
               }
             } else {
@@ -1116,10 +1251,20 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         wopts, /*allow_create=*/apply);
     if (fv == FieldValidation::kWarn) {
       for (const std::string& f : warn_fields) {
-        r.warnings.push_back({"Warning", WarningHeader("unknown field \"" + f + "\"")});
+        r.warnings.push_back({"Warning", WarningHeader(schema::UnknownFieldMessage(f))});
+      }
+      for (const std::string& f : duplicates) {
+        r.warnings.push_back({"Warning", WarningHeader(schema::DuplicateFieldMessage(f))});
       }
     }
     if (!result.ok()) {
+      if (too_many_operations) {
+        return SendError(w, {413, "RequestEntityTooLarge",
+                             "Request entity too large: The allowed maximum operations in a JSON "
+                             "patch is " + std::to_string(kMaxJsonPatchOperations) + ", got " +
+                                 std::to_string(patch_body.size()),
+                             json()});
+      }
       if (invalid) return SendError(w, invalid_error, r.Headers());
       if (!strict_error.empty()) {
         if (method == "PUT") return SendError(w, {400, "BadRequest", strict_error, json()});

@@ -32,24 +32,30 @@ class TreeBuilder {
   static constexpr size_t max_string_size = std::numeric_limits<size_t>::max();
 
   json& root() { return root_; }
+  // With a list, the path of every repeated key is appended to it (schema.h's path form).
+  void TrackDuplicates(std::vector<std::string>* out) { duplicates_ = out; }
 
   bool on_document_begin(error_code&) { return true; }
   bool on_document_end(error_code&) { return true; }
 
   bool on_object_begin(error_code&) {
     stack_.push_back(Insert(json::object()));
+    if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_object_end(size_t, error_code&) {
     stack_.pop_back();
+    if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
   bool on_array_begin(error_code&) {
     stack_.push_back(Insert(json::array()));
+    if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_array_end(size_t, error_code&) {
     stack_.pop_back();
+    if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
 
@@ -136,13 +142,20 @@ class TreeBuilder {
     json* top = stack_.back();
     if (top->is_array()) {
       auto& a = top->get_ref<json::array_t&>();
+      if (duplicates_ != nullptr) {
+        child_path_ = paths_.back() + "[" + std::to_string(a.size()) + "]";
+      }
       a.push_back(std::move(v));
       return &a.back();
     }
     auto& o = top->get_ref<json::object_t&>();
+    if (duplicates_ != nullptr) {
+      child_path_ = paths_.back().empty() ? key_ : paths_.back() + "." + key_;
+    }
     // A repeated key keeps its last value, as nlohmann's parser.
     auto [it, inserted] = o.insert_or_assign(std::move(key_), std::move(v));
     key_.clear();
+    if (!inserted && duplicates_ != nullptr) duplicates_->push_back(child_path_);
     return &it->second;
   }
 
@@ -150,6 +163,9 @@ class TreeBuilder {
   std::vector<json*> stack_;
   std::string key_;
   std::string text_;
+  std::vector<std::string>* duplicates_ = nullptr;
+  std::vector<std::string> paths_;  // the path of each container on stack_ (when tracking)
+  std::string child_path_;          // the path of the value Insert placed last
 };
 
 // What a byte asks of a JSON string writer: kEscape for the control characters, '"' and '\\'
@@ -321,10 +337,13 @@ class Writer {
 
 }  // namespace
 
-StatusOr<json> Parse(std::string_view text) {
+StatusOr<json> Parse(std::string_view text) { return Parse(text, nullptr); }
+
+StatusOr<json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths) {
   boost::json::parse_options opt;
   opt.max_depth = kMaxDepth;
   boost::json::basic_parser<TreeBuilder> p(opt);
+  p.handler().TrackDuplicates(duplicate_paths);
   error_code ec;
   const size_t n = p.write_some(/*more=*/false, text.data(), text.size(), ec);
   if (!ec && n != text.size()) ec = boost::json::error::extra_data;

@@ -17,6 +17,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -31,6 +32,17 @@ inline constexpr size_t kMaxDepth = 10000;
 // Parses one JSON document (surrounding whitespace allowed). InvalidArgument with Boost.JSON's
 // description and the byte offset when the text is not JSON.
 StatusOr<nlohmann::json> Parse(std::string_view text);
+// The same, also appending to *duplicate_paths the path of every key an object repeats
+// ("metadata.name", "spec.containers[0].name": the strict decoder's form, schema.h) - what
+// kube-apiserver reports as `duplicate field "metadata.name"` under fieldValidation Strict.
+StatusOr<nlohmann::json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths);
+
+// What Go's encoding/json says about text that is not JSON, the error kube-apiserver's decoder
+// prints: "invalid character 'x' looking for beginning of value", "invalid character '}'
+// after object key", "unexpected end of JSON input"... (encoding/json's scanner, state by
+// state). Empty when Go would accept the text (which Parse may still refuse: nesting deeper
+// than kMaxDepth, numbers beyond a double).
+std::string GoSyntaxError(std::string_view text);
 
 // Appends the compact serialization of `value` to *out. When `mark` points at a node inside
 // `value`, *mark_at is set to the offset in *out where that node's text starts (npos when it

@@ -107,6 +107,61 @@ TEST(ParseTest, DepthLimit) {
   EXPECT_FALSE(Parse(deep).ok());
 }
 
+TEST(ParseTest, ListsRepeatedKeysByPath) {
+  std::vector<std::string> dups;
+  auto j = Parse(R"({"metadata":{"name":"a","name":"b","labels":{"x":"1","x":"2"}},)"
+                 R"("spec":{"containers":[{"name":"c"},{"image":"i","image":"j"}]},"kind":"Pod",)"
+                 R"("kind":"Pod"})",
+                 &dups);
+  ASSERT_TRUE(j.ok());
+  EXPECT_EQ((*j)["metadata"]["name"], "b");  // the last one wins, as before
+  EXPECT_EQ(dups, (std::vector<std::string>{"metadata.name", "metadata.labels.x",
+                                            "spec.containers[1].image", "kind"}));
+  std::vector<std::string> none;
+  ASSERT_TRUE(Parse(R"({"a":[{"a":1},{"a":2}],"b":{"a":1}})", &none).ok());
+  EXPECT_TRUE(none.empty());
+}
+
+struct SyntaxCase {
+  std::string text;
+  std::string want;  // Go's encoding/json error text; empty: valid
+};
+
+// Go 1.23's encoding/json (json.Unmarshal / json.Valid) on each text.
+const SyntaxCase kSyntaxCases[] = {
+    {R"({"a":1})", ""},
+    {" [1, -0.5e+3, true, false, null, \"\\u00e9\\n\"] ", ""},
+    {"", "unexpected end of JSON input"},
+    {"   ", "unexpected end of JSON input"},
+    {R"({"a":1)", "unexpected end of JSON input"},
+    {"x", "invalid character 'x' looking for beginning of value"},
+    {R"({a:1})", "invalid character 'a' looking for beginning of object key string"},
+    {R"({"a" 1})", "invalid character '1' after object key"},
+    {R"({"a":1 "b":2})", "invalid character '\"' after object key:value pair"},
+    {R"({"a":1,})", "invalid character '}' looking for beginning of object key string"},
+    {R"([1 2])", "invalid character '2' after array element"},
+    {R"([1,])", "invalid character ']' looking for beginning of value"},
+    {R"({"a":tru})", "invalid character '}' in literal true (expecting 'e')"},
+    {R"({"a":nul1})", "invalid character '1' in literal null (expecting 'l')"},
+    {R"({"a":-})", "invalid character '}' in numeric literal"},
+    {R"({"a":1.})", "invalid character '}' after decimal point in numeric literal"},
+    {R"({"a":1e})", "invalid character '}' in exponent of numeric literal"},
+    {R"({"a":01})", "invalid character '1' after object key:value pair"},
+    {R"({"a":"\q"})", "invalid character 'q' in string escape code"},
+    {R"({"a":"\u12x4"})", "invalid character 'x' in \\u hexadecimal character escape"},
+    {"{\"a\":\"\t\"}", "invalid character '\\t' in string literal"},
+    {R"({"a":1}})", "invalid character '}' after top-level value"},
+    {"{'a':1}", "invalid character '\\'' looking for beginning of object key string"},
+    // Go's quoteChar reads a byte as the rune of that value: 0xC3 is 'Ã', printed as it is.
+    {"\xc3", "invalid character '\xc3\x83' looking for beginning of value"},
+};
+
+TEST(GoSyntaxErrorTest, SaysWhatGoSays) {
+  for (const SyntaxCase& c : kSyntaxCases) {
+    EXPECT_EQ(GoSyntaxError(c.text), c.want) << c.text;
+  }
+}
+
 TEST(DumpTest, WritesWhatNlohmannWrites) {
   std::string every_ascii;
   for (int c = 1; c < 128; ++c) every_ascii.push_back(static_cast<char>(c));

@@ -5,6 +5,7 @@
 // with common/go_quote.h's GoQuote). See schema.h.
 #include "apiserver/schema/schema.h"
 
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -31,6 +32,28 @@ constexpr std::string_view kMapPrefix = "map[string]";
 
 Status SchemaError(std::string_view message) {
   return InvalidArgumentError(std::string("k8s schema: ") + std::string(message));
+}
+
+// The leaf types k8s_schema.json may name (scripts/gen-k8s-schema.mjs, leafOf).
+const std::map<std::string, Schema::Leaf, std::less<>>& LeafNames() {
+  static const auto* const names = new std::map<std::string, Schema::Leaf, std::less<>>{
+      {"string", Schema::Leaf::kString},   {"int32", Schema::Leaf::kInt32},
+      {"int64", Schema::Leaf::kInt64},     {"double", Schema::Leaf::kDouble},
+      {"boolean", Schema::Leaf::kBoolean}, {"Time", Schema::Leaf::kTime},
+      {"MicroTime", Schema::Leaf::kTime},  {"IntOrString", Schema::Leaf::kIntOrString},
+      {"Quantity", Schema::Leaf::kQuantity}, {"bytes", Schema::Leaf::kBytes},
+      {"any", Schema::Leaf::kAny}};
+  return *names;
+}
+
+// "V1PodSpec" -> "PodSpec", "CoreV1Event" -> "Event": the Go type's name.
+std::string GoName(std::string_view model) {
+  const size_t v1 = model.find("V1");
+  if (v1 != std::string_view::npos && v1 + 2 < model.size() &&
+      std::isupper(static_cast<unsigned char>(model[v1 + 2]))) {
+    return std::string(model.substr(v1 + 2));
+  }
+  return std::string(model);
 }
 
 std::string KindKey(std::string_view api_version, std::string_view kind) {
@@ -173,10 +196,14 @@ StatusOr<Schema> Schema::Parse(std::string_view json_text) {
   if (leaves_it == doc.end() || !leaves_it->is_array()) {
     return SchemaError("\"leaves\" must be an array of strings");
   }
-  std::set<std::string, std::less<>> leaves;
+  std::map<std::string, Leaf, std::less<>> leaves;
   for (const auto& leaf : *leaves_it) {
     if (!leaf.is_string()) return SchemaError("\"leaves\" must be an array of strings");
-    leaves.insert(leaf.get<std::string>());
+    const auto known = LeafNames().find(leaf.get_ref<const std::string&>());
+    if (known == LeafNames().end()) {
+      return SchemaError("unknown leaf type \"" + leaf.get<std::string>() + "\"");
+    }
+    leaves.emplace(known->first, known->second);
   }
 
   const auto types = doc.find("types");
@@ -189,7 +216,7 @@ StatusOr<Schema> Schema::Parse(std::string_view json_text) {
     }
     if (leaves.count(it.key()) > 0) return SchemaError("type " + it.key() + " is also a leaf");
     model_index.emplace(it.key(), static_cast<int>(schema.models_.size()));
-    schema.models_.emplace_back();
+    schema.models_.emplace_back().go_name = GoName(it.key());
   }
 
   // Interns a type reference; equal references share one node.
@@ -211,8 +238,8 @@ StatusOr<Schema> Schema::Parse(std::string_view json_text) {
     TypeNode node;
     if (const auto m = model_index.find(base); m != model_index.end()) {
       node = {TypeNode::kModel, m->second};
-    } else if (leaves.count(base) > 0) {
-      node = {TypeNode::kLeaf, -1};
+    } else if (const auto leaf = leaves.find(base); leaf != leaves.end()) {
+      node = {TypeNode::kLeaf, static_cast<int>(leaf->second)};
     } else {
       return SchemaError(std::string(where) + ": unknown type \"" + std::string(ref) + "\"");
     }
@@ -313,19 +340,40 @@ std::vector<std::string> Schema::DropUnknownFields(std::string_view api_version,
 
 std::string UnknownFieldMessage(std::string_view path) { return "unknown field " + GoQuote(path); }
 
-std::string StrictDecodingMessage(std::string_view api_version, std::string_view kind,
-                                  const std::vector<std::string>& unknown_paths) {
+std::string CannotBeHandledMessage(std::string_view api_version, std::string_view kind,
+                                   std::string_view error) {
   const std::size_t slash = api_version.rfind('/');
   const std::string_view version =
       slash == std::string_view::npos ? api_version : api_version.substr(slash + 1);
   std::string message;
   message.append(kind).append(" in version ").append(GoQuote(version));
-  message.append(" cannot be handled as a ").append(kind).append(": strict decoding error: ");
-  for (std::size_t i = 0; i < unknown_paths.size(); ++i) {
-    if (i > 0) message += ", ";
-    message += UnknownFieldMessage(unknown_paths[i]);
-  }
+  message.append(" cannot be handled as a ").append(kind).append(": ").append(error);
   return message;
+}
+
+std::string DuplicateFieldMessage(std::string_view path) {
+  return "duplicate field " + GoQuote(path);
+}
+
+std::string StrictDecodingMessage(std::string_view api_version, std::string_view kind,
+                                  const std::vector<std::string>& unknown_paths,
+                                  const std::vector<std::string>& duplicate_paths) {
+  std::string errors = "strict decoding error: ";
+  bool first = true;
+  for (const std::string& p : unknown_paths) {
+    errors += (first ? "" : ", ") + UnknownFieldMessage(p);
+    first = false;
+  }
+  for (const std::string& p : duplicate_paths) {
+    errors += (first ? "" : ", ") + DuplicateFieldMessage(p);
+    first = false;
+  }
+  return CannotBeHandledMessage(api_version, kind, errors);
+}
+
+std::string StrictDecodingMessage(std::string_view api_version, std::string_view kind,
+                                  const std::vector<std::string>& unknown_paths) {
+  return StrictDecodingMessage(api_version, kind, unknown_paths, {});
 }
 
 }  // namespace tidepool::apiserver::schema

@@ -52,6 +52,30 @@
 // private use, noncharacters). Not verified: Go also escapes code points unassigned in its Unicode tables;
 // here those are written as they are.
 //
+// Types (FindTypeError): the same walk checks that every value has a JSON type the API server's
+// decoder (Go's encoding/json, through sigs.k8s.io/json) takes for its field, and describes the
+// first one that has not, in document order (nlohmann::json: sorted keys), as Go's
+// UnmarshalTypeError does. The leaf types are the generator's: string, int32, int64, double,
+// boolean, Time and MicroTime (metav1.Time: a string), IntOrString (a string or an integral
+// number), Quantity (a string or a number, parsed as resource.Quantity), bytes (a string) and any.
+//   - null is accepted everywhere (Go leaves the zero value);
+//   - an integer field takes integral numbers in its type's range; a number with a fraction is
+//     "number 1.5", as Go's error writes the literal. 3.0 (a double with no fraction, as a YAML
+//     body gives it) is taken as 3: unlike Go's JSON decoder, which refuses the literal "3.0";
+//   - the message names the innermost struct and the path of struct field names from the root
+//     (no array indexes, no map keys): "json: cannot unmarshal number into Go struct field
+//     ObjectMeta.metadata.name of type string", "... Go struct field PodSpec.spec.containers of
+//     type []v1.Container", "... Go struct field Container.spec.containers.name of type string";
+//     Go type names are the models' less their "V1" prefix, in package v1; resource maps are
+//     v1.ResourceList; metav1.Time's own decoder reports "of type string", IntOrString's
+//     "of type int32";
+//   - a quantity that does not parse is apimachinery's message alone ("quantities must match
+//     the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"): Quantity's own
+//     UnmarshalJSON returns it with no field, and kube-apiserver prints it so.
+// A strategic merge patch's result is converted by runtime.DefaultUnstructuredConverter instead,
+// whose texts differ: TypeError::ConverterMessage gives them ("cannot restore struct from:
+// string", "cannot convert int64 to string", "unrecognized type: int32").
+//
 // Thread-safety: a Schema is immutable after Parse; all const methods may be called
 // concurrently. Builtin() is initialised once, thread-safely. Nothing here throws.
 #pragma once
@@ -59,6 +83,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -70,6 +95,24 @@ namespace tidepool::apiserver::schema {
 
 // The strict decoder stops recording unknown fields after this many.
 inline constexpr std::size_t kMaxUnknownFields = 100;
+
+// One wrong-typed value (see "Types" above).
+struct TypeError {
+  std::string struct_name;  // "ObjectMeta"; empty when the whole object is not a JSON object
+  std::string field_path;   // "metadata.name": struct fields from the root, joined with "."
+  std::string go_type;      // "string", "int32", "[]v1.Container", "v1.ObjectMeta"
+  std::string value;        // Go's UnmarshalTypeError.Value: "number", "number 1.5", "object"...
+  std::string unstructured; // the value's kind in an unstructured map: "int64", "map", "slice"...
+  char target = 's';        // what the field is: 's'imple, 'S'truct, 'L'ist, 'M'ap
+  bool custom_decoder = false;  // metav1.Time or IntOrString: decoded by their UnmarshalJSON
+  std::string message;      // set instead when the field's own decoder says something else
+
+  // "json: cannot unmarshal <value> into Go struct field <struct>.<path> of type <type>"
+  // ("... into Go value of type <type>" at the top), or `message`.
+  std::string JsonMessage() const;
+  // runtime.DefaultUnstructuredConverter's text for the same value, or `message`.
+  std::string ConverterMessage() const;
+};
 
 class Schema {
  public:
@@ -107,17 +150,39 @@ class Schema {
   std::vector<std::string> DropUnknownFields(std::string_view api_version, std::string_view kind,
                                              nlohmann::ordered_json& object) const;
 
+  // The first value of `object` (a whole object of that kind) whose JSON type its field does
+  // not take (see "Types" above); nullopt when there is none or the kind is not known.
+  std::optional<TypeError> FindTypeError(std::string_view api_version, std::string_view kind,
+                                         const nlohmann::json& object) const;
+
+  // What Go's decoder makes of nulls, done to an object that FindTypeError accepted: a struct
+  // field that is null is removed (its zero value, which kube writes back omitted or empty); a
+  // null map value or array element becomes its type's zero value ("", 0, false, {}), as it
+  // does in the decoded Go value. Afterwards no value of a known field is null but free-form
+  // ones (any). No-op for an unknown kind.
+  void ZeroNulls(std::string_view api_version, std::string_view kind,
+                 nlohmann::json& object) const;
+
+  // The leaf types of a schema.
+  enum class Leaf : unsigned char {
+    kString, kInt32, kInt64, kDouble, kBoolean, kTime, kIntOrString, kQuantity, kBytes, kAny
+  };
+
  private:
   struct TypeNode {
     enum Kind : unsigned char { kLeaf, kModel, kArray, kMap };
     Kind kind = kLeaf;
-    int target = -1;  // kModel: index into models_; kArray/kMap: element's index into nodes_
+    int target = -1;  // kModel: index into models_; kArray/kMap: element's index into nodes_;
+                      // kLeaf: a Leaf
   };
   struct Model {
+    std::string go_name;                             // "PodSpec" (the model less its prefix)
     std::map<std::string, int, std::less<>> fields;  // JSON name -> index into nodes_
   };
   template <typename Json>
   friend class Walker;
+  friend class TypeChecker;
+  friend class NullZeroer;
 
   Schema() = default;
   // Index into nodes_ of the kind's model node, or -1.
@@ -133,6 +198,21 @@ class Schema {
 // `unknown field "<path>"`, path quoted as Go's strconv.Quote does: one strict decoding error,
 // and the text of the warning fieldValidation=Warn adds for it.
 std::string UnknownFieldMessage(std::string_view path);
+
+// `duplicate field "<path>"`: a key repeated in one JSON object, as the strict decoder reports it.
+std::string DuplicateFieldMessage(std::string_view path);
+
+// The API server's refusal under fieldValidation=Strict with both kinds of strict errors:
+// "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field
+// \"a\", duplicate field \"metadata.name\"".
+std::string StrictDecodingMessage(std::string_view api_version, std::string_view kind,
+                                  const std::vector<std::string>& unknown_paths,
+                                  const std::vector<std::string>& duplicate_paths);
+
+// kube-apiserver's transformDecodeError: `Pod in version "v1" cannot be handled as a Pod:
+// <error>` (for a group apiVersion only the version is printed).
+std::string CannotBeHandledMessage(std::string_view api_version, std::string_view kind,
+                                   std::string_view error);
 
 // The API server's refusal under fieldValidation=Strict (the message of a 400 BadRequest):
 // "Pod in version \"v1\" cannot be handled as a Pod: strict decoding error: unknown field

@@ -500,14 +500,140 @@ const ParseErrorCase kParseErrorCases[] = {
      "A.x: type must be a string"},
     {"KindWithoutModel", R"({"source":"s","leaves":[],"kinds":{"v1/A":"B"},"types":{"A":{}}})",
      "kind v1/A: unknown model \"B\""},
-    {"ModelAndLeaf", R"({"source":"s","leaves":["A"],"kinds":{},"types":{"A":{}}})",
-     "type A is also a leaf"},
+    {"ModelAndLeaf", R"({"source":"s","leaves":["string"],"kinds":{},"types":{"string":{}}})",
+     "type string is also a leaf"},
+    {"UnknownLeaf", R"({"source":"s","leaves":["number"],"kinds":{},"types":{}})",
+     "unknown leaf type \"number\""},
 };
 
 INSTANTIATE_TEST_SUITE_P(Errors, SchemaParseErrorTest, ::testing::ValuesIn(kParseErrorCases),
                          [](const ::testing::TestParamInfo<ParseErrorCase>& info) {
                            return info.param.name;
                          });
+
+// ---- Types ------------------------------------------------------------------------------------
+
+struct TypeCase {
+  std::string name;
+  std::string api_version;
+  std::string kind;
+  std::string object;
+  std::string want_json;  // empty: no type error
+  std::string want_converter = {};
+};
+
+class TypeErrorTest : public ::testing::TestWithParam<TypeCase> {};
+
+TEST_P(TypeErrorTest, IsGoDecodersText) {
+  const TypeCase& c = GetParam();
+  const json object = json::parse(c.object);
+  const std::optional<TypeError> e =
+      Schema::Builtin().FindTypeError(c.api_version, c.kind, object);
+  if (c.want_json.empty()) {
+    EXPECT_FALSE(e.has_value()) << e->JsonMessage();
+    return;
+  }
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->JsonMessage(), c.want_json);
+  if (!c.want_converter.empty()) EXPECT_EQ(e->ConverterMessage(), c.want_converter);
+}
+
+// The texts are Go's encoding/json UnmarshalTypeError (struct, field path, type) as kube-apiserver
+// 1.32 returns them for a create; the converter's are runtime.DefaultUnstructuredConverter's.
+const TypeCase kTypeCases[] = {
+    {"GoodPod", "v1", "Pod",
+     R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":{"a":"b"}},
+         "spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{"cpu":1,
+         "nvidia.com/gpu":"1","memory":"1Gi"}}}],"priority":5,"terminationGracePeriodSeconds":30.0,
+         "tolerations":[{"key":"k","operator":"Exists","tolerationSeconds":300}]}})",
+     ""},
+    {"NullsAreZeroValues", "v1", "Pod",
+     R"({"metadata":null,"spec":{"containers":[null,{"name":null}],"nodeSelector":{"a":null}}})",
+     ""},
+    {"NameNumber", "v1", "Pod", R"({"metadata":{"name":5}})",
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string",
+     "cannot convert int64 to string"},
+    {"MetadataString", "v1", "Pod", R"({"metadata":"x"})",
+     "json: cannot unmarshal string into Go struct field Pod.metadata of type v1.ObjectMeta",
+     "cannot restore struct from: string"},
+    {"SpecArray", "v1", "Pod", R"({"spec":[]})",
+     "json: cannot unmarshal array into Go struct field Pod.spec of type v1.PodSpec"},
+    {"ContainersString", "v1", "Pod", R"({"spec":{"containers":"c"}})",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.containers of type "
+     "[]v1.Container",
+     "cannot restore slice from string"},
+    {"ContainerNameBool", "v1", "Pod", R"({"spec":{"containers":[{"name":"a"},{"name":true}]}})",
+     "json: cannot unmarshal bool into Go struct field Container.spec.containers.name of type "
+     "string",
+     "unrecognized type: string"},
+    {"LabelValueNumber", "v1", "Pod", R"({"metadata":{"labels":{"a":1}}})",
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.labels of type "
+     "string"},
+    {"LabelsArray", "v1", "Pod", R"({"metadata":{"labels":["a"]}})",
+     "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type "
+     "map[string]string",
+     "cannot restore map from slice"},
+    {"ResourcesNumber", "v1", "Pod", R"({"spec":{"containers":[{"resources":123}]}})",
+     "json: cannot unmarshal number into Go struct field Container.spec.containers.resources of "
+     "type v1.ResourceRequirements"},
+    {"LimitsString", "v1", "Pod", R"({"spec":{"containers":[{"resources":{"limits":"x"}}]}})",
+     "json: cannot unmarshal string into Go struct field ResourceRequirements.spec.containers."
+     "resources.limits of type v1.ResourceList"},
+    {"QuantityBool", "v1", "Pod",
+     R"({"spec":{"containers":[{"resources":{"limits":{"cpu":true}}}]}})",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+    {"QuantityBadString", "v1", "Pod",
+     R"({"spec":{"containers":[{"resources":{"requests":{"cpu":"lots"}}}]}})",
+     "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"},
+    {"TolerationsString", "v1", "Pod", R"({"spec":{"tolerations":"str"}})",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.tolerations of type "
+     "[]v1.Toleration"},
+    {"PriorityFraction", "v1", "Pod", R"({"spec":{"priority":1.5}})",
+     "json: cannot unmarshal number 1.5 into Go struct field PodSpec.spec.priority of type int32",
+     "cannot convert float64 to int32"},
+    {"PriorityTooLarge", "v1", "Pod", R"({"spec":{"priority":3000000000}})",
+     "json: cannot unmarshal number 3000000000 into Go struct field PodSpec.spec.priority of type "
+     "int32"},
+    {"PriorityString", "v1", "Pod", R"({"spec":{"priority":"5"}})",
+     "json: cannot unmarshal string into Go struct field PodSpec.spec.priority of type int32",
+     "unrecognized type: int32"},
+    {"TimestampNumber", "v1", "Pod", R"({"metadata":{"creationTimestamp":5}})",
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.creationTimestamp of "
+     "type string",
+     "json: cannot unmarshal number into Go value of type string"},
+    {"ReplicasString", "apps/v1", "Deployment", R"({"spec":{"replicas":"x"}})",
+     "json: cannot unmarshal string into Go struct field DeploymentSpec.spec.replicas of type "
+     "int32"},
+    {"ReplicasNegativeIsATypeMatch", "apps/v1", "Deployment", R"({"spec":{"replicas":-5}})", ""},
+    {"MinAvailableObject", "policy/v1", "PodDisruptionBudget",
+     R"({"spec":{"minAvailable":{"a":1}}})",
+     "json: cannot unmarshal object into Go struct field PodDisruptionBudgetSpec.spec.minAvailable "
+     "of type int32"},
+    {"MaxSurgePercent", "apps/v1", "Deployment",
+     R"({"spec":{"strategy":{"rollingUpdate":{"maxSurge":"25%","maxUnavailable":1}}}})", ""},
+    {"SecretDataNotBase64", "v1", "Secret", R"({"data":{"k":"%%%"}})",
+     "illegal base64 data at input byte 0"},
+    {"NodeCapacityNumber", "v1", "Node", R"({"status":{"capacity":{"cpu":4}}})", ""},
+    {"UnknownFieldsAreNotTypeErrors", "v1", "Pod", R"({"spec":{"foo":1,"containers":[]}})", ""},
+    {"FirstInKeyOrder", "v1", "Pod", R"({"spec":{"priority":"x"},"metadata":{"name":1}})",
+     "json: cannot unmarshal number into Go struct field ObjectMeta.metadata.name of type string"},
+};
+
+INSTANTIATE_TEST_SUITE_P(Builtin, TypeErrorTest, ::testing::ValuesIn(kTypeCases),
+                         [](const ::testing::TestParamInfo<TypeCase>& info) {
+                           return info.param.name;
+                         });
+
+TEST(TypeErrorTest, NotAnObjectAtTheTop) {
+  const std::optional<TypeError> e =
+      Schema::Builtin().FindTypeError("v1", "Pod", json::array({1}));
+  ASSERT_TRUE(e.has_value());
+  EXPECT_EQ(e->JsonMessage(), "json: cannot unmarshal array into Go value of type v1.Pod");
+}
+
+TEST(TypeErrorTest, UnknownKindHasNone) {
+  EXPECT_FALSE(Schema::Builtin().FindTypeError("v1", "Nope", json::object()).has_value());
+}
 
 }  // namespace
 }  // namespace tidepool::apiserver::schema

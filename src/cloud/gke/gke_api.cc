@@ -1,6 +1,8 @@
 // File: gke_api.cc
 #include "cloud/gke/gke_api.h"
 
+#include "cloud/gke/request_schema.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -66,6 +68,35 @@ GkeResponse ComputeError(int code, const std::string& message, std::string_view 
             {"errors", json::array({{{"message", message}, {"domain", "global"},
                                      {"reason", reason}}})}};
   return GkeResponse{code, json{{"error", e}}.dump()};
+}
+
+// A body the front end refuses before GKE sees it (request_schema.h): INVALID_ARGUMENT with a
+// google.rpc.BadRequest field violation, as Google's APIs answer.
+GkeResponse RequestInvalid(const RequestError& e) {
+  json error = {{"code", 400}, {"message", e.message}, {"status", "INVALID_ARGUMENT"}};
+  error["details"] = json::array(
+      {{{"@type", "type.googleapis.com/google.rpc.BadRequest"},
+        {"fieldViolations", json::array({{{"field", e.field}, {"description", e.message}}})}}});
+  return GkeResponse{400, json{{"error", error}}.dump()};
+}
+
+// The request message of a container API call with a body, by route (seg: projects/P/
+// locations/L/clusters[/C[:verb]][/nodePools[/NP[:verb]]]); empty when the call takes none.
+std::string ContainerRequestMessage(const std::string& method, const std::vector<std::string>& seg) {
+  if (seg.size() < 5 || seg[4] != "clusters") return "";
+  if (seg.size() == 5) return method == "POST" ? "CreateClusterRequest" : "";
+  const bool cluster_verb = seg[5].find(':') != std::string::npos;
+  if (seg.size() == 6) return method == "PUT" && !cluster_verb ? "UpdateClusterRequest" : "";
+  if (seg[6] != "nodePools") return "";
+  if (seg.size() == 7) return method == "POST" ? "CreateNodePoolRequest" : "";
+  if (seg.size() != 8) return "";
+  const size_t colon = seg[7].find(':');
+  if (colon == std::string::npos) return method == "PUT" ? "UpdateNodePoolRequest" : "";
+  const std::string verb = seg[7].substr(colon + 1);
+  if (method != "POST") return "";
+  if (verb == "setSize") return "SetNodePoolSizeRequest";
+  if (verb == "setAutoscaling") return "SetNodePoolAutoscalingRequest";
+  return "";
 }
 
 GkeResponse FromStatus(const Status& s) {
@@ -163,6 +194,8 @@ struct GkeApi::Impl {
   uint64_t op_seq = 0;
   // Taints the user asked for, per pool (GKE's automatic GPU taint is not in config.taints).
   std::map<std::string, std::vector<api::Taint>> requested_taints;
+  // "container/v1" or "container/v1beta1": the API version of the request being handled.
+  std::string container_api;
 
   Impl(GkeControl& c, const Clock& k, GkeApiOptions o) : control(c), clock(k), options(o) {}
 
@@ -230,6 +263,7 @@ GkeResponse GkeApi::Impl::Handle(const GkeRequest& r) {
   std::vector<std::string> seg = Split(path.substr(1), '/');
   // seg[0] = v1 | v1beta1, seg[1] = projects, seg[2] = P, ...
   if (seg.size() < 3) return Error(404, "Not found: " + std::string(r.path));
+  container_api = "container/" + seg[0];
   seg.erase(seg.begin());
   // serviceusage: projects/P/services/S
   if (seg.size() == 4 && seg[2] == "services") {
@@ -432,6 +466,9 @@ GkeResponse GkeApi::Impl::HandleContainer(const GkeRequest& r, const std::vector
     if (body.is_discarded() || !body.is_object()) {
       return Error(400, "Invalid JSON payload received.");
     }
+  }
+  if (const std::string message = ContainerRequestMessage(r.method, seg); !message.empty()) {
+    if (auto e = DecodeRequest(container_api, message, body)) return RequestInvalid(*e);
   }
   const std::string here = "projects/" + project + "/locations/" + location;
 
@@ -1111,6 +1148,11 @@ GkeResponse GkeApi::Impl::HandleIgm(const GkeRequest& r, const std::vector<std::
     body = json::parse(r.body, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded() || !body.is_object()) {
       return ComputeError(400, "Invalid JSON payload received.", "parseError");
+    }
+  }
+  if (verb == "deleteInstances") {
+    if (auto e = DecodeRequest("compute/v1", "InstanceGroupManagersDeleteInstancesRequest", body)) {
+      return ComputeError(400, e->message, "invalid");
     }
   }
   if (verb == "listManagedInstances") {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cloud/gke/emulated_gke_control.h"
+#include "cloud/gke/request_schema.h"
 #include "sim/event_queue.h"
 
 namespace tidepool::cloud::gke {
@@ -370,6 +371,87 @@ TEST_F(GkeApiTest, ResizeBeyondGpuQuotaIsAFailedOperation) {
   EXPECT_NE(op["error"]["errors"][0]["message"].get<std::string>().find("NVIDIA_V100_GPUS"),
             std::string::npos);
   EXPECT_EQ(DoJson("GET", igm)["targetSize"], 0);
+}
+
+// Bodies of the wrong shape are refused as Google's front end refuses them, before the
+// emulation reads them; nothing of the cluster changes and the API keeps answering.
+TEST_F(GkeApiTest, WrongTypesAreInvalidArgument) {
+  const std::string pools = kP + "/nodePools";
+  const std::vector<Case> cases = {
+      {"pool name number", "POST", pools, R"({"nodePool":{"name":5}})", 400,
+       {R"(Invalid value at 'node_pool.name' (TYPE_STRING), 5)", R"("status":"INVALID_ARGUMENT")",
+        R"("field":"node_pool.name")"}},
+      {"machine type object", "POST", pools,
+       R"({"nodePool":{"name":"p","config":{"machineType":{"a":1}}}})", 400,
+       {R"(Invalid value at 'node_pool.config.machine_type' (TYPE_STRING), {\"a\":1})"}},
+      {"accelerator type array", "POST", pools,
+       R"({"nodePool":{"name":"p","config":{"accelerators":[{"acceleratorType":[1]}]}}})", 400,
+       {"Proto field is not repeating, cannot start list."}},
+      {"accelerator count word", "POST", pools,
+       R"({"nodePool":{"name":"p","config":{"accelerators":[{"acceleratorCount":"one"}]}}})", 400,
+       {R"(Invalid value at 'node_pool.config.accelerators[0].accelerator_count' (TYPE_INT64), \"one\")"}},
+      {"taint effect number-like word", "POST", pools,
+       R"({"nodePool":{"name":"p","config":{"taints":[{"effect":"SOMETIMES"}]}}})", 400,
+       {R"((type.googleapis.com/google.container.v1.NodeTaint.Effect), \"SOMETIMES\")"}},
+      {"taint key bool", "POST", pools,
+       R"({"nodePool":{"name":"p","config":{"taints":[{"key":true}]}}})", 400,
+       {R"(Invalid value at 'node_pool.config.taints[0].key' (TYPE_STRING), true)"}},
+      {"config a string", "POST", pools, R"({"nodePool":{"name":"p","config":"big"}})", 400,
+       {R"((type.googleapis.com/google.container.v1.NodeConfig), \"big\")"}},
+      {"unknown field", "POST", pools, R"({"nodePool":{"name":"p","colour":"red"}})", 400,
+       {R"(Unknown name \"colour\" at 'node_pool': Cannot find field.)"}},
+      {"unknown top-level field", "POST", pools, R"({"pool":{}})", 400,
+       {R"(Invalid JSON payload received. Unknown name \"pool\": Cannot find field.)"}},
+      {"autoscaling enabled yes", "POST", kP + "/nodePools/default-pool:setAutoscaling",
+       R"({"autoscaling":{"enabled":"yes"}})", 400,
+       {R"(Invalid value at 'autoscaling.enabled' (TYPE_BOOL), \"yes\")"}},
+      {"setSize count fraction", "POST", kP + "/nodePools/default-pool:setSize",
+       R"({"nodeCount":1.5})", 400, {R"((TYPE_INT32), 1.5)"}},
+      {"update labels not a map", "PUT", kP + "/nodePools/default-pool",
+       R"({"labels":{"labels":["a"]}})", 400, {"cannot start list"}},
+      {"v1beta1 too", "POST",
+       "/v1beta1/projects/tidepool-local/locations/us-central1-a/clusters/tidepool/nodePools",
+       R"({"nodePool":{"name":5}})", 400,
+       {R"(Invalid value at 'node_pool.name' (TYPE_STRING), 5)"}},
+      {"compute delete instances not a list", "POST",
+       "/compute/v1/projects/tidepool-local/zones/us-central1-a/instanceGroupManagers/"
+       "gke-tidepool-default-pool-00000000-grp/deleteInstances",
+       R"({"instances":"all"})", 400, {}},
+      {"nulls are defaults", "POST", pools,
+       R"({"nodePool":{"name":"nullpool","config":{"machineType":null,"labels":null},
+           "initialNodeCount":null,"autoscaling":null}})",
+       200, {R"("operationType":"CREATE_NODE_POOL")"}},
+  };
+  for (const Case& c : cases) {
+    GkeResponse r = Do(c.method, c.path, c.body);
+    if (c.name != "compute delete instances not a list") {
+      EXPECT_EQ(r.status, c.status) << c.name << ": " << r.body;
+    } else {
+      EXPECT_GE(r.status, 400) << c.name << ": " << r.body;  // 404 if no such group, else 400
+    }
+    for (const std::string& part : c.contains) {
+      EXPECT_NE(r.body.find(part), std::string::npos) << c.name << ": " << r.body;
+    }
+  }
+  const json list = DoJson("GET", pools);
+  ASSERT_TRUE(list.contains("nodePools"));
+}
+
+TEST(RequestSchemaTest, DescribesEveryBodyTheApiTakes) {
+  for (const char* api : {"container/v1", "container/v1beta1"}) {
+    for (const char* m : {"CreateClusterRequest", "UpdateClusterRequest", "CreateNodePoolRequest",
+                          "UpdateNodePoolRequest", "SetNodePoolSizeRequest",
+                          "SetNodePoolAutoscalingRequest"}) {
+      EXPECT_TRUE(DescribesRequest(api, m)) << api << " " << m;
+    }
+  }
+  EXPECT_TRUE(DescribesRequest("compute/v1", "InstanceGroupManagersDeleteInstancesRequest"));
+  // gcloud's own seed body passes.
+  json seed = json::parse(kSeedCreate);
+  EXPECT_FALSE(DecodeRequest("container/v1", "CreateNodePoolRequest", seed));
+  json by_number = json::parse(R"({"nodePool":{"config":{"taints":[{"effect":2,"key":null}]}}})");
+  EXPECT_FALSE(DecodeRequest("container/v1", "CreateNodePoolRequest", by_number));
+  EXPECT_EQ(by_number, json::parse(R"({"nodePool":{"config":{"taints":[{"effect":"PREFER_NO_SCHEDULE"}]}}})"));
 }
 
 }  // namespace
