@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "api/pdb.h"
 #include "api/taint.h"
 #include "common/status.h"
 #include "scheduler/framework/pod_info.h"
@@ -22,10 +23,10 @@ struct ClusterView {
   std::vector<scheduler::PodInfoConstSharedPtr> scheduled_pods;
   // Non-terminal pods with no node yet.
   std::vector<scheduler::PodInfoConstSharedPtr> pending_pods;
-  // Keys ("kube-system/name") of kube-system pods a PodDisruptionBudget covers: the system-pod
-  // rule of scale-down lets those be drained (CA's drainability). Empty where budgets are not
-  // known (the simulator).
-  std::set<std::string> pdb_pods;
+  // The PodDisruptionBudgets (scale-down's drainability: a pod a budget covers moves only while
+  // the budget allows a disruption; a covered kube-system pod may move). Empty where budgets
+  // are not known (the simulator).
+  std::vector<api::PodDisruptionBudgetConstSharedPtr> pdbs;
 };
 
 // The autoscaler's writes to the cluster. Implementations: the simulator's store, the embedded

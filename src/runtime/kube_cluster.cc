@@ -60,13 +60,6 @@ int Compare(const KeyPieces& a, const KeyPieces& b) {
   }
 }
 
-std::string KeyString(const scheduler::PodInfo& info) {
-  const KeyPieces k = PiecesOf(info);
-  std::string s;
-  for (std::string_view p : k.piece) s.append(p);
-  return s;
-}
-
 }  // namespace
 
 bool KubeClusterCache::PodKeyLess::operator()(const scheduler::PodInfoConstSharedPtr& a,
@@ -110,11 +103,6 @@ api::Node NodeForCache(api::Node&& decoded) {
   }
   return n;
 }
-
-struct KubeClusterCache::PdbEntry {
-  std::string namespace_;
-  std::optional<api::LabelSelector> selector;  // nullopt: selects nothing
-};
 
 KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
                                    log::Logger* logger, uint64_t seed)
@@ -240,20 +228,17 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
     pdb_map_.erase(key);
     return;
   }
-  auto entry = std::make_shared<PdbEntry>();
-  entry->namespace_ = (*obj)["metadata"].value("namespace", "");
-  const json& spec = obj->contains("spec") ? (*obj)["spec"] : json::object();
-  if (auto sel = spec.find("selector"); sel != spec.end() && sel->is_object()) {
-    StatusOr<api::LabelSelector> s = api::codec::LabelSelectorFromJson(*sel);
-    if (s.ok()) {
-      entry->selector = std::move(*s);
-    } else if (logger_ != nullptr) {
+  StatusOr<api::PodDisruptionBudget> pdb = api::codec::PodDisruptionBudgetFromJson(*obj);
+  if (!pdb.ok()) {
+    // Kept as a budget that covers nothing: the API server would not have stored it so.
+    if (logger_ != nullptr) {
       logger_->Warning("Ignoring the selector of PodDisruptionBudget",
-                       {{"pdb", key}, {"err", s.status().ToString()}});
+                       {{"pdb", key}, {"err", pdb.status().ToString()}});
     }
+    pdb = api::PodDisruptionBudget{};
   }
   std::lock_guard<std::mutex> lock(mu_);
-  pdb_map_[key] = std::move(entry);
+  pdb_map_[key] = std::make_shared<const api::PodDisruptionBudget>(std::move(*pdb));
 }
 
 autoscaler::ClusterView KubeClusterCache::View() const {
@@ -270,17 +255,8 @@ autoscaler::ClusterView KubeClusterCache::View() const {
       view.scheduled_pods.push_back(info);
     }
   }
-  // Only kube-system pods need to know (drainability's system-pod rule), and kube-system is
-  // small: budgets there times pods there.
-  for (const auto& [key, pdb] : pdb_map_) {
-    if (pdb->namespace_ != "kube-system" || !pdb->selector.has_value()) continue;
-    for (auto it = pod_map_.lower_bound(std::string_view("kube-system/"));
-         it != pod_map_.end() && (*it)->namespace_() == "kube-system"; ++it) {
-      if (pdb->selector->Matches((*it)->labels())) {
-        view.pdb_pods.insert(KeyString(**it));
-      }
-    }
-  }
+  view.pdbs.reserve(pdb_map_.size());
+  for (const auto& [key, pdb] : pdb_map_) view.pdbs.push_back(pdb);
   return view;
 }
 

@@ -99,7 +99,6 @@ class KubeClusterCache {
   void OnPodForTest(const client::ObjectRef& obj, bool deleted) { OnPod(obj, deleted); }
 
  private:
-  struct PdbEntry;
   void OnPod(const client::ObjectRef& obj, bool deleted);
   void OnNode(const client::ObjectRef& obj, bool deleted);
   void OnPdb(const client::ObjectRef& obj, bool deleted);
@@ -124,7 +123,7 @@ class KubeClusterCache {
   // Non-terminal pods, keyed by the PodInfo's own namespace and name (no key strings: 64 bytes
   // an entry instead of 144 with a "ns/name" std::string key; issue 3).
   std::set<scheduler::PodInfoConstSharedPtr, PodKeyLess> pod_map_;
-  std::map<std::string, std::shared_ptr<const PdbEntry>> pdb_map_;
+  std::map<std::string, api::PodDisruptionBudgetConstSharedPtr> pdb_map_;
   uint64_t decode_errors_ = 0;
 };
 

@@ -71,7 +71,7 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
   ASSERT_EQ(v.nodes[0]->spec.taints.size(), 1u);
   EXPECT_EQ(v.scheduled_pods.size(), 2u);
   EXPECT_TRUE(v.pending_pods.empty());
-  EXPECT_TRUE(v.pdb_pods.empty());
+  EXPECT_TRUE(v.pdbs.empty());
 
   // A pending pod, a budget over kube-dns, and a pod that finished.
   ASSERT_TRUE(client_->Create("/api/v1/namespaces/default/pods", Pod("default", "pending", "")).ok());
@@ -82,7 +82,9 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
   ASSERT_TRUE(client_->Create("/apis/policy/v1/namespaces/kube-system/poddisruptionbudgets", pdb).ok());
   EXPECT_TRUE(Eventually([&] {
     autoscaler::ClusterView w = cache.View();
-    return w.pending_pods.size() == 1 && w.pdb_pods.count("kube-system/dns") == 1;
+    return w.pending_pods.size() == 1 && w.pdbs.size() == 1 && w.pdbs[0]->name == "dns" &&
+           w.pdbs[0]->namespace_ == "kube-system" && w.pdbs[0]->selector.has_value() &&
+           w.pdbs[0]->selector->match_labels.at("k8s-app") == "kube-dns";
   }));
   // Deletions leave the view.
   ASSERT_TRUE(client_->Delete("/api/v1/namespaces/default/pods/pending",

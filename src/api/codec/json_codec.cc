@@ -1023,6 +1023,38 @@ StatusOr<LabelSelector> LabelSelectorFromJson(const json& j) {
   return s;
 }
 
+StatusOr<PodDisruptionBudget> PodDisruptionBudgetFromJson(const json& j) {
+  const Path root = Path::Root();
+  if (!j.is_object()) {
+    return TypeError(root, "object", j);
+  }
+  PodDisruptionBudget b;
+  ObjectMeta meta;
+  TIDEPOOL_RETURN_IF_ERROR(Field(j, root, "metadata", &meta, DecodeObjectMeta));
+  b.namespace_ = std::move(meta.namespace_);
+  b.name = std::move(meta.name);
+  if (auto spec = j.find("spec"); spec != j.end() && !spec->is_null()) {
+    const Path sp = root.Field("spec");
+    TIDEPOOL_RETURN_IF_ERROR(ExpectObject(*spec, sp));
+    if (auto sel = spec->find("selector"); sel != spec->end() && !sel->is_null()) {
+      const Path selp = sp.Field("selector");
+      TIDEPOOL_RETURN_IF_ERROR(ExpectObject(*sel, selp));
+      LabelSelector ls;
+      TIDEPOOL_RETURN_IF_ERROR(Field(*sel, selp, "matchLabels", &ls.match_labels, DecodeStringMap));
+      TIDEPOOL_RETURN_IF_ERROR(
+          Field(*sel, selp, "matchExpressions", &ls.match_expressions, DecodeRequirements));
+      b.selector = std::move(ls);
+    }
+  }
+  if (auto status = j.find("status"); status != j.end() && !status->is_null()) {
+    const Path st = root.Field("status");
+    TIDEPOOL_RETURN_IF_ERROR(ExpectObject(*status, st));
+    TIDEPOOL_RETURN_IF_ERROR(
+        Field(*status, st, "disruptionsAllowed", &b.disruptions_allowed, DecodeInt<int32_t>));
+  }
+  return b;
+}
+
 StatusOr<Node> NodeFromJson(const json& j) {
   try {
     return DecodeNode(j);

@@ -46,6 +46,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "api/node.h"
+#include "api/pdb.h"
 #include "api/pod.h"
 #include "api/selector.h"
 #include "common/status_or.h"
@@ -58,6 +59,10 @@ StatusOr<Node> NodeFromJson(const nlohmann::json& j);
 // A metav1.LabelSelector (matchLabels, matchExpressions), e.g. a PodDisruptionBudget's
 // spec.selector; the same decoding rules and error texts as the objects'.
 StatusOr<LabelSelector> LabelSelectorFromJson(const nlohmann::json& j);
+
+// A policy/v1 PodDisruptionBudget: metadata.namespace and name, spec.selector (absent or null:
+// selects nothing) and status.disruptionsAllowed (absent: 0); everything else is ignored.
+StatusOr<PodDisruptionBudget> PodDisruptionBudgetFromJson(const nlohmann::json& j);
 
 nlohmann::json PodToJson(const Pod& p);
 nlohmann::json NodeToJson(const Node& n);

@@ -81,7 +81,7 @@ bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now) {
 }
 
 PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
-                                     const std::set<std::string>& pdb_pods, TimePoint now) {
+                                     const RemainingPdbTracker& pdbs, TimePoint now) {
   if (IsMirrorPod(pod) || IsPodLongTerminating(pod, now) || IsPodTerminal(pod)) {
     return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
   }
@@ -101,7 +101,7 @@ PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainO
                    pod.Key() + " is not replicated");
   }
   if (options.skip_nodes_with_system_pods && pod.namespace_() == "kube-system" &&
-      pdb_pods.count(pod.Key()) == 0) {
+      !pdbs.AnyMatching(pod)) {
     return Blocked(
         BlockingPodReason::kUnmovableKubeSystemPod,
         "non-daemonset, non-mirrored, non-pdb-assigned kube-system pod present: " + std::string(pod.name()));
@@ -114,14 +114,20 @@ PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainO
     return Blocked(BlockingPodReason::kLocalStorageRequested,
                    "pod with local storage present: " + std::string(pod.name()));
   }
+  for (const RemainingPdbTracker::Remaining& r : pdbs.MatchingPdbs(pod)) {
+    if (r.disruptions_allowed < 1) {
+      return Blocked(BlockingPodReason::kNotEnoughPdb,
+                     "not enough pod disruption budget to move " + pod.Key());
+    }
+  }
   return PodDrainability{};
 }
 
 PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
-                         const std::set<std::string>& pdb_pods, TimePoint now) {
+                         const RemainingPdbTracker& pdbs, TimePoint now) {
   PodsToMove out;
   for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
-    PodDrainability d = CheckPodDrainability(*p, options, pdb_pods, now);
+    PodDrainability d = CheckPodDrainability(*p, options, pdbs, now);
     switch (d.outcome) {
       case DrainOutcome::kMove:
         out.pods.push_back(p);
@@ -144,9 +150,9 @@ PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& op
 }
 
 bool NothingToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
-                   const std::set<std::string>& pdb_pods, TimePoint now) {
+                   const RemainingPdbTracker& pdbs, TimePoint now) {
   for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
-    const DrainOutcome o = CheckPodDrainability(*p, options, pdb_pods, now).outcome;
+    const DrainOutcome o = CheckPodDrainability(*p, options, pdbs, now).outcome;
     if (o == DrainOutcome::kMove || o == DrainOutcome::kBlock) {
       return false;
     }

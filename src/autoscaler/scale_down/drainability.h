@@ -17,13 +17,16 @@
 //                    covers: blocks, UnmovableKubeSystemPod
 //   not-safe-to-evict safe-to-evict: "false": blocks, NotSafeToEvictAnnotation
 //   local storage    (--skip-nodes-with-local-storage) blocks, LocalStorageRequested
+//   pdb              a PodDisruptionBudget covering the pod allows less than one more
+//                    disruption (what is left of it in this pass): blocks, NotEnoughPdb, "not
+//                    enough pod disruption budget to move <ns>/<name>"
 // Everything else moves.
 //
 // Model gaps, documented: the object model carries no volumes yet, so the annotation
 // tidepool.dev/local-storage: "true" stands for a hostPath or non-memory emptyDir volume.
 // CA's terminal rule lets terminal pods "move"; CA's snapshot never holds them (its scheduled
 // pod lister drops Succeeded/Failed pods), so here they are simply ignored. CA's replica-count
-// rule (listers), pdb rule (remaining disruptions) and on-completion rule are not modelled.
+// rule (listers) and on-completion rule are not modelled.
 #pragma once
 
 #include <set>
@@ -31,6 +34,7 @@
 #include <vector>
 
 #include "autoscaler/options.h"
+#include "autoscaler/scale_down/pdb_tracker.h"
 #include "autoscaler/scale_down/scale_down.h"
 #include "common/clock.h"
 #include "scheduler/framework/node_info.h"
@@ -80,9 +84,9 @@ struct DrainOptions {
   }
 };
 
-// `pdb_pods`: keys ("ns/name") of pods a PodDisruptionBudget covers.
+// `pdbs`: the cluster's PodDisruptionBudgets, with what this pass left of them.
 PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
-                                     const std::set<std::string>& pdb_pods, TimePoint now);
+                                     const RemainingPdbTracker& pdbs, TimePoint now);
 
 struct PodsToMove {
   std::vector<scheduler::PodInfoConstSharedPtr> pods;
@@ -96,11 +100,11 @@ struct PodsToMove {
 
 // CA's GetPodsToMove: stops at the first blocking pod.
 PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
-                         const std::set<std::string>& pdb_pods, TimePoint now);
+                         const RemainingPdbTracker& pdbs, TimePoint now);
 
 // True iff GetPodsToMove would find nothing to move and nothing blocking (only DaemonSet,
 // mirror, long-terminating and terminal pods): stops at the first pod that must move or blocks.
 bool NothingToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
-                   const std::set<std::string>& pdb_pods, TimePoint now);
+                   const RemainingPdbTracker& pdbs, TimePoint now);
 
 }  // namespace tidepool::autoscaler::scaledown

@@ -31,6 +31,14 @@ api::Pod WithPhase(api::Pod p, api::PodPhase phase, const std::string& restart) 
   return p;
 }
 
+// A tracker over one budget covering every pod of `ns` that allows `allowed` disruptions.
+RemainingPdbTracker Budget(const std::string& ns, int32_t allowed) {
+  RemainingPdbTracker t;
+  t.SetPdbs({std::make_shared<const api::PodDisruptionBudget>(
+      api::PodDisruptionBudget{ns, "pdb", api::LabelSelector{}, allowed})});
+  return t;
+}
+
 api::Pod DeletedAgo(api::Pod p, Duration ago) {
   p.meta.deletion_timestamp = kNow - ago;
   return p;
@@ -45,7 +53,7 @@ TEST(DrainabilityTest, Rules) {
     BlockingPodReason reason = BlockingPodReason::kNone;
     std::string message = "";
     DrainOptions options = {};
-    std::set<std::string> pdb = {};
+    RemainingPdbTracker pdb = {};
   };
   std::vector<Case> cases = {
       {"replicaset pod moves", Rs("p"), DrainOutcome::kMove},
@@ -76,7 +84,24 @@ TEST(DrainabilityTest, Rules) {
        BlockingPodReason::kNone,
        "",
        DrainOptions{},
-       {"kube-system/dns"}},
+       Budget("kube-system", 1)},
+      {"kube-system pod with a pdb that allows nothing more",
+       Rs("dns", "kube-system"),
+       DrainOutcome::kBlock,
+       BlockingPodReason::kNotEnoughPdb,
+       "not enough pod disruption budget to move kube-system/dns",
+       DrainOptions{},
+       Budget("kube-system", 0)},
+      {"a pod its budget still allows to move", Rs("p"), DrainOutcome::kMove,
+       BlockingPodReason::kNone, "", DrainOptions{}, Budget("default", 1)},
+      {"a pod whose budget allows no disruption", Rs("p"), DrainOutcome::kBlock,
+       BlockingPodReason::kNotEnoughPdb, "not enough pod disruption budget to move default/p",
+       DrainOptions{}, Budget("default", 0)},
+      {"a budget of another namespace", Rs("p"), DrainOutcome::kMove, BlockingPodReason::kNone,
+       "", DrainOptions{}, Budget("other", 0)},
+      {"blocking rules before the budget's", Bare("p"), DrainOutcome::kBlock,
+       BlockingPodReason::kNotReplicated, "default/p is not replicated", DrainOptions{},
+       Budget("default", 0)},
       {"kube-system pod moves without --skip-nodes-with-system-pods", Rs("dns", "kube-system"),
        DrainOutcome::kMove, BlockingPodReason::kNone, "", DrainOptions{false, true, true}},
       {"bare kube-system pod: not replicated comes first", Bare("x", "kube-system"),

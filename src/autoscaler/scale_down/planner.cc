@@ -227,7 +227,7 @@ struct Planner::SimulationMemo {
   // over the first passes).
   bool stopped_at_limit = false;
   DrainOptions drain;
-  std::set<std::string> pdb_pods;
+  RemainingPdbTracker pdbs;  // as the pass started
   std::vector<Candidate> candidates;
   std::vector<NodeId> destinations;
   // The answer: the removable nodes' indexes in `candidates`. What the planner keeps of them
@@ -239,8 +239,7 @@ struct Planner::SimulationMemo {
   bool Matches(const SimulationMemo& o) const {
     const bool same_limit = stopped_at_limit ? o.limit == limit : o.limit > removable.size();
     return snapshot_version == o.snapshot_version && same_limit && drain == o.drain &&
-           destinations == o.destinations && candidates == o.candidates &&
-           pdb_pods == o.pdb_pods;
+           destinations == o.destinations && candidates == o.candidates && pdbs == o.pdbs;
   }
 };
 
@@ -269,7 +268,7 @@ size_t Planner::UnneededNodesLimit() const {
 
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<api::NodeConstSharedPtr>& nodes,
-                     const std::set<std::string>& kube_system_pdb_pods) {
+                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs) {
   std::vector<NodeFacts> facts;
   facts.reserve(nodes.size());
   for (const auto& n : nodes) {
@@ -283,12 +282,12 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   std::sort(sorted.begin(), sorted.end(), [](const NodeFacts* a, const NodeFacts* b) {
     return a->node->meta.name < b->node->meta.name;
   });
-  Update(now, snapshot, sorted, kube_system_pdb_pods);
+  Update(now, snapshot, sorted, pdbs);
 }
 
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<const NodeFacts*>& sorted,
-                     const std::set<std::string>& kube_system_pdb_pods) {
+                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs) {
   if (last_update_.has_value()) {
     const Duration interval = now - *last_update_;
     if (interval > Duration::zero() && interval < min_update_interval_) {
@@ -302,6 +301,10 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     it = keep ? std::next(it) : recheck_after_.erase(it);
   }
   const DrainOptions drain_options = DrainOptions::From(options_);
+  // What the cluster's budgets allow, taken from as removable nodes are found (CA's
+  // RemainingPdbTracker, set at the start of every loop).
+  RemainingPdbTracker pdb_tracker;
+  pdb_tracker.SetPdbs(pdbs);
 
   // Eligibility (CA's PreFilteringScaleDownNodeProcessor and eligibility.Checker).
   DrainSimulator sim(framework_, snapshot, hints_, unbound_pods_);
@@ -404,7 +407,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     c.ready = f->ready && !util.gpu_unready;
     c.was_unneeded = candidates_.count(name) > 0;
     // Which pods must move is asked again of the candidates simulated (few, with CA's limits).
-    c.empty = NothingToMove(info, drain_options, kube_system_pdb_pods, now);
+    c.empty = NothingToMove(info, drain_options, pdb_tracker, now);
     candidates.push_back(std::move(c));
   }
   if (util_logs_left < 0) {
@@ -444,7 +447,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     inputs->snapshot_version = snapshot.version();
     inputs->limit = limit;
     inputs->drain = drain_options;
-    inputs->pdb_pods = kube_system_pdb_pods;
+    inputs->pdbs = pdb_tracker;
     inputs->candidates.reserve(candidates.size());
     for (const Candidate& c : candidates) {
       inputs->candidates.push_back({c.facts->node, c.group, c.empty});
@@ -485,7 +488,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     TIDEPOOL_CHECK(found.has_value());
     const NodeId id = *found;
     // As the node is now: pods moved here from a node removed earlier in this pass move again.
-    PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, kube_system_pdb_pods, now);
+    PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, pdb_tracker, now);
     if (ptm.blocked()) {
       SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
       unremovable_[name] = UnremovableReason::kBlockedByPod;
@@ -509,6 +512,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     }
     snapshot.Commit();
     SD_VLOG(2, "node " + name + " may be removed");
+    pdb_tracker.RemovePods(ptm.pods);
     NodeToRemove r;
     r.node = name;
     r.node_group = c.group->Id();

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "api/pdb.h"
 #include "autoscaler/cluster_view.h"
 #include "autoscaler/events.h"
 #include "autoscaler/node_facts.h"
@@ -59,7 +60,7 @@ enum class BlockingPodReason {
                            // tidepool.dev/local-storage)
   kNotSafeToEvictAnnotation,  // cluster-autoscaler.kubernetes.io/safe-to-evict: "false"
   kUnmovableKubeSystemPod,    // kube-system pod without a PodDisruptionBudget
-  kNotEnoughPdb,              // not produced: PodDisruptionBudgets are not modelled yet
+  kNotEnoughPdb,              // a PodDisruptionBudget allows no more disruptions
 };
 std::string_view BlockingPodReasonName(BlockingPodReason r);
 
@@ -96,8 +97,9 @@ class Planner {
 
   // Recomputes the unneeded nodes as of `now`. `snapshot` holds every node and scheduled pod;
   // it is forked and reverted. `nodes` are the cluster's nodes (for creation times, readiness,
-  // annotations). `kube_system_pdb_pods`: keys ("ns/name") of kube-system pods covered by a
-  // PodDisruptionBudget.
+  // annotations). `pdbs`: the cluster's PodDisruptionBudgets; what they allow is taken from as
+  // the pass finds removable nodes (CA's RemainingPdbTracker), so a budget that allows one
+  // disruption lets one of its pods move in a pass.
   //
   // Details (CA's planner, eligibility and removal simulator):
   //   - only `nodes` are candidates and pod destinations; other snapshot nodes (upcoming
@@ -117,7 +119,7 @@ class Planner {
   //   - the simulation's answer is a function of its inputs: the snapshot's content
   //     (ClusterSnapshot::version()), the candidates in order (node object, group, emptiness;
   //     utilisation and being unneeded last time only decide the order), the destinations, the
-  //     limit, the drain options and the PDB-covered pods, and the placement hints of the
+  //     limit, the drain options and the budgets, and the placement hints of the
   //     previous pass. When a pass found every simulated candidate removable, its hints send
   //     each moved pod back where it went, so the same inputs give the same answer again: the
   //     next pass with the same inputs reuses it instead of simulating (a quiet cluster, where
@@ -126,12 +128,12 @@ class Planner {
   //     simulation lines are logged.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<api::NodeConstSharedPtr>& nodes,
-              const std::set<std::string>& kube_system_pdb_pods = {});
+              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {});
   // The same, with the nodes' facts already known (the loop keeps them from loop to loop;
   // node_facts.h). REQUIRES: `nodes` in name order.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<const NodeFacts*>& nodes,
-              const std::set<std::string>& kube_system_pdb_pods = {});
+              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {});
 
   // Nodes unneeded for longer than scale-down-unneeded-time (CA: since + time strictly before
   // now; unready nodes: scale-down-unready-time), never taking a group below its min size

@@ -16,6 +16,12 @@
 namespace tidepool::autoscaler::scaledown {
 namespace {
 
+// A budget covering every pod of `ns` that allows `allowed` more disruptions.
+api::PodDisruptionBudgetConstSharedPtr Budget(const std::string& ns, int32_t allowed) {
+  return std::make_shared<const api::PodDisruptionBudget>(
+      api::PodDisruptionBudget{ns, "pdb", api::LabelSelector{}, allowed});
+}
+
 using testing::MakeNode;
 using testing::MakePod;
 
@@ -108,7 +114,7 @@ class ScaleDownTest : public ::testing::Test {
     }
     return *planner_;
   }
-  void Update(const std::set<std::string>& pdb = {}) {
+  void Update(const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdb = {}) {
     const size_t forks = static_cast<size_t>(snapshot_.fork_depth());
     const size_t pods = snapshot_.NumPods();
     planner().Update(clock_.Now(), snapshot_, nodes_, pdb);
@@ -164,7 +170,7 @@ TEST_F(ScaleDownTest, WhichNodesAreUnneeded) {
     std::function<void()> setup;
     UnremovableReason want;  // kNone: unneeded
     bool want_empty = false;
-    std::set<std::string> pdb = {};
+    std::vector<api::PodDisruptionBudgetConstSharedPtr> pdb = {};
   };
   std::vector<Case> cases = {
       {"gpu node with an idle gpu and busy cpu is removable (gpu utilisation alone)",
@@ -213,7 +219,16 @@ TEST_F(ScaleDownTest, WhichNodesAreUnneeded) {
        },
        UnremovableReason::kNone,
        false,
-       {"kube-system/coredns"}},
+       {Budget("kube-system", 1)}},
+      {"a pod whose budget allows no disruption keeps the node",
+       [&] {
+         Group("cpu-pool", 0, 5, 1);
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("web", "100m"), "n1");
+       },
+       UnremovableReason::kBlockedByPod,
+       false,
+       {Budget("default", 0)}},
       {"bare pod blocks",
        [&] {
          Group("cpu-pool", 0, 5, 1);
@@ -303,6 +318,23 @@ TEST_F(ScaleDownTest, WhichNodesAreUnneeded) {
       EXPECT_EQ(del[0].node_group, cloud_->NodeGroupForNode(*nodes_.back())->Id());
     }
   }
+}
+
+// CA's RemainingPdbTracker: a pass takes from a budget what the nodes it finds removable
+// need, so a budget that allows one disruption lets one of its two nodes go.
+TEST_F(ScaleDownTest, ABudgetIsSharedByTheNodesOfOnePass) {
+  Group("cpu-pool", 0, 5, 2);
+  AddBigDestination();
+  AddNode(CpuNode("n1", "cpu-pool"));
+  AddNode(CpuNode("n2", "cpu-pool"));
+  AddPod(RsPod("web-1", "100m"), "n1");
+  AddPod(RsPod("web-2", "100m"), "n2");
+  Update({Budget("default", 1)});
+  EXPECT_NE(Unneeded("n1"), nullptr);
+  EXPECT_EQ(Unneeded("n2"), nullptr);
+  EXPECT_EQ(ReasonOf("n2"), UnremovableReason::kBlockedByPod);
+  EXPECT_TRUE(Logged("] node n2 cannot be removed: not enough pod disruption budget to move "
+                     "default/web-2"));
 }
 
 TEST_F(ScaleDownTest, GpuNodeUtilizationIsReportedAndLogged) {
