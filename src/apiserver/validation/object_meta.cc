@@ -57,9 +57,9 @@ void ValidateName(const json* meta, NameRule rule, api::FieldErrors* errors) {
 
 void ValidateNamespace(const json* meta, bool namespaced, api::FieldErrors* errors) {
   const std::string ns(Str(Member(meta, "namespace")));
-  if (namespaced && ns.empty()) {
-    errors->push_back(api::FieldError::Required("metadata.namespace", ""));
-  } else if (namespaced) {
+  // An empty namespace of a namespaced kind is the request's (kube-apiserver fills it from
+  // the URL before validating; tidepool's store fills it when it writes).
+  if (namespaced && !ns.empty()) {
     AddInvalid(api::IsDns1123Label(ns), "metadata.namespace", ns, errors);
   } else if (!ns.empty()) {
     errors->push_back(api::FieldError::Forbidden("metadata.namespace", "not allowed on this type"));

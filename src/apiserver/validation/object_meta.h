@@ -8,8 +8,8 @@
 // On create (ValidateObjectMeta):
 //   - name required ("name or generateName is required") and valid for the kind's NameRule;
 //     generateName valid as a prefix (a trailing '-' allowed);
-//   - namespace: required and a DNS-1123 label on namespaced kinds, "not allowed on this type"
-//     on cluster-scoped ones;
+//   - namespace: a DNS-1123 label on namespaced kinds (an empty one is the request's, which
+//     the store fills in), "not allowed on this type" on cluster-scoped ones;
 //   - generation not negative; labels (qualified-name keys, label values); annotations
 //     (qualified-name keys, lowercased; keys + values at most 262144 bytes in all:
 //     "metadata.annotations: Too long: must have at most 262144 bytes");
