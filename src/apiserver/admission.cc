@@ -7,6 +7,7 @@
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
 #include "apiserver/validation/policy.h"
+#include "apiserver/validation/rbac.h"
 #include "apiserver/validation/scheduling.h"
 
 namespace tidepool::apiserver {
@@ -209,6 +210,12 @@ Status Validate(const Resource& r, const json& object, const json* old,
   }
   if (g == "coordination.k8s.io" && res == "leases") {
     return validation::ValidateLease(object, old, errors);
+  }
+  if (g == "rbac.authorization.k8s.io" && (res == "roles" || res == "clusterroles")) {
+    return validation::ValidateRole(object, old, r.namespaced, errors);
+  }
+  if (g == "rbac.authorization.k8s.io" && (res == "rolebindings" || res == "clusterrolebindings")) {
+    return validation::ValidateRoleBinding(object, old, r.namespaced, errors);
   }
   *errors = old == nullptr ? validation::ValidateObjectMeta(object, NameRuleFor(r), r.namespaced)
                            : validation::ValidateObjectMetaUpdate(object, *old);

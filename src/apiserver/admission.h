@@ -20,9 +20,9 @@
 // A Job's generated selector is set on create only (PrepareForCreate).
 // Validation returns field errors; the caller makes them a 422 Invalid with causes. Pods,
 // Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs, PodDisruptionBudgets,
-// PriorityClasses and Leases have their kind's rules (validation/*.h); every other kind its
-// ObjectMeta's (validation/object_meta.h: names are DNS-1123 subdomains, namespaces DNS-1123
-// labels, services DNS-1035 labels, RBAC kinds path segments).
+// PriorityClasses, Leases and the RBAC kinds have their kind's rules (validation/*.h); every
+// other kind its ObjectMeta's (validation/object_meta.h: names are DNS-1123 subdomains,
+// namespaces DNS-1123 labels, services DNS-1035 labels).
 // A pod (or pod template) whose JSON does not decode (a wrong type) is a 400 BadRequest, as
 // the decoder fails before validation in kube-apiserver.
 #pragma once

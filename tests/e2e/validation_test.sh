@@ -88,6 +88,25 @@ YAML
 expect_match "$out" '^The PodDisruptionBudget "both" is invalid: spec: Invalid value: policy\.PodDisruptionBudgetSpec\{MinAvailable:\(\*intstr\.IntOrString\)\(0x[0-9a-f]+\), .*\}: minAvailable and maxUnavailable cannot be both set$'
 pass "pdb: minAvailable and maxUnavailable"
 
+# --- RBAC
+out=$(k apply -f - 2>&1 <<'YAML' || true
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRoleBinding
+metadata:
+  name: wrong-kind
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: reader
+subjects:
+- kind: ServiceAccount
+  name: default
+  namespace: default
+YAML
+)
+expect_in "$out" 'The ClusterRoleBinding "wrong-kind" is invalid: roleRef.kind: Unsupported value: "Role": supported values: "ClusterRole"'
+pass "rbac: a ClusterRoleBinding to a Role"
+
 # --- 300 KiB of annotations
 big=$(head -c 307200 /dev/zero | tr '\0' a)
 printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: big\n  annotations:\n    example.com/big: "%s"\n' "$big" >"$WORK/big.yaml"
