@@ -27,6 +27,14 @@ constexpr std::string_view kDns1123SubdomainErrMsg =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character";
 
+constexpr std::string_view kDns1035LabelFmt = "[a-z]([-a-z0-9]*[a-z0-9])?";
+constexpr std::string_view kDns1035LabelErrMsg =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character";
+constexpr std::string_view kPercentFmt = "[0-9]+%";
+constexpr std::string_view kPercentErrMsg =
+    "a valid percent string must be a numeric string followed by an ending '%'";
+
 bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
@@ -110,6 +118,42 @@ std::vector<std::string> IsDns1123Label(std::string_view value) {
   }
   if (!MatchesDns1123Label(value)) {
     errs.push_back(RegexError(kDns1123LabelErrMsg, kDns1123LabelFmt, {"my-name", "123-abc"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> IsDns1035Label(std::string_view value) {
+  std::vector<std::string> errs;
+  if (value.size() > 63) {
+    errs.push_back(MaxLenError(63));
+  }
+  if (!MatchesDns1123Label(value) || !(value.front() >= 'a' && value.front() <= 'z')) {
+    errs.push_back(RegexError(kDns1035LabelErrMsg, kDns1035LabelFmt, {"my-name", "abc-123"}));
+  }
+  return errs;
+}
+
+std::vector<std::string> IsValidPercent(std::string_view value) {
+  const bool ok = value.size() >= 2 && value.back() == '%' &&
+                  std::all_of(value.begin(), value.end() - 1,
+                              [](char c) { return c >= '0' && c <= '9'; });
+  if (ok) {
+    return {};
+  }
+  return {RegexError(kPercentErrMsg, kPercentFmt, {"1%", "93%"})};
+}
+
+std::vector<std::string> IsValidPathSegmentName(std::string_view value) {
+  for (std::string_view bad : {".", ".."}) {
+    if (value == bad) {
+      return {"may not be '" + std::string(bad) + "'"};
+    }
+  }
+  std::vector<std::string> errs;
+  for (std::string_view bad : {"/", "%"}) {
+    if (value.find(bad) != std::string_view::npos) {
+      errs.push_back("may not contain '" + std::string(bad) + "'");
+    }
   }
   return errs;
 }

@@ -12,7 +12,10 @@
 //     ("prefix part " + a DNS-1123 subdomain error for a bad prefix);
 //   - IsValidLabelValue: empty, or at most 63 such characters;
 //   - IsDns1123Subdomain: at most 253 characters, dot-separated [a-z0-9]([-a-z0-9]*[a-z0-9])?;
-//   - IsDns1123Label: at most 63 characters, [a-z0-9]([-a-z0-9]*[a-z0-9])?.
+//   - IsDns1123Label: at most 63 characters, [a-z0-9]([-a-z0-9]*[a-z0-9])?;
+//   - IsDns1035Label: at most 63 characters, [a-z]([-a-z0-9]*[a-z0-9])? (service names);
+//   - IsValidPercent: [0-9]+% (intstr percentages such as maxSurge "25%");
+//   - IsValidPathSegmentName (api/validation/path): not "." or "..", no '/' or '%' (RBAC names).
 // Length errors read "must be no more than 63 characters". Nothing throws.
 #pragma once
 
@@ -26,5 +29,8 @@ std::vector<std::string> IsQualifiedName(std::string_view value);
 std::vector<std::string> IsValidLabelValue(std::string_view value);
 std::vector<std::string> IsDns1123Subdomain(std::string_view value);
 std::vector<std::string> IsDns1123Label(std::string_view value);
+std::vector<std::string> IsDns1035Label(std::string_view value);
+std::vector<std::string> IsValidPercent(std::string_view value);
+std::vector<std::string> IsValidPathSegmentName(std::string_view value);
 
 }  // namespace tidepool::api

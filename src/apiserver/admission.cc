@@ -1,8 +1,14 @@
 #include "apiserver/admission.h"
 
-#include "api/codec/json_codec.h"
-#include "api/name_validation.h"
-#include "api/validation.h"
+#include "apiserver/validation/apps.h"
+#include "apiserver/validation/batch.h"
+#include "apiserver/validation/coordination.h"
+#include "apiserver/validation/defaults.h"
+#include "apiserver/validation/object_meta.h"
+#include "apiserver/validation/pod.h"
+#include "apiserver/validation/policy.h"
+#include "apiserver/validation/rbac.h"
+#include "apiserver/validation/scheduling.h"
 
 namespace tidepool::apiserver {
 
@@ -134,52 +140,12 @@ std::string QosClass(const json& spec) {
   return guaranteed ? "Guaranteed" : "Burstable";
 }
 
-void ValidateName(const Resource& r, const json& object, api::FieldErrors* errors) {
-  // A reference, not a copy (metadata holds the last-applied annotation).
-  static const json kNoMetadata = json::object();
-  auto meta_it = object.is_object() ? object.find("metadata") : object.end();
-  const json& meta = object.is_object() && meta_it != object.end() ? *meta_it : kNoMetadata;
-  const std::string name = meta.is_object() ? meta.value("name", "") : "";
-  if (name.empty()) {
-    if (!meta.is_object() || meta.value("generateName", "").empty()) {
-      errors->push_back(api::FieldError::Required("metadata.name",
-                                                  "name or generateName is required"));
-    }
-    return;
-  }
-  const bool label = r.resource == "namespaces" || r.resource == "services";
-  if (label) {
-    if (!api::IsDns1123Label(name).empty()) {
-      errors->push_back(api::FieldError::Invalid(
-          "metadata.name", "\"" + name + "\"",
-          "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
-          "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
-          "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')"));
-    }
-  } else if (!api::IsDns1123Subdomain(name).empty()) {
-    errors->push_back(api::FieldError::Invalid(
-        "metadata.name", "\"" + name + "\"",
-        "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, "
-        "'-' or '.', and must start and end with an alphanumeric character (e.g. "
-        "'example.com', regex used for validation is "
-        "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"));
-  }
-}
-
-// The pod spec without the fields an update may change, for the immutability check.
-json MutableStripped(json spec) {
-  for (const char* list : {"containers", "initContainers"}) {
-    if (spec.contains(list) && spec[list].is_array()) {
-      for (json& c : spec[list]) {
-        if (c.is_object()) c.erase("image");
-      }
-    }
-  }
-  spec.erase("activeDeadlineSeconds");
-  spec.erase("tolerations");
-  spec.erase("terminationGracePeriodSeconds");
-  spec.erase("nodeName");  // set by binding, not by updates of users
-  return spec;
+// The ObjectMeta name rule of the kinds validated by ObjectMeta only.
+validation::NameRule NameRuleFor(const Resource& r) {
+  if (r.resource == "namespaces" && r.group.empty()) return validation::NameRule::kDns1123Label;
+  if (r.resource == "services" && r.group.empty()) return validation::NameRule::kDns1035Label;
+  if (r.group == "rbac.authorization.k8s.io") return validation::NameRule::kPathSegment;
+  return validation::NameRule::kDns1123Subdomain;
 }
 
 }  // namespace
@@ -206,88 +172,54 @@ void ApplyDefaults(const Resource& r, json& object) {
       meta["labels"]["kubernetes.io/metadata.name"] = meta["name"];
     }
   } else if (r.group == "apps" || r.group == "batch") {
-    json& spec = object["spec"];
-    if (!spec.is_object()) return;
-    if (r.resource == "deployments") {
-      SetIfAbsent(spec, "replicas", 1);
-      SetIfAbsent(spec, "revisionHistoryLimit", 10);
-      SetIfAbsent(spec, "progressDeadlineSeconds", 600);
-      SetIfAbsent(spec, "strategy",
-                  json{{"type", "RollingUpdate"},
-                   {"rollingUpdate", {{"maxUnavailable", "25%"}, {"maxSurge", "25%"}}}});
-    }
-    if (spec.contains("template") && spec["template"].is_object()) {
-      DefaultPodSpec(spec["template"]["spec"], false);
-    }
+    if (r.resource == "deployments") validation::DefaultDeployment(object);
+    if (r.resource == "replicasets") validation::DefaultReplicaSet(object);
+    if (r.resource == "daemonsets") validation::DefaultDaemonSet(object);
+    if (r.resource == "statefulsets") validation::DefaultStatefulSet(object);
+    if (r.resource == "jobs") validation::DefaultJob(object);
+    json* spec = validation::ObjectMember(&object, "spec");
+    json* tmpl = spec != nullptr ? validation::ObjectMember(spec, "template") : nullptr;
+    if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
+  } else if (r.group == "scheduling.k8s.io" && r.resource == "priorityclasses") {
+    validation::DefaultPriorityClass(object);
   }
+}
+
+bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resource == "jobs"; }
+
+void PrepareForCreate(const Resource& r, json& object) {
+  if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
 }
 
 Status Validate(const Resource& r, const json& object, const json* old,
                 api::FieldErrors* errors) {
-  ValidateName(r, object, errors);
-  if (!(r.group.empty() && r.resource == "pods")) return Status::Ok();
-  auto pod = api::codec::PodFromJson(object);
-  if (!pod.ok()) {
-    return Status(StatusCode::kInvalidArgument,
-                  "Pod in version \"v1\" cannot be handled as a Pod: " +
-                      std::string(pod.status().message()));
+  const std::string& g = r.group;
+  const std::string& res = r.resource;
+  if (g.empty() && res == "pods") return validation::ValidatePod(object, old, errors);
+  if (g == "apps" && res == "deployments") return validation::ValidateDeployment(object, old, errors);
+  if (g == "apps" && res == "replicasets") return validation::ValidateReplicaSet(object, old, errors);
+  if (g == "apps" && res == "daemonsets") return validation::ValidateDaemonSet(object, old, errors);
+  if (g == "apps" && res == "statefulsets") {
+    return validation::ValidateStatefulSet(object, old, errors);
   }
-  // References, not copies, of spec and containers. An absent or null spec is Go's zero
-  // PodSpec: no containers.
-  static const json kNoSpec = json::object();
-  static const json kNoContainers = json::array();
-  auto spec_it = object.find("spec");
-  const json& spec = spec_it != object.end() && spec_it->is_object() ? *spec_it : kNoSpec;
-  auto containers_it = spec.is_object() ? spec.find("containers") : spec.end();
-  const json& containers =
-      spec.is_object() && containers_it != spec.end() ? *containers_it : kNoContainers;
-  if (!containers.is_array() || containers.empty()) {
-    errors->push_back(api::FieldError::Required("spec.containers", ""));
-  } else {
-    for (size_t i = 0; i < containers.size(); ++i) {
-      const std::string path = "spec.containers[" + std::to_string(i) + "]";
-      if (containers[i].value("name", "").empty()) {
-        errors->push_back(api::FieldError::Required(path + ".name", ""));
-      }
-      if (containers[i].value("image", "").empty()) {
-        errors->push_back(api::FieldError::Required(path + ".image", ""));
-      }
-    }
+  if (g == "batch" && res == "jobs") return validation::ValidateJob(object, old, errors);
+  if (g == "policy" && res == "poddisruptionbudgets") {
+    return validation::ValidatePodDisruptionBudget(object, old, errors);
   }
-  api::Pod p = std::move(pod).value();
-  api::ApplyPodDefaults(p);
-  for (api::FieldError& e : api::ValidatePodForScheduling(p)) errors->push_back(std::move(e));
-  if (old != nullptr && errors->empty()) {
-    const json old_spec = old->value("spec", json::object());
-    if (MutableStripped(old_spec) != MutableStripped(spec)) {
-      errors->push_back(api::FieldError::Forbidden(
-          "spec",
-          "pod updates may not change fields other than `spec.containers[*].image`,"
-          "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
-          "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
-          "(allow it to be set to 1 if it was previously negative)"));
-    } else {
-      // Existing tolerations may only gain tolerationSeconds changes; additions are allowed.
-      const json old_tol = old_spec.value("tolerations", json::array());
-      const json new_tol = spec.value("tolerations", json::array());
-      for (const json& t : old_tol) {
-        json a = t;
-        a.erase("tolerationSeconds");
-        bool kept = false;
-        for (const json& u : new_tol) {
-          json b = u;
-          b.erase("tolerationSeconds");
-          if (a == b) kept = true;
-        }
-        if (!kept) {
-          errors->push_back(api::FieldError::Forbidden(
-              "spec.tolerations",
-              "existing toleration can not be modified except its tolerationSeconds"));
-          break;
-        }
-      }
-    }
+  if (g == "scheduling.k8s.io" && res == "priorityclasses") {
+    return validation::ValidatePriorityClass(object, old, errors);
   }
+  if (g == "coordination.k8s.io" && res == "leases") {
+    return validation::ValidateLease(object, old, errors);
+  }
+  if (g == "rbac.authorization.k8s.io" && (res == "roles" || res == "clusterroles")) {
+    return validation::ValidateRole(object, old, r.namespaced, errors);
+  }
+  if (g == "rbac.authorization.k8s.io" && (res == "rolebindings" || res == "clusterrolebindings")) {
+    return validation::ValidateRoleBinding(object, old, r.namespaced, errors);
+  }
+  *errors = old == nullptr ? validation::ValidateObjectMeta(object, NameRuleFor(r), r.namespaced)
+                           : validation::ValidateObjectMetaUpdate(object, *old);
   return Status::Ok();
 }
 

@@ -4,7 +4,8 @@
 // (pkg/apis/*/v1/defaults.go and the admission plugins that matter here: DefaultTolerationSeconds,
 // Priority) and validation (pkg/apis/*/validation), with kube-apiserver 1.32's messages.
 //
-// Defaulting (create; pods also on update for DefaultTolerationSeconds):
+// Defaulting (every write: create, update and patch, as kube-apiserver defaults every decoded
+// body):
 //   - Pod: restartPolicy Always, terminationGracePeriodSeconds 30, dnsPolicy ClusterFirst,
 //     securityContext {}, schedulerName default-scheduler, enableServiceLinks true, priority 0,
 //     preemptionPolicy PreemptLowerPriority, serviceAccountName/serviceAccount "default";
@@ -15,17 +16,15 @@
 //     templates of Deployments, DaemonSets, ReplicaSets, StatefulSets and Jobs.
 //   - Namespace: spec.finalizers ["kubernetes"], status.phase Active, the
 //     kubernetes.io/metadata.name label.
-//   - Deployment: replicas 1, strategy RollingUpdate 25%/25%, revisionHistoryLimit 10,
-//     progressDeadlineSeconds 600.
-// Validation returns field errors; the caller makes them a 422 Invalid with causes.
-//   - every object: metadata.name required (unless generateName) and an RFC 1123 subdomain
-//     (namespaces, services: an RFC 1123 label);
-//   - Pod: containers required, container name and image required, resources (extended
-//     resources integral, request == limit, limit required), node affinity and tolerations
-//     (api/validation.h); on update, spec immutability (only images, activeDeadlineSeconds,
-//     additions to tolerations and terminationGracePeriodSeconds may change).
-// A pod whose JSON does not decode (a wrong type) is a 400 BadRequest, as the decoder fails
-// before validation in kube-apiserver.
+//   - apps/v1 kinds, batch/v1 Job, PriorityClass: validation/apps.h, batch.h, scheduling.h.
+// A Job's generated selector is set on create only (PrepareForCreate).
+// Validation returns field errors; the caller makes them a 422 Invalid with causes. Pods,
+// Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs, PodDisruptionBudgets,
+// PriorityClasses, Leases and the RBAC kinds have their kind's rules (validation/*.h); every
+// other kind its ObjectMeta's (validation/object_meta.h: names are DNS-1123 subdomains,
+// namespaces DNS-1123 labels, services DNS-1035 labels).
+// A pod (or pod template) whose JSON does not decode (a wrong type) is a 400 BadRequest, as
+// the decoder fails before validation in kube-apiserver.
 #pragma once
 
 #include <string>
@@ -39,6 +38,13 @@
 namespace tidepool::apiserver {
 
 void ApplyDefaults(const Resource& r, nlohmann::json& object);
+
+// True when PrepareForCreate needs metadata.uid set to the uid the object will be stored
+// with (a Job's generated selector names it).
+bool NeedsUidOnCreate(const Resource& r);
+// What kube's strategies do to a new object before validating it (a Job's generated selector
+// and template labels). REQUIRES: ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate.
+void PrepareForCreate(const Resource& r, nlohmann::json& object);
 
 // `old` is null on create. InvalidArgument (BadRequest) when the object cannot be decoded.
 Status Validate(const Resource& r, const nlohmann::json& object, const nlohmann::json* old,

@@ -18,6 +18,7 @@
 #include "apiserver/schema/schema.h"
 #include "apiserver/selectors/fields.h"
 #include "apiserver/selectors/labels.h"
+#include "apiserver/validation/fields.h"
 
 namespace tidepool::apiserver {
 
@@ -124,6 +125,10 @@ std::string CauseReason(api::FieldError::Type t) {
       return "FieldValueNotSupported";
     case api::FieldError::Type::kDuplicate:
       return "FieldValueDuplicate";
+    case api::FieldError::Type::kTooLong:
+      return "FieldValueTooLong";
+    case api::FieldError::Type::kTooMany:
+      return "FieldValueTooMany";
   }
   return "FieldValueInvalid";
 }
@@ -143,6 +148,16 @@ ApiError Invalid(const Resource& r, std::string_view name, const api::FieldError
   e.details = {{"name", std::string(name)}, {"kind", r.kind}, {"causes", causes}};
   if (!r.group.empty()) e.details["group"] = r.group;
   return e;
+}
+
+// What kube-apiserver answers when etcd refuses an object over its request limit (1.5 MiB):
+// the etcd error is not a metav1.Status, so it is a 500 without a reason.
+ApiError EtcdRequestTooLarge() { return {500, "", "etcdserver: request is too large", json()}; }
+
+// Whether `obj` (plus `extra` bytes stored with it) is over etcd's default --max-request-bytes.
+bool TooLargeForStorage(const json& obj, size_t extra) {
+  constexpr size_t kEtcdMaxRequestBytes = 1536 * 1024;
+  return validation::EncodedSizeOver(obj, kEtcdMaxRequestBytes - std::min(extra, kEtcdMaxRequestBytes));
 }
 
 ApiError NotFoundPath(std::string_view path) {
@@ -980,6 +995,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       const std::string name = Str(obj, "metadata", "name");
       r.name = name;
       ApplyDefaults(res, obj);
+      if (NeedsUidOnCreate(res)) obj["metadata"]["uid"] = store_.GenerateUid();
+      PrepareForCreate(res, obj);
       api::FieldErrors errors;
       if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return fail(s);
       if (!errors.empty()) return SendError(w, Invalid(res, name, errors), r.Headers());
@@ -992,6 +1009,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
       obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(req), clock_.Now(),
                                        &fields_v1);
+      if (TooLargeForStorage(obj, fields_v1.size())) {
+        return SendError(w, EtcdRequestTooLarge(), r.Headers());
+      }
       ObjectStore::WriteOptions create_opts = wopts;
       create_opts.fields_v1_text = fields_v1;
       auto created = store_.Create(res, std::move(obj), create_opts);
@@ -1105,6 +1125,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method == "PUT" && patch_body.is_object()) {
       if (auto e = DecodeTyped(res, patch_body)) return SendError(w, *e);
     }
+    bool too_large = false;  // the result is over the storage limit
+    // A Job created by this request (server-side apply) needs its uid before the store's lock.
+    const std::string create_uid = apply && NeedsUidOnCreate(res) ? store_.GenerateUid() : "";
     std::vector<patch::ApplyConflict> conflicts;
     std::vector<std::string> warn_fields;
     const std::string ns_for_apply = res.namespaced ? r.ns : "";
@@ -1224,10 +1247,10 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, next);
             }
           }
-          if (cur == nullptr) ApplyDefaults(res, next);
-          else if (res.group.empty() && res.resource == "pods") {
-            // DefaultTolerationSeconds runs on updates too; status and server fields stay.
-            ApplyDefaults(res, next);
+          ApplyDefaults(res, next);  // every decoded body is defaulted, updates too
+          if (cur == nullptr) {
+            if (NeedsUidOnCreate(res)) next["metadata"]["uid"] = create_uid;
+            PrepareForCreate(res, next);
           }
           api::FieldErrors errors;
           TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, cur ? &cur_value : nullptr, &errors));
@@ -1245,6 +1268,10 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
             return Status(StatusCode::kInvalidArgument,
                           "the namespace of the provided object does not match the namespace "
                           "sent on the request");
+          }
+          if (TooLargeForStorage(next, 0)) {
+            too_large = true;
+            return Status(StatusCode::kResourceExhausted, "etcdserver: request is too large");
           }
           return next;
         },
@@ -1266,6 +1293,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                              json()});
       }
       if (invalid) return SendError(w, invalid_error, r.Headers());
+      if (too_large) return SendError(w, EtcdRequestTooLarge(), r.Headers());
       if (!strict_error.empty()) {
         if (method == "PUT") return SendError(w, {400, "BadRequest", strict_error, json()});
         // kube-apiserver: a patch that fails strict decoding is a 422 on field "patch" whose

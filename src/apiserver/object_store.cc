@@ -316,6 +316,11 @@ int64_t ObjectStore::resource_version() const {
   return revision_;
 }
 
+std::string ObjectStore::GenerateUid() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return NewUid();
+}
+
 std::string ObjectStore::NewUid() {
   uint64_t a = random_.Next(), b = random_.Next();
   a = (a & 0xffffffffffff0fffull) | 0x0000000000004000ull;  // version 4

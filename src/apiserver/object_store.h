@@ -129,6 +129,10 @@ class ObjectStore {
   StatusOr<size_t> Load();
 
   int64_t resource_version() const;
+  // A new uid from the store's seeded generator, for a create that needs the object's uid
+  // before the store writes it (a Job's generated selector). Thread-safe; do not call from a
+  // Mutator (the store's lock is held then).
+  std::string GenerateUid();
 
   struct WriteOptions {
     std::string origin;      // recorded on the WatchEvent (e.g. "api", "world")

@@ -1,0 +1,122 @@
+#include "apiserver/validation/pod.h"
+
+#include "api/codec/json_codec.h"
+#include "api/validation.h"
+#include "apiserver/validation/object_meta.h"
+
+namespace tidepool::apiserver::validation {
+namespace {
+
+void ValidateContainers(const json* spec, api::FieldErrors* errors) {
+  const json* containers = Member(spec, "containers");
+  if (containers == nullptr || !containers->is_array() || containers->empty()) {
+    errors->push_back(api::FieldError::Required("spec.containers", ""));
+    return;
+  }
+  for (size_t i = 0; i < containers->size(); ++i) {
+    const json& c = (*containers)[i];
+    const std::string path = "spec.containers[" + std::to_string(i) + "]";
+    if (Str(Member(c, "name")).empty()) {
+      errors->push_back(api::FieldError::Required(path + ".name", ""));
+    }
+    if (Str(Member(c, "image")).empty()) {
+      errors->push_back(api::FieldError::Required(path + ".image", ""));
+    }
+  }
+}
+
+// validateRestartPolicy; an absent policy was defaulted to Always.
+void ValidateRestartPolicy(const json* spec, api::FieldErrors* errors) {
+  const json* policy = Member(spec, "restartPolicy");
+  if (policy == nullptr) return;
+  const std::string p(Str(policy));
+  if (p == "Always" || p == "OnFailure" || p == "Never") return;
+  if (p.empty()) {
+    errors->push_back(api::FieldError::Required("spec.restartPolicy", ""));
+    return;
+  }
+  errors->push_back(api::FieldError::NotSupported("spec.restartPolicy", p,
+                                                  {"Always", "OnFailure", "Never"}));
+}
+
+// The pod spec without the fields an update may change, for the immutability check.
+json MutableStripped(json spec) {
+  for (const char* list : {"containers", "initContainers"}) {
+    if (spec.contains(list) && spec[list].is_array()) {
+      for (json& c : spec[list]) {
+        if (c.is_object()) c.erase("image");
+      }
+    }
+  }
+  spec.erase("activeDeadlineSeconds");
+  spec.erase("tolerations");
+  spec.erase("terminationGracePeriodSeconds");
+  spec.erase("nodeName");  // set by binding, not by updates of users
+  return spec;
+}
+
+json TolerationsOf(const json* spec) {
+  const json* t = Member(spec, "tolerations");
+  return t != nullptr && t->is_array() ? *t : json::array();
+}
+
+// ValidatePodUpdate's spec rule. REQUIRES: both specs are objects.
+void ValidatePodSpecUpdate(const json& spec, const json& old_spec, api::FieldErrors* errors) {
+  if (MutableStripped(old_spec) != MutableStripped(spec)) {
+    errors->push_back(api::FieldError::Forbidden(
+        "spec",
+        "pod updates may not change fields other than `spec.containers[*].image`,"
+        "`spec.initContainers[*].image`,`spec.activeDeadlineSeconds`,`spec.tolerations` "
+        "(only additions to existing tolerations),`spec.terminationGracePeriodSeconds` "
+        "(allow it to be set to 1 if it was previously negative)"));
+    return;
+  }
+  // Existing tolerations may only gain tolerationSeconds changes; additions are allowed.
+  const json new_tol = TolerationsOf(&spec);
+  for (json a : TolerationsOf(&old_spec)) {
+    if (a.is_object()) a.erase("tolerationSeconds");
+    bool kept = false;
+    for (json b : new_tol) {
+      if (b.is_object()) b.erase("tolerationSeconds");
+      if (a == b) kept = true;
+    }
+    if (!kept) {
+      errors->push_back(api::FieldError::Forbidden(
+          "spec.tolerations",
+          "existing toleration can not be modified except its tolerationSeconds"));
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+Status ValidatePodSpecOf(const json& pod, api::FieldErrors* errors) {
+  auto decoded = api::codec::PodFromJson(pod);
+  if (!decoded.ok()) return decoded.status();
+  const json* spec = Member(pod, "spec");
+  ValidateContainers(spec, errors);
+  ValidateRestartPolicy(spec, errors);
+  api::Pod p = std::move(decoded).value();
+  api::ApplyPodDefaults(p);
+  for (api::FieldError& e : api::ValidatePodForScheduling(p)) errors->push_back(std::move(e));
+  return Status::Ok();
+}
+
+Status ValidatePod(const json& object, const json* old, api::FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
+                           : ValidateObjectMetaUpdate(object, *old);
+  if (Status s = ValidatePodSpecOf(object, errors); !s.ok()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "Pod in version \"v1\" cannot be handled as a Pod: " + std::string(s.message()));
+  }
+  const json* spec = Member(object, "spec");
+  const json* old_spec = old != nullptr ? Member(*old, "spec") : nullptr;
+  if (old_spec != nullptr && spec != nullptr && spec->is_object() && old_spec->is_object() &&
+      errors->empty()) {
+    ValidatePodSpecUpdate(*spec, *old_spec, errors);
+  }
+  return Status::Ok();
+}
+
+}  // namespace tidepool::apiserver::validation
