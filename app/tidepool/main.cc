@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
       "Run the scheduling core on manifests of Nodes and Pods, one file per step, printing the "
       "scheduler's events (kube-scheduler 1.32's FailedScheduling texts)");
   sched->add_option("-f,--filename", schedule.files, "Manifest (YAML or JSON); repeat for steps")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
 
   tidepool::runtime::SimulateOptions simulate;
   uint64_t seed = 0;
@@ -40,8 +39,7 @@ int main(int argc, char** argv) {
       "time since the start");
   sim->add_option("scenario", simulate.scenario,
                   "Scenario YAML, e.g. examples/seed-walkthrough.yaml")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   sim->add_option("-o,--output", simulate.output, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->default_val("text");
@@ -70,8 +68,7 @@ int main(int argc, char** argv) {
       ->default_val(1.0);
   up_cmd->add_option("--config", up.config,
                      "Cluster config: node pools, autoscaler flags, cloud delays and faults (the "
-                     "scenario format of tidepool simulate, without a timeline)")
-      ->check(CLI::ExistingFile);
+                     "scenario format of tidepool simulate, without a timeline)");
   up_cmd->add_option("--data-dir", up.data_dir,
                      "Persist every acknowledged write in SQLite under this directory, and resume "
                      "from it");
@@ -121,8 +118,7 @@ int main(int argc, char** argv) {
   as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
                    "Send no OAuth token to the cloud APIs (an emulated API such as tidepool up's)");
   as_cmd->add_option("--config", autoscale.config,
-                     "YAML map of Cluster Autoscaler flags (command-line flags win)")
-      ->check(CLI::ExistingFile);
+                     "YAML map of Cluster Autoscaler flags (command-line flags win)");
   as_cmd->add_option("--leader-elect", autoscale.leader_elect,
                      "Start a leader election client and gain leadership before executing the "
                      "main loop")
@@ -165,7 +161,15 @@ int main(int argc, char** argv) {
         f.name == "gpu-total" ? CLI::MultiOptionPolicy::TakeAll : CLI::MultiOptionPolicy::TakeLast);
   }
 
-  CLI11_PARSE(app, argc, argv);
+  // A file that does not exist is the command's to report (its documented exit code, 1); a flag
+  // CLI11 cannot parse is a bad option: exit 2, as every command documents (CLI11's own codes,
+  // 105 and up, are not).
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints --help / --version (0) or the error
+    return rc == 0 ? 0 : 2;
+  }
   if (as_cmd->parsed()) {
     for (const auto& [name, values] : ca_flags) {
       if (values.empty()) continue;
