@@ -54,8 +54,17 @@ int main(int argc, char** argv) {
       "Run an emulated GPU-capable GKE cluster on loopback, in real time: a Kubernetes 1.32 API "
       "that the real kubectl drives, the scheduler, emulated kubelets, cloud and GPU drivers, and "
       "the autoscaler");
-  up_cmd->add_option("--address", up.address, "Listen address (loopback unless told otherwise)")
+  up_cmd->add_option("--address", up.address,
+                     "Listen address (default loopback, no credential). Any other address "
+                     "(0.0.0.0, a LAN address) serves HTTPS with tidepool's own CA and requires a "
+                     "bearer token, written only into --kubeconfig and --gcloud-config (mode 0600)")
       ->default_val("127.0.0.1");
+  bool anonymous_auth = true;
+  CLI::Option* anonymous_auth_opt = up_cmd->add_option(
+      "--anonymous-auth", anonymous_auth,
+      "Serve requests without a credential (kube-apiserver's flag). Default: true on loopback; "
+      "false on loopback serves HTTPS with a token as a non-loopback address does; true on a "
+      "non-loopback address is refused");
   up_cmd->add_option("--port", up.port, "API port (0: pick a free one)")->default_val(0);
   up_cmd->add_option("--kubeconfig", up.kubeconfig,
                      "Write a kubeconfig with a context named tidepool to this path");
@@ -116,7 +125,10 @@ int main(int argc, char** argv) {
                      "pools with GKE autoscaling enabled)")
       ->allow_extra_args(false);
   as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
-                   "Send no OAuth token to the cloud APIs (an emulated API such as tidepool up's)");
+                   "Send no OAuth token to the cloud APIs");
+  as_cmd->add_flag("--insecure-allow-http-credentials", autoscale.insecure_allow_http_credentials,
+                   "Send credentials (the kubeconfig's, the cloud's OAuth token) over plain "
+                   "http:// to a host other than this machine; refused without it");
   as_cmd->add_option("--config", autoscale.config,
                      "YAML map of Cluster Autoscaler flags (command-line flags win)");
   as_cmd->add_option("--leader-elect", autoscale.leader_elect,
@@ -192,6 +204,7 @@ int main(int argc, char** argv) {
   if (up_cmd->parsed()) {
     up.autoscaler = !no_autoscaler;
     up.gpu_operator = !no_gpu_operator;
+    if (anonymous_auth_opt->count() > 0) up.anonymous_auth = anonymous_auth;
     return tidepool::runtime::RunUp(up, std::cout, std::cerr);
   }
   if (sched->parsed()) {
