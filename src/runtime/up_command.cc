@@ -25,6 +25,7 @@
 #include "runtime/client_files.h"
 #include "runtime/cluster_bridge.h"
 #include "runtime/exposure.h"
+#include "runtime/store_cloud_journal.h"
 #include "runtime/gke_control.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
@@ -245,6 +246,25 @@ void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
   }
 }
 
+// When the cluster was created: the start of the first run's warm-up, kept in the journal
+// (kind "clusters") so that a restart reports the same createTime.
+TimePoint ClusterCreateTime(cloud::CloudJournal* journal, const sim::WorldOptions& w) {
+  const TimePoint fresh = w.start - w.warmup;
+  if (journal == nullptr) return fresh;
+  if (auto records = journal->List("clusters"); records.ok()) {
+    for (const cloud::CloudRecord& r : *records) {
+      if (r.name != w.cluster) continue;
+      nlohmann::json j = nlohmann::json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("createTime") && j["createTime"].is_number_integer()) {
+        return TimePoint(Duration(j["createTime"].get<int64_t>()));
+      }
+    }
+  }
+  const nlohmann::json record = {{"createTime", fresh.time_since_epoch().count()}};
+  (void)journal->Put("clusters", w.cluster, record.dump());  // at worst a new createTime later
+  return fresh;
+}
+
 }  // namespace
 
 int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
@@ -309,6 +329,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
+  // With --data-dir the emulated cloud (pools, VMs, operations) is kept in the same store as
+  // the API objects (runtime/store_cloud_journal.h), and a restart restores it.
+  StoreCloudJournal journal(store);
+  cloud::CloudJournal* cloud_journal = options.data_dir.empty() ? nullptr : &journal;
+  w.cloud.journal = cloud_journal;
   auto world_or = sim::World::Create(w);
   if (!world_or.ok()) {
     err << "error: " << world_or.status().message() << "\n";
@@ -362,7 +387,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cluster_info.zone = w.zone;
   cluster_info.endpoint = listeners.endpoint;
   cluster_info.ca_pem = listeners.tls->ca_pem();
-  cluster_info.create_time = w.start - w.warmup;
+  cluster_info.create_time = ClusterCreateTime(cloud_journal, w);
   // Compute Engine's networkIP of a VM: its Node's InternalIP, as the bridge published it.
   const apiserver::Resource* nodes_resource = apiserver::FindResource("", "v1", "nodes");
   auto node_ip = [&store, nodes_resource](const std::string& name) -> std::string {
@@ -377,7 +402,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return "";
   };
   WorldGkeControl gke_control(*world, executor, cluster_info, node_ip);
-  cloud::gke::GkeApi gke(gke_control, clock);
+  cloud::gke::GkeApiOptions gke_options;
+  gke_options.journal = cloud_journal;
+  cloud::gke::GkeApi gke(gke_control, clock, gke_options);
   gke_api.store(&gke);
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.

@@ -58,7 +58,11 @@ struct UpOptions {
   std::string gcloud_config;  // a gcloud configuration directory, written when set
   double speed = 1.0;         // divides every emulated duration
   std::string config;         // scenario-format YAML; empty: the built-in default cluster
-  std::string data_dir;       // SQLite persistence when set
+  // SQLite persistence when set: the API objects and the emulated cloud (pools, VMs with their
+  // lifecycle step in flight, GKE operations), in one store and one transaction order
+  // (runtime/store_cloud_journal.h). A restart resumes both; --config's nodePools then are not
+  // created again (the cluster exists), its delays, faults and autoscaler flags apply.
+  std::string data_dir;
   bool autoscaler = true;     // --no-autoscaler turns the embedded autoscaler off
   // --no-gpu-operator: no emulated GPU operator; GPU nodes then never expose nvidia.com/gpu
   // (the walkthrough without its step 2).
