@@ -41,13 +41,21 @@ esac
 grep -qF '"reason": "FailedScheduling"' <<<"$json" || { echo "JSON lacks FailedScheduling"; exit 1; }
 # Another seed changes the instance names only.
 "$bin" simulate "$scenario" --seed 2 --until 2m | grep -q '^# tidepool simulate .*: seed 2, 2m0s'
-# Errors: a missing scenario, a bad output format.
-if "$bin" simulate /nonexistent.yaml >/dev/null 2>&1; then
-  echo "a missing scenario was accepted"
+# Errors: a missing scenario (exit 1, as documented; not CLI11's 105), a bad output format and an
+# unknown flag (exit 2).
+rc=0
+msg=$("$bin" simulate /nonexistent.yaml 2>&1 >/dev/null) || rc=$?
+if [ "$rc" != 1 ] || [ "$msg" != "error: open /nonexistent.yaml: no such file or directory" ]; then
+  echo "a missing scenario: exit $rc, stderr: $msg"
   exit 1
 fi
-if "$bin" simulate "$scenario" --output yaml >/dev/null 2>&1; then
-  echo "--output yaml was accepted"
-  exit 1
-fi
+rc=0
+"$bin" simulate "$scenario" --output yaml >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || { echo "--output yaml: exit $rc, expected 2"; exit 1; }
+rc=0
+"$bin" simulate "$scenario" --no-such-flag >/dev/null 2>&1 || rc=$?
+[ "$rc" = 2 ] || { echo "an unknown flag: exit $rc, expected 2"; exit 1; }
+rc=0
+"$bin" up --config /nonexistent.yaml >/dev/null 2>&1 || rc=$?
+[ "$rc" = 1 ] || { echo "up --config of a missing file: exit $rc, expected 1"; exit 1; }
 echo "ok: simulate"

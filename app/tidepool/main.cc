@@ -26,8 +26,7 @@ int main(int argc, char** argv) {
       "Run the scheduling core on manifests of Nodes and Pods, one file per step, printing the "
       "scheduler's events (kube-scheduler 1.32's FailedScheduling texts)");
   sched->add_option("-f,--filename", schedule.files, "Manifest (YAML or JSON); repeat for steps")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
 
   tidepool::runtime::SimulateOptions simulate;
   uint64_t seed = 0;
@@ -40,8 +39,7 @@ int main(int argc, char** argv) {
       "time since the start");
   sim->add_option("scenario", simulate.scenario,
                   "Scenario YAML, e.g. examples/seed-walkthrough.yaml")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   sim->add_option("-o,--output", simulate.output, "Output format: text or json")
       ->check(CLI::IsMember({"text", "json"}))
       ->default_val("text");
@@ -56,8 +54,17 @@ int main(int argc, char** argv) {
       "Run an emulated GPU-capable GKE cluster on loopback, in real time: a Kubernetes 1.32 API "
       "that the real kubectl drives, the scheduler, emulated kubelets, cloud and GPU drivers, and "
       "the autoscaler");
-  up_cmd->add_option("--address", up.address, "Listen address (loopback unless told otherwise)")
+  up_cmd->add_option("--address", up.address,
+                     "Listen address (default loopback, no credential). Any other address "
+                     "(0.0.0.0, a LAN address) serves HTTPS with tidepool's own CA and requires a "
+                     "bearer token, written only into --kubeconfig and --gcloud-config (mode 0600)")
       ->default_val("127.0.0.1");
+  bool anonymous_auth = true;
+  CLI::Option* anonymous_auth_opt = up_cmd->add_option(
+      "--anonymous-auth", anonymous_auth,
+      "Serve requests without a credential (kube-apiserver's flag). Default: true on loopback; "
+      "false on loopback serves HTTPS with a token as a non-loopback address does; true on a "
+      "non-loopback address is refused");
   up_cmd->add_option("--port", up.port, "API port (0: pick a free one)")->default_val(0);
   up_cmd->add_option("--kubeconfig", up.kubeconfig,
                      "Write a kubeconfig with a context named tidepool to this path");
@@ -70,8 +77,7 @@ int main(int argc, char** argv) {
       ->default_val(1.0);
   up_cmd->add_option("--config", up.config,
                      "Cluster config: node pools, autoscaler flags, cloud delays and faults (the "
-                     "scenario format of tidepool simulate, without a timeline)")
-      ->check(CLI::ExistingFile);
+                     "scenario format of tidepool simulate, without a timeline)");
   up_cmd->add_option("--data-dir", up.data_dir,
                      "Persist every acknowledged write in SQLite under this directory, and resume "
                      "from it");
@@ -119,10 +125,12 @@ int main(int argc, char** argv) {
                      "pools with GKE autoscaling enabled)")
       ->allow_extra_args(false);
   as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
-                   "Send no OAuth token to the cloud APIs (an emulated API such as tidepool up's)");
+                   "Send no OAuth token to the cloud APIs");
+  as_cmd->add_flag("--insecure-allow-http-credentials", autoscale.insecure_allow_http_credentials,
+                   "Send credentials (the kubeconfig's, the cloud's OAuth token) over plain "
+                   "http:// to a host other than this machine; refused without it");
   as_cmd->add_option("--config", autoscale.config,
-                     "YAML map of Cluster Autoscaler flags (command-line flags win)")
-      ->check(CLI::ExistingFile);
+                     "YAML map of Cluster Autoscaler flags (command-line flags win)");
   as_cmd->add_option("--leader-elect", autoscale.leader_elect,
                      "Start a leader election client and gain leadership before executing the "
                      "main loop")
@@ -165,7 +173,15 @@ int main(int argc, char** argv) {
         f.name == "gpu-total" ? CLI::MultiOptionPolicy::TakeAll : CLI::MultiOptionPolicy::TakeLast);
   }
 
-  CLI11_PARSE(app, argc, argv);
+  // A file that does not exist is the command's to report (its documented exit code, 1); a flag
+  // CLI11 cannot parse is a bad option: exit 2, as every command documents (CLI11's own codes,
+  // 105 and up, are not).
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int rc = app.exit(e);  // prints --help / --version (0) or the error
+    return rc == 0 ? 0 : 2;
+  }
   if (as_cmd->parsed()) {
     for (const auto& [name, values] : ca_flags) {
       if (values.empty()) continue;
@@ -188,6 +204,7 @@ int main(int argc, char** argv) {
   if (up_cmd->parsed()) {
     up.autoscaler = !no_autoscaler;
     up.gpu_operator = !no_gpu_operator;
+    if (anonymous_auth_opt->count() > 0) up.anonymous_auth = anonymous_auth;
     return tidepool::runtime::RunUp(up, std::cout, std::cerr);
   }
   if (sched->parsed()) {

@@ -289,7 +289,7 @@ StatusOr<size_t> ObjectStore::Load() {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " is malformed");
     }
     const Resource* r =
-        FindResource(parts[0] == "core" ? "" : parts[0], "v1", parts[1]);
+        FindStoredResource(parts[0] == "core" ? "" : parts[0], "v1", parts[1]);
     if (r == nullptr) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " names no known resource");
     }

@@ -1,5 +1,7 @@
 #include "apiserver/resources.h"
 
+#include <utility>
+
 namespace tidepool::apiserver {
 namespace {
 
@@ -131,6 +133,38 @@ const Resource* FindResourceByKind(std::string_view api_version, std::string_vie
     if (r.GroupVersion() == api_version && r.kind == kind) return &r;
   }
   return nullptr;
+}
+
+const std::vector<Resource>& InternalResources() {
+  static const std::vector<Resource> kInternal = [] {
+    std::vector<Resource> v;
+    const std::string group(kInternalCloudGroup);
+    for (const auto& [plural, kind] :
+         {std::pair{"clusters", "ClusterRecord"}, std::pair{"computeoperations", "ComputeOperationRecord"},
+          std::pair{"instances", "InstanceRecord"}, std::pair{"nodepools", "NodePoolRecord"},
+          std::pair{"nodepooltaints", "NodePoolTaintsRecord"},
+          std::pair{"operations", "OperationRecord"}}) {
+      Resource r = Make(group, plural, kind, kind, /*namespaced=*/false);
+      r.singular = r.resource;
+      r.verbs.clear();  // never served
+      v.push_back(std::move(r));
+    }
+    return v;
+  }();
+  return kInternal;
+}
+
+const Resource* FindInternalResource(std::string_view group, std::string_view resource) {
+  for (const Resource& r : InternalResources()) {
+    if (r.group == group && r.resource == resource) return &r;
+  }
+  return nullptr;
+}
+
+const Resource* FindStoredResource(std::string_view group, std::string_view version,
+                                   std::string_view resource) {
+  if (const Resource* r = FindResource(group, version, resource)) return r;
+  return version == "v1" ? FindInternalResource(group, resource) : nullptr;
 }
 
 }  // namespace tidepool::apiserver

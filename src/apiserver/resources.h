@@ -47,4 +47,17 @@ const Resource* FindResource(std::string_view group, std::string_view version,
 // By kind, for a manifest's apiVersion + kind ("apps/v1", "Deployment"). nullptr when not served.
 const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind);
 
+// Resources the object store keeps but the API server never serves (no discovery, no REST
+// path, FindResource does not know them): the emulated cloud's own state (group
+// kInternalCloudGroup: nodepools, instances, operations, clusters, ...; cloud/cloud_journal.h),
+// kept in the same store and storage as the Kubernetes objects so that both are written in one
+// revision order.
+inline constexpr std::string_view kInternalCloudGroup = "cloud.internal.tidepool";
+const std::vector<Resource>& InternalResources();
+// An internal resource of `group` named `resource`; nullptr when there is none.
+const Resource* FindInternalResource(std::string_view group, std::string_view resource);
+// What storage may hold: a served resource (FindResource) or an internal one.
+const Resource* FindStoredResource(std::string_view group, std::string_view version,
+                                   std::string_view resource);
+
 }  // namespace tidepool::apiserver

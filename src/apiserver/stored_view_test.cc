@@ -150,7 +150,9 @@ void ExpectSame(const Resource& r, const json& object) {
                                object["metadata"].contains("labels")
                            ? &object["metadata"]["labels"]
                            : nullptr;
-  if (labels != nullptr) ASSERT_EQ(view["metadata"]["labels"], *labels);
+  if (labels != nullptr) {
+    ASSERT_EQ(view["metadata"]["labels"], *labels);
+  }
 }
 
 TEST(StoredViewTest, DropsManagedFieldsLastAppliedAndPodSpecDetails) {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
@@ -29,6 +30,7 @@
 #include "common/log.h"
 #include "common/random.h"
 #include "runtime/autoscaler_metrics.h"
+#include "runtime/exposure.h"
 #include "runtime/kube_cluster.h"
 
 namespace tidepool::runtime {
@@ -129,6 +131,43 @@ StatusOr<std::pair<std::string, uint16_t>> ParseAddress(const std::string& addre
   return std::make_pair(host, static_cast<uint16_t>(p));
 }
 
+// "http://host:port/path" -> "host" (brackets of an IPv6 literal removed); "" for another scheme.
+std::string PlainHttpHost(std::string_view url) {
+  constexpr std::string_view kHttp = "http://";
+  if (url.size() < kHttp.size()) return "";
+  for (size_t i = 0; i < kHttp.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(url[i])) != kHttp[i]) return "";
+  }
+  std::string_view rest = url.substr(kHttp.size());
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (auto at = rest.rfind('@'); at != std::string_view::npos) rest = rest.substr(at + 1);
+  if (!rest.empty() && rest.front() == '[') return std::string(rest.substr(1, rest.find(']') - 1));
+  return std::string(rest.substr(0, rest.find(':')));
+}
+
+// Credentials never cross a network in clear text unless the user said so: plain http:// to
+// another host than this one (loopback) with a credential is refused (InvalidArgument), or,
+// with --insecure-allow-http-credentials, allowed with a warning.
+Status CheckCredentialTransport(const std::string& flag, std::string_view url,
+                                bool sends_credentials, bool allowed, log::Logger& logger) {
+  const std::string host = PlainHttpHost(url);
+  if (!sends_credentials || host.empty() || IsLoopbackAddress(host)) return OkStatus();
+  if (!allowed) {
+    return InvalidArgumentError(
+        flag + " " + std::string(url) + ": refusing to send credentials over plain http to " +
+        host + " (anyone on the path can read and replay them); use https, or pass "
+        "--insecure-allow-http-credentials to send them anyway");
+  }
+  logger.Warning("Sending credentials over plain http (--insecure-allow-http-credentials)",
+                 {{"endpoint", std::string(url)}});
+  return OkStatus();
+}
+
+bool HasKubeCredentials(const client::RestConfig& c) {
+  return !c.bearer_token.empty() || !c.bearer_token_file.empty() || !c.username.empty() ||
+         c.exec.has_value();
+}
+
 // Shared between the loop, the HTTP handlers and the signal thread.
 struct State {
   std::mutex mu;
@@ -208,6 +247,22 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
   }
   // A hung API server must not hang the loop (writes, lists); watches are not bounded by this.
   if (rest_config->timeout == Duration::zero()) rest_config->timeout = std::chrono::seconds(60);
+  if (Status s = CheckCredentialTransport("Kubernetes API", rest_config->host,
+                                          HasKubeCredentials(*rest_config),
+                                          o.insecure_allow_http_credentials, logger);
+      !s.ok()) {
+    err << "error: " << s.message() << "\n";
+    return 2;
+  }
+  for (const auto& [flag, url] : {std::pair{"--gke-api-endpoint", &o.gke_api_endpoint},
+                                  std::pair{"--compute-api-endpoint", &o.compute_api_endpoint}}) {
+    if (Status s = CheckCredentialTransport(flag, *url, !o.gcp_no_auth,
+                                            o.insecure_allow_http_credentials, logger);
+        !s.ok()) {
+      err << "error: " << s.message() << "\n";
+      return 2;
+    }
+  }
   client::RestClient kube(std::move(*rest_config), clock);
   logger.Info("Kubernetes API: " + kube.config().host);
 

@@ -15,6 +15,9 @@
 //                  metadata server; --gcp-no-auth sends none (tidepool up); node groups: the
 //                  pools with GKE autoscaling on, or exactly those named by CA's repeatable
 //                  --nodes=MIN:MAX:POOL (for pools whose GKE autoscaling is off)
+//   transport      credentials are never sent over plain http:// to another host than this one
+//                  (loopback): such a Kubernetes server or cloud endpoint is refused (exit 2)
+//                  unless --insecure-allow-http-credentials (then a warning is logged)
 //   engine         every Cluster Autoscaler flag autoscaler/flags.h knows, by CA's name
 //                  (--scan-interval=10s, --scale-down-unneeded-time=10m, --expander=...), also
 //                  from --config FILE (a YAML map of the same names)
@@ -53,6 +56,10 @@ struct AutoscaleOptions {
   std::string gcp_token_file;
   std::string gcp_credentials_file;
   bool gcp_no_auth = false;
+  // Credentials (a kubeconfig's token, basic auth or exec plugin; the cloud's OAuth token) over
+  // plain http:// to a host other than this machine are refused unless this is set (then a
+  // warning is logged). Loopback http is always allowed.
+  bool insecure_allow_http_credentials = false;
   // CA's --nodes=MIN:MAX:NAME, repeatable: explicit node groups (GKE: node pools, or a
   // single-zone pool's instance group URL). Empty: the pools with GKE autoscaling enabled.
   std::vector<std::string> nodes;

@@ -34,6 +34,14 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     scenario->world.seed = *options.seed;
   }
   const Duration run_for = until.value_or(scenario->run_for);
+  // --until shorter than the timeline: what is cut is said, never silently dropped.
+  for (size_t i = 0; i < scenario->timeline.size(); ++i) {
+    if (scenario->timeline[i].at > run_for) {
+      err << "note: " << options.scenario << ": timeline[" << i << "] (at "
+          << FormatGoDuration(scenario->timeline[i].at) << ") is after --until "
+          << FormatGoDuration(run_for) << " and does not run\n";
+    }
+  }
   auto world = sim::RunScenario(*scenario, until);
   if (!world.ok()) {
     err << "error: " << options.scenario << ": " << world.status().message() << "\n";

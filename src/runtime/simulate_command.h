@@ -5,7 +5,8 @@
 // `kubectl get nodes -w`, `kubectl get events -w`, the autoscaler's log and the node pools'
 // sizes, each line stamped with the simulated time since the start. Text by default; with
 // --output json the same entries as a JSON array. The same scenario and seed give the same
-// bytes.
+// bytes. A timeline action after runFor refuses the scenario (exit 1); one after a shorter
+// --until does not run, and a note on `err` says so.
 #pragma once
 
 #include <cstdint>

@@ -4,6 +4,7 @@
 
 #include "testing/temp_dir.h"
 
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -148,7 +149,17 @@ TEST(SimulateCommandTest, Errors) {
   const std::string bad = WriteScenario("bad.yaml", "runFor: 1m\nnodePools: []\nfoo: 1\n");
   const std::string pool = WriteScenario(
       "pool.yaml", "runFor: 1m\nnodePools: [{name: p, machineType: n1-standard-999}]\n");
+  const std::string late = WriteScenario(
+      "late.yaml",
+      "runFor: 10m\nnodePools: [{name: default-pool, machineType: e2-standard-4}]\n"
+      "timeline:\n- {at: 1m, delete: pod/a}\n- {at: 40m, delete: pod/b}\n");
   const std::vector<Case> cases = {
+      {"an action after runFor would never run",
+       {late},
+       1,
+       "error: " + late +
+           ": timeline[1].at: 40m0s is after runFor (10m0s): the action would never run (move "
+           "it earlier or raise runFor)\n"},
       {"missing file",
        {"/nonexistent.yaml"},
        1,
@@ -168,6 +179,50 @@ TEST(SimulateCommandTest, Errors) {
     EXPECT_EQ(err.str().substr(0, c.err.size()), c.err);
     EXPECT_EQ(out.str(), "");
   }
+}
+
+TEST(SimulateCommandTest, AFileThatIsNoManifestIsNamedNotEchoed) {
+  // `apply: ../secret` reads a file outside the scenario's folder, as kubectl -f may; what is
+  // wrong with it is said, its content never shown.
+  const std::string dir = tidepool::testing::TestTempDir();
+  std::filesystem::create_directories(dir + "/scenarios");
+  std::ofstream(dir + "/secret") << "root:x:0:0:root:/root:/bin/bash\ntoken-6f1d2c3b\n";
+  std::ofstream(dir + "/scenarios/s.yaml")
+      << "runFor: 1m\nnodePools: [{name: default-pool, machineType: e2-standard-4}]\n"
+         "timeline:\n- {at: 0s, apply: ../secret}\n";
+  std::ofstream(dir + "/broken") << "a: b\ntoken-6f1d2c3b\n";
+  std::ofstream(dir + "/scenarios/b.yaml")
+      << "runFor: 1m\nnodePools: [{name: default-pool, machineType: e2-standard-4}]\n"
+         "timeline:\n- {at: 0s, apply: ../broken}\n";
+  struct Case {
+    std::string scenario, err;
+  };
+  for (const Case& c :
+       {Case{dir + "/scenarios/s.yaml",
+             "timeline[0].apply: error validating \"../secret\": error validating data: invalid "
+             "object to validate\n"},
+        Case{dir + "/scenarios/b.yaml",
+             "timeline[0].apply: error parsing ../broken: error converting YAML to JSON: yaml: "}}) {
+    SCOPED_TRACE(c.scenario);
+    std::ostringstream out, err;
+    SimulateOptions o;
+    o.scenario = c.scenario;
+    EXPECT_EQ(RunSimulate(o, out, err), 1);
+    EXPECT_NE(err.str().find(c.err), std::string::npos) << err.str();
+    EXPECT_EQ(err.str().find("token-6f1d2c3b"), std::string::npos) << err.str();
+    EXPECT_EQ(err.str().find("root:x"), std::string::npos) << err.str();
+  }
+}
+
+TEST(SimulateCommandTest, UntilBeforeAnActionSaysItDoesNotRun) {
+  std::ostringstream out, err;
+  SimulateOptions o;
+  o.scenario = WriteScenario("manual.yaml", kManual);
+  o.until = "30s";
+  ASSERT_EQ(RunSimulate(o, out, err), 0) << err.str();
+  EXPECT_EQ(err.str(), "note: " + o.scenario +
+                           ": timeline[1] (at 1m0s) is after --until 30s and does not run\n");
+  EXPECT_EQ(out.str().find("gcloud container clusters resize"), std::string::npos) << out.str();
 }
 
 }  // namespace

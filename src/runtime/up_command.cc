@@ -2,14 +2,17 @@
 
 #include <pthread.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include "apiserver/api_server.h"
 #include "apiserver/http/server.h"
@@ -19,7 +22,10 @@
 #include "apiserver/storage/backend.h"
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
+#include "runtime/client_files.h"
 #include "runtime/cluster_bridge.h"
+#include "runtime/exposure.h"
+#include "runtime/store_cloud_journal.h"
 #include "runtime/gke_control.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
@@ -112,70 +118,151 @@ StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
   return sc.world;
 }
 
-void WriteKubeconfig(const std::string& path, const std::string& server) {
-  std::filesystem::path p(path);
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
-  std::ofstream out(path);
-  out << "apiVersion: v1\n"
-         "kind: Config\n"
-         "clusters:\n"
-         "- name: tidepool\n"
-         "  cluster:\n"
-         "    server: "
-      << server
-      << "\n"
-         "contexts:\n"
-         "- name: tidepool\n"
-         "  context:\n"
-         "    cluster: tidepool\n"
-         "    user: tidepool\n"
-         "    namespace: default\n"
-         "current-context: tidepool\n"
-         "preferences: {}\n"
-         "users:\n"
-         "- name: tidepool\n"
-         "  user: {}\n";
+// How the cluster is reached (runtime/exposure.h): the address clients use, and whether the
+// Kubernetes API needs the token (then its listener is HTTPS).
+struct Exposure {
+  bool secure = false;     // HTTPS + token on the main port
+  std::string advertise;   // the host clients are given (kubeconfig, gcloud, get-credentials)
+  std::vector<std::string> cert_names;  // extra names for the HTTPS certificate
+};
+
+StatusOr<Exposure> DecideExposure(const UpOptions& o) {
+  Exposure e;
+  const bool loopback = IsLoopbackAddress(o.address);
+  if (!loopback && o.anonymous_auth.value_or(false)) {
+    return InvalidArgumentError(
+        "--anonymous-auth=true with --address " + o.address +
+        ": that would serve the whole cluster, with no credential, to anyone who reaches this "
+        "address; tidepool up refuses it (leave --anonymous-auth out: the API then needs the "
+        "bearer token written into --kubeconfig)");
+  }
+  e.secure = !loopback || !o.anonymous_auth.value_or(true);
+  e.advertise = o.address;
+  if (o.address == "0.0.0.0") {
+    e.cert_names = LocalIpv4Addresses();
+    e.advertise = e.cert_names.empty() ? "127.0.0.1" : e.cert_names.front();
+    char host[256] = {0};
+    if (::gethostname(host, sizeof(host) - 1) == 0 && host[0] != '\0') {
+      e.cert_names.emplace_back(host);
+    }
+  }
+  if (e.secure && o.kubeconfig.empty() && o.gcloud_config.empty()) {
+    return InvalidArgumentError(
+        "--address " + o.address +
+        " (or --anonymous-auth=false) needs --kubeconfig or --gcloud-config: the API then "
+        "requires a bearer token, which is written only there");
+  }
+  return e;
 }
 
-// A gcloud configuration directory (CLOUDSDK_CONFIG) pointed at `url` (reference
-// cloud-apis.md §2.1): endpoint overrides (each must end in '/'), an access-token file instead of
-// credentials (gcloud sends it as a Bearer token; gke-gcloud-auth-plugin hands it to kubectl),
-// the project and zone, and no prompts, surveys or update checks.
-Status WriteGcloudConfig(const std::string& dir, const std::string& url,
-                         const sim::WorldOptions& w) {
-  std::error_code ec;
-  const std::filesystem::path root = std::filesystem::absolute(dir);
-  std::filesystem::create_directories(root / "configurations", ec);
-  if (ec) return UnavailableError("--gcloud-config " + dir + ": " + ec.message());
-  const std::string token_file = (root / "access-token").string();
-  {
-    std::ofstream token(token_file);
-    token << "tidepool-local-access-token\n";
+// The listeners: plain HTTP on --address:--port (loopback), with an HTTPS front on a second
+// port for get-credentials' kubeconfig; or, when secure, HTTPS on --address:--port in front of
+// a plain HTTP listener that only loopback reaches (the token is checked behind both).
+struct Listeners {
+  std::unique_ptr<apiserver::http::HttpServer> http;
+  std::unique_ptr<cloud::gke::TlsEndpoint> tls;
+  std::string url;       // what clients use: http://127.0.0.1:P or https://<advertise>:P
+  uint16_t port = 0;     // the main port (--port, port file)
+  std::string endpoint;  // the cluster endpoint of the GKE API (host:port of the HTTPS API)
+
+  void Stop() {
+    if (tls) tls->Stop();
+    if (http) http->Stop();
   }
-  {
-    std::ofstream active(root / "active_config");
-    active << "default";
+};
+
+StatusOr<Listeners> StartListeners(const UpOptions& o, const Exposure& e,
+                                   apiserver::http::Handler handler, const Clock& clock) {
+  Listeners l;
+  apiserver::http::ServerOptions http_options;
+  http_options.address = e.secure ? "127.0.0.1" : o.address;
+  http_options.port = e.secure ? 0 : o.port;
+  TIDEPOOL_ASSIGN_OR_RETURN(l.http,
+                            apiserver::http::HttpServer::Start(http_options, std::move(handler)));
+  TIDEPOOL_ASSIGN_OR_RETURN(
+      l.tls, cloud::gke::TlsEndpoint::Start(o.address, e.secure ? o.port : 0,
+                                            http_options.address, l.http->port(), clock,
+                                            e.cert_names));
+  if (e.secure) {
+    l.port = l.tls->port();
+    l.url = "https://" + e.advertise + ":" + std::to_string(l.port);
+  } else {
+    l.port = l.http->port();
+    l.url = "http://" + o.address + ":" + std::to_string(l.port);
   }
-  std::ofstream cfg(root / "configurations" / "config_default");
-  cfg << "# Written by tidepool up: gcloud talks to the emulated GKE at " << url << "\n"
-      << "[core]\n"
-      << "project = " << w.project << "\n"
-      << "disable_usage_reporting = true\n"
-      << "[auth]\n"
-      << "access_token_file = " << token_file << "\n"
-      << "[api_endpoint_overrides]\n"
-      << "container = " << url << "/\n"
-      << "serviceusage = " << url << "/\n"
-      << "compute = " << url << "/compute/v1/\n"
-      << "[compute]\n"
-      << "zone = " << w.zone << "\n"
-      << "[component_manager]\n"
-      << "disable_update_check = true\n"
-      << "[survey]\n"
-      << "disable_prompts = true\n";
-  cfg.close();
-  if (!cfg) return UnavailableError("--gcloud-config " + dir + ": cannot write config_default");
+  l.endpoint = e.advertise + ":" + std::to_string(l.tls->port());
+  return l;
+}
+
+Status WriteClientFiles(const UpOptions& o, const Exposure& e, const Listeners& l,
+                        const sim::WorldOptions& w, const std::string& token) {
+  const std::string ca = e.secure ? l.tls->ca_pem() : "";
+  if (!o.kubeconfig.empty()) {
+    TIDEPOOL_RETURN_IF_ERROR(WriteKubeconfig(o.kubeconfig, l.url, ca, e.secure ? token : ""));
+  }
+  if (!o.gcloud_config.empty()) {
+    TIDEPOOL_RETURN_IF_ERROR(
+        WriteGcloudConfig({o.gcloud_config, l.url, w.project, w.zone, token, ca}));
+  }
   return OkStatus();
+}
+
+void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
+                 const sim::WorldOptions& w, std::ostream& out) {
+  out << "tidepool up: Kubernetes v1.32 API at " << l.url << " (cluster " << w.cluster
+      << ", project " << w.project << ", zone " << w.zone << "; speed " << o.speed
+      << "x; autoscaler " << (w.autoscaler ? "on" : "off") << "; "
+      << (o.data_dir.empty() ? std::string("in-memory storage") : "storage in " + o.data_dir)
+      << ")\n";
+  if (e.secure) {
+    out << "tidepool up: WARNING: listening on " << o.address
+        << (IsLoopbackAddress(o.address) ? "" : ", beyond this machine")
+        << ": HTTPS with tidepool's own CA, and every request needs the bearer token written "
+           "into "
+        << (o.kubeconfig.empty() ? "the gcloud configuration" : "the kubeconfig")
+        << " (mode 0600). Whoever has that file controls the cluster.\n";
+  }
+  if (!o.kubeconfig.empty()) {
+    out << "  export KUBECONFIG=" << std::filesystem::absolute(o.kubeconfig).string() << "\n";
+  } else if (!e.secure) {
+    out << "  kubectl --server " << l.url << " get nodes\n";
+  }
+  out << "tidepool up: GKE API (gcloud) at " << l.url << "/, cluster endpoint https://"
+      << l.endpoint << "\n";
+  if (!o.gcloud_config.empty()) {
+    out << "  export CLOUDSDK_CONFIG=" << std::filesystem::absolute(o.gcloud_config).string()
+        << "\n";
+    // gcloud's HTTP library prefers these to the configuration's core/custom_ca_certs_file.
+    for (const char* var :
+         {"CLOUDSDK_CORE_CUSTOM_CA_CERTS_FILE", "REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE"}) {
+      const char* v = e.secure ? std::getenv(var) : nullptr;
+      if (v != nullptr && *v != '\0') {
+        out << "  (" << var << " is set: gcloud would trust it instead of tidepool's CA; unset "
+            << var << " for gcloud)\n";
+      }
+    }
+  } else {
+    out << "  (its token is written only with --gcloud-config DIR)\n";
+  }
+}
+
+// When the cluster was created: the start of the first run's warm-up, kept in the journal
+// (kind "clusters") so that a restart reports the same createTime.
+TimePoint ClusterCreateTime(cloud::CloudJournal* journal, const sim::WorldOptions& w) {
+  const TimePoint fresh = w.start - w.warmup;
+  if (journal == nullptr) return fresh;
+  if (auto records = journal->List("clusters"); records.ok()) {
+    for (const cloud::CloudRecord& r : *records) {
+      if (r.name != w.cluster) continue;
+      nlohmann::json j = nlohmann::json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+      if (j.is_object() && j.contains("createTime") && j["createTime"].is_number_integer()) {
+        return TimePoint(Duration(j["createTime"].get<int64_t>()));
+      }
+    }
+  }
+  const nlohmann::json record = {{"createTime", fresh.time_since_epoch().count()}};
+  (void)journal->Put("clusters", w.cluster, record.dump());  // at worst a new createTime later
+  return fresh;
 }
 
 }  // namespace
@@ -185,6 +272,17 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: --speed must be a positive number\n";
     return 2;
   }
+  StatusOr<Exposure> exposure = DecideExposure(options);
+  if (!exposure.ok()) {
+    err << "error: " << exposure.status().message() << "\n";
+    return 2;
+  }
+  StatusOr<std::string> token = NewBearerToken();
+  if (!token.ok()) {
+    err << "error: " << token.status().message() << "\n";
+    return 1;
+  }
+  const ApiAccess access(*token, exposure->secure);
   // Signals are taken by sigwait below; every thread started from here inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
@@ -231,6 +329,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
+  // With --data-dir the emulated cloud (pools, VMs, operations) is kept in the same store as
+  // the API objects (runtime/store_cloud_journal.h), and a restart restores it.
+  StoreCloudJournal journal(store);
+  cloud::CloudJournal* cloud_journal = options.data_dir.empty() ? nullptr : &journal;
+  w.cloud.journal = cloud_journal;
   auto world_or = sim::World::Create(w);
   if (!world_or.ok()) {
     err << "error: " << world_or.status().message() << "\n";
@@ -250,40 +353,31 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
-  apiserver::http::ServerOptions http_options;
-  http_options.address = options.address;
-  http_options.port = options.port;
-  auto server_or = apiserver::http::HttpServer::Start(
-      http_options, [&api, &gke_api](const apiserver::http::HttpRequest& req,
-                                     apiserver::http::ResponseWriter& rw) {
-        if (cloud::gke::IsGkePath(req.path)) {
-          cloud::gke::GkeApi* gke = gke_api.load();
-          if (gke == nullptr) {
-            rw.Send(503, "application/json; charset=UTF-8",
-                    R"({"error":{"code":503,"message":"starting","status":"UNAVAILABLE"}})");
-            return;
-          }
-          cloud::gke::GkeResponse r = gke->Handle({req.method, req.path, req.body, req.query});
-          rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
-          return;
-        }
-        api->Handle(req, rw);
-      });
-  if (!server_or.ok()) {
-    err << "error: " << server_or.status().message() << "\n";
+  auto handler = [&api, &gke_api, &access](const apiserver::http::HttpRequest& req,
+                                            apiserver::http::ResponseWriter& rw) {
+    if (std::optional<Denial> denied = access.Check(req)) {
+      rw.Send(denied->status, denied->content_type, std::move(denied->body));
+      return;
+    }
+    if (cloud::gke::IsGkePath(req.path)) {
+      cloud::gke::GkeApi* gke = gke_api.load();
+      if (gke == nullptr) {
+        rw.Send(503, "application/json; charset=UTF-8",
+                R"({"error":{"code":503,"message":"starting","status":"UNAVAILABLE"}})");
+        return;
+      }
+      cloud::gke::GkeResponse r = gke->Handle({req.method, req.path, req.body, req.query});
+      rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
+      return;
+    }
+    api->Handle(req, rw);
+  };
+  StatusOr<Listeners> listeners_or = StartListeners(options, *exposure, handler, clock);
+  if (!listeners_or.ok()) {
+    err << "error: " << listeners_or.status().message() << "\n";
     return 1;
   }
-  std::unique_ptr<apiserver::http::HttpServer> server = std::move(server_or).value();
-  const std::string url = "http://" + options.address + ":" + std::to_string(server->port());
-
-  // HTTPS in front of the same API, for the kubeconfig that gcloud's get-credentials writes.
-  auto tls_or = cloud::gke::TlsEndpoint::Start(options.address, 0, options.address,
-                                               server->port(), clock);
-  if (!tls_or.ok()) {
-    err << "error: " << tls_or.status().message() << "\n";
-    return 1;
-  }
-  std::unique_ptr<cloud::gke::TlsEndpoint> tls = std::move(tls_or).value();
+  Listeners listeners = std::move(listeners_or).value();
 
   // Front-ends on other threads (the GKE API) reach the world through this.
   WorldExecutor executor;
@@ -291,9 +385,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cluster_info.project = w.project;
   cluster_info.name = w.cluster;
   cluster_info.zone = w.zone;
-  cluster_info.endpoint = options.address + ":" + std::to_string(tls->port());
-  cluster_info.ca_pem = tls->ca_pem();
-  cluster_info.create_time = w.start - w.warmup;
+  cluster_info.endpoint = listeners.endpoint;
+  cluster_info.ca_pem = listeners.tls->ca_pem();
+  cluster_info.create_time = ClusterCreateTime(cloud_journal, w);
   // Compute Engine's networkIP of a VM: its Node's InternalIP, as the bridge published it.
   const apiserver::Resource* nodes_resource = apiserver::FindResource("", "v1", "nodes");
   auto node_ip = [&store, nodes_resource](const std::string& name) -> std::string {
@@ -308,7 +402,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return "";
   };
   WorldGkeControl gke_control(*world, executor, cluster_info, node_ip);
-  cloud::gke::GkeApi gke(gke_control, clock);
+  cloud::gke::GkeApiOptions gke_options;
+  gke_options.journal = cloud_journal;
+  cloud::gke::GkeApi gke(gke_control, clock, gke_options);
   gke_api.store(&gke);
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
@@ -327,40 +423,19 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     }
   });
 
-  if (!options.kubeconfig.empty()) WriteKubeconfig(options.kubeconfig, url);
-  if (!options.gcloud_config.empty()) {
-    if (Status s = WriteGcloudConfig(options.gcloud_config, url, w); !s.ok()) {
-      err << "error: " << s.message() << "\n";
-      server->Stop();
-      tls->Stop();
-      stopping = true;
-      world_thread.join();
-      return 1;
-    }
+  if (Status s = WriteClientFiles(options, *exposure, listeners, w, *token); !s.ok()) {
+    err << "error: " << s.message() << "\n";
+    listeners.Stop();
+    stopping = true;
+    world_thread.join();
+    return 1;
   }
-  out << "tidepool up: Kubernetes v1.32 API at " << url << " (cluster " << w.cluster
-      << ", project " << w.project << ", zone " << w.zone << "; speed " << options.speed
-      << "x; autoscaler " << (w.autoscaler ? "on" : "off") << "; "
-      << (options.data_dir.empty() ? std::string("in-memory storage")
-                                   : "storage in " + options.data_dir)
-      << ")\n";
-  if (!options.kubeconfig.empty()) {
-    out << "  export KUBECONFIG=" << std::filesystem::absolute(options.kubeconfig).string()
-        << "\n";
-  } else {
-    out << "  kubectl --server " << url << " get nodes\n";
-  }
-  out << "tidepool up: GKE API (gcloud) at " << url << "/, cluster endpoint https://"
-      << cluster_info.endpoint << "\n";
-  if (!options.gcloud_config.empty()) {
-    out << "  export CLOUDSDK_CONFIG="
-        << std::filesystem::absolute(options.gcloud_config).string() << "\n";
-  }
+  PrintBanner(options, *exposure, listeners, w, out);
   out << "tidepool up: ready\n";
   out.flush();
   if (!options.port_file.empty()) {
     std::ofstream pf(options.port_file + ".tmp");
-    pf << server->port() << "\n";
+    pf << listeners.port << "\n";
     pf.close();
     std::filesystem::rename(options.port_file + ".tmp", options.port_file);
   }
@@ -369,8 +444,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   sigwait(&signals, &sig);
   out << "tidepool up: " << (sig == SIGINT ? "interrupt" : "terminated") << ", shutting down\n";
   out.flush();
-  tls->Stop();
-  server->Stop();
+  listeners.Stop();
   gke_api.store(nullptr);
   stopping = true;
   world_thread.join();

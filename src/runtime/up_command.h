@@ -19,6 +19,14 @@
 // It prints where it listens, writes a kubeconfig (context "tidepool") when asked, logs "ready"
 // when kubectl can use it, and shuts down cleanly on SIGINT or SIGTERM.
 //
+// Exposure (runtime/exposure.h): on loopback as above, with no credential for the Kubernetes
+// API; on any other --address (or with --anonymous-auth=false) the main port is HTTPS (the CA of
+// cloud/gke/tls_endpoint.h, its certificate naming the address, or every local address and the
+// host name for 0.0.0.0) and every request needs the run's bearer token, which is written only
+// into the kubeconfig (with the CA) and the gcloud configuration, files of mode 0600; a loud
+// warning says so. The GKE API always needs that token. A new run makes a new token and CA and
+// rewrites both files.
+//
 // The same port serves the GKE API that the real gcloud drives (cloud/gke/gke_api.h: paths
 // /v1/projects/..., /v1beta1/projects/..., /compute/v1/...; everything else is the Kubernetes
 // API), over the World's node pools through runtime/gke_control.h. With --gcloud-config DIR it
@@ -32,18 +40,29 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <optional>
 #include <string>
 
 namespace tidepool::runtime {
 
 struct UpOptions {
+  // Loopback (127.0.0.0/8, ::1, localhost): plain HTTP, no credential. Any other address
+  // (0.0.0.0, a LAN address; IPv4): HTTPS with tidepool's own CA, and every request needs the
+  // run's bearer token (runtime/exposure.h), written only into --kubeconfig / --gcloud-config.
   std::string address = "127.0.0.1";
+  // kube-apiserver's --anonymous-auth: unset = true on loopback, false elsewhere. false on
+  // loopback serves as a non-loopback address does; true elsewhere is refused.
+  std::optional<bool> anonymous_auth;
   uint16_t port = 0;          // 0: a free port
   std::string kubeconfig;     // written when set
   std::string gcloud_config;  // a gcloud configuration directory, written when set
   double speed = 1.0;         // divides every emulated duration
   std::string config;         // scenario-format YAML; empty: the built-in default cluster
-  std::string data_dir;       // SQLite persistence when set
+  // SQLite persistence when set: the API objects and the emulated cloud (pools, VMs with their
+  // lifecycle step in flight, GKE operations), in one store and one transaction order
+  // (runtime/store_cloud_journal.h). A restart resumes both; --config's nodePools then are not
+  // created again (the cluster exists), its delays, faults and autoscaler flags apply.
+  std::string data_dir;
   bool autoscaler = true;     // --no-autoscaler turns the embedded autoscaler off
   // --no-gpu-operator: no emulated GPU operator; GPU nodes then never expose nvidia.com/gpu
   // (the walkthrough without its step 2).
@@ -57,7 +76,8 @@ struct UpOptions {
 };
 
 // Blocks until SIGINT/SIGTERM. Returns the exit code: 0 after a clean shutdown, 1 when the
-// cluster cannot start (errors go to `err` as "error: ..."), 2 for a bad option value.
+// cluster cannot start (errors go to `err` as "error: ..."), 2 for a bad option value (or an
+// exposure it refuses: --anonymous-auth=true off loopback, or a token with nowhere to go).
 int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace tidepool::runtime

@@ -292,11 +292,21 @@ StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path
   return spec;
 }
 
-StatusOr<std::vector<api::Pod>> DecodePods(const std::vector<json>& docs, const std::string& path) {
+// `file`: the manifest file the documents come from, empty for inline manifests. A document of
+// a file that is not an object is described as kubectl describes it, without its content (the
+// file may be anything, e.g. `apply: ../../etc/passwd`).
+StatusOr<std::vector<api::Pod>> DecodePods(const std::vector<json>& docs, const std::string& path,
+                                           const std::string& file = "") {
   std::vector<api::Pod> pods;
   for (size_t i = 0; i < docs.size(); ++i) {
     const json& d = docs[i];
     const std::string p = docs.size() > 1 ? Index(path, i) : path;
+    if (!d.is_object() && !file.empty()) {
+      // kubectl 1.32's text for a document that is not an object (its validation hint about
+      // --validate=false left out: a scenario has no such flag).
+      return Err(p, "error validating \"" + file +
+                        "\": error validating data: invalid object to validate");
+    }
     if (!d.is_object()) {
       return Err(p, "expected a Pod manifest, got " + Describe(d));
     }
@@ -376,9 +386,11 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
       }
       auto docs = api::codec::ParseYamlDocuments(*text);
       if (!docs.ok()) {
-        return Err(p, a.source + ": " + std::string(docs.status().message()));
+        // kubectl: "error parsing <file>: error converting YAML to JSON: yaml: line 3: ...".
+        return Err(p, "error parsing " + a.source + ": error converting YAML to JSON: " +
+                          std::string(docs.status().message()));
       }
-      TIDEPOOL_ASSIGN_OR_RETURN(a.pods, DecodePods(*docs, p));
+      TIDEPOOL_ASSIGN_OR_RETURN(a.pods, DecodePods(*docs, p, a.source));
     } else if (v.is_object() || v.is_array()) {
       a.source = "-";
       if (j.contains("as")) {
@@ -512,6 +524,15 @@ Status ParseTop(const json& root, const std::string& base_dir, Scenario& sc) {
   }
   if (!has_run_for) {
     return Err("runFor", "required (how long to simulate, e.g. 35m)");
+  }
+  // An action after the end would silently never run: the scenario is refused instead.
+  for (size_t i = 0; i < sc.timeline.size(); ++i) {
+    if (sc.timeline[i].at > sc.run_for) {
+      return Err(Join(Index("timeline", i), "at"),
+                 FormatGoDuration(sc.timeline[i].at) + " is after runFor (" +
+                     FormatGoDuration(sc.run_for) +
+                     "): the action would never run (move it earlier or raise runFor)");
+    }
   }
   if (w.node_pools.empty()) {
     return Err("nodePools", "required (at least the cluster's default-pool)");

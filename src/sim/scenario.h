@@ -71,7 +71,11 @@
 //     faults: {stockout: []}           # replaces the cloud's faults from now on
 //   runFor: 35m
 //
-// Actions at the same `at` run in file order. Manifests are decoded when the scenario is
+// Actions at the same `at` run in file order; an action whose `at` is after runFor would never
+// run, so the scenario is refused ("timeline[2].at: 40m0s is after runFor (35m0s): ..."). An
+// action at exactly runFor runs. A manifest file that is not a Pod manifest is described
+// without its content (kubectl's "error validating \"f\": error validating data: invalid object
+// to validate"). Manifests are decoded when the scenario is
 // loaded (a malformed one is a scenario error); the API server's validation happens when the
 // action runs, so a refused manifest (e.g. the seed's `important:` toleration) is part of the
 // story: the timeline shows kubectl's error.

@@ -75,7 +75,11 @@ Status World::Init() {
   autoscaler_log_.SetVerbosity(options_.autoscaler_verbosity);
   autoscaler_log_.AddSink(recorder_->LogSink("cluster-autoscaler"));
 
-  for (const emu::NodePoolSpec& spec : options_.node_pools) {
+  // A cloud kept in a journal (tidepool up --data-dir) comes back as it was; otherwise the
+  // initial node pools are created.
+  TIDEPOOL_ASSIGN_OR_RETURN(const bool restored, cloud_->Restore());
+  for (const emu::NodePoolSpec& spec : restored ? std::vector<emu::NodePoolSpec>{}
+                                                : options_.node_pools) {
     Status s = cloud_->CreateNodePool(spec);
     if (!s.ok()) {
       return Status(s.code(), "node pool \"" + spec.name + "\": " + std::string(s.message()));

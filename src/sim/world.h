@@ -57,7 +57,9 @@ struct WorldOptions {
   TimePoint start = SimulatedClock::kDefaultStart;
   // How long before `start` the initial node pools are created.
   Duration warmup = std::chrono::hours(1);
-  // Created during the warm-up, in order.
+  // Created during the warm-up, in order; not when cloud.journal holds a cloud already (it is
+  // restored instead, EmulatedCloud::Restore, and its pending steps run during the warm-up
+  // when they are due before `start`).
   std::vector<cloud::emulated::NodePoolSpec> node_pools;
   // `logger` is set by the world.
   cloud::emulated::EmulatedCloudOptions cloud;

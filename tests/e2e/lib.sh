@@ -103,7 +103,8 @@ start_autoscale() {
   "$TIDEPOOL_BIN" autoscale --kubeconfig "${AS_KUBECONFIG:-$KUBECONFIG}" --cloud-provider gke \
     --project tidepool-local --location us-central1-a --cluster-name tidepool \
     --gke-api-endpoint "http://127.0.0.1:$PORT/" \
-    --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/" --gcp-no-auth \
+    --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/" \
+    --gcp-token-file "$CLOUDSDK_CONFIG/access-token" \
     --address 127.0.0.1:0 --port-file "$WORK/$name.port" --leader-elect-identity "$name" \
     "${AUTOSCALE_FAST_FLAGS[@]}" "$@" >>"$WORK/$name.log" 2>&1 &
   AS_PID=$!

@@ -370,12 +370,13 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
 void AutoscalerImpl::ComputeUpcoming(TimePoint now,
                                      std::map<std::string, GroupState>& groups) const {
   for (auto& [id, s] : groups) {
-    // What the target promises beyond what is there and usable, counted while a scale-up is
-    // in flight and the group is not backed off (clusterstate.GetUpcomingNodes); GPU nodes
-    // installing drivers are upcoming regardless.
-    int pending_capacity = s.target - (s.ready + s.unready + s.long_unregistered);
-    bool in_flight = scale_up_requests_.count(id) > 0 && !BackedOff(id, now);
-    s.upcoming = std::max(0, in_flight ? pending_capacity : s.resource_unready);
+    // What the target promises beyond what is there and usable (clusterstate.GetUpcomingNodes),
+    // whoever asked for it: this process, a resize by hand, or this autoscaler before a restart
+    // (CA counts it the same; a new process must not add a second node for a pod the first one
+    // already asked for). Not for a group that is backed off; GPU nodes installing drivers are
+    // upcoming regardless.
+    const int pending_capacity = s.target - (s.ready + s.unready + s.long_unregistered);
+    s.upcoming = std::max(0, BackedOff(id, now) ? s.resource_unready : pending_capacity);
   }
 }
 

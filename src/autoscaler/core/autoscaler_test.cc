@@ -97,6 +97,18 @@ TEST_F(AutoscalerTest, ThePendingGpuPodScalesUpOnceAndWaitsForTheUpcomingNode) {
       << a->StatusYaml();
 }
 
+TEST_F(AutoscalerTest, AFreshAutoscalerCountsAnInstanceItDidNotAskForAsUpcoming) {
+  // A restart (tidepool up --data-dir, or tidepool autoscale killed after its scale-up): the
+  // group's target is 1 and its instance is still being created; the new process must not ask
+  // for a second node for the same pod (CA's GetUpcomingNodes counts it too).
+  testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 1, GpuTemplate());
+  AddPendingGpuPod("gpu-test-pod", minutes(1));
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(gpu.increases.empty());
+  EXPECT_TRUE(Logged("] Upcoming 1 nodes"));
+}
+
 TEST_F(AutoscalerTest, AReadyGpuNodeInstallingItsDriverNeverTriggersAnotherScaleUp) {
   testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 1, GpuTemplate());
   api::Node booting = GpuTemplate();

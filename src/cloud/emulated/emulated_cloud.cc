@@ -1,5 +1,7 @@
 #include "cloud/emulated/emulated_cloud.h"
 
+#include "cloud/emulated/emulated_cloud_state.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <set>
@@ -117,46 +119,6 @@ std::string_view VmStatusName(VmStatus status) {
   }
   return "UNKNOWN";
 }
-
-// ---- State --------------------------------------------------------------------------------------
-
-struct EmulatedCloud::Vm {
-  std::string name;
-  std::string pool;
-  std::string zone;
-  std::string provider_id;
-  uint64_t seq = 0;
-  VmStatus status = VmStatus::kProvisioning;
-  bool registered = false;
-  bool ready = false;
-  bool gpu_ready = false;
-  // Faults decided when the instance was requested.
-  bool never_registers = false;
-  bool driver_never_ready = false;
-  std::optional<InstanceErrorInfo> error;
-  TimePoint requested_at;
-  TimePoint registered_at;
-  TimePoint ready_at;
-  // The pending lifecycle step: its token (0 = none) and timer.
-  uint64_t token = 0;
-  TimerService::TimerId timer = 0;
-  bool timer_pending = false;
-};
-
-struct EmulatedCloud::Pool {
-  NodePoolSpec spec;
-  std::optional<Accelerator> accelerator;
-  const MachineType* machine = nullptr;  // into options_.catalog, which never changes
-  NodePoolStatus status = NodePoolStatus::kProvisioning;
-  std::string prefix;                  // "gke-<cluster>-<pool>"
-  std::vector<std::string> hashes;     // per zone, in zone order
-  std::vector<std::string> instances;  // in creation order
-  bool deleting = false;
-  // The GKE operation in progress (create or resize): the instances it waits for.
-  std::set<std::string> settling;
-  int op_total = 0;
-  int op_failed = 0;
-};
 
 // ---- Construction -------------------------------------------------------------------------------
 
@@ -286,7 +248,9 @@ Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
   }
 
   const std::string name = pool.spec.name;
+  FlushOnExit flush{*this};
   Pool& p = pools_.emplace(name, std::move(pool)).first->second;
+  TouchPool(name);
   Notify(CloudEventKind::kNodePoolStatusChanged, name, "", "",
          std::string(NodePoolStatusName(p.status)));
   std::vector<std::string> created;
@@ -303,6 +267,8 @@ Status EmulatedCloud::DeleteNodePool(std::string_view name) {
     return NotFound(name);
   }
   const std::string pool_name(name);
+  FlushOnExit flush{*this};
+  TouchPool(pool_name);
   p->deleting = true;
   p->settling.clear();
   SetStatus(*p, NodePoolStatus::kStopping);
@@ -316,6 +282,7 @@ Status EmulatedCloud::DeleteNodePool(std::string_view name) {
   p = FindPool(pool_name);
   if (p != nullptr && p->instances.empty()) {
     pools_.erase(pool_name);
+    TouchPool(pool_name);
     Notify(CloudEventKind::kNodePoolDeleted, pool_name, "", "");
   }
   return OkStatus();
@@ -333,6 +300,8 @@ Status EmulatedCloud::SetAutoscaling(std::string_view name, bool enabled, int mi
         "and max_node_count >= 1 (min " +
         FormatInt(min_nodes) + ", max " + FormatInt(max_nodes) + ").");
   }
+  FlushOnExit flush{*this};
+  TouchPool(p->spec.name);
   p->spec.autoscaling = enabled;
   p->spec.min_nodes = min_nodes;
   p->spec.max_nodes = max_nodes;
@@ -345,6 +314,8 @@ Status EmulatedCloud::SetNodeConfig(std::string_view name, std::optional<api::La
   if (p == nullptr || p->deleting) {
     return NotFound(name);
   }
+  FlushOnExit flush{*this};
+  TouchPool(p->spec.name);
   if (labels.has_value()) p->spec.labels = std::move(*labels);
   if (taints.has_value()) p->spec.taints = std::move(*taints);
   for (const std::string& instance : p->instances) {
@@ -368,6 +339,7 @@ Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
     return InvalidArgumentError("Invalid value for field \"node_count\": " + FormatInt(node_count) +
                                 ": must be non-negative.");
   }
+  FlushOnExit flush{*this};
   const int target = TargetSizeOf(*p);
   if (node_count > target) {
     TIDEPOOL_RETURN_IF_ERROR(CheckQuota(*p, node_count - target));
@@ -482,6 +454,7 @@ Status EmulatedCloud::IncreaseSize(std::string_view pool, int delta) {
                                 " max:" + FormatInt(p->spec.max_nodes));
   }
   TIDEPOOL_RETURN_IF_ERROR(CheckQuota(*p, delta));
+  FlushOnExit flush{*this};
   for (int i = 0; i < delta; ++i) {
     RequestInstance(*p);
   }
@@ -524,6 +497,7 @@ Status EmulatedCloud::DeleteNodes(std::string_view pool, const std::vector<std::
     // cluster-autoscaler's GCE text.
     return FailedPreconditionError("min size reached, nodes will not be deleted");
   }
+  FlushOnExit flush{*this};
   for (const std::string& name : victims) {
     RemoveInstance(vms_.find(name)->second);
   }
@@ -553,6 +527,7 @@ Status EmulatedCloud::DecreaseTargetSize(std::string_view pool, int delta) {
         "attempt to delete existing nodes targetSize:" + FormatInt(target) +
         " delta:" + FormatInt(delta) + " existingNodes: " + FormatInt(registered));
   }
+  FlushOnExit flush{*this};
   for (const std::string& name : PickVictims(*p, -delta, /*registered_too=*/false)) {
     RemoveInstance(vms_.find(name)->second);
   }
@@ -730,6 +705,7 @@ std::string EmulatedCloud::RequestInstance(Pool& pool) {
   const std::string name = vm.name;
   Vm& stored = vms_.emplace(name, std::move(vm)).first->second;
   pool.instances.push_back(name);
+  TouchVm(name);
   Notify(CloudEventKind::kInstanceRequested, pool.spec.name, zone, name);
   if (stockout) {
     ScheduleStep(stored, f.stockout_delay, &EmulatedCloud::StepFailed);
@@ -790,6 +766,7 @@ void EmulatedCloud::RemoveInstance(Vm& vm) {
     return;
   }
   vm.status = VmStatus::kStopping;
+  TouchVm(name);
   Notify(CloudEventKind::kInstanceStopping, pool, zone, name);
   ScheduleStep(vm, options_.delays.deletion, &EmulatedCloud::StepGone);
 }
@@ -803,25 +780,36 @@ void EmulatedCloud::Erase(const std::string& name) {
   if (Pool* p = FindPool(it->second.pool)) {
     p->instances.erase(std::remove(p->instances.begin(), p->instances.end(), name),
                        p->instances.end());
-    p->settling.erase(name);
+    if (p->settling.erase(name) > 0) TouchPool(p->spec.name);
   }
   vms_.erase(it);
+  TouchVm(name);
 }
 
 // ---- Lifecycle ----------------------------------------------------------------------------------
 
 void EmulatedCloud::ScheduleStep(Vm& vm, Duration after, Step step) {
+  ScheduleStepAt(vm, Now() + after, step);
+}
+
+void EmulatedCloud::ScheduleStepAt(Vm& vm, TimePoint due, Step step) {
   CancelStep(vm);
   const uint64_t token = next_token_++;
   vm.token = token;
+  vm.step = step;
+  vm.step_due = due;
+  TouchVm(vm.name);
   const std::string name = vm.name;
-  const TimerService::TimerId id = timers_.ScheduleAfter(after, [this, name, token, step] {
+  const TimerService::TimerId id = timers_.ScheduleAt(due, [this, name, token, step] {
     auto it = vms_.find(name);
     if (it == vms_.end() || it->second.token != token) {
       return;  // cancelled or superseded
     }
+    FlushOnExit flush{*this};
     it->second.token = 0;
     it->second.timer_pending = false;
+    it->second.step = nullptr;
+    TouchVm(name);
     (this->*step)(it->second);
   });
   // The callback may already have run (a due time in the past): keep the id only if pending.
@@ -838,6 +826,10 @@ void EmulatedCloud::CancelStep(Vm& vm) {
     vm.timer_pending = false;
   }
   vm.token = 0;
+  if (vm.step != nullptr) {
+    vm.step = nullptr;
+    TouchVm(vm.name);
+  }
 }
 
 void EmulatedCloud::StepRunning(Vm& vm) {
@@ -907,6 +899,7 @@ void EmulatedCloud::StepGone(Vm& vm) {
   const std::string pool = vm.pool;
   const std::string zone = vm.zone;
   if (vm.registered) {
+    Flush();  // the VM's record (STOPPING) is durable before its Node goes
     Status s = sink_.DeleteNode(name);
     if (!s.ok() && s.code() != StatusCode::kNotFound && options_.logger != nullptr) {
       options_.logger->Warning("Failed to delete node", {{"node", name}, {"err", s.ToString()}});
@@ -921,6 +914,7 @@ void EmulatedCloud::StepGone(Vm& vm) {
   p = FindPool(pool);
   if (p != nullptr && p->deleting && p->instances.empty()) {
     pools_.erase(pool);
+    TouchPool(pool);
     Notify(CloudEventKind::kNodePoolDeleted, pool, "", "");
   }
 }
@@ -1026,6 +1020,7 @@ void EmulatedCloud::Publish(Vm& vm, NodeStage stage) {
   if (p == nullptr) {
     return;
   }
+  Flush();  // the cloud's records are durable before the Node they explain
   Status s =
       sink_.UpsertNode(BuildNode(*p, vm.name, vm.zone, stage, vm.registered_at, vm.ready_at));
   if (!s.ok() && options_.logger != nullptr) {
@@ -1037,6 +1032,7 @@ void EmulatedCloud::Publish(Vm& vm, NodeStage stage) {
 
 void EmulatedCloud::BeginOperation(Pool& pool, NodePoolStatus during,
                                    const std::vector<std::string>& names) {
+  TouchPool(pool.spec.name);
   if (names.empty()) {
     if (pool.settling.empty() && pool.status == NodePoolStatus::kProvisioning) {
       SetStatus(pool, NodePoolStatus::kRunning);
@@ -1061,6 +1057,7 @@ void EmulatedCloud::Settle(Pool& pool, const std::string& name, bool failed) {
   if (pool.settling.erase(name) == 0) {
     return;
   }
+  TouchPool(pool.spec.name);
   if (failed) {
     ++pool.op_failed;
   }
@@ -1077,6 +1074,7 @@ void EmulatedCloud::SetStatus(Pool& pool, NodePoolStatus status) {
     return;
   }
   pool.status = status;
+  TouchPool(pool.spec.name);
   Notify(CloudEventKind::kNodePoolStatusChanged, pool.spec.name, "", "",
          std::string(NodePoolStatusName(status)));
 }

@@ -35,6 +35,16 @@
 // the GKE REST front-end multiplies). New instances go to the zone with the fewest instances,
 // ties to the earlier zone in the pool's list (round-robin from an empty pool).
 //
+// Journal (EmulatedCloudOptions::journal, `tidepool up --data-dir`): every change of a pool or a
+// VM is written as a record (kinds "nodepools" and "instances", JSON: the pool's spec, status,
+// managed instance group hashes and operation in progress; the VM's status, faults, times, error
+// and its pending lifecycle step with its due time) before the call that made it returns, and
+// before the Node it concerns reaches the sink, so the journal is never behind the cluster.
+// Restore() rebuilds the cloud from the records: pools, VMs (a pool's instances are its VMs in
+// creation order), nodes of registered VMs published again, and each pending step resumed at its
+// due time (at once if that is past). A VM whose pool has no record is dropped. Nothing draws
+// from the Random during a restore, and no CloudEvent is sent (nothing happened).
+//
 // Threading: not thread-safe. Every call and every timer callback must run on one thread (the
 // simulator's, or the `up` runtime's event loop). Observers and the sink are called
 // synchronously and must not call back into mutating methods of this class.
@@ -44,12 +54,14 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "api/node.h"
 #include "api/taint.h"
+#include "cloud/cloud_journal.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/emulated/catalog.h"
 #include "common/clock.h"
@@ -203,6 +215,9 @@ struct EmulatedCloudOptions {
   bool taint_not_ready = true;
   // Optional; must outlive the cloud.
   log::Logger* logger = nullptr;
+  // Optional; must outlive the cloud. Where the cloud's state is kept durably (see "Journal"
+  // in the file comment); null: nothing persists.
+  CloudJournal* journal = nullptr;
 };
 
 // ---- Node pools ---------------------------------------------------------------------------------
@@ -296,6 +311,11 @@ class EmulatedCloud {
   // Mutable at any time; applies to instances requested afterwards.
   Faults& faults() { return options_.faults; }
 
+  // Rebuilds the cloud from options().journal (see "Journal" above). Call once, on a cloud
+  // with no pool, before anything else. Returns false (and changes nothing) when there is no
+  // journal or it holds no pool; DataLoss naming the record when one cannot be read.
+  StatusOr<bool> Restore();
+
   // Not owned; must stay valid until removed or the cloud is destroyed.
   void AddObserver(CloudObserver* observer);
   void RemoveObserver(CloudObserver* observer);
@@ -381,6 +401,7 @@ class EmulatedCloud {
   void Erase(const std::string& name);
 
   void ScheduleStep(Vm& vm, Duration after, Step step);
+  void ScheduleStepAt(Vm& vm, TimePoint due, Step step);
   void CancelStep(Vm& vm);
   void StepRunning(Vm& vm);
   void StepFailed(Vm& vm);
@@ -399,6 +420,29 @@ class EmulatedCloud {
               const std::string& instance, std::string detail = "");
   TimePoint Now() const { return timers_.clock().Now(); }
 
+  // ---- Journal (emulated_cloud_journal.cc) ----
+  // Marks a pool / VM whose record must be written (or deleted, when it is gone) by the next
+  // Flush. No-ops without a journal.
+  void TouchPool(const std::string& name);
+  void TouchVm(const std::string& name);
+  // Writes the touched records, pools first (a VM's pool is durable before the VM). A failed
+  // write is logged; the state in memory stays the truth until the next write.
+  void Flush();
+  // Flushes when it goes out of scope: the mutating calls open one.
+  struct FlushOnExit {
+    EmulatedCloud& cloud;
+    ~FlushOnExit() { cloud.Flush(); }
+  };
+  std::string PoolJson(const Pool& pool) const;
+  std::string VmJson(const Vm& vm) const;
+  StatusOr<Pool> PoolFromJson(const CloudRecord& record) const;
+  StatusOr<Vm> VmFromJson(const CloudRecord& record) const;
+  static std::string_view StepName(Step step);
+  static Step StepFromName(std::string_view name);
+  // Restore's steps: a pool's derived state, and a VM's node and pending step.
+  void ResumePool(Pool& pool);
+  void ResumeVm(Vm& vm);
+
   // Constant after construction.
   const std::string project_;
   const std::string cluster_;
@@ -414,6 +458,9 @@ class EmulatedCloud {
   std::map<std::string, Vm, std::less<>> vms_;
   uint64_t next_seq_ = 1;    // instance creation order
   uint64_t next_token_ = 1;  // identifies a scheduled lifecycle step
+  // Records to write at the next Flush (only with a journal).
+  std::set<std::string, std::less<>> dirty_pools_;
+  std::set<std::string, std::less<>> dirty_vms_;
 };
 
 // ---- The CloudProvider --------------------------------------------------------------------------

@@ -882,5 +882,201 @@ TEST(EmulatedCloudDeterminismTest, SameSeedSameNames) {
   EXPECT_NE(a, NamesFor(8));
 }
 
+// ---- Journal (tidepool up --data-dir) ------------------------------------------------------------
+
+// A CloudJournal in memory, counting writes; `fail` makes Put fail.
+class MemoryJournal final : public CloudJournal {
+ public:
+  Status Put(std::string_view kind, std::string_view name, std::string_view json) override {
+    if (fail) return UnavailableError("disk full");
+    ++puts;
+    records[std::string(kind)][std::string(name)] = std::string(json);
+    return OkStatus();
+  }
+  Status Delete(std::string_view kind, std::string_view name) override {
+    ++deletes;
+    records[std::string(kind)].erase(std::string(name));
+    return OkStatus();
+  }
+  StatusOr<std::vector<CloudRecord>> List(std::string_view kind) const override {
+    std::vector<CloudRecord> out;
+    auto it = records.find(std::string(kind));
+    if (it == records.end()) return out;
+    for (const auto& [name, json] : it->second) out.push_back({name, json});
+    return out;
+  }
+  std::map<std::string, std::map<std::string, std::string>> records;
+  int puts = 0;
+  int deletes = 0;
+  bool fail = false;
+};
+
+// One "process": a cloud on its own timers and sink, over a shared journal and clock.
+struct CloudRun {
+  CloudRun(SimulatedClock& clock, MemoryJournal& journal, uint64_t seed = 42)
+      : timers(clock), sink(clock), random(seed) {
+    EmulatedCloudOptions o;
+    o.journal = &journal;
+    cloud = std::make_unique<EmulatedCloud>(kProject, kCluster, kZone, timers, sink, random, o);
+    cloud->AddObserver(&observer);
+  }
+  FakeTimerService timers;
+  RecordingSink sink;
+  Random random;
+  RecordingObserver observer;
+  std::unique_ptr<EmulatedCloud> cloud;
+};
+
+std::string Describe(const EmulatedCloud& cloud) {
+  std::string out;
+  for (const NodePoolInfo& p : cloud.ListNodePools()) {
+    out += "pool " + p.spec.name + " " + std::string(NodePoolStatusName(p.status)) + " target " +
+           std::to_string(p.target_size) + " autoscaling " +
+           std::to_string(p.spec.min_nodes) + ".." + std::to_string(p.spec.max_nodes) +
+           " taints " + std::to_string(p.spec.taints.size()) + " groups";
+    for (const std::string& g : p.instance_groups) out += " " + g;
+    out += "\n";
+  }
+  for (const InstanceInfo& i : cloud.ListInstances()) {
+    out += "vm " + i.name + " " + i.node_pool + " " + std::string(VmStatusName(i.status)) +
+           (i.registered ? " registered" : "") + (i.ready ? " ready" : "") +
+           (i.gpu_ready ? " gpu" : "") + (i.error ? " error=" + i.error->error_code : "") + "\n";
+  }
+  return out;
+}
+
+TEST(EmulatedCloudJournalTest, WithoutAJournalNothingIsRestored) {
+  SimulatedClock clock;
+  FakeTimerService timers(clock);
+  RecordingSink sink(clock);
+  Random random(1);
+  EmulatedCloud cloud(kProject, kCluster, kZone, timers, sink, random);
+  StatusOr<bool> restored = cloud.Restore();
+  ASSERT_TRUE(restored.ok());
+  EXPECT_FALSE(*restored);
+}
+
+TEST(EmulatedCloudJournalTest, ARestartDuringAScaleUpResumesTheSameVmOnce) {
+  SimulatedClock clock;
+  MemoryJournal journal;
+  std::string before;
+  std::string vm_name;
+  {
+    CloudRun first(clock, journal);
+    ASSERT_TRUE(first.cloud->CreateNodePool(GpuPool()).ok());
+    ASSERT_TRUE(first.cloud->CreateNodePool(CpuPool()).ok());
+    ASSERT_TRUE(first.cloud->IncreaseSize("cpu-pool", 1).ok());
+    first.timers.RunFor(10min);  // the CPU node is Ready
+    ASSERT_TRUE(first.cloud->IncreaseSize("gpu-pool", 1).ok());
+    first.timers.RunFor(10s);  // the GPU VM is provisioning (35 s)
+    before = Describe(*first.cloud);
+    for (const InstanceInfo& i : first.cloud->ListInstances()) {
+      if (i.node_pool == "gpu-pool") vm_name = i.name;
+    }
+    ASSERT_FALSE(vm_name.empty());
+    // The process dies here: its timers and memory are gone, the journal stays.
+  }
+  clock.AdvanceTo(clock.Now() + 5s);
+  CloudRun second(clock, journal, /*seed=*/99);
+  StatusOr<bool> restored = second.cloud->Restore();
+  ASSERT_TRUE(restored.ok()) << restored.status().ToString();
+  ASSERT_TRUE(*restored);
+  EXPECT_EQ(Describe(*second.cloud), before);
+  // The registered CPU node is published again, as it was; nothing else yet, and no event.
+  ASSERT_EQ(second.sink.upserts.size(), 1u);
+  EXPECT_NE(second.sink.upserts[0].second.Name().find("cpu-pool"), std::string::npos);
+  EXPECT_EQ(ReadyOf(second.sink.upserts[0].second).status, api::ConditionStatus::kTrue);
+  EXPECT_TRUE(second.observer.events.empty());
+  // The GPU VM boots when it was due (35 s after its request) and registers once.
+  second.timers.RunFor(19s);
+  EXPECT_EQ(second.sink.nodes.count(vm_name), 0u);
+  second.timers.RunFor(2s);
+  EXPECT_EQ(second.cloud->ListInstances().back().name, vm_name);  // gke-..-gpu-pool sorts last
+  EXPECT_EQ(second.cloud->ListInstances().back().status, VmStatus::kRunning);
+  second.timers.RunFor(10min);
+  EXPECT_EQ(second.sink.nodes.count(vm_name), 1u);
+  EXPECT_EQ(second.cloud->TargetSize("gpu-pool").value(), 1);
+  EXPECT_EQ(second.cloud->ListInstances().size(), 2u);
+  // A new instance after the restart gets a name of its own and the next creation order.
+  ASSERT_TRUE(second.cloud->IncreaseSize("gpu-pool", 1).ok());
+  EXPECT_EQ(second.cloud->ListInstances().size(), 3u);
+}
+
+TEST(EmulatedCloudJournalTest, DeletionsAndPoolsBeingDeletedSurvive) {
+  SimulatedClock clock;
+  MemoryJournal journal;
+  {
+    CloudRun first(clock, journal);
+    NodePoolSpec cpu = CpuPool();
+    cpu.initial_node_count = 2;
+    ASSERT_TRUE(first.cloud->CreateNodePool(cpu).ok());
+    first.timers.RunFor(10min);
+    ASSERT_TRUE(first.cloud->DeleteNodePool("cpu-pool").ok());  // STOPPING, 30 s to go
+    first.timers.RunFor(5s);
+  }
+  EXPECT_EQ(journal.records["instances"].size(), 2u);
+  CloudRun second(clock, journal);
+  ASSERT_TRUE(second.cloud->Restore().value());
+  ASSERT_EQ(second.cloud->ListNodePools().size(), 1u);
+  EXPECT_EQ(second.cloud->ListNodePools()[0].status, NodePoolStatus::kStopping);
+  second.timers.RunFor(1min);
+  EXPECT_TRUE(second.cloud->ListNodePools().empty());
+  EXPECT_TRUE(second.sink.nodes.empty());
+  EXPECT_EQ(second.sink.deletes.size(), 2u);
+  EXPECT_TRUE(journal.records["nodepools"].empty());
+  EXPECT_TRUE(journal.records["instances"].empty());
+}
+
+TEST(EmulatedCloudJournalTest, FailedInstancesAndTheirErrorsSurvive) {
+  SimulatedClock clock;
+  MemoryJournal journal;
+  {
+    CloudRun first(clock, journal);
+    first.cloud->faults().stockout.push_back(FaultMatch{"gpu-pool"});
+    ASSERT_TRUE(first.cloud->CreateNodePool(GpuPool()).ok());
+    ASSERT_TRUE(first.cloud->IncreaseSize("gpu-pool", 1).ok());
+    first.timers.RunFor(1min);
+  }
+  CloudRun second(clock, journal);
+  ASSERT_TRUE(second.cloud->Restore().value());
+  const std::vector<InstanceInfo> vms = second.cloud->ListInstances();
+  ASSERT_EQ(vms.size(), 1u);
+  EXPECT_EQ(vms[0].status, VmStatus::kFailed);
+  ASSERT_TRUE(vms[0].error.has_value());
+  EXPECT_EQ(vms[0].error->error_code, "ZONE_RESOURCE_POOL_EXHAUSTED");
+  EXPECT_EQ(vms[0].error->error_class, InstanceErrorInfo::Class::kOutOfResources);
+}
+
+TEST(EmulatedCloudJournalTest, ARecordThatCannotBeReadIsDataLoss) {
+  SimulatedClock clock;
+  MemoryJournal journal;
+  journal.records["nodepools"]["p"] = R"({"spec": 5})";
+  CloudRun run(clock, journal);
+  StatusOr<bool> restored = run.cloud->Restore();
+  ASSERT_FALSE(restored.ok());
+  EXPECT_EQ(restored.status().code(), StatusCode::kDataLoss);
+  EXPECT_NE(std::string(restored.status().message()).find("cloud record nodepools/p"),
+            std::string::npos)
+      << restored.status().ToString();
+}
+
+TEST(EmulatedCloudJournalTest, EveryChangeIsWrittenBeforeItsNodeIsPublished) {
+  SimulatedClock clock;
+  MemoryJournal journal;
+  CloudRun run(clock, journal);
+  ASSERT_TRUE(run.cloud->CreateNodePool(CpuPool()).ok());
+  ASSERT_TRUE(run.cloud->IncreaseSize("cpu-pool", 1).ok());
+  // When the sink sees the registration, the journal already says "registered".
+  run.timers.RunFor(50s);
+  ASSERT_EQ(run.sink.upserts.size(), 1u);
+  const std::string name = run.sink.upserts[0].second.Name();
+  EXPECT_NE(journal.records["instances"][name].find(R"("registered":true)"), std::string::npos)
+      << journal.records["instances"][name];
+  // A failed write is logged, not fatal: the cloud goes on.
+  journal.fail = true;
+  EXPECT_TRUE(run.cloud->IncreaseSize("cpu-pool", 1).ok());
+  EXPECT_EQ(run.cloud->TargetSize("cpu-pool").value(), 2);
+}
+
 }  // namespace
 }  // namespace tidepool::cloud::emulated

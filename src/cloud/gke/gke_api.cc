@@ -182,6 +182,7 @@ struct GkeApi::Operation {
   TimePoint start{};
   std::optional<TimePoint> end;
   std::string status_message;  // non-empty: failed
+  std::string journaled;       // the record last written to the journal
 };
 
 struct GkeApi::Impl {
@@ -197,7 +198,15 @@ struct GkeApi::Impl {
   // "container/v1" or "container/v1beta1": the API version of the request being handled.
   std::string container_api;
 
-  Impl(GkeControl& c, const Clock& k, GkeApiOptions o) : control(c), clock(k), options(o) {}
+  Impl(GkeControl& c, const Clock& k, GkeApiOptions o) : control(c), clock(k), options(o) {
+    Restore();
+  }
+
+  // ---- Journal (GkeApiOptions::journal; at the end of this file) ----
+  void Restore();
+  void Journal(std::string_view kind, const std::string& name, const json* value);
+  void SaveOperation(Operation& op);
+  void SetRequestedTaints(const std::string& pool, const std::vector<api::Taint>* taints);
 
   GkeResponse Handle(const GkeRequest& r);
   GkeResponse HandleContainer(const GkeRequest& r, const std::vector<std::string>& seg,
@@ -445,6 +454,7 @@ json GkeApi::Impl::OperationJson(const ClusterInfo& c, Operation& op) {
     j["statusMessage"] = op.status_message;
     j["error"] = {{"code", 8}, {"message", op.status_message}};
   }
+  SaveOperation(op);
   return j;
 }
 
@@ -578,7 +588,7 @@ GkeResponse GkeApi::Impl::HandleContainer(const GkeRequest& r, const std::vector
       if (s.code() == StatusCode::kNotFound) return Error(404, "Not found: " + pool_path + ".");
       return FromStatus(s);
     }
-    requested_taints.erase(pool);
+    SetRequestedTaints(pool, nullptr);
     Operation& op = NewOperation(c, "DELETE_NODE_POOL", pool_path, pool);
     op.deleting = true;
     return Ok(OperationJson(c, op));
@@ -658,7 +668,7 @@ GkeResponse GkeApi::Impl::CreateNodePool(const ClusterInfo& c, const json& body)
     return Ok(OperationJson(c, op));
   }
   if (!s.ok()) return FromStatus(s);
-  requested_taints[name] = taints;
+  SetRequestedTaints(name, &taints);
   return Ok(OperationJson(c, NewOperation(c, "CREATE_NODE_POOL", pool_path, name)));
 }
 
@@ -732,7 +742,7 @@ GkeResponse GkeApi::Impl::UpdateNodePool(const ClusterInfo& c, const std::string
     }
     Status s = control.SetTaints(pool, taints);
     if (!s.ok()) return FromStatus(s);
-    requested_taints[pool] = taints;
+    SetRequestedTaints(pool, &taints);
   }
   if (!any) {
     return Error(501, "This node pool update is not supported by tidepool up (only labels and "
@@ -1107,6 +1117,7 @@ json GkeApi::Impl::NewComputeOperation(
     op["httpErrorMessage"] = http_error == 403 ? "FORBIDDEN" : "BAD REQUEST";
   }
   compute_ops[igm.zone + "/" + name] = op;
+  Journal("computeoperations", name, &op);
   return op;
 }
 
@@ -1253,6 +1264,116 @@ GkeResponse GkeApi::Impl::HandleIgm(const GkeRequest& r, const std::vector<std::
   return ComputeError(400, "Invalid resource usage: 'instanceGroupManagers/" + verb +
                                "' is not supported by tidepool up.",
                       "invalidResourceUsage");
+}
+
+// ---- Journal ------------------------------------------------------------------------------------
+
+namespace {
+
+int64_t Nanos(TimePoint t) { return t.time_since_epoch().count(); }
+TimePoint FromNanos(int64_t n) { return TimePoint(Duration(n)); }
+
+// A string / integer member of a journal record, or the default when absent or mistyped.
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+std::optional<int64_t> Int(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return std::nullopt;
+  return it->get<int64_t>();
+}
+
+}  // namespace
+
+void GkeApi::Impl::Journal(std::string_view kind, const std::string& name, const json* value) {
+  if (options.journal == nullptr) return;
+  // A failed write leaves the state in memory as the truth (as the emulated cloud does); the
+  // API keeps answering.
+  (void)(value != nullptr ? options.journal->Put(kind, name, value->dump())
+                          : options.journal->Delete(kind, name));
+}
+
+void GkeApi::Impl::SaveOperation(Operation& op) {
+  if (options.journal == nullptr) return;
+  json j = {{"name", op.name},         {"type", op.type},
+            {"location", op.location}, {"target", op.target},
+            {"pool", op.pool},         {"deleting", op.deleting},
+            {"start", Nanos(op.start)}, {"statusMessage", op.status_message}};
+  if (op.end.has_value()) j["end"] = Nanos(*op.end);
+  std::string text = j.dump();
+  if (text == op.journaled) return;
+  Journal("operations", op.name, &j);
+  op.journaled = std::move(text);
+}
+
+void GkeApi::Impl::SetRequestedTaints(const std::string& pool,
+                                      const std::vector<api::Taint>* taints) {
+  if (taints == nullptr) {
+    requested_taints.erase(pool);
+    Journal("nodepooltaints", pool, nullptr);
+    return;
+  }
+  requested_taints[pool] = *taints;
+  json t = json::array();
+  for (const api::Taint& x : *taints) {
+    t.push_back({{"key", x.key}, {"value", x.value}, {"effect", GkeEffectName(x.effect)}});
+  }
+  Journal("nodepooltaints", pool, &t);
+}
+
+void GkeApi::Impl::Restore() {
+  if (options.journal == nullptr) return;
+  // Records this version cannot read are skipped: they only describe the past.
+  if (auto records = options.journal->List("operations"); records.ok()) {
+    std::vector<Operation*> order;
+    for (const CloudRecord& r : *records) {
+      json j = json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+      if (!j.is_object() || Str(j, "name") != r.name) continue;
+      Operation op;
+      op.name = r.name;
+      op.type = Str(j, "type");
+      op.location = Str(j, "location");
+      op.target = Str(j, "target");
+      op.pool = Str(j, "pool");
+      auto deleting = j.find("deleting");
+      op.deleting = deleting != j.end() && deleting->is_boolean() && deleting->get<bool>();
+      op.start = FromNanos(Int(j, "start").value_or(0));
+      if (auto end = Int(j, "end")) op.end = FromNanos(*end);
+      op.status_message = Str(j, "statusMessage");
+      op.journaled = j.dump();
+      order.push_back(&ops.emplace(op.name, std::move(op)).first->second);
+    }
+    std::stable_sort(order.begin(), order.end(), [](const Operation* a, const Operation* b) {
+      return a->start < b->start;
+    });
+    for (const Operation* op : order) op_order.push_back(op->name);
+    op_seq = order.size();
+  }
+  if (auto records = options.journal->List("nodepooltaints"); records.ok()) {
+    for (const CloudRecord& r : *records) {
+      json t = json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+      if (!t.is_array()) continue;
+      std::vector<api::Taint>& taints = requested_taints[r.name];
+      for (const json& x : t) {
+        if (!x.is_object()) continue;
+        auto effect = GkeApi::ParseGkeEffect(Str(x, "effect"));
+        if (!effect.ok()) continue;
+        taints.push_back(api::Taint{Str(x, "key"), Str(x, "value"), *effect, std::nullopt});
+      }
+    }
+  }
+  if (auto records = options.journal->List("computeoperations"); records.ok()) {
+    for (const CloudRecord& r : *records) {
+      json op = json::parse(r.json, nullptr, /*allow_exceptions=*/false);
+      if (!op.is_object()) continue;
+      // "zone" is the zone's URL: .../zones/<zone>.
+      const std::string zone_url = Str(op, "zone");
+      const std::string zone = zone_url.substr(zone_url.rfind('/') + 1);
+      compute_ops[zone + "/" + r.name] = std::move(op);
+      ++compute_op_seq;
+    }
+  }
 }
 
 }  // namespace tidepool::cloud::gke

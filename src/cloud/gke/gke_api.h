@@ -85,6 +85,7 @@
 #include <vector>
 
 #include "api/taint.h"
+#include "cloud/cloud_journal.h"
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/clock.h"
 #include "common/status_or.h"
@@ -156,6 +157,12 @@ struct GkeResponse {
 struct GkeApiOptions {
   // See the file comment.
   bool autoscaled_pools_start_at_min = true;
+  // Optional; must outlive the api. Operations (container and compute) and the taints users
+  // asked for per pool are written to it (kinds "operations", "computeoperations",
+  // "nodepooltaints") when they change, and read back at construction: after a restart of
+  // `tidepool up --data-dir`, `gcloud container operations list/describe` and a pool's
+  // config.taints are what they were.
+  CloudJournal* journal = nullptr;
 };
 
 // True for the paths GkeApi serves (container, serviceusage and compute; see the file comment).

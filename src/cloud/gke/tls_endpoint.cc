@@ -233,7 +233,8 @@ StatusOr<std::unique_ptr<TlsEndpoint>> TlsEndpoint::Start(const std::string& add
                                                           uint16_t port,
                                                           const std::string& backend_host,
                                                           uint16_t backend_port,
-                                                          const Clock& clock) {
+                                                          const Clock& clock,
+                                                          const std::vector<std::string>& extra_names) {
   auto impl = std::make_unique<Impl>();
   impl->backend_host = backend_host;
   impl->backend_port = backend_port;
@@ -247,8 +248,15 @@ StatusOr<std::unique_ptr<TlsEndpoint>> TlsEndpoint::Start(const std::string& add
   std::string san = "IP:127.0.0.1,IP:::1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,"
                     "DNS:kubernetes.default.svc";
   in_addr a4{};
-  if (address != "127.0.0.1" && ::inet_pton(AF_INET, address.c_str(), &a4) == 1) {
+  if (address != "127.0.0.1" && address != "0.0.0.0" &&
+      ::inet_pton(AF_INET, address.c_str(), &a4) == 1) {
     san += ",IP:" + address;
+  }
+  for (const std::string& name : extra_names) {
+    if (name.empty() || name == address || name.find_first_of(",\n") != std::string::npos) {
+      continue;
+    }
+    san += (::inet_pton(AF_INET, name.c_str(), &a4) == 1 ? ",IP:" : ",DNS:") + name;
   }
   TIDEPOOL_ASSIGN_OR_RETURN(Cert server, MakeCert(server_key.get(), "tidepool-apiserver", ca.get(),
                                                   ca_key.get(), /*ca=*/false, san, now));
