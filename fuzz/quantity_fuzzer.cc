@@ -1,0 +1,28 @@
+// Fuzz target: api/quantity.h Quantity::Parse (resources, capacity, allocatable, overhead).
+// Input: any bytes, as a quantity string ("500m", "1.5Gi").
+// Oracles (quantity.h's contract): the canonical form parses back to an equal quantity and is a
+// fixed point; arithmetic on a parsed value (Add, Sub, Neg, Value, MilliValue) does not crash.
+#include "api/quantity.h"
+#include "fuzz/fuzz_support.h"
+
+using tidepool::api::Quantity;
+using tidepool::fuzz::Check;
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  auto q = Quantity::Parse(tidepool::fuzz::AsText(data, size));
+  if (!q.ok()) return 0;
+  const std::string s = q->ToString();
+  auto again = Quantity::Parse(s);
+  Check(again.ok(), "Parse(ToString(q)) failed", s);
+  Check(again->Compare(*q) == 0, "Parse(ToString(q)) != q", s);
+  Check(again->ToString() == s, "ToString is not a fixed point", s);
+  (void)q->Value();
+  (void)q->MilliValue();
+  Quantity sum = *q;
+  sum.Add(*q);
+  sum.Sub(*q);
+  Check(sum.Compare(*q) == 0, "q + q - q != q", s);
+  sum.Neg();
+  (void)sum.ToString();
+  return 0;
+}
