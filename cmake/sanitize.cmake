@@ -14,8 +14,11 @@ if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
   message(FATAL_ERROR "TIDEPOOL_SANITIZE / TIDEPOOL_FUZZ need clang "
                       "(-DCMAKE_CXX_COMPILER=clang++-16), not ${CMAKE_CXX_COMPILER_ID}")
 endif()
-set(CMAKE_CXX_FLAGS_SANITIZE "-O1 -gline-tables-only" CACHE STRING "Flags of the Sanitize build type")
-set(CMAKE_EXE_LINKER_FLAGS_SANITIZE "" CACHE STRING "Linker flags of the Sanitize build type")
+# project() has already made the build type's flags an empty cache entry.
+if(CMAKE_CXX_FLAGS_SANITIZE STREQUAL "")
+  set(CMAKE_CXX_FLAGS_SANITIZE "-O1 -gline-tables-only" CACHE STRING
+      "Flags of the Sanitize build type" FORCE)
+endif()
 set(TIDEPOOL_SANITIZER_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all
     -fno-omit-frame-pointer)
 add_compile_options(${TIDEPOOL_SANITIZER_FLAGS})
