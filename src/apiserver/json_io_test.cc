@@ -100,6 +100,18 @@ TEST(ParseTest, ErrorSaysWhereAndWhat) {
   EXPECT_NE(got.status().message().find("at byte"), std::string::npos) << got.status().ToString();
 }
 
+// The one place Parse and nlohmann differ (found by the json fuzz target): nlohmann takes a NUL
+// byte as the end of the input; here it is extra data after the value, as in encoding/json.
+TEST(ParseTest, NulByteIsAnErrorWhereNlohmannStops) {
+  const std::string text("21\0-0,", 6);
+  EXPECT_EQ(json::parse(text, nullptr, false), json(21));
+  StatusOr<json> got = Parse(text);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("at byte 2"), std::string::npos) << got.status().ToString();
+  EXPECT_FALSE(Parse(std::string("\0", 1)).ok());
+  EXPECT_FALSE(Parse(std::string("\"a\0\"", 4)).ok());
+}
+
 TEST(ParseTest, DepthLimit) {
   const std::string ok = std::string(kMaxDepth - 1, '[') + std::string(kMaxDepth - 1, ']');
   EXPECT_TRUE(Parse(ok).ok());

@@ -127,6 +127,28 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
   }
 }
 
+// Inputs the scenario fuzz target found (fuzz/scenario_fuzzer.cc) that threw an uncaught
+// nlohmann::json type_error instead of returning an error, and their neighbours.
+TEST(ScenarioTest, FuzzFoundInputsAreErrors) {
+  const std::string head =
+      "nodePools: [{name: default-pool, machineType: e2-standard-4}]\nrunFor: 1m\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: null}}]\n",
+       "s.yaml: timeline[0].apply.kind: expected string, got null"},
+      {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: 5}}]\n",
+       "s.yaml: timeline[0].apply.kind: expected string, got integer 5"},
+      {"timeline: [{at: 1s, apply: [{kind: Pod, metadata: {name: a}}, {kind: [Pod]}]}]\n",
+       "s.yaml: timeline[0].apply[1].kind: expected string, got array"},
+  };
+  for (const auto& [yaml, error] : cases) {
+    SCOPED_TRACE(yaml);
+    auto sc = ParseScenario(head + yaml, "s.yaml", "");
+    ASSERT_FALSE(sc.ok());
+    EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(sc.status().message(), error);
+  }
+}
+
 TEST(ScenarioTest, AutoscalerFlagsMapToTheOptions) {
   auto sc = ParseScenario(R"(
 runFor: 1m
