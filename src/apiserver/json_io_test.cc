@@ -112,6 +112,25 @@ TEST(ParseTest, NulByteIsAnErrorWhereNlohmannStops) {
   EXPECT_FALSE(Parse(std::string("\"a\0\"", 4)).ok());
 }
 
+// Exponents beyond Boost's int range (found by the json fuzz target): nlohmann reads them with
+// strtod, so a tiny number is 0 and a huge one is refused; Parse now agrees.
+TEST(ParseTest, ExponentsBeyondIntRangeReadAsNlohmannReadsThem) {
+  for (const std::string text :
+       {"1E-409223372036854775806", "[1,-0,1E-409223372036854775806,10]",
+        "{\"a\":0e99999999999999999999}", "-5e-99999999999999999999"}) {
+    SCOPED_TRACE(text);
+    const json want = json::parse(text);
+    StatusOr<json> got = Parse(text);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, want);
+  }
+  for (const std::string text : {"1e99999999999999999999", "[1e99999999999999999999]"}) {
+    SCOPED_TRACE(text);
+    EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded());
+    EXPECT_FALSE(Parse(text).ok());
+  }
+}
+
 TEST(ParseTest, DepthLimit) {
   const std::string ok = std::string(kMaxDepth - 1, '[') + std::string(kMaxDepth - 1, ']');
   EXPECT_TRUE(Parse(ok).ok());
