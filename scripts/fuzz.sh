@@ -46,7 +46,7 @@ done
 if [ "$build" = 1 ]; then
   if [ ! -f "$BUILD_DIR/build.ninja" ]; then
     CXX="${FUZZ_CXX:-clang++-16}" cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Sanitize \
-      -DTIDEPOOL_FUZZ=ON -DTIDEPOOL_BUILD_TESTS=OFF -DTIDEPOOL_BUILD_BENCH=OFF >/dev/null
+      -DTIDEPOOL_FUZZ=ON -DTIDEPOOL_BUILD_BENCH=OFF >/dev/null
   fi
   ninja -C "$BUILD_DIR" -j"${JOBS:-$(nproc)}" fuzzers
   "$BUILD_DIR/fuzz/make_seeds" "$ROOT" "$BUILD_DIR/fuzz/seeds" >/dev/null

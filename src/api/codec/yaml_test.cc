@@ -287,7 +287,7 @@ TEST(YamlTest, InvalidUtf8IsAnErrorNotAHang) {
                    "\0chedule\"\n",
                    73),
        "yaml: line 2, column 56: invalid trailing UTF-8 octet"},
-      {"a: b\n%%u\x8aext", "yaml: line 2, column 4: invalid leading UTF-8 octet"},
+      {"a: b\n%%u\x8a" "ext", "yaml: line 2, column 4: invalid leading UTF-8 octet"},
       {"a: \xc0\xaf", "yaml: line 1, column 4: invalid length of a UTF-8 sequence"},
       {"a: \xed\xa0\x80", "yaml: line 1, column 4: invalid Unicode character"},
       {"a: \xf4\x90\x80\x80", "yaml: line 1, column 4: invalid Unicode character"},
