@@ -294,9 +294,8 @@ TEST(YamlTest, InvalidUtf8IsAnErrorNotAHang) {
       {"k: \"\xff\"", "yaml: line 1, column 5: invalid leading UTF-8 octet"},
   };
   for (const Case& c : cases) {
-    const auto start = std::chrono::steady_clock::now();
+    // Before the fix the first three never returned (the test's timeout caught them).
     auto docs = ParseYamlDocuments(c.input);
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
     ASSERT_FALSE(docs.ok()) << c.error;
     EXPECT_EQ(docs.status().message(), c.error);
   }
