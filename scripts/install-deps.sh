@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package tidepool's build, tests and benchmarks use.
+# clang-16 and libclang-rt-16-dev (libFuzzer, ASan and UBSan runtimes) are for the sanitized
+# builds (FUZZING.md); clang 14 cannot compile std::source_location with libstdc++ 12.
 # Idempotent: installs only what is missing; safe to run again.
 set -euo pipefail
 
@@ -9,6 +11,7 @@ PACKAGES=(
   libboost1.81-dev libboost-json1.81-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libfyaml-dev
   libcli11-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libsqlite3-dev libjemalloc-dev
   python3-kubernetes
+  clang-16 libclang-rt-16-dev
 )
 
 missing=()

@@ -1,5 +1,6 @@
 #include "apiserver/json_io.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -335,6 +336,30 @@ class Writer {
   char buf_[kBuffer];
 };
 
+// The deepest nesting of arrays and objects in a JSON text (brackets outside strings).
+size_t MaxNesting(std::string_view text) {
+  size_t depth = 0;
+  size_t max = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      max = std::max(max, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return max;
+}
+
 }  // namespace
 
 StatusOr<json> Parse(std::string_view text) { return Parse(text, nullptr); }
@@ -347,6 +372,14 @@ StatusOr<json> Parse(std::string_view text, std::vector<std::string>* duplicate_
   error_code ec;
   const size_t n = p.write_some(/*more=*/false, text.data(), text.size(), ec);
   if (!ec && n != text.size()) ec = boost::json::error::extra_data;
+  if (ec == boost::json::error::exponent_overflow &&
+      text.find('\0') == std::string_view::npos && MaxNesting(text) <= kMaxDepth) {
+    // Boost refuses an exponent beyond its int range ("1e-99999999999999999999"), which strtod,
+    // and so nlohmann, reads as 0 (or as infinity, which nlohmann refuses): let nlohmann read
+    // such a text (found by the json fuzz target).
+    json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
+    if (!v.is_discarded()) return v;
+  }
   if (ec) {
     return Status(StatusCode::kInvalidArgument,
                   ec.message() + " at byte " + std::to_string(n));

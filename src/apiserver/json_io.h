@@ -10,6 +10,9 @@
 //   Parse(t)  == nlohmann::json::parse(t): the same tree (non-negative integers unsigned,
 //                negative ones signed, others double; a repeated key keeps its last value), and
 //                an error wherever nlohmann refuses the text.
+//                One difference: nlohmann takes a NUL byte as the end of the input
+//                ("1\0x" is 1); here, as in Go's encoding/json, it is an error ("extra
+//                data").
 //   Dump(v)   == v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).
 // Nothing throws.
 #pragma once

@@ -100,6 +100,37 @@ TEST(ParseTest, ErrorSaysWhereAndWhat) {
   EXPECT_NE(got.status().message().find("at byte"), std::string::npos) << got.status().ToString();
 }
 
+// The one place Parse and nlohmann differ (found by the json fuzz target): nlohmann takes a NUL
+// byte as the end of the input; here it is extra data after the value, as in encoding/json.
+TEST(ParseTest, NulByteIsAnErrorWhereNlohmannStops) {
+  const std::string text("21\0-0,", 6);
+  EXPECT_EQ(json::parse(text, nullptr, false), json(21));
+  StatusOr<json> got = Parse(text);
+  ASSERT_FALSE(got.ok());
+  EXPECT_NE(got.status().message().find("at byte 2"), std::string::npos) << got.status().ToString();
+  EXPECT_FALSE(Parse(std::string("\0", 1)).ok());
+  EXPECT_FALSE(Parse(std::string("\"a\0\"", 4)).ok());
+}
+
+// Exponents beyond Boost's int range (found by the json fuzz target): nlohmann reads them with
+// strtod, so a tiny number is 0 and a huge one is refused; Parse now agrees.
+TEST(ParseTest, ExponentsBeyondIntRangeReadAsNlohmannReadsThem) {
+  for (const std::string text :
+       {"1E-409223372036854775806", "[1,-0,1E-409223372036854775806,10]",
+        "{\"a\":0e99999999999999999999}", "-5e-99999999999999999999"}) {
+    SCOPED_TRACE(text);
+    const json want = json::parse(text);
+    StatusOr<json> got = Parse(text);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(*got, want);
+  }
+  for (const std::string text : {"1e99999999999999999999", "[1e99999999999999999999]"}) {
+    SCOPED_TRACE(text);
+    EXPECT_TRUE(json::parse(text, nullptr, false).is_discarded());
+    EXPECT_FALSE(Parse(text).ok());
+  }
+}
+
 TEST(ParseTest, DepthLimit) {
   const std::string ok = std::string(kMaxDepth - 1, '[') + std::string(kMaxDepth - 1, ']');
   EXPECT_TRUE(Parse(ok).ok());

@@ -310,7 +310,13 @@ StatusOr<std::vector<api::Pod>> DecodePods(const std::vector<json>& docs, const 
     if (!d.is_object()) {
       return Err(p, "expected a Pod manifest, got " + Describe(d));
     }
-    const std::string kind = d.value("kind", "");
+    // json::value() would throw on a kind that is not a string (`kind: null`; found by the
+    // scenario fuzz target).
+    const auto k = d.find("kind");
+    if (k != d.end() && !k->is_string()) {
+      return Err(Join(p, "kind"), "expected string, got " + Describe(*k));
+    }
+    const std::string kind = k != d.end() ? k->get<std::string>() : "";
     if (kind != "Pod") {
       return Err(p, "only Pod manifests can be applied, got kind \"" + kind + "\"");
     }

@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "testing/temp_dir.h"
@@ -125,6 +126,38 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
     EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
     EXPECT_EQ(std::string(sc.status().message()).substr(0, c.error.size()), c.error);
   }
+}
+
+// Inputs the scenario fuzz target found (fuzz/scenario_fuzzer.cc) that threw an uncaught
+// nlohmann::json type_error instead of returning an error, and their neighbours.
+TEST(ScenarioTest, FuzzFoundInputsAreErrors) {
+  const std::string head =
+      "nodePools: [{name: default-pool, machineType: e2-standard-4}]\nrunFor: 1m\n";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: null}}]\n",
+       "s.yaml: timeline[0].apply.kind: expected string, got null"},
+      {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: 5}}]\n",
+       "s.yaml: timeline[0].apply.kind: expected string, got integer 5"},
+      {"timeline: [{at: 1s, apply: [{kind: Pod, metadata: {name: a}}, {kind: [Pod]}]}]\n",
+       "s.yaml: timeline[0].apply[1].kind: expected string, got array"},
+  };
+  for (const auto& [yaml, error] : cases) {
+    SCOPED_TRACE(yaml);
+    auto sc = ParseScenario(head + yaml, "s.yaml", "");
+    ASSERT_FALSE(sc.ok());
+    EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(sc.status().message(), error);
+  }
+}
+
+// A folded block scalar that libfyaml turns into bytes that are not UTF-8; naming it in the
+// error threw type_error.316 (found by the scenario fuzz target).
+TEST(ScenarioTest, FuzzFoundTopLevelScalarIsAnError) {
+  const std::string input(">-\0" "0\x17\x08`\0\x08\x17\0\x08``\x08", 15);
+  auto sc = ParseScenario(input, "s.yaml", "");
+  ASSERT_FALSE(sc.ok());
+  EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(sc.status().message()), ::testing::StartsWith("s.yaml: "));
 }
 
 TEST(ScenarioTest, AutoscalerFlagsMapToTheOptions) {

@@ -33,7 +33,9 @@ std::string TypeName(const json& j) {
 
 std::string Describe(const json& j) {
   if (j.is_string()) {
-    return "string " + j.dump();
+    // A plain dump() throws type_error.316 on invalid UTF-8, which YAML scalars can carry
+    // (found by the scenario fuzz target); the bytes are written as U+FFFD instead.
+    return "string " + j.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   if (j.is_number() || j.is_boolean()) {
     return TypeName(j) + " " + j.dump();

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "api/codec/config_fields.h"
 #include "testing/builders.h"
 
 namespace tidepool::api::codec {
@@ -686,6 +687,15 @@ TEST(JsonCodecTest, DumpParseDecodeRoundTrip) {
   auto again = PodFromJson(*reparsed);
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(*again, *pod);
+}
+
+// Describe names a value in an error; a string from YAML may hold bytes that are not UTF-8
+// (found by the scenario fuzz target: a plain dump() threw type_error.316 out of the decoder).
+TEST(DescribeTest, InvalidUtf8IsReplacedNotThrown) {
+  EXPECT_EQ(Describe(json("a\xff" "b")), "string \"a\xef\xbf\xbd" "b\"");
+  EXPECT_EQ(Describe(json("x")), "string \"x\"");
+  EXPECT_EQ(Describe(json(5)), "integer 5");
+  EXPECT_EQ(Describe(json::object()), "object");
 }
 
 }  // namespace

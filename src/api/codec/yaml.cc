@@ -53,6 +53,55 @@ Status YamlError(int line, int column, std::string_view message) {
                               std::to_string(column) + ": " + std::string(message));
 }
 
+// The input must be UTF-8, as YAML streams are for the YAML library kube's tools decode with
+// (go-yaml's reader, whose texts these are): libfyaml 0.8 itself never returns on some invalid
+// input, e.g. "%\xcd" (a directive ending in a truncated sequence; found by the yaml fuzz
+// target). Columns count characters, 1-based, as the parser's do.
+Status CheckUtf8(std::string_view text) {
+  int line = 1;
+  int column = 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    size_t len = 1;
+    uint32_t cp = b;
+    if (b >= 0x80) {
+      if ((b & 0xE0) == 0xC0) {
+        len = 2;
+        cp = b & 0x1F;
+      } else if ((b & 0xF0) == 0xE0) {
+        len = 3;
+        cp = b & 0x0F;
+      } else if ((b & 0xF8) == 0xF0) {
+        len = 4;
+        cp = b & 0x07;
+      } else {
+        return YamlError(line, column, "invalid leading UTF-8 octet");
+      }
+      if (text.size() - i < len) return YamlError(line, column, "incomplete UTF-8 octet sequence");
+      for (size_t k = 1; k < len; ++k) {
+        const auto t = static_cast<unsigned char>(text[i + k]);
+        if ((t & 0xC0) != 0x80) return YamlError(line, column, "invalid trailing UTF-8 octet");
+        cp = cp << 6 | (t & 0x3F);
+      }
+      if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) {
+        return YamlError(line, column, "invalid length of a UTF-8 sequence");
+      }
+      if ((cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF) {
+        return YamlError(line, column, "invalid Unicode character");
+      }
+    }
+    if (b == '\n') {
+      ++line;
+      column = 1;
+    } else {
+      ++column;
+    }
+    i += len;
+  }
+  return OkStatus();
+}
+
 // The first error the parser reported, or a generic one if it reported none (libfyaml sets its
 // stream error flag without a message for a few failures).
 Status FirstDiagError(fy_diag* diag) {
@@ -511,6 +560,7 @@ StatusOr<std::vector<json>> Parse(std::string_view text) {
   if (text.empty()) {
     return std::vector<json>();
   }
+  TIDEPOOL_RETURN_IF_ERROR(CheckUtf8(text));
   // The parser reads `text` in place; it outlives every document below.
   if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
     return InternalError("yaml: cannot set the parser's input");

@@ -27,6 +27,9 @@
 //     1,000,000 nodes to a stream and may not nest deeper than 1000 levels (a guard against
 //     "billion laughs" inputs).
 //   - A JSON text is YAML, so JSON input is accepted too.
+//   - The stream must be UTF-8; an invalid sequence is an error with go-yaml's texts ("invalid
+//     leading UTF-8 octet", "incomplete UTF-8 octet sequence", "invalid trailing UTF-8 octet",
+//     "invalid length of a UTF-8 sequence", "invalid Unicode character") at its position.
 //
 // Errors are InvalidArgument "yaml: line L, column C: <libfyaml's message>", with 1-based line
 // and column (e.g. "yaml: line 4, column 3: duplicate key"). Nothing is printed to stderr.

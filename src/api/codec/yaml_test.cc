@@ -273,6 +273,38 @@ TEST(YamlTest, ErrorsCarryLineAndColumn) {
   }
 }
 
+// Inputs the yaml fuzz target found (fuzz/yaml_fuzzer.cc): each one made libfyaml loop forever
+// (a directive or scalar ending in a truncated UTF-8 sequence) or is the same class of input.
+// Each now fails fast with the position of the bad byte.
+TEST(YamlTest, InvalidUtf8IsAnErrorNotAHang) {
+  struct Case {
+    std::string input;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"%\xcd", "yaml: line 1, column 2: incomplete UTF-8 octet sequence"},
+      {std::string("# Th:\n%%%%%%%%%%%%%%%0o%%%%f\0\0\0%x\0%%%%%%%  -se:alu):p\"0resent\xcd\n"
+                   "\0chedule\"\n",
+                   73),
+       "yaml: line 2, column 56: invalid trailing UTF-8 octet"},
+      {"a: b\n%%u\x8a" "ext", "yaml: line 2, column 4: invalid leading UTF-8 octet"},
+      {"a: \xc0\xaf", "yaml: line 1, column 4: invalid length of a UTF-8 sequence"},
+      {"a: \xed\xa0\x80", "yaml: line 1, column 4: invalid Unicode character"},
+      {"a: \xf4\x90\x80\x80", "yaml: line 1, column 4: invalid Unicode character"},
+      {"k: \"\xff\"", "yaml: line 1, column 5: invalid leading UTF-8 octet"},
+  };
+  for (const Case& c : cases) {
+    // Before the fix the first three never returned (the test's timeout caught them).
+    auto docs = ParseYamlDocuments(c.input);
+    ASSERT_FALSE(docs.ok()) << c.error;
+    EXPECT_EQ(docs.status().message(), c.error);
+  }
+  // Valid multi-byte text is untouched.
+  auto ok = ParseYamlDocuments("name: \"caf\xc3\xa9 \xf0\x9f\x98\x80\"\n");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0]["name"], "caf\xc3\xa9 \xf0\x9f\x98\x80");
+}
+
 TEST(YamlTest, AcceptsJson) {
   const std::string text = "{\n\t\"kind\": \"Node\",\n\t\"metadata\": {\"name\": \"n1\"},\n"
                            "\t\"status\": {\"capacity\": {\"cpu\": 4, \"memory\": \"8Gi\"}},\n"
