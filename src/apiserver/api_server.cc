@@ -55,7 +55,7 @@ json StatusJson(const ApiError& e) {
 
 void SendError(ResponseWriter& w, const ApiError& e,
                const std::vector<std::pair<std::string, std::string>>& headers = {}) {
-  w.Send(e.code, kJson, StatusJson(e).dump(), headers);
+  w.Send(e.code, kJson, StatusJson(e).dump(-1, ' ', false, json::error_handler_t::replace), headers);
 }
 
 json Details(const Resource* r, std::string_view name) {
@@ -422,7 +422,7 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
       req.Header("accept").find("as=APIGroupDiscoveryList") != std::string::npos;
   if (path == "/api" || path == "/api/") {
     if (aggregated) {
-      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(true).dump());
+      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(true).dump(-1, ' ', false, json::error_handler_t::replace));
     } else {
       SendJson(w, 200, LegacyApiVersions(options_.server_address));
     }
@@ -430,7 +430,7 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
   }
   if (path == "/apis" || path == "/apis/") {
     if (aggregated) {
-      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(false).dump());
+      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(false).dump(-1, ' ', false, json::error_handler_t::replace));
     } else {
       SendJson(w, 200, LegacyApiGroupList());
     }
@@ -817,7 +817,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         if (!w.StartStream(200, kJson)) return;
         if (!watch_or.ok()) {
           const ApiError e = FromStatus(watch_or.status(), &res, "");
-          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump() + "\n");
+          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
           w.EndStream();
           return;
         }
@@ -894,12 +894,12 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                          {"metadata",
                           {{"resourceVersion", std::to_string(std::max(last_rv, store_.resource_version()))},
                            {"creationTimestamp", nullptr}}}}}};
-            if (!w.WriteChunk(bm.dump() + "\n")) break;
+            if (!w.WriteChunk(bm.dump(-1, ' ', false, json::error_handler_t::replace) + "\n")) break;
           }
         }
         if (!watch_stream->error().empty()) {
           ApiError e{500, "InternalError", watch_stream->error(), json()};
-          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump() + "\n");
+          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
         }
         w.EndStream();
         return;
@@ -1229,7 +1229,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
             const bool patch_has_rv =
                 patch_body.is_object()
                     ? !Str(patch_body, "metadata", "resourceVersion").empty()
-                    : patch_body.dump().find("/metadata/resourceVersion") != std::string::npos;
+                    : patch_body.dump(-1, ' ', false, json::error_handler_t::replace).find("/metadata/resourceVersion") != std::string::npos;
             if (!patch_has_rv && next.contains("metadata")) next["metadata"].erase("resourceVersion");
           }
           if (!next.is_object()) {

@@ -535,7 +535,9 @@ TEST_P(TypeErrorTest, IsGoDecodersText) {
   }
   ASSERT_TRUE(e.has_value());
   EXPECT_EQ(e->JsonMessage(), c.want_json);
-  if (!c.want_converter.empty()) EXPECT_EQ(e->ConverterMessage(), c.want_converter);
+  if (!c.want_converter.empty()) {
+    EXPECT_EQ(e->ConverterMessage(), c.want_converter);
+  }
 }
 
 // The texts are Go's encoding/json UnmarshalTypeError (struct, field path, type) as kube-apiserver

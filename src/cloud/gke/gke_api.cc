@@ -58,7 +58,7 @@ GkeResponse Error(int code, const std::string& message, std::string_view status 
   json e = {{"code", code},
             {"message", message},
             {"status", status.empty() ? RpcStatusName(code) : status}};
-  return GkeResponse{code, json{{"error", e}}.dump()};
+  return GkeResponse{code, json{{"error", e}}.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 // Compute Engine's error shape (errors[].reason).
@@ -67,7 +67,7 @@ GkeResponse ComputeError(int code, const std::string& message, std::string_view 
             {"message", message},
             {"errors", json::array({{{"message", message}, {"domain", "global"},
                                      {"reason", reason}}})}};
-  return GkeResponse{code, json{{"error", e}}.dump()};
+  return GkeResponse{code, json{{"error", e}}.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 // A body the front end refuses before GKE sees it (request_schema.h): INVALID_ARGUMENT with a
@@ -77,7 +77,7 @@ GkeResponse RequestInvalid(const RequestError& e) {
   error["details"] = json::array(
       {{{"@type", "type.googleapis.com/google.rpc.BadRequest"},
         {"fieldViolations", json::array({{{"field", e.field}, {"description", e.message}}})}}});
-  return GkeResponse{400, json{{"error", error}}.dump()};
+  return GkeResponse{400, json{{"error", error}}.dump(-1, ' ', false, json::error_handler_t::replace)};
 }
 
 // The request message of a container API call with a body, by route (seg: projects/P/
@@ -113,7 +113,7 @@ GkeResponse FromStatus(const Status& s) {
   }
 }
 
-GkeResponse Ok(const json& j) { return GkeResponse{200, j.dump()}; }
+GkeResponse Ok(const json& j) { return GkeResponse{200, j.dump(-1, ' ', false, json::error_handler_t::replace)}; }
 
 // An int32/int64 field sent as a number or a string. nullopt when absent.
 StatusOr<std::optional<int64_t>> GetInt(const json& obj, const char* key) {
@@ -126,7 +126,7 @@ StatusOr<std::optional<int64_t>> GetInt(const json& obj, const char* key) {
     long long n = std::strtoll(s.c_str(), &end, 10);
     if (!s.empty() && end != nullptr && *end == '\0') return std::optional<int64_t>(n);
   }
-  return InvalidArgumentError(std::string("Invalid value at '") + key + "': " + v.dump());
+  return InvalidArgumentError(std::string("Invalid value at '") + key + "': " + v.dump(-1, ' ', false, json::error_handler_t::replace));
 }
 
 std::string Hex8(uint64_t v) {
@@ -333,7 +333,7 @@ json GkeApi::Impl::NodePoolJson(const ClusterInfo& c, const emu::NodePoolInfo& p
   j["instanceGroupUrls"] = igs;
   j["status"] = emu::NodePoolStatusName(p.status);
   j["podIpv4CidrSize"] = 24;
-  j["etag"] = Hex8(std::hash<std::string>{}(j.dump()));
+  j["etag"] = Hex8(std::hash<std::string>{}(j.dump(-1, ' ', false, json::error_handler_t::replace)));
   return j;
 }
 
@@ -1189,7 +1189,7 @@ GkeResponse GkeApi::Impl::HandleIgm(const GkeRequest& r, const std::vector<std::
     // Codes and texts of these refusals are tidepool's: the compute reference documents the
     // behaviour (the operation fails) but not the wording.
     for (const json& u : body["instances"]) {
-      const std::string url = u.is_string() ? u.get<std::string>() : u.dump();
+      const std::string url = u.is_string() ? u.get<std::string>() : u.dump(-1, ' ', false, json::error_handler_t::replace);
       std::string url_zone;
       const std::string name = InstanceNameOf(url, &url_zone);
       if (name.empty() || (!url_zone.empty() && url_zone != zone)) {
@@ -1301,7 +1301,7 @@ void GkeApi::Impl::SaveOperation(Operation& op) {
             {"pool", op.pool},         {"deleting", op.deleting},
             {"start", Nanos(op.start)}, {"statusMessage", op.status_message}};
   if (op.end.has_value()) j["end"] = Nanos(*op.end);
-  std::string text = j.dump();
+  std::string text = j.dump(-1, ' ', false, json::error_handler_t::replace);
   if (text == op.journaled) return;
   Journal("operations", op.name, &j);
   op.journaled = std::move(text);
@@ -1341,7 +1341,7 @@ void GkeApi::Impl::Restore() {
       op.start = FromNanos(Int(j, "start").value_or(0));
       if (auto end = Int(j, "end")) op.end = FromNanos(*end);
       op.status_message = Str(j, "statusMessage");
-      op.journaled = j.dump();
+      op.journaled = j.dump(-1, ' ', false, json::error_handler_t::replace);
       order.push_back(&ops.emplace(op.name, std::move(op)).first->second);
     }
     std::stable_sort(order.begin(), order.end(), [](const Operation* a, const Operation* b) {
