@@ -191,6 +191,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that goes away mid-write is an error on that connection, not the end of the
+  // process: OpenSSL writes TLS records with write(), which raises SIGPIPE (a client resetting
+  // an HTTPS watch killed the process), and libcurl is told not to touch signals.
+  signal(SIGPIPE, SIG_IGN);
 
   RealClock clock;
   auto world_options = LoadWorldOptions(options);
