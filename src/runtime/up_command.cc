@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -228,6 +229,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   apiserver::StoreOptions store_options;
   store_options.seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^ w.seed;
+  // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
+  // emulated duration like every other, so it is what is divided.
+  store_options.event_ttl = Scale(options.event_ttl, options.speed);
+  store_options.log = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());  // one write per line: atomic between threads
+  };
   apiserver::ObjectStore store(clock, std::move(backend), store_options);
   auto loaded = store.Load();
   if (!loaded.ok()) {
@@ -320,6 +327,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   std::thread world_thread([&] {
     while (!stopping.load()) {
       executor.RunPending();
+      store.ExpireEvents();
       bridge.PumpApi();
       const TimePoint t = clock.Now();
       if (t > world->Now()) world->RunUntil(t);
