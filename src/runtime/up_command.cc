@@ -248,6 +248,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   std::unique_ptr<sim::World> world = std::move(world_or).value();
+  // Nothing reads the world's timeline under up (it is `simulate`'s output): kept, it would
+  // grow by every pod and event for as long as the cluster runs. The world's own event list
+  // forgets what the API has expired.
+  world->timeline().set_enabled(false);
+  world->store().SetEventTtl(store_options.event_ttl);
   apiserver::PodLogs logs;
   ClusterBridge bridge(*world, store, logs, options.gpu_operator);
   if (Status s = bridge.Start(); !s.ok()) {
