@@ -80,7 +80,7 @@ struct Watch::State {
   }
   // Requires mu. Closes the watch and drops its queue; returns the log line.
   std::string Overflow(uint64_t stream_end) {
-    const uint64_t behind = queue.empty() ? 0 : stream_end - OldestOffset();
+    const uint64_t behind = queue.empty() ? 0 : stream_end - oldest.load(std::memory_order_relaxed);
     const size_t waiting = queue.size() - initial;
     closed = true;
     error = "the watcher fell too far behind and was closed";
@@ -95,10 +95,12 @@ struct Watch::State {
     NoteOldest();
     return line;
   }
-  // Requires mu.
+  // Requires mu. Reads the noted offset, not the queue's first event: for every watcher on
+  // every write, that would be a cache miss under the store's lock.
   bool TooFarBehind(uint64_t stream_end) const {
     if (!bounded || queue.empty()) return false;
-    return queue.size() - initial >= max_backlog || stream_end - OldestOffset() > max_lag;
+    return queue.size() - initial >= max_backlog ||
+           stream_end - oldest.load(std::memory_order_relaxed) > max_lag;
   }
   // Queues `e` under the watcher's lock, or closes the watcher when it fell too far behind
   // (`log` gets the line). Returns true when the watcher must be woken: its queue went from
