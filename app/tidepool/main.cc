@@ -89,6 +89,11 @@ int main(int argc, char** argv) {
   up_cmd->add_option("-v,--v", up.verbosity,
                      "The autoscaler's log verbosity (klog -v; default: the config's, at least 1)");
   up_cmd->add_option("--seed", up.seed, "Random seed (0: from the clock)");
+  std::string event_ttl = "1h0m0s";
+  up_cmd->add_option("--event-ttl", event_ttl,
+                     "Amount of time to retain events (kube-apiserver's --event-ttl); an emulated "
+                     "duration, divided by --speed like the others")
+      ->default_val("1h0m0s");
   up_cmd->add_option("--port-file", up.port_file,
                      "Write the API port to this file once ready (for scripts and tests)");
 
@@ -202,6 +207,14 @@ int main(int argc, char** argv) {
     return tidepool::runtime::RunAutoscale(autoscale, std::cout, std::cerr);
   }
   if (up_cmd->parsed()) {
+    auto ttl = tidepool::ParseGoDuration(event_ttl);
+    if (!ttl.ok() || *ttl < tidepool::Duration::zero()) {
+      std::cerr << "error: --event-ttl: "
+                << (ttl.ok() ? "must not be negative" : std::string(ttl.status().message()))
+                << "\n";
+      return 2;
+    }
+    up.event_ttl = *ttl;
     up.autoscaler = !no_autoscaler;
     up.gpu_operator = !no_gpu_operator;
     if (anonymous_auth_opt->count() > 0) up.anonymous_auth = anonymous_auth;

@@ -834,7 +834,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         // kMaxWatchChunk bytes (one event may pass it): one write per wake-up, not per event,
         // and memory per watcher bounded however far behind it is.
         static constexpr size_t kMaxWatchChunk = 256 << 10;
-        std::vector<WatchEvent> batch;
+        std::vector<EventPtr> batch;
         std::string chunk;
         bool peer_gone = false;
         while (true) {
@@ -845,7 +845,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
           const TimePoint now = clock_.Now();
           if (result == Watch::Result::kEvent) {
             chunk.clear();
-            for (WatchEvent& e : batch) {
+            for (const EventPtr& ep : batch) {
+              const WatchEvent& e = *ep;
               last_rv = std::max(last_rv, e.resource_version);
               std::string_view type = EventTypeName(e.type);
               if (!filter->Empty()) {
@@ -897,12 +898,24 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
             if (!w.WriteChunk(bm.dump(-1, ' ', false, json::error_handler_t::replace) + "\n")) break;
           }
         }
-        if (!watch_stream->error().empty()) {
-          ApiError e{500, "InternalError", watch_stream->error(), json()};
-          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
-        }
+        // A watcher the store closed for falling too far behind (watch_stream->error()) ends
+        // as kube's cacher ends an unresponsive watcher: the stream just ends, and the client
+        // watches again from the last revision it saw.
         w.EndStream();
         return;
+      }
+      // A list at an exact resourceVersion (resourceVersionMatch=Exact, or a limit with a
+      // resourceVersion: kube's legacy exact reads) the history no longer covers is 410, as
+      // kube-apiserver answers a revision etcd compacted.
+      if (const std::string rv = req.Query("resourceVersion");
+          !rv.empty() && rv != "0" &&
+          (req.Query("resourceVersionMatch") == "Exact" ||
+           (!req.Query("limit").empty() && req.Query("resourceVersionMatch").empty()))) {
+        const int64_t at = std::atoll(rv.c_str());
+        if (at > 0 && !store_.CheckHistory(res, at).ok()) {
+          return SendError(w, {410, "Expired", "The resourceVersion for the provided list is too old.",
+                               json()});
+        }
       }
       const Filter f = *filter;
       auto list = store_.List(res, res.namespaced ? r.ns : "",

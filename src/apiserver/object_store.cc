@@ -23,19 +23,35 @@ std::string_view EventTypeName(EventType t) {
   return "ERROR";
 }
 
+size_t WatchEvent::bytes() const { return object != nullptr ? object->memory : 0; }
+
 // ---------------------------------------------------------------------------------------------
 // Watch
 
 struct Watch::State {
+  static constexpr uint64_t kNone = ~uint64_t{0};
+
   std::mutex mu;
   std::condition_variable cv;
-  std::deque<WatchEvent> queue;
+  std::deque<EventPtr> queue;
+  // How many of the queue's first events are the ones the watch started with (synthetic or
+  // replayed from the history): they do not count towards max_backlog (kube delivers them
+  // outside the watcher's buffer too).
+  size_t initial = 0;
   bool closed = false;
   std::string error;
+  // The stream offset of the queue's first event (kNone when empty): read by commits without
+  // `mu` to find the watchers that fell too far behind.
+  std::atomic<uint64_t> oldest{kNone};
   // Immutable after creation.
   const Resource* resource = nullptr;
   std::string ns;
+  // The stream offset when the watch opened: the events it started with (replayed from the
+  // history, or synthetic) are as far behind as if written then.
+  uint64_t opened_at = 0;
+  bool bounded = true;
   size_t max_backlog = 0;
+  uint64_t max_lag = 0;
 
   bool Wants(const WatchEvent& e) const {
     if (resource != nullptr && e.resource != resource) return false;
@@ -49,21 +65,72 @@ struct Watch::State {
     }
     return true;
   }
-  // Queues `e` under the watcher's lock. Returns true when the watcher must be woken: its
-  // queue went from empty to non-empty, or it was closed. The caller wakes it (Wake) after
-  // releasing the store's mutex, so a woken watcher never blocks on the store's lock and a
-  // watcher already awake is not signalled again for every event.
-  bool Push(const WatchEvent& e) {
+  // Requires mu. The stream offset the watcher's lag counts from.
+  uint64_t OldestOffset() const {
+    return queue.empty() ? kNone : std::max(queue.front()->stream_offset, opened_at);
+  }
+  // Requires mu.
+  void NoteOldest() { oldest.store(OldestOffset(), std::memory_order_relaxed); }
+  // Requires mu. Takes the queue's first event.
+  EventPtr PopFront() {
+    EventPtr e = std::move(queue.front());
+    queue.pop_front();
+    if (initial > 0) --initial;
+    return e;
+  }
+  // Requires mu. Closes the watch and drops its queue; returns the log line.
+  std::string Overflow(uint64_t stream_end) {
+    const uint64_t behind = queue.empty() ? 0 : stream_end - oldest.load(std::memory_order_relaxed);
+    const size_t waiting = queue.size() - initial;
+    closed = true;
+    error = "the watcher fell too far behind and was closed";
+    std::string line = "Forcing " + (resource != nullptr ? resource->resource : "all") +
+                       " watcher close due to unresponsiveness: key: \"/" +
+                       (resource != nullptr ? resource->resource + "/" : "") + ns + "\". " +
+                       std::to_string(waiting) + " events waiting (limit " +
+                       std::to_string(max_backlog) + "), " + std::to_string(behind) +
+                       " bytes of writes behind (limit " + std::to_string(max_lag) + ")";
+    std::deque<EventPtr>().swap(queue);  // frees the deque's blocks too
+    initial = 0;
+    NoteOldest();
+    return line;
+  }
+  // Requires mu. Reads the noted offset, not the queue's first event: for every watcher on
+  // every write, that would be a cache miss under the store's lock.
+  bool TooFarBehind(uint64_t stream_end) const {
+    if (!bounded || queue.empty()) return false;
+    return queue.size() - initial >= max_backlog ||
+           stream_end - oldest.load(std::memory_order_relaxed) > max_lag;
+  }
+  // Queues `e` under the watcher's lock, or closes the watcher when it fell too far behind
+  // (`log` gets the line). Returns true when the watcher must be woken: its queue went from
+  // empty to non-empty, or it was closed. The caller wakes it (Wake) after releasing the
+  // store's mutex, so a woken watcher never blocks on the store's lock and a watcher already
+  // awake is not signalled again for every event.
+  bool Push(const EventPtr& e, uint64_t stream_end, std::vector<std::string>* log) {
     std::lock_guard<std::mutex> lock(mu);
     if (closed) return false;
-    if (queue.size() >= max_backlog) {
-      closed = true;
-      error = "the watcher fell too far behind and was closed";
-      queue.clear();
+    if (TooFarBehind(stream_end)) {
+      log->push_back(Overflow(stream_end));
       return true;
     }
     queue.push_back(e);
-    return queue.size() == 1;
+    if (queue.size() == 1) {
+      NoteOldest();
+      return true;
+    }
+    return false;
+  }
+  // For a watcher the event is not for: closes it when its oldest queued event is now too far
+  // behind. Cheap when it is not (one atomic load).
+  bool CheckLag(uint64_t stream_end, std::vector<std::string>* log) {
+    if (!bounded) return false;
+    const uint64_t o = oldest.load(std::memory_order_relaxed);
+    if (o == kNone || stream_end - o <= max_lag) return false;
+    std::lock_guard<std::mutex> lock(mu);
+    if (closed || !TooFarBehind(stream_end)) return false;
+    log->push_back(Overflow(stream_end));
+    return true;
   }
   // Wakes a watcher blocked in Next/NextBatch. No lock needed: the waiter re-checks its
   // predicate under `mu`, and Push changed the state under `mu` before this call.
@@ -80,34 +147,32 @@ Watch::Result Watch::Next(Duration timeout, WatchEvent* out) {
   state_->cv.wait_for(lock, timeout,
                       [&] { return !state_->queue.empty() || state_->closed; });
   if (!state_->queue.empty()) {
-    *out = std::move(state_->queue.front());
-    state_->queue.pop_front();
+    *out = *state_->PopFront();
+    state_->NoteOldest();
     return Result::kEvent;
   }
   return state_->closed ? Result::kClosed : Result::kTimeout;
 }
 
-Watch::Result Watch::NextBatch(Duration timeout, size_t max_bytes, std::vector<WatchEvent>* out) {
+Watch::Result Watch::NextBatch(Duration timeout, size_t max_bytes, std::vector<EventPtr>* out) {
   std::unique_lock<std::mutex> lock(state_->mu);
   state_->cv.wait_for(lock, timeout,
                       [&] { return !state_->queue.empty() || state_->closed; });
   if (state_->queue.empty()) return state_->closed ? Result::kClosed : Result::kTimeout;
   size_t bytes = 0;
   do {
-    WatchEvent& e = state_->queue.front();
-    bytes += e.object != nullptr ? e.object->text.size() : 0;
+    EventPtr e = state_->PopFront();
+    bytes += e->object != nullptr ? e->object->text.size() : 0;
     out->push_back(std::move(e));
-    state_->queue.pop_front();
   } while (!state_->queue.empty() && bytes < max_bytes);
+  state_->NoteOldest();
   return Result::kEvent;
 }
 
-bool Watch::Drain(std::vector<WatchEvent>* out) {
+bool Watch::Drain(std::vector<EventPtr>* out) {
   std::lock_guard<std::mutex> lock(state_->mu);
-  while (!state_->queue.empty()) {
-    out->push_back(std::move(state_->queue.front()));
-    state_->queue.pop_front();
-  }
+  while (!state_->queue.empty()) out->push_back(state_->PopFront());
+  state_->NoteOldest();
   return !state_->closed;
 }
 
@@ -129,6 +194,14 @@ void Watch::Stop() {
 struct ObjectStore::Shard {
   // "<ns>/<name>" (cluster-scoped: "/<name>") -> object. Ordered: a namespace is a key range.
   std::map<std::string, ObjectPtr, std::less<>> objects;
+  // The watch history of this resource: its latest events, oldest first (StoreOptions'
+  // history_events and history_bytes), and their bytes().
+  std::deque<EventPtr> history;
+  size_t history_bytes = 0;
+  // The revision of the newest event dropped from the history; 0 while none was.
+  int64_t dropped_through = 0;
+  // Core/v1 or events.k8s.io Events: deleted event_ttl after their last write.
+  bool has_ttl = false;
 };
 
 namespace {
@@ -196,6 +269,38 @@ RvText DumpWithEmptyRv(json& object, std::string_view fields_v1_text = {}) {
   return t;
 }
 
+// Approximate heap bytes under a tree (nlohmann's std::map objects, std::vector arrays,
+// std::string strings; malloc's rounding left out).
+size_t TreeBytes(const json& j) {
+  auto string_bytes = [](const std::string& s) {
+    return s.capacity() > 15 ? s.capacity() + 1 : size_t{0};
+  };
+  switch (j.type()) {
+    case json::value_t::object: {
+      size_t n = sizeof(json::object_t);
+      for (const auto& [k, v] : j.get_ref<const json::object_t&>()) {
+        n += 32 + sizeof(std::pair<const std::string, json>) + string_bytes(k) + TreeBytes(v);
+      }
+      return n;
+    }
+    case json::value_t::array: {
+      const auto& a = j.get_ref<const json::array_t&>();
+      size_t n = sizeof(json::array_t) + a.capacity() * sizeof(json);
+      for (const json& v : a) n += TreeBytes(v);
+      return n;
+    }
+    case json::value_t::string:
+      return sizeof(std::string) + string_bytes(j.get_ref<const std::string&>());
+    default:
+      return 0;
+  }
+}
+
+// What a stored object costs: its text and its view.
+size_t MemoryOf(const StoredObject& o, size_t view_bytes) {
+  return sizeof(StoredObject) + o.text.capacity() + view_bytes;
+}
+
 // `object` has metadata.resourceVersion == "" and `t` is its RvText.
 ObjectPtr MakeStored(const Resource& r, const json& object, const RvText& t, int64_t rv) {
   auto o = std::make_shared<StoredObject>();
@@ -206,6 +311,7 @@ ObjectPtr MakeStored(const Resource& r, const json& object, const RvText& t, int
     o->view["metadata"]["resourceVersion"] = rvs;
   }
   o->resource_version = rv;
+  o->memory = MemoryOf(*o, TreeBytes(o->view));
   return o;
 }
 
@@ -267,7 +373,10 @@ std::string ObjectStore::Qualified(const Resource& r, std::string_view name) {
 
 ObjectStore::Shard& ObjectStore::ShardFor(const Resource& r) const {
   auto& s = shards_[&r];
-  if (!s) s = std::make_unique<Shard>();
+  if (!s) {
+    s = std::make_unique<Shard>();
+    s->has_ttl = r.resource == "events" && (r.group.empty() || r.group == "events.k8s.io");
+  }
   return *s;
 }
 
@@ -301,11 +410,15 @@ StatusOr<size_t> ObjectStore::Load() {
     auto o = std::make_shared<StoredObject>();
     o->view = StoredView(*r, value);
     o->text = std::move(rec.value);
+    o->memory = MemoryOf(*o, TreeBytes(o->view));
     o->resource_version = rec.resource_version;
-    ShardFor(*r).objects[LocalKey(parts[2], rec.key.substr(start))] = std::move(o);
+    const std::string local = LocalKey(parts[2], rec.key.substr(start));
+    TrackTtl(*r, local, EventType::kAdded, o->resource_version);
+    ShardFor(*r).objects[local] = std::move(o);
     ++n;
   }
   revision_ = std::max(revision_, snap.revision);
+  loaded_revision_ = revision_;
   // uids must not repeat across restarts: mix the restored revision into the generator.
   random_ = Random(options_.seed ^ (static_cast<uint64_t>(revision_) * 0x9e3779b97f4a7c15ull));
   return n;
@@ -409,30 +522,111 @@ uint64_t ObjectStore::Commit(const Resource& r, const std::string& local_key, Ob
     s.objects[local_key] = object;
     ticket = backend_->Put(storage_key, revision_, object->text);
   }
-  WatchEvent e;
-  e.type = type;
-  e.resource = &r;
-  e.object = std::move(object);
-  e.old_object = std::move(old);
-  e.resource_version = revision_;
-  e.origin = origin;
-  // Queue the event for live watchers, dropping the ones that went away; the ones to wake
-  // are woken by the caller once the store's mutex is released (WakeWatchers).
+  auto e = std::make_shared<WatchEvent>();
+  e->type = type;
+  e->resource = &r;
+  e->object = std::move(object);
+  e->old_object = std::move(old);
+  e->resource_version = revision_;
+  e->origin = origin;
+  e->stream_offset = stream_bytes_;
+  stream_bytes_ += e->bytes();
+  const EventPtr shared = std::move(e);
+  // Queue the event for live watchers (closing those that fell too far behind), dropping the
+  // ones that went away; the ones to wake are woken by the caller once the store's mutex is
+  // released (WakeWatchers).
   size_t live = 0;
   for (size_t i = 0; i < watchers_.size(); ++i) {
     if (auto st = watchers_[i].lock()) {
-      if (st->Wants(e) && st->Push(e)) wake->push_back(std::move(st));
+      const bool wake_it = st->Wants(*shared) ? st->Push(shared, stream_bytes_, &wake->log)
+                                              : st->CheckLag(stream_bytes_, &wake->log);
+      if (wake_it) wake->watchers.push_back(std::move(st));
       watchers_[live++] = watchers_[i];
     }
   }
   watchers_.resize(live);
-  log_.push_back(std::move(e));
-  while (log_.size() > options_.event_window) log_.pop_front();
+  TrackTtl(r, local_key, type, revision_);
+  Remember(s, shared);
   return ticket;
 }
 
-void ObjectStore::WakeWatchers(const WakeList& wake) {
-  for (const auto& st : wake) st->Wake();
+void ObjectStore::Remember(Shard& s, EventPtr e) {
+  s.history_bytes += e->bytes();
+  s.history.push_back(std::move(e));
+  while (s.history.size() > 1 && (s.history.size() > options_.history_events ||
+                                  s.history_bytes > options_.history_bytes)) {
+    s.history_bytes -= s.history.front()->bytes();
+    s.dropped_through = s.history.front()->resource_version;
+    s.history.pop_front();
+  }
+}
+
+void ObjectStore::TrackTtl(const Resource& r, const std::string& local_key, EventType type,
+                           int64_t rv) {
+  if (!ShardFor(r).has_ttl || options_.event_ttl <= Duration::zero()) return;
+  TtlKey key{&r, local_key};
+  if (auto it = ttl_index_.find(key); it != ttl_index_.end()) {
+    ttl_queue_.erase(it->second);
+    ttl_index_.erase(it);
+  }
+  if (type == EventType::kDeleted) return;
+  auto [pos, inserted] = ttl_queue_.insert({clock_.Now() + options_.event_ttl, key, rv});
+  (void)inserted;  // keys are unique in the queue: the old entry was erased above
+  ttl_index_.emplace(std::move(key), pos);
+}
+
+size_t ObjectStore::ExpireEvents() {
+  struct Due {
+    const Resource* resource;
+    std::string ns, name;
+    int64_t rv;
+  };
+  std::vector<Due> due;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (ttl_queue_.empty()) return 0;
+    const TimePoint now = clock_.Now();
+    for (auto it = ttl_queue_.begin(); it != ttl_queue_.end() && it->deadline <= now; ++it) {
+      const std::string& k = it->key.local_key;
+      const size_t cut = k.find('/');
+      due.push_back({it->key.resource, k.substr(0, cut), k.substr(cut + 1),
+                     it->resource_version});
+    }
+  }
+  // Each as its own delete, conditional on the revision the deadline was set for: an Event
+  // written again meanwhile has a later deadline and stays (Conflict, ignored).
+  size_t n = 0;
+  for (const Due& d : due) {
+    if (Delete(*d.resource, d.ns, d.name, {"event-ttl", false}, std::nullopt,
+               std::to_string(d.rv))
+            .ok()) {
+      ++n;
+    }
+  }
+  return n;
+}
+
+int64_t ObjectStore::HistoryFloor(const Shard& s) const {
+  if (s.dropped_through == 0) return loaded_revision_;
+  // kube's "oldest - 1": the revision before the oldest event kept.
+  return s.history.empty() ? s.dropped_through : s.history.front()->resource_version - 1;
+}
+
+Status ObjectStore::CheckHistory(const Resource& r, int64_t rv) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const int64_t floor = HistoryFloor(ShardFor(r));
+  if (rv < floor && rv < revision_) {
+    return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
+                                               " (" + std::to_string(floor) + ")");
+  }
+  return OkStatus();
+}
+
+void ObjectStore::WakeWatchers(const WakeList& wake) const {
+  for (const auto& st : wake.watchers) st->Wake();
+  if (options_.log) {
+    for (const std::string& line : wake.log) options_.log(line);
+  }
 }
 
 Status ObjectStore::WaitDurable(uint64_t ticket) { return backend_->Wait(ticket); }
@@ -473,6 +667,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
   auto o = std::make_shared<StoredObject>();
   const RvText t = DumpWithEmptyRv(object, opts.fields_v1_text);
   o->view = StoredView(r, std::move(object));  // `object` is not used below
+  const size_t view_bytes = TreeBytes(o->view);
   auto set_revision = [&](int64_t rv) {
     const std::string text = std::to_string(rv);
     o->text = t.With(text);
@@ -480,6 +675,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
       o->view["metadata"]["resourceVersion"] = text;
     }
     o->resource_version = rv;
+    o->memory = MemoryOf(*o, view_bytes);
   };
   uint64_t ticket = 0;
   WakeList wake;
@@ -655,51 +851,64 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
 }
 
 StatusOr<std::unique_ptr<Watch>> ObjectStore::OpenWatch(const Resource* r, std::string_view ns,
-                                                    int64_t from_rv) {
+                                                        int64_t from_rv, Backlog backlog) {
   auto state = std::make_shared<Watch::State>();
   state->resource = r;
   state->ns = std::string(ns);
+  state->bounded = backlog == Backlog::kBounded;
   state->max_backlog = options_.max_watch_backlog;
+  state->max_lag = options_.max_watch_lag_bytes;
   std::lock_guard<std::mutex> lock(mu_);
   if (from_rv > revision_) {
     // kube-apiserver waits for a future revision; tidepool's revisions are all local, so a
     // client can only know one from a restarted store that lost nothing: treat as "now".
     from_rv = revision_;
   }
+  std::vector<const Resource*> resources;
+  if (r != nullptr) {
+    resources.push_back(r);
+  } else {
+    for (const Resource& x : Resources()) resources.push_back(&x);
+  }
+  // The events a watch starts with count as written when it opened (for its lag).
+  state->opened_at = stream_bytes_;
+  std::vector<EventPtr> initial;
   if (from_rv == 0) {
-    const std::vector<const Resource*> resources = [&] {
-      std::vector<const Resource*> v;
-      if (r != nullptr) {
-        v.push_back(r);
-      } else {
-        for (const Resource& x : Resources()) v.push_back(&x);
-      }
-      return v;
-    }();
     for (const Resource* res : resources) {
       for (const auto& [k, o] : ShardFor(*res).objects) {
-        WatchEvent e;
-        e.type = EventType::kAdded;
-        e.resource = res;
-        e.object = o;
-        e.resource_version = o->resource_version;
-        if (state->Wants(e)) state->queue.push_back(std::move(e));
+        auto e = std::make_shared<WatchEvent>();
+        e->type = EventType::kAdded;
+        e->resource = res;
+        e->object = o;
+        e->resource_version = o->resource_version;
+        e->stream_offset = stream_bytes_;
+        if (state->Wants(*e)) initial.push_back(std::move(e));
       }
     }
   } else if (from_rv < revision_) {
-    const int64_t oldest = log_.empty() ? revision_ + 1 : log_.front().resource_version;
-    if (from_rv + 1 < oldest) {
-      return Status(StatusCode::kOutOfRange,
-                    "too old resource version: " + std::to_string(from_rv) + " (" +
-                        std::to_string(oldest - 1) + ")");
+    for (const Resource* res : resources) {
+      const Shard& s = ShardFor(*res);
+      if (const int64_t floor = HistoryFloor(s); from_rv < floor) {
+        return Status(StatusCode::kOutOfRange, "too old resource version: " +
+                                                   std::to_string(from_rv) + " (" +
+                                                   std::to_string(floor) + ")");
+      }
+      auto it = std::upper_bound(
+          s.history.begin(), s.history.end(), from_rv,
+          [](int64_t rv, const EventPtr& e) { return rv < e->resource_version; });
+      for (; it != s.history.end(); ++it) {
+        if (state->Wants(**it)) initial.push_back(*it);
+      }
     }
-    auto it = std::upper_bound(
-        log_.begin(), log_.end(), from_rv,
-        [](int64_t rv, const WatchEvent& e) { return rv < e.resource_version; });
-    for (; it != log_.end(); ++it) {
-      if (state->Wants(*it)) state->queue.push_back(*it);
+    if (resources.size() > 1) {
+      std::stable_sort(initial.begin(), initial.end(), [](const EventPtr& a, const EventPtr& b) {
+        return a->resource_version < b->resource_version;
+      });
     }
   }
+  state->queue.assign(initial.begin(), initial.end());
+  state->initial = state->queue.size();
+  state->NoteOldest();
   watchers_.push_back(state);
   return std::unique_ptr<class Watch>(new class Watch(state));
 }

@@ -31,14 +31,49 @@
 // backend made it durable: acknowledged means persisted. Load() restores objects and the
 // revision after a restart.
 //
-// Watching: Watch() returns a stream of WatchEvents for one resource (optionally one namespace)
-// with revision > from_rv, in revision order, then live ones. Events are kept in a window of the
-// last `event_window` writes; asking for an older revision is Expired (410: "too old resource
-// version: 5 (113)"). A watch from revision 0 (or none) starts with a synthetic ADDED for every
-// current object. A watcher that falls more than `max_watch_backlog` events behind is closed
-// with an error, as kube-apiserver closes slow watchers. Thread-safe.
+// Watching: OpenWatch() returns a stream of WatchEvents for one resource (optionally one
+// namespace) with revision > from_rv, in revision order, then live ones. A watch from revision 0
+// (or none) starts with a synthetic ADDED for every current object. An event is made once and
+// shared (EventPtr) by the history and by every watcher that queues it: a watcher's queue costs
+// a pointer per event, whatever the objects' size.
+//
+// Watch history, as kube-apiserver's watch cache: each resource keeps a window of its latest
+// events, at most `history_events` (102,400, kube's defaultUpperBoundCapacity) and at most
+// `history_bytes` (64 MiB of memory: each event counts its object's StoredObject::memory, text
+// and view; its old object is the key's previous event's object). The newest event is always
+// kept. kube sizes its window to 75 s of events; 64 MiB held the last 73 s of pod events
+// (83 s of Events) in `up --speed 600` under 20 pod creates and deletes a second
+// (bench/README.md, soak). A watch from a revision the window no longer
+// covers is Expired (410) with kube's text: "too old resource version: 5 (113)", where 113 is
+// the revision before the oldest event kept (the revision the store was loaded at when nothing
+// was dropped yet). A watch from revision 1 on a busy store is 410, and a client re-lists.
+//
+// Slow watchers, as kube-apiserver's cacher closes a watcher whose buffer stays full (its
+// channels hold 10 to 1,000 events and it waits at most 100 ms): a bounded watcher is closed
+// when the oldest event waiting for it is more than `max_watch_lag_bytes` (64 MiB of memory,
+// as history_bytes counts it) of the store's writes behind the newest, or when
+// `max_watch_backlog` (65,536) live events wait for it; the events a watch starts with
+// (synthetic or replayed) are not counted and their lag counts from the open, as kube sends
+// them outside the buffer. Every watcher is checked on every write, so a never-reading
+// watcher of a quiet namespace is closed too. Its queue is dropped at once; Next/NextBatch
+// return kClosed, error() says why, and StoreOptions::log gets kube's line ("Forcing pods
+// watcher close due to unresponsiveness: ..."). A client resumes from the last revision it saw
+// (the history holds it when the watcher was closed for lag) or re-lists. So whatever the
+// number of watchers that never read, the events they keep alive are among the last 64 MiB
+// of writes, plus 16 bytes per queued event (at most 1 MiB per watcher); the history adds at
+// most 64 MiB per resource. More patient than kube's 100 ms: a watcher thread here writes
+// while the writes go on (bench/apiserver_bench's 1,000 watchers of 10,000 pod creates get
+// their last event 30-40 s after the last write, and none is closed). An unbounded watch (the
+// in-process bridge, which must see every event and drains it every tick) is never closed.
+//
+// Events expire: core/v1 and events.k8s.io/v1 Events are deleted `event_ttl` after their last
+// write (kube-apiserver's --event-ttl, 1 h; an etcd lease there), measured on the store's
+// clock, by ExpireEvents() (the caller's tick; a queue ordered by deadline, no scan of the
+// objects). A restart gives every restored Event a full TTL again, as etcd refreshes its
+// leases when a leader is elected. Thread-safe.
 #pragma once
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
@@ -47,6 +82,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -65,6 +101,9 @@ struct StoredObject {
   std::string text;     // the object as stored, compact JSON (nlohmann's dump(), keys sorted)
   nlohmann::json view;  // StoredView(resource, object): for printers, selectors, watch filters
   int64_t resource_version = 0;
+  // About what it takes in memory: its text and its view (heap bytes, estimated by a walk of
+  // the view when it is stored). What the history's and the watchers' bounds count.
+  size_t memory = 0;
   // The whole object, parsed from `text` (a fresh tree on every call).
   nlohmann::json Parse() const;
 };
@@ -80,7 +119,15 @@ struct WatchEvent {
   ObjectPtr old_object;  // for kModified/kDeleted; null for kAdded and synthetic events
   int64_t resource_version = 0;
   std::string origin;  // who wrote it (ObjectStore::WriteOptions::origin)
+  // The bytes of the store's writes before this event (a synthetic event: when its watch was
+  // opened): how far behind a watcher is.
+  uint64_t stream_offset = 0;
+
+  // What the event keeps alive, for the history's and the watchers' bounds: its object's
+  // memory. Its old object is not counted: it is the object of the key's previous event.
+  size_t bytes() const;
 };
+using EventPtr = std::shared_ptr<const WatchEvent>;
 
 // One watcher's stream. Next() blocks up to `timeout` for the next event.
 class Watch {
@@ -94,10 +141,10 @@ class Watch {
   // Like Next, but takes every queued event (in order) up to about `max_bytes` of objects'
   // text (at least one event), appended to `out`: a watcher that fell behind catches up in a
   // few large writes instead of one per event, with a bounded amount of memory per batch.
-  Result NextBatch(Duration timeout, size_t max_bytes, std::vector<WatchEvent>* out);
+  Result NextBatch(Duration timeout, size_t max_bytes, std::vector<EventPtr>* out);
   // Takes every event available now (no blocking); false once the watch is closed and empty.
-  bool Drain(std::vector<WatchEvent>* out);
-  // Why the watch was closed by the store (an overflowing backlog); empty when not closed.
+  bool Drain(std::vector<EventPtr>* out);
+  // Why the store closed the watch (it fell too far behind); empty otherwise.
   std::string error() const;
   // Closes this watch (from any thread); wakes a blocked Next().
   void Stop();
@@ -109,10 +156,20 @@ class Watch {
   std::shared_ptr<State> state_;
 };
 
+// The bounds and their reasons are in the file comment.
 struct StoreOptions {
   uint64_t seed = 1;
-  size_t event_window = 200000;
-  size_t max_watch_backlog = 200000;
+  // Watch history, per resource.
+  size_t history_events = 102400;
+  size_t history_bytes = size_t{64} << 20;
+  // A bounded watcher is closed past either.
+  size_t max_watch_backlog = 65536;
+  uint64_t max_watch_lag_bytes = uint64_t{64} << 20;
+  // Events are deleted this long after their last write (by ExpireEvents); zero: never.
+  Duration event_ttl = std::chrono::hours(1);
+  // The store's log lines (a slow watcher closed); none when empty. Called without the
+  // store's lock held.
+  std::function<void(const std::string&)> log;
 };
 
 class ObjectStore {
@@ -179,9 +236,22 @@ class ObjectStore {
                              std::optional<std::string> precondition_rv = std::nullopt);
 
   // `r` null: every resource. `ns` empty: every namespace. `from_rv` 0: synthetic ADDED events
-  // for the current objects (matching `filter`, if any: filtering of live events is the
-  // caller's, as selectors need old and new objects). Expired (410) when too old.
-  StatusOr<std::unique_ptr<Watch>> OpenWatch(const Resource* r, std::string_view ns, int64_t from_rv);
+  // for the current objects (filtering of live events is the caller's, as selectors need old
+  // and new objects). OutOfRange (410 Expired) when `from_rv` is older than the history.
+  // kUnbounded: never closed for falling behind (in-process consumers that must see every
+  // event and drain it promptly).
+  enum class Backlog { kBounded, kUnbounded };
+  StatusOr<std::unique_ptr<Watch>> OpenWatch(const Resource* r, std::string_view ns,
+                                             int64_t from_rv,
+                                             Backlog backlog = Backlog::kBounded);
+
+  // OutOfRange with kube's "too old resource version: X (Y)" when the history of `r` no longer
+  // covers the writes after `rv` (a watch from it could not be served); OK otherwise.
+  Status CheckHistory(const Resource& r, int64_t rv) const;
+
+  // Deletes the Events whose TTL passed (StoreOptions::event_ttl after their last write), as
+  // writes with origin "event-ttl". Returns how many. Cheap when none is due.
+  size_t ExpireEvents();
 
   // "<group>/<resource>/<ns>/<name>" storage keys.
   static std::string Key(const Resource& r, std::string_view ns, std::string_view name);
@@ -191,14 +261,22 @@ class ObjectStore {
  private:
   struct Shard;  // one per resource
   Shard& ShardFor(const Resource& r) const;
-  // The watchers to wake once the store's mutex is released.
-  using WakeList = std::vector<std::shared_ptr<Watch::State>>;
+  // The watchers to wake, and the lines to log, once the store's mutex is released.
+  struct WakeList {
+    std::vector<std::shared_ptr<Watch::State>> watchers;
+    std::vector<std::string> log;
+  };
   // Under mu_: assigns the revision, stores, logs, queues the event for watchers (adding to
   // `wake` those to wake), persists. Returns the backend ticket to wait for.
   uint64_t Commit(const Resource& r, const std::string& key, ObjectPtr object, ObjectPtr old,
                   EventType type, const std::string& origin, WakeList* wake);
+  // Under mu_: the history and the events' TTL queue after a write.
+  void Remember(Shard& s, EventPtr e);
+  void TrackTtl(const Resource& r, const std::string& local_key, EventType type, int64_t rv);
+  // Under mu_: the revision a watch of `s` must start after at least (see CheckHistory).
+  int64_t HistoryFloor(const Shard& s) const;
   // Not under mu_.
-  static void WakeWatchers(const WakeList& wake);
+  void WakeWatchers(const WakeList& wake) const;
   Status WaitDurable(uint64_t ticket);
   std::string NewUid();
   nlohmann::json Prepare(const Resource& r, nlohmann::json object, std::string_view ns);
@@ -210,8 +288,32 @@ class ObjectStore {
   int64_t revision_ = 0;
   Random random_;
   mutable std::map<const Resource*, std::unique_ptr<Shard>> shards_;
-  std::deque<WatchEvent> log_;  // the last event_window writes
+  // The revision Load() restored: nothing before it can be replayed.
+  int64_t loaded_revision_ = 0;
+  // Bytes of all events committed so far (WatchEvent::stream_offset).
+  uint64_t stream_bytes_ = 0;
   std::vector<std::weak_ptr<Watch::State>> watchers_;
+  // Events' deadlines (event_ttl after their last write): (deadline, resource, local key) in
+  // deadline order, and each key's entry there.
+  struct TtlKey {
+    const Resource* resource;
+    std::string local_key;
+    bool operator<(const TtlKey& o) const {
+      if (resource != o.resource) return std::less<const Resource*>()(resource, o.resource);
+      return local_key < o.local_key;
+    }
+  };
+  struct TtlEntry {
+    TimePoint deadline;
+    TtlKey key;
+    int64_t resource_version;
+    bool operator<(const TtlEntry& o) const {
+      if (deadline != o.deadline) return deadline < o.deadline;
+      return key < o.key;
+    }
+  };
+  std::set<TtlEntry> ttl_queue_;
+  std::map<TtlKey, std::set<TtlEntry>::iterator> ttl_index_;
 };
 
 }  // namespace tidepool::apiserver

@@ -157,20 +157,20 @@ TEST_F(ObjectStoreTest, NextBatchTakesQueuedEventsInOrderWithinTheBound) {
     ASSERT_TRUE(store_.Create(Pods(), Pod("default", "p" + std::to_string(i)), opts_).ok());
   }
   ASSERT_TRUE(store_.Create(Pods(), Pod("other", "x"), opts_).ok());  // not this namespace
-  std::vector<WatchEvent> batch;
+  std::vector<EventPtr> batch;
   // A bound below one object's size still takes one event.
   ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1, &batch), Watch::Result::kEvent);
   ASSERT_EQ(batch.size(), 1u);
-  EXPECT_EQ(batch[0].resource_version, 1);
+  EXPECT_EQ(batch[0]->resource_version, 1);
   // A bound of three objects' text takes three.
-  const size_t one = batch[0].object->text.size();
+  const size_t one = batch[0]->object->text.size();
   ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 3 * one, &batch), Watch::Result::kEvent);
   ASSERT_EQ(batch.size(), 4u);
   // The rest, appended, in order.
   ASSERT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kEvent);
   ASSERT_EQ(batch.size(), 10u);
   for (size_t i = 0; i < batch.size(); ++i) {
-    EXPECT_EQ(batch[i].resource_version, static_cast<int64_t>(i) + 1);
+    EXPECT_EQ(batch[i]->resource_version, static_cast<int64_t>(i) + 1);
   }
   batch.clear();
   EXPECT_EQ((*w)->NextBatch(std::chrono::milliseconds(1), 1 << 20, &batch),
@@ -185,39 +185,234 @@ TEST_F(ObjectStoreTest, NextBatchTakesQueuedEventsInOrderWithinTheBound) {
   writer.join();
   EXPECT_EQ(r, Watch::Result::kEvent);
   ASSERT_EQ(batch.size(), 1u);
-  EXPECT_EQ(batch[0].object->Parse()["metadata"]["name"], "late");
+  EXPECT_EQ(batch[0]->object->Parse()["metadata"]["name"], "late");
   (*w)->Stop();
   EXPECT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
 }
 
-TEST(ObjectStoreBacklogTest, AWatcherTooFarBehindIsClosedWithAnError) {
+// A store whose log lines are kept.
+struct LoggedStore {
+  explicit LoggedStore(StoreOptions o) : store(clock, nullptr, WithLog(std::move(o), &lines)) {}
+  static StoreOptions WithLog(StoreOptions o, std::vector<std::string>* lines) {
+    o.log = [lines](const std::string& l) { lines->push_back(l); };
+    return o;
+  }
   SimulatedClock clock;
+  std::vector<std::string> lines;
+  ObjectStore store;
+};
+
+Status CreatePod(ObjectStore& store, const std::string& ns, const std::string& name) {
+  return store.Create(Pods(), Pod(ns, name), {"t", false}).status();
+}
+
+TEST(ObjectStoreBacklogTest, ASlowWatcherIsClosedAndTheOthersAreNot) {
   StoreOptions o;
   o.max_watch_backlog = 3;
-  ObjectStore store(clock, nullptr, o);
-  auto w = store.OpenWatch(&Pods(), "", 0);
-  ASSERT_TRUE(w.ok());
+  LoggedStore ls(o);
+  ObjectStore& store = ls.store;
+  auto slow = store.OpenWatch(&Pods(), "", 0);
+  auto fast = store.OpenWatch(&Pods(), "", 0);
+  auto internal = store.OpenWatch(nullptr, "", 0, ObjectStore::Backlog::kUnbounded);
+  ASSERT_TRUE(slow.ok() && fast.ok() && internal.ok());
+  std::vector<EventPtr> got;
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(store.Create(Pods(), Pod("default", "p" + std::to_string(i)), {"t", false}).ok());
+    ASSERT_TRUE(CreatePod(store, "default", "p" + std::to_string(i)).ok());
+    ASSERT_EQ((*fast)->NextBatch(std::chrono::seconds(10), 1 << 20, &got), Watch::Result::kEvent);
   }
-  std::vector<WatchEvent> batch;
-  EXPECT_EQ((*w)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
+  // The fourth event found three waiting: the slow watcher was closed then, its queue dropped.
+  std::vector<EventPtr> batch;
+  EXPECT_EQ((*slow)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
   EXPECT_TRUE(batch.empty());
-  EXPECT_EQ((*w)->error(), "the watcher fell too far behind and was closed");
+  EXPECT_EQ((*slow)->error(), "the watcher fell too far behind and was closed");
+  ASSERT_EQ(ls.lines.size(), 1u);
+  EXPECT_EQ(ls.lines[0].rfind("Forcing pods watcher close due to unresponsiveness: key: \"/pods/\". "
+                              "3 events waiting (limit 3), ",
+                              0),
+            0u)
+      << ls.lines[0];
+  // The one that read, and the unbounded one that did not, have every event, in order.
+  ASSERT_EQ(got.size(), 5u);
+  for (size_t i = 0; i < got.size(); ++i) EXPECT_EQ(got[i]->resource_version, int64_t(i) + 1);
+  EXPECT_TRUE((*fast)->error().empty());
+  std::vector<EventPtr> all;
+  EXPECT_TRUE((*internal)->Drain(&all));
+  ASSERT_EQ(all.size(), 5u);
+  // One event, shared by the watchers and the history: not a copy per watcher.
+  EXPECT_EQ(all[4].get(), got[4].get());
+}
+
+TEST(ObjectStoreBacklogTest, AWatcherTooManyBytesBehindIsClosedEvenWithoutItsOwnEvents) {
+  SimulatedClock clock;
+  ObjectStore probe(clock, nullptr);
+  ASSERT_TRUE(CreatePod(probe, "a", "p00").ok());
+  const size_t pod = (*probe.Get(Pods(), "a", "p00"))->memory;
+  ASSERT_GT(pod, (*probe.Get(Pods(), "a", "p00"))->text.size());  // text and view
+  StoreOptions o;
+  o.max_watch_lag_bytes = 3 * pod + pod / 2;  // three creates of such a pod, not four
+  LoggedStore ls(o);
+  ObjectStore& store = ls.store;
+  auto in_a = store.OpenWatch(&Pods(), "a", 0);
+  auto in_b = store.OpenWatch(&Pods(), "b", 0);
+  auto reader = store.OpenWatch(&Pods(), "", 0);
+  ASSERT_TRUE(in_a.ok() && in_b.ok() && reader.ok());
+  ASSERT_TRUE(CreatePod(store, "b", "p00").ok());  // one event waits for in_b, none for in_a
+  std::vector<EventPtr> got;
+  for (int i = 1; i <= 3; ++i) {
+    ASSERT_TRUE(CreatePod(store, "a", "p0" + std::to_string(i)).ok());
+    ASSERT_EQ((*reader)->NextBatch(std::chrono::seconds(10), 1 << 20, &got), Watch::Result::kEvent);
+  }
+  // in_b's one event is now 4 pods behind, more than allowed: closed although namespace b had
+  // no new event. in_a (3 pods waiting) is within the bound, and the reader is never behind.
+  std::vector<EventPtr> batch;
+  EXPECT_EQ((*in_b)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kClosed);
+  EXPECT_TRUE(batch.empty());
+  ASSERT_EQ((*in_a)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kEvent);
+  EXPECT_EQ(batch.size(), 3u);
+  EXPECT_TRUE((*reader)->error().empty());
+  ASSERT_EQ(ls.lines.size(), 1u);
+  EXPECT_NE(ls.lines[0].find("key: \"/pods/b\""), std::string::npos) << ls.lines[0];
+}
+
+TEST(ObjectStoreBacklogTest, TheEventsAWatchStartsWithDoNotCountAsBacklog) {
+  StoreOptions o;
+  o.max_watch_backlog = 3;
+  SimulatedClock clock;
+  ObjectStore store(clock, nullptr, o);
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(CreatePod(store, "default", "p" + std::to_string(i)).ok());
+  auto from0 = store.OpenWatch(&Pods(), "", 0);  // 10 synthetic ADDED
+  auto from2 = store.OpenWatch(&Pods(), "", 2);  // 8 replayed
+  ASSERT_TRUE(from0.ok() && from2.ok());
+  ASSERT_TRUE(CreatePod(store, "default", "live").ok());
+  std::vector<EventPtr> a, b;
+  ASSERT_EQ((*from0)->NextBatch(std::chrono::seconds(10), 1 << 30, &a), Watch::Result::kEvent);
+  ASSERT_EQ((*from2)->NextBatch(std::chrono::seconds(10), 1 << 30, &b), Watch::Result::kEvent);
+  EXPECT_EQ(a.size(), 11u);
+  ASSERT_EQ(b.size(), 9u);
+  EXPECT_EQ(b.front()->resource_version, 3);
+  EXPECT_EQ(b.back()->resource_version, 11);
 }
 
 TEST(ObjectStoreWindowTest, TooOldRevisionIsExpired) {
   SimulatedClock clock;
   StoreOptions o;
-  o.event_window = 2;
+  o.history_events = 2;
   ObjectStore store(clock, nullptr, o);
+  for (int i = 0; i < 5; ++i) ASSERT_TRUE(CreatePod(store, "default", "p" + std::to_string(i)).ok());
+  // Writes of another resource neither use nor drop the pods' history.
   for (int i = 0; i < 5; ++i) {
-    ASSERT_TRUE(store.Create(Pods(), Pod("default", "p" + std::to_string(i)), {"t", false}).ok());
+    ASSERT_TRUE(store.Create(Nodes(), json{{"metadata", {{"name", "n" + std::to_string(i)}}}},
+                             {"t", false})
+                    .ok());
   }
   auto w = store.OpenWatch(&Pods(), "", 1);
   EXPECT_EQ(w.status().code(), StatusCode::kOutOfRange);
   EXPECT_EQ(w.status().message(), "too old resource version: 1 (3)");
-  EXPECT_TRUE(store.OpenWatch(&Pods(), "", 3).ok());
+  EXPECT_EQ(store.CheckHistory(Pods(), 2).message(), "too old resource version: 2 (3)");
+  EXPECT_TRUE(store.CheckHistory(Pods(), 3).ok());
+  auto from3 = store.OpenWatch(&Pods(), "", 3);
+  ASSERT_TRUE(from3.ok());
+  std::vector<EventPtr> batch;
+  ASSERT_EQ((*from3)->NextBatch(std::chrono::seconds(10), 1 << 20, &batch), Watch::Result::kEvent);
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0]->resource_version, 4);
+  // Nodes: the last two of five; a watch from a pods' revision in between is served.
+  EXPECT_EQ(store.OpenWatch(&Nodes(), "", 7).status().message(), "too old resource version: 7 (8)");
+  EXPECT_TRUE(store.OpenWatch(&Nodes(), "", 5).status().ok() == false);
+  EXPECT_TRUE(store.OpenWatch(&Nodes(), "", 8).ok());
+}
+
+TEST(ObjectStoreWindowTest, TheHistoryIsBoundedInBytes) {
+  SimulatedClock clock;
+  ObjectStore probe(clock, nullptr);
+  ASSERT_TRUE(CreatePod(probe, "default", "p0").ok());
+  const size_t pod = (*probe.Get(Pods(), "default", "p0"))->memory;
+  StoreOptions o;
+  o.history_bytes = 3 * pod + pod / 2;  // three pods' creates
+  ObjectStore store(clock, nullptr, o);
+  for (int i = 0; i < 6; ++i) ASSERT_TRUE(CreatePod(store, "default", "p" + std::to_string(i)).ok());
+  EXPECT_EQ(store.CheckHistory(Pods(), 2).message(), "too old resource version: 2 (3)");
+  EXPECT_TRUE(store.CheckHistory(Pods(), 3).ok());
+  // An update counts its new object only (its old one is the previous event's).
+  for (const char* name : {"p4", "p5"}) {
+    ASSERT_TRUE(store
+                    .Update(Pods(), "default", name,
+                            [](const StoredObject* cur) -> StatusOr<json> {
+                              json next = cur->Parse();
+                              next["metadata"]["labels"]["x"] = "y";
+                              return next;
+                            },
+                            {"t", false})
+                    .ok());
+  }
+  EXPECT_EQ(store.CheckHistory(Pods(), 4).message(), "too old resource version: 4 (5)");
+  EXPECT_TRUE(store.CheckHistory(Pods(), 5).ok());
+  // A watch from revision 1 on a store that dropped history is refused, not a replay of all.
+  EXPECT_EQ(store.OpenWatch(&Pods(), "", 1).status().code(), StatusCode::kOutOfRange);
+}
+
+TEST(ObjectStoreTtlTest, EventsExpireAnHourAfterTheirLastWrite) {
+  SimulatedClock clock;
+  ObjectStore store(clock, nullptr);  // event_ttl: 1 h by default
+  const Resource& events = *FindResource("", "v1", "events");
+  const Resource& events_v1 = *FindResource("events.k8s.io", "v1", "events");
+  auto event = [](const std::string& name) {
+    return json{{"metadata", {{"name", name}, {"namespace", "default"}}}, {"reason", "Test"}};
+  };
+  ASSERT_TRUE(store.Create(events, event("old"), {"t", false}).ok());
+  ASSERT_TRUE(store.Create(events, event("rewritten"), {"t", false}).ok());
+  ASSERT_TRUE(store.Create(events_v1, event("new-api"), {"t", false}).ok());
+  ASSERT_TRUE(CreatePod(store, "default", "pod").ok());
+  auto w = store.OpenWatch(&events, "", store.resource_version());
+  ASSERT_TRUE(w.ok());
+  clock.Advance(std::chrono::minutes(30));
+  ASSERT_TRUE(store
+                  .Update(events, "default", "rewritten",
+                          [](const StoredObject* cur) -> StatusOr<json> {
+                            json next = cur->Parse();
+                            next["count"] = 2;
+                            return next;
+                          },
+                          {"t", false})
+                  .ok());
+  clock.Advance(std::chrono::minutes(29));
+  EXPECT_EQ(store.ExpireEvents(), 0u);
+  clock.Advance(std::chrono::minutes(1));  // 1 h after the first writes
+  EXPECT_EQ(store.ExpireEvents(), 2u);
+  EXPECT_EQ(store.Get(events, "default", "old").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.Get(events_v1, "default", "new-api").status().code(), StatusCode::kNotFound);
+  EXPECT_TRUE(store.Get(events, "default", "rewritten").ok());
+  EXPECT_TRUE(store.Get(Pods(), "default", "pod").ok());  // only Events have a TTL
+  clock.Advance(std::chrono::minutes(30));
+  EXPECT_EQ(store.ExpireEvents(), 1u);
+  EXPECT_EQ(store.Get(events, "default", "rewritten").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(store.ExpireEvents(), 0u);
+  // Watchers saw the deletions, as kube's watchers see an expired lease's key go.
+  std::vector<EventPtr> seen;
+  (*w)->Drain(&seen);
+  ASSERT_EQ(seen.size(), 3u);  // the update, then two deletions
+  EXPECT_EQ(seen[1]->type, EventType::kDeleted);
+  EXPECT_EQ(seen[1]->origin, "event-ttl");
+  EXPECT_EQ(seen[2]->type, EventType::kDeleted);
+  // An Event deleted by a client leaves nothing behind in the queue.
+  ASSERT_TRUE(store.Create(events, event("deleted"), {"t", false}).ok());
+  ASSERT_TRUE(store.Delete(events, "default", "deleted", {"t", false}).ok());
+  clock.Advance(std::chrono::hours(2));
+  EXPECT_EQ(store.ExpireEvents(), 0u);
+}
+
+TEST(ObjectStoreTtlTest, NoTtlKeepsEvents) {
+  SimulatedClock clock;
+  StoreOptions o;
+  o.event_ttl = Duration::zero();
+  ObjectStore store(clock, nullptr, o);
+  const Resource& events = *FindResource("", "v1", "events");
+  ASSERT_TRUE(store.Create(events, json{{"metadata", {{"name", "e"}, {"namespace", "default"}}}},
+                           {"t", false})
+                  .ok());
+  clock.Advance(std::chrono::hours(48));
+  EXPECT_EQ(store.ExpireEvents(), 0u);
+  EXPECT_TRUE(store.Get(events, "default", "e").ok());
 }
 
 TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
@@ -250,6 +445,33 @@ TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
   ASSERT_TRUE(c.ok());
   EXPECT_EQ((*c)->Parse()["metadata"]["resourceVersion"], "4");
   EXPECT_NE((*c)->Parse()["metadata"]["uid"], uid);
+  // The writes before the restart are not in the history: a watch from before is 410.
+  EXPECT_EQ(store.OpenWatch(&Pods(), "", 2).status().message(), "too old resource version: 2 (3)");
+  EXPECT_TRUE(store.OpenWatch(&Pods(), "", 3).ok());
+}
+
+TEST(ObjectStorePersistenceTest, RestoredEventsGetAFullTtl) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  SimulatedClock clock;
+  const Resource& events = *FindResource("", "v1", "events");
+  {
+    auto b = storage::OpenSqlite(dir);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ObjectStore store(clock, std::move(b).value());
+    ASSERT_TRUE(store.Load().ok());
+    ASSERT_TRUE(store.Create(events, json{{"metadata", {{"name", "e"}, {"namespace", "default"}}}},
+                             {"t", false})
+                    .ok());
+  }
+  clock.Advance(std::chrono::minutes(50));
+  auto b = storage::OpenSqlite(dir);
+  ASSERT_TRUE(b.ok());
+  ObjectStore store(clock, std::move(b).value());
+  ASSERT_TRUE(store.Load().ok());
+  clock.Advance(std::chrono::minutes(59));
+  EXPECT_EQ(store.ExpireEvents(), 0u);
+  clock.Advance(std::chrono::minutes(1));
+  EXPECT_EQ(store.ExpireEvents(), 1u);
 }
 
 }  // namespace

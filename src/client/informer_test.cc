@@ -238,7 +238,12 @@ TEST_F(InformerTest, ResumesWhenTheServerEndsTheWatch) {
 
 class InformerExpiryTest : public InformerTest {
  protected:
-  InformerExpiryTest() : InformerTest(apiserver::StoreOptions{1, 5, 200000}) {}
+  InformerExpiryTest() : InformerTest(WindowOf(5)) {}
+  static apiserver::StoreOptions WindowOf(size_t events) {
+    apiserver::StoreOptions o;
+    o.history_events = events;
+    return o;
+  }
 };
 
 class InformerExpiryModeTest : public InformerExpiryTest, public ::testing::WithParamInterface<bool> {};

@@ -190,6 +190,10 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
   sigaddset(&signals, SIGTERM);
   sigaddset(&signals, SIGUSR1);  // only to wake the signal thread at exit
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that goes away mid-write is an error on that connection, not the end of the
+  // process: OpenSSL writes TLS records with write(), which raises SIGPIPE (a client resetting
+  // an HTTPS watch killed the process), and libcurl is told not to touch signals.
+  signal(SIGPIPE, SIG_IGN);
   RealClock clock;
   log::Logger logger("cluster-autoscaler", clock);
   logger.SetVerbosity(o.verbosity);

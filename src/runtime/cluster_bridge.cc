@@ -349,7 +349,9 @@ Status ClusterBridge::Start() {
   world_.store().AddObserver(this);
   // Bring the world's pods' current state into the store.
   for (const sim::PodRecord& rec : world_.store().ListPods()) WritePod(rec);
-  auto watch = store_.OpenWatch(nullptr, "", store_.resource_version());
+  // Unbounded: the world must see every API write, and this thread drains it every tick.
+  auto watch = store_.OpenWatch(nullptr, "", store_.resource_version(),
+                                apiserver::ObjectStore::Backlog::kUnbounded);
   if (!watch.ok()) return watch.status();
   watch_ = std::move(watch).value();
   return Status::Ok();
@@ -389,11 +391,11 @@ void ClusterBridge::WriteAutoscalerStatus() {
 
 size_t ClusterBridge::PumpApi() {
   if (world_.options().autoscaling.write_status_configmap) WriteAutoscalerStatus();
-  std::vector<apiserver::WatchEvent> events;
+  std::vector<apiserver::EventPtr> events;
   watch_->Drain(&events);
   size_t n = 0;
-  for (const apiserver::WatchEvent& e : events) {
-    if (ApplyApiEvent(e)) ++n;
+  for (const apiserver::EventPtr& e : events) {
+    if (ApplyApiEvent(*e)) ++n;
   }
   return n;
 }

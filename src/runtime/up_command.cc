@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -289,6 +290,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // A peer that goes away mid-write is an error on that connection, not the end of the
+  // process: OpenSSL writes TLS records with write(), which raises SIGPIPE (a client resetting
+  // an HTTPS watch killed the process), and libcurl is told not to touch signals.
+  signal(SIGPIPE, SIG_IGN);
 
   RealClock clock;
   auto world_options = LoadWorldOptions(options);
@@ -322,6 +327,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   apiserver::StoreOptions store_options;
   store_options.seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^ w.seed;
+  // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
+  // emulated duration like every other, so it is what is divided.
+  store_options.event_ttl = Scale(options.event_ttl, options.speed);
+  store_options.log = [](const std::string& line) {
+    std::fprintf(stderr, "%s\n", line.c_str());  // one write per line: atomic between threads
+  };
   apiserver::ObjectStore store(clock, std::move(backend), store_options);
   auto loaded = store.Load();
   if (!loaded.ok()) {
@@ -340,6 +351,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   std::unique_ptr<sim::World> world = std::move(world_or).value();
+  // Nothing reads the world's timeline under up (it is `simulate`'s output): kept, it would
+  // grow by every pod and event for as long as the cluster runs. The world's own event list
+  // forgets what the API has expired.
+  world->timeline().set_enabled(false);
+  world->store().SetEventTtl(store_options.event_ttl);
   apiserver::PodLogs logs;
   ClusterBridge bridge(*world, store, logs, options.gpu_operator);
   if (Status s = bridge.Start(); !s.ok()) {
@@ -412,6 +428,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   std::thread world_thread([&] {
     while (!stopping.load()) {
       executor.RunPending();
+      store.ExpireEvents();
       bridge.PumpApi();
       const TimePoint t = clock.Now();
       if (t > world->Now()) world->RunUntil(t);

@@ -43,6 +43,8 @@
 #include <optional>
 #include <string>
 
+#include "common/clock.h"
+
 namespace tidepool::runtime {
 
 struct UpOptions {
@@ -71,6 +73,9 @@ struct UpOptions {
   // that trigger a scale-up, as a deployed CA run with -v=1 or more does).
   int verbosity = -1;
   uint64_t seed = 0;          // 0: from the clock
+  // Events are deleted this long after their last write (kube-apiserver's --event-ttl); an
+  // emulated duration, divided by --speed. Zero: never.
+  Duration event_ttl = std::chrono::hours(1);
   // For tests: a file to write "<port>\n" to once ready.
   std::string port_file;
 };

@@ -6,8 +6,11 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
+#include <cstdio>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace tidepool::apiserver::http {
@@ -149,36 +152,122 @@ class BeastWriter final : public ResponseWriter {
   bool streaming_ = false;
 };
 
-// Takes the request's body (no copy of it).
-HttpRequest Convert(bhttp::request<bhttp::string_body>& req, const std::string& remote) {
-  HttpRequest out;
-  out.method = std::string(req.method_string());
-  out.target = std::string(req.target());
-  out.remote = remote;
+// Splits a request target into the path and the decoded query parameters.
+void SplitTarget(HttpRequest& out) {
   std::string_view t = out.target;
   const size_t q = t.find('?');
   out.path = UrlDecode(t.substr(0, q), false);
-  if (q != std::string_view::npos) {
-    std::string_view qs = t.substr(q + 1);
-    while (!qs.empty()) {
-      const size_t amp = qs.find('&');
-      std::string_view kv = qs.substr(0, amp);
-      if (!kv.empty()) {
-        const size_t eq = kv.find('=');
-        out.query.emplace(UrlDecode(kv.substr(0, eq), true),
-                          eq == std::string_view::npos ? "" : UrlDecode(kv.substr(eq + 1), true));
-      }
-      if (amp == std::string_view::npos) break;
-      qs.remove_prefix(amp + 1);
+  if (q == std::string_view::npos) return;
+  std::string_view qs = t.substr(q + 1);
+  while (!qs.empty()) {
+    const size_t amp = qs.find('&');
+    std::string_view kv = qs.substr(0, amp);
+    if (!kv.empty()) {
+      const size_t eq = kv.find('=');
+      out.query.emplace(UrlDecode(kv.substr(0, eq), true),
+                        eq == std::string_view::npos ? "" : UrlDecode(kv.substr(eq + 1), true));
+    }
+    if (amp == std::string_view::npos) break;
+    qs.remove_prefix(amp + 1);
+  }
+}
+
+// Beast's request parser writing straight into an HttpRequest. Not bhttp::request_parser:
+// its header container (basic_fields) throws std::length_error for a field value over 64 KB,
+// while Go's server takes any header section up to MaxHeaderBytes; here the only header limit
+// is the parser's header_limit (error::header_limit, answered with 431).
+class RequestParser final : public bhttp::basic_parser<true> {
+ public:
+  explicit RequestParser(HttpRequest* out) : out_(out) {}
+  unsigned version() const { return version_; }
+
+ private:
+  void on_request_impl(bhttp::verb, beast::string_view method, beast::string_view target,
+                       int version, beast::error_code&) override {
+    out_->method.assign(method.data(), method.size());
+    out_->target.assign(target.data(), target.size());
+    version_ = static_cast<unsigned>(version);
+  }
+  void on_response_impl(int, beast::string_view, int, beast::error_code& ec) override {
+    ec = bhttp::error::bad_version;  // not reached: this is a request parser
+  }
+  void on_field_impl(bhttp::field, beast::string_view name, beast::string_view value,
+                     beast::error_code&) override {
+    std::string lower(name.data(), name.size());
+    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    out_->headers[std::move(lower)].assign(value.data(), value.size());
+  }
+  void on_header_impl(beast::error_code&) override {}
+  // The body limit was checked before this call (Content-Length), so reserving is bounded.
+  void on_body_init_impl(const boost::optional<std::uint64_t>& length,
+                         beast::error_code&) override {
+    if (length) out_->body.reserve(static_cast<size_t>(*length));
+  }
+  size_t on_body_impl(beast::string_view body, beast::error_code&) override {
+    out_->body.append(body.data(), body.size());
+    return body.size();
+  }
+  void on_chunk_header_impl(std::uint64_t, beast::string_view, beast::error_code&) override {}
+  size_t on_chunk_body_impl(std::uint64_t, beast::string_view body,
+                            beast::error_code&) override {
+    out_->body.append(body.data(), body.size());
+    return body.size();
+  }
+  void on_finish_impl(beast::error_code&) override {}
+
+  HttpRequest* out_;
+  unsigned version_ = 11;
+};
+
+// What a read error is answered with, as Go's net/http server (which serves kube-apiserver)
+// answers it: nothing for a connection that closed or broke, 431 for a header section over
+// the limit, 400 for malformed framing; 413 with kube's Status for a body over the limit
+// (kube-apiserver's limitedReadBody).
+enum class ReadFailure { kSilent, kHeaderTooLarge, kBodyTooLarge, kBadRequest };
+
+ReadFailure Classify(const beast::error_code& ec) {
+  if (ec == bhttp::error::header_limit) return ReadFailure::kHeaderTooLarge;
+  if (ec == bhttp::error::body_limit) return ReadFailure::kBodyTooLarge;
+  if (ec == bhttp::error::end_of_stream || ec == bhttp::error::partial_message ||
+      ec == bhttp::error::short_read) {
+    return ReadFailure::kSilent;
+  }
+  if (&ec.category() == &bhttp::make_error_code(bhttp::error::bad_target).category()) {
+    return ReadFailure::kBadRequest;
+  }
+  return ReadFailure::kSilent;  // the socket's errors: reset, timeout, shutdown
+}
+
+// Go's net/http texts for requests it cannot read (server.go, conn.serve): a plain-text status
+// line repeated as the body, and the connection closed.
+constexpr char kGoErrorHeaders[] =
+    "\r\nContent-Type: text/plain; charset=utf-8\r\nConnection: close\r\n\r\n";
+constexpr char kHeaderTooLarge[] = "431 Request Header Fields Too Large";
+constexpr char kBadRequest[] = "400 Bad Request";
+// kube-apiserver's answer to a body over MaxRequestBodyBytes (errors.NewRequestEntityTooLargeError).
+constexpr char kBodyTooLargeStatus[] =
+    R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: limit is )";
+
+std::string InternalErrorStatus(std::string_view what) {
+  // kube's errors.NewInternalError: the message, and the error again as the one cause. The text
+  // is escaped for JSON by hand (this file does not see a JSON library).
+  std::string esc;
+  for (char ch : what) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      esc += '\\';
+      esc += ch;
+    } else if (c < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", c);
+      esc += buf;
+    } else {
+      esc += ch;
     }
   }
-  for (const auto& f : req) {
-    std::string name(f.name_string());
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out.headers[name] = std::string(f.value());
-  }
-  out.body = std::move(req.body());
-  return out;
+  return R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Internal error occurred: )" +
+         esc + R"(","reason":"InternalError","details":{"causes":[{"message":")" + esc +
+         R"("}]},"code":500})";
 }
 
 }  // namespace
@@ -194,6 +283,14 @@ struct HttpServer::Impl {
   std::list<std::unique_ptr<Connection>> connections;
   uint16_t port = 0;
 
+  void Log(const std::string& line) {
+    if (options.log) {
+      options.log(line);
+    } else {
+      std::fprintf(stderr, "%s\n", line.c_str());
+    }
+  }
+
   void AcceptLoop() {
     while (!stopping.load()) {
       beast::error_code ec;
@@ -208,11 +305,18 @@ struct HttpServer::Impl {
       Reap();
       auto conn = std::make_unique<Connection>(std::move(socket));
       Connection* c = conn.get();
+      try {
+        c->thread = std::thread([this, c] {
+          ServeGuarded(*c);
+          c->done = true;
+        });
+      } catch (const std::system_error& e) {
+        // No thread for this connection (the process is out of threads): it is closed
+        // unanswered, as a listener whose backlog is full would drop it.
+        Log(std::string("http: cannot serve a connection: ") + e.what());
+        continue;  // `conn` closes the socket
+      }
       connections.push_back(std::move(conn));
-      c->thread = std::thread([this, c] {
-        Serve(*c);
-        c->done = true;
-      });
     }
   }
 
@@ -228,6 +332,95 @@ struct HttpServer::Impl {
     }
   }
 
+  // The connection thread's body: nothing thrown may leave a thread (std::terminate).
+  void ServeGuarded(Connection& c) {
+    try {
+      Serve(c);
+    } catch (const std::exception& e) {
+      Log(std::string("http: connection failed: ") + e.what());
+    } catch (...) {
+      Log("http: connection failed: unknown exception");
+    }
+    beast::error_code ec;
+    c.socket.shutdown(tcp::socket::shutdown_both, ec);
+    c.socket.close(ec);
+  }
+
+  void WriteRaw(Connection& c, const std::string& bytes) {
+    beast::error_code ec;
+    asio::write(c.socket, asio::buffer(bytes), ec);
+  }
+
+  // After an answer that ends the connection while the client may still be sending (a body
+  // over the limit): closes our side for writing and reads what is in flight for a short
+  // while, so that closing does not reset the connection before the client read the answer
+  // (Go's closeWriteAndWait waits 500 ms for the same reason). Bounded in bytes and in polls.
+  void LingerAndDiscard(Connection& c) {
+    const int fd = c.socket.native_handle();
+    ::shutdown(fd, SHUT_WR);
+    char sink[16384];
+    size_t discarded = 0;
+    int idle_polls = 0, reads = 0;
+    while (idle_polls < 5 && discarded < (64u << 20) && reads < 4096 && !stopping.load()) {
+      pollfd p{fd, POLLIN, 0};
+      const int r = ::poll(&p, 1, 100);
+      if (r < 0 && errno != EINTR) return;
+      if (r <= 0) {
+        ++idle_polls;
+        continue;
+      }
+      const ssize_t n = ::recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+      if (n <= 0) return;
+      discarded += static_cast<size_t>(n);
+      ++reads;
+    }
+  }
+
+  // Answers a request that could not be read, as Go's server would, and returns.
+  void AnswerReadFailure(Connection& c, ReadFailure failure) {
+    switch (failure) {
+      case ReadFailure::kSilent:
+        return;
+      case ReadFailure::kHeaderTooLarge:
+        WriteRaw(c, std::string("HTTP/1.1 ") + kHeaderTooLarge + kGoErrorHeaders +
+                        kHeaderTooLarge);
+        break;
+      case ReadFailure::kBadRequest:
+        WriteRaw(c, std::string("HTTP/1.1 ") + kBadRequest + kGoErrorHeaders + kBadRequest);
+        break;
+      case ReadFailure::kBodyTooLarge: {
+        BeastWriter w(c.socket, 11, false, stopping);
+        w.Send(413, "application/json",
+               kBodyTooLargeStatus + std::to_string(options.max_body_bytes) +
+                   R"(","reason":"RequestEntityTooLarge","code":413})",
+               {});
+        break;
+      }
+    }
+    LingerAndDiscard(c);
+  }
+
+  // Calls the handler; an exception from it is the last line of defence against a decoder
+  // that throws: a 500 Status (when nothing was sent yet) and a log line, never a dead process.
+  // Returns false when the connection must end.
+  bool CallHandler(const HttpRequest& r, BeastWriter& writer) {
+    std::string what;
+    try {
+      handler(r, writer);
+      return true;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "unknown exception";
+    }
+    Log("http: exception serving " + r.remote + " " + r.method + " " + r.target + ": " + what);
+    if (!writer.sent()) {
+      writer.Send(500, "application/json", InternalErrorStatus(what), {});
+      return true;
+    }
+    return false;  // a response was under way: its framing is unknown, end the connection
+  }
+
   void Serve(Connection& c) {
     // Beast reads max(512, free capacity) bytes at a time: an empty buffer took five recv calls
     // for a 2.5 KB create. With 16 KB free, a request up to that size is one recv.
@@ -240,29 +433,34 @@ struct HttpServer::Impl {
       if (!ec) remote = ep.address().to_string() + ":" + std::to_string(ep.port());
     }
     while (!stopping.load()) {
-      bhttp::request_parser<bhttp::string_body> parser;
+      HttpRequest r;
+      RequestParser parser(&r);
       parser.body_limit(options.max_body_bytes);
-      parser.header_limit(1 << 20);
-      bhttp::read(c.socket, buffer, parser, ec);
-      if (ec == bhttp::error::end_of_stream || ec) {
-        if (ec == bhttp::error::body_limit) {
-          BeastWriter w(c.socket, 11, false, stopping);
-          w.Send(413, "application/json",
-                 R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Request entity too large: limit is 3145728","reason":"RequestEntityTooLarge","code":413})", {});
+      parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
+      bhttp::read_header(c.socket, buffer, parser, ec);
+      if (!ec && !parser.is_done()) {
+        // A client that asked to be told before sending the body (curl does above 1 MB) is
+        // told now, as Go's server does when the handler first reads the body.
+        auto expect = r.headers.find("expect");
+        if (expect != r.headers.end() && beast::iequals(expect->second, "100-continue")) {
+          WriteRaw(c, "HTTP/1.1 100 Continue\r\n\r\n");
         }
-        break;
+        bhttp::read(c.socket, buffer, parser, ec);
       }
-      auto& req = parser.get();
-      BeastWriter writer(c.socket, req.version(), req.keep_alive(), stopping);
-      HttpRequest r = Convert(req, remote);
-      handler(r, writer);
+      if (ec) {
+        AnswerReadFailure(c, Classify(ec));
+        return;
+      }
+      const bool keep_alive = parser.keep_alive();
+      BeastWriter writer(c.socket, parser.version(), keep_alive, stopping);
+      r.remote = remote;
+      SplitTarget(r);
+      if (!CallHandler(r, writer)) return;
       if (!writer.sent()) {
         writer.Send(500, "text/plain", "handler sent no response\n", {});
       }
-      if (writer.failed() || writer.streaming() || !req.keep_alive()) break;
+      if (writer.failed() || writer.streaming() || !keep_alive) return;
     }
-    c.socket.shutdown(tcp::socket::shutdown_both, ec);
-    c.socket.close(ec);
   }
 };
 

@@ -11,6 +11,14 @@
 //
 // Binding: loopback (127.0.0.1) unless told otherwise; port 0 picks a free port (port() tells
 // which). Stop() closes the listener and every connection, and joins their threads.
+//
+// Bad input never ends the process; it is answered as Go's net/http server (which serves
+// kube-apiserver) answers it: a header section over max_header_bytes gets "431 Request Header
+// Fields Too Large", malformed framing "400 Bad Request" (both plain text, then the connection
+// is closed), a body over max_body_bytes kube's 413 Status, and a client that goes away mid
+// request no answer. A handler that throws gets a 500 Status ("Internal error occurred: ...")
+// when it had sent nothing yet, and a log line; the connection's thread and the process carry
+// on. "Expect: 100-continue" is answered before the body is read.
 #pragma once
 
 #include <atomic>
@@ -72,8 +80,16 @@ using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;
 struct ServerOptions {
   std::string address = "127.0.0.1";
   uint16_t port = 0;
-  // Requests with a larger body are refused with 413.
-  size_t max_body_bytes = 64 << 20;
+  // Requests with a larger body are refused with 413 and kube's Status ("Request entity too
+  // large: limit is 3145728"): kube-apiserver's MaxRequestBodyBytes, 3 MiB.
+  size_t max_body_bytes = 3 << 20;
+  // A request line and header section larger than this is refused with Go's "431 Request
+  // Header Fields Too Large": kube-apiserver serves with MaxHeaderBytes 1 MiB, and Go reads
+  // up to 4 KiB past it before refusing.
+  size_t max_header_bytes = (1 << 20) + 4096;
+  // Where the server's own log lines go (a handler's exception, a connection that could not
+  // get a thread); stderr when empty.
+  std::function<void(const std::string&)> log;
 };
 
 class HttpServer {

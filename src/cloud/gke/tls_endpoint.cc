@@ -20,6 +20,7 @@
 #include <cstring>
 #include <list>
 #include <mutex>
+#include <system_error>
 #include <thread>
 
 namespace tidepool::cloud::gke {
@@ -163,10 +164,17 @@ struct TlsEndpoint::Impl {
         }
       }
       Conn& c = conns.emplace_back();
-      c.thread = std::thread([this, fd, &c] {
-        Relay(fd);
-        c.done = true;
-      });
+      try {
+        c.thread = std::thread([this, fd, &c] {
+          Relay(fd);
+          c.done = true;
+        });
+      } catch (const std::system_error&) {
+        // No thread for it (the process is out of threads): the connection is dropped, as a
+        // full listen backlog would drop it, instead of std::terminate.
+        conns.pop_back();
+        ::close(fd);
+      }
     }
   }
 
