@@ -70,8 +70,6 @@ std::string GoStringSlice(const std::vector<std::string>& v, bool nil_when_empty
   return out + "}";
 }
 
-namespace {
-
 std::vector<std::string> Strings(const json* v) {
   std::vector<std::string> out;
   if (v == nullptr || !v->is_array()) return out;
@@ -80,8 +78,6 @@ std::vector<std::string> Strings(const json* v) {
   }
   return out;
 }
-
-}  // namespace
 
 std::string GoLabelSelector(const json* selector) {
   std::string out = "v1.LabelSelector{MatchLabels:" + GoStringMap(Member(selector, "matchLabels")) +

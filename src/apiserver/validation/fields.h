@@ -36,6 +36,8 @@ const json* At(const json& obj, std::initializer_list<std::string_view> keys);
 std::string_view Str(const json* v);
 // The integer, or nullopt when `v` is null or not an integral number.
 std::optional<int64_t> Int(const json* v);
+// The strings of an array (other entries skipped); empty for null, absent or not an array.
+std::vector<std::string> Strings(const json* v);
 bool IsTrue(const json* v);
 // String members of a string map (labels, annotations, matchLabels); others are skipped.
 api::Labels StringMap(const json* v);

@@ -111,15 +111,6 @@ void ValidateOwnerReferences(const json* refs, api::FieldErrors* errors) {
   }
 }
 
-std::vector<std::string> Finalizers(const json* v) {
-  std::vector<std::string> out;
-  if (v == nullptr || !v->is_array()) return out;
-  for (const json& f : *v) {
-    if (f.is_string()) out.push_back(f.get<std::string>());
-  }
-  return out;
-}
-
 // pkg/apis/core/validation's validateKubeFinalizerName, at each entry's path.
 void ValidateKubeFinalizerNames(const std::vector<std::string>& finalizers,
                                 api::FieldErrors* errors) {
@@ -199,7 +190,7 @@ api::FieldErrors ValidateLabelSelector(const json* selector, const std::string& 
     const json& e = (*exprs)[i];
     const std::string p = path + ".matchExpressions[" + std::to_string(i) + "]";
     const std::string op(Str(Member(e, "operator")));
-    const std::vector<std::string> values = Finalizers(Member(e, "values"));  // string list
+    const std::vector<std::string> values = Strings(Member(e, "values"));  // string list
     if (op == "In" || op == "NotIn") {
       if (values.empty()) {
         errors.push_back(api::FieldError::Required(
@@ -242,7 +233,7 @@ api::FieldErrors ValidateObjectMeta(const json& object, NameRule rule, bool name
   ValidateNamespace(meta, namespaced, &errors);
   NonNegative(Member(meta, "generation"), "metadata.generation", &errors);
   ValidateCommon(meta, &errors);
-  ValidateFinalizers(Finalizers(Member(meta, "finalizers")), &errors);
+  ValidateFinalizers(Strings(Member(meta, "finalizers")), &errors);
   return errors;
 }
 
@@ -250,9 +241,9 @@ api::FieldErrors ValidateObjectMetaUpdate(const json& object, const json& old) {
   api::FieldErrors errors;
   const json* meta = Member(object, "metadata");
   const json* old_meta = Member(old, "metadata");
-  const std::vector<std::string> finalizers = Finalizers(Member(meta, "finalizers"));
+  const std::vector<std::string> finalizers = Strings(Member(meta, "finalizers"));
   if (Member(old_meta, "deletionTimestamp") != nullptr) {
-    const std::vector<std::string> before = Finalizers(Member(old_meta, "finalizers"));
+    const std::vector<std::string> before = Strings(Member(old_meta, "finalizers"));
     std::set<std::string> extra(finalizers.begin(), finalizers.end());
     for (const std::string& f : before) extra.erase(f);
     if (!extra.empty()) {

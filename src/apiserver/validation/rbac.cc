@@ -12,15 +12,6 @@ using api::FieldErrors;
 
 constexpr const char* kGroup = "rbac.authorization.k8s.io";
 
-std::vector<std::string> Strings(const json* v) {
-  std::vector<std::string> out;
-  if (v == nullptr || !v->is_array()) return out;
-  for (const json& s : *v) {
-    if (s.is_string()) out.push_back(s.get<std::string>());
-  }
-  return out;
-}
-
 void ValidatePolicyRule(const json& rule, bool namespaced, const std::string& path,
                         FieldErrors* errors) {
   if (Strings(Member(rule, "verbs")).empty()) {
