@@ -171,7 +171,12 @@ RestClient::RestClient(RestConfig config, const Clock& clock, RestClientOptions 
   hopts.tls.client_cert_pem = config_.client_cert_pem;
   hopts.tls.client_key_pem = config_.client_key_pem;
   hopts.connect_timeout = options_.connect_timeout;
-  http_ = std::make_unique<http::HttpClient>(std::move(hopts));
+  if (options_.transport != nullptr) {
+    http_ = options_.transport;
+  } else {
+    owned_http_ = std::make_unique<http::HttpClient>(std::move(hopts));
+    http_ = owned_http_.get();
+  }
 }
 
 RestClient::~RestClient() = default;

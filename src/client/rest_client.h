@@ -123,6 +123,10 @@ struct RestClientOptions {
   std::string user_agent;
   // Transport tuning (the TLS part comes from the config).
   Duration connect_timeout = std::chrono::seconds(30);
+  // When set, requests go through it instead of a socket (an API server in the same process,
+  // cluster/in_process_transport.h); it must outlive the client. The config's host still
+  // prefixes every URL.
+  const http::HttpTransport* transport = nullptr;
 };
 
 class RestClient {
@@ -177,7 +181,8 @@ class RestClient {
   const RestClientOptions options_;
   std::string user_agent_;
   std::unique_ptr<Authenticator> auth_;
-  std::unique_ptr<http::HttpClient> http_;
+  std::unique_ptr<http::HttpClient> owned_http_;
+  const http::HttpTransport* http_ = nullptr;
 };
 using RestClientPtr = std::unique_ptr<RestClient>;
 

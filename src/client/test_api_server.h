@@ -114,6 +114,7 @@ class TestApiServer {
     return c;
   }
   apiserver::ObjectStore& store() { return store_; }
+  apiserver::ApiServer& api() { return api_; }
   const Clock& clock() const { return clock_; }
 
  private:

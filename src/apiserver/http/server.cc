@@ -272,6 +272,8 @@ std::string InternalErrorStatus(std::string_view what) {
 
 }  // namespace
 
+void SplitRequestTarget(HttpRequest& r) { SplitTarget(r); }
+
 struct HttpServer::Impl {
   ServerOptions options;
   Handler handler;

@@ -53,6 +53,10 @@ struct HttpRequest {
   std::string Header(std::string_view name) const;
 };
 
+// Sets `path` (percent-decoded) and `query` (decoded, '+' as space) from `target`, as the
+// server does for every request it reads.
+void SplitRequestTarget(HttpRequest& r);
+
 class ResponseWriter {
  public:
   virtual ~ResponseWriter() = default;

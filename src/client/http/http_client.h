@@ -90,7 +90,18 @@ struct HttpResponse {
 // Receives a piece of a streamed body; returns false to stop the stream.
 using ChunkCallback = std::function<bool(std::string_view chunk)>;
 
-class HttpClient {
+// What a caller of Do/Stream needs from an HTTP exchange, so that the same client code (the
+// Kubernetes RestClient, its informers) runs over a socket (HttpClient) or over a server in the
+// same process (cluster/in_process_transport.h). The contract of each call is HttpClient's below.
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  virtual StatusOr<HttpResponse> Do(const HttpRequest& req) const = 0;
+  virtual StatusOr<HttpResponse> Stream(const HttpRequest& req,
+                                        const ChunkCallback& on_chunk) const = 0;
+};
+
+class HttpClient final : public HttpTransport {
  public:
   explicit HttpClient(HttpClientOptions options = {});
   ~HttpClient();
@@ -100,13 +111,14 @@ class HttpClient {
   // Sends `req` and returns the whole response. Errors: Unavailable (transport),
   // DeadlineExceeded (req.timeout passed), Cancelled (req.cancel set), InvalidArgument (a URL
   // curl refuses). Thread-safe.
-  StatusOr<HttpResponse> Do(const HttpRequest& req) const;
+  StatusOr<HttpResponse> Do(const HttpRequest& req) const override;
 
   // Sends `req`; when the answer is 2xx, hands its body to `on_chunk` as it arrives until the
   // server ends it (OK), `on_chunk` returns false (OK) or req.cancel is set (Cancelled). The
   // returned response has the status and headers (and the body only for non-2xx answers).
   // `on_chunk` runs on the calling thread. Thread-safe.
-  StatusOr<HttpResponse> Stream(const HttpRequest& req, const ChunkCallback& on_chunk) const;
+  StatusOr<HttpResponse> Stream(const HttpRequest& req,
+                                const ChunkCallback& on_chunk) const override;
 
   const HttpClientOptions& options() const { return options_; }
 
