@@ -199,7 +199,7 @@ StatusCode StatusCodeForHttp(int http_status, std::string_view reason);
 // metav1.MicroTime text: RFC 3339 in UTC with six fractional digits,
 // "2026-11-29T22:50:22.123456Z".
 std::string FormatMicroTime(TimePoint t);
-// Parses RFC 3339 ("...Z", "+hh:mm" offsets, optional fraction). InvalidArgument otherwise.
-StatusOr<TimePoint> ParseRfc3339(std::string_view text);
+// RFC 3339 parsing is common/clock.h's.
+using ::tidepool::ParseRfc3339;
 
 }  // namespace tidepool::client

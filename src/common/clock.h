@@ -11,6 +11,9 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
+
+#include "common/status_or.h"
 
 namespace tidepool {
 
@@ -56,6 +59,10 @@ class SimulatedClock final : public Clock {
 
 // RFC 3339 in UTC with second precision, as Kubernetes' metav1.Time: "2026-01-01T00:00:00Z".
 std::string FormatRfc3339(TimePoint t);
+// Parses RFC 3339 ("...Z", "+hh:mm" offsets, an optional fraction up to nanoseconds), as Go's
+// time.Parse(time.RFC3339Nano); InvalidArgument ("parsing time ... as RFC 3339: cannot
+// parse") otherwise.
+StatusOr<TimePoint> ParseRfc3339(std::string_view text);
 // Seconds since the epoch, fractional part truncated.
 int64_t UnixSeconds(TimePoint t);
 
