@@ -8,6 +8,7 @@
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
 #include "apiserver/discovery.h"
+#include "apiserver/eviction.h"
 #include "apiserver/json_io.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
@@ -688,108 +689,44 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                       {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
                        {"status", "Success"}, {"code", 201}});
     }
-    // Eviction: PodDisruptionBudgets in the pod's namespace that select it.
+    // Eviction: the budgets that select the pod (eviction.h), then the pod is deleted as DELETE
+    // deletes it, with the eviction's options.
     const json p = (*pod)->Parse();
-    const Resource* pdbr = FindResource("policy", "v1", "poddisruptionbudgets");
-    const Resource* podr = FindResource("", "v1", "pods");
-    const json* pmeta = Member(p, "metadata");
-    const json plabels = pmeta && pmeta->contains("labels") ? (*pmeta)["labels"] : json::object();
     const std::string phase = Str(p, "status", "phase");
     const bool terminal = phase == "Succeeded" || phase == "Failed";
-    if (!terminal) {
-      for (const ObjectPtr& pdb : store_.List(*pdbr, r.ns).items) {
-        const json* spec = Member(pdb->view, "spec");
-        if (spec == nullptr) continue;
-        const json* sel = Member(*spec, "selector");
-        if (sel == nullptr) continue;
-        // policy/v1: a null selector selects nothing; a selector that does not decode neither.
-        StatusOr<api::LabelSelector> selector = api::codec::LabelSelectorFromJson(*sel);
-        if (!selector.ok()) continue;
-        auto matches = [&](const json& labels) {
-          api::Labels l;
-          if (labels.is_object()) {
-            for (const auto& [k, v] : labels.items()) {
-              if (v.is_string()) l[k] = v.get<std::string>();
-            }
-          }
-          return selector->Matches(l);
-        };
-        if (!matches(plabels)) continue;
-        int64_t expected = 0, healthy = 0;
-        for (const ObjectPtr& other : store_.List(*podr, r.ns).items) {
-          const json* om = Member(other->view, "metadata");
-          if (om == nullptr || !matches(om->value("labels", json::object()))) continue;
-          ++expected;
-          if (om->contains("deletionTimestamp")) continue;
-          bool ready = false;
-          const json* st = Member(other->view, "status");
-          if (const json* conds = st ? Member(*st, "conditions") : nullptr; conds && conds->is_array()) {
-            for (const json& c : *conds) {
-              if (c.value("type", "") == "Ready" && c.value("status", "") == "True") ready = true;
-            }
-          }
-          if (ready) ++healthy;
-        }
-        auto resolve = [&](const json& v) -> int64_t {
-          if (v.is_number_integer()) return v.get<int64_t>();
-          if (v.is_string()) {
-            std::string s = v.get<std::string>();
-            if (!s.empty() && s.back() == '%') {
-              const int64_t pct = std::atoll(s.c_str());
-              return (pct * expected + 99) / 100;  // rounded up, as the disruption controller
-            }
-            return std::atoll(s.c_str());
-          }
-          return 0;
-        };
-        int64_t desired = 0;
-        if (const json* mu = Member(*spec, "maxUnavailable")) {
-          desired = expected - resolve(*mu);
-        } else if (const json* ma = Member(*spec, "minAvailable")) {
-          desired = resolve(*ma);
-        }
-        const bool pod_ready = [&] {
-          const json* st = Member(p, "status");
-          if (const json* conds = st ? Member(*st, "conditions") : nullptr; conds && conds->is_array()) {
-            for (const json& c : *conds) {
-              if (c.value("type", "") == "Ready" && c.value("status", "") == "True") return true;
-            }
-          }
-          return false;
-        }();
-        // An unready pod may always be evicted when the budget is met (1.32 default policy).
-        if (pod_ready && healthy - desired < 1) {
-          return SendError(
-              w, {429, "TooManyRequests",
-                  "Cannot evict pod as it would violate the pod's disruption budget.",
-                  json{{"causes", json::array({{{"reason", "DisruptionBudget"},
-                                                {"message",
-                                                 "The disruption budget " +
-                                                     Str(pdb->view, "metadata", "name") +
-                                                     " needs " + std::to_string(desired) +
-                                                     " healthy pods and has " +
-                                                     std::to_string(healthy) +
-                                                     " currently"}}})}}});
-        }
-      }
+    bool only_if_unchanged = false;
+    std::string budget;
+    if (!EvictionIgnoresBudgets(p)) {
+      EvictionVerdict v = CheckEvictionBudgets(store_, p, r.ns, wopts.dry_run, clock_.Now());
+      if (!v.allowed) return SendError(w, {v.code, v.reason, v.message, v.details});
+      only_if_unchanged = v.only_if_unchanged;
+      budget = v.pdb_name;
     }
-    // The pod is deleted as DELETE deletes it, with the eviction's options.
+    const std::optional<std::string> rv =
+        only_if_unchanged ? std::optional<std::string>(std::to_string((*pod)->resource_version))
+                          : std::nullopt;
     const json* delete_options = Member(*body, "deleteOptions");
     const int64_t g =
         PodGracePeriod(p, delete_options ? GracePeriodOption(*delete_options) : std::nullopt);
     Status st;
     if (Str(p, "spec", "nodeName").empty() || terminal || g <= 0) {
-      st = store_.Delete(res, r.ns, r.name, wopts).status();
+      st = store_.Delete(res, r.ns, r.name, wopts, std::nullopt, rv).status();
     } else {
       st = store_
                .Update(res, r.ns, r.name,
                        [&](const StoredObject* cur) -> StatusOr<json> {
                          json next = cur->Parse();
                          MarkPodDeleting(next, g, clock_.Now());
+                         if (rv) next["metadata"]["resourceVersion"] = *rv;
                          return next;
                        },
                        wopts)
                .status();
+    }
+    if (only_if_unchanged && st.code() == StatusCode::kAborted) {
+      // The unready pod changed since it was read (it may be Ready now): the client retries.
+      EvictionVerdict v = TooManyRequestsVerdict(budget);
+      return SendError(w, {v.code, v.reason, v.message, v.details});
     }
     if (!st.ok()) return fail(st);
     return SendJson(w, 201,

@@ -435,14 +435,59 @@ TEST_F(ApiServerTest, EvictionRespectsTheBudgetsWhoseSelectorsSelectThePod) {
                                             {{"key", "tier"}, {"operator", "Exists"}}})}}))
                 .code,
             201);
+  // The budget's status is the disruption controller's; until it has written one the budget
+  // is "still being processed".
   FakeWriter refused = Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction", eviction);
+  EXPECT_EQ(refused.code, 429) << refused.body;
+  EXPECT_NE(refused.body.find("The disruption budget web is still being processed by the server."),
+            std::string::npos)
+      << refused.body;
+  const std::string web = "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web";
+  auto set_status = [&](int allowed) {
+    json status = {{"status",
+                    {{"observedGeneration", 1},
+                     {"currentHealthy", 2},
+                     {"desiredHealthy", 2 - allowed},
+                     {"expectedPods", 2},
+                     {"disruptionsAllowed", allowed}}}};
+    ASSERT_EQ(Do("PATCH", web + "/status", status.dump(),
+                 {{"content-type", "application/merge-patch+json"}})
+                  .code,
+              200);
+  };
+  set_status(0);
+  refused = Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction", eviction);
   EXPECT_EQ(refused.code, 429) << refused.body;
   EXPECT_NE(refused.body.find("The disruption budget web needs 2 healthy pods and has 2 currently"),
             std::string::npos)
       << refused.body;
-  // Without the budget over them, the eviction goes through.
-  ASSERT_EQ(Do("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web").code, 200);
+  // One disruption allowed: a dry run uses nothing; the eviction uses it and records the pod.
+  set_status(1);
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction?dryRun=All", eviction).code, 201);
+  EXPECT_EQ(json::parse(Do("GET", web).body)["status"]["disruptionsAllowed"], 1);
   EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/pods/web-1/eviction", eviction).code, 201);
+  const json after = json::parse(Do("GET", web).body)["status"];
+  EXPECT_EQ(after["disruptionsAllowed"], 0);
+  EXPECT_TRUE(after["disruptedPods"].contains("web-1")) << after.dump();
+  EXPECT_EQ(after["conditions"][0]["reason"], "InsufficientPods");
+  json second = json::parse(eviction);
+  second["metadata"]["name"] = "web-2";
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/pods/web-2/eviction", second.dump()).code, 429);
+  // Two budgets over one pod: kube's 500.
+  ASSERT_EQ(Do("POST", "/apis/policy/v1/namespaces/default/poddisruptionbudgets",
+               budget("web-too", {{"matchLabels", {{"app", "web"}}}}))
+                .code,
+            201);
+  FakeWriter two = Do("POST", "/api/v1/namespaces/default/pods/web-2/eviction", second.dump());
+  EXPECT_EQ(two.code, 500);
+  EXPECT_NE(two.body.find("This pod has more than one PodDisruptionBudget, which the eviction "
+                          "subresource does not support."),
+            std::string::npos)
+      << two.body;
+  // Without budgets over it, the eviction goes through.
+  ASSERT_EQ(Do("DELETE", web).code, 200);
+  ASSERT_EQ(Do("DELETE", "/apis/policy/v1/namespaces/default/poddisruptionbudgets/web-too").code, 200);
+  EXPECT_EQ(Do("POST", "/api/v1/namespaces/default/pods/web-2/eviction", second.dump()).code, 201);
 }
 
 }  // namespace tidepool::apiserver
