@@ -100,11 +100,13 @@ json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_contain
 }  // namespace
 
 ClusterBridge::ClusterBridge(sim::World& world, apiserver::ObjectStore& store,
-                             apiserver::PodLogs& logs, bool gpu_operator)
+                             apiserver::PodLogs& logs, bool gpu_operator,
+                             bool autoscaler_pod)
     : world_(world),
       store_(store),
       logs_(logs),
       gpu_operator_(gpu_operator),
+      want_autoscaler_pod_(autoscaler_pod),
       pods_(Res("", "pods")),
       nodes_(Res("", "nodes")),
       events_(Res("", "events")),
@@ -280,7 +282,7 @@ Status ClusterBridge::Start() {
   std::vector<SystemPod> system;
   // No cluster-autoscaler pod when the embedded autoscaler is off (`--no-autoscaler`: another
   // autoscaler, e.g. `tidepool autoscale`, manages the cluster).
-  if (autoscaler_pod_.empty() && world_.options().autoscaler) {
+  if (autoscaler_pod_.empty() && want_autoscaler_pod_) {
     autoscaler_pod_ = "cluster-autoscaler-" + suffix(h, 10) + "-" + suffix(h >> 20, 5);
     system.push_back({autoscaler_pod_, "cluster-autoscaler", "cluster-autoscaler",
                       "registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.1", "10m", "300Mi"});
@@ -364,33 +366,7 @@ void ClusterBridge::WaitForApi(Duration timeout) {
   if (watch_->Next(timeout, &e) == apiserver::Watch::Result::kEvent) ApplyApiEvent(e);
 }
 
-void ClusterBridge::WriteAutoscalerStatus() {
-  autoscaler::Autoscaler* ca = world_.autoscaler();
-  if (ca == nullptr) return;
-  std::string status = ca->StatusYaml();
-  if (status.empty() || status == last_status_) return;
-  last_status_ = status;
-  const apiserver::Resource* cms = apiserver::FindResource("", "v1", "configmaps");
-  const std::string name = world_.options().autoscaling.status_config_map_name;
-  // CA's ConfigMap: data.status, and the annotation with the time it was written.
-  (void)store_.Update(
-      *cms, "kube-system", name,
-      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
-        json next = cur ? cur->Parse()
-                        : json{{"apiVersion", "v1"},
-                               {"kind", "ConfigMap"},
-                               {"metadata", {{"name", name}, {"namespace", "kube-system"}}}};
-        next["data"] = {{"status", status}};
-        next["metadata"]["annotations"]["cluster-autoscaler.kubernetes.io/last-updated"] =
-            FormatRfc3339(world_.Now());
-        if (cur) next["metadata"]["resourceVersion"] = std::to_string(cur->resource_version);
-        return next;
-      },
-      {kOrigin, false}, /*allow_create=*/true);
-}
-
 size_t ClusterBridge::PumpApi() {
-  if (world_.options().autoscaling.write_status_configmap) WriteAutoscalerStatus();
   std::vector<apiserver::EventPtr> events;
   watch_->Drain(&events);
   size_t n = 0;

@@ -44,9 +44,11 @@ class ClusterBridge final : public sim::StoreObserver {
  public:
   // Every reference must outlive the bridge. `gpu_operator`: the emulated NVIDIA GPU operator
   // (namespace gpu-operator, the DaemonSet nvidia-device-plugin-daemonset and its pod on every
-  // GPU node, as `helm install gpu-operator` leaves them).
+  // GPU node, as `helm install gpu-operator` leaves them). `autoscaler_pod`: the
+  // kube-system/cluster-autoscaler-<suffix> pod of the embedded autoscaler (its log is the
+  // world's autoscaler log).
   ClusterBridge(sim::World& world, apiserver::ObjectStore& store, apiserver::PodLogs& logs,
-                bool gpu_operator = true);
+                bool gpu_operator = true, bool autoscaler_pod = false);
   ~ClusterBridge() override;
   ClusterBridge(const ClusterBridge&) = delete;
   ClusterBridge& operator=(const ClusterBridge&) = delete;
@@ -79,15 +81,14 @@ class ClusterBridge final : public sim::StoreObserver {
   // The GPU operator's device-plugin pod on a GPU node (once per node).
   void EnsureDevicePluginPod(const api::Node& node);
   // CA's status ConfigMap (kube-system/cluster-autoscaler-status), when it changed.
-  void WriteAutoscalerStatus();
 
   sim::World& world_;
   apiserver::ObjectStore& store_;
   apiserver::PodLogs& logs_;
   std::unique_ptr<apiserver::Watch> watch_;
   std::string autoscaler_pod_;
-  std::string last_status_;
   bool gpu_operator_;
+  bool want_autoscaler_pod_;
   std::string device_plugin_ds_uid_;
   const apiserver::Resource* pods_;
   const apiserver::Resource* nodes_;

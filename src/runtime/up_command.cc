@@ -23,8 +23,11 @@
 #include "apiserver/storage/backend.h"
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
+#include "cluster/in_process_transport.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "runtime/client_files.h"
 #include "runtime/cluster_bridge.h"
+#include "runtime/embedded_autoscaler.h"
 #include "runtime/exposure.h"
 #include "runtime/store_cloud_journal.h"
 #include "runtime/gke_control.h"
@@ -209,10 +212,10 @@ Status WriteClientFiles(const UpOptions& o, const Exposure& e, const Listeners& 
 }
 
 void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
-                 const sim::WorldOptions& w, std::ostream& out) {
+                 const sim::WorldOptions& w, bool autoscaler, std::ostream& out) {
   out << "tidepool up: Kubernetes v1.32 API at " << l.url << " (cluster " << w.cluster
       << ", project " << w.project << ", zone " << w.zone << "; speed " << o.speed
-      << "x; autoscaler " << (w.autoscaler ? "on" : "off") << "; "
+      << "x; autoscaler " << (autoscaler ? "on" : "off") << "; "
       << (o.data_dir.empty() ? std::string("in-memory storage") : "storage in " + o.data_dir)
       << ")\n";
   if (e.secure) {
@@ -305,7 +308,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   const TimePoint now = clock.Now();
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
-  w.autoscaler = w.autoscaler && options.autoscaler;
+  // The autoscaler is not the world's: it runs beside it on the API (embedded_autoscaler.h).
+  const bool autoscaler_on = w.autoscaler && options.autoscaler;
+  w.autoscaler = false;
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
   ScaleDurations(w, options.speed);
@@ -357,7 +362,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   world->timeline().set_enabled(false);
   world->store().SetEventTtl(store_options.event_ttl);
   apiserver::PodLogs logs;
-  ClusterBridge bridge(*world, store, logs, options.gpu_operator);
+  ClusterBridge bridge(*world, store, logs, options.gpu_operator, autoscaler_on);
   if (Status s = bridge.Start(); !s.ok()) {
     err << "error: " << s.message() << "\n";
     return 1;
@@ -423,6 +428,41 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cloud::gke::GkeApi gke(gke_control, clock, gke_options);
   gke_api.store(&gke);
 
+  // The cluster autoscaler: `tidepool autoscale`'s engine and cluster side, over this process's
+  // API (no socket), with the emulated cloud; its loop runs on the world's queue.
+  cluster::InProcessTransport api_transport(
+      [&api](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
+        api->Handle(req, rw);
+      });
+  std::unique_ptr<EmbeddedAutoscaler> autoscaler;
+  if (autoscaler_on) {
+    auto a = EmbeddedAutoscaler::Create(w.autoscaling, api_transport, world->cloud().Provider(),
+                                        world->queue(), clock, world->autoscaler_log(), w.seed);
+    if (!a.ok()) {
+      err << "error: " << a.status().message() << "\n";
+      listeners.Stop();
+      return 1;
+    }
+    autoscaler = std::move(a).value();
+    autoscaler->Start();
+  }
+  // kube-controller-manager's controllers, on the same API.
+  client::RestClientOptions kcm_client_options;
+  kcm_client_options.transport = &api_transport;
+  kcm_client_options.user_agent =
+      "kube-controller-manager/v1.32.4 (linux/amd64) kubernetes/$Format/"
+      "system:serviceaccount:kube-system:disruption-controller";
+  client::RestConfig in_process;
+  in_process.host = "http://in-process";
+  client::RestClient kcm_client(in_process, clock, kcm_client_options);
+  KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
+  controllers::disruption::DisruptionControllerOptions disruption_options;
+  disruption_options.deletion_timeout = Scale(disruption_options.deletion_timeout, options.speed);
+  disruption_options.seed = w.seed;
+  controllers::disruption::DisruptionController disruption(kcm_client, clock, disruption_options,
+                                                           &kcm_events);
+  disruption.Start();
+
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
   std::thread world_thread([&] {
@@ -447,7 +487,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     world_thread.join();
     return 1;
   }
-  PrintBanner(options, *exposure, listeners, w, out);
+  PrintBanner(options, *exposure, listeners, w, autoscaler_on, out);
   out << "tidepool up: ready\n";
   out.flush();
   if (!options.port_file.empty()) {
@@ -465,6 +505,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   gke_api.store(nullptr);
   stopping = true;
   world_thread.join();
+  if (autoscaler) autoscaler->Stop();
+  disruption.Stop();
   executor.RunPending();
   return 0;
 }

@@ -1,0 +1,102 @@
+#include "runtime/embedded_autoscaler.h"
+
+#include <utility>
+
+namespace tidepool::runtime {
+namespace {
+
+client::RestConfig InProcessConfig() {
+  client::RestConfig config;
+  config.host = "http://in-process";  // only the transport sees it
+  return config;
+}
+
+client::RestClientOptions InProcessOptions(const client::http::HttpTransport& api) {
+  client::RestClientOptions options;
+  options.transport = &api;
+  // CA's user agent (client-go's default for the binary): managedFields say cluster-autoscaler.
+  options.user_agent = "cluster-autoscaler/v1.32.1 (linux/amd64) kubernetes/$Format";
+  return options;
+}
+
+}  // namespace
+
+EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
+                                       const client::http::HttpTransport& api,
+                                       cloud::CloudProvider& cloud, TimerService& timers,
+                                       const Clock& real_clock, log::Logger& logger,
+                                       uint64_t seed)
+    : options_(options),
+      timers_(timers),
+      log_(logger),
+      kube_(InProcessConfig(), real_clock, InProcessOptions(api)),
+      cache_(kube_, real_clock, &logger, seed),
+      writer_(kube_),
+      recorder_(kube_, real_clock, "cluster-autoscaler", &logger),
+      random_(seed),
+      cloud_(cloud) {}
+
+StatusOr<std::unique_ptr<EmbeddedAutoscaler>> EmbeddedAutoscaler::Create(
+    const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
+    cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
+    log::Logger& logger, uint64_t seed) {
+  std::unique_ptr<EmbeddedAutoscaler> a(
+      new EmbeddedAutoscaler(options, api, cloud, timers, real_clock, logger, seed));
+  TIDEPOOL_ASSIGN_OR_RETURN(a->engine_,
+                            autoscaler::Autoscaler::Create(a->options_, a->cloud_, a->writer_,
+                                                           a->recorder_, a->log_, a->random_));
+  return a;
+}
+
+EmbeddedAutoscaler::~EmbeddedAutoscaler() { Stop(); }
+
+void EmbeddedAutoscaler::Start() {
+  if (started_) return;
+  started_ = true;
+  cache_.Start();
+  ScheduleNext(timers_.clock().Now());
+}
+
+void EmbeddedAutoscaler::Stop() {
+  if (!started_) return;
+  started_ = false;
+  if (scheduled_) timers_.Cancel(timer_);
+  scheduled_ = false;
+  cache_.Stop();
+}
+
+void EmbeddedAutoscaler::ScheduleNext(TimePoint at) {
+  scheduled_ = true;
+  timer_ = timers_.ScheduleAt(at, [this] {
+    scheduled_ = false;
+    RunLoop();
+  });
+}
+
+void EmbeddedAutoscaler::RunLoop() {
+  const TimePoint now = timers_.clock().Now();
+  if (!cache_.HasSynced()) {
+    log_.V(1, "Waiting for the informers to sync");
+    ScheduleNext(now + std::chrono::milliseconds(100));
+    return;
+  }
+  ++loops_;
+  Status s = engine_->RunOnce(now, cache_.View());
+  if (!s.ok()) log_.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
+  if (options_.write_status_configmap) {
+    const std::string status = engine_->StatusYaml();
+    if (!status.empty() && status != last_status_) {
+      Status w = WriteStatusConfigMap(kube_, "kube-system", options_.status_config_map_name,
+                                      status, now);
+      if (w.ok()) {
+        last_status_ = status;
+      } else {
+        log_.Warning("Failed to write status configmap", {{"err", w.ToString()}});
+      }
+    }
+  }
+  // CA waits the scan interval after each loop.
+  ScheduleNext(timers_.clock().Now() + options_.scan_interval);
+}
+
+}  // namespace tidepool::runtime

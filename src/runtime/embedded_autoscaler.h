@@ -1,0 +1,75 @@
+// File: embedded_autoscaler.h
+//
+// EmbeddedAutoscaler: the cluster autoscaler of `tidepool up` - the engine and cluster side of
+// `tidepool autoscale` (KubeClusterCache's informers, KubeClusterWriter's taints and evictions,
+// KubeEventRecorder's events, CA's status ConfigMap), over the API server of the same process
+// (cluster::InProcessTransport) instead of a socket, and the emulated cloud's provider instead
+// of GKE's REST API. So what it reads is what kubectl sees, and every write it makes is an API
+// request: an eviction goes through the eviction subresource and its PodDisruptionBudget check,
+// a taint through an update with optimistic concurrency, an event through the events API.
+//
+// Loop: CA's - RunOnce every scan_interval on the caller's timer service (the emulated world's
+// queue, so that the cloud provider is called on the world's thread and --speed applies),
+// after the informers have synced; the status ConfigMap written when its text changes.
+// Thread-compatible: Start, Stop and the loop run on the timer service's thread.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "autoscaler/core/autoscaler.h"
+#include "autoscaler/options.h"
+#include "client/http/http_client.h"
+#include "client/rest_client.h"
+#include "cloud/cloud_provider.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/random.h"
+#include "common/timer_service.h"
+#include "runtime/kube_cluster.h"
+
+namespace tidepool::runtime {
+
+class EmbeddedAutoscaler {
+ public:
+  // Every reference must outlive the autoscaler. `real_clock` stamps events and drives the
+  // informers' back-off; `timers` (and `logger`'s clock) are the emulated cluster's.
+  static StatusOr<std::unique_ptr<EmbeddedAutoscaler>> Create(
+      const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
+      cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
+      log::Logger& logger, uint64_t seed);
+  ~EmbeddedAutoscaler();
+
+  // Starts the informers and schedules the first loop now.
+  void Start();
+  // Cancels the next loop and stops the informers.
+  void Stop();
+
+  uint64_t loops() const { return loops_; }
+
+ private:
+  EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
+                     const client::http::HttpTransport& api, cloud::CloudProvider& cloud,
+                     TimerService& timers, const Clock& real_clock, log::Logger& logger,
+                     uint64_t seed);
+  void RunLoop();
+  void ScheduleNext(TimePoint at);
+
+  const autoscaler::AutoscalingOptions options_;
+  TimerService& timers_;
+  log::Logger& log_;
+  client::RestClient kube_;
+  KubeClusterCache cache_;
+  KubeClusterWriter writer_;
+  KubeEventRecorder recorder_;
+  Random random_;
+  cloud::CloudProvider& cloud_;
+  std::unique_ptr<autoscaler::Autoscaler> engine_;
+  std::string last_status_;
+  TimerService::TimerId timer_ = 0;
+  bool scheduled_ = false;
+  bool started_ = false;
+  uint64_t loops_ = 0;
+};
+
+}  // namespace tidepool::runtime
