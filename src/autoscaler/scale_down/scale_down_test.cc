@@ -452,6 +452,28 @@ TEST_F(ScaleDownTest, UnremovableNodesAreRecheckedAfterFiveMinutes) {
   EXPECT_NE(Unneeded("n1"), nullptr);
 }
 
+// Issue 15: under `tidepool up --speed 60` the recheck waited 5 real minutes; it is an option
+// (--unremovable-node-recheck-timeout), which --speed divides like every other.
+TEST_F(ScaleDownTest, TheRecheckTimeoutIsAnOption) {
+  options_.unremovable_node_recheck_timeout = std::chrono::seconds(5);
+  Group("cpu-pool", 0, 5, 1);
+  AddNode(CpuNode("n1", "cpu-pool"));
+  AddPod(RsPod("p1", "1"), "n1");
+  Update();
+  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+  EXPECT_TRUE(
+      Logged("] 1 nodes found to be unremovable in simulation, will re-check them at "
+             "2026-01-01 00:00:05 +0000 UTC"));
+  AddBigDestination();
+  clock_.Advance(std::chrono::seconds(4));
+  Update();
+  EXPECT_EQ(Unneeded("n1"), nullptr);
+  EXPECT_TRUE(Logged("] Scale-down calculation: ignoring 1 nodes unremovable in the last 5s"));
+  clock_.Advance(std::chrono::seconds(1));
+  Update();
+  EXPECT_NE(Unneeded("n1"), nullptr);
+}
+
 TEST_F(ScaleDownTest, PodsDoNotMoveToNodesBeingDeletedOrUpcoming) {
   Group("cpu-pool", 0, 5, 2);
   // A node tainted by a scale-down a minute ago: skipped, and no destination.
@@ -480,6 +502,21 @@ TEST_F(ScaleDownTest, PodsDoNotMoveToNodesBeingDeletedOrUpcoming) {
   // Five minutes after the taint the deletion is presumed failed: a candidate again.
   clock_.Advance(std::chrono::minutes(5));
   Update();
+  EXPECT_NE(Unneeded("deleting"), nullptr);
+}
+
+TEST_F(ScaleDownTest, TheDeletionTimeIsAnOption) {
+  options_.max_cloud_provider_node_deletion_time = std::chrono::seconds(30);
+  Group("cpu-pool", 0, 5, 2);
+  AddBigDestination();
+  // Tainted a minute ago: past the (shortened) deletion time, so a candidate again.
+  api::Node deleting = CpuNode("deleting", "cpu-pool");
+  deleting.spec.taints.push_back(api::Taint{std::string(kToBeDeletedTaint),
+                                            std::to_string(UnixSeconds(clock_.Now()) - 60),
+                                            api::TaintEffect::kNoSchedule, std::nullopt});
+  AddNode(deleting);
+  Update();
+  EXPECT_FALSE(Logged("currently being deleted"));
   EXPECT_NE(Unneeded("deleting"), nullptr);
 }
 
