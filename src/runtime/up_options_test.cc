@@ -13,6 +13,8 @@
 
 #include <boost/core/demangle.hpp>
 #include <boost/pfr.hpp>
+#include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -36,18 +38,47 @@ template <typename T>
 struct IsMap : std::false_type {};
 template <typename K, typename V, typename C, typename A>
 struct IsMap<std::map<K, V, C, A>> : std::true_type {};
+template <typename T>
+struct IsChronoDuration : std::false_type {};
+template <typename R, typename P>
+struct IsChronoDuration<std::chrono::duration<R, P>> : std::true_type {};
+// Classes that are not option structs and cannot hold a Duration: strings, time points, sets
+// (their elements are const) and callbacks.
+template <typename T>
+struct IsOpaqueLeaf : std::false_type {};
+template <typename C, typename Tr, typename A>
+struct IsOpaqueLeaf<std::basic_string<C, Tr, A>> : std::true_type {};
+template <typename C, typename D>
+struct IsOpaqueLeaf<std::chrono::time_point<C, D>> : std::true_type {};
+template <typename K, typename C, typename A>
+struct IsOpaqueLeaf<std::set<K, C, A>> : std::true_type {};
+template <typename F>
+struct IsOpaqueLeaf<std::function<F>> : std::true_type {};
+// Vouched for by reading them (they have private members, so Boost.PFR cannot walk them); a
+// class added here must hold no Duration, now or later:
+//   Catalog  machine and accelerator types: sizes, prices, zones (cloud/emulated/catalog.h)
+template <>
+struct IsOpaqueLeaf<cloud::emulated::Catalog> : std::true_type {};
 
 // Every Duration member inside a value, by address, with where it is ("member #3 of
-// tidepool::cloud::emulated::LifecycleDelays at world.7.0.3"). Empty lists, optionals and maps
+// tidepool::cloud::emulated::LifecycleDelays at .0.7.0.3"). Empty lists, optionals and maps
 // get one default element first, so that per-element members (a slow boot's extra time) are
-// there to be found. Leaves: scalars, strings, enums, pointers, std::function and classes with
-// constructors (they are not option structs; none holds a Duration).
+// there to be found. Leaves: scalars, enums, pointers (the options do not own what they point
+// to) and IsOpaqueLeaf's classes. Anything else it cannot see into is a problem, not a leaf:
+// another std::chrono::duration type (ForEachDuration visits Duration&), or a class that is
+// neither an aggregate (Boost.PFR reflects aggregates only) nor known to hold no Duration.
 class DurationMembers {
  public:
   template <typename T>
   void Walk(T& value, const std::string& path, const std::string& where) {
     if constexpr (std::is_same_v<T, Duration>) {
       found_[&value] = where + " at " + path;
+    } else if constexpr (IsChronoDuration<T>::value) {
+      problems_.push_back("a duration that is not a Duration (--speed cannot reach it): " +
+                          where + " at " + path);
+    } else if constexpr (std::is_arithmetic_v<T> || std::is_enum_v<T> || std::is_pointer_v<T> ||
+                         IsOpaqueLeaf<T>::value) {
+      // Holds no Duration.
     } else if constexpr (IsOptional<T>::value) {
       if constexpr (std::is_default_constructible_v<typename T::value_type>) {
         if (!value.has_value()) value.emplace();
@@ -74,13 +105,19 @@ class DurationMembers {
         Walk(field, path + "." + std::to_string(i),
              "member #" + std::to_string(i) + " of " + type);
       });
+    } else {
+      problems_.push_back("cannot look inside " + boost::core::demangle(typeid(T).name()) +
+                          " (" + where + " at " + path +
+                          "): make it an aggregate, or a known leaf in up_options_test.cc");
     }
   }
 
   const std::map<const Duration*, std::string>& found() const { return found_; }
+  const std::vector<std::string>& problems() const { return problems_; }
 
  private:
   std::map<const Duration*, std::string> found_;
+  std::vector<std::string> problems_;
 };
 
 struct Visit {
@@ -104,7 +141,7 @@ template <typename Options>
 std::vector<std::string> VisitorProblems(Options& o) {
   DurationMembers members;
   members.Walk(o, "", boost::core::demangle(typeid(Options).name()));
-  std::vector<std::string> problems;
+  std::vector<std::string> problems = members.problems();
   std::set<const Duration*> visited;
   std::set<std::string> names;
   for (const Visit& v : Visits(o)) {
@@ -165,6 +202,25 @@ struct Nested {
     for (ForgetsOne& e : list) e.ForEachDuration(WithPrefix("list.", f));
   }
 };
+// A duration in other units: the visitor's Duration& cannot take it, so it must not exist.
+struct OtherUnits {
+  std::chrono::seconds timeout{5};
+  template <typename F>
+  void ForEachDuration(F&&) {}
+};
+// A class the walker cannot reflect (it has a constructor), so it cannot vouch for it.
+class Opaque {
+ public:
+  Opaque() = default;
+
+ private:
+  Duration hidden_{3};
+};
+struct HoldsOpaque {
+  Opaque opaque;
+  template <typename F>
+  void ForEachDuration(F&&) {}
+};
 
 TEST(UpOptionsTest, TheCompletenessCheckCatchesAForgottenMember) {
   ForgetsOne forgets;
@@ -183,6 +239,18 @@ TEST(UpOptionsTest, TheCompletenessCheckCatchesAForgottenMember) {
   EXPECT_NE(p[0].find("member #2 of tidepool::runtime::(anonymous namespace)::ForgetsOne at "
                       ".0[0].2"),
             std::string::npos)
+      << p[0];
+  OtherUnits units;
+  p = VisitorProblems(units);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0],
+            "a duration that is not a Duration (--speed cannot reach it): member #0 of "
+            "tidepool::runtime::(anonymous namespace)::OtherUnits at .0");
+  HoldsOpaque opaque;
+  p = VisitorProblems(opaque);
+  ASSERT_EQ(p.size(), 1u);
+  EXPECT_EQ(p[0].rfind("cannot look inside tidepool::runtime::(anonymous namespace)::Opaque", 0),
+            0u)
       << p[0];
 }
 
