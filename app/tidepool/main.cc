@@ -72,8 +72,9 @@ int main(int argc, char** argv) {
                      "Write a gcloud configuration directory (use it as CLOUDSDK_CONFIG) whose "
                      "endpoints point at this cluster's GKE API");
   up_cmd->add_option("--speed", up.speed,
-                     "Divide every emulated duration (boot, kubelet, driver, unneeded time, "
-                     "autoscaler timers) by this factor; timestamps stay real")
+                     "Divide every emulated duration (VM boot, kubelet, GPU driver, scheduler "
+                     "backoffs, event TTL, every autoscaler timer) by this factor; timestamps "
+                     "stay real")
       ->default_val(1.0);
   up_cmd->add_option("--config", up.config,
                      "Cluster config: node pools, autoscaler flags, cloud delays and faults (the "
