@@ -1,23 +1,16 @@
 // The "gke" registration (gke_provider_factory.h): its flags, validation with the texts
 // `tidepool autoscale` prints, the credential check before anything else, and a provider built
 // through the registry that drives a GKE API over HTTP (the GkeApi of `tidepool up` over an
-// emulated cloud, as http_transport_test.cc serves it).
+// emulated cloud, gke_api_test_server.h).
 #include "cloud/gke/live/gke_provider_factory.h"
 
 #include <gtest/gtest.h>
 
-#include <mutex>
-
-#include "apiserver/http/server.h"
-#include "cloud/gke/emulated_gke_control.h"
-#include "cloud/gke/gke_api.h"
+#include "cloud/gke/live/gke_api_test_server.h"
 #include "cloud/providers.h"
-#include "sim/event_queue.h"
 
 namespace tidepool::cloud::gke::live {
 namespace {
-
-namespace emu = cloud::emulated;
 
 CloudProviderOptions ClusterFlags() {
   CloudProviderOptions o;
@@ -100,36 +93,18 @@ TEST(GkeProviderFactoryTest, EndpointsAreCheckedBeforeCredentialsAreRead) {
       << built.status().ToString();
 }
 
-class NullSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node) override { return OkStatus(); }
-  Status DeleteNode(const std::string&) override { return OkStatus(); }
-};
-
 TEST(GkeProviderFactoryTest, BuiltThroughTheRegistryItDrivesTheGkeApi) {
-  sim::EventQueue queue;
-  NullSink sink;
-  Random random(7);
-  emu::EmulatedCloud cloud("tidepool-local", "tidepool", "us-central1-a", queue, sink, random);
-  emu::NodePoolSpec pool;
+  GkeApiTestServer server;
+  emulated::NodePoolSpec pool;
   pool.name = "gpu-pool";
   pool.machine_type = "n1-standard-4";
-  pool.accelerator = emu::Accelerator{"nvidia-tesla-t4", 1};
+  pool.accelerator = emulated::Accelerator{"nvidia-tesla-t4", 1};
   pool.autoscaling = true;
   pool.max_nodes = 5;
-  ASSERT_TRUE(cloud.CreateNodePool(pool).ok());
-  queue.RunUntil(queue.Now() + std::chrono::minutes(5));
-  EmulatedGkeControl control(cloud, ClusterInfo{});
-  GkeApi api(control, queue.clock());
-  std::mutex mu;
-  auto server = apiserver::http::HttpServer::Start(
-      {}, [&](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
-        std::lock_guard<std::mutex> lock(mu);
-        GkeResponse r = api.Handle({req.method, req.path, req.body, req.query});
-        rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
-      });
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
-  const std::string base = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/";
+  ASSERT_TRUE(server.cloud().CreateNodePool(pool).ok());
+  server.queue().RunUntil(server.queue().Now() + std::chrono::minutes(5));
+  ASSERT_NO_FATAL_FAILURE(server.Start());
+  const std::string base = server.base();
 
   CloudProviderRegistry registry = NewCloudProviderRegistry();
   CloudProviderOptions o = ClusterFlags();
@@ -149,13 +124,12 @@ TEST(GkeProviderFactoryTest, BuiltThroughTheRegistryItDrivesTheGkeApi) {
   ASSERT_TRUE(built.ok()) << built.status().ToString();
   CloudProvider& provider = (*built)->provider();
   EXPECT_EQ(provider.Name(), "gke");
-  // The server's thread reads the cloud under `mu`; this thread no longer touches it.
+  // The server's thread reads the cloud under its mutex; this thread no longer touches it.
   Status refreshed = provider.Refresh();
   ASSERT_TRUE(refreshed.ok()) << refreshed.ToString();
   ASSERT_EQ(provider.NodeGroups().size(), 1u);
   EXPECT_EQ(provider.NodeGroups()[0]->Debug(), "gpu-pool (0:3)");  // --nodes' limits
   (*built)->Stop();
-  (*server)->Stop();
 }
 
 }  // namespace
