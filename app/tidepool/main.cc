@@ -72,8 +72,9 @@ int main(int argc, char** argv) {
                      "Write a gcloud configuration directory (use it as CLOUDSDK_CONFIG) whose "
                      "endpoints point at this cluster's GKE API");
   up_cmd->add_option("--speed", up.speed,
-                     "Divide every emulated duration (boot, kubelet, driver, unneeded time, "
-                     "autoscaler timers) by this factor; timestamps stay real")
+                     "Divide every emulated duration (VM boot, kubelet, GPU driver, scheduler "
+                     "backoffs, event TTL, every autoscaler timer) by this factor; timestamps "
+                     "stay real")
       ->default_val(1.0);
   up_cmd->add_option("--config", up.config,
                      "Cluster config: node pools, autoscaler flags, cloud delays and faults (the "
@@ -109,28 +110,24 @@ int main(int argc, char** argv) {
   as_cmd->add_option("--context", autoscale.context, "The kubeconfig context to use");
   as_cmd->add_option("--cloud-provider,--cloud", autoscale.cloud_provider, "Cloud provider type")
       ->default_val("gke");
-  as_cmd->add_option("--project", autoscale.project, "GCP project of the cluster");
-  as_cmd->add_option("--location", autoscale.location, "Zone or region of the cluster");
-  as_cmd->add_option("--cluster-name", autoscale.cluster_name, "Autoscaled cluster name");
-  as_cmd->add_option("--gke-api-endpoint", autoscale.gke_api_endpoint,
-                     "GKE (container) API endpoint, ending in '/' (default: "
-                     "https://container.googleapis.com/)");
-  as_cmd->add_option("--compute-api-endpoint", autoscale.compute_api_endpoint,
-                     "Compute Engine API endpoint, ending in '/' (default: "
-                     "https://compute.googleapis.com/compute/v1/)");
-  as_cmd->add_option("--gcp-token-file", autoscale.gcp_token_file,
-                     "Read the OAuth access token from this file (re-read when it changes)");
-  as_cmd->add_option("--gcp-credentials-file", autoscale.gcp_credentials_file,
-                     "Service-account JSON key (default: $GOOGLE_APPLICATION_CREDENTIALS; "
-                     "without either, the GCE metadata server)");
-  as_cmd->add_option("--nodes", autoscale.nodes,
+  as_cmd->add_option("--cloud-config", autoscale.cloud.cloud_config,
+                     "The path to the cloud provider configuration file.  Empty string for no "
+                     "configuration file.");
+  // The flags each cloud provider declares (cloud/registry.h), by name; a switch as a bool.
+  std::map<std::string, std::string> cloud_values;
+  std::map<std::string, bool> cloud_switches;
+  std::map<std::string, CLI::Option*> cloud_flags;
+  for (const tidepool::cloud::ProviderFlag& f : tidepool::runtime::AutoscaleCloudFlags()) {
+    cloud_flags[f.name] = f.kind == tidepool::cloud::ProviderFlag::Kind::kSwitch
+                              ? as_cmd->add_flag("--" + f.name, cloud_switches[f.name], f.help)
+                              : as_cmd->add_option("--" + f.name, cloud_values[f.name], f.help);
+  }
+  as_cmd->add_option("--nodes", autoscale.cloud.node_groups,
                      "sets min,max size and other configuration data for a node group in a "
                      "format accepted by cloud provider. Can be used multiple times. Format: "
                      "<min>:<max>:<other...> (GKE: <min>:<max>:<node pool>; without it, the "
                      "pools with GKE autoscaling enabled)")
       ->allow_extra_args(false);
-  as_cmd->add_flag("--gcp-no-auth", autoscale.gcp_no_auth,
-                   "Send no OAuth token to the cloud APIs");
   as_cmd->add_flag("--insecure-allow-http-credentials", autoscale.insecure_allow_http_credentials,
                    "Send credentials (the kubeconfig's, the cloud's OAuth token) over plain "
                    "http:// to a host other than this machine; refused without it");
@@ -188,6 +185,12 @@ int main(int argc, char** argv) {
     return rc == 0 ? 0 : 2;
   }
   if (as_cmd->parsed()) {
+    for (const auto& [name, option] : cloud_flags) {
+      if (option->count() == 0) continue;
+      autoscale.cloud.flags[name] = cloud_switches.count(name) > 0
+                                        ? (cloud_switches[name] ? "true" : "false")
+                                        : cloud_values[name];
+    }
     for (const auto& [name, values] : ca_flags) {
       if (values.empty()) continue;
       std::string joined;

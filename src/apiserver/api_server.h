@@ -37,6 +37,7 @@
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
 #include "common/clock.h"
+#include "common/speed.h"
 
 namespace tidepool::apiserver {
 
@@ -45,6 +46,14 @@ struct ApiServerOptions {
   std::string server_address;
   // How often a watch that asked for bookmarks gets one.
   Duration bookmark_interval = std::chrono::seconds(30);
+
+  // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,
+  // client-go, a real cluster autoscaler) as progress notices on their own connections: real
+  // time, not the emulated cluster's.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("bookmarkInterval", bookmark_interval, TimeBase::kReal);
+  }
 };
 
 class ApiServer {

@@ -93,6 +93,7 @@
 #include "apiserver/storage/backend.h"
 #include "common/clock.h"
 #include "common/random.h"
+#include "common/speed.h"
 #include "common/status_or.h"
 
 namespace tidepool::apiserver {
@@ -170,6 +171,13 @@ struct StoreOptions {
   // The store's log lines (a slow watcher closed); none when empty. Called without the
   // store's lock held.
   std::function<void(const std::string&)> log;
+
+  // Every Duration member, once (common/speed.h). An Event's life is the emulated cluster's
+  // time: `tidepool up --speed N` keeps Events 1/N as long.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("eventTtl", event_ttl, TimeBase::kEmulated);
+  }
 };
 
 class ObjectStore {

@@ -109,6 +109,8 @@ const std::vector<Flag>& Table() {
        "EmptyDir or HostPath"},
       {"skip-nodes-with-custom-controller-pods", &O::skip_nodes_with_custom_controller_pods,
        "If true cluster autoscaler will never delete nodes with pods owned by custom controllers"},
+      {"unremovable-node-recheck-timeout", &O::unremovable_node_recheck_timeout,
+       "The timeout before we check again a node that couldn't be removed before"},
       {"ok-total-unready-count", &O::ok_total_unready_count,
        "Number of allowed unready nodes, irrespective of max-total-unready-percentage"},
       {"max-total-unready-percentage", &O::max_total_unready_percentage,

@@ -27,6 +27,7 @@ TEST(FlagsTest, CommandLineStringsSetTheOptions) {
       {"--gpu-total", "nvidia-tesla-t4:0:4,nvidia-l4:1:8"},
       {"--expander", "price"},
       {"--unschedulable-pod-with-gpu-time-buffer", "0s"},
+      {"--unremovable-node-recheck-timeout", "30s"},
   };
   for (const Case& c : cases) {
     EXPECT_TRUE(SetAutoscalerFlagFromString(o, c.name, c.value).ok()) << c.name;
@@ -44,6 +45,7 @@ TEST(FlagsTest, CommandLineStringsSetTheOptions) {
   EXPECT_EQ(o.gpu_total.at("nvidia-tesla-t4").min, 0);
   EXPECT_EQ(o.expander, "price");
   EXPECT_EQ(o.unschedulable_pod_with_gpu_time_buffer, seconds(0));
+  EXPECT_EQ(o.unremovable_node_recheck_timeout, seconds(30));
   // Untouched flags keep CA's defaults.
   EXPECT_EQ(o.scale_down_delay_after_add, minutes(10));
 }

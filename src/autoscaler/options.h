@@ -10,6 +10,8 @@
 #include <map>
 #include <string>
 
+#include "common/speed.h"
+
 namespace tidepool::autoscaler {
 
 using std::chrono::hours;
@@ -57,12 +59,27 @@ struct AutoscalingOptions {
   std::chrono::nanoseconds scale_down_unready_time = minutes(20);        // --scale-down-unready-time
   double scale_down_utilization_threshold = 0.5;      // --scale-down-utilization-threshold
   double scale_down_gpu_utilization_threshold = 0.5;  // --scale-down-gpu-utilization-threshold
+  // Not a Duration: unused so far; it would cap an eviction's gracePeriodSeconds, a field of the
+  // API request (object time), which --speed does not touch.
   int max_graceful_termination_sec = 600;             // --max-graceful-termination-sec
   int max_scale_down_parallelism = 10;                // --max-scale-down-parallelism
   int max_drain_parallelism = 1;                      // --max-drain-parallelism
   bool skip_nodes_with_system_pods = true;            // --skip-nodes-with-system-pods
   bool skip_nodes_with_local_storage = true;          // --skip-nodes-with-local-storage
   bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods
+  // --unremovable-node-recheck-timeout: a node the drain simulation found unremovable is not
+  // simulated again for this long.
+  std::chrono::nanoseconds unremovable_node_recheck_timeout = minutes(5);
+  // CA constants, not flags (options here so that --speed reaches them):
+  // A ToBeDeletedByClusterAutoscaler taint younger than this marks a node as being deleted
+  // (MaxCloudProviderNodeDeletionTime, core/scaledown/actuation/delete_in_batch.go).
+  std::chrono::nanoseconds max_cloud_provider_node_deletion_time = minutes(5);
+  // A pod terminating for longer than its grace period plus this is ignored by drain and
+  // utilisation (drain.PodLongTerminatingExtraThreshold).
+  std::chrono::nanoseconds pod_long_terminating_extra_threshold = seconds(30);
+  // A real node is a good template for its group once Ready this long (stabilizationDelay,
+  // processors/nodeinfosprovider/mixed_nodeinfos_processor.go).
+  std::chrono::nanoseconds node_template_stabilization_delay = minutes(1);
 
   // Cluster health.
   int ok_total_unready_count = 3;           // --ok-total-unready-count
@@ -71,6 +88,33 @@ struct AutoscalingOptions {
   // Status.
   bool write_status_configmap = true;                       // --write-status-configmap
   std::string status_config_map_name = "cluster-autoscaler-status";  // --status-config-map-name
+
+  // Every Duration member above, once, by flag name (common/speed.h). All are the emulated
+  // cluster's time in `tidepool up`; `tidepool autoscale` runs them on the real clock and has
+  // no --speed.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    constexpr TimeBase kE = TimeBase::kEmulated;
+    f("scan-interval", scan_interval, kE);
+    f("batching-window", batching_window, kE);
+    f("max-node-provision-time", max_node_provision_time, kE);
+    f("max-node-startup-time", max_node_startup_time, kE);
+    f("new-pod-scale-up-delay", new_pod_scale_up_delay, kE);
+    f("unschedulable-pod-time-buffer", unschedulable_pod_time_buffer, kE);
+    f("unschedulable-pod-with-gpu-time-buffer", unschedulable_pod_with_gpu_time_buffer, kE);
+    f("initial-node-group-backoff-duration", initial_node_group_backoff_duration, kE);
+    f("max-node-group-backoff-duration", max_node_group_backoff_duration, kE);
+    f("node-group-backoff-reset-timeout", node_group_backoff_reset_timeout, kE);
+    f("scale-down-delay-after-add", scale_down_delay_after_add, kE);
+    f("scale-down-delay-after-delete", scale_down_delay_after_delete, kE);
+    f("scale-down-delay-after-failure", scale_down_delay_after_failure, kE);
+    f("scale-down-unneeded-time", scale_down_unneeded_time, kE);
+    f("scale-down-unready-time", scale_down_unready_time, kE);
+    f("unremovable-node-recheck-timeout", unremovable_node_recheck_timeout, kE);
+    f("max-cloud-provider-node-deletion-time", max_cloud_provider_node_deletion_time, kE);
+    f("pod-long-terminating-extra-threshold", pod_long_terminating_extra_threshold, kE);
+    f("node-template-stabilization-delay", node_template_stabilization_delay, kE);
+  }
 };
 
 }  // namespace tidepool::autoscaler

@@ -22,11 +22,8 @@
 #include "client/config.h"
 #include "client/leader_election.h"
 #include "client/rest_client.h"
-#include "cloud/gke/live/gke_cloud_provider.h"
-#include "cloud/node_group_spec.h"
-#include "client/http/http_client.h"
-#include "cloud/gke/live/http_transport.h"
-#include "cloud/gke/live/token_source.h"
+#include "cloud/providers.h"
+#include "cloud/registry.h"
 #include "common/log.h"
 #include "common/random.h"
 #include "runtime/autoscaler_metrics.h"
@@ -37,7 +34,6 @@ namespace tidepool::runtime {
 namespace {
 
 using nlohmann::json;
-namespace live = cloud::gke::live;
 
 // Health as CA judges it (--max-inactivity 10m, --max-failing-time 15m): unhealthy when a
 // leading replica has not run a loop, or not run one successfully, for that long.
@@ -181,6 +177,10 @@ struct State {
 
 }  // namespace
 
+std::vector<cloud::ProviderFlag> AutoscaleCloudFlags() {
+  return cloud::NewCloudProviderRegistry().AllFlags();
+}
+
 int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err) {
   // Signals are taken by one thread (below); every thread started from here on (informers, the
   // elector, the event recorder, curl's) inherits this mask.
@@ -204,24 +204,21 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
     err << "error: " << options.status().message() << "\n";
     return 2;
   }
-  if (o.cloud_provider != "gke") {
-    err << "error: --cloud-provider: unsupported cloud provider \"" << o.cloud_provider
-        << "\" (supported: gke)\n";
+  const cloud::CloudProviderRegistry providers = cloud::NewCloudProviderRegistry();
+  const cloud::CloudProviderRegistration* provider = providers.Find(o.cloud_provider);
+  if (provider == nullptr) {
+    err << "error: " << cloud::UnknownCloudProviderMessage(o.cloud_provider) << "\n";
     return 2;
   }
-  if (o.project.empty() || o.location.empty() || o.cluster_name.empty()) {
-    err << "error: --cloud-provider=gke needs --project, --location and --cluster-name\n";
+  if (std::vector<std::string> foreign = cloud::ForeignFlags(*provider, o.cloud);
+      !foreign.empty()) {
+    err << "error: " << foreign.front() << ": not a flag of --cloud-provider="
+        << o.cloud_provider << "\n";
     return 2;
   }
-  std::vector<cloud::NodeGroupSpec> node_groups;
-  for (const std::string& value : o.nodes) {
-    StatusOr<cloud::NodeGroupSpec> spec = cloud::ParseNodeGroupSpec(value);
-    if (!spec.ok()) {
-      // CA's GCE provider: "failed to parse node group spec: %v".
-      err << "error: --nodes: failed to parse node group spec: " << spec.status().message() << "\n";
-      return 2;
-    }
-    node_groups.push_back(std::move(*spec));
+  if (Status s = provider->validate(o.cloud); !s.ok()) {
+    err << "error: " << s.message() << "\n";
+    return 2;
   }
   StatusOr<std::pair<std::string, uint16_t>> address = ParseAddress(o.address);
   if (!address.ok()) {
@@ -258,40 +255,30 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
     err << "error: " << s.message() << "\n";
     return 2;
   }
-  for (const auto& [flag, url] : {std::pair{"--gke-api-endpoint", &o.gke_api_endpoint},
-                                  std::pair{"--compute-api-endpoint", &o.compute_api_endpoint}}) {
-    if (Status s = CheckCredentialTransport(flag, *url, !o.gcp_no_auth,
-                                            o.insecure_allow_http_credentials, logger);
-        !s.ok()) {
-      err << "error: " << s.message() << "\n";
-      return 2;
-    }
-  }
-  client::RestClient kube(std::move(*rest_config), clock);
-  logger.Info("Kubernetes API: " + kube.config().host);
 
   // ---- Cloud ---------------------------------------------------------------------------------
-  client::http::HttpClient cloud_http;
-  live::HttpClientTransport transport(cloud_http);
-  live::TokenSourcePtr tokens;
-  if (!o.gcp_no_auth) {
-    StatusOr<live::TokenSourcePtr> t =
-        live::DefaultTokenSource(o.gcp_token_file, o.gcp_credentials_file, transport, clock);
-    if (!t.ok()) {
-      err << "error: " << t.status().message() << "\n";
-      return 1;
-    }
-    tokens = std::move(*t);
+  // The provider checks its endpoints with this program's rule first (a refusal exits 2, as a
+  // refused Kubernetes server does), then reads its credentials (a failure exits 1).
+  bool refused = false;
+  cloud::CloudProviderEnvironment environment;
+  environment.clock = &clock;
+  environment.logger = &logger;
+  environment.check_credential_transport = [&](std::string_view flag, std::string_view url,
+                                               bool sends_credentials) {
+    Status s = CheckCredentialTransport(std::string(flag), url, sends_credentials,
+                                        o.insecure_allow_http_credentials, logger);
+    refused = refused || !s.ok();
+    return s;
+  };
+  StatusOr<cloud::CloudProviderHandlePtr> built = provider->build(o.cloud, environment);
+  if (!built.ok()) {
+    err << "error: " << built.status().message() << "\n";
+    return refused ? 2 : 1;
   }
-  live::GkeProviderOptions gke;
-  gke.project = o.project;
-  gke.location = o.location;
-  gke.cluster = o.cluster_name;
-  if (!o.gke_api_endpoint.empty()) gke.container_endpoint = o.gke_api_endpoint;
-  if (!o.compute_api_endpoint.empty()) gke.compute_endpoint = o.compute_api_endpoint;
-  gke.logger = &logger;
-  gke.node_groups = std::move(node_groups);
-  live::GkeCloudProvider cloud(std::move(gke), transport, tokens.get(), clock);
+  cloud::CloudProviderHandle& cloud = **built;
+
+  client::RestClient kube(std::move(*rest_config), clock);
+  logger.Info("Kubernetes API: " + kube.config().host);
 
   // ---- Engine --------------------------------------------------------------------------------
   KubeClusterCache cache(kube, clock, &logger, o.seed);
@@ -299,7 +286,7 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
   KubeEventRecorder recorder(kube, clock, "cluster-autoscaler", &logger);
   Random random(o.seed);
   StatusOr<std::unique_ptr<autoscaler::Autoscaler>> engine =
-      autoscaler::Autoscaler::Create(*options, cloud, writer, recorder, logger, random);
+      autoscaler::Autoscaler::Create(*options, cloud.provider(), writer, recorder, logger, random);
   if (!engine.ok()) {
     err << "error: " << engine.status().message() << "\n";
     return 2;

@@ -3,18 +3,25 @@
 // `tidepool autoscale`: the autoscaler as a standalone program against a Kubernetes API server
 // and a cloud's public APIs, in place of the Cluster Autoscaler — the same engine as `tidepool
 // up` and `tidepool simulate` (autoscaler/core), fed by informers (client/) instead of an
-// in-process store, acting through the GKE provider (cloud/gke/live) instead of the emulated
-// cloud. Against `tidepool up --no-autoscaler` it is the live path of the seed walkthrough.
+// in-process store, acting through a cloud provider from the registry (cloud/providers.h)
+// instead of the emulated cloud. Against `tidepool up --no-autoscaler` it is the live path of
+// the seed walkthrough.
 //
 //   Kubernetes     --kubeconfig (else $KUBECONFIG, else the in-cluster service account),
 //                  --context
-//   cloud          --cloud-provider gke (alias --cloud), --project, --location, --cluster-name;
-//                  --gke-api-endpoint / --compute-api-endpoint to point at another GKE API
-//                  (tidepool up's); OAuth tokens from --gcp-token-file, else a service-account
-//                  key (--gcp-credentials-file or $GOOGLE_APPLICATION_CREDENTIALS), else the GCE
+//   cloud          --cloud-provider NAME (alias --cloud; default gke), looked up in the cloud
+//                  registry; an unknown name is CA's "Unknown cloud provider: NAME" (exit 2).
+//                  CA's --cloud-config and repeatable --nodes=MIN:MAX:NAME go to the provider,
+//                  with the flags the provider declares (AutoscaleCloudFlags; the flags of
+//                  another provider are refused). gke (cloud/gke/live/gke_provider_factory.h):
+//                  --project, --location, --cluster-name; --gke-api-endpoint /
+//                  --compute-api-endpoint to point at another GKE API (tidepool up's); OAuth
+//                  tokens from --gcp-token-file, else a service-account key
+//                  (--gcp-credentials-file or $GOOGLE_APPLICATION_CREDENTIALS), else the GCE
 //                  metadata server; --gcp-no-auth sends none (tidepool up); node groups: the
-//                  pools with GKE autoscaling on, or exactly those named by CA's repeatable
-//                  --nodes=MIN:MAX:POOL (for pools whose GKE autoscaling is off)
+//                  pools with GKE autoscaling on, or exactly those named by --nodes (for pools
+//                  whose GKE autoscaling is off). Bad provider options exit 2; a provider that
+//                  cannot be built (credentials) exits 1
 //   transport      credentials are never sent over plain http:// to another host than this one
 //                  (loopback): such a Kubernetes server or cloud endpoint is refused (exit 2)
 //                  unless --insecure-allow-http-credentials (then a warning is logged)
@@ -39,6 +46,7 @@
 #include <utility>
 #include <vector>
 
+#include "cloud/registry.h"
 #include "common/clock.h"
 
 namespace tidepool::runtime {
@@ -48,21 +56,14 @@ struct AutoscaleOptions {
   std::string context;
 
   std::string cloud_provider = "gke";
-  std::string project;
-  std::string location;
-  std::string cluster_name;
-  std::string gke_api_endpoint;      // empty: https://container.googleapis.com/
-  std::string compute_api_endpoint;  // empty: https://compute.googleapis.com/compute/v1/
-  std::string gcp_token_file;
-  std::string gcp_credentials_file;
-  bool gcp_no_auth = false;
+  // CA's --cloud-config and --nodes (explicit node groups, MIN:MAX:NAME, repeatable; GKE: node
+  // pools, or a single-zone pool's instance group URL; empty: the pools with GKE autoscaling
+  // enabled), and the values of the provider's own flags that were given.
+  cloud::CloudProviderOptions cloud;
   // Credentials (a kubeconfig's token, basic auth or exec plugin; the cloud's OAuth token) over
   // plain http:// to a host other than this machine are refused unless this is set (then a
   // warning is logged). Loopback http is always allowed.
   bool insecure_allow_http_credentials = false;
-  // CA's --nodes=MIN:MAX:NAME, repeatable: explicit node groups (GKE: node pools, or a
-  // single-zone pool's instance group URL). Empty: the pools with GKE autoscaling enabled.
-  std::vector<std::string> nodes;
 
   // CA flags by name, as given ("scan-interval", "10s"); applied after --config.
   std::vector<std::pair<std::string, std::string>> flags;
@@ -82,6 +83,9 @@ struct AutoscaleOptions {
   int verbosity = 1;
   uint64_t seed = 1;
 };
+
+// The flags of every registered cloud provider, each once (for the command line).
+std::vector<cloud::ProviderFlag> AutoscaleCloudFlags();
 
 // Runs until SIGINT/SIGTERM (0) or a fatal error at start-up (1); 2 for bad options.
 // Messages for the user go to `err` as "error: ...".

@@ -29,8 +29,9 @@
 #include "runtime/cluster_bridge.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/exposure.h"
-#include "runtime/store_cloud_journal.h"
 #include "runtime/gke_control.h"
+#include "runtime/store_cloud_journal.h"
+#include "runtime/up_options.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
@@ -38,47 +39,6 @@
 namespace tidepool::runtime {
 
 namespace {
-
-Duration Scale(Duration d, double speed) {
-  return Duration(static_cast<Duration::rep>(std::llround(static_cast<double>(d.count()) / speed)));
-}
-
-// --speed N: every emulated duration divided by N (architecture.md, "Time").
-void ScaleDurations(sim::WorldOptions& w, double speed) {
-  if (speed == 1.0) return;
-  auto s = [speed](auto& d) { d = Scale(d, speed); };
-  auto& delays = w.cloud.delays;
-  s(delays.provisioning);
-  s(delays.registration);
-  s(delays.kubelet_ready);
-  s(delays.driver);
-  s(delays.deletion);
-  s(delays.spot_extra);
-  s(w.cloud.faults.stockout_delay);
-  for (auto& sb : w.cloud.faults.slow_boot) s(sb.extra);
-  s(w.kubelet.start_delay);
-  s(w.kubelet.image_pull);
-  s(w.kubelet.termination);
-  s(w.scheduler.initial_backoff);
-  s(w.scheduler.max_backoff);
-  s(w.scheduler.max_unschedulable);
-  auto& a = w.autoscaling;
-  s(a.scan_interval);
-  s(a.batching_window);
-  s(a.max_node_provision_time);
-  s(a.max_node_startup_time);
-  s(a.new_pod_scale_up_delay);
-  s(a.unschedulable_pod_time_buffer);
-  s(a.unschedulable_pod_with_gpu_time_buffer);
-  s(a.initial_node_group_backoff_duration);
-  s(a.max_node_group_backoff_duration);
-  s(a.node_group_backoff_reset_timeout);
-  s(a.scale_down_delay_after_add);
-  s(a.scale_down_delay_after_delete);
-  s(a.scale_down_delay_after_failure);
-  s(a.scale_down_unneeded_time);
-  s(a.scale_down_unready_time);
-}
 
 constexpr char kDefaultConfig[] = R"(
 seed: 1
@@ -304,7 +264,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: " << world_options.status().message() << "\n";
     return 1;
   }
-  sim::WorldOptions w = std::move(world_options).value();
+  // Every component's options, so that --speed reaches each of their durations (up_options.h).
+  UpComponentOptions components;
+  components.world = std::move(world_options).value();
+  sim::WorldOptions& w = components.world;
   const TimePoint now = clock.Now();
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
@@ -313,7 +276,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   w.autoscaler = false;
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
-  ScaleDurations(w, options.speed);
+  // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
+  // emulated duration like every other, so it is what is divided.
+  components.store.event_ttl = options.event_ttl;
+  ApplySpeed(components, options.speed);
   if (!options.gpu_operator) {
     // Without the operator no device plugin registers: every GPU node's driver "never comes up".
     w.cloud.faults.driver_never_ready.push_back(cloud::emulated::FaultMatch{});
@@ -330,11 +296,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   } else {
     backend = apiserver::storage::NewMemoryBackend();
   }
-  apiserver::StoreOptions store_options;
+  apiserver::StoreOptions& store_options = components.store;
   store_options.seed = static_cast<uint64_t>(now.time_since_epoch().count()) ^ w.seed;
-  // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
-  // emulated duration like every other, so it is what is divided.
-  store_options.event_ttl = Scale(options.event_ttl, options.speed);
   store_options.log = [](const std::string& line) {
     std::fprintf(stderr, "%s\n", line.c_str());  // one write per line: atomic between threads
   };
@@ -368,9 +331,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
-  apiserver::ApiServerOptions api_options;
-  api_options.server_address = options.address + ":" + std::to_string(options.port);
-  auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, api_options);
+  components.api_server.server_address = options.address + ":" + std::to_string(options.port);
+  auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
   // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
@@ -423,9 +385,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return "";
   };
   WorldGkeControl gke_control(*world, executor, cluster_info, node_ip);
-  cloud::gke::GkeApiOptions gke_options;
-  gke_options.journal = cloud_journal;
-  cloud::gke::GkeApi gke(gke_control, clock, gke_options);
+  components.gke_api.journal = cloud_journal;
+  cloud::gke::GkeApi gke(gke_control, clock, components.gke_api);
   gke_api.store(&gke);
 
   // The cluster autoscaler: `tidepool autoscale`'s engine and cluster side, over this process's
@@ -456,11 +417,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   in_process.host = "http://in-process";
   client::RestClient kcm_client(in_process, clock, kcm_client_options);
   KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
-  controllers::disruption::DisruptionControllerOptions disruption_options;
-  disruption_options.deletion_timeout = Scale(disruption_options.deletion_timeout, options.speed);
-  disruption_options.seed = w.seed;
-  controllers::disruption::DisruptionController disruption(kcm_client, clock, disruption_options,
-                                                           &kcm_events);
+  components.disruption.seed = w.seed;
+  controllers::disruption::DisruptionController disruption(kcm_client, clock,
+                                                           components.disruption, &kcm_events);
   disruption.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.

@@ -8,7 +8,8 @@
 //
 // on a real clock: the world's event queue is advanced to the wall clock by one thread, and
 // every emulated duration (VM boot, kubelet, GPU driver, unneeded time, the autoscaler's
-// timers and scan interval) is divided by --speed; timestamps stay real.
+// timers and scan interval: every kEmulated duration of runtime/up_options.h) is divided by
+// --speed; timestamps stay real.
 //
 // The cluster starts as a real GKE cluster does: a default-pool of CPU nodes (3 by default),
 // the namespaces default, kube-system, kube-public and kube-node-lease, and kube-system's pods

@@ -33,6 +33,7 @@
 #include <string>
 
 #include "api/pod.h"
+#include "common/speed.h"
 #include "common/timer_service.h"
 #include "sim/store.h"
 
@@ -47,6 +48,16 @@ struct KubeletOptions {
   Duration image_pull = std::chrono::seconds(4);
   // SIGTERM -> containers gone, at most the pod's grace period.
   Duration termination = std::chrono::seconds(2);
+
+  // Every Duration member, once, by its config name (common/speed.h). Not options, so not
+  // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
+  // period are the pod's own (object time), which --speed leaves alone.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("startDelay", start_delay, TimeBase::kEmulated);
+    f("imagePull", image_pull, TimeBase::kEmulated);
+    f("termination", termination, TimeBase::kEmulated);
+  }
 };
 
 // The run time of one container, from the pod's annotation or the container's `sleep`;

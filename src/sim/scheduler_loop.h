@@ -29,6 +29,7 @@
 #include <set>
 #include <string>
 
+#include "common/speed.h"
 #include "common/timer_service.h"
 #include "scheduler/scheduler.h"
 #include "scheduler/snapshot/cluster_snapshot.h"
@@ -42,6 +43,15 @@ struct SchedulerLoopOptions {
   Duration initial_backoff = std::chrono::seconds(1);    // podInitialBackoffDuration
   Duration max_backoff = std::chrono::seconds(10);       // podMaxBackoffDuration
   Duration max_unschedulable = std::chrono::minutes(5);  // podMaxInUnschedulablePodsDuration
+
+  // Every Duration member, once (common/speed.h).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("firstAttemptDelay", first_attempt_delay, TimeBase::kEmulated);
+    f("initialBackoff", initial_backoff, TimeBase::kEmulated);
+    f("maxBackoff", max_backoff, TimeBase::kEmulated);
+    f("maxUnschedulable", max_unschedulable, TimeBase::kEmulated);
+  }
 };
 
 class SchedulerLoop final : public StoreObserver {

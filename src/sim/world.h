@@ -38,6 +38,7 @@
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/log.h"
 #include "common/random.h"
+#include "common/speed.h"
 #include "common/status_or.h"
 #include "scheduler/scheduler.h"
 #include "sim/event_queue.h"
@@ -69,6 +70,18 @@ struct WorldOptions {
   autoscaler::AutoscalingOptions autoscaling;
   // klog verbosity of the autoscaler (--v).
   int autoscaler_verbosity = 0;
+
+  // Every Duration member, here and in the components' options, once (common/speed.h). The
+  // warm-up is the cluster's history before `start`, run at once and never waited for; it is
+  // emulated time all the same (under --speed the initial nodes are `warmup / speed` old).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("warmup", warmup, TimeBase::kEmulated);
+    cloud.ForEachDuration(WithPrefix("cloud.", f));
+    kubelet.ForEachDuration(WithPrefix("kubelet.", f));
+    scheduler.ForEachDuration(WithPrefix("scheduler.", f));
+    autoscaling.ForEachDuration(WithPrefix("autoscaler.", f));
+  }
 };
 
 class World final : public StoreObserver {

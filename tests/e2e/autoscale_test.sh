@@ -42,6 +42,9 @@ out=$(k get lease cluster-autoscaler -n kube-system -o jsonpath='{.spec.holderId
 MPORT=$(cat "$WORK/as-1.port")
 out=$(curl -sf "http://127.0.0.1:$MPORT/healthz") || fail "/healthz"
 [ "$out" = ok ] || fail "/healthz says ok" "$out"
+# The gauge of unschedulable pods is set by the first loop that sees the pod Running (one scan
+# interval after it is, or more on a loaded machine).
+wait_for 20 bash -c "curl -sf http://127.0.0.1:$MPORT/metrics | grep -qxF 'cluster_autoscaler_unschedulable_pods_count{type=\"unschedulable\"} 0'"
 metrics=$(curl -sf "http://127.0.0.1:$MPORT/metrics") || fail "/metrics"
 expect_match "$metrics" '^cluster_autoscaler_scaled_up_nodes_total\{gpu_name="nvidia-tesla-t4",gpu_resource_name="nvidia.com/gpu"\} 1$'
 expect_match "$metrics" '^cluster_autoscaler_cluster_safe_to_autoscale 1$'

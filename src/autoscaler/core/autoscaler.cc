@@ -19,10 +19,6 @@ namespace {
 
 using std::chrono::duration_cast;
 
-// CA's unschedulablePodTimeBuffer and unschedulablePodWithGpuTimeBuffer (static_autoscaler.go).
-// A real node is a good template once Ready this long (stabilizationDelay).
-constexpr Duration kTemplateStabilizationDelay = std::chrono::minutes(1);
-
 // Go's time.Duration String() for whole seconds: "15m0s", "1h0m0s", "30s".
 std::string GoDuration(Duration d) {
   int64_t s = duration_cast<std::chrono::seconds>(d).count();
@@ -314,7 +310,8 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
     if (ready && !gpu_unready) {
       ++s.ready;
       if (!f->has_to_be_deleted_taint && !n->spec.unschedulable) {
-        if (!f->ready_since || *f->ready_since + kTemplateStabilizationDelay <= now) {
+        if (!f->ready_since ||
+            *f->ready_since + options_.node_template_stabilization_delay <= now) {
           s.template_candidates.push_back(n);
         }
       }

@@ -71,18 +71,19 @@ bool IsPodTerminal(const scheduler::PodInfo& pod) {
   }
 }
 
-bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now) {
+bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now, Duration extra) {
   if (!pod.deletion_timestamp().has_value()) {
     return false;
   }
   const int64_t grace = pod.spec().termination_grace_period_seconds.value_or(30);
-  return *pod.deletion_timestamp() + std::chrono::seconds(grace) + std::chrono::seconds(30) <
-         now;
+  return *pod.deletion_timestamp() + std::chrono::seconds(grace) + extra < now;
 }
 
 PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
                                      const RemainingPdbTracker& pdbs, TimePoint now) {
-  if (IsMirrorPod(pod) || IsPodLongTerminating(pod, now) || IsPodTerminal(pod)) {
+  if (IsMirrorPod(pod) ||
+      IsPodLongTerminating(pod, now, options.pod_long_terminating_extra_threshold) ||
+      IsPodTerminal(pod)) {
     return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
   }
   if (IsDaemonSetPod(pod)) {

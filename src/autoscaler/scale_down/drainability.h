@@ -57,8 +57,9 @@ bool IsMirrorPod(const scheduler::PodInfo& pod);
 bool IsDaemonSetPod(const scheduler::PodInfo& pod);
 // CA's drain.IsPodTerminal: Failed, or Succeeded with restartPolicy Never or OnFailure.
 bool IsPodTerminal(const scheduler::PodInfo& pod);
-// Deleted longer ago than its grace period (default 30s) + 30s.
-bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now);
+// Deleted longer ago than its grace period (default 30s) + `extra` (CA: 30s,
+// AutoscalingOptions::pod_long_terminating_extra_threshold).
+bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now, Duration extra);
 
 enum class DrainOutcome {
   kMove,       // must be rescheduled elsewhere
@@ -77,10 +78,11 @@ struct DrainOptions {
   bool skip_nodes_with_system_pods = true;
   bool skip_nodes_with_local_storage = true;
   bool skip_nodes_with_custom_controller_pods = true;
+  Duration pod_long_terminating_extra_threshold = std::chrono::seconds(30);
   bool operator==(const DrainOptions&) const = default;
   static DrainOptions From(const AutoscalingOptions& o) {
     return {o.skip_nodes_with_system_pods, o.skip_nodes_with_local_storage,
-            o.skip_nodes_with_custom_controller_pods};
+            o.skip_nodes_with_custom_controller_pods, o.pod_long_terminating_extra_threshold};
   }
 };
 

@@ -44,6 +44,13 @@ api::Pod DeletedAgo(api::Pod p, Duration ago) {
   return p;
 }
 
+// CA's 30 s past the grace period shortened to 0 (as --speed would shorten it).
+DrainOptions ShortExtra() {
+  DrainOptions o;
+  o.pod_long_terminating_extra_threshold = Duration::zero();
+  return o;
+}
+
 TEST(DrainabilityTest, Rules) {
   const std::string safe = std::string(kSafeToEvictAnnotation);
   struct Case {
@@ -132,6 +139,9 @@ TEST(DrainabilityTest, Rules) {
        DrainOutcome::kIgnore},
       {"recently deleted pod still counts", DeletedAgo(Rs("x"), std::chrono::seconds(59)),
        DrainOutcome::kMove},
+      {"the extra threshold is an option (--speed divides it)",
+       DeletedAgo(Rs("x"), std::chrono::seconds(31)), DrainOutcome::kIgnore,
+       BlockingPodReason::kNone, "", ShortExtra()},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

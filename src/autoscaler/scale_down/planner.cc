@@ -23,11 +23,6 @@ namespace {
 
 using scheduler::NodeId;
 
-// A ToBeDeleted taint younger than this marks a node as being deleted (CA's IsNodeBeingDeleted
-// with --max-cloud-provider-node-deletion-time 5m; MaxKubernetesEmptyNodeDeletionTime is 3m).
-constexpr Duration kMaxNodeDeletionTime = std::chrono::minutes(5);
-// --unremovable-node-recheck-timeout's default (not an option yet).
-constexpr Duration kUnremovableNodeRecheckTimeout = std::chrono::minutes(5);
 // klogx.NewLoggingQuota(20) for the per-node utilisation lines.
 constexpr int kUtilizationLogQuota = 20;
 
@@ -329,7 +324,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       continue;
     }
     const scheduler::NodeInfo& info = snapshot.node_info(*id);
-    if (f->to_be_deleted_time.has_value() && now - *f->to_be_deleted_time < kMaxNodeDeletionTime) {
+    if (f->to_be_deleted_time.has_value() &&
+        now - *f->to_be_deleted_time < options_.max_cloud_provider_node_deletion_time) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is currently being deleted");
       continue;
@@ -382,7 +378,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       unremovable_[name] = UnremovableReason::kNotUnreadyLongEnough;
       continue;
     }
-    UtilizationResult util = CalculateUtilization(info, gpu, now);
+    UtilizationResult util =
+        CalculateUtilization(info, gpu, now, drain_options.pod_long_terminating_extra_threshold);
     if (!util.error.empty()) {
       log_.Warning("Failed to calculate utilization for " + name + ": " + util.error);
     }
@@ -416,7 +413,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   }
   if (recently_unremovable > 0) {
     SD_VLOG(1, "Scale-down calculation: ignoring " + std::to_string(recently_unremovable) +
-                   " nodes unremovable in the last " + GoDuration(kUnremovableNodeRecheckTimeout));
+                   " nodes unremovable in the last " +
+                   GoDuration(options_.unremovable_node_recheck_timeout));
   }
 
   // Empty nodes first, then those unneeded last time (CA's scale-down candidates sorting), then
@@ -437,7 +435,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   // Drain simulation on a fork: each removable node leaves the snapshot with its pods placed on
   // other nodes (committed), so the next candidates see that capacity taken.
   const size_t limit = UnneededNodesLimit();
-  const TimePoint recheck_at = now + kUnremovableNodeRecheckTimeout;
+  const TimePoint recheck_at = now + options_.unremovable_node_recheck_timeout;
   const size_t recheck_before = recheck_after_.size();
   std::vector<std::pair<NodeToRemove, const Candidate*>> removable;
   std::unique_ptr<SimulationMemo> inputs;

@@ -103,12 +103,12 @@ class Planner {
   //
   // Details (CA's planner, eligibility and removal simulator):
   //   - only `nodes` are candidates and pod destinations; other snapshot nodes (upcoming
-  //     copies) are neither. Nodes tainted ToBeDeletedByClusterAutoscaler less than 5 minutes
-  //     ago (CA's max-cloud-provider-node-deletion-time) are skipped and are no destination;
+  //     copies) are neither. Nodes tainted ToBeDeletedByClusterAutoscaler less than
+  //     max_cloud_provider_node_deletion_time (5m) ago are skipped and are no destination;
   //   - nodes of groups at or below min size are not candidates
   //   (PreFilteringScaleDownNodeProcessor);
-  //   - a node the simulation found unremovable is not simulated again for 5 minutes (CA's
-  //     --unremovable-node-recheck-timeout default) and keeps that reason meanwhile;
+  //   - a node the simulation found unremovable is not simulated again for
+  //     --unremovable-node-recheck-timeout (5m) and keeps that reason meanwhile;
   //   - a GPU node whose GPUs are not allocatable yet is not a candidate until
   //     max-node-startup-time after its creation (CA counts it NotStarted); after that it is
   //     an unready node with GPU utilisation 0 (scale-down-unready-time applies);
@@ -175,7 +175,7 @@ class Planner {
       unbound_pods_;
   // Nodes the simulation found unremovable (blocked, or no place for their pods): not
   // simulated again before the time, keeping the reason found (CA's
-  // --unremovable-node-recheck-timeout, 5m).
+  // --unremovable-node-recheck-timeout).
   std::map<std::string, std::pair<TimePoint, UnremovableReason>> recheck_after_;
   std::optional<TimePoint> last_update_;
   Duration min_update_interval_;

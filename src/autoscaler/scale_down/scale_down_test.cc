@@ -71,6 +71,27 @@ using FakeWriter = testing::FakeClusterWriter;
 
 class ScaleDownTest : public ::testing::Test {
  protected:
+  // A node with no place for its pod is unremovable; room appears, but CA does not look again
+  // before --unremovable-node-recheck-timeout (`timeout`, printed `go`) has passed.
+  void ExpectRecheckAfter(Duration timeout, const std::string& recheck_at, const std::string& go) {
+    Group("cpu-pool", 0, 5, 1);
+    AddNode(CpuNode("n1", "cpu-pool"));
+    AddPod(RsPod("p1", "1"), "n1");
+    Update();
+    EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+    EXPECT_TRUE(Logged("] 1 nodes found to be unremovable in simulation, will re-check them at " +
+                       recheck_at));
+    AddBigDestination();
+    clock_.Advance(timeout - std::chrono::seconds(1));
+    Update();
+    EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
+    EXPECT_EQ(Unneeded("n1"), nullptr);
+    EXPECT_TRUE(Logged("] Scale-down calculation: ignoring 1 nodes unremovable in the last " + go));
+    clock_.Advance(std::chrono::seconds(1));
+    Update();
+    EXPECT_NE(Unneeded("n1"), nullptr);
+  }
+
   void SetUp() override {
     auto s = scheduler::Scheduler::Create();
     ASSERT_TRUE(s.ok());
@@ -431,25 +452,14 @@ TEST_F(ScaleDownTest, PodsFindRoomPastManyFullNodes) {
 }
 
 TEST_F(ScaleDownTest, UnremovableNodesAreRecheckedAfterFiveMinutes) {
-  Group("cpu-pool", 0, 5, 1);
-  AddNode(CpuNode("n1", "cpu-pool"));
-  AddPod(RsPod("p1", "1"), "n1");
-  Update();
-  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
-  EXPECT_TRUE(
-      Logged("] 1 nodes found to be unremovable in simulation, will re-check them at "
-             "2026-01-01 00:05:00 +0000 UTC"));
+  ExpectRecheckAfter(std::chrono::minutes(5), "2026-01-01 00:05:00 +0000 UTC", "5m0s");
+}
 
-  // Room appears, but CA does not look again before --unremovable-node-recheck-timeout.
-  AddBigDestination();
-  clock_.Advance(std::chrono::minutes(4));
-  Update();
-  EXPECT_EQ(ReasonOf("n1"), UnremovableReason::kNoPlaceToMovePods);
-  EXPECT_EQ(Unneeded("n1"), nullptr);
-  EXPECT_TRUE(Logged("] Scale-down calculation: ignoring 1 nodes unremovable in the last 5m0s"));
-  clock_.Advance(std::chrono::minutes(1));
-  Update();
-  EXPECT_NE(Unneeded("n1"), nullptr);
+// Issue 15: under `tidepool up --speed 60` the recheck waited 5 real minutes; it is an option
+// (--unremovable-node-recheck-timeout), which --speed divides like every other.
+TEST_F(ScaleDownTest, TheRecheckTimeoutIsAnOption) {
+  options_.unremovable_node_recheck_timeout = std::chrono::seconds(5);
+  ExpectRecheckAfter(std::chrono::seconds(5), "2026-01-01 00:00:05 +0000 UTC", "5s");
 }
 
 TEST_F(ScaleDownTest, PodsDoNotMoveToNodesBeingDeletedOrUpcoming) {
@@ -480,6 +490,21 @@ TEST_F(ScaleDownTest, PodsDoNotMoveToNodesBeingDeletedOrUpcoming) {
   // Five minutes after the taint the deletion is presumed failed: a candidate again.
   clock_.Advance(std::chrono::minutes(5));
   Update();
+  EXPECT_NE(Unneeded("deleting"), nullptr);
+}
+
+TEST_F(ScaleDownTest, TheDeletionTimeIsAnOption) {
+  options_.max_cloud_provider_node_deletion_time = std::chrono::seconds(30);
+  Group("cpu-pool", 0, 5, 2);
+  AddBigDestination();
+  // Tainted a minute ago: past the (shortened) deletion time, so a candidate again.
+  api::Node deleting = CpuNode("deleting", "cpu-pool");
+  deleting.spec.taints.push_back(api::Taint{std::string(kToBeDeletedTaint),
+                                            std::to_string(UnixSeconds(clock_.Now()) - 60),
+                                            api::TaintEffect::kNoSchedule, std::nullopt});
+  AddNode(deleting);
+  Update();
+  EXPECT_FALSE(Logged("currently being deleted"));
   EXPECT_NE(Unneeded("deleting"), nullptr);
 }
 

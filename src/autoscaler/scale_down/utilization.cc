@@ -14,8 +14,8 @@ constexpr std::array<std::string_view, 5> kGpuResources = {"nvidia.com/gpu", "ha
 
 // The pods that count towards utilisation: all but long-terminating and terminal ones. A node
 // without deleting or finished pods counts them all: its requested() is the sum.
-bool Counts(const scheduler::PodInfo& pod, TimePoint now) {
-  return !IsPodLongTerminating(pod, now) && !IsPodTerminal(pod);
+bool Counts(const scheduler::PodInfo& pod, TimePoint now, Duration long_terminating_extra) {
+  return !IsPodLongTerminating(pod, now, long_terminating_extra) && !IsPodTerminal(pod);
 }
 
 }  // namespace
@@ -47,7 +47,8 @@ bool GpuNotReady(const api::Node& node, const std::optional<cloud::GpuConfig>& g
 }
 
 UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
-                                       const std::optional<cloud::GpuConfig>& gpu, TimePoint now) {
+                                       const std::optional<cloud::GpuConfig>& gpu, TimePoint now,
+                                       Duration long_terminating_extra) {
   UtilizationResult r;
   // CalculateUtilizationOfResource: a resource missing from allocatable or zero is an error.
   // `parsed` is the NodeInfo's parsed allocatable for it: positive exactly when the quantity
@@ -81,7 +82,7 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
       requested = node.requested().Scalar(gpu->resource_name);
     } else {
       for (const auto& p : node.pods()) {
-        if (Counts(*p, now)) {
+        if (Counts(*p, now, long_terminating_extra)) {
           requested += p->request().Scalar(gpu->resource_name);
         }
       }
@@ -102,7 +103,7 @@ UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
     cpu = 0;
     mem = 0;
     for (const auto& p : node.pods()) {
-      if (Counts(*p, now)) {
+      if (Counts(*p, now, long_terminating_extra)) {
         cpu += p->request().milli_cpu;
         mem += p->request().memory;
       }

@@ -7,8 +7,8 @@
 //   - any other node by max(cpu, memory), each the pods' requests / allocatable.
 // Every pod on the node counts, DaemonSet and mirror pods included (CA's defaults
 // --ignore-daemonsets-utilization=false, --ignore-mirror-pods-utilization=false), except pods
-// terminating for longer than their grace period + 30s, and terminal pods (CA's snapshot never
-// holds those).
+// terminating for longer than their grace period + `long_terminating_extra` (CA: 30s), and
+// terminal pods (CA's snapshot never holds those).
 #pragma once
 
 #include <optional>
@@ -41,7 +41,8 @@ struct UtilizationResult {
 };
 
 UtilizationResult CalculateUtilization(const scheduler::NodeInfo& node,
-                                       const std::optional<cloud::GpuConfig>& gpu, TimePoint now);
+                                       const std::optional<cloud::GpuConfig>& gpu, TimePoint now,
+                                       Duration long_terminating_extra);
 
 // "{<cpu> <mem> <gpu> <dra> <resource> <utilization>}": CA's utilization.Info printed with %v.
 std::string FormatUtilization(const Utilization& u);

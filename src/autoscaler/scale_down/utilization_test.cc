@@ -118,7 +118,8 @@ TEST(UtilizationTest, Calculate) {
       ASSERT_TRUE(snapshot.AddPod(p, c.node.meta.name).ok());
     }
     const scheduler::NodeInfo& ni = *snapshot.GetNodeInfo(c.node.meta.name);
-    UtilizationResult r = CalculateUtilization(ni, NodeGpuConfig(cloud, c.node), kNow);
+    UtilizationResult r = CalculateUtilization(ni, NodeGpuConfig(cloud, c.node), kNow,
+                                               std::chrono::seconds(30));
     EXPECT_DOUBLE_EQ(r.info.cpu, c.want.cpu);
     EXPECT_DOUBLE_EQ(r.info.memory, c.want.memory);
     EXPECT_DOUBLE_EQ(r.info.gpu, c.want.gpu);

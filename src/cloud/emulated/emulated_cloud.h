@@ -67,6 +67,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/random.h"
+#include "common/speed.h"
 #include "common/status_or.h"
 #include "common/timer_service.h"
 
@@ -159,6 +160,17 @@ struct LifecycleDelays {
   Duration deletion = std::chrono::seconds(30);
   // Added to `provisioning` for spot VMs (anchors-and-data.md §4.1: "+30–90 s"; 0 by default).
   Duration spot_extra = std::chrono::seconds(0);
+
+  // Every Duration member, once, by its config name (common/speed.h).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("provisioning", provisioning, TimeBase::kEmulated);
+    f("registration", registration, TimeBase::kEmulated);
+    f("kubeletReady", kubelet_ready, TimeBase::kEmulated);
+    f("driver", driver, TimeBase::kEmulated);
+    f("deletion", deletion, TimeBase::kEmulated);
+    f("spotExtra", spot_extra, TimeBase::kEmulated);
+  }
 };
 
 // Which instances a fault applies to. Empty fields match everything; `accelerator` matches the
@@ -176,6 +188,11 @@ struct FaultMatch {
 struct SlowBoot {
   FaultMatch match;
   Duration extra{};  // added to the provisioning delay
+
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("extra", extra, TimeBase::kEmulated);
+  }
 };
 
 // Faults apply to instances requested after they are set (EmulatedCloud::faults() may be
@@ -194,6 +211,17 @@ struct Faults {
   std::vector<SlowBoot> slow_boot;
   // The node turns Ready but its GPUs never become allocatable.
   std::vector<FaultMatch> driver_never_ready;
+
+  // Every Duration member, once, by its config name (common/speed.h); each slow boot's extra
+  // time as slowBoot[i].extra.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("stockoutDelay", stockout_delay, TimeBase::kEmulated);
+    for (size_t i = 0; i < slow_boot.size(); ++i) {
+      const std::string prefix = "slowBoot[" + std::to_string(i) + "].";
+      slow_boot[i].ForEachDuration(WithPrefix(prefix, f));
+    }
+  }
 };
 
 // What a GPU node reports for nvidia.com/gpu before its device plugin registers.
@@ -218,6 +246,13 @@ struct EmulatedCloudOptions {
   // Optional; must outlive the cloud. Where the cloud's state is kept durably (see "Journal"
   // in the file comment); null: nothing persists.
   CloudJournal* journal = nullptr;
+
+  // Every Duration member, once (common/speed.h): delays.* and faults.*.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    delays.ForEachDuration(WithPrefix("delays.", f));
+    faults.ForEachDuration(WithPrefix("faults.", f));
+  }
 };
 
 // ---- Node pools ---------------------------------------------------------------------------------

@@ -88,6 +88,7 @@
 #include "cloud/cloud_journal.h"
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/clock.h"
+#include "common/speed.h"
 #include "common/status_or.h"
 
 namespace tidepool::cloud::gke {
@@ -163,6 +164,11 @@ struct GkeApiOptions {
   // `tidepool up --data-dir`, `gcloud container operations list/describe` and a pool's
   // config.taints are what they were.
   CloudJournal* journal = nullptr;
+
+  // Every Duration member, once (common/speed.h): none. Operations take as long as the emulated
+  // cloud's steps behind them (EmulatedCloudOptions), which --speed divides.
+  template <typename F>
+  void ForEachDuration(F&&) {}
 };
 
 // True for the paths GkeApi serves (container, serviceusage and compute; see the file comment).

@@ -36,6 +36,7 @@
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/speed.h"
 #include "controllers/disruption/budget_status.h"
 
 namespace tidepool::controllers::disruption {
@@ -47,6 +48,13 @@ struct DisruptionControllerOptions {
   // Wait before a failed sync is tried again.
   Duration retry_after = std::chrono::seconds(1);
   uint64_t seed = 1;
+
+  // Every Duration member, once (common/speed.h).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("deletionTimeout", deletion_timeout, TimeBase::kEmulated);
+    f("retryAfter", retry_after, TimeBase::kEmulated);
+  }
 };
 
 class DisruptionController {

@@ -2,8 +2,8 @@
 //
 // The live provider over real HTTP: libcurl (client/http) to an HTTP server (apiserver/http, the
 // one `tidepool up` uses) whose handler routes to GkeApi as up_command.cc does (query included),
-// over an EmulatedCloud on a simulated clock. One mutex orders the server's handler and the
-// test thread's clock advances.
+// over an EmulatedCloud on a simulated clock (gke_api_test_server.h). One mutex orders the
+// server's handler and the test thread's clock advances.
 #include "cloud/gke/live/http_transport.h"
 
 #include <gtest/gtest.h>
@@ -11,39 +11,20 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "apiserver/http/server.h"
-#include "cloud/gke/emulated_gke_control.h"
+#include "cloud/gke/live/gke_api_test_server.h"
 #include "cloud/gke/live/gke_cloud_provider.h"
-#include "sim/event_queue.h"
 
 namespace tidepool::cloud::gke::live {
 namespace {
 
-namespace emu = cloud::emulated;
 using json = nlohmann::json;
 
-class NullSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node) override { return OkStatus(); }
-  Status DeleteNode(const std::string&) override { return OkStatus(); }
-};
-
 TEST(HttpClientTransportTest, TheProviderDrivesTheGkeApiOverHttp) {
-  sim::EventQueue queue;
-  NullSink sink;
-  Random random(7);
-  emu::EmulatedCloud cloud("tidepool-local", "tidepool", "us-central1-a", queue, sink, random);
-  EmulatedGkeControl control(cloud, ClusterInfo{});
-  GkeApi api(control, queue.clock());
-  std::mutex mu;
-  auto server = apiserver::http::HttpServer::Start(
-      {}, [&](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
-        std::lock_guard<std::mutex> lock(mu);
-        GkeResponse r = api.Handle({req.method, req.path, req.body, req.query});
-        rw.Send(r.status, "application/json; charset=UTF-8", std::move(r.body));
-      });
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
-  const std::string base = "http://127.0.0.1:" + std::to_string((*server)->port()) + "/";
+  GkeApiTestServer server;
+  ASSERT_NO_FATAL_FAILURE(server.Start());
+  sim::EventQueue& queue = server.queue();
+  std::mutex& mu = server.mu();
+  const std::string base = server.base();
 
   client::http::HttpClient http;
   HttpClientTransport transport(http, std::chrono::seconds(10));

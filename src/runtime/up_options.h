@@ -1,0 +1,48 @@
+// File: up_options.h
+//
+// The options of every component `tidepool up` builds, in one struct, so that --speed reaches
+// all of them through one visitor (common/speed.h): the world (emulated cloud, kubelets,
+// scheduler loop, autoscaler), the API's object store, the API server, the GKE API and the
+// disruption controller. RunUp
+// builds those components from these options; ApplySpeed is the one place --speed is applied.
+//
+// A component added to `up` gets its options struct here, with a ForEachDuration of its own;
+// up_options_test.cc enumerates the members of this struct independently (Boost.PFR) and
+// fails when a Duration member anywhere inside it is not listed by a visitor.
+#pragma once
+
+#include "apiserver/api_server.h"
+#include "cloud/gke/gke_api.h"
+#include "common/speed.h"
+#include "controllers/disruption/disruption_controller.h"
+#include "sim/world.h"
+
+namespace tidepool::runtime {
+
+struct UpComponentOptions {
+  sim::WorldOptions world;
+  apiserver::StoreOptions store;
+  apiserver::ApiServerOptions api_server;
+  cloud::gke::GkeApiOptions gke_api;
+  controllers::disruption::DisruptionControllerOptions disruption;
+
+  // Names as the --config file spells them ("cloud.delays.provisioning",
+  // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
+  // "store.", "apiServer." and "gkeApi.".
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    world.ForEachDuration(f);
+    store.ForEachDuration(WithPrefix("store.", f));
+    api_server.ForEachDuration(WithPrefix("apiServer.", f));
+    gke_api.ForEachDuration(WithPrefix("gkeApi.", f));
+    disruption.ForEachDuration(WithPrefix("disruption.", f));
+  }
+};
+
+// --speed N: every emulated duration of `options` divided by N; real ones untouched.
+// REQUIRES: speed > 0.
+inline void ApplySpeed(UpComponentOptions& options, double speed) {
+  DivideEmulatedDurations(options, speed);
+}
+
+}  // namespace tidepool::runtime
