@@ -239,6 +239,36 @@ lists: [*list, *list]
   EXPECT_FALSE(doc["small"].contains("<<"));
 }
 
+TEST(YamlTest, MergeKeysFollowTheSpec) {
+  // Keys the mapping writes win over merged ones wherever "<<" stands; among merged mappings
+  // the earlier one wins; "<<" quoted is an ordinary key, tagged !!merge it is a merge key.
+  json doc = One(R"(
+after: {x: 1, <<: {x: 2, y: 2}}
+before: {<<: {x: 2, y: 2}, x: 1}
+list: {<<: [{x: 1}, {x: 2, y: 2}]}
+twice: {<<: {x: 1}, <<: {x: 2, y: 3}}
+quoted: {"<<": {x: 1}}
+tagged: {!!merge "<<": {x: 1}}
+)");
+  EXPECT_EQ(doc["after"], (json{{"x", 1}, {"y", 2}}));
+  EXPECT_EQ(doc["before"], (json{{"x", 1}, {"y", 2}}));
+  EXPECT_EQ(doc["list"], (json{{"x", 1}, {"y", 2}}));
+  EXPECT_EQ(doc["twice"], (json{{"x", 1}, {"y", 3}}));
+  EXPECT_EQ(doc["quoted"], (json{{"<<", {{"x", 1}}}}));
+  EXPECT_EQ(doc["tagged"], (json{{"x", 1}}));
+  // An anchor inside a merged mapping stays usable after the merge.
+  EXPECT_EQ(One("a:\n  <<: {x: &y [1, 2]}\nb: *y\n"),
+            json::parse(R"({"a": {"x": [1, 2]}, "b": [1, 2]})"));
+}
+
+TEST(YamlTest, AnchorsAreRedefinedAndAliasesCanBeKeys) {
+  EXPECT_EQ(One("a: &x 1\nb: *x\nc: &x [2]\nd: *x\n"),
+            json::parse(R"({"a": 1, "b": 1, "c": [2], "d": [2]})"));
+  // An alias of a scalar as a key is the scalar's text.
+  EXPECT_EQ(One("x: &k 1\n*k : v\n"), (json{{"x", 1}, {"1", "v"}}));
+  EXPECT_EQ(One("&k a: *k\n"), (json{{"a", "a"}}));
+}
+
 TEST(YamlTest, ErrorsCarryLineAndColumn) {
   struct Case {
     std::string name;
@@ -249,18 +279,36 @@ TEST(YamlTest, ErrorsCarryLineAndColumn) {
       {"duplicate key", "a: 1\nb:\n  c: 2\n  c: 3\n", "yaml: line 4, column 3: duplicate key"},
       {"duplicate top-level key in second document", "a: 1\n---\nx: 1\ny: 2\nx: 3\n",
        "yaml: line 5, column 1: duplicate key"},
-      // The position of a quoted scalar is that of its first character inside the quotes.
-      {"keys equal as JSON", "1: a\n\"1\": b\n", "yaml: line 2, column 2: duplicate key"},
+      // The position of a node is that of its first character: a quoted scalar's quote, a tag.
+      {"keys equal as JSON", "1: a\n\"1\": b\n", "yaml: line 2, column 1: duplicate key"},
+      // libyaml's own problem texts (go-yaml prints the same words), at libyaml's problem mark.
       {"unterminated quote", "a: 1\n---\nb: \"abc\nc: 2\n",
-       "yaml: line 3, column 4: wrongly indented double-quoted scalar"},
+       "yaml: line 5, column 1: found unexpected end of stream"},
       {"unterminated quote at end", "a: \"abc\n",
-       "yaml: line 1, column 5: double-quoted scalar without closing quote"},
-      {"bad indentation", "a:\n  b: 1\n c: 2\n", "yaml: line 3, column 2: invalid indentation in mapping"},
-      {"undefined alias", "a: *nope\n", "yaml: line 1, column 5: invalid alias"},
-      {"cyclic alias", "a: &x [1, *x]\n", "yaml: line 1, column 12: cyclic reference detected"},
-      {"sequence as key", "? [a, b]\n: 1\n", "yaml: line 1, column 4: mapping keys must be scalars"},
-      {"tag mismatch", "a: !!int abc\n", "yaml: line 1, column 10: cannot decode \"abc\" as !!int"},
-      {"tab indentation", "a:\n\tb: 1\n", "yaml: line 2, column 1:"},
+       "yaml: line 2, column 1: found unexpected end of stream"},
+      {"bad indentation", "a:\n  b: 1\n c: 2\n", "yaml: line 3, column 2: did not find expected key"},
+      {"mapping value in a plain scalar", "key: value: x\n",
+       "yaml: line 1, column 11: mapping values are not allowed in this context"},
+      {"reserved indicator", "a: @b\n",
+       "yaml: line 1, column 4: found character that cannot start any token"},
+      {"unclosed flow sequence", "a: [1, 2\n",
+       "yaml: line 2, column 1: did not find expected ',' or ']'"},
+      {"undefined tag handle", "a: !e!x 1\n", "yaml: line 1, column 4: found undefined tag handle"},
+      {"control character", "a: b\n\x1e\n", "yaml: line 2, column 1: control characters are not allowed"},
+      // Aliases: go-yaml's texts, at the alias' '*'.
+      {"undefined alias", "a: *nope\n", "yaml: line 1, column 4: unknown anchor 'nope' referenced"},
+      {"cyclic alias", "a: &x [1, *x]\n",
+       "yaml: line 1, column 11: anchor 'x' value contains itself"},
+      {"sequence as key", "? [a, b]\n: 1\n", "yaml: line 1, column 3: mapping keys must be scalars"},
+      {"alias of a mapping as key", "a: &m {b: 1}\n*m : 2\n",
+       "yaml: line 2, column 1: mapping keys must be scalars"},
+      {"tag mismatch", "a: !!int abc\n", "yaml: line 1, column 4: cannot decode \"abc\" as !!int"},
+      {"merge of a scalar", "a: 1\n<<: 5\n",
+       "yaml: line 2, column 1: map merge requires map or sequence of maps as the value"},
+      {"merge of a list of scalars", "b: &b [1]\nc:\n  <<: *b\n",
+       "yaml: line 3, column 3: map merge requires map or sequence of maps as the value"},
+      {"tab indentation", "a:\n\tb: 1\n",
+       "yaml: line 2, column 1: found character that cannot start any token"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -305,6 +353,33 @@ TEST(YamlTest, InvalidUtf8IsAnErrorNotAHang) {
   EXPECT_EQ((*ok)[0]["name"], "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
+// Inputs the yaml fuzz target found in Debian's libfyaml 0.7.12, which decoded YAML before
+// libyaml (FUZZING.md): the first made libfyaml crash (SEGV in fy_parser_destroy after its own
+// error), the second leaked 4 KB on its error path. Both are plain errors now; the fuzz build
+// (ASan + LeakSanitizer) replays them from fuzz/corpus/yaml/.
+TEST(YamlTest, FuzzFoundLibfyamlCrashesAreErrors) {
+  struct Case {
+    std::string input;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"? 8:\t:", "yaml: line 1, column 3: mapping keys must be scalars"},
+      {std::string(128, '\'') + "\n\x1e",
+       "yaml: line 2, column 1: control characters are not allowed"},
+      {"'''\n", "yaml: line 2, column 1: found unexpected end of stream"},
+      {"? 8:\t:\n? 8:\t:", "yaml: line 1, column 3: mapping keys must be scalars"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.error);
+    auto docs = ParseYamlDocuments(c.input);
+    ASSERT_FALSE(docs.ok());
+    EXPECT_EQ(docs.status().message(), c.error);
+  }
+  // The same shapes without the error are fine: an even run of quotes is a quoted scalar.
+  EXPECT_EQ(One(std::string(128, '\'') + "\n"), json(std::string(63, '\'')));
+  EXPECT_EQ(One("? 8\n: 9\n"), (json{{"8", 9}}));
+}
+
 TEST(YamlTest, AcceptsJson) {
   const std::string text = "{\n\t\"kind\": \"Node\",\n\t\"metadata\": {\"name\": \"n1\"},\n"
                            "\t\"status\": {\"capacity\": {\"cpu\": 4, \"memory\": \"8Gi\"}},\n"
@@ -336,10 +411,45 @@ TEST(YamlTest, AliasBombIsRejected) {
   EXPECT_EQ((*ok)[0]["a3"][9][9][9][9], "x");
 }
 
-TEST(YamlTest, DeepNestingIsRejected) {
-  auto docs = ParseYamlDocuments(std::string(200, '[') + std::string(200, ']'));
+TEST(YamlTest, AliasTextBombIsRejected) {
+  // Few nodes, but a 1 MiB string copied 100 times: more than 64 MiB of text.
+  const std::string yaml = "s: &s " + std::string(1 << 20, 'x') +
+                           "\nt: &t [*s, *s, *s, *s, *s, *s, *s, *s, *s, *s]\n"
+                           "u: [*t, *t, *t, *t, *t, *t, *t, *t, *t, *t]\n";
+  auto docs = ParseYamlDocuments(yaml);
   ASSERT_FALSE(docs.ok());
-  EXPECT_THAT(std::string(docs.status().message()), HasSubstr("Max depth (64) exceeded"));
+  EXPECT_EQ(docs.status().message(), "yaml: aliases expand to more than 67108864 bytes of text");
+  auto ok = ParseYamlDocuments(yaml.substr(0, yaml.find("u:")));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_EQ((*ok)[0]["t"].size(), 10u);
+}
+
+// At most 1000 nested collections, as for JSON (json_codec.cc), written or through aliases.
+TEST(YamlTest, DeepNestingIsRejected) {
+  auto ok = ParseYamlDocuments(std::string(1000, '[') + std::string(1000, ']'));
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  auto docs = ParseYamlDocuments(std::string(1001, '[') + std::string(1001, ']'));
+  ASSERT_FALSE(docs.ok());
+  EXPECT_EQ(docs.status().message(), "yaml: line 1, column 1001: exceeded max depth of 1000");
+
+  // Block style: a mapping per level.
+  std::string block;
+  for (int i = 0; i < 1001; ++i) block += std::string(i, ' ') + "k:\n";
+  auto deep = ParseYamlDocuments(block);
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message(), "yaml: line 1001, column 1001: exceeded max depth of 1000");
+
+  // 600 levels aliased inside the root mapping and 399 sequences: 1000 levels once expanded;
+  // one more is too many.
+  const std::string anchored = "a: &d " + std::string(600, '[') + std::string(600, ']') + "\n";
+  auto fits =
+      ParseYamlDocuments(anchored + "b: " + std::string(399, '[') + "*d" + std::string(399, ']'));
+  ASSERT_TRUE(fits.ok()) << fits.status().ToString();
+  auto expanded =
+      ParseYamlDocuments(anchored + "b: " + std::string(400, '[') + "*d" + std::string(400, ']'));
+  ASSERT_FALSE(expanded.ok());
+  EXPECT_EQ(expanded.status().message(),
+            "yaml: line 2, column 404: aliases nest deeper than 1000 levels");
 }
 
 TEST(YamlTest, QuantitiesAsNumbersAndStrings) {
@@ -441,8 +551,7 @@ TEST(YamlTest, ManyDocumentsAreIndependent) {
   EXPECT_EQ((*docs)[1]["b"], 2);
   auto cross = ParseYamlDocuments("a: &x 1\n---\nb: *x\n");
   ASSERT_FALSE(cross.ok());
-  // libfyaml points at the alias' name, after the '*'.
-  EXPECT_EQ(cross.status().message(), "yaml: line 3, column 5: invalid alias");
+  EXPECT_EQ(cross.status().message(), "yaml: line 3, column 4: unknown anchor 'x' referenced");
 }
 
 }  // namespace
