@@ -3,15 +3,17 @@
 #include <yaml.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "api/codec/yaml_scalar.h"
 
 namespace tidepool::api::codec {
 namespace {
@@ -128,188 +130,10 @@ Status ParserError(const yaml_parser_t& parser, std::string_view text) {
   }
 }
 
-// ---- YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) ----
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-bool IsNullText(std::string_view s) {
-  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
-}
-
-std::optional<bool> BoolFromText(std::string_view s) {
-  if (s == "true" || s == "True" || s == "TRUE") {
-    return true;
-  }
-  if (s == "false" || s == "False" || s == "FALSE") {
-    return false;
-  }
-  return std::nullopt;
-}
-
-// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-bool MatchesFloat(std::string_view s) {
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-    ++i;
-  }
-  size_t int_digits = 0;
-  while (i < s.size() && IsDigit(s[i])) {
-    ++i;
-    ++int_digits;
-  }
-  size_t frac_digits = 0;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && IsDigit(s[i])) {
-      ++i;
-      ++frac_digits;
-    }
-  }
-  if (int_digits == 0 && frac_digits == 0) {
-    return false;
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-      ++i;
-    }
-    size_t exp_digits = 0;
-    while (i < s.size() && IsDigit(s[i])) {
-      ++i;
-      ++exp_digits;
-    }
-    if (exp_digits == 0) {
-      return false;
-    }
-  }
-  return i == s.size();
-}
-
-// A finite double, or nullopt (out of range, or not a float per the core schema).
-std::optional<double> DoubleFromText(std::string_view s) {
-  if (!MatchesFloat(s)) {
-    return std::nullopt;
-  }
-  std::string_view digits = s;
-  if (!digits.empty() && digits.front() == '+') {
-    digits.remove_prefix(1);  // from_chars takes no '+'
-  }
-  double d = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-    return std::nullopt;  // e.g. 1e999: JSON has no infinity
-  }
-  return d;
-}
-
-// Unsigned magnitude in `base`; nullopt on overflow or a bad digit.
-std::optional<uint64_t> ParseMagnitude(std::string_view digits, int base) {
-  if (digits.empty()) {
-    return std::nullopt;
-  }
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-    return std::nullopt;
-  }
-  return v;
-}
-
-// [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+. An integer beyond 64 bits becomes a double, as in
-// nlohmann's JSON parser; nullopt if `s` is not an integer.
-std::optional<json> IntegerFromText(std::string_view s) {
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
-    auto v = ParseMagnitude(s.substr(2), s[1] == 'o' ? 8 : 16);
-    if (!v) {
-      return std::nullopt;
-    }
-    if (*v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return json(static_cast<int64_t>(*v));
-    }
-    return json(*v);
-  }
-  bool negative = false;
-  std::string_view digits = s;
-  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) {
-    negative = digits.front() == '-';
-    digits.remove_prefix(1);
-  }
-  if (digits.empty()) {
-    return std::nullopt;
-  }
-  for (char c : digits) {
-    if (!IsDigit(c)) {
-      return std::nullopt;
-    }
-  }
-  auto magnitude = ParseMagnitude(digits, 10);
-  if (!magnitude) {
-    if (auto d = DoubleFromText(s)) {
-      return json(*d);
-    }
-    return std::nullopt;
-  }
-  constexpr uint64_t kMaxInt64 = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (!negative) {
-    if (*magnitude <= kMaxInt64) {
-      return json(static_cast<int64_t>(*magnitude));
-    }
-    return json(*magnitude);
-  }
-  if (*magnitude <= kMaxInt64) {
-    return json(-static_cast<int64_t>(*magnitude));
-  }
-  if (*magnitude == kMaxInt64 + 1) {
-    return json(std::numeric_limits<int64_t>::min());
-  }
-  return json(-static_cast<double>(*magnitude));
-}
-
-constexpr std::string_view kTagStr = "tag:yaml.org,2002:str";
-constexpr std::string_view kTagNull = "tag:yaml.org,2002:null";
-constexpr std::string_view kTagBool = "tag:yaml.org,2002:bool";
-constexpr std::string_view kTagInt = "tag:yaml.org,2002:int";
-constexpr std::string_view kTagFloat = "tag:yaml.org,2002:float";
 constexpr std::string_view kTagMerge = "tag:yaml.org,2002:merge";
 
 std::string_view View(const yaml_char_t* s) {
   return s != nullptr ? std::string_view(reinterpret_cast<const char*>(s)) : std::string_view();
-}
-
-// Types a scalar: explicit core tags first, then plain-scalar resolution; quoted and block
-// scalars are strings. nullopt names the tag the text does not fit.
-std::optional<json> ScalarValue(std::string_view text, std::string_view tag, bool plain,
-                                std::string* mismatch) {
-  if (tag == kTagStr || tag == "!") {
-    return json(text);
-  }
-  std::optional<json> v;
-  if (tag == kTagNull) {
-    *mismatch = "!!null";
-    if (IsNullText(text)) v = json(nullptr);
-  } else if (tag == kTagBool) {
-    *mismatch = "!!bool";
-    if (auto b = BoolFromText(text)) v = json(*b);
-  } else if (tag == kTagInt) {
-    *mismatch = "!!int";
-    v = IntegerFromText(text);
-  } else if (tag == kTagFloat) {
-    *mismatch = "!!float";
-    if (auto d = DoubleFromText(text)) v = json(*d);
-  } else if (!plain) {  // untagged or another tag (ignored) from here on
-    v = json(text);
-  } else if (IsNullText(text)) {
-    v = json(nullptr);
-  } else if (auto b = BoolFromText(text)) {
-    v = json(*b);
-  } else if (auto i = IntegerFromText(text)) {
-    v = std::move(i);
-  } else if (auto d = DoubleFromText(text)) {
-    v = json(*d);
-  } else {
-    v = json(text);
-  }
-  return v;
 }
 
 // The size of a node with its aliases expanded.
@@ -327,26 +151,25 @@ struct Extent {
 
 // A finished node on its way to its parent (or to be the document's root).
 struct Node {
-  json value;
+  json value;  // a collection's JSON; a scalar's go-yaml value (yaml_scalar.h), not yet JSON
   Extent extent;
   yaml_mark_t mark{};
   bool scalar = false;
-  std::string text;        // a scalar's text, kept when it may be a key
-  bool merge_key = false;  // "<<" written plain and untagged, or tagged !!merge
+  bool merge_key = false;  // "<<" as go-yaml's isMerge sees it
 };
 
 // An anchored node, as aliases see it. A collection is not copied when its anchor is defined:
 // the anchor points at the array or object that the tree under construction holds. nlohmann
 // keeps a collection's elements in a separately allocated array_t / object_t that moves with
 // the json value (moving a value, growing a vector or inserting into a map never reallocates
-// it), and nothing modifies a collection once its end event has been seen, so the pointer stays
-// valid until the document's tree is discarded, which clears the anchors first.
+// it), and nothing modifies a collection once its end event has been seen (a value a merge
+// replaces is moved to the graveyard, not destroyed), so the pointer stays valid until the
+// document's tree is discarded, which clears the anchors first.
 struct Anchor {
   bool complete = false;  // false from the collection's start to its end: aliases are cycles
   Extent extent;
   bool scalar = false;
-  json scalar_value;
-  std::string text;
+  json scalar_value;  // go-yaml's value
   const json::array_t* array = nullptr;
   const json::object_t* object = nullptr;
 };
@@ -357,13 +180,15 @@ struct Frame {
   Extent extent;
   yaml_mark_t mark{};
   std::string anchor;
-  // Mappings: the key whose value comes next, and the keys of merge keys' values, added when
-  // the mapping ends to those it does not write itself.
+  // Mappings: the key (go-yaml's value) whose value comes next.
   bool has_key = false;
-  std::string key;
+  json key;
   yaml_mark_t key_mark{};
   bool key_is_merge = false;
-  json::object_t merged;
+  // Once a merge key has been seen, the keys the mapping writes itself (before that, they are
+  // the object's keys): writing one twice is a duplicate, merging over one is not.
+  bool merged = false;
+  std::unordered_set<std::string> written;
 };
 
 // Builds JSON documents from libyaml's events.
@@ -375,9 +200,7 @@ class TreeBuilder {
         StartDocument();
         return OkStatus();
       case YAML_DOCUMENT_END_EVENT:
-        if (root_ && !root_->is_null()) docs_.push_back(std::move(*root_));
-        root_.reset();
-        return OkStatus();
+        return EndDocument();
       case YAML_SCALAR_EVENT:
         return Scalar(e);
       case YAML_ALIAS_EVENT:
@@ -400,13 +223,21 @@ class TreeBuilder {
   void StartDocument() {
     // Anchors are per document; they point into the trees below, so they go first.
     anchors_.clear();
-    merge_sources_.clear();
+    graveyard_.clear();
     stack_.clear();
     root_.reset();
+    key_error_.reset();
+    value_error_.reset();
   }
 
-  bool ExpectingKey() const {
-    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  // sigs.k8s.io/yaml converts a document to JSON after go-yaml has read all of it: its key
+  // errors, then encoding/json's, come after the document's syntax errors.
+  Status EndDocument() {
+    if (key_error_) return *key_error_;
+    if (value_error_) return *value_error_;
+    if (root_ && !root_->is_null()) docs_.push_back(std::move(*root_));
+    root_.reset();
+    return OkStatus();
   }
 
   Status Scalar(const yaml_event_t& e) {
@@ -414,22 +245,17 @@ class TreeBuilder {
     const std::string_view text(reinterpret_cast<const char*>(s.value), s.length);
     const std::string_view tag = View(s.tag);
     const bool plain = s.style == YAML_PLAIN_SCALAR_STYLE;
-    std::string mismatch;
-    std::optional<json> value = ScalarValue(text, tag, plain, &mismatch);
-    if (!value) {
-      return MarkError(e.start_mark,
-                       "cannot decode \"" + std::string(text) + "\" as " + mismatch);
-    }
+    StatusOr<json> value = yaml_scalar::ResolveScalar(text, tag, plain);
+    if (!value.ok()) return MarkError(e.start_mark, value.status().message());
     Node n;
-    n.value = std::move(*value);
+    n.value = *std::move(value);
     n.extent = Extent{1, 0, static_cast<int64_t>(s.length)};
     n.mark = e.start_mark;
     n.scalar = true;
-    if (ExpectingKey() || s.anchor != nullptr) n.text = std::string(text);
-    n.merge_key = text == "<<" && ((plain && tag.empty()) || tag == kTagMerge);
+    n.merge_key = text == "<<" && ((plain && tag.empty()) || tag == "!" || tag == kTagMerge);
     if (s.anchor != nullptr) {
       Anchor& a = anchors_[std::string(View(s.anchor))];
-      a = Anchor{true, n.extent, true, n.value, n.text, nullptr, nullptr};
+      a = Anchor{true, n.extent, true, n.value, nullptr, nullptr};
     }
     return Deliver(std::move(n));
   }
@@ -453,7 +279,6 @@ class TreeBuilder {
     n.extent = a.extent;
     n.mark = e.start_mark;
     n.scalar = a.scalar;
-    n.text = a.text;
     if (a.array != nullptr) {
       n.value = json(*a.array);
     } else if (a.object != nullptr) {
@@ -478,6 +303,10 @@ class TreeBuilder {
     return OkStatus();
   }
 
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  }
+
   Status Open(const yaml_event_t& e, json empty, const yaml_char_t* anchor) {
     if (ExpectingKey()) {
       return MarkError(e.start_mark, "mapping keys must be scalars");
@@ -500,10 +329,6 @@ class TreeBuilder {
   Status Close() {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
-    if (f.value.is_object()) {
-      auto& object = f.value.get_ref<json::object_t&>();
-      for (auto& [k, v] : f.merged) object.emplace(k, std::move(v));  // written keys win
-    }
     Node n;
     n.value = std::move(f.value);
     n.extent = f.extent;
@@ -519,7 +344,17 @@ class TreeBuilder {
     return Deliver(std::move(n));
   }
 
+  // A scalar's JSON value; infinity and NaN are the document's error (reported at its end).
+  json JsonValue(json resolved) {
+    StatusOr<json> v = yaml_scalar::ToJsonValue(std::move(resolved));
+    if (v.ok()) return *std::move(v);
+    if (!value_error_) value_error_ = v.status();
+    return json(nullptr);
+  }
+
   Status Deliver(Node n) {
+    const bool is_key = ExpectingKey();
+    if (n.scalar && !is_key) n.value = JsonValue(std::move(n.value));
     if (stack_.empty()) {
       root_ = std::move(n.value);
       return OkStatus();
@@ -530,44 +365,73 @@ class TreeBuilder {
       parent.value.get_ref<json::array_t&>().push_back(std::move(n.value));
       return OkStatus();
     }
-    if (!parent.has_key) {
+    if (is_key) {
       if (!n.scalar) {  // an alias of a collection; collections written as keys stop in Open
         return MarkError(n.mark, "mapping keys must be scalars");
       }
       parent.has_key = true;
-      parent.key = std::move(n.text);
+      parent.key = std::move(n.value);
       parent.key_mark = n.mark;
       parent.key_is_merge = n.merge_key;
       return OkStatus();
     }
     parent.has_key = false;
-    if (parent.key_is_merge) {
-      return Merge(parent, std::move(n.value));
+    if (parent.key_is_merge) return Merge(parent, std::move(n.value));
+    return AddPair(parent, std::move(n.value));
+  }
+
+  Status AddPair(Frame& parent, json value) {
+    StatusOr<std::string> key = yaml_scalar::ToJsonKey(parent.key, value);
+    if (!key.ok()) {
+      if (!key_error_) key_error_ = key.status();
+      return OkStatus();
     }
     auto& object = parent.value.get_ref<json::object_t&>();
-    if (!object.emplace(std::move(parent.key), std::move(n.value)).second) {
+    if (!parent.merged) {
+      if (!object.emplace(*std::move(key), std::move(value)).second) {
+        return MarkError(parent.key_mark, "duplicate key");
+      }
+      return OkStatus();
+    }
+    if (!parent.written.insert(*key).second) {
       return MarkError(parent.key_mark, "duplicate key");
     }
+    Assign(object, *std::move(key), std::move(value));
     return OkStatus();
   }
 
-  // "<<: *base" or "<<: [*a, *b]": the mappings' keys, earlier ones first, for Close to add.
+  // Sets object[key], keeping a replaced value alive: anchors may point into it.
+  void Assign(json::object_t& object, std::string key, json value) {
+    auto [it, inserted] = object.try_emplace(std::move(key));
+    if (!inserted) graveyard_.push_back(std::move(it->second));
+    it->second = std::move(value);
+  }
+
+  // "<<: *base" or "<<: [*a, *b]", as go-yaml v2 merges: at the place the merge key stands, the
+  // mapping's keys are set over the ones already there (and later keys are set over them); of
+  // a sequence of mappings, an earlier one wins.
   Status Merge(Frame& parent, json source) {
-    auto merge_one = [&](const json& m) {
-      for (const auto& [k, v] : m.get_ref<const json::object_t&>()) parent.merged.emplace(k, v);
-    };
-    if (source.is_object()) {
-      merge_one(source);
-    } else if (source.is_array() &&
-               std::all_of(source.begin(), source.end(),
-                           [](const json& m) { return m.is_object(); })) {
-      for (const json& m : source) merge_one(m);
-    } else {
+    const bool list = source.is_array() && std::all_of(source.begin(), source.end(),
+                                                       [](const json& m) { return m.is_object(); });
+    if (!source.is_object() && !list) {
       return MarkError(parent.key_mark,
                        "map merge requires map or sequence of maps as the value");
     }
+    auto& object = parent.value.get_ref<json::object_t&>();
+    if (!parent.merged) {
+      parent.merged = true;
+      for (const auto& [k, v] : object) parent.written.insert(k);
+    }
+    auto merge_one = [&](const json& m) {
+      for (const auto& [k, v] : m.get_ref<const json::object_t&>()) Assign(object, k, v);
+    };
+    if (source.is_object()) {
+      merge_one(source);
+    } else {
+      for (auto it = source.rbegin(); it != source.rend(); ++it) merge_one(*it);
+    }
     // Anchors may point inside it (e.g. "<<: {a: &x [1]}"): kept until the document ends.
-    merge_sources_.push_back(std::move(source));
+    graveyard_.push_back(std::move(source));
     return OkStatus();
   }
 
@@ -575,7 +439,9 @@ class TreeBuilder {
   std::optional<json> root_;
   std::vector<json> docs_;
   std::unordered_map<std::string, Anchor> anchors_;
-  std::vector<json> merge_sources_;
+  std::vector<json> graveyard_;  // values anchors may point into, no longer in the tree
+  std::optional<Status> key_error_;    // the document's first unsupported map key
+  std::optional<Status> value_error_;  // the document's first infinity or NaN
   int64_t expanded_nodes_ = 0;  // over the whole stream
   int64_t expanded_bytes_ = 0;
 };

@@ -107,6 +107,8 @@ TEST(YamlTest, CorrectedSeedManifestToleratesTheGpuTaint) {
   EXPECT_EQ(*again, *pod);
 }
 
+// Plain scalars are typed as go-yaml v2 (sigs.k8s.io/yaml, so kubectl and kube-apiserver)
+// types them, YAML 1.1's way, then written as encoding/json writes them.
 TEST(YamlTest, ScalarTyping) {
   struct Case {
     std::string yaml_value;
@@ -121,58 +123,105 @@ TEST(YamlTest, ScalarTyping) {
       {"", nullptr},
       {"'~'", "~"},
       {"\"null\"", "null"},
-      // Booleans: YAML 1.2 core schema only.
+      {"nULL", "nULL"},
+      // Booleans: YAML 1.1's, as go-yaml v2 reads them.
       {"true", true},
       {"False", false},
       {"TRUE", true},
-      {"yes", "yes"},
-      {"no", "no"},
-      {"on", "on"},
-      {"y", "y"},
+      {"yes", true},
+      {"Yes", true},
+      {"NO", false},
+      {"on", true},
+      {"Off", false},
+      {"y", true},
+      {"N", false},
+      {"yES", "yES"},
       {"'true'", "true"},
-      // Integers.
+      {"\"yes\"", "yes"},
+      // Integers: Go's strconv.ParseInt with base 0, underscores removed first.
       {"1", 1},
       {"-12", -12},
       {"+7", 7},
       {"0", 0},
-      {"0755", 755},
+      {"-0", 0},
+      {"0755", 493},
+      {"-0755", -493},
       {"0o17", 15},
+      {"0O17", 15},
       {"0x1F", 31},
+      {"0X1f", 31},
+      {"0b101", 5},
+      {"-0b101", -5},
+      {"1_000", 1000},
+      {"1__0_", 10},
       {"9223372036854775807", INT64_MAX},
       {"-9223372036854775808", INT64_MIN},
+      {"9223372036854775808", uint64_t{9223372036854775808u}},
       {"18446744073709551615", UINT64_MAX},
-      {"1e3", 1000.0},
+      {"18446744073709551616", 18446744073709551616.0},  // a float, beyond 64 bits
+      {"-9223372036854775809", INT64_MIN},  // a float, -2^63 once rounded: an integer again
       {"\"1\"", "1"},
       {"'1'", "1"},
-      {"!!str 1", "1"},
-      {"!!int \"42\"", 42},
-      {"!!float 1", 1.0},
-      {"1_000", "1_000"},
-      {"0b101", "0b101"},
-      {"12:30", "12:30"},
-      // Floats.
+      {"0x", "0x"},
+      {"0b", "0b"},
+      {"0xZ", "0xZ"},
+      {"12:30", "12:30"},  // no sexagesimal numbers in go-yaml
+      {"1-2", "1-2"},
+      // Floats; a whole number is written without a fraction by encoding/json, so it is an
+      // integer ("08" is not octal: a float 8).
       {"1.5", 1.5},
       {"-0.25", -0.25},
       {".5", 0.5},
-      {"1.", 1.0},
+      {"+.5", 0.5},
+      {".5_5", 0.55},
+      {"1.", 1},
+      {"1.0", 1},
+      {"1e3", 1000},
+      {"08", 8},
+      {"09.5", 9.5},
       {"2.5e-3", 0.0025},
-      {"1e999", "1e999"},  // no infinity in JSON
-      {".inf", ".inf"},
-      {".nan", ".nan"},
+      {"1_000.5", 1000.5},
+      {"1e20", 1e20},  // whole, but beyond 64 bits
+      {"1e21", 1e21},  // encoding/json writes 1e+21
+      {"1e-400", 0},   // underflow is zero, as in Go
+      {"1e999", "1e999"},  // overflow is not a float
+      {"._5", "._5"},
+      {".5_", ".5_"},
+      {".e3", ".e3"},
+      {"1e", "1e"},
+      {".infinity", ".infinity"},
       // Strings.
       {"500m", "500m"},
       {"1Gi", "1Gi"},
       {"hello world", "hello world"},
       {"\"a\\tb\"", "a\tb"},
       {"'it''s'", "it's"},
-      {"2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"},
+      {"2026-01-01T00:00:00Z", "2026-01-01T00:00:00Z"},  // timestamps stay strings
+      {"2026-01-01", "2026-01-01"},
       {"nvidia/cuda:11.4.2", "nvidia/cuda:11.4.2"},
+      {"<<", "<<"},
       {"|\n  line1\n  line2", "line1\nline2\n"},
       {">-\n  folded\n  text", "folded text"},
-      {"[1, \"1\", a, ~]", json::array({1, "1", "a", nullptr})},
+      {"|\n  yes", "yes\n"},
+      {"[1, \"1\", a, ~, yes]", json::array({1, "1", "a", nullptr, true})},
       {"{a: 1, b: [true]}", json{{"a", 1}, {"b", json::array({true})}}},
       {"{}", json::object()},
       {"[]", json::array()},
+      // Tags.
+      {"!!str 1", "1"},
+      {"!!str yes", "yes"},
+      {"!!int \"42\"", 42},
+      {"!!int 0x10", 16},
+      {"!!float 1", 1},
+      {"!!float 1.5", 1.5},
+      {"!!bool \"yes\"", true},
+      {"!!null ''", nullptr},
+      {"! 1", "1"},
+      {"!foo 1", "1"},
+      {"!!timestamp 2026-01-01", "2026-01-01"},
+      {"!!binary aGVsbG8=", "hello"},
+      {"!!binary |\n  aGVs\n  bG8=", "hello"},
+      {"!!binary /w==", "\xef\xbf\xbd"},  // a byte that is not UTF-8: U+FFFD, as encoding/json
   };
   for (const Case& c : cases) {
     SCOPED_TRACE("v: " + c.yaml_value);
@@ -181,6 +230,79 @@ TEST(YamlTest, ScalarTyping) {
     const json& v = doc["v"];
     EXPECT_EQ(v, c.expected) << v.dump();
     EXPECT_EQ(v.type(), c.expected.type()) << v.dump();
+  }
+}
+
+// sigs.k8s.io/yaml turns go-yaml's keys into strings: booleans, decimal integers, floats as
+// strconv.FormatFloat(f, 'g', -1, 32).
+TEST(YamlTest, KeysAreConvertedAsKubectlConvertsThem) {
+  struct Case {
+    std::string yaml_key;
+    std::string key;
+  };
+  const std::vector<Case> cases = {
+      {"a", "a"},          {"yes", "true"},     {"off", "false"},    {"'yes'", "yes"},
+      {"1", "1"},          {"-1", "-1"},        {"0x10", "16"},      {"0755", "493"},
+      {"1_0", "10"},       {"1.0", "1"},        {"1.5", "1.5"},      {"0.1", "0.1"},
+      {"1e3", "1000"},     {"1e6", "1e+06"},    {"123456", "123456"}, {"1e-5", "1e-05"},
+      {"0.0001", "0.0001"}, {"-0.0", "-0"},     {"3.14159265358979", "3.1415927"},
+      {"1e39", ".inf"},    {".inf", ".inf"},    {"-.Inf", "-.inf"},  {".nan", ".nan"},
+      {"\"1.0\"", "1.0"},  {"!!str 1.0", "1.0"}, {"2026-01-01", "2026-01-01"},
+      {"9223372036854775807", "9223372036854775807"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml_key);
+    EXPECT_EQ(One(c.yaml_key + ": v\n"), (json{{c.key, "v"}}));
+  }
+  // Keys equal once converted are duplicates.
+  auto dup = ParseYamlDocuments("yes: 1\ntrue: 2\n");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().message(), "yaml: line 2, column 1: duplicate key");
+}
+
+// What sigs.k8s.io/yaml and encoding/json refuse, with their texts (no position: kubectl prints
+// none), reported when the document ends, after its syntax errors.
+TEST(YamlTest, KeysAndValuesJsonCannotHoldAreErrors) {
+  struct Case {
+    std::string yaml;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"a: .inf\n", "json: unsupported value: +Inf"},
+      {"a: [1, -.INF]\n", "json: unsupported value: -Inf"},
+      {"a: {b: .NaN}\n", "json: unsupported value: NaN"},
+      {"a: !!float .inf\n", "json: unsupported value: +Inf"},
+      {"--- .nan\n", "json: unsupported value: NaN"},
+      {"~: x\n", "unsupported map key of type: %!s(<nil>), key: <nil>, value: \"x\""},
+      {"null: 1\n", "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1"},
+      {"? \n: [1, a, ~]\n",
+       "unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1, \"a\", "
+       "interface {}(nil)}"},
+      {"? ~\n: {b: 1.5}\n",
+       "unsupported map key of type: %!s(<nil>), key: <nil>, value: map[interface "
+       "{}]interface {}{\"b\":1.5}"},
+      {"18446744073709551615: x\n",
+       "unsupported map key of type: uint64, key: 0xffffffffffffffff, value: \"x\""},
+      // Key errors come before value errors; both after the document's syntax errors, and
+      // before the next document's.
+      {"a: .inf\n~: 1\n", "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1"},
+      {"a: .inf\nb: [\n", "yaml: line 3, column 1: did not find expected node content"},
+      {"a: .inf\n---\nb: [\n", "json: unsupported value: +Inf"},
+      // Tags whose text does not fit: go-yaml's words.
+      {"a: !!int abc\n", "yaml: line 1, column 4: cannot decode !!str `abc` as a !!int"},
+      {"a: !!int 1.5\n", "yaml: line 1, column 4: cannot decode !!float `1.5` as a !!int"},
+      {"a: !!bool 1\n", "yaml: line 1, column 4: cannot decode !!int `1` as a !!bool"},
+      {"a: !!null x\n", "yaml: line 1, column 4: cannot decode !!str `x` as a !!null"},
+      {"a: !!float 18446744073709551615\n",
+       "yaml: line 1, column 4: cannot decode !!int `18446744073709551615` as a !!float"},
+      {"a: !!binary abc\n", "yaml: line 1, column 4: !!binary value contains invalid base64 data"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    auto docs = ParseYamlDocuments(c.yaml);
+    ASSERT_FALSE(docs.ok());
+    EXPECT_EQ(docs.status().code(), StatusCode::kInvalidArgument);
+    EXPECT_EQ(docs.status().message(), c.error);
   }
 }
 
@@ -239,26 +361,36 @@ lists: [*list, *list]
   EXPECT_FALSE(doc["small"].contains("<<"));
 }
 
-TEST(YamlTest, MergeKeysFollowTheSpec) {
-  // Keys the mapping writes win over merged ones wherever "<<" stands; among merged mappings
-  // the earlier one wins; "<<" quoted is an ordinary key, tagged !!merge it is a merge key.
+TEST(YamlTest, MergeKeysAreAppliedWhereTheyStand) {
+  // As go-yaml v2 merges: "<<" sets the merged mapping's keys at its place, over keys written
+  // before it and under keys written after it; a later "<<" over an earlier one; of a list of
+  // mappings, the earlier wins. "<<" quoted is an ordinary key, tagged !!merge it merges.
   json doc = One(R"(
-after: {x: 1, <<: {x: 2, y: 2}}
-before: {<<: {x: 2, y: 2}, x: 1}
-list: {<<: [{x: 1}, {x: 2, y: 2}]}
-twice: {<<: {x: 1}, <<: {x: 2, y: 3}}
+after: {x: 1, <<: {x: 2, z: 2}}
+before: {<<: {x: 2, z: 2}, x: 1}
+list: {<<: [{x: 1}, {x: 2, z: 2}]}
+twice: {<<: {x: 1}, <<: {x: 2, z: 3}}
 quoted: {"<<": {x: 1}}
 tagged: {!!merge "<<": {x: 1}}
+empty: {<<: [], x: 1}
 )");
-  EXPECT_EQ(doc["after"], (json{{"x", 1}, {"y", 2}}));
-  EXPECT_EQ(doc["before"], (json{{"x", 1}, {"y", 2}}));
-  EXPECT_EQ(doc["list"], (json{{"x", 1}, {"y", 2}}));
-  EXPECT_EQ(doc["twice"], (json{{"x", 1}, {"y", 3}}));
+  EXPECT_EQ(doc["after"], (json{{"x", 2}, {"z", 2}}));
+  EXPECT_EQ(doc["before"], (json{{"x", 1}, {"z", 2}}));
+  EXPECT_EQ(doc["list"], (json{{"x", 1}, {"z", 2}}));
+  EXPECT_EQ(doc["twice"], (json{{"x", 2}, {"z", 3}}));
   EXPECT_EQ(doc["quoted"], (json{{"<<", {{"x", 1}}}}));
   EXPECT_EQ(doc["tagged"], (json{{"x", 1}}));
-  // An anchor inside a merged mapping stays usable after the merge.
+  EXPECT_EQ(doc["empty"], (json{{"x", 1}}));
+  // An anchor inside a merged mapping stays usable after the merge, and so does one inside a
+  // value a merge replaced.
   EXPECT_EQ(One("a:\n  <<: {x: &y [1, 2]}\nb: *y\n"),
             json::parse(R"({"a": {"x": [1, 2]}, "b": [1, 2]})"));
+  EXPECT_EQ(One("a: {x: &v [1, {w: 2}], <<: {x: 3}}\nb: *v\n"),
+            json::parse(R"({"a": {"x": 3}, "b": [1, {"w": 2}]})"));
+  // A key written twice is a duplicate, merges between or not.
+  auto dup = ParseYamlDocuments("{x: 1, <<: {x: 2}, x: 3}");
+  ASSERT_FALSE(dup.ok());
+  EXPECT_EQ(dup.status().message(), "yaml: line 1, column 20: duplicate key");
 }
 
 TEST(YamlTest, AnchorsAreRedefinedAndAliasesCanBeKeys) {
@@ -302,7 +434,7 @@ TEST(YamlTest, ErrorsCarryLineAndColumn) {
       {"sequence as key", "? [a, b]\n: 1\n", "yaml: line 1, column 3: mapping keys must be scalars"},
       {"alias of a mapping as key", "a: &m {b: 1}\n*m : 2\n",
        "yaml: line 2, column 1: mapping keys must be scalars"},
-      {"tag mismatch", "a: !!int abc\n", "yaml: line 1, column 4: cannot decode \"abc\" as !!int"},
+      {"tag mismatch", "a: !!int abc\n", "yaml: line 1, column 4: cannot decode !!str `abc` as a !!int"},
       {"merge of a scalar", "a: 1\n<<: 5\n",
        "yaml: line 2, column 1: map merge requires map or sequence of maps as the value"},
       {"merge of a list of scalars", "b: &b [1]\nc:\n  <<: *b\n",
@@ -482,10 +614,17 @@ spec:
   EXPECT_EQ(pod->spec.overhead.at("cpu").ToString(), "100m");
 
   auto bad = PodFromJson(One("spec:\n  containers:\n  - resources:\n      limits:\n"
-                             "        nvidia.com/gpu: yes\n"));
+                             "        nvidia.com/gpu: one\n"));
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().message(), "spec.containers[0].resources.limits[nvidia.com/gpu]: " +
                                         std::string(kQuantityFormatWrongMessage));
+  // "yes" is YAML 1.1's true, as for kubectl.
+  auto yes = PodFromJson(One("spec:\n  containers:\n  - resources:\n      limits:\n"
+                             "        nvidia.com/gpu: yes\n"));
+  ASSERT_FALSE(yes.ok());
+  EXPECT_EQ(yes.status().message(),
+            "spec.containers[0].resources.limits[nvidia.com/gpu]: expected string or number, got "
+            "boolean");
 }
 
 TEST(YamlTest, NodeWithTaintsAndCapacity) {
