@@ -512,6 +512,101 @@ TEST(YamlTest, FuzzFoundLibfyamlCrashesAreErrors) {
   EXPECT_EQ(One("? 8\n: 9\n"), (json{{"8", 9}}));
 }
 
+// Odd inputs, each a value or an error, never a crash, a hang or a stack overflow (the fuzz
+// build replays this kind of input under ASan and UBSan).
+TEST(YamlTest, OddInputsAreValuesOrErrors) {
+  struct Case {
+    std::string input;
+    std::string result;  // the documents as JSON text, or the error
+  };
+  const std::vector<Case> cases = {
+      // Tabs: allowed as separation, not as indentation (libyaml's and go-yaml's YAML 1.1 rule).
+      {"? 8:\t:", "yaml: line 1, column 3: mapping keys must be scalars"},
+      {"\t", "yaml: line 1, column 1: found character that cannot start any token"},
+      {"a:\t1\t", R"([{"a":1}])"},
+      {"-\tx", "yaml: line 1, column 2: found character that cannot start any token"},
+      // Lone indicators.
+      {":", "yaml: line 1, column 1: did not find expected key"},
+      {"-", "[[null]]"},
+      {"?", "unsupported map key of type: %!s(<nil>), key: <nil>, value: <nil>"},
+      {"&", "yaml: line 1, column 2: did not find expected alphabetic or numeric character"},
+      {"*", "yaml: line 1, column 2: did not find expected alphabetic or numeric character"},
+      {"!", R"([""])"},
+      {"|", R"([""])"},
+      {"%", "yaml: line 1, column 2: could not find expected directive name"},
+      {"@", "yaml: line 1, column 1: found character that cannot start any token"},
+      {"...", "yaml: line 1, column 1: did not find expected node content"},
+      {"[", "yaml: line 2, column 1: did not find expected node content"},
+      {"}", "yaml: line 1, column 1: did not find expected node content"},
+      {"'", "yaml: line 1, column 2: found unexpected end of stream"},
+      {"#", "[]"},
+      {"---", "[]"},
+      // Bytes and characters.
+      {std::string("a: \0", 4), "yaml: line 1, column 4: control characters are not allowed"},
+      {"\xef\xbb\xbf" "a: 1", R"([{"a":1}])"},  // a byte order mark
+      {"a: \"\\x7f\"", "[{\"a\":\"\x7f\"}]"},
+      {"key: \"\\ud83d\\ude00\"",
+       "yaml: line 1, column 9: found invalid Unicode character escape code"},
+      // Directives.
+      {"%YAML 1.1\n---\na: 1", R"([{"a":1}])"},
+      {"%YAML 2.0\n---\na: 1", "yaml: line 1, column 1: found incompatible YAML document"},
+      {"%YAML 1.1\n%YAML 1.1\n---", "yaml: line 2, column 1: found duplicate %YAML directive"},
+      {"%TAG ! tag:x,2000:\n--- !a 1", R"(["1"])"},
+      // Anchors and aliases.
+      {"*a", "yaml: line 1, column 1: unknown anchor 'a' referenced"},
+      {"&a [*a]", "yaml: line 1, column 5: anchor 'a' value contains itself"},
+      {"a: &a\n  b: *a", "yaml: line 2, column 6: anchor 'a' value contains itself"},
+      {"--- &a\n--- *a", "yaml: line 2, column 5: unknown anchor 'a' referenced"},
+      {"s: &s 1\n<<: *s",
+       "yaml: line 2, column 1: map merge requires map or sequence of maps as the value"},
+      {"&a a: &b b\n*a : *b", "yaml: line 2, column 1: duplicate key"},
+      // Structure.
+      {"- - - - x", R"([[[[["x"]]]]])"},
+      {"? - a\n: b", "yaml: line 1, column 3: mapping keys must be scalars"},
+      {"[a, b]: c", "yaml: line 1, column 1: mapping keys must be scalars"},
+      {"a:\n  - b\n  c: d", "yaml: line 3, column 3: did not find expected '-' indicator"},
+      {"a: [1,]", R"([{"a":[1]}])"},
+      {"{a: 1}}", "yaml: line 1, column 7: did not find expected <document start>"},
+      {"!!str [1]", "[[1]]"},  // a tag on a collection is ignored
+      {"--- !!int\n", "yaml: line 1, column 5: cannot decode !!null `` as a !!int"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.input);
+    auto docs = ParseYamlDocuments(c.input);
+    if (docs.ok()) {
+      EXPECT_EQ(json(*docs).dump(), c.result);
+    } else {
+      EXPECT_EQ(docs.status().message(), c.result);
+    }
+  }
+}
+
+// Nesting far beyond the limit stops at the limit, in every style: nothing recurses per level.
+TEST(YamlTest, VeryDeepNestingStopsAtTheLimit) {
+  struct Case {
+    std::string name;
+    std::string input;
+    std::string error;
+  };
+  std::string flow_maps;
+  for (int i = 0; i < 100000; ++i) flow_maps += "{a: ";
+  std::string dashes;
+  for (int i = 0; i < 100000; ++i) dashes += "- ";
+  const std::vector<Case> cases = {
+      {"flow sequences", std::string(1000000, '['),
+       "yaml: line 1, column 1001: exceeded max depth of 1000"},
+      {"flow mappings", flow_maps, "yaml: line 1, column 4001: exceeded max depth of 1000"},
+      {"block sequences on one line", dashes + "x",
+       "yaml: line 1, column 2001: exceeded max depth of 1000"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto docs = ParseYamlDocuments(c.input);
+    ASSERT_FALSE(docs.ok());
+    EXPECT_EQ(docs.status().message(), c.error);
+  }
+}
+
 TEST(YamlTest, AcceptsJson) {
   const std::string text = "{\n\t\"kind\": \"Node\",\n\t\"metadata\": {\"name\": \"n1\"},\n"
                            "\t\"status\": {\"capacity\": {\"cpu\": 4, \"memory\": \"8Gi\"}},\n"
