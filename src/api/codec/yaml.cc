@@ -382,8 +382,9 @@ class TreeBuilder {
 
   Status AddPair(Frame& parent, json value) {
     StatusOr<std::string> key = yaml_scalar::ToJsonKey(parent.key, value);
-    if (!key.ok()) {
+    if (!key.ok()) {  // the document's error at its end; until then anchors may point into value
       if (!key_error_) key_error_ = key.status();
+      graveyard_.push_back(std::move(value));
       return OkStatus();
     }
     auto& object = parent.value.get_ref<json::object_t&>();

@@ -283,6 +283,11 @@ TEST(YamlTest, KeysAndValuesJsonCannotHoldAreErrors) {
        "{}]interface {}{\"b\":1.5}"},
       {"18446744073709551615: x\n",
        "unsupported map key of type: uint64, key: 0xffffffffffffffff, value: \"x\""},
+      // The value of a key that cannot be converted may hold anchors: found by the kubeconfig
+      // fuzz target (a heap-use-after-free when the value was dropped).
+      {"~: &a [1, {b: 2}]\nc: *a\n",
+       "unsupported map key of type: %!s(<nil>), key: <nil>, value: []interface {}{1, "
+       "map[interface {}]interface {}{\"b\":2}}"},
       // Key errors come before value errors; both after the document's syntax errors, and
       // before the next document's.
       {"a: .inf\n~: 1\n", "unsupported map key of type: %!s(<nil>), key: <nil>, value: 1"},
