@@ -8,7 +8,7 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config ccache git
   libgtest-dev libgmock-dev googletest libbenchmark-dev
-  libboost1.81-dev libboost-json1.81-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libfyaml-dev
+  libboost1.81-dev libboost-json1.81-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-dev
   libcli11-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libsqlite3-dev libjemalloc-dev
   python3-kubernetes
   clang-16 libclang-rt-16-dev

@@ -150,8 +150,9 @@ TEST(ScenarioTest, FuzzFoundInputsAreErrors) {
   }
 }
 
-// A folded block scalar that libfyaml turns into bytes that are not UTF-8; naming it in the
-// error threw type_error.316 (found by the scenario fuzz target).
+// A folded block scalar that libfyaml (the YAML library before libyaml) turned into bytes that
+// are not UTF-8; naming it in the error threw type_error.316 (found by the scenario fuzz
+// target). libyaml refuses its control characters.
 TEST(ScenarioTest, FuzzFoundTopLevelScalarIsAnError) {
   const std::string input(">-\0" "0\x17\x08`\0\x08\x17\0\x08``\x08", 15);
   auto sc = ParseScenario(input, "s.yaml", "");

@@ -226,6 +226,20 @@ def reproductions():
            request("PATCH", pods + "/ssa", POD,
                    headers={"Content-Type": "application/apply-patch+yaml"}),
            400, "fieldManager is required for apply requests")
+    # The six bytes that crashed libfyaml (SEGV), the YAML library before libyaml: one such
+    # apply body killed `tidepool up` (FUZZING.md); the next request must still be answered.
+    expect("apply-patch+yaml that crashed libfyaml",
+           request("PATCH", pods + "/ssa?fieldManager=e2e", raw=b"? 8:\t:",
+                   headers={"Content-Type": "application/apply-patch+yaml"}),
+           400, "error decoding YAML: yaml: line 1, column 3: mapping keys must be scalars")
+    expect("apply-patch+yaml with yes, on and 1e1 read as kubectl reads them (true, true, 10)",
+           request("PATCH", pods + "/yaml11?fieldManager=e2e",
+                   raw=b"apiVersion: v1\nkind: Pod\nmetadata:\n  name: yaml11\n"
+                       b"  labels: {app: x}\n  annotations: {a: 'yes'}\nspec:\n"
+                       b"  terminationGracePeriodSeconds: 1e1\n  containers:\n"
+                       b"  - {name: c, image: i, tty: yes, stdin: on}\n",
+                   headers={"Content-Type": "application/apply-patch+yaml"}),
+           201, '"terminationGracePeriodSeconds":10', '"tty":true', '"stdin":true')
     expect("merge patch of a wrong type",
            request("PATCH", pods + "/canary", {"spec": {"priority": "high"}},
                    headers={"Content-Type": "application/merge-patch+json"}),

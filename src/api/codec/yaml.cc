@@ -1,65 +1,58 @@
 #include "api/codec/yaml.h"
 
-#include <libfyaml.h>
+#include <yaml.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
-#include <limits>
-#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "api/codec/yaml_scalar.h"
 
 namespace tidepool::api::codec {
 namespace {
 
 using nlohmann::json;
 
-// Guards against alias bombs ("billion laughs"): libfyaml copies a node for every alias it
-// resolves, so a few hundred bytes can otherwise expand to billions of nodes. Nodes written
-// literally are bounded by the input's size and are not counted.
+// No document may nest deeper than this many collections, as written or with its aliases
+// expanded: the same limit as the JSON decoder (json_codec.cc kMaxJsonDepth), because
+// everything downstream (decoding, copying, dumping) walks the tree recursively.
+constexpr size_t kMaxDepth = 1000;
+// Guards against alias bombs ("billion laughs"): every alias is expanded into a copy of its
+// anchor's value, so a few hundred bytes could otherwise expand to billions of nodes, or a
+// long string copied millions of times. Nodes and text written literally are bounded by the
+// input's size and are not counted.
 constexpr int64_t kMaxAliasExpansionNodes = 1'000'000;
-// The parser itself stops at 64 levels; aliases can nest documents deeper than that. Converting
-// (and later copying and dumping) JSON is recursive, so the depth stays bounded.
-constexpr int kMaxExpandedDepth = 1000;
-
-struct DiagDeleter {
-  void operator()(fy_diag* d) const { fy_diag_destroy(d); }
-};
-struct ParserDeleter {
-  void operator()(fy_parser* p) const { fy_parser_destroy(p); }
-};
-struct DocumentDeleter {
-  void operator()(fy_document* d) const { fy_document_destroy(d); }
-};
-using DiagPtr = std::unique_ptr<fy_diag, DiagDeleter>;
-using ParserPtr = std::unique_ptr<fy_parser, ParserDeleter>;
-using DocumentPtr = std::unique_ptr<fy_document, DocumentDeleter>;
-
-// Collected errors are read through fy_diag_errors_iterate; nothing must reach stderr.
-void DiscardOutput(fy_diag* /*diag*/, void* /*user*/, const char* /*buf*/, size_t /*len*/) {}
+constexpr int64_t kMaxAliasExpansionBytes = int64_t{64} << 20;
 
 // "yaml: line L, column C: message" from 1-based coordinates, or "yaml: message" when there is
-// no position.
-Status YamlError(int line, int column, std::string_view message) {
-  if (line <= 0 || column <= 0) {
+// no position (line 0).
+Status YamlError(size_t line, size_t column, std::string_view message) {
+  if (line == 0 || column == 0) {
     return InvalidArgumentError("yaml: " + std::string(message));
   }
   return InvalidArgumentError("yaml: line " + std::to_string(line) + ", column " +
                               std::to_string(column) + ": " + std::string(message));
 }
 
-// The input must be UTF-8, as YAML streams are for the YAML library kube's tools decode with
-// (go-yaml's reader, whose texts these are): libfyaml 0.8 itself never returns on some invalid
-// input, e.g. "%\xcd" (a directive ending in a truncated sequence; found by the yaml fuzz
-// target). Columns count characters, 1-based, as the parser's do.
+// An error at a libyaml mark (0-based line and column, columns counting characters).
+Status MarkError(const yaml_mark_t& mark, std::string_view message) {
+  return YamlError(mark.line + 1, mark.column + 1, message);
+}
+
+// The input must be UTF-8, as it is for go-yaml (whose reader, ported from libyaml's, has these
+// texts). libyaml's reader checks the same, but only as far as it has read when a parse error
+// stops it; checking first reports the bad byte whatever follows it. Columns count characters,
+// 1-based, as libyaml's marks do.
 Status CheckUtf8(std::string_view text) {
-  int line = 1;
-  int column = 1;
+  size_t line = 1;
+  size_t column = 1;
   size_t i = 0;
   while (i < text.size()) {
     const auto b = static_cast<unsigned char>(text[i]);
@@ -102,501 +95,418 @@ Status CheckUtf8(std::string_view text) {
   return OkStatus();
 }
 
-// The first error the parser reported, or a generic one if it reported none (libfyaml sets its
-// stream error flag without a message for a few failures).
-Status FirstDiagError(fy_diag* diag) {
-  void* iter = nullptr;
-  while (fy_diag_error* e = fy_diag_errors_iterate(diag, &iter)) {
-    if (e->type >= FYET_ERROR) {
-      return YamlError(e->line, e->column, e->msg != nullptr ? e->msg : "parse error");
+// The 1-based line and column of the byte at `offset` of (valid UTF-8) `text`, counted as
+// CheckUtf8 counts them.
+std::pair<size_t, size_t> PositionOf(std::string_view text, size_t offset) {
+  size_t line = 1;
+  size_t column = 1;
+  for (size_t i = 0; i < offset && i < text.size(); ++i) {
+    const auto b = static_cast<unsigned char>(text[i]);
+    if (b == '\n') {
+      ++line;
+      column = 1;
+    } else if ((b & 0xC0) != 0x80) {  // not a continuation byte
+      ++column;
     }
   }
-  return InvalidArgumentError("yaml: invalid document");
+  return {line, column};
 }
 
-// The position of a node: its own token for scalars and aliases, the first scalar inside it
-// for collections (libfyaml 0.7 has no public start mark for collection nodes). 0-based.
-std::optional<fy_mark> NodeMark(fy_node* n) {
-  if (n == nullptr) {
-    return std::nullopt;
+// The error that stopped libyaml, with its own problem text (go-yaml prints the same words).
+// Reader errors (e.g. "control characters are not allowed") carry a byte offset instead of a
+// mark.
+Status ParserError(const yaml_parser_t& parser, std::string_view text) {
+  const char* problem =
+      parser.problem != nullptr ? parser.problem : "unknown problem parsing YAML content";
+  switch (parser.error) {
+    case YAML_MEMORY_ERROR:
+      return ResourceExhaustedError("yaml: out of memory");
+    case YAML_READER_ERROR: {
+      auto [line, column] = PositionOf(text, parser.problem_offset);
+      return YamlError(line, column, problem);
+    }
+    default:
+      return MarkError(parser.problem_mark, problem);
   }
-  switch (fy_node_get_type(n)) {
-    case FYNT_SCALAR: {
-      fy_token* t = fy_node_get_scalar_token(n);
-      const fy_mark* m = t != nullptr ? fy_token_start_mark(t) : nullptr;
-      if (m != nullptr) {
-        return *m;
-      }
-      return std::nullopt;
-    }
-    case FYNT_SEQUENCE: {
-      void* iter = nullptr;
-      while (fy_node* c = fy_node_sequence_iterate(n, &iter)) {
-        if (auto m = NodeMark(c)) {
-          return m;
-        }
-      }
-      return std::nullopt;
-    }
-    case FYNT_MAPPING: {
-      void* iter = nullptr;
-      while (fy_node_pair* p = fy_node_mapping_iterate(n, &iter)) {
-        if (auto m = NodeMark(fy_node_pair_key(p))) {
-          return m;
-        }
-        if (auto m = NodeMark(fy_node_pair_value(p))) {
-          return m;
-        }
-      }
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
 }
 
-Status NodeError(fy_node* n, std::string_view message) {
-  if (auto m = NodeMark(n)) {
-    return YamlError(m->line + 1, m->column + 1, message);
-  }
-  return YamlError(0, 0, message);
+constexpr std::string_view kTagMerge = "tag:yaml.org,2002:merge";
+
+std::string_view View(const yaml_char_t* s) {
+  return s != nullptr ? std::string_view(reinterpret_cast<const char*>(s)) : std::string_view();
 }
 
-std::string_view ScalarText(fy_node* n) {
-  size_t len = 0;
-  const char* s = fy_node_get_scalar(n, &len);
-  return s != nullptr ? std::string_view(s, len) : std::string_view();
-}
+// The size of a node with its aliases expanded.
+struct Extent {
+  int64_t nodes = 1;
+  size_t depth = 0;  // nested collections: 0 for a scalar, 1 for [a], 2 for [[a]]
+  int64_t bytes = 0;  // scalar text, keys included
 
-std::string_view NodeTag(fy_node* n) {
-  size_t len = 0;
-  const char* t = fy_node_get_tag(n, &len);
-  return t != nullptr ? std::string_view(t, len) : std::string_view();
-}
-
-// ---- YAML 1.2 core schema (https://yaml.org/spec/1.2.2/#1032-tag-resolution) ----
-
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-
-bool IsNullText(std::string_view s) {
-  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
-}
-
-std::optional<bool> BoolFromText(std::string_view s) {
-  if (s == "true" || s == "True" || s == "TRUE") {
-    return true;
+  void Add(const Extent& child) {
+    nodes += child.nodes;
+    depth = std::max(depth, child.depth + 1);
+    bytes += child.bytes;
   }
-  if (s == "false" || s == "False" || s == "FALSE") {
-    return false;
-  }
-  return std::nullopt;
-}
-
-// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?
-bool MatchesFloat(std::string_view s) {
-  size_t i = 0;
-  if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-    ++i;
-  }
-  size_t int_digits = 0;
-  while (i < s.size() && IsDigit(s[i])) {
-    ++i;
-    ++int_digits;
-  }
-  size_t frac_digits = 0;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && IsDigit(s[i])) {
-      ++i;
-      ++frac_digits;
-    }
-  }
-  if (int_digits == 0 && frac_digits == 0) {
-    return false;
-  }
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '-' || s[i] == '+')) {
-      ++i;
-    }
-    size_t exp_digits = 0;
-    while (i < s.size() && IsDigit(s[i])) {
-      ++i;
-      ++exp_digits;
-    }
-    if (exp_digits == 0) {
-      return false;
-    }
-  }
-  return i == s.size();
-}
-
-// A finite double, or nullopt (out of range, or not a float per the core schema).
-std::optional<double> DoubleFromText(std::string_view s) {
-  if (!MatchesFloat(s)) {
-    return std::nullopt;
-  }
-  std::string_view digits = s;
-  if (!digits.empty() && digits.front() == '+') {
-    digits.remove_prefix(1);  // from_chars takes no '+'
-  }
-  double d = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), d);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-    return std::nullopt;  // e.g. 1e999: JSON has no infinity
-  }
-  return d;
-}
-
-// Unsigned magnitude in `base`; nullopt on overflow or a bad digit.
-std::optional<uint64_t> ParseMagnitude(std::string_view digits, int base) {
-  if (digits.empty()) {
-    return std::nullopt;
-  }
-  uint64_t v = 0;
-  auto [ptr, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v, base);
-  if (ec != std::errc() || ptr != digits.data() + digits.size()) {
-    return std::nullopt;
-  }
-  return v;
-}
-
-// [-+]?[0-9]+ | 0o[0-7]+ | 0x[0-9a-fA-F]+. An integer beyond 64 bits becomes a double, as in
-// nlohmann's JSON parser; nullopt if `s` is not an integer.
-std::optional<json> IntegerFromText(std::string_view s) {
-  if (s.size() > 2 && s[0] == '0' && (s[1] == 'o' || s[1] == 'x')) {
-    auto v = ParseMagnitude(s.substr(2), s[1] == 'o' ? 8 : 16);
-    if (!v) {
-      return std::nullopt;
-    }
-    if (*v <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
-      return json(static_cast<int64_t>(*v));
-    }
-    return json(*v);
-  }
-  bool negative = false;
-  std::string_view digits = s;
-  if (!digits.empty() && (digits.front() == '-' || digits.front() == '+')) {
-    negative = digits.front() == '-';
-    digits.remove_prefix(1);
-  }
-  if (digits.empty()) {
-    return std::nullopt;
-  }
-  for (char c : digits) {
-    if (!IsDigit(c)) {
-      return std::nullopt;
-    }
-  }
-  auto magnitude = ParseMagnitude(digits, 10);
-  if (!magnitude) {
-    if (auto d = DoubleFromText(s)) {
-      return json(*d);
-    }
-    return std::nullopt;
-  }
-  constexpr uint64_t kMaxInt64 = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
-  if (!negative) {
-    if (*magnitude <= kMaxInt64) {
-      return json(static_cast<int64_t>(*magnitude));
-    }
-    return json(*magnitude);
-  }
-  if (*magnitude <= kMaxInt64) {
-    return json(-static_cast<int64_t>(*magnitude));
-  }
-  if (*magnitude == kMaxInt64 + 1) {
-    return json(std::numeric_limits<int64_t>::min());
-  }
-  return json(-static_cast<double>(*magnitude));
-}
-
-constexpr std::string_view kTagStr = "tag:yaml.org,2002:str";
-constexpr std::string_view kTagNull = "tag:yaml.org,2002:null";
-constexpr std::string_view kTagBool = "tag:yaml.org,2002:bool";
-constexpr std::string_view kTagInt = "tag:yaml.org,2002:int";
-constexpr std::string_view kTagFloat = "tag:yaml.org,2002:float";
-
-// Types a scalar: explicit core tags first, then plain-scalar resolution; quoted and block
-// scalars are strings.
-Status ScalarToJson(fy_node* n, json* out) {
-  std::string_view text = ScalarText(n);
-  std::string_view tag = NodeTag(n);
-  auto mismatch = [&](std::string_view what) {
-    return NodeError(n, "cannot decode \"" + std::string(text) + "\" as " + std::string(what));
-  };
-  if (tag == kTagStr || tag == "!") {
-    *out = std::string(text);
-    return OkStatus();
-  }
-  if (tag == kTagNull) {
-    if (!IsNullText(text)) {
-      return mismatch("!!null");
-    }
-    *out = nullptr;
-    return OkStatus();
-  }
-  if (tag == kTagBool) {
-    auto b = BoolFromText(text);
-    if (!b) {
-      return mismatch("!!bool");
-    }
-    *out = *b;
-    return OkStatus();
-  }
-  if (tag == kTagInt) {
-    auto i = IntegerFromText(text);
-    if (!i) {
-      return mismatch("!!int");
-    }
-    *out = std::move(*i);
-    return OkStatus();
-  }
-  if (tag == kTagFloat) {
-    if (auto d = DoubleFromText(text)) {
-      *out = *d;
-      return OkStatus();
-    }
-    return mismatch("!!float");
-  }
-  // Untagged, or a tag outside the core schema (ignored).
-  if (fy_node_get_style(n) != FYNS_PLAIN) {
-    *out = std::string(text);
-    return OkStatus();
-  }
-  if (IsNullText(text)) {
-    *out = nullptr;
-  } else if (auto b = BoolFromText(text)) {
-    *out = *b;
-  } else if (auto i = IntegerFromText(text)) {
-    *out = std::move(*i);
-  } else if (auto d = DoubleFromText(text)) {
-    *out = *d;
-  } else {
-    *out = std::string(text);
-  }
-  return OkStatus();
-}
-
-// Recursive: the depth is bounded by the parser's limit, or by AliasExpansionChecker when the
-// document has anchors.
-Status NodeToJson(fy_node* n, json* out) {
-  if (n == nullptr) {  // e.g. the missing value of "? key"
-    *out = nullptr;
-    return OkStatus();
-  }
-  switch (fy_node_get_type(n)) {
-    case FYNT_SCALAR:
-      if (fy_node_is_alias(n)) {  // resolution replaces every alias; be defensive
-        return NodeError(n, "unresolved alias");
-      }
-      return ScalarToJson(n, out);
-    case FYNT_SEQUENCE: {
-      *out = json::array();
-      void* iter = nullptr;
-      while (fy_node* item = fy_node_sequence_iterate(n, &iter)) {
-        json v;
-        TIDEPOOL_RETURN_IF_ERROR(NodeToJson(item, &v));
-        out->push_back(std::move(v));
-      }
-      return OkStatus();
-    }
-    case FYNT_MAPPING: {
-      *out = json::object();
-      void* iter = nullptr;
-      while (fy_node_pair* pair = fy_node_mapping_iterate(n, &iter)) {
-        fy_node* key = fy_node_pair_key(pair);
-        std::string key_text;
-        if (key != nullptr) {
-          if (fy_node_get_type(key) != FYNT_SCALAR || fy_node_is_alias(key)) {
-            return NodeError(key, "mapping keys must be scalars");
-          }
-          key_text = std::string(ScalarText(key));
-        }
-        json v;
-        TIDEPOOL_RETURN_IF_ERROR(NodeToJson(fy_node_pair_value(pair), &v));
-        // libfyaml compares keys as YAML nodes; keys that differ only in style ("1" and 1) are
-        // the same JSON key.
-        if (!out->emplace(std::move(key_text), std::move(v)).second) {
-          return NodeError(key, "duplicate key");
-        }
-      }
-      return OkStatus();
-    }
-  }
-  return NodeError(n, "unsupported node type");
-}
-
-// Measures the document with aliases expanded, before libfyaml expands them.
-class AliasExpansionChecker {
- public:
-  explicit AliasExpansionChecker(int64_t budget) : budget_(budget) {}
-
-  // OK if expanding the document's aliases adds at most the remaining budget of nodes and
-  // nests at most kMaxExpandedDepth levels. Cycles and unknown anchors are left for
-  // fy_document_resolve to report.
-  Status Check(fy_node* root) {
-    literal_nodes_ = 0;
-    memo_.clear();  // node addresses are reused across documents
-    Info info;
-    TIDEPOOL_RETURN_IF_ERROR(Measure(root, 1, &info));
-    int64_t added = info.nodes - literal_nodes_;
-    if (added > budget_) {
-      return YamlError(0, 0,
-                       "aliases expand to more than " + std::to_string(kMaxAliasExpansionNodes) +
-                           " nodes");
-    }
-    budget_ -= added > 0 ? added : 0;
-    return OkStatus();
-  }
-
- private:
-  struct Info {
-    int64_t nodes = 0;  // saturates beyond the budget
-    int height = 0;
-  };
-
-  Status Measure(fy_node* n, int depth, Info* out) {
-    if (n == nullptr) {
-      *out = Info{1, 1};
-      return OkStatus();
-    }
-    if (depth > kMaxExpandedDepth) {
-      return NodeError(n, "aliases nest deeper than " + std::to_string(kMaxExpandedDepth) +
-                              " levels");
-    }
-    if (auto it = memo_.find(n); it != memo_.end()) {
-      if (it->second.height < 0) {  // an alias to an enclosing node
-        *out = Info{1, 1};
-      } else {
-        *out = it->second;
-      }
-      return OkStatus();
-    }
-    memo_[n] = Info{0, -1};  // in progress
-    Info info{1, 1};
-    switch (fy_node_get_type(n)) {
-      case FYNT_SCALAR:
-        if (fy_node_is_alias(n)) {
-          fy_node* target = fy_node_resolve_alias(n);
-          if (target != nullptr) {
-            Info t;
-            TIDEPOOL_RETURN_IF_ERROR(Measure(target, depth, &t));
-            info = t;
-          }
-        } else {
-          ++literal_nodes_;
-        }
-        break;
-      case FYNT_SEQUENCE: {
-        ++literal_nodes_;
-        void* iter = nullptr;
-        while (fy_node* c = fy_node_sequence_iterate(n, &iter)) {
-          TIDEPOOL_RETURN_IF_ERROR(Add(c, depth, &info));
-        }
-        break;
-      }
-      case FYNT_MAPPING: {
-        ++literal_nodes_;
-        void* iter = nullptr;
-        while (fy_node_pair* p = fy_node_mapping_iterate(n, &iter)) {
-          TIDEPOOL_RETURN_IF_ERROR(Add(fy_node_pair_key(p), depth, &info));
-          TIDEPOOL_RETURN_IF_ERROR(Add(fy_node_pair_value(p), depth, &info));
-        }
-        break;
-      }
-    }
-    memo_[n] = info;
-    *out = info;
-    return OkStatus();
-  }
-
-  Status Add(fy_node* child, int depth, Info* parent) {
-    Info c;
-    TIDEPOOL_RETURN_IF_ERROR(Measure(child, depth + 1, &c));
-    // Saturate well above any budget so that the sum cannot overflow.
-    constexpr int64_t kCap = int64_t{1} << 50;
-    parent->nodes = std::min(kCap, parent->nodes + c.nodes);
-    parent->height = std::max(parent->height, c.height + 1);
-    if (parent->height > kMaxExpandedDepth) {
-      return NodeError(child, "aliases nest deeper than " + std::to_string(kMaxExpandedDepth) +
-                                  " levels");
-    }
-    return OkStatus();
-  }
-
-  int64_t budget_;
-  int64_t literal_nodes_ = 0;
-  std::unordered_map<fy_node*, Info> memo_;
 };
 
-bool HasAnchors(fy_document* doc) {
-  void* iter = nullptr;
-  return fy_document_anchor_iterate(doc, &iter) != nullptr;
-}
+// A finished node on its way to its parent (or to be the document's root).
+struct Node {
+  json value;  // a collection's JSON; a scalar's go-yaml value (yaml_scalar.h), not yet JSON
+  Extent extent;
+  yaml_mark_t mark{};
+  bool scalar = false;
+  bool merge_key = false;  // "<<" as go-yaml's isMerge sees it
+};
+
+// An anchored node, as aliases see it. A collection is not copied when its anchor is defined:
+// the anchor points at the array or object that the tree under construction holds. nlohmann
+// keeps a collection's elements in a separately allocated array_t / object_t that moves with
+// the json value (moving a value, growing a vector or inserting into a map never reallocates
+// it), and nothing modifies a collection once its end event has been seen (a value a merge
+// replaces is moved to the graveyard, not destroyed), so the pointer stays valid until the
+// document's tree is discarded, which clears the anchors first.
+struct Anchor {
+  bool complete = false;  // false from the collection's start to its end: aliases are cycles
+  Extent extent;
+  bool scalar = false;
+  json scalar_value;  // go-yaml's value
+  const json::array_t* array = nullptr;
+  const json::object_t* object = nullptr;
+};
+
+// A collection being read.
+struct Frame {
+  json value;  // an array or an object
+  Extent extent;
+  yaml_mark_t mark{};
+  std::string anchor;
+  // Mappings: the key (go-yaml's value) whose value comes next.
+  bool has_key = false;
+  json key;
+  yaml_mark_t key_mark{};
+  bool key_is_merge = false;
+  // Once a merge key has been seen, the keys the mapping writes itself (before that, they are
+  // the object's keys): writing one twice is a duplicate, merging over one is not.
+  bool merged = false;
+  std::unordered_set<std::string> written;
+};
+
+// Builds JSON documents from libyaml's events.
+class TreeBuilder {
+ public:
+  Status Handle(const yaml_event_t& e) {
+    switch (e.type) {
+      case YAML_DOCUMENT_START_EVENT:
+        StartDocument();
+        return OkStatus();
+      case YAML_DOCUMENT_END_EVENT:
+        return EndDocument();
+      case YAML_SCALAR_EVENT:
+        return Scalar(e);
+      case YAML_ALIAS_EVENT:
+        return Alias(e);
+      case YAML_SEQUENCE_START_EVENT:
+        return Open(e, json::array(), e.data.sequence_start.anchor);
+      case YAML_MAPPING_START_EVENT:
+        return Open(e, json::object(), e.data.mapping_start.anchor);
+      case YAML_SEQUENCE_END_EVENT:
+      case YAML_MAPPING_END_EVENT:
+        return Close();
+      default:  // stream start and end
+        return OkStatus();
+    }
+  }
+
+  std::vector<json> TakeDocuments() { return std::move(docs_); }
+
+ private:
+  void StartDocument() {
+    // Anchors are per document; they point into the trees below, so they go first.
+    anchors_.clear();
+    graveyard_.clear();
+    stack_.clear();
+    root_.reset();
+    key_error_.reset();
+    value_error_.reset();
+  }
+
+  // sigs.k8s.io/yaml converts a document to JSON after go-yaml has read all of it: its key
+  // errors, then encoding/json's, come after the document's syntax errors.
+  Status EndDocument() {
+    if (key_error_) return *key_error_;
+    if (value_error_) return *value_error_;
+    if (root_ && !root_->is_null()) docs_.push_back(std::move(*root_));
+    root_.reset();
+    return OkStatus();
+  }
+
+  Status Scalar(const yaml_event_t& e) {
+    const auto& s = e.data.scalar;
+    const std::string_view text(reinterpret_cast<const char*>(s.value), s.length);
+    const std::string_view tag = View(s.tag);
+    const bool plain = s.style == YAML_PLAIN_SCALAR_STYLE;
+    StatusOr<json> value = yaml_scalar::ResolveScalar(text, tag, plain);
+    if (!value.ok()) return MarkError(e.start_mark, value.status().message());
+    Node n;
+    n.value = *std::move(value);
+    n.extent = Extent{1, 0, static_cast<int64_t>(s.length)};
+    n.mark = e.start_mark;
+    n.scalar = true;
+    n.merge_key = text == "<<" && ((plain && tag.empty()) || tag == "!" || tag == kTagMerge);
+    if (s.anchor != nullptr) {
+      Anchor& a = anchors_[std::string(View(s.anchor))];
+      a = Anchor{true, n.extent, true, n.value, nullptr, nullptr};
+    }
+    return Deliver(std::move(n));
+  }
+
+  Status Alias(const yaml_event_t& e) {
+    const std::string name(View(e.data.alias.anchor));
+    auto it = anchors_.find(name);
+    if (it == anchors_.end()) {
+      return MarkError(e.start_mark, "unknown anchor '" + name + "' referenced");
+    }
+    const Anchor& a = it->second;
+    if (!a.complete) {
+      return MarkError(e.start_mark, "anchor '" + name + "' value contains itself");
+    }
+    if (stack_.size() + a.extent.depth > kMaxDepth) {
+      return MarkError(e.start_mark,
+                       "aliases nest deeper than " + std::to_string(kMaxDepth) + " levels");
+    }
+    TIDEPOOL_RETURN_IF_ERROR(ChargeExpansion(a.extent));
+    Node n;
+    n.extent = a.extent;
+    n.mark = e.start_mark;
+    n.scalar = a.scalar;
+    if (a.array != nullptr) {
+      n.value = json(*a.array);
+    } else if (a.object != nullptr) {
+      n.value = json(*a.object);
+    } else {
+      n.value = a.scalar_value;
+    }
+    return Deliver(std::move(n));
+  }
+
+  Status ChargeExpansion(const Extent& extent) {
+    expanded_nodes_ += extent.nodes;
+    expanded_bytes_ += extent.bytes;
+    if (expanded_nodes_ > kMaxAliasExpansionNodes) {
+      return YamlError(0, 0, "aliases expand to more than " +
+                                 std::to_string(kMaxAliasExpansionNodes) + " nodes");
+    }
+    if (expanded_bytes_ > kMaxAliasExpansionBytes) {
+      return YamlError(0, 0, "aliases expand to more than " +
+                                 std::to_string(kMaxAliasExpansionBytes) + " bytes of text");
+    }
+    return OkStatus();
+  }
+
+  bool ExpectingKey() const {
+    return !stack_.empty() && stack_.back().value.is_object() && !stack_.back().has_key;
+  }
+
+  Status Open(const yaml_event_t& e, json empty, const yaml_char_t* anchor) {
+    if (ExpectingKey()) {
+      return MarkError(e.start_mark, "mapping keys must be scalars");
+    }
+    if (stack_.size() >= kMaxDepth) {
+      return MarkError(e.start_mark, "exceeded max depth of " + std::to_string(kMaxDepth));
+    }
+    Frame f;
+    f.value = std::move(empty);
+    f.extent = Extent{1, 1, 0};
+    f.mark = e.start_mark;
+    if (anchor != nullptr) {
+      f.anchor = std::string(View(anchor));
+      anchors_[f.anchor] = Anchor{};  // in progress until Close
+    }
+    stack_.push_back(std::move(f));
+    return OkStatus();
+  }
+
+  Status Close() {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    Node n;
+    n.value = std::move(f.value);
+    n.extent = f.extent;
+    n.mark = f.mark;
+    if (!f.anchor.empty()) {
+      Anchor& a = anchors_[f.anchor];
+      a = Anchor{};
+      a.complete = true;
+      a.extent = n.extent;
+      a.array = n.value.get_ptr<const json::array_t*>();
+      a.object = n.value.get_ptr<const json::object_t*>();
+    }
+    return Deliver(std::move(n));
+  }
+
+  // A scalar's JSON value; infinity and NaN are the document's error (reported at its end).
+  json JsonValue(json resolved) {
+    StatusOr<json> v = yaml_scalar::ToJsonValue(std::move(resolved));
+    if (v.ok()) return *std::move(v);
+    if (!value_error_) value_error_ = v.status();
+    return json(nullptr);
+  }
+
+  Status Deliver(Node n) {
+    const bool is_key = ExpectingKey();
+    if (n.scalar && !is_key) n.value = JsonValue(std::move(n.value));
+    if (stack_.empty()) {
+      root_ = std::move(n.value);
+      return OkStatus();
+    }
+    Frame& parent = stack_.back();
+    parent.extent.Add(n.extent);
+    if (parent.value.is_array()) {
+      parent.value.get_ref<json::array_t&>().push_back(std::move(n.value));
+      return OkStatus();
+    }
+    if (is_key) {
+      if (!n.scalar) {  // an alias of a collection; collections written as keys stop in Open
+        return MarkError(n.mark, "mapping keys must be scalars");
+      }
+      parent.has_key = true;
+      parent.key = std::move(n.value);
+      parent.key_mark = n.mark;
+      parent.key_is_merge = n.merge_key;
+      return OkStatus();
+    }
+    parent.has_key = false;
+    if (parent.key_is_merge) return Merge(parent, std::move(n.value));
+    return AddPair(parent, std::move(n.value));
+  }
+
+  Status AddPair(Frame& parent, json value) {
+    StatusOr<std::string> key = yaml_scalar::ToJsonKey(parent.key, value);
+    if (!key.ok()) {  // the document's error at its end; until then anchors may point into value
+      if (!key_error_) key_error_ = key.status();
+      graveyard_.push_back(std::move(value));
+      return OkStatus();
+    }
+    auto& object = parent.value.get_ref<json::object_t&>();
+    if (!parent.merged) {
+      if (!object.emplace(*std::move(key), std::move(value)).second) {
+        return MarkError(parent.key_mark, "duplicate key");
+      }
+      return OkStatus();
+    }
+    if (!parent.written.insert(*key).second) {
+      return MarkError(parent.key_mark, "duplicate key");
+    }
+    Assign(object, *std::move(key), std::move(value));
+    return OkStatus();
+  }
+
+  // Sets object[key], keeping a replaced value alive: anchors may point into it.
+  void Assign(json::object_t& object, std::string key, json value) {
+    auto [it, inserted] = object.try_emplace(std::move(key));
+    if (!inserted) graveyard_.push_back(std::move(it->second));
+    it->second = std::move(value);
+  }
+
+  // "<<: *base" or "<<: [*a, *b]", as go-yaml v2 merges: at the place the merge key stands, the
+  // mapping's keys are set over the ones already there (and later keys are set over them); of
+  // a sequence of mappings, an earlier one wins.
+  Status Merge(Frame& parent, json source) {
+    const bool list = source.is_array() && std::all_of(source.begin(), source.end(),
+                                                       [](const json& m) { return m.is_object(); });
+    if (!source.is_object() && !list) {
+      return MarkError(parent.key_mark,
+                       "map merge requires map or sequence of maps as the value");
+    }
+    auto& object = parent.value.get_ref<json::object_t&>();
+    if (!parent.merged) {
+      parent.merged = true;
+      for (const auto& [k, v] : object) parent.written.insert(k);
+    }
+    auto merge_one = [&](const json& m) {
+      for (const auto& [k, v] : m.get_ref<const json::object_t&>()) Assign(object, k, v);
+    };
+    if (source.is_object()) {
+      merge_one(source);
+    } else {
+      for (auto it = source.rbegin(); it != source.rend(); ++it) merge_one(*it);
+    }
+    // Anchors may point inside it (e.g. "<<: {a: &x [1]}"): kept until the document ends.
+    graveyard_.push_back(std::move(source));
+    return OkStatus();
+  }
+
+  std::vector<Frame> stack_;
+  std::optional<json> root_;
+  std::vector<json> docs_;
+  std::unordered_map<std::string, Anchor> anchors_;
+  std::vector<json> graveyard_;  // values anchors may point into, no longer in the tree
+  std::optional<Status> key_error_;    // the document's first unsupported map key
+  std::optional<Status> value_error_;  // the document's first infinity or NaN
+  int64_t expanded_nodes_ = 0;  // over the whole stream
+  int64_t expanded_bytes_ = 0;
+};
+
+// Owns a libyaml parser reading `text` in place.
+class Parser {
+ public:
+  explicit Parser(std::string_view text) {
+    ok_ = yaml_parser_initialize(&parser_) != 0;
+    if (ok_) {
+      yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(text.data()),
+                                   text.size());
+      yaml_parser_set_encoding(&parser_, YAML_UTF8_ENCODING);
+    }
+  }
+  ~Parser() {
+    if (ok_) yaml_parser_delete(&parser_);
+  }
+  Parser(const Parser&) = delete;
+  Parser& operator=(const Parser&) = delete;
+
+  bool ok() const { return ok_; }
+  yaml_parser_t* get() { return &parser_; }
+
+ private:
+  yaml_parser_t parser_{};
+  bool ok_ = false;
+};
+
+// Owns one event.
+class Event {
+ public:
+  Event() = default;
+  ~Event() { yaml_event_delete(&event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+
+  yaml_event_t* get() { return &event_; }
+
+ private:
+  yaml_event_t event_{};
+};
 
 StatusOr<std::vector<json>> Parse(std::string_view text) {
-  fy_diag_cfg diag_cfg;
-  fy_diag_cfg_default(&diag_cfg);
-  diag_cfg.fp = nullptr;
-  diag_cfg.output_fn = DiscardOutput;
-  diag_cfg.level = FYET_ERROR;
-  diag_cfg.colorize = false;
-  DiagPtr diag(fy_diag_create(&diag_cfg));
-  if (diag == nullptr) {
-    return InternalError("yaml: cannot create a diagnostics object");
-  }
-  fy_diag_set_collect_errors(diag.get(), true);
-
-  fy_parse_cfg parse_cfg{};
-  // No FYPCF_RESOLVE_DOCUMENT: each document is measured (AliasExpansionChecker) and then
-  // resolved with fy_document_resolve, which is what that flag would do.
-  parse_cfg.flags = static_cast<fy_parse_cfg_flags>(FYPCF_QUIET | FYPCF_DEFAULT_VERSION_1_2 |
-                                                    FYPCF_JSON_NONE);
-  parse_cfg.diag = diag.get();  // the parser takes its own reference
-  ParserPtr parser(fy_parser_create(&parse_cfg));
-  if (parser == nullptr) {
-    return InternalError("yaml: cannot create a parser");
-  }
   if (text.empty()) {
     return std::vector<json>();
   }
   TIDEPOOL_RETURN_IF_ERROR(CheckUtf8(text));
-  // The parser reads `text` in place; it outlives every document below.
-  if (fy_parser_set_string(parser.get(), text.data(), text.size()) != 0) {
-    return InternalError("yaml: cannot set the parser's input");
+  Parser parser(text);
+  if (!parser.ok()) {
+    return ResourceExhaustedError("yaml: out of memory");
   }
-
-  std::vector<json> docs;
-  AliasExpansionChecker checker(kMaxAliasExpansionNodes);
+  TreeBuilder builder;
   while (true) {
-    DocumentPtr doc(fy_parse_load_document(parser.get()));
-    if (doc == nullptr) {
+    Event event;
+    if (yaml_parser_parse(parser.get(), event.get()) == 0) {
+      return ParserError(*parser.get(), text);
+    }
+    if (event.get()->type == YAML_STREAM_END_EVENT) {
       break;
     }
-    if (HasAnchors(doc.get())) {  // without anchors, aliases cannot expand anything
-      TIDEPOOL_RETURN_IF_ERROR(checker.Check(fy_document_root(doc.get())));
-    }
-    // Replaces aliases and merge keys; reports aliases to unknown anchors and cycles.
-    if (fy_document_resolve(doc.get()) != 0) {
-      return FirstDiagError(diag.get());
-    }
-    json j;
-    TIDEPOOL_RETURN_IF_ERROR(NodeToJson(fy_document_root(doc.get()), &j));
-    if (!j.is_null()) {
-      docs.push_back(std::move(j));
-    }
+    TIDEPOOL_RETURN_IF_ERROR(builder.Handle(*event.get()));
   }
-  if (fy_parser_get_stream_error(parser.get())) {
-    return FirstDiagError(diag.get());
-  }
-  // Some failures (e.g. an invalid alias) are collected without setting the stream error flag.
-  void* iter = nullptr;
-  while (fy_diag_error* e = fy_diag_errors_iterate(diag.get(), &iter)) {
-    if (e->type >= FYET_ERROR) {
-      return FirstDiagError(diag.get());
-    }
-  }
-  return docs;
+  return builder.TakeDocuments();
 }
 
 }  // namespace
