@@ -51,23 +51,7 @@ http::HttpRequest ToHttpRequest(const tidepool::fuzz::TextRequest& t) {
   out.method = t.method;
   out.target = t.target;
   out.remote = "127.0.0.1:40000";
-  std::string_view target = out.target;
-  const size_t q = target.find('?');
-  out.path = http::UrlDecode(target.substr(0, q), false);
-  if (q != std::string_view::npos) {
-    std::string_view qs = target.substr(q + 1);
-    while (!qs.empty()) {
-      const size_t amp = qs.find('&');
-      std::string_view kv = qs.substr(0, amp);
-      if (!kv.empty()) {
-        const size_t eq = kv.find('=');
-        out.query.emplace(http::UrlDecode(kv.substr(0, eq), true),
-                          eq == std::string_view::npos ? "" : http::UrlDecode(kv.substr(eq + 1), true));
-      }
-      if (amp == std::string_view::npos) break;
-      qs.remove_prefix(amp + 1);
-    }
-  }
+  http::SplitRequestTarget(out);  // as the server splits what it reads
   for (const auto& [name, value] : t.headers) out.headers[name] = value;
   out.body = t.body;
   return out;
