@@ -11,29 +11,13 @@
 #include "autoscaler/node_facts.h"
 #include "autoscaler/scale_down/scale_down.h"
 #include "common/check.h"
+#include "common/duration.h"
 #include "common/string_hash.h"
 #include "scheduler/scheduler.h"
 
 namespace tidepool::autoscaler {
 namespace {
 
-using std::chrono::duration_cast;
-
-// Go's time.Duration String() for whole seconds: "15m0s", "1h0m0s", "30s".
-std::string GoDuration(Duration d) {
-  int64_t s = duration_cast<std::chrono::seconds>(d).count();
-  std::string out;
-  if (s >= 3600) {
-    out += std::to_string(s / 3600) + "h";
-    s %= 3600;
-    out += std::to_string(s / 60) + "m";
-    s %= 60;
-  } else if (s >= 60) {
-    out += std::to_string(s / 60) + "m";
-    s %= 60;
-  }
-  return out + std::to_string(s) + "s";
-}
 
 bool RequestsGpu(const scheduler::PodInfo& p) { return p.request().Scalar(api::kResourceNvidiaGpu) > 0; }
 
@@ -435,10 +419,10 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
       if (req->second.expected_add_time <= now &&
           s.unregistered + s.long_unregistered > 0) {
         log_.Warning("Scale-up timed out for node group " + id + " after " +
-                     GoDuration(now - req->second.time));
+                     FormatGoDuration(now - req->second.time));
         recorder_.Event(status_cm, "Warning", "ScaleUpTimedOut",
                         "Nodes added to group " + id + " failed to register within " +
-                            GoDuration(now - req->second.time));
+                            FormatGoDuration(now - req->second.time));
         RegisterFailedScaleUp(now, id, "timeout", "Scale-up timed out");
         int revert = s.unregistered + s.long_unregistered;
         Status st = s.group->DecreaseTargetSize(-revert);
@@ -446,7 +430,7 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
         if (!st.ok()) {
           recorder_.Event(status_cm, "Warning", "FailedToRevertScaleUp",
                           "Nodes added to group " + id + " failed to register within " +
-                              GoDuration(now - req->second.time));
+                              FormatGoDuration(now - req->second.time));
         }
         scale_up_requests_.erase(req);
       } else if (s.ready + s.unready + s.long_unregistered >= s.target) {
@@ -454,7 +438,7 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
         // scale-up is over; a success clears backoff. Registered nodes that have not started
         // yet (NotReady, or GPUs not allocatable) keep it in flight.
         log_.V(4, "Scale up in group " + id + " finished successfully in " +
-                      GoDuration(now - req->second.time));
+                      FormatGoDuration(now - req->second.time));
         scale_up_requests_.erase(req);
         backoff_.erase(id);
       }

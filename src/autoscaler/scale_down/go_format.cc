@@ -7,72 +7,11 @@
 #include <cstdlib>
 #include <ctime>
 
+#include "common/duration.h"
+
 namespace tidepool::autoscaler::scaledown {
-namespace {
 
-// Go's fmtFrac: the fraction of u / 10^prec without trailing zeros (and without the point
-// when it is zero); returns u / 10^prec.
-uint64_t AppendFrac(std::string& out, uint64_t u, int prec) {
-  std::string digits;
-  bool print = false;
-  for (int i = 0; i < prec; ++i) {
-    uint64_t digit = u % 10;
-    print = print || digit != 0;
-    if (print) {
-      digits.insert(digits.begin(), static_cast<char>('0' + digit));
-    }
-    u /= 10;
-  }
-  if (print) {
-    out += ".";
-    out += digits;
-  }
-  return u;
-}
-
-}  // namespace
-
-std::string GoDuration(Duration d) {
-  int64_t ns = d.count();
-  const bool neg = ns < 0;
-  uint64_t u =
-      neg ? static_cast<uint64_t>(0) - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-  std::string out;
-  constexpr uint64_t kSecond = 1000000000ULL;
-  if (u < kSecond) {
-    if (u == 0) {
-      return "0s";
-    }
-    int prec = 0;
-    std::string unit;
-    if (u < 1000ULL) {
-      unit = "ns";
-    } else if (u < 1000000ULL) {
-      prec = 3;
-      unit = "\u00b5s";
-    } else {
-      prec = 6;
-      unit = "ms";
-    }
-    std::string frac;
-    uint64_t whole = AppendFrac(frac, u, prec);
-    out = std::to_string(whole) + frac + unit;
-  } else {
-    std::string frac;
-    uint64_t secs = AppendFrac(frac, u, 9);
-    std::string tail = std::to_string(secs % 60) + frac + "s";
-    uint64_t mins = secs / 60;
-    if (mins > 0) {
-      tail = std::to_string(mins % 60) + "m" + tail;
-      uint64_t hours = mins / 60;
-      if (hours > 0) {
-        tail = std::to_string(hours) + "h" + tail;
-      }
-    }
-    out = tail;
-  }
-  return neg ? "-" + out : out;
-}
+std::string GoDuration(Duration d) { return FormatGoDuration(d); }
 
 std::string GoFloat(double v) {
   if (std::isnan(v)) {
