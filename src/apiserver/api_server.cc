@@ -208,6 +208,16 @@ std::string FieldManager(const HttpRequest& req) {
 
 // ---- Graceful pod deletion (DELETE and eviction) ---------------------------------------------
 
+// DeleteOptions.dryRun names "All": the request is a dry run (as ?dryRun=All).
+bool DryRunAll(const json& options) {
+  const json* d = Member(options, "dryRun");
+  if (d == nullptr || !d->is_array()) return false;
+  for (const json& v : *d) {
+    if (v.is_string() && v.get<std::string>() == "All") return true;
+  }
+  return false;
+}
+
 // DeleteOptions.gracePeriodSeconds, when given as an integer.
 std::optional<int64_t> GracePeriodOption(const json& options) {
   const json* g = Member(options, "gracePeriodSeconds");
@@ -694,10 +704,14 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     const json p = (*pod)->Parse();
     const std::string phase = Str(p, "status", "phase");
     const bool terminal = phase == "Succeeded" || phase == "Failed";
+    // A dry run is asked in the query or in the eviction's deleteOptions (propagateDryRun).
+    const json* delete_options = Member(*body, "deleteOptions");
+    ObjectStore::WriteOptions eopts = wopts;
+    if (delete_options != nullptr && DryRunAll(*delete_options)) eopts.dry_run = true;
     bool only_if_unchanged = false;
     std::string budget;
     if (!EvictionIgnoresBudgets(p)) {
-      EvictionVerdict v = CheckEvictionBudgets(store_, p, r.ns, wopts.dry_run, clock_.Now());
+      EvictionVerdict v = CheckEvictionBudgets(store_, p, r.ns, eopts.dry_run, clock_.Now());
       if (!v.allowed) return SendError(w, {v.code, v.reason, v.message, v.details});
       only_if_unchanged = v.only_if_unchanged;
       budget = v.pdb_name;
@@ -705,12 +719,11 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     const std::optional<std::string> rv =
         only_if_unchanged ? std::optional<std::string>(std::to_string((*pod)->resource_version))
                           : std::nullopt;
-    const json* delete_options = Member(*body, "deleteOptions");
     const int64_t g =
         PodGracePeriod(p, delete_options ? GracePeriodOption(*delete_options) : std::nullopt);
     Status st;
     if (Str(p, "spec", "nodeName").empty() || terminal || g <= 0) {
-      st = store_.Delete(res, r.ns, r.name, wopts, std::nullopt, rv).status();
+      st = store_.Delete(res, r.ns, r.name, eopts, std::nullopt, rv).status();
     } else {
       st = store_
                .Update(res, r.ns, r.name,
@@ -720,7 +733,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                          if (rv) next["metadata"]["resourceVersion"] = *rv;
                          return next;
                        },
-                       wopts)
+                       eopts)
                .status();
     }
     if (only_if_unchanged && st.code() == StatusCode::kAborted) {
@@ -971,6 +984,15 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method == "DELETE") {
       auto filter = ParseFilter(req, res);
       if (!filter.ok()) return fail(filter.status());
+      ObjectStore::WriteOptions dopts = wopts;
+      if (!req.body.empty()) {
+        auto body = ParseBody(req);
+        if (!body.ok()) return fail(body.status());
+        if (body->is_object()) {
+          if (auto e = DeleteOptionsTypeError(*body)) return SendError(w, *e);
+          if (DryRunAll(*body)) dopts.dry_run = true;
+        }
+      }
       const Filter f = *filter;
       auto list = store_.List(res, res.namespaced ? r.ns : "",
                               f.Empty() ? std::function<bool(const json&)>()
@@ -980,7 +1002,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       bool first = true;
       for (const ObjectPtr& o : list.items) {
         auto d = store_.Delete(res, Str(o->view, "metadata", "namespace"),
-                               Str(o->view, "metadata", "name"), wopts);
+                               Str(o->view, "metadata", "name"), dopts);
         if (!d.ok()) continue;
         if (!first) body += ',';
         first = false;
@@ -1008,6 +1030,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       if (body->is_object()) opts = std::move(body).value();
       if (auto e = DeleteOptionsTypeError(opts)) return SendError(w, *e);
     }
+    // A dry run is asked in the query or in DeleteOptions.dryRun (kubectl sends the latter).
+    ObjectStore::WriteOptions dopts = wopts;
+    if (DryRunAll(opts)) dopts.dry_run = true;
     std::optional<std::string> pre_uid, pre_rv;
     if (const json* pre = Member(opts, "preconditions")) {
       if (pre->contains("uid") && (*pre)["uid"].is_string()) pre_uid = (*pre)["uid"].get<std::string>();
@@ -1038,7 +1063,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
               MarkPodDeleting(next, g, clock_.Now());
               return next;
             },
-            wopts);
+            dopts);
         if (!up.ok()) return fail(up.status());
         return w.Send(200, kJson, up->object->text);
       }
@@ -1048,11 +1073,11 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       for (const Resource& other : Resources()) {
         if (!other.namespaced) continue;
         for (const ObjectPtr& o : store_.List(other, r.name).items) {
-          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), wopts);
+          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), dopts);
         }
       }
     }
-    auto d = store_.Delete(res, r.ns, r.name, wopts, pre_uid, pre_rv);
+    auto d = store_.Delete(res, r.ns, r.name, dopts, pre_uid, pre_rv);
     if (!d.ok()) return fail(d.status());
     return w.Send(200, kJson, (*d)->text);
   }

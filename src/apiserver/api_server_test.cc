@@ -491,3 +491,52 @@ TEST_F(ApiServerTest, EvictionRespectsTheBudgetsWhoseSelectorsSelectThePod) {
 }
 
 }  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+TEST_F(ApiServerTest, ADryRunNeverWritesWhereverItIsAsked) {
+  const json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "one"}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps", cm.dump()).code, 201);
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec", {{"nodeName", "n1"},
+                        {"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  const std::string cm_rv =
+      json::parse(Do("GET", "/api/v1/namespaces/default/configmaps/one").body)["metadata"]["resourceVersion"];
+  const std::string pod_rv =
+      json::parse(Do("GET", "/api/v1/namespaces/default/pods/p").body)["metadata"]["resourceVersion"];
+  const json dry = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}, {"dryRun", json::array({"All"})}};
+  const json eviction = {{"apiVersion", "policy/v1"},
+                         {"kind", "Eviction"},
+                         {"metadata", {{"name", "p"}, {"namespace", "default"}}},
+                         {"deleteOptions", dry}};
+  struct Case {
+    std::string name, method, target, body;
+  };
+  const std::vector<Case> cases = {
+      {"DELETE with DeleteOptions.dryRun (kubectl delete --dry-run=server)", "DELETE",
+       "/api/v1/namespaces/default/configmaps/one", dry.dump()},
+      {"DELETE with ?dryRun=All", "DELETE", "/api/v1/namespaces/default/configmaps/one?dryRun=All", ""},
+      {"deletecollection with DeleteOptions.dryRun", "DELETE", "/api/v1/namespaces/default/configmaps",
+       dry.dump()},
+      {"DELETE of a running pod with DeleteOptions.dryRun", "DELETE",
+       "/api/v1/namespaces/default/pods/p", dry.dump()},
+      {"an eviction whose deleteOptions ask a dry run (kubectl drain --dry-run=server)", "POST",
+       "/api/v1/namespaces/default/pods/p/eviction", eviction.dump()},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeWriter out = Do(c.method, c.target, c.body);
+    EXPECT_LT(out.code, 300) << out.body;
+    FakeWriter cm_now = Do("GET", "/api/v1/namespaces/default/configmaps/one");
+    ASSERT_EQ(cm_now.code, 200);
+    EXPECT_EQ(json::parse(cm_now.body)["metadata"]["resourceVersion"], cm_rv);
+    const json p = json::parse(Do("GET", "/api/v1/namespaces/default/pods/p").body);
+    EXPECT_EQ(p["metadata"]["resourceVersion"], pod_rv);
+    EXPECT_FALSE(p["metadata"].contains("deletionTimestamp"));
+  }
+}
+
+}  // namespace tidepool::apiserver
