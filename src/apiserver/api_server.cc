@@ -208,6 +208,16 @@ std::string FieldManager(const HttpRequest& req) {
 
 // ---- Graceful pod deletion (DELETE and eviction) ---------------------------------------------
 
+// rest.BeforeCreate: a created object's uid and creationTimestamp are the server's
+// (FillObjectMetaSystemFields), whatever the client sent, and it is not being deleted.
+void FillSystemFields(json& obj, std::string uid, TimePoint now) {
+  json& meta = obj["metadata"];
+  meta["uid"] = std::move(uid);
+  meta["creationTimestamp"] = FormatRfc3339(now);
+  meta.erase("deletionTimestamp");
+  meta.erase("deletionGracePeriodSeconds");
+}
+
 // DeleteOptions.dryRun names "All": the request is a dry run (as ?dryRun=All).
 bool DryRunAll(const json& options) {
   const json* d = Member(options, "dryRun");
@@ -958,7 +968,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       const std::string name = Str(obj, "metadata", "name");
       r.name = name;
       ApplyDefaults(res, obj);
-      if (NeedsUidOnCreate(res)) obj["metadata"]["uid"] = store_.GenerateUid();
+      FillSystemFields(obj, store_.GenerateUid(), clock_.Now());
       PrepareForCreate(res, obj);
       api::FieldErrors errors;
       if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return fail(s);
@@ -1101,8 +1111,9 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       if (auto e = DecodeTyped(res, patch_body)) return SendError(w, *e);
     }
     bool too_large = false;  // the result is over the storage limit
-    // A Job created by this request (server-side apply) needs its uid before the store's lock.
-    const std::string create_uid = apply && NeedsUidOnCreate(res) ? store_.GenerateUid() : "";
+    // An object this request may create (server-side apply, PUT) gets its uid before the
+    // store's lock (the generator takes it).
+    const std::string create_uid = apply || method == "PUT" ? store_.GenerateUid() : "";
     std::vector<patch::ApplyConflict> conflicts;
     std::vector<std::string> warn_fields;
     const std::string ns_for_apply = res.namespaced ? r.ns : "";
@@ -1224,7 +1235,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
           }
           ApplyDefaults(res, next);  // every decoded body is defaulted, updates too
           if (cur == nullptr) {
-            if (NeedsUidOnCreate(res)) next["metadata"]["uid"] = create_uid;
+            FillSystemFields(next, create_uid, clock_.Now());
             PrepareForCreate(res, next);
           }
           api::FieldErrors errors;

@@ -540,3 +540,34 @@ TEST_F(ApiServerTest, ADryRunNeverWritesWhereverItIsAsked) {
 }
 
 }  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+TEST_F(ApiServerTest, ACreatedObjectsUidAndCreationTimestampAreTheServers) {
+  const json client_meta = {{"creationTimestamp", "2018-08-30T14:10:58Z"},
+                            {"uid", "11111111-2222-3333-4444-555555555555"},
+                            {"deletionTimestamp", "2018-08-30T14:10:58Z"},
+                            {"deletionGracePeriodSeconds", 30}};
+  struct Case {
+    std::string name, method, target, content_type;
+  };
+  const std::vector<Case> cases = {
+      {"a", "POST", "/api/v1/namespaces/default/configmaps", "application/json"},
+      {"b", "PATCH", "/api/v1/namespaces/default/configmaps/b?fieldManager=m",
+       "application/apply-patch+yaml"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.method);
+    json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", client_meta}};
+    cm["metadata"]["name"] = c.name;
+    FakeWriter out = Do(c.method, c.target, cm.dump(), {{"content-type", c.content_type}});
+    ASSERT_EQ(out.code, 201) << out.body;
+    const json meta = json::parse(out.body)["metadata"];
+    EXPECT_NE(meta["creationTimestamp"], "2018-08-30T14:10:58Z");
+    EXPECT_NE(meta["uid"], "11111111-2222-3333-4444-555555555555");
+    EXPECT_FALSE(meta.contains("deletionTimestamp"));
+    EXPECT_FALSE(meta.contains("deletionGracePeriodSeconds"));
+  }
+}
+
+}  // namespace tidepool::apiserver
