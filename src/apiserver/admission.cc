@@ -1,5 +1,9 @@
 #include "apiserver/admission.h"
 
+#include <set>
+#include <string>
+
+#include "api/name_validation.h"
 #include "apiserver/validation/apps.h"
 #include "apiserver/validation/batch.h"
 #include "apiserver/validation/coordination.h"
@@ -76,6 +80,52 @@ bool Tolerates(const json& tolerations, std::string_view key) {
   return false;
 }
 
+// pkg/apis/core/helper.IsExtendedResourceName: a name with a '/' outside kubernetes.io/, not
+// a quota "requests." name, that is a qualified name once prefixed with "requests.".
+bool IsExtendedResourceName(const std::string& name) {
+  if (name.find('/') == std::string::npos || name.find("kubernetes.io/") != std::string::npos ||
+      name.rfind("requests.", 0) == 0) {
+    return false;
+  }
+  return api::IsQualifiedName("requests." + name).empty();
+}
+
+// GKE's ExtendedResourceToleration admission plugin: a pod that requests an extended resource
+// (nvidia.com/gpu) tolerates the NoSchedule taint of that name (helper.AddOrUpdateTolerationInPod:
+// a toleration with the same key, operator, value and effect is replaced), in the names' order.
+void AddExtendedResourceTolerations(json& spec) {
+  std::set<std::string> names;
+  for (const char* list : {"containers", "initContainers"}) {
+    auto cs = spec.find(list);
+    if (cs == spec.end() || !cs->is_array()) continue;
+    for (const json& c : *cs) {
+      if (!c.is_object() || !c.contains("resources") || !c["resources"].is_object()) continue;
+      auto req = c["resources"].find("requests");
+      if (req == c["resources"].end() || !req->is_object()) continue;
+      for (const auto& [k, v] : req->items()) {
+        if (IsExtendedResourceName(k)) names.insert(k);
+      }
+    }
+  }
+  if (names.empty()) return;
+  json& tol = spec["tolerations"];
+  if (!tol.is_array()) tol = json::array();
+  for (const std::string& name : names) {
+    const json want = {{"key", name}, {"operator", "Exists"}, {"effect", "NoSchedule"}};
+    bool present = false;
+    for (json& t : tol) {
+      if (!t.is_object()) continue;
+      const bool same = StrView(t, "key") == name && StrView(t, "operator") == "Exists" &&
+                        StrView(t, "effect") == "NoSchedule" && StrView(t, "value").empty();
+      if (same) {
+        t = want;  // replaced (a tolerationSeconds goes), as AddOrUpdateTolerationInPod does
+        present = true;
+      }
+    }
+    if (!present) tol.push_back(want);
+  }
+}
+
 void DefaultPodSpec(json& spec, bool is_pod) {
   if (!spec.is_object()) return;
   SetIfAbsent(spec, "restartPolicy", "Always");
@@ -106,6 +156,7 @@ void DefaultPodSpec(json& spec, bool is_pod) {
                        {"tolerationSeconds", 300}});
       }
     }
+    AddExtendedResourceTolerations(spec);
   }
 }
 

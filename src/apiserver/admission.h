@@ -12,6 +12,8 @@
 //     containers: terminationMessagePath/Policy, imagePullPolicy (Always for ":latest" or no
 //     tag, else IfNotPresent), requests default to limits; tolerations for
 //     node.kubernetes.io/not-ready and /unreachable (NoExecute, 300 s) unless tolerated;
+//     GKE's ExtendedResourceToleration plugin: a pod requesting an extended resource
+//     (nvidia.com/gpu) tolerates its NoSchedule taint ({key, operator: Exists, effect});
 //     status.phase Pending and status.qosClass. The same pod-spec defaults apply to the pod
 //     templates of Deployments, DaemonSets, ReplicaSets, StatefulSets and Jobs.
 //   - Namespace: spec.finalizers ["kubernetes"], status.phase Active, the

@@ -147,7 +147,8 @@ TEST_F(ApiServerTest, CreateGetTableAndDefaults) {
   ASSERT_EQ(c.code, 201) << c.body;
   const json pod = c.Json();
   EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"], 1);
-  EXPECT_EQ(pod["spec"]["tolerations"].size(), 3u);  // + not-ready, unreachable
+  // + not-ready, unreachable, and GKE's nvidia.com/gpu Exists (the sent one is Equal/present)
+  EXPECT_EQ(pod["spec"]["tolerations"].size(), 4u);
   EXPECT_EQ(pod["status"]["phase"], "Pending");
   EXPECT_EQ(pod["metadata"]["managedFields"][0]["manager"], "kubectl-client-side-apply");
   // The entry's FieldsV1 is written by the store from its text: the same as the general
@@ -567,6 +568,52 @@ TEST_F(ApiServerTest, ACreatedObjectsUidAndCreationTimestampAreTheServers) {
     EXPECT_NE(meta["uid"], "11111111-2222-3333-4444-555555555555");
     EXPECT_FALSE(meta.contains("deletionTimestamp"));
     EXPECT_FALSE(meta.contains("deletionGracePeriodSeconds"));
+  }
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+TEST_F(ApiServerTest, AGpuPodToleratesItsResourcesTaintAsOnGke) {
+  struct Case {
+    std::string name;
+    json tolerations;  // sent
+    json resources;
+    json want;  // the tolerations after the two node.kubernetes.io ones
+  };
+  const json gpu = {{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}};
+  const std::vector<Case> cases = {
+      {"limits only (requests default to them)", nullptr,
+       {{"limits", {{"nvidia.com/gpu", 1}}}}, json::array({gpu})},
+      {"two extended resources, in name order", nullptr,
+       {{"limits", {{"nvidia.com/gpu", 1}, {"example.com/fpga", 1}, {"cpu", "1"}}}},
+       json::array({{{"key", "example.com/fpga"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
+                    gpu})},
+      {"an equal toleration is replaced, not repeated",
+       json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}}),
+       {{"limits", {{"nvidia.com/gpu", 1}}}}, json::array({gpu})},
+      {"native and kubernetes.io resources are not extended", nullptr,
+       {{"limits", {{"cpu", "1"}, {"memory", "1Gi"}, {"example.kubernetes.io/x", 1}}}},
+       json::array()},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    json pod = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "g" + std::to_string(i++)}}},
+                {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"},
+                                                        {"resources", c.resources}}})}}}};
+    if (!c.tolerations.is_null()) pod["spec"]["tolerations"] = c.tolerations;
+    FakeWriter out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+    ASSERT_EQ(out.code, 201) << out.body;
+    json tol = json::parse(out.body)["spec"]["tolerations"];
+    json extended = json::array();
+    for (const json& t : tol) {
+      if (t.value("key", "").rfind("node.kubernetes.io/", 0) != 0) extended.push_back(t);
+    }
+    EXPECT_EQ(extended, c.want) << tol.dump();
   }
 }
 
