@@ -1107,7 +1107,12 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     ApiError invalid_error;
     bool invalid = false;
     bool too_many_operations = false;
-    if (method == "PUT" && patch_body.is_object()) {
+    if (method == "PUT") {
+      // A PUT replaces an object: anything else is refused as a create's body is (the fuzzer
+      // found a status PUT of an array reaching json::value()).
+      if (!patch_body.is_object()) {
+        return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
+      }
       if (auto e = DecodeTyped(res, patch_body)) return SendError(w, *e);
     }
     bool too_large = false;  // the result is over the storage limit

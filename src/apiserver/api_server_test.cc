@@ -618,3 +618,27 @@ TEST_F(ApiServerTest, AGpuPodToleratesItsResourcesTaintAsOnGke) {
 }
 
 }  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+// Found by the apiserver_http fuzzer: a PUT whose body is not an object threw from the status
+// path (json::value on an array) and ended the process.
+TEST_F(ApiServerTest, APutWhoseBodyIsNotAnObjectIsA400) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  for (const std::string target : {"/api/v1/namespaces/default/pods/p/status",
+                                   "/api/v1/namespaces/default/pods/p"}) {
+    for (const std::string body : {R"([{"op":"test","path":"/metadata/name","value":"p"}])",
+                                   "5", "\"x\"", "null"}) {
+      SCOPED_TRACE(target + " " + body);
+      FakeWriter out = Do("PUT", target, body);
+      EXPECT_EQ(out.code, 400) << out.body;
+    }
+  }
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+}
+
+}  // namespace tidepool::apiserver
