@@ -642,3 +642,33 @@ TEST_F(ApiServerTest, APutWhoseBodyIsNotAnObjectIsA400) {
 }
 
 }  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+// Found by the apiserver_http fuzzer: a status PATCH whose result is not an object (a merge
+// patch that is an array replaces the whole document) threw from the status path.
+TEST_F(ApiServerTest, AStatusPatchWhoseResultIsNotAnObjectIsRefused) {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "p"}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  struct Case {
+    std::string content_type, body;
+  };
+  const std::vector<Case> cases = {
+      {"application/merge-patch+json", R"([{"status":{}}])"},
+      {"application/merge-patch+json", "5"},
+      {"application/json-patch+json", R"([{"op":"replace","path":"","value":[1]}])"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.content_type + " " + c.body);
+    FakeWriter out = Do("PATCH", "/api/v1/namespaces/default/pods/p/status", c.body,
+                        {{"content-type", c.content_type}});
+    EXPECT_GE(out.code, 400) << out.body;
+    EXPECT_LT(out.code, 500) << out.body;
+  }
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+}
+
+}  // namespace tidepool::apiserver
