@@ -106,4 +106,18 @@ StatusOr<chttp::HttpResponse> InProcessTransport::Exchange(
   return std::move(w.response());
 }
 
+client::RestConfig InProcessRestConfig() {
+  client::RestConfig config;
+  config.host = "http://in-process";
+  return config;
+}
+
+client::RestClientOptions InProcessRestOptions(const client::http::HttpTransport& transport,
+                                               std::string user_agent) {
+  client::RestClientOptions options;
+  options.transport = &transport;
+  options.user_agent = std::move(user_agent);
+  return options;
+}
+
 }  // namespace tidepool::cluster

@@ -18,6 +18,7 @@
 
 #include "apiserver/http/server.h"
 #include "client/http/http_client.h"
+#include "client/rest_client.h"
 
 namespace tidepool::cluster {
 
@@ -38,5 +39,11 @@ class InProcessTransport final : public client::http::HttpTransport {
   const apiserver::http::Handler handler_;
   const std::string remote_;
 };
+
+// A client::RestClient over `transport`: its config (a placeholder host only the transport sees)
+// and options (the transport, and the user agent the API records, e.g. in managedFields).
+client::RestConfig InProcessRestConfig();
+client::RestClientOptions InProcessRestOptions(const client::http::HttpTransport& transport,
+                                               std::string user_agent = "");
 
 }  // namespace tidepool::cluster

@@ -14,8 +14,6 @@ namespace {
 
 using client::ResourcePath;
 using client::RestClient;
-using client::RestClientOptions;
-using client::RestConfig;
 using nlohmann::json;
 
 // A RestClient whose requests go straight to the test API server's handler.
@@ -26,12 +24,8 @@ class InProcessTransportTest : public ::testing::Test {
                           apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }) {}
 
   RestClient Client(std::string user_agent = "") {
-    RestConfig config;
-    config.host = "http://in-process";
-    RestClientOptions options;
-    options.transport = &transport_;
-    options.user_agent = std::move(user_agent);
-    return RestClient(config, api_.clock(), options);
+    return RestClient(InProcessRestConfig(), api_.clock(),
+                      InProcessRestOptions(transport_, std::move(user_agent)));
   }
 
   client::testing::TestApiServer api_;

@@ -2,22 +2,13 @@
 
 #include <utility>
 
+#include "cluster/in_process_transport.h"
+
 namespace tidepool::runtime {
 namespace {
 
-client::RestConfig InProcessConfig() {
-  client::RestConfig config;
-  config.host = "http://in-process";  // only the transport sees it
-  return config;
-}
-
-client::RestClientOptions InProcessOptions(const client::http::HttpTransport& api) {
-  client::RestClientOptions options;
-  options.transport = &api;
-  // CA's user agent (client-go's default for the binary): managedFields say cluster-autoscaler.
-  options.user_agent = "cluster-autoscaler/v1.32.1 (linux/amd64) kubernetes/$Format";
-  return options;
-}
+// CA's user agent (client-go's default for the binary): managedFields say cluster-autoscaler.
+constexpr char kUserAgent[] = "cluster-autoscaler/v1.32.1 (linux/amd64) kubernetes/$Format";
 
 }  // namespace
 
@@ -29,7 +20,7 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
     : options_(options),
       timers_(timers),
       log_(logger),
-      kube_(InProcessConfig(), real_clock, InProcessOptions(api)),
+      kube_(cluster::InProcessRestConfig(), real_clock, cluster::InProcessRestOptions(api, kUserAgent)),
       cache_(kube_, real_clock, &logger, seed),
       writer_(kube_),
       recorder_(kube_, real_clock, "cluster-autoscaler", &logger),

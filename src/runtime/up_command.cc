@@ -408,14 +408,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     autoscaler->Start();
   }
   // kube-controller-manager's controllers, on the same API.
-  client::RestClientOptions kcm_client_options;
-  kcm_client_options.transport = &api_transport;
-  kcm_client_options.user_agent =
-      "kube-controller-manager/v1.32.4 (linux/amd64) kubernetes/$Format/"
-      "system:serviceaccount:kube-system:disruption-controller";
-  client::RestConfig in_process;
-  in_process.host = "http://in-process";
-  client::RestClient kcm_client(in_process, clock, kcm_client_options);
+  client::RestClient kcm_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:disruption-controller"));
   KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
   components.disruption.seed = w.seed;
   controllers::disruption::DisruptionController disruption(kcm_client, clock,

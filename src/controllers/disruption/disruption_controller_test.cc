@@ -19,18 +19,8 @@ class DisruptionControllerTest : public ::testing::Test {
   DisruptionControllerTest()
       : transport_([this](const apiserver::http::HttpRequest& req,
                           apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
-        client_(Config(), api_.clock(), Options(transport_)) {}
-
-  static client::RestConfig Config() {
-    client::RestConfig c;
-    c.host = "http://in-process";
-    return c;
-  }
-  static client::RestClientOptions Options(const client::http::HttpTransport& t) {
-    client::RestClientOptions o;
-    o.transport = &t;
-    return o;
-  }
+        client_(cluster::InProcessRestConfig(), api_.clock(),
+                cluster::InProcessRestOptions(transport_)) {}
 
   void CreatePod(const std::string& name, bool ready) {
     json pod = {{"apiVersion", "v1"},
