@@ -362,7 +362,7 @@ Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
   return OkStatus();
 }
 
-StatusOr<NodePoolInfo> EmulatedCloud::GetNodePool(std::string_view name) const {
+StatusOr<NodePoolInfo> EmulatedCloud::GetNodePoolConfig(std::string_view name) const {
   const Pool* p = FindPool(name);
   if (p == nullptr) {
     return NotFound(name);
@@ -371,6 +371,12 @@ StatusOr<NodePoolInfo> EmulatedCloud::GetNodePool(std::string_view name) const {
   info.spec = p->spec;
   info.accelerator = p->accelerator;
   info.status = p->status;
+  return info;
+}
+
+StatusOr<NodePoolInfo> EmulatedCloud::GetNodePool(std::string_view name) const {
+  TIDEPOOL_ASSIGN_OR_RETURN(NodePoolInfo info, GetNodePoolConfig(name));
+  const Pool* p = FindPool(name);
   info.target_size = TargetSizeOf(*p);
   for (const std::string& h : p->hashes) {
     info.instance_groups.push_back(p->prefix + "-" + h + "-grp");

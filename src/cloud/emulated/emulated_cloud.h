@@ -381,6 +381,10 @@ class EmulatedCloud {
   // An instance that never registers keeps a create / resize operation open.
   Status SetSize(std::string_view name, int node_count);
   StatusOr<NodePoolInfo> GetNodePool(std::string_view name) const;
+  // The same without target_size and instance_groups, in O(log pools): what the autoscaler
+  // asks per node (min/max size, autoscaling, accelerator), where GetNodePool's target size
+  // walks the pool's instances.
+  StatusOr<NodePoolInfo> GetNodePoolConfig(std::string_view name) const;
   // Sorted by name; pools being deleted included (status STOPPING).
   std::vector<NodePoolInfo> ListNodePools() const;
   // Every instance of every pool, sorted by name.

@@ -12,12 +12,12 @@ EmulatedNodeGroup::EmulatedNodeGroup(EmulatedCloud& cloud, std::string pool)
     : cloud_(cloud), pool_(std::move(pool)) {}
 
 int EmulatedNodeGroup::MinSize() const {
-  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool_);
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool_);
   return info.ok() ? info->spec.min_nodes : 0;
 }
 
 int EmulatedNodeGroup::MaxSize() const {
-  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool_);
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool_);
   return info.ok() ? info->spec.max_nodes : 0;
 }
 
@@ -66,7 +66,7 @@ NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
   if (label == node.meta.labels.end()) {
     return nullptr;
   }
-  StatusOr<NodePoolInfo> info = cloud_.GetNodePool(label->second);
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(label->second);
   if (!info.ok() || !info->spec.autoscaling || info->status == NodePoolStatus::kStopping) {
     return nullptr;
   }
@@ -100,7 +100,7 @@ StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoi
   if (auto type = labels.find(std::string(kLabelGkeAccelerator)); type != labels.end()) {
     int count = 0;
     if (auto pool = labels.find(std::string(kLabelGkeNodePool)); pool != labels.end()) {
-      StatusOr<NodePoolInfo> info = cloud_.GetNodePool(pool->second);
+      StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool->second);
       if (info.ok() && info->accelerator.has_value() && info->accelerator->type == type->second) {
         count = info->accelerator->count;
       }
