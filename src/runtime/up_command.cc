@@ -419,6 +419,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::disruption::DisruptionController disruption(kcm_client, clock,
                                                            components.disruption, &kcm_events);
   disruption.Start();
+  // The Job controller (and kcm's TTL-after-finished controller), its events as job-controller's.
+  KubeEventRecorder job_events(kcm_client, clock, "job-controller", nullptr);
+  components.job.seed = w.seed;
+  controllers::job::JobController jobs(kcm_client, clock, components.job, &job_events);
+  jobs.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -464,6 +469,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   world_thread.join();
   if (autoscaler) autoscaler->Stop();
   disruption.Stop();
+  jobs.Stop();
   executor.RunPending();
   return 0;
 }
