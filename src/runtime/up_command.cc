@@ -468,8 +468,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stopping = true;
   world_thread.join();
   if (autoscaler) autoscaler->Stop();
+  std::thread jobs_stop([&jobs] { jobs.Stop(); });  // in parallel: watches take a moment to end
   disruption.Stop();
-  jobs.Stop();
+  jobs_stop.join();
   executor.RunPending();
   return 0;
 }

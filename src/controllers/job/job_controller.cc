@@ -218,8 +218,10 @@ void JobController::Stop() {
   }
   cv_.notify_all();
   if (worker_.joinable()) worker_.join();
-  jobs_->Stop();
+  // Both informers at once: an open watch takes a moment to notice.
+  std::thread jobs_stop([this] { jobs_->Stop(); });
   pods_->Stop();
+  jobs_stop.join();
 }
 
 bool JobController::HasSynced() const { return jobs_->HasSynced() && pods_->HasSynced(); }

@@ -57,7 +57,12 @@ class JobControllerTest : public ::testing::Test {
  protected:
   JobControllerTest()
       : transport_([this](const apiserver::http::HttpRequest& req,
-                          apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
+                          apiserver::http::ResponseWriter& w) {
+          if (req.path == "/api/v1/pods" && !req.Query("watch", "").empty()) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(pod_watch_delay_ms_.load()));
+          }
+          api_.api().Handle(req, w);
+        }),
         client_(cluster::InProcessRestConfig(), api_.clock(),
                 cluster::InProcessRestOptions(transport_)) {
     options_.sync_batch_period = std::chrono::milliseconds(10);
@@ -185,6 +190,8 @@ class JobControllerTest : public ::testing::Test {
     });
   }
 
+  // Holds back every pod watch this long (a slow pod informer).
+  std::atomic<int> pod_watch_delay_ms_{0};
   client::testing::TestApiServer api_;
   cluster::InProcessTransport transport_;
   client::RestClient client_;
@@ -246,6 +253,21 @@ TEST_F(JobControllerTest, RunsCompletionsWithParallelismAndCompletes) {
   EXPECT_EQ(events_.Count("Job/x Normal SuccessfulCreate: Created pod: x-"), 3u);
   EXPECT_EQ(events_.Count("Job/x Normal Completed: Job completed"), 1u);
   EXPECT_EQ(controller_->pods_created(), 3u);
+}
+
+TEST_F(JobControllerTest, ASlowPodInformerDoesNotDoubleCreate) {
+  // The pod informer lists at once but sees nothing of the pods it creates for 1.5 s, while
+  // the Job's own status writes make it sync again and again: the expectations hold it back.
+  pod_watch_delay_ms_ = 1500;
+  CreateJob({{"completions", 2}, {"parallelism", 2}});
+  StartController();
+  ASSERT_TRUE(WaitFor([&] { return JobStatus().value("active", 0) == 2; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  EXPECT_EQ(Pods().size(), 2u);
+  ASSERT_TRUE(WaitForActive(2));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(Pods().size(), 2u);
+  EXPECT_EQ(controller_->pods_created(), 2u);
 }
 
 TEST_F(JobControllerTest, IndexedJobsGiveEachPodItsIndex) {
