@@ -125,3 +125,30 @@ pods=$(k get pods -l job-name=crash -o jsonpath='{range .items[*]}{.status.phase
 events=$(k get events --field-selector involvedObject.kind=Job,involvedObject.name=crash)
 expect_match "$events" 'Warning +BackoffLimitExceeded +job/crash +Job has reached the specified backoff limit'
 pass "pods exiting 1 with backoffLimit 1: Failed, BackoffLimitExceeded"
+
+# --- 4. restartPolicy OnFailure: the kubelet restarts the container (restartCount, lastState,
+# CrashLoopBackOff) and the restarts count towards backoffLimit
+cat <<'YAML' | k apply -f - >/dev/null
+apiVersion: batch/v1
+kind: Job
+metadata: {name: retry}
+spec:
+  backoffLimit: 3
+  template:
+    spec:
+      restartPolicy: OnFailure
+      containers:
+      - {name: c, image: busybox, command: ["sh", "-c", "sleep 2; exit 3"], resources: {requests: {cpu: 100m}}}
+YAML
+restarted() {
+  [ "$(kubectl --cache-dir "$WORK/kube-cache" get pods -l job-name=retry -o jsonpath='{.items[0].status.containerStatuses[0].restartCount}')" -ge 1 ]
+}
+wait_for 60 restarted || fail "the OnFailure pod restarted" "$(k get pods -l job-name=retry -o yaml)"
+last=$(k get pods -l job-name=retry -o jsonpath='{.items[0].status.containerStatuses[0].lastState.terminated.reason} {.items[0].status.containerStatuses[0].lastState.terminated.exitCode} {.items[0].status.phase}')
+[ "$last" = "Error 3 Running" ] || fail "lastState terminated Error exit 3, pod still Running" "$last"
+out=$(k wait --for=condition=failed job/retry --timeout=120s 2>&1) || fail "Job retry failed" "$out" "$(k get job retry -o yaml)"
+[ "$(k get job retry -o jsonpath='{.status.conditions[1].type}/{.status.conditions[1].reason}')" = "Failed/BackoffLimitExceeded" ] ||
+  fail "retry: Failed with BackoffLimitExceeded" "$(k get job retry -o yaml)"
+events=$(k get events --field-selector involvedObject.kind=Pod)
+expect_match "$events" 'Warning +BackOff +pod/retry-[a-z0-9]{5} +Back-off restarting failed container c in pod retry-[a-z0-9]{5}_default\('
+pass "restartPolicy OnFailure: restarts with CrashLoopBackOff count towards backoffLimit"

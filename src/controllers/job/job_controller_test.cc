@@ -325,6 +325,41 @@ TEST_F(JobControllerTest, BackoffLimitExceededFailsTheJob) {
   EXPECT_EQ(events_.Count("Job/x Warning BackoffLimitExceeded: Job has reached the specified backoff limit"), 1u);
 }
 
+TEST_F(JobControllerTest, RestartsUnderOnFailureCountTowardsTheBackoffLimit) {
+  CreateJob({{"backoffLimit", 2},
+             {"template", {{"spec", {{"restartPolicy", "OnFailure"}}}}}});
+  StartController();
+  ASSERT_TRUE(WaitForActive(1));
+  const json pod = ActivePods()[0];
+  auto restarts = [&](int n) {
+    json status = {{"status",
+                    {{"phase", "Running"},
+                     {"containerStatuses",
+                      json::array({{{"name", "c"},
+                                    {"ready", false},
+                                    {"restartCount", n},
+                                    {"image", "busybox"},
+                                    {"imageID", ""},
+                                    {"state", {{"waiting", {{"reason", "CrashLoopBackOff"}}}}}}})}}}};
+    ASSERT_TRUE(client_
+                    .Patch(ResourcePath("", "v1", "pods", "default",
+                                        pod["metadata"]["name"].get<std::string>(), "status"),
+                           client::PatchType::kMerge, status)
+                    .ok());
+  };
+  restarts(1);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(ConditionTypes(GetJob()), std::vector<std::string>{});
+  restarts(2);  // restarts >= backoffLimit
+  ASSERT_TRUE(WaitForCondition("Failed"));
+  const json job = GetJob();
+  EXPECT_EQ(ConditionTypes(job), (std::vector<std::string>{
+                                     "FailureTarget=True/BackoffLimitExceeded",
+                                     "Failed=True/BackoffLimitExceeded"}));
+  EXPECT_EQ(job["status"]["failed"], 1);  // the running pod, stopped
+  EXPECT_EQ(ActivePods().size(), 0u);
+}
+
 TEST_F(JobControllerTest, ActiveDeadlineDeletesActivePodsAndFails) {
   CreateJob({{"parallelism", 2}, {"completions", 4}, {"activeDeadlineSeconds", 30}});
   StartController();
