@@ -188,8 +188,17 @@ JobController::JobController(const client::RestClient& client, const Clock& cloc
              Int(Field(*old_obj, "metadata"), "generation") != Int(Field(*o, "metadata"), "generation");
          Mark(client::Informer::KeyOf(*o),
               clock_.Now() + (spec_changed ? Duration::zero() : options_.sync_batch_period));
+         // A finished Job's pods should have lost the finalizer already: a backup.
+         if (IsFinished(*o)) {
+           CleanupPodFinalizers(Str(Field(*o, "metadata"), "namespace"),
+                                Str(Field(*o, "metadata"), "uid"));
+         }
        },
-       [mark_now](const client::ObjectRef& o, bool) { mark_now(o); }});
+       [this, mark_now](const client::ObjectRef& o, bool) {
+         mark_now(o);
+         CleanupPodFinalizers(Str(Field(*o, "metadata"), "namespace"),
+                              Str(Field(*o, "metadata"), "uid"));
+       }});
   client::InformerOptions pods;
   pods.path = "/api/v1/pods";
   pods.name = "pods";
@@ -262,6 +271,8 @@ void JobController::OnPodAdd(const client::ObjectRef& obj) {
   if (std::optional<std::string> key = JobKeyOf(p)) {
     CreationObserved(*key);
     Mark(*key, clock_.Now() + options_.sync_batch_period);
+  } else if (p.controller_uid.empty() && p.has_tracking_finalizer) {
+    EnqueueOrphan(p);
   }
 }
 
@@ -292,6 +303,8 @@ void JobController::OnPodUpdate(const client::ObjectRef&, const client::ObjectRe
       }
     }
     Mark(*key, clock_.Now() + options_.sync_batch_period);
+  } else if (p.controller_uid.empty() && p.has_tracking_finalizer) {
+    EnqueueOrphan(p);
   }
 }
 
@@ -317,9 +330,12 @@ void JobController::OnPodDelete(const client::ObjectRef& obj, bool) {
 
 void JobController::PodDeleted(const JobPod& pod, bool final) {
   std::optional<std::string> key = JobKeyOf(pod);
-  if (!key.has_value()) return;
-  client::ObjectRef job = jobs_->Get(*key);
-  if (job == nullptr || IsFinished(*job)) return;
+  client::ObjectRef job = key.has_value() ? jobs_->Get(*key) : nullptr;
+  if (job == nullptr || IsFinished(*job)) {
+    // No Job will remove this finalizer.
+    if (!final && pod.has_tracking_finalizer) EnqueueOrphan(pod);
+    return;
+  }
   DeletionObserved(*key);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -385,6 +401,13 @@ void JobController::Work() {
     const bool synced = HasSynced();
     std::unique_lock<std::mutex> lock(mu_);
     if (stop_) return;
+    if (synced && !orphans_.empty()) {
+      const std::string pod_key = *orphans_.begin();
+      orphans_.erase(orphans_.begin());
+      lock.unlock();
+      SyncOrphanPod(pod_key);
+      continue;
+    }
     auto next = due_.end();
     for (auto it = due_.begin(); it != due_.end(); ++it) {
       if (next == due_.end() || it->second < next->second) next = it;
@@ -417,6 +440,56 @@ void JobController::Work() {
       log_->Warning("syncing job", {{"job", key}, {"err", s.ToString()}});
     }
     Mark(key, clock_.Now() + delay);
+  }
+}
+
+// ---- Orphan pods -----------------------------------------------------------------------------
+
+void JobController::EnqueueOrphan(const JobPod& pod) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    orphans_.insert(pod.namespace_ + "/" + pod.name);
+  }
+  cv_.notify_all();
+}
+
+void JobController::CleanupPodFinalizers(const std::string& ns, const std::string& uid) {
+  std::vector<JobPod> pods;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = pods_by_ns_.find(ns); it != pods_by_ns_.end()) {
+      for (const auto& [name, p] : it->second) {
+        if (p.controller_uid == uid && p.has_tracking_finalizer) pods.push_back(p);
+      }
+    }
+  }
+  for (const JobPod& p : pods) EnqueueOrphan(p);
+}
+
+// syncOrphanPod: removes the finalizer unless a live, unfinished Job (or another kind of
+// controller) owns the pod.
+void JobController::SyncOrphanPod(const std::string& pod_key) {
+  std::optional<JobPod> pod;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const size_t slash = pod_key.find('/');
+    auto it = pods_by_ns_.find(pod_key.substr(0, slash));
+    if (it != pods_by_ns_.end()) {
+      if (auto p = it->second.find(pod_key.substr(slash + 1)); p != it->second.end()) pod = p->second;
+    }
+  }
+  if (!pod.has_value() || !pod->has_tracking_finalizer) return;
+  if (!pod->controller_uid.empty()) {
+    if (pod->controller_kind != "Job" || pod->controller_api_version != "batch/v1") return;
+    if (std::optional<std::string> key = JobKeyOf(*pod)) {
+      client::ObjectRef job = jobs_->Get(*key);
+      if (job != nullptr && !IsFinished(*job)) return;  // still the Job's to count
+    }
+  }
+  Status error;
+  if (!RemoveFinalizer("", *pod, error) && log_ != nullptr) {
+    log_->Warning("removing the tracking finalizer of an orphan pod",
+                  {{"pod", pod_key}, {"err", error.ToString()}});
   }
 }
 

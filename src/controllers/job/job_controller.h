@@ -29,6 +29,8 @@
 //     (and a uid precondition) once that long after its Complete/Failed transition;
 //   - events SuccessfulCreate "Created pod: <pod>", SuccessfulDelete "Deleted pod: <pod>",
 //     FailedCreate / FailedDelete "Error creating: <err>" / "Error deleting: <err>".
+//   - orphans: the tracking finalizer is removed from pods without a controller, and from the
+//     pods of a deleted or finished Job (kcm's orphan queue);
 // Not done: adopting orphan pods that match the selector, backoffLimitPerIndex, successPolicy,
 // spec.managedBy other than kcm's (such Jobs are left alone), pod-index label-only lookups.
 //
@@ -124,6 +126,11 @@ class JobController {
   // "<ns>/<job>" of the pod's controller Job when the informer has it (and its uid matches).
   std::optional<std::string> JobKeyOf(const JobPod& pod) const;
   void Mark(const std::string& key, TimePoint at);
+  // kcm's orphan queue: pods ("<ns>/<name>") whose tracking finalizer may have to go.
+  void EnqueueOrphan(const JobPod& pod);
+  // The pods of the Job of `uid` in `ns` that still have the finalizer.
+  void CleanupPodFinalizers(const std::string& ns, const std::string& uid);
+  void SyncOrphanPod(const std::string& pod_key);
   void Work();
   // Syncs one Job; OK or the error that makes it retry.
   Status Sync(const std::string& key);
@@ -168,6 +175,7 @@ class JobController {
   std::map<std::string, std::map<std::string, JobPod>> tombstones_;
   // Job key -> when to sync it.
   std::map<std::string, TimePoint> due_;
+  std::set<std::string> orphans_;
   // Consecutive failed syncs per Job key (the API back-off).
   std::map<std::string, int> failures_;
   std::map<std::string, Expectations> expectations_;

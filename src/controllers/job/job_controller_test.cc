@@ -442,6 +442,35 @@ TEST_F(JobControllerTest, TtlAfterFinishedDeletesTheJob) {
   EXPECT_TRUE(WaitFor([&] { return GetJob().is_null(); }));
 }
 
+TEST_F(JobControllerTest, TheFinalizerLeavesThePodsOfADeletedJobAndOrphans) {
+  CreateJob({{"parallelism", 2}, {"completions", 2}});
+  // A pod with the finalizer and no controller at all.
+  json orphan = {{"apiVersion", "v1"},
+                 {"kind", "Pod"},
+                 {"metadata",
+                  {{"name", "orphan"},
+                   {"namespace", "default"},
+                   {"finalizers", json::array({"batch.kubernetes.io/job-tracking"})}}},
+                 {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}};
+  ASSERT_TRUE(client_.Create(ResourcePath("", "v1", "pods", "default"), orphan).ok());
+  StartController();
+  ASSERT_TRUE(WaitForActive(2));
+  auto finalizers = [&](const std::string& name) {
+    auto p = client_.Get(ResourcePath("", "v1", "pods", "default", name));
+    return p.ok() ? (*p)["metadata"].value("finalizers", json::array()) : json(nullptr);
+  };
+  EXPECT_TRUE(WaitFor([&] { return finalizers("orphan") == json::array(); }));
+  const std::vector<json> pods = Pods();
+  ASSERT_EQ(pods.size(), 2u);
+  EXPECT_EQ(finalizers(pods[0]["metadata"]["name"]), json::array({"batch.kubernetes.io/job-tracking"}));
+  // The Job goes (its pods stay here: no garbage collector in this test).
+  ASSERT_TRUE(client_.Delete(ResourcePath("batch", "v1", "jobs", "default", "x")).ok());
+  for (const json& p : pods) {
+    const std::string name = p["metadata"]["name"];
+    EXPECT_TRUE(WaitFor([&] { return finalizers(name) == json::array(); })) << name;
+  }
+}
+
 TEST_F(JobControllerTest, APodDeletedBeforeItWasCountedCountsAsFailed) {
   CreateJob({{"backoffLimit", 0}});
   StartController();

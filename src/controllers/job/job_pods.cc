@@ -104,6 +104,7 @@ JobPod JobPodFromJson(const json& pod) {
         p.controller_uid = Str(o, "uid");
         p.controller_kind = Str(o, "kind");
         p.controller_name = Str(o, "name");
+        p.controller_api_version = Str(o, "apiVersion");
         break;
       }
     }

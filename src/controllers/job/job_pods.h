@@ -47,6 +47,7 @@ struct JobPod {
   std::string controller_uid;
   std::string controller_kind;
   std::string controller_name;
+  std::string controller_api_version;
   std::string resource_version;
   // The completion index annotation; -1 when absent or not a non-negative integer.
   int64_t completion_index = -1;
