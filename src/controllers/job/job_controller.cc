@@ -664,6 +664,12 @@ Status JobController::Sync(const std::string& key) {
     fresh.erase(std::unique(fresh.begin(), fresh.end()), fresh.end());
     s.succeeded_indexes = s.prev_succeeded_indexes.With(fresh);
     s.succeeded = static_cast<int32_t>(s.succeeded_indexes.Total());
+    if (s.finished.is_null()) {
+      if (std::optional<std::string> msg = MatchSuccessPolicy(Field(spec, "successPolicy"),
+                                                              completions, s.succeeded_indexes)) {
+        s.finished = NewCondition("SuccessCriteriaMet", "True", "SuccessPolicy", *msg, s.now);
+      }
+    }
   }
 
   Status manage_error;

@@ -23,6 +23,8 @@
 //   - success: SuccessCriteriaMet then Complete (reason CompletionsReached, "Reached expected
 //     number of succeeded pods"), completionTime; events Completed "Job completed", or the
 //     failure's reason and message as a Warning;
+//   - successPolicy (Indexed): SuccessCriteriaMet then Complete, reason SuccessPolicy,
+//     "Matched rules at index <i>", the other pods deleted;
 //   - suspend: active pods deleted, condition Suspended (JobSuspended, "Job suspended"; on
 //     resume False, JobResumed, "Job resumed", startTime reset), events Suspended / Resumed;
 //   - ttlSecondsAfterFinished: the finished Job is deleted with propagationPolicy Foreground
@@ -31,8 +33,9 @@
 //     FailedCreate / FailedDelete "Error creating: <err>" / "Error deleting: <err>".
 //   - orphans: the tracking finalizer is removed from pods without a controller, and from the
 //     pods of a deleted or finished Job (kcm's orphan queue);
-// Not done: adopting orphan pods that match the selector, backoffLimitPerIndex, successPolicy,
-// spec.managedBy other than kcm's (such Jobs are left alone), pod-index label-only lookups.
+// Not done: adopting orphan pods that match the selector (and releasing pods that no longer
+// match), backoffLimitPerIndex / maxFailedIndexes / FailIndex (FailIndex counts as Count),
+// the job metrics. Jobs with another spec.managedBy are left alone, as kcm does.
 //
 // Emulation note: the API server does not keep deleted pods for their finalizers. A pod that
 // disappears with the job-tracking finalizer before it was counted is kept here, as kcm would

@@ -302,6 +302,27 @@ TEST_F(JobControllerTest, IndexedJobsGiveEachPodItsIndex) {
   EXPECT_EQ(GetJob()["status"]["completedIndexes"], "0-2");
 }
 
+TEST_F(JobControllerTest, ASuccessPolicyEndsAnIndexedJobEarly) {
+  CreateJob({{"completions", 4},
+             {"parallelism", 4},
+             {"completionMode", "Indexed"},
+             {"successPolicy", {{"rules", json::array({{{"succeededIndexes", "0"}}})}}}});
+  StartController();
+  ASSERT_TRUE(WaitForActive(4));
+  for (const json& p : Pods()) {
+    if (p["metadata"]["annotations"]["batch.kubernetes.io/job-completion-index"] == "0") Finish(p, 0);
+  }
+  ASSERT_TRUE(WaitForCondition("Complete"));
+  const json job = GetJob();
+  EXPECT_EQ(ConditionTypes(job), (std::vector<std::string>{"SuccessCriteriaMet=True/SuccessPolicy",
+                                                           "Complete=True/SuccessPolicy"}));
+  EXPECT_EQ(job["status"]["conditions"][1]["message"], "Matched rules at index 0");
+  EXPECT_EQ(job["status"]["completedIndexes"], "0");
+  EXPECT_EQ(job["status"]["succeeded"], 1);
+  EXPECT_FALSE(job["status"].contains("failed"));  // the others were stopped, not failed
+  EXPECT_EQ(ActivePods().size(), 0u);
+}
+
 TEST_F(JobControllerTest, BackoffLimitExceededFailsTheJob) {
   CreateJob({{"backoffLimit", 1}});
   StartController();

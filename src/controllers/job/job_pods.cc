@@ -263,6 +263,34 @@ PolicyMatch MatchPodFailurePolicy(const json& policy, const JobPod& pod) {
   return none;
 }
 
+std::optional<std::string> MatchSuccessPolicy(const json& policy, int64_t completions,
+                                              const Indexes& succeeded) {
+  const json& rules = Field(policy, "rules");
+  if (!rules.is_array() || succeeded.Total() == 0) return std::nullopt;
+  for (size_t index = 0; index < rules.size(); ++index) {
+    const json& rule = rules[index];
+    const json& count = Field(rule, "succeededCount");
+    const std::optional<int64_t> want =
+        count.is_number_integer() ? std::optional<int64_t>(count.get<int64_t>()) : std::nullopt;
+    bool met = false;
+    if (const json& ix = Field(rule, "succeededIndexes"); ix.is_string()) {
+      const Indexes required = Indexes::Parse(ix.get<std::string>(), completions);
+      if (required.Total() == 0) continue;  // does not parse: skipped
+      int64_t contained = 0;
+      for (const auto& [rf, rl] : required.intervals()) {
+        for (const auto& [sf, sl] : succeeded.intervals()) {
+          contained += std::max<int64_t>(0, std::min(rl, sl) - std::max(rf, sf) + 1);
+        }
+      }
+      met = contained == required.Total() || (want.has_value() && contained >= *want);
+    } else if (want.has_value()) {
+      met = succeeded.Total() >= *want;
+    }
+    if (met) return "Matched rules at index " + std::to_string(index);
+  }
+  return std::nullopt;
+}
+
 BackoffRecord BackoffRecord::Next(std::vector<const JobPod*> new_succeeded,
                                   std::vector<const JobPod*> new_failed) const {
   auto by_finish = [](const JobPod* a, const JobPod* b) {

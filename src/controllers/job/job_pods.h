@@ -7,6 +7,7 @@
 //   - Indexes: status.completedIndexes as kcm writes it ("1,3-5,7": ordered intervals);
 //   - MatchPodFailurePolicy: a failed pod against spec.podFailurePolicy's rules (FailJob,
 //     Ignore, Count, FailIndex on onExitCodes or onPodConditions) with kcm's message;
+//   - MatchSuccessPolicy: an Indexed Job's succeeded indexes against spec.successPolicy;
 //   - BackoffRecord: the pod-failure back-off (failures since the last success, the last
 //     failure's time; 10 s doubling to the cap before replacement pods are created);
 //   - ActivePodsLess: kcm's controller.ActivePods order (which pods go first when too many run).
@@ -112,6 +113,12 @@ struct PolicyMatch {
 };
 // `policy` is spec.podFailurePolicy (null or absent: no rules).
 PolicyMatch MatchPodFailurePolicy(const nlohmann::json& policy, const JobPod& pod);
+
+// matchSuccessPolicy: "Matched rules at index <i>" for the first rule the succeeded indexes
+// meet (succeededIndexes all succeeded, or at least succeededCount of them; or only
+// succeededCount indexes in all), nullopt otherwise. `policy` is spec.successPolicy.
+std::optional<std::string> MatchSuccessPolicy(const nlohmann::json& policy, int64_t completions,
+                                              const Indexes& succeeded);
 
 // The Job's pod-failure back-off state (backoff_utils.go's backoffRecord).
 struct BackoffRecord {

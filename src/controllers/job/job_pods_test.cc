@@ -85,6 +85,29 @@ TEST(PodFailurePolicyTest, MatchesRulesInOrder) {
   EXPECT_TRUE(MatchPodFailurePolicy(nullptr, FailedPod({{"main", 42}})).count_failed);
 }
 
+TEST(SuccessPolicyTest, MatchesAsKcm) {
+  struct Case {
+    std::string name, rules, succeeded;
+    std::string want;  // "" when no rule is met
+  };
+  const std::vector<Case> cases = {
+      {"all of succeededIndexes", R"([{"succeededIndexes": "0,2"}])", "0,2", "Matched rules at index 0"},
+      {"not all of them", R"([{"succeededIndexes": "0-2"}])", "0,2", ""},
+      {"succeededCount of succeededIndexes", R"([{"succeededIndexes": "0-3", "succeededCount": 2}])",
+       "1,3", "Matched rules at index 0"},
+      {"succeededCount alone", R"([{"succeededCount": 3}, {"succeededCount": 2}])", "4-5",
+       "Matched rules at index 1"},
+      {"an unparsable rule is skipped", R"([{"succeededIndexes": "x"}, {"succeededCount": 1}])", "0",
+       "Matched rules at index 1"},
+      {"nothing succeeded", R"([{"succeededCount": 0}])", "", ""},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const json policy = {{"rules", json::parse(tc.rules)}};
+    EXPECT_EQ(MatchSuccessPolicy(policy, 10, Indexes::Parse(tc.succeeded, 10)).value_or(""), tc.want);
+  }
+}
+
 JobPod FinishedAt(TimePoint t) {
   JobPod p;
   p.containers_finished = t;
