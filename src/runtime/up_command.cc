@@ -419,10 +419,17 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::disruption::DisruptionController disruption(kcm_client, clock,
                                                            components.disruption, &kcm_events);
   disruption.Start();
-  // The Job controller (and kcm's TTL-after-finished controller), its events as job-controller's.
-  KubeEventRecorder job_events(kcm_client, clock, "job-controller", nullptr);
+  // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
+  // events as job-controller's.
+  client::RestClient job_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:job-controller"));
+  KubeEventRecorder job_events(job_client, clock, "job-controller", nullptr);
   components.job.seed = w.seed;
-  controllers::job::JobController jobs(kcm_client, clock, components.job, &job_events);
+  controllers::job::JobController jobs(job_client, clock, components.job, &job_events);
   jobs.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
