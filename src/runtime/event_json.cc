@@ -12,9 +12,7 @@ json EventJson(const sim::EventRecord& e) {
   json involved = {{"kind", e.involved_object.kind},
                    {"name", e.involved_object.name},
                    {"uid", e.involved_object.uid},
-                   {"apiVersion", e.involved_object.kind == "PodDisruptionBudget" ? "policy/v1"
-                                  : e.involved_object.kind == "Job"               ? "batch/v1"
-                                                                                  : "v1"}};
+                   {"apiVersion", e.involved_object.kind == "PodDisruptionBudget" ? "policy/v1" : "v1"}};
   if (!e.involved_object.namespace_.empty()) involved["namespace"] = e.involved_object.namespace_;
   json source = {{"component", e.source.component}};
   if (!e.source.host.empty()) source["host"] = e.source.host;
