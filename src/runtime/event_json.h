@@ -15,6 +15,9 @@
 namespace tidepool::runtime {
 
 // The Event object for `e` (without resourceVersion).
+// The apiVersion of an involved object of `kind` (events name it beside the kind).
+std::string_view KindApiVersion(std::string_view kind);
+
 nlohmann::json EventJson(const sim::EventRecord& e);
 // The namespace an event about `object` lives in.
 std::string EventNamespace(const autoscaler::ObjectRef& object);

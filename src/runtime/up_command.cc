@@ -25,6 +25,8 @@
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/replicaset/replicaset_controller.h"
 #include "runtime/client_files.h"
 #include "runtime/cluster_bridge.h"
 #include "runtime/embedded_autoscaler.h"
@@ -419,6 +421,14 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::disruption::DisruptionController disruption(kcm_client, clock,
                                                            components.disruption, &kcm_events);
   disruption.Start();
+  components.replicaset.seed = w.seed + 10;
+  controllers::replicaset::ReplicaSetController replicasets(kcm_client, clock, components.replicaset,
+                                                            &kcm_events);
+  replicasets.Start();
+  components.deployment.seed = w.seed + 20;
+  controllers::deployment::DeploymentController deployments(kcm_client, clock, components.deployment,
+                                                            &kcm_events);
+  deployments.Start();
   // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
   // events as job-controller's.
   client::RestClient job_client(
@@ -474,10 +484,15 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   gke_api.store(nullptr);
   stopping = true;
   world_thread.join();
-  if (autoscaler) autoscaler->Stop();
-  std::thread jobs_stop([&jobs] { jobs.Stop(); });  // in parallel: watches take a moment to end
-  disruption.Stop();
-  jobs_stop.join();
+  // The API's actors stop together: each informer notices within the watch's one-second poll,
+  // so stopping them one by one would take a second each.
+  std::vector<std::thread> stoppers;
+  if (autoscaler) stoppers.emplace_back([&] { autoscaler->Stop(); });
+  stoppers.emplace_back([&] { disruption.Stop(); });
+  stoppers.emplace_back([&] { replicasets.Stop(); });
+  stoppers.emplace_back([&] { deployments.Stop(); });
+  stoppers.emplace_back([&] { jobs.Stop(); });
+  for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;
 }

@@ -2,8 +2,8 @@
 //
 // The options of every component `tidepool up` builds, in one struct, so that --speed reaches
 // all of them through one visitor (common/speed.h): the world (emulated cloud, kubelets,
-// scheduler loop, autoscaler), the API's object store, the API server, the GKE API, the
-// disruption controller and the Job controller. RunUp
+// scheduler loop, autoscaler), the API's object store, the API server, the GKE API and
+// kube-controller-manager's controllers. RunUp
 // builds those components from these options; ApplySpeed is the one place --speed is applied.
 //
 // A component added to `up` gets its options struct here, with a ForEachDuration of its own;
@@ -15,6 +15,8 @@
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/job/job_controller.h"
 #include "sim/world.h"
 
@@ -26,6 +28,8 @@ struct UpComponentOptions {
   apiserver::ApiServerOptions api_server;
   cloud::gke::GkeApiOptions gke_api;
   controllers::disruption::DisruptionControllerOptions disruption;
+  controllers::replicaset::ReplicaSetControllerOptions replicaset;
+  controllers::deployment::DeploymentControllerOptions deployment;
   controllers::job::JobControllerOptions job;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
@@ -38,6 +42,8 @@ struct UpComponentOptions {
     api_server.ForEachDuration(WithPrefix("apiServer.", f));
     gke_api.ForEachDuration(WithPrefix("gkeApi.", f));
     disruption.ForEachDuration(WithPrefix("disruption.", f));
+    replicaset.ForEachDuration(WithPrefix("replicaset.", f));
+    deployment.ForEachDuration(WithPrefix("deployment.", f));
     job.ForEachDuration(WithPrefix("job.", f));
   }
 };

@@ -17,6 +17,25 @@ setup_pdb_case() {
     >"$WORK/gcloud-create.log" 2>&1 || fail "gcloud node-pools create gpu4" "$(cat "$WORK/gcloud-create.log")"
   wait_for 60 bash -c "[ \$(kubectl --cache-dir $WORK/kube-cache get nodes -l cloud.google.com/gke-nodepool=gpu4 -o jsonpath='{range .items[*]}{.status.allocatable.nvidia\.com/gpu}{\"\\n\"}{end}' | grep -c '^4$') = 2 ]"
   mapfile -t NODES < <(k get nodes -l cloud.google.com/gke-nodepool=gpu4 -o name | cut -d/ -f2 | sort)
+  # The two pods first, each pinned to its node, then the ReplicaSet, which adopts them (its
+  # template is the same GPU pod, so a replacement needs a GPU too).
+  for i in 1 2; do
+    cat <<YAML | k apply -f - >/dev/null
+apiVersion: v1
+kind: Pod
+metadata:
+  name: p$i
+  labels: {app: pdbx}
+spec:
+  nodeName: ${NODES[$((i - 1))]}
+  containers:
+  - name: cuda
+    image: nvidia/cuda:12.2.0-base-ubuntu22.04
+    resources: {limits: {nvidia.com/gpu: 1}}
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+YAML
+  done
+  sleep 2
   cat <<YAML | k apply -f - >/dev/null
 apiVersion: apps/v1
 kind: ReplicaSet
@@ -27,28 +46,15 @@ spec:
   template:
     metadata: {labels: {app: pdbx}}
     spec:
-      containers: [{name: c, image: nginx}]
+      containers:
+      - name: cuda
+        image: nvidia/cuda:12.2.0-base-ubuntu22.04
+        resources: {limits: {nvidia.com/gpu: 1}}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
 YAML
-  local uid
-  uid=$(k get rs pdbx -o jsonpath='{.metadata.uid}')
-  for i in 1 2; do
-    cat <<YAML | k apply -f - >/dev/null
-apiVersion: v1
-kind: Pod
-metadata:
-  name: p$i
-  labels: {app: pdbx}
-  ownerReferences:
-  - {apiVersion: apps/v1, kind: ReplicaSet, name: pdbx, uid: $uid, controller: true, blockOwnerDeletion: true}
-spec:
-  nodeName: ${NODES[$((i - 1))]}
-  containers:
-  - name: cuda
-    image: nvidia/cuda:12.2.0-base-ubuntu22.04
-    resources: {limits: {nvidia.com/gpu: 1}}
-  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
-YAML
-  done
+  wait_for 30 bash -c "[ \$(kubectl --cache-dir $WORK/kube-cache get pods -l app=pdbx -o jsonpath='{range .items[*]}{.metadata.ownerReferences[0].kind}{\"\\n\"}{end}' | grep -c ReplicaSet) = 2 ]"
+  [ "$(k get pods -l app=pdbx -o name | sort | tr '\n' ' ')" = "pod/p1 pod/p2 " ] ||
+    fail "the ReplicaSet adopts p1 and p2 and creates nothing" "$(k get pods -l app=pdbx)"
   cat <<YAML | k apply -f - >/dev/null
 apiVersion: policy/v1
 kind: PodDisruptionBudget
@@ -101,8 +107,11 @@ k patch pdb pdbx --type merge -p '{"spec":{"minAvailable":1}}' >/dev/null
 wait_for 60 bash -c "[ \$(kubectl --cache-dir $WORK/kube-cache get nodes -l cloud.google.com/gke-nodepool=gpu4 -o name | grep -c .) = 1 ]"
 refresh_log
 expect_match "$(cat "$WORK/ca.log")" "Scale-down: removing node gke-tidepool-gpu4-[a-z0-9-]+, utilization: .*, pods to reschedule: p[12]"
-[ "$(k get pods -l app=pdbx -o name | grep -c .)" = 1 ] || fail "one pod evicted" "$(k get pods -l app=pdbx)"
-pass "tidepool up: minAvailable 1 lets CA evict one pod and remove its node"
+[ "$(k get pods -l app=pdbx -o name | grep -c '^pod/p[12]$')" = 1 ] || fail "one pod evicted" "$(k get pods -l app=pdbx)"
+# The ReplicaSet replaces the evicted pod; it fits on the node that stays.
+wait_for 60 bash -c "[ \$(kubectl --cache-dir $WORK/kube-cache get pods -l app=pdbx --field-selector status.phase=Running -o name | grep -c .) = 2 ]"
+expect_match "$(k get pods -l app=pdbx -o wide)" "pdbx-[a-z0-9]{5} +1/1 +Running"
+pass "tidepool up: minAvailable 1 lets CA evict one pod and remove its node; the ReplicaSet replaces the pod"
 kill "$UP_PID"
 wait "$UP_PID" 2>/dev/null || true
 

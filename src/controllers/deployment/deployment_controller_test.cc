@@ -1,0 +1,237 @@
+#include "controllers/deployment/deployment_controller.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "client/test_api_server.h"
+#include "cluster/in_process_transport.h"
+#include "controllers/replicaset/replicaset_controller.h"
+
+namespace tidepool::controllers::deployment {
+namespace {
+
+using client::ResourcePath;
+using nlohmann::json;
+
+class Recorder : public autoscaler::EventRecorder {
+ public:
+  void Event(const autoscaler::ObjectRef& o, std::string_view, std::string_view reason,
+             std::string message) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (o.kind == "Deployment") events_.push_back(std::string(reason) + ": " + message);
+  }
+  std::vector<std::string> events() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return events_;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> events_;
+};
+
+// The deployment and ReplicaSet controllers against the real API server; a "kubelet" thread
+// makes every bound-or-not pod Running and Ready when `kubelet_` is on.
+class DeploymentControllerTest : public ::testing::Test {
+ protected:
+  DeploymentControllerTest()
+      : transport_([this](const apiserver::http::HttpRequest& req,
+                          apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
+        client_(cluster::InProcessRestConfig(), api_.clock(), cluster::InProcessRestOptions(transport_)),
+        replicasets_(client_, api_.clock(), {}),
+        deployments_(client_, api_.clock(), {}, &recorder_) {
+    replicasets_.Start();
+    deployments_.Start();
+    kubelet_thread_ = std::thread([this] {
+      while (!stop_) {
+        if (kubelet_) MakePodsReady();
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+    });
+  }
+  ~DeploymentControllerTest() override {
+    stop_ = true;
+    kubelet_thread_.join();
+    deployments_.Stop();
+    replicasets_.Stop();
+  }
+
+  void MakePodsReady() {
+    auto list = client_.List(ResourcePath("", "v1", "pods", "default"));
+    if (!list.ok()) return;
+    for (const json& p : (*list)["items"]) {
+      if (p.contains("status") && p["status"].value("phase", "") == "Running") continue;
+      json st = {{"status", {{"phase", "Running"},
+                             {"conditions", json::array({{{"type", "Ready"}, {"status", "True"},
+                                                          {"lastTransitionTime", "2026-01-01T00:00:00Z"}}})}}}};
+      (void)client_.Patch(ResourcePath("", "v1", "pods", "default", p["metadata"]["name"].get<std::string>(), "status"),
+                          client::PatchType::kMerge, st);
+    }
+  }
+
+  static json Deployment(int replicas, const std::string& image) {
+    return {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata", {{"name", "web"}, {"namespace", "default"}}},
+            {"spec",
+             {{"replicas", replicas},
+              {"selector", {{"matchLabels", {{"app", "web"}}}}},
+              {"template",
+               {{"metadata", {{"labels", {{"app", "web"}}}}},
+                {"spec", {{"containers", json::array({{{"name", "c"}, {"image", image}}})}}}}}}}};
+  }
+  json Get() {
+    auto d = client_.Get(ResourcePath("apps", "v1", "deployments", "default", "web"));
+    json out = d.ok() ? *d : json::object();
+    if (!out.contains("status")) out["status"] = json::object();
+    return out;
+  }
+  std::vector<json> ReplicaSets() {
+    std::vector<json> out;
+    auto list = client_.List(ResourcePath("apps", "v1", "replicasets", "default"));
+    if (list.ok()) {
+      for (json& r : (*list)["items"]) out.push_back(std::move(r));
+    }
+    return out;
+  }
+  bool Eventually(const std::function<bool()>& pred, int tries = 1500) {
+    for (int i = 0; i < tries; ++i) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return pred();
+  }
+  static std::string Condition(const json& d, const std::string& type) {
+    if (!d.contains("status") || !d["status"].contains("conditions")) return "";
+    for (const json& c : d["status"]["conditions"]) {
+      if (c["type"] == type) return c["status"].get<std::string>() + "/" + c["reason"].get<std::string>();
+    }
+    return "";
+  }
+
+  client::testing::TestApiServer api_;
+  cluster::InProcessTransport transport_;
+  client::RestClient client_;
+  Recorder recorder_;
+  replicaset::ReplicaSetController replicasets_;
+  DeploymentController deployments_;
+  std::atomic<bool> kubelet_{true};
+  std::atomic<bool> stop_{false};
+  std::thread kubelet_thread_;
+};
+
+TEST_F(DeploymentControllerTest, CreatesAReplicaSetAndReportsAvailability) {
+  kubelet_ = false;
+  ASSERT_TRUE(client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(3, "nginx")).ok());
+  ASSERT_TRUE(Eventually([&] { return ReplicaSets().size() == 1; }));
+  json rs = ReplicaSets()[0];
+  const std::string hash = rs["metadata"]["labels"]["pod-template-hash"];
+  EXPECT_EQ(rs["metadata"]["name"], "web-" + hash);
+  EXPECT_EQ(rs["spec"]["replicas"], 3);
+  EXPECT_EQ(rs["spec"]["selector"]["matchLabels"]["pod-template-hash"], hash);
+  EXPECT_EQ(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "1");
+  EXPECT_EQ(rs["metadata"]["annotations"]["deployment.kubernetes.io/desired-replicas"], "3");
+  EXPECT_EQ(rs["metadata"]["annotations"]["deployment.kubernetes.io/max-replicas"], "4");
+  EXPECT_EQ(rs["metadata"]["ownerReferences"][0]["kind"], "Deployment");
+  ASSERT_TRUE(Eventually([&] { return Get()["status"].value("replicas", 0) == 3; }));
+  json d = Get();
+  EXPECT_EQ(d["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "1");
+  EXPECT_EQ(d["status"]["updatedReplicas"], 3);
+  EXPECT_EQ(d["status"]["unavailableReplicas"], 3);
+  EXPECT_EQ(Condition(d, "Available"), "False/MinimumReplicasUnavailable");
+  EXPECT_EQ(Condition(d, "Progressing"), "True/ReplicaSetUpdated");
+  kubelet_ = true;
+  ASSERT_TRUE(Eventually([&] { return Condition(Get(), "Progressing") == "True/NewReplicaSetAvailable"; }));
+  d = Get();
+  EXPECT_EQ(Condition(d, "Available"), "True/MinimumReplicasAvailable");
+  EXPECT_EQ(d["status"]["availableReplicas"], 3);
+  EXPECT_FALSE(d["status"].contains("unavailableReplicas"));
+  EXPECT_EQ(d["status"]["observedGeneration"], 1);
+  EXPECT_EQ(recorder_.events()[0], "ScalingReplicaSet: Scaled up replica set web-" + hash + " to 3");
+}
+
+TEST_F(DeploymentControllerTest, RollsOutANewTemplateAndScales) {
+  ASSERT_TRUE(client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(3, "nginx")).ok());
+  ASSERT_TRUE(Eventually([&] { return Condition(Get(), "Progressing") == "True/NewReplicaSetAvailable"; }));
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"template", {{"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx:2"}}})}}}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    json d = Get();
+    return d["status"].value("observedGeneration", 0) == 2 &&
+           Condition(d, "Progressing") == "True/NewReplicaSetAvailable" &&
+           d["status"].value("updatedReplicas", 0) == 3 && d["status"].value("replicas", 0) == 3;
+  }));
+  std::vector<json> rss = ReplicaSets();
+  ASSERT_EQ(rss.size(), 2u);
+  int zero = 0, three = 0;
+  for (const json& r : rss) {
+    if (r["spec"]["replicas"] == 0) {
+      ++zero;
+      EXPECT_EQ(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "1");
+    }
+    if (r["spec"]["replicas"] == 3) {
+      ++three;
+      EXPECT_EQ(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "2");
+      EXPECT_EQ(r["spec"]["template"]["spec"]["containers"][0]["image"], "nginx:2");
+    }
+  }
+  EXPECT_EQ(zero, 1);
+  EXPECT_EQ(three, 1);
+  EXPECT_EQ(Get()["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "2");
+  // Never more than replicas + maxSurge (4) pods asked for at once: the events say so.
+  for (const std::string& e : recorder_.events()) {
+    EXPECT_EQ(e.find(" to 5"), std::string::npos) << e;
+  }
+  // A scaling event.
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"replicas", 5}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Get()["status"].value("availableReplicas", 0) == 5; }));
+  // Recreate back to the first template: its ReplicaSet becomes the new one, revision 3.
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"strategy", {{"type", "Recreate"}, {"rollingUpdate", nullptr}}},
+                                       {"template", {{"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    json d = Get();
+    return d["status"].value("observedGeneration", 0) == 4 && d["status"].value("updatedReplicas", 0) == 5 &&
+           d["status"].value("replicas", 0) == 5 && d["status"].value("availableReplicas", 0) == 5;
+  }));
+  rss = ReplicaSets();
+  ASSERT_EQ(rss.size(), 2u);
+  for (const json& r : rss) {
+    if (r["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx") {
+      EXPECT_EQ(r["spec"]["replicas"], 5);
+      EXPECT_EQ(r["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "3");
+      EXPECT_EQ(r["metadata"]["annotations"]["deployment.kubernetes.io/revision-history"], "1");
+    } else {
+      EXPECT_EQ(r["spec"]["replicas"], 0);
+    }
+  }
+}
+
+TEST_F(DeploymentControllerTest, PausedDeploymentsOnlyScale) {
+  ASSERT_TRUE(client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(2, "nginx")).ok());
+  ASSERT_TRUE(Eventually([&] { return Condition(Get(), "Progressing") == "True/NewReplicaSetAvailable"; }));
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"paused", true}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Condition(Get(), "Progressing") == "Unknown/DeploymentPaused"; }));
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"replicas", 4}, {"template", {{"spec", {{"containers", json::array({{{"name", "c"}, {"image", "other"}}})}}}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Get()["status"].value("availableReplicas", 0) == 4; }));
+  EXPECT_EQ(ReplicaSets().size(), 1u);  // no rollout while paused
+  ASSERT_TRUE(client_.Patch(ResourcePath("apps", "v1", "deployments", "default", "web"), client::PatchType::kMerge,
+                            {{"spec", {{"paused", false}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return ReplicaSets().size() == 2; }));
+}
+
+}  // namespace
+}  // namespace tidepool::controllers::deployment

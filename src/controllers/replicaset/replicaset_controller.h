@@ -1,0 +1,124 @@
+// File: replicaset_controller.h
+//
+// ReplicaSetController: kube-controller-manager 1.32's ReplicaSet controller
+// (pkg/controller/replicaset) - it keeps each ReplicaSet's number of active pods at
+// spec.replicas and writes its status.
+//
+//   - Pods are made from spec.template (labels, annotations, finalizers, spec) with
+//     generateName "<replicaset>-" and a controller ownerReference (blockOwnerDeletion true);
+//     too few pods are created in kcm's slow-start batches (1, 2, 4, ... - a failed batch
+//     stops the rest), at most 500 (burstReplicas) per sync; too many are deleted in
+//     pod_ranking.h's order, at most 500 per sync.
+//   - Expectations: after creating or deleting, the controller waits until its informer has
+//     seen those pods (or `expectations_timeout` passed) before it counts again, so a slow
+//     watch never makes it create twice.
+//   - Claims: orphan pods of its namespace whose labels match the selector are adopted
+//     (ownerReferences patched in), owned pods that no longer match are released - unless the
+//     ReplicaSet is being deleted.
+//   - Status: replicas (active owned pods), fullyLabeledReplicas, readyReplicas,
+//     availableReplicas (ready for minReadySeconds), observedGeneration, and the
+//     ReplicaFailure condition (reason FailedCreate / FailedDelete) while writes fail.
+//   - Events, kcm's: SuccessfulCreate "Created pod: NAME", SuccessfulDelete "Deleted pod:
+//     NAME", FailedCreate "Error creating: ERR", FailedDelete "Error deleting: ERR".
+//
+// An actor: it reads through informers (replicasets, pods) and writes through the API (pods,
+// replicasets/NAME/status, pod ownerReferences, events), over whatever transport its
+// RestClient has. Pods are indexed by their controller's uid and orphans by namespace, so a
+// sync touches only its own pods. One worker (controllers/work_queue.h).
+//
+// Thread-safe: Start/Stop from one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "autoscaler/events.h"
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/speed.h"
+#include "controllers/replicaset/pod_ranking.h"
+#include "controllers/work_queue.h"
+
+namespace tidepool::controllers::replicaset {
+
+struct ReplicaSetControllerOptions {
+  // kcm's BurstReplicas: pods created or deleted per sync at most.
+  int burst_replicas = 500;
+  // kcm's ExpectationsTimeout (emulated time).
+  Duration expectations_timeout = std::chrono::minutes(5);
+  // Wait before a failed sync is tried again.
+  Duration retry_after = std::chrono::seconds(1);
+  uint64_t seed = 1;
+
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("expectationsTimeout", expectations_timeout, TimeBase::kEmulated);
+    f("retryAfter", retry_after, TimeBase::kEmulated);
+  }
+};
+
+class ReplicaSetController {
+ public:
+  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  ReplicaSetController(const client::RestClient& client, const Clock& clock,
+                       ReplicaSetControllerOptions options,
+                       autoscaler::EventRecorder* recorder = nullptr,
+                       log::Logger* logger = nullptr);
+  ~ReplicaSetController();
+  ReplicaSetController(const ReplicaSetController&) = delete;
+  ReplicaSetController& operator=(const ReplicaSetController&) = delete;
+
+  void Start();
+  void Stop();
+  bool HasSynced() const;
+
+ private:
+  struct Expectations {
+    int adds = 0;
+    std::set<std::string> deletes;  // pod keys
+    TimePoint at;
+  };
+
+  void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
+  void OnPodDeleted(const client::ObjectRef& obj);
+  void IndexPod(PodFacts facts);
+  void UnindexPod(const std::string& key);
+  // Queues the ReplicaSet controlling `p`, or for an orphan every one of its namespace whose
+  // selector matches it.
+  void QueueFor(const PodFacts& p);
+  std::optional<TimePoint> Sync(const std::string& key);
+  // Creates or deletes pods; returns the failure to report in the ReplicaFailure condition.
+  Status Manage(const nlohmann::json& rs, const std::string& key,
+                const std::vector<PodFacts>& active, int32_t replicas);
+  Status CreatePods(const nlohmann::json& rs, const std::string& key, int count);
+  Status DeletePods(const nlohmann::json& rs, const std::string& key,
+                    const std::vector<PodFacts>& active, int count);
+  // Owned pods after adoption and release (kcm's ClaimPods).
+  std::vector<PodFacts> Claim(const nlohmann::json& rs);
+  bool Satisfied(const std::string& key);
+  void Event(const nlohmann::json& rs, std::string_view type, std::string_view reason,
+             std::string message);
+
+  const client::RestClient& client_;
+  const Clock& clock_;
+  const ReplicaSetControllerOptions options_;
+  autoscaler::EventRecorder* recorder_;
+  log::Logger* log_;
+  std::unique_ptr<client::Informer> pods_;
+  std::unique_ptr<client::Informer> replicasets_;
+  std::unique_ptr<WorkQueue> queue_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, PodFacts> pod_facts_;  // "ns/name" -> facts
+  std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
+  std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
+  std::map<std::string, Expectations> expectations_;  // ReplicaSet key -> expectations
+};
+
+}  // namespace tidepool::controllers::replicaset

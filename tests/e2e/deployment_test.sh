@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Issue 16: a Deployment with the real kubectl against `tidepool up --speed 60` and the GPU pool
+# of examples/up/gpu-cluster.yaml (gpu-pool: 1xT4 nodes, min 0, max 5): the deployment and
+# ReplicaSet controllers create its pods, a rollout adds a GPU and the pool follows (0 -> 3 -> 5,
+# the sixth pod Pending with CA's reason, back to 0), `rollout status`, `history`, `undo`,
+# `restart`, `pause` and `resume` behave as on a real cluster.
+source "$(dirname "$0")/lib.sh"
+
+start_up --speed 60 --config "$SRC/examples/up/gpu-cluster.yaml" --gcloud-config "$CLOUDSDK_CONFIG"
+gpu_nodes() { k get nodes -l cloud.google.com/gke-nodepool=gpu-pool -o name | grep -c . || true; }
+export -f gpu_nodes k
+export WORK
+
+# 1. `kubectl create deployment` (the object as kubectl builds it) and a rollout on CPU nodes.
+k create deployment gpu-infer --image=nginx --replicas=3 --dry-run=client -o yaml | k apply -f - >/dev/null
+k rollout status deployment/gpu-infer --timeout=60s >"$WORK/rollout1.log" 2>&1 ||
+  fail "rollout status (CPU)" "$(cat "$WORK/rollout1.log")" "$(k get deploy,rs,pods)"
+expect_in "$(cat "$WORK/rollout1.log")" 'deployment "gpu-infer" successfully rolled out'
+expect_match "$(k get deployment gpu-infer)" "gpu-infer +3/3 +3 +3 "
+rs1=$(k get rs -l app=gpu-infer -o jsonpath='{.items[0].metadata.name}')
+expect_match "$rs1" "^gpu-infer-[bcdfghjklmnpqrstvwxz2456789]+$"
+expect_match "$(k get pods -l app=gpu-infer)" "$rs1-[a-z0-9]{5} +1/1 +Running"
+[ "$(gpu_nodes)" = 0 ] || fail "no GPU node for CPU pods" "$(k get nodes)"
+pass "create deployment: ReplicaSet $rs1, 3/3 ready, rollout status succeeds"
+
+# 2. A GPU and the toleration: a rollout; the pool goes 0 -> 3.
+k patch deployment gpu-infer --type strategic -p '{"spec":{"template":{"spec":{"containers":[{"name":"nginx","resources":{"limits":{"nvidia.com/gpu":"1"}}}],"tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}]}}}}' >/dev/null
+k rollout status deployment/gpu-infer --timeout=120s >"$WORK/rollout2.log" 2>&1 ||
+  fail "rollout status (GPU)" "$(cat "$WORK/rollout2.log")" "$(k get deploy,rs,pods,nodes)"
+expect_in "$(cat "$WORK/rollout2.log")" "Waiting for deployment \"gpu-infer\" rollout to finish:"
+[ "$(gpu_nodes)" = 3 ] || fail "the GPU pool at 3" "$(k get nodes)"
+expect_match "$(k get rs -l app=gpu-infer)" "$rs1 +0 +0 +0 "
+expect_in "$(k get events --field-selector involvedObject.kind=Deployment -o custom-columns=R:.reason,M:.message --no-headers)" \
+  "ScalingReplicaSet   Scaled down replica set $rs1 to 0 from 1"
+pass "GPU rollout: the pool goes 0 -> 3, the old ReplicaSet at 0"
+
+# 3. rollout history / undo / restart / pause / resume.
+hist=$(k rollout history deployment/gpu-infer)
+expect_match "$hist" "^1 +<none>"
+expect_match "$hist" "^2 +<none>"
+k rollout undo deployment/gpu-infer >/dev/null
+k rollout status deployment/gpu-infer --timeout=60s >/dev/null || fail "rollout status after undo" "$(k get deploy,rs,pods)"
+[ "$(k get deployment gpu-infer -o jsonpath='{.metadata.annotations.deployment\.kubernetes\.io/revision}')" = 3 ] ||
+  fail "undo makes revision 3" "$(k get deployment gpu-infer -o yaml)"
+[ "$(k get rs "$rs1" -o jsonpath='{.spec.replicas}')" = 3 ] || fail "undo brings back $rs1" "$(k get rs)"
+k rollout undo deployment/gpu-infer >/dev/null  # back to the GPU template (revision 4)
+k rollout status deployment/gpu-infer --timeout=120s >/dev/null || fail "rollout status after second undo" "$(k get deploy,rs,pods)"
+k rollout pause deployment/gpu-infer >/dev/null
+wait_for 20 bash -c "k get deployment gpu-infer -o jsonpath='{.status.conditions[?(@.type==\"Progressing\")].reason}' | grep -qx DeploymentPaused"
+out=$(k rollout restart deployment/gpu-infer 2>&1 || true)
+expect_in "$out" "can't restart paused deployment (run rollout resume first)"
+k set image deployment/gpu-infer nginx=nginx:1.27 >/dev/null
+sleep 2
+[ "$(k get rs -l app=gpu-infer -o name | grep -c .)" = 2 ] || fail "no rollout while paused" "$(k get rs)"
+k rollout resume deployment/gpu-infer >/dev/null
+k rollout status deployment/gpu-infer --timeout=120s >/dev/null || fail "rollout status after resume" "$(k get deploy,rs,pods)"
+[ "$(k get rs -l app=gpu-infer -o name | grep -c .)" = 3 ] || fail "the new image makes a third ReplicaSet" "$(k get rs)"
+k rollout restart deployment/gpu-infer >/dev/null
+k rollout status deployment/gpu-infer --timeout=120s >/dev/null || fail "rollout status after restart" "$(k get deploy,rs,pods)"
+[ "$(k get rs -l app=gpu-infer -o name | grep -c .)" = 4 ] || fail "restart makes a fourth ReplicaSet" "$(k get rs)"
+expect_match "$(k rollout history deployment/gpu-infer)" "^6 +<none>"
+pass "rollout history, undo (revision 3, then 4), pause (no rollout), resume, restart"
+
+# 4. Scale 5 -> 5 nodes; 6 -> the sixth pod Pending with CA's reason; 0 -> the pool back to 0.
+k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":5}}' >/dev/null
+wait_for 120 bash -c '[ "$(gpu_nodes)" = 5 ]' || fail "the pool at 5" "$(k get nodes)"
+k rollout status deployment/gpu-infer --timeout=60s >/dev/null || fail "5 replicas ready" "$(k get deploy,pods)"
+k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":6}}' >/dev/null
+wait_for 60 bash -c "k get events --field-selector reason=NotTriggerScaleUp -o jsonpath='{.items[*].message}' | grep -q 'max node group size reached'" ||
+  fail "CA's NotTriggerScaleUp: max node group size reached" "$(k get events --field-selector reason=NotTriggerScaleUp)"
+expect_match "$(k get pods -l app=gpu-infer --field-selector status.phase=Pending)" "gpu-infer-[a-z0-9]+-[a-z0-9]{5} +0/1 +Pending"
+[ "$(gpu_nodes)" = 5 ] || fail "the pool stays at 5 (its max)" "$(k get nodes)"
+k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":0}}' >/dev/null
+wait_for 120 bash -c '[ "$(gpu_nodes)" = 0 ]' || fail "the pool back to 0" "$(k get nodes)"
+expect_match "$(k get deployment gpu-infer)" "gpu-infer +0/0 +0 +0 "
+pass "scale 5 -> 5 nodes, 6 -> Pending (max node group size reached), 0 -> pool at 0"
+echo "ok: deployment e2e"
