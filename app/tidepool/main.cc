@@ -54,6 +54,14 @@ int main(int argc, char** argv) {
       "Run an emulated GPU-capable GKE cluster on loopback, in real time: a Kubernetes 1.32 API "
       "that the real kubectl drives, the scheduler, emulated kubelets, cloud and GPU drivers, and "
       "the autoscaler");
+  up_cmd->footer(
+      "Emulated containers: a container runs for its pod's annotation tidepool.dev/duration (a "
+      "Go duration, e.g. \"2m\") or the `sleep N` of its command and args (neither: until "
+      "deleted), then exits with the annotation tidepool.dev/exit-code (an integer) or the first "
+      "`exit N` of its command, else 0: terminated Completed (0) or Error. restartPolicy Never: "
+      "the pod Succeeds (0) or Fails; OnFailure (non-zero) and Always restart the container as the "
+      "kubelet does (restartCount, lastState, CrashLoopBackOff 10s doubling to 5m, divided by "
+      "--speed). Run times are the pod's own: --speed does not divide them.");
   up_cmd->add_option("--address", up.address,
                      "Listen address (default loopback, no credential). Any other address "
                      "(0.0.0.0, a LAN address) serves HTTPS with tidepool's own CA and requires a "

@@ -66,6 +66,7 @@ json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_contain
   switch (c.state) {
     case sim::ContainerStatus::State::kWaiting:
       state["waiting"] = {{"reason", c.reason.empty() ? "ContainerCreating" : c.reason}};
+      if (!c.message.empty()) state["waiting"]["message"] = c.message;
       j["started"] = false;
       break;
     case sim::ContainerStatus::State::kRunning:
@@ -94,6 +95,17 @@ json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_contain
   }
   j["state"] = state;
   j["lastState"] = json::object();
+  if (c.last_terminated.has_value()) {
+    const sim::ContainerStatus::Terminated& t = *c.last_terminated;
+    j["lastState"]["terminated"] = {
+        {"exitCode", t.exit_code},
+        {"reason", t.reason},
+        {"startedAt", FormatRfc3339(t.started_at)},
+        {"finishedAt", FormatRfc3339(t.finished_at)},
+        {"containerID", "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name + "#" +
+                                                  std::to_string(c.restart_count)), 16) +
+                            Hex(Fnv(c.name + std::string(pod_uid)), 16)}};
+  }
   return j;
 }
 

@@ -429,6 +429,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::deployment::DeploymentController deployments(kcm_client, clock, components.deployment,
                                                             &kcm_events);
   deployments.Start();
+  // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
+  // events as job-controller's.
+  client::RestClient job_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:job-controller"));
+  KubeEventRecorder job_events(job_client, clock, "job-controller", nullptr);
+  components.job.seed = w.seed;
+  controllers::job::JobController jobs(job_client, clock, components.job, &job_events);
+  jobs.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -479,6 +491,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { disruption.Stop(); });
   stoppers.emplace_back([&] { replicasets.Stop(); });
   stoppers.emplace_back([&] { deployments.Stop(); });
+  stoppers.emplace_back([&] { jobs.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

@@ -17,6 +17,7 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/job/job_controller.h"
 #include "sim/world.h"
 
 namespace tidepool::runtime {
@@ -29,6 +30,7 @@ struct UpComponentOptions {
   controllers::disruption::DisruptionControllerOptions disruption;
   controllers::replicaset::ReplicaSetControllerOptions replicaset;
   controllers::deployment::DeploymentControllerOptions deployment;
+  controllers::job::JobControllerOptions job;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -42,6 +44,7 @@ struct UpComponentOptions {
     disruption.ForEachDuration(WithPrefix("disruption.", f));
     replicaset.ForEachDuration(WithPrefix("replicaset.", f));
     deployment.ForEachDuration(WithPrefix("deployment.", f));
+    job.ForEachDuration(WithPrefix("job.", f));
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <utility>
 #include <vector>
 
@@ -94,6 +95,15 @@ std::vector<std::string> ShellWords(const api::Container& c) {
   return words;
 }
 
+std::optional<int32_t> ParseInt32(std::string_view s) {
+  int32_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
 uint64_t Fnv1a(std::string_view s) {
   uint64_t h = 1469598103934665603ULL;
   for (unsigned char c : s) {
@@ -171,6 +181,27 @@ StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
     }
   }
   return total;
+}
+
+StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container) {
+  auto ann = pod.meta.annotations.find(std::string(kExitCodeAnnotation));
+  if (ann != pod.meta.annotations.end()) {
+    std::optional<int32_t> code = ParseInt32(ann->second);
+    if (!code.has_value()) {
+      return InvalidArgumentError("metadata.annotations[" + std::string(kExitCodeAnnotation) +
+                                  "]: not an integer: \"" + ann->second + "\"");
+    }
+    return *code;
+  }
+  const std::vector<std::string> words = ShellWords(container);
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "exit") {
+      if (std::optional<int32_t> code = ParseInt32(words[i + 1])) {
+        return *code;
+      }
+    }
+  }
+  return 0;
 }
 
 Kubelet::Kubelet(std::string node_name, Store& store, TimerService& timers, KubeletOptions options)
@@ -348,8 +379,6 @@ void Kubelet::RunContainers(const std::string& key) {
   SetConditions(status, {Cond("Ready", api::ConditionStatus::kTrue, "", "", now),
                          Cond("ContainersReady", api::ConditionStatus::kTrue, "", "", now)});
   std::vector<ContainerStatus> containers;
-  bool all_known = true;
-  Duration longest = Duration::zero();
   for (const api::Container& c : pod.spec.containers) {
     ContainerStatus cs;
     cs.name = c.name;
@@ -357,6 +386,18 @@ void Kubelet::RunContainers(const std::string& key) {
     cs.ready = true;
     cs.started_at = now;
     containers.push_back(std::move(cs));
+  }
+  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  PodState& s = pods_[key];
+  s.stage = Stage::kRunning;
+  s.run_started = now;
+  ScheduleExit(key, pod);
+}
+
+void Kubelet::ScheduleExit(const std::string& key, const api::Pod& pod) {
+  bool all_known = true;
+  Duration longest = Duration::zero();
+  for (const api::Container& c : pod.spec.containers) {
     auto run = ContainerRunTime(pod, c);
     if (!run.ok() || !run->has_value()) {
       all_known = false;
@@ -364,34 +405,142 @@ void Kubelet::RunContainers(const std::string& key) {
       longest = std::max(longest, **run);
     }
   }
-  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
-  pods_[key].stage = Stage::kRunning;
-  if (pod.spec.restart_policy != "Always" && all_known && !pod.spec.containers.empty()) {
-    Schedule(key, longest, &Kubelet::Complete);
+  if (all_known && !pod.spec.containers.empty()) {
+    Schedule(key, longest, &Kubelet::Exit);
   }
 }
 
-void Kubelet::Complete(const std::string& key) {
+void Kubelet::Exit(const std::string& key) {
   const PodRecord* rec = store_.GetPod(key);
   if (rec == nullptr) {
     return;
   }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
   const TimePoint now = timers_.clock().Now();
-  api::PodStatus status = rec->pod->status;
-  status.phase = api::PodPhase::kSucceeded;
-  SetConditions(status,
-                {Cond("Ready", api::ConditionStatus::kFalse, "PodCompleted", "", now),
-                 Cond("ContainersReady", api::ConditionStatus::kFalse, "PodCompleted", "", now)});
+  PodState& s = pods_[key];
+  const std::string& policy = pod.spec.restart_policy;
   std::vector<ContainerStatus> containers = rec->containers;
-  for (ContainerStatus& cs : containers) {
+  bool any_failed = false;
+  bool any_restarts = false;
+  std::vector<bool> restarts(containers.size(), false);
+  for (size_t i = 0; i < containers.size() && i < pod.spec.containers.size(); ++i) {
+    ContainerStatus& cs = containers[i];
+    StatusOr<int32_t> code = ContainerExitCode(pod, pod.spec.containers[i]);
     cs.state = ContainerStatus::State::kTerminated;
-    cs.reason = "Completed";
-    cs.exit_code = 0;
+    cs.exit_code = code.ok() ? *code : 0;
+    cs.reason = cs.exit_code == 0 ? "Completed" : "Error";
     cs.ready = false;
     cs.finished_at = now;
+    any_failed = any_failed || cs.exit_code != 0;
+    restarts[i] = policy == "Always" || (policy == "OnFailure" && cs.exit_code != 0);
+    any_restarts = any_restarts || restarts[i];
   }
-  pods_[key].stage = Stage::kCompleted;
+  api::PodStatus status = pod.status;
+  if (!any_restarts) {
+    status.phase = any_failed ? api::PodPhase::kFailed : api::PodPhase::kSucceeded;
+    SetConditions(status,
+                  {Cond("Ready", api::ConditionStatus::kFalse, "PodCompleted", "", now),
+                   Cond("ContainersReady", api::ConditionStatus::kFalse, "PodCompleted", "", now)});
+    s.stage = Stage::kCompleted;
+    (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+    return;
+  }
+  // The kubelet's crash back-off: the first restart at once, then 10 s doubling to the cap;
+  // forgotten after a run of more than twice the cap.
+  if (now - s.run_started > 2 * options_.crash_backoff_max) {
+    s.crashes = 0;
+  }
+  Duration delay = Duration::zero();
+  if (s.crashes > 0) {
+    delay = options_.crash_backoff_initial;
+    for (int32_t i = 1; i < s.crashes && delay < options_.crash_backoff_max; ++i) {
+      delay *= 2;
+    }
+    delay = std::min(delay, options_.crash_backoff_max);
+  }
+  ++s.crashes;
+  const std::string pod_id = pod.meta.name + "_" + pod.meta.namespace_ + "(" + pod.meta.uid + ")";
+  std::vector<std::string> backing_off;
+  for (size_t i = 0; i < containers.size(); ++i) {
+    if (!restarts[i]) {
+      continue;
+    }
+    ContainerStatus& cs = containers[i];
+    ContainerStatus::Terminated last;
+    last.exit_code = cs.exit_code;
+    last.reason = cs.reason;
+    last.started_at = cs.started_at.value_or(now);
+    last.finished_at = now;
+    cs.last_terminated = last;
+    if (delay > Duration::zero()) {
+      cs.state = ContainerStatus::State::kWaiting;
+      cs.reason = "CrashLoopBackOff";
+      cs.message = "back-off " + FormatGoDuration(delay) + " restarting failed container=" +
+                   cs.name + " pod=" + pod_id;
+      cs.started_at.reset();
+      cs.finished_at.reset();
+      backing_off.push_back(cs.name);
+    }
+  }
+  const std::string unready = "containers with unready status: " + ContainerNames(pod);
+  SetConditions(status,
+                {Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
+                 Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady",
+                      unready, now)});
   (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  if (delay == Duration::zero()) {
+    Restart(key);
+    return;
+  }
+  for (const std::string& name : backing_off) {
+    Emit(pod, "Warning", "BackOff",
+         "Back-off restarting failed container " + name + " in pod " + pod_id);
+  }
+  s.stage = Stage::kBackOff;
+  Schedule(key, delay, &Kubelet::Restart);
+}
+
+void Kubelet::Restart(const std::string& key) {
+  const PodRecord* rec = store_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  const TimePoint now = timers_.clock().Now();
+  std::vector<ContainerStatus> containers = rec->containers;
+  bool all_running = true;
+  for (size_t i = 0; i < containers.size() && i < pod.spec.containers.size(); ++i) {
+    ContainerStatus& cs = containers[i];
+    if (cs.state == ContainerStatus::State::kTerminated && cs.reason == "Completed" &&
+        pod.spec.restart_policy == "OnFailure") {
+      all_running = false;  // done for good
+      continue;
+    }
+    const api::Container& c = pod.spec.containers[i];
+    Emit(pod, "Normal", "Pulled", "Container image \"" + c.image + "\" already present on machine");
+    Emit(pod, "Normal", "Created", "Created container: " + c.name);
+    Emit(pod, "Normal", "Started", "Started container " + c.name);
+    cs.state = ContainerStatus::State::kRunning;
+    cs.reason.clear();
+    cs.message.clear();
+    cs.exit_code = 0;
+    cs.ready = true;
+    cs.started_at = now;
+    cs.finished_at.reset();
+    ++cs.restart_count;
+  }
+  api::PodStatus status = pod.status;
+  if (all_running) {
+    SetConditions(status, {Cond("Ready", api::ConditionStatus::kTrue, "", "", now),
+                           Cond("ContainersReady", api::ConditionStatus::kTrue, "", "", now)});
+  }
+  (void)store_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  PodState& s = pods_[key];
+  s.stage = Stage::kRunning;
+  s.run_started = now;
+  ScheduleExit(key, pod);
 }
 
 void Kubelet::BeginTermination(const std::string& key) {
@@ -405,7 +554,7 @@ void Kubelet::BeginTermination(const std::string& key) {
   it->second.stage = Stage::kTerminating;
   const api::PodConstSharedPtr keep = rec->pod;
   const api::Pod& pod = *keep;
-  if (was == Stage::kRunning) {
+  if (was == Stage::kRunning || was == Stage::kBackOff) {
     for (const api::Container& c : pod.spec.containers) {
       Emit(pod, "Normal", "Killing", "Stopping container " + c.name);
     }

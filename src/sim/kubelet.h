@@ -11,15 +11,27 @@
 //                Image size: <n> bytes.`
 //   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
 //                phase Running, containers ready
-//   +run time    restartPolicy Never / OnFailure: containers terminated (Completed, exit 0),
-//                phase Succeeded. restartPolicy Always: keeps running.
+//   +run time    the containers exit with the pod's exit code (below): terminated, reason
+//                Completed (exit 0) or Error (any other code).
+//                restartPolicy Never: phase Succeeded (exit 0) or Failed.
+//                OnFailure (exit != 0) and Always (any exit): restarted as the kubelet does -
+//                lastState.terminated keeps the run that ended; the first restart is at once,
+//                later ones wait the kubelet's crash back-off (10 s doubling to 5 min; reset
+//                when a run lasted more than twice the cap) as waiting `CrashLoopBackOff`
+//                (`back-off 10s restarting failed container=<c> pod=<pod>_<ns>(<uid>)`, event
+//                BackOff `Back-off restarting failed container <c> in pod <pod>_<ns>(<uid>)`);
+//                restartCount counts the restarts; the phase stays Running.
+//                OnFailure with exit 0: terminated Completed, phase Succeeded.
 //   deletion     Killing `Stopping container <name>`; after `termination` (capped by the
 //                grace period) the pod is removed from the store.
 //
 // The run time of a container comes from the annotation tidepool.dev/duration (a Go duration,
 // for every container of the pod) or from a `sleep N` in its command and args (N in seconds,
-// or with GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]). A pod completes
-// when its longest container does; a container without a known run time runs until deleted.
+// or with GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]). A pod's
+// containers end together, when its longest one does; a container without a known run time
+// runs until deleted. The exit code comes from the annotation tidepool.dev/exit-code (an
+// integer, for every container) or from the first `exit N` in the container's command and
+// args (e.g. ["sh", "-c", "sleep 60; exit 3"]); 0 otherwise.
 // Image sizes are a deterministic function of the image name.
 //
 // Every step is a timer on the TimerService; the kubelet writes only through the Store. Not
@@ -40,6 +52,7 @@
 namespace tidepool::sim {
 
 inline constexpr std::string_view kDurationAnnotation = "tidepool.dev/duration";
+inline constexpr std::string_view kExitCodeAnnotation = "tidepool.dev/exit-code";
 
 struct KubeletOptions {
   // Binding -> Running: image pull, container creation and start.
@@ -48,6 +61,9 @@ struct KubeletOptions {
   Duration image_pull = std::chrono::seconds(4);
   // SIGTERM -> containers gone, at most the pod's grace period.
   Duration termination = std::chrono::seconds(2);
+  // The kubelet's crash back-off (pkg/kubelet: initial 10 s, doubling, capped at 5 min).
+  Duration crash_backoff_initial = std::chrono::seconds(10);
+  Duration crash_backoff_max = std::chrono::minutes(5);
 
   // Every Duration member, once, by its config name (common/speed.h). Not options, so not
   // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
@@ -57,6 +73,8 @@ struct KubeletOptions {
     f("startDelay", start_delay, TimeBase::kEmulated);
     f("imagePull", image_pull, TimeBase::kEmulated);
     f("termination", termination, TimeBase::kEmulated);
+    f("crashBackoffInitial", crash_backoff_initial, TimeBase::kEmulated);
+    f("crashBackoffMax", crash_backoff_max, TimeBase::kEmulated);
   }
 };
 
@@ -64,6 +82,10 @@ struct KubeletOptions {
 // nullopt when unknown (runs until deleted). InvalidArgument for a bad annotation.
 StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
                                                    const api::Container& container);
+
+// The exit code of one container: the pod's annotation, else the first `exit N` of its
+// command and args, else 0. InvalidArgument for an annotation that is not an int32.
+StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container);
 
 class Kubelet {
  public:
@@ -85,13 +107,16 @@ class Kubelet {
   size_t NumPods() const { return pods_.size(); }
 
  private:
-  enum class Stage { kStarting, kPulled, kRunning, kCompleted, kTerminating };
+  enum class Stage { kStarting, kPulled, kRunning, kBackOff, kCompleted, kTerminating };
   struct PodState {
     Stage stage = Stage::kStarting;
     uint64_t token = 0;
     TimerService::TimerId timer = 0;
     bool timer_pending = false;
     TimePoint started;
+    // Crash back-off: exits since the last reset, and the current run's start.
+    int32_t crashes = 0;
+    TimePoint run_started;
   };
   using Step = void (Kubelet::*)(const std::string& key);
 
@@ -100,7 +125,11 @@ class Kubelet {
   void Start(const std::string& key);
   void FinishPulls(const std::string& key);
   void RunContainers(const std::string& key);
-  void Complete(const std::string& key);
+  // Schedules Exit after the pod's run time, when every container's is known.
+  void ScheduleExit(const std::string& key, const api::Pod& pod);
+  // The containers end (kubelet.h's file comment): terminal phase or a restart.
+  void Exit(const std::string& key);
+  void Restart(const std::string& key);
   void BeginTermination(const std::string& key);
   void Remove(const std::string& key);
   void Emit(const api::Pod& pod, std::string_view type, std::string_view reason,

@@ -100,7 +100,132 @@ TEST(KubeletTest, RestartPolicyAlwaysKeepsRunning) {
   h.Run(p);
   h.queue.RunUntil(h.t0 + hours(3));
   EXPECT_EQ(h.statuses.back().second, "Running");
-  EXPECT_EQ(h.store.GetPod("default/gpu-test-pod")->pod->status.phase, api::PodPhase::kRunning);
+  const PodRecord* rec = h.store.GetPod("default/gpu-test-pod");
+  EXPECT_EQ(rec->pod->status.phase, api::PodPhase::kRunning);
+  // `sleep 3600` ended twice (01:00:05, 02:00:05) and was restarted at once each time: a run
+  // of an hour is more than twice the back-off cap, which forgets earlier exits.
+  ASSERT_EQ(rec->containers.size(), 1u);
+  EXPECT_EQ(rec->containers[0].restart_count, 2);
+  ASSERT_TRUE(rec->containers[0].last_terminated.has_value());
+  EXPECT_EQ(rec->containers[0].last_terminated->exit_code, 0);
+  EXPECT_EQ(rec->containers[0].last_terminated->reason, "Completed");
+  EXPECT_EQ(rec->containers[0].last_terminated->finished_at, h.t0 + hours(2) + seconds(5));
+}
+
+// A pod that runs `run` and exits with `code` under `policy`.
+api::Pod ExitingPod(const std::string& policy, const std::string& run, const std::string& code) {
+  api::Pod p = SeedPod();
+  p.spec.restart_policy = policy;
+  p.meta.uid = "u1";
+  p.meta.annotations[std::string(kDurationAnnotation)] = run;
+  p.meta.annotations[std::string(kExitCodeAnnotation)] = code;
+  return p;
+}
+
+TEST(KubeletTest, ANonZeroExitCodeFailsThePodUnderRestartPolicyNever) {
+  Harness h;
+  h.Run(ExitingPod("Never", "30s", "3"));
+  h.queue.RunUntil(h.t0 + hours(1));
+  EXPECT_EQ(h.statuses, (std::vector<std::pair<std::string, std::string>>{
+                            {"00:00:00", "Pending"},
+                            {"00:00:00", "ContainerCreating"},
+                            {"00:00:05", "Running"},
+                            {"00:00:35", "Error"},
+                        }));
+  const PodRecord* rec = h.store.GetPod("default/gpu-test-pod");
+  EXPECT_EQ(rec->pod->status.phase, api::PodPhase::kFailed);
+  ASSERT_EQ(rec->containers.size(), 1u);
+  EXPECT_EQ(rec->containers[0].state, ContainerStatus::State::kTerminated);
+  EXPECT_EQ(rec->containers[0].reason, "Error");
+  EXPECT_EQ(rec->containers[0].exit_code, 3);
+  EXPECT_EQ(rec->containers[0].restart_count, 0);
+  EXPECT_EQ(rec->containers[0].finished_at, h.t0 + seconds(35));
+}
+
+TEST(KubeletTest, OnFailureRestartsWithTheKubeletsCrashBackOff) {
+  Harness h;
+  h.Run(ExitingPod("OnFailure", "10s", "1"));
+  // Exits at 15 s (restarted at once), 25 s (back-off 10 s), 45 s (20 s), 75 s (40 s), ...
+  h.queue.RunUntil(h.t0 + seconds(30));
+  const PodRecord* rec = h.store.GetPod("default/gpu-test-pod");
+  ASSERT_EQ(rec->containers.size(), 1u);
+  EXPECT_EQ(rec->pod->status.phase, api::PodPhase::kRunning);
+  EXPECT_EQ(rec->containers[0].state, ContainerStatus::State::kWaiting);
+  EXPECT_EQ(rec->containers[0].reason, "CrashLoopBackOff");
+  EXPECT_EQ(rec->containers[0].message,
+            "back-off 10s restarting failed container=cuda-container "
+            "pod=gpu-test-pod_default(u1)");
+  EXPECT_EQ(rec->containers[0].restart_count, 1);
+  ASSERT_TRUE(rec->containers[0].last_terminated.has_value());
+  EXPECT_EQ(rec->containers[0].last_terminated->exit_code, 1);
+  EXPECT_EQ(rec->containers[0].last_terminated->reason, "Error");
+  EXPECT_EQ(rec->containers[0].last_terminated->started_at, h.t0 + seconds(15));
+  EXPECT_EQ(rec->containers[0].last_terminated->finished_at, h.t0 + seconds(25));
+  EXPECT_EQ(h.statuses.back(), (std::pair<std::string, std::string>{"00:00:25", "CrashLoopBackOff"}));
+  EXPECT_EQ(h.events.back(),
+            "00:00:25 BackOff kubelet: Back-off restarting failed container cuda-container in "
+            "pod gpu-test-pod_default(u1)");
+  h.queue.RunUntil(h.t0 + seconds(36));
+  rec = h.store.GetPod("default/gpu-test-pod");
+  EXPECT_EQ(rec->containers[0].state, ContainerStatus::State::kRunning);
+  EXPECT_EQ(rec->containers[0].restart_count, 2);
+  EXPECT_EQ(rec->containers[0].started_at, h.t0 + seconds(35));
+  // Back-offs double up to the 5-min cap: 10, 20, 40, 80, 160, 300, 300 s.
+  h.queue.RunUntil(h.t0 + hours(1));
+  std::vector<std::string> backoffs;
+  for (const auto& [at, status] : h.statuses) {
+    if (status == "CrashLoopBackOff") backoffs.push_back(at);
+  }
+  ASSERT_GE(backoffs.size(), 7u);
+  EXPECT_EQ(std::vector<std::string>(backoffs.begin(), backoffs.begin() + 7),
+            (std::vector<std::string>{"00:00:25", "00:00:45", "00:01:15", "00:02:05", "00:03:35",
+                                      "00:06:25", "00:11:35"}));
+}
+
+TEST(KubeletTest, OnFailureWithExitZeroSucceedsAndAlwaysRestartsIt) {
+  {
+    Harness h;
+    h.Run(ExitingPod("OnFailure", "10s", "0"));
+    h.queue.RunUntil(h.t0 + hours(1));
+    EXPECT_EQ(h.store.GetPod("default/gpu-test-pod")->pod->status.phase,
+              api::PodPhase::kSucceeded);
+    EXPECT_EQ(h.statuses.back().second, "Completed");
+  }
+  Harness h;
+  h.Run(ExitingPod("Always", "10s", "0"));
+  h.queue.RunUntil(h.t0 + seconds(30));
+  const PodRecord* rec = h.store.GetPod("default/gpu-test-pod");
+  EXPECT_EQ(rec->pod->status.phase, api::PodPhase::kRunning);
+  EXPECT_EQ(rec->containers[0].reason, "CrashLoopBackOff");
+  EXPECT_EQ(rec->containers[0].last_terminated->reason, "Completed");
+}
+
+TEST(KubeletTest, ExitCodesFromTheAnnotationOrTheCommand) {
+  struct Case {
+    std::string name;
+    std::vector<std::string> command;
+    std::string annotation;  // empty: none
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"no exit: 0", {"sleep", "10"}, "", "0"},
+      {"a shell's exit", {"sh", "-c", "sleep 60; exit 3"}, "", "3"},
+      {"the first exit", {"sh", "-c", "exit 2; exit 4"}, "", "2"},
+      {"the annotation wins", {"sh", "-c", "exit 2"}, "137", "137"},
+      {"a bad annotation", {}, "boom",
+       "error: metadata.annotations[tidepool.dev/exit-code]: not an integer: \"boom\""},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    api::Pod p = MakePod("p").Container({}).Obj();
+    p.spec.containers[0].command = tc.command;
+    if (!tc.annotation.empty()) {
+      p.meta.annotations[std::string(kExitCodeAnnotation)] = tc.annotation;
+    }
+    StatusOr<int32_t> code = ContainerExitCode(p, p.spec.containers[0]);
+    EXPECT_EQ(code.ok() ? std::to_string(*code) : "error: " + std::string(code.status().message()),
+              tc.want);
+  }
 }
 
 TEST(KubeletTest, TheDurationAnnotationWinsAndImagesAreCached) {

@@ -66,6 +66,17 @@ struct ContainerStatus {
   int32_t restart_count = 0;
   std::optional<TimePoint> started_at;
   std::optional<TimePoint> finished_at;
+  // waiting: CrashLoopBackOff's "back-off 10s restarting failed container=..." text.
+  std::string message;
+  // The previous run's end (lastState.terminated), once the container was restarted.
+  struct Terminated {
+    int32_t exit_code = 0;
+    std::string reason;  // "Completed", "Error"
+    TimePoint started_at;
+    TimePoint finished_at;
+    friend bool operator==(const Terminated&, const Terminated&) = default;
+  };
+  std::optional<Terminated> last_terminated;
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
