@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "apiserver/discovery.h"
@@ -669,6 +671,40 @@ TEST_F(ApiServerTest, AStatusPatchWhoseResultIsNotAnObjectIsRefused) {
     EXPECT_LT(out.code, 500) << out.body;
   }
   EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+std::string ReadProtobufTestdata(const std::string& name) {
+  std::ifstream in(std::string(TIDEPOOL_SOURCE_DIR) + "/src/apiserver/protobuf/testdata/" + name,
+                   std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The body the real kubectl sent for `kubectl create deployment web --image=busybox --port=8080
+// -- sleep 3600` (protobuf): created as a real cluster stores it, with the defaults of the
+// JSON path (ContainerPort.protocol TCP among them); and a Secret without a type is Opaque.
+TEST_F(ApiServerTest, AProtobufBodyFromKubectlIsStoredWithTheDefaults) {
+  auto c = Do("POST",
+              "/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create&"
+              "fieldValidation=Strict",
+              ReadProtobufTestdata("create-deployment-command.pb"),
+              {{"content-type", "application/vnd.kubernetes.protobuf"}});
+  ASSERT_EQ(c.code, 201) << c.body;
+  const json d = c.Json();
+  EXPECT_EQ(d["spec"]["replicas"], 1);
+  EXPECT_EQ(d["spec"]["strategy"]["type"], "RollingUpdate");
+  const json& ctr = d["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(ctr["command"], json::parse(R"(["sleep","3600"])"));
+  EXPECT_EQ(ctr["ports"], json::parse(R"([{"containerPort":8080,"protocol":"TCP"}])"));
+  EXPECT_EQ(d["metadata"]["managedFields"][0]["manager"], "kubectl-create");
+
+  auto s = Do("POST", "/api/v1/namespaces/default/secrets",
+              R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"k":"dg=="}})");
+  ASSERT_EQ(s.code, 201) << s.body;
+  EXPECT_EQ(s.Json()["type"], "Opaque");
 }
 
 }  // namespace tidepool::apiserver
