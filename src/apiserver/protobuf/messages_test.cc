@@ -53,7 +53,9 @@ TEST(MessagesTest, FieldsAreWellFormed) {
         EXPECT_TRUE(names.insert(f.json).second) << "duplicate JSON name " << f.json;
         EXPECT_NE(std::string(f.json), "");
       }
-      if ((f.flags & kRepeated) != 0) EXPECT_EQ(f.presence, Presence::kOmitEmpty);
+      if ((f.flags & kRepeated) != 0) {
+        EXPECT_EQ(f.presence, Presence::kOmitEmpty);
+      }
     }
   }
 }
@@ -64,7 +66,9 @@ TEST(MessagesTest, KindsResolve) {
     const std::string v = k.api_version;
     EXPECT_EQ(FindKind(v == "*/v1" ? "v1" : v, k.kind), k.message);
     const std::string first = k.message->fields.empty() ? "" : k.message->fields[0].json;
-    if (std::string(k.kind) != "DeleteOptions") EXPECT_EQ(first, "metadata");
+    if (std::string(k.kind) != "DeleteOptions") {
+      EXPECT_EQ(first, "metadata");
+    }
   }
   EXPECT_NE(FindKind("policy/v1", "DeleteOptions"), nullptr);
   EXPECT_EQ(FindKind("policy/v1beta1", "DeleteOptions"), nullptr);
