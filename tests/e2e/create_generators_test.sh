@@ -33,6 +33,18 @@ expect_jp deploy/gpu-infer '{.spec.template.spec.restartPolicy} {.spec.template.
 expect_jp deploy/gpu-infer '{.spec.template.spec.containers[0].imagePullPolicy} {.spec.template.spec.containers[0].terminationMessagePath}' 'Always /dev/termination-log'
 pass "create deployment --replicas=3 (stored with replicas 3 and the defaults)"
 
+# The scale subresource (autoscaling/v1 Scale): kubectl scale's merge patch, and with
+# --current-replicas its GET and PUT.
+out=$(k scale deployment gpu-infer --replicas=6 2>&1) || fail "kubectl scale" "$out"
+expect_jp deploy/gpu-infer '{.spec.replicas}' 6
+out=$(k scale deployment gpu-infer --current-replicas=6 --replicas=2 2>&1) || fail "kubectl scale --current-replicas" "$out"
+expect_jp deploy/gpu-infer '{.spec.replicas}' 2
+out=$(k scale deployment gpu-infer --current-replicas=5 --replicas=1 2>&1) && fail "a wrong --current-replicas was accepted" "$out"
+expect_in "$out" "Expected replicas to be 5, was 2"
+scale=$(k get --raw /apis/apps/v1/namespaces/default/deployments/gpu-infer/scale)
+expect_in "$scale" '"spec":{"replicas":2},"status":{"replicas":0,"selector":"app=gpu-infer"}'
+pass "kubectl scale deployment (deployments/scale: PATCH, GET and PUT)"
+
 create deployment web --image=busybox:1.36 --port=8080 -- sleep 3600
 expect_jp deploy/web '{.spec.replicas}' 1
 expect_jp deploy/web '{.spec.template.spec.containers[0].command}' '["sleep","3600"]'
