@@ -7,8 +7,9 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 #include "apiserver/protobuf/messages.h"
 #include "apiserver/protobuf/wire.h"

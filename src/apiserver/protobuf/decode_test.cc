@@ -1,19 +1,21 @@
 // File: decode_test.cc
 //
-// Tests for DecodeObject: the body kubectl 1.32 sent for `kubectl create configmap`, captured
-// byte for byte (kubectl-api.md §2.9), and bodies built here with the field numbers of
-// k8s.io/api core/v1 and apimachinery meta/v1 generated.proto, for each supported kind.
+// Tests for DecodeObject: bodies the real kubectl 1.32 sent, captured byte for byte
+// (`kubectl create configmap` here, kubectl-api.md §2.9; every other generator and
+// `kubectl debug`'s Pods in testdata/, README.md there), each against the JSON kubectl itself
+// prints for the object; and bodies built here with the field numbers of generated.proto for
+// the Go field semantics of messages.h and the errors.
 #include "apiserver/protobuf/decode.h"
 
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace tidepool::apiserver::protobuf {
 namespace {
