@@ -190,6 +190,12 @@ void ProtobufSeeds(Writer& w) {
                                  integer(3, 1) + bytes(4, "Foreground") + bytes(5, "All")));
   w.Add("protobuf", envelope("policy/v1", "DeleteOptions", integer(1, 30)));
   w.Add("protobuf", envelope("v1", "Pod", meta));
+  w.Add("protobuf", envelope("autoscaling/v1", "Scale",
+                             meta + bytes(2, integer(1, 6)) +
+                                 bytes(3, integer(1, 3) + bytes(2, "a=b"))));
+  w.Add("protobuf", envelope("networking.k8s.io/v1", "Ingress", meta));  // not supported
+  // fuzz/corpus/protobuf/ holds bodies captured from the real kubectl (Deployment, Service, PDB,
+  // RoleBinding, and Pods with much of PodSpec).
 }
 
 }  // namespace

@@ -48,6 +48,12 @@ void DefaultContainer(json& c) {
   if (c.contains("image") && c["image"].is_string()) {
     SetIfAbsent(c, "imagePullPolicy", ImagePullPolicy(c["image"].get<std::string>()));
   }
+  // ContainerPort.protocol is `+default="TCP"`.
+  if (c.contains("ports") && c["ports"].is_array()) {
+    for (json& p : c["ports"]) {
+      if (p.is_object()) SetIfAbsent(p, "protocol", "TCP");
+    }
+  }
   if (!c.contains("resources") || !c["resources"].is_object()) c["resources"] = json::object();
   json& res = c["resources"];
   if (res.contains("limits") && res["limits"].is_object()) {
@@ -222,6 +228,9 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (meta.is_object() && meta.contains("name") && meta["name"].is_string()) {
       meta["labels"]["kubernetes.io/metadata.name"] = meta["name"];
     }
+  } else if (r.group.empty() && r.resource == "secrets") {
+    // SetDefaults_Secret: an empty type is Opaque.
+    if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group == "apps" || r.group == "batch") {
     if (r.resource == "deployments") validation::DefaultDeployment(object);
     if (r.resource == "replicasets") validation::DefaultReplicaSet(object);

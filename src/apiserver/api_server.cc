@@ -16,6 +16,7 @@
 #include "apiserver/patch/strategic_merge_patch.h"
 #include "apiserver/printers/printers.h"
 #include "apiserver/protobuf/decode.h"
+#include "apiserver/scale.h"
 #include "apiserver/schema/schema.h"
 #include "apiserver/selectors/fields.h"
 #include "apiserver/selectors/labels.h"
@@ -757,6 +758,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                      {"status", "Success"}, {"code", 201}});
   }
 
+  if (r.subresource == "scale") return HandleScale(r, w);
+
   // ---- collections
   if (r.name.empty()) {
     if (method == "GET") {
@@ -1322,6 +1325,101 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     return w.Send(result->created ? 201 : 200, kJson, result->object->text, r.Headers());
   }
   SendError(w, MethodNotAllowed(method));
+}
+
+// ---- The scale subresource ------------------------------------------------------------------------
+
+void ApiServer::HandleScale(Request& r, ResponseWriter& w) {
+  const HttpRequest& req = *r.http;
+  const Resource& res = *r.resource;
+  const std::string& method = req.method;
+  auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
+  if (method == "GET") {
+    auto o = store_.Get(res, r.ns, r.name);
+    if (!o.ok()) return fail(o.status());
+    return SendJson(w, 200, ScaleOf((*o)->Parse()), r.Headers());
+  }
+  if (method != "PUT" && method != "PATCH") return SendError(w, MethodNotAllowed(method));
+  auto body = ParseBody(req);
+  if (!body.ok()) return fail(body.status());
+  const std::string ct = req.Header("content-type");
+  const bool merge = ct.find("application/merge-patch+json") == 0 ||
+                     ct.find("application/strategic-merge-patch+json") == 0;
+  const bool json_patch = ct.find("application/json-patch+json") == 0;
+  if (method == "PATCH" && !merge && !json_patch) {
+    // Server-side apply of a Scale is not served.
+    return SendError(w, {415, "UnsupportedMediaType",
+                         "the body of the request was in an unknown format - accepted media "
+                         "types include: application/json-patch+json, "
+                         "application/merge-patch+json, application/strategic-merge-patch+json",
+                         json()});
+  }
+  if (method == "PUT") {
+    if (!body->is_object()) {
+      return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
+    }
+    if (auto e = VersionKindTypeError(*body)) return SendError(w, *e);
+  }
+  const ObjectStore::WriteOptions wopts{"api", req.Query("dryRun") == "All"};
+  const std::string manager = FieldManager(req);
+  std::optional<ApiError> refused;  // set when the mutation refuses with kube's answer
+  auto up = store_.Update(
+      res, r.ns, r.name,
+      [&](const StoredObject* cur) -> StatusOr<json> {
+        const json current = cur->Parse();
+        json scale = *body;
+        if (method == "PATCH") {
+          // A Scale has no lists: a strategic merge patch is a merge patch.
+          auto patched = merge ? patch::MergePatch(ScaleOf(current), *body)
+                               : patch::JsonPatch(ScaleOf(current), *body);
+          if (!patched.ok()) return patched.status();
+          scale = std::move(patched).value();
+        }
+        if (!scale.is_object()) {
+          return Status(StatusCode::kInvalidArgument, "the body of the request was not an object");
+        }
+        std::string decode_error;
+        api::FieldErrors errors;
+        const int32_t replicas = ScaleReplicas(scale, &decode_error, &errors);
+        if (!decode_error.empty()) {
+          refused = ApiError{400, "BadRequest", decode_error, json()};
+          return Status(StatusCode::kInvalidArgument, decode_error);
+        }
+        if (!errors.empty()) {
+          ApiError e;
+          e.code = 422;
+          e.reason = "Invalid";
+          e.message = "Scale.autoscaling \"" + r.name + "\" is invalid: " +
+                      api::AggregateMessage(errors);
+          json causes = json::array();
+          for (const api::FieldError& f : errors) {
+            std::string full = f.ToString();
+            full = full.substr(std::min(full.size(), f.field.size() + 2));
+            causes.push_back(
+                {{"reason", CauseReason(f.type)}, {"message", full}, {"field", f.field}});
+          }
+          e.details = {{"name", r.name}, {"group", "autoscaling"}, {"kind", "Scale"},
+                       {"causes", causes}};
+          refused = e;
+          return Status(StatusCode::kInvalidArgument, e.message);
+        }
+        json next = current;
+        next["spec"]["replicas"] = replicas;
+        // The Scale's resourceVersion, when set, is a precondition on the object.
+        next["metadata"]["resourceVersion"] = Str(scale, "metadata", "resourceVersion");
+        ApplyDefaults(res, next);
+        api::FieldErrors object_errors;
+        TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, &current, &object_errors));
+        if (!object_errors.empty()) {
+          refused = Invalid(res, r.name, object_errors);
+          return Status(StatusCode::kInvalidArgument, refused->message);
+        }
+        return patch::UpdateManagedFields(current, std::move(next), manager, clock_.Now());
+      },
+      wopts);
+  if (refused) return SendError(w, *refused, r.Headers());
+  if (!up.ok()) return fail(up.status());
+  SendJson(w, 200, ScaleOf(up->object->Parse()), r.Headers());
 }
 
 }  // namespace tidepool::apiserver

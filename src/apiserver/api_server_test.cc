@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <optional>
 
 #include "apiserver/discovery.h"
@@ -669,6 +671,106 @@ TEST_F(ApiServerTest, AStatusPatchWhoseResultIsNotAnObjectIsRefused) {
     EXPECT_LT(out.code, 500) << out.body;
   }
   EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/p").code, 200);
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+std::string ReadProtobufTestdata(const std::string& name) {
+  std::ifstream in(std::string(TIDEPOOL_SOURCE_DIR) + "/src/apiserver/protobuf/testdata/" + name,
+                   std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// The body the real kubectl sent for `kubectl create deployment web --image=busybox --port=8080
+// -- sleep 3600` (protobuf): created as a real cluster stores it, with the defaults of the
+// JSON path (ContainerPort.protocol TCP among them); and a Secret without a type is Opaque.
+TEST_F(ApiServerTest, AProtobufBodyFromKubectlIsStoredWithTheDefaults) {
+  auto c = Do("POST",
+              "/apis/apps/v1/namespaces/default/deployments?fieldManager=kubectl-create&"
+              "fieldValidation=Strict",
+              ReadProtobufTestdata("create-deployment-command.pb"),
+              {{"content-type", "application/vnd.kubernetes.protobuf"}});
+  ASSERT_EQ(c.code, 201) << c.body;
+  const json d = c.Json();
+  EXPECT_EQ(d["spec"]["replicas"], 1);
+  EXPECT_EQ(d["spec"]["strategy"]["type"], "RollingUpdate");
+  const json& ctr = d["spec"]["template"]["spec"]["containers"][0];
+  EXPECT_EQ(ctr["command"], json::parse(R"(["sleep","3600"])"));
+  EXPECT_EQ(ctr["ports"], json::parse(R"([{"containerPort":8080,"protocol":"TCP"}])"));
+  EXPECT_EQ(d["metadata"]["managedFields"][0]["manager"], "kubectl-create");
+
+  auto s = Do("POST", "/api/v1/namespaces/default/secrets",
+              R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"k":"dg=="}})");
+  ASSERT_EQ(s.code, 201) << s.body;
+  EXPECT_EQ(s.Json()["type"], "Opaque");
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+// deployments/scale as kube-apiserver serves it: discovery lists it (autoscaling/v1 Scale),
+// GET makes the Scale, kubectl scale's merge patch and a PUT set spec.replicas, a stale
+// resourceVersion is a conflict, a negative count a 422 on the Scale.
+TEST_F(ApiServerTest, TheScaleSubresourceOfADeployment) {
+  const json list = Do("GET", "/apis/apps/v1").Json();
+  std::vector<std::string> scales;
+  for (const json& r : list["resources"]) {
+    if (r["name"].get<std::string>().ends_with("/scale")) {
+      scales.push_back(r["name"].get<std::string>());
+      EXPECT_EQ(r["group"], "autoscaling");
+      EXPECT_EQ(r["version"], "v1");
+      EXPECT_EQ(r["kind"], "Scale");
+      EXPECT_EQ(r["verbs"], json::parse(R"(["get","patch","update"])"));
+    }
+  }
+  EXPECT_EQ(scales, (std::vector<std::string>{"deployments/scale", "replicasets/scale",
+                                                "statefulsets/scale"}));
+
+  auto c = Do("POST", "/apis/apps/v1/namespaces/default/deployments",
+              R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+                  "spec":{"replicas":2,"selector":{"matchLabels":{"app":"web"}},
+                  "template":{"metadata":{"labels":{"app":"web"}},
+                              "spec":{"containers":[{"name":"c","image":"nginx"}]}}}})");
+  ASSERT_EQ(c.code, 201) << c.body;
+  const std::string path = "/apis/apps/v1/namespaces/default/deployments/web/scale";
+  const json s = Do("GET", path).Json();
+  EXPECT_EQ(s["kind"], "Scale");
+  EXPECT_EQ(s["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(s["spec"], json::parse(R"({"replicas":2})"));
+  EXPECT_EQ(s["status"], json::parse(R"({"replicas":0,"selector":"app=web"})"));
+  EXPECT_EQ(s["metadata"]["uid"], c.Json()["metadata"]["uid"]);
+
+  auto p = Do("PATCH", path, R"({"spec":{"replicas":6}})",
+              {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(p.Json()["spec"]["replicas"], 6);
+  const json d = Do("GET", "/apis/apps/v1/namespaces/default/deployments/web").Json();
+  EXPECT_EQ(d["spec"]["replicas"], 6);
+  EXPECT_EQ(d["metadata"]["generation"], 2);
+
+  json put = p.Json();
+  put["spec"]["replicas"] = 1;
+  auto u = Do("PUT", path, put.dump());
+  ASSERT_EQ(u.code, 200) << u.body;
+  EXPECT_EQ(u.Json()["spec"]["replicas"], 1);
+  auto stale = Do("PUT", path, put.dump());  // put's resourceVersion is now old
+  EXPECT_EQ(stale.code, 409) << stale.body;
+  EXPECT_EQ(stale.Json()["reason"], "Conflict");
+
+  put = u.Json();
+  put["spec"]["replicas"] = -1;
+  auto neg = Do("PUT", path, put.dump());
+  EXPECT_EQ(neg.code, 422) << neg.body;
+  EXPECT_EQ(neg.Json()["message"],
+            "Scale.autoscaling \"web\" is invalid: spec.replicas: Invalid value: -1: must be "
+            "greater than or equal to 0");
+  EXPECT_EQ(neg.Json()["details"]["kind"], "Scale");
+  EXPECT_EQ(Do("GET", "/apis/apps/v1/namespaces/default/deployments/nope/scale").code, 404);
+  EXPECT_EQ(Do("GET", "/apis/apps/v1/namespaces/default/daemonsets/x/scale").code, 404);
+  EXPECT_EQ(Do("DELETE", path).code, 405);
 }
 
 }  // namespace tidepool::apiserver

@@ -1,5 +1,6 @@
 #include "apiserver/resources.h"
 
+#include <string_view>
 #include <utility>
 
 namespace tidepool::apiserver {
@@ -86,6 +87,10 @@ std::vector<Resource> Build() {
                             AppsKind{"statefulsets", "statefulset", "StatefulSet", "sts"}}) {
     Resource r = Make("apps", a.resource, a.singular, a.kind, true, {a.short_name}, {"all"});
     r.subresources = {Status(r)};
+    if (std::string_view(a.kind) != "DaemonSet") {
+      r.subresources.insert(r.subresources.begin(),
+                            {"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
+    }
     v.push_back(r);
   }
   {

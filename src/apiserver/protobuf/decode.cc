@@ -1,8 +1,7 @@
 // File: decode.cc
 //
-// Field numbers are those of k8s.io/api/core/v1/generated.proto and
-// k8s.io/apimachinery/pkg/apis/meta/v1 and pkg/runtime generated.proto (Kubernetes 1.32); Go
-// field names in errors are those gogo's generated Unmarshal methods print.
+// The runtime.Unknown envelope (pkg/runtime generated.proto), then one walker over the tables of
+// messages.h; Go field names in errors are those gogo's generated Unmarshal methods print.
 #include "apiserver/protobuf/decode.h"
 
 #include <chrono>
@@ -12,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apiserver/protobuf/messages.h"
 #include "apiserver/protobuf/wire.h"
 
 namespace tidepool::apiserver::protobuf {
@@ -48,69 +48,248 @@ std::string Base64(std::string_view in) {
   return out;
 }
 
-// Sets out[key] to the string unless it is empty (omitempty).
-void SetString(json& out, const char* key, std::string_view s) {
-  if (!s.empty()) {
-    out[key] = std::string(s);
+StatusOr<json> TimeJson(std::string_view data, std::string_view key);
+StatusOr<json> QuantityJson(std::string_view data, std::string_view go_name);
+StatusOr<json> IntOrStringJson(std::string_view data, std::string_view go_name);
+
+// The JSON of a Go zero value for a kAlways field absent from the wire, or null to omit it.
+json ZeroValue(const FieldSpec& f);
+
+// The object a message starts as: the zero values of its kAlways fields (those of kInline
+// structs merged in), as encoding/json writes a zero Go struct.
+json Prefilled(const MessageSpec& m) {
+  json out = json::object();
+  for (const FieldSpec& f : m.fields) {
+    if (f.presence != Presence::kAlways || (f.flags & kRepeated) != 0) continue;
+    json zero = ZeroValue(f);
+    if (zero.is_null()) continue;
+    if ((f.flags & kInline) != 0) {
+      out.update(zero);
+    } else {
+      out[f.json] = std::move(zero);
+    }
+  }
+  return out;
+}
+
+json ZeroValue(const FieldSpec& f) {
+  switch (f.kind) {
+    case Kind::kString:
+      return "";
+    case Kind::kInt32:
+    case Kind::kInt64:
+    case Kind::kIntOrString:
+      return 0;
+    case Kind::kBool:
+      return false;
+    case Kind::kQuantity:
+      return "0";
+    case Kind::kMessage:
+      return Prefilled(*f.message);
+    default:
+      return nullptr;  // bytes (nil), maps (omitted), Time (null, omitted)
   }
 }
 
-// A string field: sets out[key] (omitempty).
-Status StringField(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view s, BytesValue(f, go_name));
-  SetString(out, key, s);
+// Sets or, for an omitempty zero value, removes out[key].
+void Set(json& out, const FieldSpec& f, json v, bool zero) {
+  if (zero && f.presence == Presence::kOmitEmpty) {
+    out.erase(f.json);
+  } else {
+    out[f.json] = std::move(v);
+  }
+}
+
+// Appends v to the list out[key].
+void Append(json& out, const FieldSpec& f, json v) {
+  json& list = out[f.json];
+  if (!list.is_array()) list = json::array();
+  list.push_back(std::move(v));
+}
+
+// One integer: int32 fields hold a sign-extended varint.
+json IntJson(const FieldSpec& f, uint64_t v) {
+  if (f.kind == Kind::kInt32) return static_cast<int32_t>(v);
+  if (f.kind == Kind::kBool) return v != 0;
+  return static_cast<int64_t>(v);
+}
+
+// A repeated varint field, packed (one bytes value of varints) or not.
+Status AppendInts(const FieldSpec& f, const Field& field, json& out) {
+  if (field.type != WireType::kBytes) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(field, f.go));
+    Append(out, f, IntJson(f, v));
+    return OkStatus();
+  }
+  uint64_t v = 0;
+  int shift = 0;
+  for (const char c : field.bytes) {
+    if (shift >= 64) return InvalidArgumentError("proto: integer overflow");
+    v |= static_cast<uint64_t>(static_cast<uint8_t>(c) & 0x7F) << shift;
+    shift += 7;
+    if ((static_cast<uint8_t>(c) & 0x80) == 0) {
+      Append(out, f, IntJson(f, v));
+      v = 0;
+      shift = 0;
+    }
+  }
+  if (shift != 0) return InvalidArgumentError("unexpected EOF");
   return OkStatus();
 }
 
-// A string field without omitempty: sets out[key] even to "".
-Status PlainStringField(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view s, BytesValue(f, go_name));
-  out[key] = std::string(s);
-  return OkStatus();
-}
+Status DecodeInto(const MessageSpec& m, std::string_view data, json& out);
 
-// An element of a repeated string field: appended, even when empty.
-Status AppendString(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view s, BytesValue(f, go_name));
-  out[key].push_back(std::string(s));
-  return OkStatus();
-}
-
-Status BoolField(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(f, go_name));
-  out[key] = v != 0;
-  return OkStatus();
-}
-
-Status Int64Field(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(f, go_name));
-  out[key] = static_cast<int64_t>(v);
-  return OkStatus();
-}
-
-// One entry of a map<string, string> (or map<string, bytes> when `base64`): {1: key, 2: value}.
-Status MapEntry(const Field& f, std::string_view go_name, bool base64, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view entry, BytesValue(f, go_name));
+// One entry of a map field: {1: key, 2: value}.
+Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
   std::string_view k;
-  std::string_view v;
-  Reader r(entry, go_name);
+  json v;
+  switch (f.kind) {
+    case Kind::kQuantityMap:
+      v = "0";
+      break;
+    case Kind::kTimeMap:
+      v = nullptr;
+      break;
+    default:
+      v = "";
+      break;
+  }
+  Reader r(entry, f.go);
   while (!r.Done()) {
     TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
     if (e.number == 1) {
       TIDEPOOL_ASSIGN_OR_RETURN(k, BytesValue(e, "key"));
     } else if (e.number == 2) {
-      TIDEPOOL_ASSIGN_OR_RETURN(v, BytesValue(e, "value"));
+      TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view value, BytesValue(e, "value"));
+      switch (f.kind) {
+        case Kind::kBytesMap:
+          v = Base64(value);
+          break;
+        case Kind::kQuantityMap: {
+          TIDEPOOL_ASSIGN_OR_RETURN(v, QuantityJson(value, "value"));
+          break;
+        }
+        case Kind::kTimeMap: {
+          TIDEPOOL_ASSIGN_OR_RETURN(v, TimeJson(value, f.json));
+          break;
+        }
+        default:
+          v = std::string(value);
+          break;
+      }
     }
   }
-  out[key][std::string(k)] = base64 ? Base64(v) : std::string(v);
+  out[f.json][std::string(k)] = std::move(v);
   return OkStatus();
 }
 
-// metav1.Time {1: seconds, 2: nanos}: RFC 3339, seconds precision; an empty message is unset.
-Status TimeField(const Field& f, std::string_view go_name, json& out, const char* key) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view data, BytesValue(f, go_name));
-  if (data.empty()) {
+// A field holding an embedded message (or a list element, or an inline struct).
+Status MessageField(const FieldSpec& f, std::string_view data, json& out) {
+  if ((f.flags & kInline) != 0) {
+    return DecodeInto(*f.message, data, out);
+  }
+  if ((f.flags & kRepeated) != 0) {
+    json elem = Prefilled(*f.message);
+    TIDEPOOL_RETURN_IF_ERROR(DecodeInto(*f.message, data, elem));
+    Append(out, f, std::move(elem));
     return OkStatus();
+  }
+  // A message repeated on the wire merges into the first, as gogo's Unmarshal does.
+  json& child = out[f.json];
+  if (!child.is_object()) child = Prefilled(*f.message);
+  return DecodeInto(*f.message, data, child);
+}
+
+// One field of the wire, decoded into `out` as `f` says.
+Status DecodeField(const FieldSpec& f, const Field& field, json& out) {
+  const bool repeated = (f.flags & kRepeated) != 0;
+  switch (f.kind) {
+    case Kind::kInt32:
+    case Kind::kInt64:
+    case Kind::kBool: {
+      if (repeated) return AppendInts(f, field, out);
+      TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(field, f.go));
+      Set(out, f, IntJson(f, v), v == 0);
+      return OkStatus();
+    }
+    default:
+      break;
+  }
+  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view data, BytesValue(field, f.go));
+  switch (f.kind) {
+    case Kind::kString:
+      if (repeated) {
+        Append(out, f, std::string(data));
+      } else {
+        Set(out, f, std::string(data), data.empty());
+      }
+      return OkStatus();
+    case Kind::kBytes:
+      if (repeated) {
+        Append(out, f, Base64(data));
+      } else {
+        Set(out, f, Base64(data), data.empty());
+      }
+      return OkStatus();
+    case Kind::kStringMap:
+    case Kind::kBytesMap:
+    case Kind::kQuantityMap:
+    case Kind::kTimeMap:
+      return MapEntry(f, data, out);
+    case Kind::kMessage:
+      return MessageField(f, data, out);
+    case Kind::kTime: {
+      TIDEPOOL_ASSIGN_OR_RETURN(json t, TimeJson(data, f.json));
+      if (repeated) {
+        Append(out, f, std::move(t));
+      } else if (t.is_null()) {
+        out.erase(f.json);  // the zero time: JSON null, omitted
+      } else {
+        out[f.json] = std::move(t);
+      }
+      return OkStatus();
+    }
+    case Kind::kQuantity:
+    case Kind::kIntOrString: {
+      TIDEPOOL_ASSIGN_OR_RETURN(json v, f.kind == Kind::kQuantity ? QuantityJson(data, f.go)
+                                                                  : IntOrStringJson(data, f.go));
+      if (repeated) {
+        Append(out, f, std::move(v));
+      } else {
+        out[f.json] = std::move(v);
+      }
+      return OkStatus();
+    }
+    default:
+      return OkStatus();
+  }
+}
+
+const FieldSpec* FindField(const MessageSpec& m, uint32_t number) {
+  for (const FieldSpec& f : m.fields) {
+    if (f.number == number) return &f;
+  }
+  return nullptr;
+}
+
+// Reads every field of a message of type `m` into `out`, skipping the fields `m` does not know.
+Status DecodeInto(const MessageSpec& m, std::string_view data, json& out) {
+  Reader r(data, m.name);
+  while (!r.Done()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field field, r.Next());
+    const FieldSpec* f = FindField(m, field.number);
+    if (f != nullptr) {
+      TIDEPOOL_RETURN_IF_ERROR(DecodeField(*f, field, out));
+    }
+  }
+  return OkStatus();
+}
+
+// metav1.Time {1: seconds, 2: nanos}: RFC 3339, seconds precision; an empty message is the zero
+// time, JSON null.
+StatusOr<json> TimeJson(std::string_view data, std::string_view key) {
+  if (data.empty()) {
+    return json(nullptr);
   }
   int64_t seconds = 0;
   Reader r(data, "Timestamp");
@@ -142,268 +321,48 @@ Status TimeField(const Field& f, std::string_view go_name, json& out, const char
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
                 static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
                 static_cast<int>(rem % 60));
-  out[key] = buf;
-  return OkStatus();
+  return json(buf);
 }
 
-// Decodes the embedded message in `f` with `decode(data)` and merges its keys into out[key].
-template <typename Fn>
-Status MessageField(const Field& f, std::string_view go_name, json& out, const char* key,
-                    Fn decode) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view data, BytesValue(f, go_name));
-  TIDEPOOL_ASSIGN_OR_RETURN(json j, decode(data));
-  if (!out.contains(key)) {
-    out[key] = json::object();
-  }
-  out[key].update(j);
-  return OkStatus();
-}
-
-// Appends the embedded message in `f`, decoded with `decode(data)`, to the list out[key].
-template <typename Fn>
-Status AppendMessage(const Field& f, std::string_view go_name, json& out, const char* key,
-                     Fn decode) {
-  TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view data, BytesValue(f, go_name));
-  TIDEPOOL_ASSIGN_OR_RETURN(json j, decode(data));
-  out[key].push_back(std::move(j));
-  return OkStatus();
-}
-
-// Reads every field of a message into `out` with `decode_field(f, out)`, which ignores the
-// fields it does not know.
-template <typename Fn>
-StatusOr<json> DecodeMessage(std::string_view data, std::string_view message, json out,
-                             Fn decode_field) {
-  Reader r(data, message);
+// resource.Quantity {1: string}: the string as sent (the JSON path validates quantities); as
+// resource.ParseQuantity, an empty one is refused.
+StatusOr<json> QuantityJson(std::string_view data, std::string_view go_name) {
+  std::string_view s;
+  Reader r(data, "Quantity");
   while (!r.Done()) {
-    TIDEPOOL_ASSIGN_OR_RETURN(const Field f, r.Next());
-    TIDEPOOL_RETURN_IF_ERROR(decode_field(f, out));
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
+    if (e.number == 1) {
+      TIDEPOOL_ASSIGN_OR_RETURN(s, BytesValue(e, "String"));
+    }
   }
-  return out;
-}
-
-StatusOr<json> DecodeOwnerReference(std::string_view data) {
-  // apiVersion, kind, name and uid have no omitempty in Go.
-  json empty = {{"apiVersion", ""}, {"kind", ""}, {"name", ""}, {"uid", ""}};
-  return DecodeMessage(data, "OwnerReference", std::move(empty),
-                       [](const Field& f, json& out) -> Status {
-                         switch (f.number) {
-                           case 1:
-                             return PlainStringField(f, "Kind", out, "kind");
-                           case 3:
-                             return PlainStringField(f, "Name", out, "name");
-                           case 4:
-                             return PlainStringField(f, "UID", out, "uid");
-                           case 5:
-                             return PlainStringField(f, "APIVersion", out, "apiVersion");
-                           case 6:
-                             return BoolField(f, "Controller", out, "controller");
-                           case 7:
-                             return BoolField(f, "BlockOwnerDeletion", out, "blockOwnerDeletion");
-                           default:
-                             return OkStatus();
-                         }
-                       });
-}
-
-Status ObjectMetaField(const Field& f, json& out) {
-  switch (f.number) {
-    case 1:
-      return StringField(f, "Name", out, "name");
-    case 2:
-      return StringField(f, "GenerateName", out, "generateName");
-    case 3:
-      return StringField(f, "Namespace", out, "namespace");
-    case 4:
-      return StringField(f, "SelfLink", out, "selfLink");
-    case 5:
-      return StringField(f, "UID", out, "uid");
-    case 6:
-      return StringField(f, "ResourceVersion", out, "resourceVersion");
-    case 7: {
-      TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(f, "Generation"));
-      if (v != 0) {
-        out["generation"] = static_cast<int64_t>(v);
-      }
-      return OkStatus();
-    }
-    case 8:
-      return TimeField(f, "CreationTimestamp", out, "creationTimestamp");
-    case 9:
-      return TimeField(f, "DeletionTimestamp", out, "deletionTimestamp");
-    case 10:
-      return Int64Field(f, "DeletionGracePeriodSeconds", out, "deletionGracePeriodSeconds");
-    case 11:
-      return MapEntry(f, "Labels", false, out, "labels");
-    case 12:
-      return MapEntry(f, "Annotations", false, out, "annotations");
-    case 13:
-      return AppendMessage(f, "OwnerReferences", out, "ownerReferences", DecodeOwnerReference);
-    case 14:
-      return AppendString(f, "Finalizers", out, "finalizers");
-    default:
-      return OkStatus();  // 15 clusterName, 16 initializers (both removed), 17 managedFields.
+  if (s.empty()) {
+    return InvalidArgumentError(std::string(go_name) +
+                                ": quantities must match the regular expression "
+                                "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'");
   }
+  return json(std::string(s));
 }
 
-StatusOr<json> DecodeObjectMeta(std::string_view data) {
-  return DecodeMessage(data, "ObjectMeta", json::object(), ObjectMetaField);
-}
-
-// The object kinds: field 1 is metadata, always written; `decode_field` decodes the others.
-template <typename Fn>
-StatusOr<json> DecodeWithMeta(std::string_view data, std::string_view message, Fn decode_field) {
-  json empty = {{"metadata", json::object()}};
-  return DecodeMessage(data, message, std::move(empty),
-                       [&decode_field](const Field& f, json& out) -> Status {
-                         if (f.number == 1) {
-                           return MessageField(f, "Metadata", out, "metadata", DecodeObjectMeta);
-                         }
-                         return decode_field(f, out);
-                       });
-}
-
-StatusOr<json> DecodeConfigMap(std::string_view data) {
-  return DecodeWithMeta(data, "ConfigMap", [](const Field& f, json& out) -> Status {
-    switch (f.number) {
-      case 2:
-        return MapEntry(f, "Data", false, out, "data");
-      case 3:
-        return MapEntry(f, "BinaryData", true, out, "binaryData");
-      case 4:
-        return BoolField(f, "Immutable", out, "immutable");
-      default:
-        return OkStatus();
+// intstr.IntOrString {1: type (0 int, 1 string), 2: intVal, 3: strVal}.
+StatusOr<json> IntOrStringJson(std::string_view data, std::string_view go_name) {
+  uint64_t type = 0;
+  int32_t int_val = 0;
+  std::string_view str_val;
+  Reader r(data, "IntOrString");
+  while (!r.Done()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
+    if (e.number == 1) {
+      TIDEPOOL_ASSIGN_OR_RETURN(type, VarintValue(e, "Type"));
+    } else if (e.number == 2) {
+      TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(e, "IntVal"));
+      int_val = static_cast<int32_t>(v);
+    } else if (e.number == 3) {
+      TIDEPOOL_ASSIGN_OR_RETURN(str_val, BytesValue(e, "StrVal"));
     }
-  });
-}
-
-StatusOr<json> DecodeSecret(std::string_view data) {
-  return DecodeWithMeta(data, "Secret", [](const Field& f, json& out) -> Status {
-    switch (f.number) {
-      case 2:
-        return MapEntry(f, "Data", true, out, "data");
-      case 3:
-        return StringField(f, "Type", out, "type");
-      case 4:
-        return MapEntry(f, "StringData", false, out, "stringData");
-      case 5:
-        return BoolField(f, "Immutable", out, "immutable");
-      default:
-        return OkStatus();
-    }
-  });
-}
-
-StatusOr<json> DecodeNamespaceSpec(std::string_view data) {
-  return DecodeMessage(
-      data, "NamespaceSpec", json::object(), [](const Field& f, json& out) -> Status {
-        return f.number == 1 ? AppendString(f, "Finalizers", out, "finalizers") : OkStatus();
-      });
-}
-
-StatusOr<json> DecodeNamespaceStatus(std::string_view data) {
-  // 2 conditions: set by the namespace controller, never by clients.
-  return DecodeMessage(data, "NamespaceStatus", json::object(),
-                       [](const Field& f, json& out) -> Status {
-                         return f.number == 1 ? StringField(f, "Phase", out, "phase") : OkStatus();
-                       });
-}
-
-StatusOr<json> DecodeNamespace(std::string_view data) {
-  return DecodeWithMeta(data, "Namespace", [](const Field& f, json& out) -> Status {
-    switch (f.number) {
-      case 2:
-        return MessageField(f, "Spec", out, "spec", DecodeNamespaceSpec);
-      case 3:
-        return MessageField(f, "Status", out, "status", DecodeNamespaceStatus);
-      default:
-        return OkStatus();
-    }
-  });
-}
-
-Status ObjectReferenceField(const Field& f, json& out) {
-  switch (f.number) {
-    case 1:
-      return StringField(f, "Kind", out, "kind");
-    case 2:
-      return StringField(f, "Namespace", out, "namespace");
-    case 3:
-      return StringField(f, "Name", out, "name");
-    case 4:
-      return StringField(f, "UID", out, "uid");
-    case 5:
-      return StringField(f, "APIVersion", out, "apiVersion");
-    case 6:
-      return StringField(f, "ResourceVersion", out, "resourceVersion");
-    case 7:
-      return StringField(f, "FieldPath", out, "fieldPath");
-    default:
-      return OkStatus();
   }
-}
-
-StatusOr<json> DecodeObjectReference(std::string_view data) {
-  return DecodeMessage(data, "ObjectReference", json::object(), ObjectReferenceField);
-}
-
-StatusOr<json> DecodeLocalObjectReference(std::string_view data) {
-  return DecodeMessage(data, "LocalObjectReference", json::object(),
-                       [](const Field& f, json& out) -> Status {
-                         return f.number == 1 ? StringField(f, "Name", out, "name") : OkStatus();
-                       });
-}
-
-StatusOr<json> DecodeServiceAccount(std::string_view data) {
-  return DecodeWithMeta(data, "ServiceAccount", [](const Field& f, json& out) -> Status {
-    switch (f.number) {
-      case 2:
-        return AppendMessage(f, "Secrets", out, "secrets", DecodeObjectReference);
-      case 3:
-        return AppendMessage(f, "ImagePullSecrets", out, "imagePullSecrets",
-                             DecodeLocalObjectReference);
-      case 4:
-        return BoolField(f, "AutomountServiceAccountToken", out, "automountServiceAccountToken");
-      default:
-        return OkStatus();
-    }
-  });
-}
-
-StatusOr<json> DecodePreconditions(std::string_view data) {
-  return DecodeMessage(data, "Preconditions", json::object(),
-                       [](const Field& f, json& out) -> Status {
-                         switch (f.number) {
-                           case 1:
-                             return StringField(f, "UID", out, "uid");
-                           case 2:
-                             return StringField(f, "ResourceVersion", out, "resourceVersion");
-                           default:
-                             return OkStatus();
-                         }
-                       });
-}
-
-Status DeleteOptionsField(const Field& f, json& out) {
-  switch (f.number) {
-    case 1:
-      return Int64Field(f, "GracePeriodSeconds", out, "gracePeriodSeconds");
-    case 2:
-      return MessageField(f, "Preconditions", out, "preconditions", DecodePreconditions);
-    case 3:
-      return BoolField(f, "OrphanDependents", out, "orphanDependents");
-    case 4:
-      return StringField(f, "PropagationPolicy", out, "propagationPolicy");
-    case 5:
-      return AppendString(f, "DryRun", out, "dryRun");
-    default:
-      return OkStatus();
-  }
-}
-
-StatusOr<json> DecodeDeleteOptions(std::string_view data) {
-  return DecodeMessage(data, "DeleteOptions", json::object(), DeleteOptionsField);
+  if (type == 0) return json(int_val);
+  if (type == 1) return json(std::string(str_val));
+  return InvalidArgumentError(std::string(go_name) + ": impossible IntOrString.Type");
 }
 
 struct Unknown {
@@ -448,16 +407,6 @@ StatusOr<Unknown> DecodeUnknown(std::string_view data) {
   return u;
 }
 
-// "v1" or "<group>/v1".
-bool IsV1(std::string_view api_version) {
-  if (api_version == "v1") {
-    return true;
-  }
-  constexpr std::string_view kSuffix = "/v1";
-  return api_version.size() > kSuffix.size() &&
-         api_version.substr(api_version.size() - kSuffix.size()) == kSuffix;
-}
-
 }  // namespace
 
 StatusOr<json> DecodeObject(std::string_view body) {
@@ -473,24 +422,14 @@ StatusOr<json> DecodeObject(std::string_view body) {
   }
   TIDEPOOL_ASSIGN_OR_RETURN(const Unknown u, DecodeUnknown(body.substr(kMagic.size())));
 
-  StatusOr<json> obj = UnimplementedError("protobuf bodies of kind \"" + std::string(u.kind) +
-                                          "\" in version \"" + std::string(u.api_version) +
-                                          "\" are not supported; send application/json");
-  if (u.api_version == "v1" && u.kind == "ConfigMap") {
-    obj = DecodeConfigMap(u.raw);
-  } else if (u.api_version == "v1" && u.kind == "Secret") {
-    obj = DecodeSecret(u.raw);
-  } else if (u.api_version == "v1" && u.kind == "Namespace") {
-    obj = DecodeNamespace(u.raw);
-  } else if (u.api_version == "v1" && u.kind == "ServiceAccount") {
-    obj = DecodeServiceAccount(u.raw);
-  } else if (IsV1(u.api_version) && u.kind == "DeleteOptions") {
-    obj = DecodeDeleteOptions(u.raw);
+  const MessageSpec* spec = FindKind(u.api_version, u.kind);
+  if (spec == nullptr) {
+    return UnimplementedError("protobuf bodies of kind \"" + std::string(u.kind) +
+                              "\" in version \"" + std::string(u.api_version) +
+                              "\" are not supported; send application/json");
   }
-  if (!obj.ok()) {
-    return obj;
-  }
-  json out = std::move(obj).value();
+  json out = Prefilled(*spec);
+  TIDEPOOL_RETURN_IF_ERROR(DecodeInto(*spec, u.raw, out));
   out["apiVersion"] = std::string(u.api_version);
   out["kind"] = std::string(u.kind);
   return out;

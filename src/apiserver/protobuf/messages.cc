@@ -1,0 +1,2070 @@
+// File: messages.cc
+//
+// The tables of messages.h. Field numbers and types are those of Kubernetes 1.32's
+// generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling v1;
+// k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty` and pointer-ness are those of
+// the Go types (k8s.io/api/*/v1/types.go). Messages come before the messages that use them.
+// meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so ObjectMeta skips
+// field 17 as it skips unknown fields.
+#include "apiserver/protobuf/messages.h"
+
+namespace tidepool::apiserver::protobuf {
+namespace {
+
+using enum Kind;
+using enum Presence;
+
+// apis.meta.v1.OwnerReference
+constexpr FieldSpec kMetaOwnerReferenceFields[] = {
+    {1, "kind", "Kind", kString, kAlways},
+    {3, "name", "Name", kString, kAlways},
+    {4, "uid", "UID", kString, kAlways},
+    {5, "apiVersion", "APIVersion", kString, kAlways},
+    {6, "controller", "Controller", kBool, kOnWire},
+    {7, "blockOwnerDeletion", "BlockOwnerDeletion", kBool, kOnWire},
+};
+constexpr MessageSpec kMetaOwnerReference{"OwnerReference", kMetaOwnerReferenceFields};
+
+// apis.meta.v1.ObjectMeta
+constexpr FieldSpec kMetaObjectMetaFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "generateName", "GenerateName", kString, kOmitEmpty},
+    {3, "namespace", "Namespace", kString, kOmitEmpty},
+    {4, "selfLink", "SelfLink", kString, kOmitEmpty},
+    {5, "uid", "UID", kString, kOmitEmpty},
+    {6, "resourceVersion", "ResourceVersion", kString, kOmitEmpty},
+    {7, "generation", "Generation", kInt64, kOmitEmpty},
+    {8, "creationTimestamp", "CreationTimestamp", kTime, kAlways},
+    {9, "deletionTimestamp", "DeletionTimestamp", kTime, kOnWire},
+    {10, "deletionGracePeriodSeconds", "DeletionGracePeriodSeconds", kInt64, kOnWire},
+    {11, "labels", "Labels", kStringMap, kOmitEmpty},
+    {12, "annotations", "Annotations", kStringMap, kOmitEmpty},
+    {13, "ownerReferences", "OwnerReferences", kMessage, kOmitEmpty, kRepeated,
+     &kMetaOwnerReference},
+    {14, "finalizers", "Finalizers", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kMetaObjectMeta{"ObjectMeta", kMetaObjectMetaFields};
+
+// core.v1.HostPathVolumeSource
+constexpr FieldSpec kCoreHostPathVolumeSourceFields[] = {
+    {1, "path", "Path", kString, kAlways},
+    {2, "type", "Type", kString, kOnWire},
+};
+constexpr MessageSpec kCoreHostPathVolumeSource{"HostPathVolumeSource",
+                                                kCoreHostPathVolumeSourceFields};
+
+// core.v1.EmptyDirVolumeSource
+constexpr FieldSpec kCoreEmptyDirVolumeSourceFields[] = {
+    {1, "medium", "Medium", kString, kOmitEmpty},
+    {2, "sizeLimit", "SizeLimit", kQuantity, kOnWire},
+};
+constexpr MessageSpec kCoreEmptyDirVolumeSource{"EmptyDirVolumeSource",
+                                                kCoreEmptyDirVolumeSourceFields};
+
+// core.v1.GCEPersistentDiskVolumeSource
+constexpr FieldSpec kCoreGCEPersistentDiskVolumeSourceFields[] = {
+    {1, "pdName", "PDName", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "partition", "Partition", kInt32, kOmitEmpty},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreGCEPersistentDiskVolumeSource{"GCEPersistentDiskVolumeSource",
+                                                         kCoreGCEPersistentDiskVolumeSourceFields};
+
+// core.v1.AWSElasticBlockStoreVolumeSource
+constexpr FieldSpec kCoreAWSElasticBlockStoreVolumeSourceFields[] = {
+    {1, "volumeID", "VolumeID", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "partition", "Partition", kInt32, kOmitEmpty},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreAWSElasticBlockStoreVolumeSource{
+    "AWSElasticBlockStoreVolumeSource", kCoreAWSElasticBlockStoreVolumeSourceFields};
+
+// core.v1.GitRepoVolumeSource
+constexpr FieldSpec kCoreGitRepoVolumeSourceFields[] = {
+    {1, "repository", "Repository", kString, kAlways},
+    {2, "revision", "Revision", kString, kOmitEmpty},
+    {3, "directory", "Directory", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreGitRepoVolumeSource{"GitRepoVolumeSource",
+                                               kCoreGitRepoVolumeSourceFields};
+
+// core.v1.KeyToPath
+constexpr FieldSpec kCoreKeyToPathFields[] = {
+    {1, "key", "Key", kString, kAlways},
+    {2, "path", "Path", kString, kAlways},
+    {3, "mode", "Mode", kInt32, kOnWire},
+};
+constexpr MessageSpec kCoreKeyToPath{"KeyToPath", kCoreKeyToPathFields};
+
+// core.v1.SecretVolumeSource
+constexpr FieldSpec kCoreSecretVolumeSourceFields[] = {
+    {1, "secretName", "SecretName", kString, kOmitEmpty},
+    {2, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreKeyToPath},
+    {3, "defaultMode", "DefaultMode", kInt32, kOnWire},
+    {4, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreSecretVolumeSource{"SecretVolumeSource", kCoreSecretVolumeSourceFields};
+
+// core.v1.NFSVolumeSource
+constexpr FieldSpec kCoreNFSVolumeSourceFields[] = {
+    {1, "server", "Server", kString, kAlways},
+    {2, "path", "Path", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreNFSVolumeSource{"NFSVolumeSource", kCoreNFSVolumeSourceFields};
+
+// core.v1.LocalObjectReference
+constexpr FieldSpec kCoreLocalObjectReferenceFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreLocalObjectReference{"LocalObjectReference",
+                                                kCoreLocalObjectReferenceFields};
+
+// core.v1.ISCSIVolumeSource
+constexpr FieldSpec kCoreISCSIVolumeSourceFields[] = {
+    {1, "targetPortal", "TargetPortal", kString, kAlways},
+    {2, "iqn", "IQN", kString, kAlways},
+    {3, "lun", "Lun", kInt32, kAlways},
+    {4, "iscsiInterface", "ISCSIInterface", kString, kOmitEmpty},
+    {5, "fsType", "FSType", kString, kOmitEmpty},
+    {6, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {7, "portals", "Portals", kString, kOmitEmpty, kRepeated},
+    {8, "chapAuthDiscovery", "DiscoveryCHAPAuth", kBool, kOmitEmpty},
+    {10, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+    {11, "chapAuthSession", "SessionCHAPAuth", kBool, kOmitEmpty},
+    {12, "initiatorName", "InitiatorName", kString, kOnWire},
+};
+constexpr MessageSpec kCoreISCSIVolumeSource{"ISCSIVolumeSource", kCoreISCSIVolumeSourceFields};
+
+// core.v1.GlusterfsVolumeSource
+constexpr FieldSpec kCoreGlusterfsVolumeSourceFields[] = {
+    {1, "endpoints", "EndpointsName", kString, kAlways},
+    {2, "path", "Path", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreGlusterfsVolumeSource{"GlusterfsVolumeSource",
+                                                 kCoreGlusterfsVolumeSourceFields};
+
+// core.v1.PersistentVolumeClaimVolumeSource
+constexpr FieldSpec kCorePersistentVolumeClaimVolumeSourceFields[] = {
+    {1, "claimName", "ClaimName", kString, kAlways},
+    {2, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCorePersistentVolumeClaimVolumeSource{
+    "PersistentVolumeClaimVolumeSource", kCorePersistentVolumeClaimVolumeSourceFields};
+
+// core.v1.RBDVolumeSource
+constexpr FieldSpec kCoreRBDVolumeSourceFields[] = {
+    {1, "monitors", "CephMonitors", kString, kOmitEmpty, kRepeated},
+    {2, "image", "RBDImage", kString, kAlways},
+    {3, "fsType", "FSType", kString, kOmitEmpty},
+    {4, "pool", "RBDPool", kString, kOmitEmpty},
+    {5, "user", "RadosUser", kString, kOmitEmpty},
+    {6, "keyring", "Keyring", kString, kOmitEmpty},
+    {7, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+    {8, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreRBDVolumeSource{"RBDVolumeSource", kCoreRBDVolumeSourceFields};
+
+// core.v1.FlexVolumeSource
+constexpr FieldSpec kCoreFlexVolumeSourceFields[] = {
+    {1, "driver", "Driver", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {5, "options", "Options", kStringMap, kOmitEmpty},
+};
+constexpr MessageSpec kCoreFlexVolumeSource{"FlexVolumeSource", kCoreFlexVolumeSourceFields};
+
+// core.v1.CinderVolumeSource
+constexpr FieldSpec kCoreCinderVolumeSourceFields[] = {
+    {1, "volumeID", "VolumeID", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+};
+constexpr MessageSpec kCoreCinderVolumeSource{"CinderVolumeSource", kCoreCinderVolumeSourceFields};
+
+// core.v1.CephFSVolumeSource
+constexpr FieldSpec kCoreCephFSVolumeSourceFields[] = {
+    {1, "monitors", "Monitors", kString, kOmitEmpty, kRepeated},
+    {2, "path", "Path", kString, kOmitEmpty},
+    {3, "user", "User", kString, kOmitEmpty},
+    {4, "secretFile", "SecretFile", kString, kOmitEmpty},
+    {5, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+    {6, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreCephFSVolumeSource{"CephFSVolumeSource", kCoreCephFSVolumeSourceFields};
+
+// core.v1.FlockerVolumeSource
+constexpr FieldSpec kCoreFlockerVolumeSourceFields[] = {
+    {1, "datasetName", "DatasetName", kString, kOmitEmpty},
+    {2, "datasetUUID", "DatasetUUID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreFlockerVolumeSource{"FlockerVolumeSource",
+                                               kCoreFlockerVolumeSourceFields};
+
+// core.v1.ObjectFieldSelector
+constexpr FieldSpec kCoreObjectFieldSelectorFields[] = {
+    {1, "apiVersion", "APIVersion", kString, kOmitEmpty},
+    {2, "fieldPath", "FieldPath", kString, kAlways},
+};
+constexpr MessageSpec kCoreObjectFieldSelector{"ObjectFieldSelector",
+                                               kCoreObjectFieldSelectorFields};
+
+// core.v1.ResourceFieldSelector
+constexpr FieldSpec kCoreResourceFieldSelectorFields[] = {
+    {1, "containerName", "ContainerName", kString, kOmitEmpty},
+    {2, "resource", "Resource", kString, kAlways},
+    {3, "divisor", "Divisor", kQuantity, kAlways},
+};
+constexpr MessageSpec kCoreResourceFieldSelector{"ResourceFieldSelector",
+                                                 kCoreResourceFieldSelectorFields};
+
+// core.v1.DownwardAPIVolumeFile
+constexpr FieldSpec kCoreDownwardAPIVolumeFileFields[] = {
+    {1, "path", "Path", kString, kAlways},
+    {2, "fieldRef", "FieldRef", kMessage, kOnWire, 0, &kCoreObjectFieldSelector},
+    {3, "resourceFieldRef", "ResourceFieldRef", kMessage, kOnWire, 0, &kCoreResourceFieldSelector},
+    {4, "mode", "Mode", kInt32, kOnWire},
+};
+constexpr MessageSpec kCoreDownwardAPIVolumeFile{"DownwardAPIVolumeFile",
+                                                 kCoreDownwardAPIVolumeFileFields};
+
+// core.v1.DownwardAPIVolumeSource
+constexpr FieldSpec kCoreDownwardAPIVolumeSourceFields[] = {
+    {1, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreDownwardAPIVolumeFile},
+    {2, "defaultMode", "DefaultMode", kInt32, kOnWire},
+};
+constexpr MessageSpec kCoreDownwardAPIVolumeSource{"DownwardAPIVolumeSource",
+                                                   kCoreDownwardAPIVolumeSourceFields};
+
+// core.v1.FCVolumeSource
+constexpr FieldSpec kCoreFCVolumeSourceFields[] = {
+    {1, "targetWWNs", "TargetWWNs", kString, kOmitEmpty, kRepeated},
+    {2, "lun", "Lun", kInt32, kOnWire},
+    {3, "fsType", "FSType", kString, kOmitEmpty},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {5, "wwids", "WWIDs", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreFCVolumeSource{"FCVolumeSource", kCoreFCVolumeSourceFields};
+
+// core.v1.AzureFileVolumeSource
+constexpr FieldSpec kCoreAzureFileVolumeSourceFields[] = {
+    {1, "secretName", "SecretName", kString, kAlways},
+    {2, "shareName", "ShareName", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreAzureFileVolumeSource{"AzureFileVolumeSource",
+                                                 kCoreAzureFileVolumeSourceFields};
+
+// core.v1.ConfigMapVolumeSource
+constexpr FieldSpec kCoreConfigMapVolumeSourceFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreKeyToPath},
+    {3, "defaultMode", "DefaultMode", kInt32, kOnWire},
+    {4, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreConfigMapVolumeSource{"ConfigMapVolumeSource",
+                                                 kCoreConfigMapVolumeSourceFields};
+
+// core.v1.VsphereVirtualDiskVolumeSource
+constexpr FieldSpec kCoreVsphereVirtualDiskVolumeSourceFields[] = {
+    {1, "volumePath", "VolumePath", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "storagePolicyName", "StoragePolicyName", kString, kOmitEmpty},
+    {4, "storagePolicyID", "StoragePolicyID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreVsphereVirtualDiskVolumeSource{
+    "VsphereVirtualDiskVolumeSource", kCoreVsphereVirtualDiskVolumeSourceFields};
+
+// core.v1.QuobyteVolumeSource
+constexpr FieldSpec kCoreQuobyteVolumeSourceFields[] = {
+    {1, "registry", "Registry", kString, kAlways},  {2, "volume", "Volume", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty}, {4, "user", "User", kString, kOmitEmpty},
+    {5, "group", "Group", kString, kOmitEmpty},     {6, "tenant", "Tenant", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreQuobyteVolumeSource{"QuobyteVolumeSource",
+                                               kCoreQuobyteVolumeSourceFields};
+
+// core.v1.AzureDiskVolumeSource
+constexpr FieldSpec kCoreAzureDiskVolumeSourceFields[] = {
+    {1, "diskName", "DiskName", kString, kAlways},
+    {2, "diskURI", "DataDiskURI", kString, kAlways},
+    {3, "cachingMode", "CachingMode", kString, kOnWire},
+    {4, "fsType", "FSType", kString, kOnWire},
+    {5, "readOnly", "ReadOnly", kBool, kOnWire},
+    {6, "kind", "Kind", kString, kOnWire},
+};
+constexpr MessageSpec kCoreAzureDiskVolumeSource{"AzureDiskVolumeSource",
+                                                 kCoreAzureDiskVolumeSourceFields};
+
+// core.v1.PhotonPersistentDiskVolumeSource
+constexpr FieldSpec kCorePhotonPersistentDiskVolumeSourceFields[] = {
+    {1, "pdID", "PdID", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCorePhotonPersistentDiskVolumeSource{
+    "PhotonPersistentDiskVolumeSource", kCorePhotonPersistentDiskVolumeSourceFields};
+
+// core.v1.SecretProjection
+constexpr FieldSpec kCoreSecretProjectionFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreKeyToPath},
+    {4, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreSecretProjection{"SecretProjection", kCoreSecretProjectionFields};
+
+// core.v1.DownwardAPIProjection
+constexpr FieldSpec kCoreDownwardAPIProjectionFields[] = {
+    {1, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreDownwardAPIVolumeFile},
+};
+constexpr MessageSpec kCoreDownwardAPIProjection{"DownwardAPIProjection",
+                                                 kCoreDownwardAPIProjectionFields};
+
+// core.v1.ConfigMapProjection
+constexpr FieldSpec kCoreConfigMapProjectionFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "items", "Items", kMessage, kOmitEmpty, kRepeated, &kCoreKeyToPath},
+    {4, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreConfigMapProjection{"ConfigMapProjection",
+                                               kCoreConfigMapProjectionFields};
+
+// core.v1.ServiceAccountTokenProjection
+constexpr FieldSpec kCoreServiceAccountTokenProjectionFields[] = {
+    {1, "audience", "Audience", kString, kOmitEmpty},
+    {2, "expirationSeconds", "ExpirationSeconds", kInt64, kOnWire},
+    {3, "path", "Path", kString, kAlways},
+};
+constexpr MessageSpec kCoreServiceAccountTokenProjection{"ServiceAccountTokenProjection",
+                                                         kCoreServiceAccountTokenProjectionFields};
+
+// apis.meta.v1.LabelSelectorRequirement
+constexpr FieldSpec kMetaLabelSelectorRequirementFields[] = {
+    {1, "key", "Key", kString, kAlways},
+    {2, "operator", "Operator", kString, kAlways},
+    {3, "values", "Values", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kMetaLabelSelectorRequirement{"LabelSelectorRequirement",
+                                                    kMetaLabelSelectorRequirementFields};
+
+// apis.meta.v1.LabelSelector
+constexpr FieldSpec kMetaLabelSelectorFields[] = {
+    {1, "matchLabels", "MatchLabels", kStringMap, kOmitEmpty},
+    {2, "matchExpressions", "MatchExpressions", kMessage, kOmitEmpty, kRepeated,
+     &kMetaLabelSelectorRequirement},
+};
+constexpr MessageSpec kMetaLabelSelector{"LabelSelector", kMetaLabelSelectorFields};
+
+// core.v1.ClusterTrustBundleProjection
+constexpr FieldSpec kCoreClusterTrustBundleProjectionFields[] = {
+    {1, "name", "Name", kString, kOnWire},
+    {2, "signerName", "SignerName", kString, kOnWire},
+    {3, "labelSelector", "LabelSelector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {4, "path", "Path", kString, kAlways},
+    {5, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreClusterTrustBundleProjection{"ClusterTrustBundleProjection",
+                                                        kCoreClusterTrustBundleProjectionFields};
+
+// core.v1.VolumeProjection
+constexpr FieldSpec kCoreVolumeProjectionFields[] = {
+    {1, "secret", "Secret", kMessage, kOnWire, 0, &kCoreSecretProjection},
+    {2, "downwardAPI", "DownwardAPI", kMessage, kOnWire, 0, &kCoreDownwardAPIProjection},
+    {3, "configMap", "ConfigMap", kMessage, kOnWire, 0, &kCoreConfigMapProjection},
+    {4, "serviceAccountToken", "ServiceAccountToken", kMessage, kOnWire, 0,
+     &kCoreServiceAccountTokenProjection},
+    {5, "clusterTrustBundle", "ClusterTrustBundle", kMessage, kOnWire, 0,
+     &kCoreClusterTrustBundleProjection},
+};
+constexpr MessageSpec kCoreVolumeProjection{"VolumeProjection", kCoreVolumeProjectionFields};
+
+// core.v1.ProjectedVolumeSource
+constexpr FieldSpec kCoreProjectedVolumeSourceFields[] = {
+    {1, "sources", "Sources", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeProjection},
+    {2, "defaultMode", "DefaultMode", kInt32, kOnWire},
+};
+constexpr MessageSpec kCoreProjectedVolumeSource{"ProjectedVolumeSource",
+                                                 kCoreProjectedVolumeSourceFields};
+
+// core.v1.PortworxVolumeSource
+constexpr FieldSpec kCorePortworxVolumeSourceFields[] = {
+    {1, "volumeID", "VolumeID", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCorePortworxVolumeSource{"PortworxVolumeSource",
+                                                kCorePortworxVolumeSourceFields};
+
+// core.v1.ScaleIOVolumeSource
+constexpr FieldSpec kCoreScaleIOVolumeSourceFields[] = {
+    {1, "gateway", "Gateway", kString, kAlways},
+    {2, "system", "System", kString, kAlways},
+    {3, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+    {4, "sslEnabled", "SSLEnabled", kBool, kOmitEmpty},
+    {5, "protectionDomain", "ProtectionDomain", kString, kOmitEmpty},
+    {6, "storagePool", "StoragePool", kString, kOmitEmpty},
+    {7, "storageMode", "StorageMode", kString, kOmitEmpty},
+    {8, "volumeName", "VolumeName", kString, kOmitEmpty},
+    {9, "fsType", "FSType", kString, kOmitEmpty},
+    {10, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreScaleIOVolumeSource{"ScaleIOVolumeSource",
+                                               kCoreScaleIOVolumeSourceFields};
+
+// core.v1.StorageOSVolumeSource
+constexpr FieldSpec kCoreStorageOSVolumeSourceFields[] = {
+    {1, "volumeName", "VolumeName", kString, kOmitEmpty},
+    {2, "volumeNamespace", "VolumeNamespace", kString, kOmitEmpty},
+    {3, "fsType", "FSType", kString, kOmitEmpty},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {5, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreLocalObjectReference},
+};
+constexpr MessageSpec kCoreStorageOSVolumeSource{"StorageOSVolumeSource",
+                                                 kCoreStorageOSVolumeSourceFields};
+
+// core.v1.CSIVolumeSource
+constexpr FieldSpec kCoreCSIVolumeSourceFields[] = {
+    {1, "driver", "Driver", kString, kAlways},
+    {2, "readOnly", "ReadOnly", kBool, kOnWire},
+    {3, "fsType", "FSType", kString, kOnWire},
+    {4, "volumeAttributes", "VolumeAttributes", kStringMap, kOmitEmpty},
+    {5, "nodePublishSecretRef", "NodePublishSecretRef", kMessage, kOnWire, 0,
+     &kCoreLocalObjectReference},
+};
+constexpr MessageSpec kCoreCSIVolumeSource{"CSIVolumeSource", kCoreCSIVolumeSourceFields};
+
+// core.v1.VolumeResourceRequirements
+constexpr FieldSpec kCoreVolumeResourceRequirementsFields[] = {
+    {1, "limits", "Limits", kQuantityMap, kOmitEmpty},
+    {2, "requests", "Requests", kQuantityMap, kOmitEmpty},
+};
+constexpr MessageSpec kCoreVolumeResourceRequirements{"VolumeResourceRequirements",
+                                                      kCoreVolumeResourceRequirementsFields};
+
+// core.v1.TypedLocalObjectReference
+constexpr FieldSpec kCoreTypedLocalObjectReferenceFields[] = {
+    {1, "apiGroup", "APIGroup", kString, kOnWire},
+    {2, "kind", "Kind", kString, kAlways},
+    {3, "name", "Name", kString, kAlways},
+};
+constexpr MessageSpec kCoreTypedLocalObjectReference{"TypedLocalObjectReference",
+                                                     kCoreTypedLocalObjectReferenceFields};
+
+// core.v1.TypedObjectReference
+constexpr FieldSpec kCoreTypedObjectReferenceFields[] = {
+    {1, "apiGroup", "APIGroup", kString, kOnWire},
+    {2, "kind", "Kind", kString, kAlways},
+    {3, "name", "Name", kString, kAlways},
+    {4, "namespace", "Namespace", kString, kOnWire},
+};
+constexpr MessageSpec kCoreTypedObjectReference{"TypedObjectReference",
+                                                kCoreTypedObjectReferenceFields};
+
+// core.v1.PersistentVolumeClaimSpec
+constexpr FieldSpec kCorePersistentVolumeClaimSpecFields[] = {
+    {1, "accessModes", "AccessModes", kString, kOmitEmpty, kRepeated},
+    {2, "resources", "Resources", kMessage, kAlways, 0, &kCoreVolumeResourceRequirements},
+    {3, "volumeName", "VolumeName", kString, kOmitEmpty},
+    {4, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {5, "storageClassName", "StorageClassName", kString, kOnWire},
+    {6, "volumeMode", "VolumeMode", kString, kOnWire},
+    {7, "dataSource", "DataSource", kMessage, kOnWire, 0, &kCoreTypedLocalObjectReference},
+    {8, "dataSourceRef", "DataSourceRef", kMessage, kOnWire, 0, &kCoreTypedObjectReference},
+    {9, "volumeAttributesClassName", "VolumeAttributesClassName", kString, kOnWire},
+};
+constexpr MessageSpec kCorePersistentVolumeClaimSpec{"PersistentVolumeClaimSpec",
+                                                     kCorePersistentVolumeClaimSpecFields};
+
+// core.v1.PersistentVolumeClaimTemplate
+constexpr FieldSpec kCorePersistentVolumeClaimTemplateFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCorePersistentVolumeClaimSpec},
+};
+constexpr MessageSpec kCorePersistentVolumeClaimTemplate{"PersistentVolumeClaimTemplate",
+                                                         kCorePersistentVolumeClaimTemplateFields};
+
+// core.v1.EphemeralVolumeSource
+constexpr FieldSpec kCoreEphemeralVolumeSourceFields[] = {
+    {1, "volumeClaimTemplate", "VolumeClaimTemplate", kMessage, kOnWire, 0,
+     &kCorePersistentVolumeClaimTemplate},
+};
+constexpr MessageSpec kCoreEphemeralVolumeSource{"EphemeralVolumeSource",
+                                                 kCoreEphemeralVolumeSourceFields};
+
+// core.v1.ImageVolumeSource
+constexpr FieldSpec kCoreImageVolumeSourceFields[] = {
+    {1, "reference", "Reference", kString, kOmitEmpty},
+    {2, "pullPolicy", "PullPolicy", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreImageVolumeSource{"ImageVolumeSource", kCoreImageVolumeSourceFields};
+
+// core.v1.VolumeSource
+constexpr FieldSpec kCoreVolumeSourceFields[] = {
+    {1, "hostPath", "HostPath", kMessage, kOnWire, 0, &kCoreHostPathVolumeSource},
+    {2, "emptyDir", "EmptyDir", kMessage, kOnWire, 0, &kCoreEmptyDirVolumeSource},
+    {3, "gcePersistentDisk", "GCEPersistentDisk", kMessage, kOnWire, 0,
+     &kCoreGCEPersistentDiskVolumeSource},
+    {4, "awsElasticBlockStore", "AWSElasticBlockStore", kMessage, kOnWire, 0,
+     &kCoreAWSElasticBlockStoreVolumeSource},
+    {5, "gitRepo", "GitRepo", kMessage, kOnWire, 0, &kCoreGitRepoVolumeSource},
+    {6, "secret", "Secret", kMessage, kOnWire, 0, &kCoreSecretVolumeSource},
+    {7, "nfs", "NFS", kMessage, kOnWire, 0, &kCoreNFSVolumeSource},
+    {8, "iscsi", "ISCSI", kMessage, kOnWire, 0, &kCoreISCSIVolumeSource},
+    {9, "glusterfs", "Glusterfs", kMessage, kOnWire, 0, &kCoreGlusterfsVolumeSource},
+    {10, "persistentVolumeClaim", "PersistentVolumeClaim", kMessage, kOnWire, 0,
+     &kCorePersistentVolumeClaimVolumeSource},
+    {11, "rbd", "RBD", kMessage, kOnWire, 0, &kCoreRBDVolumeSource},
+    {12, "flexVolume", "FlexVolume", kMessage, kOnWire, 0, &kCoreFlexVolumeSource},
+    {13, "cinder", "Cinder", kMessage, kOnWire, 0, &kCoreCinderVolumeSource},
+    {14, "cephfs", "CephFS", kMessage, kOnWire, 0, &kCoreCephFSVolumeSource},
+    {15, "flocker", "Flocker", kMessage, kOnWire, 0, &kCoreFlockerVolumeSource},
+    {16, "downwardAPI", "DownwardAPI", kMessage, kOnWire, 0, &kCoreDownwardAPIVolumeSource},
+    {17, "fc", "FC", kMessage, kOnWire, 0, &kCoreFCVolumeSource},
+    {18, "azureFile", "AzureFile", kMessage, kOnWire, 0, &kCoreAzureFileVolumeSource},
+    {19, "configMap", "ConfigMap", kMessage, kOnWire, 0, &kCoreConfigMapVolumeSource},
+    {20, "vsphereVolume", "VsphereVolume", kMessage, kOnWire, 0,
+     &kCoreVsphereVirtualDiskVolumeSource},
+    {21, "quobyte", "Quobyte", kMessage, kOnWire, 0, &kCoreQuobyteVolumeSource},
+    {22, "azureDisk", "AzureDisk", kMessage, kOnWire, 0, &kCoreAzureDiskVolumeSource},
+    {23, "photonPersistentDisk", "PhotonPersistentDisk", kMessage, kOnWire, 0,
+     &kCorePhotonPersistentDiskVolumeSource},
+    {24, "portworxVolume", "PortworxVolume", kMessage, kOnWire, 0, &kCorePortworxVolumeSource},
+    {25, "scaleIO", "ScaleIO", kMessage, kOnWire, 0, &kCoreScaleIOVolumeSource},
+    {26, "projected", "Projected", kMessage, kOnWire, 0, &kCoreProjectedVolumeSource},
+    {27, "storageos", "StorageOS", kMessage, kOnWire, 0, &kCoreStorageOSVolumeSource},
+    {28, "csi", "CSI", kMessage, kOnWire, 0, &kCoreCSIVolumeSource},
+    {29, "ephemeral", "Ephemeral", kMessage, kOnWire, 0, &kCoreEphemeralVolumeSource},
+    {30, "image", "Image", kMessage, kOnWire, 0, &kCoreImageVolumeSource},
+};
+constexpr MessageSpec kCoreVolumeSource{"VolumeSource", kCoreVolumeSourceFields};
+
+// core.v1.Volume
+constexpr FieldSpec kCoreVolumeFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "", "VolumeSource", kMessage, kAlways, kInline, &kCoreVolumeSource},
+};
+constexpr MessageSpec kCoreVolume{"Volume", kCoreVolumeFields};
+
+// core.v1.ContainerPort
+constexpr FieldSpec kCoreContainerPortFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "hostPort", "HostPort", kInt32, kOmitEmpty},
+    {3, "containerPort", "ContainerPort", kInt32, kAlways},
+    {4, "protocol", "Protocol", kString, kOmitEmpty},
+    {5, "hostIP", "HostIP", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreContainerPort{"ContainerPort", kCoreContainerPortFields};
+
+// core.v1.ConfigMapEnvSource
+constexpr FieldSpec kCoreConfigMapEnvSourceFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreConfigMapEnvSource{"ConfigMapEnvSource", kCoreConfigMapEnvSourceFields};
+
+// core.v1.SecretEnvSource
+constexpr FieldSpec kCoreSecretEnvSourceFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreSecretEnvSource{"SecretEnvSource", kCoreSecretEnvSourceFields};
+
+// core.v1.EnvFromSource
+constexpr FieldSpec kCoreEnvFromSourceFields[] = {
+    {1, "prefix", "Prefix", kString, kOmitEmpty},
+    {2, "configMapRef", "ConfigMapRef", kMessage, kOnWire, 0, &kCoreConfigMapEnvSource},
+    {3, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretEnvSource},
+};
+constexpr MessageSpec kCoreEnvFromSource{"EnvFromSource", kCoreEnvFromSourceFields};
+
+// core.v1.ConfigMapKeySelector
+constexpr FieldSpec kCoreConfigMapKeySelectorFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "key", "Key", kString, kAlways},
+    {3, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreConfigMapKeySelector{"ConfigMapKeySelector",
+                                                kCoreConfigMapKeySelectorFields};
+
+// core.v1.SecretKeySelector
+constexpr FieldSpec kCoreSecretKeySelectorFields[] = {
+    {1, "", "LocalObjectReference", kMessage, kAlways, kInline, &kCoreLocalObjectReference},
+    {2, "key", "Key", kString, kAlways},
+    {3, "optional", "Optional", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreSecretKeySelector{"SecretKeySelector", kCoreSecretKeySelectorFields};
+
+// core.v1.EnvVarSource
+constexpr FieldSpec kCoreEnvVarSourceFields[] = {
+    {1, "fieldRef", "FieldRef", kMessage, kOnWire, 0, &kCoreObjectFieldSelector},
+    {2, "resourceFieldRef", "ResourceFieldRef", kMessage, kOnWire, 0, &kCoreResourceFieldSelector},
+    {3, "configMapKeyRef", "ConfigMapKeyRef", kMessage, kOnWire, 0, &kCoreConfigMapKeySelector},
+    {4, "secretKeyRef", "SecretKeyRef", kMessage, kOnWire, 0, &kCoreSecretKeySelector},
+};
+constexpr MessageSpec kCoreEnvVarSource{"EnvVarSource", kCoreEnvVarSourceFields};
+
+// core.v1.EnvVar
+constexpr FieldSpec kCoreEnvVarFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "value", "Value", kString, kOmitEmpty},
+    {3, "valueFrom", "ValueFrom", kMessage, kOnWire, 0, &kCoreEnvVarSource},
+};
+constexpr MessageSpec kCoreEnvVar{"EnvVar", kCoreEnvVarFields};
+
+// core.v1.ResourceClaim
+constexpr FieldSpec kCoreResourceClaimFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "request", "Request", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreResourceClaim{"ResourceClaim", kCoreResourceClaimFields};
+
+// core.v1.ResourceRequirements
+constexpr FieldSpec kCoreResourceRequirementsFields[] = {
+    {1, "limits", "Limits", kQuantityMap, kOmitEmpty},
+    {2, "requests", "Requests", kQuantityMap, kOmitEmpty},
+    {3, "claims", "Claims", kMessage, kOmitEmpty, kRepeated, &kCoreResourceClaim},
+};
+constexpr MessageSpec kCoreResourceRequirements{"ResourceRequirements",
+                                                kCoreResourceRequirementsFields};
+
+// core.v1.ContainerResizePolicy
+constexpr FieldSpec kCoreContainerResizePolicyFields[] = {
+    {1, "resourceName", "ResourceName", kString, kAlways},
+    {2, "restartPolicy", "RestartPolicy", kString, kAlways},
+};
+constexpr MessageSpec kCoreContainerResizePolicy{"ContainerResizePolicy",
+                                                 kCoreContainerResizePolicyFields};
+
+// core.v1.VolumeMount
+constexpr FieldSpec kCoreVolumeMountFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {3, "mountPath", "MountPath", kString, kAlways},
+    {4, "subPath", "SubPath", kString, kOmitEmpty},
+    {5, "mountPropagation", "MountPropagation", kString, kOnWire},
+    {6, "subPathExpr", "SubPathExpr", kString, kOmitEmpty},
+    {7, "recursiveReadOnly", "RecursiveReadOnly", kString, kOnWire},
+};
+constexpr MessageSpec kCoreVolumeMount{"VolumeMount", kCoreVolumeMountFields};
+
+// core.v1.VolumeDevice
+constexpr FieldSpec kCoreVolumeDeviceFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "devicePath", "DevicePath", kString, kAlways},
+};
+constexpr MessageSpec kCoreVolumeDevice{"VolumeDevice", kCoreVolumeDeviceFields};
+
+// core.v1.ExecAction
+constexpr FieldSpec kCoreExecActionFields[] = {
+    {1, "command", "Command", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreExecAction{"ExecAction", kCoreExecActionFields};
+
+// core.v1.HTTPHeader
+constexpr FieldSpec kCoreHTTPHeaderFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "value", "Value", kString, kAlways},
+};
+constexpr MessageSpec kCoreHTTPHeader{"HTTPHeader", kCoreHTTPHeaderFields};
+
+// core.v1.HTTPGetAction
+constexpr FieldSpec kCoreHTTPGetActionFields[] = {
+    {1, "path", "Path", kString, kOmitEmpty},
+    {2, "port", "Port", kIntOrString, kAlways},
+    {3, "host", "Host", kString, kOmitEmpty},
+    {4, "scheme", "Scheme", kString, kOmitEmpty},
+    {5, "httpHeaders", "HTTPHeaders", kMessage, kOmitEmpty, kRepeated, &kCoreHTTPHeader},
+};
+constexpr MessageSpec kCoreHTTPGetAction{"HTTPGetAction", kCoreHTTPGetActionFields};
+
+// core.v1.TCPSocketAction
+constexpr FieldSpec kCoreTCPSocketActionFields[] = {
+    {1, "port", "Port", kIntOrString, kAlways},
+    {2, "host", "Host", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreTCPSocketAction{"TCPSocketAction", kCoreTCPSocketActionFields};
+
+// core.v1.GRPCAction
+constexpr FieldSpec kCoreGRPCActionFields[] = {
+    {1, "port", "Port", kInt32, kAlways},
+    {2, "service", "Service", kString, kOnWire},
+};
+constexpr MessageSpec kCoreGRPCAction{"GRPCAction", kCoreGRPCActionFields};
+
+// core.v1.ProbeHandler
+constexpr FieldSpec kCoreProbeHandlerFields[] = {
+    {1, "exec", "Exec", kMessage, kOnWire, 0, &kCoreExecAction},
+    {2, "httpGet", "HTTPGet", kMessage, kOnWire, 0, &kCoreHTTPGetAction},
+    {3, "tcpSocket", "TCPSocket", kMessage, kOnWire, 0, &kCoreTCPSocketAction},
+    {4, "grpc", "GRPC", kMessage, kOnWire, 0, &kCoreGRPCAction},
+};
+constexpr MessageSpec kCoreProbeHandler{"ProbeHandler", kCoreProbeHandlerFields};
+
+// core.v1.Probe
+constexpr FieldSpec kCoreProbeFields[] = {
+    {1, "", "ProbeHandler", kMessage, kAlways, kInline, &kCoreProbeHandler},
+    {2, "initialDelaySeconds", "InitialDelaySeconds", kInt32, kOmitEmpty},
+    {3, "timeoutSeconds", "TimeoutSeconds", kInt32, kOmitEmpty},
+    {4, "periodSeconds", "PeriodSeconds", kInt32, kOmitEmpty},
+    {5, "successThreshold", "SuccessThreshold", kInt32, kOmitEmpty},
+    {6, "failureThreshold", "FailureThreshold", kInt32, kOmitEmpty},
+    {7, "terminationGracePeriodSeconds", "TerminationGracePeriodSeconds", kInt64, kOnWire},
+};
+constexpr MessageSpec kCoreProbe{"Probe", kCoreProbeFields};
+
+// core.v1.SleepAction
+constexpr FieldSpec kCoreSleepActionFields[] = {
+    {1, "seconds", "Seconds", kInt64, kAlways},
+};
+constexpr MessageSpec kCoreSleepAction{"SleepAction", kCoreSleepActionFields};
+
+// core.v1.LifecycleHandler
+constexpr FieldSpec kCoreLifecycleHandlerFields[] = {
+    {1, "exec", "Exec", kMessage, kOnWire, 0, &kCoreExecAction},
+    {2, "httpGet", "HTTPGet", kMessage, kOnWire, 0, &kCoreHTTPGetAction},
+    {3, "tcpSocket", "TCPSocket", kMessage, kOnWire, 0, &kCoreTCPSocketAction},
+    {4, "sleep", "Sleep", kMessage, kOnWire, 0, &kCoreSleepAction},
+};
+constexpr MessageSpec kCoreLifecycleHandler{"LifecycleHandler", kCoreLifecycleHandlerFields};
+
+// core.v1.Lifecycle
+constexpr FieldSpec kCoreLifecycleFields[] = {
+    {1, "postStart", "PostStart", kMessage, kOnWire, 0, &kCoreLifecycleHandler},
+    {2, "preStop", "PreStop", kMessage, kOnWire, 0, &kCoreLifecycleHandler},
+};
+constexpr MessageSpec kCoreLifecycle{"Lifecycle", kCoreLifecycleFields};
+
+// core.v1.Capabilities
+constexpr FieldSpec kCoreCapabilitiesFields[] = {
+    {1, "add", "Add", kString, kOmitEmpty, kRepeated},
+    {2, "drop", "Drop", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreCapabilities{"Capabilities", kCoreCapabilitiesFields};
+
+// core.v1.SELinuxOptions
+constexpr FieldSpec kCoreSELinuxOptionsFields[] = {
+    {1, "user", "User", kString, kOmitEmpty},
+    {2, "role", "Role", kString, kOmitEmpty},
+    {3, "type", "Type", kString, kOmitEmpty},
+    {4, "level", "Level", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreSELinuxOptions{"SELinuxOptions", kCoreSELinuxOptionsFields};
+
+// core.v1.WindowsSecurityContextOptions
+constexpr FieldSpec kCoreWindowsSecurityContextOptionsFields[] = {
+    {1, "gmsaCredentialSpecName", "GMSACredentialSpecName", kString, kOnWire},
+    {2, "gmsaCredentialSpec", "GMSACredentialSpec", kString, kOnWire},
+    {3, "runAsUserName", "RunAsUserName", kString, kOnWire},
+    {4, "hostProcess", "HostProcess", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreWindowsSecurityContextOptions{"WindowsSecurityContextOptions",
+                                                         kCoreWindowsSecurityContextOptionsFields};
+
+// core.v1.SeccompProfile
+constexpr FieldSpec kCoreSeccompProfileFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "localhostProfile", "LocalhostProfile", kString, kOnWire},
+};
+constexpr MessageSpec kCoreSeccompProfile{"SeccompProfile", kCoreSeccompProfileFields};
+
+// core.v1.AppArmorProfile
+constexpr FieldSpec kCoreAppArmorProfileFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "localhostProfile", "LocalhostProfile", kString, kOnWire},
+};
+constexpr MessageSpec kCoreAppArmorProfile{"AppArmorProfile", kCoreAppArmorProfileFields};
+
+// core.v1.SecurityContext
+constexpr FieldSpec kCoreSecurityContextFields[] = {
+    {1, "capabilities", "Capabilities", kMessage, kOnWire, 0, &kCoreCapabilities},
+    {2, "privileged", "Privileged", kBool, kOnWire},
+    {3, "seLinuxOptions", "SELinuxOptions", kMessage, kOnWire, 0, &kCoreSELinuxOptions},
+    {4, "runAsUser", "RunAsUser", kInt64, kOnWire},
+    {5, "runAsNonRoot", "RunAsNonRoot", kBool, kOnWire},
+    {6, "readOnlyRootFilesystem", "ReadOnlyRootFilesystem", kBool, kOnWire},
+    {7, "allowPrivilegeEscalation", "AllowPrivilegeEscalation", kBool, kOnWire},
+    {8, "runAsGroup", "RunAsGroup", kInt64, kOnWire},
+    {9, "procMount", "ProcMount", kString, kOnWire},
+    {10, "windowsOptions", "WindowsOptions", kMessage, kOnWire, 0,
+     &kCoreWindowsSecurityContextOptions},
+    {11, "seccompProfile", "SeccompProfile", kMessage, kOnWire, 0, &kCoreSeccompProfile},
+    {12, "appArmorProfile", "AppArmorProfile", kMessage, kOnWire, 0, &kCoreAppArmorProfile},
+};
+constexpr MessageSpec kCoreSecurityContext{"SecurityContext", kCoreSecurityContextFields};
+
+// core.v1.Container
+constexpr FieldSpec kCoreContainerFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "image", "Image", kString, kOmitEmpty},
+    {3, "command", "Command", kString, kOmitEmpty, kRepeated},
+    {4, "args", "Args", kString, kOmitEmpty, kRepeated},
+    {5, "workingDir", "WorkingDir", kString, kOmitEmpty},
+    {6, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kCoreContainerPort},
+    {7, "env", "Env", kMessage, kOmitEmpty, kRepeated, &kCoreEnvVar},
+    {8, "resources", "Resources", kMessage, kAlways, 0, &kCoreResourceRequirements},
+    {9, "volumeMounts", "VolumeMounts", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeMount},
+    {10, "livenessProbe", "LivenessProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {11, "readinessProbe", "ReadinessProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {12, "lifecycle", "Lifecycle", kMessage, kOnWire, 0, &kCoreLifecycle},
+    {13, "terminationMessagePath", "TerminationMessagePath", kString, kOmitEmpty},
+    {14, "imagePullPolicy", "ImagePullPolicy", kString, kOmitEmpty},
+    {15, "securityContext", "SecurityContext", kMessage, kOnWire, 0, &kCoreSecurityContext},
+    {16, "stdin", "Stdin", kBool, kOmitEmpty},
+    {17, "stdinOnce", "StdinOnce", kBool, kOmitEmpty},
+    {18, "tty", "TTY", kBool, kOmitEmpty},
+    {19, "envFrom", "EnvFrom", kMessage, kOmitEmpty, kRepeated, &kCoreEnvFromSource},
+    {20, "terminationMessagePolicy", "TerminationMessagePolicy", kString, kOmitEmpty},
+    {21, "volumeDevices", "VolumeDevices", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeDevice},
+    {22, "startupProbe", "StartupProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {23, "resizePolicy", "ResizePolicy", kMessage, kOmitEmpty, kRepeated,
+     &kCoreContainerResizePolicy},
+    {24, "restartPolicy", "RestartPolicy", kString, kOnWire},
+};
+constexpr MessageSpec kCoreContainer{"Container", kCoreContainerFields};
+
+// core.v1.EphemeralContainerCommon
+constexpr FieldSpec kCoreEphemeralContainerCommonFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "image", "Image", kString, kOmitEmpty},
+    {3, "command", "Command", kString, kOmitEmpty, kRepeated},
+    {4, "args", "Args", kString, kOmitEmpty, kRepeated},
+    {5, "workingDir", "WorkingDir", kString, kOmitEmpty},
+    {6, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kCoreContainerPort},
+    {7, "env", "Env", kMessage, kOmitEmpty, kRepeated, &kCoreEnvVar},
+    {8, "resources", "Resources", kMessage, kAlways, 0, &kCoreResourceRequirements},
+    {9, "volumeMounts", "VolumeMounts", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeMount},
+    {10, "livenessProbe", "LivenessProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {11, "readinessProbe", "ReadinessProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {12, "lifecycle", "Lifecycle", kMessage, kOnWire, 0, &kCoreLifecycle},
+    {13, "terminationMessagePath", "TerminationMessagePath", kString, kOmitEmpty},
+    {14, "imagePullPolicy", "ImagePullPolicy", kString, kOmitEmpty},
+    {15, "securityContext", "SecurityContext", kMessage, kOnWire, 0, &kCoreSecurityContext},
+    {16, "stdin", "Stdin", kBool, kOmitEmpty},
+    {17, "stdinOnce", "StdinOnce", kBool, kOmitEmpty},
+    {18, "tty", "TTY", kBool, kOmitEmpty},
+    {19, "envFrom", "EnvFrom", kMessage, kOmitEmpty, kRepeated, &kCoreEnvFromSource},
+    {20, "terminationMessagePolicy", "TerminationMessagePolicy", kString, kOmitEmpty},
+    {21, "volumeDevices", "VolumeDevices", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeDevice},
+    {22, "startupProbe", "StartupProbe", kMessage, kOnWire, 0, &kCoreProbe},
+    {23, "resizePolicy", "ResizePolicy", kMessage, kOmitEmpty, kRepeated,
+     &kCoreContainerResizePolicy},
+    {24, "restartPolicy", "RestartPolicy", kString, kOnWire},
+};
+constexpr MessageSpec kCoreEphemeralContainerCommon{"EphemeralContainerCommon",
+                                                    kCoreEphemeralContainerCommonFields};
+
+// core.v1.EphemeralContainer
+constexpr FieldSpec kCoreEphemeralContainerFields[] = {
+    {1, "", "EphemeralContainerCommon", kMessage, kAlways, kInline, &kCoreEphemeralContainerCommon},
+    {2, "targetContainerName", "TargetContainerName", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreEphemeralContainer{"EphemeralContainer", kCoreEphemeralContainerFields};
+
+// core.v1.Sysctl
+constexpr FieldSpec kCoreSysctlFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "value", "Value", kString, kAlways},
+};
+constexpr MessageSpec kCoreSysctl{"Sysctl", kCoreSysctlFields};
+
+// core.v1.PodSecurityContext
+constexpr FieldSpec kCorePodSecurityContextFields[] = {
+    {1, "seLinuxOptions", "SELinuxOptions", kMessage, kOnWire, 0, &kCoreSELinuxOptions},
+    {2, "runAsUser", "RunAsUser", kInt64, kOnWire},
+    {3, "runAsNonRoot", "RunAsNonRoot", kBool, kOnWire},
+    {4, "supplementalGroups", "SupplementalGroups", kInt64, kOmitEmpty, kRepeated},
+    {5, "fsGroup", "FSGroup", kInt64, kOnWire},
+    {6, "runAsGroup", "RunAsGroup", kInt64, kOnWire},
+    {7, "sysctls", "Sysctls", kMessage, kOmitEmpty, kRepeated, &kCoreSysctl},
+    {8, "windowsOptions", "WindowsOptions", kMessage, kOnWire, 0,
+     &kCoreWindowsSecurityContextOptions},
+    {9, "fsGroupChangePolicy", "FSGroupChangePolicy", kString, kOnWire},
+    {10, "seccompProfile", "SeccompProfile", kMessage, kOnWire, 0, &kCoreSeccompProfile},
+    {11, "appArmorProfile", "AppArmorProfile", kMessage, kOnWire, 0, &kCoreAppArmorProfile},
+    {12, "supplementalGroupsPolicy", "SupplementalGroupsPolicy", kString, kOnWire},
+    {13, "seLinuxChangePolicy", "SELinuxChangePolicy", kString, kOnWire},
+};
+constexpr MessageSpec kCorePodSecurityContext{"PodSecurityContext", kCorePodSecurityContextFields};
+
+// core.v1.NodeSelectorRequirement
+constexpr FieldSpec kCoreNodeSelectorRequirementFields[] = {
+    {1, "key", "Key", kString, kAlways},
+    {2, "operator", "Operator", kString, kAlways},
+    {3, "values", "Values", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreNodeSelectorRequirement{"NodeSelectorRequirement",
+                                                   kCoreNodeSelectorRequirementFields};
+
+// core.v1.NodeSelectorTerm
+constexpr FieldSpec kCoreNodeSelectorTermFields[] = {
+    {1, "matchExpressions", "MatchExpressions", kMessage, kOmitEmpty, kRepeated,
+     &kCoreNodeSelectorRequirement},
+    {2, "matchFields", "MatchFields", kMessage, kOmitEmpty, kRepeated,
+     &kCoreNodeSelectorRequirement},
+};
+constexpr MessageSpec kCoreNodeSelectorTerm{"NodeSelectorTerm", kCoreNodeSelectorTermFields};
+
+// core.v1.NodeSelector
+constexpr FieldSpec kCoreNodeSelectorFields[] = {
+    {1, "nodeSelectorTerms", "NodeSelectorTerms", kMessage, kOmitEmpty, kRepeated,
+     &kCoreNodeSelectorTerm},
+};
+constexpr MessageSpec kCoreNodeSelector{"NodeSelector", kCoreNodeSelectorFields};
+
+// core.v1.PreferredSchedulingTerm
+constexpr FieldSpec kCorePreferredSchedulingTermFields[] = {
+    {1, "weight", "Weight", kInt32, kAlways},
+    {2, "preference", "Preference", kMessage, kAlways, 0, &kCoreNodeSelectorTerm},
+};
+constexpr MessageSpec kCorePreferredSchedulingTerm{"PreferredSchedulingTerm",
+                                                   kCorePreferredSchedulingTermFields};
+
+// core.v1.NodeAffinity
+constexpr FieldSpec kCoreNodeAffinityFields[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution",
+     "RequiredDuringSchedulingIgnoredDuringExecution", kMessage, kOnWire, 0, &kCoreNodeSelector},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution",
+     "PreferredDuringSchedulingIgnoredDuringExecution", kMessage, kOmitEmpty, kRepeated,
+     &kCorePreferredSchedulingTerm},
+};
+constexpr MessageSpec kCoreNodeAffinity{"NodeAffinity", kCoreNodeAffinityFields};
+
+// core.v1.PodAffinityTerm
+constexpr FieldSpec kCorePodAffinityTermFields[] = {
+    {1, "labelSelector", "LabelSelector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {2, "namespaces", "Namespaces", kString, kOmitEmpty, kRepeated},
+    {3, "topologyKey", "TopologyKey", kString, kAlways},
+    {4, "namespaceSelector", "NamespaceSelector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {5, "matchLabelKeys", "MatchLabelKeys", kString, kOmitEmpty, kRepeated},
+    {6, "mismatchLabelKeys", "MismatchLabelKeys", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCorePodAffinityTerm{"PodAffinityTerm", kCorePodAffinityTermFields};
+
+// core.v1.WeightedPodAffinityTerm
+constexpr FieldSpec kCoreWeightedPodAffinityTermFields[] = {
+    {1, "weight", "Weight", kInt32, kAlways},
+    {2, "podAffinityTerm", "PodAffinityTerm", kMessage, kAlways, 0, &kCorePodAffinityTerm},
+};
+constexpr MessageSpec kCoreWeightedPodAffinityTerm{"WeightedPodAffinityTerm",
+                                                   kCoreWeightedPodAffinityTermFields};
+
+// core.v1.PodAffinity
+constexpr FieldSpec kCorePodAffinityFields[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution",
+     "RequiredDuringSchedulingIgnoredDuringExecution", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodAffinityTerm},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution",
+     "PreferredDuringSchedulingIgnoredDuringExecution", kMessage, kOmitEmpty, kRepeated,
+     &kCoreWeightedPodAffinityTerm},
+};
+constexpr MessageSpec kCorePodAffinity{"PodAffinity", kCorePodAffinityFields};
+
+// core.v1.PodAntiAffinity
+constexpr FieldSpec kCorePodAntiAffinityFields[] = {
+    {1, "requiredDuringSchedulingIgnoredDuringExecution",
+     "RequiredDuringSchedulingIgnoredDuringExecution", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodAffinityTerm},
+    {2, "preferredDuringSchedulingIgnoredDuringExecution",
+     "PreferredDuringSchedulingIgnoredDuringExecution", kMessage, kOmitEmpty, kRepeated,
+     &kCoreWeightedPodAffinityTerm},
+};
+constexpr MessageSpec kCorePodAntiAffinity{"PodAntiAffinity", kCorePodAntiAffinityFields};
+
+// core.v1.Affinity
+constexpr FieldSpec kCoreAffinityFields[] = {
+    {1, "nodeAffinity", "NodeAffinity", kMessage, kOnWire, 0, &kCoreNodeAffinity},
+    {2, "podAffinity", "PodAffinity", kMessage, kOnWire, 0, &kCorePodAffinity},
+    {3, "podAntiAffinity", "PodAntiAffinity", kMessage, kOnWire, 0, &kCorePodAntiAffinity},
+};
+constexpr MessageSpec kCoreAffinity{"Affinity", kCoreAffinityFields};
+
+// core.v1.Toleration
+constexpr FieldSpec kCoreTolerationFields[] = {
+    {1, "key", "Key", kString, kOmitEmpty},
+    {2, "operator", "Operator", kString, kOmitEmpty},
+    {3, "value", "Value", kString, kOmitEmpty},
+    {4, "effect", "Effect", kString, kOmitEmpty},
+    {5, "tolerationSeconds", "TolerationSeconds", kInt64, kOnWire},
+};
+constexpr MessageSpec kCoreToleration{"Toleration", kCoreTolerationFields};
+
+// core.v1.HostAlias
+constexpr FieldSpec kCoreHostAliasFields[] = {
+    {1, "ip", "IP", kString, kAlways},
+    {2, "hostnames", "Hostnames", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreHostAlias{"HostAlias", kCoreHostAliasFields};
+
+// core.v1.PodDNSConfigOption
+constexpr FieldSpec kCorePodDNSConfigOptionFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "value", "Value", kString, kOnWire},
+};
+constexpr MessageSpec kCorePodDNSConfigOption{"PodDNSConfigOption", kCorePodDNSConfigOptionFields};
+
+// core.v1.PodDNSConfig
+constexpr FieldSpec kCorePodDNSConfigFields[] = {
+    {1, "nameservers", "Nameservers", kString, kOmitEmpty, kRepeated},
+    {2, "searches", "Searches", kString, kOmitEmpty, kRepeated},
+    {3, "options", "Options", kMessage, kOmitEmpty, kRepeated, &kCorePodDNSConfigOption},
+};
+constexpr MessageSpec kCorePodDNSConfig{"PodDNSConfig", kCorePodDNSConfigFields};
+
+// core.v1.PodReadinessGate
+constexpr FieldSpec kCorePodReadinessGateFields[] = {
+    {1, "conditionType", "ConditionType", kString, kAlways},
+};
+constexpr MessageSpec kCorePodReadinessGate{"PodReadinessGate", kCorePodReadinessGateFields};
+
+// core.v1.TopologySpreadConstraint
+constexpr FieldSpec kCoreTopologySpreadConstraintFields[] = {
+    {1, "maxSkew", "MaxSkew", kInt32, kAlways},
+    {2, "topologyKey", "TopologyKey", kString, kAlways},
+    {3, "whenUnsatisfiable", "WhenUnsatisfiable", kString, kAlways},
+    {4, "labelSelector", "LabelSelector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {5, "minDomains", "MinDomains", kInt32, kOnWire},
+    {6, "nodeAffinityPolicy", "NodeAffinityPolicy", kString, kOnWire},
+    {7, "nodeTaintsPolicy", "NodeTaintsPolicy", kString, kOnWire},
+    {8, "matchLabelKeys", "MatchLabelKeys", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreTopologySpreadConstraint{"TopologySpreadConstraint",
+                                                    kCoreTopologySpreadConstraintFields};
+
+// core.v1.PodOS
+constexpr FieldSpec kCorePodOSFields[] = {
+    {1, "name", "Name", kString, kAlways},
+};
+constexpr MessageSpec kCorePodOS{"PodOS", kCorePodOSFields};
+
+// core.v1.PodSchedulingGate
+constexpr FieldSpec kCorePodSchedulingGateFields[] = {
+    {1, "name", "Name", kString, kAlways},
+};
+constexpr MessageSpec kCorePodSchedulingGate{"PodSchedulingGate", kCorePodSchedulingGateFields};
+
+// core.v1.PodResourceClaim
+constexpr FieldSpec kCorePodResourceClaimFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {3, "resourceClaimName", "ResourceClaimName", kString, kOnWire},
+    {4, "resourceClaimTemplateName", "ResourceClaimTemplateName", kString, kOnWire},
+};
+constexpr MessageSpec kCorePodResourceClaim{"PodResourceClaim", kCorePodResourceClaimFields};
+
+// core.v1.PodSpec
+constexpr FieldSpec kCorePodSpecFields[] = {
+    {1, "volumes", "Volumes", kMessage, kOmitEmpty, kRepeated, &kCoreVolume},
+    {2, "containers", "Containers", kMessage, kOmitEmpty, kRepeated, &kCoreContainer},
+    {3, "restartPolicy", "RestartPolicy", kString, kOmitEmpty},
+    {4, "terminationGracePeriodSeconds", "TerminationGracePeriodSeconds", kInt64, kOnWire},
+    {5, "activeDeadlineSeconds", "ActiveDeadlineSeconds", kInt64, kOnWire},
+    {6, "dnsPolicy", "DNSPolicy", kString, kOmitEmpty},
+    {7, "nodeSelector", "NodeSelector", kStringMap, kOmitEmpty},
+    {8, "serviceAccountName", "ServiceAccountName", kString, kOmitEmpty},
+    {9, "serviceAccount", "DeprecatedServiceAccount", kString, kOmitEmpty},
+    {10, "nodeName", "NodeName", kString, kOmitEmpty},
+    {11, "hostNetwork", "HostNetwork", kBool, kOmitEmpty},
+    {12, "hostPID", "HostPID", kBool, kOmitEmpty},
+    {13, "hostIPC", "HostIPC", kBool, kOmitEmpty},
+    {14, "securityContext", "SecurityContext", kMessage, kOnWire, 0, &kCorePodSecurityContext},
+    {15, "imagePullSecrets", "ImagePullSecrets", kMessage, kOmitEmpty, kRepeated,
+     &kCoreLocalObjectReference},
+    {16, "hostname", "Hostname", kString, kOmitEmpty},
+    {17, "subdomain", "Subdomain", kString, kOmitEmpty},
+    {18, "affinity", "Affinity", kMessage, kOnWire, 0, &kCoreAffinity},
+    {19, "schedulerName", "SchedulerName", kString, kOmitEmpty},
+    {20, "initContainers", "InitContainers", kMessage, kOmitEmpty, kRepeated, &kCoreContainer},
+    {21, "automountServiceAccountToken", "AutomountServiceAccountToken", kBool, kOnWire},
+    {22, "tolerations", "Tolerations", kMessage, kOmitEmpty, kRepeated, &kCoreToleration},
+    {23, "hostAliases", "HostAliases", kMessage, kOmitEmpty, kRepeated, &kCoreHostAlias},
+    {24, "priorityClassName", "PriorityClassName", kString, kOmitEmpty},
+    {25, "priority", "Priority", kInt32, kOnWire},
+    {26, "dnsConfig", "DNSConfig", kMessage, kOnWire, 0, &kCorePodDNSConfig},
+    {27, "shareProcessNamespace", "ShareProcessNamespace", kBool, kOnWire},
+    {28, "readinessGates", "ReadinessGates", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodReadinessGate},
+    {29, "runtimeClassName", "RuntimeClassName", kString, kOnWire},
+    {30, "enableServiceLinks", "EnableServiceLinks", kBool, kOnWire},
+    {31, "preemptionPolicy", "PreemptionPolicy", kString, kOnWire},
+    {32, "overhead", "Overhead", kQuantityMap, kOmitEmpty},
+    {33, "topologySpreadConstraints", "TopologySpreadConstraints", kMessage, kOmitEmpty, kRepeated,
+     &kCoreTopologySpreadConstraint},
+    {34, "ephemeralContainers", "EphemeralContainers", kMessage, kOmitEmpty, kRepeated,
+     &kCoreEphemeralContainer},
+    {35, "setHostnameAsFQDN", "SetHostnameAsFQDN", kBool, kOnWire},
+    {36, "os", "OS", kMessage, kOnWire, 0, &kCorePodOS},
+    {37, "hostUsers", "HostUsers", kBool, kOnWire},
+    {38, "schedulingGates", "SchedulingGates", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodSchedulingGate},
+    {39, "resourceClaims", "ResourceClaims", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodResourceClaim},
+    {40, "resources", "Resources", kMessage, kOnWire, 0, &kCoreResourceRequirements},
+};
+constexpr MessageSpec kCorePodSpec{"PodSpec", kCorePodSpecFields};
+
+// core.v1.PodCondition
+constexpr FieldSpec kCorePodConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastProbeTime", "LastProbeTime", kTime, kAlways},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kOmitEmpty},
+    {6, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCorePodCondition{"PodCondition", kCorePodConditionFields};
+
+// core.v1.HostIP
+constexpr FieldSpec kCoreHostIPFields[] = {
+    {1, "ip", "IP", kString, kAlways},
+};
+constexpr MessageSpec kCoreHostIP{"HostIP", kCoreHostIPFields};
+
+// core.v1.PodIP
+constexpr FieldSpec kCorePodIPFields[] = {
+    {1, "ip", "IP", kString, kAlways},
+};
+constexpr MessageSpec kCorePodIP{"PodIP", kCorePodIPFields};
+
+// core.v1.ContainerStateWaiting
+constexpr FieldSpec kCoreContainerStateWaitingFields[] = {
+    {1, "reason", "Reason", kString, kOmitEmpty},
+    {2, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreContainerStateWaiting{"ContainerStateWaiting",
+                                                 kCoreContainerStateWaitingFields};
+
+// core.v1.ContainerStateRunning
+constexpr FieldSpec kCoreContainerStateRunningFields[] = {
+    {1, "startedAt", "StartedAt", kTime, kAlways},
+};
+constexpr MessageSpec kCoreContainerStateRunning{"ContainerStateRunning",
+                                                 kCoreContainerStateRunningFields};
+
+// core.v1.ContainerStateTerminated
+constexpr FieldSpec kCoreContainerStateTerminatedFields[] = {
+    {1, "exitCode", "ExitCode", kInt32, kAlways},
+    {2, "signal", "Signal", kInt32, kOmitEmpty},
+    {3, "reason", "Reason", kString, kOmitEmpty},
+    {4, "message", "Message", kString, kOmitEmpty},
+    {5, "startedAt", "StartedAt", kTime, kAlways},
+    {6, "finishedAt", "FinishedAt", kTime, kAlways},
+    {7, "containerID", "ContainerID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreContainerStateTerminated{"ContainerStateTerminated",
+                                                    kCoreContainerStateTerminatedFields};
+
+// core.v1.ContainerState
+constexpr FieldSpec kCoreContainerStateFields[] = {
+    {1, "waiting", "Waiting", kMessage, kOnWire, 0, &kCoreContainerStateWaiting},
+    {2, "running", "Running", kMessage, kOnWire, 0, &kCoreContainerStateRunning},
+    {3, "terminated", "Terminated", kMessage, kOnWire, 0, &kCoreContainerStateTerminated},
+};
+constexpr MessageSpec kCoreContainerState{"ContainerState", kCoreContainerStateFields};
+
+// core.v1.VolumeMountStatus
+constexpr FieldSpec kCoreVolumeMountStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "mountPath", "MountPath", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "recursiveReadOnly", "RecursiveReadOnly", kString, kOnWire},
+};
+constexpr MessageSpec kCoreVolumeMountStatus{"VolumeMountStatus", kCoreVolumeMountStatusFields};
+
+// core.v1.LinuxContainerUser
+constexpr FieldSpec kCoreLinuxContainerUserFields[] = {
+    {1, "uid", "UID", kInt64, kAlways},
+    {2, "gid", "Gid", kInt64, kAlways},
+    {3, "supplementalGroups", "SupplementalGroups", kInt64, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreLinuxContainerUser{"LinuxContainerUser", kCoreLinuxContainerUserFields};
+
+// core.v1.ContainerUser
+constexpr FieldSpec kCoreContainerUserFields[] = {
+    {1, "linux", "Linux", kMessage, kOnWire, 0, &kCoreLinuxContainerUser},
+};
+constexpr MessageSpec kCoreContainerUser{"ContainerUser", kCoreContainerUserFields};
+
+// core.v1.ResourceHealth
+constexpr FieldSpec kCoreResourceHealthFields[] = {
+    {1, "resourceID", "ResourceID", kString, kAlways},
+    {2, "health", "Health", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreResourceHealth{"ResourceHealth", kCoreResourceHealthFields};
+
+// core.v1.ResourceStatus
+constexpr FieldSpec kCoreResourceStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "resources", "Resources", kMessage, kOmitEmpty, kRepeated, &kCoreResourceHealth},
+};
+constexpr MessageSpec kCoreResourceStatus{"ResourceStatus", kCoreResourceStatusFields};
+
+// core.v1.ContainerStatus
+constexpr FieldSpec kCoreContainerStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "state", "State", kMessage, kAlways, 0, &kCoreContainerState},
+    {3, "lastState", "LastTerminationState", kMessage, kAlways, 0, &kCoreContainerState},
+    {4, "ready", "Ready", kBool, kAlways},
+    {5, "restartCount", "RestartCount", kInt32, kAlways},
+    {6, "image", "Image", kString, kAlways},
+    {7, "imageID", "ImageID", kString, kAlways},
+    {8, "containerID", "ContainerID", kString, kOmitEmpty},
+    {9, "started", "Started", kBool, kOnWire},
+    {10, "allocatedResources", "AllocatedResources", kQuantityMap, kOmitEmpty},
+    {11, "resources", "Resources", kMessage, kOnWire, 0, &kCoreResourceRequirements},
+    {12, "volumeMounts", "VolumeMounts", kMessage, kOmitEmpty, kRepeated, &kCoreVolumeMountStatus},
+    {13, "user", "User", kMessage, kOnWire, 0, &kCoreContainerUser},
+    {14, "allocatedResourcesStatus", "AllocatedResourcesStatus", kMessage, kOmitEmpty, kRepeated,
+     &kCoreResourceStatus},
+};
+constexpr MessageSpec kCoreContainerStatus{"ContainerStatus", kCoreContainerStatusFields};
+
+// core.v1.PodResourceClaimStatus
+constexpr FieldSpec kCorePodResourceClaimStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "resourceClaimName", "ResourceClaimName", kString, kOnWire},
+};
+constexpr MessageSpec kCorePodResourceClaimStatus{"PodResourceClaimStatus",
+                                                  kCorePodResourceClaimStatusFields};
+
+// core.v1.PodStatus
+constexpr FieldSpec kCorePodStatusFields[] = {
+    {1, "phase", "Phase", kString, kOmitEmpty},
+    {2, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kCorePodCondition},
+    {3, "message", "Message", kString, kOmitEmpty},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "hostIP", "HostIP", kString, kOmitEmpty},
+    {6, "podIP", "PodIP", kString, kOmitEmpty},
+    {7, "startTime", "StartTime", kTime, kOnWire},
+    {8, "containerStatuses", "ContainerStatuses", kMessage, kOmitEmpty, kRepeated,
+     &kCoreContainerStatus},
+    {9, "qosClass", "QOSClass", kString, kOmitEmpty},
+    {10, "initContainerStatuses", "InitContainerStatuses", kMessage, kOmitEmpty, kRepeated,
+     &kCoreContainerStatus},
+    {11, "nominatedNodeName", "NominatedNodeName", kString, kOmitEmpty},
+    {12, "podIPs", "PodIPs", kMessage, kOmitEmpty, kRepeated, &kCorePodIP},
+    {13, "ephemeralContainerStatuses", "EphemeralContainerStatuses", kMessage, kOmitEmpty,
+     kRepeated, &kCoreContainerStatus},
+    {14, "resize", "Resize", kString, kOmitEmpty},
+    {15, "resourceClaimStatuses", "ResourceClaimStatuses", kMessage, kOmitEmpty, kRepeated,
+     &kCorePodResourceClaimStatus},
+    {16, "hostIPs", "HostIPs", kMessage, kOmitEmpty, kRepeated, &kCoreHostIP},
+};
+constexpr MessageSpec kCorePodStatus{"PodStatus", kCorePodStatusFields};
+
+// core.v1.Pod
+constexpr FieldSpec kCorePodFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCorePodSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCorePodStatus},
+};
+constexpr MessageSpec kCorePod{"Pod", kCorePodFields};
+
+// core.v1.PodTemplateSpec
+constexpr FieldSpec kCorePodTemplateSpecFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCorePodSpec},
+};
+constexpr MessageSpec kCorePodTemplateSpec{"PodTemplateSpec", kCorePodTemplateSpecFields};
+
+// apps.v1.RollingUpdateDeployment
+constexpr FieldSpec kAppsRollingUpdateDeploymentFields[] = {
+    {1, "maxUnavailable", "MaxUnavailable", kIntOrString, kOnWire},
+    {2, "maxSurge", "MaxSurge", kIntOrString, kOnWire},
+};
+constexpr MessageSpec kAppsRollingUpdateDeployment{"RollingUpdateDeployment",
+                                                   kAppsRollingUpdateDeploymentFields};
+
+// apps.v1.DeploymentStrategy
+constexpr FieldSpec kAppsDeploymentStrategyFields[] = {
+    {1, "type", "Type", kString, kOmitEmpty},
+    {2, "rollingUpdate", "RollingUpdate", kMessage, kOnWire, 0, &kAppsRollingUpdateDeployment},
+};
+constexpr MessageSpec kAppsDeploymentStrategy{"DeploymentStrategy", kAppsDeploymentStrategyFields};
+
+// apps.v1.DeploymentSpec
+constexpr FieldSpec kAppsDeploymentSpecFields[] = {
+    {1, "replicas", "Replicas", kInt32, kOnWire},
+    {2, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {3, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+    {4, "strategy", "Strategy", kMessage, kAlways, 0, &kAppsDeploymentStrategy},
+    {5, "minReadySeconds", "MinReadySeconds", kInt32, kOmitEmpty},
+    {6, "revisionHistoryLimit", "RevisionHistoryLimit", kInt32, kOnWire},
+    {7, "paused", "Paused", kBool, kOmitEmpty},
+    {9, "progressDeadlineSeconds", "ProgressDeadlineSeconds", kInt32, kOnWire},
+};
+constexpr MessageSpec kAppsDeploymentSpec{"DeploymentSpec", kAppsDeploymentSpecFields};
+
+// apps.v1.DeploymentCondition
+constexpr FieldSpec kAppsDeploymentConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+    {6, "lastUpdateTime", "LastUpdateTime", kTime, kAlways},
+    {7, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+};
+constexpr MessageSpec kAppsDeploymentCondition{"DeploymentCondition",
+                                               kAppsDeploymentConditionFields};
+
+// apps.v1.DeploymentStatus
+constexpr FieldSpec kAppsDeploymentStatusFields[] = {
+    {1, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {2, "replicas", "Replicas", kInt32, kOmitEmpty},
+    {3, "updatedReplicas", "UpdatedReplicas", kInt32, kOmitEmpty},
+    {4, "availableReplicas", "AvailableReplicas", kInt32, kOmitEmpty},
+    {5, "unavailableReplicas", "UnavailableReplicas", kInt32, kOmitEmpty},
+    {6, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kAppsDeploymentCondition},
+    {7, "readyReplicas", "ReadyReplicas", kInt32, kOmitEmpty},
+    {8, "collisionCount", "CollisionCount", kInt32, kOnWire},
+};
+constexpr MessageSpec kAppsDeploymentStatus{"DeploymentStatus", kAppsDeploymentStatusFields};
+
+// apps.v1.Deployment
+constexpr FieldSpec kAppsDeploymentFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAppsDeploymentSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAppsDeploymentStatus},
+};
+constexpr MessageSpec kAppsDeployment{"Deployment", kAppsDeploymentFields};
+
+// apps.v1.ReplicaSetSpec
+constexpr FieldSpec kAppsReplicaSetSpecFields[] = {
+    {1, "replicas", "Replicas", kInt32, kOnWire},
+    {2, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {3, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+    {4, "minReadySeconds", "MinReadySeconds", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kAppsReplicaSetSpec{"ReplicaSetSpec", kAppsReplicaSetSpecFields};
+
+// apps.v1.ReplicaSetCondition
+constexpr FieldSpec kAppsReplicaSetConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAppsReplicaSetCondition{"ReplicaSetCondition",
+                                               kAppsReplicaSetConditionFields};
+
+// apps.v1.ReplicaSetStatus
+constexpr FieldSpec kAppsReplicaSetStatusFields[] = {
+    {1, "replicas", "Replicas", kInt32, kAlways},
+    {2, "fullyLabeledReplicas", "FullyLabeledReplicas", kInt32, kOmitEmpty},
+    {3, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {4, "readyReplicas", "ReadyReplicas", kInt32, kOmitEmpty},
+    {5, "availableReplicas", "AvailableReplicas", kInt32, kOmitEmpty},
+    {6, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kAppsReplicaSetCondition},
+};
+constexpr MessageSpec kAppsReplicaSetStatus{"ReplicaSetStatus", kAppsReplicaSetStatusFields};
+
+// apps.v1.ReplicaSet
+constexpr FieldSpec kAppsReplicaSetFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAppsReplicaSetSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAppsReplicaSetStatus},
+};
+constexpr MessageSpec kAppsReplicaSet{"ReplicaSet", kAppsReplicaSetFields};
+
+// core.v1.PersistentVolumeClaimCondition
+constexpr FieldSpec kCorePersistentVolumeClaimConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastProbeTime", "LastProbeTime", kTime, kAlways},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kOmitEmpty},
+    {6, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCorePersistentVolumeClaimCondition{
+    "PersistentVolumeClaimCondition", kCorePersistentVolumeClaimConditionFields};
+
+// core.v1.ModifyVolumeStatus
+constexpr FieldSpec kCoreModifyVolumeStatusFields[] = {
+    {1, "targetVolumeAttributesClassName", "TargetVolumeAttributesClassName", kString, kOmitEmpty},
+    {2, "status", "Status", kString, kAlways},
+};
+constexpr MessageSpec kCoreModifyVolumeStatus{"ModifyVolumeStatus", kCoreModifyVolumeStatusFields};
+
+// core.v1.PersistentVolumeClaimStatus
+constexpr FieldSpec kCorePersistentVolumeClaimStatusFields[] = {
+    {1, "phase", "Phase", kString, kOmitEmpty},
+    {2, "accessModes", "AccessModes", kString, kOmitEmpty, kRepeated},
+    {3, "capacity", "Capacity", kQuantityMap, kOmitEmpty},
+    {4, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated,
+     &kCorePersistentVolumeClaimCondition},
+    {5, "allocatedResources", "AllocatedResources", kQuantityMap, kOmitEmpty},
+    {7, "allocatedResourceStatuses", "AllocatedResourceStatuses", kStringMap, kOmitEmpty},
+    {8, "currentVolumeAttributesClassName", "CurrentVolumeAttributesClassName", kString, kOnWire},
+    {9, "modifyVolumeStatus", "ModifyVolumeStatus", kMessage, kOnWire, 0, &kCoreModifyVolumeStatus},
+};
+constexpr MessageSpec kCorePersistentVolumeClaimStatus{"PersistentVolumeClaimStatus",
+                                                       kCorePersistentVolumeClaimStatusFields};
+
+// core.v1.PersistentVolumeClaim
+constexpr FieldSpec kCorePersistentVolumeClaimFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCorePersistentVolumeClaimSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCorePersistentVolumeClaimStatus},
+};
+constexpr MessageSpec kCorePersistentVolumeClaim{"PersistentVolumeClaim",
+                                                 kCorePersistentVolumeClaimFields};
+
+// apps.v1.RollingUpdateStatefulSetStrategy
+constexpr FieldSpec kAppsRollingUpdateStatefulSetStrategyFields[] = {
+    {1, "partition", "Partition", kInt32, kOnWire},
+    {2, "maxUnavailable", "MaxUnavailable", kIntOrString, kOnWire},
+};
+constexpr MessageSpec kAppsRollingUpdateStatefulSetStrategy{
+    "RollingUpdateStatefulSetStrategy", kAppsRollingUpdateStatefulSetStrategyFields};
+
+// apps.v1.StatefulSetUpdateStrategy
+constexpr FieldSpec kAppsStatefulSetUpdateStrategyFields[] = {
+    {1, "type", "Type", kString, kOmitEmpty},
+    {2, "rollingUpdate", "RollingUpdate", kMessage, kOnWire, 0,
+     &kAppsRollingUpdateStatefulSetStrategy},
+};
+constexpr MessageSpec kAppsStatefulSetUpdateStrategy{"StatefulSetUpdateStrategy",
+                                                     kAppsStatefulSetUpdateStrategyFields};
+
+// apps.v1.StatefulSetPersistentVolumeClaimRetentionPolicy
+constexpr FieldSpec kAppsStatefulSetPersistentVolumeClaimRetentionPolicyFields[] = {
+    {1, "whenDeleted", "WhenDeleted", kString, kOmitEmpty},
+    {2, "whenScaled", "WhenScaled", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAppsStatefulSetPersistentVolumeClaimRetentionPolicy{
+    "StatefulSetPersistentVolumeClaimRetentionPolicy",
+    kAppsStatefulSetPersistentVolumeClaimRetentionPolicyFields};
+
+// apps.v1.StatefulSetOrdinals
+constexpr FieldSpec kAppsStatefulSetOrdinalsFields[] = {
+    {1, "start", "Start", kInt32, kAlways},
+};
+constexpr MessageSpec kAppsStatefulSetOrdinals{"StatefulSetOrdinals",
+                                               kAppsStatefulSetOrdinalsFields};
+
+// apps.v1.StatefulSetSpec
+constexpr FieldSpec kAppsStatefulSetSpecFields[] = {
+    {1, "replicas", "Replicas", kInt32, kOnWire},
+    {2, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {3, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+    {4, "volumeClaimTemplates", "VolumeClaimTemplates", kMessage, kOmitEmpty, kRepeated,
+     &kCorePersistentVolumeClaim},
+    {5, "serviceName", "ServiceName", kString, kAlways},
+    {6, "podManagementPolicy", "PodManagementPolicy", kString, kOmitEmpty},
+    {7, "updateStrategy", "UpdateStrategy", kMessage, kAlways, 0, &kAppsStatefulSetUpdateStrategy},
+    {8, "revisionHistoryLimit", "RevisionHistoryLimit", kInt32, kOnWire},
+    {9, "minReadySeconds", "MinReadySeconds", kInt32, kOmitEmpty},
+    {10, "persistentVolumeClaimRetentionPolicy", "PersistentVolumeClaimRetentionPolicy", kMessage,
+     kOnWire, 0, &kAppsStatefulSetPersistentVolumeClaimRetentionPolicy},
+    {11, "ordinals", "Ordinals", kMessage, kOnWire, 0, &kAppsStatefulSetOrdinals},
+};
+constexpr MessageSpec kAppsStatefulSetSpec{"StatefulSetSpec", kAppsStatefulSetSpecFields};
+
+// apps.v1.StatefulSetCondition
+constexpr FieldSpec kAppsStatefulSetConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAppsStatefulSetCondition{"StatefulSetCondition",
+                                                kAppsStatefulSetConditionFields};
+
+// apps.v1.StatefulSetStatus
+constexpr FieldSpec kAppsStatefulSetStatusFields[] = {
+    {1, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {2, "replicas", "Replicas", kInt32, kAlways},
+    {3, "readyReplicas", "ReadyReplicas", kInt32, kOmitEmpty},
+    {4, "currentReplicas", "CurrentReplicas", kInt32, kOmitEmpty},
+    {5, "updatedReplicas", "UpdatedReplicas", kInt32, kOmitEmpty},
+    {6, "currentRevision", "CurrentRevision", kString, kOmitEmpty},
+    {7, "updateRevision", "UpdateRevision", kString, kOmitEmpty},
+    {9, "collisionCount", "CollisionCount", kInt32, kOnWire},
+    {10, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kAppsStatefulSetCondition},
+    {11, "availableReplicas", "AvailableReplicas", kInt32, kAlways},
+};
+constexpr MessageSpec kAppsStatefulSetStatus{"StatefulSetStatus", kAppsStatefulSetStatusFields};
+
+// apps.v1.StatefulSet
+constexpr FieldSpec kAppsStatefulSetFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAppsStatefulSetSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAppsStatefulSetStatus},
+};
+constexpr MessageSpec kAppsStatefulSet{"StatefulSet", kAppsStatefulSetFields};
+
+// apps.v1.RollingUpdateDaemonSet
+constexpr FieldSpec kAppsRollingUpdateDaemonSetFields[] = {
+    {1, "maxUnavailable", "MaxUnavailable", kIntOrString, kOnWire},
+    {2, "maxSurge", "MaxSurge", kIntOrString, kOnWire},
+};
+constexpr MessageSpec kAppsRollingUpdateDaemonSet{"RollingUpdateDaemonSet",
+                                                  kAppsRollingUpdateDaemonSetFields};
+
+// apps.v1.DaemonSetUpdateStrategy
+constexpr FieldSpec kAppsDaemonSetUpdateStrategyFields[] = {
+    {1, "type", "Type", kString, kOmitEmpty},
+    {2, "rollingUpdate", "RollingUpdate", kMessage, kOnWire, 0, &kAppsRollingUpdateDaemonSet},
+};
+constexpr MessageSpec kAppsDaemonSetUpdateStrategy{"DaemonSetUpdateStrategy",
+                                                   kAppsDaemonSetUpdateStrategyFields};
+
+// apps.v1.DaemonSetSpec
+constexpr FieldSpec kAppsDaemonSetSpecFields[] = {
+    {1, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {2, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+    {3, "updateStrategy", "UpdateStrategy", kMessage, kAlways, 0, &kAppsDaemonSetUpdateStrategy},
+    {4, "minReadySeconds", "MinReadySeconds", kInt32, kOmitEmpty},
+    {6, "revisionHistoryLimit", "RevisionHistoryLimit", kInt32, kOnWire},
+};
+constexpr MessageSpec kAppsDaemonSetSpec{"DaemonSetSpec", kAppsDaemonSetSpecFields};
+
+// apps.v1.DaemonSetCondition
+constexpr FieldSpec kAppsDaemonSetConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAppsDaemonSetCondition{"DaemonSetCondition", kAppsDaemonSetConditionFields};
+
+// apps.v1.DaemonSetStatus
+constexpr FieldSpec kAppsDaemonSetStatusFields[] = {
+    {1, "currentNumberScheduled", "CurrentNumberScheduled", kInt32, kAlways},
+    {2, "numberMisscheduled", "NumberMisscheduled", kInt32, kAlways},
+    {3, "desiredNumberScheduled", "DesiredNumberScheduled", kInt32, kAlways},
+    {4, "numberReady", "NumberReady", kInt32, kAlways},
+    {5, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {6, "updatedNumberScheduled", "UpdatedNumberScheduled", kInt32, kOmitEmpty},
+    {7, "numberAvailable", "NumberAvailable", kInt32, kOmitEmpty},
+    {8, "numberUnavailable", "NumberUnavailable", kInt32, kOmitEmpty},
+    {9, "collisionCount", "CollisionCount", kInt32, kOnWire},
+    {10, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kAppsDaemonSetCondition},
+};
+constexpr MessageSpec kAppsDaemonSetStatus{"DaemonSetStatus", kAppsDaemonSetStatusFields};
+
+// apps.v1.DaemonSet
+constexpr FieldSpec kAppsDaemonSetFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAppsDaemonSetSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAppsDaemonSetStatus},
+};
+constexpr MessageSpec kAppsDaemonSet{"DaemonSet", kAppsDaemonSetFields};
+
+// batch.v1.PodFailurePolicyOnExitCodesRequirement
+constexpr FieldSpec kBatchPodFailurePolicyOnExitCodesRequirementFields[] = {
+    {1, "containerName", "ContainerName", kString, kOnWire},
+    {2, "operator", "Operator", kString, kAlways},
+    {3, "values", "Values", kInt32, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kBatchPodFailurePolicyOnExitCodesRequirement{
+    "PodFailurePolicyOnExitCodesRequirement", kBatchPodFailurePolicyOnExitCodesRequirementFields};
+
+// batch.v1.PodFailurePolicyOnPodConditionsPattern
+constexpr FieldSpec kBatchPodFailurePolicyOnPodConditionsPatternFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+};
+constexpr MessageSpec kBatchPodFailurePolicyOnPodConditionsPattern{
+    "PodFailurePolicyOnPodConditionsPattern", kBatchPodFailurePolicyOnPodConditionsPatternFields};
+
+// batch.v1.PodFailurePolicyRule
+constexpr FieldSpec kBatchPodFailurePolicyRuleFields[] = {
+    {1, "action", "Action", kString, kAlways},
+    {2, "onExitCodes", "OnExitCodes", kMessage, kOnWire, 0,
+     &kBatchPodFailurePolicyOnExitCodesRequirement},
+    {3, "onPodConditions", "OnPodConditions", kMessage, kOmitEmpty, kRepeated,
+     &kBatchPodFailurePolicyOnPodConditionsPattern},
+};
+constexpr MessageSpec kBatchPodFailurePolicyRule{"PodFailurePolicyRule",
+                                                 kBatchPodFailurePolicyRuleFields};
+
+// batch.v1.PodFailurePolicy
+constexpr FieldSpec kBatchPodFailurePolicyFields[] = {
+    {1, "rules", "Rules", kMessage, kOmitEmpty, kRepeated, &kBatchPodFailurePolicyRule},
+};
+constexpr MessageSpec kBatchPodFailurePolicy{"PodFailurePolicy", kBatchPodFailurePolicyFields};
+
+// batch.v1.SuccessPolicyRule
+constexpr FieldSpec kBatchSuccessPolicyRuleFields[] = {
+    {1, "succeededIndexes", "SucceededIndexes", kString, kOnWire},
+    {2, "succeededCount", "SucceededCount", kInt32, kOnWire},
+};
+constexpr MessageSpec kBatchSuccessPolicyRule{"SuccessPolicyRule", kBatchSuccessPolicyRuleFields};
+
+// batch.v1.SuccessPolicy
+constexpr FieldSpec kBatchSuccessPolicyFields[] = {
+    {1, "rules", "Rules", kMessage, kOmitEmpty, kRepeated, &kBatchSuccessPolicyRule},
+};
+constexpr MessageSpec kBatchSuccessPolicy{"SuccessPolicy", kBatchSuccessPolicyFields};
+
+// batch.v1.JobSpec
+constexpr FieldSpec kBatchJobSpecFields[] = {
+    {1, "parallelism", "Parallelism", kInt32, kOnWire},
+    {2, "completions", "Completions", kInt32, kOnWire},
+    {3, "activeDeadlineSeconds", "ActiveDeadlineSeconds", kInt64, kOnWire},
+    {4, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {5, "manualSelector", "ManualSelector", kBool, kOnWire},
+    {6, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+    {7, "backoffLimit", "BackoffLimit", kInt32, kOnWire},
+    {8, "ttlSecondsAfterFinished", "TTLSecondsAfterFinished", kInt32, kOnWire},
+    {9, "completionMode", "CompletionMode", kString, kOnWire},
+    {10, "suspend", "Suspend", kBool, kOnWire},
+    {11, "podFailurePolicy", "PodFailurePolicy", kMessage, kOnWire, 0, &kBatchPodFailurePolicy},
+    {12, "backoffLimitPerIndex", "BackoffLimitPerIndex", kInt32, kOnWire},
+    {13, "maxFailedIndexes", "MaxFailedIndexes", kInt32, kOnWire},
+    {14, "podReplacementPolicy", "PodReplacementPolicy", kString, kOnWire},
+    {15, "managedBy", "ManagedBy", kString, kOnWire},
+    {16, "successPolicy", "SuccessPolicy", kMessage, kOnWire, 0, &kBatchSuccessPolicy},
+};
+constexpr MessageSpec kBatchJobSpec{"JobSpec", kBatchJobSpecFields};
+
+// batch.v1.JobCondition
+constexpr FieldSpec kBatchJobConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastProbeTime", "LastProbeTime", kTime, kAlways},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kOmitEmpty},
+    {6, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kBatchJobCondition{"JobCondition", kBatchJobConditionFields};
+
+// batch.v1.UncountedTerminatedPods
+constexpr FieldSpec kBatchUncountedTerminatedPodsFields[] = {
+    {1, "succeeded", "Succeeded", kString, kOmitEmpty, kRepeated},
+    {2, "failed", "Failed", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kBatchUncountedTerminatedPods{"UncountedTerminatedPods",
+                                                    kBatchUncountedTerminatedPodsFields};
+
+// batch.v1.JobStatus
+constexpr FieldSpec kBatchJobStatusFields[] = {
+    {1, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kBatchJobCondition},
+    {2, "startTime", "StartTime", kTime, kOnWire},
+    {3, "completionTime", "CompletionTime", kTime, kOnWire},
+    {4, "active", "Active", kInt32, kOmitEmpty},
+    {5, "succeeded", "Succeeded", kInt32, kOmitEmpty},
+    {6, "failed", "Failed", kInt32, kOmitEmpty},
+    {7, "completedIndexes", "CompletedIndexes", kString, kOmitEmpty},
+    {8, "uncountedTerminatedPods", "UncountedTerminatedPods", kMessage, kOnWire, 0,
+     &kBatchUncountedTerminatedPods},
+    {9, "ready", "Ready", kInt32, kOnWire},
+    {10, "failedIndexes", "FailedIndexes", kString, kOnWire},
+    {11, "terminating", "Terminating", kInt32, kOnWire},
+};
+constexpr MessageSpec kBatchJobStatus{"JobStatus", kBatchJobStatusFields};
+
+// batch.v1.Job
+constexpr FieldSpec kBatchJobFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kBatchJobSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kBatchJobStatus},
+};
+constexpr MessageSpec kBatchJob{"Job", kBatchJobFields};
+
+// batch.v1.JobTemplateSpec
+constexpr FieldSpec kBatchJobTemplateSpecFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kBatchJobSpec},
+};
+constexpr MessageSpec kBatchJobTemplateSpec{"JobTemplateSpec", kBatchJobTemplateSpecFields};
+
+// batch.v1.CronJobSpec
+constexpr FieldSpec kBatchCronJobSpecFields[] = {
+    {1, "schedule", "Schedule", kString, kAlways},
+    {2, "startingDeadlineSeconds", "StartingDeadlineSeconds", kInt64, kOnWire},
+    {3, "concurrencyPolicy", "ConcurrencyPolicy", kString, kOmitEmpty},
+    {4, "suspend", "Suspend", kBool, kOnWire},
+    {5, "jobTemplate", "JobTemplate", kMessage, kAlways, 0, &kBatchJobTemplateSpec},
+    {6, "successfulJobsHistoryLimit", "SuccessfulJobsHistoryLimit", kInt32, kOnWire},
+    {7, "failedJobsHistoryLimit", "FailedJobsHistoryLimit", kInt32, kOnWire},
+    {8, "timeZone", "TimeZone", kString, kOnWire},
+};
+constexpr MessageSpec kBatchCronJobSpec{"CronJobSpec", kBatchCronJobSpecFields};
+
+// core.v1.ObjectReference
+constexpr FieldSpec kCoreObjectReferenceFields[] = {
+    {1, "kind", "Kind", kString, kOmitEmpty},
+    {2, "namespace", "Namespace", kString, kOmitEmpty},
+    {3, "name", "Name", kString, kOmitEmpty},
+    {4, "uid", "UID", kString, kOmitEmpty},
+    {5, "apiVersion", "APIVersion", kString, kOmitEmpty},
+    {6, "resourceVersion", "ResourceVersion", kString, kOmitEmpty},
+    {7, "fieldPath", "FieldPath", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreObjectReference{"ObjectReference", kCoreObjectReferenceFields};
+
+// batch.v1.CronJobStatus
+constexpr FieldSpec kBatchCronJobStatusFields[] = {
+    {1, "active", "Active", kMessage, kOmitEmpty, kRepeated, &kCoreObjectReference},
+    {4, "lastScheduleTime", "LastScheduleTime", kTime, kOnWire},
+    {5, "lastSuccessfulTime", "LastSuccessfulTime", kTime, kOnWire},
+};
+constexpr MessageSpec kBatchCronJobStatus{"CronJobStatus", kBatchCronJobStatusFields};
+
+// batch.v1.CronJob
+constexpr FieldSpec kBatchCronJobFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kBatchCronJobSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kBatchCronJobStatus},
+};
+constexpr MessageSpec kBatchCronJob{"CronJob", kBatchCronJobFields};
+
+// core.v1.ServicePort
+constexpr FieldSpec kCoreServicePortFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "protocol", "Protocol", kString, kOmitEmpty},
+    {3, "port", "Port", kInt32, kAlways},
+    {4, "targetPort", "TargetPort", kIntOrString, kAlways},
+    {5, "nodePort", "NodePort", kInt32, kOmitEmpty},
+    {6, "appProtocol", "AppProtocol", kString, kOnWire},
+};
+constexpr MessageSpec kCoreServicePort{"ServicePort", kCoreServicePortFields};
+
+// core.v1.ClientIPConfig
+constexpr FieldSpec kCoreClientIPConfigFields[] = {
+    {1, "timeoutSeconds", "TimeoutSeconds", kInt32, kOnWire},
+};
+constexpr MessageSpec kCoreClientIPConfig{"ClientIPConfig", kCoreClientIPConfigFields};
+
+// core.v1.SessionAffinityConfig
+constexpr FieldSpec kCoreSessionAffinityConfigFields[] = {
+    {1, "clientIP", "ClientIP", kMessage, kOnWire, 0, &kCoreClientIPConfig},
+};
+constexpr MessageSpec kCoreSessionAffinityConfig{"SessionAffinityConfig",
+                                                 kCoreSessionAffinityConfigFields};
+
+// core.v1.ServiceSpec
+constexpr FieldSpec kCoreServiceSpecFields[] = {
+    {1, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kCoreServicePort},
+    {2, "selector", "Selector", kStringMap, kOmitEmpty},
+    {3, "clusterIP", "ClusterIP", kString, kOmitEmpty},
+    {4, "type", "Type", kString, kOmitEmpty},
+    {5, "externalIPs", "ExternalIPs", kString, kOmitEmpty, kRepeated},
+    {7, "sessionAffinity", "SessionAffinity", kString, kOmitEmpty},
+    {8, "loadBalancerIP", "LoadBalancerIP", kString, kOmitEmpty},
+    {9, "loadBalancerSourceRanges", "LoadBalancerSourceRanges", kString, kOmitEmpty, kRepeated},
+    {10, "externalName", "ExternalName", kString, kOmitEmpty},
+    {11, "externalTrafficPolicy", "ExternalTrafficPolicy", kString, kOmitEmpty},
+    {12, "healthCheckNodePort", "HealthCheckNodePort", kInt32, kOmitEmpty},
+    {13, "publishNotReadyAddresses", "PublishNotReadyAddresses", kBool, kOmitEmpty},
+    {14, "sessionAffinityConfig", "SessionAffinityConfig", kMessage, kOnWire, 0,
+     &kCoreSessionAffinityConfig},
+    {17, "ipFamilyPolicy", "IPFamilyPolicy", kString, kOnWire},
+    {18, "clusterIPs", "ClusterIPs", kString, kOmitEmpty, kRepeated},
+    {19, "ipFamilies", "IPFamilies", kString, kOmitEmpty, kRepeated},
+    {20, "allocateLoadBalancerNodePorts", "AllocateLoadBalancerNodePorts", kBool, kOnWire},
+    {21, "loadBalancerClass", "LoadBalancerClass", kString, kOnWire},
+    {22, "internalTrafficPolicy", "InternalTrafficPolicy", kString, kOnWire},
+    {23, "trafficDistribution", "TrafficDistribution", kString, kOnWire},
+};
+constexpr MessageSpec kCoreServiceSpec{"ServiceSpec", kCoreServiceSpecFields};
+
+// core.v1.PortStatus
+constexpr FieldSpec kCorePortStatusFields[] = {
+    {1, "port", "Port", kInt32, kAlways},
+    {2, "protocol", "Protocol", kString, kAlways},
+    {3, "error", "Error", kString, kOnWire},
+};
+constexpr MessageSpec kCorePortStatus{"PortStatus", kCorePortStatusFields};
+
+// core.v1.LoadBalancerIngress
+constexpr FieldSpec kCoreLoadBalancerIngressFields[] = {
+    {1, "ip", "IP", kString, kOmitEmpty},
+    {2, "hostname", "Hostname", kString, kOmitEmpty},
+    {3, "ipMode", "IPMode", kString, kOnWire},
+    {4, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kCorePortStatus},
+};
+constexpr MessageSpec kCoreLoadBalancerIngress{"LoadBalancerIngress",
+                                               kCoreLoadBalancerIngressFields};
+
+// core.v1.LoadBalancerStatus
+constexpr FieldSpec kCoreLoadBalancerStatusFields[] = {
+    {1, "ingress", "Ingress", kMessage, kOmitEmpty, kRepeated, &kCoreLoadBalancerIngress},
+};
+constexpr MessageSpec kCoreLoadBalancerStatus{"LoadBalancerStatus", kCoreLoadBalancerStatusFields};
+
+// apis.meta.v1.Condition
+constexpr FieldSpec kMetaConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kAlways},
+    {6, "message", "Message", kString, kAlways},
+};
+constexpr MessageSpec kMetaCondition{"Condition", kMetaConditionFields};
+
+// core.v1.ServiceStatus
+constexpr FieldSpec kCoreServiceStatusFields[] = {
+    {1, "loadBalancer", "LoadBalancer", kMessage, kAlways, 0, &kCoreLoadBalancerStatus},
+    {2, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kMetaCondition},
+};
+constexpr MessageSpec kCoreServiceStatus{"ServiceStatus", kCoreServiceStatusFields};
+
+// core.v1.Service
+constexpr FieldSpec kCoreServiceFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreServiceSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCoreServiceStatus},
+};
+constexpr MessageSpec kCoreService{"Service", kCoreServiceFields};
+
+// policy.v1.PodDisruptionBudgetSpec
+constexpr FieldSpec kPolicyPodDisruptionBudgetSpecFields[] = {
+    {1, "minAvailable", "MinAvailable", kIntOrString, kOnWire},
+    {2, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {3, "maxUnavailable", "MaxUnavailable", kIntOrString, kOnWire},
+    {4, "unhealthyPodEvictionPolicy", "UnhealthyPodEvictionPolicy", kString, kOnWire},
+};
+constexpr MessageSpec kPolicyPodDisruptionBudgetSpec{"PodDisruptionBudgetSpec",
+                                                     kPolicyPodDisruptionBudgetSpecFields};
+
+// policy.v1.PodDisruptionBudgetStatus
+constexpr FieldSpec kPolicyPodDisruptionBudgetStatusFields[] = {
+    {1, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {2, "disruptedPods", "DisruptedPods", kTimeMap, kOmitEmpty},
+    {3, "disruptionsAllowed", "DisruptionsAllowed", kInt32, kAlways},
+    {4, "currentHealthy", "CurrentHealthy", kInt32, kAlways},
+    {5, "desiredHealthy", "DesiredHealthy", kInt32, kAlways},
+    {6, "expectedPods", "ExpectedPods", kInt32, kAlways},
+    {7, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kMetaCondition},
+};
+constexpr MessageSpec kPolicyPodDisruptionBudgetStatus{"PodDisruptionBudgetStatus",
+                                                       kPolicyPodDisruptionBudgetStatusFields};
+
+// policy.v1.PodDisruptionBudget
+constexpr FieldSpec kPolicyPodDisruptionBudgetFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kPolicyPodDisruptionBudgetSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kPolicyPodDisruptionBudgetStatus},
+};
+constexpr MessageSpec kPolicyPodDisruptionBudget{"PodDisruptionBudget",
+                                                 kPolicyPodDisruptionBudgetFields};
+
+// scheduling.v1.PriorityClass
+constexpr FieldSpec kSchedulingPriorityClassFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "value", "Value", kInt32, kAlways},
+    {3, "globalDefault", "GlobalDefault", kBool, kOmitEmpty},
+    {4, "description", "Description", kString, kOmitEmpty},
+    {5, "preemptionPolicy", "PreemptionPolicy", kString, kOnWire},
+};
+constexpr MessageSpec kSchedulingPriorityClass{"PriorityClass", kSchedulingPriorityClassFields};
+
+// rbac.v1.PolicyRule
+constexpr FieldSpec kRbacPolicyRuleFields[] = {
+    {1, "verbs", "Verbs", kString, kOmitEmpty, kRepeated},
+    {2, "apiGroups", "APIGroups", kString, kOmitEmpty, kRepeated},
+    {3, "resources", "Resources", kString, kOmitEmpty, kRepeated},
+    {4, "resourceNames", "ResourceNames", kString, kOmitEmpty, kRepeated},
+    {5, "nonResourceURLs", "NonResourceURLs", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kRbacPolicyRule{"PolicyRule", kRbacPolicyRuleFields};
+
+// rbac.v1.Role
+constexpr FieldSpec kRbacRoleFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "rules", "Rules", kMessage, kOmitEmpty, kRepeated, &kRbacPolicyRule},
+};
+constexpr MessageSpec kRbacRole{"Role", kRbacRoleFields};
+
+// rbac.v1.Subject
+constexpr FieldSpec kRbacSubjectFields[] = {
+    {1, "kind", "Kind", kString, kAlways},
+    {2, "apiGroup", "APIGroup", kString, kOmitEmpty},
+    {3, "name", "Name", kString, kAlways},
+    {4, "namespace", "Namespace", kString, kOmitEmpty},
+};
+constexpr MessageSpec kRbacSubject{"Subject", kRbacSubjectFields};
+
+// rbac.v1.RoleRef
+constexpr FieldSpec kRbacRoleRefFields[] = {
+    {1, "apiGroup", "APIGroup", kString, kAlways},
+    {2, "kind", "Kind", kString, kAlways},
+    {3, "name", "Name", kString, kAlways},
+};
+constexpr MessageSpec kRbacRoleRef{"RoleRef", kRbacRoleRefFields};
+
+// rbac.v1.RoleBinding
+constexpr FieldSpec kRbacRoleBindingFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "subjects", "Subjects", kMessage, kOmitEmpty, kRepeated, &kRbacSubject},
+    {3, "roleRef", "RoleRef", kMessage, kAlways, 0, &kRbacRoleRef},
+};
+constexpr MessageSpec kRbacRoleBinding{"RoleBinding", kRbacRoleBindingFields};
+
+// rbac.v1.AggregationRule
+constexpr FieldSpec kRbacAggregationRuleFields[] = {
+    {1, "clusterRoleSelectors", "ClusterRoleSelectors", kMessage, kOmitEmpty, kRepeated,
+     &kMetaLabelSelector},
+};
+constexpr MessageSpec kRbacAggregationRule{"AggregationRule", kRbacAggregationRuleFields};
+
+// rbac.v1.ClusterRole
+constexpr FieldSpec kRbacClusterRoleFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "rules", "Rules", kMessage, kOmitEmpty, kRepeated, &kRbacPolicyRule},
+    {3, "aggregationRule", "AggregationRule", kMessage, kOnWire, 0, &kRbacAggregationRule},
+};
+constexpr MessageSpec kRbacClusterRole{"ClusterRole", kRbacClusterRoleFields};
+
+// rbac.v1.ClusterRoleBinding
+constexpr FieldSpec kRbacClusterRoleBindingFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "subjects", "Subjects", kMessage, kOmitEmpty, kRepeated, &kRbacSubject},
+    {3, "roleRef", "RoleRef", kMessage, kAlways, 0, &kRbacRoleRef},
+};
+constexpr MessageSpec kRbacClusterRoleBinding{"ClusterRoleBinding", kRbacClusterRoleBindingFields};
+
+// autoscaling.v1.ScaleSpec
+constexpr FieldSpec kAutoscalingScaleSpecFields[] = {
+    {1, "replicas", "Replicas", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kAutoscalingScaleSpec{"ScaleSpec", kAutoscalingScaleSpecFields};
+
+// autoscaling.v1.ScaleStatus
+constexpr FieldSpec kAutoscalingScaleStatusFields[] = {
+    {1, "replicas", "Replicas", kInt32, kAlways},
+    {2, "selector", "Selector", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAutoscalingScaleStatus{"ScaleStatus", kAutoscalingScaleStatusFields};
+
+// autoscaling.v1.Scale
+constexpr FieldSpec kAutoscalingScaleFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAutoscalingScaleSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAutoscalingScaleStatus},
+};
+constexpr MessageSpec kAutoscalingScale{"Scale", kAutoscalingScaleFields};
+
+// core.v1.ConfigMap
+constexpr FieldSpec kCoreConfigMapFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "data", "Data", kStringMap, kOmitEmpty},
+    {3, "binaryData", "BinaryData", kBytesMap, kOmitEmpty},
+    {4, "immutable", "Immutable", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreConfigMap{"ConfigMap", kCoreConfigMapFields};
+
+// core.v1.Secret
+constexpr FieldSpec kCoreSecretFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "data", "Data", kBytesMap, kOmitEmpty},
+    {3, "type", "Type", kString, kOmitEmpty},
+    {4, "stringData", "StringData", kStringMap, kOmitEmpty},
+    {5, "immutable", "Immutable", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreSecret{"Secret", kCoreSecretFields};
+
+// core.v1.NamespaceSpec
+constexpr FieldSpec kCoreNamespaceSpecFields[] = {
+    {1, "finalizers", "Finalizers", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreNamespaceSpec{"NamespaceSpec", kCoreNamespaceSpecFields};
+
+// core.v1.NamespaceCondition
+constexpr FieldSpec kCoreNamespaceConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kOmitEmpty},
+    {6, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreNamespaceCondition{"NamespaceCondition", kCoreNamespaceConditionFields};
+
+// core.v1.NamespaceStatus
+constexpr FieldSpec kCoreNamespaceStatusFields[] = {
+    {1, "phase", "Phase", kString, kOmitEmpty},
+    {2, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kCoreNamespaceCondition},
+};
+constexpr MessageSpec kCoreNamespaceStatus{"NamespaceStatus", kCoreNamespaceStatusFields};
+
+// core.v1.Namespace
+constexpr FieldSpec kCoreNamespaceFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreNamespaceSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCoreNamespaceStatus},
+};
+constexpr MessageSpec kCoreNamespace{"Namespace", kCoreNamespaceFields};
+
+// core.v1.ServiceAccount
+constexpr FieldSpec kCoreServiceAccountFields[] = {
+    {1, "metadata", "Metadata", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "secrets", "Secrets", kMessage, kOmitEmpty, kRepeated, &kCoreObjectReference},
+    {3, "imagePullSecrets", "ImagePullSecrets", kMessage, kOmitEmpty, kRepeated,
+     &kCoreLocalObjectReference},
+    {4, "automountServiceAccountToken", "AutomountServiceAccountToken", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreServiceAccount{"ServiceAccount", kCoreServiceAccountFields};
+
+// apis.meta.v1.Preconditions
+constexpr FieldSpec kMetaPreconditionsFields[] = {
+    {1, "uid", "UID", kString, kOnWire},
+    {2, "resourceVersion", "ResourceVersion", kString, kOnWire},
+};
+constexpr MessageSpec kMetaPreconditions{"Preconditions", kMetaPreconditionsFields};
+
+// apis.meta.v1.DeleteOptions
+constexpr FieldSpec kMetaDeleteOptionsFields[] = {
+    {1, "gracePeriodSeconds", "GracePeriodSeconds", kInt64, kOnWire},
+    {2, "preconditions", "Preconditions", kMessage, kOnWire, 0, &kMetaPreconditions},
+    {3, "orphanDependents", "OrphanDependents", kBool, kOnWire},
+    {4, "propagationPolicy", "PropagationPolicy", kString, kOnWire},
+    {5, "dryRun", "DryRun", kString, kOmitEmpty, kRepeated},
+    {6, "ignoreStoreReadErrorWithClusterBreakingPotential",
+     "IgnoreStoreReadErrorWithClusterBreakingPotential", kBool, kOnWire},
+};
+constexpr MessageSpec kMetaDeleteOptions{"DeleteOptions", kMetaDeleteOptionsFields};
+
+constexpr KindSpec kKinds[] = {
+    {"v1", "ConfigMap", &kCoreConfigMap},
+    {"v1", "Secret", &kCoreSecret},
+    {"v1", "Namespace", &kCoreNamespace},
+    {"v1", "ServiceAccount", &kCoreServiceAccount},
+    {"v1", "Pod", &kCorePod},
+    {"v1", "Service", &kCoreService},
+    {"apps/v1", "Deployment", &kAppsDeployment},
+    {"apps/v1", "ReplicaSet", &kAppsReplicaSet},
+    {"apps/v1", "StatefulSet", &kAppsStatefulSet},
+    {"apps/v1", "DaemonSet", &kAppsDaemonSet},
+    {"batch/v1", "Job", &kBatchJob},
+    {"batch/v1", "CronJob", &kBatchCronJob},
+    {"policy/v1", "PodDisruptionBudget", &kPolicyPodDisruptionBudget},
+    {"scheduling.k8s.io/v1", "PriorityClass", &kSchedulingPriorityClass},
+    {"rbac.authorization.k8s.io/v1", "Role", &kRbacRole},
+    {"rbac.authorization.k8s.io/v1", "RoleBinding", &kRbacRoleBinding},
+    {"rbac.authorization.k8s.io/v1", "ClusterRole", &kRbacClusterRole},
+    {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", &kRbacClusterRoleBinding},
+    {"autoscaling/v1", "Scale", &kAutoscalingScale},
+    {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
+};
+
+// "v1" or "<group>/v1".
+bool IsV1(std::string_view api_version) {
+  constexpr std::string_view kSuffix = "/v1";
+  return api_version == "v1" ||
+         (api_version.size() > kSuffix.size() &&
+          api_version.substr(api_version.size() - kSuffix.size()) == kSuffix);
+}
+
+}  // namespace
+
+std::span<const KindSpec> Kinds() { return kKinds; }
+
+const MessageSpec* FindKind(std::string_view api_version, std::string_view kind) {
+  for (const KindSpec& k : kKinds) {
+    if (kind != k.kind) continue;
+    const std::string_view want = k.api_version;
+    if (want == api_version || (want == "*/v1" && IsV1(api_version))) return k.message;
+  }
+  return nullptr;
+}
+
+}  // namespace tidepool::apiserver::protobuf
