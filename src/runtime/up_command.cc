@@ -419,6 +419,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::disruption::DisruptionController disruption(kcm_client, clock,
                                                            components.disruption, &kcm_events);
   disruption.Start();
+  // kcm's garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers
+  // the API server puts on deletion.
+  client::RestClient gc_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:generic-garbage-collector"));
+  components.garbage_collector.seed = w.seed;
+  controllers::garbagecollector::GarbageCollector garbage_collector(
+      gc_client, clock, components.garbage_collector, &kcm_events);
+  garbage_collector.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -464,6 +476,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   world_thread.join();
   if (autoscaler) autoscaler->Stop();
   disruption.Stop();
+  garbage_collector.Stop();
   executor.RunPending();
   return 0;
 }

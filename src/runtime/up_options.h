@@ -3,7 +3,7 @@
 // The options of every component `tidepool up` builds, in one struct, so that --speed reaches
 // all of them through one visitor (common/speed.h): the world (emulated cloud, kubelets,
 // scheduler loop, autoscaler), the API's object store, the API server, the GKE API and the
-// disruption controller. RunUp
+// disruption controller and the garbage collector. RunUp
 // builds those components from these options; ApplySpeed is the one place --speed is applied.
 //
 // A component added to `up` gets its options struct here, with a ForEachDuration of its own;
@@ -15,6 +15,7 @@
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/garbagecollector/garbage_collector.h"
 #include "sim/world.h"
 
 namespace tidepool::runtime {
@@ -25,6 +26,7 @@ struct UpComponentOptions {
   apiserver::ApiServerOptions api_server;
   cloud::gke::GkeApiOptions gke_api;
   controllers::disruption::DisruptionControllerOptions disruption;
+  controllers::garbagecollector::GarbageCollectorOptions garbage_collector;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -36,6 +38,7 @@ struct UpComponentOptions {
     api_server.ForEachDuration(WithPrefix("apiServer.", f));
     gke_api.ForEachDuration(WithPrefix("gkeApi.", f));
     disruption.ForEachDuration(WithPrefix("disruption.", f));
+    garbage_collector.ForEachDuration(WithPrefix("garbageCollector.", f));
   }
 };
 
