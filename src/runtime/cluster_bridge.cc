@@ -583,7 +583,9 @@ void ClusterBridge::WriteNode(const api::Node& n) {
         return next;
       },
       {kOrigin, false}, /*allow_create=*/true);
-  (void)up;
+  // The node's uid as the API has it (a restart keeps the stored one): the Lease's owner.
+  const std::string node_uid =
+      up.ok() ? up->object->view["metadata"].value("uid", n.meta.uid) : n.meta.uid;
   // The node's Lease, renewed by its kubelet.
   json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                 {"kind", "Lease"},
@@ -594,7 +596,7 @@ void ClusterBridge::WriteNode(const api::Node& n) {
                    json::array({{{"apiVersion", "v1"},
                                  {"kind", "Node"},
                                  {"name", name},
-                                 {"uid", n.meta.uid}}})}}},
+                                 {"uid", node_uid}}})}}},
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 40},

@@ -429,12 +429,21 @@ void GarbageCollector::Work() {
 }
 
 GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& uid) {
+  // A snapshot without the dependents (an owner of thousands is looked at once per dependent
+  // gone): what needs them reads the graph again.
   Node item;
+  bool has_dependents = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = nodes_.find(uid);
     if (it == nodes_.end()) return Outcome::kDone;
-    item = it->second;
+    const Node& n = it->second;
+    item.id = n.id;
+    item.owners = n.owners;
+    item.observed = n.observed;
+    item.being_deleted = n.being_deleted;
+    item.deleting_dependents = n.deleting_dependents;
+    has_dependents = !n.dependents.empty();
   }
   // "Being deleted" is a one-way trip: its dependents are looked at once it is gone.
   if (item.being_deleted && !item.deleting_dependents) return Outcome::kDone;
@@ -450,7 +459,7 @@ GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& u
     VirtualDelete(item.id);
     return Outcome::kDone;
   }
-  if (item.deleting_dependents) return ProcessDeletingDependents(item);
+  if (item.deleting_dependents) return ProcessDeletingDependents(item.id);
 
   const json& meta = Meta(*latest);
   std::vector<OwnerRef> refs;
@@ -495,13 +504,15 @@ GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& u
     std::set<std::string> remove = dangling;
     remove.insert(waiting.begin(), waiting.end());
     s = PatchOwnerReferences(item.id, remove, false);
-  } else if (!waiting.empty() && !item.dependents.empty()) {
+  } else if (!waiting.empty() && has_dependents) {
     bool cycle = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      for (const std::string& dep : item.dependents) {
-        auto d = nodes_.find(dep);
-        if (d != nodes_.end() && d->second.deleting_dependents) cycle = true;
+      if (auto it = nodes_.find(uid); it != nodes_.end()) {
+        for (const std::string& dep : it->second.dependents) {
+          auto d = nodes_.find(dep);
+          if (d != nodes_.end() && d->second.deleting_dependents) cycle = true;
+        }
       }
     }
     // A dependent deleting its own dependents too: its references to this item stop blocking,
@@ -526,16 +537,18 @@ GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& u
   return item.observed ? Outcome::kDone : Outcome::kRetry;
 }
 
-GarbageCollector::Outcome GarbageCollector::ProcessDeletingDependents(const Node& item) {
+GarbageCollector::Outcome GarbageCollector::ProcessDeletingDependents(const Identity& id) {
   std::vector<std::string> blocking;
   std::vector<std::string> to_delete;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    for (const std::string& dep : item.dependents) {
+    auto it = nodes_.find(id.uid);
+    if (it == nodes_.end()) return Outcome::kDone;
+    for (const std::string& dep : it->second.dependents) {
       auto d = nodes_.find(dep);
       if (d == nodes_.end()) continue;
       for (const OwnerRef& o : d->second.owners) {
-        if (o.uid == item.id.uid && o.block_owner_deletion) {
+        if (o.uid == id.uid && o.block_owner_deletion) {
           blocking.push_back(dep);
           if (!d->second.deleting_dependents) to_delete.push_back(dep);
           break;
@@ -545,7 +558,7 @@ GarbageCollector::Outcome GarbageCollector::ProcessDeletingDependents(const Node
     for (const std::string& dep : to_delete) Enqueue(Queue::kDelete, dep, clock_.Now());
   }
   if (!blocking.empty()) return Outcome::kDone;  // looked at again as they go
-  Status s = RemoveFinalizer(item.id, kForeground);
+  Status s = RemoveFinalizer(id, kForeground);
   return s.ok() ? Outcome::kDone : Outcome::kRetry;
 }
 

@@ -137,7 +137,8 @@ class GarbageCollector {
   void Work();
   Outcome AttemptToDelete(const std::string& uid);
   Outcome AttemptToOrphan(const std::string& uid);
-  Outcome ProcessDeletingDependents(const Node& item);
+  // processDeletingDependentsItem: its blocking dependents queued, or its finalizer removed.
+  Outcome ProcessDeletingDependents(const Identity& id);
   // Owner lookups: whether `ref` of a dependent in `ns` is dangling; `owner` gets the owner's
   // object when it exists.
   StatusOr<bool> IsDangling(const OwnerRef& ref, const std::string& ns, nlohmann::json* owner);
@@ -156,7 +157,9 @@ class GarbageCollector {
   const client::RestClient& client_;
   const Clock& clock_;
   const GarbageCollectorOptions options_;
-  autoscaler::EventRecorder* recorder_;
+  // Unused for now: kcm's collector records one event only (OwnerRefInvalidNamespace, for a
+  // dependent naming an owner of another namespace), a check tidepool does not make yet.
+  [[maybe_unused]] autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
 
   // Written by the worker before the informers start; read-only afterwards.
