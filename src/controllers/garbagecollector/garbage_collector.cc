@@ -159,21 +159,19 @@ void GarbageCollector::StartMonitors() {
     o.name = "garbagecollector-" + r.resource;
     o.seed = options_.seed + i;
     o.transform = [](json&& obj) { return SlimMeta(std::move(obj)); };
+    // The graph keeps what it needs; the informers keep only names and resourceVersions.
+    o.cache_metadata_only = true;
     auto inf = std::make_unique<client::Informer>(client_, clock_, o, log_);
+    auto upsert = [this, i](const client::ObjectRef& obj) {
+      json o = *obj;
+      o["apiVersion"] = resources_[i].group_version;
+      o["kind"] = resources_[i].kind;
+      OnUpsert(i, o);
+    };
     inf->AddEventHandlers(
-        {[this, i](const client::ObjectRef& obj, bool) {
-           json o = *obj;
-           o["apiVersion"] = resources_[i].group_version;
-           o["kind"] = resources_[i].kind;
-           OnUpsert(nullptr, o);
-         },
-         [this, i](const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
-           json o = *obj;
-           o["apiVersion"] = resources_[i].group_version;
-           o["kind"] = resources_[i].kind;
-           OnUpsert(old_obj.get(), o);
-         },
-         [this](const client::ObjectRef& obj, bool) { OnDelete(*obj); }});
+        {[upsert](const client::ObjectRef& obj, bool) { upsert(obj); },
+         [upsert](const client::ObjectRef&, const client::ObjectRef& obj) { upsert(obj); },
+         [this, i](const client::ObjectRef& obj, bool) { OnDelete(i, *obj); }});
     informers_.push_back(std::move(inf));
   }
   for (auto& inf : informers_) inf->Start();
@@ -183,10 +181,12 @@ void GarbageCollector::StartMonitors() {
 
 // ---- The graph (GraphBuilder) ------------------------------------------------------------------
 
-void GarbageCollector::OnUpsert(const json* old_obj, const json& obj) {
+void GarbageCollector::OnUpsert(size_t resource, const json& obj) {
   const json& meta = Meta(obj);
   const std::string uid = StrOf(meta, "uid");
   if (uid.empty()) return;
+  const std::string key = std::to_string(resource) + "|" + StrOf(meta, "namespace") + "/" +
+                          StrOf(meta, "name");
   Identity id{StrOf(obj, "apiVersion"), StrOf(obj, "kind"), StrOf(meta, "name"),
               StrOf(meta, "namespace"), uid};
   std::vector<OwnerRef> owners;
@@ -200,7 +200,11 @@ void GarbageCollector::OnUpsert(const json* old_obj, const json& obj) {
   const bool deleting = Deleting(meta);
   const TimePoint now = clock_.Now();
   std::lock_guard<std::mutex> lock(mu_);
+  uid_by_key_[key] = uid;
   auto it = nodes_.find(uid);
+  // What the previous state was doing (processTransitions compares with it).
+  const bool was_orphaning = it != nodes_.end() && it->second.orphaning;
+  const bool was_foreground = it != nodes_.end() && it->second.deleting_dependents;
   if (it == nodes_.end()) {
     Node n;
     n.id = id;
@@ -252,7 +256,8 @@ void GarbageCollector::OnUpsert(const json* old_obj, const json& obj) {
         }
       }
       n.owners = owners;
-      const Node copy = n;
+      Node copy;  // its identity is all the owners' side needs
+      copy.id = n.id;
       AddDependentToOwners(copy, added);
       RemoveDependentFromOwners(copy, gone);
       it = nodes_.find(uid);
@@ -261,29 +266,29 @@ void GarbageCollector::OnUpsert(const json* old_obj, const json& obj) {
   }
   // processTransitions.
   Node& n = it->second;
-  const json* old_meta = old_obj != nullptr ? &Meta(*old_obj) : nullptr;
-  const bool was_orphaning =
-      old_meta != nullptr && Deleting(*old_meta) && HasFinalizer(*old_meta, kOrphan);
-  if (deleting && HasFinalizer(meta, kOrphan) && !was_orphaning) {
-    Enqueue(Queue::kOrphan, uid, now);
-  }
-  const bool was_foreground =
-      old_meta != nullptr && Deleting(*old_meta) && HasFinalizer(*old_meta, kForeground);
-  if (deleting && HasFinalizer(meta, kForeground) && !was_foreground) {
-    n.deleting_dependents = true;
+  n.orphaning = deleting && HasFinalizer(meta, kOrphan);
+  if (n.orphaning && !was_orphaning) Enqueue(Queue::kOrphan, uid, now);
+  n.deleting_dependents = deleting && HasFinalizer(meta, kForeground);
+  if (n.deleting_dependents && !was_foreground) {
     for (const std::string& dep : n.dependents) Enqueue(Queue::kDelete, dep, now);
     Enqueue(Queue::kDelete, uid, now);
-  } else if (deleting && HasFinalizer(meta, kForeground)) {
-    n.deleting_dependents = true;
-  } else if (!HasFinalizer(meta, kForeground)) {
-    n.deleting_dependents = false;
   }
 }
 
-void GarbageCollector::OnDelete(const json& obj) {
+void GarbageCollector::OnDelete(size_t resource, const json& obj) {
   const json& meta = Meta(obj);
-  const std::string uid = StrOf(meta, "uid");
+  const std::string key = std::to_string(resource) + "|" + StrOf(meta, "namespace") + "/" +
+                          StrOf(meta, "name");
   std::lock_guard<std::mutex> lock(mu_);
+  // A deletion inferred from a relist comes with the name only.
+  std::string uid = StrOf(meta, "uid");
+  auto k = uid_by_key_.find(key);
+  if (k != uid_by_key_.end()) {
+    if (uid.empty() || uid == k->second) {
+      uid = k->second;
+      uid_by_key_.erase(k);
+    }
+  }
   auto it = nodes_.find(uid);
   if (it == nodes_.end()) return;
   if (!it->second.dependents.empty()) {
@@ -298,7 +303,8 @@ void GarbageCollector::InsertNode(Node node) {
   const std::vector<OwnerRef> owners = node.owners;
   auto [it, inserted] = nodes_.emplace(uid, std::move(node));
   if (!inserted) return;
-  const Node copy = it->second;
+  Node copy;
+  copy.id = it->second.id;
   AddDependentToOwners(copy, owners);
 }
 

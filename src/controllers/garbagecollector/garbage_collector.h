@@ -16,9 +16,10 @@
 // How (as kcm): the resources it watches are the API's deletable ones (discovery: verbs
 // delete, list and watch; Events ignored), each through a metadata-only informer. Their events
 // keep a graph of uid -> node (identity, owners, dependents, being deleted, deleting
-// dependents), updated per event, never rebuilt by rescans. An owner referenced but not seen is
-// a "virtual" node, verified by a live GET: a 404 or another uid under its name means absent
-// (remembered in a bounded absent-owner cache), and its dependents are collected. Two queues,
+// dependents), updated per event, never rebuilt by rescans; the informers cache names and
+// resourceVersions only (client/informer.h's cache_metadata_only). An owner referenced but not
+// seen is a "virtual" node, verified by a live GET: a 404 or another uid under its name means
+// absent (remembered in a bounded absent-owner cache), and its dependents are collected. Two queues,
 // attemptToDelete and attemptToOrphan, hold uids; one worker thread takes the earliest due
 // item and re-queues it after `retry_after` when a write conflicts or fails, or when a virtual
 // owner that exists has not been seen by an informer yet. Dependents are deleted with a uid
@@ -116,6 +117,7 @@ class GarbageCollector {
     bool observed = false;             // seen by an informer (else virtual)
     bool being_deleted = false;        // deletionTimestamp set
     bool deleting_dependents = false;  // being deleted with foregroundDeletion
+    bool orphaning = false;            // being deleted with orphan
   };
   enum class Queue { kDelete, kOrphan };
   enum class Outcome { kDone, kRetry };
@@ -124,8 +126,8 @@ class GarbageCollector {
   bool Discover();
   void StartMonitors();
   // Informer events: the graph (GraphBuilder.processGraphChanges).
-  void OnUpsert(const nlohmann::json* old_obj, const nlohmann::json& obj);
-  void OnDelete(const nlohmann::json& obj);
+  void OnUpsert(size_t resource, const nlohmann::json& obj);
+  void OnDelete(size_t resource, const nlohmann::json& obj);
   // Under mu_.
   void InsertNode(Node node);
   void AddDependentToOwners(const Node& n, const std::vector<OwnerRef>& owners);
@@ -173,6 +175,9 @@ class GarbageCollector {
   bool stop_ = false;
   bool discovered_ = false;
   std::unordered_map<std::string, Node> nodes_;  // by uid
+  // "<resource index>|<ns>/<name>" -> uid, for deletions a relist infers (the informers keep
+  // no uid).
+  std::unordered_map<std::string, std::string> uid_by_key_;
   // Queues: (due, queue, uid) ordered by due time, and each entry's place.
   std::set<std::tuple<TimePoint, Queue, std::string>> due_;
   std::map<std::pair<Queue, std::string>, TimePoint> queued_;
