@@ -7,6 +7,7 @@
 #include "api/codec/json_codec.h"
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
+#include "apiserver/deletion.h"
 #include "apiserver/discovery.h"
 #include "apiserver/eviction.h"
 #include "apiserver/json_io.h"
@@ -207,7 +208,7 @@ std::string FieldManager(const HttpRequest& req) {
   return slash == std::string::npos ? ua : ua.substr(0, slash);
 }
 
-// ---- Graceful pod deletion (DELETE and eviction) ---------------------------------------------
+// ---- System fields and DeleteOptions ---------------------------------------------------------
 
 // rest.BeforeCreate: a created object's uid and creationTimestamp are the server's
 // (FillObjectMetaSystemFields), whatever the client sent, and it is not being deleted.
@@ -227,36 +228,6 @@ bool DryRunAll(const json& options) {
     if (v.is_string() && v.get<std::string>() == "All") return true;
   }
   return false;
-}
-
-// DeleteOptions.gracePeriodSeconds, when given as an integer.
-std::optional<int64_t> GracePeriodOption(const json& options) {
-  const json* g = Member(options, "gracePeriodSeconds");
-  if (g == nullptr || !g->is_number_integer()) return std::nullopt;
-  return g->get<int64_t>();
-}
-
-// How long a pod's deletion may take: the request's grace period, else the pod's
-// spec.terminationGracePeriodSeconds, else 30 s (the API default).
-int64_t PodGracePeriod(const json& pod, std::optional<int64_t> requested) {
-  if (requested) return *requested;
-  if (const json* spec = Member(pod, "spec")) {
-    if (const json* t = Member(*spec, "terminationGracePeriodSeconds"); t && t->is_number_integer()) {
-      return t->get<int64_t>();
-    }
-  }
-  return 30;
-}
-
-// A running pod is not removed at once: it gets metadata.deletionTimestamp (now + grace) and
-// deletionGracePeriodSeconds, and its kubelet removes it. A shorter grace period shortens a
-// deletion already in progress; a longer one leaves it as it is.
-void MarkPodDeleting(json& pod, int64_t grace, TimePoint now) {
-  json& meta = pod["metadata"];
-  if (!meta.contains("deletionTimestamp") || meta.value("deletionGracePeriodSeconds", grace) > grace) {
-    meta["deletionTimestamp"] = FormatRfc3339(now + std::chrono::seconds(grace));
-    meta["deletionGracePeriodSeconds"] = grace;
-  }
 }
 
 printers::IncludeObject IncludeObjectParam(const HttpRequest& req) {
@@ -388,6 +359,27 @@ std::optional<ApiError> DeleteOptionsTypeError(const json& options) {
     return ApiError{400, "BadRequest", t->JsonMessage(), json()};
   }
   return std::nullopt;
+}
+
+// ValidateDeleteOptions' refusal: 422 Invalid on DeleteOptions.meta.k8s.io.
+ApiError InvalidDeleteOptions(const Status& s) {
+  const std::string msg(s.message());
+  json causes = json::array();
+  const std::string prefix = "DeleteOptions.meta.k8s.io \"\" is invalid: ";
+  std::string rest = msg.compare(0, prefix.size(), prefix) == 0 ? msg.substr(prefix.size()) : msg;
+  if (rest.size() > 2 && rest.front() == '[' && rest.back() == ']') rest = rest.substr(1, rest.size() - 2);
+  size_t start = 0;
+  while (start < rest.size()) {
+    // Each error starts with ": Invalid value: " (the field path is empty).
+    size_t next = rest.find(", : Invalid value: ", start);
+    std::string one = rest.substr(start, next == std::string::npos ? std::string::npos : next - start);
+    if (one.compare(0, 2, ": ") == 0) one = one.substr(2);
+    causes.push_back({{"reason", "FieldValueInvalid"}, {"message", one}, {"field", ""}});
+    if (next == std::string::npos) break;
+    start = next + 2;
+  }
+  return {422, "Invalid", msg,
+          json{{"group", "meta.k8s.io"}, {"kind", "DeleteOptions"}, {"causes", causes}}};
 }
 
 // kube's refusal of a patch whose result does not decode: 422 on the field "patch", whose
@@ -713,8 +705,6 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     // Eviction: the budgets that select the pod (eviction.h), then the pod is deleted as DELETE
     // deletes it, with the eviction's options.
     const json p = (*pod)->Parse();
-    const std::string phase = Str(p, "status", "phase");
-    const bool terminal = phase == "Succeeded" || phase == "Failed";
     // A dry run is asked in the query or in the eviction's deleteOptions (propagateDryRun).
     const json* delete_options = Member(*body, "deleteOptions");
     ObjectStore::WriteOptions eopts = wopts;
@@ -730,23 +720,15 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     const std::optional<std::string> rv =
         only_if_unchanged ? std::optional<std::string>(std::to_string((*pod)->resource_version))
                           : std::nullopt;
-    const int64_t g =
-        PodGracePeriod(p, delete_options ? GracePeriodOption(*delete_options) : std::nullopt);
-    Status st;
-    if (Str(p, "spec", "nodeName").empty() || terminal || g <= 0) {
-      st = store_.Delete(res, r.ns, r.name, eopts, std::nullopt, rv).status();
-    } else {
-      st = store_
-               .Update(res, r.ns, r.name,
-                       [&](const StoredObject* cur) -> StatusOr<json> {
-                         json next = cur->Parse();
-                         MarkPodDeleting(next, g, clock_.Now());
-                         if (rv) next["metadata"]["resourceVersion"] = *rv;
-                         return next;
-                       },
-                       eopts)
-               .status();
-    }
+    // Deleted as DELETE deletes it, with the eviction's options (a precondition on the
+    // resourceVersion read when the budget check needs the pod unchanged).
+    DeleteOptions o = delete_options != nullptr && delete_options->is_object()
+                          ? DeleteOptionsFromJson(*delete_options)
+                          : DeleteOptions{};
+    if (eopts.dry_run) o.dry_run = true;
+    if (rv) o.precondition_resource_version = rv;
+    const Status st = DeleteObject(store_, res, r.ns, r.name, o, clock_.Now(), eopts.origin).status();
+    if (st.code() == StatusCode::kInvalidArgument) return SendError(w, InvalidDeleteOptions(st));
     if (only_if_unchanged && st.code() == StatusCode::kAborted) {
       // The unready pod changed since it was read (it may be Ready now): the client retries.
       EvictionVerdict v = TooManyRequestsVerdict(budget);
@@ -997,14 +979,18 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method == "DELETE") {
       auto filter = ParseFilter(req, res);
       if (!filter.ok()) return fail(filter.status());
-      ObjectStore::WriteOptions dopts = wopts;
+      DeleteOptions dopts;
       if (!req.body.empty()) {
         auto body = ParseBody(req);
         if (!body.ok()) return fail(body.status());
         if (body->is_object()) {
           if (auto e = DeleteOptionsTypeError(*body)) return SendError(w, *e);
-          if (DryRunAll(*body)) dopts.dry_run = true;
+          dopts = DeleteOptionsFromJson(*body);
         }
+      }
+      if (wopts.dry_run) dopts.dry_run = true;
+      if (std::string invalid = ValidateDeleteOptions(dopts); !invalid.empty()) {
+        return SendError(w, InvalidDeleteOptions(Status(StatusCode::kInvalidArgument, invalid)));
       }
       const Filter f = *filter;
       auto list = store_.List(res, res.namespaced ? r.ns : "",
@@ -1014,12 +1000,15 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                          res.GroupVersion() + "\",\"metadata\":{},\"items\":[";
       bool first = true;
       for (const ObjectPtr& o : list.items) {
-        auto d = store_.Delete(res, Str(o->view, "metadata", "namespace"),
-                               Str(o->view, "metadata", "name"), dopts);
-        if (!d.ok()) continue;
+        // The registry's DeleteCollection: each item deleted as DELETE deletes it; an item gone
+        // meanwhile is skipped, any other failure ends the request.
+        auto d = DeleteObject(store_, res, Str(o->view, "metadata", "namespace"),
+                              Str(o->view, "metadata", "name"), dopts, clock_.Now(), wopts.origin);
+        if (!d.ok() && d.status().code() == StatusCode::kNotFound) continue;
+        if (!d.ok()) return fail(d.status());
         if (!first) body += ',';
         first = false;
-        body += (*d)->text;
+        body += d->object->text;
       }
       body += "]}";
       w.Send(200, kJson, std::move(body));
@@ -1036,63 +1025,47 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   }
 
   if (method == "DELETE") {
-    json opts = json::object();
+    // DeleteOptions from the body, else from the query (delete.go).
+    DeleteOptions opts;
     if (!req.body.empty()) {
       auto body = ParseBody(req);
       if (!body.ok()) return fail(body.status());
-      if (body->is_object()) opts = std::move(body).value();
-      if (auto e = DeleteOptionsTypeError(opts)) return SendError(w, *e);
-    }
-    // A dry run is asked in the query or in DeleteOptions.dryRun (kubectl sends the latter).
-    ObjectStore::WriteOptions dopts = wopts;
-    if (DryRunAll(opts)) dopts.dry_run = true;
-    std::optional<std::string> pre_uid, pre_rv;
-    if (const json* pre = Member(opts, "preconditions")) {
-      if (pre->contains("uid") && (*pre)["uid"].is_string()) pre_uid = (*pre)["uid"].get<std::string>();
-      if (pre->contains("resourceVersion") && (*pre)["resourceVersion"].is_string()) {
-        pre_rv = (*pre)["resourceVersion"].get<std::string>();
+      if (body->is_object()) {
+        if (auto e = DeleteOptionsTypeError(*body)) return SendError(w, *e);
+        opts = DeleteOptionsFromJson(*body);
       }
-    }
-    std::optional<int64_t> grace = GracePeriodOption(opts);
-    if (req.HasQuery("gracePeriodSeconds")) grace = std::atoll(req.Query("gracePeriodSeconds").c_str());
-    if (res.group.empty() && res.resource == "pods") {
-      auto cur = store_.Get(res, r.ns, r.name);
-      if (!cur.ok()) return fail(cur.status());
-      const json p = (*cur)->Parse();
-      const std::string phase = Str(p, "status", "phase");
-      const bool terminal = phase == "Succeeded" || phase == "Failed";
-      const int64_t g = PodGracePeriod(p, grace);
-      if (!Str(p, "spec", "nodeName").empty() && !terminal && g > 0) {
-        auto up = store_.Update(
-            res, r.ns, r.name,
-            [&](const StoredObject* c) -> StatusOr<json> {
-              json next = c->Parse();
-              if (pre_uid && Str(next, "metadata", "uid") != *pre_uid) {
-                return Status(StatusCode::kAborted,
-                              "Operation cannot be fulfilled on " + ObjectStore::Qualified(res, r.name) +
-                                  ": Precondition failed: UID in precondition: " + *pre_uid +
-                                  ", UID in object meta: " + Str(next, "metadata", "uid"));
-              }
-              MarkPodDeleting(next, g, clock_.Now());
-              return next;
-            },
-            dopts);
-        if (!up.ok()) return fail(up.status());
-        return w.Send(200, kJson, up->object->text);
+    } else {
+      if (req.HasQuery("gracePeriodSeconds")) {
+        opts.grace_period_seconds = std::atoll(req.Query("gracePeriodSeconds").c_str());
       }
+      if (req.HasQuery("propagationPolicy")) opts.propagation_policy = req.Query("propagationPolicy");
+      if (req.HasQuery("orphanDependents")) opts.orphan_dependents = QueryBool(req, "orphanDependents");
     }
+    if (wopts.dry_run) opts.dry_run = true;
     if (res.group.empty() && res.resource == "namespaces") {
       // The namespace controller's work, done at once: everything in it goes, then it.
+      const ObjectStore::WriteOptions nopts{wopts.origin, opts.dry_run};
       for (const Resource& other : Resources()) {
         if (!other.namespaced) continue;
         for (const ObjectPtr& o : store_.List(other, r.name).items) {
-          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), dopts);
+          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), nopts);
         }
       }
+      auto d = store_.Delete(res, r.ns, r.name, nopts, opts.precondition_uid,
+                             opts.precondition_resource_version);
+      if (!d.ok()) return fail(d.status());
+      return w.Send(200, kJson, (*d)->text);
     }
-    auto d = store_.Delete(res, r.ns, r.name, dopts, pre_uid, pre_rv);
+    auto d = DeleteObject(store_, res, r.ns, r.name, opts, clock_.Now(), wopts.origin);
+    if (!d.ok() && d.status().code() == StatusCode::kInvalidArgument) {
+      return SendError(w, InvalidDeleteOptions(d.status()));
+    }
     if (!d.ok()) return fail(d.status());
-    return w.Send(200, kJson, (*d)->text);
+    // 202 when the object stays and the request asked for cascading with orphanDependents=false
+    // (delete.go: the only case kube tells apart, for its old clients).
+    const int code =
+        !d->deleted && opts.orphan_dependents.has_value() && !*opts.orphan_dependents ? 202 : 200;
+    return w.Send(code, kJson, d->object->text);
   }
 
   if (method == "PUT" || method == "PATCH") {

@@ -773,4 +773,215 @@ TEST_F(ApiServerTest, TheScaleSubresourceOfADeployment) {
   EXPECT_EQ(Do("DELETE", path).code, 405);
 }
 
+// kube-apiserver's deletion semantics (deletion.h): propagationPolicy / orphanDependents put
+// the garbage collector's finalizers; an object with finalizers stays (deletionTimestamp,
+// deletionGracePeriodSeconds 0) until an update empties them; pods too.
+TEST_F(ApiServerTest, DeletionWithFinalizersAndPropagation) {
+  const json containers = json::array({{{"name", "c"}, {"image", "nginx"}}});
+  const json rs = {{"apiVersion", "apps/v1"},
+                   {"kind", "ReplicaSet"},
+                   {"metadata", {{"name", "x"}}},
+                   {"spec",
+                    {{"replicas", 0},
+                     {"selector", {{"matchLabels", {{"app", "x"}}}}},
+                     {"template",
+                      {{"metadata", {{"labels", {{"app", "x"}}}}},
+                       {"spec", {{"containers", containers}}}}}}}};
+  const json job = {{"apiVersion", "batch/v1"},
+                    {"kind", "Job"},
+                    {"metadata", {{"name", "x"}}},
+                    {"spec",
+                     {{"template",
+                       {{"spec", {{"restartPolicy", "Never"}, {"containers", containers}}}}}}}};
+  json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}};
+  json kept_cm = cm;
+  kept_cm["metadata"]["finalizers"] = {"example.com/keep"};
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", "x"}, {"finalizers", {"example.com/keep"}}}},
+              {"spec", {{"nodeName", "n1"}, {"containers", containers}}}};
+  const json event = {{"apiVersion", "v1"},
+                      {"kind", "Event"},
+                      {"metadata", {{"name", "x"}}},
+                      {"involvedObject", {{"kind", "Pod"}, {"name", "p"}, {"namespace", "default"}}}};
+  const std::string rs_path = "/apis/apps/v1/namespaces/default/replicasets";
+  const std::string job_path = "/apis/batch/v1/namespaces/default/jobs";
+  const std::string cm_path = "/api/v1/namespaces/default/configmaps";
+  const std::string pod_path = "/api/v1/namespaces/default/pods";
+  const std::string ev_path = "/api/v1/namespaces/default/events";
+  const std::string kMerge = "application/merge-patch+json";
+  auto opts = [](json o) { return o.dump(); };
+  const std::string drop_finalizers = R"({"metadata":{"finalizers":null}})";
+
+  struct Step {
+    std::string method, suffix, body, content_type;
+    int code;
+  };
+  struct Case {
+    std::string name;
+    std::string collection;
+    json object;
+    std::vector<Step> steps;
+    int get_code;  // the GET after the steps
+    json finalizers = nullptr;  // expected metadata.finalizers (null: absent)
+    int64_t grace = -1;         // expected deletionGracePeriodSeconds (-1: absent)
+  };
+  const std::vector<Case> cases = {
+      {"background (kubectl's default) removes at once", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Background"}}), "", 200}}, 404},
+      {"no options: DeleteDependents by default, removed at once", rs_path, rs,
+       {{"DELETE", "/x", "", "", 200}}, 404},
+      {"foreground puts foregroundDeletion and keeps the object", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200}}, 200,
+       {"foregroundDeletion"}, 0},
+      {"foreground in the query", rs_path, rs,
+       {{"DELETE", "/x?propagationPolicy=Foreground", "", "", 200}}, 200, {"foregroundDeletion"}, 0},
+      {"orphan puts orphan", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Orphan"}}), "", 200}}, 200, {"orphan"}, 0},
+      {"orphanDependents=true puts orphan", rs_path, rs,
+       {{"DELETE", "/x", opts({{"orphanDependents", true}}), "", 200}}, 200, {"orphan"}, 0},
+      {"orphanDependents=false on an object that stays is a 202", cm_path, kept_cm,
+       {{"DELETE", "/x", opts({{"orphanDependents", false}}), "", 202}}, 200, {"example.com/keep"}, 0},
+      {"a second DELETE may change the finalizers: foreground then orphan", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200},
+        {"DELETE", "/x", opts({{"propagationPolicy", "Orphan"}}), "", 200}},
+       200, {"orphan"}, 0},
+      {"a background DELETE after a foreground one removes it", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200},
+        {"DELETE", "/x", opts({{"propagationPolicy", "Background"}}), "", 200}},
+       404},
+      {"emptying the finalizers of an object being deleted removes it", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200},
+        {"PATCH", "/x", drop_finalizers, kMerge, 200}},
+       404},
+      {"batch/v1 Jobs orphan by default", job_path, job, {{"DELETE", "/x", "", "", 200}}, 200,
+       {"orphan"}, 0},
+      {"a Job deleted in the background goes", job_path, job,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Background"}}), "", 200}}, 404},
+      {"another finalizer keeps an object with deletionTimestamp", cm_path, kept_cm,
+       {{"DELETE", "/x", "", "", 200}, {"DELETE", "/x", "", "", 200}}, 200, {"example.com/keep"}, 0},
+      {"its removal by a PUT removes the object", cm_path, kept_cm,
+       {{"DELETE", "/x", "", "", 200},
+        {"PUT", "/x", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x","namespace":"default"}})", "", 200}},
+       404},
+      {"a plain update keeps it", cm_path, kept_cm,
+       {{"DELETE", "/x", "", "", 200},
+        {"PATCH", "/x", R"({"data":{"a":"b"}})", kMerge, 200}},
+       200, {"example.com/keep"}, 0},
+      {"Events support no propagation finalizers", ev_path, event,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200}}, 404},
+      {"a pod with a finalizer and grace 0 stays with deletionGracePeriodSeconds 0", pod_path, pod,
+       {{"DELETE", "/x", opts({{"gracePeriodSeconds", 0}}), "", 200}}, 200, {"example.com/keep"}, 0},
+      {"a pod with a finalizer whose grace period ran out stays", pod_path, pod,
+       {{"DELETE", "/x", "", "", 200}, {"DELETE", "/x", opts({{"gracePeriodSeconds", 0}}), "", 200}},
+       200, {"example.com/keep"}, 0},
+      {"a terminating pod keeps its grace period and finalizers on a longer request", pod_path, pod,
+       {{"DELETE", "/x", "", "", 200},
+        {"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}}), "", 200}},
+       200, {"example.com/keep"}, 30},
+      {"a pod whose finalizers go after its grace period ran out is removed", pod_path, pod,
+       {{"DELETE", "/x", opts({{"gracePeriodSeconds", 0}}), "", 200},
+        {"PATCH", "/x", drop_finalizers, kMerge, 200}},
+       404},
+      {"deletecollection takes the same options", rs_path, rs,
+       {{"DELETE", "", opts({{"propagationPolicy", "Foreground"}}), "", 200}}, 200,
+       {"foregroundDeletion"}, 0},
+      {"an eviction deletes as DELETE does: a pod with a finalizer terminates", pod_path, pod,
+       {{"POST", "/x/eviction",
+         json{{"apiVersion", "policy/v1"},
+              {"kind", "Eviction"},
+              {"metadata", {{"name", "x"}, {"namespace", "default"}}},
+              {"deleteOptions", {{"gracePeriodSeconds", 0}}}}
+             .dump(),
+         "", 201}},
+       200, {"example.com/keep"}, 0},
+      {"a dry run changes nothing", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Foreground"}, {"dryRun", {"All"}}}), "", 200}},
+       200},
+      {"preconditions are kept", rs_path, rs,
+       {{"DELETE", "/x", opts({{"preconditions", {{"uid", "nope"}}}}), "", 409}}, 200},
+      {"orphanDependents with propagationPolicy is invalid", rs_path, rs,
+       {{"DELETE", "/x", opts({{"orphanDependents", true}, {"propagationPolicy", "Orphan"}}), "", 422}},
+       200},
+      {"an unknown propagationPolicy is invalid", rs_path, rs,
+       {{"DELETE", "/x", opts({{"propagationPolicy", "Sideways"}}), "", 422}}, 200},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto created = Do("POST", c.collection, c.object.dump());
+    ASSERT_EQ(created.code, 201) << created.body;
+    for (const Step& s : c.steps) {
+      std::map<std::string, std::string> headers;
+      if (!s.content_type.empty()) headers["content-type"] = s.content_type;
+      auto r = Do(s.method, c.collection + s.suffix, s.body, headers);
+      EXPECT_EQ(r.code, s.code) << s.method << " " << s.suffix << " " << s.body << ": " << r.body;
+    }
+    auto got = Do("GET", c.collection + "/x");
+    EXPECT_EQ(got.code, c.get_code) << got.body;
+    if (got.code == 200) {
+      const json meta = got.Json()["metadata"];
+      EXPECT_EQ(meta.value("finalizers", json()), c.finalizers);
+      EXPECT_EQ(meta.value("deletionGracePeriodSeconds", int64_t{-1}), c.grace);
+      EXPECT_EQ(meta.contains("deletionTimestamp"), c.grace >= 0);
+      // Leave nothing behind for the next case.
+      Do("PATCH", c.collection + "/x", drop_finalizers, {{"content-type", kMerge}});
+      Do("DELETE", c.collection + "/x", opts({{"gracePeriodSeconds", 0}}));
+      ASSERT_EQ(Do("GET", c.collection + "/x").code, 404) << c.name;
+    }
+  }
+}
+
+TEST_F(ApiServerTest, DeletionTextsAndGeneration) {
+  const json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps", cm.dump()).code, 201);
+  auto conflict = Do("DELETE", "/api/v1/namespaces/default/configmaps/x",
+                     json{{"preconditions", {{"uid", "nope"}}}}.dump());
+  EXPECT_EQ(conflict.code, 409);
+  const std::string uid =
+      Do("GET", "/api/v1/namespaces/default/configmaps/x").Json()["metadata"]["uid"];
+  EXPECT_EQ(conflict.Json()["message"],
+            "Operation cannot be fulfilled on ConfigMap \"x\": the UID in the precondition (nope) "
+            "does not match the UID in record (" + uid +
+                "). The object might have been deleted and then recreated");
+  auto invalid = Do("DELETE", "/api/v1/namespaces/default/configmaps/x",
+                    json{{"propagationPolicy", "Sideways"}}.dump());
+  EXPECT_EQ(invalid.code, 422);
+  EXPECT_EQ(invalid.Json()["reason"], "Invalid");
+  EXPECT_EQ(invalid.Json()["details"]["kind"], "DeleteOptions");
+  const std::string msg = invalid.Json()["message"];
+  EXPECT_EQ(msg.rfind("DeleteOptions.meta.k8s.io \"\" is invalid: : Invalid value: v1.DeleteOptions{", 0), 0u) << msg;
+  EXPECT_NE(msg.find("DeletionPropagation need to be one of \"Foreground\", \"Background\", \"Orphan\" or nil"),
+            std::string::npos) << msg;
+
+  // A foreground deletion is a write: deletionTimestamp now, generation + 1, a MODIFIED event.
+  const json rs = {{"apiVersion", "apps/v1"},
+                   {"kind", "ReplicaSet"},
+                   {"metadata", {{"name", "g"}}},
+                   {"spec",
+                    {{"replicas", 0},
+                     {"selector", {{"matchLabels", {{"app", "g"}}}}},
+                     {"template",
+                      {{"metadata", {{"labels", {{"app", "g"}}}}},
+                       {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "i"}}})}}}}}}}};
+  ASSERT_EQ(Do("POST", "/apis/apps/v1/namespaces/default/replicasets", rs.dump()).code, 201);
+  auto del = Do("DELETE", "/apis/apps/v1/namespaces/default/replicasets/g",
+                json{{"propagationPolicy", "Foreground"}}.dump());
+  ASSERT_EQ(del.code, 200);
+  const json meta = del.Json()["metadata"];
+  EXPECT_EQ(meta["generation"], 2);
+  EXPECT_EQ(meta["deletionTimestamp"], FormatRfc3339(clock_.Now()));
+  EXPECT_EQ(meta["finalizers"], json({"foregroundDeletion"}));
+  // Watchers see the removal when the finalizer goes.
+  auto watch = store_.OpenWatch(FindResource("apps", "v1", "replicasets"), "default",
+                                store_.resource_version());
+  ASSERT_TRUE(watch.ok());
+  auto patched = Do("PATCH", "/apis/apps/v1/namespaces/default/replicasets/g",
+                    R"({"metadata":{"finalizers":[]}})",
+                    {{"content-type", "application/merge-patch+json"}});
+  EXPECT_EQ(patched.code, 200) << patched.body;
+  WatchEvent e;
+  ASSERT_EQ((*watch)->Next(std::chrono::seconds(1), &e), Watch::Result::kEvent);
+  EXPECT_EQ(e.type, EventType::kDeleted);
+}
+
 }  // namespace tidepool::apiserver

@@ -226,6 +226,17 @@ std::string StringAt(const json& j, std::string_view a, std::string_view b) {
   return y != nullptr && y->is_string() ? y->get<std::string>() : "";
 }
 
+// The registry's ShouldDeleteDuringUpdate: an object being deleted (deletionTimestamp set,
+// deletionGracePeriodSeconds 0 or absent) whose update leaves it no finalizers is removed.
+bool EmptiesFinalizers(const json& cur_meta, const json& new_meta) {
+  const json* ts = Member(cur_meta, "deletionTimestamp");
+  if (ts == nullptr || ts->is_null()) return false;
+  const json* grace = Member(cur_meta, "deletionGracePeriodSeconds");
+  if (grace != nullptr && grace->is_number_integer() && grace->get<int64_t>() != 0) return false;
+  const json* f = Member(new_meta, "finalizers");
+  return f == nullptr || !f->is_array() || f->empty();
+}
+
 bool HasGeneration(const Resource& r) {
   return r.group == "apps" || r.group == "batch" || r.group == "policy";
 }
@@ -706,6 +717,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
   uint64_t ticket = 0;
   UpdateResult result;
   WakeList wake;
+  bool delete_instead = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
     const std::string nsv = r.namespaced ? std::string(ns) : "";
@@ -772,8 +784,32 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
         const bool spec_changed = (old_spec == nullptr) != (new_spec == nullptr) ||
                                   (old_spec != nullptr && *old_spec != *new_spec);
         meta["generation"] = spec_changed ? gen + 1 : gen;
+        // rest.BeforeDelete / markAsDeleting: a deletion's first write bumps it too.
+        const json* ts = Member(meta, "deletionTimestamp");
+        const json* cur_ts = Member(cur_meta, "deletionTimestamp");
+        if (ts != nullptr && !ts->is_null() && (cur_ts == nullptr || cur_ts->is_null())) {
+          meta["generation"] = meta["generation"].get<int64_t>() + 1;
+        }
       }
+      delete_instead = EmptiesFinalizers(cur_meta, meta);
     }
+    if (delete_instead) {
+      // The registry's deleteWithoutFinalizers: the object goes. The caller gets the updated
+      // object; watchers get a DELETED event with the stored one (what etcd deletes).
+      result.deleted = true;
+      result.changed = true;
+      const RvText t = DumpWithEmptyRv(next);
+      if (opts.dry_run) {
+        result.object = MakeStored(r, next, t, current->resource_version);
+        return result;
+      }
+      ++revision_;
+      result.object = MakeStored(r, next, t, revision_);
+      json last = current->Parse();
+      const RvText lt = DumpWithEmptyRv(last);
+      ticket = Commit(r, local, MakeStored(r, last, lt, revision_), current, EventType::kDeleted,
+                      opts.origin, &wake);
+    } else {
     const RvText t = DumpWithEmptyRv(next);
     if (current != nullptr) {
       // A no-op update is not a write. Equal texts are equal objects; different texts are
@@ -803,6 +839,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
     ticket = Commit(r, local, result.object, current,
                     current == nullptr ? EventType::kAdded : EventType::kModified, opts.origin,
                     &wake);
+    }
   }
   WakeWatchers(wake);
   TIDEPOOL_RETURN_IF_ERROR(WaitDurable(ticket));

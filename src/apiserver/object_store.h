@@ -21,10 +21,15 @@
 //     has been modified; please apply your changes to the latest version and try again");
 //     uid and creationTimestamp are kept; generation goes up by one when spec changed (for
 //     kinds that have one); an update that changes nothing is not a write (no new
-//     resourceVersion, no event), as in Kubernetes;
+//     resourceVersion, no event), as in Kubernetes; the first write of a deletionTimestamp
+//     bumps the generation too (rest.BeforeDelete, markAsDeleting);
+//   - an update of an object being deleted (deletionTimestamp set, deletionGracePeriodSeconds
+//     0 or absent) that leaves it no metadata.finalizers removes it (the registry's
+//     ShouldDeleteDuringUpdate): UpdateResult::deleted, a DELETED event whose object is the
+//     stored state;
 //   - delete: removes the object; the returned object is the last state.
-// Graceful pod deletion (deletionTimestamp first, removal later) is the caller's business: it is
-// an update followed, later, by a delete.
+// Deletion with its options (grace periods, finalizers, propagation) is deletion.h's: an
+// update setting deletionTimestamp first, the removal later or at once.
 //
 // Durability: with a persistent storage::Backend (--data-dir) every write is handed to it under
 // the store's lock (so revisions reach it in order) and the write call returns only after the
@@ -232,6 +237,9 @@ class ObjectStore {
     ObjectPtr object;
     bool created = false;
     bool changed = false;
+    // The update emptied the finalizers of an object being deleted: it was removed (see the
+    // file comment); `object` is the updated object.
+    bool deleted = false;
   };
   StatusOr<UpdateResult> Update(const Resource& r, std::string_view ns, std::string_view name,
                                 const Mutator& mutate, const WriteOptions& opts,

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "api/codec/json_codec.h"
+#include "apiserver/deletion.h"
 #include "runtime/event_json.h"
 
 namespace tidepool::runtime {
@@ -416,7 +417,7 @@ void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
   const sim::PodRecord* rec = ws.GetPod(key);
   if (rec == nullptr) {
     if (meta.contains("deletionTimestamp")) {
-      (void)store_.Delete(*pods_, ns, name, {kOrigin, false});
+      (void)DeleteFromApi(ns, name, meta.value("uid", ""));
       return;
     }
     auto pod = api::codec::PodFromJson(e.object->Parse());
@@ -475,12 +476,23 @@ void ClusterBridge::OnPodChange(const sim::PodChange& change) {
   if (change.type == sim::ChangeType::kDeleted) {
     auto cur = store_.Get(*pods_, p.meta.namespace_, p.meta.name);
     if (cur.ok() && (*cur)->view["metadata"].value("uid", "") == p.meta.uid) {
-      (void)store_.Delete(*pods_, p.meta.namespace_, p.meta.name, {kOrigin, false});
+      (void)DeleteFromApi(p.meta.namespace_, p.meta.name, p.meta.uid);
     }
     logs_.Remove(p.meta.namespace_, p.meta.name);
     return;
   }
   WritePod(change.pod);
+}
+
+Status ClusterBridge::DeleteFromApi(const std::string& ns, const std::string& name,
+                                    const std::string& uid) {
+  // The kubelet's final DELETE: grace period 0, a uid precondition. A pod with finalizers
+  // stays (deletionTimestamp, deletionGracePeriodSeconds 0) until they are removed.
+  apiserver::DeleteOptions o;
+  o.grace_period_seconds = 0;
+  o.precondition_uid = uid;
+  return apiserver::DeleteObject(store_, *pods_, ns, name, o, world_.Now(), kOrigin)
+      .status();
 }
 
 void ClusterBridge::OnEvent(const sim::EventChange& change) { WriteEvent(change.event); }
@@ -583,7 +595,9 @@ void ClusterBridge::WriteNode(const api::Node& n) {
         return next;
       },
       {kOrigin, false}, /*allow_create=*/true);
-  (void)up;
+  // The node's uid as the API has it (a restart keeps the stored one): the Lease's owner.
+  const std::string node_uid =
+      up.ok() ? up->object->view["metadata"].value("uid", n.meta.uid) : n.meta.uid;
   // The node's Lease, renewed by its kubelet.
   json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                 {"kind", "Lease"},
@@ -594,7 +608,7 @@ void ClusterBridge::WriteNode(const api::Node& n) {
                    json::array({{{"apiVersion", "v1"},
                                  {"kind", "Node"},
                                  {"name", name},
-                                 {"uid", n.meta.uid}}})}}},
+                                 {"uid", node_uid}}})}}},
                 {"spec",
                  {{"holderIdentity", name},
                   {"leaseDurationSeconds", 40},

@@ -13,7 +13,9 @@
 //     by the API (graceful delete, eviction) becomes the world's DeletePod; an API removal
 //     (grace period 0) removes the pod from the world. The world's scheduler binding, kubelet
 //     status (phase, conditions, container states, IPs) and final removal are written back into
-//     the stored JSON; every other field stays as the user wrote it.
+//     the stored JSON; every other field stays as the user wrote it. The final removal is the
+//     kubelet's DELETE (grace period 0): a pod with finalizers stays in the API, terminating,
+//     until an update removes them.
 //   - Nodes come from the world (the emulated cloud's VMs and kubelets) and are written to the
 //     ObjectStore whole, with nodeInfo, addresses and a Lease in kube-node-lease that a real
 //     kubelet would report. A user's label / annotate / taint / cordon through the API goes
@@ -77,6 +79,9 @@ class ClusterBridge final : public sim::StoreObserver {
   bool ApplyApiEvent(const apiserver::WatchEvent& e);
   void ApplyApiPod(const apiserver::WatchEvent& e);
   void ApplyApiNode(const apiserver::WatchEvent& e);
+  // The kubelet's final DELETE of a pod the world removed (apiserver/deletion.h: a pod with
+  // finalizers stays until they go).
+  Status DeleteFromApi(const std::string& ns, const std::string& name, const std::string& uid);
   Status EnsureSystemObjects();
   // The GPU operator's device-plugin pod on a GPU node (once per node).
   void EnsureDevicePluginPod(const api::Node& node);

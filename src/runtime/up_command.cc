@@ -441,6 +441,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   components.job.seed = w.seed;
   controllers::job::JobController jobs(job_client, clock, components.job, &job_events);
   jobs.Start();
+  // kcm's garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers
+  // the API server puts on deletion.
+  client::RestClient gc_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:generic-garbage-collector"));
+  components.garbage_collector.seed = w.seed + 30;
+  controllers::garbagecollector::GarbageCollector garbage_collector(
+      gc_client, clock, components.garbage_collector, &kcm_events);
+  garbage_collector.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -492,6 +504,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { replicasets.Stop(); });
   stoppers.emplace_back([&] { deployments.Stop(); });
   stoppers.emplace_back([&] { jobs.Stop(); });
+  stoppers.emplace_back([&] { garbage_collector.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

@@ -23,13 +23,15 @@ gpu_pod gpu-a | k apply -f - >/dev/null
 # The autoscaler asks for one GPU node; its VM is PROVISIONING.
 vms() { gcloud compute instances list --format='value(name,status)' 2>/dev/null | sort; }
 wait_for 60 bash -c "gcloud compute instances list --format='value(name,status)' 2>/dev/null | grep -q 'gpu-pool.*PROVISIONING'"
+# What kubectl sees first: each gcloud call takes seconds on a loaded machine (two e2e tests at
+# once), and the VM boots 12 s after it was asked for.
+nodes_before=$(k get nodes -o name | sort)
+expect_in "$(k get pod gpu-a)" "Pending"
 pools_before=$(gcloud container node-pools list --cluster tidepool --zone us-central1-a 2>&1)
 vms_before=$(vms)
-nodes_before=$(k get nodes -o name | sort)
 gpu_vm=$(grep gpu-pool <<<"$vms_before" | awk '{print $1}')
 [ "$(grep -c gpu-pool <<<"$vms_before")" = 1 ] || fail "one GPU VM before the kill" "$vms_before"
 [ "$(grep -c default-pool <<<"$vms_before")" = 2 ] || fail "two default-pool VMs" "$vms_before"
-expect_in "$(k get pod gpu-a)" "Pending"
 
 echo "before kill -9:"; sed 's/^/  /' <<<"$vms_before"
 kill -9 "$UP_PID"

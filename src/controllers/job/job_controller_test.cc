@@ -460,7 +460,14 @@ TEST_F(JobControllerTest, TtlAfterFinishedDeletesTheJob) {
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(GetJob().is_null());
   clock_.Jump(seconds(101));
-  EXPECT_TRUE(WaitFor([&] { return GetJob().is_null(); }));
+  // Deleted with propagationPolicy Foreground, as kcm's TTL-after-finished controller does:
+  // without a garbage collector here the Job stays, being deleted, with the collector's
+  // foregroundDeletion finalizer (the collector would delete its pods, then remove it).
+  EXPECT_TRUE(WaitFor([&] {
+    const json job = GetJob();
+    return !job.is_null() && job["metadata"].contains("deletionTimestamp") &&
+           job["metadata"].value("finalizers", json::array()) == json::array({"foregroundDeletion"});
+  })) << GetJob().dump();
 }
 
 TEST_F(JobControllerTest, TheFinalizerLeavesThePodsOfADeletedJobAndOrphans) {

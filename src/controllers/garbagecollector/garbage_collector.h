@@ -1,0 +1,190 @@
+// File: garbage_collector.h
+//
+// GarbageCollector: kube-controller-manager 1.32's garbage collector
+// (pkg/controller/garbagecollector). It deletes objects whose owners (metadata.ownerReferences)
+// are all gone, and carries out the API server's two deletion finalizers (apiserver/deletion.h):
+//   - background: a dependent none of whose owners exists any more is deleted (with the
+//     propagation its own finalizers ask for, Background otherwise), so `kubectl delete rs x`
+//     takes the ReplicaSet's pods with it;
+//   - foreground (`foregroundDeletion` on an owner being deleted): the owner's dependents are
+//     deleted (Foreground themselves when they have dependents), and once no dependent that
+//     blocks it (an ownerReference with blockOwnerDeletion true) is left, the finalizer is
+//     removed and the owner goes last;
+//   - orphan (`orphan` on an owner being deleted): the owner's uid is removed from its
+//     dependents' ownerReferences, then the finalizer, and the owner goes alone.
+//
+// How (as kcm): the resources it watches are the API's deletable ones (discovery: verbs
+// delete, list and watch; Events ignored), each through a metadata-only informer. Their events
+// keep a graph of uid -> node (identity, owners, dependents, being deleted, deleting
+// dependents), updated per event, never rebuilt by rescans; the informers cache names and
+// resourceVersions only (client/informer.h's cache_metadata_only). An owner referenced but not
+// seen is a "virtual" node, verified by a live GET: a 404 or another uid under its name means
+// absent (remembered in a bounded absent-owner cache), and its dependents are collected. Two queues,
+// attemptToDelete and attemptToOrphan, hold uids; one worker thread takes the earliest due
+// item and re-queues it after `retry_after` when a write conflicts or fails, or when a virtual
+// owner that exists has not been seen by an informer yet. Dependents are deleted with a uid
+// precondition; ownerReferences and finalizers are changed with JSON merge patches carrying
+// the resourceVersion read (a conflict is retried).
+//
+// Thread-safe: Start/Stop from one thread; the rest is internal.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "autoscaler/events.h"
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/speed.h"
+
+namespace tidepool::controllers::garbagecollector {
+
+struct GarbageCollectorOptions {
+  // Wait before an item is tried again (a conflict, a failed call, an unobserved owner).
+  Duration retry_after = std::chrono::seconds(1);
+  // kcm's absentOwnerCache size.
+  size_t absent_owner_cache_size = 500;
+  uint64_t seed = 1;
+
+  // Every Duration member, once (common/speed.h).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("retryAfter", retry_after, TimeBase::kEmulated);
+  }
+};
+
+class GarbageCollector {
+ public:
+  // `client`, `clock` must outlive the collector; `recorder` and `logger` may be null.
+  GarbageCollector(const client::RestClient& client, const Clock& clock,
+                   GarbageCollectorOptions options, autoscaler::EventRecorder* recorder = nullptr,
+                   log::Logger* logger = nullptr);
+  ~GarbageCollector();
+  GarbageCollector(const GarbageCollector&) = delete;
+  GarbageCollector& operator=(const GarbageCollector&) = delete;
+
+  void Start();
+  void Stop();
+  // Discovery done and every informer synced.
+  bool HasSynced() const;
+
+  struct Stats {
+    uint64_t deletes = 0;          // DELETEs sent (dependents collected)
+    uint64_t orphaned = 0;         // ownerReferences removed by orphaning
+    uint64_t finalizers_removed = 0;
+    size_t nodes = 0;              // graph size
+    size_t monitors = 0;           // resources watched
+  };
+  Stats stats() const;
+
+  // One resource the collector can watch and GET: from discovery.
+  struct ResourceInfo {
+    std::string group_version;  // "v1", "apps/v1"
+    std::string resource;       // "replicasets"
+    std::string kind;           // "ReplicaSet"
+    bool namespaced = true;
+  };
+
+ private:
+  struct OwnerRef {
+    std::string api_version, kind, name, uid;
+    bool block_owner_deletion = false;
+    bool operator==(const OwnerRef& o) const {
+      return api_version == o.api_version && kind == o.kind && name == o.name && uid == o.uid &&
+             block_owner_deletion == o.block_owner_deletion;
+    }
+  };
+  struct Identity {
+    std::string api_version, kind, name, namespace_, uid;
+  };
+  struct Node {
+    Identity id;
+    std::vector<OwnerRef> owners;
+    std::unordered_set<std::string> dependents;  // uids
+    bool observed = false;             // seen by an informer (else virtual)
+    bool being_deleted = false;        // deletionTimestamp set
+    bool deleting_dependents = false;  // being deleted with foregroundDeletion
+    bool orphaning = false;            // being deleted with orphan
+  };
+  enum class Queue { kDelete, kOrphan };
+  enum class Outcome { kDone, kRetry };
+
+  // Discovery and informers (worker thread, before any work).
+  bool Discover();
+  void StartMonitors();
+  // Informer events: the graph (GraphBuilder.processGraphChanges).
+  void OnUpsert(size_t resource, const nlohmann::json& obj);
+  void OnDelete(size_t resource, const nlohmann::json& obj);
+  // Under mu_.
+  void InsertNode(Node node);
+  void AddDependentToOwners(const Node& n, const std::vector<OwnerRef>& owners);
+  void RemoveDependentFromOwners(const Node& n, const std::vector<OwnerRef>& owners);
+  void RemoveNode(const std::string& uid);
+  void VirtualDelete(const Identity& id);
+  void Enqueue(Queue q, const std::string& uid, TimePoint at);
+  // Worker.
+  void Work();
+  Outcome AttemptToDelete(const std::string& uid);
+  Outcome AttemptToOrphan(const std::string& uid);
+  // processDeletingDependentsItem: its blocking dependents queued, or its finalizer removed.
+  Outcome ProcessDeletingDependents(const Identity& id);
+  // Owner lookups: whether `ref` of a dependent in `ns` is dangling; `owner` gets the owner's
+  // object when it exists.
+  StatusOr<bool> IsDangling(const OwnerRef& ref, const std::string& ns, nlohmann::json* owner);
+  // REST helpers.
+  const ResourceInfo* Mapping(const std::string& api_version, const std::string& kind) const;
+  std::string PathOf(const ResourceInfo& r, const std::string& ns, const std::string& name) const;
+  StatusOr<nlohmann::json> GetObject(const Identity& id) const;
+  Status DeleteObject(const Identity& id, const std::string& policy);
+  // Read-modify-write of an object's metadata as a merge patch with its resourceVersion.
+  Status PatchOwnerReferences(const Identity& id, const std::set<std::string>& remove_uids,
+                              bool unblock);
+  Status RemoveFinalizer(const Identity& id, const std::string& finalizer);
+  bool AbsentCached(const std::string& key) const;
+  void RememberAbsent(const std::string& key);
+
+  const client::RestClient& client_;
+  const Clock& clock_;
+  const GarbageCollectorOptions options_;
+  // Unused for now: kcm's collector records one event only (OwnerRefInvalidNamespace, for a
+  // dependent naming an owner of another namespace), a check tidepool does not make yet.
+  [[maybe_unused]] autoscaler::EventRecorder* recorder_;
+  log::Logger* log_;
+
+  // Written by the worker before the informers start; read-only afterwards.
+  std::vector<ResourceInfo> resources_;
+  std::map<std::string, size_t> by_gvk_;  // "apps/v1/ReplicaSet" -> index
+  std::map<std::string, size_t> by_gk_;   // "apps/ReplicaSet" -> index (another version)
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  bool discovered_ = false;
+  std::unordered_map<std::string, Node> nodes_;  // by uid
+  // "<resource index>|<ns>/<name>" -> uid, for deletions a relist infers (the informers keep
+  // no uid).
+  std::unordered_map<std::string, std::string> uid_by_key_;
+  // Queues: (due, queue, uid) ordered by due time, and each entry's place.
+  std::set<std::tuple<TimePoint, Queue, std::string>> due_;
+  std::map<std::pair<Queue, std::string>, TimePoint> queued_;
+  std::deque<std::string> absent_order_;
+  std::unordered_set<std::string> absent_;
+  Stats stats_;
+  std::thread worker_;
+};
+
+}  // namespace tidepool::controllers::garbagecollector
