@@ -18,6 +18,7 @@
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/job/job_controller.h"
+#include "controllers/statefulset/statefulset_controller.h"
 #include "sim/world.h"
 
 namespace tidepool::runtime {
@@ -31,6 +32,7 @@ struct UpComponentOptions {
   controllers::replicaset::ReplicaSetControllerOptions replicaset;
   controllers::deployment::DeploymentControllerOptions deployment;
   controllers::job::JobControllerOptions job;
+  controllers::statefulset::StatefulSetControllerOptions statefulset;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -45,6 +47,7 @@ struct UpComponentOptions {
     replicaset.ForEachDuration(WithPrefix("replicaset.", f));
     deployment.ForEachDuration(WithPrefix("deployment.", f));
     job.ForEachDuration(WithPrefix("job.", f));
+    statefulset.ForEachDuration(WithPrefix("statefulset.", f));
   }
 };
 
