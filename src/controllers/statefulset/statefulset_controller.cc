@@ -223,11 +223,7 @@ struct StatefulSetController::Sync {
         for (const auto& [k, v] : Member(Member(Spec(set), "selector"), "matchLabels").items()) labels[k] = v;
         meta["labels"] = labels;
         if (const json& a = Member(Meta(ct), "annotations"); a.is_object()) meta["annotations"] = a;
-        if (RetentionPolicy("whenDeleted") == "Delete") {
-          const json& m = Meta(set);
-          meta["ownerReferences"] = json::array(
-              {{{"apiVersion", "apps/v1"}, {"kind", "StatefulSet"}, {"name", name}, {"uid", Member(m, "uid")}}});
-        }
+        if (json refs = ClaimRefs(json::array(), nullptr); !refs.empty()) meta["ownerReferences"] = refs;
         claim["metadata"] = std::move(meta);
         claim["spec"] = Member(ct, "spec").is_object() ? Spec(ct) : json::object();
         s = c.client_.Create(ClaimsPath(ns), claim).status();
@@ -258,7 +254,13 @@ struct StatefulSetController::Sync {
     StatusOr<json> created = c.client_.Create(PodsPath(ns), NewPod(ordinal));
     if (!created.ok() && created.status().code() == StatusCode::kAlreadyExists) return created.status();
     PodEvent("create", pod_name, created.status());
-    if (created.ok()) c.OnPod(std::make_shared<const json>(std::move(*created)));
+    if (created.ok()) {
+      // Seen now, so the next sync does not make it again; never over what the informer
+      // already delivered (it may be newer: Ready already).
+      SetPod pod = PodOf(*created);
+      std::lock_guard<std::mutex> lock(c.mu_);
+      if (!c.pods_by_key_.count(Key(ns, pod_name))) c.Index(std::move(pod));
+    }
     return created.status();
   }
 
@@ -273,9 +275,32 @@ struct StatefulSetController::Sync {
     return s;
   }
 
-  // whenScaled Delete: the condemned pod's claims get an ownerReference to it.
-  Status OwnClaimsByPod(const SetPod& p) {
-    if (RetentionPolicy("whenScaled") != "Delete" || p.uid.empty()) return Status();
+  // updateClaimOwnerRefForSetAndPod: `refs` without the set's and `scaled_down`'s, then the
+  // controller references the retention policy asks for - the set's while the claim's pod is in
+  // range and whenDeleted is Delete, the condemned pod's when whenScaled is Delete.
+  json ClaimRefs(const json& refs, const SetPod* scaled_down) {
+    const std::string set_uid = Str(Member(Meta(set), "uid"));
+    json out = json::array();
+    for (const json& r : refs) {
+      const std::string uid = Str(Member(r, "uid"));
+      if (uid == set_uid || (scaled_down != nullptr && uid == scaled_down->uid)) continue;
+      out.push_back(r);
+    }
+    const bool scaled = RetentionPolicy("whenScaled") == "Delete";
+    const bool deleted = RetentionPolicy("whenDeleted") == "Delete";
+    if (scaled && scaled_down != nullptr) {
+      out.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", scaled_down->name},
+                     {"uid", scaled_down->uid}, {"controller", true}, {"blockOwnerDeletion", true}});
+    } else if (deleted && (scaled_down == nullptr || !scaled)) {
+      out.push_back(ControllerRef(set));
+    }
+    return out;
+  }
+
+  // A condemned pod's claims, their ownerReferences as the retention policy says
+  // (ClaimsMatchRetentionPolicy / UpdatePodClaimForRetentionPolicy).
+  Status FixCondemnedClaims(const SetPod& p) {
+    if (p.uid.empty()) return Status();
     const int ordinal = OrdinalOf(p.name, name);
     for (const json& ct : ClaimTemplates()) {
       const std::string claim_name = ClaimName(ct, name, ordinal);
@@ -286,11 +311,9 @@ struct StatefulSetController::Sync {
       }
       json refs = Member(Meta(*claim), "ownerReferences");
       if (!refs.is_array()) refs = json::array();
-      bool has = false;
-      for (const json& r : refs) has = has || Str(Member(r, "uid")) == p.uid;
-      if (has) continue;
-      refs.push_back({{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", p.name}, {"uid", p.uid}});
-      json patch = {{"metadata", {{"ownerReferences", refs}}}};
+      json want = ClaimRefs(refs, &p);
+      if (want == refs) continue;
+      json patch = {{"metadata", {{"ownerReferences", want.empty() ? json(nullptr) : want}}}};
       if (Status s = c.client_.Patch(ClaimsPath(ns, claim_name), client::PatchType::kMerge, patch).status();
           !s.ok()) {
         return s;
@@ -354,7 +377,7 @@ struct StatefulSetController::Sync {
     }
     // Claims of the condemned, then the condemned themselves (processCondemned).
     for (const SetPod& p : condemned) {
-      if (Status s = OwnClaimsByPod(p); !s.ok()) {
+      if (Status s = FixCondemnedClaims(p); !s.ok()) {
         err = s;
         return;
       }
@@ -619,7 +642,7 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
   }
   // completeRollingUpdate.
   const bool rolling = Str(Member(Member(spec, "updateStrategy"), "type")) != "OnDelete";
-  if (rolling && updated == replicas && ready == replicas) {
+  if (rolling && updated == s.replicas && ready == s.replicas && replicas == s.replicas) {
     current = updated;
     s.current_revision = s.update_revision;
   }

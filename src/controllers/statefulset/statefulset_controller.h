@@ -12,8 +12,9 @@
 //   - Storage: each volumeClaimTemplate becomes the claim "<template>-<set>-<ordinal>" (made
 //     before the pod when missing, labelled with the selector's matchLabels) and a pod volume
 //     of the template's name. persistentVolumeClaimRetentionPolicy: whenDeleted Delete gives
-//     the claims an ownerReference to the set; whenScaled Delete gives a condemned pod's
-//     claims one to that pod before it is deleted (the garbage collector deletes them).
+//     the claims a controller ownerReference to the set; whenScaled Delete gives a condemned
+//     pod's claims one to that pod, in place of the set's, before it is deleted (the garbage
+//     collector deletes them). Claims of pods in range are not re-checked after creation.
 //   - podManagementPolicy OrderedReady (kcm's "monotonic"): pods are made in ordinal order, each
 //     Running, Ready and available (minReadySeconds) before the next; on scale-down the highest
 //     ordinal goes first, one at a time, and only while the others are healthy. Parallel: all

@@ -348,11 +348,17 @@ TEST_F(StatefulSetControllerTest, VolumeClaimTemplatesAndRetentionPolicy) {
   PatchSpec({{"replicas", 1}});
   ASSERT_TRUE(Eventually([&] { return PodNames().size() == 1; }));
   auto claim = client_.Get(ResourcePath("", "v1", "persistentvolumeclaims", "default", "data-web-1"));
-  if (claim.ok()) {  // no garbage collector here: the claim stays, owned by the pod too
-    ASSERT_EQ((*claim)["metadata"]["ownerReferences"].size(), 2u);
-    EXPECT_EQ((*claim)["metadata"]["ownerReferences"][1]["kind"], "Pod");
-    EXPECT_EQ((*claim)["metadata"]["ownerReferences"][1]["uid"], pod_uid);
-  }
+  // No garbage collector here: the claim stays, owned by the deleted pod alone (kcm's
+  // updateClaimOwnerRefForSetAndPod for a scaled-down pod with both policies Delete).
+  ASSERT_TRUE(claim.ok());
+  ASSERT_EQ((*claim)["metadata"]["ownerReferences"].size(), 1u);
+  EXPECT_EQ((*claim)["metadata"]["ownerReferences"][0]["kind"], "Pod");
+  EXPECT_EQ((*claim)["metadata"]["ownerReferences"][0]["uid"], pod_uid);
+  EXPECT_EQ((*claim)["metadata"]["ownerReferences"][0]["controller"], true);
+  auto kept = client_.Get(ResourcePath("", "v1", "persistentvolumeclaims", "default", "data-web-0"));
+  ASSERT_TRUE(kept.ok());
+  EXPECT_EQ((*kept)["metadata"]["ownerReferences"][0]["kind"], "StatefulSet");
+  EXPECT_EQ((*kept)["metadata"]["ownerReferences"][0]["controller"], true);
 }
 
 TEST_F(StatefulSetControllerTest, AdoptsMatchingOrphans) {
