@@ -11,8 +11,8 @@ gpu_nodes() { k get nodes -l cloud.google.com/gke-nodepool=gpu-pool -o name | gr
 export -f gpu_nodes k
 export WORK
 
-# 1. `kubectl create deployment` (the object as kubectl builds it) and a rollout on CPU nodes.
-k create deployment gpu-infer --image=nginx --replicas=3 --dry-run=client -o yaml | k apply -f - >/dev/null
+# 1. `kubectl create deployment` (a protobuf body) and a rollout on CPU nodes.
+expect_in "$(k create deployment gpu-infer --image=nginx --replicas=3)" "deployment.apps/gpu-infer created"
 k rollout status deployment/gpu-infer --timeout=60s >"$WORK/rollout1.log" 2>&1 ||
   fail "rollout status (CPU)" "$(cat "$WORK/rollout1.log")" "$(k get deploy,rs,pods)"
 expect_in "$(cat "$WORK/rollout1.log")" 'deployment "gpu-infer" successfully rolled out'
@@ -62,15 +62,15 @@ expect_match "$(k rollout history deployment/gpu-infer)" "^6 +<none>"
 pass "rollout history, undo (revision 3, then 4), pause (no rollout), resume, restart"
 
 # 4. Scale 5 -> 5 nodes; 6 -> the sixth pod Pending with CA's reason; 0 -> the pool back to 0.
-k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":5}}' >/dev/null
+expect_in "$(k scale deployment gpu-infer --replicas=5)" "deployment.apps/gpu-infer scaled"
 wait_for 120 bash -c '[ "$(gpu_nodes)" = 5 ]' || fail "the pool at 5" "$(k get nodes)"
 k rollout status deployment/gpu-infer --timeout=60s >/dev/null || fail "5 replicas ready" "$(k get deploy,pods)"
-k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":6}}' >/dev/null
+k scale deployment gpu-infer --replicas=6 >/dev/null
 wait_for 60 bash -c "k get events --field-selector reason=NotTriggerScaleUp -o jsonpath='{.items[*].message}' | grep -q 'max node group size reached'" ||
   fail "CA's NotTriggerScaleUp: max node group size reached" "$(k get events --field-selector reason=NotTriggerScaleUp)"
 expect_match "$(k get pods -l app=gpu-infer --field-selector status.phase=Pending)" "gpu-infer-[a-z0-9]+-[a-z0-9]{5} +0/1 +Pending"
 [ "$(gpu_nodes)" = 5 ] || fail "the pool stays at 5 (its max)" "$(k get nodes)"
-k patch deployment gpu-infer --type merge -p '{"spec":{"replicas":0}}' >/dev/null
+k scale deployment gpu-infer --replicas=0 >/dev/null
 wait_for 120 bash -c '[ "$(gpu_nodes)" = 0 ]' || fail "the pool back to 0" "$(k get nodes)"
 expect_match "$(k get deployment gpu-infer)" "gpu-infer +0/0 +0 +0 "
 pass "scale 5 -> 5 nodes, 6 -> Pending (max node group size reached), 0 -> pool at 0"

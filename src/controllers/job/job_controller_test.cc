@@ -250,8 +250,8 @@ TEST_F(JobControllerTest, RunsCompletionsWithParallelismAndCompletes) {
   EXPECT_FALSE(done["status"].contains("active"));
   EXPECT_TRUE(done["status"].contains("completionTime"));
   EXPECT_EQ(done["status"]["uncountedTerminatedPods"], json::object());
-  EXPECT_EQ(events_.Count("Job/x Normal SuccessfulCreate: Created pod: x-"), 3u);
-  EXPECT_EQ(events_.Count("Job/x Normal Completed: Job completed"), 1u);
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Normal SuccessfulCreate: Created pod: x-") == 3u; })) << "Job/x Normal SuccessfulCreate: Created pod: x-";
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Normal Completed: Job completed") == 1u; })) << "Job/x Normal Completed: Job completed";
   EXPECT_EQ(controller_->pods_created(), 3u);
 }
 
@@ -343,7 +343,7 @@ TEST_F(JobControllerTest, BackoffLimitExceededFailsTheJob) {
   EXPECT_EQ(job["status"]["conditions"][1]["message"], "Job has reached the specified backoff limit");
   EXPECT_EQ(job["status"]["failed"], 2);
   EXPECT_FALSE(job["status"].contains("completionTime"));
-  EXPECT_EQ(events_.Count("Job/x Warning BackoffLimitExceeded: Job has reached the specified backoff limit"), 1u);
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Warning BackoffLimitExceeded: Job has reached the specified backoff limit") == 1u; })) << "Job/x Warning BackoffLimitExceeded: Job has reached the specified backoff limit";
 }
 
 TEST_F(JobControllerTest, RestartsUnderOnFailureCountTowardsTheBackoffLimit) {
@@ -393,8 +393,8 @@ TEST_F(JobControllerTest, ActiveDeadlineDeletesActivePodsAndFails) {
   EXPECT_EQ(job["status"]["conditions"][1]["message"], "Job was active longer than specified deadline");
   EXPECT_EQ(job["status"]["failed"], 2);  // the pods it stopped
   EXPECT_EQ(ActivePods().size(), 0u);
-  EXPECT_EQ(events_.Count("Job/x Normal SuccessfulDelete: Deleted pod: x-"), 2u);
-  EXPECT_EQ(events_.Count("Job/x Warning DeadlineExceeded"), 1u);
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Normal SuccessfulDelete: Deleted pod: x-") == 2u; })) << "Job/x Normal SuccessfulDelete: Deleted pod: x-";
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Warning DeadlineExceeded") == 1u; })) << "Job/x Warning DeadlineExceeded";
 }
 
 TEST_F(JobControllerTest, SuspendAndResume) {
@@ -416,8 +416,8 @@ TEST_F(JobControllerTest, SuspendAndResume) {
   ASSERT_TRUE(WaitForCondition("Suspended"));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_FALSE(GetJob()["status"].contains("failed"));
-  EXPECT_EQ(events_.Count("Job/x Normal Suspended: Job suspended"), 2u);
-  EXPECT_EQ(events_.Count("Job/x Normal Resumed: Job resumed"), 1u);
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Normal Suspended: Job suspended") == 2u; })) << "Job/x Normal Suspended: Job suspended";
+  EXPECT_TRUE(WaitFor([&] { return events_.Count("Job/x Normal Resumed: Job resumed") == 1u; })) << "Job/x Normal Resumed: Job resumed";
 }
 
 TEST_F(JobControllerTest, PodFailurePolicyFailJobIgnoreAndCount) {
