@@ -47,7 +47,11 @@ phase_ready() {
 k apply -f "$WORK/sts.yaml" >/dev/null
 deadline=$((SECONDS + 150))
 while :; do
+  nodes=$(gpu_nodes)
   names=$(k get pods -l app=web -o jsonpath='{.items[*].metadata.name}')
+  # The pool grows with the pods: one GPU node per pod made so far, never ahead of them.
+  count=$(wc -w <<<"$names")
+  [ "$nodes" -le "$count" ] || fail "$nodes GPU nodes for $count pods ($names)" "$(k get nodes)"
   for n in 1 2; do
     prev=$((n - 1))
     if grep -qw "web-$n" <<<"$names"; then
