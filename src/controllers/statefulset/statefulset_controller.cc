@@ -56,6 +56,7 @@ SetPod PodOf(const json& pod) {
   for (const json& o : Member(m, "ownerReferences")) {
     if (Member(o, "controller") == true) {
       p.controller_uid = Str(Member(o, "uid"));
+      p.controller_kind = Str(Member(o, "kind"));
       break;
     }
   }
@@ -513,6 +514,7 @@ void StatefulSetController::OnPodDeleted(const client::ObjectRef& obj) {
 }
 
 void StatefulSetController::QueueFor(const SetPod& p) {
+  if (!p.controller_uid.empty() && p.controller_kind != "StatefulSet") return;  // a ReplicaSet's, a Job's
   for (const client::ObjectRef& set : sets_->List()) {
     const json& m = Meta(*set);
     if (Str(Member(m, "namespace")) != p.ns) continue;

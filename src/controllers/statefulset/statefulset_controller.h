@@ -81,6 +81,7 @@ struct SetPod {
   std::string uid;
   api::Labels labels;
   std::string controller_uid;
+  std::string controller_kind;
   std::string phase;
   bool deleting = false;
   bool ready = false;
