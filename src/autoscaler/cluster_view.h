@@ -4,17 +4,37 @@
 // simulator's in-process store, `tidepool up`'s store, and a real API server (through informers).
 #pragma once
 
+#include <cstdint>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "api/node.h"
 #include "api/pdb.h"
 #include "api/taint.h"
 #include "common/status.h"
+#include "common/status_or.h"
 #include "scheduler/framework/pod_info.h"
 
 namespace tidepool::autoscaler {
+
+// The workload controllers CA's listers see (its replica-count drain rule asks them whether a
+// pod's controller exists and how many replicas it wants).
+class ControllerLister {
+ public:
+  virtual ~ControllerLister() = default;
+  // spec.replicas (nullopt when unset or not a replicated kind) of the `kind` (ReplicaSet,
+  // ReplicationController, StatefulSet, Job, DaemonSet) named `name` in `ns`, or NotFound
+  // with the lister's text, e.g. `replicaset.apps "web-5d4b" not found`.
+  virtual StatusOr<std::optional<int32_t>> Replicas(std::string_view kind, std::string_view ns,
+                                                    std::string_view name) const = 0;
+  // Changes whenever an answer of Replicas may have (scale-down reuses a simulation only
+  // while its inputs, this included, are the same).
+  virtual uint64_t version() const = 0;
+};
 
 // The cluster as of one loop.
 struct ClusterView {
@@ -27,6 +47,9 @@ struct ClusterView {
   // the budget allows a disruption; a covered kube-system pod may move). Empty where budgets
   // are not known (the simulator).
   std::vector<api::PodDisruptionBudgetConstSharedPtr> pdbs;
+  // The controllers, where they are known (null in the simulator: the replica-count rule is
+  // skipped then, as CA's with no listers).
+  std::shared_ptr<const ControllerLister> controllers;
 };
 
 // The autoscaler's writes to the cluster. Implementations: the simulator's store, the embedded

@@ -109,6 +109,9 @@ const std::vector<Flag>& Table() {
        "EmptyDir or HostPath"},
       {"skip-nodes-with-custom-controller-pods", &O::skip_nodes_with_custom_controller_pods,
        "If true cluster autoscaler will never delete nodes with pods owned by custom controllers"},
+      {"min-replica-count", &O::min_replica_count,
+       "Minimum number or replicas that a replica set or replication controller should have to "
+       "allow their pods deletion in scale down"},
       {"unremovable-node-recheck-timeout", &O::unremovable_node_recheck_timeout,
        "The timeout before we check again a node that couldn't be removed before"},
       {"ok-total-unready-count", &O::ok_total_unready_count,

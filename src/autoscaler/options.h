@@ -67,6 +67,7 @@ struct AutoscalingOptions {
   bool skip_nodes_with_system_pods = true;            // --skip-nodes-with-system-pods
   bool skip_nodes_with_local_storage = true;          // --skip-nodes-with-local-storage
   bool skip_nodes_with_custom_controller_pods = true;  // --skip-nodes-with-custom-controller-pods
+  int min_replica_count = 0;                          // --min-replica-count
   // --unremovable-node-recheck-timeout: a node the drain simulation found unremovable is not
   // simulated again for this long.
   std::chrono::nanoseconds unremovable_node_recheck_timeout = minutes(5);

@@ -1,6 +1,7 @@
 #include "runtime/kube_cluster.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <optional>
 #include <string_view>
@@ -104,9 +105,96 @@ api::Node NodeForCache(api::Node&& decoded) {
   return n;
 }
 
+class KubeClusterCache::Controllers final : public autoscaler::ControllerLister {
+ public:
+  struct Kind {
+    const char* kind;
+    const char* resource;  // the lister's NotFound names "<resource>.<group>"
+    const char* path;
+  };
+  static constexpr Kind kKinds[] = {
+      {"ReplicaSet", "replicaset.apps", "/apis/apps/v1/replicasets"},
+      {"StatefulSet", "statefulset.apps", "/apis/apps/v1/statefulsets"},
+      {"DaemonSet", "daemonset.apps", "/apis/apps/v1/daemonsets"},
+      {"Job", "job.batch", "/apis/batch/v1/jobs"},
+  };
+
+  Controllers(const client::RestClient& client, const Clock& clock, log::Logger* logger,
+              uint64_t seed) {
+    uint64_t s = seed + 10;
+    for (const Kind& k : kKinds) {
+      client::InformerOptions o;
+      o.name = std::string(k.resource);
+      o.path = k.path;
+      o.seed = s++;
+      o.transform = [](json&& obj) {
+        json slim = {{"metadata", json::object()}};
+        for (const char* f : {"name", "namespace", "resourceVersion"}) {
+          if (auto it = obj["metadata"].find(f); it != obj["metadata"].end()) slim["metadata"][f] = *it;
+        }
+        if (obj.contains("spec") && obj["spec"].is_object() && obj["spec"].contains("replicas")) {
+          slim["spec"]["replicas"] = obj["spec"]["replicas"];
+        }
+        return slim;
+      };
+      auto inf = std::make_unique<client::Informer>(client, clock, std::move(o), logger);
+      auto bump = [this](const client::ObjectRef&) { version_.fetch_add(1); };
+      inf->AddEventHandlers({[bump](const client::ObjectRef& x, bool) { bump(x); },
+                             [bump](const client::ObjectRef&, const client::ObjectRef& x) { bump(x); },
+                             [bump](const client::ObjectRef& x, bool) { bump(x); }});
+      informers_.push_back(std::move(inf));
+    }
+  }
+  void Start() {
+    for (auto& i : informers_) i->Start();
+  }
+  void Stop() {
+    for (auto& i : informers_) i->Stop();
+  }
+  bool HasSynced() const {
+    for (const auto& i : informers_) {
+      if (!i->HasSynced()) return false;
+    }
+    return true;
+  }
+  bool WaitForSync(Duration timeout) const {
+    for (const auto& i : informers_) {
+      if (!i->WaitForSync(timeout)) return false;
+    }
+    return true;
+  }
+  void AddStats(std::map<std::string, client::InformerStats>& out) const {
+    for (size_t i = 0; i < informers_.size(); ++i) out[kKinds[i].resource] = informers_[i]->stats();
+  }
+
+  StatusOr<std::optional<int32_t>> Replicas(std::string_view kind, std::string_view ns,
+                                            std::string_view name) const override {
+    for (size_t i = 0; i < informers_.size(); ++i) {
+      if (kind != kKinds[i].kind) continue;
+      client::ObjectRef o = informers_[i]->Get(std::string(ns) + "/" + std::string(name));
+      if (o == nullptr) {
+        return NotFoundError(std::string(kKinds[i].resource) + " \"" + std::string(name) + "\" not found");
+      }
+      const json* r = nullptr;
+      if (auto spec = o->find("spec"); spec != o->end()) {
+        if (auto it = spec->find("replicas"); it != spec->end() && it->is_number_integer()) r = &*it;
+      }
+      if (r == nullptr) return std::optional<int32_t>();
+      return std::optional<int32_t>(r->get<int32_t>());
+    }
+    return std::optional<int32_t>();  // ReplicationController (not served) or another kind
+  }
+  uint64_t version() const override { return version_.load(); }
+
+ private:
+  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::atomic<uint64_t> version_{0};
+};
+
 KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
                                    log::Logger* logger, uint64_t seed)
-    : logger_(logger) {
+    : logger_(logger),
+      controllers_(std::make_shared<Controllers>(client, clock, logger, seed)) {
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
     client::InformerOptions o;
     o.name = name;
@@ -143,22 +231,25 @@ void KubeClusterCache::Start() {
   nodes_->Start();
   pods_->Start();
   pdbs_->Start();
+  controllers_->Start();
 }
 
 void KubeClusterCache::Stop() {
   nodes_->Stop();
   pods_->Stop();
   pdbs_->Stop();
+  controllers_->Stop();
 }
 
 bool KubeClusterCache::WaitForSync(Duration timeout) const {
   // Each informer gets the whole timeout; they list in parallel, so this is rarely longer.
   return nodes_->WaitForSync(timeout) && pods_->WaitForSync(timeout) &&
-         pdbs_->WaitForSync(timeout);
+         pdbs_->WaitForSync(timeout) && controllers_->WaitForSync(timeout);
 }
 
 bool KubeClusterCache::HasSynced() const {
-  return nodes_->HasSynced() && pods_->HasSynced() && pdbs_->HasSynced();
+  return nodes_->HasSynced() && pods_->HasSynced() && pdbs_->HasSynced() &&
+         controllers_->HasSynced();
 }
 
 void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
@@ -257,6 +348,7 @@ autoscaler::ClusterView KubeClusterCache::View() const {
   }
   view.pdbs.reserve(pdb_map_.size());
   for (const auto& [key, pdb] : pdb_map_) view.pdbs.push_back(pdb);
+  view.controllers = controllers_;
   return view;
 }
 

@@ -2,7 +2,10 @@
 //
 // The autoscaler's side of a real Kubernetes API (`tidepool autoscale`), over client/:
 //
-//   KubeClusterCache   informers of nodes, pods and PodDisruptionBudgets (list + watch, resumed
+//   KubeClusterCache   informers of nodes, pods, PodDisruptionBudgets and the workload controllers
+//                      CA's listers read (ReplicaSets, StatefulSets, Jobs, DaemonSets: name and
+//                      spec.replicas only; ReplicationControllers are not served by tidepool's
+//                      API, so a pod they own counts as having its controller) (list + watch, resumed
 //                      and relisted by the informers); every change is decoded once into typed
 //                      api::Node / api::Pod (and the scheduler's PodInfo), so a loop's
 //                      ClusterView is a copy of shared pointers, never a rescan of the API.
@@ -107,6 +110,10 @@ class KubeClusterCache {
   std::unique_ptr<client::Informer> nodes_;
   std::unique_ptr<client::Informer> pods_;
   std::unique_ptr<client::Informer> pdbs_;
+  // The workload controllers CA's replica-count drain rule looks up (ClusterView::controllers):
+  // ReplicaSets, StatefulSets, Jobs, DaemonSets, each kept as name and spec.replicas only.
+  class Controllers;
+  std::shared_ptr<Controllers> controllers_;
 
   // Orders PodInfos by their key, "<namespace>/<name>" ("<name>" without a namespace, as
   // client::Informer::KeyOf), compared as that string without building it; finds one by key.

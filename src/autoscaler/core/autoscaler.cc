@@ -634,7 +634,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   std::string scale_down_status = "NoCandidates";
   if (options_.scale_down_enabled) {
     metrics_->UpdateLastTime("scaleDown", now);
-    planner_.Update(now, snapshot, started, view.pdbs);
+    planner_.Update(now, snapshot, started, view.pdbs, view.controllers.get());
     metrics_->UpdateUnneededNodesCount(static_cast<int>(planner_.unneeded().size()));
     if (!planner_.unneeded().empty()) {
       scale_down_status = "CandidatesPresent";

@@ -39,6 +39,54 @@ PodDrainability Blocked(BlockingPodReason reason, std::string message) {
   return PodDrainability{DrainOutcome::kBlock, reason, std::move(message)};
 }
 
+// CA's replicacount rule; nullopt when it does not decide.
+std::optional<PodDrainability> CheckReplicaCount(const scheduler::PodInfo& pod,
+                                                 const DrainOptions& options) {
+  const api::OwnerReference* ref = pod.controller_ref();
+  if (options.controllers == nullptr || ref == nullptr) return std::nullopt;
+  const std::string_view av = ref->api_version;
+  const size_t slash = av.find('/');
+  const std::string_view group = slash == std::string_view::npos ? "" : av.substr(0, slash);
+  const std::string who = std::string(pod.namespace_()) + "/" + std::string(pod.name());
+  const std::string& kind = ref->kind;
+  auto lookup = [&] { return options.controllers->Replicas(kind, pod.namespace_(), ref->name); };
+  auto too_few = [&](const StatusOr<std::optional<int32_t>>& r) -> std::optional<PodDrainability> {
+    if (r->has_value() && **r < options.min_replica_count) {
+      return Blocked(BlockingPodReason::kMinReplicasReached,
+                     "replication controller for " + who + " has too few replicas spec: " +
+                         std::to_string(**r) + " min: " + std::to_string(options.min_replica_count));
+    }
+    return std::nullopt;
+  };
+  if (kind == "ReplicationController" || kind == "ReplicaSet") {
+    StatusOr<std::optional<int32_t>> r = lookup();
+    if (!r.ok()) {
+      return Blocked(BlockingPodReason::kControllerNotFound,
+                     "replication controller for " + who + " is not available, err: " +
+                         std::string(r.status().message()));
+    }
+    return too_few(r);
+  }
+  if (IsDaemonSetPod(pod)) {
+    if (group != "apps" || kind != "DaemonSet") return std::nullopt;
+    StatusOr<std::optional<int32_t>> r = lookup();
+    if (!r.ok()) {
+      return Blocked(BlockingPodReason::kControllerNotFound,
+                     "daemonset for " + who + " is not present, err: " + std::string(r.status().message()));
+    }
+    return std::nullopt;
+  }
+  if (kind == "Job" || (kind == "StatefulSet" && group == "apps")) {
+    StatusOr<std::optional<int32_t>> r = lookup();
+    if (!r.ok()) {
+      return Blocked(BlockingPodReason::kControllerNotFound,
+                     std::string(kind == "Job" ? "job" : "statefulset") + " for " + who +
+                         " is not available: err: " + std::string(r.status().message()));
+    }
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool HasScaleDownDisabledAnnotation(const api::Node& node) {
@@ -82,8 +130,13 @@ bool IsPodLongTerminating(const scheduler::PodInfo& pod, TimePoint now, Duration
 PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainOptions& options,
                                      const RemainingPdbTracker& pdbs, TimePoint now) {
   if (IsMirrorPod(pod) ||
-      IsPodLongTerminating(pod, now, options.pod_long_terminating_extra_threshold) ||
-      IsPodTerminal(pod)) {
+      IsPodLongTerminating(pod, now, options.pod_long_terminating_extra_threshold)) {
+    return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
+  }
+  if (options.skip_nodes_with_custom_controller_pods) {
+    if (std::optional<PodDrainability> d = CheckReplicaCount(pod, options)) return *d;
+  }
+  if (IsPodTerminal(pod)) {
     return PodDrainability{DrainOutcome::kIgnore, BlockingPodReason::kNone, ""};
   }
   if (IsDaemonSetPod(pod)) {

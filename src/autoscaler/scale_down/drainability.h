@@ -5,6 +5,17 @@
 // order, the first that decides wins:
 //   mirror           annotation kubernetes.io/config.mirror: not moved, never blocks
 //   long-terminating deleted more than grace (default 30s) + 30s ago: ignored
+//   replica count    (--skip-nodes-with-custom-controller-pods, and only where the controllers
+//                    are known: ClusterView::controllers) the pod's controller must exist:
+//                    ReplicationController / ReplicaSet "replication controller for <ns>/<pod>
+//                    is not available, err: <lister's NotFound>", Job "job for <ns>/<pod> is
+//                    not available: err: ...", apps StatefulSet "statefulset for ... is not
+//                    available: err: ...", apps DaemonSet "daemonset for ... is not present,
+//                    err: ..." - blocks, ControllerNotFound; a ReplicaSet or
+//                    ReplicationController with fewer replicas than --min-replica-count blocks,
+//                    MinReplicasReached, "replication controller for <ns>/<pod> has too few
+//                    replicas spec: N min: M" (CA formats the *int32 with %d, printing an
+//                    address; here the number)
 //   terminal         phase Succeeded or Failed: ignored (see below)
 //   daemonset        controller kind DaemonSet, or annotation
 //                    cluster-autoscaler.kubernetes.io/daemonset-pod: "true": not moved
@@ -25,14 +36,15 @@
 // Model gaps, documented: the object model carries no volumes yet, so the annotation
 // tidepool.dev/local-storage: "true" stands for a hostPath or non-memory emptyDir volume.
 // CA's terminal rule lets terminal pods "move"; CA's snapshot never holds them (its scheduled
-// pod lister drops Succeeded/Failed pods), so here they are simply ignored. CA's replica-count
-// rule (listers) and on-completion rule are not modelled.
+// pod lister drops Succeeded/Failed pods), so here they are simply ignored. CA's on-completion
+// rule is not modelled.
 #pragma once
 
 #include <set>
 #include <string>
 #include <vector>
 
+#include "autoscaler/cluster_view.h"
 #include "autoscaler/options.h"
 #include "autoscaler/scale_down/pdb_tracker.h"
 #include "autoscaler/scale_down/scale_down.h"
@@ -79,10 +91,15 @@ struct DrainOptions {
   bool skip_nodes_with_local_storage = true;
   bool skip_nodes_with_custom_controller_pods = true;
   Duration pod_long_terminating_extra_threshold = std::chrono::seconds(30);
+  int min_replica_count = 0;
+  // The cluster's controllers (ClusterView::controllers); null skips the replica-count rule.
+  const ControllerLister* controllers = nullptr;
+  uint64_t controllers_version = 0;  // controllers->version() when taken
   bool operator==(const DrainOptions&) const = default;
-  static DrainOptions From(const AutoscalingOptions& o) {
+  static DrainOptions From(const AutoscalingOptions& o, const ControllerLister* controllers = nullptr) {
     return {o.skip_nodes_with_system_pods, o.skip_nodes_with_local_storage,
-            o.skip_nodes_with_custom_controller_pods, o.pod_long_terminating_extra_threshold};
+            o.skip_nodes_with_custom_controller_pods, o.pod_long_terminating_extra_threshold,
+            o.min_replica_count, controllers, controllers == nullptr ? 0 : controllers->version()};
   }
 };
 

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <optional>
+
 #include "testing/builders.h"
 
 namespace tidepool::autoscaler::scaledown {
@@ -150,6 +153,83 @@ TEST(DrainabilityTest, Rules) {
     EXPECT_EQ(d.reason, c.reason);
     EXPECT_EQ(d.message, c.message);
   }
+}
+
+// The cluster's controllers for the replica-count rule: name -> spec.replicas.
+class FakeControllers : public ControllerLister {
+ public:
+  std::map<std::string, std::optional<int32_t>> objects;  // "<Kind>/<ns>/<name>"
+  StatusOr<std::optional<int32_t>> Replicas(std::string_view kind, std::string_view ns,
+                                            std::string_view name) const override {
+    auto it = objects.find(std::string(kind) + "/" + std::string(ns) + "/" + std::string(name));
+    if (it == objects.end()) return NotFoundError("x.apps \"" + std::string(name) + "\" not found");
+    return it->second;
+  }
+  uint64_t version() const override { return 1; }
+};
+
+TEST(DrainabilityTest, ReplicaCountRuleAsCa) {
+  FakeControllers controllers;
+  controllers.objects["ReplicaSet/default/rs"] = 3;
+  controllers.objects["ReplicaSet/default/one"] = 1;
+  controllers.objects["StatefulSet/default/ss"] = 2;
+  controllers.objects["DaemonSet/default/ds"] = std::nullopt;
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    int min_replicas;
+    DrainOutcome want;
+    BlockingPodReason reason;
+    std::string message;
+    bool custom = true;  // --skip-nodes-with-custom-controller-pods
+  };
+  const std::vector<Case> cases = {
+      {"its ReplicaSet exists", Rs("p"), 0, DrainOutcome::kMove, BlockingPodReason::kNone, ""},
+      {"its ReplicaSet is gone", MakePod("p", "default").OwnedBy("ReplicaSet", "gone").Obj(), 0,
+       DrainOutcome::kBlock, BlockingPodReason::kControllerNotFound,
+       "replication controller for default/p is not available, err: x.apps \"gone\" not found"},
+      {"fewer replicas than --min-replica-count",
+       MakePod("p", "default").OwnedBy("ReplicaSet", "one").Obj(), 2, DrainOutcome::kBlock,
+       BlockingPodReason::kMinReplicasReached,
+       "replication controller for default/p has too few replicas spec: 1 min: 2"},
+      {"enough replicas", Rs("p"), 3, DrainOutcome::kMove, BlockingPodReason::kNone, ""},
+      {"its Job is gone", MakePod("p", "default").OwnedBy("Job", "j").Obj(), 0,
+       DrainOutcome::kBlock, BlockingPodReason::kControllerNotFound,
+       "job for default/p is not available: err: x.apps \"j\" not found"},
+      {"its StatefulSet exists", MakePod("p", "default").OwnedBy("StatefulSet", "ss").Obj(), 0,
+       DrainOutcome::kMove, BlockingPodReason::kNone, ""},
+      {"its StatefulSet is gone", MakePod("p", "default").OwnedBy("StatefulSet", "nope").Obj(), 0,
+       DrainOutcome::kBlock, BlockingPodReason::kControllerNotFound,
+       "statefulset for default/p is not available: err: x.apps \"nope\" not found"},
+      {"a DaemonSet pod whose DaemonSet exists goes with the node",
+       MakePod("p", "default").OwnedBy("DaemonSet", "ds").Obj(), 0, DrainOutcome::kDaemonSet,
+       BlockingPodReason::kNone, ""},
+      {"a DaemonSet pod whose DaemonSet is gone blocks",
+       MakePod("p", "default").OwnedBy("DaemonSet", "old").Obj(), 0, DrainOutcome::kBlock,
+       BlockingPodReason::kControllerNotFound,
+       "daemonset for default/p is not present, err: x.apps \"old\" not found"},
+      {"without --skip-nodes-with-custom-controller-pods the rule is off",
+       MakePod("p", "default").OwnedBy("ReplicaSet", "gone").Obj(), 0, DrainOutcome::kMove,
+       BlockingPodReason::kNone, "", false},
+      {"a bare pod is the replicated rule's", Bare("p"), 0, DrainOutcome::kBlock,
+       BlockingPodReason::kNotReplicated, "default/p is not replicated"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    DrainOptions o;
+    o.min_replica_count = c.min_replicas;
+    o.skip_nodes_with_custom_controller_pods = c.custom;
+    o.controllers = &controllers;
+    PodDrainability d = CheckPodDrainability(*scheduler::MakePodInfo(c.pod), o, RemainingPdbTracker(), kNow);
+    EXPECT_EQ(d.outcome, c.want);
+    EXPECT_EQ(d.reason, c.reason);
+    EXPECT_EQ(d.message, c.message);
+  }
+  // No listers (the simulator): the rule does not decide.
+  PodDrainability d = CheckPodDrainability(
+      *scheduler::MakePodInfo(MakePod("p", "default").OwnedBy("ReplicaSet", "gone").Obj()),
+      DrainOptions(), RemainingPdbTracker(), kNow);
+  EXPECT_EQ(d.outcome, DrainOutcome::kMove);
 }
 
 TEST(DrainabilityTest, GetPodsToMoveStopsAtTheFirstBlockingPod) {

@@ -263,7 +263,8 @@ size_t Planner::UnneededNodesLimit() const {
 
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<api::NodeConstSharedPtr>& nodes,
-                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs) {
+                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs,
+                     const ControllerLister* controllers) {
   std::vector<NodeFacts> facts;
   facts.reserve(nodes.size());
   for (const auto& n : nodes) {
@@ -277,12 +278,13 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   std::sort(sorted.begin(), sorted.end(), [](const NodeFacts* a, const NodeFacts* b) {
     return a->node->meta.name < b->node->meta.name;
   });
-  Update(now, snapshot, sorted, pdbs);
+  Update(now, snapshot, sorted, pdbs, controllers);
 }
 
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<const NodeFacts*>& sorted,
-                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs) {
+                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs,
+                     const ControllerLister* controllers) {
   if (last_update_.has_value()) {
     const Duration interval = now - *last_update_;
     if (interval > Duration::zero() && interval < min_update_interval_) {
@@ -295,7 +297,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     const bool keep = it->second.first > now && snapshot.GetNodeInfo(it->first) != nullptr;
     it = keep ? std::next(it) : recheck_after_.erase(it);
   }
-  const DrainOptions drain_options = DrainOptions::From(options_);
+  const DrainOptions drain_options = DrainOptions::From(options_, controllers);
   // What the cluster's budgets allow, taken from as removable nodes are found (CA's
   // RemainingPdbTracker, set at the start of every loop).
   RemainingPdbTracker pdb_tracker;

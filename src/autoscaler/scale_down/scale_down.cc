@@ -37,6 +37,8 @@ std::string_view BlockingPodReasonName(BlockingPodReason r) {
       return "NoReason";
     case BlockingPodReason::kControllerNotFound:
       return "ControllerNotFound";
+    case BlockingPodReason::kMinReplicasReached:
+      return "MinReplicasReached";
     case BlockingPodReason::kNotReplicated:
       return "NotReplicated";
     case BlockingPodReason::kLocalStorageRequested:

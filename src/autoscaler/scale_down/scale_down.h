@@ -54,7 +54,8 @@ std::string_view UnremovableReasonName(UnremovableReason r);
 // Why a pod blocks its node's removal (CA's drain.BlockingPodReason).
 enum class BlockingPodReason {
   kNone,
-  kControllerNotFound,     // the controller object is gone (CA checks with listers; not produced)
+  kControllerNotFound,     // the controller object is gone (the replica-count rule)
+  kMinReplicasReached,     // its ReplicaSet/ReplicationController wants fewer than --min-replica-count
   kNotReplicated,          // no controller owner (a bare pod) or a custom controller
   kLocalStorageRequested,  // emptyDir / hostPath (modelled by the annotation
                            // tidepool.dev/local-storage)
@@ -128,12 +129,14 @@ class Planner {
   //     simulation lines are logged.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<api::NodeConstSharedPtr>& nodes,
-              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {});
+              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {},
+              const ControllerLister* controllers = nullptr);
   // The same, with the nodes' facts already known (the loop keeps them from loop to loop;
   // node_facts.h). REQUIRES: `nodes` in name order.
   void Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
               const std::vector<const NodeFacts*>& nodes,
-              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {});
+              const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs = {},
+              const ControllerLister* controllers = nullptr);
 
   // Nodes unneeded for longer than scale-down-unneeded-time (CA: since + time strictly before
   // now; unready nodes: scale-down-unready-time), never taking a group below its min size
