@@ -27,6 +27,7 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/statefulset/statefulset_controller.h"
 #include "runtime/client_files.h"
 #include "runtime/cluster_bridge.h"
 #include "runtime/embedded_autoscaler.h"
@@ -453,6 +454,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::garbagecollector::GarbageCollector garbage_collector(
       gc_client, clock, components.garbage_collector, &kcm_events);
   garbage_collector.Start();
+  // The StatefulSet controller, with its own identity and events as statefulset-controller's.
+  client::RestClient sts_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:statefulset-controller"));
+  KubeEventRecorder sts_events(sts_client, clock, "statefulset-controller", nullptr);
+  components.statefulset.seed = w.seed + 40;
+  controllers::statefulset::StatefulSetController statefulsets(sts_client, clock,
+                                                               components.statefulset, &sts_events);
+  statefulsets.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -505,6 +518,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { deployments.Stop(); });
   stoppers.emplace_back([&] { jobs.Stop(); });
   stoppers.emplace_back([&] { garbage_collector.Stop(); });
+  stoppers.emplace_back([&] { statefulsets.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

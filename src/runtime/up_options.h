@@ -19,6 +19,7 @@
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/job/job_controller.h"
 #include "controllers/garbagecollector/garbage_collector.h"
+#include "controllers/statefulset/statefulset_controller.h"
 #include "sim/world.h"
 
 namespace tidepool::runtime {
@@ -33,6 +34,7 @@ struct UpComponentOptions {
   controllers::deployment::DeploymentControllerOptions deployment;
   controllers::job::JobControllerOptions job;
   controllers::garbagecollector::GarbageCollectorOptions garbage_collector;
+  controllers::statefulset::StatefulSetControllerOptions statefulset;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -48,6 +50,7 @@ struct UpComponentOptions {
     deployment.ForEachDuration(WithPrefix("deployment.", f));
     job.ForEachDuration(WithPrefix("job.", f));
     garbage_collector.ForEachDuration(WithPrefix("garbageCollector.", f));
+    statefulset.ForEachDuration(WithPrefix("statefulset.", f));
   }
 };
 

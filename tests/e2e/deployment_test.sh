@@ -74,4 +74,22 @@ k scale deployment gpu-infer --replicas=0 >/dev/null
 wait_for 120 bash -c '[ "$(gpu_nodes)" = 0 ]' || fail "the pool back to 0" "$(k get nodes)"
 expect_match "$(k get deployment gpu-infer)" "gpu-infer +0/0 +0 +0 "
 pass "scale 5 -> 5 nodes, 6 -> Pending (max node group size reached), 0 -> pool at 0"
+# 5. Deletion: background (the default) removes the ReplicaSets and pods, orphan keeps them,
+#    foreground removes the Deployment last (the garbage collector).
+k delete deployment gpu-infer >/dev/null
+wait_for 30 bash -c '[ -z "$(k get rs,pods -l app=gpu-infer -o name)" ]' || fail "delete deployment: its ReplicaSets and pods go" "$(k get rs,pods)"
+k create deployment web --image=nginx --replicas=2 >/dev/null
+k rollout status deployment/web --timeout=60s >/dev/null || fail "web rolled out" "$(k get deploy,rs,pods)"
+k delete deployment web --cascade=orphan >/dev/null
+sleep 2
+[ "$(k get pods -l app=web -o name | grep -c .)" = 2 ] || fail "--cascade=orphan keeps the pods" "$(k get rs,pods)"
+[ -z "$(k get rs -l app=web -o jsonpath='{.items[*].metadata.ownerReferences}')" ] || fail "--cascade=orphan strips the ownerReference" "$(k get rs -l app=web -o yaml)"
+k delete rs -l app=web >/dev/null
+wait_for 30 bash -c '[ -z "$(k get pods -l app=web -o name)" ]' || fail "the orphaned ReplicaSet's pods go with it" "$(k get pods)"
+k create deployment fg --image=nginx --replicas=2 >/dev/null
+k rollout status deployment/fg --timeout=60s >/dev/null || fail "fg rolled out" "$(k get deploy,rs,pods)"
+k delete deployment fg --cascade=foreground --wait=false >/dev/null
+wait_for 30 bash -c '! k get deployment fg >/dev/null 2>&1' || fail "--cascade=foreground: the Deployment goes last" "$(k get deploy,rs,pods)"
+[ -z "$(k get rs,pods -l app=fg -o name)" ] || fail "--cascade=foreground: nothing left" "$(k get rs,pods)"
+pass "delete deployment: background, --cascade=orphan, --cascade=foreground"
 echo "ok: deployment e2e"
