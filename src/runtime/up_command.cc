@@ -441,6 +441,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   components.job.seed = w.seed;
   controllers::job::JobController jobs(job_client, clock, components.job, &job_events);
   jobs.Start();
+  // The DaemonSet controller, as kcm's daemon-set-controller.
+  client::RestClient ds_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:daemon-set-controller"));
+  KubeEventRecorder ds_events(ds_client, clock, "daemonset-controller", nullptr);
+  components.daemonset.seed = w.seed + 30;
+  controllers::daemonset::DaemonSetController daemonsets(ds_client, clock, components.daemonset,
+                                                         &ds_events);
+  daemonsets.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -492,6 +504,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { replicasets.Stop(); });
   stoppers.emplace_back([&] { deployments.Stop(); });
   stoppers.emplace_back([&] { jobs.Stop(); });
+  stoppers.emplace_back([&] { daemonsets.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

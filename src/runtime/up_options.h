@@ -14,6 +14,7 @@
 #include "apiserver/api_server.h"
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
+#include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
@@ -31,6 +32,7 @@ struct UpComponentOptions {
   controllers::replicaset::ReplicaSetControllerOptions replicaset;
   controllers::deployment::DeploymentControllerOptions deployment;
   controllers::job::JobControllerOptions job;
+  controllers::daemonset::DaemonSetControllerOptions daemonset;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -45,6 +47,7 @@ struct UpComponentOptions {
     replicaset.ForEachDuration(WithPrefix("replicaset.", f));
     deployment.ForEachDuration(WithPrefix("deployment.", f));
     job.ForEachDuration(WithPrefix("job.", f));
+    daemonset.ForEachDuration(WithPrefix("daemonset.", f));
   }
 };
 
