@@ -497,12 +497,6 @@ void ClusterBridge::WriteNode(const api::Node& n) {
         if (!meta.is_object()) meta = json::object();
         const json& tm = typed["metadata"];
         meta["labels"] = tm.value("labels", json::object());
-        // The GPU operator labels every GPU node for its operands (NFD's PCI vendor 10de):
-        // its device-plugin DaemonSet selects nvidia.com/gpu.deploy.device-plugin=true, and the
-        // DaemonSet controller puts the pod there.
-        if (gpu_operator_ && meta["labels"].contains("cloud.google.com/gke-accelerator")) {
-          meta["labels"]["nvidia.com/gpu.deploy.device-plugin"] = "true";
-        }
         if (tm.contains("annotations")) {
           meta["annotations"] = tm["annotations"];
         } else {

@@ -44,7 +44,7 @@ class ClusterBridge final : public sim::StoreObserver {
  public:
   // Every reference must outlive the bridge. `gpu_operator`: the emulated NVIDIA GPU operator
   // (namespace gpu-operator, the DaemonSet nvidia-device-plugin-daemonset selecting GPU nodes,
-  // which it labels nvidia.com/gpu.deploy.device-plugin=true, as `helm install gpu-operator`
+  // labelled nvidia.com/gpu.deploy.device-plugin=true (cloud::emulated gpu_operator_labels), as `helm install gpu-operator`
   // leaves them; the DaemonSet controller makes the pods). `autoscaler_pod`: the
   // kube-system/cluster-autoscaler-<suffix> pod of the embedded autoscaler (its log is the
   // world's autoscaler log).

@@ -282,6 +282,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // emulated duration like every other, so it is what is divided.
   components.store.event_ttl = options.event_ttl;
   ApplySpeed(components, options.speed);
+  // The GPU operator labels GPU nodes for its device-plugin DaemonSet.
+  w.cloud.gpu_operator_labels = options.gpu_operator;
   if (!options.gpu_operator) {
     // Without the operator no device plugin registers: every GPU node's driver "never comes up".
     w.cloud.faults.driver_never_ready.push_back(cloud::emulated::FaultMatch{});
