@@ -40,9 +40,10 @@ std::optional<TimePoint> TimeOf(const json& v) {
 }
 
 // What the controller keeps of a pod; node_name is the pod's target node (TargetNode).
-PodFacts FactsOf(const json& pod) {
+DaemonPod FactsOf(const json& pod) {
   const json& m = Meta(pod);
-  PodFacts f;
+  DaemonPod f;
+  f.bound = !Str(Member(Member(pod, "spec"), "nodeName")).empty();
   f.ns = Str(Member(m, "namespace"));
   f.name = Str(Member(m, "name"));
   f.uid = Str(Member(m, "uid"));
@@ -90,9 +91,8 @@ std::string PodsPath(const std::string& ns, const std::string& name = "") {
 }
 
 // podByCreationTimestampAndPhase: bound before unbound, then older first, then by name.
-bool OlderFirst(const PodFacts& a, const PodFacts& b) {
-  const bool ab = !a.phase.empty() && a.phase != "Pending", bb = !b.phase.empty() && b.phase != "Pending";
-  if (ab != bb) return ab;
+bool OlderFirst(const DaemonPod& a, const DaemonPod& b) {
+  if (a.bound != b.bound) return a.bound;
   if (a.created != b.created) {
     if (!a.created.has_value()) return false;
     if (!b.created.has_value()) return true;
@@ -101,7 +101,7 @@ bool OlderFirst(const PodFacts& a, const PodFacts& b) {
   return a.name < b.name;
 }
 
-bool Terminal(const PodFacts& p) { return p.phase == "Succeeded" || p.phase == "Failed"; }
+bool Terminal(const DaemonPod& p) { return p.phase == "Succeeded" || p.phase == "Failed"; }
 
 }  // namespace
 
@@ -109,10 +109,10 @@ bool Terminal(const PodFacts& p) { return p.phase == "Succeeded" || p.phase == "
 struct DaemonSetController::Plan {
   struct NodePlan {
     Placement placement;
-    std::vector<PodFacts> pods;  // oldest first
+    std::vector<DaemonPod> pods;  // oldest first
   };
   std::map<std::string, NodePlan> nodes;  // every existing node
-  std::vector<PodFacts> orphaned;         // pods for nodes that do not exist
+  std::vector<DaemonPod> orphaned;         // pods for nodes that do not exist
   json tmpl;
   std::string hash, generation;
   Duration min_ready{};
@@ -130,7 +130,7 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
   pods.path = "/api/v1/pods";
   pods.name = "pods";
   pods.seed = options.seed;
-  pods.cache_metadata_only = true;  // the handlers keep PodFacts
+  pods.cache_metadata_only = true;  // the handlers keep DaemonPod
   pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
@@ -218,8 +218,8 @@ void DaemonSetController::OnNode(const client::ObjectRef& old_obj, const client:
 }
 
 void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
-  PodFacts facts = FactsOf(*obj);
-  std::optional<PodFacts> before;
+  DaemonPod facts = FactsOf(*obj);
+  std::optional<DaemonPod> before;
   const std::string key = Key(facts.ns, facts.name);
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -253,7 +253,7 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
 
 void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
   const std::string key = client::Informer::KeyOf(*obj);
-  std::optional<PodFacts> facts;
+  std::optional<DaemonPod> facts;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = pod_facts_.find(key);
@@ -271,7 +271,7 @@ void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
   QueueFor(*facts);
 }
 
-void DaemonSetController::QueueFor(const PodFacts& p) {
+void DaemonSetController::QueueFor(const DaemonPod& p) {
   if (!p.controller_uid.empty()) {
     if (p.controller_kind != "DaemonSet") return;
     const std::string key = Key(p.ns, p.controller_name);
@@ -297,12 +297,12 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-std::vector<PodFacts> DaemonSetController::Claim(const json& ds) {
+std::vector<DaemonPod> DaemonSetController::Claim(const json& ds) {
   const json& m = Meta(ds);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::optional<api::LabelSelector> sel = SelectorOf(ds);
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
-  std::vector<PodFacts> owned, orphans;
+  std::vector<DaemonPod> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
@@ -311,13 +311,13 @@ std::vector<PodFacts> DaemonSetController::Claim(const json& ds) {
     if (auto it = orphans_.find(ns);
         it != orphans_.end() && !deleting && sel.has_value() && !sel->Empty()) {
       for (const std::string& k : it->second) {
-        const PodFacts& p = pod_facts_.at(k);
+        const DaemonPod& p = pod_facts_.at(k);
         if (!p.deleting && sel->Matches(p.labels)) orphans.push_back(p);
       }
     }
   }
-  std::vector<PodFacts> out;
-  for (PodFacts& p : owned) {
+  std::vector<DaemonPod> out;
+  for (DaemonPod& p : owned) {
     if (deleting || (sel.has_value() && sel->Matches(p.labels))) {
       out.push_back(std::move(p));
       continue;
@@ -331,7 +331,7 @@ std::vector<PodFacts> DaemonSetController::Claim(const json& ds) {
     json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
     (void)client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch);
   }
-  for (PodFacts& p : orphans) {
+  for (DaemonPod& p : orphans) {
     auto pod = client_.Get(PodsPath(ns, p.name));
     if (!pod.ok()) continue;
     json refs = Member(Meta(*pod), "ownerReferences");
@@ -367,13 +367,13 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
       continue;
     }
     if (!np.placement.should_continue_running) {
-      for (const PodFacts& p : np.pods) {
+      for (const DaemonPod& p : np.pods) {
         if (!p.deleting) delete_pods->push_back(p.name);
       }
       continue;
     }
-    std::vector<PodFacts> running;
-    for (const PodFacts& p : np.pods) {
+    std::vector<DaemonPod> running;
+    for (const DaemonPod& p : np.pods) {
       if (p.deleting) continue;
       if (p.phase == "Failed") {
         // failedPodsBackoff: one kill per backoff period per node.
@@ -405,11 +405,11 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
     }
     // With surge: at most the oldest new pod and the oldest old pod; the old one goes once it
     // is not ready or the new one is available.
-    const PodFacts* oldest_new = nullptr;
-    const PodFacts* oldest_old = nullptr;
-    for (const PodFacts& p : running) {
+    const DaemonPod* oldest_new = nullptr;
+    const DaemonPod* oldest_old = nullptr;
+    for (const DaemonPod& p : running) {
       const bool is_new = IsUpdated(p.labels, plan.generation, plan.hash);
-      const PodFacts*& slot = is_new ? oldest_new : oldest_old;
+      const DaemonPod*& slot = is_new ? oldest_new : oldest_old;
       if (slot == nullptr) {
         slot = &p;
         continue;
@@ -422,7 +422,7 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
     }
   }
   // Pods pinned to nodes that no longer exist and never bound (getUnscheduledPodsWithoutNode).
-  for (const PodFacts& p : plan.orphaned) {
+  for (const DaemonPod& p : plan.orphaned) {
     if (!p.deleting && (p.phase.empty() || p.phase == "Pending")) delete_pods->push_back(p.name);
   }
   (void)key;
@@ -434,15 +434,15 @@ void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
   (void)ds;
   // findUpdatedPodsOnNode for each node with pods.
   struct OnNode {
-    const PodFacts* new_pod = nullptr;
-    const PodFacts* old_pod = nullptr;
+    const DaemonPod* new_pod = nullptr;
+    const DaemonPod* old_pod = nullptr;
     bool ok = true;
   };
-  auto find = [&](const std::vector<PodFacts>& pods) {
+  auto find = [&](const std::vector<DaemonPod>& pods) {
     OnNode r;
-    for (const PodFacts& p : pods) {
+    for (const DaemonPod& p : pods) {
       if (p.deleting) continue;
-      const PodFacts*& slot = IsUpdated(p.labels, plan.generation, plan.hash) ? r.new_pod : r.old_pod;
+      const DaemonPod*& slot = IsUpdated(p.labels, plan.generation, plan.hash) ? r.new_pod : r.old_pod;
       if (slot != nullptr) r.ok = false;
       slot = &p;
     }
@@ -606,7 +606,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     np.placement = ShouldRun(plan.tmpl, *node);
     if (np.placement.should_run) ++plan.desired;
   }
-  for (PodFacts& p : Claim(ds)) {
+  for (DaemonPod& p : Claim(ds)) {
     auto it = plan.nodes.find(p.node_name);
     if (it == plan.nodes.end()) {
       plan.orphaned.push_back(std::move(p));
@@ -642,8 +642,8 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   // updateDaemonSetStatus.
   int32_t current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
   for (const auto& [n, np] : plan.nodes) {
-    std::vector<const PodFacts*> pods;
-    for (const PodFacts& p : np.pods) {
+    std::vector<const DaemonPod*> pods;
+    for (const DaemonPod& p : np.pods) {
       if (!(p.deleting && Terminal(p))) pods.push_back(&p);
     }
     if (!np.placement.should_run) {
@@ -652,7 +652,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     }
     if (pods.empty()) continue;
     ++current;
-    const PodFacts& p = *pods.front();
+    const DaemonPod& p = *pods.front();
     if (p.ready) {
       ++ready;
       if (p.Available(plan.min_ready, plan.now)) ++available;

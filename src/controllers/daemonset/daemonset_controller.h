@@ -55,7 +55,11 @@
 
 namespace tidepool::controllers::daemonset {
 
-using replicaset::PodFacts;
+// What the controller keeps of a pod: the ReplicaSet controller's PodFacts (node_name is the
+// pod's target node: its nodeName, or the node its affinity pins it to) and whether it is bound.
+struct DaemonPod : replicaset::PodFacts {
+  bool bound = false;  // spec.nodeName set
+};
 
 struct DaemonSetControllerOptions {
   // kcm's BurstReplicas for DaemonSets.
@@ -106,10 +110,10 @@ class DaemonSetController {
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
   void OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
-  void QueueFor(const PodFacts& p);
+  void QueueFor(const DaemonPod& p);
   void QueueAll();
   std::optional<TimePoint> Sync(const std::string& key);
-  std::vector<PodFacts> Claim(const nlohmann::json& ds);
+  std::vector<DaemonPod> Claim(const nlohmann::json& ds);
   // kcm's manage: which nodes need a pod, which pods go.
   void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
               std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,
@@ -134,7 +138,7 @@ class DaemonSetController {
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
-  std::map<std::string, PodFacts> pod_facts_;  // "ns/name" -> facts (node_name: target node)
+  std::map<std::string, DaemonPod> pod_facts_;  // "ns/name" -> facts (node_name: target node)
   std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
   std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
   std::map<std::string, api::NodeConstSharedPtr> node_facts_;  // name -> node

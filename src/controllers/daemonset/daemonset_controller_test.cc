@@ -307,12 +307,15 @@ TEST_F(DaemonSetControllerTest, AdoptsAMatchingOrphan) {
   controller_.Start();
   // OnDelete: the adopted pod (no revision labels, so not up to date) is kept as it is.
   json ds = CreateDs(DaemonSet(json::object(), {{"type", "OnDelete"}}));
-  ASSERT_TRUE(Eventually([&] { return StatusIs({{"currentNumberScheduled", 1}}); }));
-  EXPECT_EQ(Status().value("updatedNumberScheduled", 0), 0);
+  // (A pod made before the informer's handlers saw the orphan is the duplicate that goes: the
+  // bound pod sorts first.)
+  ASSERT_TRUE(Eventually([&] {
+    return StatusIs({{"currentNumberScheduled", 1}, {"updatedNumberScheduled", 0}}) && LivePods() == 1;
+  })) << Status().dump();
   auto stray = client_.Get(ResourcePath("", "v1", "pods", "default", "stray"));
   ASSERT_TRUE(stray.ok());
   EXPECT_EQ((*stray)["metadata"]["ownerReferences"][0]["uid"], ds["metadata"]["uid"]);
-  EXPECT_EQ(LivePods(), 1u);  // adopted, not doubled
+  EXPECT_FALSE((*stray)["metadata"].contains("deletionTimestamp"));  // adopted and kept
 }
 
 }  // namespace
