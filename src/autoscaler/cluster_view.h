@@ -50,6 +50,11 @@ struct ClusterView {
   // The controllers, where they are known (null in the simulator: the replica-count rule is
   // skipped then, as CA's with no listers).
   std::shared_ptr<const ControllerLister> controllers;
+  // One pod of each DaemonSet, as the DaemonSet controller would make it (its template with
+  // kcm's daemon tolerations and a DaemonSet controller reference; no node): what a node made
+  // from a node group's cloud template would also run (simulator/daemonset_pods.h). Empty
+  // where DaemonSets are not known (the simulator).
+  std::vector<scheduler::PodInfoConstSharedPtr> daemonset_pods;
 };
 
 // The autoscaler's writes to the cluster. Implementations: the simulator's store, the embedded

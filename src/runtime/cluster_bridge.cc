@@ -152,10 +152,7 @@ Status ClusterBridge::EnsureSystemObjects() {
   }
   const apiserver::Resource* ds = Res("apps", "daemonsets");
   auto existing = store_.Get(*ds, "gpu-operator", "nvidia-device-plugin-daemonset");
-  if (existing.ok()) {
-    device_plugin_ds_uid_ = (*existing)->view["metadata"].value("uid", "");
-    return Status::Ok();
-  }
+  if (existing.ok()) return Status::Ok();
   json labels = {{"app", "nvidia-device-plugin-daemonset"}};
   json obj = {
       {"apiVersion", "apps/v1"},
@@ -174,53 +171,7 @@ Status ClusterBridge::EnsureSystemObjects() {
             {"containers",
              json::array({{{"name", "nvidia-device-plugin"},
                            {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}})}}}}}}}};
-  auto created = store_.Create(*ds, std::move(obj), opts);
-  if (!created.ok()) return created.status();
-  device_plugin_ds_uid_ = (*created)->view["metadata"].value("uid", "");
-  return Status::Ok();
-}
-
-void ClusterBridge::EnsureDevicePluginPod(const api::Node& node) {
-  if (!gpu_operator_ || !node.meta.labels.count("cloud.google.com/gke-accelerator")) return;
-  const std::string name = "nvidia-device-plugin-daemonset-" + Hex(Fnv(node.meta.name), 5);
-  if (store_.Get(*pods_, "gpu-operator", name).ok()) return;
-  json pod = {
-      {"apiVersion", "v1"},
-      {"kind", "Pod"},
-      {"metadata",
-       {{"name", name},
-        {"namespace", "gpu-operator"},
-        {"labels", {{"app", "nvidia-device-plugin-daemonset"}}},
-        {"ownerReferences", json::array({{{"apiVersion", "apps/v1"},
-                                          {"kind", "DaemonSet"},
-                                          {"name", "nvidia-device-plugin-daemonset"},
-                                          {"uid", device_plugin_ds_uid_},
-                                          {"controller", true},
-                                          {"blockOwnerDeletion", true}}})}}},
-      {"spec",
-       {{"nodeName", node.meta.name},
-        {"priorityClassName", "system-node-critical"},
-        {"priority", 2000001000},
-        {"restartPolicy", "Always"},
-        {"terminationGracePeriodSeconds", 30},
-        {"schedulerName", "default-scheduler"},
-        {"tolerations",
-         json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}},
-                      {{"key", "node.kubernetes.io/not-ready"},
-                       {"operator", "Exists"},
-                       {"effect", "NoExecute"}},
-                      {{"key", "node.kubernetes.io/unreachable"},
-                       {"operator", "Exists"},
-                       {"effect", "NoExecute"}}})},
-        {"containers",
-         json::array({{{"name", "nvidia-device-plugin"},
-                       {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"},
-                       {"imagePullPolicy", "IfNotPresent"},
-                       {"terminationMessagePath", "/dev/termination-log"},
-                       {"terminationMessagePolicy", "File"}}})}}},
-      {"status", {{"phase", "Pending"}, {"qosClass", "BestEffort"}}}};
-  // Created as the DaemonSet controller would; it enters the world through PumpApi.
-  (void)store_.Create(*pods_, std::move(pod), {"system", false});
+  return store_.Create(*ds, std::move(obj), opts).status();
 }
 
 Status ClusterBridge::Start() {
@@ -242,7 +193,6 @@ Status ClusterBridge::Start() {
   }
   for (const api::NodeConstSharedPtr& n : world_.store().ListNodes()) {
     WriteNode(*n);
-    EnsureDevicePluginPod(*n);
   }
   for (const apiserver::ObjectPtr& o : store_.List(*nodes_, "").items) {
     const std::string name = o->view["metadata"].value("name", "");
@@ -461,7 +411,6 @@ void ClusterBridge::ApplyApiNode(const apiserver::WatchEvent& e) {
 }
 
 void ClusterBridge::OnNodeChange(const sim::NodeChange& change) {
-  if (change.type == sim::ChangeType::kAdded) EnsureDevicePluginPod(*change.node);
   if (change.type == sim::ChangeType::kDeleted) {
     const std::string& name = change.node->meta.name;
     (void)store_.Delete(*nodes_, "", name, {kOrigin, false});

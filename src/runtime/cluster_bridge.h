@@ -45,8 +45,9 @@ namespace tidepool::runtime {
 class ClusterBridge final : public sim::StoreObserver {
  public:
   // Every reference must outlive the bridge. `gpu_operator`: the emulated NVIDIA GPU operator
-  // (namespace gpu-operator, the DaemonSet nvidia-device-plugin-daemonset and its pod on every
-  // GPU node, as `helm install gpu-operator` leaves them). `autoscaler_pod`: the
+  // (namespace gpu-operator, the DaemonSet nvidia-device-plugin-daemonset selecting GPU nodes,
+  // labelled nvidia.com/gpu.deploy.device-plugin=true (cloud::emulated gpu_operator_labels), as `helm install gpu-operator`
+  // leaves them; the DaemonSet controller makes the pods). `autoscaler_pod`: the
   // kube-system/cluster-autoscaler-<suffix> pod of the embedded autoscaler (its log is the
   // world's autoscaler log).
   ClusterBridge(sim::World& world, apiserver::ObjectStore& store, apiserver::PodLogs& logs,
@@ -83,8 +84,6 @@ class ClusterBridge final : public sim::StoreObserver {
   // finalizers stays until they go).
   Status DeleteFromApi(const std::string& ns, const std::string& name, const std::string& uid);
   Status EnsureSystemObjects();
-  // The GPU operator's device-plugin pod on a GPU node (once per node).
-  void EnsureDevicePluginPod(const api::Node& node);
   // CA's status ConfigMap (kube-system/cluster-autoscaler-status), when it changed.
 
   sim::World& world_;
@@ -94,7 +93,6 @@ class ClusterBridge final : public sim::StoreObserver {
   std::string autoscaler_pod_;
   bool gpu_operator_;
   bool want_autoscaler_pod_;
-  std::string device_plugin_ds_uid_;
   const apiserver::Resource* pods_;
   const apiserver::Resource* nodes_;
   const apiserver::Resource* events_;

@@ -8,6 +8,7 @@
 
 #include "api/codec/json_codec.h"
 #include "common/set_replace.h"
+#include "controllers/daemonset/daemon_pods.h"
 #include "runtime/event_json.h"
 #include "sim/store.h"
 
@@ -211,6 +212,7 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
   nodes_ = make("nodes", "/api/v1/nodes", 1);
   pods_ = make("pods", "/api/v1/pods", 2);
   pdbs_ = make("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", 3);
+  daemonsets_ = make("daemonset-templates", "/apis/apps/v1/daemonsets", 9);
   nodes_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnNode(o, false); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnNode(o, false); },
@@ -223,6 +225,10 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
       {[this](const client::ObjectRef& o, bool) { OnPdb(o, false); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPdb(o, false); },
        [this](const client::ObjectRef& o, bool) { OnPdb(o, true); }});
+  daemonsets_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnDaemonSet(o, false); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnDaemonSet(o, false); },
+       [this](const client::ObjectRef& o, bool) { OnDaemonSet(o, true); }});
 }
 
 KubeClusterCache::~KubeClusterCache() { Stop(); }
@@ -232,6 +238,7 @@ void KubeClusterCache::Start() {
   pods_->Start();
   pdbs_->Start();
   controllers_->Start();
+  daemonsets_->Start();
 }
 
 void KubeClusterCache::Stop() {
@@ -239,17 +246,19 @@ void KubeClusterCache::Stop() {
   pods_->Stop();
   pdbs_->Stop();
   controllers_->Stop();
+  daemonsets_->Stop();
 }
 
 bool KubeClusterCache::WaitForSync(Duration timeout) const {
   // Each informer gets the whole timeout; they list in parallel, so this is rarely longer.
   return nodes_->WaitForSync(timeout) && pods_->WaitForSync(timeout) &&
-         pdbs_->WaitForSync(timeout) && controllers_->WaitForSync(timeout);
+         pdbs_->WaitForSync(timeout) && controllers_->WaitForSync(timeout) &&
+         daemonsets_->WaitForSync(timeout);
 }
 
 bool KubeClusterCache::HasSynced() const {
   return nodes_->HasSynced() && pods_->HasSynced() && pdbs_->HasSynced() &&
-         controllers_->HasSynced();
+         controllers_->HasSynced() && daemonsets_->HasSynced();
 }
 
 void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
@@ -332,6 +341,36 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
   pdb_map_[key] = std::make_shared<const api::PodDisruptionBudget>(std::move(*pdb));
 }
 
+void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
+  const std::string key = client::Informer::KeyOf(*obj);
+  if (deleted) {
+    std::lock_guard<std::mutex> lock(mu_);
+    daemonset_pod_map_.erase(key);
+    return;
+  }
+  // The pod the DaemonSet controller would make (before pinning it to a node).
+  const json& ds = *obj;
+  const json& meta = ds.contains("metadata") ? ds["metadata"] : json::object();
+  json tmpl = controllers::daemonset::DaemonPodTemplate(ds, "", "");
+  json pod_meta = tmpl["metadata"];
+  pod_meta["name"] = meta.value("name", "") + "-pod";
+  pod_meta["namespace"] = meta.value("namespace", "");
+  pod_meta["ownerReferences"] = json::array({{{"apiVersion", "apps/v1"},
+                                              {"kind", "DaemonSet"},
+                                              {"name", meta.value("name", "")},
+                                              {"uid", meta.value("uid", "")},
+                                              {"controller", true}}});
+  StatusOr<api::Pod> pod = api::codec::PodFromJson(
+      {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pod_meta}, {"spec", tmpl["spec"]}});
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!pod.ok()) {
+    ++decode_errors_;
+    daemonset_pod_map_.erase(key);
+    return;
+  }
+  daemonset_pod_map_[key] = scheduler::MakePodInfo(*pod);
+}
+
 autoscaler::ClusterView KubeClusterCache::View() const {
   autoscaler::ClusterView view;
   std::lock_guard<std::mutex> lock(mu_);
@@ -349,11 +388,16 @@ autoscaler::ClusterView KubeClusterCache::View() const {
   view.pdbs.reserve(pdb_map_.size());
   for (const auto& [key, pdb] : pdb_map_) view.pdbs.push_back(pdb);
   view.controllers = controllers_;
+  view.daemonset_pods.reserve(daemonset_pod_map_.size());
+  for (const auto& [key, pod] : daemonset_pod_map_) view.daemonset_pods.push_back(pod);
   return view;
 }
 
 std::map<std::string, client::InformerStats> KubeClusterCache::Stats() const {
-  return {{"nodes", nodes_->stats()}, {"pods", pods_->stats()}, {"poddisruptionbudgets", pdbs_->stats()}};
+  return {{"nodes", nodes_->stats()},
+          {"pods", pods_->stats()},
+          {"poddisruptionbudgets", pdbs_->stats()},
+          {"daemonset-templates", daemonsets_->stats()}};
 }
 
 uint64_t KubeClusterCache::decode_errors() const {

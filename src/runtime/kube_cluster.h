@@ -5,7 +5,9 @@
 //   KubeClusterCache   informers of nodes, pods, PodDisruptionBudgets and the workload controllers
 //                      CA's listers read (ReplicaSets, StatefulSets, Jobs, DaemonSets: name and
 //                      spec.replicas only; ReplicationControllers are not served by tidepool's
-//                      API, so a pod they own counts as having its controller) (list + watch, resumed
+//                      API, so a pod they own counts as having its controller), and DaemonSets
+//                      again, each kept as the pod its controller would make (CA's DaemonSet
+//                      lister for template nodes) (list + watch, resumed
 //                      and relisted by the informers); every change is decoded once into typed
 //                      api::Node / api::Pod (and the scheduler's PodInfo), so a loop's
 //                      ClusterView is a copy of shared pointers, never a rescan of the API.
@@ -105,6 +107,7 @@ class KubeClusterCache {
   void OnPod(const client::ObjectRef& obj, bool deleted);
   void OnNode(const client::ObjectRef& obj, bool deleted);
   void OnPdb(const client::ObjectRef& obj, bool deleted);
+  void OnDaemonSet(const client::ObjectRef& obj, bool deleted);
 
   log::Logger* logger_;
   std::unique_ptr<client::Informer> nodes_;
@@ -114,6 +117,7 @@ class KubeClusterCache {
   // ReplicaSets, StatefulSets, Jobs, DaemonSets, each kept as name and spec.replicas only.
   class Controllers;
   std::shared_ptr<Controllers> controllers_;
+  std::unique_ptr<client::Informer> daemonsets_;
 
   // Orders PodInfos by their key, "<namespace>/<name>" ("<name>" without a namespace, as
   // client::Informer::KeyOf), compared as that string without building it; finds one by key.
@@ -131,6 +135,7 @@ class KubeClusterCache {
   // an entry instead of 144 with a "ns/name" std::string key; issue 3).
   std::set<scheduler::PodInfoConstSharedPtr, PodKeyLess> pod_map_;
   std::map<std::string, api::PodDisruptionBudgetConstSharedPtr> pdb_map_;
+  std::map<std::string, scheduler::PodInfoConstSharedPtr> daemonset_pod_map_;
   uint64_t decode_errors_ = 0;
 };
 

@@ -283,6 +283,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // emulated duration like every other, so it is what is divided.
   components.store.event_ttl = options.event_ttl;
   ApplySpeed(components, options.speed);
+  // The GPU operator labels GPU nodes for its device-plugin DaemonSet.
+  w.cloud.gpu_operator_labels = options.gpu_operator;
   if (!options.gpu_operator) {
     // Without the operator no device plugin registers: every GPU node's driver "never comes up".
     w.cloud.faults.driver_never_ready.push_back(cloud::emulated::FaultMatch{});
@@ -466,6 +468,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::statefulset::StatefulSetController statefulsets(sts_client, clock,
                                                                components.statefulset, &sts_events);
   statefulsets.Start();
+  // The DaemonSet controller, as kcm's daemon-set-controller.
+  client::RestClient ds_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:daemon-set-controller"));
+  KubeEventRecorder ds_events(ds_client, clock, "daemonset-controller", nullptr);
+  components.daemonset.seed = w.seed + 50;
+  controllers::daemonset::DaemonSetController daemonsets(ds_client, clock, components.daemonset,
+                                                         &ds_events);
+  daemonsets.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -519,6 +533,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { jobs.Stop(); });
   stoppers.emplace_back([&] { garbage_collector.Stop(); });
   stoppers.emplace_back([&] { statefulsets.Stop(); });
+  stoppers.emplace_back([&] { daemonsets.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

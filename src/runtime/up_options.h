@@ -14,6 +14,7 @@
 #include "apiserver/api_server.h"
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
+#include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
@@ -35,6 +36,7 @@ struct UpComponentOptions {
   controllers::job::JobControllerOptions job;
   controllers::garbagecollector::GarbageCollectorOptions garbage_collector;
   controllers::statefulset::StatefulSetControllerOptions statefulset;
+  controllers::daemonset::DaemonSetControllerOptions daemonset;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -51,6 +53,7 @@ struct UpComponentOptions {
     job.ForEachDuration(WithPrefix("job.", f));
     garbage_collector.ForEachDuration(WithPrefix("garbageCollector.", f));
     statefulset.ForEachDuration(WithPrefix("statefulset.", f));
+    daemonset.ForEachDuration(WithPrefix("daemonset.", f));
   }
 };
 

@@ -9,7 +9,9 @@
 
 #include "autoscaler/core/scale_up.h"
 #include "autoscaler/node_facts.h"
+#include "autoscaler/scale_down/drainability.h"
 #include "autoscaler/scale_down/scale_down.h"
+#include "autoscaler/simulator/daemonset_pods.h"
 #include "common/check.h"
 #include "common/duration.h"
 #include "common/string_hash.h"
@@ -493,11 +495,27 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   snapshot.Fork();  // upcoming capacity, for scale-up only
   ScaleUpContext ctx;
   int upcoming_total = 0;
+  // The pods on the real nodes used as templates (their DaemonSet and mirror pods go with the
+  // template: CA's podsExpectedOnFreshNode).
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> on_example;
+  for (const auto& [id, s] : groups) {
+    if (!s.template_candidates.empty()) on_example[s.template_candidates.front()->meta.name];
+  }
+  if (!on_example.empty()) {
+    for (const scheduler::PodInfoConstSharedPtr& p : view.scheduled_pods) {
+      auto it = on_example.find(std::string(p->node_name()));
+      if (it != on_example.end()) it->second.push_back(p);
+    }
+  }
   for (auto& [id, s] : groups) {
     if (!s.template_candidates.empty()) {
       ctx.templates[id] = *s.template_candidates.front();
+      ctx.template_pods[id] =
+          ExpectedPodsFromExample(on_example[s.template_candidates.front()->meta.name]);
     } else if (auto t = s.group->TemplateNode(); t.ok()) {
       ctx.templates[id] = *t;
+      // Scale-from-zero: every DaemonSet that would run there (forceDaemonSets).
+      ctx.template_pods[id] = DaemonSetPodsForNode(*t, view.daemonset_pods);
     }
     if (BackedOff(id, now)) {
       const BackoffState& b = backoff_.at(id);
@@ -508,7 +526,10 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (s.upcoming > 0 && ctx.templates.count(id) > 0) {
       for (int i = 0; i < s.upcoming; ++i) {
         api::Node copy = SanitizedTemplateCopy(ctx.templates[id], id, "upcoming-" + std::to_string(i));
-        (void)snapshot.AddNode(std::make_shared<const api::Node>(std::move(copy)));
+        const std::string copy_name = copy.meta.name;
+        if (snapshot.AddNode(std::make_shared<const api::Node>(std::move(copy))).ok()) {
+          for (const auto& p : ctx.template_pods[id]) (void)snapshot.AddPod(p, copy_name);
+        }
       }
       upcoming_total += s.upcoming;
     }
@@ -556,6 +577,16 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     to_scale.push_back(p);
   }
   snapshot.Revert();
+  // filterOutDaemonSetPodListProcessor: scale-up cannot help a DaemonSet pod (it is for one
+  // node).
+  {
+    log_.V(4, "Filtering out daemon set pods");
+    const size_t before = to_scale.size();
+    std::erase_if(to_scale, [](const auto& p) { return scaledown::IsDaemonSetPod(*p); });
+    log_.V(4, "Filtered out " + std::to_string(before - to_scale.size()) +
+                  " daemon set pods, " + std::to_string(to_scale.size()) +
+                  " unschedulable pods left");
+  }
 
   std::string scale_up_status = "NoActivity";
   bool scaled_up = false;

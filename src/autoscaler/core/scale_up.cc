@@ -146,6 +146,9 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
       const std::string tname = copy->meta.name;
       Status s = snapshot.AddNode(copy);
       TIDEPOOL_CHECK(s.ok());
+      if (auto tp = ctx.template_pods.find(id); tp != ctx.template_pods.end()) {
+        for (const auto& p : tp->second) (void)snapshot.AddPod(p, tname);
+      }
       const scheduler::NodeInfo& tinfo = *snapshot.GetNodeInfo(tname);
       for (size_t g = 0; g < groups.size(); ++g) {
         scheduler::CycleState state;
@@ -182,7 +185,9 @@ ScaleUpResult ScaleUpOrchestrator::ScaleUp(
       limit = std::min(limit, std::max(0, options_.max_nodes_total - ctx.total_nodes));
     }
     limit = std::min(limit, by_quota);
-    EstimateResult est = estimator_.Estimate(fitting, tmpl->second, id, limit, snapshot);
+    auto tp = ctx.template_pods.find(id);
+    EstimateResult est = estimator_.Estimate(fitting, tmpl->second, id, limit, snapshot,
+                                             tp == ctx.template_pods.end() ? nullptr : &tp->second);
     if (est.node_count == 0) {
       continue;
     }

@@ -52,6 +52,9 @@ struct ScaleUpContext {
   // The node a new node of each group would be (a real ready node of the group when there is
   // one, else the cloud's template). Groups without one are "not ready for scale-up".
   std::map<std::string, api::Node> templates;
+  // The pods a fresh node of each group runs from the start (simulator/daemonset_pods.h): they
+  // are on every template copy scale-up adds to the snapshot.
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> template_pods;
   // Nodes in the cluster, registered and upcoming (for --max-nodes-total).
   int total_nodes = 0;
   ClusterResources resources;

@@ -59,6 +59,9 @@ class ScaleUpTest : public ::testing::Test {
     ScaleUpContext ctx;
     for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
       ctx.templates[g->Id()] = *g->TemplateNode();
+      if (auto it = template_pods_.find(g->Id()); it != template_pods_.end()) {
+        ctx.template_pods[g->Id()] = it->second;
+      }
     }
     for (const auto& [id, reason] : skipped_) {
       ctx.skipped_groups[id] = reason;
@@ -85,6 +88,7 @@ class ScaleUpTest : public ::testing::Test {
   VectorRecorder recorder_;
   testing::FakeCloudProvider cloud_;
   std::map<std::string, std::string> skipped_;
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> template_pods_;
   std::unique_ptr<scheduler::Scheduler> sched_;
   std::unique_ptr<expander::Strategy> strategy_;
   scheduler::ClusterSnapshot snapshot_;
@@ -115,6 +119,56 @@ TEST_F(ScaleUpTest, TheSeedPodScalesGpuPoolFromZeroToOne) {
                      "\"NodeResourcesFit\" didn't pass (predicateReasons=[Insufficient "
                      "nvidia.com/gpu]; debugInfo=)"));
   EXPECT_EQ(snapshot_.NumNodes(), 3u);  // reverted
+}
+
+api::Node LabelledCpuTemplate() {
+  return MakeNode("c").Capacity({{"cpu", "4"}, {"memory", "16Gi"}}).Label("pool", "cpu").Obj();
+}
+
+// Four 1.5-CPU pods for the labelled pool (the default-pool nodes do not match).
+std::vector<scheduler::PodInfoConstSharedPtr> FourPoolPods() {
+  std::vector<scheduler::PodInfoConstSharedPtr> pods;
+  for (int i = 0; i < 4; ++i) {
+    pods.push_back(scheduler::MakePodInfo(MakePod("w-" + std::to_string(i))
+                                              .OwnedBy("ReplicaSet", "w")
+                                              .Req("cpu", "1500m")
+                                              .NodeSelector("pool", "cpu")
+                                              .Ptr()));
+  }
+  return pods;
+}
+
+// CA's template NodeInfo holds the DaemonSet pods a fresh node runs: their requests leave less
+// room on each new node - two 1.5-CPU pods per 4-CPU node without one, one beside a 1.5-CPU
+// DaemonSet pod.
+TEST_F(ScaleUpTest, WithoutDaemonSetPodsTwoPodsShareANewNode) {
+  testing::FakeNodeGroup& pool = cloud_.AddGroup("cpu-pool", 0, 10, 0, LabelledCpuTemplate());
+  ScaleUpResult r = Run(FourPoolPods());
+  ASSERT_EQ(r.kind, ScaleUpResult::Kind::kSuccessful);
+  EXPECT_EQ(pool.increases, std::vector<int>{2});
+}
+
+TEST_F(ScaleUpTest, DaemonSetPodsOnTheTemplateTakeTheirShareOfEachNewNode) {
+  testing::FakeNodeGroup& pool = cloud_.AddGroup("cpu-pool", 0, 10, 0, LabelledCpuTemplate());
+  template_pods_["cpu-pool"] = {scheduler::MakePodInfo(
+      MakePod("agent-pod").OwnedBy("DaemonSet", "agent").Req("cpu", "1500m").Ptr())};
+  ScaleUpResult r = Run(FourPoolPods());
+  ASSERT_EQ(r.kind, ScaleUpResult::Kind::kSuccessful);
+  EXPECT_EQ(pool.increases, std::vector<int>{4});
+}
+
+// Scale-from-zero: a pod that fits the bare template does not fit next to the DaemonSet pod.
+TEST_F(ScaleUpTest, APodThatOnlyFitsWithoutTheDaemonSetPodTriggersNothing) {
+  cloud_.AddGroup("cpu-pool", 0, 10, 0, LabelledCpuTemplate());
+  template_pods_["cpu-pool"] = {scheduler::MakePodInfo(
+      MakePod("agent-pod").OwnedBy("DaemonSet", "agent").Req("cpu", "1").Ptr())};
+  ScaleUpResult r = Run({scheduler::MakePodInfo(
+      MakePod("big").OwnedBy("ReplicaSet", "big").Req("cpu", "3500m").NodeSelector("pool", "cpu").Ptr())});
+  EXPECT_EQ(r.kind, ScaleUpResult::Kind::kNoOptionsAvailable);
+  template_pods_.clear();
+  r = Run({scheduler::MakePodInfo(
+      MakePod("big").OwnedBy("ReplicaSet", "big").Req("cpu", "3500m").NodeSelector("pool", "cpu").Ptr())});
+  EXPECT_EQ(r.kind, ScaleUpResult::Kind::kSuccessful);
 }
 
 TEST_F(ScaleUpTest, APodThatToleratesNothingTriggersNothingAndSaysWhy) {

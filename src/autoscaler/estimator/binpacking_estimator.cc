@@ -47,7 +47,9 @@ EstimateResult BinpackingEstimator::Estimate(const std::vector<PodEquivalenceGro
 EstimateResult BinpackingEstimator::Estimate(const std::vector<const PodEquivalenceGroup*>& groups,
                                              const api::Node& template_node,
                                              const std::string& node_group_id, int max_new_nodes,
-                                             scheduler::ClusterSnapshot& snapshot) const {
+                                             scheduler::ClusterSnapshot& snapshot,
+                                             const std::vector<scheduler::PodInfoConstSharedPtr>*
+                                                 template_pods) const {
   EstimateResult result;
   // DecreasingPodOrderer: cpu/alloc + mem/alloc of the exemplar, largest first; stable.
   const scheduler::Resource alloc =
@@ -98,6 +100,9 @@ EstimateResult BinpackingEstimator::Estimate(const std::vector<const PodEquivale
     std::string name = node->meta.name;
     Status s = snapshot.AddNode(std::move(node));
     TIDEPOOL_CHECK(s.ok());
+    if (template_pods != nullptr) {
+      for (const auto& p : *template_pods) (void)snapshot.AddPod(p, name);
+    }
     for (const auto& p : pods) {
       s = snapshot.AddPod(p, name);
       TIDEPOOL_CHECK(s.ok());

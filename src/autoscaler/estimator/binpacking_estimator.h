@@ -43,10 +43,13 @@ class BinpackingEstimator {
   explicit BinpackingEstimator(const scheduler::Framework& framework) : framework_(framework) {}
 
   // Estimates for `groups` on copies of `template_node` added to `snapshot` (forked and
-  // reverted), adding at most `max_new_nodes` nodes (0: none may be added).
+  // reverted), adding at most `max_new_nodes` nodes (0: none may be added). Each copy runs
+  // `template_pods` (DaemonSet and mirror pods of a fresh node; may be null) first.
   EstimateResult Estimate(const std::vector<const PodEquivalenceGroup*>& groups,
                           const api::Node& template_node, const std::string& node_group_id,
-                          int max_new_nodes, scheduler::ClusterSnapshot& snapshot) const;
+                          int max_new_nodes, scheduler::ClusterSnapshot& snapshot,
+                          const std::vector<scheduler::PodInfoConstSharedPtr>* template_pods =
+                              nullptr) const;
   // Convenience for callers holding the groups themselves.
   EstimateResult Estimate(const std::vector<PodEquivalenceGroup>& groups,
                           const api::Node& template_node, const std::string& node_group_id,

@@ -979,6 +979,9 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
                                                 : std::string_view());
   const bool gpu_up = stage == NodeStage::kGpuReady && pool.accelerator.has_value();
   if (gpu_up) AddGpuFeatureLabels(l, options_.catalog, *pool.accelerator);
+  if (options_.gpu_operator_labels && pool.accelerator.has_value() && !is_template) {
+    l["nvidia.com/gpu.deploy.device-plugin"] = "true";
+  }
 
   node.spec.taints = pool.spec.taints;
   if (stage == NodeStage::kRegistered && options_.taint_not_ready) {

@@ -238,6 +238,10 @@ struct EmulatedCloudOptions {
   LifecycleDelays delays;
   Faults faults;
   GpuResourceBeforeDriver gpu_before_driver = GpuResourceBeforeDriver::kAbsent;
+  // The NVIDIA GPU operator is installed: it labels every GPU node (not templates)
+  // nvidia.com/gpu.deploy.device-plugin=true from registration on, which its device-plugin
+  // DaemonSet selects (`tidepool up` without --no-gpu-operator).
+  bool gpu_operator_labels = false;
   // Taint NotReady nodes node.kubernetes.io/not-ready:NoSchedule (the node lifecycle
   // controller's TaintNodesByCondition; kube-scheduler relies on it, not on the condition).
   bool taint_not_ready = true;

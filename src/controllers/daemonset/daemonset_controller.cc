@@ -1,0 +1,703 @@
+#include "controllers/daemonset/daemonset_controller.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "api/codec/json_codec.h"
+#include "controllers/daemonset/daemon_pods.h"
+
+namespace tidepool::controllers::daemonset {
+
+using nlohmann::json;
+
+namespace {
+
+const json& Member(const json& obj, const char* key) {
+  static const json kNull;
+  if (!obj.is_object()) return kNull;
+  auto it = obj.find(key);
+  return it == obj.end() ? kNull : *it;
+}
+std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
+const json& Meta(const json& obj) { return Member(obj, "metadata"); }
+std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+api::Labels LabelsOf(const json& labels) {
+  api::Labels out;
+  if (!labels.is_object()) return out;
+  for (const auto& [k, v] : labels.items()) {
+    if (v.is_string()) out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+std::optional<TimePoint> TimeOf(const json& v) {
+  if (!v.is_string()) return std::nullopt;
+  StatusOr<TimePoint> t = ParseRfc3339(v.get<std::string>());
+  if (!t.ok()) return std::nullopt;
+  return *t;
+}
+
+// What the controller keeps of a pod; node_name is the pod's target node (TargetNode).
+DaemonPod FactsOf(const json& pod) {
+  const json& m = Meta(pod);
+  DaemonPod f;
+  f.bound = !Str(Member(Member(pod, "spec"), "nodeName")).empty();
+  f.ns = Str(Member(m, "namespace"));
+  f.name = Str(Member(m, "name"));
+  f.uid = Str(Member(m, "uid"));
+  f.labels = LabelsOf(Member(m, "labels"));
+  f.deleting = !Member(m, "deletionTimestamp").is_null();
+  f.created = TimeOf(Member(m, "creationTimestamp"));
+  if (const json& owners = Member(m, "ownerReferences"); owners.is_array()) {
+    for (const json& o : owners) {
+      if (!Member(o, "controller").is_boolean() || !o["controller"].get<bool>()) continue;
+      f.controller_uid = Str(Member(o, "uid"));
+      f.controller_kind = Str(Member(o, "kind"));
+      f.controller_name = Str(Member(o, "name"));
+      break;
+    }
+  }
+  f.node_name = TargetNode(pod);
+  const json& st = Member(pod, "status");
+  f.phase = Str(Member(st, "phase"));
+  if (const json& conds = Member(st, "conditions"); conds.is_array()) {
+    for (const json& c : conds) {
+      if (Str(Member(c, "type")) != "Ready") continue;
+      f.ready = Str(Member(c, "status")) == "True";
+      if (f.ready) f.ready_since = TimeOf(Member(c, "lastTransitionTime"));
+    }
+  }
+  return f;
+}
+
+std::optional<api::LabelSelector> SelectorOf(const json& ds) {
+  const json& sel = Member(Member(ds, "spec"), "selector");
+  if (sel.is_null()) return std::nullopt;
+  StatusOr<api::LabelSelector> s = api::codec::LabelSelectorFromJson(sel);
+  if (!s.ok()) return std::nullopt;
+  return *s;
+}
+
+json ControllerRef(const json& ds) {
+  const json& m = Meta(ds);
+  return {{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"}, {"name", Member(m, "name")},
+          {"uid", Member(m, "uid")},  {"controller", true}, {"blockOwnerDeletion", true}};
+}
+
+std::string PodsPath(const std::string& ns, const std::string& name = "") {
+  return client::ResourcePath("", "v1", "pods", ns, name);
+}
+
+// podByCreationTimestampAndPhase: bound before unbound, then older first, then by name.
+bool OlderFirst(const DaemonPod& a, const DaemonPod& b) {
+  if (a.bound != b.bound) return a.bound;
+  if (a.created != b.created) {
+    if (!a.created.has_value()) return false;
+    if (!b.created.has_value()) return true;
+    return *a.created < *b.created;
+  }
+  return a.name < b.name;
+}
+
+bool Terminal(const DaemonPod& p) { return p.phase == "Succeeded" || p.phase == "Failed"; }
+
+}  // namespace
+
+// One sync's view of a DaemonSet: every node's placement and daemon pods.
+struct DaemonSetController::Plan {
+  struct NodePlan {
+    Placement placement;
+    std::vector<DaemonPod> pods;  // oldest first
+  };
+  std::map<std::string, NodePlan> nodes;  // every existing node
+  std::vector<DaemonPod> orphaned;         // pods for nodes that do not exist
+  json tmpl;
+  std::string hash, generation;
+  Duration min_ready{};
+  TimePoint now;
+  bool surge = false;
+  int max_surge = 0, max_unavailable = 1;
+  int desired = 0;
+};
+
+DaemonSetController::DaemonSetController(const client::RestClient& client, const Clock& clock,
+                                         DaemonSetControllerOptions options,
+                                         autoscaler::EventRecorder* recorder, log::Logger* logger)
+    : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  client::InformerOptions pods;
+  pods.path = "/api/v1/pods";
+  pods.name = "pods";
+  pods.seed = options.seed;
+  pods.cache_metadata_only = true;  // the handlers keep DaemonPod
+  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  pods_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
+       [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
+       [this](const client::ObjectRef& o, bool) { OnPodDeleted(o); }});
+  client::InformerOptions nodes;
+  nodes.path = "/api/v1/nodes";
+  nodes.name = "nodes";
+  nodes.seed = options.seed + 2;
+  nodes_ = std::make_unique<client::Informer>(client_, clock_, nodes, logger);
+  nodes_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnNode(nullptr, o); },
+       [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnNode(old_obj, o); },
+       [this](const client::ObjectRef& o, bool) {
+         {
+           std::lock_guard<std::mutex> lock(mu_);
+           node_facts_.erase(Str(Member(Meta(*o), "name")));
+         }
+         QueueAll();
+       }});
+  client::InformerOptions ds;
+  ds.path = "/apis/apps/v1/daemonsets";
+  ds.name = "daemonsets";
+  ds.seed = options.seed + 1;
+  daemonsets_ = std::make_unique<client::Informer>(client_, clock_, ds, logger);
+  auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
+  daemonsets_->AddEventHandlers(
+      {[queue](const client::ObjectRef& o, bool) { queue(o); },
+       [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },
+       [this](const client::ObjectRef& o, bool) {
+         const std::string key = client::Informer::KeyOf(*o);
+         {
+           std::lock_guard<std::mutex> lock(mu_);
+           expectations_.erase(key);
+         }
+         queue_->Add(key);
+       }});
+  queue_ = std::make_unique<WorkQueue>(
+      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); });
+}
+
+DaemonSetController::~DaemonSetController() { Stop(); }
+
+void DaemonSetController::Start() {
+  pods_->Start();
+  nodes_->Start();
+  daemonsets_->Start();
+  queue_->Start();
+}
+
+void DaemonSetController::Stop() {
+  queue_->Stop();
+  pods_->Stop();
+  nodes_->Stop();
+  daemonsets_->Stop();
+}
+
+bool DaemonSetController::HasSynced() const {
+  return pods_->HasSynced() && nodes_->HasSynced() && daemonsets_->HasSynced();
+}
+
+void DaemonSetController::QueueAll() {
+  for (const client::ObjectRef& ds : daemonsets_->List()) {
+    queue_->Add(client::Informer::KeyOf(*ds));
+  }
+}
+
+void DaemonSetController::OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
+  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  if (!node.ok()) return;
+  auto next = std::make_shared<const api::Node>(std::move(*node));
+  bool changed = true;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = node_facts_.find(next->meta.name);
+    if (old_obj != nullptr && it != node_facts_.end()) {
+      // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
+      const api::Node& before = *it->second;
+      changed = before.meta.labels != next->meta.labels || before.spec.taints != next->spec.taints ||
+                before.spec.unschedulable != next->spec.unschedulable;
+    }
+    node_facts_[next->meta.name] = next;
+  }
+  if (changed) QueueAll();
+}
+
+void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
+  DaemonPod facts = FactsOf(*obj);
+  std::optional<DaemonPod> before;
+  const std::string key = Key(facts.ns, facts.name);
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = pod_facts_.find(key); it != pod_facts_.end()) before = it->second;
+    const bool seen_before = before.has_value() && old_obj != nullptr;
+    if (facts.controller_kind == "DaemonSet") {
+      auto e = expectations_.find(Key(facts.ns, facts.controller_name));
+      if (e != expectations_.end()) {
+        if (!seen_before && e->second.adds > 0) --e->second.adds;
+        if (facts.deleting) e->second.deletes.erase(key);
+      }
+    }
+    if (before.has_value()) {
+      auto& set = before->controller_uid.empty() ? orphans_[before->ns]
+                                                 : by_controller_[before->controller_uid];
+      set.erase(key);
+    }
+    if (facts.controller_uid.empty()) {
+      orphans_[facts.ns].insert(key);
+    } else {
+      by_controller_[facts.controller_uid].insert(key);
+    }
+    pod_facts_[key] = facts;
+  }
+  QueueFor(facts);
+  if (before.has_value() &&
+      (before->controller_uid != facts.controller_uid || before->labels != facts.labels)) {
+    QueueFor(*before);
+  }
+}
+
+void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
+  const std::string key = client::Informer::KeyOf(*obj);
+  std::optional<DaemonPod> facts;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = pod_facts_.find(key);
+    if (it == pod_facts_.end()) return;
+    facts = it->second;
+    if (facts->controller_kind == "DaemonSet") {
+      auto e = expectations_.find(Key(facts->ns, facts->controller_name));
+      if (e != expectations_.end()) e->second.deletes.erase(key);
+    }
+    auto& set = facts->controller_uid.empty() ? orphans_[facts->ns]
+                                              : by_controller_[facts->controller_uid];
+    set.erase(key);
+    pod_facts_.erase(it);
+  }
+  QueueFor(*facts);
+}
+
+void DaemonSetController::QueueFor(const DaemonPod& p) {
+  if (!p.controller_uid.empty()) {
+    if (p.controller_kind != "DaemonSet") return;
+    const std::string key = Key(p.ns, p.controller_name);
+    client::ObjectRef ds = daemonsets_->Get(key);
+    if (ds != nullptr && Str(Member(Meta(*ds), "uid")) == p.controller_uid) queue_->Add(key);
+    return;
+  }
+  if (p.deleting) return;
+  for (const client::ObjectRef& ds : daemonsets_->List()) {
+    if (Str(Member(Meta(*ds), "namespace")) != p.ns) continue;
+    std::optional<api::LabelSelector> sel = SelectorOf(*ds);
+    if (sel.has_value() && !sel->Empty() && sel->Matches(p.labels)) {
+      queue_->Add(client::Informer::KeyOf(*ds));
+    }
+  }
+}
+
+bool DaemonSetController::Satisfied(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = expectations_.find(key);
+  if (it == expectations_.end()) return true;
+  if (it->second.adds <= 0 && it->second.deletes.empty()) return true;
+  return clock_.Now() - it->second.at >= options_.expectations_timeout;
+}
+
+std::vector<DaemonPod> DaemonSetController::Claim(const json& ds) {
+  const json& m = Meta(ds);
+  const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
+  std::optional<api::LabelSelector> sel = SelectorOf(ds);
+  const bool deleting = !Member(m, "deletionTimestamp").is_null();
+  std::vector<DaemonPod> owned, orphans;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
+      for (const std::string& k : it->second) owned.push_back(pod_facts_.at(k));
+    }
+    if (auto it = orphans_.find(ns);
+        it != orphans_.end() && !deleting && sel.has_value() && !sel->Empty()) {
+      for (const std::string& k : it->second) {
+        const DaemonPod& p = pod_facts_.at(k);
+        if (!p.deleting && sel->Matches(p.labels)) orphans.push_back(p);
+      }
+    }
+  }
+  std::vector<DaemonPod> out;
+  for (DaemonPod& p : owned) {
+    if (deleting || (sel.has_value() && sel->Matches(p.labels))) {
+      out.push_back(std::move(p));
+      continue;
+    }
+    auto pod = client_.Get(PodsPath(ns, p.name));
+    if (!pod.ok()) continue;
+    json refs = json::array();
+    for (const json& o : Member(Meta(*pod), "ownerReferences")) {
+      if (Str(Member(o, "uid")) != uid) refs.push_back(o);
+    }
+    json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
+    (void)client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch);
+  }
+  for (DaemonPod& p : orphans) {
+    auto pod = client_.Get(PodsPath(ns, p.name));
+    if (!pod.ok()) continue;
+    json refs = Member(Meta(*pod), "ownerReferences");
+    if (!refs.is_array()) refs = json::array();
+    refs.push_back(ControllerRef(ds));
+    json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
+    if (client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch).ok()) {
+      p.controller_uid = uid;
+      out.push_back(std::move(p));
+    }
+  }
+  return out;
+}
+
+void DaemonSetController::Event(const json& ds, std::string_view type, std::string_view reason,
+                                std::string message) {
+  if (recorder_ == nullptr) return;
+  const json& m = Meta(ds);
+  recorder_->Event({"DaemonSet", Str(Member(m, "namespace")), Str(Member(m, "name")),
+                    Str(Member(m, "uid"))},
+                   type, reason, std::move(message));
+}
+
+void DaemonSetController::Manage(const json& ds, const std::string& key, const Plan& plan,
+                                 std::vector<std::string>* create_on,
+                                 std::vector<std::string>* delete_pods,
+                                 std::optional<TimePoint>* recheck) {
+  const std::string ds_uid = Str(Member(Meta(ds), "uid"));
+  for (const auto& [node, np] : plan.nodes) {
+    const bool exists = !np.pods.empty();
+    if (np.placement.should_run && !exists) {
+      create_on->push_back(node);
+      continue;
+    }
+    if (!np.placement.should_continue_running) {
+      for (const DaemonPod& p : np.pods) {
+        if (!p.deleting) delete_pods->push_back(p.name);
+      }
+      continue;
+    }
+    std::vector<DaemonPod> running;
+    for (const DaemonPod& p : np.pods) {
+      if (p.deleting) continue;
+      if (p.phase == "Failed") {
+        // failedPodsBackoff: one kill per backoff period per node.
+        std::lock_guard<std::mutex> lock(mu_);
+        Backoff& b = backoff_[ds_uid + "/" + node];
+        if (b.delay > Duration::zero() && plan.now - b.last < b.delay) {
+          const TimePoint at = b.last + b.delay;
+          *recheck = recheck->has_value() ? std::min(**recheck, at) : at;
+          continue;
+        }
+        b.delay = b.delay == Duration::zero()
+                      ? options_.failed_pod_backoff
+                      : std::min<Duration>(b.delay * 2, options_.failed_pod_backoff_max);
+        b.last = plan.now;
+        Event(ds, "Warning", "FailedDaemonPod",
+              "Found failed daemon pod " + p.ns + "/" + p.name + " on node " + node +
+                  ", will try to kill it");
+        delete_pods->push_back(p.name);
+      } else if (p.phase == "Succeeded") {
+        delete_pods->push_back(p.name);
+      } else {
+        running.push_back(p);
+      }
+    }
+    if (running.size() <= 1) continue;
+    if (!plan.surge) {
+      for (size_t i = 1; i < running.size(); ++i) delete_pods->push_back(running[i].name);
+      continue;
+    }
+    // With surge: at most the oldest new pod and the oldest old pod; the old one goes once it
+    // is not ready or the new one is available.
+    const DaemonPod* oldest_new = nullptr;
+    const DaemonPod* oldest_old = nullptr;
+    for (const DaemonPod& p : running) {
+      const bool is_new = IsUpdated(p.labels, plan.generation, plan.hash);
+      const DaemonPod*& slot = is_new ? oldest_new : oldest_old;
+      if (slot == nullptr) {
+        slot = &p;
+        continue;
+      }
+      delete_pods->push_back(p.name);
+    }
+    if (oldest_new != nullptr && oldest_old != nullptr &&
+        (!oldest_old->ready || oldest_new->Available(plan.min_ready, plan.now))) {
+      delete_pods->push_back(oldest_old->name);
+    }
+  }
+  // Pods pinned to nodes that no longer exist and never bound (getUnscheduledPodsWithoutNode).
+  for (const DaemonPod& p : plan.orphaned) {
+    if (!p.deleting && (p.phase.empty() || p.phase == "Pending")) delete_pods->push_back(p.name);
+  }
+  (void)key;
+}
+
+void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
+                                        std::vector<std::string>* create_on,
+                                        std::vector<std::string>* delete_pods) {
+  (void)ds;
+  // findUpdatedPodsOnNode for each node with pods.
+  struct OnNode {
+    const DaemonPod* new_pod = nullptr;
+    const DaemonPod* old_pod = nullptr;
+    bool ok = true;
+  };
+  auto find = [&](const std::vector<DaemonPod>& pods) {
+    OnNode r;
+    for (const DaemonPod& p : pods) {
+      if (p.deleting) continue;
+      const DaemonPod*& slot = IsUpdated(p.labels, plan.generation, plan.hash) ? r.new_pod : r.old_pod;
+      if (slot != nullptr) r.ok = false;
+      slot = &p;
+    }
+    return r;
+  };
+  int unavailable = 0;
+  if (!plan.surge) {
+    std::vector<std::string> allowed, candidates;
+    for (const auto& [node, np] : plan.nodes) {
+      if (np.pods.empty()) continue;
+      const OnNode r = find(np.pods);
+      if (!r.ok || (r.new_pod == nullptr) == (r.old_pod == nullptr)) {
+        ++unavailable;
+      } else if (r.new_pod != nullptr) {
+        if (!r.new_pod->Available(plan.min_ready, plan.now)) ++unavailable;
+      } else if (!r.old_pod->Available(plan.min_ready, plan.now)) {
+        allowed.push_back(r.old_pod->name);
+      } else if (unavailable < plan.max_unavailable) {
+        candidates.push_back(r.old_pod->name);
+      }
+    }
+    const int room = std::clamp(plan.max_unavailable - unavailable, 0, static_cast<int>(candidates.size()));
+    delete_pods->insert(delete_pods->end(), allowed.begin(), allowed.end());
+    delete_pods->insert(delete_pods->end(), candidates.begin(), candidates.begin() + room);
+    return;
+  }
+  int surged = 0;
+  std::vector<std::string> allowed, candidates;
+  for (const auto& [node, np] : plan.nodes) {
+    if (np.pods.empty()) continue;
+    const OnNode r = find(np.pods);
+    if (!r.ok) {
+      ++unavailable;
+      continue;
+    }
+    if (r.old_pod == nullptr) continue;
+    if (r.new_pod == nullptr) {
+      if (!r.old_pod->Available(plan.min_ready, plan.now)) {
+        allowed.push_back(node);
+      } else if (surged < plan.max_surge) {
+        candidates.push_back(node);
+      }
+      continue;
+    }
+    if (!r.new_pod->Available(plan.min_ready, plan.now)) {
+      ++surged;
+      continue;
+    }
+    delete_pods->push_back(r.old_pod->name);
+  }
+  const int room = std::clamp(plan.max_surge - surged, 0, static_cast<int>(candidates.size()));
+  create_on->insert(create_on->end(), allowed.begin(), allowed.end());
+  create_on->insert(create_on->end(), candidates.begin(), candidates.begin() + room);
+}
+
+Status DaemonSetController::SyncNodes(const json& ds, const std::string& key,
+                                      const std::vector<std::string>& create_on_all,
+                                      const std::vector<std::string>& delete_pods_all,
+                                      const std::string& hash) {
+  const std::string ns = Str(Member(Meta(ds), "namespace"));
+  const std::string name = Str(Member(Meta(ds), "name"));
+  std::vector<std::string> create_on(create_on_all.begin(),
+                                     create_on_all.begin() +
+                                         std::min<size_t>(create_on_all.size(), options_.burst_replicas));
+  std::vector<std::string> delete_pods(
+      delete_pods_all.begin(),
+      delete_pods_all.begin() + std::min<size_t>(delete_pods_all.size(), options_.burst_replicas));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Expectations& e = expectations_[key];
+    e = {static_cast<int>(create_on.size()), {}, clock_.Now()};
+    for (const std::string& p : delete_pods) e.deletes.insert(Key(ns, p));
+  }
+  const json tmpl = DaemonPodTemplate(ds, hash, TemplateGeneration(ds));
+  Status failure;
+  // slowStartBatch: 1, 2, 4, ...; a failed batch skips the rest.
+  size_t next = 0, batch = 1;
+  while (next < create_on.size() && failure.ok()) {
+    const size_t end = std::min(create_on.size(), next + batch);
+    for (; next < end; ++next) {
+      json pinned = PinToNode(tmpl, create_on[next]);
+      json meta = Member(pinned, "metadata");
+      meta.erase("name");
+      meta["generateName"] = name + "-";
+      meta["namespace"] = ns;
+      meta["ownerReferences"] = json::array({ControllerRef(ds)});
+      json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", std::move(meta)},
+                  {"spec", pinned["spec"]}};
+      StatusOr<json> created = client_.Create(PodsPath(ns), pod);
+      if (created.ok()) {
+        Event(ds, "Normal", "SuccessfulCreate",
+              "Created pod: " + Str(Member(Meta(*created), "name")));
+        continue;
+      }
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        auto e = expectations_.find(key);
+        if (e != expectations_.end() && e->second.adds > 0) --e->second.adds;
+      }
+      if (failure.ok()) failure = created.status();
+      Event(ds, "Warning", "FailedCreate", "Error creating: " + std::string(created.status().message()));
+    }
+    batch *= 2;
+  }
+  if (!failure.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto e = expectations_.find(key);
+    if (e != expectations_.end()) e->second.adds = 0;
+  }
+  for (const std::string& p : delete_pods) {
+    Status s = client_.Delete(PodsPath(ns, p)).status();
+    if (s.ok()) {
+      Event(ds, "Normal", "SuccessfulDelete", "Deleted pod: " + p);
+      continue;
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      expectations_[key].deletes.erase(Key(ns, p));
+    }
+    if (s.code() == StatusCode::kNotFound) continue;
+    if (failure.ok()) failure = s;
+    Event(ds, "Warning", "FailedDelete", "Error deleting: " + std::string(s.message()));
+  }
+  return failure;
+}
+
+std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
+  const client::ObjectRef dsp = daemonsets_->Get(key);
+  if (dsp == nullptr) {
+    std::lock_guard<std::mutex> lock(mu_);
+    expectations_.erase(key);
+    return std::nullopt;
+  }
+  const json& ds = *dsp;
+  const json& m = Meta(ds);
+  const std::string ns = Str(Member(m, "namespace")), name = Str(Member(m, "name"));
+  std::optional<api::LabelSelector> sel = SelectorOf(ds);
+  if (!sel.has_value() || sel->Empty()) {
+    Event(ds, "Warning", "SelectingAll",
+          "This daemon set is selecting all pods. A non-empty selector is required.");
+    return std::nullopt;
+  }
+  if (!Member(m, "deletionTimestamp").is_null()) return std::nullopt;
+
+  Plan plan;
+  plan.now = clock_.Now();
+  plan.hash = TemplateHash(ds);
+  plan.generation = TemplateGeneration(ds);
+  plan.tmpl = DaemonPodTemplate(ds, plan.hash, plan.generation);
+  const json& spec = Member(ds, "spec");
+  if (const json& mrs = Member(spec, "minReadySeconds"); mrs.is_number_integer()) {
+    plan.min_ready = std::chrono::seconds(mrs.get<int64_t>());
+  }
+  std::map<std::string, api::NodeConstSharedPtr> nodes;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    nodes = node_facts_;
+  }
+  for (const auto& [n, node] : nodes) {
+    Plan::NodePlan& np = plan.nodes[n];
+    np.placement = ShouldRun(plan.tmpl, *node);
+    if (np.placement.should_run) ++plan.desired;
+  }
+  for (DaemonPod& p : Claim(ds)) {
+    auto it = plan.nodes.find(p.node_name);
+    if (it == plan.nodes.end()) {
+      plan.orphaned.push_back(std::move(p));
+    } else {
+      it->second.pods.push_back(std::move(p));
+    }
+  }
+  for (auto& [n, np] : plan.nodes) std::sort(np.pods.begin(), np.pods.end(), OlderFirst);
+
+  const json& strategy = Member(spec, "updateStrategy");
+  const bool rolling = Str(Member(strategy, "type")) != "OnDelete";
+  if (rolling) {
+    const json& ru = Member(strategy, "rollingUpdate");
+    plan.max_surge = std::max(0, ScaledValue(Member(ru, "maxSurge"), plan.desired, 0));
+    plan.max_unavailable = std::max(0, ScaledValue(Member(ru, "maxUnavailable"), plan.desired, 1));
+    plan.surge = ScaledValue(Member(ru, "maxSurge"), 1, 0) > 0;
+    if (plan.max_surge == 0 && plan.max_unavailable == 0) plan.max_unavailable = 1;
+  }
+
+  std::optional<TimePoint> recheck;
+  Status synced;
+  if (Satisfied(key)) {
+    std::vector<std::string> create_on, delete_pods;
+    Manage(ds, key, plan, &create_on, &delete_pods, &recheck);
+    if (create_on.empty() && delete_pods.empty() && rolling) {
+      RollingUpdate(ds, plan, &create_on, &delete_pods);
+    }
+    if (!create_on.empty() || !delete_pods.empty()) {
+      synced = SyncNodes(ds, key, create_on, delete_pods, plan.hash);
+    }
+  }
+
+  // updateDaemonSetStatus.
+  int32_t current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
+  for (const auto& [n, np] : plan.nodes) {
+    std::vector<const DaemonPod*> pods;
+    for (const DaemonPod& p : np.pods) {
+      if (!(p.deleting && Terminal(p))) pods.push_back(&p);
+    }
+    if (!np.placement.should_run) {
+      if (!pods.empty()) ++misscheduled;
+      continue;
+    }
+    if (pods.empty()) continue;
+    ++current;
+    const DaemonPod& p = *pods.front();
+    if (p.ready) {
+      ++ready;
+      if (p.Available(plan.min_ready, plan.now)) ++available;
+    }
+    if (IsUpdated(p.labels, plan.generation, plan.hash)) ++updated;
+  }
+  const json& old_status = Member(ds, "status");
+  json status = old_status.is_object() ? old_status : json::object();
+  status["desiredNumberScheduled"] = plan.desired;
+  status["currentNumberScheduled"] = current;
+  status["numberMisscheduled"] = misscheduled;
+  status["numberReady"] = ready;
+  status["updatedNumberScheduled"] = updated;
+  status["numberAvailable"] = available;
+  status["numberUnavailable"] = plan.desired - available;
+  if (const json& g = Member(m, "generation"); g.is_number_integer()) status["observedGeneration"] = g;
+  for (const char* k : {"numberAvailable", "numberUnavailable", "updatedNumberScheduled"}) {
+    if (status[k] == 0) status.erase(k);  // omitempty
+  }
+  if (status != old_status) {
+    json next = ds;
+    next["status"] = status;
+    Status s = client_.Update(client::ResourcePath("apps", "v1", "daemonsets", ns, name, "status"), next)
+                   .status();
+    if (!s.ok() && s.code() != StatusCode::kNotFound) {
+      if (log_ != nullptr && s.code() != StatusCode::kAborted) {
+        log_->Warning("Failed to update DaemonSet status", {{"daemonSet", key}, {"err", s.ToString()}});
+      }
+      return plan.now + options_.retry_after;
+    }
+  }
+  if (!synced.ok()) return plan.now + options_.retry_after;
+  if (plan.min_ready > Duration::zero() && ready != available) {
+    const TimePoint at = plan.now + plan.min_ready;
+    recheck = recheck.has_value() ? std::min(*recheck, at) : at;
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto e = expectations_.find(key);
+    if (e != expectations_.end() && (e->second.adds > 0 || !e->second.deletes.empty())) {
+      const TimePoint at = e->second.at + options_.expectations_timeout;
+      recheck = recheck.has_value() ? std::min(*recheck, at) : at;
+    }
+  }
+  return recheck;
+}
+
+}  // namespace tidepool::controllers::daemonset

@@ -1,0 +1,149 @@
+// File: daemonset_controller.h
+//
+// DaemonSetController: kube-controller-manager 1.32's DaemonSet controller
+// (pkg/controller/daemon) - one pod of each DaemonSet on every node that should run it
+// (daemon_pods.h's placement), rolled to new templates, and the DaemonSet's status.
+//
+//   - manage: a node that should run the pod and has none gets one (created from the template
+//     with generateName "<ds>-", a controller ownerReference, the labels
+//     controller-revision-hash and pod-template-generation, the daemon tolerations, and pinned
+//     to the node by node affinity matchFields metadata.name - the scheduler binds it); pods on
+//     a node that should no longer run them (or that no longer exists, while unbound) are
+//     deleted; Succeeded pods are deleted, Failed ones deleted with a FailedDaemonPod event and
+//     a per-node backoff (1 s doubling to 15 min); duplicates on a node are deleted but the
+//     oldest (with maxSurge, one old and one new are kept while the new one is not available).
+//     Creations come in kcm's slow-start batches (1, 2, 4, ...), at most 250 (burstReplicas)
+//     per sync.
+//   - RollingUpdate (after manage, once expectations are met): maxUnavailable / maxSurge
+//     (int or percent of desiredNumberScheduled, rounded up; default 1 / 0) as kcm's
+//     rollingUpdate: without surge old pods are deleted while the unavailable count allows
+//     (unavailable old pods always); with surge a new pod is created beside the old one and the
+//     old one deleted once the new is available. OnDelete: old pods stay until deleted.
+//   - Status: desiredNumberScheduled, currentNumberScheduled, numberMisscheduled, numberReady,
+//     updatedNumberScheduled, numberAvailable, numberUnavailable, observedGeneration.
+//   - Events, kcm's: SuccessfulCreate "Created pod: NAME", SuccessfulDelete "Deleted pod:
+//     NAME", FailedCreate "Error creating: ERR", FailedDelete "Error deleting: ERR",
+//     FailedDaemonPod "Found failed daemon pod NS/NAME on node NODE, will try to kill it",
+//     SelectingAll "This daemon set is selecting all pods. A non-empty selector is required.".
+//   - Claims as the ReplicaSet controller's: orphans matching the selector are adopted, owned
+//     pods that stop matching are released.
+//   - No ControllerRevisions: this API server does not serve them; the revision hash is
+//     computed from the template (daemon_pods.h TemplateHash).
+//
+// An actor: informers on daemonsets, pods and nodes; writes pods, daemonsets/NAME/status,
+// events. One worker (controllers/work_queue.h).
+//
+// Thread-safe: Start/Stop from one thread.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "autoscaler/events.h"
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/speed.h"
+#include "controllers/replicaset/pod_ranking.h"
+#include "controllers/work_queue.h"
+
+namespace tidepool::controllers::daemonset {
+
+// What the controller keeps of a pod: the ReplicaSet controller's PodFacts (node_name is the
+// pod's target node: its nodeName, or the node its affinity pins it to) and whether it is bound.
+struct DaemonPod : replicaset::PodFacts {
+  bool bound = false;  // spec.nodeName set
+};
+
+struct DaemonSetControllerOptions {
+  // kcm's BurstReplicas for DaemonSets.
+  int burst_replicas = 250;
+  Duration expectations_timeout = std::chrono::minutes(5);
+  Duration retry_after = std::chrono::seconds(1);
+  // failedPodsBackoff: initial and maximum delay.
+  Duration failed_pod_backoff = std::chrono::seconds(1);
+  Duration failed_pod_backoff_max = std::chrono::minutes(15);
+  uint64_t seed = 1;
+
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("expectationsTimeout", expectations_timeout, TimeBase::kEmulated);
+    f("retryAfter", retry_after, TimeBase::kEmulated);
+    f("failedPodBackoff", failed_pod_backoff, TimeBase::kEmulated);
+    f("failedPodBackoffMax", failed_pod_backoff_max, TimeBase::kEmulated);
+  }
+};
+
+class DaemonSetController {
+ public:
+  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  DaemonSetController(const client::RestClient& client, const Clock& clock,
+                      DaemonSetControllerOptions options,
+                      autoscaler::EventRecorder* recorder = nullptr,
+                      log::Logger* logger = nullptr);
+  ~DaemonSetController();
+  DaemonSetController(const DaemonSetController&) = delete;
+  DaemonSetController& operator=(const DaemonSetController&) = delete;
+
+  void Start();
+  void Stop();
+  bool HasSynced() const;
+
+ private:
+  struct Expectations {
+    int adds = 0;
+    std::set<std::string> deletes;  // pod keys
+    TimePoint at;
+  };
+  struct Backoff {
+    Duration delay{};
+    TimePoint last;
+  };
+  struct Plan;
+
+  void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
+  void OnPodDeleted(const client::ObjectRef& obj);
+  void OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
+  void QueueFor(const DaemonPod& p);
+  void QueueAll();
+  std::optional<TimePoint> Sync(const std::string& key);
+  std::vector<DaemonPod> Claim(const nlohmann::json& ds);
+  // kcm's manage: which nodes need a pod, which pods go.
+  void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
+              std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,
+              std::optional<TimePoint>* recheck);
+  void RollingUpdate(const nlohmann::json& ds, const Plan& plan,
+                     std::vector<std::string>* create_on, std::vector<std::string>* delete_pods);
+  Status SyncNodes(const nlohmann::json& ds, const std::string& key,
+                   const std::vector<std::string>& create_on,
+                   const std::vector<std::string>& delete_pods, const std::string& hash);
+  bool Satisfied(const std::string& key);
+  void Event(const nlohmann::json& ds, std::string_view type, std::string_view reason,
+             std::string message);
+
+  const client::RestClient& client_;
+  const Clock& clock_;
+  const DaemonSetControllerOptions options_;
+  autoscaler::EventRecorder* recorder_;
+  log::Logger* log_;
+  std::unique_ptr<client::Informer> pods_;
+  std::unique_ptr<client::Informer> daemonsets_;
+  std::unique_ptr<client::Informer> nodes_;
+  std::unique_ptr<WorkQueue> queue_;
+
+  mutable std::mutex mu_;
+  std::map<std::string, DaemonPod> pod_facts_;  // "ns/name" -> facts (node_name: target node)
+  std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
+  std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
+  std::map<std::string, api::NodeConstSharedPtr> node_facts_;  // name -> node
+  std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
+  std::map<std::string, Backoff> backoff_;  // "<ds uid>/<node>" -> failed-pod backoff
+};
+
+}  // namespace tidepool::controllers::daemonset
