@@ -6,6 +6,7 @@
 
 #include "api/codec/json_codec.h"
 #include "controllers/deployment/rollout.h"
+#include "controllers/object_json.h"
 
 namespace tidepool::controllers::deployment {
 namespace {
@@ -18,15 +19,6 @@ constexpr char kDesiredReplicas[] = "deployment.kubernetes.io/desired-replicas";
 constexpr char kMaxReplicas[] = "deployment.kubernetes.io/max-replicas";
 constexpr char kHashLabel[] = "pod-template-hash";
 
-const json& Member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
-const json& Meta(const json& obj) { return Member(obj, "metadata"); }
-std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 int32_t Int(const json& v, int32_t def = 0) { return v.is_number_integer() ? v.get<int32_t>() : def; }
 const json& Spec(const json& o) { return Member(o, "spec"); }
 const json& StatusOf(const json& o) { return Member(o, "status"); }

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
+#include "controllers/object_json.h"
 
 namespace tidepool::controllers::replicaset {
 namespace {
@@ -13,31 +14,8 @@ using nlohmann::json;
 
 constexpr char kDeletionCost[] = "controller.kubernetes.io/pod-deletion-cost";
 
-const json& Member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
-const json& Meta(const json& obj) { return Member(obj, "metadata"); }
-std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
-api::Labels LabelsOf(const json& labels) {
-  api::Labels out;
-  if (!labels.is_object()) return out;
-  for (const auto& [k, v] : labels.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
 
-std::optional<TimePoint> TimeOf(const json& v) {
-  if (!v.is_string()) return std::nullopt;
-  StatusOr<TimePoint> t = ParseRfc3339(v.get<std::string>());
-  if (!t.ok()) return std::nullopt;
-  return *t;
-}
 
 PodFacts FactsOf(const json& pod) {
   const json& m = Meta(pod);

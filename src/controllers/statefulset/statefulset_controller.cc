@@ -7,6 +7,7 @@
 
 #include "api/codec/json_codec.h"
 #include "controllers/deployment/rollout.h"
+#include "controllers/object_json.h"
 
 namespace tidepool::controllers::statefulset {
 namespace {
@@ -17,33 +18,10 @@ constexpr char kPodNameLabel[] = "statefulset.kubernetes.io/pod-name";
 constexpr char kPodIndexLabel[] = "apps.kubernetes.io/pod-index";
 constexpr char kRevisionLabel[] = "controller-revision-hash";
 
-const json& Member(const json& obj, const char* key) {
-  static const json kNull;
-  if (!obj.is_object()) return kNull;
-  auto it = obj.find(key);
-  return it == obj.end() ? kNull : *it;
-}
-std::string Str(const json& v) { return v.is_string() ? v.get<std::string>() : std::string(); }
 int64_t Int(const json& v, int64_t def) { return v.is_number_integer() ? v.get<int64_t>() : def; }
-const json& Meta(const json& obj) { return Member(obj, "metadata"); }
 const json& Spec(const json& obj) { return Member(obj, "spec"); }
-std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
-api::Labels LabelsOf(const json& labels) {
-  api::Labels out;
-  if (!labels.is_object()) return out;
-  for (const auto& [k, v] : labels.items()) {
-    if (v.is_string()) out[k] = v.get<std::string>();
-  }
-  return out;
-}
 
-std::optional<TimePoint> TimeOf(const json& v) {
-  if (!v.is_string()) return std::nullopt;
-  StatusOr<TimePoint> t = ParseRfc3339(v.get<std::string>());
-  if (!t.ok()) return std::nullopt;
-  return *t;
-}
 
 SetPod PodOf(const json& pod) {
   const json& m = Meta(pod);
