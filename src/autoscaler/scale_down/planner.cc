@@ -307,6 +307,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   DrainSimulator sim(framework_, snapshot, hints_, unbound_pods_);
   // Target sizes by group, asked once per group and pass (only looked up, never iterated).
   std::unordered_map<const cloud::NodeGroup*, std::optional<int>> group_sizes;
+  std::unordered_map<const cloud::NodeGroup*, int> group_min_sizes;
   std::vector<Candidate> candidates;
   int util_logs_left = kUtilizationLogQuota;
   int recently_unremovable = 0;
@@ -359,10 +360,13 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       unremovable_[name] = UnremovableReason::kUnexpectedError;
       continue;
     }
-    if (*size_it->second <= group->MinSize()) {
+    // Asked once per group and pass: a cloud may answer it from an API call.
+    auto [min_it, min_new] = group_min_sizes.try_emplace(group, 0);
+    if (min_new) min_it->second = group->MinSize();
+    if (*size_it->second <= min_it->second) {
       SD_VLOG(1, "Skipping " + name + " - node group min size reached (current: " +
                      std::to_string(*size_it->second) +
-                     ", min: " + std::to_string(group->MinSize()) + ")");
+                     ", min: " + std::to_string(min_it->second) + ")");
       unremovable_[name] = UnremovableReason::kNodeGroupMinSizeReached;
       continue;
     }
