@@ -116,9 +116,10 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
   static constexpr Kind kKinds[] = {
       {"ReplicaSet", "replicaset.apps", "/apis/apps/v1/replicasets"},
       {"StatefulSet", "statefulset.apps", "/apis/apps/v1/statefulsets"},
-      {"DaemonSet", "daemonset.apps", "/apis/apps/v1/daemonsets"},
       {"Job", "job.batch", "/apis/batch/v1/jobs"},
   };
+  // DaemonSets are looked up in the cache's own DaemonSet informer (the one that keeps their
+  // template pods), not watched a second time; its handler calls Changed().
 
   Controllers(const client::RestClient& client, const Clock& clock, log::Logger* logger,
               uint64_t seed) {
@@ -164,15 +165,21 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
     }
     return true;
   }
-  void AddStats(std::map<std::string, client::InformerStats>& out) const {
-    for (size_t i = 0; i < informers_.size(); ++i) out[kKinds[i].resource] = informers_[i]->stats();
-  }
+  void SetDaemonSets(const client::Informer* daemonsets) { daemonsets_ = daemonsets; }
+  void Changed() { version_.fetch_add(1); }
 
   StatusOr<std::optional<int32_t>> Replicas(std::string_view kind, std::string_view ns,
                                             std::string_view name) const override {
+    const std::string key = std::string(ns) + "/" + std::string(name);
+    if (kind == "DaemonSet") {
+      if (daemonsets_ == nullptr || daemonsets_->Get(key) == nullptr) {
+        return NotFoundError("daemonset.apps \"" + std::string(name) + "\" not found");
+      }
+      return std::optional<int32_t>();
+    }
     for (size_t i = 0; i < informers_.size(); ++i) {
       if (kind != kKinds[i].kind) continue;
-      client::ObjectRef o = informers_[i]->Get(std::string(ns) + "/" + std::string(name));
+      client::ObjectRef o = informers_[i]->Get(key);
       if (o == nullptr) {
         return NotFoundError(std::string(kKinds[i].resource) + " \"" + std::string(name) + "\" not found");
       }
@@ -189,6 +196,7 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
 
  private:
   std::vector<std::unique_ptr<client::Informer>> informers_;
+  const client::Informer* daemonsets_ = nullptr;
   std::atomic<uint64_t> version_{0};
 };
 
@@ -213,6 +221,7 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
   pods_ = make("pods", "/api/v1/pods", 2);
   pdbs_ = make("poddisruptionbudgets", "/apis/policy/v1/poddisruptionbudgets", 3);
   daemonsets_ = make("daemonset-templates", "/apis/apps/v1/daemonsets", 9);
+  controllers_->SetDaemonSets(daemonsets_.get());
   nodes_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnNode(o, false); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnNode(o, false); },
@@ -342,6 +351,7 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
 }
 
 void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
+  controllers_->Changed();  // the replica-count rule's DaemonSet lookups read this informer
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);

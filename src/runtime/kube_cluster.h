@@ -5,9 +5,10 @@
 //   KubeClusterCache   informers of nodes, pods, PodDisruptionBudgets and the workload controllers
 //                      CA's listers read (ReplicaSets, StatefulSets, Jobs, DaemonSets: name and
 //                      spec.replicas only; ReplicationControllers are not served by tidepool's
-//                      API, so a pod they own counts as having its controller), and DaemonSets
-//                      again, each kept as the pod its controller would make (CA's DaemonSet
-//                      lister for template nodes) (list + watch, resumed
+//                      API, so a pod they own counts as having its controller); the DaemonSets'
+//                      informer keeps each as the pod its controller would make (CA's DaemonSet
+//                      lister for template nodes) and answers the rule's DaemonSet lookups too
+//                      (list + watch, resumed
 //                      and relisted by the informers); every change is decoded once into typed
 //                      api::Node / api::Pod (and the scheduler's PodInfo), so a loop's
 //                      ClusterView is a copy of shared pointers, never a rescan of the API.
@@ -114,7 +115,8 @@ class KubeClusterCache {
   std::unique_ptr<client::Informer> pods_;
   std::unique_ptr<client::Informer> pdbs_;
   // The workload controllers CA's replica-count drain rule looks up (ClusterView::controllers):
-  // ReplicaSets, StatefulSets, Jobs, DaemonSets, each kept as name and spec.replicas only.
+  // ReplicaSets, StatefulSets, Jobs (name and spec.replicas only), and DaemonSets through
+  // daemonsets_.
   class Controllers;
   std::shared_ptr<Controllers> controllers_;
   std::unique_ptr<client::Informer> daemonsets_;
