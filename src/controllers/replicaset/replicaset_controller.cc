@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
+#include "controllers/controller_ref.h"
 #include "controllers/object_json.h"
 
 namespace tidepool::controllers::replicaset {
@@ -279,23 +280,10 @@ std::vector<PodFacts> ReplicaSetController::Claim(const json& rs) {
       continue;
     }
     // Release: the pod's ownerReferences without this ReplicaSet.
-    auto pod = client_.Get(PodsPath(ns, p.name));
-    if (!pod.ok()) continue;
-    json refs = json::array();
-    for (const json& o : Member(Meta(*pod), "ownerReferences")) {
-      if (Str(Member(o, "uid")) != uid) refs.push_back(o);
-    }
-    json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
-    (void)client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch);
+    (void)ReleaseObject(client_, PodsPath(ns, p.name), p.uid, uid);
   }
   for (PodFacts& p : orphans) {
-    auto pod = client_.Get(PodsPath(ns, p.name));
-    if (!pod.ok()) continue;
-    json refs = Member(Meta(*pod), "ownerReferences");
-    if (!refs.is_array()) refs = json::array();
-    refs.push_back(ControllerRef(rs));
-    json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
-    if (client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch).ok()) {
+    if (AdoptObject(client_, PodsPath(ns, p.name), p.uid, ControllerRef(rs)).ok()) {
       p.controller_uid = uid;
       out.push_back(std::move(p));
     }

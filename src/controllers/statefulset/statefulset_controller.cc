@@ -7,6 +7,7 @@
 
 #include "api/codec/json_codec.h"
 #include "controllers/deployment/rollout.h"
+#include "controllers/controller_ref.h"
 #include "controllers/object_json.h"
 
 namespace tidepool::controllers::statefulset {
@@ -527,13 +528,7 @@ std::vector<SetPod> StatefulSetController::PodsOf(const json& set) {
   }
   // Adoption: the controller ownerReference patched in.
   for (SetPod& p : orphans) {
-    auto pod = client_.Get(PodsPath(ns, p.name));
-    if (!pod.ok()) continue;
-    json refs = Member(Meta(*pod), "ownerReferences");
-    if (!refs.is_array()) refs = json::array();
-    refs.push_back(ControllerRef(set));
-    json patch = {{"metadata", {{"ownerReferences", refs}, {"uid", p.uid}}}};
-    if (client_.Patch(PodsPath(ns, p.name), client::PatchType::kMerge, patch).ok()) {
+    if (AdoptObject(client_, PodsPath(ns, p.name), p.uid, ControllerRef(set)).ok()) {
       p.controller_uid = uid;
       owned.push_back(std::move(p));
     }

@@ -1,0 +1,42 @@
+#include "controllers/controller_ref.h"
+
+#include <nlohmann/json.hpp>
+
+#include "controllers/object_json.h"
+
+namespace tidepool::controllers {
+
+using nlohmann::json;
+
+namespace {
+
+Status PatchOwners(const client::RestClient& client, const std::string& path,
+                   const std::string& uid, json refs) {
+  json patch = {{"metadata", {{"ownerReferences", std::move(refs)}, {"uid", uid}}}};
+  return client.Patch(path, client::PatchType::kMerge, patch).status();
+}
+
+}  // namespace
+
+Status AdoptObject(const client::RestClient& client, const std::string& path,
+                   const std::string& uid, const json& controller_ref) {
+  StatusOr<json> obj = client.Get(path);
+  if (!obj.ok()) return obj.status();
+  json refs = Member(Meta(*obj), "ownerReferences");
+  if (!refs.is_array()) refs = json::array();
+  refs.push_back(controller_ref);
+  return PatchOwners(client, path, uid, std::move(refs));
+}
+
+Status ReleaseObject(const client::RestClient& client, const std::string& path,
+                     const std::string& uid, const std::string& owner_uid) {
+  StatusOr<json> obj = client.Get(path);
+  if (!obj.ok()) return obj.status();
+  json refs = json::array();
+  for (const json& o : Member(Meta(*obj), "ownerReferences")) {
+    if (Str(Member(o, "uid")) != owner_uid) refs.push_back(o);
+  }
+  return PatchOwners(client, path, uid, std::move(refs));
+}
+
+}  // namespace tidepool::controllers
