@@ -7,6 +7,7 @@
 #include "api/codec/json_codec.h"
 #include "api/codec/yaml.h"
 #include "apiserver/admission.h"
+#include "apiserver/binding.h"
 #include "apiserver/deletion.h"
 #include "apiserver/discovery.h"
 #include "apiserver/eviction.h"
@@ -678,6 +679,15 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       if (auto e = DecodeTyped("policy/v1", "Eviction", *body)) return SendError(w, *e);
     } else if (auto e = VersionKindTypeError(*body)) {
       return SendError(w, *e);
+    } else {
+      std::string bad_request;
+      const api::FieldErrors errors = ValidateBinding(*body, r.name, &bad_request);
+      if (!bad_request.empty()) return SendError(w, {400, "BadRequest", bad_request, json()});
+      if (!errors.empty()) {
+        const std::string m = api::AggregateMessage(errors);
+        return SendError(w, {500, "InternalError", "Internal error occurred: " + m,
+                             {{"causes", json::array({{{"message", m}}})}}});
+      }
     }
     auto pod = store_.Get(res, r.ns, r.name);
     if (!pod.ok()) return fail(pod.status());
@@ -687,14 +697,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
           res, r.ns, r.name,
           [&](const StoredObject* cur) -> StatusOr<json> {
             json next = cur->Parse();
-            if (!Str(next, "spec", "nodeName").empty()) {
-              return Status(StatusCode::kAborted,
-                            "Operation cannot be fulfilled on pods/binding \"" + r.name +
-                                "\": pod " + r.name + " is already assigned to node \"" +
-                                Str(next, "spec", "nodeName") + "\"");
-            }
-            next["spec"]["nodeName"] = node;
-            return next;
+            return AssignPod(std::move(next), *body, clock_.Now());
           },
           wopts);
       if (!up.ok()) return fail(up.status());

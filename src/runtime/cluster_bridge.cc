@@ -386,6 +386,14 @@ void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
     return;
   }
   if (rec->pod->meta.uid != meta.value("uid", "")) return;
+  // The scheduler (runtime/kube_scheduler.h) binds through the API; the world's kubelets run
+  // what is bound to their nodes. A node the world does not have (one created through the API)
+  // has no kubelet here: the pod stays Pending there.
+  if (rec->pod->spec.node_name.empty()) {
+    const json* spec = e.object->view.contains("spec") ? &e.object->view["spec"] : nullptr;
+    const std::string node = spec != nullptr ? spec->value("nodeName", "") : "";
+    if (!node.empty() && ws.GetNode(node) != nullptr) (void)ws.BindPod(key, node);
+  }
   if (meta.contains("deletionTimestamp") && !rec->pod->meta.deletion_timestamp.has_value()) {
     std::optional<Duration> grace;
     if (meta.contains("deletionGracePeriodSeconds") &&
@@ -448,6 +456,9 @@ void ClusterBridge::OnEvent(const sim::EventChange& change) { WriteEvent(change.
 
 void ClusterBridge::WritePod(const sim::PodRecord& rec) {
   const api::Pod& p = *rec.pod;
+  // A pod no node runs has the status the scheduler writes through the API (PodScheduled,
+  // nominatedNodeName); the world adds nothing to it.
+  if (p.spec.node_name.empty()) return;
   const json typed = api::codec::PodToJson(p);
   auto result = store_.Update(
       *pods_, p.meta.namespace_, p.meta.name,

@@ -9,11 +9,13 @@
 //
 // What flows where:
 //   - Pods created through the API are created in the world with the same uid and
-//     creationTimestamp (and nodeName, when the manifest binds them). A deletionTimestamp set
-//     by the API (graceful delete, eviction) becomes the world's DeletePod; an API removal
-//     (grace period 0) removes the pod from the world. The world's scheduler binding, kubelet
-//     status (phase, conditions, container states, IPs) and final removal are written back into
-//     the stored JSON; every other field stays as the user wrote it. The final removal is the
+//     creationTimestamp (and nodeName, when the manifest binds them). The scheduler runs on
+//     the API (kube_scheduler.h): its binding becomes the world's BindPod when the world has
+//     the node, and the status of a pod no node runs is the scheduler's alone. A
+//     deletionTimestamp set by the API (graceful delete, eviction) becomes the world's
+//     DeletePod; an API removal (grace period 0) removes the pod from the world. The kubelet's
+//     status of a bound pod (phase, conditions, container states, IPs) and its final removal
+//     are written back into the stored JSON; every other field stays as the user wrote it. The final removal is the
 //     kubelet's DELETE (grace period 0): a pod with finalizers stays in the API, terminating,
 //     until an update removes them.
 //   - Nodes come from the world (the emulated cloud's VMs and kubelets) and are written to the

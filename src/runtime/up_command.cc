@@ -35,6 +35,7 @@
 #include "runtime/gke_control.h"
 #include "runtime/store_cloud_journal.h"
 #include "runtime/up_options.h"
+#include "runtime/kube_scheduler.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
@@ -277,6 +278,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The autoscaler is not the world's: it runs beside it on the API (embedded_autoscaler.h).
   const bool autoscaler_on = w.autoscaler && options.autoscaler;
   w.autoscaler = false;
+  // Nor is the scheduler: it binds through the API (kube_scheduler.h).
+  w.run_scheduler = false;
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
   // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
@@ -412,6 +415,21 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     autoscaler = std::move(a).value();
     autoscaler->Start();
   }
+  // kube-scheduler, on the same API, with the world's scheduling options (--speed applied).
+  client::RestClient scheduler_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-scheduler/v1.32.4 (linux/amd64) kubernetes/$Format/scheduler"));
+  auto scheduler_or = scheduler::Scheduler::Create();
+  if (!scheduler_or.ok()) {
+    err << "error: " << scheduler_or.status().message() << "\n";
+    listeners.Stop();
+    return 1;
+  }
+  const std::unique_ptr<scheduler::Scheduler> scheduler = std::move(scheduler_or).value();
+  KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler,
+                               nullptr, w.seed + 60);
+  kube_scheduler.Start();
   // kube-controller-manager's controllers, on the same API.
   client::RestClient kcm_client(
       cluster::InProcessRestConfig(), clock,
@@ -526,6 +544,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The API's actors stop together: each informer notices within the watch's one-second poll,
   // so stopping them one by one would take a second each.
   std::vector<std::thread> stoppers;
+  stoppers.emplace_back([&] { kube_scheduler.Stop(); });
   if (autoscaler) stoppers.emplace_back([&] { autoscaler->Stop(); });
   stoppers.emplace_back([&] { disruption.Stop(); });
   stoppers.emplace_back([&] { replicasets.Stop(); });

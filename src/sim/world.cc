@@ -63,12 +63,14 @@ Status World::Init() {
       std::make_unique<emu::EmulatedCloud>(options_.project, options_.cluster, options_.zone,
                                            queue_, store_, cloud_random_, std::move(cloud_options));
   TIDEPOOL_ASSIGN_OR_RETURN(scheduler_, scheduler::Scheduler::Create());
-  loop_ = std::make_unique<SchedulerLoop>(store_, queue_, *scheduler_, options_.scheduler);
-  loop_->SetOnUnschedulable([this](const api::Pod&) {
-    if (autoscaler_started_ && !in_autoscaler_) {
-      RequestAutoscalerRun(Now() + options_.autoscaling.batching_window);
-    }
-  });
+  if (options_.run_scheduler) {
+    loop_ = std::make_unique<SchedulerLoop>(store_, queue_, *scheduler_, options_.scheduler);
+    loop_->SetOnUnschedulable([this](const api::Pod&) {
+      if (autoscaler_started_ && !in_autoscaler_) {
+        RequestAutoscalerRun(Now() + options_.autoscaling.batching_window);
+      }
+    });
+  }
   store_.AddObserver(this);
   recorder_ = std::make_unique<TimelineRecorder>(timeline_, queue_.clock(), store_, *cloud_);
   cloud_log_.AddSink(recorder_->LogSink("emulated-cloud"));

@@ -66,6 +66,9 @@ struct WorldOptions {
   cloud::emulated::EmulatedCloudOptions cloud;
   KubeletOptions kubelet;
   SchedulerLoopOptions scheduler;
+  // false: the world runs no scheduler; another one binds its pods (`tidepool up`'s, over the
+  // API: runtime/kube_scheduler.h).
+  bool run_scheduler = true;
   bool autoscaler = true;
   autoscaler::AutoscalingOptions autoscaling;
   // klog verbosity of the autoscaler (--v).
@@ -98,6 +101,7 @@ class World final : public StoreObserver {
   EventQueue& queue() { return queue_; }
   Store& store() { return store_; }
   cloud::emulated::EmulatedCloud& cloud() { return *cloud_; }
+  // REQUIRES: options().run_scheduler.
   const SchedulerLoop& scheduler_loop() const { return *loop_; }
   Timeline& timeline() { return timeline_; }
   // The autoscaler's and the emulated cloud's loggers (to add sinks, e.g. a pod's log).

@@ -1,0 +1,205 @@
+#include "runtime/kube_scheduler.h"
+
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "api/codec/json_codec.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr Duration kSyncTimeout = std::chrono::seconds(60);
+
+std::string PodPath(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
+
+// The object's namespace and name when the whole object cannot be decoded (an inferred
+// deletion's stub, or a pod the codec refuses): enough to forget it.
+api::PodConstSharedPtr PodStub(const json& obj) {
+  api::Pod p;
+  if (const auto m = obj.find("metadata"); m != obj.end() && m->is_object()) {
+    p.meta.name = m->value("name", "");
+    p.meta.namespace_ = m->value("namespace", "");
+  }
+  return std::make_shared<const api::Pod>(std::move(p));
+}
+
+}  // namespace
+
+KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
+                             const scheduler::Scheduler& scheduler,
+                             scheduler::SchedulingQueueOptions options, log::Logger* logger,
+                             uint64_t seed)
+    : kube_(kube),
+      clock_(clock),
+      logger_(logger),
+      timers_(clock),
+      queue_(timers_, scheduler, *this, options),
+      events_(kube, clock, "default-scheduler", logger) {
+  auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
+    client::InformerOptions o;
+    o.name = name;
+    o.path = path;
+    o.seed = seed + s;
+    o.transform = client::StripManagedFields;
+    o.cache_metadata_only = true;  // the queue keeps the decoded objects
+    return std::make_unique<client::Informer>(kube_, clock_, std::move(o), logger_);
+  };
+  nodes_ = make("scheduler-nodes", "/api/v1/nodes", 1);
+  pods_ = make("scheduler-pods", "/api/v1/pods", 2);
+  nodes_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnNode(Change::kAdded, o); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnNode(Change::kModified, o); },
+       [this](const client::ObjectRef& o, bool) { OnNode(Change::kDeleted, o); }});
+  pods_->AddEventHandlers(
+      {[this](const client::ObjectRef& o, bool) { OnPod(Change::kAdded, o); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(Change::kModified, o); },
+       [this](const client::ObjectRef& o, bool) { OnPod(Change::kDeleted, o); }});
+}
+
+KubeScheduler::~KubeScheduler() { Stop(); }
+
+void KubeScheduler::Start() {
+  if (started_) return;
+  started_ = true;
+  timers_.Start();
+  nodes_->Start();
+  pods_->Start();
+  if (!nodes_->WaitForSync(kSyncTimeout) || !pods_->WaitForSync(kSyncTimeout)) {
+    if (logger_ != nullptr) logger_->Warning("scheduler: informers did not sync; scheduling anyway");
+  }
+  // WaitForCacheSync done: what arrived meanwhile goes to the queue, nodes first.
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& fn : held_nodes_) timers_.Post(std::move(fn));
+  for (auto& fn : held_pods_) timers_.Post(std::move(fn));
+  held_nodes_.clear();
+  held_pods_.clear();
+  synced_ = true;
+}
+
+void KubeScheduler::Stop() {
+  if (!started_) return;
+  started_ = false;
+  nodes_->Stop();
+  pods_->Stop();
+  timers_.Stop();
+}
+
+bool KubeScheduler::HasSynced() const { return nodes_->HasSynced() && pods_->HasSynced(); }
+
+void KubeScheduler::Deliver(bool node, std::function<void()> fn) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!synced_) {
+    (node ? held_nodes_ : held_pods_).push_back(std::move(fn));
+    return;
+  }
+  timers_.Post(std::move(fn));
+}
+
+void KubeScheduler::OnNode(Change change, const client::ObjectRef& obj) {
+  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  api::NodeConstSharedPtr ptr;
+  if (node.ok()) {
+    ptr = std::make_shared<const api::Node>(std::move(node).value());
+  } else {
+    if (change != Change::kDeleted) {
+      if (logger_ != nullptr) {
+        logger_->Warning("scheduler: cannot decode node", {{"err", node.status().ToString()}});
+      }
+      change = Change::kDeleted;  // a node it cannot read is no node to schedule onto
+    }
+    api::Node stub;
+    stub.meta.name = client::Informer::KeyOf(*obj);
+    ptr = std::make_shared<const api::Node>(std::move(stub));
+  }
+  Deliver(true, [this, change, ptr] { queue_.OnNode(change, ptr); });
+}
+
+void KubeScheduler::OnPod(Change change, const client::ObjectRef& obj) {
+  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
+  api::PodConstSharedPtr ptr;
+  if (pod.ok()) {
+    ptr = std::make_shared<const api::Pod>(std::move(pod).value());
+  } else {
+    if (change != Change::kDeleted && logger_ != nullptr) {
+      logger_->Warning("scheduler: cannot decode pod", {{"err", pod.status().ToString()}});
+    }
+    change = Change::kDeleted;
+    ptr = PodStub(*obj);
+  }
+  Deliver(false, [this, change, ptr] {
+    queue_.OnPod(change, ptr);
+    attempts_ = queue_.attempts();
+    pending_ = queue_.NumPending();
+  });
+}
+
+// ---- What the queue does through the API ---------------------------------------------------
+
+Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node) {
+  const json binding = {
+      {"apiVersion", "v1"},
+      {"kind", "Binding"},
+      {"metadata", {{"name", pod.meta.name}, {"namespace", pod.meta.namespace_}, {"uid", pod.meta.uid}}},
+      {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  auto r = kube_.Create(PodPath(pod.meta.namespace_, pod.meta.name) + "/binding", binding);
+  attempts_ = queue_.attempts();
+  pending_ = queue_.NumPending();
+  if (!r.ok() && logger_ != nullptr) {
+    logger_->Warning("scheduler: binding rejected",
+                     {{"pod", pod.Key()}, {"node", node}, {"err", r.status().ToString()}});
+  }
+  return r.status();
+}
+
+void KubeScheduler::Event(const scheduler::PodRef& pod, std::string_view type,
+                          std::string_view reason, std::string message) {
+  events_.Event(autoscaler::ObjectRef{"Pod", pod.namespace_, pod.name, pod.uid}, type, reason,
+                std::move(message));
+}
+
+void KubeScheduler::SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,
+                                     const std::optional<std::string>& nominated_node) {
+  attempts_ = queue_.attempts();
+  pending_ = queue_.NumPending();
+  const api::PodCondition* existing = pod.FindCondition(condition.type);
+  const bool nominated_changed =
+      nominated_node.has_value() && *nominated_node != pod.status.nominated_node_name;
+  const bool same = existing != nullptr && existing->status == condition.status &&
+                    existing->reason == condition.reason && existing->message == condition.message;
+  if (same && !nominated_changed) return;  // podutil.UpdatePodCondition: nothing to write
+  const TimePoint transition = existing != nullptr && existing->status == condition.status &&
+                                       existing->last_transition_time.has_value()
+                                   ? *existing->last_transition_time
+                                   : clock_.Now();
+  json cond = {{"type", condition.type},
+               {"status", "False"},
+               {"lastProbeTime", nullptr},
+               {"lastTransitionTime", FormatRfc3339(transition)},
+               {"reason", condition.reason},
+               {"message", condition.message}};
+  json patch = {{"status", {{"conditions", json::array({cond})}}}};
+  if (nominated_node.has_value()) patch["status"]["nominatedNodeName"] = *nominated_node;
+  auto r = kube_.Patch(PodPath(pod.meta.namespace_, pod.meta.name) + "/status",
+                       client::PatchType::kStrategicMerge, patch);
+  if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+    logger_->Warning("scheduler: cannot update the pod's condition",
+                     {{"pod", pod.Key()}, {"err", r.status().ToString()}});
+  }
+}
+
+void KubeScheduler::DeleteVictim(const scheduler::PodRef& victim) {
+  const json options = {{"apiVersion", "v1"},
+                        {"kind", "DeleteOptions"},
+                        {"preconditions", {{"uid", victim.uid}}}};
+  auto r = kube_.Delete(PodPath(victim.namespace_, victim.name), options);
+  if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+    logger_->Warning("scheduler: cannot delete a preemption victim",
+                     {{"pod", victim.namespace_ + "/" + victim.name}, {"err", r.status().ToString()}});
+  }
+}
+
+}  // namespace tidepool::runtime

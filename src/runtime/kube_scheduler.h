@@ -1,0 +1,95 @@
+// File: kube_scheduler.h
+//
+// KubeScheduler: kube-scheduler as an API client - the one scheduling queue both runtimes use
+// (scheduler::SchedulingQueue) fed by informers of nodes and pods, acting through the API as
+// kube-scheduler 1.32 does:
+//   - binding: POST pods/<name>/binding {"target": {"kind": "Node", "name": ...}} with the
+//     pod's uid in the binding's metadata (a pod deleted and re-created is not bound by
+//     mistake); a refused binding forgets the assumed pod;
+//   - Unschedulable: a strategic-merge PATCH of pods/<name>/status setting the PodScheduled
+//     condition (and status.nominatedNodeName when preemption chose a node), written only when
+//     it changes (podutil.UpdatePodCondition), lastTransitionTime when its status changes;
+//   - preemption victims: DELETE with the pod's uid as precondition;
+//   - events Scheduled / FailedScheduling / Preempted with source default-scheduler.
+// In `tidepool up` it runs over the in-process transport, so a node created through the API
+// (KWOK's, or a user's) is a node to schedule onto like the emulated cloud's.
+//
+// Threads: informer handlers decode objects on the informers' threads and post them to the
+// scheduler's own thread (common/thread_timer_service.h), where the queue, its timers and every
+// API write run; nothing is scheduled before both informers have synced (kube-scheduler's
+// WaitForCacheSync). Start/Stop from the owner's thread.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/thread_timer_service.h"
+#include "runtime/kube_cluster.h"
+#include "scheduler/queue/scheduling_queue.h"
+#include "scheduler/scheduler.h"
+
+namespace tidepool::runtime {
+
+class KubeScheduler final : private scheduler::SchedulingActions {
+ public:
+  // Every reference must outlive the scheduler; `logger` may be null. `clock` stamps events,
+  // drives the informers' back-off and is the queue's clock (its durations are `options`').
+  KubeScheduler(const client::RestClient& kube, const Clock& clock,
+                const scheduler::Scheduler& scheduler, scheduler::SchedulingQueueOptions options,
+                log::Logger* logger, uint64_t seed);
+  ~KubeScheduler() override;  // Stop()
+  KubeScheduler(const KubeScheduler&) = delete;
+  KubeScheduler& operator=(const KubeScheduler&) = delete;
+
+  // Starts the informers and the scheduler's thread; scheduling begins once both informers
+  // have synced.
+  void Start();
+  // Stops the informers and the thread. Idempotent.
+  void Stop();
+
+  // Scheduling attempts so far; pods in the queue (read on any thread, for tests and logs).
+  uint64_t attempts() const { return attempts_.load(); }
+  size_t pending() const { return pending_.load(); }
+  bool HasSynced() const;
+
+ private:
+  using Change = scheduler::SchedulingQueue::Change;
+  void OnNode(Change change, const client::ObjectRef& obj);
+  void OnPod(Change change, const client::ObjectRef& obj);
+  // Hands a change to the queue's thread: before both informers synced, changes are held and
+  // delivered in order (nodes first) once they have.
+  void Deliver(bool node, std::function<void()> fn);
+
+  Status Bind(const api::Pod& pod, const std::string& node) override;
+  void Event(const scheduler::PodRef& pod, std::string_view type, std::string_view reason,
+             std::string message) override;
+  void SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,
+                        const std::optional<std::string>& nominated_node) override;
+  void DeleteVictim(const scheduler::PodRef& victim) override;
+
+  const client::RestClient& kube_;
+  const Clock& clock_;
+  log::Logger* logger_;
+  ThreadTimerService timers_;
+  scheduler::SchedulingQueue queue_;
+  KubeEventRecorder events_;
+  std::unique_ptr<client::Informer> nodes_;
+  std::unique_ptr<client::Informer> pods_;
+  std::mutex mu_;  // guards synced_ and the held changes
+  bool synced_ = false;
+  std::vector<std::function<void()>> held_nodes_;
+  std::vector<std::function<void()>> held_pods_;
+  std::atomic<uint64_t> attempts_{0};
+  std::atomic<size_t> pending_{0};
+  bool started_ = false;
+};
+
+}  // namespace tidepool::runtime

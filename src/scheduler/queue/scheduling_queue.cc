@@ -1,0 +1,255 @@
+#include "scheduler/queue/scheduling_queue.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+namespace tidepool::scheduler {
+
+bool SchedulingQueue::IsTerminal(const api::Pod& pod) {
+  return pod.status.phase == api::PodPhase::kSucceeded ||
+         pod.status.phase == api::PodPhase::kFailed;
+}
+
+bool SchedulingQueue::IsPending(const api::Pod& pod) {
+  return pod.spec.node_name.empty() && !IsTerminal(pod) &&
+         !pod.meta.deletion_timestamp.has_value() && pod.spec.scheduler_name == "default-scheduler";
+}
+
+SchedulingQueue::SchedulingQueue(TimerService& timers, const Scheduler& scheduler,
+                                 SchedulingActions& actions, SchedulingQueueOptions options)
+    : timers_(timers), scheduler_(scheduler), actions_(actions), options_(options) {}
+
+SchedulingQueue::~SchedulingQueue() {
+  if (cycle_at_.has_value()) timers_.Cancel(cycle_timer_);
+}
+
+Duration SchedulingQueue::BackoffFor(int attempts) const {
+  Duration d = options_.initial_backoff;
+  for (int i = 1; i < attempts && d < options_.max_backoff; ++i) d *= 2;
+  return std::min(d, options_.max_backoff);
+}
+
+// ---- The cache ---------------------------------------------------------------------------------
+
+void SchedulingQueue::SnapshotAddPod(const api::PodConstSharedPtr& pod) {
+  const std::string key = pod->Key();
+  const std::string& node = pod->spec.node_name;
+  if (snap_pods_.count(key) > 0) return;
+  if (snapshot_.GetNodeInfo(node) == nullptr) {
+    waiting_for_node_[node][key] = pod;
+    waiting_pods_[key] = node;
+    return;
+  }
+  if (snapshot_.AddPod(MakePodInfo(pod), node).ok()) {
+    snap_pods_[key] = node;
+    node_pods_[node].insert(key);
+  }
+}
+
+void SchedulingQueue::SnapshotRemovePod(const std::string& key) {
+  auto it = snap_pods_.find(key);
+  if (it == snap_pods_.end()) {
+    auto w = waiting_pods_.find(key);
+    if (w != waiting_pods_.end()) {
+      auto n = waiting_for_node_.find(w->second);
+      if (n != waiting_for_node_.end()) {
+        n->second.erase(key);
+        if (n->second.empty()) waiting_for_node_.erase(n);
+      }
+      waiting_pods_.erase(w);
+    }
+    return;
+  }
+  (void)snapshot_.RemovePod(key, it->second);
+  node_pods_[it->second].erase(key);
+  snap_pods_.erase(it);
+}
+
+void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node) {
+  const std::string& name = node->meta.name;
+  switch (change) {
+    case Change::kAdded: {
+      (void)snapshot_.AddNode(node);
+      auto waiting = waiting_for_node_.find(name);
+      if (waiting != waiting_for_node_.end()) {
+        const std::map<std::string, api::PodConstSharedPtr> pods = std::move(waiting->second);
+        waiting_for_node_.erase(waiting);
+        for (const auto& [key, pod] : pods) {
+          waiting_pods_.erase(key);
+          SnapshotAddPod(pod);
+        }
+      }
+      break;
+    }
+    case Change::kModified:
+      (void)snapshot_.UpdateNode(node);
+      break;
+    case Change::kDeleted: {
+      (void)snapshot_.RemoveNode(name);
+      auto it = node_pods_.find(name);
+      if (it != node_pods_.end()) {
+        for (const std::string& key : it->second) snap_pods_.erase(key);
+        node_pods_.erase(it);
+      }
+      break;
+    }
+  }
+  if (change != Change::kDeleted) MoveAllToActiveOrBackoff();
+}
+
+void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
+  const std::string key = pod->Key();
+  if (change == Change::kDeleted) {
+    queue_.erase(key);
+    const bool was_assigned = snap_pods_.count(key) > 0;
+    SnapshotRemovePod(key);
+    if (was_assigned) MoveAllToActiveOrBackoff();  // AssignedPodDelete
+    return;
+  }
+  if (!pod->spec.node_name.empty()) {
+    queue_.erase(key);
+    if (IsTerminal(*pod)) {
+      const bool was_assigned = snap_pods_.count(key) > 0;
+      SnapshotRemovePod(key);
+      if (was_assigned) MoveAllToActiveOrBackoff();
+    } else {
+      SnapshotAddPod(pod);
+    }
+    return;
+  }
+  if (!IsPending(*pod)) {
+    queue_.erase(key);
+    return;
+  }
+  auto [it, inserted] = queue_.try_emplace(key);
+  it->second.pod = pod;
+  if (inserted) {
+    it->second.seq = next_seq_++;
+    it->second.where = Where::kActive;
+    RequestCycle(Now() + options_.first_attempt_delay);
+  }
+}
+
+// ---- The queue ---------------------------------------------------------------------------------
+
+void SchedulingQueue::MoveAllToActiveOrBackoff() {
+  const TimePoint now = Now();
+  bool any = false;
+  for (auto& [key, q] : queue_) {
+    if (q.where != Where::kUnschedulable) continue;
+    q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
+    any = true;
+  }
+  if (any) ScheduleNextCycle();
+}
+
+void SchedulingQueue::RequestCycle(TimePoint at) {
+  if (in_cycle_) return;  // RunCycle schedules the next one when it ends
+  if (cycle_at_.has_value()) {
+    if (*cycle_at_ <= at) return;
+    timers_.Cancel(cycle_timer_);
+  }
+  cycle_at_ = at;
+  cycle_timer_ = timers_.ScheduleAt(at, [this] {
+    cycle_at_.reset();
+    RunCycle();
+  });
+}
+
+void SchedulingQueue::ScheduleNextCycle() {
+  std::optional<TimePoint> next;
+  auto consider = [&](TimePoint t) {
+    if (!next.has_value() || t < *next) next = t;
+  };
+  const TimePoint now = Now();
+  for (const auto& [key, q] : queue_) {
+    switch (q.where) {
+      case Where::kActive:
+        consider(now);
+        break;
+      case Where::kBackoff:
+        consider(q.backoff_until);
+        break;
+      case Where::kUnschedulable:
+        consider(q.unschedulable_since + options_.max_unschedulable);
+        break;
+    }
+  }
+  if (next.has_value()) RequestCycle(std::max(*next, now));
+}
+
+void SchedulingQueue::RunCycle() {
+  const TimePoint now = Now();
+  in_cycle_ = true;
+  struct Item {
+    std::string key;
+    int32_t priority;
+    uint64_t seq;
+  };
+  std::vector<Item> order;
+  for (auto& [key, q] : queue_) {
+    if (q.where == Where::kBackoff && q.backoff_until <= now) q.where = Where::kActive;
+    if (q.where == Where::kUnschedulable &&
+        now - q.unschedulable_since >= options_.max_unschedulable) {
+      q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
+    }
+    if (q.where == Where::kActive) order.push_back(Item{key, q.pod->Priority(), q.seq});
+  }
+  // PrioritySort: higher priority first, then arrival.
+  std::sort(order.begin(), order.end(), [](const Item& a, const Item& b) {
+    return a.priority != b.priority ? a.priority > b.priority : a.seq < b.seq;
+  });
+  for (const Item& item : order) TryOne(item.key, now);
+  in_cycle_ = false;
+  ScheduleNextCycle();
+}
+
+void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
+  auto qit = queue_.find(key);
+  // Changes delivered during this cycle may have bound, finished or removed it.
+  if (qit == queue_.end() || !IsPending(*qit->second.pod)) return;
+  const api::PodConstSharedPtr pod = qit->second.pod;
+  ++attempts_;
+  PodInfoConstSharedPtr info = MakePodInfo(pod);
+  ScheduleResult r = scheduler_.ScheduleOne(info, snapshot_);
+  const PodRef ref{pod->meta.namespace_, pod->meta.name, pod->meta.uid};
+  if (r.Scheduled()) {
+    // Assumed in the snapshot by ScheduleOne; the binding makes it so in the cluster.
+    snap_pods_[key] = r.node;
+    node_pods_[r.node].insert(key);
+    queue_.erase(qit);
+    if (Status s = actions_.Bind(*pod, r.node); !s.ok()) {
+      SnapshotRemovePod(key);
+      return;
+    }
+    actions_.Event(ref, "Normal", "Scheduled",
+                   "Successfully assigned " + ref.namespace_ + "/" + ref.name + " to " + r.node);
+    return;
+  }
+  Queued& q = qit->second;
+  ++q.attempts;
+  q.backoff_until = now + BackoffFor(q.attempts);
+  q.unschedulable_since = now;
+  q.where = Where::kUnschedulable;
+  actions_.Event(ref, "Warning", "FailedScheduling", r.message);
+  std::optional<std::string> nominated;
+  if (!r.nominated_node.empty()) {
+    nominated = r.nominated_node;
+    for (const PodInfoConstSharedPtr& v : r.victims) {
+      const PodRef victim{v->namespace_(), std::string(v->name()), std::string(v->uid())};
+      actions_.Event(victim, "Normal", "Preempted",
+                     "Preempted by pod " + pod->meta.uid + " on node " + r.nominated_node);
+      actions_.DeleteVictim(victim);
+    }
+  }
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = api::ConditionStatus::kFalse;
+  cond.reason = "Unschedulable";
+  cond.message = r.message;
+  actions_.SetUnschedulable(*pod, cond, nominated);
+  if (on_unschedulable_) on_unschedulable_(*pod);
+}
+
+}  // namespace tidepool::scheduler

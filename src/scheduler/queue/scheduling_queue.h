@@ -1,0 +1,162 @@
+// File: scheduling_queue.h
+//
+// SchedulingQueue: kube-scheduler's scheduling queue, cache and loop around scheduler::Scheduler,
+// fed with node and pod changes (kube-scheduler's informers and cache) and acting on the
+// cluster through SchedulingActions (the API in `tidepool up`, the simulator's store in
+// `tidepool simulate`). It is the one implementation of both runtimes; only the adapters differ
+// (runtime/kube_scheduler.h over the API's informers, sim/scheduler_loop.h over sim::Store).
+//   - the ClusterSnapshot is kept incrementally: nodes added, updated and deleted; pods bound to
+//     a node (and not terminal) are on it until they are deleted or reach a terminal phase; a
+//     pod bound to a node not seen yet waits for it;
+//   - pending pods (no node, not terminal, not being deleted, schedulerName default-scheduler)
+//     enter the active queue; a scheduling cycle tries every active pod in PrioritySort order
+//     (higher priority first, then arrival);
+//   - success: the pod is assumed on its node and bound (SchedulingActions::Bind; a failed
+//     binding forgets the assumption), and the event Normal Scheduled "Successfully assigned
+//     <ns>/<pod> to <node>" is recorded;
+//   - failure: the event Warning FailedScheduling with the scheduler's exact message, and the
+//     pod condition PodScheduled=False, reason Unschedulable, with the same message; the pod
+//     waits among the unschedulable pods. If preemption chose victims, each gets the event
+//     Preempted and is deleted, and the pod's status.nominatedNodeName is set;
+//   - retries, as kube-scheduler's queue does them: a cluster change that may help (node added
+//     or updated, a pod on a node deleted or finished) moves unschedulable pods back, each
+//     after its backoff (1 s doubling per attempt up to 10 s); a pod left unschedulable for
+//     5 minutes is retried anyway (podMaxInUnschedulablePodsDuration).
+//
+// Time: every wait is a timer of the injected TimerService; durations are the options'
+// (divided by --speed where the runtime says so).
+// Not thread-safe: every call, and every timer, on the TimerService's one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/pod.h"
+#include "common/speed.h"
+#include "common/status.h"
+#include "common/timer_service.h"
+#include "scheduler/scheduler.h"
+#include "scheduler/snapshot/cluster_snapshot.h"
+
+namespace tidepool::scheduler {
+
+struct SchedulingQueueOptions {
+  // New pending pod -> first scheduling attempt.
+  Duration first_attempt_delay = Duration::zero();
+  Duration initial_backoff = std::chrono::seconds(1);    // podInitialBackoffDuration
+  Duration max_backoff = std::chrono::seconds(10);       // podMaxBackoffDuration
+  Duration max_unschedulable = std::chrono::minutes(5);  // podMaxInUnschedulablePodsDuration
+
+  // Every Duration member, once (common/speed.h).
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("firstAttemptDelay", first_attempt_delay, TimeBase::kEmulated);
+    f("initialBackoff", initial_backoff, TimeBase::kEmulated);
+    f("maxBackoff", max_backoff, TimeBase::kEmulated);
+    f("maxUnschedulable", max_unschedulable, TimeBase::kEmulated);
+  }
+};
+
+// The pod an event is about.
+struct PodRef {
+  std::string namespace_;
+  std::string name;
+  std::string uid;
+};
+
+// What the scheduler does to the cluster. Called on the queue's thread; a call may deliver
+// changes back to the queue before it returns (the simulator's store does).
+class SchedulingActions {
+ public:
+  virtual ~SchedulingActions() = default;
+  // The binding subresource: spec.nodeName = node.
+  virtual Status Bind(const api::Pod& pod, const std::string& node) = 0;
+  // An event with source default-scheduler; `type` is "Normal" or "Warning".
+  virtual void Event(const PodRef& pod, std::string_view type, std::string_view reason,
+                     std::string message) = 0;
+  // The pod's PodScheduled=False condition, and status.nominatedNodeName when preemption chose
+  // a node.
+  virtual void SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,
+                                const std::optional<std::string>& nominated_node) = 0;
+  // Preemption: deletes a victim (graceful, as kube-scheduler's DELETE).
+  virtual void DeleteVictim(const PodRef& victim) = 0;
+};
+
+class SchedulingQueue {
+ public:
+  enum class Change { kAdded, kModified, kDeleted };
+
+  // Every reference must outlive the queue.
+  SchedulingQueue(TimerService& timers, const Scheduler& scheduler, SchedulingActions& actions,
+                  SchedulingQueueOptions options = {});
+  ~SchedulingQueue();  // cancels the pending cycle
+  SchedulingQueue(const SchedulingQueue&) = delete;
+  SchedulingQueue& operator=(const SchedulingQueue&) = delete;
+
+  void OnNode(Change change, const api::NodeConstSharedPtr& node);
+  // For kDeleted, the last state seen.
+  void OnPod(Change change, const api::PodConstSharedPtr& pod);
+
+  // Called after each failed attempt (with the pod as it was tried).
+  void SetOnUnschedulable(std::function<void(const api::Pod&)> fn) {
+    on_unschedulable_ = std::move(fn);
+  }
+
+  const ClusterSnapshot& snapshot() const { return snapshot_; }
+  // Pods waiting to be scheduled (any queue).
+  size_t NumPending() const { return queue_.size(); }
+  uint64_t attempts() const { return attempts_; }
+
+  // A pod kube-scheduler would queue: no node, not terminal, not being deleted, schedulerName
+  // default-scheduler.
+  static bool IsPending(const api::Pod& pod);
+  static bool IsTerminal(const api::Pod& pod);
+
+ private:
+  enum class Where { kActive, kBackoff, kUnschedulable };
+  struct Queued {
+    api::PodConstSharedPtr pod;  // the latest state seen
+    uint64_t seq = 0;            // arrival order
+    int attempts = 0;
+    Where where = Where::kActive;
+    TimePoint backoff_until;
+    TimePoint unschedulable_since;
+  };
+
+  TimePoint Now() const { return timers_.clock().Now(); }
+  Duration BackoffFor(int attempts) const;
+  void SnapshotAddPod(const api::PodConstSharedPtr& pod);
+  void SnapshotRemovePod(const std::string& key);
+  // A cluster change that may make unschedulable pods schedulable.
+  void MoveAllToActiveOrBackoff();
+  void RequestCycle(TimePoint at);
+  void RunCycle();
+  void TryOne(const std::string& key, TimePoint now);
+  void ScheduleNextCycle();
+
+  TimerService& timers_;
+  const Scheduler& scheduler_;
+  SchedulingActions& actions_;
+  const SchedulingQueueOptions options_;
+
+  ClusterSnapshot snapshot_;
+  std::map<std::string, std::string, std::less<>> snap_pods_;            // pod key -> node
+  std::map<std::string, std::set<std::string>, std::less<>> node_pods_;  // node -> pod keys
+  // Bound pods whose node is not in the snapshot (yet): node -> pod key -> pod, and back.
+  std::map<std::string, std::map<std::string, api::PodConstSharedPtr>, std::less<>>
+      waiting_for_node_;
+  std::map<std::string, std::string, std::less<>> waiting_pods_;  // pod key -> node
+  std::map<std::string, Queued, std::less<>> queue_;
+  uint64_t next_seq_ = 1;
+  uint64_t attempts_ = 0;
+  std::optional<TimePoint> cycle_at_;
+  TimerService::TimerId cycle_timer_ = 0;
+  bool in_cycle_ = false;
+  std::function<void(const api::Pod&)> on_unschedulable_;
+};
+
+}  // namespace tidepool::scheduler

@@ -1,0 +1,204 @@
+#include "scheduler/queue/scheduling_queue.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "testing/builders.h"
+
+namespace tidepool::scheduler {
+namespace {
+
+using std::chrono::seconds;
+using testing::MakeNode;
+using testing::MakePod;
+using Change = SchedulingQueue::Change;
+
+// A TimerService the test advances by hand.
+class ManualTimers final : public TimerService {
+ public:
+  TimerId ScheduleAt(TimePoint at, Callback fn) override {
+    timers_.emplace(std::make_pair(at, next_), std::move(fn));
+    return next_++;
+  }
+  void Cancel(TimerId id) override {
+    for (auto it = timers_.begin(); it != timers_.end(); ++it) {
+      if (it->first.second == id) {
+        timers_.erase(it);
+        return;
+      }
+    }
+  }
+  const Clock& clock() const override { return clock_; }
+  void RunFor(Duration d) {
+    const TimePoint end = clock_.Now() + d;
+    while (!timers_.empty() && timers_.begin()->first.first <= end) {
+      auto it = timers_.begin();
+      if (it->first.first > clock_.Now()) clock_.AdvanceTo(it->first.first);
+      Callback fn = std::move(it->second);
+      timers_.erase(it);
+      fn();
+    }
+    clock_.AdvanceTo(end);
+  }
+
+ private:
+  SimulatedClock clock_;
+  std::map<std::pair<TimePoint, TimerId>, Callback> timers_;
+  TimerId next_ = 1;
+};
+
+// Records every action; a binding is delivered back as the pod's update, as a store would.
+class RecordingActions final : public SchedulingActions {
+ public:
+  SchedulingQueue* queue = nullptr;
+  std::vector<std::string> log;
+  bool fail_binds = false;
+
+  Status Bind(const api::Pod& pod, const std::string& node) override {
+    log.push_back("bind " + pod.meta.name + " " + node);
+    if (fail_binds) return Status(StatusCode::kAborted, "the pod changed");
+    api::Pod bound = pod;
+    bound.spec.node_name = node;
+    queue->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
+    return Status::Ok();
+  }
+  void Event(const PodRef& pod, std::string_view type, std::string_view reason,
+             std::string message) override {
+    log.push_back("event " + pod.name + " " + std::string(type) + " " + std::string(reason) +
+                  ": " + message);
+  }
+  void SetUnschedulable(const api::Pod& pod, const api::PodCondition& c,
+                        const std::optional<std::string>& nominated) override {
+    log.push_back("unschedulable " + pod.meta.name + " " + c.reason +
+                  (nominated ? " nominated " + *nominated : ""));
+  }
+  void DeleteVictim(const PodRef& victim) override { log.push_back("delete " + victim.name); }
+};
+
+api::PodConstSharedPtr Pending(const std::string& name, const std::string& gpus,
+                               int32_t priority = 0) {
+  api::Pod p = MakePod(name).Req("cpu", "100m").Req("nvidia.com/gpu", gpus).Priority(priority).Obj();
+  p.spec.scheduler_name = "default-scheduler";
+  p.meta.uid = "uid-" + name;
+  return std::make_shared<const api::Pod>(p);
+}
+
+api::NodeConstSharedPtr GpuNode(const std::string& name, const std::string& gpus) {
+  return MakeNode(name).Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", gpus}}).Ready().Ptr();
+}
+
+class SchedulingQueueTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto s = Scheduler::Create();
+    ASSERT_TRUE(s.ok());
+    scheduler_ = std::move(s).value();
+    queue_ = std::make_unique<SchedulingQueue>(timers_, *scheduler_, actions_);
+    actions_.queue = queue_.get();
+  }
+  ManualTimers timers_;
+  RecordingActions actions_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<SchedulingQueue> queue_;
+};
+
+TEST_F(SchedulingQueueTest, APodThatFitsIsBoundAndAssumedOnItsNode) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log, std::vector<std::string>(
+                              {"bind p n1", "event p Normal Scheduled: Successfully assigned default/p to n1"}));
+  EXPECT_EQ(queue_->NumPending(), 0u);
+  // The node is full now: the next pod does not fit.
+  actions_.log.clear();
+  queue_->OnPod(Change::kAdded, Pending("q", "1"));
+  timers_.RunFor(seconds(0));
+  ASSERT_EQ(actions_.log.size(), 2u);
+  EXPECT_EQ(actions_.log[0],
+            "event q Warning FailedScheduling: 0/1 nodes are available: 1 Insufficient "
+            "nvidia.com/gpu. preemption: 0/1 nodes are available: 1 No preemption victims found "
+            "for incoming pod.");
+  EXPECT_EQ(actions_.log[1], "unschedulable q Unschedulable");
+}
+
+TEST_F(SchedulingQueueTest, AnUnschedulablePodIsRetriedAfterANodeArrivesAndItsBackoff) {
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  ASSERT_EQ(actions_.log.size(), 2u);
+  EXPECT_EQ(actions_.log[0], "event p Warning FailedScheduling: no nodes available to schedule pods");
+  actions_.log.clear();
+  timers_.RunFor(seconds(60));
+  EXPECT_TRUE(actions_.log.empty());  // nothing changed: waits (up to 5 minutes)
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log.front(), "bind p n1");
+}
+
+TEST_F(SchedulingQueueTest, HigherPriorityFirstThenArrival) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "2"));
+  queue_->OnPod(Change::kAdded, Pending("a", "1"));
+  queue_->OnPod(Change::kAdded, Pending("b", "1", 100));
+  queue_->OnPod(Change::kAdded, Pending("c", "1"));
+  timers_.RunFor(seconds(0));
+  std::vector<std::string> binds;
+  for (const std::string& l : actions_.log) {
+    if (l.rfind("bind", 0) == 0) binds.push_back(l);
+  }
+  EXPECT_EQ(binds, std::vector<std::string>({"bind b n1", "bind a n1"}));
+  EXPECT_EQ(queue_->NumPending(), 1u);  // c
+}
+
+TEST_F(SchedulingQueueTest, AFailedBindingForgetsTheAssumption) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  actions_.fail_binds = true;
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log, std::vector<std::string>({"bind p n1"}));
+  const NodeInfo* n1 = queue_->snapshot().GetNodeInfo("n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_TRUE(n1->pods().empty());
+}
+
+TEST_F(SchedulingQueueTest, APodBoundBeforeItsNodeIsSeenCountsOnceTheNodeArrives) {
+  api::Pod bound = *Pending("early", "1");
+  bound.spec.node_name = "n1";
+  queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(bound));
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  const NodeInfo* n1 = queue_->snapshot().GetNodeInfo("n1");
+  ASSERT_NE(n1, nullptr);
+  EXPECT_EQ(n1->pods().size(), 1u);
+  // Its deletion frees the node; a waiting pod then fits.
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  actions_.log.clear();
+  queue_->OnPod(Change::kDeleted, std::make_shared<const api::Pod>(bound));
+  timers_.RunFor(seconds(10));
+  ASSERT_FALSE(actions_.log.empty());
+  EXPECT_EQ(actions_.log.front(), "bind p n1");
+}
+
+TEST_F(SchedulingQueueTest, PodsThatAreNotPendingNeverEnterTheQueue) {
+  struct Case {
+    const char* name;
+    void (*mutate)(api::Pod&);
+  };
+  const Case cases[] = {
+      {"other-scheduler", [](api::Pod& p) { p.spec.scheduler_name = "my-scheduler"; }},
+      {"terminating", [](api::Pod& p) { p.meta.deletion_timestamp = SimulatedClock::kDefaultStart; }},
+      {"succeeded", [](api::Pod& p) { p.status.phase = api::PodPhase::kSucceeded; }},
+      {"failed", [](api::Pod& p) { p.status.phase = api::PodPhase::kFailed; }},
+  };
+  for (const Case& c : cases) {
+    api::Pod p = *Pending(c.name, "1");
+    c.mutate(p);
+    queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(p));
+    EXPECT_EQ(queue_->NumPending(), 0u) << c.name;
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::scheduler
