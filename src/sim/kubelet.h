@@ -1,150 +1,54 @@
 // File: kubelet.h
 //
-// Kubelet: the emulated kubelet of one node, for the pods bound to it (the node's own
-// registration and conditions are the emulated cloud's). What a person sees with
-// `kubectl get pods -w` and `kubectl describe pod`:
+// Kubelet: the simulator's kubelet of one node - kubelet::PodLifecycle (kubelet/
+// pod_lifecycle.h: what a pod goes through on a node, shared with `tidepool up`'s kubelets on
+// the API) on sim::Store: it reads the store's pod records, writes Store::UpdatePodStatus,
+// records events with source {kubelet, <node>} and ends with Store::RemovePod.
 //
-//   bound        phase Pending, containers waiting "ContainerCreating", startTime;
-//                events Pulling `Pulling image "<image>"` (or Pulled `Container image "<image>"
-//                already present on machine` when the node has it)
-//   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
-//                Image size: <n> bytes.`
-//   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
-//                phase Running, containers ready
-//   +run time    the containers exit with the pod's exit code (below): terminated, reason
-//                Completed (exit 0) or Error (any other code).
-//                restartPolicy Never: phase Succeeded (exit 0) or Failed.
-//                OnFailure (exit != 0) and Always (any exit): restarted as the kubelet does -
-//                lastState.terminated keeps the run that ended; the first restart is at once,
-//                later ones wait the kubelet's crash back-off (10 s doubling to 5 min; reset
-//                when a run lasted more than twice the cap) as waiting `CrashLoopBackOff`
-//                (`back-off 10s restarting failed container=<c> pod=<pod>_<ns>(<uid>)`, event
-//                BackOff `Back-off restarting failed container <c> in pod <pod>_<ns>(<uid>)`);
-//                restartCount counts the restarts; the phase stays Running.
-//                OnFailure with exit 0: terminated Completed, phase Succeeded.
-//   deletion     Killing `Stopping container <name>`; after `termination` (capped by the
-//                grace period) the pod is removed from the store.
-//
-// The run time of a container comes from the annotation tidepool.dev/duration (a Go duration,
-// for every container of the pod) or from a `sleep N` in its command and args (N in seconds,
-// or with GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]). A pod's
-// containers end together, when its longest one does; a container without a known run time
-// runs until deleted. The exit code comes from the annotation tidepool.dev/exit-code (an
-// integer, for every container) or from the first `exit N` in the container's command and
-// args (e.g. ["sh", "-c", "sleep 60; exit 3"]); 0 otherwise.
-// Image sizes are a deterministic function of the image name.
-//
-// Every step is a timer on the TimerService; the kubelet writes only through the Store. Not
-// thread-safe (single-threaded simulator).
+// Not thread-safe (single-threaded simulator).
 #pragma once
 
-#include <cstdint>
-#include <map>
-#include <optional>
-#include <set>
 #include <string>
 
-#include "api/pod.h"
-#include "common/speed.h"
 #include "common/timer_service.h"
+#include "kubelet/pod_lifecycle.h"
 #include "sim/store.h"
 
 namespace tidepool::sim {
 
-inline constexpr std::string_view kDurationAnnotation = "tidepool.dev/duration";
-inline constexpr std::string_view kExitCodeAnnotation = "tidepool.dev/exit-code";
+using kubelet::ContainerExitCode;
+using kubelet::ContainerRunTime;
+using kubelet::kDurationAnnotation;
+using kubelet::KubeletOptions;
+using kubelet::kExitCodeAnnotation;
 
-struct KubeletOptions {
-  // Binding -> Running: image pull, container creation and start.
-  Duration start_delay = std::chrono::seconds(5);
-  // The part of start_delay spent pulling an image the node does not have yet.
-  Duration image_pull = std::chrono::seconds(4);
-  // SIGTERM -> containers gone, at most the pod's grace period.
-  Duration termination = std::chrono::seconds(2);
-  // The kubelet's crash back-off (pkg/kubelet: initial 10 s, doubling, capped at 5 min).
-  Duration crash_backoff_initial = std::chrono::seconds(10);
-  Duration crash_backoff_max = std::chrono::minutes(5);
-
-  // Every Duration member, once, by its config name (common/speed.h). Not options, so not
-  // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
-  // period are the pod's own (object time), which --speed leaves alone.
-  template <typename F>
-  void ForEachDuration(F&& f) {
-    f("startDelay", start_delay, TimeBase::kEmulated);
-    f("imagePull", image_pull, TimeBase::kEmulated);
-    f("termination", termination, TimeBase::kEmulated);
-    f("crashBackoffInitial", crash_backoff_initial, TimeBase::kEmulated);
-    f("crashBackoffMax", crash_backoff_max, TimeBase::kEmulated);
-  }
-};
-
-// The run time of one container, from the pod's annotation or the container's `sleep`;
-// nullopt when unknown (runs until deleted). InvalidArgument for a bad annotation.
-StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
-                                                   const api::Container& container);
-
-// The exit code of one container: the pod's annotation, else the first `exit N` of its
-// command and args, else 0. InvalidArgument for an annotation that is not an int32.
-StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container);
-
-class Kubelet {
+class Kubelet final : private kubelet::KubeletHost {
  public:
   // `store` and `timers` must outlive the kubelet.
   Kubelet(std::string node_name, Store& store, TimerService& timers, KubeletOptions options = {});
-  // Cancels pending timers.
-  ~Kubelet();
   Kubelet(const Kubelet&) = delete;
   Kubelet& operator=(const Kubelet&) = delete;
 
-  const std::string& node_name() const { return node_; }
+  const std::string& node_name() const { return pods_.node_name(); }
 
   // Every change of a pod bound to this node (the world routes them by spec.nodeName).
   void OnPodChange(const PodChange& change);
   // The node is gone: cancels everything; pods are left to the pod garbage collector.
-  void Stop();
+  void Stop() { pods_.Stop(); }
 
   // Pods this kubelet is running or stopping.
-  size_t NumPods() const { return pods_.size(); }
+  size_t NumPods() const { return pods_.NumPods(); }
 
  private:
-  enum class Stage { kStarting, kPulled, kRunning, kBackOff, kCompleted, kTerminating };
-  struct PodState {
-    Stage stage = Stage::kStarting;
-    uint64_t token = 0;
-    TimerService::TimerId timer = 0;
-    bool timer_pending = false;
-    TimePoint started;
-    // Crash back-off: exits since the last reset, and the current run's start.
-    int32_t crashes = 0;
-    TimePoint run_started;
-  };
-  using Step = void (Kubelet::*)(const std::string& key);
+  const PodRecord* GetPod(const std::string& key) const override;
+  void UpdatePodStatus(const std::string& key, api::PodStatus status,
+                       std::vector<ContainerStatus> containers) override;
+  void Event(const api::Pod& pod, const std::string& node, std::string_view type,
+             std::string_view reason, std::string message) override;
+  void RemovePod(const std::string& key) override;
 
-  void Schedule(const std::string& key, Duration after, Step step);
-  void CancelTimer(PodState& s);
-  void Start(const std::string& key);
-  void FinishPulls(const std::string& key);
-  void RunContainers(const std::string& key);
-  // Schedules Exit after the pod's run time, when every container's is known.
-  void ScheduleExit(const std::string& key, const api::Pod& pod);
-  // The containers end (kubelet.h's file comment): terminal phase or a restart.
-  void Exit(const std::string& key);
-  void Restart(const std::string& key);
-  void BeginTermination(const std::string& key);
-  void Remove(const std::string& key);
-  void Emit(const api::Pod& pod, std::string_view type, std::string_view reason,
-            std::string message);
-
-  // Constant after construction.
-  const std::string node_;
   Store& store_;
-  TimerService& timers_;
-  const KubeletOptions options_;
-
-  std::map<std::string, PodState, std::less<>> pods_;
-  std::set<std::string, std::less<>> images_;   // present on the node
-  std::set<std::string, std::less<>> pulling_;  // being pulled
-  uint64_t next_token_ = 1;
+  kubelet::PodLifecycle pods_;
 };
 
 }  // namespace tidepool::sim

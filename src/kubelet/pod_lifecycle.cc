@@ -1,0 +1,584 @@
+#include "kubelet/pod_lifecycle.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <utility>
+#include <vector>
+
+#include "common/duration.h"
+
+namespace tidepool::kubelet {
+namespace {
+
+// GNU sleep's NUMBER[SUFFIX]: seconds by default, s/m/h/d suffixes, fractions allowed.
+std::optional<Duration> ParseSleepArg(std::string_view s) {
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  double mult = 1;
+  switch (s.back()) {
+    case 's':
+      s.remove_suffix(1);
+      break;
+    case 'm':
+      mult = 60;
+      s.remove_suffix(1);
+      break;
+    case 'h':
+      mult = 3600;
+      s.remove_suffix(1);
+      break;
+    case 'd':
+      mult = 86400;
+      s.remove_suffix(1);
+      break;
+    default:
+      break;
+  }
+  if (s.empty()) {
+    return std::nullopt;
+  }
+  int64_t whole = 0;
+  int64_t frac = 0;
+  int64_t scale = 1;
+  bool dot = false;
+  for (char c : s) {
+    if (c == '.' && !dot) {
+      dot = true;
+    } else if (c >= '0' && c <= '9') {
+      if (whole > 1000000000LL) {
+        return std::nullopt;
+      }
+      if (dot) {
+        if (scale < 1000000000LL) {
+          frac = frac * 10 + (c - '0');
+          scale *= 10;
+        }
+      } else {
+        whole = whole * 10 + (c - '0');
+      }
+    } else {
+      return std::nullopt;
+    }
+  }
+  const int64_t m = static_cast<int64_t>(mult);
+  const int64_t nanos = whole * m * 1000000000LL + frac * m * (1000000000LL / scale);
+  return Duration(nanos);
+}
+
+std::vector<std::string> ShellWords(const api::Container& c) {
+  std::vector<std::string> words;
+  auto split = [&](const std::string& s) {
+    std::string cur;
+    for (char ch : s) {
+      if (std::isspace(static_cast<unsigned char>(ch)) || ch == ';' || ch == '&' || ch == '|' ||
+          ch == '(' || ch == ')' || ch == '"' || ch == '\'') {
+        if (!cur.empty()) {
+          words.push_back(cur);
+          cur.clear();
+        }
+      } else {
+        cur.push_back(ch);
+      }
+    }
+    if (!cur.empty()) {
+      words.push_back(cur);
+    }
+  };
+  for (const std::string& s : c.command) {
+    split(s);
+  }
+  for (const std::string& s : c.args) {
+    split(s);
+  }
+  return words;
+}
+
+std::optional<int32_t> ParseInt32(std::string_view s) {
+  int32_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+uint64_t Fnv1a(std::string_view s) {
+  uint64_t h = 1469598103934665603ULL;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ULL;
+  }
+  return h;
+}
+
+std::string ContainerNames(const api::Pod& pod) {
+  std::string out = "[";
+  for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
+    out += (i > 0 ? " " : "") + pod.spec.containers[i].name;
+  }
+  return out + "]";
+}
+
+api::PodCondition Cond(std::string type, api::ConditionStatus status, std::string reason,
+                       std::string message, TimePoint now) {
+  api::PodCondition c;
+  c.type = std::move(type);
+  c.status = status;
+  c.reason = std::move(reason);
+  c.message = std::move(message);
+  c.last_transition_time = now;
+  return c;
+}
+
+bool IsTerminal(const api::Pod& pod) {
+  return pod.status.phase == api::PodPhase::kSucceeded ||
+         pod.status.phase == api::PodPhase::kFailed;
+}
+
+// Replaces (by type) or appends each condition, keeping the transition time of unchanged ones.
+void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds) {
+  for (api::PodCondition& c : conds) {
+    bool found = false;
+    for (api::PodCondition& e : status.conditions) {
+      if (e.type == c.type) {
+        if (e.status == c.status) {
+          c.last_transition_time = e.last_transition_time;
+        }
+        e = std::move(c);
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      status.conditions.push_back(std::move(c));
+    }
+  }
+}
+
+}  // namespace
+
+StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
+                                                   const api::Container& container) {
+  auto ann = pod.meta.annotations.find(std::string(kDurationAnnotation));
+  if (ann != pod.meta.annotations.end()) {
+    auto d = ParseGoDuration(ann->second);
+    if (!d.ok()) {
+      return InvalidArgumentError("metadata.annotations[" + std::string(kDurationAnnotation) +
+                                  "]: " + std::string(d.status().message()));
+    }
+    return std::optional<Duration>(*d);
+  }
+  const std::vector<std::string> words = ShellWords(container);
+  std::optional<Duration> total;
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (w != "sleep" && w != "/bin/sleep" && w != "/usr/bin/sleep") {
+      continue;
+    }
+    if (words[i + 1] == "infinity") {
+      return std::optional<Duration>();
+    }
+    std::optional<Duration> d = ParseSleepArg(words[i + 1]);
+    if (d.has_value()) {
+      total = total.value_or(Duration::zero()) + *d;
+    }
+  }
+  return total;
+}
+
+StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container) {
+  auto ann = pod.meta.annotations.find(std::string(kExitCodeAnnotation));
+  if (ann != pod.meta.annotations.end()) {
+    std::optional<int32_t> code = ParseInt32(ann->second);
+    if (!code.has_value()) {
+      return InvalidArgumentError("metadata.annotations[" + std::string(kExitCodeAnnotation) +
+                                  "]: not an integer: \"" + ann->second + "\"");
+    }
+    return *code;
+  }
+  const std::vector<std::string> words = ShellWords(container);
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "exit") {
+      if (std::optional<int32_t> code = ParseInt32(words[i + 1])) {
+        return *code;
+      }
+    }
+  }
+  return 0;
+}
+
+PodLifecycle::PodLifecycle(std::string node_name, KubeletHost& host, TimerService& timers,
+                           KubeletOptions options)
+    : node_(std::move(node_name)), host_(host), timers_(timers), options_(options) {}
+
+PodLifecycle::~PodLifecycle() { Stop(); }
+
+void PodLifecycle::Stop() {
+  for (auto& [key, s] : pods_) {
+    CancelTimer(s);
+  }
+  pods_.clear();
+}
+
+void PodLifecycle::CancelTimer(PodState& s) {
+  if (s.timer_pending) {
+    timers_.Cancel(s.timer);
+    s.timer_pending = false;
+  }
+  s.token = 0;
+}
+
+void PodLifecycle::Schedule(const std::string& key, Duration after, Step step) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) {
+    return;
+  }
+  CancelTimer(it->second);
+  const uint64_t token = next_token_++;
+  it->second.token = token;
+  const TimerService::TimerId id = timers_.ScheduleAfter(after, [this, key, token, step] {
+    auto found = pods_.find(key);
+    if (found == pods_.end() || found->second.token != token) {
+      return;
+    }
+    found->second.token = 0;
+    found->second.timer_pending = false;
+    (this->*step)(key);
+  });
+  it->second.timer = id;
+  it->second.timer_pending = true;
+}
+
+void PodLifecycle::Emit(const api::Pod& pod, std::string_view type, std::string_view reason,
+                   std::string message) {
+  host_.Event(pod, node_, type, reason, std::move(message));
+}
+
+void PodLifecycle::OnPod(Change change, const api::PodConstSharedPtr& changed) {
+  const std::string key = changed->Key();
+  if (change == Change::kDeleted) {
+    auto it = pods_.find(key);
+    if (it != pods_.end()) {
+      CancelTimer(it->second);
+      pods_.erase(it);
+    }
+    return;
+  }
+  const api::Pod& pod = *changed;
+  if (pod.spec.node_name != node_) {
+    return;
+  }
+  auto it = pods_.find(key);
+  if (pod.meta.deletion_timestamp.has_value()) {
+    if (it == pods_.end()) {
+      it = pods_.emplace(key, PodState{}).first;
+    }
+    if (it->second.stage != Stage::kTerminating) {
+      BeginTermination(key);
+    }
+    return;
+  }
+  if (it == pods_.end() && !IsTerminal(pod)) {
+    PodState s;
+    s.stage = Stage::kStarting;
+    pods_.emplace(key, s);
+    // The kubelet's pod worker picks the pod up right after the binding is visible.
+    Schedule(key, Duration::zero(), &PodLifecycle::Start);
+  }
+}
+
+void PodLifecycle::Start(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;  // the store replaces the record on writes
+  const api::Pod& pod = *keep;
+  const TimePoint now = timers_.clock().Now();
+  PodState& s = pods_[key];
+  s.stage = Stage::kStarting;
+  s.started = now;
+
+  api::PodStatus status = pod.status;
+  status.phase = api::PodPhase::kPending;
+  status.start_time = now;
+  const std::string unready = "containers with unready status: " + ContainerNames(pod);
+  SetConditions(
+      status,
+      {Cond("PodReadyToStartContainers", api::ConditionStatus::kTrue, "", "", now),
+       Cond("Initialized", api::ConditionStatus::kTrue, "", "", now),
+       Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
+       Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now)});
+  std::vector<ContainerStatus> containers;
+  for (const api::Container& c : pod.spec.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    cs.state = ContainerStatus::State::kWaiting;
+    cs.reason = "ContainerCreating";
+    containers.push_back(std::move(cs));
+  }
+  host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+
+  bool pulls = false;
+  for (const api::Container& c : pod.spec.containers) {
+    if (images_.count(c.image) > 0) {
+      Emit(pod, "Normal", "Pulled",
+           "Container image \"" + c.image + "\" already present on machine");
+    } else {
+      Emit(pod, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
+      pulls = true;
+    }
+  }
+  if (pulls) {
+    Schedule(key, options_.image_pull, &PodLifecycle::FinishPulls);
+  } else {
+    Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
+             &PodLifecycle::RunContainers);
+  }
+}
+
+void PodLifecycle::FinishPulls(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  pods_[key].stage = Stage::kPulled;
+  const std::string took = FormatGoDuration(options_.image_pull);
+  std::set<std::string> done;
+  for (const api::Container& c : pod.spec.containers) {
+    if (done.count(c.image) > 0) {
+      continue;
+    }
+    done.insert(c.image);
+    if (images_.count(c.image) > 0) {
+      continue;
+    }
+    const uint64_t size = 10000000ULL + Fnv1a(c.image) % 990000000ULL;
+    Emit(pod, "Normal", "Pulled",
+         "Successfully pulled image \"" + c.image + "\" in " + took + " (" + took +
+             " including waiting). Image size: " + std::to_string(size) + " bytes.");
+  }
+  for (const std::string& image : done) {
+    images_.insert(image);
+  }
+  Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
+           &PodLifecycle::RunContainers);
+}
+
+void PodLifecycle::RunContainers(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::Pod pod = *rec->pod;
+  const TimePoint now = timers_.clock().Now();
+  for (const api::Container& c : pod.spec.containers) {
+    Emit(pod, "Normal", "Created", "Created container: " + c.name);
+    Emit(pod, "Normal", "Started", "Started container " + c.name);
+  }
+  api::PodStatus status = pod.status;
+  status.phase = api::PodPhase::kRunning;
+  SetConditions(status, {Cond("Ready", api::ConditionStatus::kTrue, "", "", now),
+                         Cond("ContainersReady", api::ConditionStatus::kTrue, "", "", now)});
+  std::vector<ContainerStatus> containers;
+  for (const api::Container& c : pod.spec.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    cs.state = ContainerStatus::State::kRunning;
+    cs.ready = true;
+    cs.started_at = now;
+    containers.push_back(std::move(cs));
+  }
+  host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  PodState& s = pods_[key];
+  s.stage = Stage::kRunning;
+  s.run_started = now;
+  ScheduleExit(key, pod);
+}
+
+void PodLifecycle::ScheduleExit(const std::string& key, const api::Pod& pod) {
+  bool all_known = true;
+  Duration longest = Duration::zero();
+  for (const api::Container& c : pod.spec.containers) {
+    auto run = ContainerRunTime(pod, c);
+    if (!run.ok() || !run->has_value()) {
+      all_known = false;
+    } else {
+      longest = std::max(longest, **run);
+    }
+  }
+  if (all_known && !pod.spec.containers.empty()) {
+    Schedule(key, longest, &PodLifecycle::Exit);
+  }
+}
+
+void PodLifecycle::Exit(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  const TimePoint now = timers_.clock().Now();
+  PodState& s = pods_[key];
+  const std::string& policy = pod.spec.restart_policy;
+  std::vector<ContainerStatus> containers = rec->containers;
+  bool any_failed = false;
+  bool any_restarts = false;
+  std::vector<bool> restarts(containers.size(), false);
+  for (size_t i = 0; i < containers.size() && i < pod.spec.containers.size(); ++i) {
+    ContainerStatus& cs = containers[i];
+    StatusOr<int32_t> code = ContainerExitCode(pod, pod.spec.containers[i]);
+    cs.state = ContainerStatus::State::kTerminated;
+    cs.exit_code = code.ok() ? *code : 0;
+    cs.reason = cs.exit_code == 0 ? "Completed" : "Error";
+    cs.ready = false;
+    cs.finished_at = now;
+    any_failed = any_failed || cs.exit_code != 0;
+    restarts[i] = policy == "Always" || (policy == "OnFailure" && cs.exit_code != 0);
+    any_restarts = any_restarts || restarts[i];
+  }
+  api::PodStatus status = pod.status;
+  if (!any_restarts) {
+    status.phase = any_failed ? api::PodPhase::kFailed : api::PodPhase::kSucceeded;
+    SetConditions(status,
+                  {Cond("Ready", api::ConditionStatus::kFalse, "PodCompleted", "", now),
+                   Cond("ContainersReady", api::ConditionStatus::kFalse, "PodCompleted", "", now)});
+    s.stage = Stage::kCompleted;
+    host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+    return;
+  }
+  // The kubelet's crash back-off: the first restart at once, then 10 s doubling to the cap;
+  // forgotten after a run of more than twice the cap.
+  if (now - s.run_started > 2 * options_.crash_backoff_max) {
+    s.crashes = 0;
+  }
+  Duration delay = Duration::zero();
+  if (s.crashes > 0) {
+    delay = options_.crash_backoff_initial;
+    for (int32_t i = 1; i < s.crashes && delay < options_.crash_backoff_max; ++i) {
+      delay *= 2;
+    }
+    delay = std::min(delay, options_.crash_backoff_max);
+  }
+  ++s.crashes;
+  const std::string pod_id = pod.meta.name + "_" + pod.meta.namespace_ + "(" + pod.meta.uid + ")";
+  std::vector<std::string> backing_off;
+  for (size_t i = 0; i < containers.size(); ++i) {
+    if (!restarts[i]) {
+      continue;
+    }
+    ContainerStatus& cs = containers[i];
+    ContainerStatus::Terminated last;
+    last.exit_code = cs.exit_code;
+    last.reason = cs.reason;
+    last.started_at = cs.started_at.value_or(now);
+    last.finished_at = now;
+    cs.last_terminated = last;
+    if (delay > Duration::zero()) {
+      cs.state = ContainerStatus::State::kWaiting;
+      cs.reason = "CrashLoopBackOff";
+      cs.message = "back-off " + FormatGoDuration(delay) + " restarting failed container=" +
+                   cs.name + " pod=" + pod_id;
+      cs.started_at.reset();
+      cs.finished_at.reset();
+      backing_off.push_back(cs.name);
+    }
+  }
+  const std::string unready = "containers with unready status: " + ContainerNames(pod);
+  SetConditions(status,
+                {Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
+                 Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady",
+                      unready, now)});
+  host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  if (delay == Duration::zero()) {
+    Restart(key);
+    return;
+  }
+  for (const std::string& name : backing_off) {
+    Emit(pod, "Warning", "BackOff",
+         "Back-off restarting failed container " + name + " in pod " + pod_id);
+  }
+  s.stage = Stage::kBackOff;
+  Schedule(key, delay, &PodLifecycle::Restart);
+}
+
+void PodLifecycle::Restart(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  const TimePoint now = timers_.clock().Now();
+  std::vector<ContainerStatus> containers = rec->containers;
+  bool all_running = true;
+  for (size_t i = 0; i < containers.size() && i < pod.spec.containers.size(); ++i) {
+    ContainerStatus& cs = containers[i];
+    if (cs.state == ContainerStatus::State::kTerminated && cs.reason == "Completed" &&
+        pod.spec.restart_policy == "OnFailure") {
+      all_running = false;  // done for good
+      continue;
+    }
+    const api::Container& c = pod.spec.containers[i];
+    Emit(pod, "Normal", "Pulled", "Container image \"" + c.image + "\" already present on machine");
+    Emit(pod, "Normal", "Created", "Created container: " + c.name);
+    Emit(pod, "Normal", "Started", "Started container " + c.name);
+    cs.state = ContainerStatus::State::kRunning;
+    cs.reason.clear();
+    cs.message.clear();
+    cs.exit_code = 0;
+    cs.ready = true;
+    cs.started_at = now;
+    cs.finished_at.reset();
+    ++cs.restart_count;
+  }
+  api::PodStatus status = pod.status;
+  if (all_running) {
+    SetConditions(status, {Cond("Ready", api::ConditionStatus::kTrue, "", "", now),
+                           Cond("ContainersReady", api::ConditionStatus::kTrue, "", "", now)});
+  }
+  host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  PodState& s = pods_[key];
+  s.stage = Stage::kRunning;
+  s.run_started = now;
+  ScheduleExit(key, pod);
+}
+
+void PodLifecycle::BeginTermination(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  auto it = pods_.find(key);
+  if (rec == nullptr || it == pods_.end()) {
+    return;
+  }
+  const Stage was = it->second.stage;
+  CancelTimer(it->second);
+  it->second.stage = Stage::kTerminating;
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  if (was == Stage::kRunning || was == Stage::kBackOff) {
+    for (const api::Container& c : pod.spec.containers) {
+      Emit(pod, "Normal", "Killing", "Stopping container " + c.name);
+    }
+  }
+  const TimePoint now = timers_.clock().Now();
+  Duration wait = options_.termination;
+  if (pod.meta.deletion_timestamp.has_value()) {
+    wait = std::min(wait, std::max(Duration::zero(), *pod.meta.deletion_timestamp - now));
+  }
+  if (was == Stage::kCompleted) {
+    wait = Duration::zero();
+  }
+  Schedule(key, wait, &PodLifecycle::Remove);
+}
+
+void PodLifecycle::Remove(const std::string& key) {
+  pods_.erase(key);
+  host_.RemovePod(key);
+}
+
+}  // namespace tidepool::kubelet

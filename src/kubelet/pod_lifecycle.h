@@ -1,0 +1,173 @@
+// File: pod_lifecycle.h
+//
+// PodLifecycle: the emulated kubelet of one node, for the pods bound to it (the node's own
+// registration and conditions are the emulated cloud's), in both runtimes: the simulator's
+// kubelets (sim/kubelet.h, on sim::Store) and `tidepool up`'s (runtime/kube_kubelets.h, on the
+// API) are this class behind a KubeletHost. What a person sees with
+// `kubectl get pods -w` and `kubectl describe pod`:
+//
+//   bound        phase Pending, containers waiting "ContainerCreating", startTime;
+//                events Pulling `Pulling image "<image>"` (or Pulled `Container image "<image>"
+//                already present on machine` when the node has it)
+//   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
+//                Image size: <n> bytes.`
+//   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
+//                phase Running, containers ready
+//   +run time    the containers exit with the pod's exit code (below): terminated, reason
+//                Completed (exit 0) or Error (any other code).
+//                restartPolicy Never: phase Succeeded (exit 0) or Failed.
+//                OnFailure (exit != 0) and Always (any exit): restarted as the kubelet does -
+//                lastState.terminated keeps the run that ended; the first restart is at once,
+//                later ones wait the kubelet's crash back-off (10 s doubling to 5 min; reset
+//                when a run lasted more than twice the cap) as waiting `CrashLoopBackOff`
+//                (`back-off 10s restarting failed container=<c> pod=<pod>_<ns>(<uid>)`, event
+//                BackOff `Back-off restarting failed container <c> in pod <pod>_<ns>(<uid>)`);
+//                restartCount counts the restarts; the phase stays Running.
+//                OnFailure with exit 0: terminated Completed, phase Succeeded.
+//   deletion     Killing `Stopping container <name>`; after `termination` (capped by the
+//                grace period) the pod is removed from the store.
+//
+// The run time of a container comes from the annotation tidepool.dev/duration (a Go duration,
+// for every container of the pod) or from a `sleep N` in its command and args (N in seconds,
+// or with GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]). A pod's
+// containers end together, when its longest one does; a container without a known run time
+// runs until deleted. The exit code comes from the annotation tidepool.dev/exit-code (an
+// integer, for every container) or from the first `exit N` in the container's command and
+// args (e.g. ["sh", "-c", "sleep 60; exit 3"]); 0 otherwise.
+// Image sizes are a deterministic function of the image name.
+//
+// Every step is a timer on the TimerService; the kubelet reads and writes only through its
+// KubeletHost. Not thread-safe: every call and timer on the TimerService's thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "api/pod.h"
+#include "common/speed.h"
+#include "common/timer_service.h"
+#include "common/status_or.h"
+#include "kubelet/pod_record.h"
+
+namespace tidepool::kubelet {
+
+inline constexpr std::string_view kDurationAnnotation = "tidepool.dev/duration";
+inline constexpr std::string_view kExitCodeAnnotation = "tidepool.dev/exit-code";
+
+struct KubeletOptions {
+  // Binding -> Running: image pull, container creation and start.
+  Duration start_delay = std::chrono::seconds(5);
+  // The part of start_delay spent pulling an image the node does not have yet.
+  Duration image_pull = std::chrono::seconds(4);
+  // SIGTERM -> containers gone, at most the pod's grace period.
+  Duration termination = std::chrono::seconds(2);
+  // The kubelet's crash back-off (pkg/kubelet: initial 10 s, doubling, capped at 5 min).
+  Duration crash_backoff_initial = std::chrono::seconds(10);
+  Duration crash_backoff_max = std::chrono::minutes(5);
+
+  // Every Duration member, once, by its config name (common/speed.h). Not options, so not
+  // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
+  // period are the pod's own (object time), which --speed leaves alone.
+  template <typename F>
+  void ForEachDuration(F&& f) {
+    f("startDelay", start_delay, TimeBase::kEmulated);
+    f("imagePull", image_pull, TimeBase::kEmulated);
+    f("termination", termination, TimeBase::kEmulated);
+    f("crashBackoffInitial", crash_backoff_initial, TimeBase::kEmulated);
+    f("crashBackoffMax", crash_backoff_max, TimeBase::kEmulated);
+  }
+};
+
+// The run time of one container, from the pod's annotation or the container's `sleep`;
+// nullopt when unknown (runs until deleted). InvalidArgument for a bad annotation.
+StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
+                                                   const api::Container& container);
+
+// The exit code of one container: the pod's annotation, else the first `exit N` of its
+// command and args, else 0. InvalidArgument for an annotation that is not an int32.
+StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container);
+
+// What a kubelet reads and writes: the cluster's store in `simulate`, the API in `up`.
+class KubeletHost {
+ public:
+  virtual ~KubeletHost() = default;
+  // The pod as it is now, with its containers' states as last written; null when it is gone.
+  virtual const PodRecord* GetPod(const std::string& key) const = 0;
+  // The pod's status (phase, conditions, startTime) and its containers' states.
+  virtual void UpdatePodStatus(const std::string& key, api::PodStatus status,
+                               std::vector<ContainerStatus> containers) = 0;
+  // An event about `pod` from the kubelet of `node` (source {kubelet, node}).
+  virtual void Event(const api::Pod& pod, const std::string& node, std::string_view type,
+                     std::string_view reason, std::string message) = 0;
+  // The containers are gone: the final removal (the kubelet's DELETE with grace period 0).
+  virtual void RemovePod(const std::string& key) = 0;
+};
+
+class PodLifecycle {
+ public:
+  enum class Change { kAdded, kModified, kDeleted };
+
+  // `host` and `timers` must outlive the kubelet.
+  PodLifecycle(std::string node_name, KubeletHost& host, TimerService& timers,
+               KubeletOptions options = {});
+  // Cancels pending timers.
+  ~PodLifecycle();
+  PodLifecycle(const PodLifecycle&) = delete;
+  PodLifecycle& operator=(const PodLifecycle&) = delete;
+
+  const std::string& node_name() const { return node_; }
+
+  // Every change of a pod bound to this node (the caller routes them by spec.nodeName); for
+  // kDeleted the last state.
+  void OnPod(Change change, const api::PodConstSharedPtr& pod);
+  // The node is gone: cancels everything; pods are left to the pod garbage collector.
+  void Stop();
+
+  // Pods this kubelet is running or stopping.
+  size_t NumPods() const { return pods_.size(); }
+
+ private:
+  enum class Stage { kStarting, kPulled, kRunning, kBackOff, kCompleted, kTerminating };
+  struct PodState {
+    Stage stage = Stage::kStarting;
+    uint64_t token = 0;
+    TimerService::TimerId timer = 0;
+    bool timer_pending = false;
+    TimePoint started;
+    // Crash back-off: exits since the last reset, and the current run's start.
+    int32_t crashes = 0;
+    TimePoint run_started;
+  };
+  using Step = void (PodLifecycle::*)(const std::string& key);
+
+  void Schedule(const std::string& key, Duration after, Step step);
+  void CancelTimer(PodState& s);
+  void Start(const std::string& key);
+  void FinishPulls(const std::string& key);
+  void RunContainers(const std::string& key);
+  // Schedules Exit after the pod's run time, when every container's is known.
+  void ScheduleExit(const std::string& key, const api::Pod& pod);
+  // The containers end (kubelet.h's file comment): terminal phase or a restart.
+  void Exit(const std::string& key);
+  void Restart(const std::string& key);
+  void BeginTermination(const std::string& key);
+  void Remove(const std::string& key);
+  void Emit(const api::Pod& pod, std::string_view type, std::string_view reason,
+            std::string message);
+
+  // Constant after construction.
+  const std::string node_;
+  KubeletHost& host_;
+  TimerService& timers_;
+  const KubeletOptions options_;
+
+  std::map<std::string, PodState, std::less<>> pods_;
+  std::set<std::string, std::less<>> images_;   // present on the node
+  std::set<std::string, std::less<>> pulling_;  // being pulled
+  uint64_t next_token_ = 1;
+};
+
+}  // namespace tidepool::kubelet
