@@ -5,6 +5,7 @@
 
 #include "api/codec/json_codec.h"
 #include "apiserver/deletion.h"
+#include "kubelet/status_json.h"
 #include "runtime/event_json.h"
 
 namespace tidepool::runtime {
@@ -16,31 +17,9 @@ namespace {
 constexpr char kOrigin[] = "world";
 constexpr char kKubeletVersion[] = "v1.32.4-gke.1106006";
 
-uint64_t Fnv(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
-// Deterministic addresses from names: nodes in 10.128.0.0/20 (GKE's default subnet), pods in
-// the node's /24 of 10.4.0.0/14.
-std::string NodeIp(std::string_view node) {
-  const uint64_t h = Fnv(node);
-  return "10.128." + std::to_string((h >> 8) % 16) + "." + std::to_string(2 + h % 250);
-}
-std::string PodIp(std::string_view node, std::string_view pod) {
-  const uint64_t n = Fnv(node), p = Fnv(pod);
-  return "10." + std::to_string(4 + (n >> 16) % 4) + "." + std::to_string((n >> 8) % 256) + "." +
-         std::to_string(2 + p % 250);
-}
-std::string Hex(uint64_t v, int digits) {
-  char buf[20];
-  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
-  return std::string(buf + 16 - digits);
-}
+using kubelet::Fnv;
+using kubelet::Hex;
+using kubelet::NodeIp;
 
 // metav1.MicroTime's wire format (leases): RFC 3339 with exactly six fractional digits.
 std::string FormatMicroTime(TimePoint t) {
@@ -55,59 +34,6 @@ std::string FormatMicroTime(TimePoint t) {
 
 const apiserver::Resource* Res(std::string_view group, std::string_view resource) {
   return apiserver::FindResource(group, "v1", resource);
-}
-
-json ContainerStatusJson(const sim::ContainerStatus& c, const json& spec_container,
-                         std::string_view pod_uid) {
-  json j = {{"name", c.name}, {"ready", c.ready}, {"restartCount", c.restart_count}};
-  const std::string image = spec_container.value("image", "");
-  j["image"] = image;
-  j["imageID"] = "";
-  json state = json::object();
-  switch (c.state) {
-    case sim::ContainerStatus::State::kWaiting:
-      state["waiting"] = {{"reason", c.reason.empty() ? "ContainerCreating" : c.reason}};
-      if (!c.message.empty()) state["waiting"]["message"] = c.message;
-      j["started"] = false;
-      break;
-    case sim::ContainerStatus::State::kRunning:
-      state["running"] = {{"startedAt", c.started_at ? FormatRfc3339(*c.started_at) : ""}};
-      j["started"] = true;
-      break;
-    case sim::ContainerStatus::State::kTerminated: {
-      json t = {{"exitCode", c.exit_code}, {"reason", c.reason.empty() ? "Completed" : c.reason}};
-      if (c.started_at) t["startedAt"] = FormatRfc3339(*c.started_at);
-      if (c.finished_at) t["finishedAt"] = FormatRfc3339(*c.finished_at);
-      t["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
-                         Hex(Fnv(c.name + std::string(pod_uid)), 16);
-      state["terminated"] = t;
-      j["started"] = false;
-      break;
-    }
-  }
-  if (c.state != sim::ContainerStatus::State::kWaiting) {
-    j["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
-                       Hex(Fnv(c.name + std::string(pod_uid)), 16);
-    j["imageID"] = image.find('@') != std::string::npos
-                       ? image
-                       : image.substr(0, image.rfind(':')) + "@sha256:" + Hex(Fnv(image), 16) +
-                             Hex(Fnv(image + "#"), 16) + Hex(Fnv(image + "$"), 16) +
-                             Hex(Fnv(image + "%"), 16);
-  }
-  j["state"] = state;
-  j["lastState"] = json::object();
-  if (c.last_terminated.has_value()) {
-    const sim::ContainerStatus::Terminated& t = *c.last_terminated;
-    j["lastState"]["terminated"] = {
-        {"exitCode", t.exit_code},
-        {"reason", t.reason},
-        {"startedAt", FormatRfc3339(t.started_at)},
-        {"finishedAt", FormatRfc3339(t.finished_at)},
-        {"containerID", "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name + "#" +
-                                                  std::to_string(c.restart_count)), 16) +
-                            Hex(Fnv(c.name + std::string(pod_uid)), 16)}};
-  }
-  return j;
 }
 
 }  // namespace
@@ -312,8 +238,6 @@ Status ClusterBridge::Start() {
     logs_.Append("kube-system", ca_pod, "cluster-autoscaler", text);
   });
   world_.store().AddObserver(this);
-  // Bring the world's pods' current state into the store.
-  for (const sim::PodRecord& rec : world_.store().ListPods()) WritePod(rec);
   // Unbounded: the world must see every API write, and this thread drains it every tick.
   auto watch = store_.OpenWatch(nullptr, "", store_.resource_version(),
                                 apiserver::ObjectStore::Backlog::kUnbounded);
@@ -436,9 +360,8 @@ void ClusterBridge::OnPodChange(const sim::PodChange& change) {
       (void)DeleteFromApi(p.meta.namespace_, p.meta.name, p.meta.uid);
     }
     logs_.Remove(p.meta.namespace_, p.meta.name);
-    return;
   }
-  WritePod(change.pod);
+  // Nothing else: a pod's status is its scheduler's and its kubelet's, both on the API.
 }
 
 Status ClusterBridge::DeleteFromApi(const std::string& ns, const std::string& name,
@@ -453,60 +376,6 @@ Status ClusterBridge::DeleteFromApi(const std::string& ns, const std::string& na
 }
 
 void ClusterBridge::OnEvent(const sim::EventChange& change) { WriteEvent(change.event); }
-
-void ClusterBridge::WritePod(const sim::PodRecord& rec) {
-  const api::Pod& p = *rec.pod;
-  // A pod no node runs has the status the scheduler writes through the API (PodScheduled,
-  // nominatedNodeName); the world adds nothing to it.
-  if (p.spec.node_name.empty()) return;
-  const json typed = api::codec::PodToJson(p);
-  auto result = store_.Update(
-      *pods_, p.meta.namespace_, p.meta.name,
-      [&](const apiserver::StoredObject* cur) -> StatusOr<json> {
-        json next = cur->Parse();
-        if (next["metadata"].value("uid", "") != p.meta.uid) {
-          return Status(StatusCode::kAborted, "a different pod");
-        }
-        if (!p.spec.node_name.empty()) next["spec"]["nodeName"] = p.spec.node_name;
-        if (p.meta.deletion_timestamp && !next["metadata"].contains("deletionTimestamp")) {
-          next["metadata"]["deletionTimestamp"] = FormatRfc3339(*p.meta.deletion_timestamp);
-        }
-        json& status = next["status"];
-        if (!status.is_object()) status = json::object();
-        const json& ts = typed["status"];
-        for (const char* k : {"phase", "conditions", "startTime", "nominatedNodeName", "reason",
-                              "message"}) {
-          if (ts.contains(k)) {
-            status[k] = ts[k];
-          } else {
-            status.erase(k);
-          }
-        }
-        if (!p.spec.node_name.empty() && p.status.start_time.has_value()) {
-          const std::string host = NodeIp(p.spec.node_name);
-          status["hostIP"] = host;
-          status["hostIPs"] = json::array({{{"ip", host}}});
-          const std::string ip = PodIp(p.spec.node_name, p.meta.namespace_ + "/" + p.meta.name);
-          status["podIP"] = ip;
-          status["podIPs"] = json::array({{{"ip", ip}}});
-        }
-        if (!rec.containers.empty()) {
-          json cs = json::array();
-          const json containers = next["spec"].value("containers", json::array());
-          for (const sim::ContainerStatus& c : rec.containers) {
-            json spec_c = json::object();
-            for (const json& sc : containers) {
-              if (sc.value("name", "") == c.name) spec_c = sc;
-            }
-            cs.push_back(ContainerStatusJson(c, spec_c, p.meta.uid));
-          }
-          status["containerStatuses"] = cs;
-        }
-        return next;
-      },
-      {kOrigin, false});
-  (void)result;
-}
 
 void ClusterBridge::WriteNode(const api::Node& n) {
   const json typed = api::codec::NodeToJson(n);

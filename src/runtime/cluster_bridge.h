@@ -9,20 +9,18 @@
 //
 // What flows where:
 //   - Pods created through the API are created in the world with the same uid and
-//     creationTimestamp (and nodeName, when the manifest binds them). The scheduler runs on
-//     the API (kube_scheduler.h): its binding becomes the world's BindPod when the world has
-//     the node, and the status of a pod no node runs is the scheduler's alone. A
-//     deletionTimestamp set by the API (graceful delete, eviction) becomes the world's
-//     DeletePod; an API removal (grace period 0) removes the pod from the world. The kubelet's
-//     status of a bound pod (phase, conditions, container states, IPs) and its final removal
-//     are written back into the stored JSON; every other field stays as the user wrote it. The final removal is the
-//     kubelet's DELETE (grace period 0): a pod with finalizers stays in the API, terminating,
-//     until an update removes them.
+//     creationTimestamp (and nodeName, when the manifest binds them), for the world's pod
+//     garbage collector (pods bound to a node that is gone are deleted). The scheduler and the
+//     kubelets run on the API (kube_scheduler.h, kube_kubelets.h): a binding becomes the
+//     world's BindPod when the world has the node; a pod's status is theirs alone. A
+//     deletionTimestamp set by the API becomes the world's DeletePod; the API's removal (the
+//     kubelet's DELETE with grace period 0) removes the pod from the world; the world's pod
+//     garbage collector's removal is a DELETE in the API.
 //   - Nodes come from the world (the emulated cloud's VMs and kubelets) and are written to the
 //     ObjectStore whole, with nodeInfo, addresses and a Lease in kube-node-lease that a real
 //     kubelet would report. A user's label / annotate / taint / cordon through the API goes
 //     back to the world's node.
-//   - Events (scheduler, kubelet, autoscaler) are written as core/v1 Events, aggregated by
+//   - Events of the world (the emulated cloud's node events) are written as core/v1 Events, aggregated by
 //     name as the world aggregates them; the autoscaler's status as CA's ConfigMap
 //     kube-system/cluster-autoscaler-status (data.status), whenever it changes.
 //   - System objects: the namespaces default, kube-system, kube-public, kube-node-lease,
@@ -75,7 +73,6 @@ class ClusterBridge final : public sim::StoreObserver {
 
  private:
   void WriteNode(const api::Node& node);
-  void WritePod(const sim::PodRecord& rec);
   void WriteEvent(const sim::EventRecord& e);
   // Hands one API event to the world (pods and nodes written by others than the bridge);
   // false when it is not one of those.

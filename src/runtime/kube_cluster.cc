@@ -520,13 +520,19 @@ KubeEventRecorder::~KubeEventRecorder() {
 
 void KubeEventRecorder::Event(const autoscaler::ObjectRef& object, std::string_view type,
                               std::string_view reason, std::string message) {
+  EventOnHost(object, type, reason, std::move(message), "");
+}
+
+void KubeEventRecorder::EventOnHost(const autoscaler::ObjectRef& object, std::string_view type,
+                                    std::string_view reason, std::string message,
+                                    std::string host) {
   std::lock_guard<std::mutex> lock(mu_);
   if (queue_.size() >= kMaxQueuedEvents) {
     ++dropped_;
     return;
   }
   queue_.push_back(Pending{object, std::string(type), std::string(reason), std::move(message),
-                           clock_.Now()});
+                           clock_.Now(), std::move(host)});
   cv_.notify_all();
 }
 
@@ -566,7 +572,8 @@ void KubeEventRecorder::Run() {
 
 void KubeEventRecorder::Post(const Pending& p) {
   const std::string key = p.object.kind + "/" + p.object.namespace_ + "/" + p.object.name + "/" +
-                          p.object.uid + "/" + p.type + "/" + p.reason + "/" + p.message;
+                          p.object.uid + "/" + p.type + "/" + p.reason + "/" + p.message + "/" +
+                          p.host;
   // Forget repeats older than the window.
   for (auto it = seen_.begin(); it != seen_.end();) {
     it = it->second.last + kAggregationWindow < p.at ? seen_.erase(it) : std::next(it);
@@ -591,6 +598,7 @@ void KubeEventRecorder::Post(const Pending& p) {
   e.reason = p.reason;
   e.message = p.message;
   e.source.component = component_;
+  e.source.host = p.host;
   e.first_timestamp = p.at;
   e.last_timestamp = p.at;
   const std::string ns = EventNamespace(p.object);

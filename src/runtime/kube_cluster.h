@@ -161,6 +161,9 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
 
   void Event(const autoscaler::ObjectRef& object, std::string_view type, std::string_view reason,
              std::string message) override;
+  // The same from the component on `host` (source.host: a kubelet's node).
+  void EventOnHost(const autoscaler::ObjectRef& object, std::string_view type,
+                   std::string_view reason, std::string message, std::string host);
 
   // Waits until the queue is empty (tests).
   void Flush();
@@ -172,6 +175,7 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
     autoscaler::ObjectRef object;
     std::string type, reason, message;
     TimePoint at;
+    std::string host;
   };
   struct Seen {
     std::string name;

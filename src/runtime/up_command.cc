@@ -35,6 +35,7 @@
 #include "runtime/gke_control.h"
 #include "runtime/store_cloud_journal.h"
 #include "runtime/up_options.h"
+#include "runtime/kube_kubelets.h"
 #include "runtime/kube_scheduler.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
@@ -278,8 +279,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The autoscaler is not the world's: it runs beside it on the API (embedded_autoscaler.h).
   const bool autoscaler_on = w.autoscaler && options.autoscaler;
   w.autoscaler = false;
-  // Nor is the scheduler: it binds through the API (kube_scheduler.h).
+  // Nor are the scheduler and the kubelets: they run on the API (kube_scheduler.h,
+  // kube_kubelets.h).
   w.run_scheduler = false;
+  w.run_kubelets = false;
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
   // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
@@ -430,6 +433,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler,
                                nullptr, w.seed + 60);
   kube_scheduler.Start();
+  // The nodes' kubelets, on the same API, with the world's kubelet options (--speed applied).
+  client::RestClient kubelet_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport, "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format"));
+  KubeKubelets kubelets(kubelet_client, clock, w.kubelet, nullptr, w.seed + 70);
+  kubelets.Start();
   // kube-controller-manager's controllers, on the same API.
   client::RestClient kcm_client(
       cluster::InProcessRestConfig(), clock,
@@ -545,6 +554,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // so stopping them one by one would take a second each.
   std::vector<std::thread> stoppers;
   stoppers.emplace_back([&] { kube_scheduler.Stop(); });
+  stoppers.emplace_back([&] { kubelets.Stop(); });
   if (autoscaler) stoppers.emplace_back([&] { autoscaler->Stop(); });
   stoppers.emplace_back([&] { disruption.Stop(); });
   stoppers.emplace_back([&] { replicasets.Stop(); });

@@ -166,7 +166,7 @@ autoscaler::ClusterView World::BuildClusterView() {
 
 void World::OnNodeChange(const NodeChange& change) {
   const std::string name = change.node->meta.name;
-  if (change.type == ChangeType::kAdded) {
+  if (change.type == ChangeType::kAdded && options_.run_kubelets) {
     auto kubelet = std::make_unique<Kubelet>(name, store_, queue_, options_.kubelet);
     Kubelet* k = kubelet.get();
     kubelets_[name] = std::move(kubelet);

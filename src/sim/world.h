@@ -69,6 +69,10 @@ struct WorldOptions {
   // false: the world runs no scheduler; another one binds its pods (`tidepool up`'s, over the
   // API: runtime/kube_scheduler.h).
   bool run_scheduler = true;
+  // false: the world runs no kubelets; others run its nodes' pods (`tidepool up`'s, on the API:
+  // runtime/kube_kubelets.h). The world's pod garbage collector still removes the pods of a
+  // node that is gone.
+  bool run_kubelets = true;
   bool autoscaler = true;
   autoscaler::AutoscalingOptions autoscaling;
   // klog verbosity of the autoscaler (--v).

@@ -1,0 +1,119 @@
+#include "kubelet/status_json.h"
+
+#include <cstdio>
+#include <string>
+
+#include "api/codec/json_codec.h"
+
+namespace tidepool::kubelet {
+
+using json = nlohmann::json;
+
+uint64_t Fnv(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string NodeIp(std::string_view node) {
+  const uint64_t h = Fnv(node);
+  return "10.128." + std::to_string((h >> 8) % 16) + "." + std::to_string(2 + h % 250);
+}
+std::string PodIp(std::string_view node, std::string_view pod) {
+  const uint64_t n = Fnv(node), p = Fnv(pod);
+  return "10." + std::to_string(4 + (n >> 16) % 4) + "." + std::to_string((n >> 8) % 256) + "." +
+         std::to_string(2 + p % 250);
+}
+std::string Hex(uint64_t v, int digits) {
+  char buf[20];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(v));
+  return std::string(buf + 16 - digits);
+}
+
+json ContainerStatusJson(const ContainerStatus& c, const json& spec_container,
+                         std::string_view pod_uid) {
+  json j = {{"name", c.name}, {"ready", c.ready}, {"restartCount", c.restart_count}};
+  const std::string image = spec_container.value("image", "");
+  j["image"] = image;
+  j["imageID"] = "";
+  json state = json::object();
+  switch (c.state) {
+    case ContainerStatus::State::kWaiting:
+      state["waiting"] = {{"reason", c.reason.empty() ? "ContainerCreating" : c.reason}};
+      if (!c.message.empty()) state["waiting"]["message"] = c.message;
+      j["started"] = false;
+      break;
+    case ContainerStatus::State::kRunning:
+      state["running"] = {{"startedAt", c.started_at ? FormatRfc3339(*c.started_at) : ""}};
+      j["started"] = true;
+      break;
+    case ContainerStatus::State::kTerminated: {
+      json t = {{"exitCode", c.exit_code}, {"reason", c.reason.empty() ? "Completed" : c.reason}};
+      if (c.started_at) t["startedAt"] = FormatRfc3339(*c.started_at);
+      if (c.finished_at) t["finishedAt"] = FormatRfc3339(*c.finished_at);
+      t["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
+                         Hex(Fnv(c.name + std::string(pod_uid)), 16);
+      state["terminated"] = t;
+      j["started"] = false;
+      break;
+    }
+  }
+  if (c.state != ContainerStatus::State::kWaiting) {
+    j["containerID"] = "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name), 16) +
+                       Hex(Fnv(c.name + std::string(pod_uid)), 16);
+    j["imageID"] = image.find('@') != std::string::npos
+                       ? image
+                       : image.substr(0, image.rfind(':')) + "@sha256:" + Hex(Fnv(image), 16) +
+                             Hex(Fnv(image + "#"), 16) + Hex(Fnv(image + "$"), 16) +
+                             Hex(Fnv(image + "%"), 16);
+  }
+  j["state"] = state;
+  j["lastState"] = json::object();
+  if (c.last_terminated.has_value()) {
+    const ContainerStatus::Terminated& t = *c.last_terminated;
+    j["lastState"]["terminated"] = {
+        {"exitCode", t.exit_code},
+        {"reason", t.reason},
+        {"startedAt", FormatRfc3339(t.started_at)},
+        {"finishedAt", FormatRfc3339(t.finished_at)},
+        {"containerID", "containerd://" + Hex(Fnv(std::string(pod_uid) + c.name + "#" +
+                                                  std::to_string(c.restart_count)), 16) +
+                            Hex(Fnv(c.name + std::string(pod_uid)), 16)}};
+  }
+  return j;
+}
+
+json PodStatusPatch(const PodRecord& rec) {
+  const api::Pod& p = *rec.pod;
+  const json typed = api::codec::PodToJson(p);
+  json status = json::object();
+  const json& ts = typed["status"];
+  for (const char* k : {"phase", "conditions", "startTime", "reason", "message"}) {
+    status[k] = ts.contains(k) ? ts[k] : json();
+  }
+  if (!p.spec.node_name.empty() && p.status.start_time.has_value()) {
+    const std::string host = NodeIp(p.spec.node_name);
+    status["hostIP"] = host;
+    status["hostIPs"] = json::array({{{"ip", host}}});
+    const std::string ip = PodIp(p.spec.node_name, p.meta.namespace_ + "/" + p.meta.name);
+    status["podIP"] = ip;
+    status["podIPs"] = json::array({{{"ip", ip}}});
+  }
+  if (!rec.containers.empty()) {
+    json cs = json::array();
+    for (const ContainerStatus& c : rec.containers) {
+      json spec_c = json::object();
+      for (const api::Container& sc : p.spec.containers) {
+        if (sc.name == c.name) spec_c = {{"image", sc.image}};
+      }
+      cs.push_back(ContainerStatusJson(c, spec_c, p.meta.uid));
+    }
+    status["containerStatuses"] = cs;
+  }
+  return {{"status", status}};
+}
+
+}  // namespace tidepool::kubelet

@@ -1,0 +1,223 @@
+#include "runtime/kube_kubelets.h"
+
+#include <charconv>
+#include <nlohmann/json.hpp>
+#include <utility>
+
+#include "api/codec/json_codec.h"
+#include "kubelet/status_json.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using json = nlohmann::json;
+
+std::string PodPath(const std::string& ns, const std::string& name) {
+  return "/api/v1/namespaces/" + ns + "/pods/" + name;
+}
+
+int64_t ResourceVersion(const json& obj) {
+  const auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return 0;
+  const auto rv = m->find("resourceVersion");
+  if (rv == m->end() || !rv->is_string()) return 0;
+  const std::string& s = rv->get_ref<const std::string&>();
+  int64_t v = 0;
+  std::from_chars(s.data(), s.data() + s.size(), v);
+  return v;
+}
+
+}  // namespace
+
+KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
+                           kubelet::KubeletOptions options, log::Logger* logger, uint64_t seed)
+    : kube_(kube),
+      clock_(clock),
+      options_(options),
+      logger_(logger),
+      timers_(clock),
+      events_(kube, clock, "kubelet", logger) {
+  auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
+    client::InformerOptions o;
+    o.name = name;
+    o.path = path;
+    o.seed = seed + s;
+    o.transform = client::StripManagedFields;
+    o.cache_metadata_only = true;  // the kubelets keep the decoded pods
+    return std::make_unique<client::Informer>(kube_, clock_, std::move(o), logger_);
+  };
+  node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1);
+  pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2);
+  auto node = [this](Change c) {
+    return [this, c](const client::ObjectRef& o, bool) {
+      std::string name = client::Informer::KeyOf(*o);
+      timers_.Post([this, c, name = std::move(name)] { OnNode(c, name); });
+    };
+  };
+  node_informer_->AddEventHandlers(
+      {node(Change::kAdded),
+       [this](const client::ObjectRef&, const client::ObjectRef& o) {
+         std::string name = client::Informer::KeyOf(*o);
+         timers_.Post([this, name = std::move(name)] { OnNode(Change::kModified, name); });
+       },
+       node(Change::kDeleted)});
+  auto pod = [this](Change c, const client::ObjectRef& o) {
+    StatusOr<api::Pod> decoded = api::codec::PodFromJson(*o);
+    api::Pod p;
+    if (decoded.ok()) {
+      p = std::move(decoded).value();
+    } else {
+      // A pod it cannot read is one it cannot run: forgotten (as if deleted).
+      if (c != Change::kDeleted && logger_ != nullptr) {
+        logger_->Warning("kubelet: cannot decode pod", {{"err", decoded.status().ToString()}});
+      }
+      c = Change::kDeleted;
+      if (const auto m = o->find("metadata"); m != o->end() && m->is_object()) {
+        p.meta.name = m->value("name", "");
+        p.meta.namespace_ = m->value("namespace", "");
+      }
+    }
+    auto ptr = std::make_shared<const api::Pod>(std::move(p));
+    const int64_t rv = ResourceVersion(*o);
+    timers_.Post([this, c, ptr, rv] { OnPod(c, ptr, rv); });
+  };
+  pod_informer_->AddEventHandlers(
+      {[pod](const client::ObjectRef& o, bool) { pod(Change::kAdded, o); },
+       [pod](const client::ObjectRef&, const client::ObjectRef& o) { pod(Change::kModified, o); },
+       [pod](const client::ObjectRef& o, bool) { pod(Change::kDeleted, o); }});
+}
+
+KubeKubelets::~KubeKubelets() { Stop(); }
+
+void KubeKubelets::Start() {
+  if (started_) return;
+  started_ = true;
+  timers_.Start();
+  node_informer_->Start();
+  pod_informer_->Start();
+}
+
+void KubeKubelets::Stop() {
+  if (!started_) return;
+  started_ = false;
+  node_informer_->Stop();
+  pod_informer_->Stop();
+  timers_.Stop();
+  kubelets_.clear();
+}
+
+bool KubeKubelets::HasSynced() const {
+  return node_informer_->HasSynced() && pod_informer_->HasSynced();
+}
+
+void KubeKubelets::Count() {
+  nodes_count_ = kubelets_.size();
+  size_t n = 0;
+  for (const auto& [name, k] : kubelets_) n += k->NumPods();
+  pods_count_ = n;
+}
+
+kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {
+  auto it = kubelets_.find(node);
+  return it == kubelets_.end() ? nullptr : it->second.get();
+}
+
+void KubeKubelets::OnNode(Change change, std::string name) {
+  if (change == Change::kDeleted) {
+    // The node is gone: its kubelet stops; its pods are the pod garbage collector's.
+    kubelets_.erase(name);
+    Count();
+    return;
+  }
+  if (kubelets_.count(name) > 0) return;
+  kubelet::KubeletHost& host = *this;
+  auto k = std::make_unique<kubelet::PodLifecycle>(name, host, timers_, options_);
+  kubelet::PodLifecycle* kp = k.get();
+  kubelets_.emplace(name, std::move(k));
+  // The pods already bound to it (they were seen before the node).
+  std::vector<api::PodConstSharedPtr> bound;
+  for (const auto& [key, r] : pods_) {
+    if (r.rec.pod->spec.node_name == name) bound.push_back(r.rec.pod);
+  }
+  for (const api::PodConstSharedPtr& p : bound) kp->OnPod(Change::kAdded, p);
+  Count();
+}
+
+void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) {
+  const std::string key = pod->Key();
+  auto it = pods_.find(key);
+  if (change == Change::kDeleted) {
+    if (it == pods_.end()) return;
+    const api::PodConstSharedPtr last = it->second.rec.pod;
+    pods_.erase(it);
+    if (kubelet::PodLifecycle* k = KubeletOf(last->spec.node_name)) k->OnPod(Change::kDeleted, last);
+    Count();
+    return;
+  }
+  if (pod->spec.node_name.empty()) return;  // not bound yet: nobody's to run
+  if (it != pods_.end() && it->second.rec.pod->meta.uid != pod->meta.uid) {
+    // Another pod of the same name: the old one is gone.
+    const api::PodConstSharedPtr last = it->second.rec.pod;
+    pods_.erase(it);
+    if (kubelet::PodLifecycle* k = KubeletOf(last->spec.node_name)) k->OnPod(Change::kDeleted, last);
+    it = pods_.end();
+  }
+  if (it == pods_.end()) {
+    it = pods_.emplace(key, Record{}).first;
+  } else if (rv != 0 && rv < it->second.written_rv) {
+    return;  // an echo of an older write than this kubelet's last one
+  }
+  it->second.rec.pod = pod;
+  if (kubelet::PodLifecycle* k = KubeletOf(pod->spec.node_name)) k->OnPod(change, pod);
+  Count();
+}
+
+// ---- What the kubelets do through the API ----------------------------------------------------
+
+const kubelet::PodRecord* KubeKubelets::GetPod(const std::string& key) const {
+  auto it = pods_.find(key);
+  return it == pods_.end() ? nullptr : &it->second.rec;
+}
+
+void KubeKubelets::UpdatePodStatus(const std::string& key, api::PodStatus status,
+                                   std::vector<kubelet::ContainerStatus> containers) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  Record& r = it->second;
+  api::Pod next = *r.rec.pod;
+  next.status = std::move(status);
+  r.rec.pod = std::make_shared<const api::Pod>(std::move(next));
+  r.rec.containers = std::move(containers);
+  const api::Pod& p = *r.rec.pod;
+  auto written = kube_.Patch(PodPath(p.meta.namespace_, p.meta.name) + "/status",
+                             client::PatchType::kMerge, kubelet::PodStatusPatch(r.rec));
+  if (written.ok()) {
+    r.written_rv = ResourceVersion(*written);
+  } else if (logger_ != nullptr && written.status().code() != StatusCode::kNotFound) {
+    logger_->Warning("kubelet: status update failed",
+                     {{"pod", key}, {"err", written.status().ToString()}});
+  }
+}
+
+void KubeKubelets::Event(const api::Pod& pod, const std::string& node, std::string_view type,
+                         std::string_view reason, std::string message) {
+  events_.EventOnHost(autoscaler::ObjectRef{"Pod", pod.meta.namespace_, pod.meta.name, pod.meta.uid},
+                      type, reason, std::move(message), node);
+}
+
+void KubeKubelets::RemovePod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  const api::Pod& p = *it->second.rec.pod;
+  const json options = {{"apiVersion", "v1"},
+                        {"kind", "DeleteOptions"},
+                        {"gracePeriodSeconds", 0},
+                        {"preconditions", {{"uid", p.meta.uid}}}};
+  auto r = kube_.Delete(PodPath(p.meta.namespace_, p.meta.name), options);
+  if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+    logger_->Warning("kubelet: cannot remove the pod", {{"pod", key}, {"err", r.status().ToString()}});
+  }
+  Count();
+}
+
+}  // namespace tidepool::runtime

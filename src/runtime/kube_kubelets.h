@@ -1,0 +1,91 @@
+// File: kube_kubelets.h
+//
+// KubeKubelets: the emulated kubelets of `tidepool up` as API clients - one
+// kubelet::PodLifecycle (kubelet/pod_lifecycle.h, the lifecycle the simulator's kubelets run
+// too) per node of the API, the emulated cloud's nodes and nodes created through the API alike,
+// fed by informers of nodes and pods (routed by spec.nodeName) and writing as a kubelet does:
+//   - status: a merge PATCH of pods/<name>/status (kubelet/status_json.h: phase, conditions,
+//     startTime, host and pod IPs, containerStatuses);
+//   - events with source {kubelet, <node>} (Pulling, Pulled, Created, Started, Killing,
+//     BackOff);
+//   - the final removal once the containers stopped: DELETE with gracePeriodSeconds 0 and the
+//     pod's uid as precondition (a pod with finalizers stays, terminating, until they go).
+// What a kubelet reads of a pod is the object the informer delivered, with the status it wrote
+// itself since (an older echo of its own write never replaces a newer write).
+//
+// Threads: informer handlers decode on the informers' threads and post to the kubelets' own
+// thread (common/thread_timer_service.h), where every kubelet, its timers and its API writes
+// run. Start/Stop from the owner's thread.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "client/informer.h"
+#include "client/rest_client.h"
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/thread_timer_service.h"
+#include "kubelet/pod_lifecycle.h"
+#include "runtime/kube_cluster.h"
+
+namespace tidepool::runtime {
+
+class KubeKubelets final : private kubelet::KubeletHost {
+ public:
+  // Every reference must outlive the kubelets; `logger` may be null. `clock` is the kubelets'
+  // clock (their durations are `options`'), stamps events and drives the informers' back-off.
+  KubeKubelets(const client::RestClient& kube, const Clock& clock, kubelet::KubeletOptions options,
+               log::Logger* logger, uint64_t seed);
+  ~KubeKubelets() override;  // Stop()
+  KubeKubelets(const KubeKubelets&) = delete;
+  KubeKubelets& operator=(const KubeKubelets&) = delete;
+
+  // Starts the informers and the kubelets' thread.
+  void Start();
+  // Stops the informers and the thread. Idempotent.
+  void Stop();
+  bool HasSynced() const;
+
+  // Nodes with a kubelet, pods they run (any thread; tests and logs).
+  size_t nodes() const { return nodes_count_.load(); }
+  size_t pods() const { return pods_count_.load(); }
+
+ private:
+  using Change = kubelet::PodLifecycle::Change;
+  struct Record {
+    kubelet::PodRecord rec;
+    int64_t written_rv = 0;  // resourceVersion of this kubelet's last status write
+  };
+  void OnNode(Change change, std::string name);
+  void OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv);
+  kubelet::PodLifecycle* KubeletOf(const std::string& node);
+  void Count();
+
+  const kubelet::PodRecord* GetPod(const std::string& key) const override;
+  void UpdatePodStatus(const std::string& key, api::PodStatus status,
+                       std::vector<kubelet::ContainerStatus> containers) override;
+  void Event(const api::Pod& pod, const std::string& node, std::string_view type,
+             std::string_view reason, std::string message) override;
+  void RemovePod(const std::string& key) override;
+
+  const client::RestClient& kube_;
+  const Clock& clock_;
+  const kubelet::KubeletOptions options_;
+  log::Logger* logger_;
+  ThreadTimerService timers_;
+  KubeEventRecorder events_;
+  std::unique_ptr<client::Informer> node_informer_;
+  std::unique_ptr<client::Informer> pod_informer_;
+  // On the kubelets' thread only.
+  std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
+  std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
+  std::atomic<size_t> nodes_count_{0};
+  std::atomic<size_t> pods_count_{0};
+  bool started_ = false;
+};
+
+}  // namespace tidepool::runtime

@@ -1,0 +1,154 @@
+#include "runtime/kube_kubelets.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "client/test_api_server.h"
+#include "cluster/in_process_transport.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using client::ResourcePath;
+using nlohmann::json;
+using std::chrono::milliseconds;
+
+json Node(const std::string& name) {
+  const json resources = {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}};
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata", {{"name", name}}},
+          {"status", {{"capacity", resources}, {"allocatable", resources}}}};
+}
+
+json BoundPod(const std::string& name, const std::string& node, const std::string& duration = "",
+              const std::string& restart = "Always") {
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"nodeName", node},
+                {"restartPolicy", restart},
+                {"containers", json::array({{{"name", "c"}, {"image", "busybox:1.36"}}})}}}};
+  if (!duration.empty()) pod["metadata"]["annotations"] = {{"tidepool.dev/duration", duration}};
+  return pod;
+}
+
+class KubeKubeletsTest : public ::testing::Test {
+ protected:
+  KubeKubeletsTest()
+      : transport_([this](const apiserver::http::HttpRequest& req,
+                          apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
+        client_(cluster::InProcessRestConfig(), api_.clock(),
+                cluster::InProcessRestOptions(transport_, "kubelet/v1.32.4")) {
+    kubelet::KubeletOptions o;
+    o.start_delay = milliseconds(200);
+    o.image_pull = milliseconds(100);
+    o.termination = milliseconds(100);
+    kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), o, nullptr, 1);
+  }
+  ~KubeKubeletsTest() override { kubelets_->Stop(); }
+
+  void Create(const std::string& resource, const json& obj) {
+    const std::string ns = resource == "nodes" ? "" : "default";
+    auto r = client_.Create(ResourcePath("", "v1", resource, ns), obj);
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+  }
+  StatusOr<json> Pod(const std::string& name) {
+    return client_.Get(ResourcePath("", "v1", "pods", "default", name));
+  }
+  std::string Phase(const std::string& name) {
+    auto p = Pod(name);
+    return p.ok() && p->contains("status") ? (*p)["status"].value("phase", "") : "";
+  }
+  std::vector<std::string> Events(const std::string& pod) {
+    std::vector<std::string> out;
+    auto list = client_.List(ResourcePath("", "v1", "events", "default"));
+    if (!list.ok()) return out;
+    for (const json& e : (*list)["items"]) {
+      if (e["involvedObject"].value("name", "") != pod) continue;
+      out.push_back(e["source"].value("component", "") + "/" + e["source"].value("host", "") + " " +
+                    e.value("reason", "") + ": " + e.value("message", ""));
+    }
+    return out;
+  }
+  bool Eventually(const std::function<bool()>& pred) {
+    for (int i = 0; i < 1000; ++i) {
+      if (pred()) return true;
+      std::this_thread::sleep_for(milliseconds(10));
+    }
+    return pred();
+  }
+
+  client::testing::TestApiServer api_;
+  cluster::InProcessTransport transport_;
+  client::RestClient client_;
+  std::unique_ptr<KubeKubelets> kubelets_;
+};
+
+TEST_F(KubeKubeletsTest, ABoundPodRunsWithContainerStatusesAddressesAndKubeletEvents) {
+  Create("nodes", Node("n1"));
+  Create("pods", BoundPod("p", "n1"));
+  kubelets_->Start();
+  ASSERT_TRUE(Eventually([&] { return Phase("p") == "Running"; }));
+  const json status = (*Pod("p"))["status"];
+  ASSERT_EQ(status["containerStatuses"].size(), 1u);
+  const json& c = status["containerStatuses"][0];
+  EXPECT_EQ(c["name"], "c");
+  EXPECT_EQ(c["ready"], true);
+  EXPECT_TRUE(c["state"].contains("running"));
+  EXPECT_EQ(c["image"], "busybox:1.36");
+  EXPECT_TRUE(status.contains("podIP"));
+  EXPECT_TRUE(status.contains("hostIP"));
+  EXPECT_TRUE(status.contains("startTime"));
+  EXPECT_TRUE(Eventually([&] { return Events("p").size() >= 4; }));
+  EXPECT_EQ(Events("p"), std::vector<std::string>({
+                             "kubelet/n1 Pulling: Pulling image \"busybox:1.36\"",
+                             "kubelet/n1 Pulled: Successfully pulled image \"busybox:1.36\" in 100ms "
+                             "(100ms including waiting). Image size: " +
+                                 Events("p")[1].substr(Events("p")[1].rfind(": ") + 2),
+                             "kubelet/n1 Created: Created container: c",
+                             "kubelet/n1 Started: Started container c",
+                         }));
+}
+
+TEST_F(KubeKubeletsTest, AFinishedRunEndsTheNeverRestartedPodSucceeded) {
+  Create("nodes", Node("n1"));
+  kubelets_->Start();
+  Create("pods", BoundPod("job", "n1", "300ms", "Never"));
+  ASSERT_TRUE(Eventually([&] { return Phase("job") == "Succeeded"; }));
+  const json c = (*Pod("job"))["status"]["containerStatuses"][0];
+  EXPECT_EQ(c["state"]["terminated"]["reason"], "Completed");
+  EXPECT_EQ(c["state"]["terminated"]["exitCode"], 0);
+}
+
+TEST_F(KubeKubeletsTest, AGracefulDeleteStopsTheContainersThenTheKubeletRemovesThePod) {
+  Create("nodes", Node("n1"));
+  Create("pods", BoundPod("p", "n1"));
+  kubelets_->Start();
+  ASSERT_TRUE(Eventually([&] { return Phase("p") == "Running"; }));
+  ASSERT_TRUE(client_.Delete(ResourcePath("", "v1", "pods", "default", "p")).ok());
+  EXPECT_TRUE(Eventually([&] { return Pod("p").status().code() == StatusCode::kNotFound; }));
+  EXPECT_TRUE(Eventually([&] {
+    for (const std::string& e : Events("p")) {
+      if (e == "kubelet/n1 Killing: Stopping container c") return true;
+    }
+    return false;
+  }));
+}
+
+TEST_F(KubeKubeletsTest, APodBoundBeforeItsNodeExistsRunsOnceTheNodeRegisters) {
+  kubelets_->Start();
+  Create("pods", BoundPod("early", "n2"));
+  std::this_thread::sleep_for(milliseconds(300));
+  EXPECT_EQ(Phase("early"), "Pending");
+  Create("nodes", Node("n2"));
+  EXPECT_TRUE(Eventually([&] { return Phase("early") == "Running"; }));
+}
+
+}  // namespace
+}  // namespace tidepool::runtime
