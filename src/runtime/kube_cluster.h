@@ -199,6 +199,8 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   uint64_t posted_ = 0;
   uint64_t dropped_ = 0;
   std::map<std::string, Seen> seen_;  // only the worker touches it
+  // (last time, key) of every post, oldest first: when each entry of seen_ may expire.
+  std::deque<std::pair<TimePoint, std::string>> expiry_;
   std::thread thread_;
 };
 

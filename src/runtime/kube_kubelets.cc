@@ -37,17 +37,20 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       logger_(logger),
       timers_(clock),
       events_(kube, clock, "kubelet", logger) {
-  auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
+  auto make = [&](const std::string& name, const std::string& path, uint64_t s,
+                  const std::string& field_selector) {
     client::InformerOptions o;
     o.name = name;
     o.path = path;
+    o.field_selector = field_selector;
     o.seed = seed + s;
     o.transform = client::StripManagedFields;
     o.cache_metadata_only = true;  // the kubelets keep the decoded pods
     return std::make_unique<client::Informer>(kube_, clock_, std::move(o), logger_);
   };
-  node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1);
-  pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2);
+  node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1, "");
+  // Bound pods only (a kubelet's is spec.nodeName=<its node>): a binding arrives as ADDED.
+  pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2, "spec.nodeName!=");
   auto node = [this](Change c) {
     return [this, c](const client::ObjectRef& o, bool) {
       std::string name = client::Informer::KeyOf(*o);
@@ -112,9 +115,7 @@ bool KubeKubelets::HasSynced() const {
 
 void KubeKubelets::Count() {
   nodes_count_ = kubelets_.size();
-  size_t n = 0;
-  for (const auto& [name, k] : kubelets_) n += k->NumPods();
-  pods_count_ = n;
+  pods_count_ = pods_.size();
 }
 
 kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {

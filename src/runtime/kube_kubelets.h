@@ -50,7 +50,7 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void Stop();
   bool HasSynced() const;
 
-  // Nodes with a kubelet, pods they run (any thread; tests and logs).
+  // Nodes with a kubelet, pods bound to a node (any thread; tests and logs).
   size_t nodes() const { return nodes_count_.load(); }
   size_t pods() const { return pods_count_.load(); }
 

@@ -426,14 +426,13 @@ std::vector<std::string> EmulatedCloud::AutoscaledNodePools() const {
   return out;
 }
 
-int EmulatedCloud::TargetSizeOf(const Pool& pool) const {
-  int n = 0;
-  for (const std::string& name : pool.instances) {
-    if (vms_.find(name)->second.status != VmStatus::kStopping) {
-      ++n;
-    }
-  }
-  return n;
+int EmulatedCloud::TargetSizeOf(const Pool& pool) const { return pool.live; }
+
+void EmulatedCloud::CountLive(const Vm& vm, int delta) {
+  Pool* p = FindPool(vm.pool);
+  if (p == nullptr) return;
+  p->live += delta;
+  p->live_by_zone[vm.zone] += delta;
 }
 
 StatusOr<int> EmulatedCloud::TargetSize(std::string_view pool) const {
@@ -652,16 +651,13 @@ bool EmulatedCloud::Fires(const std::vector<FaultMatch>& rules, const Pool& pool
 }
 
 std::string EmulatedCloud::PickZone(const Pool& pool) const {
-  std::map<std::string_view, int> count;
-  for (const std::string& name : pool.instances) {
-    const Vm& vm = vms_.find(name)->second;
-    if (vm.status != VmStatus::kStopping) {
-      ++count[vm.zone];
-    }
-  }
+  auto count = [&](const std::string& zone) {
+    auto it = pool.live_by_zone.find(zone);
+    return it == pool.live_by_zone.end() ? 0 : it->second;
+  };
   const std::string* best = &pool.spec.zones.front();
   for (const std::string& z : pool.spec.zones) {
-    if (count[z] < count[*best]) {
+    if (count(z) < count(*best)) {
       best = &z;
     }
   }
@@ -711,6 +707,7 @@ std::string EmulatedCloud::RequestInstance(Pool& pool) {
   const std::string name = vm.name;
   Vm& stored = vms_.emplace(name, std::move(vm)).first->second;
   pool.instances.push_back(name);
+  CountLive(stored, +1);
   TouchVm(name);
   Notify(CloudEventKind::kInstanceRequested, pool.spec.name, zone, name);
   if (stockout) {
@@ -771,6 +768,7 @@ void EmulatedCloud::RemoveInstance(Vm& vm) {
     Notify(CloudEventKind::kInstanceDeleted, pool, zone, name);
     return;
   }
+  CountLive(vm, -1);
   vm.status = VmStatus::kStopping;
   TouchVm(name);
   Notify(CloudEventKind::kInstanceStopping, pool, zone, name);
@@ -783,6 +781,7 @@ void EmulatedCloud::Erase(const std::string& name) {
     return;
   }
   CancelStep(it->second);
+  if (it->second.status != VmStatus::kStopping) CountLive(it->second, -1);
   if (Pool* p = FindPool(it->second.pool)) {
     p->instances.erase(std::remove(p->instances.begin(), p->instances.end(), name),
                        p->instances.end());

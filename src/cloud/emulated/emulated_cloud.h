@@ -429,6 +429,8 @@ class EmulatedCloud {
   const Pool* FindPool(std::string_view name) const;
   Status NotFound(std::string_view pool) const;
   int TargetSizeOf(const Pool& pool) const;
+  // Adds `delta` (+1 or -1) to `vm`'s pool's live counts.
+  void CountLive(const Vm& vm, int delta);
   Status CheckQuota(const Pool& pool, int new_instances) const;
   bool Fires(const std::vector<FaultMatch>& rules, const Pool& pool, std::string_view zone);
   bool Matches(const FaultMatch& m, const Pool& pool, std::string_view zone) const;

@@ -358,7 +358,10 @@ StatusOr<bool> EmulatedCloud::Restore() {
     order.push_back(&vms_.emplace(r.name, std::move(vm)).first->second);
   }
   std::sort(order.begin(), order.end(), [](const Vm* a, const Vm* b) { return a->seq < b->seq; });
-  for (const Vm* vm : order) FindPool(vm->pool)->instances.push_back(vm->name);
+  for (const Vm* vm : order) {
+    FindPool(vm->pool)->instances.push_back(vm->name);
+    if (vm->status != VmStatus::kStopping) CountLive(*vm, +1);
+  }
   for (auto it = pools_.begin(); it != pools_.end();) {
     Pool& p = it->second;
     ++it;  // ResumePool may erase a pool that finished deleting

@@ -5,6 +5,7 @@
 // from a CloudJournal). Not part of any interface; include only from those two files.
 #pragma once
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -48,6 +49,10 @@ struct EmulatedCloud::Pool {
   std::string prefix;                  // "gke-<cluster>-<pool>"
   std::vector<std::string> hashes;     // per zone, in zone order
   std::vector<std::string> instances;  // in creation order
+  // Instances not stopping, in all and per zone (the target size and PickZone's counts), kept
+  // by EmulatedCloud::CountLive wherever an instance is added, starts stopping or is erased.
+  int live = 0;
+  std::map<std::string, int, std::less<>> live_by_zone;
   bool deleting = false;
   // The GKE operation in progress (create or resize): the instances it waits for.
   std::set<std::string> settling;
