@@ -125,21 +125,6 @@ Status ClusterBridge::Start() {
     if (world_nodes.count(name) == 0) (void)store_.Delete(*nodes_, "", name, opts);
   }
   for (const sim::EventRecord& e : world_.store().events()) WriteEvent(e);
-  // Pods stored by the API (a restart with --data-dir) enter the world.
-  for (const apiserver::ObjectPtr& o : store_.List(*pods_, "").items) {
-    // The view keeps metadata and spec.nodeName (apiserver/stored_view.h).
-    const json& meta = o->view["metadata"];
-    const std::string node = o->view.contains("spec") ? o->view["spec"].value("nodeName", "") : "";
-    if (!node.empty() && world_nodes.count(node) == 0) {
-      (void)store_.Delete(*pods_, meta.value("namespace", ""), meta.value("name", ""), opts);
-      continue;
-    }
-    apiserver::WatchEvent e;
-    e.type = apiserver::EventType::kAdded;
-    e.resource = pods_;
-    e.object = o;
-    ApplyApiPod(e);
-  }
   // kube-system's pods of a GKE cluster, on the first default-pool node.
   std::string host;
   for (const std::string& n : world_nodes) {
@@ -223,11 +208,6 @@ Status ClusterBridge::Start() {
           {"status", {{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
       auto created = store_.Create(*pods_, std::move(pod), {"system", false});
       if (!created.ok()) return created.status();
-      apiserver::WatchEvent e;
-      e.type = apiserver::EventType::kAdded;
-      e.resource = pods_;
-      e.object = *created;
-      ApplyApiPod(e);
     }
   }
   // The autoscaler's log is the cluster-autoscaler pod's.
@@ -238,8 +218,8 @@ Status ClusterBridge::Start() {
     logs_.Append("kube-system", ca_pod, "cluster-autoscaler", text);
   });
   world_.store().AddObserver(this);
-  // Unbounded: the world must see every API write, and this thread drains it every tick.
-  auto watch = store_.OpenWatch(nullptr, "", store_.resource_version(),
+  // Unbounded: the world must see every write to a node, and this thread drains it every tick.
+  auto watch = store_.OpenWatch(nodes_, "", store_.resource_version(),
                                 apiserver::ObjectStore::Backlog::kUnbounded);
   if (!watch.ok()) return watch.status();
   watch_ = std::move(watch).value();
@@ -265,67 +245,11 @@ size_t ClusterBridge::PumpApi() {
 
 bool ClusterBridge::ApplyApiEvent(const apiserver::WatchEvent& e) {
   if (e.origin == kOrigin) return false;
-  if (e.resource == pods_) {
-    ApplyApiPod(e);
-    return true;
-  }
   if (e.resource == nodes_) {
     ApplyApiNode(e);
     return true;
   }
   return false;
-}
-
-void ClusterBridge::ApplyApiPod(const apiserver::WatchEvent& e) {
-  // Metadata from the stored view; the whole pod is parsed only when it enters the world.
-  const json& meta = e.object->view["metadata"];
-  const std::string ns = meta.value("namespace", "default");
-  const std::string name = meta.value("name", "");
-  const std::string key = ns + "/" + name;
-  sim::Store& ws = world_.store();
-  if (e.type == apiserver::EventType::kDeleted) {
-    if (ws.GetPod(key) != nullptr) (void)ws.RemovePod(key);
-    logs_.Remove(ns, name);
-    return;
-  }
-  const sim::PodRecord* rec = ws.GetPod(key);
-  if (rec == nullptr) {
-    if (meta.contains("deletionTimestamp")) {
-      (void)DeleteFromApi(ns, name, meta.value("uid", ""));
-      return;
-    }
-    auto pod = api::codec::PodFromJson(e.object->Parse());
-    if (!pod.ok()) {
-      world_.autoscaler_log().Warning("pod " + key + " cannot enter the emulated cluster: " +
-                                      pod.status().ToString());
-      return;
-    }
-    api::ApplyPodDefaults(*pod);
-    pod->meta.resource_version.clear();
-    auto created = ws.CreatePod(std::move(pod).value());
-    if (!created.ok()) {
-      world_.autoscaler_log().Warning("pod " + key + " cannot enter the emulated cluster: " +
-                                      created.status().ToString());
-    }
-    return;
-  }
-  if (rec->pod->meta.uid != meta.value("uid", "")) return;
-  // The scheduler (runtime/kube_scheduler.h) binds through the API; the world's kubelets run
-  // what is bound to their nodes. A node the world does not have (one created through the API)
-  // has no kubelet here: the pod stays Pending there.
-  if (rec->pod->spec.node_name.empty()) {
-    const json* spec = e.object->view.contains("spec") ? &e.object->view["spec"] : nullptr;
-    const std::string node = spec != nullptr ? spec->value("nodeName", "") : "";
-    if (!node.empty() && ws.GetNode(node) != nullptr) (void)ws.BindPod(key, node);
-  }
-  if (meta.contains("deletionTimestamp") && !rec->pod->meta.deletion_timestamp.has_value()) {
-    std::optional<Duration> grace;
-    if (meta.contains("deletionGracePeriodSeconds") &&
-        meta["deletionGracePeriodSeconds"].is_number_integer()) {
-      grace = std::chrono::seconds(meta["deletionGracePeriodSeconds"].get<int64_t>());
-    }
-    (void)ws.DeletePod(ns, name, grace);
-  }
 }
 
 void ClusterBridge::ApplyApiNode(const apiserver::WatchEvent& e) {
@@ -352,27 +276,8 @@ void ClusterBridge::OnNodeChange(const sim::NodeChange& change) {
   WriteNode(*change.node);
 }
 
-void ClusterBridge::OnPodChange(const sim::PodChange& change) {
-  const api::Pod& p = *change.pod.pod;
-  if (change.type == sim::ChangeType::kDeleted) {
-    auto cur = store_.Get(*pods_, p.meta.namespace_, p.meta.name);
-    if (cur.ok() && (*cur)->view["metadata"].value("uid", "") == p.meta.uid) {
-      (void)DeleteFromApi(p.meta.namespace_, p.meta.name, p.meta.uid);
-    }
-    logs_.Remove(p.meta.namespace_, p.meta.name);
-  }
-  // Nothing else: a pod's status is its scheduler's and its kubelet's, both on the API.
-}
-
-Status ClusterBridge::DeleteFromApi(const std::string& ns, const std::string& name,
-                                    const std::string& uid) {
-  // The kubelet's final DELETE: grace period 0, a uid precondition. A pod with finalizers
-  // stays (deletionTimestamp, deletionGracePeriodSeconds 0) until they are removed.
-  apiserver::DeleteOptions o;
-  o.grace_period_seconds = 0;
-  o.precondition_uid = uid;
-  return apiserver::DeleteObject(store_, *pods_, ns, name, o, world_.Now(), kOrigin)
-      .status();
+void ClusterBridge::OnPodChange(const sim::PodChange&) {
+  // The world holds no pods under `up`: pods are the API's, run by its scheduler and kubelets.
 }
 
 void ClusterBridge::OnEvent(const sim::EventChange& change) { WriteEvent(change.event); }

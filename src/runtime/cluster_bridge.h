@@ -1,28 +1,22 @@
 // File: cluster_bridge.h
 //
-// ClusterBridge: joins the emulated cluster (sim::World: scheduler, kubelets, emulated cloud,
-// autoscaler, on their typed store) to the API server's ObjectStore, in the one direction of
-// data architecture.md draws:
+// ClusterBridge: what is left of the join between the emulated world (sim::World) and the API
+// server's ObjectStore under `tidepool up`, now that pods never enter the world: the world
+// holds the emulated cloud's VMs and the nodes they register, nothing else.
 //
-//   API writes (kubectl)  --ObjectStore watch-->  PumpApi()  -->  World's store
-//   World's store changes --StoreObserver-->  ObjectStore (origin "world")
+//   API writes to nodes   --ObjectStore watch (nodes)-->  PumpApi()  -->  World's nodes
+//   World's nodes, events --StoreObserver-->  ObjectStore (origin "world")
 //
 // What flows where:
-//   - Pods created through the API are created in the world with the same uid and
-//     creationTimestamp (and nodeName, when the manifest binds them), for the world's pod
-//     garbage collector (pods bound to a node that is gone are deleted). The scheduler and the
-//     kubelets run on the API (kube_scheduler.h, kube_kubelets.h): a binding becomes the
-//     world's BindPod when the world has the node; a pod's status is theirs alone. A
-//     deletionTimestamp set by the API becomes the world's DeletePod; the API's removal (the
-//     kubelet's DELETE with grace period 0) removes the pod from the world; the world's pod
-//     garbage collector's removal is a DELETE in the API.
-//   - Nodes come from the world (the emulated cloud's VMs and kubelets) and are written to the
-//     ObjectStore whole, with nodeInfo, addresses and a Lease in kube-node-lease that a real
-//     kubelet would report. A user's label / annotate / taint / cordon through the API goes
-//     back to the world's node.
-//   - Events of the world (the emulated cloud's node events) are written as core/v1 Events, aggregated by
-//     name as the world aggregates them; the autoscaler's status as CA's ConfigMap
-//     kube-system/cluster-autoscaler-status (data.status), whenever it changes.
+//   - Pods are the API's alone: its scheduler binds them (kube_scheduler.h), its kubelets run
+//     them (kube_kubelets.h), kcm's pod garbage collector removes those of nodes that are gone
+//     (controllers/podgc).
+//   - Nodes come from the world (the emulated cloud's VMs) and are written to the ObjectStore
+//     whole, with nodeInfo, addresses and a Lease in kube-node-lease that a real kubelet would
+//     report. A user's label / annotate / taint / cordon through the API goes back to the
+//     world's node.
+//   - Events of the world (the emulated cloud's, about nodes) are written as core/v1 Events,
+//     aggregated by name as the world aggregates them.
 //   - System objects: the namespaces default, kube-system, kube-public, kube-node-lease,
 //     and the kube-system pods of a GKE cluster (cluster-autoscaler-<suffix>, kube-dns); the
 //     autoscaler's log lines go to the cluster-autoscaler pod's log (`kubectl logs -f`).
@@ -77,11 +71,7 @@ class ClusterBridge final : public sim::StoreObserver {
   // Hands one API event to the world (pods and nodes written by others than the bridge);
   // false when it is not one of those.
   bool ApplyApiEvent(const apiserver::WatchEvent& e);
-  void ApplyApiPod(const apiserver::WatchEvent& e);
   void ApplyApiNode(const apiserver::WatchEvent& e);
-  // The kubelet's final DELETE of a pod the world removed (apiserver/deletion.h: a pod with
-  // finalizers stays until they go).
-  Status DeleteFromApi(const std::string& ns, const std::string& name, const std::string& uid);
   Status EnsureSystemObjects();
   // CA's status ConfigMap (kube-system/cluster-autoscaler-status), when it changed.
 

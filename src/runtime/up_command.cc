@@ -507,6 +507,16 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   controllers::daemonset::DaemonSetController daemonsets(ds_client, clock, components.daemonset,
                                                          &ds_events);
   daemonsets.Start();
+  // kcm's pod garbage collector: the pods of nodes that are gone.
+  client::RestClient podgc_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
+                                    "kubernetes/$Format/"
+                                    "system:serviceaccount:kube-system:pod-garbage-collector"));
+  components.podgc.seed = w.seed + 80;
+  controllers::podgc::PodGcController podgc(podgc_client, clock, components.podgc);
+  podgc.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -563,6 +573,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   stoppers.emplace_back([&] { garbage_collector.Stop(); });
   stoppers.emplace_back([&] { statefulsets.Stop(); });
   stoppers.emplace_back([&] { daemonsets.Stop(); });
+  stoppers.emplace_back([&] { podgc.Stop(); });
   for (std::thread& t : stoppers) t.join();
   executor.RunPending();
   return 0;

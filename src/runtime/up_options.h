@@ -15,6 +15,7 @@
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
 #include "controllers/daemonset/daemonset_controller.h"
+#include "controllers/podgc/podgc_controller.h"
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
@@ -37,6 +38,7 @@ struct UpComponentOptions {
   controllers::garbagecollector::GarbageCollectorOptions garbage_collector;
   controllers::statefulset::StatefulSetControllerOptions statefulset;
   controllers::daemonset::DaemonSetControllerOptions daemonset;
+  controllers::podgc::PodGcControllerOptions podgc;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -54,6 +56,7 @@ struct UpComponentOptions {
     garbage_collector.ForEachDuration(WithPrefix("garbageCollector.", f));
     statefulset.ForEachDuration(WithPrefix("statefulset.", f));
     daemonset.ForEachDuration(WithPrefix("daemonset.", f));
+    podgc.ForEachDuration(WithPrefix("podgc.", f));
   }
 };
 
