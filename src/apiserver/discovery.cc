@@ -4,6 +4,7 @@
 #include <set>
 
 #include "apiserver/resources.h"
+#include "common/fnv.h"
 
 namespace tidepool::apiserver {
 
@@ -23,11 +24,7 @@ std::vector<std::string> Groups() {
 
 // A stable content hash for OpenAPI URLs (FNV-1a, hex).
 std::string Hash(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
+  const uint64_t h = Fnv1a64(s);
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf) + std::string(buf);

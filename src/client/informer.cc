@@ -524,4 +524,16 @@ void Informer::Run() {
   cv_.notify_all();
 }
 
+InformerOptions DecodingInformerOptions(std::string name, std::string path, uint64_t seed,
+                                        std::string field_selector) {
+  InformerOptions o;
+  o.name = std::move(name);
+  o.path = std::move(path);
+  o.seed = seed;
+  o.field_selector = std::move(field_selector);
+  o.transform = StripManagedFields;
+  o.cache_metadata_only = true;
+  return o;
+}
+
 }  // namespace tidepool::client

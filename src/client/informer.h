@@ -253,4 +253,10 @@ using InformerPtr = std::unique_ptr<Informer>;
 // client-go's TransformStripManagedFields).
 nlohmann::json StripManagedFields(nlohmann::json&& obj);
 
+// The options of an informer whose handlers decode what they keep (the scheduler's, the
+// kubelets', the autoscaler's, the pod GC's): managedFields stripped, only metadata stubs
+// cached (see the file comment), a field selector when given.
+InformerOptions DecodingInformerOptions(std::string name, std::string path, uint64_t seed,
+                                        std::string field_selector = "");
+
 }  // namespace tidepool::client

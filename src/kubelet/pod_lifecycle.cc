@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "common/duration.h"
+#include "common/fnv.h"
 
 namespace tidepool::kubelet {
 namespace {
@@ -102,15 +103,6 @@ std::optional<int32_t> ParseInt32(std::string_view s) {
     return std::nullopt;
   }
   return v;
-}
-
-uint64_t Fnv1a(std::string_view s) {
-  uint64_t h = 1469598103934665603ULL;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ULL;
-  }
-  return h;
 }
 
 std::string ContainerNames(const api::Pod& pod) {
@@ -357,7 +349,7 @@ void PodLifecycle::FinishPulls(const std::string& key) {
     if (images_.count(c.image) > 0) {
       continue;
     }
-    const uint64_t size = 10000000ULL + Fnv1a(c.image) % 990000000ULL;
+    const uint64_t size = 10000000ULL + Fnv1a64(c.image) % 990000000ULL;
     Emit(pod, "Normal", "Pulled",
          "Successfully pulled image \"" + c.image + "\" in " + took + " (" + took +
              " including waiting). Image size: " + std::to_string(size) + " bytes.");

@@ -4,19 +4,13 @@
 #include <string>
 
 #include "api/codec/json_codec.h"
+#include "common/fnv.h"
 
 namespace tidepool::kubelet {
 
 using json = nlohmann::json;
 
-uint64_t Fnv(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
+uint64_t Fnv(std::string_view s) { return Fnv1a64(s); }
 
 std::string NodeIp(std::string_view node) {
   const uint64_t h = Fnv(node);

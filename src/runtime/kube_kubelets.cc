@@ -37,16 +37,12 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       logger_(logger),
       timers_(clock),
       events_(kube, clock, "kubelet", logger) {
+  // The kubelets keep the decoded pods.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s,
                   const std::string& field_selector) {
-    client::InformerOptions o;
-    o.name = name;
-    o.path = path;
-    o.field_selector = field_selector;
-    o.seed = seed + s;
-    o.transform = client::StripManagedFields;
-    o.cache_metadata_only = true;  // the kubelets keep the decoded pods
-    return std::make_unique<client::Informer>(kube_, clock_, std::move(o), logger_);
+    return std::make_unique<client::Informer>(
+        kube_, clock_, client::DecodingInformerOptions(name, path, seed + s, field_selector),
+        logger_);
   };
   node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1, "");
   // Bound pods only (a kubelet's is spec.nodeName=<its node>): a binding arrives as ADDED.

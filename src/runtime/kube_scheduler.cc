@@ -39,14 +39,10 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
       timers_(clock),
       queue_(timers_, scheduler, *this, options),
       events_(kube, clock, "default-scheduler", logger) {
+  // The queue keeps the decoded objects.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    client::InformerOptions o;
-    o.name = name;
-    o.path = path;
-    o.seed = seed + s;
-    o.transform = client::StripManagedFields;
-    o.cache_metadata_only = true;  // the queue keeps the decoded objects
-    return std::make_unique<client::Informer>(kube_, clock_, std::move(o), logger_);
+    return std::make_unique<client::Informer>(
+        kube_, clock_, client::DecodingInformerOptions(name, path, seed + s), logger_);
   };
   nodes_ = make("scheduler-nodes", "/api/v1/nodes", 1);
   pods_ = make("scheduler-pods", "/api/v1/pods", 2);

@@ -28,13 +28,8 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
       queue_(
           clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); }) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    client::InformerOptions o;
-    o.name = name;
-    o.path = path;
-    o.seed = options_.seed + s;
-    o.transform = client::StripManagedFields;
-    o.cache_metadata_only = true;
-    return std::make_unique<client::Informer>(client_, clock_, std::move(o), logger);
+    return std::make_unique<client::Informer>(
+        client_, clock_, client::DecodingInformerOptions(name, path, options_.seed + s), logger);
   };
   pods_ = make("podgc-pods", "/api/v1/pods", 0);
   nodes_ = make("podgc-nodes", "/api/v1/nodes", 1);
