@@ -79,13 +79,26 @@ void Informer::Start() {
   thread_ = std::thread([this] { Run(); });
 }
 
-void Informer::Stop() {
+void Informer::RequestStop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     stop_.store(true);
   }
   cv_.notify_all();
+}
+
+void Informer::Stop() {
+  RequestStop();
   if (thread_.joinable()) thread_.join();
+}
+
+void StopAll(std::initializer_list<Informer*> informers) {
+  for (Informer* i : informers) {
+    if (i != nullptr) i->RequestStop();
+  }
+  for (Informer* i : informers) {
+    if (i != nullptr) i->Stop();
+  }
 }
 
 bool Informer::HasSynced() const {

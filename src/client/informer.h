@@ -55,6 +55,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -146,6 +147,9 @@ class Informer {
   // Stops the thread promptly (an open watch is cancelled) and joins it. Idempotent; handlers
   // are not called after it returns.
   void Stop();
+  // Asks the thread to stop without waiting for it (Stop() then joins at once): an owner of
+  // several informers asks them all first, so that their watches wind down together.
+  void RequestStop();
 
   // True once the first list was applied and its OnAdd handlers ran.
   bool HasSynced() const;
@@ -252,6 +256,10 @@ using InformerPtr = std::unique_ptr<Informer>;
 // A transform that drops metadata.managedFields (what CA and most controllers never read;
 // client-go's TransformStripManagedFields).
 nlohmann::json StripManagedFields(nlohmann::json&& obj);
+
+// Stops every informer of the list together: each notices within its watch's poll, so one by
+// one would take that long each.
+void StopAll(std::initializer_list<Informer*> informers);
 
 // The options of an informer whose handlers decode what they keep (the scheduler's, the
 // kubelets', the autoscaler's, the pod GC's): managedFields stripped, only metadata stubs

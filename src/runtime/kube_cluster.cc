@@ -150,6 +150,9 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
   void Start() {
     for (auto& i : informers_) i->Start();
   }
+  void RequestStop() {
+    for (auto& i : informers_) i->RequestStop();
+  }
   void Stop() {
     for (auto& i : informers_) i->Stop();
   }
@@ -246,11 +249,10 @@ void KubeClusterCache::Start() {
 }
 
 void KubeClusterCache::Stop() {
-  nodes_->Stop();
-  pods_->Stop();
-  pdbs_->Stop();
+  // All asked first, so that they wind down together (a watch notices within its poll).
+  controllers_->RequestStop();
+  client::StopAll({nodes_.get(), pods_.get(), pdbs_.get(), daemonsets_.get()});
   controllers_->Stop();
-  daemonsets_->Stop();
 }
 
 bool KubeClusterCache::WaitForSync(Duration timeout) const {

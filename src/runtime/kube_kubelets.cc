@@ -99,8 +99,7 @@ void KubeKubelets::Start() {
 void KubeKubelets::Stop() {
   if (!started_) return;
   started_ = false;
-  node_informer_->Stop();
-  pod_informer_->Stop();
+  client::StopAll({node_informer_.get(), pod_informer_.get()});
   timers_.Stop();
   kubelets_.clear();
 }

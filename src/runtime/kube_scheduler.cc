@@ -79,8 +79,7 @@ void KubeScheduler::Start() {
 void KubeScheduler::Stop() {
   if (!started_) return;
   started_ = false;
-  nodes_->Stop();
-  pods_->Stop();
+  client::StopAll({nodes_.get(), pods_.get()});
   timers_.Stop();
 }
 

@@ -162,9 +162,7 @@ void DaemonSetController::Start() {
 
 void DaemonSetController::Stop() {
   queue_->Stop();
-  pods_->Stop();
-  nodes_->Stop();
-  daemonsets_->Stop();
+  client::StopAll({pods_.get(), nodes_.get(), daemonsets_.get()});
 }
 
 bool DaemonSetController::HasSynced() const {

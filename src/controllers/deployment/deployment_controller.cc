@@ -666,8 +666,7 @@ void DeploymentController::Start() {
 
 void DeploymentController::Stop() {
   queue_->Stop();
-  deployments_->Stop();
-  replicasets_->Stop();
+  client::StopAll({deployments_.get(), replicasets_.get()});
 }
 
 bool DeploymentController::HasSynced() const {

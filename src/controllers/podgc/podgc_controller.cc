@@ -69,8 +69,7 @@ void PodGcController::Start() {
 
 void PodGcController::Stop() {
   queue_.Stop();
-  pods_->Stop();
-  nodes_->Stop();
+  client::StopAll({pods_.get(), nodes_.get()});
 }
 
 bool PodGcController::HasSynced() const { return pods_->HasSynced() && nodes_->HasSynced(); }

@@ -151,8 +151,7 @@ void ReplicaSetController::Start() {
 
 void ReplicaSetController::Stop() {
   queue_->Stop();
-  pods_->Stop();
-  replicasets_->Stop();
+  client::StopAll({pods_.get(), replicasets_.get()});
 }
 
 bool ReplicaSetController::HasSynced() const {

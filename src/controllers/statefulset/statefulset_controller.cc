@@ -435,8 +435,7 @@ void StatefulSetController::Start() {
 
 void StatefulSetController::Stop() {
   queue_->Stop();
-  pods_->Stop();
-  sets_->Stop();
+  client::StopAll({pods_.get(), sets_.get()});
 }
 
 bool StatefulSetController::HasSynced() const { return pods_->HasSynced() && sets_->HasSynced(); }
