@@ -98,6 +98,10 @@ struct Pod {
 
   std::string Key() const { return ObjectKey(meta); }
   int32_t Priority() const { return spec.priority.value_or(0); }
+  // Succeeded or Failed: its containers will not run again.
+  bool Terminal() const {
+    return status.phase == PodPhase::kSucceeded || status.phase == PodPhase::kFailed;
+  }
   const PodCondition* FindCondition(std::string_view type) const;
   friend bool operator==(const Pod&, const Pod&) = default;
 };

@@ -124,11 +124,6 @@ api::PodCondition Cond(std::string type, api::ConditionStatus status, std::strin
   return c;
 }
 
-bool IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == api::PodPhase::kSucceeded ||
-         pod.status.phase == api::PodPhase::kFailed;
-}
-
 // Replaces (by type) or appends each condition, keeping the transition time of unchanged ones.
 void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds) {
   for (api::PodCondition& c : conds) {
@@ -272,7 +267,7 @@ void PodLifecycle::OnPod(Change change, const api::PodConstSharedPtr& changed) {
     }
     return;
   }
-  if (it == pods_.end() && !IsTerminal(pod)) {
+  if (it == pods_.end() && !pod.Terminal()) {
     PodState s;
     s.stage = Stage::kStarting;
     pods_.emplace(key, s);

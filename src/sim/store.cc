@@ -46,11 +46,6 @@ std::string EventName(std::string_view object_name, TimePoint t) {
   return std::string(object_name) + "." + hex;
 }
 
-bool IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == api::PodPhase::kSucceeded ||
-         pod.status.phase == api::PodPhase::kFailed;
-}
-
 autoscaler::ObjectRef RefOf(const api::Pod& pod) {
   return autoscaler::ObjectRef{"Pod", pod.meta.namespace_, pod.meta.name, pod.meta.uid};
 }

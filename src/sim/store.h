@@ -109,8 +109,8 @@ class StoreObserver {
   virtual void OnEvent(const EventChange& change) {}
 };
 
-// True for Succeeded and Failed.
-bool IsTerminal(const api::Pod& pod);
+// True for Succeeded and Failed (api::Pod::Terminal).
+inline bool IsTerminal(const api::Pod& pod) { return pod.Terminal(); }
 
 class Store final : public cloud::emulated::NodeSink,
                     public autoscaler::ClusterWriter,

@@ -6,13 +6,8 @@
 
 namespace tidepool::scheduler {
 
-bool SchedulingQueue::IsTerminal(const api::Pod& pod) {
-  return pod.status.phase == api::PodPhase::kSucceeded ||
-         pod.status.phase == api::PodPhase::kFailed;
-}
-
 bool SchedulingQueue::IsPending(const api::Pod& pod) {
-  return pod.spec.node_name.empty() && !IsTerminal(pod) &&
+  return pod.spec.node_name.empty() && !pod.Terminal() &&
          !pod.meta.deletion_timestamp.has_value() && pod.spec.scheduler_name == "default-scheduler";
 }
 
@@ -109,7 +104,7 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
   }
   if (!pod->spec.node_name.empty()) {
     queue_.erase(key);
-    if (IsTerminal(*pod)) {
+    if (pod->Terminal()) {
       const bool was_assigned = snap_pods_.count(key) > 0;
       SnapshotRemovePod(key);
       if (was_assigned) MoveAllToActiveOrBackoff();

@@ -114,7 +114,6 @@ class SchedulingQueue {
   // A pod kube-scheduler would queue: no node, not terminal, not being deleted, schedulerName
   // default-scheduler.
   static bool IsPending(const api::Pod& pod);
-  static bool IsTerminal(const api::Pod& pod);
 
  private:
   enum class Where { kActive, kBackoff, kUnschedulable };
