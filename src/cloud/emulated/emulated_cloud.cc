@@ -426,12 +426,15 @@ std::vector<std::string> EmulatedCloud::AutoscaledNodePools() const {
   return out;
 }
 
-int EmulatedCloud::TargetSizeOf(const Pool& pool) const { return pool.live; }
+int EmulatedCloud::TargetSizeOf(const Pool& pool) const {
+  int n = 0;
+  for (const auto& [zone, live] : pool.live_by_zone) n += live;
+  return n;
+}
 
 void EmulatedCloud::CountLive(const Vm& vm, int delta) {
   Pool* p = FindPool(vm.pool);
   if (p == nullptr) return;
-  p->live += delta;
   p->live_by_zone[vm.zone] += delta;
 }
 

@@ -49,9 +49,8 @@ struct EmulatedCloud::Pool {
   std::string prefix;                  // "gke-<cluster>-<pool>"
   std::vector<std::string> hashes;     // per zone, in zone order
   std::vector<std::string> instances;  // in creation order
-  // Instances not stopping, in all and per zone (the target size and PickZone's counts), kept
-  // by EmulatedCloud::CountLive wherever an instance is added, starts stopping or is erased.
-  int live = 0;
+  // Instances not stopping, per zone (the target size is their sum; PickZone's counts), kept by
+  // EmulatedCloud::CountLive wherever an instance is added, starts stopping or is erased.
   std::map<std::string, int, std::less<>> live_by_zone;
   bool deleting = false;
   // The GKE operation in progress (create or resize): the instances it waits for.
