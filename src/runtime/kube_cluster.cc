@@ -658,4 +658,16 @@ Status WriteStatusConfigMap(const client::RestClient& client, const std::string&
   return client.Create("/api/v1/namespaces/" + namespace_ + "/configmaps", cm).status();
 }
 
+api::PodConstSharedPtr DecodePodOrStub(const json& obj, Status* error) {
+  StatusOr<api::Pod> pod = api::codec::PodFromJson(obj);
+  if (pod.ok()) return std::make_shared<const api::Pod>(std::move(pod).value());
+  if (error != nullptr) *error = pod.status();
+  api::Pod stub;
+  if (const auto m = obj.find("metadata"); m != obj.end() && m->is_object()) {
+    stub.meta.name = m->value("name", "");
+    stub.meta.namespace_ = m->value("namespace", "");
+  }
+  return std::make_shared<const api::Pod>(std::move(stub));
+}
+
 }  // namespace tidepool::runtime

@@ -213,4 +213,9 @@ Status WriteStatusConfigMap(const client::RestClient& client, const std::string&
 // "2026-11-29 22:50:22.123456789 +0000 UTC" (trailing zeros of the fraction dropped).
 std::string GoTimeString(TimePoint t);
 
+// A pod from an informer, decoded; when it cannot be (an inferred deletion's stub, a pod the
+// codec refuses), a pod with only its namespace and name - enough to forget it - and `error`
+// set (when not null).
+api::PodConstSharedPtr DecodePodOrStub(const nlohmann::json& obj, Status* error);
+
 }  // namespace tidepool::runtime

@@ -4,17 +4,12 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "api/codec/json_codec.h"
 #include "kubelet/status_json.h"
 
 namespace tidepool::runtime {
 namespace {
 
 using json = nlohmann::json;
-
-std::string PodPath(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
 
 int64_t ResourceVersion(const json& obj) {
   const auto m = obj.find("metadata");
@@ -53,30 +48,19 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       timers_.Post([this, c, name = std::move(name)] { OnNode(c, name); });
     };
   };
-  node_informer_->AddEventHandlers(
-      {node(Change::kAdded),
-       [this](const client::ObjectRef&, const client::ObjectRef& o) {
-         std::string name = client::Informer::KeyOf(*o);
-         timers_.Post([this, name = std::move(name)] { OnNode(Change::kModified, name); });
-       },
-       node(Change::kDeleted)});
+  // A node's add comes before its updates, and an update changes nothing for its kubelet: no
+  // handler for updates (each would be a post per node status write).
+  node_informer_->AddEventHandlers({node(Change::kAdded), nullptr, node(Change::kDeleted)});
   auto pod = [this](Change c, const client::ObjectRef& o) {
-    StatusOr<api::Pod> decoded = api::codec::PodFromJson(*o);
-    api::Pod p;
-    if (decoded.ok()) {
-      p = std::move(decoded).value();
-    } else {
+    Status error;
+    api::PodConstSharedPtr ptr = DecodePodOrStub(*o, &error);
+    if (!error.ok()) {
       // A pod it cannot read is one it cannot run: forgotten (as if deleted).
       if (c != Change::kDeleted && logger_ != nullptr) {
-        logger_->Warning("kubelet: cannot decode pod", {{"err", decoded.status().ToString()}});
+        logger_->Warning("kubelet: cannot decode pod", {{"err", error.ToString()}});
       }
       c = Change::kDeleted;
-      if (const auto m = o->find("metadata"); m != o->end() && m->is_object()) {
-        p.meta.name = m->value("name", "");
-        p.meta.namespace_ = m->value("namespace", "");
-      }
     }
-    auto ptr = std::make_shared<const api::Pod>(std::move(p));
     const int64_t rv = ResourceVersion(*o);
     timers_.Post([this, c, ptr, rv] { OnPod(c, ptr, rv); });
   };
@@ -108,11 +92,6 @@ bool KubeKubelets::HasSynced() const {
   return node_informer_->HasSynced() && pod_informer_->HasSynced();
 }
 
-void KubeKubelets::Count() {
-  nodes_count_ = kubelets_.size();
-  pods_count_ = pods_.size();
-}
-
 kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {
   auto it = kubelets_.find(node);
   return it == kubelets_.end() ? nullptr : it->second.get();
@@ -122,7 +101,6 @@ void KubeKubelets::OnNode(Change change, std::string name) {
   if (change == Change::kDeleted) {
     // The node is gone: its kubelet stops; its pods are the pod garbage collector's.
     kubelets_.erase(name);
-    Count();
     return;
   }
   if (kubelets_.count(name) > 0) return;
@@ -136,28 +114,21 @@ void KubeKubelets::OnNode(Change change, std::string name) {
     if (r.rec.pod->spec.node_name == name) bound.push_back(r.rec.pod);
   }
   for (const api::PodConstSharedPtr& p : bound) kp->OnPod(Change::kAdded, p);
-  Count();
 }
 
 void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) {
   const std::string key = pod->Key();
   auto it = pods_.find(key);
-  if (change == Change::kDeleted) {
-    if (it == pods_.end()) return;
-    const api::PodConstSharedPtr last = it->second.rec.pod;
-    pods_.erase(it);
-    if (kubelet::PodLifecycle* k = KubeletOf(last->spec.node_name)) k->OnPod(Change::kDeleted, last);
-    Count();
-    return;
-  }
-  if (pod->spec.node_name.empty()) return;  // not bound yet: nobody's to run
-  if (it != pods_.end() && it->second.rec.pod->meta.uid != pod->meta.uid) {
-    // Another pod of the same name: the old one is gone.
+  // Deleted, or another pod of the same name (the old one is gone): its kubelet forgets it.
+  if (it != pods_.end() &&
+      (change == Change::kDeleted || it->second.rec.pod->meta.uid != pod->meta.uid)) {
     const api::PodConstSharedPtr last = it->second.rec.pod;
     pods_.erase(it);
     if (kubelet::PodLifecycle* k = KubeletOf(last->spec.node_name)) k->OnPod(Change::kDeleted, last);
     it = pods_.end();
   }
+  if (change == Change::kDeleted) return;
+  if (pod->spec.node_name.empty()) return;  // not bound yet: nobody's to run
   if (it == pods_.end()) {
     it = pods_.emplace(key, Record{}).first;
   } else if (rv != 0 && rv < it->second.written_rv) {
@@ -165,7 +136,6 @@ void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) 
   }
   it->second.rec.pod = pod;
   if (kubelet::PodLifecycle* k = KubeletOf(pod->spec.node_name)) k->OnPod(change, pod);
-  Count();
 }
 
 // ---- What the kubelets do through the API ----------------------------------------------------
@@ -185,8 +155,9 @@ void KubeKubelets::UpdatePodStatus(const std::string& key, api::PodStatus status
   r.rec.pod = std::make_shared<const api::Pod>(std::move(next));
   r.rec.containers = std::move(containers);
   const api::Pod& p = *r.rec.pod;
-  auto written = kube_.Patch(PodPath(p.meta.namespace_, p.meta.name) + "/status",
-                             client::PatchType::kMerge, kubelet::PodStatusPatch(r.rec));
+  auto written = kube_.Patch(
+      client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name, "status"),
+      client::PatchType::kMerge, kubelet::PodStatusPatch(r.rec));
   if (written.ok()) {
     r.written_rv = ResourceVersion(*written);
   } else if (logger_ != nullptr && written.status().code() != StatusCode::kNotFound) {
@@ -209,11 +180,11 @@ void KubeKubelets::RemovePod(const std::string& key) {
                         {"kind", "DeleteOptions"},
                         {"gracePeriodSeconds", 0},
                         {"preconditions", {{"uid", p.meta.uid}}}};
-  auto r = kube_.Delete(PodPath(p.meta.namespace_, p.meta.name), options);
+  auto r = kube_.Delete(client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name),
+                        options);
   if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
     logger_->Warning("kubelet: cannot remove the pod", {{"pod", key}, {"err", r.status().ToString()}});
   }
-  Count();
 }
 
 }  // namespace tidepool::runtime

@@ -50,9 +50,6 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void Stop();
   bool HasSynced() const;
 
-  // Nodes with a kubelet, pods bound to a node (any thread; tests and logs).
-  size_t nodes() const { return nodes_count_.load(); }
-  size_t pods() const { return pods_count_.load(); }
 
  private:
   using Change = kubelet::PodLifecycle::Change;
@@ -63,7 +60,6 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void OnNode(Change change, std::string name);
   void OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
-  void Count();
 
   const kubelet::PodRecord* GetPod(const std::string& key) const override;
   void UpdatePodStatus(const std::string& key, api::PodStatus status,
@@ -83,8 +79,6 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
-  std::atomic<size_t> nodes_count_{0};
-  std::atomic<size_t> pods_count_{0};
   bool started_ = false;
 };
 

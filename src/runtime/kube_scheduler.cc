@@ -12,21 +12,6 @@ using json = nlohmann::json;
 
 constexpr Duration kSyncTimeout = std::chrono::seconds(60);
 
-std::string PodPath(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-
-// The object's namespace and name when the whole object cannot be decoded (an inferred
-// deletion's stub, or a pod the codec refuses): enough to forget it.
-api::PodConstSharedPtr PodStub(const json& obj) {
-  api::Pod p;
-  if (const auto m = obj.find("metadata"); m != obj.end() && m->is_object()) {
-    p.meta.name = m->value("name", "");
-    p.meta.namespace_ = m->value("namespace", "");
-  }
-  return std::make_shared<const api::Pod>(std::move(p));
-}
-
 }  // namespace
 
 KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
@@ -114,22 +99,15 @@ void KubeScheduler::OnNode(Change change, const client::ObjectRef& obj) {
 }
 
 void KubeScheduler::OnPod(Change change, const client::ObjectRef& obj) {
-  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
-  api::PodConstSharedPtr ptr;
-  if (pod.ok()) {
-    ptr = std::make_shared<const api::Pod>(std::move(pod).value());
-  } else {
+  Status error;
+  api::PodConstSharedPtr ptr = DecodePodOrStub(*obj, &error);
+  if (!error.ok()) {
     if (change != Change::kDeleted && logger_ != nullptr) {
-      logger_->Warning("scheduler: cannot decode pod", {{"err", pod.status().ToString()}});
+      logger_->Warning("scheduler: cannot decode pod", {{"err", error.ToString()}});
     }
-    change = Change::kDeleted;
-    ptr = PodStub(*obj);
+    change = Change::kDeleted;  // a pod it cannot read is forgotten
   }
-  Deliver(false, [this, change, ptr] {
-    queue_.OnPod(change, ptr);
-    attempts_ = queue_.attempts();
-    pending_ = queue_.NumPending();
-  });
+  Deliver(false, [this, change, ptr] { queue_.OnPod(change, ptr); });
 }
 
 // ---- What the queue does through the API ---------------------------------------------------
@@ -140,9 +118,9 @@ Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node) {
       {"kind", "Binding"},
       {"metadata", {{"name", pod.meta.name}, {"namespace", pod.meta.namespace_}, {"uid", pod.meta.uid}}},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
-  auto r = kube_.Create(PodPath(pod.meta.namespace_, pod.meta.name) + "/binding", binding);
-  attempts_ = queue_.attempts();
-  pending_ = queue_.NumPending();
+  auto r = kube_.Create(
+      client::ResourcePath("", "v1", "pods", pod.meta.namespace_, pod.meta.name, "binding"),
+      binding);
   if (!r.ok() && logger_ != nullptr) {
     logger_->Warning("scheduler: binding rejected",
                      {{"pod", pod.Key()}, {"node", node}, {"err", r.status().ToString()}});
@@ -158,8 +136,6 @@ void KubeScheduler::Event(const scheduler::PodRef& pod, std::string_view type,
 
 void KubeScheduler::SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,
                                      const std::optional<std::string>& nominated_node) {
-  attempts_ = queue_.attempts();
-  pending_ = queue_.NumPending();
   const api::PodCondition* existing = pod.FindCondition(condition.type);
   const bool nominated_changed =
       nominated_node.has_value() && *nominated_node != pod.status.nominated_node_name;
@@ -178,8 +154,9 @@ void KubeScheduler::SetUnschedulable(const api::Pod& pod, const api::PodConditio
                {"message", condition.message}};
   json patch = {{"status", {{"conditions", json::array({cond})}}}};
   if (nominated_node.has_value()) patch["status"]["nominatedNodeName"] = *nominated_node;
-  auto r = kube_.Patch(PodPath(pod.meta.namespace_, pod.meta.name) + "/status",
-                       client::PatchType::kStrategicMerge, patch);
+  auto r = kube_.Patch(
+      client::ResourcePath("", "v1", "pods", pod.meta.namespace_, pod.meta.name, "status"),
+      client::PatchType::kStrategicMerge, patch);
   if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
     logger_->Warning("scheduler: cannot update the pod's condition",
                      {{"pod", pod.Key()}, {"err", r.status().ToString()}});
@@ -190,7 +167,8 @@ void KubeScheduler::DeleteVictim(const scheduler::PodRef& victim) {
   const json options = {{"apiVersion", "v1"},
                         {"kind", "DeleteOptions"},
                         {"preconditions", {{"uid", victim.uid}}}};
-  auto r = kube_.Delete(PodPath(victim.namespace_, victim.name), options);
+  auto r =
+      kube_.Delete(client::ResourcePath("", "v1", "pods", victim.namespace_, victim.name), options);
   if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
     logger_->Warning("scheduler: cannot delete a preemption victim",
                      {{"pod", victim.namespace_ + "/" + victim.name}, {"err", r.status().ToString()}});

@@ -55,9 +55,6 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // Stops the informers and the thread. Idempotent.
   void Stop();
 
-  // Scheduling attempts so far; pods in the queue (read on any thread, for tests and logs).
-  uint64_t attempts() const { return attempts_.load(); }
-  size_t pending() const { return pending_.load(); }
   bool HasSynced() const;
 
  private:
@@ -87,8 +84,6 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   bool synced_ = false;
   std::vector<std::function<void()>> held_nodes_;
   std::vector<std::function<void()>> held_pods_;
-  std::atomic<uint64_t> attempts_{0};
-  std::atomic<size_t> pending_{0};
   bool started_ = false;
 };
 

@@ -13,10 +13,6 @@ using json = nlohmann::json;
 
 constexpr char kGcKey[] = "gc";
 
-std::string PodPath(const std::string& ns, const std::string& name) {
-  return "/api/v1/namespaces/" + ns + "/pods/" + name;
-}
-
 }  // namespace
 
 PodGcController::PodGcController(const client::RestClient& client, const Clock& clock,
@@ -161,7 +157,7 @@ void PodGcController::GcUnscheduledTerminating(const std::map<std::string, PodFa
 }
 
 void PodGcController::MarkFailedAndDelete(const PodFacts& pod, bool with_condition) {
-  const std::string path = PodPath(pod.namespace_, pod.name);
+  const std::string path = client::ResourcePath("", "v1", "pods", pod.namespace_, pod.name);
   if (!pod.terminal || with_condition) {
     json status = json::object();
     if (!pod.terminal) status["phase"] = "Failed";
