@@ -1,6 +1,7 @@
 #include "client/informer.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "common/set_replace.h"
 
@@ -66,6 +67,21 @@ Informer::Informer(const RestClient& client, const Clock& clock, InformerOptions
 Informer::~Informer() { Stop(); }
 
 void Informer::AddEventHandlers(ResourceEventHandlers handlers) {
+  bool started = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    started = started_;
+  }
+  if (started) {
+    // A programming error (see the header); said where it cannot be missed.
+    const std::string msg = "informer " + name_ + ": event handlers added after it started are ignored";
+    if (logger_ != nullptr) {
+      Logf(log::Level::kError, msg);
+    } else {
+      std::fprintf(stderr, "%s\n", msg.c_str());
+    }
+    return;
+  }
   if (handlers.on_update) wants_old_ = true;
   handlers_.push_back(std::move(handlers));
 }
@@ -89,6 +105,8 @@ void Informer::RequestStop() {
 
 void Informer::Stop() {
   RequestStop();
+  // Owners of a shared informer may stop it from several threads at once.
+  std::lock_guard<std::mutex> lock(join_mu_);
   if (thread_.joinable()) thread_.join();
 }
 
@@ -545,6 +563,7 @@ InformerOptions DecodingInformerOptions(std::string name, std::string path, uint
   o.seed = seed;
   o.field_selector = std::move(field_selector);
   o.transform = StripManagedFields;
+  o.transform_name = "strip-managed-fields";
   o.cache_metadata_only = true;
   return o;
 }

@@ -111,6 +111,9 @@ struct InformerOptions {
   uint64_t seed = 1;
   // Applied to every object before it is stored (may be empty).
   std::function<nlohmann::json(nlohmann::json&&)> transform;
+  // Names `transform`, so that informers with the same one can be shared
+  // (shared_informers.h); empty: a transform that is not shared.
+  std::string transform_name;
   // Name for logs ("pods"); the path when empty.
   std::string name;
   // Keep only a metadata stub per object (see the file comment).
@@ -139,13 +142,14 @@ class Informer {
   Informer(const Informer&) = delete;
   Informer& operator=(const Informer&) = delete;
 
-  // REQUIRES: before Start().
+  // REQUIRES: before Start() (a handler added later would miss what was listed: the
+  // informer's cache may hold only stubs). Violations are logged and the handlers dropped.
   void AddEventHandlers(ResourceEventHandlers handlers);
 
-  // Starts the informer's thread. REQUIRES: called at most once.
+  // Starts the informer's thread; a second call does nothing.
   void Start();
-  // Stops the thread promptly (an open watch is cancelled) and joins it. Idempotent; handlers
-  // are not called after it returns.
+  // Stops the thread promptly (an open watch is cancelled) and joins it. Idempotent and safe
+  // from several threads at once; handlers are not called after it returns.
   void Stop();
   // Asks the thread to stop without waiting for it (Stop() then joins at once): an owner of
   // several informers asks them all first, so that their watches wind down together.
@@ -240,6 +244,7 @@ class Informer {
   std::optional<TimePoint> last_backoff_start_;
 
   std::thread thread_;
+  std::mutex join_mu_;  // serializes Stop()'s join
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
@@ -262,8 +267,9 @@ nlohmann::json StripManagedFields(nlohmann::json&& obj);
 void StopAll(std::initializer_list<Informer*> informers);
 
 // The options of an informer whose handlers decode what they keep (the scheduler's, the
-// kubelets', the autoscaler's, the pod GC's): managedFields stripped, only metadata stubs
-// cached (see the file comment), a field selector when given.
+// kubelets', the autoscaler's, the controllers'): managedFields stripped (transform_name
+// "strip-managed-fields"), only metadata stubs cached (see the file comment), a field
+// selector when given. Informers of these options on the same path share (shared_informers.h).
 InformerOptions DecodingInformerOptions(std::string name, std::string path, uint64_t seed,
                                         std::string field_selector = "");
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "client/shared_informers.h"
 #include "client/test_api_server.h"
 
 namespace tidepool::client {
@@ -526,6 +527,85 @@ TEST_F(InformerTest, StopIsPrompt) {
   dead.Stop();
   EXPECT_LT(clock_.Now() - start2, std::chrono::seconds(1));
   EXPECT_FALSE(dead.HasSynced());
+}
+
+// ---- SharedInformerFactory (shared_informers.h) ------------------------------------------------
+
+TEST_F(InformerTest, FactorySharesInformersOfTheSameOptionsOnly) {
+  SharedInformerFactory factory(*client_, clock_);
+  auto base = [] {
+    InformerOptions o = DecodingInformerOptions("pods", "/api/v1/pods", 1);
+    return o;
+  };
+  struct Case {
+    std::string name;
+    std::function<void(InformerOptions&)> change;
+    bool shared;
+  };
+  const std::vector<Case> cases = {
+      {"same options, other name and seed", [](InformerOptions& o) { o.name = "x"; o.seed = 9; }, true},
+      {"other path", [](InformerOptions& o) { o.path = "/api/v1/nodes"; }, false},
+      {"a label selector", [](InformerOptions& o) { o.label_selector = "app=a"; }, false},
+      {"a field selector", [](InformerOptions& o) { o.field_selector = "spec.nodeName!="; }, false},
+      {"whole objects cached", [](InformerOptions& o) { o.cache_metadata_only = false; }, false},
+      {"another transform name", [](InformerOptions& o) { o.transform_name = "slim"; }, false},
+      {"an unnamed transform", [](InformerOptions& o) { o.transform_name.clear(); }, false},
+  };
+  const std::shared_ptr<Informer> first = factory.InformerFor(base());
+  for (const Case& c : cases) {
+    InformerOptions o = base();
+    c.change(o);
+    EXPECT_EQ(factory.InformerFor(o) == first, c.shared) << c.name;
+  }
+  // Unnamed transforms are never shared, even with themselves.
+  InformerOptions unnamed = base();
+  unnamed.transform_name.clear();
+  EXPECT_NE(factory.InformerFor(unnamed), factory.InformerFor(unnamed));
+  // Neither transform: shared.
+  InformerOptions plain;
+  plain.path = "/api/v1/configmaps";
+  EXPECT_EQ(factory.InformerFor(plain), factory.InformerFor(plain));
+  EXPECT_EQ(factory.requests(), cases.size() + 5);
+  EXPECT_EQ(factory.informers(), 10u);  // first, the 6 unshared cases, 2 unnamed, plain
+  // Without a factory, MakeInformer makes a new one each time.
+  EXPECT_NE(MakeInformer(nullptr, *client_, clock_, base(), nullptr),
+            MakeInformer(nullptr, *client_, clock_, base(), nullptr));
+  EXPECT_EQ(MakeInformer(&factory, *client_, clock_, base(), nullptr), first);
+}
+
+TEST_F(InformerTest, ConsumersOfASharedInformerSeeEveryEventFromOneListAndWatch) {
+  ASSERT_EQ(Write("POST", "a", ConfigMap("a", "1")), 201);
+  SharedInformerFactory factory(*client_, clock_);
+  InformerOptions options = Options();
+  options.transform_name = "strip-managed-fields";
+  const std::shared_ptr<Informer> one = factory.InformerFor(options);
+  const std::shared_ptr<Informer> two = factory.InformerFor(options);
+  ASSERT_EQ(one, two);
+  Recorder r1, r2;
+  one->AddEventHandlers(r1.Handlers());
+  two->AddEventHandlers(r2.Handlers());
+  factory.Start();
+  two->Start();  // a consumer's own Start of a started shared informer does nothing
+  ASSERT_TRUE(one->WaitForSync(std::chrono::seconds(5)));
+  ASSERT_EQ(Write("PATCH", "a", json{{"data", {{"k", "2"}}}}), 200);
+  ASSERT_EQ(Write("DELETE", "a"), 200);
+  const std::vector<std::string> want = {"init-add default/a", "update default/a=2", "delete default/a"};
+  ASSERT_TRUE(Eventually([&] { return r1.Events().size() == 3 && r2.Events().size() == 3; }));
+  EXPECT_EQ(r1.Events(), want);
+  EXPECT_EQ(r2.Events(), want);
+  EXPECT_EQ(one->stats().lists, 1u);
+  EXPECT_EQ(one->stats().watches, 1u);
+  // Handlers added once it runs would miss the list: refused.
+  Recorder late;
+  one->AddEventHandlers(late.Handlers());
+  ASSERT_EQ(Write("POST", "b", ConfigMap("b", "1")), 201);
+  ASSERT_TRUE(Eventually([&] { return r1.Has("add default/b"); }));
+  EXPECT_TRUE(late.Events().empty());
+  // Stopped by one owner (from two threads at once) and the factory: idempotent.
+  std::thread t([&] { one->Stop(); });
+  two->Stop();
+  t.join();
+  factory.Stop();
 }
 
 }  // namespace

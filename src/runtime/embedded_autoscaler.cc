@@ -16,12 +16,12 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
                                        const client::http::HttpTransport& api,
                                        cloud::CloudProvider& cloud, TimerService& timers,
                                        const Clock& real_clock, log::Logger& logger,
-                                       uint64_t seed)
+                                       uint64_t seed, client::SharedInformerFactory* informers)
     : options_(options),
       timers_(timers),
       log_(logger),
       kube_(cluster::InProcessRestConfig(), real_clock, cluster::InProcessRestOptions(api, kUserAgent)),
-      cache_(kube_, real_clock, &logger, seed),
+      cache_(kube_, real_clock, &logger, seed, informers),
       writer_(kube_),
       recorder_(kube_, real_clock, "cluster-autoscaler", &logger),
       random_(seed),
@@ -30,9 +30,9 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
 StatusOr<std::unique_ptr<EmbeddedAutoscaler>> EmbeddedAutoscaler::Create(
     const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
     cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
-    log::Logger& logger, uint64_t seed) {
+    log::Logger& logger, uint64_t seed, client::SharedInformerFactory* informers) {
   std::unique_ptr<EmbeddedAutoscaler> a(
-      new EmbeddedAutoscaler(options, api, cloud, timers, real_clock, logger, seed));
+      new EmbeddedAutoscaler(options, api, cloud, timers, real_clock, logger, seed, informers));
   TIDEPOOL_ASSIGN_OR_RETURN(a->engine_,
                             autoscaler::Autoscaler::Create(a->options_, a->cloud_, a->writer_,
                                                            a->recorder_, a->log_, a->random_));

@@ -37,7 +37,7 @@ class EmbeddedAutoscaler {
   static StatusOr<std::unique_ptr<EmbeddedAutoscaler>> Create(
       const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
       cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
-      log::Logger& logger, uint64_t seed);
+      log::Logger& logger, uint64_t seed, client::SharedInformerFactory* informers = nullptr);
   ~EmbeddedAutoscaler();
 
   // Starts the informers and schedules the first loop now.
@@ -51,7 +51,7 @@ class EmbeddedAutoscaler {
   EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
                      const client::http::HttpTransport& api, cloud::CloudProvider& cloud,
                      TimerService& timers, const Clock& real_clock, log::Logger& logger,
-                     uint64_t seed);
+                     uint64_t seed, client::SharedInformerFactory* informers);
   void RunLoop();
   void ScheduleNext(TimePoint at);
 

@@ -204,7 +204,8 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
 };
 
 KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
-                                   log::Logger* logger, uint64_t seed)
+                                   log::Logger* logger, uint64_t seed,
+                                   client::SharedInformerFactory* informers)
     : logger_(logger),
       controllers_(std::make_shared<Controllers>(client, clock, logger, seed)) {
   // CA never reads managedFields; dropping them halves what a pod costs to decode. The
@@ -212,8 +213,8 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
   // PodInfo, a budget's selector); the informer itself keeps only metadata stubs for its
   // relists, not a JSON tree of every pod.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    return std::make_unique<client::Informer>(
-        client, clock, client::DecodingInformerOptions(name, path, seed + s), logger);
+    return client::MakeInformer(informers, client, clock,
+                                client::DecodingInformerOptions(name, path, seed + s), logger);
   };
   nodes_ = make("nodes", "/api/v1/nodes", 1);
   pods_ = make("pods", "/api/v1/pods", 2);

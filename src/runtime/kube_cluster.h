@@ -40,6 +40,7 @@
 #include "autoscaler/cluster_view.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/log.h"
 
@@ -79,9 +80,11 @@ api::Node NodeForCache(api::Node&& decoded);
 
 class KubeClusterCache {
  public:
-  // `client`, `clock` must outlive the cache; `logger` may be null.
+  // `client`, `clock` (and `informers`) must outlive the cache; `logger` may be null. With
+  // `informers`, the nodes', pods', budgets' and DaemonSets' informers come from that factory
+  // (shared with the process's other actors; the factory starts them).
   KubeClusterCache(const client::RestClient& client, const Clock& clock, log::Logger* logger,
-                   uint64_t seed);
+                   uint64_t seed, client::SharedInformerFactory* informers = nullptr);
   ~KubeClusterCache();
 
   void Start();
@@ -111,15 +114,15 @@ class KubeClusterCache {
   void OnDaemonSet(const client::ObjectRef& obj, bool deleted);
 
   log::Logger* logger_;
-  std::unique_ptr<client::Informer> nodes_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> pdbs_;
+  std::shared_ptr<client::Informer> nodes_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> pdbs_;
   // The workload controllers CA's replica-count drain rule looks up (ClusterView::controllers):
   // ReplicaSets, StatefulSets, Jobs (name and spec.replicas only), and DaemonSets through
   // daemonsets_.
   class Controllers;
   std::shared_ptr<Controllers> controllers_;
-  std::unique_ptr<client::Informer> daemonsets_;
+  std::shared_ptr<client::Informer> daemonsets_;
 
   // Orders PodInfos by their key, "<namespace>/<name>" ("<name>" without a namespace, as
   // client::Informer::KeyOf), compared as that string without building it; finds one by key.

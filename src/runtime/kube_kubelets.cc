@@ -22,10 +22,19 @@ int64_t ResourceVersion(const json& obj) {
   return v;
 }
 
+// spec.nodeName is set (what the field selector spec.nodeName!= keeps).
+bool Bound(const json& pod) {
+  const auto spec = pod.find("spec");
+  if (spec == pod.end() || !spec->is_object()) return false;
+  const auto node = spec->find("nodeName");
+  return node != spec->end() && node->is_string() && !node->get_ref<const std::string&>().empty();
+}
+
 }  // namespace
 
 KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
-                           kubelet::KubeletOptions options, log::Logger* logger, uint64_t seed)
+                           kubelet::KubeletOptions options, log::Logger* logger, uint64_t seed,
+                           client::SharedInformerFactory* informers)
     : kube_(kube),
       clock_(clock),
       options_(options),
@@ -33,15 +42,15 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       timers_(clock),
       events_(kube, clock, "kubelet", logger) {
   // The kubelets keep the decoded pods.
-  auto make = [&](const std::string& name, const std::string& path, uint64_t s,
-                  const std::string& field_selector) {
-    return std::make_unique<client::Informer>(
-        kube_, clock_, client::DecodingInformerOptions(name, path, seed + s, field_selector),
-        logger_);
+  auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
+    return client::MakeInformer(informers, kube_, clock_,
+                                client::DecodingInformerOptions(name, path, seed + s), logger_);
   };
-  node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1, "");
-  // Bound pods only (a kubelet's is spec.nodeName=<its node>): a binding arrives as ADDED.
-  pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2, "spec.nodeName!=");
+  node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1);
+  // Every pod, as the scheduler's (so that the two share one informer): a kubelet's own is
+  // spec.nodeName=<its node>; here the handler skips pods not bound yet, and a binding arrives
+  // as an update of a pod the kubelet does not know, which starts it.
+  pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2);
   auto node = [this](Change c) {
     return [this, c](const client::ObjectRef& o, bool) {
       std::string name = client::Informer::KeyOf(*o);
@@ -52,6 +61,8 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
   // handler for updates (each would be a post per node status write).
   node_informer_->AddEventHandlers({node(Change::kAdded), nullptr, node(Change::kDeleted)});
   auto pod = [this](Change c, const client::ObjectRef& o) {
+    // Not bound yet: nobody's to run (a deletion, maybe inferred from a stub, is always passed on).
+    if (c != Change::kDeleted && !Bound(*o)) return;
     Status error;
     api::PodConstSharedPtr ptr = DecodePodOrStub(*o, &error);
     if (!error.ok()) {

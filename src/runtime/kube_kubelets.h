@@ -25,6 +25,7 @@
 #include <string>
 
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -39,7 +40,8 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // Every reference must outlive the kubelets; `logger` may be null. `clock` is the kubelets'
   // clock (their durations are `options`'), stamps events and drives the informers' back-off.
   KubeKubelets(const client::RestClient& kube, const Clock& clock, kubelet::KubeletOptions options,
-               log::Logger* logger, uint64_t seed);
+               log::Logger* logger, uint64_t seed,
+               client::SharedInformerFactory* informers = nullptr);
   ~KubeKubelets() override;  // Stop()
   KubeKubelets(const KubeKubelets&) = delete;
   KubeKubelets& operator=(const KubeKubelets&) = delete;
@@ -74,8 +76,8 @@ class KubeKubelets final : private kubelet::KubeletHost {
   log::Logger* logger_;
   ThreadTimerService timers_;
   KubeEventRecorder events_;
-  std::unique_ptr<client::Informer> node_informer_;
-  std::unique_ptr<client::Informer> pod_informer_;
+  std::shared_ptr<client::Informer> node_informer_;
+  std::shared_ptr<client::Informer> pod_informer_;
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key

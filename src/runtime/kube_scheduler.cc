@@ -17,7 +17,7 @@ constexpr Duration kSyncTimeout = std::chrono::seconds(60);
 KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
                              const scheduler::Scheduler& scheduler,
                              scheduler::SchedulingQueueOptions options, log::Logger* logger,
-                             uint64_t seed)
+                             uint64_t seed, client::SharedInformerFactory* informers)
     : kube_(kube),
       clock_(clock),
       logger_(logger),
@@ -26,8 +26,8 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
       events_(kube, clock, "default-scheduler", logger) {
   // The queue keeps the decoded objects.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    return std::make_unique<client::Informer>(
-        kube_, clock_, client::DecodingInformerOptions(name, path, seed + s), logger_);
+    return client::MakeInformer(informers, kube_, clock_,
+                                client::DecodingInformerOptions(name, path, seed + s), logger_);
   };
   nodes_ = make("scheduler-nodes", "/api/v1/nodes", 1);
   pods_ = make("scheduler-pods", "/api/v1/pods", 2);

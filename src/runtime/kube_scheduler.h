@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -44,7 +45,8 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // drives the informers' back-off and is the queue's clock (its durations are `options`').
   KubeScheduler(const client::RestClient& kube, const Clock& clock,
                 const scheduler::Scheduler& scheduler, scheduler::SchedulingQueueOptions options,
-                log::Logger* logger, uint64_t seed);
+                log::Logger* logger, uint64_t seed,
+                client::SharedInformerFactory* informers = nullptr);
   ~KubeScheduler() override;  // Stop()
   KubeScheduler(const KubeScheduler&) = delete;
   KubeScheduler& operator=(const KubeScheduler&) = delete;
@@ -78,8 +80,8 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   ThreadTimerService timers_;
   scheduler::SchedulingQueue queue_;
   KubeEventRecorder events_;
-  std::unique_ptr<client::Informer> nodes_;
-  std::unique_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> nodes_;
+  std::shared_ptr<client::Informer> pods_;
   std::mutex mu_;  // guards synced_ and the held changes
   bool synced_ = false;
   std::vector<std::function<void()>> held_nodes_;

@@ -22,6 +22,7 @@
 #include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
 #include "cloud/gke/gke_api.h"
+#include "client/shared_informers.h"
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/disruption/disruption_controller.h"
@@ -406,17 +407,24 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
       [&api](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
         api->Handle(req, rw);
       });
+  // One informer per collection for every actor below, as kube-controller-manager shares one
+  // factory among its controllers: a pod event is parsed once, not once per actor. Every actor
+  // is made (and adds its handlers) before the factory starts, then each starts.
+  client::RestClient informer_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport, "tidepool-up/shared-informers"));
+  client::SharedInformerFactory informers(informer_client, clock);
   std::unique_ptr<EmbeddedAutoscaler> autoscaler;
   if (autoscaler_on) {
     auto a = EmbeddedAutoscaler::Create(w.autoscaling, api_transport, world->cloud().Provider(),
-                                        world->queue(), clock, world->autoscaler_log(), w.seed);
+                                        world->queue(), clock, world->autoscaler_log(), w.seed,
+                                        &informers);
     if (!a.ok()) {
       err << "error: " << a.status().message() << "\n";
       listeners.Stop();
       return 1;
     }
     autoscaler = std::move(a).value();
-    autoscaler->Start();
   }
   // kube-scheduler, on the same API, with the world's scheduling options (--speed applied).
   client::RestClient scheduler_client(
@@ -431,14 +439,12 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   const std::unique_ptr<scheduler::Scheduler> scheduler = std::move(scheduler_or).value();
   KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler,
-                               nullptr, w.seed + 60);
-  kube_scheduler.Start();
+                               nullptr, w.seed + 60, &informers);
   // The nodes' kubelets, on the same API, with the world's kubelet options (--speed applied).
   client::RestClient kubelet_client(
       cluster::InProcessRestConfig(), clock,
       cluster::InProcessRestOptions(api_transport, "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format"));
-  KubeKubelets kubelets(kubelet_client, clock, w.kubelet, nullptr, w.seed + 70);
-  kubelets.Start();
+  KubeKubelets kubelets(kubelet_client, clock, w.kubelet, nullptr, w.seed + 70, &informers);
   // kube-controller-manager's controllers, on the same API.
   client::RestClient kcm_client(
       cluster::InProcessRestConfig(), clock,
@@ -449,16 +455,14 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
   components.disruption.seed = w.seed;
   controllers::disruption::DisruptionController disruption(kcm_client, clock,
-                                                           components.disruption, &kcm_events);
-  disruption.Start();
+                                                           components.disruption, &kcm_events,
+                                                           nullptr, &informers);
   components.replicaset.seed = w.seed + 10;
   controllers::replicaset::ReplicaSetController replicasets(kcm_client, clock, components.replicaset,
-                                                            &kcm_events);
-  replicasets.Start();
+                                                            &kcm_events, nullptr, &informers);
   components.deployment.seed = w.seed + 20;
   controllers::deployment::DeploymentController deployments(kcm_client, clock, components.deployment,
-                                                            &kcm_events);
-  deployments.Start();
+                                                            &kcm_events, nullptr, &informers);
   // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
   // events as job-controller's.
   client::RestClient job_client(
@@ -469,8 +473,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
                                     "system:serviceaccount:kube-system:job-controller"));
   KubeEventRecorder job_events(job_client, clock, "job-controller", nullptr);
   components.job.seed = w.seed;
-  controllers::job::JobController jobs(job_client, clock, components.job, &job_events);
-  jobs.Start();
+  controllers::job::JobController jobs(job_client, clock, components.job, &job_events, nullptr,
+                                       &informers);
   // kcm's garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers
   // the API server puts on deletion.
   client::RestClient gc_client(
@@ -482,7 +486,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   components.garbage_collector.seed = w.seed + 30;
   controllers::garbagecollector::GarbageCollector garbage_collector(
       gc_client, clock, components.garbage_collector, &kcm_events);
-  garbage_collector.Start();
+
   // The StatefulSet controller, with its own identity and events as statefulset-controller's.
   client::RestClient sts_client(
       cluster::InProcessRestConfig(), clock,
@@ -493,8 +497,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   KubeEventRecorder sts_events(sts_client, clock, "statefulset-controller", nullptr);
   components.statefulset.seed = w.seed + 40;
   controllers::statefulset::StatefulSetController statefulsets(sts_client, clock,
-                                                               components.statefulset, &sts_events);
-  statefulsets.Start();
+                                                               components.statefulset, &sts_events,
+                                                               nullptr, &informers);
   // The DaemonSet controller, as kcm's daemon-set-controller.
   client::RestClient ds_client(
       cluster::InProcessRestConfig(), clock,
@@ -505,8 +509,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   KubeEventRecorder ds_events(ds_client, clock, "daemonset-controller", nullptr);
   components.daemonset.seed = w.seed + 50;
   controllers::daemonset::DaemonSetController daemonsets(ds_client, clock, components.daemonset,
-                                                         &ds_events);
-  daemonsets.Start();
+                                                         &ds_events, nullptr, &informers);
   // kcm's pod garbage collector: the pods of nodes that are gone.
   client::RestClient podgc_client(
       cluster::InProcessRestConfig(), clock,
@@ -515,8 +518,24 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
                                     "kubernetes/$Format/"
                                     "system:serviceaccount:kube-system:pod-garbage-collector"));
   components.podgc.seed = w.seed + 80;
-  controllers::podgc::PodGcController podgc(podgc_client, clock, components.podgc);
+  controllers::podgc::PodGcController podgc(podgc_client, clock, components.podgc, nullptr,
+                                            &informers);
+
+  // Every actor made and its handlers added: the shared informers start, then the actors
+  // (kube-scheduler waits for its caches to sync; the garbage collector discovers the API and
+  // watches what it found with informers of its own).
+  informers.Start();
+  if (autoscaler != nullptr) autoscaler->Start();
+  kube_scheduler.Start();
+  kubelets.Start();
+  disruption.Start();
+  replicasets.Start();
+  deployments.Start();
+  jobs.Start();
+  statefulsets.Start();
+  daemonsets.Start();
   podgc.Start();
+  garbage_collector.Start();
 
   // The world's thread: API changes in, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -563,6 +582,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The API's actors stop together: each informer notices within the watch's one-second poll,
   // so stopping them one by one would take a second each.
   std::vector<std::thread> stoppers;
+  stoppers.emplace_back([&] { informers.Stop(); });
   stoppers.emplace_back([&] { kube_scheduler.Stop(); });
   stoppers.emplace_back([&] { kubelets.Stop(); });
   if (autoscaler) stoppers.emplace_back([&] { autoscaler->Stop(); });

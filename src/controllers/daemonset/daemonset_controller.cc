@@ -103,14 +103,13 @@ struct DaemonSetController::Plan {
 
 DaemonSetController::DaemonSetController(const client::RestClient& client, const Clock& clock,
                                          DaemonSetControllerOptions options,
-                                         autoscaler::EventRecorder* recorder, log::Logger* logger)
+                                         autoscaler::EventRecorder* recorder, log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pods";
-  pods.seed = options.seed;
-  pods.cache_metadata_only = true;  // the handlers keep DaemonPod
-  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  // The handlers keep DaemonPod: the decoding informer of pods (shared with the other
+  // controllers when they share a factory).
+  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed);
+  pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
@@ -119,7 +118,7 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
   nodes.path = "/api/v1/nodes";
   nodes.name = "nodes";
   nodes.seed = options.seed + 2;
-  nodes_ = std::make_unique<client::Informer>(client_, clock_, nodes, logger);
+  nodes_ = client::MakeInformer(informers, client_, clock_, nodes, logger);
   nodes_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnNode(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnNode(old_obj, o); },
@@ -134,7 +133,7 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
   ds.path = "/apis/apps/v1/daemonsets";
   ds.name = "daemonsets";
   ds.seed = options.seed + 1;
-  daemonsets_ = std::make_unique<client::Informer>(client_, clock_, ds, logger);
+  daemonsets_ = client::MakeInformer(informers, client_, clock_, ds, logger);
   auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
   daemonsets_->AddEventHandlers(
       {[queue](const client::ObjectRef& o, bool) { queue(o); },

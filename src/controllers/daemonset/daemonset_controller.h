@@ -46,6 +46,7 @@
 #include "api/node.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -86,7 +87,8 @@ class DaemonSetController {
   DaemonSetController(const client::RestClient& client, const Clock& clock,
                       DaemonSetControllerOptions options,
                       autoscaler::EventRecorder* recorder = nullptr,
-                      log::Logger* logger = nullptr);
+                      log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~DaemonSetController();
   DaemonSetController(const DaemonSetController&) = delete;
   DaemonSetController& operator=(const DaemonSetController&) = delete;
@@ -132,9 +134,9 @@ class DaemonSetController {
   const DaemonSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> daemonsets_;
-  std::unique_ptr<client::Informer> nodes_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> daemonsets_;
+  std::shared_ptr<client::Informer> nodes_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;

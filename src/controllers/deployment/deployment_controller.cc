@@ -632,13 +632,14 @@ std::optional<TimePoint> DeploymentController::Sync::Run() {
 
 DeploymentController::DeploymentController(const client::RestClient& client, const Clock& clock,
                                            DeploymentControllerOptions options,
-                                           autoscaler::EventRecorder* recorder, log::Logger* logger)
+                                           autoscaler::EventRecorder* recorder, log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   client::InformerOptions d;
   d.path = "/apis/apps/v1/deployments";
   d.name = "deployments";
   d.seed = options.seed;
-  deployments_ = std::make_unique<client::Informer>(client_, clock_, d, logger);
+  deployments_ = client::MakeInformer(informers, client_, clock_, d, logger);
   auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
   deployments_->AddEventHandlers({[queue](const client::ObjectRef& o, bool) { queue(o); },
                                   [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },
@@ -647,7 +648,7 @@ DeploymentController::DeploymentController(const client::RestClient& client, con
   rs.path = "/apis/apps/v1/replicasets";
   rs.name = "replicasets";
   rs.seed = options.seed + 1;
-  replicasets_ = std::make_unique<client::Informer>(client_, clock_, rs, logger);
+  replicasets_ = client::MakeInformer(informers, client_, clock_, rs, logger);
   replicasets_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnReplicaSet(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnReplicaSet(old_obj, o); },

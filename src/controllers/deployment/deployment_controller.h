@@ -45,6 +45,7 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -70,7 +71,8 @@ class DeploymentController {
   DeploymentController(const client::RestClient& client, const Clock& clock,
                        DeploymentControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr);
+                       log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~DeploymentController();
   DeploymentController(const DeploymentController&) = delete;
   DeploymentController& operator=(const DeploymentController&) = delete;
@@ -92,8 +94,8 @@ class DeploymentController {
   const DeploymentControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> deployments_;
-  std::unique_ptr<client::Informer> replicasets_;
+  std::shared_ptr<client::Informer> deployments_;
+  std::shared_ptr<client::Informer> replicasets_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;

@@ -29,26 +29,6 @@ api::Labels LabelsOf(const json& meta) {
   return out;
 }
 
-// What the controller keeps of a pod (the informer's transform: no spec, no managedFields).
-json SlimPod(json&& pod) {
-  json slim = {{"metadata", json::object()}};
-  const json& m = Meta(pod);
-  for (const char* k : {"name", "namespace", "resourceVersion", "labels", "ownerReferences",
-                        "deletionTimestamp"}) {
-    if (auto it = m.find(k); it != m.end()) slim["metadata"][k] = *it;
-  }
-  if (auto st = pod.find("status"); st != pod.end() && st->is_object()) {
-    if (auto c = st->find("conditions"); c != st->end() && c->is_array()) {
-      for (const json& x : *c) {
-        if (x.is_object() && x.value("type", "") == "Ready") {
-          slim["status"]["conditions"] = json::array({x});
-        }
-      }
-    }
-  }
-  return slim;
-}
-
 PodFacts FactsOf(const json& pod) {
   const json& m = Meta(pod);
   PodFacts f;
@@ -91,23 +71,22 @@ std::optional<api::LabelSelector> SelectorOf(const json& pdb) {
 DisruptionController::DisruptionController(const client::RestClient& client, const Clock& clock,
                                            DisruptionControllerOptions options,
                                            autoscaler::EventRecorder* recorder,
-                                           log::Logger* logger)
+                                           log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pods";
-  pods.seed = options.seed;
-  pods.transform = [](json&& o) { return SlimPod(std::move(o)); };
-  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  // The handlers keep PodFacts: the decoding informer of pods (shared when given a factory).
+  pods_ = client::MakeInformer(informers, client_, clock_,
+                               client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed),
+                               logger);
   pods_->AddEventHandlers(
-      {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
-       [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
+      {[this](const client::ObjectRef& o, bool) { OnPod(o); },
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(o); },
        [this](const client::ObjectRef& o, bool) { OnPodDeleted(o); }});
   client::InformerOptions pdbs;
   pdbs.path = kPdbsPath;
   pdbs.name = "poddisruptionbudgets";
   pdbs.seed = options.seed + 1;
-  pdbs_ = std::make_unique<client::Informer>(client_, clock_, pdbs, logger);
+  pdbs_ = client::MakeInformer(informers, client_, clock_, pdbs, logger);
   auto mark = [this](const client::ObjectRef& o) {
     const json& m = Meta(*o);
     Mark(Key(m.value("namespace", ""), m.value("name", "")), clock_.Now());
@@ -144,19 +123,19 @@ uint64_t DisruptionController::writes() const {
   return writes_;
 }
 
-void DisruptionController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
+void DisruptionController::OnPod(const client::ObjectRef& obj) {
   const std::string ns = Meta(*obj).value("namespace", "");
   PodFacts facts = FactsOf(*obj);
   const api::Labels labels = facts.labels;
+  std::optional<api::Labels> old_labels;  // what the pod had, from the controller's own facts
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pods_by_ns_[ns][facts.name] = std::move(facts);
+    PodFacts& kept = pods_by_ns_[ns][facts.name];
+    if (!kept.name.empty() && kept.labels != labels) old_labels = std::move(kept.labels);
+    kept = std::move(facts);
   }
   MarkBudgetsFor(ns, labels);
-  if (old_obj != nullptr) {
-    const api::Labels old_labels = LabelsOf(Meta(*old_obj));
-    if (old_labels != labels) MarkBudgetsFor(ns, old_labels);
-  }
+  if (old_labels.has_value()) MarkBudgetsFor(ns, *old_labels);
 }
 
 void DisruptionController::OnPodDeleted(const client::ObjectRef& obj) {

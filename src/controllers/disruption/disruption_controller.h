@@ -33,6 +33,7 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -63,7 +64,8 @@ class DisruptionController {
   DisruptionController(const client::RestClient& client, const Clock& clock,
                        DisruptionControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr);
+                       log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~DisruptionController();
   DisruptionController(const DisruptionController&) = delete;
   DisruptionController& operator=(const DisruptionController&) = delete;
@@ -75,7 +77,7 @@ class DisruptionController {
   uint64_t writes() const;
 
  private:
-  void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
+  void OnPod(const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
   void MarkBudgetsFor(const std::string& ns, const api::Labels& labels);
   void Mark(const std::string& key, TimePoint at);
@@ -89,8 +91,8 @@ class DisruptionController {
   const DisruptionControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> pdbs_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> pdbs_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

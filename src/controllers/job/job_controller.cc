@@ -169,14 +169,16 @@ struct JobController::SyncState {
 
 JobController::JobController(const client::RestClient& client, const Clock& clock,
                              JobControllerOptions options, autoscaler::EventRecorder* recorder,
-                             log::Logger* logger)
+                             log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   client::InformerOptions jobs;
   jobs.path = kJobsPath;
   jobs.name = "jobs";
   jobs.seed = options.seed;
   jobs.transform = client::StripManagedFields;
-  jobs_ = std::make_unique<client::Informer>(client_, clock_, jobs, logger);
+  jobs.transform_name = "strip-managed-fields";
+  jobs_ = client::MakeInformer(informers, client_, clock_, jobs, logger);
   auto mark_now = [this](const client::ObjectRef& o) {
     Mark(client::Informer::KeyOf(*o), clock_.Now());
   };
@@ -199,12 +201,10 @@ JobController::JobController(const client::RestClient& client, const Clock& cloc
          CleanupPodFinalizers(Str(Field(*o, "metadata"), "namespace"),
                               Str(Field(*o, "metadata"), "uid"));
        }});
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pods";
-  pods.seed = options.seed + 1;
-  pods.cache_metadata_only = true;  // what the controller needs is kept as JobPod
-  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  // What the controller needs is kept as JobPod: the decoding informer of pods (shared with the other
+  // controllers when they share a factory).
+  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed + 1);
+  pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPodAdd(o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPodUpdate(old_obj, o); },

@@ -64,6 +64,7 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -101,7 +102,8 @@ class JobController {
  public:
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   JobController(const client::RestClient& client, const Clock& clock, JobControllerOptions options,
-                autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr);
+                autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~JobController();
   JobController(const JobController&) = delete;
   JobController& operator=(const JobController&) = delete;
@@ -166,8 +168,8 @@ class JobController {
   const JobControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> jobs_;
-  std::unique_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> jobs_;
+  std::shared_ptr<client::Informer> pods_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;

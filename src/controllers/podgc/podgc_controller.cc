@@ -16,7 +16,8 @@ constexpr char kGcKey[] = "gc";
 }  // namespace
 
 PodGcController::PodGcController(const client::RestClient& client, const Clock& clock,
-                                 PodGcControllerOptions options, log::Logger* logger)
+                                 PodGcControllerOptions options, log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client),
       clock_(clock),
       options_(options),
@@ -24,8 +25,7 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
       queue_(
           clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); }) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return std::make_unique<client::Informer>(
-        client_, clock_, client::DecodingInformerOptions(name, path, options_.seed + s), logger);
+    return client::MakeInformer(informers, client_, clock_, client::DecodingInformerOptions(name, path, options_.seed + s), logger);
   };
   pods_ = make("podgc-pods", "/api/v1/pods", 0);
   nodes_ = make("podgc-nodes", "/api/v1/nodes", 1);

@@ -27,6 +27,7 @@
 #include <string>
 
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -53,7 +54,8 @@ class PodGcController {
  public:
   // `client` and `clock` must outlive the controller; `logger` may be null.
   PodGcController(const client::RestClient& client, const Clock& clock,
-                  PodGcControllerOptions options, log::Logger* logger = nullptr);
+                  PodGcControllerOptions options, log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~PodGcController();
   PodGcController(const PodGcController&) = delete;
   PodGcController& operator=(const PodGcController&) = delete;
@@ -84,8 +86,8 @@ class PodGcController {
   const Clock& clock_;
   const PodGcControllerOptions options_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> nodes_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> nodes_;
   mutable std::mutex mu_;
   std::map<std::string, PodFacts> facts_;  // by "<ns>/<name>"
   // The worker's: nodes missing from the informer, and since when.

@@ -108,14 +108,13 @@ json Condition(const std::string& reason, const std::string& message, TimePoint 
 ReplicaSetController::ReplicaSetController(const client::RestClient& client, const Clock& clock,
                                            ReplicaSetControllerOptions options,
                                            autoscaler::EventRecorder* recorder,
-                                           log::Logger* logger)
+                                           log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pods";
-  pods.seed = options.seed;
-  pods.cache_metadata_only = true;  // the handlers keep PodFacts
-  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  // The handlers keep PodFacts: the decoding informer of pods (shared with the other
+  // controllers when they share a factory).
+  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed);
+  pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
@@ -124,7 +123,7 @@ ReplicaSetController::ReplicaSetController(const client::RestClient& client, con
   rs.path = "/apis/apps/v1/replicasets";
   rs.name = "replicasets";
   rs.seed = options.seed + 1;
-  replicasets_ = std::make_unique<client::Informer>(client_, clock_, rs, logger);
+  replicasets_ = client::MakeInformer(informers, client_, clock_, rs, logger);
   auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
   replicasets_->AddEventHandlers(
       {[queue](const client::ObjectRef& o, bool) { queue(o); },

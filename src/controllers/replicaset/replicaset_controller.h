@@ -38,6 +38,7 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -69,7 +70,8 @@ class ReplicaSetController {
   ReplicaSetController(const client::RestClient& client, const Clock& clock,
                        ReplicaSetControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr);
+                       log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~ReplicaSetController();
   ReplicaSetController(const ReplicaSetController&) = delete;
   ReplicaSetController& operator=(const ReplicaSetController&) = delete;
@@ -110,8 +112,8 @@ class ReplicaSetController {
   const ReplicaSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> replicasets_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> replicasets_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;

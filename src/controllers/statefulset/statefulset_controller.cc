@@ -395,14 +395,13 @@ struct StatefulSetController::Sync {
 
 StatefulSetController::StatefulSetController(const client::RestClient& client, const Clock& clock,
                                              StatefulSetControllerOptions options,
-                                             autoscaler::EventRecorder* recorder, log::Logger* logger)
+                                             autoscaler::EventRecorder* recorder, log::Logger* logger,
+    client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pods";
-  pods.seed = options.seed;
-  pods.cache_metadata_only = true;  // the handlers keep SetPods
-  pods_ = std::make_unique<client::Informer>(client_, clock_, pods, logger);
+  // The handlers keep SetPods: the decoding informer of pods (shared with the other
+  // controllers when they share a factory).
+  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed);
+  pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers({[this](const client::ObjectRef& o, bool) { OnPod(o); },
                            [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(o); },
                            [this](const client::ObjectRef& o, bool) { OnPodDeleted(o); }});
@@ -410,7 +409,7 @@ StatefulSetController::StatefulSetController(const client::RestClient& client, c
   sets.path = "/apis/apps/v1/statefulsets";
   sets.name = "statefulsets";
   sets.seed = options.seed + 1;
-  sets_ = std::make_unique<client::Informer>(client_, clock_, sets, logger);
+  sets_ = client::MakeInformer(informers, client_, clock_, sets, logger);
   auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
   sets_->AddEventHandlers({[queue](const client::ObjectRef& o, bool) { queue(o); },
                            [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },

@@ -55,6 +55,7 @@
 #include "api/meta.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
+#include "client/shared_informers.h"
 #include "client/rest_client.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -102,7 +103,8 @@ class StatefulSetController {
   StatefulSetController(const client::RestClient& client, const Clock& clock,
                         StatefulSetControllerOptions options,
                         autoscaler::EventRecorder* recorder = nullptr,
-                        log::Logger* logger = nullptr);
+                        log::Logger* logger = nullptr,
+      client::SharedInformerFactory* informers = nullptr);
   ~StatefulSetController();
   StatefulSetController(const StatefulSetController&) = delete;
   StatefulSetController& operator=(const StatefulSetController&) = delete;
@@ -128,8 +130,8 @@ class StatefulSetController {
   const StatefulSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
-  std::unique_ptr<client::Informer> pods_;
-  std::unique_ptr<client::Informer> sets_;
+  std::shared_ptr<client::Informer> pods_;
+  std::shared_ptr<client::Informer> sets_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
