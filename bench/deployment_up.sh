@@ -6,14 +6,16 @@
 # status.replicas = N (every pod created) and until readyReplicas = N, and tidepool's CPU time
 # and RSS then. No timed assertion: a figure for bench/README.md.
 #
-#   bench/deployment_up.sh [N] [timeout-seconds]      (TIDEPOOL_BIN, default build/app/tidepool)
+#   bench/deployment_up.sh [N] [timeout-seconds]      (TIDEPOOL_BIN, default build/app/tidepool;
+#                                                     KEEP_LOG=file keeps tidepool's log there)
 set -euo pipefail
 N=${1:-10000}
 LIMIT=${2:-600}
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BIN=${TIDEPOOL_BIN:-$ROOT/build/app/tidepool}
 D=$(mktemp -d /tmp/tidepool-bench.XXXXXX)
-trap 'kill "$UP" 2>/dev/null || true; wait "$UP" 2>/dev/null || true; rm -rf "$D"' EXIT
+trap 'kill "$UP" 2>/dev/null || true; wait "$UP" 2>/dev/null || true
+      [ -n "${KEEP_LOG:-}" ] && cp "$D/up.log" "$KEEP_LOG"; rm -rf "$D"' EXIT
 sed "s/maxNodes: 5/maxNodes: $N/" "$ROOT/examples/up/gpu-cluster.yaml" >"$D/cluster.yaml"
 "$BIN" up --port 0 --port-file "$D/port" --kubeconfig "$D/kubeconfig" --speed 600 \
   --config "$D/cluster.yaml" >"$D/up.log" 2>&1 &
@@ -53,3 +55,8 @@ read -r rss cpu <<<"$(ps -o rss=,time= -p "$UP")"
 nodes=$(k get nodes -l cloud.google.com/gke-nodepool=gpu-pool --no-headers | grep -c ' Ready ' || true)
 printf 'replicas %s: all created after %ss, all Ready after %ss (wall); gpu-pool nodes Ready %s; tidepool CPU %s, RSS %d MB\n' \
   "$N" "${created:-never}" "$el" "$nodes" "$cpu" "$((rss / 1024))"
+# How long a SIGTERM takes to end it (what a user's Ctrl-C waits for).
+t1=$(date +%s.%N)
+kill -TERM "$UP"
+wait "$UP" 2>/dev/null || true
+printf 'shutdown after SIGTERM: %.1fs\n' "$(echo "$(date +%s.%N) - $t1" | bc)"

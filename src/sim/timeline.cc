@@ -309,12 +309,9 @@ void TimelineRecorder::OnEvent(const EventChange& change) {
 }
 
 void TimelineRecorder::PoolSize(const std::string& pool) {
-  int size = 0;
-  for (const emu::InstanceInfo& i : cloud_.ListInstances()) {
-    if (i.node_pool == pool && i.status != emu::VmStatus::kStopping) {
-      ++size;
-    }
-  }
+  // Instances not being deleted: the cloud keeps that count per pool (a listing here, once
+  // per cloud event, made a pool of n nodes cost O(n^2) to grow).
+  const int size = cloud_.LiveInstances(pool);
   auto it = pool_sizes_.find(pool);
   const int before = it == pool_sizes_.end() ? 0 : it->second;
   pool_sizes_[pool] = size;

@@ -438,6 +438,11 @@ void EmulatedCloud::CountLive(const Vm& vm, int delta) {
   p->live_by_zone[vm.zone] += delta;
 }
 
+int EmulatedCloud::LiveInstances(std::string_view pool) const {
+  const Pool* p = FindPool(pool);
+  return p == nullptr ? 0 : TargetSizeOf(*p);
+}
+
 StatusOr<int> EmulatedCloud::TargetSize(std::string_view pool) const {
   const Pool* p = FindPool(pool);
   if (p == nullptr || p->deleting) {

@@ -402,6 +402,8 @@ class EmulatedCloud {
   std::vector<std::string> AutoscaledNodePools() const;
   // Instances asked for and not being deleted: provisioning, running and failed.
   StatusOr<int> TargetSize(std::string_view pool) const;
+  // The same count for any pool, one being deleted too; 0 for a pool that does not exist. O(zones).
+  int LiveInstances(std::string_view pool) const;
   // delta > 0. Refuses beyond the autoscaling max ("size increase too large - desired:%d
   // max:%d", cluster-autoscaler's text) and beyond GPU quota (GCE's QUOTA_EXCEEDED text).
   Status IncreaseSize(std::string_view pool, int delta);

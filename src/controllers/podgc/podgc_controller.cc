@@ -42,16 +42,67 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
     f.evicted = Str(Member(status, "reason")) == "Evicted";
     f.terminating = !Member(m, "deletionTimestamp").is_null();
     f.created = TimeOf(Member(m, "creationTimestamp")).value_or(TimePoint{});
+    const std::string key = Key(f.namespace_, f.name);
     std::lock_guard<std::mutex> lock(mu_);
-    facts_[Key(f.namespace_, f.name)] = std::move(f);
+    auto [it, fresh] = facts_.try_emplace(key);
+    const PodFacts before = it->second;
+    it->second = std::move(f);
+    IndexLocked(key, fresh ? nullptr : &before, &it->second);
   };
   pods_->AddEventHandlers(
       {[on_pod](const client::ObjectRef& o, bool) { on_pod(o); },
        [on_pod](const client::ObjectRef&, const client::ObjectRef& o) { on_pod(o); },
        [this](const client::ObjectRef& o, bool) {
+         const std::string key = client::Informer::KeyOf(*o);
          std::lock_guard<std::mutex> lock(mu_);
-         facts_.erase(client::Informer::KeyOf(*o));
+         auto it = facts_.find(key);
+         if (it == facts_.end()) return;
+         IndexLocked(key, &it->second, nullptr);
+         facts_.erase(it);
        }});
+  auto node = [this](bool deleted) {
+    return [this, deleted](const client::ObjectRef& o, bool) {
+      OnNode(client::Informer::KeyOf(*o), deleted);
+    };
+  };
+  nodes_->AddEventHandlers({node(false), nullptr, node(true)});
+}
+
+void PodGcController::IndexLocked(const std::string& key, const PodFacts* before,
+                                  const PodFacts* now) {
+  if (before != nullptr) {
+    if (before->terminal) terminal_.erase(key);
+    if (before->terminating && before->node.empty()) unscheduled_terminating_.erase(key);
+    if (!before->node.empty()) {
+      auto n = by_node_.find(before->node);
+      if (n != by_node_.end()) {
+        n->second.erase(key);
+        if (n->second.empty()) {
+          missing_.erase(before->node);
+          by_node_.erase(n);
+        }
+      }
+    }
+  }
+  if (now != nullptr) {
+    if (now->terminal) terminal_.insert(key);
+    if (now->terminating && now->node.empty()) unscheduled_terminating_.insert(key);
+    if (!now->node.empty()) {
+      by_node_[now->node].insert(key);
+      if (nodes_known_.count(now->node) == 0) missing_.insert(now->node);
+    }
+  }
+}
+
+void PodGcController::OnNode(const std::string& name, bool deleted) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (deleted) {
+    nodes_known_.erase(name);
+    if (by_node_.count(name) > 0) missing_.insert(name);
+  } else {
+    nodes_known_.insert(name);
+    missing_.erase(name);
+  }
 }
 
 PodGcController::~PodGcController() { Stop(); }
@@ -76,81 +127,78 @@ uint64_t PodGcController::deleted() const {
 }
 
 std::optional<TimePoint> PodGcController::Gc() {
-  std::map<std::string, PodFacts> pods;
+  // What this collection may act on, copied under the lock (the indexes keep it small).
+  std::vector<PodFacts> terminated, unscheduled;
+  std::map<std::string, std::vector<PodFacts>> missing;  // node -> its pods
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pods = facts_;
+    if (options_.terminated_threshold > 0 &&
+        terminal_.size() > static_cast<size_t>(options_.terminated_threshold)) {
+      for (const std::string& k : terminal_) terminated.push_back(facts_.at(k));
+    }
+    for (const std::string& node : missing_) {
+      std::vector<PodFacts>& pods = missing[node];
+      for (const std::string& k : by_node_.at(node)) pods.push_back(facts_.at(k));
+    }
+    for (const std::string& k : unscheduled_terminating_) unscheduled.push_back(facts_.at(k));
   }
   const TimePoint now = clock_.Now();
-  if (options_.terminated_threshold > 0) GcTerminated(pods);
-  GcOrphaned(pods, now);
-  GcUnscheduledTerminating(pods);
+  if (!terminated.empty()) GcTerminated(std::move(terminated));
+  GcOrphaned(missing, now);
+  GcUnscheduledTerminating(unscheduled);
   // The next collection; sooner when a quarantine ends first.
   TimePoint next = now + options_.period;
   for (const auto& [node, since] : quarantined_) next = std::min(next, since + options_.quarantine);
   return std::max(next, now);
 }
 
-void PodGcController::GcTerminated(const std::map<std::string, PodFacts>& pods) {
-  std::vector<const PodFacts*> terminated;
-  for (const auto& [key, p] : pods) {
-    if (p.terminal) terminated.push_back(&p);
-  }
+void PodGcController::GcTerminated(std::vector<PodFacts> terminated) {
   const int excess = static_cast<int>(terminated.size()) - options_.terminated_threshold;
   if (excess <= 0) return;
   // byEvictionAndCreationTimestamp: evicted first, then the oldest.
-  std::sort(terminated.begin(), terminated.end(), [](const PodFacts* a, const PodFacts* b) {
-    if (a->evicted != b->evicted) return a->evicted;
-    if (a->created != b->created) return a->created < b->created;
-    return Key(a->namespace_, a->name) < Key(b->namespace_, b->name);
+  std::sort(terminated.begin(), terminated.end(), [](const PodFacts& a, const PodFacts& b) {
+    if (a.evicted != b.evicted) return a.evicted;
+    if (a.created != b.created) return a.created < b.created;
+    return Key(a.namespace_, a.name) < Key(b.namespace_, b.name);
   });
   if (log_ != nullptr) {
     log_->Info("Garbage collecting pods", {{"numPods", std::to_string(excess)}});
   }
-  for (int i = 0; i < excess; ++i) MarkFailedAndDelete(*terminated[i], false);
+  for (int i = 0; i < excess; ++i) MarkFailedAndDelete(terminated[i], false);
 }
 
-void PodGcController::GcOrphaned(const std::map<std::string, PodFacts>& pods, TimePoint now) {
-  std::map<std::string, bool> gone;  // node -> confirmed deleted
-  for (const auto& [key, p] : pods) {
-    if (p.node.empty() || gone.count(p.node) > 0) continue;
-    if (nodes_->Get(p.node) != nullptr) {
-      quarantined_.erase(p.node);
-      gone[p.node] = false;
-      continue;
-    }
-    auto [it, fresh] = quarantined_.try_emplace(p.node, now);
-    gone[p.node] = false;
+void PodGcController::GcOrphaned(const std::map<std::string, std::vector<PodFacts>>& missing,
+                                  TimePoint now) {
+  // A quarantined node that is back, or that no pod is bound to any more, is forgotten.
+  for (auto it = quarantined_.begin(); it != quarantined_.end();) {
+    it = missing.count(it->first) == 0 ? quarantined_.erase(it) : std::next(it);
+  }
+  for (const auto& [node, pods] : missing) {
+    auto [it, fresh] = quarantined_.try_emplace(node, now);
     if (fresh || now - it->second < options_.quarantine) continue;
     // Quarantine over: is it really gone (checkIfNodeExists)?
-    auto node = client_.Get("/api/v1/nodes/" + p.node);
-    if (!node.ok() && node.status().code() == StatusCode::kNotFound) gone[p.node] = true;
-    if (node.ok()) quarantined_.erase(it);
-  }
-  for (const auto& [key, p] : pods) {
-    auto g = gone.find(p.node);
-    if (p.node.empty() || g == gone.end() || !g->second) continue;
-    if (log_ != nullptr) {
-      log_->Info("Found orphaned Pod assigned to the Node, deleting",
-                 {{"pod", key}, {"node", p.node}});
+    auto got = client_.Get("/api/v1/nodes/" + node);
+    if (got.ok()) {
+      quarantined_.erase(it);
+      continue;
     }
-    MarkFailedAndDelete(p, true);
-  }
-  for (const auto& [node, deleted] : gone) {
-    if (deleted) quarantined_.erase(node);
-  }
-  // Forget quarantined nodes no pod is bound to any more.
-  for (auto it = quarantined_.begin(); it != quarantined_.end();) {
-    it = gone.count(it->first) == 0 ? quarantined_.erase(it) : std::next(it);
+    if (got.status().code() != StatusCode::kNotFound) continue;
+    for (const PodFacts& p : pods) {
+      if (log_ != nullptr) {
+        log_->Info("Found orphaned Pod assigned to the Node, deleting",
+                   {{"pod", Key(p.namespace_, p.name)}, {"node", node}});
+      }
+      MarkFailedAndDelete(p, true);
+    }
+    quarantined_.erase(node);
   }
 }
 
-void PodGcController::GcUnscheduledTerminating(const std::map<std::string, PodFacts>& pods) {
-  for (const auto& [key, p] : pods) {
-    if (!p.terminating || !p.node.empty()) continue;
+void PodGcController::GcUnscheduledTerminating(const std::vector<PodFacts>& pods) {
+  for (const PodFacts& p : pods) {
     if (log_ != nullptr) {
       log_->Info("Found unscheduled terminating Pod not assigned to any Node, deleting",
-                 {{"pod", key}});
+                 {{"pod", Key(p.namespace_, p.name)}});
     }
     MarkFailedAndDelete(p, false);
   }
