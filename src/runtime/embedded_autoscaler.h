@@ -33,7 +33,10 @@ namespace tidepool::runtime {
 class EmbeddedAutoscaler {
  public:
   // Every reference must outlive the autoscaler. `real_clock` stamps events and drives the
-  // informers' back-off; `timers` (and `logger`'s clock) are the emulated cluster's.
+  // informers' back-off; `timers` (and `logger`'s clock) are the emulated cluster's, which
+  // `tidepool up` runs on the same timeline as `real_clock` (the world is advanced to
+  // real_clock.Now()): a loop that took longer than the scan interval is followed by the next
+  // at real_clock.Now(). `informers`, when set, provides the cache's informers (shared).
   static StatusOr<std::unique_ptr<EmbeddedAutoscaler>> Create(
       const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
       cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
@@ -57,6 +60,7 @@ class EmbeddedAutoscaler {
 
   const autoscaler::AutoscalingOptions options_;
   TimerService& timers_;
+  const Clock& real_clock_;
   log::Logger& log_;
   client::RestClient kube_;
   KubeClusterCache cache_;
