@@ -114,10 +114,11 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
        [this](const client::ObjectRef& o, bool) { OnPodDeleted(o); }});
-  // The handlers keep the decoded nodes: the decoding informer of nodes (shared).
-  nodes_ = client::MakeInformer(
-      informers, client_, clock_,
-      client::DecodingInformerOptions("nodes", "/api/v1/nodes", options.seed + 2), logger);
+  client::InformerOptions nodes;
+  nodes.path = "/api/v1/nodes";
+  nodes.name = "nodes";
+  nodes.seed = options.seed + 2;
+  nodes_ = client::MakeInformer(informers, client_, clock_, nodes, logger);
   nodes_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnNode(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnNode(old_obj, o); },
@@ -563,10 +564,9 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu_);
     nodes = node_facts_;
   }
-  const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
   for (const auto& [n, node] : nodes) {
     Plan::NodePlan& np = plan.nodes[n];
-    np.placement = ShouldRun(shape, *node);
+    np.placement = ShouldRun(plan.tmpl, *node);
     if (np.placement.should_run) ++plan.desired;
   }
   for (DaemonPod& p : Claim(ds)) {
