@@ -1,7 +1,9 @@
 #include "client/informer.h"
 
 #include <algorithm>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
 
 #include "common/set_replace.h"
 
@@ -38,6 +40,52 @@ constexpr Duration kListTimeout = std::chrono::seconds(60);
 constexpr Duration kShortWatch = std::chrono::seconds(1);
 
 }  // namespace
+
+class Informer::Listener {
+ public:
+  explicit Listener(ResourceEventHandlers handlers) : handlers_(std::move(handlers)) {}
+  ~Listener() { Stop(); }
+  void Start() { thread_ = std::thread([this] { Run(); }); }
+  void Push(std::function<void(const ResourceEventHandlers&)> call) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (stop_) return;
+      queue_.push_back(std::move(call));
+    }
+    cv_.notify_one();
+  }
+  // Pending notifications are dropped; no handler runs once this returns.
+  void Stop() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      queue_.clear();
+    }
+    cv_.notify_one();
+    if (thread_.joinable()) thread_.join();
+  }
+
+ private:
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    while (true) {
+      cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
+      if (stop_) return;
+      std::function<void(const ResourceEventHandlers&)> call = std::move(queue_.front());
+      queue_.pop_front();
+      lock.unlock();
+      call(handlers_);
+      lock.lock();
+    }
+  }
+
+  const ResourceEventHandlers handlers_;
+  std::thread thread_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void(const ResourceEventHandlers&)>> queue_;
+  bool stop_ = false;
+};
 
 json StripManagedFields(json&& obj) {
   if (obj.is_object()) {
@@ -92,7 +140,42 @@ void Informer::Start() {
     if (started_) return;
     started_ = true;
   }
+  if (handlers_.size() > 1) {
+    for (const ResourceEventHandlers& h : handlers_) {
+      listeners_.push_back(std::make_unique<Listener>(h));
+      listeners_.back()->Start();
+    }
+  }
   thread_ = std::thread([this] { Run(); });
+}
+
+void Informer::Deliver(Kind kind, const ObjectRef& old_obj, const ObjectRef& obj, bool flag) {
+  auto call = [kind, old_obj, obj, flag](const ResourceEventHandlers& h) {
+    switch (kind) {
+      case Kind::kAdd:
+        if (h.on_add) h.on_add(obj, flag);
+        break;
+      case Kind::kUpdate:
+        if (h.on_update) h.on_update(old_obj, obj);
+        break;
+      case Kind::kDelete:
+        if (h.on_delete) h.on_delete(obj, flag);
+        break;
+    }
+  };
+  if (listeners_.empty()) {
+    for (const ResourceEventHandlers& h : handlers_) call(h);
+    return;
+  }
+  for (const auto& l : listeners_) l->Push(call);
+}
+
+void Informer::MarkSynced() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    synced_ = true;
+  }
+  cv_.notify_all();
 }
 
 void Informer::RequestStop() {
@@ -108,6 +191,7 @@ void Informer::Stop() {
   // Owners of a shared informer may stop it from several threads at once.
   std::lock_guard<std::mutex> lock(join_mu_);
   if (thread_.joinable()) thread_.join();
+  for (const auto& l : listeners_) l->Stop();
 }
 
 void StopAll(std::initializer_list<Informer*> informers) {
@@ -370,17 +454,23 @@ void Informer::Replace(std::vector<ObjectRef>&& listed, const std::string& rv, b
   listed.clear();
   for (const Change& c : changes) {
     if (stop_.load()) break;
-    for (const ResourceEventHandlers& h : handlers_) {
-      if (c.kind == Change::kAdd && h.on_add) h.on_add(c.new_obj, initial);
-      if (c.kind == Change::kUpdate && h.on_update) h.on_update(c.old_obj, c.new_obj);
-      if (c.kind == Change::kDelete && h.on_delete) h.on_delete(c.old_obj, true);
-    }
+    if (c.kind == Change::kAdd) Deliver(Kind::kAdd, nullptr, c.new_obj, initial);
+    if (c.kind == Change::kUpdate) Deliver(Kind::kUpdate, c.old_obj, c.new_obj, false);
+    if (c.kind == Change::kDelete) Deliver(Kind::kDelete, nullptr, c.old_obj, true);
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    synced_ = true;
+  listed_once_ = true;
+  if (!initial) return;
+  if (listeners_.empty()) {
+    MarkSynced();
+    return;
   }
-  cv_.notify_all();
+  // Synced once every listener has handled the first list.
+  listeners_pending_sync_.store(listeners_.size());
+  for (const auto& l : listeners_) {
+    l->Push([this](const ResourceEventHandlers&) {
+      if (listeners_pending_sync_.fetch_sub(1) == 1) MarkSynced();
+    });
+  }
 }
 
 void Informer::Apply(const std::string& type, ObjectRef obj) {
@@ -416,15 +506,13 @@ void Informer::Apply(const std::string& type, ObjectRef obj) {
     }
     ++stats_.events;
   }
-  for (const ResourceEventHandlers& h : handlers_) {
-    if (type == "DELETED") {
-      // client-go hands OnDelete the DELETED event's object (the final state).
-      if (h.on_delete) h.on_delete(obj, false);
-    } else if (existed) {
-      if (h.on_update) h.on_update(old, obj);
-    } else {
-      if (h.on_add) h.on_add(obj, false);
-    }
+  if (type == "DELETED") {
+    // client-go hands OnDelete the DELETED event's object (the final state).
+    Deliver(Kind::kDelete, nullptr, obj, false);
+  } else if (existed) {
+    Deliver(Kind::kUpdate, old, obj, false);
+  } else {
+    Deliver(Kind::kAdd, nullptr, obj, false);
   }
 }
 
@@ -504,7 +592,7 @@ void Informer::Run() {
   while (!stop_.load()) {
     if (need_list) {
       Logf(log::Level::kInfo, "Listing and watching " + name_);
-      const bool initial = !HasSynced();
+      const bool initial = !listed_once_;
       RestResult r = ListAndReplace(initial);
       if (stop_.load()) break;
       if (!r.ok()) {

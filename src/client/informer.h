@@ -29,8 +29,14 @@
 // client-go's DeletedFinalStateUnknown). Unchanged objects produce no callback (client-go
 // calls OnUpdate with equal objects on relist; handlers ignore those anyway).
 //
-// Handlers run on the informer's thread, one at a time, in event order, after the cache is
-// updated (so List()/Get() inside a handler already see the change). They must not call Stop().
+// Handlers run one at a time, in event order, after the cache is updated (so List()/Get()
+// inside a handler see the change, or a later state). With one set of handlers they run on the
+// informer's thread. With several (an informer shared by several consumers,
+// shared_informers.h) each set runs on a thread of its own fed by an unbounded queue of
+// notifications, as client-go's sharedIndexInformer hands each listener its notifications
+// (processorListener): a consumer that is slow, or waits for its own lock, delays only itself,
+// never the watch or the other consumers. HasSynced() is true once every set handled the first
+// list. Handlers must not call Stop().
 //
 // Objects are stored as immutable shared JSON (one copy per object; snapshots share it). An
 // optional transform (e.g. StripManagedFields) runs on every object before it is stored and
@@ -212,6 +218,14 @@ class Informer {
   // Inserts `m`, or replaces the entry of the same key.
   static void Put(PackedSet& set, PackedMeta&& m);
 
+  // A set of handlers with a thread of its own (several consumers; see the file comment).
+  class Listener;
+  // Hands one change to every set of handlers: directly, or to their listeners' queues.
+  enum class Kind { kAdd, kUpdate, kDelete };
+  void Deliver(Kind kind, const ObjectRef& old_obj, const ObjectRef& obj, bool flag);
+  // The first list was handled by every listener.
+  void MarkSynced();
+
   void Run();
   // One list (with pagination); replaces the cache. Returns the RestResult of the failing call.
   RestResult ListAndReplace(bool initial);
@@ -245,6 +259,10 @@ class Informer {
 
   std::thread thread_;
   std::mutex join_mu_;  // serializes Stop()'s join
+  // Made by Start() when there are several sets of handlers; empty otherwise.
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::atomic<size_t> listeners_pending_sync_{0};
+  bool listed_once_ = false;  // the informer thread's: the first list was applied
   std::atomic<bool> stop_{false};
   mutable std::mutex mu_;
   mutable std::condition_variable cv_;
