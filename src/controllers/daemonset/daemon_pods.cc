@@ -72,13 +72,22 @@ json PinToNode(json tmpl, const std::string& node) {
   return tmpl;
 }
 
-Placement ShouldRun(const json& tmpl, const api::Node& node) {
-  const std::string pinned = tmpl.contains("spec") ? Str(tmpl["spec"], "nodeName") : "";
-  if (!pinned.empty() && pinned != node.meta.name) return {};
+DaemonPodShape ShapeOf(const json& tmpl) {
+  DaemonPodShape shape;
+  shape.pinned = tmpl.contains("spec") ? Str(tmpl["spec"], "nodeName") : "";
   StatusOr<api::Pod> pod = api::codec::PodFromJson(
       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "daemon"}}},
        {"spec", tmpl.contains("spec") ? tmpl["spec"] : json::object()}});
-  if (!pod.ok()) return {};
+  if (pod.ok()) shape.pod = std::move(*pod);
+  return shape;
+}
+
+Placement ShouldRun(const json& tmpl, const api::Node& node) { return ShouldRun(ShapeOf(tmpl), node); }
+
+Placement ShouldRun(const DaemonPodShape& shape, const api::Node& node) {
+  if (!shape.pinned.empty() && shape.pinned != node.meta.name) return {};
+  if (!shape.pod.has_value()) return {};
+  const api::Pod* pod = &*shape.pod;
   if (!scheduler::plugins::RequiredNodeAffinityMatches(*pod, node)) return {};
   const std::vector<api::Taint>& taints = node.spec.taints;
   const auto& tols = pod->spec.tolerations;

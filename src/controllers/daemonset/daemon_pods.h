@@ -48,7 +48,15 @@ nlohmann::json DaemonPodTemplate(const nlohmann::json& ds, const std::string& ha
                                  const std::string& generation);
 // `tmpl` (DaemonPodTemplate's) pinned to `node` by node affinity.
 nlohmann::json PinToNode(nlohmann::json tmpl, const std::string& node);
-// NodeShouldRunDaemonPod for a pod made from `tmpl`.
+// A pod made from `tmpl`, decoded once for ShouldRun over every node of a sync (a template
+// that does not decode places nowhere).
+struct DaemonPodShape {
+  std::optional<api::Pod> pod;
+  std::string pinned;  // spec.nodeName of the template, when set
+};
+DaemonPodShape ShapeOf(const nlohmann::json& tmpl);
+// NodeShouldRunDaemonPod for a pod of `shape`, or made from `tmpl`.
+Placement ShouldRun(const DaemonPodShape& shape, const api::Node& node);
 Placement ShouldRun(const nlohmann::json& tmpl, const api::Node& node);
 // The node a daemon pod is for ("" when neither bound nor pinned).
 std::string TargetNode(const nlohmann::json& pod);

@@ -114,11 +114,10 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnPod(old_obj, o); },
        [this](const client::ObjectRef& o, bool) { OnPodDeleted(o); }});
-  client::InformerOptions nodes;
-  nodes.path = "/api/v1/nodes";
-  nodes.name = "nodes";
-  nodes.seed = options.seed + 2;
-  nodes_ = client::MakeInformer(informers, client_, clock_, nodes, logger);
+  // The handlers keep the decoded nodes: the decoding informer of nodes (shared).
+  nodes_ = client::MakeInformer(
+      informers, client_, clock_,
+      client::DecodingInformerOptions("nodes", "/api/v1/nodes", options.seed + 2), logger);
   nodes_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnNode(nullptr, o); },
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnNode(old_obj, o); },
@@ -564,9 +563,10 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu_);
     nodes = node_facts_;
   }
+  const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
   for (const auto& [n, node] : nodes) {
     Plan::NodePlan& np = plan.nodes[n];
-    np.placement = ShouldRun(plan.tmpl, *node);
+    np.placement = ShouldRun(shape, *node);
     if (np.placement.should_run) ++plan.desired;
   }
   for (DaemonPod& p : Claim(ds)) {
