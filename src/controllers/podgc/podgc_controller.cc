@@ -45,9 +45,9 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
     const std::string key = Key(f.namespace_, f.name);
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, fresh] = facts_.try_emplace(key);
-    const PodFacts before = it->second;
+    if (!fresh) UnindexLocked(key, it->second);
     it->second = std::move(f);
-    IndexLocked(key, fresh ? nullptr : &before, &it->second);
+    IndexLocked(key, it->second);
   };
   pods_->AddEventHandlers(
       {[on_pod](const client::ObjectRef& o, bool) { on_pod(o); },
@@ -57,7 +57,7 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
          std::lock_guard<std::mutex> lock(mu_);
          auto it = facts_.find(key);
          if (it == facts_.end()) return;
-         IndexLocked(key, &it->second, nullptr);
+         UnindexLocked(key, it->second);
          facts_.erase(it);
        }});
   auto node = [this](bool deleted) {
@@ -68,29 +68,25 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
   nodes_->AddEventHandlers({node(false), nullptr, node(true)});
 }
 
-void PodGcController::IndexLocked(const std::string& key, const PodFacts* before,
-                                  const PodFacts* now) {
-  if (before != nullptr) {
-    if (before->terminal) terminal_.erase(key);
-    if (before->terminating && before->node.empty()) unscheduled_terminating_.erase(key);
-    if (!before->node.empty()) {
-      auto n = by_node_.find(before->node);
-      if (n != by_node_.end()) {
-        n->second.erase(key);
-        if (n->second.empty()) {
-          missing_.erase(before->node);
-          by_node_.erase(n);
-        }
-      }
-    }
+void PodGcController::IndexLocked(const std::string& key, const PodFacts& pod) {
+  if (pod.terminal) terminal_.insert(key);
+  if (pod.terminating && pod.node.empty()) unscheduled_terminating_.insert(key);
+  if (!pod.node.empty()) {
+    by_node_[pod.node].insert(key);
+    if (nodes_known_.count(pod.node) == 0) missing_.insert(pod.node);
   }
-  if (now != nullptr) {
-    if (now->terminal) terminal_.insert(key);
-    if (now->terminating && now->node.empty()) unscheduled_terminating_.insert(key);
-    if (!now->node.empty()) {
-      by_node_[now->node].insert(key);
-      if (nodes_known_.count(now->node) == 0) missing_.insert(now->node);
-    }
+}
+
+void PodGcController::UnindexLocked(const std::string& key, const PodFacts& pod) {
+  if (pod.terminal) terminal_.erase(key);
+  if (pod.terminating && pod.node.empty()) unscheduled_terminating_.erase(key);
+  if (pod.node.empty()) return;
+  auto n = by_node_.find(pod.node);
+  if (n == by_node_.end()) return;
+  n->second.erase(key);
+  if (n->second.empty()) {
+    missing_.erase(pod.node);
+    by_node_.erase(n);
   }
 }
 

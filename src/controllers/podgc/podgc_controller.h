@@ -83,8 +83,9 @@ class PodGcController {
   void GcUnscheduledTerminating(const std::vector<PodFacts>& pods);
   // markFailedAndDeletePodWithCondition; `with_condition` adds DisruptionTarget.
   void MarkFailedAndDelete(const PodFacts& pod, bool with_condition);
-  // Under mu_: the indexes below after `key`'s facts became `now` (null: the pod is gone).
-  void IndexLocked(const std::string& key, const PodFacts* before, const PodFacts* now);
+  // Under mu_: `key`'s facts `pod` entered into, or taken out of, the indexes below.
+  void IndexLocked(const std::string& key, const PodFacts& pod);
+  void UnindexLocked(const std::string& key, const PodFacts& pod);
   void OnNode(const std::string& name, bool deleted);
 
   const client::RestClient& client_;
