@@ -45,7 +45,9 @@ class Informer::Listener {
  public:
   explicit Listener(ResourceEventHandlers handlers) : handlers_(std::move(handlers)) {}
   ~Listener() { Stop(); }
-  void Start() { thread_ = std::thread([this] { Run(); }); }
+  void Start() {
+    thread_ = std::thread([this] { Run(); });
+  }
   void Push(std::function<void(const ResourceEventHandlers&)> call) {
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -122,7 +124,8 @@ void Informer::AddEventHandlers(ResourceEventHandlers handlers) {
   }
   if (started) {
     // A programming error (see the header); said where it cannot be missed.
-    const std::string msg = "informer " + name_ + ": event handlers added after it started are ignored";
+    const std::string msg =
+        "informer " + name_ + ": event handlers added after it started are ignored";
     if (logger_ != nullptr) {
       Logf(log::Level::kError, msg);
     } else {

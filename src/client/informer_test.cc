@@ -543,7 +543,12 @@ TEST_F(InformerTest, FactorySharesInformersOfTheSameOptionsOnly) {
     bool shared;
   };
   const std::vector<Case> cases = {
-      {"same options, other name and seed", [](InformerOptions& o) { o.name = "x"; o.seed = 9; }, true},
+      {"same options, other name and seed",
+       [](InformerOptions& o) {
+         o.name = "x";
+         o.seed = 9;
+       },
+       true},
       {"other path", [](InformerOptions& o) { o.path = "/api/v1/nodes"; }, false},
       {"a label selector", [](InformerOptions& o) { o.label_selector = "app=a"; }, false},
       {"a field selector", [](InformerOptions& o) { o.field_selector = "spec.nodeName!="; }, false},
@@ -589,7 +594,8 @@ TEST_F(InformerTest, ConsumersOfASharedInformerSeeEveryEventFromOneListAndWatch)
   ASSERT_TRUE(one->WaitForSync(std::chrono::seconds(5)));
   ASSERT_EQ(Write("PATCH", "a", json{{"data", {{"k", "2"}}}}), 200);
   ASSERT_EQ(Write("DELETE", "a"), 200);
-  const std::vector<std::string> want = {"init-add default/a", "update default/a=2", "delete default/a"};
+  const std::vector<std::string> want = {"init-add default/a", "update default/a=2",
+                                         "delete default/a"};
   ASSERT_TRUE(Eventually([&] { return r1.Events().size() == 3 && r2.Events().size() == 3; }));
   EXPECT_EQ(r1.Events(), want);
   EXPECT_EQ(r2.Events(), want);

@@ -40,7 +40,8 @@ namespace tidepool::client {
 class SharedInformerFactory {
  public:
   // `client` and `clock` must outlive the factory; `logger` may be null.
-  SharedInformerFactory(const RestClient& client, const Clock& clock, log::Logger* logger = nullptr);
+  SharedInformerFactory(const RestClient& client, const Clock& clock,
+                        log::Logger* logger = nullptr);
   ~SharedInformerFactory();
   SharedInformerFactory(const SharedInformerFactory&) = delete;
   SharedInformerFactory& operator=(const SharedInformerFactory&) = delete;

@@ -16,13 +16,14 @@ constexpr char kUserAgent[] = "cluster-autoscaler/v1.32.1 (linux/amd64) kubernet
 EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
                                        const client::http::HttpTransport& api,
                                        cloud::CloudProvider& cloud, TimerService& timers,
-                                       const Clock& real_clock, log::Logger& logger,
-                                       uint64_t seed, client::SharedInformerFactory* informers)
+                                       const Clock& real_clock, log::Logger& logger, uint64_t seed,
+                                       client::SharedInformerFactory* informers)
     : options_(options),
       timers_(timers),
       real_clock_(real_clock),
       log_(logger),
-      kube_(cluster::InProcessRestConfig(), real_clock, cluster::InProcessRestOptions(api, kUserAgent)),
+      kube_(cluster::InProcessRestConfig(), real_clock,
+            cluster::InProcessRestOptions(api, kUserAgent)),
       cache_(kube_, real_clock, &logger, seed, informers),
       writer_(kube_),
       recorder_(kube_, real_clock, "cluster-autoscaler", &logger),
@@ -31,8 +32,8 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
 
 StatusOr<std::unique_ptr<EmbeddedAutoscaler>> EmbeddedAutoscaler::Create(
     const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
-    cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
-    log::Logger& logger, uint64_t seed, client::SharedInformerFactory* informers) {
+    cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock, log::Logger& logger,
+    uint64_t seed, client::SharedInformerFactory* informers) {
   std::unique_ptr<EmbeddedAutoscaler> a(
       new EmbeddedAutoscaler(options, api, cloud, timers, real_clock, logger, seed, informers));
   TIDEPOOL_ASSIGN_OR_RETURN(a->engine_,

@@ -206,8 +206,7 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
 KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
                                    log::Logger* logger, uint64_t seed,
                                    client::SharedInformerFactory* informers)
-    : logger_(logger),
-      controllers_(std::make_shared<Controllers>(client, clock, logger, seed)) {
+    : logger_(logger), controllers_(std::make_shared<Controllers>(client, clock, logger, seed)) {
   // CA never reads managedFields; dropping them halves what a pod costs to decode. The
   // handlers below decode each object once into what the engine keeps (an api::Node, a compact
   // PodInfo, a budget's selector); the informer itself keeps only metadata stubs for its

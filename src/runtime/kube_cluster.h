@@ -40,8 +40,8 @@
 #include "autoscaler/cluster_view.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/log.h"
 
 namespace tidepool::runtime {

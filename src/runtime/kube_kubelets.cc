@@ -166,9 +166,9 @@ void KubeKubelets::UpdatePodStatus(const std::string& key, api::PodStatus status
   r.rec.pod = std::make_shared<const api::Pod>(std::move(next));
   r.rec.containers = std::move(containers);
   const api::Pod& p = *r.rec.pod;
-  auto written = kube_.Patch(
-      client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name, "status"),
-      client::PatchType::kMerge, kubelet::PodStatusPatch(r.rec));
+  auto written =
+      kube_.Patch(client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name, "status"),
+                  client::PatchType::kMerge, kubelet::PodStatusPatch(r.rec));
   if (written.ok()) {
     r.written_rv = ResourceVersion(*written);
   } else if (logger_ != nullptr && written.status().code() != StatusCode::kNotFound) {
@@ -191,8 +191,8 @@ void KubeKubelets::RemovePod(const std::string& key) {
                         {"kind", "DeleteOptions"},
                         {"gracePeriodSeconds", 0},
                         {"preconditions", {{"uid", p.meta.uid}}}};
-  auto r = kube_.Delete(client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name),
-                        options);
+  auto r =
+      kube_.Delete(client::ResourcePath("", "v1", "pods", p.meta.namespace_, p.meta.name), options);
   if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
     logger_->Warning("kubelet: cannot remove the pod", {{"pod", key}, {"err", r.status().ToString()}});
   }

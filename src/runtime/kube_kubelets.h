@@ -25,8 +25,8 @@
 #include <string>
 
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/thread_timer_service.h"
@@ -51,7 +51,6 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // Stops the informers and the thread. Idempotent.
   void Stop();
   bool HasSynced() const;
-
 
  private:
   using Change = kubelet::PodLifecycle::Change;

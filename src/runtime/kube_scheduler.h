@@ -28,8 +28,8 @@
 #include <vector>
 
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/thread_timer_service.h"

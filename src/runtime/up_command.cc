@@ -6,8 +6,8 @@
 
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
@@ -21,12 +21,12 @@
 #include "apiserver/pod_logs.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
-#include "cloud/gke/gke_api.h"
 #include "client/shared_informers.h"
+#include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
-#include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "runtime/client_files.h"
@@ -34,10 +34,10 @@
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/exposure.h"
 #include "runtime/gke_control.h"
-#include "runtime/store_cloud_journal.h"
-#include "runtime/up_options.h"
 #include "runtime/kube_kubelets.h"
 #include "runtime/kube_scheduler.h"
+#include "runtime/store_cloud_journal.h"
+#include "runtime/up_options.h"
 #include "runtime/world_executor.h"
 #include "sim/scenario.h"
 #include "sim/world.h"
@@ -438,8 +438,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
   const std::unique_ptr<scheduler::Scheduler> scheduler = std::move(scheduler_or).value();
-  KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler,
-                               nullptr, w.seed + 60, &informers);
+  KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler, nullptr,
+                               w.seed + 60, &informers);
   // The nodes' kubelets, on the same API, with the world's kubelet options (--speed applied).
   client::RestClient kubelet_client(
       cluster::InProcessRestConfig(), clock,
@@ -454,15 +454,14 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
                                     "system:serviceaccount:kube-system:disruption-controller"));
   KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
   components.disruption.seed = w.seed;
-  controllers::disruption::DisruptionController disruption(kcm_client, clock,
-                                                           components.disruption, &kcm_events,
-                                                           nullptr, &informers);
+  controllers::disruption::DisruptionController disruption(kcm_client, clock, components.disruption,
+                                                           &kcm_events, nullptr, &informers);
   components.replicaset.seed = w.seed + 10;
-  controllers::replicaset::ReplicaSetController replicasets(kcm_client, clock, components.replicaset,
-                                                            &kcm_events, nullptr, &informers);
+  controllers::replicaset::ReplicaSetController replicasets(
+      kcm_client, clock, components.replicaset, &kcm_events, nullptr, &informers);
   components.deployment.seed = w.seed + 20;
-  controllers::deployment::DeploymentController deployments(kcm_client, clock, components.deployment,
-                                                            &kcm_events, nullptr, &informers);
+  controllers::deployment::DeploymentController deployments(
+      kcm_client, clock, components.deployment, &kcm_events, nullptr, &informers);
   // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
   // events as job-controller's.
   client::RestClient job_client(
@@ -486,7 +485,6 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   components.garbage_collector.seed = w.seed + 30;
   controllers::garbagecollector::GarbageCollector garbage_collector(
       gc_client, clock, components.garbage_collector, &kcm_events);
-
   // The StatefulSet controller, with its own identity and events as statefulset-controller's.
   client::RestClient sts_client(
       cluster::InProcessRestConfig(), clock,
@@ -496,9 +494,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
                                     "system:serviceaccount:kube-system:statefulset-controller"));
   KubeEventRecorder sts_events(sts_client, clock, "statefulset-controller", nullptr);
   components.statefulset.seed = w.seed + 40;
-  controllers::statefulset::StatefulSetController statefulsets(sts_client, clock,
-                                                               components.statefulset, &sts_events,
-                                                               nullptr, &informers);
+  controllers::statefulset::StatefulSetController statefulsets(
+      sts_client, clock, components.statefulset, &sts_events, nullptr, &informers);
   // The DaemonSet controller, as kcm's daemon-set-controller.
   client::RestClient ds_client(
       cluster::InProcessRestConfig(), clock,

@@ -82,7 +82,9 @@ DaemonPodShape ShapeOf(const json& tmpl) {
   return shape;
 }
 
-Placement ShouldRun(const json& tmpl, const api::Node& node) { return ShouldRun(ShapeOf(tmpl), node); }
+Placement ShouldRun(const json& tmpl, const api::Node& node) {
+  return ShouldRun(ShapeOf(tmpl), node);
+}
 
 Placement ShouldRun(const DaemonPodShape& shape, const api::Node& node) {
   if (!shape.pinned.empty() && shape.pinned != node.meta.name) return {};

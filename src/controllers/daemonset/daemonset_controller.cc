@@ -104,11 +104,12 @@ struct DaemonSetController::Plan {
 DaemonSetController::DaemonSetController(const client::RestClient& client, const Clock& clock,
                                          DaemonSetControllerOptions options,
                                          autoscaler::EventRecorder* recorder, log::Logger* logger,
-    client::SharedInformerFactory* informers)
+                                         client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   // The handlers keep DaemonPod: the decoding informer of pods (shared with the other
   // controllers when they share a factory).
-  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed);
+  const client::InformerOptions pods =
+      client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed);
   pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(nullptr, o); },

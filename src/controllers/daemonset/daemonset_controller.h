@@ -46,8 +46,8 @@
 #include "api/node.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -86,9 +86,8 @@ class DaemonSetController {
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   DaemonSetController(const client::RestClient& client, const Clock& clock,
                       DaemonSetControllerOptions options,
-                      autoscaler::EventRecorder* recorder = nullptr,
-                      log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                      autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
+                      client::SharedInformerFactory* informers = nullptr);
   ~DaemonSetController();
   DaemonSetController(const DaemonSetController&) = delete;
   DaemonSetController& operator=(const DaemonSetController&) = delete;

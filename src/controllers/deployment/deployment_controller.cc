@@ -633,7 +633,7 @@ std::optional<TimePoint> DeploymentController::Sync::Run() {
 DeploymentController::DeploymentController(const client::RestClient& client, const Clock& clock,
                                            DeploymentControllerOptions options,
                                            autoscaler::EventRecorder* recorder, log::Logger* logger,
-    client::SharedInformerFactory* informers)
+                                           client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   client::InformerOptions d;
   d.path = "/apis/apps/v1/deployments";

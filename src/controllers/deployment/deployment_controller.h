@@ -45,8 +45,8 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -70,9 +70,8 @@ class DeploymentController {
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   DeploymentController(const client::RestClient& client, const Clock& clock,
                        DeploymentControllerOptions options,
-                       autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                       autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
+                       client::SharedInformerFactory* informers = nullptr);
   ~DeploymentController();
   DeploymentController(const DeploymentController&) = delete;
   DeploymentController& operator=(const DeploymentController&) = delete;

@@ -70,14 +70,13 @@ std::optional<api::LabelSelector> SelectorOf(const json& pdb) {
 
 DisruptionController::DisruptionController(const client::RestClient& client, const Clock& clock,
                                            DisruptionControllerOptions options,
-                                           autoscaler::EventRecorder* recorder,
-                                           log::Logger* logger,
-    client::SharedInformerFactory* informers)
+                                           autoscaler::EventRecorder* recorder, log::Logger* logger,
+                                           client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   // The handlers keep PodFacts: the decoding informer of pods (shared when given a factory).
-  pods_ = client::MakeInformer(informers, client_, clock_,
-                               client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed),
-                               logger);
+  pods_ = client::MakeInformer(
+      informers, client_, clock_,
+      client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed), logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(o); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(o); },

@@ -33,8 +33,8 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -63,9 +63,8 @@ class DisruptionController {
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   DisruptionController(const client::RestClient& client, const Clock& clock,
                        DisruptionControllerOptions options,
-                       autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                       autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
+                       client::SharedInformerFactory* informers = nullptr);
   ~DisruptionController();
   DisruptionController(const DisruptionController&) = delete;
   DisruptionController& operator=(const DisruptionController&) = delete;

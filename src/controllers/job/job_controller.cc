@@ -169,8 +169,7 @@ struct JobController::SyncState {
 
 JobController::JobController(const client::RestClient& client, const Clock& clock,
                              JobControllerOptions options, autoscaler::EventRecorder* recorder,
-                             log::Logger* logger,
-    client::SharedInformerFactory* informers)
+                             log::Logger* logger, client::SharedInformerFactory* informers)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
   client::InformerOptions jobs;
   jobs.path = kJobsPath;
@@ -201,9 +200,10 @@ JobController::JobController(const client::RestClient& client, const Clock& cloc
          CleanupPodFinalizers(Str(Field(*o, "metadata"), "namespace"),
                               Str(Field(*o, "metadata"), "uid"));
        }});
-  // What the controller needs is kept as JobPod: the decoding informer of pods (shared with the other
-  // controllers when they share a factory).
-  const client::InformerOptions pods = client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed + 1);
+  // What the controller needs is kept as JobPod: the decoding informer of pods (shared with the
+  // other controllers when they share a factory).
+  const client::InformerOptions pods =
+      client::DecodingInformerOptions("pods", "/api/v1/pods", options.seed + 1);
   pods_ = client::MakeInformer(informers, client_, clock_, pods, logger);
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPodAdd(o); },

@@ -64,8 +64,8 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -103,7 +103,7 @@ class JobController {
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   JobController(const client::RestClient& client, const Clock& clock, JobControllerOptions options,
                 autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                client::SharedInformerFactory* informers = nullptr);
   ~JobController();
   JobController(const JobController&) = delete;
   JobController& operator=(const JobController&) = delete;

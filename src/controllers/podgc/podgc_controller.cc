@@ -17,7 +17,7 @@ constexpr char kGcKey[] = "gc";
 
 PodGcController::PodGcController(const client::RestClient& client, const Clock& clock,
                                  PodGcControllerOptions options, log::Logger* logger,
-    client::SharedInformerFactory* informers)
+                                 client::SharedInformerFactory* informers)
     : client_(client),
       clock_(clock),
       options_(options),
@@ -25,7 +25,9 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
       queue_(
           clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); }) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return client::MakeInformer(informers, client_, clock_, client::DecodingInformerOptions(name, path, options_.seed + s), logger);
+    return client::MakeInformer(informers, client_, clock_,
+                                client::DecodingInformerOptions(name, path, options_.seed + s),
+                                logger);
   };
   pods_ = make("podgc-pods", "/api/v1/pods", 0);
   nodes_ = make("podgc-nodes", "/api/v1/nodes", 1);
@@ -164,7 +166,7 @@ void PodGcController::GcTerminated(std::vector<PodFacts> terminated) {
 }
 
 void PodGcController::GcOrphaned(const std::map<std::string, std::vector<PodFacts>>& missing,
-                                  TimePoint now) {
+                                 TimePoint now) {
   // A quarantined node that is back, or that no pod is bound to any more, is forgotten.
   for (auto it = quarantined_.begin(); it != quarantined_.end();) {
     it = missing.count(it->first) == 0 ? quarantined_.erase(it) : std::next(it);

@@ -57,7 +57,7 @@ class PodGcController {
   // `client` and `clock` must outlive the controller; `logger` may be null.
   PodGcController(const client::RestClient& client, const Clock& clock,
                   PodGcControllerOptions options, log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                  client::SharedInformerFactory* informers = nullptr);
   ~PodGcController();
   PodGcController(const PodGcController&) = delete;
   PodGcController& operator=(const PodGcController&) = delete;
@@ -102,7 +102,7 @@ class PodGcController {
   std::set<std::string> terminal_;         // Succeeded or Failed pods
   std::set<std::string> unscheduled_terminating_;
   std::map<std::string, std::set<std::string>> by_node_;  // bound pods by node name
-  std::set<std::string> nodes_known_;                      // the node informer's names
+  std::set<std::string> nodes_known_;                     // the node informer's names
   std::set<std::string> missing_;  // nodes in by_node_ but not in nodes_known_
   // The worker's: nodes missing from the informer, and since when.
   std::map<std::string, TimePoint> quarantined_;

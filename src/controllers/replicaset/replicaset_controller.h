@@ -38,8 +38,8 @@
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -69,9 +69,8 @@ class ReplicaSetController {
   // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
   ReplicaSetController(const client::RestClient& client, const Clock& clock,
                        ReplicaSetControllerOptions options,
-                       autoscaler::EventRecorder* recorder = nullptr,
-                       log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                       autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
+                       client::SharedInformerFactory* informers = nullptr);
   ~ReplicaSetController();
   ReplicaSetController(const ReplicaSetController&) = delete;
   ReplicaSetController& operator=(const ReplicaSetController&) = delete;

@@ -55,8 +55,8 @@
 #include "api/meta.h"
 #include "autoscaler/events.h"
 #include "client/informer.h"
-#include "client/shared_informers.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
@@ -104,7 +104,7 @@ class StatefulSetController {
                         StatefulSetControllerOptions options,
                         autoscaler::EventRecorder* recorder = nullptr,
                         log::Logger* logger = nullptr,
-      client::SharedInformerFactory* informers = nullptr);
+                        client::SharedInformerFactory* informers = nullptr);
   ~StatefulSetController();
   StatefulSetController(const StatefulSetController&) = delete;
   StatefulSetController& operator=(const StatefulSetController&) = delete;
