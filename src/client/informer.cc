@@ -197,13 +197,17 @@ void Informer::Stop() {
   for (const auto& l : listeners_) l->Stop();
 }
 
-void StopAll(std::initializer_list<Informer*> informers) {
+void StopAll(const std::vector<Informer*>& informers) {
   for (Informer* i : informers) {
     if (i != nullptr) i->RequestStop();
   }
   for (Informer* i : informers) {
     if (i != nullptr) i->Stop();
   }
+}
+
+void StopAll(std::initializer_list<Informer*> informers) {
+  StopAll(std::vector<Informer*>(informers));
 }
 
 bool Informer::HasSynced() const {

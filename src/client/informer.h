@@ -283,6 +283,7 @@ nlohmann::json StripManagedFields(nlohmann::json&& obj);
 // Stops every informer of the list together: each notices within its watch's poll, so one by
 // one would take that long each.
 void StopAll(std::initializer_list<Informer*> informers);
+void StopAll(const std::vector<Informer*>& informers);
 
 // The options of an informer whose handlers decode what they keep (the scheduler's, the
 // kubelets', the autoscaler's, the controllers'): managedFields stripped (transform_name

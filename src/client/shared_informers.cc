@@ -49,13 +49,12 @@ void SharedInformerFactory::Start() {
 }
 
 void SharedInformerFactory::Stop() {
-  std::vector<std::shared_ptr<Informer>> all;
+  std::vector<Informer*> all;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    all = all_;
+    for (const auto& i : all_) all.push_back(i.get());
   }
-  for (const auto& i : all) i->RequestStop();
-  for (const auto& i : all) i->Stop();
+  StopAll(all);
 }
 
 size_t SharedInformerFactory::informers() const {
