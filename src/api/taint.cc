@@ -1,5 +1,7 @@
 #include "api/taint.h"
 
+#include <algorithm>
+
 #include "api/name_validation.h"
 
 namespace tidepool::api {
@@ -100,6 +102,19 @@ bool Toleration::ToleratesTaint(const Taint& taint) const {
       return true;
   }
   return false;
+}
+
+std::vector<Taint> MergeOwnedTaints(const std::vector<Taint>& current,
+                                    const std::vector<Taint>& previously_owned,
+                                    const std::vector<Taint>& owned) {
+  std::vector<Taint> out = owned;
+  for (const Taint& t : current) {
+    const auto same = [&](const Taint& o) { return o.MatchTaint(t); };
+    const bool was_owned = std::any_of(previously_owned.begin(), previously_owned.end(), same);
+    const bool is_owned = std::any_of(owned.begin(), owned.end(), same);
+    if (!was_owned && !is_owned) out.push_back(t);
+  }
+  return out;
 }
 
 bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const Taint& taint) {

@@ -58,6 +58,14 @@ struct Toleration {
   friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
+// The taints of a node one writer owns, merged with the others': `owned` (the writer's set now)
+// plus every taint of `current` that neither `previously_owned` (the writer's last set) nor
+// `owned` holds (same key and effect, MatchTaint). How the kubelet's registration keeps a cordon
+// or CA's ToBeDeletedByClusterAutoscaler while it adds and removes its own not-ready taint.
+std::vector<Taint> MergeOwnedTaints(const std::vector<Taint>& current,
+                                    const std::vector<Taint>& previously_owned,
+                                    const std::vector<Taint>& owned);
+
 // True if some toleration tolerates `taint` (v1helper.TolerationsTolerateTaint).
 bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const Taint& taint);
 

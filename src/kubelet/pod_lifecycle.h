@@ -67,6 +67,14 @@ struct KubeletOptions {
   // The kubelet's crash back-off (pkg/kubelet: initial 10 s, doubling, capped at 5 min).
   Duration crash_backoff_initial = std::chrono::seconds(10);
   Duration crash_backoff_max = std::chrono::minutes(5);
+  // The node's Lease is renewed this often (pkg/kubelet: a quarter of its 40 s, jittered by
+  // 4 %), and its status reported at least this often when nothing changed
+  // (nodeStatusReportFrequency). Wall-clock times: the Lease's renewTime and the conditions'
+  // lastHeartbeatTime are stamped with the real time and read against it (kubectl, the node
+  // lifecycle controller), so --speed does not divide them. Used by `up`'s kubelets
+  // (runtime/kube_kubelets.h); the simulator's kubelets publish no heartbeats.
+  Duration node_lease_renew_interval = std::chrono::seconds(10);
+  Duration node_status_report_frequency = std::chrono::minutes(5);
 
   // Every Duration member, once, by its config name (common/speed.h). Not options, so not
   // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
@@ -78,6 +86,8 @@ struct KubeletOptions {
     f("termination", termination, TimeBase::kEmulated);
     f("crashBackoffInitial", crash_backoff_initial, TimeBase::kEmulated);
     f("crashBackoffMax", crash_backoff_max, TimeBase::kEmulated);
+    f("nodeLeaseRenewInterval", node_lease_renew_interval, TimeBase::kReal);
+    f("nodeStatusReportFrequency", node_status_report_frequency, TimeBase::kReal);
   }
 };
 

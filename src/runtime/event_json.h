@@ -3,8 +3,8 @@
 // A core/v1 Event as client-go's legacy recorder (k8s.io/client-go/tools/record, v0.32) writes
 // it: name "<object>.<hex nanoseconds>", namespace the object's ("default" for cluster-scoped
 // objects), involvedObject, source.component, first/lastTimestamp, count, reportingComponent.
-// One shape for the events `tidepool up` stores itself (cluster_bridge) and those `tidepool
-// autoscale` posts to an API server (kube_cluster).
+// The shape of the events every API client of tidepool posts (kube_cluster's recorder: the
+// autoscaler, kube-scheduler, the kubelets and kcm's controllers).
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "kubelet/node_status.h"
 #include "kubelet/status_json.h"
 
 namespace tidepool::runtime {
@@ -40,7 +41,9 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       options_(options),
       logger_(logger),
       timers_(clock),
-      events_(kube, clock, "kubelet", logger) {
+      events_(kube, clock, "kubelet", logger),
+      node_timers_(clock),
+      jitter_(seed + 3) {
   // The kubelets keep the decoded pods.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
     return client::MakeInformer(informers, kube_, clock_,
@@ -53,8 +56,12 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
   pod_informer_ = make("kubelet-pods", "/api/v1/pods", 2);
   auto node = [this](Change c) {
     return [this, c](const client::ObjectRef& o, bool) {
-      std::string name = client::Informer::KeyOf(*o);
-      timers_.Post([this, c, name = std::move(name)] { OnNode(c, name); });
+      timers_.Post([this, c, o] { OnNode(c, o); });
+      if (c == Change::kDeleted) {
+        node_timers_.Post([this, name = client::Informer::KeyOf(*o)] { StopNodeStatus(name); });
+      } else {
+        node_timers_.Post([this, o] { StartNodeStatus(*o); });
+      }
     };
   };
   // A node's add comes before its updates, and an update changes nothing for its kubelet: no
@@ -87,6 +94,7 @@ void KubeKubelets::Start() {
   if (started_) return;
   started_ = true;
   timers_.Start();
+  node_timers_.Start();
   node_informer_->Start();
   pod_informer_->Start();
 }
@@ -96,7 +104,9 @@ void KubeKubelets::Stop() {
   started_ = false;
   client::StopAll({node_informer_.get(), pod_informer_.get()});
   timers_.Stop();
+  node_timers_.Stop();
   kubelets_.clear();
+  beats_.clear();
 }
 
 bool KubeKubelets::HasSynced() const {
@@ -108,9 +118,11 @@ kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {
   return it == kubelets_.end() ? nullptr : it->second.get();
 }
 
-void KubeKubelets::OnNode(Change change, std::string name) {
+void KubeKubelets::OnNode(Change change, client::ObjectRef node) {
+  const std::string name = client::Informer::KeyOf(*node);
   if (change == Change::kDeleted) {
-    // The node is gone: its kubelet stops; its pods are the pod garbage collector's.
+    // The node is gone: its kubelet stops; its pods are the pod garbage collector's, its Lease
+    // the garbage collector's (owner reference).
     kubelets_.erase(name);
     return;
   }
@@ -147,6 +159,103 @@ void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) 
   }
   it->second.rec.pod = pod;
   if (kubelet::PodLifecycle* k = KubeletOf(pod->spec.node_name)) k->OnPod(change, pod);
+}
+
+// ---- The node's status, Lease and heartbeats -------------------------------------------------
+
+void KubeKubelets::StopNodeStatus(const std::string& name) {
+  auto it = beats_.find(name);
+  if (it == beats_.end()) return;
+  node_timers_.Cancel(it->second.lease_timer);
+  node_timers_.Cancel(it->second.status_timer);
+  beats_.erase(it);
+}
+
+void KubeKubelets::StartNodeStatus(const json& node) {
+  const std::string name = client::Informer::KeyOf(node);
+  if (beats_.count(name) > 0) return;
+  const bool kwok = kubelet::IsKwokNode(node);
+  std::vector<std::string> types = kubelet::NodeConditionTypes(node);
+  if (!kwok && types.empty()) return;  // no kubelet registered it
+  const std::string path = client::ResourcePath("", "v1", "nodes", "", name, "status");
+  if (kwok && !kubelet::NodeReady(node)) {
+    const json patch = kubelet::KwokNodeInitializePatch(node, clock_.Now());
+    auto r = kube_.Patch(path, client::PatchType::kMerge, patch);
+    if (!r.ok() && logger_ != nullptr) {
+      logger_->Warning("kubelet: cannot initialize the KWOK node",
+                       {{"node", name}, {"err", r.status().ToString()}});
+    }
+    types = kubelet::NodeConditionTypes(patch);
+  }
+  NodeBeat& beat = beats_[name];
+  beat.condition_types = std::move(types);
+  if (auto m = node.find("metadata"); m != node.end() && m->is_object()) {
+    beat.uid = m->value("uid", "");
+  }
+  RenewLease(name);
+  beat.status_timer = node_timers_.ScheduleAfter(Jittered(options_.node_status_report_frequency),
+                                                 [this, name] { ReportNodeStatus(name); });
+}
+
+Duration KubeKubelets::Jittered(Duration d) {
+  // wait.JitterUntil's factor of the kubelet's lease controller: up to 4 % longer.
+  return d + std::chrono::duration_cast<Duration>(d * (0.04 * jitter_.UniformDouble()));
+}
+
+void KubeKubelets::RenewLease(const std::string& name) {
+  auto it = beats_.find(name);
+  if (it == beats_.end()) return;
+  NodeBeat& beat = it->second;
+  const std::string path =
+      client::ResourcePath("coordination.k8s.io", "v1", "leases", "kube-node-lease", name);
+  json lease = kubelet::NodeLeaseJson(name, beat.uid, clock_.Now());
+  StatusOr<json> written = Status(StatusCode::kAborted, "");
+  if (beat.lease_rv != 0) {
+    lease["metadata"]["resourceVersion"] = std::to_string(beat.lease_rv);
+    written = kube_.Update(path, lease);
+  }
+  if (written.status().code() == StatusCode::kAborted ||
+      written.status().code() == StatusCode::kNotFound) {
+    // Not written yet by this process, or written by another since: read it, then write.
+    auto current = kube_.Get(path);
+    if (current.ok()) {
+      lease["metadata"]["resourceVersion"] = std::to_string(ResourceVersion(*current));
+      written = kube_.Update(path, lease);
+    } else if (current.status().code() == StatusCode::kNotFound) {
+      lease["metadata"].erase("resourceVersion");
+      written = kube_.Create(
+          client::ResourcePath("coordination.k8s.io", "v1", "leases", "kube-node-lease"), lease);
+    } else {
+      written = current.status();
+    }
+  }
+  if (written.ok()) {
+    beat.lease_rv = ResourceVersion(*written);
+  } else {
+    beat.lease_rv = 0;
+    if (logger_ != nullptr) {
+      logger_->Warning("kubelet: failed to update lease",
+                       {{"node", name}, {"err", written.status().ToString()}});
+    }
+  }
+  beat.lease_timer = node_timers_.ScheduleAfter(Jittered(options_.node_lease_renew_interval),
+                                                [this, name] { RenewLease(name); });
+}
+
+void KubeKubelets::ReportNodeStatus(const std::string& name) {
+  auto it = beats_.find(name);
+  if (it == beats_.end()) return;
+  const json patch = kubelet::NodeHeartbeatPatch(it->second.condition_types, clock_.Now());
+  if (!patch.is_null()) {
+    auto r = kube_.Patch(client::ResourcePath("", "v1", "nodes", "", name, "status"),
+                         client::PatchType::kStrategicMerge, patch);
+    if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+      logger_->Warning("kubelet: error updating node status",
+                       {{"node", name}, {"err", r.status().ToString()}});
+    }
+  }
+  it->second.status_timer = node_timers_.ScheduleAfter(options_.node_status_report_frequency,
+                                                       [this, name] { ReportNodeStatus(name); });
 }
 
 // ---- What the kubelets do through the API ----------------------------------------------------

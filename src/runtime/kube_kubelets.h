@@ -13,6 +13,19 @@
 // What a kubelet reads of a pod is the object the informer delivered, with the status it wrote
 // itself since (an older echo of its own write never replaces a newer write).
 //
+// The node side (kubelet/node_status.h), for each node a kubelet registered (its status has
+// conditions) and each KWOK node (annotated kwok.x-k8s.io/node=fake):
+//   - a KWOK node that is not Ready gets KWOK's node-initialize status when it appears (a merge
+//     PATCH of nodes/<name>/status), so nodes created through the API by CA's or Karpenter's
+//     kwok provider become Ready nodes of the cluster;
+//   - its Lease in kube-node-lease is created, then renewed every nodeLeaseRenewInterval
+//     (jittered by 4 %) with the resourceVersion last written (read again after a conflict);
+//   - its conditions' lastHeartbeatTime is reported every nodeStatusReportFrequency (a
+//     strategic merge PATCH of nodes/<name>/status, conditions merged by type).
+// Node status that changes (registration, Ready, GPUs) is the emulated cloud's to write
+// (kubelet/api_node_sink.h). The node side runs on a thread of its own, so that thousands of
+// Lease renewals never hold up a pod's start.
+//
 // Threads: informer handlers decode on the informers' threads and post to the kubelets' own
 // thread (common/thread_timer_service.h), where every kubelet, its timers and its API writes
 // run. Start/Stop from the owner's thread.
@@ -29,6 +42,7 @@
 #include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/random.h"
 #include "common/thread_timer_service.h"
 #include "kubelet/pod_lifecycle.h"
 #include "runtime/kube_cluster.h"
@@ -58,7 +72,22 @@ class KubeKubelets final : private kubelet::KubeletHost {
     kubelet::PodRecord rec;
     int64_t written_rv = 0;  // resourceVersion of this kubelet's last status write
   };
-  void OnNode(Change change, std::string name);
+  // A node's heartbeats: its uid (the Lease's owner), the resourceVersion of the Lease last
+  // written (0: read it first) and the two timers.
+  struct NodeBeat {
+    std::string uid;
+    std::vector<std::string> condition_types;  // what the heartbeat touches
+    int64_t lease_rv = 0;
+    ThreadTimerService::TimerId lease_timer = 0;
+    ThreadTimerService::TimerId status_timer = 0;
+  };
+  void OnNode(Change change, client::ObjectRef node);
+  // On node_timers_'s thread.
+  void StartNodeStatus(const nlohmann::json& node);
+  void StopNodeStatus(const std::string& name);
+  void RenewLease(const std::string& name);
+  void ReportNodeStatus(const std::string& name);
+  Duration Jittered(Duration d);
   void OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
 
@@ -80,6 +109,10 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
+  // On node_timers_'s thread only: the nodes whose Lease and heartbeats this process keeps.
+  ThreadTimerService node_timers_;
+  std::map<std::string, NodeBeat, std::less<>> beats_;
+  Random jitter_;
   bool started_ = false;
 };
 

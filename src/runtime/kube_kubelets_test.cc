@@ -49,6 +49,8 @@ class KubeKubeletsTest : public ::testing::Test {
     o.start_delay = milliseconds(200);
     o.image_pull = milliseconds(100);
     o.termination = milliseconds(100);
+    o.node_lease_renew_interval = milliseconds(100);
+    o.node_status_report_frequency = milliseconds(200);
     kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), o, nullptr, 1);
   }
   ~KubeKubeletsTest() override { kubelets_->Stop(); }
@@ -148,6 +150,52 @@ TEST_F(KubeKubeletsTest, APodBoundBeforeItsNodeExistsRunsOnceTheNodeRegisters) {
   EXPECT_EQ(Phase("early"), "Pending");
   Create("nodes", Node("n2"));
   EXPECT_TRUE(Eventually([&] { return Phase("early") == "Running"; }));
+}
+
+TEST_F(KubeKubeletsTest, AKwokNodeTurnsReadyAndEveryRegisteredNodeKeepsALease) {
+  // The kubelets' Leases live in kube-node-lease (the API server's system namespace).
+  ASSERT_TRUE(client_
+                  .Create(ResourcePath("", "v1", "namespaces"),
+                          {{"apiVersion", "v1"},
+                           {"kind", "Namespace"},
+                           {"metadata", {{"name", "kube-node-lease"}}}})
+                  .ok());
+  json kwok = Node("kwok-1");
+  kwok["metadata"]["annotations"] = {{"kwok.x-k8s.io/node", "fake"}};
+  Create("nodes", kwok);
+  // A node a kubelet registered (it has conditions), and one nobody runs (no conditions).
+  json registered = Node("n1");
+  registered["status"]["conditions"] = json::array({{{"type", "Ready"}, {"status", "True"}}});
+  Create("nodes", registered);
+  Create("nodes", Node("bare"));
+  kubelets_->Start();
+  auto node = [&](const std::string& name) {
+    return *client_.Get(ResourcePath("", "v1", "nodes", "", name));
+  };
+  ASSERT_TRUE(Eventually([&] { return node("kwok-1")["status"].contains("conditions"); }));
+  const json st = node("kwok-1")["status"];
+  EXPECT_EQ(st["conditions"][0]["type"], "Ready");
+  EXPECT_EQ(st["conditions"][0]["status"], "True");
+  EXPECT_EQ(st["phase"], "Running");
+  EXPECT_EQ(st["capacity"]["cpu"], "4");  // kept: only absent fields get KWOK's defaults
+  auto lease = [&](const std::string& name) {
+    return client_.Get(
+        ResourcePath("coordination.k8s.io", "v1", "leases", "kube-node-lease", name));
+  };
+  for (const std::string name : {"kwok-1", "n1"}) {
+    ASSERT_TRUE(Eventually([&] { return lease(name).ok(); })) << name;
+    const json l = *lease(name);
+    EXPECT_EQ(l["spec"]["holderIdentity"], name);
+    EXPECT_EQ(l["metadata"]["ownerReferences"][0]["uid"], node(name)["metadata"]["uid"]);
+    const std::string first = l["spec"]["renewTime"];
+    EXPECT_TRUE(Eventually([&] { return (*lease(name))["spec"]["renewTime"] != first; })) << name;
+  }
+  EXPECT_EQ(lease("bare").status().code(), StatusCode::kNotFound);
+  // The status heartbeat touches lastHeartbeatTime only (a strategic merge by type).
+  ASSERT_TRUE(Eventually(
+      [&] { return node("n1")["status"]["conditions"][0].contains("lastHeartbeatTime"); }));
+  EXPECT_EQ(node("n1")["status"]["conditions"][0]["status"], "True");
+  EXPECT_EQ(node("n1")["status"]["conditions"].size(), 1u);
 }
 
 }  // namespace

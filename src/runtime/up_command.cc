@@ -29,8 +29,9 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
+#include "kubelet/api_node_sink.h"
 #include "runtime/client_files.h"
-#include "runtime/cluster_bridge.h"
+#include "runtime/cluster_bootstrap.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/exposure.h"
 #include "runtime/gke_control.h"
@@ -320,11 +321,27 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
+  apiserver::PodLogs logs;
+  components.api_server.server_address = options.address + ":" + std::to_string(options.port);
+  auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
+  // Every actor below reaches the API through this process's transport (no socket).
+  cluster::InProcessTransport api_transport(
+      [&api](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
+        api->Handle(req, rw);
+      });
+
   // With --data-dir the emulated cloud (pools, VMs, operations) is kept in the same store as
   // the API objects (runtime/store_cloud_journal.h), and a restart restores it.
   StoreCloudJournal journal(store);
   cloud::CloudJournal* cloud_journal = options.data_dir.empty() ? nullptr : &journal;
   w.cloud.journal = cloud_journal;
+  // The emulated cloud's VMs register their nodes in the API as kubelets do.
+  client::RestClient node_client(
+      cluster::InProcessRestConfig(), clock,
+      cluster::InProcessRestOptions(api_transport,
+                                    "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format"));
+  kubelet::ApiNodeSink node_sink(node_client, nullptr);
+  w.node_sink = &node_sink;
   auto world_or = sim::World::Create(w);
   if (!world_or.ok()) {
     err << "error: " << world_or.status().message() << "\n";
@@ -332,19 +349,30 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   std::unique_ptr<sim::World> world = std::move(world_or).value();
   // Nothing reads the world's timeline under up (it is `simulate`'s output): kept, it would
-  // grow by every pod and event for as long as the cluster runs. The world's own event list
-  // forgets what the API has expired.
+  // grow by every pod and event for as long as the cluster runs.
   world->timeline().set_enabled(false);
-  world->store().SetEventTtl(store_options.event_ttl);
-  apiserver::PodLogs logs;
-  ClusterBridge bridge(*world, store, logs, options.gpu_operator, autoscaler_on);
-  if (Status s = bridge.Start(); !s.ok()) {
-    err << "error: " << s.message() << "\n";
+  ClusterBootstrapOptions bootstrap;
+  bootstrap.project = w.project;
+  bootstrap.cluster = w.cluster;
+  bootstrap.gpu_operator = options.gpu_operator;
+  bootstrap.autoscaler_pod = autoscaler_on;
+  for (const cloud::emulated::InstanceInfo& i : world->cloud().ListInstances()) {
+    if (i.registered) bootstrap.cloud_nodes.insert(i.name);
+  }
+  StatusOr<std::string> autoscaler_pod = BootstrapCluster(store, bootstrap);
+  if (!autoscaler_pod.ok()) {
+    err << "error: " << autoscaler_pod.status().message() << "\n";
     return 1;
   }
+  // The autoscaler's log is the cluster-autoscaler pod's (`kubectl logs -f`).
+  if (!autoscaler_pod->empty()) {
+    world->autoscaler_log().AddSink([&logs, pod = *autoscaler_pod](std::string_view line) {
+      std::string text(line);
+      text += '\n';
+      logs.Append("kube-system", pod, "cluster-autoscaler", text);
+    });
+  }
 
-  components.api_server.server_address = options.address + ":" + std::to_string(options.port);
-  auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
   // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
@@ -383,7 +411,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cluster_info.endpoint = listeners.endpoint;
   cluster_info.ca_pem = listeners.tls->ca_pem();
   cluster_info.create_time = ClusterCreateTime(cloud_journal, w);
-  // Compute Engine's networkIP of a VM: its Node's InternalIP, as the bridge published it.
+  // Compute Engine's networkIP of a VM: its Node's InternalIP, as its kubelet registered it
+  // (kubelet/api_node_sink.h).
   const apiserver::Resource* nodes_resource = apiserver::FindResource("", "v1", "nodes");
   auto node_ip = [&store, nodes_resource](const std::string& name) -> std::string {
     if (nodes_resource == nullptr) return "";
@@ -402,11 +431,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   gke_api.store(&gke);
 
   // The cluster autoscaler: `tidepool autoscale`'s engine and cluster side, over this process's
-  // API (no socket), with the emulated cloud; its loop runs on the world's queue.
-  cluster::InProcessTransport api_transport(
-      [&api](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
-        api->Handle(req, rw);
-      });
+  // API, with the emulated cloud; its loop runs on the world's queue.
   // One informer per collection for every actor below, as kube-controller-manager shares one
   // factory among its controllers: a pod event is parsed once, not once per actor. Every actor
   // is made (and adds its handlers) before the factory starts, then each starts.
@@ -534,20 +559,19 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   podgc.Start();
   garbage_collector.Start();
 
-  // The world's thread: API changes in, the event queue advanced to the wall clock.
+  // The world's thread: the GKE API's calls run, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
   std::thread world_thread([&] {
     while (!stopping.load()) {
       executor.RunPending();
       store.ExpireEvents();
-      bridge.PumpApi();
       const TimePoint t = clock.Now();
       if (t > world->Now()) world->RunUntil(t);
       Duration wait = std::chrono::milliseconds(20);
       if (auto next = world->queue().NextEventTime()) {
         wait = std::clamp<Duration>(*next - clock.Now(), Duration::zero(), wait);
       }
-      bridge.WaitForApi(wait);
+      executor.WaitForWork(wait);
     }
   });
 

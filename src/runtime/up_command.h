@@ -4,9 +4,13 @@
 // real kubectl (architecture.md's first runtime). It wires:
 //
 //   ObjectStore (+ SQLite with --data-dir) <- ApiServer <- HttpServer (127.0.0.1:PORT)
-//        ^  \-- ClusterBridge --> World (scheduler, kubelets, emulated cloud, autoscaler)
+//                                               ^-- in-process transport <- every actor:
+//     kube-scheduler, the kubelets (pods, Leases, heartbeats), kcm's controllers, the embedded
+//     autoscaler, and the emulated cloud's VMs registering their nodes (kubelet/api_node_sink.h)
 //
-// on a real clock: the world's event queue is advanced to the wall clock by one thread, and
+// The World holds the emulated cloud (VMs, node pools) and its event queue, nothing of the
+// cluster. It runs on a real clock: its event queue is advanced to the wall clock by one
+// thread, and
 // every emulated duration (VM boot, kubelet, GPU driver, unneeded time, the autoscaler's
 // timers and scan interval: every kEmulated duration of runtime/up_options.h) is divided by
 // --speed; timestamps stay real.

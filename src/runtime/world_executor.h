@@ -23,6 +23,7 @@ class WorldExecutor {
       std::lock_guard<std::mutex> lock(mu_);
       tasks_.push_back(std::move(task));
     }
+    queued_.notify_one();
     done.wait();
   }
 
@@ -37,8 +38,15 @@ class WorldExecutor {
     return tasks.size();
   }
 
+  // On the world's thread: blocks up to `timeout` for a closure to be queued (its idle wait).
+  void WaitForWork(std::chrono::steady_clock::duration timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    queued_.wait_for(lock, timeout, [this] { return !tasks_.empty(); });
+  }
+
  private:
   std::mutex mu_;
+  std::condition_variable queued_;
   std::deque<std::packaged_task<void()>> tasks_;
 };
 

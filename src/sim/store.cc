@@ -323,15 +323,8 @@ Status Store::UpsertNode(api::Node node) {
   }
   merged.spec.provider_id = node.spec.provider_id;
   // Taints: the cloud's new set, plus every taint somebody else added.
-  std::vector<api::Taint> taints = node.spec.taints;
-  for (const api::Taint& t : old->spec.taints) {
-    const auto same = [&](const api::Taint& o) { return o.MatchTaint(t); };
-    const bool was_cloud = std::any_of(previous_cloud.begin(), previous_cloud.end(), same);
-    const bool in_new = std::any_of(taints.begin(), taints.end(), same);
-    if (!was_cloud && !in_new) {
-      taints.push_back(t);
-    }
-  }
+  std::vector<api::Taint> taints =
+      api::MergeOwnedTaints(old->spec.taints, previous_cloud, node.spec.taints);
   cloud_taints_[name] = node.spec.taints;
   merged.spec.taints = std::move(taints);
   merged.status = std::move(node.status);
@@ -371,26 +364,6 @@ std::vector<api::NodeConstSharedPtr> Store::ListNodes() const {
 }
 
 // ---- ClusterWriter ----------------------------------------------------------------------------
-
-Status Store::UpdateNodeFromApi(const std::string& name, api::Labels labels,
-                                std::map<std::string, std::string> annotations,
-                                std::vector<api::Taint> taints, bool unschedulable) {
-  auto it = nodes_.find(name);
-  if (it == nodes_.end()) {
-    return NotFoundError(NodeNotFound(name));
-  }
-  const api::NodeConstSharedPtr old = it->second;
-  api::Node n = *old;
-  n.meta.labels = std::move(labels);
-  n.meta.annotations = std::move(annotations);
-  n.spec.taints = std::move(taints);
-  n.spec.unschedulable = unschedulable;
-  if (n.meta.labels == old->meta.labels && n.meta.annotations == old->meta.annotations &&
-      n.spec == old->spec) {
-    return OkStatus();
-  }
-  return PutNode(std::move(n), ChangeType::kModified, old);
-}
 
 Status Store::AddNodeTaint(const std::string& node, const api::Taint& taint) {
   auto it = nodes_.find(node);

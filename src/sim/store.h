@@ -163,11 +163,6 @@ class Store final : public cloud::emulated::NodeSink,
   Status UpsertNode(api::Node node) override;
   Status DeleteNode(const std::string& name) override;
   api::NodeConstSharedPtr GetNode(const std::string& name) const;
-  // A user's edit of a node through the API (kubectl label / annotate / taint / cordon): labels,
-  // annotations, taints and spec.unschedulable replaced as given. NotFound.
-  Status UpdateNodeFromApi(const std::string& name, api::Labels labels,
-                           std::map<std::string, std::string> annotations,
-                           std::vector<api::Taint> taints, bool unschedulable);
   // Sorted by name.
   std::vector<api::NodeConstSharedPtr> ListNodes() const;
 

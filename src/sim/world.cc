@@ -59,9 +59,10 @@ Status World::Init() {
   timeline_.set_enabled(false);
   emu::EmulatedCloudOptions cloud_options = options_.cloud;
   cloud_options.logger = &cloud_log_;
-  cloud_ =
-      std::make_unique<emu::EmulatedCloud>(options_.project, options_.cluster, options_.zone,
-                                           queue_, store_, cloud_random_, std::move(cloud_options));
+  cloud_ = std::make_unique<emu::EmulatedCloud>(
+      options_.project, options_.cluster, options_.zone, queue_,
+      options_.node_sink != nullptr ? *options_.node_sink : store_, cloud_random_,
+      std::move(cloud_options));
   TIDEPOOL_ASSIGN_OR_RETURN(scheduler_, scheduler::Scheduler::Create());
   if (options_.run_scheduler) {
     loop_ = std::make_unique<SchedulerLoop>(store_, queue_, *scheduler_, options_.scheduler);

@@ -64,6 +64,10 @@ struct WorldOptions {
   std::vector<cloud::emulated::NodePoolSpec> node_pools;
   // `logger` is set by the world.
   cloud::emulated::EmulatedCloudOptions cloud;
+  // Where the cloud's VMs register their nodes: the world's store when null (`simulate`), the
+  // API in `tidepool up` (kubelet/api_node_sink.h; the world's store then holds no nodes).
+  // Must outlive the world.
+  cloud::emulated::NodeSink* node_sink = nullptr;
   KubeletOptions kubelet;
   SchedulerLoopOptions scheduler;
   // false: the world runs no scheduler; another one binds its pods (`tidepool up`'s, over the

@@ -47,7 +47,7 @@ pending=$(k get pods --field-selector=status.phase=Pending -o name)
 p=${pending#pod/}
 expect_in "$(k get events --field-selector involvedObject.name="$p")" \
   "0/4 nodes are available: 1 Insufficient nvidia.com/gpu, 3 node(s) didn't match Pod's node affinity/selector."
-running=$(k get pods --field-selector=status.phase=Running -o name | head -1)
+running=$(k get pods --field-selector=status.phase=Running -o name | sed -n 1p)
 ev=$(k get events --field-selector involvedObject.name="${running#pod/}")
 expect_in "$ev" "Successfully assigned default/${running#pod/} to kwok-gpu-1"
 expect_in "$ev" "Started container cuda"

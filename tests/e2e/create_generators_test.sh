@@ -132,7 +132,7 @@ out=$(k run p --image=nginx 2>&1) || fail "kubectl run" "$out"
 expect_jp pod/p '{.spec.containers[0].image} {.metadata.labels.run} {.spec.restartPolicy}' 'nginx p Always'
 node=$(k get nodes -o jsonpath='{.items[0].metadata.name}')
 out=$(k debug node/"$node" --image=busybox --profile=sysadmin 2>&1) || fail "kubectl debug node" "$out"
-dbg=$(k get pods -o name | grep "node-debugger-$node" | head -1)
+dbg=$(k get pods -o name | grep "node-debugger-$node" | sed -n 1p)
 [ -n "$dbg" ] || fail "no node debugger pod" "$(k get pods)"
 expect_jp "$dbg" '{.spec.nodeName} {.spec.hostPID} {.spec.hostNetwork} {.spec.containers[0].securityContext.privileged} {.spec.volumes[0].hostPath.path}' "$node true true true /"
 cat <<YAML | k apply -f - >/dev/null

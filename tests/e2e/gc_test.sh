@@ -56,7 +56,7 @@ YAML
   wait_for 60 bash -c "[ \$(kubectl --cache-dir $WORK/kube-cache get pods -l app=$name -o jsonpath='{range .items[*]}{.status.phase}{\"\\n\"}{end}' | grep -c Running) = 2 ]" ||
     fail "$name: two running pods" "$(k get pods -l app="$name" -o wide 2>&1)"
   if [ -n "$finalizer" ]; then
-    HELD=$(k get pods -l "app=$name" -o name | sort | head -1 | cut -d/ -f2)
+    HELD=$(k get pods -l "app=$name" -o name | sort | sed -n 1p | cut -d/ -f2)
     k patch pod "$HELD" --type=merge -p "{\"metadata\":{\"finalizers\":[\"$finalizer\"]}}" >/dev/null
   fi
 }

@@ -1,0 +1,96 @@
+#include "kubelet/api_node_sink.h"
+
+#include "api/codec/json_codec.h"
+#include "kubelet/node_status.h"
+
+namespace tidepool::kubelet {
+namespace {
+
+using json = nlohmann::json;
+
+constexpr int kConflictRetries = 5;
+
+std::string NodePath(const std::string& name, std::string_view subresource = "") {
+  return client::ResourcePath("", "v1", "nodes", "", name, subresource);
+}
+
+// Adds or overwrites each key of `from` in `into` (both objects, or `into` made one).
+void MergeByKey(json& into, const json& from) {
+  if (!from.is_object()) return;
+  if (!into.is_object()) into = json::object();
+  for (auto it = from.begin(); it != from.end(); ++it) into[it.key()] = it.value();
+}
+
+}  // namespace
+
+ApiNodeSink::ApiNodeSink(const client::RestClient& kube, log::Logger* logger)
+    : kube_(kube), logger_(logger) {}
+
+Status ApiNodeSink::UpsertNode(api::Node node) {
+  if (node.meta.name.empty()) return InvalidArgumentError("metadata.name: Required value");
+  json status = api::codec::NodeToJson(node).value("status", json::object());
+  status["addresses"] = NodeAddressesJson(node.meta.name);
+  status["daemonEndpoints"] = DaemonEndpointsJson();
+  status["nodeInfo"] = NodeInfoJson(node.meta.name);
+  Status s;
+  for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
+    s = TryUpsert(node, status);
+    if (s.code() != StatusCode::kAborted && s.code() != StatusCode::kAlreadyExists) break;
+  }
+  if (s.ok()) reported_taints_[node.meta.name] = node.spec.taints;
+  return s;
+}
+
+Status ApiNodeSink::TryUpsert(const api::Node& node, const json& status) {
+  const std::string& name = node.meta.name;
+  StatusOr<json> current = kube_.Get(NodePath(name));
+  if (!current.ok() && current.status().code() == StatusCode::kNotFound) {
+    json obj = api::codec::NodeToJson(node);
+    obj["metadata"].erase("creationTimestamp");  // the API server's to set
+    obj["metadata"].erase("uid");
+    obj["status"] = status;
+    return kube_.Create(client::ResourcePath("", "v1", "nodes"), obj).status();
+  }
+  if (!current.ok()) return current.status();
+  TIDEPOOL_ASSIGN_OR_RETURN(api::Node stored, api::codec::NodeFromJson(*current));
+  json next = *current;
+  const json reported = api::codec::NodeToJson(node);
+  MergeByKey(next["metadata"]["labels"], reported["metadata"].value("labels", json::object()));
+  if (reported["metadata"].contains("annotations")) {
+    MergeByKey(next["metadata"]["annotations"], reported["metadata"]["annotations"]);
+  }
+  std::vector<api::Taint> previous;
+  if (auto it = reported_taints_.find(name); it != reported_taints_.end()) {
+    previous = it->second;
+  } else {
+    previous = node.spec.taints;
+    previous.push_back(api::Taint{std::string(api::kTaintNodeNotReady), "",
+                                  api::TaintEffect::kNoSchedule, std::nullopt});
+  }
+  api::Node merged;
+  merged.spec.taints = api::MergeOwnedTaints(stored.spec.taints, previous, node.spec.taints);
+  merged.spec.provider_id = node.spec.provider_id;
+  const json merged_spec = api::codec::NodeToJson(merged).value("spec", json::object());
+  json& spec = next["spec"];
+  if (!spec.is_object()) spec = json::object();
+  if (merged_spec.contains("taints")) {
+    spec["taints"] = merged_spec["taints"];
+  } else {
+    spec.erase("taints");
+  }
+  if (merged_spec.contains("providerID")) spec["providerID"] = merged_spec["providerID"];
+  if (next != *current) {
+    TIDEPOOL_ASSIGN_OR_RETURN(json updated, kube_.Update(NodePath(name), next));
+    next = std::move(updated);
+  }
+  if (next.value("status", json::object()) == status) return OkStatus();
+  next["status"] = status;
+  return kube_.Update(NodePath(name, "status"), next).status();
+}
+
+Status ApiNodeSink::DeleteNode(const std::string& name) {
+  reported_taints_.erase(name);
+  return kube_.Delete(NodePath(name)).status();
+}
+
+}  // namespace tidepool::kubelet

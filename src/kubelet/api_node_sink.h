@@ -1,0 +1,53 @@
+// File: api_node_sink.h
+//
+// ApiNodeSink: where the emulated cloud's kubelets register their nodes in `tidepool up` - the
+// API, through a cluster client (cloud::emulated::NodeSink over client::RestClient), as a real
+// kubelet registers: the first UpsertNode creates the Node (POST /api/v1/nodes with its status),
+// later ones update it (PUT of the object, then PUT of nodes/<name>/status), each with the
+// resourceVersion it read and retried on a conflict.
+//
+// What it writes (NodeSink's merge contract, the same rule as the simulator's store):
+//   - labels and annotations the cloud reports are added or overwritten by key; others kept;
+//   - spec.providerID; the cloud's taints replace the ones it reported last, taints others
+//     added (a cordon's, CA's ToBeDeletedByClusterAutoscaler) are kept (api::MergeOwnedTaints);
+//     spec.unschedulable and every other field are left as they are;
+//   - status: the reported one, with the kubelet's addresses, daemonEndpoints and nodeInfo
+//     (kubelet/node_status.h).
+// The taints it reported last are remembered per node. For a node it has not written in this
+// process (a restart with --data-dir) the reported taints and the not-ready taint count as its
+// own, so a node that turns Ready loses node.kubernetes.io/not-ready.
+// DeleteNode deletes the Node; its Lease goes with it (owner reference, garbage collector).
+// The node's Lease and heartbeats are the kubelets' (runtime/kube_kubelets.h).
+//
+// Threading: called on the emulated cloud's thread; not thread-safe itself.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "api/node.h"
+#include "client/rest_client.h"
+#include "cloud/emulated/emulated_cloud.h"
+#include "common/log.h"
+
+namespace tidepool::kubelet {
+
+class ApiNodeSink final : public cloud::emulated::NodeSink {
+ public:
+  // `kube` must outlive the sink; `logger` may be null.
+  ApiNodeSink(const client::RestClient& kube, log::Logger* logger);
+
+  Status UpsertNode(api::Node node) override;
+  Status DeleteNode(const std::string& name) override;
+
+ private:
+  // One read-modify-write; Aborted on a conflict (the caller retries).
+  Status TryUpsert(const api::Node& node, const nlohmann::json& status);
+
+  const client::RestClient& kube_;
+  log::Logger* logger_;
+  std::map<std::string, std::vector<api::Taint>> reported_taints_;
+};
+
+}  // namespace tidepool::kubelet

@@ -1,0 +1,112 @@
+#include "kubelet/api_node_sink.h"
+
+#include <gtest/gtest.h>
+
+#include "client/test_api_server.h"
+#include "cluster/in_process_transport.h"
+#include "kubelet/node_status.h"
+
+namespace tidepool::kubelet {
+namespace {
+
+using client::ResourcePath;
+using nlohmann::json;
+
+api::Node Reported(bool ready) {
+  api::Node n;
+  n.meta.name = "gke-gpu-1";
+  n.meta.labels = {{"cloud.google.com/gke-nodepool", "gpu"}};
+  n.spec.provider_id = "gce://p/us-central1-a/gke-gpu-1";
+  n.spec.taints = {{"nvidia.com/gpu", "present", api::TaintEffect::kNoSchedule, std::nullopt}};
+  if (!ready) {
+    n.spec.taints.push_back(
+        {std::string(api::kTaintNodeNotReady), "", api::TaintEffect::kNoSchedule, std::nullopt});
+  }
+  n.status.capacity["cpu"] = api::Quantity::FromInt(4, api::QuantityFormat::kDecimalSI);
+  n.status.allocatable["cpu"] = api::Quantity::FromInt(4, api::QuantityFormat::kDecimalSI);
+  api::NodeCondition c;
+  c.type = "Ready";
+  c.status = ready ? api::ConditionStatus::kTrue : api::ConditionStatus::kFalse;
+  n.status.conditions.push_back(c);
+  return n;
+}
+
+class ApiNodeSinkTest : public ::testing::Test {
+ protected:
+  ApiNodeSinkTest()
+      : transport_([this](const apiserver::http::HttpRequest& req,
+                          apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
+        client_(cluster::InProcessRestConfig(), api_.clock(),
+                cluster::InProcessRestOptions(transport_, "kubelet/v1.32.4")),
+        sink_(client_, nullptr) {}
+
+  json Node() {
+    auto n = client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1"));
+    EXPECT_TRUE(n.ok()) << n.status().ToString();
+    return n.ok() ? *n : json();
+  }
+  std::vector<std::string> Taints() {
+    std::vector<std::string> out;
+    for (const json& t : Node()["spec"].value("taints", json::array())) {
+      out.push_back(t.value("key", "") + ":" + t.value("effect", ""));
+    }
+    return out;
+  }
+
+  client::testing::TestApiServer api_;
+  cluster::InProcessTransport transport_;
+  client::RestClient client_;
+  ApiNodeSink sink_;
+};
+
+TEST_F(ApiNodeSinkTest, RegistersWithTheKubeletsFields) {
+  ASSERT_TRUE(sink_.UpsertNode(Reported(false)).ok());
+  const json n = Node();
+  EXPECT_EQ(n["spec"]["providerID"], "gce://p/us-central1-a/gke-gpu-1");
+  EXPECT_EQ(Taints(), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule",
+                                                "node.kubernetes.io/not-ready:NoSchedule"}));
+  EXPECT_EQ(n["status"]["addresses"][1],
+            json::parse(R"({"type":"Hostname","address":"gke-gpu-1"})"));
+  EXPECT_EQ(n["status"]["nodeInfo"]["kubeletVersion"], kKubeletVersion);
+  EXPECT_EQ(n["status"]["conditions"][0]["status"], "False");
+  EXPECT_FALSE(n["metadata"].value("uid", "").empty());
+}
+
+TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
+  ASSERT_TRUE(sink_.UpsertNode(Reported(false)).ok());
+  // A user cordons the node and labels it; CA taints it.
+  json n = Node();
+  n["spec"]["unschedulable"] = true;
+  n["metadata"]["labels"]["team"] = "ml";
+  n["spec"]["taints"].push_back({{"key", "ToBeDeletedByClusterAutoscaler"},
+                                 {"value", "1700000000"},
+                                 {"effect", "NoSchedule"}});
+  ASSERT_TRUE(client_.Update(ResourcePath("", "v1", "nodes", "", "gke-gpu-1"), n).ok());
+  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  n = Node();
+  EXPECT_TRUE(n["spec"].value("unschedulable", false));
+  EXPECT_EQ(n["metadata"]["labels"]["team"], "ml");
+  EXPECT_EQ(n["metadata"]["labels"]["cloud.google.com/gke-nodepool"], "gpu");
+  EXPECT_EQ(Taints(), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule",
+                                                "ToBeDeletedByClusterAutoscaler:NoSchedule"}));
+  EXPECT_EQ(n["status"]["conditions"][0]["status"], "True");
+}
+
+TEST_F(ApiNodeSinkTest, ANodeOfAnEarlierRunLosesTheNotReadyTaintWhenReady) {
+  ApiNodeSink earlier(client_, nullptr);
+  ASSERT_TRUE(earlier.UpsertNode(Reported(false)).ok());
+  // This process has not written the node: the not-ready taint still counts as the kubelet's.
+  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  EXPECT_EQ(Taints(), std::vector<std::string>{"nvidia.com/gpu:NoSchedule"});
+}
+
+TEST_F(ApiNodeSinkTest, DeleteRemovesTheNode) {
+  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  ASSERT_TRUE(sink_.DeleteNode("gke-gpu-1").ok());
+  EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1")).status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(sink_.DeleteNode("gke-gpu-1").code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace tidepool::kubelet

@@ -1,0 +1,187 @@
+#include "runtime/cluster_bootstrap.h"
+
+#include <vector>
+
+#include "apiserver/resources.h"
+#include "kubelet/status_json.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using kubelet::Fnv;
+using nlohmann::json;
+
+constexpr char kOrigin[] = "system";
+
+const apiserver::Resource* Res(std::string_view group, std::string_view resource) {
+  return apiserver::FindResource(group, "v1", resource);
+}
+
+Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
+  const apiserver::ObjectStore::WriteOptions opts{kOrigin, false};
+  const apiserver::Resource* namespaces = Res("", "namespaces");
+  for (const char* ns : {"default", "kube-node-lease", "kube-public", "kube-system"}) {
+    if (store.Get(*namespaces, "", ns).ok()) continue;
+    json obj = {{"apiVersion", "v1"},
+                {"kind", "Namespace"},
+                {"metadata", {{"name", ns}, {"labels", {{"kubernetes.io/metadata.name", ns}}}}},
+                {"spec", {{"finalizers", {"kubernetes"}}}},
+                {"status", {{"phase", "Active"}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
+  }
+  if (!gpu_operator) return Status::Ok();
+  if (!store.Get(*namespaces, "", "gpu-operator").ok()) {
+    json obj = {
+        {"apiVersion", "v1"},
+        {"kind", "Namespace"},
+        {"metadata",
+         {{"name", "gpu-operator"}, {"labels", {{"kubernetes.io/metadata.name", "gpu-operator"}}}}},
+        {"spec", {{"finalizers", {"kubernetes"}}}},
+        {"status", {{"phase", "Active"}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
+  }
+  const apiserver::Resource* ds = Res("apps", "daemonsets");
+  auto existing = store.Get(*ds, "gpu-operator", "nvidia-device-plugin-daemonset");
+  if (existing.ok()) return Status::Ok();
+  json labels = {{"app", "nvidia-device-plugin-daemonset"}};
+  json obj = {
+      {"apiVersion", "apps/v1"},
+      {"kind", "DaemonSet"},
+      {"metadata", {{"name", "nvidia-device-plugin-daemonset"}, {"namespace", "gpu-operator"}}},
+      {"spec",
+       {{"selector", {{"matchLabels", labels}}},
+        {"template",
+         {{"metadata", {{"labels", labels}}},
+          {"spec",
+           {{"nodeSelector", {{"nvidia.com/gpu.deploy.device-plugin", "true"}}},
+            {"tolerations",
+             json::array(
+                 {{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}})},
+            {"priorityClassName", "system-node-critical"},
+            {"containers",
+             json::array({{{"name", "nvidia-device-plugin"},
+                           {"image", "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"}}})}}}}}}}};
+  return store.Create(*ds, std::move(obj), opts).status();
+}
+
+// The names of the stored nodes, after the emulated cloud's that it no longer has are deleted.
+std::vector<std::string> PruneNodes(apiserver::ObjectStore& store,
+                                    const ClusterBootstrapOptions& options) {
+  const apiserver::Resource* nodes = Res("", "nodes");
+  const std::string ours = "gce://" + options.project + "/";
+  std::vector<std::string> out;
+  for (const apiserver::ObjectPtr& o : store.List(*nodes, "").items) {
+    const json& v = o->view;
+    const std::string name = v["metadata"].value("name", "");
+    const std::string provider =
+        v.contains("spec") && v["spec"].is_object() ? v["spec"].value("providerID", "") : "";
+    if (provider.rfind(ours, 0) == 0 && options.cloud_nodes.count(name) == 0) {
+      (void)store.Delete(*nodes, "", name, {kOrigin, false});
+      continue;
+    }
+    out.push_back(name);
+  }
+  return out;
+}
+
+struct SystemPod {
+  std::string name, app, container, image, cpu, memory;
+};
+
+// A kube-system pod of GKE's, bound to `host`.
+json SystemPodJson(const SystemPod& p, const std::string& host) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata",
+           {{"name", p.name},
+            {"namespace", "kube-system"},
+            {"labels", {{"k8s-app", p.app}}},
+            {"annotations", {{"components.gke.io/component-name", p.app}}}}},
+          {"spec",
+           {{"nodeName", host},
+            {"priorityClassName", "system-cluster-critical"},
+            {"priority", 2000000000},
+            {"restartPolicy", "Always"},
+            {"terminationGracePeriodSeconds", 30},
+            {"dnsPolicy", "ClusterFirst"},
+            {"schedulerName", "default-scheduler"},
+            {"serviceAccountName", p.app},
+            {"serviceAccount", p.app},
+            {"securityContext", json::object()},
+            {"enableServiceLinks", true},
+            {"preemptionPolicy", "PreemptLowerPriority"},
+            {"tolerations", json::array({{{"key", "CriticalAddonsOnly"}, {"operator", "Exists"}},
+                                         {{"key", "node.kubernetes.io/not-ready"},
+                                          {"operator", "Exists"},
+                                          {"effect", "NoExecute"},
+                                          {"tolerationSeconds", 300}},
+                                         {{"key", "node.kubernetes.io/unreachable"},
+                                          {"operator", "Exists"},
+                                          {"effect", "NoExecute"},
+                                          {"tolerationSeconds", 300}}})},
+            {"containers",
+             json::array({{{"name", p.container},
+                           {"image", p.image},
+                           {"imagePullPolicy", "IfNotPresent"},
+                           {"resources", {{"requests", {{"cpu", p.cpu}, {"memory", p.memory}}}}},
+                           {"terminationMessagePath", "/dev/termination-log"},
+                           {"terminationMessagePolicy", "File"}}})}}},
+          {"status", {{"phase", "Pending"}, {"qosClass", "Burstable"}}}};
+}
+
+}  // namespace
+
+StatusOr<std::string> BootstrapCluster(apiserver::ObjectStore& store,
+                                       const ClusterBootstrapOptions& options) {
+  TIDEPOOL_RETURN_IF_ERROR(EnsureSystemObjects(store, options.gpu_operator));
+  const std::vector<std::string> nodes = PruneNodes(store, options);
+  const apiserver::Resource* pods = Res("", "pods");
+  std::string autoscaler_pod;
+  // kube-system's pods of a GKE cluster, on the first default-pool node.
+  std::string host;
+  for (const std::string& n : nodes) {
+    if (n.find("default-pool") != std::string::npos) {
+      host = n;
+      break;
+    }
+  }
+  if (host.empty() && !nodes.empty()) host = *nodes.begin();
+  bool have_dns = false;
+  for (const apiserver::ObjectPtr& o : store.List(*pods, "kube-system").items) {
+    const std::string name = o->view["metadata"].value("name", "");
+    if (name.rfind("cluster-autoscaler-", 0) == 0) autoscaler_pod = name;
+    if (name.rfind("kube-dns-", 0) == 0) have_dns = true;
+  }
+  const uint64_t h = Fnv(options.cluster + options.project);
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  auto suffix = [&](uint64_t seed, int n) {
+    std::string s;
+    for (int i = 0; i < n; ++i) {
+      s += kAlphabet[seed % (sizeof(kAlphabet) - 1)];
+      seed /= (sizeof(kAlphabet) - 1);
+    }
+    return s;
+  };
+  std::vector<SystemPod> system;
+  // No cluster-autoscaler pod when the embedded autoscaler is off (`--no-autoscaler`: another
+  // autoscaler, e.g. `tidepool autoscale`, manages the cluster).
+  if (autoscaler_pod.empty() && options.autoscaler_pod) {
+    autoscaler_pod = "cluster-autoscaler-" + suffix(h, 10) + "-" + suffix(h >> 20, 5);
+    system.push_back({autoscaler_pod, "cluster-autoscaler", "cluster-autoscaler",
+                      "registry.k8s.io/autoscaling/cluster-autoscaler:v1.32.1", "10m", "300Mi"});
+  }
+  if (!have_dns) {
+    system.push_back({"kube-dns-" + suffix(h >> 7, 10) + "-" + suffix(h >> 29, 5), "kube-dns",
+                      "kubedns", "gke.gcr.io/k8s-dns-kube-dns:1.26.0-gke.1", "100m", "70Mi"});
+  }
+  if (!host.empty()) {
+    for (const SystemPod& p : system) {
+      json pod = SystemPodJson(p, host);
+      auto created = store.Create(*pods, std::move(pod), {"system", false});
+      if (!created.ok()) return created.status();
+    }
+  }
+  return autoscaler_pod;
+}
+
+}  // namespace tidepool::runtime
