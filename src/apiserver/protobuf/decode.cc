@@ -48,7 +48,7 @@ std::string Base64(std::string_view in) {
   return out;
 }
 
-StatusOr<json> TimeJson(std::string_view data, std::string_view key);
+StatusOr<json> TimeJson(std::string_view data, std::string_view key, bool micro);
 StatusOr<json> QuantityJson(std::string_view data, std::string_view go_name);
 StatusOr<json> IntOrStringJson(std::string_view data, std::string_view go_name);
 
@@ -87,7 +87,7 @@ json ZeroValue(const FieldSpec& f) {
     case Kind::kMessage:
       return Prefilled(*f.message);
     default:
-      return nullptr;  // bytes (nil), maps (omitted), Time (null, omitted)
+      return nullptr;  // bytes (nil), maps (omitted), Time and MicroTime (null, omitted)
   }
 }
 
@@ -170,7 +170,7 @@ Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
           break;
         }
         case Kind::kTimeMap: {
-          TIDEPOOL_ASSIGN_OR_RETURN(v, TimeJson(value, f.json));
+          TIDEPOOL_ASSIGN_OR_RETURN(v, TimeJson(value, f.json, /*micro=*/false));
           break;
         }
         default:
@@ -238,8 +238,9 @@ Status DecodeField(const FieldSpec& f, const Field& field, json& out) {
       return MapEntry(f, data, out);
     case Kind::kMessage:
       return MessageField(f, data, out);
-    case Kind::kTime: {
-      TIDEPOOL_ASSIGN_OR_RETURN(json t, TimeJson(data, f.json));
+    case Kind::kTime:
+    case Kind::kMicroTime: {
+      TIDEPOOL_ASSIGN_OR_RETURN(json t, TimeJson(data, f.json, f.kind == Kind::kMicroTime));
       if (repeated) {
         Append(out, f, std::move(t));
       } else if (t.is_null()) {
@@ -286,12 +287,15 @@ Status DecodeInto(const MessageSpec& m, std::string_view data, json& out) {
 }
 
 // metav1.Time {1: seconds, 2: nanos}: RFC 3339, seconds precision; an empty message is the zero
-// time, JSON null.
-StatusOr<json> TimeJson(std::string_view data, std::string_view key) {
+// time, JSON null. A metav1.MicroTime (`micro`) is the same message written with six fractional
+// digits: as MicroTime.Unmarshal, nanos are truncated towards zero to microseconds, then
+// time.Unix normalises them (negative or over a second) into the seconds.
+StatusOr<json> TimeJson(std::string_view data, std::string_view key, bool micro) {
   if (data.empty()) {
     return json(nullptr);
   }
   int64_t seconds = 0;
+  int32_t nanos = 0;
   Reader r(data, "Timestamp");
   while (!r.Done()) {
     TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
@@ -299,14 +303,30 @@ StatusOr<json> TimeJson(std::string_view data, std::string_view key) {
       TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(e, "Seconds"));
       seconds = static_cast<int64_t>(v);
     } else if (e.number == 2) {
-      TIDEPOOL_RETURN_IF_ERROR(VarintValue(e, "Nanos").status());
+      TIDEPOOL_ASSIGN_OR_RETURN(const uint64_t v, VarintValue(e, "Nanos"));
+      nanos = static_cast<int32_t>(v);
     }
   }
   // 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z.
   constexpr int64_t kMin = -62167219200;
   constexpr int64_t kMax = 253402300799;
-  if (seconds < kMin || seconds > kMax) {
+  const auto out_of_range = [&] {
     return InvalidArgumentError(std::string(key) + ": year outside of range [0,9999]");
+  };
+  int64_t micros = 0;
+  if (micro) {
+    // |nanos| < 2^31 moves the seconds by at most 3; checked first so the sum cannot overflow.
+    if (seconds < kMin - 3 || seconds > kMax + 3) return out_of_range();
+    micros = nanos / 1000;  // towards zero, as time.Duration.Truncate
+    seconds += micros / 1000000;
+    micros %= 1000000;
+    if (micros < 0) {
+      micros += 1000000;
+      --seconds;
+    }
+  }
+  if (seconds < kMin || seconds > kMax) {
+    return out_of_range();
   }
   using std::chrono::days;
   int64_t d = seconds / 86400;
@@ -316,11 +336,15 @@ StatusOr<json> TimeJson(std::string_view data, std::string_view key) {
     --d;
   }
   const std::chrono::year_month_day ymd{std::chrono::sys_days{days{d}}};
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02dZ", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()),
-                static_cast<int>(rem / 3600), static_cast<int>(rem / 60 % 60),
-                static_cast<int>(rem % 60));
+  char buf[40];
+  int n = std::snprintf(buf, sizeof buf, "%04d-%02u-%02uT%02d:%02d:%02d",
+                        static_cast<int>(ymd.year()), static_cast<unsigned>(ymd.month()),
+                        static_cast<unsigned>(ymd.day()), static_cast<int>(rem / 3600),
+                        static_cast<int>(rem / 60 % 60), static_cast<int>(rem % 60));
+  if (micro) {
+    n += std::snprintf(buf + n, sizeof buf - n, ".%06d", static_cast<int>(micros));
+  }
+  std::snprintf(buf + n, sizeof buf - n, "Z");
   return json(buf);
 }
 

@@ -6,8 +6,10 @@
 // without a JSON fallback (kubectl-api.md §0.3, §2.9): every `kubectl create <generator>`
 // (configmap, secret generic|docker-registry|tls, namespace, serviceaccount, deployment, job,
 // service clusterip|nodeport|loadbalancer|externalname, poddisruptionbudget, priorityclass, role,
-// rolebinding, clusterrole, clusterrolebinding), `kubectl debug` (the Pods it creates), and
-// drain's DELETE with a DeleteOptions body when the server does not advertise pods/eviction.
+// rolebinding, clusterrole, clusterrolebinding), `kubectl debug` (the Pods it creates),
+// drain's DELETE with a DeleteOptions body when the server does not advertise pods/eviction, and
+// the Cluster Autoscaler's `PUT /api/v1/nodes/{name}` (adding and removing its taints) and
+// `POST /api/v1/namespaces/{ns}/events`.
 //
 // The body is the 4 bytes "k8s\0" then a runtime.Unknown message
 // {1: typeMeta {1: apiVersion, 2: kind}, 2: raw (the object), 3: contentEncoding,
@@ -16,13 +18,15 @@
 // contentType are read and ignored, and fields this decoder does not know are skipped.
 //
 // Supported kinds, with every field of their Go types (messages.h has the tables):
-//   v1                             ConfigMap, Secret, Namespace, ServiceAccount, Pod, Service
+//   v1                             ConfigMap, Secret, Namespace, ServiceAccount, Pod, Service,
+//                                  Node, Event
 //   apps/v1                        Deployment, ReplicaSet, StatefulSet, DaemonSet
 //   batch/v1                       Job, CronJob
 //   policy/v1                      PodDisruptionBudget
 //   scheduling.k8s.io/v1           PriorityClass
 //   rbac.authorization.k8s.io/v1   Role, RoleBinding, ClusterRole, ClusterRoleBinding
 //   autoscaling/v1                 Scale
+//   events.k8s.io/v1               Event
 //   any "v1" or "<group>/v1"       DeleteOptions (every group version registers it)
 // ObjectMeta's managedFields (17) is skipped: the server owns it.
 //
@@ -45,6 +49,10 @@
 //   - a metav1.Time is RFC 3339 in UTC with seconds precision ("2026-01-01T00:00:00Z"); an empty
 //     Time message is the zero time (JSON null) and is omitted; nanos are dropped, as
 //     metav1.Time.Unmarshal drops them;
+//   - a metav1.MicroTime (Event eventTime, series.lastObservedTime) is the same message written
+//     with exactly six fractional digits ("2026-11-29T22:50:22.123456Z"): nanos are truncated
+//     towards zero to microseconds, as metav1.MicroTime.Unmarshal does, and an empty message is
+//     omitted as for Time;
 //   - a resource.Quantity is its string (validated later, as a JSON body's would be); an
 //     IntOrString is a number (type 0) or a string (type 1);
 //   - bytes (binaryData, Secret data) are standard base64 with padding;
@@ -56,7 +64,8 @@
 //     "provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]",
 //     "empty body"; with gogo's texts for a malformed message (wire.h): "unexpected EOF",
 //     "proto: integer overflow", "proto: wrong wireType = 0 for field Name", ...; and
-//     "<field>: year outside of range [0,9999]" for a Time that RFC 3339 cannot write,
+//     "<field>: year outside of range [0,9999]" for a Time or MicroTime that RFC 3339 cannot
+//     write,
 //     "<field>: quantities must match the regular expression '...'" for an empty Quantity and
 //     "<field>: impossible IntOrString.Type" for an IntOrString of another type;
 //   - Unimplemented for a kind this decoder does not know, naming it:

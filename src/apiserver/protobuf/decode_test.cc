@@ -12,10 +12,10 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
+#include <limits>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace tidepool::apiserver::protobuf {
 namespace {
@@ -368,6 +368,259 @@ TEST(DecodeObjectTest, Timestamps) {
   }
 }
 
+// A metav1.Time or MicroTime message as gogo writes one: both fields, nanos even when 0.
+std::string Time(int64_t seconds, int32_t nanos = 0) { return Int(1, seconds) + Int(2, nanos); }
+
+// The Cluster Autoscaler (client-go 1.31, protobuf by default) PUTs whole Nodes, as its informer
+// holds them, to add and remove its ToBeDeletedByClusterAutoscaler taint, and POSTs core v1
+// Events from client-go's EventRecorder. gogo writes every non-pointer field, empty strings and
+// false included, and leaves nil pointers out.
+// 1793520000 = 2026-11-01T08:00:00Z, 1795992000 = 2026-11-29T22:40:00Z,
+// 1795992622 = 2026-11-29T22:50:22Z.
+TEST(DecodeObjectTest, NodesAndEvents) {
+  struct Case {
+    std::string name;
+    std::string body;
+    std::string want;
+  };
+  const std::string node_meta =
+      Bytes(1, Bytes(1, "gpu-node-7") + Bytes(2, "") + Bytes(3, "") + Bytes(4, "") +
+                   Bytes(5, "6f1c2a8e-uid") + Bytes(6, "48213") + Int(7, 0) +
+                   Bytes(8, Time(1793520000)) + Entry(11, "kubernetes.io/hostname", "gpu-node-7") +
+                   Entry(11, "nvidia.com/gpu.product", "A100-SXM4-40GB") +
+                   Entry(12, "node.alpha.kubernetes.io/ttl", "0") +
+                   Bytes(17, Bytes(1, "kubelet") + Bytes(2, "Update")));
+  const std::string node_spec =
+      Bytes(2, Bytes(1, "10.244.3.0/24") + Bytes(2, "") +
+                   Bytes(3, "gce://proj/us-central1-a/gpu-node-7") + Int(4, 0) +
+                   Bytes(5, Bytes(1, "nvidia.com/gpu") + Bytes(2, "") + Bytes(3, "NoSchedule")) +
+                   Bytes(5, Bytes(1, "node.kubernetes.io/unreachable") + Bytes(2, "") +
+                                Bytes(3, "NoExecute") + Bytes(4, Time(1795992000))) +
+                   Bytes(5, Bytes(1, "ToBeDeletedByClusterAutoscaler") + Bytes(2, "1795992622") +
+                                Bytes(3, "NoSchedule")) +
+                   Bytes(7, "10.244.3.0/24"));
+  const std::string node_info = Bytes(1, "ec2f") + Bytes(2, "ec2f-uuid") + Bytes(3, "boot-1") +
+                                Bytes(4, "6.8.0-1019-gcp") + Bytes(5, "Ubuntu 22.04.5 LTS") +
+                                Bytes(6, "containerd://1.7.24") + Bytes(7, "v1.32.0") +
+                                Bytes(8, "") + Bytes(9, "linux") + Bytes(10, "amd64");
+  const std::string node_status = Bytes(
+      3,
+      Entry(1, "cpu", Bytes(1, "96")) + Entry(1, "memory", Bytes(1, "681575424Ki")) +
+          Entry(1, "nvidia.com/gpu", Bytes(1, "8")) + Entry(1, "pods", Bytes(1, "110")) +
+          Entry(2, "cpu", Bytes(1, "95690m")) + Entry(2, "memory", Bytes(1, "670368768Ki")) +
+          Entry(2, "nvidia.com/gpu", Bytes(1, "8")) + Entry(2, "pods", Bytes(1, "110")) +
+          Bytes(3, "") +
+          Bytes(4, Bytes(1, "MemoryPressure") + Bytes(2, "False") + Bytes(3, Time(1795992000)) +
+                       Bytes(4, Time(1793520000)) + Bytes(5, "KubeletHasSufficientMemory") +
+                       Bytes(6, "kubelet has sufficient memory available")) +
+          Bytes(4, Bytes(1, "Ready") + Bytes(2, "True") + Bytes(3, Time(1795992000, 5)) +
+                       Bytes(4, Time(1793520030)) + Bytes(5, "KubeletReady") +
+                       Bytes(6, "kubelet is posting ready status")) +
+          Bytes(5, Bytes(1, "InternalIP") + Bytes(2, "10.128.0.7")) +
+          Bytes(5, Bytes(1, "Hostname") + Bytes(2, "gpu-node-7")) +
+          Bytes(6, Bytes(1, Int(1, 10250))) + Bytes(7, node_info) +
+          Bytes(8, Bytes(1, "nvcr.io/nvidia/k8s-device-plugin@sha256:ab12") +
+                       Bytes(1, "nvcr.io/nvidia/k8s-device-plugin:v0.17.0") + Int(2, 132489231)) +
+          Bytes(8, Bytes(1, "registry.k8s.io/pause:3.10") + Int(2, 320368)) +
+          Bytes(12, Bytes(1, "") + Bytes(2, Int(1, 1) + Int(2, 0))) + Bytes(13, Int(1, 1)));
+  const std::string node_info_json = R"({"machineID":"ec2f","systemUUID":"ec2f-uuid",
+      "bootID":"boot-1","kernelVersion":"6.8.0-1019-gcp","osImage":"Ubuntu 22.04.5 LTS",
+      "containerRuntimeVersion":"containerd://1.7.24","kubeletVersion":"v1.32.0",
+      "kubeProxyVersion":"","operatingSystem":"linux","architecture":"amd64"})";
+  const std::string empty_node_info = R"({"machineID":"","systemUUID":"","bootID":"",
+      "kernelVersion":"","osImage":"","containerRuntimeVersion":"","kubeletVersion":"",
+      "kubeProxyVersion":"","operatingSystem":"","architecture":""})";
+  // What the EventRecorder makes for a Node: involvedObject, source and the timestamps of now;
+  // eventTime is a zero MicroTime (an empty message), series and related are nil.
+  const std::string node_ref = Bytes(1, "Node") + Bytes(2, "") + Bytes(3, "gpu-node-7") +
+                               Bytes(4, "6f1c2a8e-uid") + Bytes(5, "v1") + Bytes(6, "") +
+                               Bytes(7, "");
+  const std::string recorder_event =
+      Meta("gpu-node-7.187c6a2b9d1e0f00", "default") + Bytes(2, node_ref) + Bytes(3, "ScaleDown") +
+      Bytes(4, "marking the node as toBeDeleted/unschedulable") +
+      Bytes(5, Bytes(1, "cluster-autoscaler") + Bytes(2, "")) + Bytes(6, Time(1795992622)) +
+      Bytes(7, Time(1795992622)) + Int(8, 1) + Bytes(9, "Normal") + Bytes(10, "") + Bytes(12, "") +
+      Bytes(14, "cluster-autoscaler") + Bytes(15, "");
+  const std::vector<Case> cases = {
+      {"Node as the Cluster Autoscaler PUTs it, its taint added",
+       Envelope("v1", "Node", node_meta + node_spec + node_status),
+       R"({"apiVersion":"v1","kind":"Node",
+           "metadata":{"name":"gpu-node-7","uid":"6f1c2a8e-uid","resourceVersion":"48213",
+             "creationTimestamp":"2026-11-01T08:00:00Z",
+             "labels":{"kubernetes.io/hostname":"gpu-node-7",
+                       "nvidia.com/gpu.product":"A100-SXM4-40GB"},
+             "annotations":{"node.alpha.kubernetes.io/ttl":"0"}},
+           "spec":{"podCIDR":"10.244.3.0/24","podCIDRs":["10.244.3.0/24"],
+             "providerID":"gce://proj/us-central1-a/gpu-node-7",
+             "taints":[{"key":"nvidia.com/gpu","effect":"NoSchedule"},
+                       {"key":"node.kubernetes.io/unreachable","effect":"NoExecute",
+                        "timeAdded":"2026-11-29T22:40:00Z"},
+                       {"key":"ToBeDeletedByClusterAutoscaler","value":"1795992622",
+                        "effect":"NoSchedule"}]},
+           "status":{
+             "capacity":{"cpu":"96","memory":"681575424Ki","nvidia.com/gpu":"8","pods":"110"},
+             "allocatable":{"cpu":"95690m","memory":"670368768Ki","nvidia.com/gpu":"8",
+                            "pods":"110"},
+             "conditions":[
+               {"type":"MemoryPressure","status":"False",
+                "lastHeartbeatTime":"2026-11-29T22:40:00Z",
+                "lastTransitionTime":"2026-11-01T08:00:00Z",
+                "reason":"KubeletHasSufficientMemory",
+                "message":"kubelet has sufficient memory available"},
+               {"type":"Ready","status":"True","lastHeartbeatTime":"2026-11-29T22:40:00Z",
+                "lastTransitionTime":"2026-11-01T08:00:30Z","reason":"KubeletReady",
+                "message":"kubelet is posting ready status"}],
+             "addresses":[{"type":"InternalIP","address":"10.128.0.7"},
+                          {"type":"Hostname","address":"gpu-node-7"}],
+             "daemonEndpoints":{"kubeletEndpoint":{"Port":10250}},
+             "nodeInfo":)" +
+           node_info_json + R"(,
+             "images":[{"names":["nvcr.io/nvidia/k8s-device-plugin@sha256:ab12",
+                                 "nvcr.io/nvidia/k8s-device-plugin:v0.17.0"],
+                        "sizeBytes":132489231},
+                       {"names":["registry.k8s.io/pause:3.10"],"sizeBytes":320368}],
+             "runtimeHandlers":[{"name":"","features":{"recursiveReadOnlyMounts":true,
+                                                       "userNamespaces":false}}],
+             "features":{"supplementalGroupsPolicy":true}}})"},
+      {"Node with only metadata: daemonEndpoints and nodeInfo are structs, always written",
+       Envelope("v1", "Node", Meta("n", "")),
+       R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{},
+           "status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":)" +
+           empty_node_info + "}}"},
+      {"Node omitempty zeros dropped: unschedulable=false, empty phase, externalID, sizeBytes 0",
+       Envelope("v1", "Node",
+                Meta("n", "") + Bytes(2, Bytes(1, "") + Bytes(2, "") + Bytes(3, "") + Int(4, 0)) +
+                    Bytes(3, Bytes(3, "") + Bytes(8, Bytes(1, "") + Int(2, 0)) +
+                                 Bytes(6, Bytes(1, Int(1, 0))))),
+       R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{},
+           "status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":)" +
+           empty_node_info + R"(,"images":[{"names":[""]}]}})"},
+      {"Node cordoned, with configSource, config status, volumes and pointers at false",
+       Envelope(
+           "v1", "Node",
+           Meta("n", "") +
+               Bytes(2, Int(4, 1) + Bytes(2, "i-0abc") +
+                            Bytes(6, Bytes(2, Bytes(1, "kube-system") + Bytes(2, "kubelet-cfg") +
+                                                  Bytes(3, "") + Bytes(4, "") +
+                                                  Bytes(5, "kubelet")))) +
+               Bytes(3, Bytes(3, "Running") + Bytes(9, "kubernetes.io/csi/pd^disk-1") +
+                            Bytes(10, Bytes(1, "kubernetes.io/csi/pd^disk-1") + Bytes(2, "")) +
+                            Bytes(11, Bytes(1, "") +
+                                          Bytes(2, Bytes(2, Bytes(1, "") + Bytes(2, "") +
+                                                                Bytes(3, "u") + Bytes(4, "7") +
+                                                                Bytes(5, ""))) +
+                                          Bytes(4, "failed to load")) +
+                            Bytes(12, Bytes(1, "runc") + Bytes(2, "")) + Bytes(13, Int(1, 0)))),
+       R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},
+           "spec":{"externalID":"i-0abc","unschedulable":true,
+                   "configSource":{"configMap":{"namespace":"kube-system","name":"kubelet-cfg",
+                                                "kubeletConfigKey":"kubelet"}}},
+           "status":{"phase":"Running",
+             "daemonEndpoints":{"kubeletEndpoint":{"Port":0}},"nodeInfo":)" +
+           empty_node_info + R"(,
+             "volumesInUse":["kubernetes.io/csi/pd^disk-1"],
+             "volumesAttached":[{"name":"kubernetes.io/csi/pd^disk-1","devicePath":""}],
+             "config":{"assigned":{},"active":{"configMap":{"namespace":"","name":"","uid":"u",
+                       "resourceVersion":"7","kubeletConfigKey":""}},"error":"failed to load"},
+             "runtimeHandlers":[{"name":"runc","features":{}}],
+             "features":{"supplementalGroupsPolicy":false}}})"},
+      {"Node fields of later releases are skipped (podPreemptionPolicy, declaredFeatures, swap)",
+       Envelope(
+           "v1", "Node",
+           Meta("n", "") + Bytes(2, Bytes(8, "Never") + Bytes(3, "p")) +
+               Bytes(3, Bytes(14, "f") + Bytes(7, Bytes(9, "linux") + Bytes(11, Int(1, 1024)))) +
+               Bytes(4, "unknown-top-level")),
+       R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n"},"spec":{"providerID":"p"},
+           "status":{"daemonEndpoints":{"kubeletEndpoint":{"Port":0}},
+             "nodeInfo":{"machineID":"","systemUUID":"","bootID":"","kernelVersion":"",
+               "osImage":"","containerRuntimeVersion":"","kubeletVersion":"",
+               "kubeProxyVersion":"","operatingSystem":"linux","architecture":""}}})"},
+      {"Event as the Cluster Autoscaler's EventRecorder POSTs it: zero eventTime omitted",
+       Envelope("v1", "Event", recorder_event),
+       R"({"apiVersion":"v1","kind":"Event",
+           "metadata":{"name":"gpu-node-7.187c6a2b9d1e0f00","namespace":"default"},
+           "involvedObject":{"kind":"Node","name":"gpu-node-7","uid":"6f1c2a8e-uid",
+                             "apiVersion":"v1"},
+           "reason":"ScaleDown","message":"marking the node as toBeDeleted/unschedulable",
+           "source":{"component":"cluster-autoscaler"},
+           "firstTimestamp":"2026-11-29T22:50:22Z","lastTimestamp":"2026-11-29T22:50:22Z",
+           "count":1,"type":"Normal","reportingComponent":"cluster-autoscaler",
+           "reportingInstance":""})"},
+      {"Event with eventTime and series MicroTimes, related, action",
+       Envelope("v1", "Event",
+                Meta("e", "ml") + Bytes(2, Bytes(1, "Pod") + Bytes(3, "trainer-0")) +
+                    Bytes(6, Time(1795992000, 999999999)) + Bytes(10, Time(1795992622, 123456789)) +
+                    Bytes(11, Int(1, 3) + Bytes(2, Time(1795992622, 500))) +
+                    Bytes(12, "Scheduling") + Bytes(13, Bytes(1, "Node") + Bytes(3, "gpu-node-7")) +
+                    Bytes(14, "default-scheduler") + Bytes(15, "default-scheduler-node-a")),
+       R"({"apiVersion":"v1","kind":"Event","metadata":{"name":"e","namespace":"ml"},
+           "involvedObject":{"kind":"Pod","name":"trainer-0"},"source":{},
+           "firstTimestamp":"2026-11-29T22:40:00Z",
+           "eventTime":"2026-11-29T22:50:22.123456Z",
+           "series":{"count":3,"lastObservedTime":"2026-11-29T22:50:22.000000Z"},
+           "action":"Scheduling","related":{"kind":"Node","name":"gpu-node-7"},
+           "reportingComponent":"default-scheduler",
+           "reportingInstance":"default-scheduler-node-a"})"},
+      {"Event with nothing on the wire: the structs and non-omitempty strings are written",
+       Envelope("v1", "Event", Bytes(11, "") + Int(8, 0) + Bytes(16, "future")),
+       R"({"apiVersion":"v1","kind":"Event","metadata":{},"involvedObject":{},"source":{},
+           "series":{},"reportingComponent":"","reportingInstance":""})"},
+      {"events.k8s.io/v1 Event: regarding, note, deprecated fields, series count always written",
+       Envelope("events.k8s.io/v1", "Event",
+                Meta("e", "default") + Bytes(2, Time(1795992622, 123456000)) +
+                    Bytes(3, Int(1, 0) + Bytes(2, "")) + Bytes(4, "cluster-autoscaler") +
+                    Bytes(5, "") + Bytes(6, "ScaleDown") + Bytes(7, "ScaleDown") +
+                    Bytes(8, node_ref) + Bytes(10, "removing empty node") + Bytes(11, "Normal") +
+                    Bytes(12, Bytes(1, "") + Bytes(2, "")) + Bytes(13, "") +
+                    Bytes(14, Time(1795992000)) + Int(15, 0)),
+       R"({"apiVersion":"events.k8s.io/v1","kind":"Event",
+           "metadata":{"name":"e","namespace":"default"},
+           "eventTime":"2026-11-29T22:50:22.123456Z","series":{"count":0},
+           "reportingController":"cluster-autoscaler","action":"ScaleDown","reason":"ScaleDown",
+           "regarding":{"kind":"Node","name":"gpu-node-7","uid":"6f1c2a8e-uid","apiVersion":"v1"},
+           "note":"removing empty node","type":"Normal","deprecatedSource":{},
+           "deprecatedLastTimestamp":"2026-11-29T22:40:00Z"})"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(tc.body);
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    EXPECT_EQ(*obj, json::parse(tc.want)) << obj->dump();
+  }
+}
+
+TEST(DecodeObjectTest, MicroTimes) {
+  struct Case {
+    std::string name;
+    std::string time;  // the MicroTime message
+    std::string want;  // "" = omitted
+  };
+  const std::vector<Case> cases = {
+      {"empty message is the zero time, omitted", "", ""},
+      {"explicit zero seconds is the epoch", Int(1, 0), "1970-01-01T00:00:00.000000Z"},
+      {"nanos are truncated to microseconds", Time(1795992622, 123456789),
+       "2026-11-29T22:50:22.123456Z"},
+      {"under a microsecond is zero", Time(1795992622, 999), "2026-11-29T22:50:22.000000Z"},
+      {"negative nanos truncate towards zero, then borrow a second", Time(1, -1500),
+       "1970-01-01T00:00:00.999999Z"},
+      {"nanos of more than a second carry", Time(1, 2000000001), "1970-01-01T00:00:03.000000Z"},
+      {"before the epoch", Time(-1, 250000), "1969-12-31T23:59:59.000250Z"},
+      {"last microsecond of 9999", Time(253402300799, 999999999), "9999-12-31T23:59:59.999999Z"},
+      {"a second past 9999, brought back by negative nanos", Time(253402300800, -1000),
+       "9999-12-31T23:59:59.999999Z"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(Envelope("v1", "Event", Bytes(10, tc.time)));
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    if (tc.want.empty()) {
+      EXPECT_FALSE(obj->contains("eventTime")) << obj->dump();
+    } else {
+      EXPECT_EQ(obj->value("eventTime", ""), tc.want);
+    }
+  }
+}
+
 TEST(DecodeObjectTest, Errors) {
   struct Case {
     std::string name;
@@ -415,6 +668,21 @@ TEST(DecodeObjectTest, Errors) {
       {"wrong wire type for an inline struct",
        Envelope("v1", "Pod", Bytes(2, Bytes(1, Bytes(1, "v") + Int(2, 1)))),
        StatusCode::kInvalidArgument, "proto: wrong wireType = 0 for field VolumeSource"},
+      {"MicroTime out of RFC 3339's range",
+       Envelope("v1", "Event", Bytes(11, Bytes(2, Int(1, 253402300800) + Int(2, 0)))),
+       StatusCode::kInvalidArgument, "lastObservedTime: year outside of range [0,9999]"},
+      {"MicroTime at the int64 limit, nanos carrying past it",
+       Envelope("v1", "Event",
+                Bytes(10, Int(1, std::numeric_limits<int64_t>::max()) + Int(2, 2000000000))),
+       StatusCode::kInvalidArgument, "eventTime: year outside of range [0,9999]"},
+      {"wrong wire type for DaemonEndpoint.Port",
+       Envelope("v1", "Node", Bytes(3, Bytes(6, Bytes(1, Bytes(1, "10250"))))),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 2 for field Port"},
+      {"wrong wire type for reportingComponent", Envelope("v1", "Event", Int(14, 1)),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 0 for field ReportingController"},
+      {"illegal tag in a Taint",
+       Envelope("v1", "Node", Bytes(2, Bytes(5, std::string("\x00\x00", 2)))),
+       StatusCode::kInvalidArgument, "proto: Taint: illegal tag 0 (wire type 0)"},
       {"truncated packed varints", Envelope("v1", "Pod", Bytes(2, Bytes(14, Bytes(4, "\x81")))),
        StatusCode::kInvalidArgument, "unexpected EOF"},
       {"illegal tag deep in a PodSpec",

@@ -1,10 +1,10 @@
 // File: messages.cc
 //
 // The tables of messages.h. Field numbers and types are those of Kubernetes 1.32's
-// generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling v1;
-// k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty` and pointer-ness are those of
-// the Go types (k8s.io/api/*/v1/types.go). Messages come before the messages that use them.
-// meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so ObjectMeta skips
+// generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling,
+// events v1; k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty` and pointer-ness are
+// those of the Go types (k8s.io/api/*/v1/types.go). Messages come before the messages that use
+// them. meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so ObjectMeta skips
 // field 17 as it skips unknown fields.
 #include "apiserver/protobuf/messages.h"
 
@@ -2004,6 +2004,223 @@ constexpr FieldSpec kCoreServiceAccountFields[] = {
 };
 constexpr MessageSpec kCoreServiceAccount{"ServiceAccount", kCoreServiceAccountFields};
 
+// core.v1.Taint
+constexpr FieldSpec kCoreTaintFields[] = {
+    {1, "key", "Key", kString, kAlways},
+    {2, "value", "Value", kString, kOmitEmpty},
+    {3, "effect", "Effect", kString, kAlways},
+    {4, "timeAdded", "TimeAdded", kTime, kOnWire},
+};
+constexpr MessageSpec kCoreTaint{"Taint", kCoreTaintFields};
+
+// core.v1.ConfigMapNodeConfigSource
+constexpr FieldSpec kCoreConfigMapNodeConfigSourceFields[] = {
+    {1, "namespace", "Namespace", kString, kAlways},
+    {2, "name", "Name", kString, kAlways},
+    {3, "uid", "UID", kString, kOmitEmpty},
+    {4, "resourceVersion", "ResourceVersion", kString, kOmitEmpty},
+    {5, "kubeletConfigKey", "KubeletConfigKey", kString, kAlways},
+};
+constexpr MessageSpec kCoreConfigMapNodeConfigSource{"ConfigMapNodeConfigSource",
+                                                     kCoreConfigMapNodeConfigSourceFields};
+
+// core.v1.NodeConfigSource
+constexpr FieldSpec kCoreNodeConfigSourceFields[] = {
+    {2, "configMap", "ConfigMap", kMessage, kOnWire, 0, &kCoreConfigMapNodeConfigSource},
+};
+constexpr MessageSpec kCoreNodeConfigSource{"NodeConfigSource", kCoreNodeConfigSourceFields};
+
+// core.v1.NodeSpec
+constexpr FieldSpec kCoreNodeSpecFields[] = {
+    {1, "podCIDR", "PodCIDR", kString, kOmitEmpty},
+    {2, "externalID", "DoNotUseExternalID", kString, kOmitEmpty},
+    {3, "providerID", "ProviderID", kString, kOmitEmpty},
+    {4, "unschedulable", "Unschedulable", kBool, kOmitEmpty},
+    {5, "taints", "Taints", kMessage, kOmitEmpty, kRepeated, &kCoreTaint},
+    {6, "configSource", "ConfigSource", kMessage, kOnWire, 0, &kCoreNodeConfigSource},
+    {7, "podCIDRs", "PodCIDRs", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreNodeSpec{"NodeSpec", kCoreNodeSpecFields};
+
+// core.v1.NodeCondition
+constexpr FieldSpec kCoreNodeConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastHeartbeatTime", "LastHeartbeatTime", kTime, kAlways},
+    {4, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {5, "reason", "Reason", kString, kOmitEmpty},
+    {6, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreNodeCondition{"NodeCondition", kCoreNodeConditionFields};
+
+// core.v1.NodeAddress
+constexpr FieldSpec kCoreNodeAddressFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "address", "Address", kString, kAlways},
+};
+constexpr MessageSpec kCoreNodeAddress{"NodeAddress", kCoreNodeAddressFields};
+
+// core.v1.DaemonEndpoint: the JSON name is "Port", capitalised.
+constexpr FieldSpec kCoreDaemonEndpointFields[] = {
+    {1, "Port", "Port", kInt32, kAlways},
+};
+constexpr MessageSpec kCoreDaemonEndpoint{"DaemonEndpoint", kCoreDaemonEndpointFields};
+
+// core.v1.NodeDaemonEndpoints
+constexpr FieldSpec kCoreNodeDaemonEndpointsFields[] = {
+    {1, "kubeletEndpoint", "KubeletEndpoint", kMessage, kAlways, 0, &kCoreDaemonEndpoint},
+};
+constexpr MessageSpec kCoreNodeDaemonEndpoints{"NodeDaemonEndpoints",
+                                               kCoreNodeDaemonEndpointsFields};
+
+// core.v1.NodeSystemInfo
+constexpr FieldSpec kCoreNodeSystemInfoFields[] = {
+    {1, "machineID", "MachineID", kString, kAlways},
+    {2, "systemUUID", "SystemUUID", kString, kAlways},
+    {3, "bootID", "BootID", kString, kAlways},
+    {4, "kernelVersion", "KernelVersion", kString, kAlways},
+    {5, "osImage", "OSImage", kString, kAlways},
+    {6, "containerRuntimeVersion", "ContainerRuntimeVersion", kString, kAlways},
+    {7, "kubeletVersion", "KubeletVersion", kString, kAlways},
+    {8, "kubeProxyVersion", "KubeProxyVersion", kString, kAlways},
+    {9, "operatingSystem", "OperatingSystem", kString, kAlways},
+    {10, "architecture", "Architecture", kString, kAlways},
+};
+constexpr MessageSpec kCoreNodeSystemInfo{"NodeSystemInfo", kCoreNodeSystemInfoFields};
+
+// core.v1.ContainerImage
+constexpr FieldSpec kCoreContainerImageFields[] = {
+    {1, "names", "Names", kString, kOmitEmpty, kRepeated},
+    {2, "sizeBytes", "SizeBytes", kInt64, kOmitEmpty},
+};
+constexpr MessageSpec kCoreContainerImage{"ContainerImage", kCoreContainerImageFields};
+
+// core.v1.AttachedVolume
+constexpr FieldSpec kCoreAttachedVolumeFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "devicePath", "DevicePath", kString, kAlways},
+};
+constexpr MessageSpec kCoreAttachedVolume{"AttachedVolume", kCoreAttachedVolumeFields};
+
+// core.v1.NodeConfigStatus
+constexpr FieldSpec kCoreNodeConfigStatusFields[] = {
+    {1, "assigned", "Assigned", kMessage, kOnWire, 0, &kCoreNodeConfigSource},
+    {2, "active", "Active", kMessage, kOnWire, 0, &kCoreNodeConfigSource},
+    {3, "lastKnownGood", "LastKnownGood", kMessage, kOnWire, 0, &kCoreNodeConfigSource},
+    {4, "error", "Error", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreNodeConfigStatus{"NodeConfigStatus", kCoreNodeConfigStatusFields};
+
+// core.v1.NodeRuntimeHandlerFeatures
+constexpr FieldSpec kCoreNodeRuntimeHandlerFeaturesFields[] = {
+    {1, "recursiveReadOnlyMounts", "RecursiveReadOnlyMounts", kBool, kOnWire},
+    {2, "userNamespaces", "UserNamespaces", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreNodeRuntimeHandlerFeatures{"NodeRuntimeHandlerFeatures",
+                                                      kCoreNodeRuntimeHandlerFeaturesFields};
+
+// core.v1.NodeRuntimeHandler
+constexpr FieldSpec kCoreNodeRuntimeHandlerFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "features", "Features", kMessage, kOnWire, 0, &kCoreNodeRuntimeHandlerFeatures},
+};
+constexpr MessageSpec kCoreNodeRuntimeHandler{"NodeRuntimeHandler", kCoreNodeRuntimeHandlerFields};
+
+// core.v1.NodeFeatures
+constexpr FieldSpec kCoreNodeFeaturesFields[] = {
+    {1, "supplementalGroupsPolicy", "SupplementalGroupsPolicy", kBool, kOnWire},
+};
+constexpr MessageSpec kCoreNodeFeatures{"NodeFeatures", kCoreNodeFeaturesFields};
+
+// core.v1.NodeStatus
+constexpr FieldSpec kCoreNodeStatusFields[] = {
+    {1, "capacity", "Capacity", kQuantityMap, kOmitEmpty},
+    {2, "allocatable", "Allocatable", kQuantityMap, kOmitEmpty},
+    {3, "phase", "Phase", kString, kOmitEmpty},
+    {4, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kCoreNodeCondition},
+    {5, "addresses", "Addresses", kMessage, kOmitEmpty, kRepeated, &kCoreNodeAddress},
+    {6, "daemonEndpoints", "DaemonEndpoints", kMessage, kAlways, 0, &kCoreNodeDaemonEndpoints},
+    {7, "nodeInfo", "NodeInfo", kMessage, kAlways, 0, &kCoreNodeSystemInfo},
+    {8, "images", "Images", kMessage, kOmitEmpty, kRepeated, &kCoreContainerImage},
+    {9, "volumesInUse", "VolumesInUse", kString, kOmitEmpty, kRepeated},
+    {10, "volumesAttached", "VolumesAttached", kMessage, kOmitEmpty, kRepeated,
+     &kCoreAttachedVolume},
+    {11, "config", "Config", kMessage, kOnWire, 0, &kCoreNodeConfigStatus},
+    {12, "runtimeHandlers", "RuntimeHandlers", kMessage, kOmitEmpty, kRepeated,
+     &kCoreNodeRuntimeHandler},
+    {13, "features", "Features", kMessage, kOnWire, 0, &kCoreNodeFeatures},
+};
+constexpr MessageSpec kCoreNodeStatus{"NodeStatus", kCoreNodeStatusFields};
+
+// core.v1.Node
+constexpr FieldSpec kCoreNodeFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreNodeSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCoreNodeStatus},
+};
+constexpr MessageSpec kCoreNode{"Node", kCoreNodeFields};
+
+// core.v1.EventSource
+constexpr FieldSpec kCoreEventSourceFields[] = {
+    {1, "component", "Component", kString, kOmitEmpty},
+    {2, "host", "Host", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreEventSource{"EventSource", kCoreEventSourceFields};
+
+// core.v1.EventSeries
+constexpr FieldSpec kCoreEventSeriesFields[] = {
+    {1, "count", "Count", kInt32, kOmitEmpty},
+    {2, "lastObservedTime", "LastObservedTime", kMicroTime, kAlways},
+};
+constexpr MessageSpec kCoreEventSeries{"EventSeries", kCoreEventSeriesFields};
+
+// core.v1.Event: the JSON name of ReportingController is "reportingComponent".
+constexpr FieldSpec kCoreEventFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "involvedObject", "InvolvedObject", kMessage, kAlways, 0, &kCoreObjectReference},
+    {3, "reason", "Reason", kString, kOmitEmpty},
+    {4, "message", "Message", kString, kOmitEmpty},
+    {5, "source", "Source", kMessage, kAlways, 0, &kCoreEventSource},
+    {6, "firstTimestamp", "FirstTimestamp", kTime, kAlways},
+    {7, "lastTimestamp", "LastTimestamp", kTime, kAlways},
+    {8, "count", "Count", kInt32, kOmitEmpty},
+    {9, "type", "Type", kString, kOmitEmpty},
+    {10, "eventTime", "EventTime", kMicroTime, kAlways},
+    {11, "series", "Series", kMessage, kOnWire, 0, &kCoreEventSeries},
+    {12, "action", "Action", kString, kOmitEmpty},
+    {13, "related", "Related", kMessage, kOnWire, 0, &kCoreObjectReference},
+    {14, "reportingComponent", "ReportingController", kString, kAlways},
+    {15, "reportingInstance", "ReportingInstance", kString, kAlways},
+};
+constexpr MessageSpec kCoreEvent{"Event", kCoreEventFields};
+
+// events.v1.EventSeries: unlike core's, count has no omitempty.
+constexpr FieldSpec kEventsEventSeriesFields[] = {
+    {1, "count", "Count", kInt32, kAlways},
+    {2, "lastObservedTime", "LastObservedTime", kMicroTime, kAlways},
+};
+constexpr MessageSpec kEventsEventSeries{"EventSeries", kEventsEventSeriesFields};
+
+// events.v1.Event
+constexpr FieldSpec kEventsEventFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "eventTime", "EventTime", kMicroTime, kAlways},
+    {3, "series", "Series", kMessage, kOnWire, 0, &kEventsEventSeries},
+    {4, "reportingController", "ReportingController", kString, kOmitEmpty},
+    {5, "reportingInstance", "ReportingInstance", kString, kOmitEmpty},
+    {6, "action", "Action", kString, kOmitEmpty},
+    {7, "reason", "Reason", kString, kOmitEmpty},
+    {8, "regarding", "Regarding", kMessage, kAlways, 0, &kCoreObjectReference},
+    {9, "related", "Related", kMessage, kOnWire, 0, &kCoreObjectReference},
+    {10, "note", "Note", kString, kOmitEmpty},
+    {11, "type", "Type", kString, kOmitEmpty},
+    {12, "deprecatedSource", "DeprecatedSource", kMessage, kAlways, 0, &kCoreEventSource},
+    {13, "deprecatedFirstTimestamp", "DeprecatedFirstTimestamp", kTime, kAlways},
+    {14, "deprecatedLastTimestamp", "DeprecatedLastTimestamp", kTime, kAlways},
+    {15, "deprecatedCount", "DeprecatedCount", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kEventsEvent{"Event", kEventsEventFields};
+
 // apis.meta.v1.Preconditions
 constexpr FieldSpec kMetaPreconditionsFields[] = {
     {1, "uid", "UID", kString, kOnWire},
@@ -2030,6 +2247,8 @@ constexpr KindSpec kKinds[] = {
     {"v1", "ServiceAccount", &kCoreServiceAccount},
     {"v1", "Pod", &kCorePod},
     {"v1", "Service", &kCoreService},
+    {"v1", "Node", &kCoreNode},
+    {"v1", "Event", &kCoreEvent},
     {"apps/v1", "Deployment", &kAppsDeployment},
     {"apps/v1", "ReplicaSet", &kAppsReplicaSet},
     {"apps/v1", "StatefulSet", &kAppsStatefulSet},
@@ -2043,6 +2262,7 @@ constexpr KindSpec kKinds[] = {
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &kRbacClusterRole},
     {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", &kRbacClusterRoleBinding},
     {"autoscaling/v1", "Scale", &kAutoscalingScale},
+    {"events.k8s.io/v1", "Event", &kEventsEvent},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
 };
 

@@ -6,8 +6,8 @@
 // encoding/json does with the Go field. One generic walker in decode.cc reads any of them.
 //
 // Field numbers and types are wire-format facts of Kubernetes 1.32 (core, apps, batch, policy,
-// scheduling, rbac, autoscaling v1; meta/v1; resource; intstr). Presence says how the Go field
-// is written by encoding/json, which is what a JSON client would have sent:
+// scheduling, rbac, autoscaling, events v1; meta/v1; resource; intstr). Presence says how the Go
+// field is written by encoding/json, which is what a JSON client would have sent:
 //   kOmitEmpty  a non-pointer field with `omitempty`: written when not the zero value (and every
 //               repeated field and map: written when not empty; a nil slice without omitempty
 //               would be JSON null, which every Kubernetes decoder reads as absent);
@@ -38,6 +38,7 @@ enum class Kind : uint8_t {
   kQuantityMap,  // map<string, resource.Quantity> (ResourceList)
   kTimeMap,      // map<string, metav1.Time>
   kTime,         // metav1.Time {1: seconds, 2: nanos}: RFC 3339 in UTC, seconds precision
+  kMicroTime,    // metav1.MicroTime, the same message: RFC 3339 in UTC with six fractional digits
   kQuantity,     // resource.Quantity {1: string}: the string
   kIntOrString,  // intstr.IntOrString {1: type, 2: intVal, 3: strVal}: a number or a string
 };
