@@ -24,10 +24,67 @@ void MergeByKey(json& into, const json& from) {
 }  // namespace
 
 ApiNodeSink::ApiNodeSink(const client::RestClient& kube, log::Logger* logger)
-    : kube_(kube), logger_(logger) {}
+    : kube_(kube), logger_(logger), writer_([this] { Run(); }) {}
+
+ApiNodeSink::~ApiNodeSink() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  cv_.notify_all();
+  writer_.join();
+}
 
 Status ApiNodeSink::UpsertNode(api::Node node) {
   if (node.meta.name.empty()) return InvalidArgumentError("metadata.name: Required value");
+  const std::string name = node.meta.name;
+  Queue(name, std::move(node));
+  return OkStatus();
+}
+
+Status ApiNodeSink::DeleteNode(const std::string& name) {
+  Queue(name, std::nullopt);
+  return OkStatus();
+}
+
+void ApiNodeSink::Queue(const std::string& name, std::optional<api::Node> node) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto [it, inserted] = pending_.insert_or_assign(name, std::move(node));
+    if (inserted) order_.push_back(name);
+  }
+  cv_.notify_all();
+}
+
+void ApiNodeSink::Flush() {
+  std::unique_lock<std::mutex> lock(mu_);
+  cv_.wait(lock, [this] { return order_.empty() && !writing_; });
+}
+
+void ApiNodeSink::Run() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    cv_.wait(lock, [this] { return stopping_ || !order_.empty(); });
+    if (order_.empty()) return;  // stopping, nothing left
+    const std::string name = std::move(order_.front());
+    order_.pop_front();
+    auto it = pending_.find(name);
+    std::optional<api::Node> op = std::move(it->second);
+    pending_.erase(it);
+    writing_ = true;
+    lock.unlock();
+    Status s = op.has_value() ? WriteNode(*op) : RemoveNode(name);
+    if (!s.ok() && s.code() != StatusCode::kNotFound && logger_ != nullptr) {
+      logger_->Warning(op.has_value() ? "Failed to publish node" : "Failed to delete node",
+                       {{"node", name}, {"err", s.ToString()}});
+    }
+    lock.lock();
+    writing_ = false;
+    cv_.notify_all();
+  }
+}
+
+Status ApiNodeSink::WriteNode(const api::Node& node) {
   json status = api::codec::NodeToJson(node).value("status", json::object());
   status["addresses"] = NodeAddressesJson(node.meta.name);
   status["daemonEndpoints"] = DaemonEndpointsJson();
@@ -88,7 +145,7 @@ Status ApiNodeSink::TryUpsert(const api::Node& node, const json& status) {
   return kube_.Update(NodePath(name, "status"), next).status();
 }
 
-Status ApiNodeSink::DeleteNode(const std::string& name) {
+Status ApiNodeSink::RemoveNode(const std::string& name) {
   reported_taints_.erase(name);
   return kube_.Delete(NodePath(name)).status();
 }

@@ -19,11 +19,21 @@
 // DeleteNode deletes the Node; its Lease goes with it (owner reference, garbage collector).
 // The node's Lease and heartbeats are the kubelets' (runtime/kube_kubelets.h).
 //
-// Threading: called on the emulated cloud's thread; not thread-safe itself.
+// Threading: UpsertNode and DeleteNode only queue the change and return OK at once (the cloud's
+// thread must never wait on the API: under --speed 600 a second of waiting is ten emulated
+// minutes for every VM); a thread of the sink's own writes them in the order the nodes were
+// first queued, each node's latest change only (a later upsert replaces a queued one; a delete
+// replaces whatever was queued). Failures are logged. Flush() waits until everything queued is
+// written. Thread-safe.
 #pragma once
 
+#include <condition_variable>
+#include <deque>
 #include <map>
+#include <mutex>
+#include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "api/node.h"
@@ -35,19 +45,39 @@ namespace tidepool::kubelet {
 
 class ApiNodeSink final : public cloud::emulated::NodeSink {
  public:
-  // `kube` must outlive the sink; `logger` may be null.
+  // `kube` must outlive the sink; `logger` may be null. Starts the writer thread.
   ApiNodeSink(const client::RestClient& kube, log::Logger* logger);
+  ~ApiNodeSink() override;  // writes what is queued, then stops
+  ApiNodeSink(const ApiNodeSink&) = delete;
+  ApiNodeSink& operator=(const ApiNodeSink&) = delete;
 
   Status UpsertNode(api::Node node) override;
   Status DeleteNode(const std::string& name) override;
+  // Blocks until every change queued before the call is written.
+  void Flush();
+
+  // The writes themselves, synchronous (what the writer thread calls).
+  Status WriteNode(const api::Node& node);
+  Status RemoveNode(const std::string& name);
 
  private:
+  void Queue(const std::string& name, std::optional<api::Node> node);
+  void Run();
   // One read-modify-write; Aborted on a conflict (the caller retries).
   Status TryUpsert(const api::Node& node, const nlohmann::json& status);
 
   const client::RestClient& kube_;
   log::Logger* logger_;
+  // The writer thread's only.
   std::map<std::string, std::vector<api::Taint>> reported_taints_;
+
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, std::optional<api::Node>> pending_;  // nullopt: delete
+  std::deque<std::string> order_;
+  bool writing_ = false;
+  bool stopping_ = false;
+  std::thread writer_;
 };
 
 }  // namespace tidepool::kubelet

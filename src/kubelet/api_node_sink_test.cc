@@ -40,6 +40,12 @@ class ApiNodeSinkTest : public ::testing::Test {
                 cluster::InProcessRestOptions(transport_, "kubelet/v1.32.4")),
         sink_(client_, nullptr) {}
 
+  // What the cloud does, then waits for the writer.
+  void Upsert(api::Node n, ApiNodeSink* sink = nullptr) {
+    if (sink == nullptr) sink = &sink_;
+    ASSERT_TRUE(sink->UpsertNode(std::move(n)).ok());
+    sink->Flush();
+  }
   json Node() {
     auto n = client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1"));
     EXPECT_TRUE(n.ok()) << n.status().ToString();
@@ -60,7 +66,7 @@ class ApiNodeSinkTest : public ::testing::Test {
 };
 
 TEST_F(ApiNodeSinkTest, RegistersWithTheKubeletsFields) {
-  ASSERT_TRUE(sink_.UpsertNode(Reported(false)).ok());
+  Upsert(Reported(false));
   const json n = Node();
   EXPECT_EQ(n["spec"]["providerID"], "gce://p/us-central1-a/gke-gpu-1");
   EXPECT_EQ(Taints(), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule",
@@ -73,7 +79,7 @@ TEST_F(ApiNodeSinkTest, RegistersWithTheKubeletsFields) {
 }
 
 TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
-  ASSERT_TRUE(sink_.UpsertNode(Reported(false)).ok());
+  Upsert(Reported(false));
   // A user cordons the node and labels it; CA taints it.
   json n = Node();
   n["spec"]["unschedulable"] = true;
@@ -82,7 +88,7 @@ TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
                                  {"value", "1700000000"},
                                  {"effect", "NoSchedule"}});
   ASSERT_TRUE(client_.Update(ResourcePath("", "v1", "nodes", "", "gke-gpu-1"), n).ok());
-  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  Upsert(Reported(true));
   n = Node();
   EXPECT_TRUE(n["spec"].value("unschedulable", false));
   EXPECT_EQ(n["metadata"]["labels"]["team"], "ml");
@@ -94,18 +100,34 @@ TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
 
 TEST_F(ApiNodeSinkTest, ANodeOfAnEarlierRunLosesTheNotReadyTaintWhenReady) {
   ApiNodeSink earlier(client_, nullptr);
-  ASSERT_TRUE(earlier.UpsertNode(Reported(false)).ok());
+  Upsert(Reported(false), &earlier);
   // This process has not written the node: the not-ready taint still counts as the kubelet's.
-  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  Upsert(Reported(true));
   EXPECT_EQ(Taints(), std::vector<std::string>{"nvidia.com/gpu:NoSchedule"});
 }
 
 TEST_F(ApiNodeSinkTest, DeleteRemovesTheNode) {
-  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  Upsert(Reported(true));
   ASSERT_TRUE(sink_.DeleteNode("gke-gpu-1").ok());
+  sink_.Flush();
   EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1")).status().code(),
             StatusCode::kNotFound);
-  EXPECT_EQ(sink_.DeleteNode("gke-gpu-1").code(), StatusCode::kNotFound);
+  EXPECT_EQ(sink_.RemoveNode("gke-gpu-1").code(), StatusCode::kNotFound);
+}
+
+TEST_F(ApiNodeSinkTest, OnlyEachNodesLatestQueuedChangeIsWritten) {
+  // Queued together: the later upsert replaces the earlier one, a delete replaces both.
+  ASSERT_TRUE(sink_.UpsertNode(Reported(false)).ok());
+  ASSERT_TRUE(sink_.UpsertNode(Reported(true)).ok());
+  sink_.Flush();
+  EXPECT_EQ(Node()["status"]["conditions"][0]["status"], "True");
+  api::Node other = Reported(true);
+  other.meta.name = "gke-gpu-2";
+  ASSERT_TRUE(sink_.UpsertNode(other).ok());
+  ASSERT_TRUE(sink_.DeleteNode("gke-gpu-2").ok());
+  sink_.Flush();
+  EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-2")).status().code(),
+            StatusCode::kNotFound);
 }
 
 }  // namespace

@@ -351,6 +351,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // Nothing reads the world's timeline under up (it is `simulate`'s output): kept, it would
   // grow by every pod and event for as long as the cluster runs.
   world->timeline().set_enabled(false);
+  node_sink.Flush();  // the warm-up's nodes are in the API before the bootstrap reads them
   ClusterBootstrapOptions bootstrap;
   bootstrap.project = w.project;
   bootstrap.cluster = w.cluster;
