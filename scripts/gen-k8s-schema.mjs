@@ -72,6 +72,8 @@ const KINDS = {
   'v1/ServiceAccount': 'V1ServiceAccount',
   'v1/Endpoints': 'V1Endpoints',
   'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
+  'v1/PersistentVolume': 'V1PersistentVolume',
+  'v1/ReplicationController': 'V1ReplicationController',
   'v1/DeleteOptions': 'V1DeleteOptions',
   'apps/v1/Deployment': 'V1Deployment',
   'apps/v1/DaemonSet': 'V1DaemonSet',
@@ -87,6 +89,10 @@ const KINDS = {
   'rbac.authorization.k8s.io/v1/ClusterRole': 'V1ClusterRole',
   'rbac.authorization.k8s.io/v1/ClusterRoleBinding': 'V1ClusterRoleBinding',
   'scheduling.k8s.io/v1/PriorityClass': 'V1PriorityClass',
+  'storage.k8s.io/v1/StorageClass': 'V1StorageClass',
+  'storage.k8s.io/v1/CSIDriver': 'V1CSIDriver',
+  'storage.k8s.io/v1/CSINode': 'V1CSINode',
+  'storage.k8s.io/v1/CSIStorageCapacity': 'V1CSIStorageCapacity',
 };
 
 // TypeScript types in the models whose values are not field-checked.

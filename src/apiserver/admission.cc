@@ -7,12 +7,14 @@
 #include "apiserver/validation/apps.h"
 #include "apiserver/validation/batch.h"
 #include "apiserver/validation/coordination.h"
+#include "apiserver/validation/core.h"
 #include "apiserver/validation/defaults.h"
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
 #include "apiserver/validation/policy.h"
 #include "apiserver/validation/rbac.h"
 #include "apiserver/validation/scheduling.h"
+#include "apiserver/validation/storage.h"
 
 namespace tidepool::apiserver {
 
@@ -231,6 +233,16 @@ void ApplyDefaults(const Resource& r, json& object) {
   } else if (r.group.empty() && r.resource == "secrets") {
     // SetDefaults_Secret: an empty type is Opaque.
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
+  } else if (r.group.empty() && r.resource == "persistentvolumes") {
+    validation::DefaultPersistentVolume(object);
+  } else if (r.group.empty() && r.resource == "replicationcontrollers") {
+    validation::DefaultReplicationController(object);
+    // The template is a pointer here (nil stays nil), its pod spec a struct.
+    json* spec = validation::ObjectMember(&object, "spec");
+    json* tmpl = validation::Member(spec, "template") != nullptr
+                     ? validation::ObjectMember(spec, "template")
+                     : nullptr;
+    if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
   } else if (r.group == "apps" || r.group == "batch") {
     if (r.resource == "deployments") validation::DefaultDeployment(object);
     if (r.resource == "replicasets") validation::DefaultReplicaSet(object);
@@ -242,6 +254,10 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
   } else if (r.group == "scheduling.k8s.io" && r.resource == "priorityclasses") {
     validation::DefaultPriorityClass(object);
+  } else if (r.group == "storage.k8s.io" && r.resource == "storageclasses") {
+    validation::DefaultStorageClass(object);
+  } else if (r.group == "storage.k8s.io" && r.resource == "csidrivers") {
+    validation::DefaultCsiDriver(object);
   }
 }
 
@@ -249,6 +265,14 @@ bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resour
 
 void PrepareForCreate(const Resource& r, json& object) {
   if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
+  if (r.group.empty() && r.resource == "persistentvolumes") {
+    // The strategy's NowFunc: the instant FillSystemFields gave creationTimestamp.
+    validation::PreparePersistentVolumeForCreate(
+        object,
+        std::string(validation::Str(validation::At(object, {"metadata", "creationTimestamp"}))));
+  } else if (r.group.empty() && r.resource == "replicationcontrollers") {
+    validation::PrepareReplicationControllerForCreate(object);
+  }
 }
 
 Status Validate(const Resource& r, const json& object, const json* old,
@@ -268,6 +292,20 @@ Status Validate(const Resource& r, const json& object, const json* old,
   }
   if (g == "scheduling.k8s.io" && res == "priorityclasses") {
     return validation::ValidatePriorityClass(object, old, errors);
+  }
+  if (g.empty() && res == "persistentvolumes") {
+    return validation::ValidatePersistentVolume(object, old, errors);
+  }
+  if (g.empty() && res == "replicationcontrollers") {
+    return validation::ValidateReplicationController(object, old, errors);
+  }
+  if (g == "storage.k8s.io") {
+    if (res == "storageclasses") return validation::ValidateStorageClass(object, old, errors);
+    if (res == "csidrivers") return validation::ValidateCsiDriver(object, old, errors);
+    if (res == "csinodes") return validation::ValidateCsiNode(object, old, errors);
+    if (res == "csistoragecapacities") {
+      return validation::ValidateCsiStorageCapacity(object, old, errors);
+    }
   }
   if (g == "coordination.k8s.io" && res == "leases") {
     return validation::ValidateLease(object, old, errors);

@@ -18,11 +18,15 @@
 //     templates of Deployments, DaemonSets, ReplicaSets, StatefulSets and Jobs.
 //   - Namespace: spec.finalizers ["kubernetes"], status.phase Active, the
 //     kubernetes.io/metadata.name label.
-//   - apps/v1 kinds, batch/v1 Job, PriorityClass: validation/apps.h, batch.h, scheduling.h.
-// A Job's generated selector is set on create only (PrepareForCreate).
+//   - apps/v1 kinds, batch/v1 Job, PriorityClass: validation/apps.h, batch.h, scheduling.h;
+//     PersistentVolume and ReplicationController (whose template gets the pod-spec defaults
+//     above): validation/core.h; StorageClass and CSIDriver: validation/storage.h.
+// A Job's generated selector is set on create only (PrepareForCreate), as are a
+// PersistentVolume's status (Pending since now) and a ReplicationController's ({replicas: 0}).
 // Validation returns field errors; the caller makes them a 422 Invalid with causes. Pods,
 // Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs, PodDisruptionBudgets,
-// PriorityClasses, Leases and the RBAC kinds have their kind's rules (validation/*.h); every
+// PriorityClasses, Leases, the RBAC kinds, PersistentVolumes, ReplicationControllers and the
+// storage.k8s.io kinds have their kind's rules (validation/*.h); every
 // other kind its ObjectMeta's (validation/object_meta.h: names are DNS-1123 subdomains,
 // namespaces DNS-1123 labels, services DNS-1035 labels).
 // A pod (or pod template) whose JSON does not decode (a wrong type) is a 400 BadRequest, as
@@ -45,7 +49,8 @@ void ApplyDefaults(const Resource& r, nlohmann::json& object);
 // with (a Job's generated selector names it).
 bool NeedsUidOnCreate(const Resource& r);
 // What kube's strategies do to a new object before validating it (a Job's generated selector
-// and template labels). REQUIRES: ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate.
+// and template labels, a PersistentVolume's or ReplicationController's status). REQUIRES:
+// ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate; metadata.creationTimestamp set.
 void PrepareForCreate(const Resource& r, nlohmann::json& object);
 
 // `old` is null on create. InvalidArgument (BadRequest) when the object cannot be decoded.

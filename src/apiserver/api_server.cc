@@ -1310,10 +1310,13 @@ void ApiServer::HandleScale(Request& r, ResponseWriter& w) {
   const Resource& res = *r.resource;
   const std::string& method = req.method;
   auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
+  // A ReplicationController's selector is a label map, the apps kinds' a LabelSelector.
+  const ScaleSelector selector =
+      res.group.empty() ? ScaleSelector::kLabelMap : ScaleSelector::kLabelSelector;
   if (method == "GET") {
     auto o = store_.Get(res, r.ns, r.name);
     if (!o.ok()) return fail(o.status());
-    return SendJson(w, 200, ScaleOf((*o)->Parse()), r.Headers());
+    return SendJson(w, 200, ScaleOf((*o)->Parse(), selector), r.Headers());
   }
   if (method != "PUT" && method != "PATCH") return SendError(w, MethodNotAllowed(method));
   auto body = ParseBody(req);
@@ -1346,8 +1349,8 @@ void ApiServer::HandleScale(Request& r, ResponseWriter& w) {
         json scale = *body;
         if (method == "PATCH") {
           // A Scale has no lists: a strategic merge patch is a merge patch.
-          auto patched = merge ? patch::MergePatch(ScaleOf(current), *body)
-                               : patch::JsonPatch(ScaleOf(current), *body);
+          auto patched = merge ? patch::MergePatch(ScaleOf(current, selector), *body)
+                               : patch::JsonPatch(ScaleOf(current, selector), *body);
           if (!patched.ok()) return patched.status();
           scale = std::move(patched).value();
         }
@@ -1395,7 +1398,7 @@ void ApiServer::HandleScale(Request& r, ResponseWriter& w) {
       wopts);
   if (refused) return SendError(w, *refused, r.Headers());
   if (!up.ok()) return fail(up.status());
-  SendJson(w, 200, ScaleOf(up->object->Parse()), r.Headers());
+  SendJson(w, 200, ScaleOf(up->object->Parse(), selector), r.Headers());
 }
 
 }  // namespace tidepool::apiserver

@@ -71,7 +71,8 @@ class ApiServer {
 
  private:
   void HandleResource(Request& r, http::ResponseWriter& w);
-  // GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale (scale.h).
+  // GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale and
+  // replicationcontrollers/scale (scale.h).
   void HandleScale(Request& r, http::ResponseWriter& w);
 
   const Clock& clock_;

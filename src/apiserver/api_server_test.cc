@@ -2,9 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "apiserver/discovery.h"
 #include "apiserver/patch/server_side_apply.h"
@@ -100,7 +104,7 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto agg = Do("GET", "/api", "",
                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
   EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
-  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 10u);
+  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 12u);
   auto legacy = Do("GET", "/api/v1");
   ASSERT_EQ(legacy.code, 200) << legacy.body;
   bool eviction = false;
@@ -982,6 +986,285 @@ TEST_F(ApiServerTest, DeletionTextsAndGeneration) {
   WatchEvent e;
   ASSERT_EQ((*watch)->Next(std::chrono::seconds(1), &e), Watch::Result::kEvent);
   EXPECT_EQ(e.type, EventType::kDeleted);
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+namespace {
+
+// What the Cluster Autoscaler's informers and kubectl's tests need besides the kinds above:
+// core/v1 persistentvolumes and replicationcontrollers, storage.k8s.io/v1 storageclasses,
+// csidrivers, csinodes and csistoragecapacities.
+struct StorageKind {
+  std::string group, resource;
+  std::string collection;  // where it is created and listed
+  std::string kind, api_version;
+  std::string name;
+  std::string body;  // a valid object
+};
+
+std::vector<StorageKind> StorageKinds() {
+  return {
+      {"", "persistentvolumes", "/api/v1/persistentvolumes", "PersistentVolume", "v1", "pv-1",
+       R"({"apiVersion":"v1","kind":"PersistentVolume","metadata":{"name":"pv-1"},
+           "spec":{"capacity":{"storage":"10Gi"},"accessModes":["ReadWriteOnce"],
+                   "hostPath":{"path":"/data/pv-1"}}})"},
+      {"", "replicationcontrollers", "/api/v1/namespaces/default/replicationcontrollers",
+       "ReplicationController", "v1", "web",
+       R"({"apiVersion":"v1","kind":"ReplicationController","metadata":{"name":"web"},
+           "spec":{"template":{"metadata":{"labels":{"app":"web"}},
+                               "spec":{"containers":[{"name":"c","image":"nginx"}]}}}})"},
+      {"storage.k8s.io", "storageclasses", "/apis/storage.k8s.io/v1/storageclasses", "StorageClass",
+       "storage.k8s.io/v1", "standard-rwo",
+       R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+           "metadata":{"name":"standard-rwo"},"provisioner":"pd.csi.storage.gke.io"})"},
+      {"storage.k8s.io", "csidrivers", "/apis/storage.k8s.io/v1/csidrivers", "CSIDriver",
+       "storage.k8s.io/v1", "pd.csi.storage.gke.io",
+       R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIDriver",
+           "metadata":{"name":"pd.csi.storage.gke.io"},"spec":{}})"},
+      {"storage.k8s.io", "csinodes", "/apis/storage.k8s.io/v1/csinodes", "CSINode",
+       "storage.k8s.io/v1", "node-1",
+       R"({"apiVersion":"storage.k8s.io/v1","kind":"CSINode","metadata":{"name":"node-1"},
+           "spec":{"drivers":[{"name":"pd.csi.storage.gke.io","nodeID":"node-1"}]}})"},
+      {"storage.k8s.io", "csistoragecapacities",
+       "/apis/storage.k8s.io/v1/namespaces/default/csistoragecapacities", "CSIStorageCapacity",
+       "storage.k8s.io/v1", "cap-1",
+       R"({"apiVersion":"storage.k8s.io/v1","kind":"CSIStorageCapacity",
+           "metadata":{"name":"cap-1"},"storageClassName":"standard-rwo","capacity":"100Gi"})"},
+  };
+}
+
+}  // namespace
+
+// Discovery lists them as kube-apiserver 1.32 does: core's two with their short names,
+// category and subresources, and the storage.k8s.io group (v1 preferred) in the aggregated
+// and legacy group lists, between rbac.authorization.k8s.io and scheduling.k8s.io.
+TEST_F(ApiServerTest, DiscoveryListsTheStorageKinds) {
+  const std::string aggregated =
+      "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json";
+  const json core = Do("GET", "/api", "", {{"accept", aggregated}}).Json();
+  std::map<std::string, json> core_resources;
+  for (const json& r : core["items"][0]["versions"][0]["resources"]) {
+    core_resources[r["resource"].get<std::string>()] = r;
+  }
+  const json pv = core_resources["persistentvolumes"];
+  EXPECT_EQ(pv["scope"], "Cluster");
+  EXPECT_EQ(pv["shortNames"], json({"pv"}));
+  EXPECT_EQ(pv["subresources"][0]["subresource"], "status");
+  const json rc = core_resources["replicationcontrollers"];
+  EXPECT_EQ(rc["scope"], "Namespaced");
+  EXPECT_EQ(rc["shortNames"], json({"rc"}));
+  EXPECT_EQ(rc["categories"], json({"all"}));
+  EXPECT_EQ(rc["subresources"], json::parse(R"([
+      {"subresource":"scale","responseKind":{"group":"autoscaling","version":"v1","kind":"Scale"},
+       "verbs":["get","patch","update"]},
+      {"subresource":"status","responseKind":{"group":"","version":"v1",
+       "kind":"ReplicationController"},"verbs":["get","patch","update"]}])"));
+
+  const json groups = Do("GET", "/apis", "", {{"accept", aggregated}}).Json();
+  std::vector<std::string> names;
+  json storage;
+  for (const json& g : groups["items"]) {
+    names.push_back(g["metadata"]["name"]);
+    if (names.back() == "storage.k8s.io") storage = g;
+  }
+  const auto at = [&](const std::string& g) { return std::find(names.begin(), names.end(), g); };
+  ASSERT_NE(at("storage.k8s.io"), names.end());
+  EXPECT_LT(at("rbac.authorization.k8s.io"), at("storage.k8s.io"));
+  EXPECT_LT(at("storage.k8s.io"), at("scheduling.k8s.io"));
+  ASSERT_EQ(storage["versions"].size(), 1u);
+  EXPECT_EQ(storage["versions"][0]["version"], "v1");
+  std::vector<std::string> resources;
+  for (const json& r : storage["versions"][0]["resources"]) {
+    resources.push_back(r["resource"]);
+    EXPECT_EQ(r["scope"], r["resource"] == "csistoragecapacities" ? "Namespaced" : "Cluster");
+    EXPECT_EQ(r["verbs"], json::parse(R"(["create","delete","deletecollection","get","list",
+                                          "patch","update","watch"])"));
+    if (r["resource"] == "storageclasses") {
+      EXPECT_EQ(r["shortNames"], json({"sc"}));
+    } else {
+      EXPECT_FALSE(r.contains("shortNames"));
+    }
+  }
+  EXPECT_EQ(resources, (std::vector<std::string>{"csidrivers", "csinodes", "csistoragecapacities",
+                                                 "storageclasses"}));
+
+  const json want_group = json::parse(R"({"name":"storage.k8s.io",
+      "versions":[{"groupVersion":"storage.k8s.io/v1","version":"v1"}],
+      "preferredVersion":{"groupVersion":"storage.k8s.io/v1","version":"v1"}})");
+  bool listed = false;
+  const json legacy = Do("GET", "/apis").Json();
+  for (const json& g : legacy["groups"]) listed |= g == want_group;
+  EXPECT_TRUE(listed);
+  json group = Do("GET", "/apis/storage.k8s.io").Json();
+  EXPECT_EQ(group["kind"], "APIGroup");
+  EXPECT_EQ(group["preferredVersion"], want_group["preferredVersion"]);
+  const json list = Do("GET", "/apis/storage.k8s.io/v1").Json();
+  EXPECT_EQ(list["groupVersion"], "storage.k8s.io/v1");
+  EXPECT_EQ(list["resources"].size(), 4u);
+  EXPECT_TRUE(Do("GET", "/openapi/v3").Json()["paths"].contains("apis/storage.k8s.io/v1"));
+  EXPECT_EQ(Do("GET", "/apis/storage.k8s.io/v1beta1").code, 404);
+}
+
+// Each kind answers list and watch when there is none, then create, watch, get, patch, delete
+// and deletecollection as any served kind does.
+TEST_F(ApiServerTest, TheStorageKindsListWatchAndWrite) {
+  const auto watch = [&](const std::string& path, const std::string& rv, int max_chunks) {
+    FakeWriter w;
+    w.max_chunks = max_chunks;
+    http::HttpRequest req;
+    req.method = "GET";
+    req.path = path;
+    req.query = {{"watch", "true"}, {"resourceVersion", rv}};
+    server_.Handle(req, w);
+    return w;
+  };
+  const std::string table = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json";
+  for (const StorageKind& k : StorageKinds()) {
+    SCOPED_TRACE(k.resource);
+    auto empty = Do("GET", k.collection);
+    ASSERT_EQ(empty.code, 200) << empty.body;
+    const json list = empty.Json();
+    EXPECT_EQ(list["kind"], k.kind + "List");
+    EXPECT_EQ(list["apiVersion"], k.api_version);
+    EXPECT_EQ(list["items"], json::array());
+    auto rows = Do("GET", k.collection, "", {{"accept", table}});
+    ASSERT_EQ(rows.code, 200);
+    EXPECT_EQ(rows.Json()["rows"], json::array());
+    EXPECT_EQ(rows.Json()["columnDefinitions"][0]["name"], "Name");
+    const std::string rv = list["metadata"]["resourceVersion"];
+    auto quiet = watch(k.collection, rv, 0);  // the peer leaves before anything happens
+    EXPECT_EQ(quiet.code, 200);
+    EXPECT_EQ(quiet.body, "");
+
+    auto created = Do("POST", k.collection + "?fieldValidation=Strict", k.body);
+    ASSERT_EQ(created.code, 201) << created.body;
+    auto event = watch(k.collection, rv, 1);
+    const json e = json::parse(event.body);
+    EXPECT_EQ(e["type"], "ADDED");
+    EXPECT_EQ(e["object"], created.Json());
+    const std::string item = k.collection + "/" + k.name;
+    EXPECT_EQ(Do("GET", k.collection).Json()["items"].size(), 1u);
+    EXPECT_EQ(Do("GET", item).Json(), created.Json());
+    auto patched = Do("PATCH", item, R"({"metadata":{"labels":{"team":"storage"}}})",
+                      {{"content-type", "application/merge-patch+json"}});
+    ASSERT_EQ(patched.code, 200) << patched.body;
+    EXPECT_EQ(patched.Json()["metadata"]["labels"]["team"], "storage");
+    ASSERT_EQ(Do("DELETE", item).code, 200);
+    EXPECT_EQ(Do("GET", item).code, 404);
+    ASSERT_EQ(Do("POST", k.collection, k.body).code, 201);
+    auto collection = Do("DELETE", k.collection);
+    ASSERT_EQ(collection.code, 200) << collection.body;
+    EXPECT_EQ(collection.Json()["items"].size(), 1u);
+    EXPECT_EQ(Do("GET", k.collection).Json()["items"], json::array());
+  }
+}
+
+// The defaults kube-apiserver applies, and what the strategies set on create.
+TEST_F(ApiServerTest, TheStorageKindsGetKubeApiserversDefaults) {
+  std::map<std::string, json> created;
+  for (const StorageKind& k : StorageKinds()) {
+    auto c = Do("POST", k.collection, k.body);
+    ASSERT_EQ(c.code, 201) << c.body;
+    created[k.resource] = c.Json();
+  }
+  const std::string now = FormatRfc3339(clock_.Now());
+  const json& pv = created["persistentvolumes"];
+  EXPECT_EQ(pv["spec"]["persistentVolumeReclaimPolicy"], "Retain");
+  EXPECT_EQ(pv["spec"]["volumeMode"], "Filesystem");
+  EXPECT_EQ(pv["spec"]["hostPath"]["type"], "");
+  EXPECT_EQ(pv["status"], json({{"phase", "Pending"}, {"lastPhaseTransitionTime", now}}));
+  EXPECT_FALSE(pv["metadata"].contains("generation"));
+
+  const json& rc = created["replicationcontrollers"];
+  EXPECT_EQ(rc["spec"]["replicas"], 1);
+  EXPECT_EQ(rc["spec"]["selector"], json({{"app", "web"}}));
+  EXPECT_EQ(rc["metadata"]["labels"], json({{"app", "web"}}));
+  EXPECT_EQ(rc["metadata"]["generation"], 1);
+  EXPECT_EQ(rc["status"], json({{"replicas", 0}}));
+  const json& pod_spec = rc["spec"]["template"]["spec"];
+  EXPECT_EQ(pod_spec["restartPolicy"], "Always");
+  EXPECT_EQ(pod_spec["dnsPolicy"], "ClusterFirst");
+  EXPECT_EQ(pod_spec["schedulerName"], "default-scheduler");
+  EXPECT_EQ(pod_spec["terminationGracePeriodSeconds"], 30);
+  EXPECT_EQ(pod_spec["containers"][0]["imagePullPolicy"], "Always");
+  EXPECT_FALSE(pod_spec.contains("serviceAccountName"));  // a pod's default, not a template's
+
+  EXPECT_EQ(created["storageclasses"]["reclaimPolicy"], "Delete");
+  EXPECT_EQ(created["storageclasses"]["volumeBindingMode"], "Immediate");
+  EXPECT_EQ(created["csidrivers"]["spec"], json::parse(R"({"attachRequired":true,
+      "podInfoOnMount":false,"storageCapacity":false,"fsGroupPolicy":"ReadWriteOnceWithFSType",
+      "volumeLifecycleModes":["Persistent"],"requiresRepublish":false,"seLinuxMount":false})"));
+
+  // A status sent on create is the server's; a spec change bumps an RC's generation.
+  json pv2 = json::parse(StorageKinds()[0].body);
+  pv2["metadata"]["name"] = "pv-2";
+  pv2["status"] = {{"phase", "Bound"}};
+  EXPECT_EQ(Do("POST", "/api/v1/persistentvolumes", pv2.dump()).Json()["status"]["phase"],
+            "Pending");
+  auto scaled = Do("PATCH", "/api/v1/namespaces/default/replicationcontrollers/web",
+                   R"({"spec":{"replicas":3}})",
+                   {{"content-type", "application/strategic-merge-patch+json"}});
+  ASSERT_EQ(scaled.code, 200) << scaled.body;
+  EXPECT_EQ(scaled.Json()["metadata"]["generation"], 2);
+}
+
+TEST_F(ApiServerTest, TheStorageKindsValidationAndTables) {
+  auto invalid = Do("POST", "/apis/storage.k8s.io/v1/storageclasses",
+                    R"({"apiVersion":"storage.k8s.io/v1","kind":"StorageClass",
+                        "metadata":{"name":"nothing"}})");
+  EXPECT_EQ(invalid.code, 422) << invalid.body;
+  EXPECT_EQ(invalid.Json()["reason"], "Invalid");
+  EXPECT_EQ(invalid.Json()["details"]["group"], "storage.k8s.io");
+  EXPECT_EQ(invalid.Json()["details"]["kind"], "StorageClass");
+  EXPECT_EQ(invalid.Json()["details"]["causes"], json::parse(R"([{"reason":"FieldValueRequired",
+      "message":"Required value","field":"provisioner"}])"));
+  auto no_template = Do("POST", "/api/v1/namespaces/default/replicationcontrollers",
+                        R"({"apiVersion":"v1","kind":"ReplicationController",
+                            "metadata":{"name":"x"},"spec":{"replicas":1}})");
+  EXPECT_EQ(no_template.code, 422) << no_template.body;
+  std::vector<std::string> fields;
+  const json status = no_template.Json();
+  for (const json& c : status["details"]["causes"]) fields.push_back(c["field"]);
+  EXPECT_EQ(fields, (std::vector<std::string>{"spec.selector", "spec.template"}));
+
+  json sc = json::parse(StorageKinds()[2].body);
+  sc["metadata"]["annotations"] = {{"storageclass.kubernetes.io/is-default-class", "true"}};
+  sc["volumeBindingMode"] = "WaitForFirstConsumer";
+  sc["allowVolumeExpansion"] = true;
+  ASSERT_EQ(Do("POST", "/apis/storage.k8s.io/v1/storageclasses", sc.dump()).code, 201);
+  const json t = Do("GET", "/apis/storage.k8s.io/v1/storageclasses", "",
+                    {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}})
+                     .Json();
+  std::vector<std::string> columns;
+  for (const json& c : t["columnDefinitions"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns,
+            (std::vector<std::string>{"Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode",
+                                      "AllowVolumeExpansion", "Age"}));
+  EXPECT_EQ(t["rows"][0]["cells"], json::parse(R"j(["standard-rwo (default)",
+      "pd.csi.storage.gke.io","Delete","WaitForFirstConsumer",true,"0s"])j"));
+}
+
+// replicationcontrollers/scale as kubectl scale uses it; the Scale's selector is the RC's map.
+TEST_F(ApiServerTest, TheScaleSubresourceOfAReplicationController) {
+  ASSERT_EQ(
+      Do("POST", "/api/v1/namespaces/default/replicationcontrollers", StorageKinds()[1].body).code,
+      201);
+  const std::string path = "/api/v1/namespaces/default/replicationcontrollers/web/scale";
+  const json s = Do("GET", path).Json();
+  EXPECT_EQ(s["kind"], "Scale");
+  EXPECT_EQ(s["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(s["spec"], json({{"replicas", 1}}));
+  EXPECT_EQ(s["status"], json::parse(R"({"replicas":0,"selector":"app=web"})"));
+  auto p = Do("PATCH", path, R"({"spec":{"replicas":4}})",
+              {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(p.Json()["spec"]["replicas"], 4);
+  const json rc = Do("GET", "/api/v1/namespaces/default/replicationcontrollers/web").Json();
+  EXPECT_EQ(rc["spec"]["replicas"], 4);
+  EXPECT_EQ(rc["metadata"]["generation"], 2);
+  EXPECT_EQ(Do("GET", "/api/v1/persistentvolumes/x/scale").code, 404);
 }
 
 }  // namespace tidepool::apiserver

@@ -237,8 +237,11 @@ bool EmptiesFinalizers(const json& cur_meta, const json& new_meta) {
   return f == nullptr || !f->is_array() || f->empty();
 }
 
+// The kinds whose strategy sets metadata.generation 1 on create and bumps it when the spec
+// changes (core/v1 ReplicationControllers too, as pkg/registry/core/replicationcontroller).
 bool HasGeneration(const Resource& r) {
-  return r.group == "apps" || r.group == "batch" || r.group == "policy";
+  return r.group == "apps" || r.group == "batch" || r.group == "policy" ||
+         (r.group.empty() && r.resource == "replicationcontrollers");
 }
 
 std::string Dump(const json& value) { return json_io::Dump(value); }

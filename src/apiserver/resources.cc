@@ -57,6 +57,12 @@ std::vector<Resource> Build() {
     v.push_back(r);
   }
   {
+    Resource r =
+        Make("", "persistentvolumes", "persistentvolume", "PersistentVolume", false, {"pv"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
     Resource r = Make("", "pods", "pod", "Pod", true, {"po"}, {"all"});
     r.subresources = {
         {"binding", "", "v1", "Binding", {"create"}},
@@ -64,6 +70,13 @@ std::vector<Resource> Build() {
         {"log", "", "v1", "Pod", {"get"}},
         Status(r),
     };
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "replicationcontrollers", "replicationcontroller",
+                      "ReplicationController", true, {"rc"}, {"all"});
+    r.subresources = {{"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
+                      Status(r)};
     v.push_back(r);
   }
   v.push_back(Make("", "secrets", "secret", "Secret", true));
@@ -113,6 +126,13 @@ std::vector<Resource> Build() {
   v.push_back(
       Make("rbac.authorization.k8s.io", "rolebindings", "rolebinding", "RoleBinding", true));
   v.push_back(Make("rbac.authorization.k8s.io", "roles", "role", "Role", true));
+  // storage.k8s.io/v1, less volumeattachments (not served).
+  v.push_back(Make("storage.k8s.io", "csidrivers", "csidriver", "CSIDriver", false));
+  v.push_back(Make("storage.k8s.io", "csinodes", "csinode", "CSINode", false));
+  v.push_back(Make("storage.k8s.io", "csistoragecapacities", "csistoragecapacity",
+                   "CSIStorageCapacity", true));
+  v.push_back(
+      Make("storage.k8s.io", "storageclasses", "storageclass", "StorageClass", false, {"sc"}));
   v.push_back(Make("scheduling.k8s.io", "priorityclasses", "priorityclass", "PriorityClass",
                    false, {"pc"}));
   return v;

@@ -73,7 +73,24 @@ std::string SelectorString(const json& selector) {
   return out;
 }
 
-json ScaleOf(const json& object) {
+namespace {
+
+// labels.SelectorFromSet(m).String(): "k=v" for every string member, sorted by key (a JSON
+// object's keys already are), joined with ','.
+std::string SelectorFromSet(const json& set) {
+  std::string out;
+  if (!set.is_object()) return out;
+  for (const auto& [k, v] : set.items()) {
+    if (!v.is_string()) continue;
+    if (!out.empty()) out += ',';
+    out += k + "=" + v.get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+json ScaleOf(const json& object, ScaleSelector selector) {
   json meta = json::object();
   if (const json* m = Member(object, "metadata")) {
     for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
@@ -87,7 +104,8 @@ json ScaleOf(const json& object) {
       spec["replicas"] = *r;
     }
     if (const json* sel = Member(*s, "selector")) {
-      std::string text = SelectorString(*sel);
+      std::string text =
+          selector == ScaleSelector::kLabelMap ? SelectorFromSet(*sel) : SelectorString(*sel);
       if (!text.empty()) status["selector"] = std::move(text);
     }
   }

@@ -52,6 +52,22 @@ TEST(ScaleTest, ScaleOfADeployment) {
       "metadata":{"name":"z"},"spec":{},"status":{"replicas":0}})"));
 }
 
+// A ReplicationController's selector is a label map: labels.SelectorFromSet(...).String().
+TEST(ScaleTest, ScaleOfAReplicationController) {
+  const json rc = json::parse(R"({"apiVersion":"v1","kind":"ReplicationController",
+      "metadata":{"name":"web","namespace":"default","uid":"u-2","resourceVersion":"9",
+                  "creationTimestamp":"2026-01-01T00:00:00Z","generation":2},
+      "spec":{"replicas":4,"selector":{"tier":"fe","app":"web"}},
+      "status":{"replicas":3}})");
+  EXPECT_EQ(ScaleOf(rc, ScaleSelector::kLabelMap),
+            json::parse(R"({"apiVersion":"autoscaling/v1","kind":"Scale",
+      "metadata":{"name":"web","namespace":"default","uid":"u-2","resourceVersion":"9",
+                  "creationTimestamp":"2026-01-01T00:00:00Z"},
+      "spec":{"replicas":4},"status":{"replicas":3,"selector":"app=web,tier=fe"}})"));
+  const json bare = json::parse(R"({"metadata":{"name":"b"},"spec":{"selector":{}}})");
+  EXPECT_EQ(ScaleOf(bare, ScaleSelector::kLabelMap)["status"], json::parse(R"({"replicas":0})"));
+}
+
 TEST(ScaleTest, ScaleReplicas) {
   struct Case {
     std::string scale;

@@ -46,6 +46,16 @@ constexpr Row kRows[] = {
     {"Job", "spec", "JobSpec", "", "", D, ""},
     {"CronJob", "metadata", "ObjectMeta", "", "", D, ""},
     {"CronJob", "spec", "CronJobSpec", "", "", D, ""},
+    {"ReplicationController", "metadata", "ObjectMeta", "", "", D, ""},
+    {"ReplicationController", "spec", "ReplicationControllerSpec", "", "", D, ""},
+    {"ReplicationController", "status", "WorkloadStatus", "", "", D, ""},
+    {"PersistentVolume", "metadata", "ObjectMeta", "", "", D, ""},
+    {"StorageClass", "metadata", "ObjectMeta", "", "", D, ""},
+    {"CSIDriver", "metadata", "ObjectMeta", "", "", D, ""},
+    {"CSIDriver", "spec", "CSIDriverSpec", "", "", D, ""},
+    {"CSINode", "metadata", "ObjectMeta", "", "", D, ""},
+    {"CSINode", "spec", "CSINodeSpec", "", "", D, ""},
+    {"CSIStorageCapacity", "metadata", "ObjectMeta", "", "", D, ""},
 
     // meta/v1 ObjectMeta.
     {"ObjectMeta", "finalizers", "", "merge", "", S, ""},
@@ -91,6 +101,13 @@ constexpr Row kRows[] = {
     {"CronJobSpec", "jobTemplate", "JobTemplateSpec", "", "", D, ""},
     {"JobTemplateSpec", "metadata", "ObjectMeta", "", "", D, ""},
     {"JobTemplateSpec", "spec", "JobSpec", "", "", D, ""},
+    // core/v1 ReplicationControllerSpec (its status conditions are WorkloadStatus's).
+    {"ReplicationControllerSpec", "selector", "", "", "", A, ""},
+    {"ReplicationControllerSpec", "template", "PodTemplateSpec", "", "", D, ""},
+    // storage.k8s.io/v1 (StorageClass mountOptions / allowedTopologies, CSIDriver
+    // tokenRequests and CSINodeDriver topologyKeys are atomic lists: no rows).
+    {"CSIDriverSpec", "volumeLifecycleModes", "", "", "", S, ""},
+    {"CSINodeSpec", "drivers", "", "merge", "name", M, "name"},
 };
 
 struct RootRow {
@@ -110,6 +127,12 @@ constexpr RootRow kRoots[] = {
     {"apps/v1", "DaemonSet", "Workload"},
     {"batch/v1", "Job", "Job"},
     {"batch/v1", "CronJob", "CronJob"},
+    {"v1", "ReplicationController", "ReplicationController"},
+    {"v1", "PersistentVolume", "PersistentVolume"},
+    {"storage.k8s.io/v1", "StorageClass", "StorageClass"},
+    {"storage.k8s.io/v1", "CSIDriver", "CSIDriver"},
+    {"storage.k8s.io/v1", "CSINode", "CSINode"},
+    {"storage.k8s.io/v1", "CSIStorageCapacity", "CSIStorageCapacity"},
 };
 
 struct ZeroRow {
@@ -129,6 +152,12 @@ constexpr ZeroRow kZeroObjects[] = {
     {"Job", R"({"metadata":{},"spec":{"template":{"metadata":{},"spec":{"containers":null}}}})"},
     {"CronJob",
      R"({"metadata":{},"spec":{"jobTemplate":{"metadata":{},"spec":{"template":{"metadata":{},"spec":{"containers":null}}}}}})"},
+    {"ReplicationController", R"({"metadata":{},"spec":{}})"},
+    {"PersistentVolume", R"({"metadata":{},"spec":{}})"},
+    {"StorageClass", R"({"metadata":{},"provisioner":""})"},
+    {"CSIDriver", R"({"metadata":{},"spec":{}})"},
+    {"CSINode", R"({"metadata":{},"spec":{"drivers":null}})"},
+    {"CSIStorageCapacity", R"({"metadata":{},"storageClassName":""})"},
 };
 
 std::vector<ListKey> ParseKeys(std::string_view keys) {

@@ -21,8 +21,10 @@
 // kind (kube-apiserver has no strategic merge patch for custom resources at all; for
 // unlisted built-in kinds this is what their ObjectMeta tags say).
 //
-// Kinds with a full row set: v1 Pod, Node, PodTemplate, Service; apps/v1 Deployment,
-// ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job, CronJob. Their pod templates share PodSpec.
+// Kinds with a full row set: v1 Pod, Node, PodTemplate, Service, ReplicationController,
+// PersistentVolume; apps/v1 Deployment, ReplicaSet, StatefulSet, DaemonSet; batch/v1 Job,
+// CronJob; storage.k8s.io/v1 StorageClass, CSIDriver, CSINode, CSIStorageCapacity. Their pod
+// templates share PodSpec.
 #pragma once
 
 #include <string>

@@ -240,7 +240,20 @@ INSTANTIATE_TEST_SUITE_P(
              R"({"metadata":{"name":"p","labels":{"a":"1"}}})", ""},
         Case{"type_change_replaces", "v1", "Pod", R"({"spec":{"x":{"a":1}}})",
              R"({"spec":{"x":"s"}})", R"({"spec":{"x":"s"}})", ""},
-        Case{"null_patch_is_noop", "v1", "Pod", R"({"a":1})", "null", R"({"a":1})", ""}),
+        Case{"null_patch_is_noop", "v1", "Pod", R"({"a":1})", "null", R"({"a":1})", ""},
+        // kubectl apply of a ReplicationController: its template's containers merge by name.
+        Case{"replication_controller_template", "v1", "ReplicationController",
+             R"({"spec":{"selector":{"app":"web"},"template":{"spec":{"containers":[
+                 {"name":"web","image":"nginx:1.26"},{"name":"log","image":"busybox"}]}}}})",
+             R"({"spec":{"template":{"spec":{"containers":[{"name":"web","image":"1.27"}]}}}})",
+             R"({"spec":{"selector":{"app":"web"},"template":{"spec":{"containers":[
+                 {"name":"web","image":"1.27"},{"name":"log","image":"busybox"}]}}}})",
+             ""},
+        Case{"csinode_drivers_merge_by_name", "storage.k8s.io/v1", "CSINode",
+             R"({"spec":{"drivers":[{"name":"a","nodeID":"n"}]}})",
+             R"({"spec":{"drivers":[{"name":"b","nodeID":"n"}]}})",
+             R"({"spec":{"drivers":[{"name":"b","nodeID":"n"},{"name":"a","nodeID":"n"}]}})",
+             ""}),
     [](const auto& info) { return info.param.name; });
 
 INSTANTIATE_TEST_SUITE_P(
@@ -291,6 +304,11 @@ TEST(PatchSchemaTest, TagsOfTheTable) {
   EXPECT_EQ(schema::RootType("v1", "Pod"), "Pod");
   EXPECT_EQ(schema::RootType("apps/v1", "DaemonSet"), "Workload");
   EXPECT_EQ(schema::RootType("v1", "ConfigMap"), "Object");
+  EXPECT_EQ(schema::RootType("v1", "ReplicationController"), "ReplicationController");
+  EXPECT_EQ(schema::LookupField("ReplicationControllerSpec", "selector").shape,
+            schema::Shape::kAtomic);
+  EXPECT_EQ(schema::ZeroObjectJson(schema::RootType("storage.k8s.io/v1", "StorageClass")),
+            R"({"metadata":{},"provisioner":""})");
   EXPECT_EQ(schema::LookupField("", "x").type, "");
 }
 

@@ -1,7 +1,8 @@
 // Printers for the core group (except pods): printers.go printNode, printEvent, printNamespace,
-// printConfigMap, printSecret, printServiceAccount, printService, printEndpoints and
-// printPersistentVolumeClaim (kube-apiserver 1.32), plus events.k8s.io/v1 events, which
-// kube-apiserver converts to core events before printing.
+// printConfigMap, printSecret, printServiceAccount, printService, printEndpoints,
+// printPersistentVolumeClaim, printPersistentVolume and printReplicationController
+// (kube-apiserver 1.32), plus events.k8s.io/v1 events, which kube-apiserver converts to core
+// events before printing.
 
 #include <set>
 #include <string>
@@ -351,6 +352,58 @@ std::string AccessModes(const json* modes) {
   return Join(out, ",");
 }
 
+// helper.GetPersistentVolumeClass / GetPersistentVolumeClaimClass: the beta annotation wins
+// over spec.storageClassName.
+std::string StorageClassOf(const json& object) {
+  if (const json* a =
+          Path(object, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class");
+      a != nullptr) {
+    return Str(a);
+  }
+  return Str(Path(object, "spec", "storageClassName"));
+}
+
+// "Terminating" while metadata.deletionTimestamp is set, else status.phase.
+std::string PhaseOrTerminating(const json& object) {
+  const json* deletion = Path(object, "metadata", "deletionTimestamp");
+  if (deletion != nullptr && !deletion->is_null()) {
+    return "Terminating";
+  }
+  return Str(Path(object, "status", "phase"));
+}
+
+json PersistentVolumeCells(const json& pv, TimePoint now) {
+  const json* spec = Field(pv, "spec");
+  std::string claim;
+  if (const json* ref = Field(spec, "claimRef"); ref != nullptr && ref->is_object()) {
+    claim = Str(Field(ref, "namespace")) + "/" + Str(Field(ref, "name"));
+  }
+  const json* vac = Field(spec, "volumeAttributesClassName");
+  return json::array({
+      Name(pv), QuantityString(Path(spec, "capacity", "storage")),
+      AccessModes(Field(spec, "accessModes")),
+      OrDefault(Str(Field(spec, "persistentVolumeReclaimPolicy")), "Retain"),  // API default
+      PhaseOrTerminating(pv), claim, StorageClassOf(pv),
+      vac != nullptr && vac->is_string() ? Str(vac) : "<unset>", Str(Path(pv, "status", "reason")),
+      Age(pv, now), OrDefault(Str(Field(spec, "volumeMode")), "Filesystem"),  // API default
+  });
+}
+
+json ReplicationControllerCells(const json& rc, TimePoint now) {
+  const ContainerCells containers =
+      LayoutContainers(Path(rc, "spec", "template", "spec", "containers"));
+  return json::array({
+      Name(rc),
+      Int(Path(rc, "spec", "replicas"), 1),  // API default 1
+      Int(Path(rc, "status", "replicas")),
+      Int(Path(rc, "status", "readyReplicas")),
+      Age(rc, now),
+      containers.names,
+      containers.images,
+      FormatLabels(Path(rc, "spec", "selector")),
+  });
+}
+
 json PersistentVolumeClaimCells(const json& pvc, TimePoint now) {
   const json* spec = Field(pvc, "spec");
   const json* deletion = Path(pvc, "metadata", "deletionTimestamp");
@@ -368,15 +421,7 @@ json PersistentVolumeClaimCells(const json& pvc, TimePoint now) {
       capacity = "0";  // the zero Quantity
     }
   }
-  // helper.GetPersistentVolumeClaimClass: the beta annotation wins over spec.storageClassName.
-  std::string storage_class;
-  if (const json* a =
-          Path(pvc, "metadata", "annotations", "volume.beta.kubernetes.io/storage-class");
-      a != nullptr) {
-    storage_class = Str(a);
-  } else {
-    storage_class = Str(Field(spec, "storageClassName"));
-  }
+  const std::string storage_class = StorageClassOf(pvc);
   const std::string vac = Str(Field(spec, "volumeAttributesClassName"));
   const std::string volume_mode = Str(Field(spec, "volumeMode"));
   return json::array({
@@ -420,6 +465,84 @@ Printer MakePersistentVolumeClaimPrinter() {
        "volumeMode defines what type of volume is required by the claim.", 1},
   };
   p.cells = &PersistentVolumeClaimCells;
+  return p;
+}
+
+Printer MakePersistentVolumePrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Capacity", "string", "",
+       "capacity is the description of the persistent volume's resources and capacity. More "
+       "info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#capacity",
+       0},
+      {"Access Modes", "string", "",
+       "accessModes contains all ways the volume can be mounted. More info: "
+       "https://kubernetes.io/docs/concepts/storage/persistent-volumes#access-modes",
+       0},
+      {"Reclaim Policy", "string", "",
+       "persistentVolumeReclaimPolicy defines what happens to a persistent volume when released "
+       "from its claim. Valid options are Retain (default for manually created "
+       "PersistentVolumes), Delete (default for dynamically provisioned PersistentVolumes), and "
+       "Recycle (deprecated). Recycle must be supported by the volume plugin underlying this "
+       "PersistentVolume. More info: "
+       "https://kubernetes.io/docs/concepts/storage/persistent-volumes#reclaiming",
+       0},
+      {"Status", "string", "",
+       "phase indicates if a volume is available, bound to a claim, or released by a claim. "
+       "More info: https://kubernetes.io/docs/concepts/storage/persistent-volumes#phase",
+       0},
+      {"Claim", "string", "",
+       "claimRef is part of a bi-directional binding between PersistentVolume and "
+       "PersistentVolumeClaim. Expected to be non-nil when bound. claim.VolumeName is the "
+       "authoritative bind between PV and PVC. More info: "
+       "https://kubernetes.io/docs/concepts/storage/persistent-volumes#binding",
+       0},
+      {"StorageClass", "string", "", "StorageClass of the pv", 0},
+      {"VolumeAttributesClass", "string", "", "VolumeAttributesClass of the pv", 0},
+      {"Reason", "string", "",
+       "reason is a brief CamelCase string that describes any failure and is meant for machine "
+       "parsing and tidy display in the CLI.",
+       0},
+      AgeColumn(),
+      {"VolumeMode", "string", "",
+       "volumeMode defines if a volume is intended to be used with a formatted filesystem or to "
+       "remain in raw block state. Value of Filesystem is implied when not included in spec.",
+       1},
+  };
+  p.cells = &PersistentVolumeCells;
+  return p;
+}
+
+Printer MakeReplicationControllerPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Desired", "integer", "",
+       "Replicas is the number of desired replicas. This is a pointer to distinguish between "
+       "explicit zero and unspecified. Defaults to 1. More info: "
+       "https://kubernetes.io/docs/concepts/workloads/controllers/"
+       "replicationcontroller#what-is-a-replicationcontroller",
+       0},
+      {"Current", "integer", "",
+       "Replicas is the most recently observed number of replicas. More info: "
+       "https://kubernetes.io/docs/concepts/workloads/controllers/"
+       "replicationcontroller#what-is-a-replicationcontroller",
+       0},
+      {"Ready", "integer", "", "The number of ready replicas for this replication controller.", 0},
+      AgeColumn(),
+      {"Containers", "string", "", "Names of each container in the template.", 1},
+      {"Images", "string", "", "Images referenced by each container in the template.", 1},
+      {"Selector", "string", "",
+       "Selector is a label query over pods that should match the Replicas count. If Selector "
+       "is empty, it is defaulted to the labels present on the Pod template. Label keys and "
+       "values that must match in order to be controlled by this replication controller, if "
+       "empty defaulted to labels on Pod template. More info: "
+       "https://kubernetes.io/docs/concepts/overview/working-with-objects/"
+       "labels/#label-selectors",
+       1},
+  };
+  p.cells = &ReplicationControllerCells;
   return p;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "api/name_validation.h"
+#include "api/quantity.h"
 
 namespace tidepool::apiserver::printers::internal {
 
@@ -487,6 +488,15 @@ std::string ToLower(std::string_view s) {
     }
   }
   return out;
+}
+
+std::string QuantityString(const json* q, std::string_view absent) {
+  if (q == nullptr || q->is_null()) {
+    return std::string(absent);
+  }
+  const std::string text = q->is_string() ? q->get<std::string>() : q->dump();
+  auto parsed = api::Quantity::Parse(text);
+  return parsed.ok() ? parsed->ToString() : text;
 }
 
 ContainerCells LayoutContainers(const json* containers) {

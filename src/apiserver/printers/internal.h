@@ -117,6 +117,11 @@ std::string FormatLabelSelector(const nlohmann::json* selector);
 std::string TrimSpace(std::string_view s);
 std::string ToLower(std::string_view s);
 
+// resource.Quantity.String() of a stored quantity (a string, or a number as YAML gives it):
+// the canonical form ("1024Mi" -> "1Gi"); `absent` when missing or null; the value as it is
+// when it does not parse (the decoder would have refused it before storage).
+std::string QuantityString(const nlohmann::json* q, std::string_view absent = "0");
+
 // printers.go layoutContainerCells: container names and images, each comma-joined.
 struct ContainerCells {
   std::string names;

@@ -40,6 +40,8 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("", "services")] = MakeServicePrinter();
     (*m)[Key("", "endpoints")] = MakeEndpointsPrinter();
     (*m)[Key("", "persistentvolumeclaims")] = MakePersistentVolumeClaimPrinter();
+    (*m)[Key("", "persistentvolumes")] = MakePersistentVolumePrinter();
+    (*m)[Key("", "replicationcontrollers")] = MakeReplicationControllerPrinter();
     (*m)[Key("apps", "deployments")] = MakeDeploymentPrinter();
     (*m)[Key("apps", "daemonsets")] = MakeDaemonSetPrinter();
     (*m)[Key("apps", "replicasets")] = MakeReplicaSetPrinter();
@@ -50,6 +52,10 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("rbac.authorization.k8s.io", "rolebindings")] = MakeRoleBindingPrinter();
     (*m)[Key("rbac.authorization.k8s.io", "clusterrolebindings")] = MakeClusterRoleBindingPrinter();
     (*m)[Key("scheduling.k8s.io", "priorityclasses")] = MakePriorityClassPrinter();
+    (*m)[Key("storage.k8s.io", "storageclasses")] = MakeStorageClassPrinter();
+    (*m)[Key("storage.k8s.io", "csidrivers")] = MakeCsiDriverPrinter();
+    (*m)[Key("storage.k8s.io", "csinodes")] = MakeCsiNodePrinter();
+    (*m)[Key("storage.k8s.io", "csistoragecapacities")] = MakeCsiStorageCapacityPrinter();
     (*m)[Key("events.k8s.io", "events")] = MakeEventsV1Printer();
     return m;
   }();

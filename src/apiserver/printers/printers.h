@@ -12,10 +12,12 @@
 // kube-apiserver prints the zero value ("<unknown>" age for a missing creationTimestamp, "<none>"
 // IP, "" phase, 0 counts). Where the real server would have applied API defaulting before printing
 // (Deployment/ReplicaSet/StatefulSet spec.replicas = 1, Service spec.type = ClusterIP,
-// ServicePort protocol = TCP, PriorityClass preemptionPolicy = PreemptLowerPriority, PVC
-// volumeMode = Filesystem), a missing
-// field is printed as that default. Quantities (PVC capacity) are printed as stored, not
-// re-canonicalized. Nothing here throws, and nothing reads the clock: ages are computed
+// ServicePort protocol = TCP, PriorityClass preemptionPolicy = PreemptLowerPriority, PVC and
+// PV volumeMode = Filesystem, PV persistentVolumeReclaimPolicy = Retain, ReplicationController
+// spec.replicas = 1, StorageClass reclaimPolicy = Delete and volumeBindingMode = Immediate,
+// CSIDriver attachRequired = true), a missing field is printed as that default. Quantities
+// are printed as stored for PVCs, canonical (Quantity.String()) for PV and CSIStorageCapacity
+// capacities. Nothing here throws, and nothing reads the clock: ages are computed
 // against the `now` argument.
 //
 // Cells are always computed for every column, including priority-1 ("wide") ones: the real
@@ -24,11 +26,12 @@
 //
 // Resources with a printer (group "" is core):
 //   core: pods, nodes, events, namespaces, configmaps, secrets, serviceaccounts, services,
-//         endpoints, persistentvolumeclaims
+//         endpoints, persistentvolumeclaims, persistentvolumes, replicationcontrollers
 //   apps: deployments, daemonsets, replicasets, statefulsets        batch: jobs
 //   coordination.k8s.io: leases                       policy: poddisruptionbudgets
 //   rbac.authorization.k8s.io: rolebindings, clusterrolebindings
 //   scheduling.k8s.io: priorityclasses                events.k8s.io: events
+//   storage.k8s.io: storageclasses, csidrivers, csinodes, csistoragecapacities
 // (rbac roles and clusterroles have no printer in 1.32: they use the default convertor.)
 //
 // Thread-safety: every function is pure and may be called concurrently.

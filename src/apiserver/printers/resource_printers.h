@@ -28,7 +28,7 @@ const Printer* FindPrinter(std::string_view group, std::string_view resource);
 // The default table convertor (apiserver rest.NewDefaultTableConvertor).
 const Printer& DefaultPrinter();
 
-// Defined in pods.cc, core_printers.cc and group_printers.cc.
+// Defined in pods.cc, core_printers.cc, group_printers.cc and storage_printers.cc.
 Printer MakePodPrinter();
 Printer MakeNodePrinter();
 Printer MakeEventPrinter();     // core/v1 events
@@ -40,6 +40,8 @@ Printer MakeServiceAccountPrinter();
 Printer MakeServicePrinter();
 Printer MakeEndpointsPrinter();
 Printer MakePersistentVolumeClaimPrinter();
+Printer MakePersistentVolumePrinter();
+Printer MakeReplicationControllerPrinter();
 Printer MakeDeploymentPrinter();
 Printer MakeDaemonSetPrinter();
 Printer MakeReplicaSetPrinter();
@@ -50,5 +52,9 @@ Printer MakePodDisruptionBudgetPrinter();
 Printer MakeRoleBindingPrinter();
 Printer MakeClusterRoleBindingPrinter();
 Printer MakePriorityClassPrinter();
+Printer MakeStorageClassPrinter();
+Printer MakeCsiDriverPrinter();
+Printer MakeCsiNodePrinter();
+Printer MakeCsiStorageCapacityPrinter();
 
 }  // namespace tidepool::apiserver::printers::internal

@@ -578,6 +578,122 @@ TEST(GroupPrintersTest, LeasesPdbsBindingsPriorityClasses) {
                 {"p", 0, false, "10m", "PreemptLowerPriority"}}});
 }
 
+// ---- persistent volumes, replication controllers, storage.k8s.io --------------------------------
+
+TEST(CorePrintersTest, PersistentVolumes) {
+  const json bound = {{"metadata", Meta("pv-1")},
+                      {"spec",
+                       {{"capacity", {{"storage", "10Gi"}}},
+                        {"accessModes", {"ReadOnlyMany", "ReadWriteOnce", "ReadOnlyMany"}},
+                        {"persistentVolumeReclaimPolicy", "Delete"},
+                        {"claimRef", {{"namespace", "default"}, {"name", "data"}}},
+                        {"storageClassName", "standard-rwo"},
+                        {"volumeMode", "Block"}}},
+                      {"status", {{"phase", "Bound"}}}};
+  json terminating = bound;
+  terminating["metadata"]["deletionTimestamp"] = "2026-01-01T00:05:00Z";
+  terminating["metadata"]["annotations"] = {{"volume.beta.kubernetes.io/storage-class", "old"}};
+  terminating["spec"]["capacity"]["storage"] = "1024Mi";
+  terminating["spec"]["volumeAttributesClassName"] = "gold";
+  terminating["status"]["reason"] = "Failed";
+  ExpectCells("", "persistentvolumes",
+              {{"bound",
+                bound,
+                {"pv-1", "10Gi", "RWO,ROX", "Delete", "Bound", "default/data", "standard-rwo",
+                 "<unset>", "", "10m", "Block"}},
+               {"terminating: beta class annotation, canonical capacity",
+                terminating,
+                {"pv-1", "1Gi", "RWO,ROX", "Delete", "Terminating", "default/data", "old", "gold",
+                 "Failed", "10m", "Block"}},
+               {"nothing set: the API defaults",
+                {{"metadata", Meta("bare")}},
+                {"bare", "0", "", "Retain", "", "", "", "<unset>", "", "10m", "Filesystem"}}});
+}
+
+TEST(CorePrintersTest, ReplicationControllers) {
+  const json containers =
+      json::parse(R"([{"name":"web","image":"nginx:1.27"},{"name":"log","image":"busybox"}])");
+  ExpectCells("", "replicationcontrollers",
+              {{"scaled",
+                {{"metadata", Meta("web")},
+                 {"spec",
+                  {{"replicas", 3},
+                   {"selector", {{"tier", "fe"}, {"app", "web"}}},
+                   {"template", {{"spec", {{"containers", containers}}}}}}},
+                 {"status", {{"replicas", 2}, {"readyReplicas", 1}}}},
+                {"web", 3, 2, 1, "10m", "web,log", "nginx:1.27,busybox", "app=web,tier=fe"}},
+               {"nothing set: one replica, no selector",
+                {{"metadata", Meta("bare")}},
+                {"bare", 1, 0, 0, "10m", "", "", "<none>"}}});
+}
+
+TEST(StoragePrintersTest, StorageClasses) {
+  json standard = {{"metadata", Meta("standard-rwo")},
+                   {"provisioner", "pd.csi.storage.gke.io"},
+                   {"reclaimPolicy", "Retain"},
+                   {"volumeBindingMode", "WaitForFirstConsumer"},
+                   {"allowVolumeExpansion", true}};
+  standard["metadata"]["annotations"] = {{"storageclass.kubernetes.io/is-default-class", "true"}};
+  json beta = {{"metadata", Meta("premium")}, {"provisioner", "p"}};
+  beta["metadata"]["annotations"] = {{"storageclass.beta.kubernetes.io/is-default-class", "true"}};
+  json not_default = {{"metadata", Meta("slow")}, {"provisioner", "p"}};
+  not_default["metadata"]["annotations"] = {
+      {"storageclass.kubernetes.io/is-default-class", "True"}};
+  ExpectCells("storage.k8s.io", "storageclasses",
+              {{"the default class",
+                standard,
+                {"standard-rwo (default)", "pd.csi.storage.gke.io", "Retain",
+                 "WaitForFirstConsumer", true, "10m"}},
+               {"the beta annotation",
+                beta,
+                {"premium (default)", "p", "Delete", "Immediate", false, "10m"}},
+               {"only \"true\" makes a default",
+                not_default,
+                {"slow", "p", "Delete", "Immediate", false, "10m"}}});
+}
+
+TEST(StoragePrintersTest, CsiDriversNodesAndCapacities) {
+  ExpectCells(
+      "storage.k8s.io", "csidrivers",
+      {{"defaulted",
+        {{"metadata", Meta("pd.csi.storage.gke.io")},
+         {"spec",
+          {{"attachRequired", true},
+           {"podInfoOnMount", false},
+           {"storageCapacity", false},
+           {"requiresRepublish", false},
+           {"volumeLifecycleModes", {"Persistent"}}}}},
+        {"pd.csi.storage.gke.io", true, false, false, "<unset>", false, "Persistent", "10m"}},
+       {"token requests and both modes",
+        {{"metadata", Meta("secrets-store")},
+         {"spec",
+          {{"attachRequired", false},
+           {"podInfoOnMount", true},
+           {"storageCapacity", true},
+           {"requiresRepublish", true},
+           {"tokenRequests", json::parse(R"([{"audience":"vault"},{"audience":"gcp"}])")},
+           {"volumeLifecycleModes", {"Persistent", "Ephemeral"}}}}},
+        {"secrets-store", false, true, true, "vault,gcp", true, "Persistent,Ephemeral", "10m"}},
+       {"nothing set",
+        {{"metadata", Meta("bare")}},
+        {"bare", true, false, false, "<unset>", false, "<none>", "10m"}}});
+  ExpectCells("storage.k8s.io", "csinodes",
+              {{"two drivers",
+                {{"metadata", Meta("node-1")},
+                 {"spec", {{"drivers", json::parse(R"([{"name":"a"},{"name":"b"}])")}}}},
+                {"node-1", 2, "10m"}},
+               {"no spec", {{"metadata", Meta("node-2")}}, {"node-2", 0, "10m"}}});
+  ExpectCells("storage.k8s.io", "csistoragecapacities",
+              {{"reported",
+                {{"metadata", Meta("csisc-1")},
+                 {"storageClassName", "standard-rwo"},
+                 {"capacity", "1024Mi"}},
+                {"csisc-1", "standard-rwo", "1Gi"}},
+               {"unknown capacity",
+                {{"metadata", Meta("csisc-2")}, {"storageClassName", "standard-rwo"}},
+                {"csisc-2", "standard-rwo", "<unset>"}}});
+}
+
 TEST(DefaultPrinterTest, ResourcesWithoutPrinter) {
   for (const auto& [group, resource] : std::vector<std::pair<std::string, std::string>>{
            {"rbac.authorization.k8s.io", "clusterroles"},
@@ -665,6 +781,23 @@ TEST(ColumnsTest, PrinterColumnNamesAndPriorities) {
        "events",
        {"Last Seen", "Type", "Reason", "Object", "*Subobject", "*Source", "Message", "*First Seen",
         "*Count", "*Name"}},
+      {"",
+       "persistentvolumes",
+       {"Name", "Capacity", "Access Modes", "Reclaim Policy", "Status", "Claim", "StorageClass",
+        "VolumeAttributesClass", "Reason", "Age", "*VolumeMode"}},
+      {"",
+       "replicationcontrollers",
+       {"Name", "Desired", "Current", "Ready", "Age", "*Containers", "*Images", "*Selector"}},
+      {"storage.k8s.io",
+       "storageclasses",
+       {"Name", "Provisioner", "ReclaimPolicy", "VolumeBindingMode", "AllowVolumeExpansion",
+        "Age"}},
+      {"storage.k8s.io",
+       "csidrivers",
+       {"Name", "AttachRequired", "PodInfoOnMount", "StorageCapacity", "TokenRequests",
+        "RequiresRepublish", "Modes", "Age"}},
+      {"storage.k8s.io", "csinodes", {"Name", "Drivers", "Age"}},
+      {"storage.k8s.io", "csistoragecapacities", {"Name", "StorageClassName", "Capacity"}},
   };
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.group + "/" + tc.resource);
@@ -732,6 +865,10 @@ TEST(RobustnessTest, EveryPrinterSurvivesMalformedFields) {
             "ports":[{"port":80,"nodePort":30080,"protocol":"TCP"}],
             "readinessGates":[{"conditionType":"g"}],"volumeName":"v","volumeMode":"Block",
             "storageClassName":"s","volumeAttributesClassName":"g",
+            "capacity":{"storage":"1Gi"},"accessModes":["ReadWriteOnce"],
+            "persistentVolumeReclaimPolicy":"Delete","claimRef":{"namespace":"n","name":"c"},
+            "drivers":[{"name":"d"}],"tokenRequests":[{"audience":"a"}],
+            "volumeLifecycleModes":["Persistent"],"attachRequired":false,
             "initContainers":[{"name":"i","restartPolicy":"Always"},{"name":"j"}],
             "containers":[{"name":"c","image":"img"}],
             "template":{"spec":{"containers":[{"name":"c","image":"img"}],
@@ -766,6 +903,8 @@ TEST(RobustnessTest, EveryPrinterSurvivesMalformedFields) {
     "roleRef":{"kind":"Role","name":"r"},
     "subjects":[{"kind":"ServiceAccount","name":"s","namespace":"n"}],
     "value":10,"globalDefault":true,"preemptionPolicy":"Never",
+    "provisioner":"p","reclaimPolicy":"Retain","volumeBindingMode":"Immediate",
+    "allowVolumeExpansion":true,"storageClassName":"s","capacity":"1Gi",
     "subsets":[{"addresses":[{"ip":"10.0.0.1"},{"ip":"fd00::1"}],"ports":[{"port":1},{"port":2}]},
                {"addresses":[{"ip":"10.0.0.3"}]}]
   })");
@@ -791,6 +930,12 @@ TEST(RobustnessTest, EveryPrinterSurvivesMalformedFields) {
       {"rbac.authorization.k8s.io", "clusterrolebindings"},
       {"scheduling.k8s.io", "priorityclasses"},
       {"events.k8s.io", "events"},
+      {"", "persistentvolumes"},
+      {"", "replicationcontrollers"},
+      {"storage.k8s.io", "storageclasses"},
+      {"storage.k8s.io", "csidrivers"},
+      {"storage.k8s.io", "csinodes"},
+      {"storage.k8s.io", "csistoragecapacities"},
       {"rbac.authorization.k8s.io", "clusterroles"}};
   size_t variants = 0;
   Mutations(

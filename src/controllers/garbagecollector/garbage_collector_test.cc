@@ -106,9 +106,10 @@ class GarbageCollectorTest : public ::testing::Test {
 
 TEST_F(GarbageCollectorTest, WatchesTheDeletableResourcesButEvents) {
   StartCollector();
-  // configmaps, endpoints, namespaces, nodes, pvcs, pods, secrets, serviceaccounts, services,
-  // 4 apps, jobs, leases, PDBs, 4 rbac, priorityclasses: 21 of the 23 resources (no Events).
-  EXPECT_EQ(gc_->stats().monitors, 21u);
+  // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, replicationcontrollers,
+  // secrets, serviceaccounts, services, 4 apps, jobs, leases, PDBs, 4 rbac, 4 storage.k8s.io,
+  // priorityclasses: 27 of the 29 resources (no Events).
+  EXPECT_EQ(gc_->stats().monitors, 27u);
 }
 
 // Background collection: a dependent none of whose owners exists is deleted.

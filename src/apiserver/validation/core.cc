@@ -1,0 +1,397 @@
+#include "apiserver/validation/core.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include "api/name_validation.h"
+#include "api/quantity.h"
+#include "apiserver/validation/defaults.h"
+#include "apiserver/validation/object_meta.h"
+#include "apiserver/validation/pod.h"
+#include "common/go_quote.h"
+
+namespace tidepool::apiserver::validation {
+namespace {
+
+using api::FieldError;
+using api::FieldErrors;
+
+void Append(FieldErrors from, FieldErrors* errors) {
+  for (FieldError& e : from) errors->push_back(std::move(e));
+}
+
+// Sets obj[key] when the string member is absent, null or "" (a Go string's zero value).
+void DefaultString(json* obj, std::string_view key, const char* value) {
+  if (obj != nullptr && obj->is_object() && StrOf(obj, key).empty()) {
+    const json* v = Member(obj, key);
+    if (v == nullptr || v->is_string()) (*obj)[std::string(key)] = value;
+  }
+}
+
+// The defaults of the volume sources a PersistentVolume may hold (SetDefaults_* and the
+// +default tags of k8s.io/api/core/v1).
+void DefaultVolumeSources(json* spec) {
+  if (json* host_path = Member(spec, "hostPath") ? ObjectMember(spec, "hostPath") : nullptr) {
+    SetDefault(host_path, "type", "");
+  }
+  if (json* iscsi = Member(spec, "iscsi") ? ObjectMember(spec, "iscsi") : nullptr) {
+    DefaultString(iscsi, "iscsiInterface", "default");
+  }
+  if (json* rbd = Member(spec, "rbd") ? ObjectMember(spec, "rbd") : nullptr) {
+    DefaultString(rbd, "pool", "rbd");
+    DefaultString(rbd, "user", "admin");
+    DefaultString(rbd, "keyring", "/etc/ceph/keyring");
+  }
+  if (json* disk = Member(spec, "azureDisk") ? ObjectMember(spec, "azureDisk") : nullptr) {
+    SetDefault(disk, "cachingMode", "ReadWrite");
+    SetDefault(disk, "kind", "Shared");
+    SetDefault(disk, "fsType", "ext4");
+    SetDefault(disk, "readOnly", false);
+  }
+  if (json* scale_io = Member(spec, "scaleIO") ? ObjectMember(spec, "scaleIO") : nullptr) {
+    DefaultString(scale_io, "storageMode", "ThinProvisioned");
+    DefaultString(scale_io, "fsType", "xfs");
+  }
+}
+
+// ---- PersistentVolume
+// ----------------------------------------------------------------------------
+
+// The volume sources of a PersistentVolumeSpec in the order ValidatePersistentVolumeSpec checks
+// them, with the path its "may not specify more than 1 volume type" names (cephfs is
+// "cephFS" there). flexVolume is counted but never refused as a second source, as in kube.
+struct VolumeSourceField {
+  const char* key;
+  const char* forbidden_path;
+};
+constexpr VolumeSourceField kVolumeSources[] = {
+    {"hostPath", "hostPath"},
+    {"gcePersistentDisk", "gcePersistentDisk"},
+    {"awsElasticBlockStore", "awsElasticBlockStore"},
+    {"glusterfs", "glusterfs"},
+    {"flocker", "flocker"},
+    {"nfs", "nfs"},
+    {"rbd", "rbd"},
+    {"quobyte", "quobyte"},
+    {"cephfs", "cephFS"},
+    {"iscsi", "iscsi"},
+    {"cinder", "cinder"},
+    {"fc", "fc"},
+    {"flexVolume", nullptr},
+    {"azureFile", "azureFile"},
+    {"vsphereVolume", "vsphereVolume"},
+    {"photonPersistentDisk", "photonPersistentDisk"},
+    {"portworxVolume", "portworxVolume"},
+    {"azureDisk", "azureDisk"},
+    {"scaleIO", "scaleIO"},
+    {"local", "local"},
+    {"storageos", "storageos"},
+    {"csi", "csi"},
+};
+
+// validatePathNoBacksteps: no ".." element.
+void NoBacksteps(std::string_view path, const std::string& field, FieldErrors* errors) {
+  size_t start = 0;
+  while (start <= path.size()) {
+    const size_t slash = std::min(path.find('/', start), path.size());
+    if (path.substr(start, slash - start) == "..") {
+      errors->push_back(FieldError::Invalid(field, std::string(path), "must not contain '..'"));
+      return;
+    }
+    start = slash + 1;
+  }
+}
+
+// The checks of the sources modelled here (validateHostPathVolumeSource,
+// validateLocalVolumeSource, validateNFSVolumeSource, validateCSIPersistentVolumeSource);
+// other sources are taken as they are.
+void ValidateVolumeSource(std::string_view key, const json* src, bool node_affinity,
+                          FieldErrors* errors) {
+  const std::string base = "spec." + std::string(key);
+  const std::string path(StrOf(src, "path"));
+  if (key == "hostPath") {
+    if (path.empty()) {
+      errors->push_back(FieldError::Required(base + ".path", ""));
+      return;
+    }
+    NoBacksteps(path, base + ".path", errors);
+    static const std::vector<std::string> kTypes = {
+        "",     "BlockDevice",  "CharDevice", "Directory", "DirectoryOrCreate",
+        "File", "FileOrCreate", "Socket"};
+    const std::string type(StrOf(src, "type"));
+    if (std::find(kTypes.begin(), kTypes.end(), type) == kTypes.end()) {
+      errors->push_back(FieldError::NotSupported(base + ".type", type, kTypes));
+    }
+  } else if (key == "local") {
+    if (path.empty()) {
+      errors->push_back(FieldError::Required(base + ".path", ""));
+    } else {
+      NoBacksteps(path, base + ".path", errors);
+    }
+    if (!node_affinity) {
+      errors->push_back(
+          FieldError::Required("spec.nodeAffinity", "Local volume requires node affinity"));
+    }
+  } else if (key == "nfs") {
+    if (StrOf(src, "server").empty()) errors->push_back(FieldError::Required(base + ".server", ""));
+    if (path.empty()) errors->push_back(FieldError::Required(base + ".path", ""));
+    if (path.empty() || path[0] != '/') {
+      errors->push_back(FieldError::Invalid(base + ".path", path, "must be an absolute path"));
+    }
+  } else if (key == "csi") {
+    Append(ValidateCsiDriverName(StrOf(src, "driver"), base + ".driver"), errors);
+    if (StrOf(src, "volumeHandle").empty()) {
+      errors->push_back(FieldError::Required(base + ".volumeHandle", ""));
+    }
+  }
+}
+
+// validateVolumeNodeAffinity: whether nodeAffinity is given, and its required terms.
+bool ValidateVolumeNodeAffinity(const json* spec, FieldErrors* errors) {
+  const json* affinity = Member(spec, "nodeAffinity");
+  if (affinity == nullptr) return false;
+  const json* required = Member(affinity, "required");
+  if (required == nullptr) {
+    errors->push_back(FieldError::Required("spec.nodeAffinity.required",
+                                           "must specify required node constraints"));
+  } else {
+    const json* terms = Member(required, "nodeSelectorTerms");
+    if (terms == nullptr || !terms->is_array() || terms->empty()) {
+      errors->push_back(FieldError::Required("spec.nodeAffinity.required.nodeSelectorTerms",
+                                             "must have at least one node selector term"));
+    }
+  }
+  return true;
+}
+
+// Go's %#v of a core.ResourceList as validation prints it: exact for a missing or empty list;
+// for others each quantity is written as its string (Go writes resource.Quantity's fields).
+std::string GoResourceList(const json* capacity) {
+  if (capacity == nullptr || !capacity->is_object()) return "core.ResourceList(nil)";
+  std::string out = "core.ResourceList{";
+  bool first = true;
+  for (const auto& [k, v] : capacity->items()) {
+    if (!first) out += ", ";
+    first = false;
+    out += GoQuote(k) + ":" + GoQuote(v.is_string() ? v.get<std::string>() : v.dump());
+  }
+  return out + "}";
+}
+
+void ValidateAccessModes(const json* spec, FieldErrors* errors) {
+  static const std::vector<std::string> kModes = {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce",
+                                                  "ReadWriteOncePod"};
+  const json* modes = Member(spec, "accessModes");
+  if (modes == nullptr || !modes->is_array() || modes->empty()) {
+    errors->push_back(FieldError::Required("spec.accessModes", ""));
+  }
+  bool rwop = false, other = false;
+  for (const std::string& mode : Strings(modes)) {
+    if (std::find(kModes.begin(), kModes.end(), mode) == kModes.end()) {
+      errors->push_back(FieldError::NotSupported("spec.accessModes", mode, kModes));
+    } else if (mode == "ReadWriteOncePod") {
+      rwop = true;
+    } else {
+      other = true;
+    }
+  }
+  if (rwop && other) {
+    errors->push_back(FieldError::Forbidden(
+        "spec.accessModes", "may not use ReadWriteOncePod with other access modes"));
+  }
+}
+
+void ValidateCapacity(const json* spec, FieldErrors* errors) {
+  const json* capacity = Member(spec, "capacity");
+  const size_t n = capacity != nullptr && capacity->is_object() ? capacity->size() : 0;
+  if (n == 0) errors->push_back(FieldError::Required("spec.capacity", ""));
+  if (Member(capacity, "storage") == nullptr || n > 1) {
+    errors->push_back(FieldError::NotSupportedRaw(
+        "spec.capacity",
+        n == 0 && capacity != nullptr ? "core.ResourceList{}" : GoResourceList(capacity),
+        {"storage"}));
+  }
+  if (n == 0) return;
+  for (const auto& [k, v] : capacity->items()) {
+    const std::string path = "spec.capacity[" + k + "]";
+    auto q = api::Quantity::Parse(v.is_string() ? v.get<std::string>() : v.dump());
+    if (!q.ok()) continue;  // the decoder refused it before validation
+    if (q->Value() < 0) {
+      errors->push_back(FieldError::InvalidRaw(path, std::to_string(q->Value()),
+                                               "must be a valid resource quantity"));
+    }
+    if (q->Sign() <= 0) {
+      errors->push_back(FieldError::Invalid(path, q->ToString(), "must be greater than zero"));
+    }
+  }
+}
+
+// The volume sources: exactly one, then its own checks.
+void ValidateVolumeSources(const json* spec, bool node_affinity, FieldErrors* errors) {
+  int sources = 0;
+  for (const VolumeSourceField& s : kVolumeSources) {
+    const json* src = Member(spec, s.key);
+    if (src == nullptr) continue;
+    if (sources > 0 && s.forbidden_path != nullptr) {
+      errors->push_back(FieldError::Forbidden(std::string("spec.") + s.forbidden_path,
+                                              "may not specify more than 1 volume type"));
+      continue;
+    }
+    ++sources;
+    ValidateVolumeSource(s.key, src, node_affinity, errors);
+  }
+  if (sources == 0) errors->push_back(FieldError::Required("spec", "must specify a volume type"));
+}
+
+void ValidatePersistentVolumeSpec(const json* spec, FieldErrors* errors) {
+  ValidateAccessModes(spec, errors);
+  ValidateCapacity(spec, errors);
+  const std::string policy(StrOf(spec, "persistentVolumeReclaimPolicy"));
+  if (!policy.empty() && policy != "Delete" && policy != "Recycle" && policy != "Retain") {
+    errors->push_back(FieldError::NotSupported("spec.persistentVolumeReclaimPolicy", policy,
+                                               {"Delete", "Recycle", "Retain"}));
+  }
+  const bool node_affinity = ValidateVolumeNodeAffinity(spec, errors);
+  ValidateVolumeSources(spec, node_affinity, errors);
+  if (const json* host_path = Member(spec, "hostPath")) {
+    // path.Clean(p) == "/": one or more slashes and dots only, starting with '/'.
+    const std::string p(StrOf(host_path, "path"));
+    const bool root = !p.empty() && p[0] == '/' && p.find_first_not_of("/") == std::string::npos;
+    if (root && policy == "Recycle") {
+      errors->push_back(FieldError::Forbidden("spec.persistentVolumeReclaimPolicy",
+                                              "may not be 'recycle' for a hostPath mount of '/'"));
+    }
+  }
+  const std::string storage_class(StrOf(spec, "storageClassName"));
+  if (!storage_class.empty()) {
+    for (const std::string& msg : api::IsDns1123Subdomain(storage_class)) {
+      errors->push_back(FieldError::Invalid("spec.storageClassName", storage_class, msg));
+    }
+  }
+  if (const json* mode = Member(spec, "volumeMode")) {
+    const std::string m(Str(mode));
+    if (m != "Block" && m != "Filesystem") {
+      errors->push_back(FieldError::NotSupported("spec.volumeMode", m, {"Block", "Filesystem"}));
+    }
+  }
+}
+
+// ---- ReplicationController
+// -----------------------------------------------------------------------
+
+// ValidatePodTemplateSpecForRC.
+Status ValidateReplicationControllerTemplate(const json* spec, FieldErrors* errors) {
+  const json* tmpl = Member(spec, "template");
+  if (tmpl == nullptr) {
+    errors->push_back(FieldError::Required("spec.template", ""));
+    return Status::Ok();
+  }
+  const api::Labels selector = StringMap(Member(spec, "selector"));
+  const json* labels = Member(Member(tmpl, "metadata"), "labels");
+  if (!selector.empty()) {
+    const api::Labels have = StringMap(labels);
+    for (const auto& [k, v] : selector) {
+      auto it = have.find(k);
+      if (it == have.end() || it->second != v) {
+        errors->push_back(FieldError::InvalidRaw("spec.template.metadata.labels",
+                                                 GoStringMap(labels),
+                                                 "`selector` does not match template `labels`"));
+        break;
+      }
+    }
+  }
+  TIDEPOOL_RETURN_IF_ERROR(
+      ValidatePodTemplate(tmpl, "spec.template", "ReplicationController", errors));
+  const json* pod_spec = Member(tmpl, "spec");
+  const std::string policy(StrOf(pod_spec, "restartPolicy"));
+  if (policy != "Always") {
+    errors->push_back(
+        FieldError::NotSupported("spec.template.spec.restartPolicy", policy, {"Always"}));
+  }
+  if (const json* deadline = Member(pod_spec, "activeDeadlineSeconds")) {
+    errors->push_back(FieldError::InvalidRaw("spec.template.spec.activeDeadlineSeconds",
+                                             deadline->dump(), "must not be specified"));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+FieldErrors ValidateCsiDriverName(std::string_view name, const std::string& path) {
+  FieldErrors errors;
+  if (name.empty()) errors.push_back(FieldError::Required(path, ""));
+  if (name.size() > 63) errors.push_back(FieldError::TooLong(path, 63));
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const std::string& msg : api::IsDns1123Subdomain(lower)) {
+    errors.push_back(FieldError::Invalid(path, std::string(name), msg));
+  }
+  return errors;
+}
+
+void DefaultPersistentVolume(json& object) {
+  if (!object.is_object()) return;
+  json* spec = ObjectMember(&object, "spec");
+  DefaultString(spec, "persistentVolumeReclaimPolicy", "Retain");
+  SetDefault(spec, "volumeMode", "Filesystem");
+  DefaultVolumeSources(spec);
+  DefaultString(ObjectMember(&object, "status"), "phase", "Pending");
+}
+
+void PreparePersistentVolumeForCreate(json& object, const std::string& now) {
+  if (!object.is_object()) return;
+  object["status"] = {{"phase", "Pending"}, {"lastPhaseTransitionTime", now}};
+}
+
+Status ValidatePersistentVolume(const json& object, const json* old, FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, false)
+                           : ValidateObjectMetaUpdate(object, *old);
+  ValidatePersistentVolumeSpec(Member(object, "spec"), errors);
+  if (old != nullptr) {
+    const json* mode = At(object, {"spec", "volumeMode"});
+    const json* old_mode = At(*old, {"spec", "volumeMode"});
+    if ((mode == nullptr) != (old_mode == nullptr) || (mode != nullptr && *mode != *old_mode)) {
+      // A nil pointer prints as the string "null" (field.Error.ErrorBody), quoted.
+      errors->push_back(FieldError::Invalid(
+          "volumeMode", mode == nullptr ? "null" : std::string(Str(mode)), "field is immutable"));
+    }
+  }
+  return Status::Ok();
+}
+
+void DefaultReplicationController(json& object) {
+  json* spec = ObjectMember(&object, "spec");
+  if (spec == nullptr) return;
+  const json* labels = At(*spec, {"template", "metadata", "labels"});
+  if (labels != nullptr && labels->is_object()) {
+    const json* selector = Member(spec, "selector");
+    if (selector == nullptr || (selector->is_object() && selector->empty())) {
+      (*spec)["selector"] = *labels;
+    }
+    json* meta = ObjectMember(&object, "metadata");
+    const json* own = Member(meta, "labels");
+    if (meta != nullptr && (own == nullptr || (own->is_object() && own->empty()))) {
+      (*meta)["labels"] = *labels;
+    }
+  }
+  SetDefault(spec, "replicas", 1);
+}
+
+void PrepareReplicationControllerForCreate(json& object) {
+  if (object.is_object()) object["status"] = {{"replicas", 0}};
+}
+
+Status ValidateReplicationController(const json& object, const json* old, FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
+                           : ValidateObjectMetaUpdate(object, *old);
+  const json* spec = Member(object, "spec");
+  NonNegative(Member(spec, "minReadySeconds"), "spec.minReadySeconds", errors);
+  if (StringMap(Member(spec, "selector")).empty()) {
+    errors->push_back(FieldError::Required("spec.selector", ""));
+  }
+  NonNegative(Member(spec, "replicas"), "spec.replicas", errors);
+  return ValidateReplicationControllerTemplate(spec, errors);
+}
+
+}  // namespace tidepool::apiserver::validation

@@ -1,0 +1,60 @@
+// File: core.h
+//
+// core/v1 PersistentVolume and ReplicationController: the defaults kube-apiserver 1.32 sets on
+// every write (pkg/apis/core/v1/defaults.go), what its strategies do on create
+// (pkg/registry/core/{persistentvolume,replicationcontroller}/strategy.go) and its validation
+// (pkg/apis/core/validation/validation.go), with its texts. `old` is null on create.
+//
+// PersistentVolume
+//   Defaults: spec.persistentVolumeReclaimPolicy Retain, spec.volumeMode Filesystem,
+//   status.phase Pending; of the volume sources, hostPath.type "" (HostPathUnset),
+//   iscsi.iscsiInterface "default", rbd pool "rbd" / user "admin" / keyring
+//   "/etc/ceph/keyring", azureDisk cachingMode ReadWrite / kind Shared / fsType ext4 /
+//   readOnly false, scaleIO storageMode ThinProvisioned / fsType xfs.
+//   On create the status is the server's: {phase: Pending, lastPhaseTransitionTime: now}.
+//   Validation: ObjectMeta (cluster-scoped, DNS-1123 subdomain); accessModes required, each
+//   one of ReadOnlyMany / ReadWriteMany / ReadWriteOnce / ReadWriteOncePod, ReadWriteOncePod
+//   alone; capacity required, holding storage only, each quantity greater than zero; the
+//   reclaim policy one of Delete / Recycle / Retain; exactly one volume source ("must specify
+//   a volume type", "may not specify more than 1 volume type"), with the required fields of
+//   hostPath (path), local (path, and nodeAffinity.required), nfs (server, absolute path) and
+//   csi (driver, volumeHandle); no Recycle of a hostPath "/"; storageClassName a DNS-1123
+//   subdomain; volumeMode Block or Filesystem. On update volumeMode is immutable.
+//   Not modelled: the other sources' own fields, nodeAffinity's terms, the immutability of
+//   the volume source (kube's text embeds a diff), deprecation warnings,
+//   volumeAttributesClassName (its feature gate is off in 1.32).
+//
+// ReplicationController
+//   Defaults: spec.selector from the template's labels when empty, metadata.labels likewise,
+//   spec.replicas 1 (the template's pod spec defaults are admission's, as for apps kinds).
+//   On create the status is the server's: {replicas: 0}; metadata.generation is the store's.
+//   Validation: ObjectMeta (namespaced, DNS-1123 subdomain); minReadySeconds and replicas not
+//   negative; the selector required ("spec.selector: Required value"); the template required,
+//   its labels matching the selector ("spec.template.metadata.labels: Invalid value:
+//   map[string]string{...}: `selector` does not match template `labels`"), validated as a
+//   pod template, restartPolicy Always only, no activeDeadlineSeconds ("must not be
+//   specified"). The same on update, with ObjectMeta's update rules (the selector may change).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "apiserver/validation/fields.h"
+#include "common/status.h"
+
+namespace tidepool::apiserver::validation {
+
+void DefaultPersistentVolume(json& object);
+// The strategy's PrepareForCreate: the status reset to Pending at `now` (RFC 3339).
+void PreparePersistentVolumeForCreate(json& object, const std::string& now);
+Status ValidatePersistentVolume(const json& object, const json* old, api::FieldErrors* errors);
+
+// apivalidation.ValidateCSIDriverName (a PersistentVolume's spec.csi.driver, a CSINode's
+// drivers): required, at most 63 bytes, a DNS-1123 subdomain once lowercased.
+api::FieldErrors ValidateCsiDriverName(std::string_view name, const std::string& path);
+
+void DefaultReplicationController(json& object);
+void PrepareReplicationControllerForCreate(json& object);
+Status ValidateReplicationController(const json& object, const json* old, api::FieldErrors* errors);
+
+}  // namespace tidepool::apiserver::validation
