@@ -12,10 +12,6 @@ namespace {
 using api::FieldError;
 using api::FieldErrors;
 
-void Append(FieldErrors from, FieldErrors* errors) {
-  for (FieldError& e : from) errors->push_back(std::move(e));
-}
-
 // "empty selector is invalid for <what>" for a selector with no labels and no expressions.
 void ValidateSelectorNotEmpty(const json* selector, std::string_view what, FieldErrors* errors) {
   const json* exprs = Member(selector, "matchExpressions");

@@ -16,10 +16,6 @@ namespace {
 using api::FieldError;
 using api::FieldErrors;
 
-void Append(FieldErrors from, FieldErrors* errors) {
-  for (FieldError& e : from) errors->push_back(std::move(e));
-}
-
 // Sets obj[key] when the string member is absent, null or "" (a Go string's zero value).
 void DefaultString(json* obj, std::string_view key, const char* value) {
   if (obj != nullptr && obj->is_object() && StrOf(obj, key).empty()) {

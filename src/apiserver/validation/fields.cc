@@ -158,6 +158,10 @@ void NonNegative(const json* v, const std::string& path, api::FieldErrors* error
   }
 }
 
+void Append(api::FieldErrors from, api::FieldErrors* errors) {
+  for (api::FieldError& e : from) errors->push_back(std::move(e));
+}
+
 void AppendPrefixed(api::FieldErrors from, std::string_view prefix, api::FieldErrors* errors) {
   for (api::FieldError& e : from) {
     e.field = std::string(prefix) + e.field;

@@ -62,6 +62,8 @@ bool EncodedSizeOver(const json& v, size_t limit);
 // ValidateNonnegativeField when `v` holds an integer: "<path>: Invalid value: -1: must be
 // greater than or equal to 0".
 void NonNegative(const json* v, const std::string& path, api::FieldErrors* errors);
+// Appends `from`'s errors as they are.
+void Append(api::FieldErrors from, api::FieldErrors* errors);
 // Appends `from`'s errors with `prefix` put before each field path.
 void AppendPrefixed(api::FieldErrors from, std::string_view prefix, api::FieldErrors* errors);
 

@@ -17,10 +17,6 @@ namespace {
 using api::FieldError;
 using api::FieldErrors;
 
-void Append(FieldErrors from, FieldErrors* errors) {
-  for (FieldError& e : from) errors->push_back(std::move(e));
-}
-
 FieldErrors Meta(const json& object, const json* old, bool namespaced) {
   return old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, namespaced)
                         : ValidateObjectMetaUpdate(object, *old);
