@@ -30,10 +30,13 @@ std::string Name(const json& node) {
   return n != nullptr && n->is_string() ? n->get<std::string>() : std::string();
 }
 
-std::string Uuid(std::string_view name, std::string_view what) {
-  const std::string base = std::string(name) + "/" + std::string(what);
-  return Hex(Fnv(base), 8) + "-" + Hex(Fnv(base + "2"), 4) + "-" + Hex(Fnv(base + "3"), 4) + "-" +
-         Hex(Fnv(base + "4"), 4) + "-" + Hex(Fnv(base + "5"), 12);
+// A UUID-shaped id of `name`: its five groups hashed from "<name>/<first>", "<name>/<tag>2", ...
+// "<name>/<tag>5" (what the emulated nodes have reported since they were first registered).
+std::string Uuid(std::string_view name, std::string_view first, std::string_view tag) {
+  const std::string base = std::string(name) + "/";
+  const std::string t = base + std::string(tag);
+  return Hex(Fnv(base + std::string(first)), 8) + "-" + Hex(Fnv(t + "2"), 4) + "-" +
+         Hex(Fnv(t + "3"), 4) + "-" + Hex(Fnv(t + "4"), 4) + "-" + Hex(Fnv(t + "5"), 12);
 }
 
 json Condition(std::string_view type, std::string_view status, std::string_view reason,
@@ -59,8 +62,8 @@ json DaemonEndpointsJson() { return {{"kubeletEndpoint", {{"Port", 10250}}}}; }
 json NodeInfoJson(std::string_view name) {
   const std::string n(name);
   return {{"machineID", Hex(Fnv(n + "/machine"), 16) + Hex(Fnv(n + "/m2"), 16)},
-          {"systemUUID", Uuid(name, "uuid")},
-          {"bootID", Uuid(name, "boot")},
+          {"systemUUID", Uuid(name, "uuid", "u")},
+          {"bootID", Uuid(name, "boot", "b")},
           {"kernelVersion", "6.6.72+"},
           {"osImage", "Container-Optimized OS from Google"},
           {"containerRuntimeVersion", "containerd://1.7.24"},

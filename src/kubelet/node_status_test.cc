@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "kubelet/status_json.h"
+
 namespace tidepool::kubelet {
 namespace {
 
@@ -76,6 +78,16 @@ TEST(NodeStatusTest, KwokInitializeAsKwoksFastStage) {
                                             At("2026-12-02T10:00:00Z"));
   EXPECT_FALSE(bare["status"].contains("nodeInfo"));
   EXPECT_EQ(bare["status"]["conditions"][0]["lastTransitionTime"], "2026-12-02T10:00:00Z");
+}
+
+TEST(NodeStatusTest, NodeInfoIdsAreTheOnesEmulatedNodesHaveAlwaysReported) {
+  const json info = NodeInfoJson("n1");
+  EXPECT_EQ(info["systemUUID"], Hex(Fnv("n1/uuid"), 8) + "-" + Hex(Fnv("n1/u2"), 4) + "-" +
+                                    Hex(Fnv("n1/u3"), 4) + "-" + Hex(Fnv("n1/u4"), 4) + "-" +
+                                    Hex(Fnv("n1/u5"), 12));
+  EXPECT_EQ(info["bootID"], Hex(Fnv("n1/boot"), 8) + "-" + Hex(Fnv("n1/b2"), 4) + "-" +
+                                Hex(Fnv("n1/b3"), 4) + "-" + Hex(Fnv("n1/b4"), 4) + "-" +
+                                Hex(Fnv("n1/b5"), 12));
 }
 
 TEST(NodeStatusTest, LeaseIsOwnedByItsNode) {
