@@ -85,33 +85,35 @@ void ApiNodeSink::Run() {
 }
 
 Status ApiNodeSink::WriteNode(const api::Node& node) {
-  json status = api::codec::NodeToJson(node).value("status", json::object());
+  // The Node as the kubelet reports it, encoded once for every attempt.
+  json reported = api::codec::NodeToJson(node);
+  json& status = reported["status"];
+  if (!status.is_object()) status = json::object();
   status["addresses"] = NodeAddressesJson(node.meta.name);
   status["daemonEndpoints"] = DaemonEndpointsJson();
   status["nodeInfo"] = NodeInfoJson(node.meta.name);
   Status s;
   for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
-    s = TryUpsert(node, status);
+    s = TryUpsert(node, reported);
     if (s.code() != StatusCode::kAborted && s.code() != StatusCode::kAlreadyExists) break;
   }
   if (s.ok()) reported_taints_[node.meta.name] = node.spec.taints;
   return s;
 }
 
-Status ApiNodeSink::TryUpsert(const api::Node& node, const json& status) {
+Status ApiNodeSink::TryUpsert(const api::Node& node, const json& reported) {
   const std::string& name = node.meta.name;
+  const json& status = reported["status"];
   StatusOr<json> current = kube_.Get(NodePath(name));
   if (!current.ok() && current.status().code() == StatusCode::kNotFound) {
-    json obj = api::codec::NodeToJson(node);
+    json obj = reported;
     obj["metadata"].erase("creationTimestamp");  // the API server's to set
     obj["metadata"].erase("uid");
-    obj["status"] = status;
     return kube_.Create(client::ResourcePath("", "v1", "nodes"), obj).status();
   }
   if (!current.ok()) return current.status();
   TIDEPOOL_ASSIGN_OR_RETURN(api::Node stored, api::codec::NodeFromJson(*current));
   json next = *current;
-  const json reported = api::codec::NodeToJson(node);
   MergeByKey(next["metadata"]["labels"], reported["metadata"].value("labels", json::object()));
   if (reported["metadata"].contains("annotations")) {
     MergeByKey(next["metadata"]["annotations"], reported["metadata"]["annotations"]);

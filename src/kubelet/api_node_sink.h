@@ -63,8 +63,9 @@ class ApiNodeSink final : public cloud::emulated::NodeSink {
  private:
   void Queue(const std::string& name, std::optional<api::Node> node);
   void Run();
-  // One read-modify-write; Aborted on a conflict (the caller retries).
-  Status TryUpsert(const api::Node& node, const nlohmann::json& status);
+  // One read-modify-write of `node`, whose JSON (with the kubelet's status fields) is
+  // `reported`; Aborted on a conflict (the caller retries).
+  Status TryUpsert(const api::Node& node, const nlohmann::json& reported);
 
   const client::RestClient& kube_;
   log::Logger* logger_;
