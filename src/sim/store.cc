@@ -434,34 +434,11 @@ std::string EventKey(const EventSource& source, const autoscaler::ObjectRef& obj
 
 }  // namespace
 
-void Store::ForgetExpiredEvents(TimePoint now) {
-  std::vector<EventRecord> kept;
-  for (EventRecord& e : events_) {
-    if (e.last_timestamp + event_ttl_ > now) kept.push_back(std::move(e));
-  }
-  events_ = std::move(kept);
-  event_index_.clear();
-  event_names_.clear();
-  for (size_t i = 0; i < events_.size(); ++i) {
-    const EventRecord& e = events_[i];
-    event_index_.emplace(EventKey(e.source, e.involved_object, e.type, e.reason, e.message), i);
-    event_names_.insert(e.name);
-  }
-  forget_events_at_ = std::max<size_t>(1024, 2 * events_.size());
-}
-
 void Store::RecordEvent(const autoscaler::ObjectRef& object, std::string_view type,
                         std::string_view reason, std::string message, EventSource source) {
   const TimePoint now = clock_.Now();
-  const bool ttl = event_ttl_ > Duration::zero();
-  if (ttl && events_.size() >= forget_events_at_) ForgetExpiredEvents(now);
   std::string key = EventKey(source, object, type, reason, message);
   auto found = event_index_.find(key);
-  if (found != event_index_.end() && ttl &&
-      events_[found->second].last_timestamp + event_ttl_ <= now) {
-    event_index_.erase(found);  // expired: a repeat is a new event
-    found = event_index_.end();
-  }
   if (found != event_index_.end()) {
     EventRecord& e = events_[found->second];
     ++e.count;

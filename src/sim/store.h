@@ -182,12 +182,6 @@ class Store final : public cloud::emulated::NodeSink,
                    std::string_view reason, std::string message, EventSource source);
   // In creation order; aggregated events are updated in place.
   const std::vector<EventRecord>& events() const { return events_; }
-  // Events whose last write is `ttl` old are forgotten (zero, the default: kept for the
-  // simulator's run). tidepool up passes the API server's --event-ttl: the API's copy has
-  // expired by then, and a repeat becomes a new event, as client-go's correlator starts anew
-  // once the old event is gone. Forgotten in batches when the list has doubled since the
-  // last pass (no per-event scan).
-  void SetEventTtl(Duration ttl) { event_ttl_ = ttl; }
 
  private:
   struct Notification;
@@ -198,8 +192,6 @@ class Store final : public cloud::emulated::NodeSink,
   Status PutNode(api::Node node, ChangeType type, api::NodeConstSharedPtr old);
   void Enqueue(Notification n);
   void Dispatch();
-  // Drops the events older than event_ttl_ and rebuilds the indexes.
-  void ForgetExpiredEvents(TimePoint now);
 
   const Clock& clock_;
   std::vector<StoreObserver*> observers_;
@@ -211,9 +203,7 @@ class Store final : public cloud::emulated::NodeSink,
   std::map<std::string, std::vector<api::Taint>, std::less<>> cloud_taints_;
   std::vector<EventRecord> events_;
   std::map<std::string, size_t, std::less<>> event_index_;  // aggregation key -> events_ index
-  std::unordered_set<std::string> event_names_;  // every event name kept
-  Duration event_ttl_ = Duration::zero();
-  size_t forget_events_at_ = 1024;  // events_.size() that triggers ForgetExpiredEvents
+  std::unordered_set<std::string> event_names_;             // every event name kept
   std::deque<Notification> pending_;
   bool dispatching_ = false;
 };

@@ -178,36 +178,6 @@ TEST_F(StoreTest, IdenticalEventsAreAggregated) {
                                       "EVENT FailedScheduling x1", "EVENT TriggeredScaleUp x1"}));
 }
 
-TEST_F(StoreTest, WithATtlExpiredEventsAreForgottenAndARepeatIsANewEvent) {
-  store_.SetEventTtl(std::chrono::hours(1));
-  api::Pod p = MakePod("p").Obj();
-  const auto ref = RefOf(p);
-  store_.RecordEvent(ref, "Warning", "FailedScheduling", "no fit", {"default-scheduler", ""});
-  clock_.Advance(std::chrono::minutes(59));
-  store_.RecordEvent(ref, "Warning", "FailedScheduling", "no fit", {"default-scheduler", ""});
-  clock_.Advance(std::chrono::minutes(59));  // 59 min after the last write: still aggregated
-  store_.RecordEvent(ref, "Warning", "FailedScheduling", "no fit", {"default-scheduler", ""});
-  clock_.Advance(std::chrono::hours(1));  // an hour after it: a new event
-  store_.RecordEvent(ref, "Warning", "FailedScheduling", "no fit", {"default-scheduler", ""});
-  ASSERT_EQ(store_.events().size(), 2u);
-  EXPECT_EQ(store_.events()[0].count, 3);
-  EXPECT_EQ(store_.events()[1].count, 1);
-  EXPECT_NE(store_.events()[1].name, store_.events()[0].name);
-  // Forgotten in a batch once the list doubled: 1,024 events, an hour, one more.
-  for (int i = 0; i < 1022; ++i) {
-    store_.RecordEvent(ref, "Normal", "Test", "m" + std::to_string(i), {"kubelet", "n1"});
-  }
-  ASSERT_EQ(store_.events().size(), 1024u);
-  clock_.Advance(std::chrono::hours(1));
-  store_.RecordEvent(ref, "Normal", "Test", "m0", {"kubelet", "n1"});
-  ASSERT_EQ(store_.events().size(), 1u);
-  EXPECT_EQ(store_.events()[0].message, "m0");
-  EXPECT_EQ(store_.events()[0].count, 1);
-  store_.RecordEvent(ref, "Normal", "Test", "m0", {"kubelet", "n1"});
-  ASSERT_EQ(store_.events().size(), 1u);
-  EXPECT_EQ(store_.events()[0].count, 2);  // the index was rebuilt
-}
-
 TEST_F(StoreTest, WithoutATtlEventsAreKept) {
   api::Pod p = MakePod("p").Obj();
   store_.RecordEvent(RefOf(p), "Warning", "FailedScheduling", "no fit", {"default-scheduler", ""});
