@@ -9,36 +9,11 @@
 namespace tidepool::apiserver::validation {
 namespace {
 
+using testing::Case;
 using ::testing::ElementsAreArray;
 using testing::Messages;
 using testing::Patched;
-
-struct Case {
-  std::string name;
-  std::string patch;      // merge patch applied to the base object
-  std::string old_patch;  // non-empty: an update from the base with this patch
-  std::vector<std::string> want;
-};
-
-using Defaulter = void (*)(json&);
-using Validator = Status (*)(const json&, const json*, api::FieldErrors*);
-
-void RunCases(const char* base, Defaulter defaults, Validator validate,
-              const std::vector<Case>& cases) {
-  for (const Case& tc : cases) {
-    SCOPED_TRACE(tc.name);
-    json object = Patched(base, tc.patch);
-    defaults(object);
-    json old;
-    if (!tc.old_patch.empty()) {
-      old = Patched(base, tc.old_patch);
-      defaults(old);
-    }
-    api::FieldErrors errors;
-    ASSERT_TRUE(validate(object, tc.old_patch.empty() ? nullptr : &old, &errors).ok());
-    EXPECT_THAT(Messages(errors), ElementsAreArray(tc.want));
-  }
-}
+using testing::RunCases;
 
 constexpr const char* kSubdomainMessage =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
