@@ -98,6 +98,9 @@ class CloudProvider {
   virtual std::string GpuLabel() const = 0;
   // The GPU a node has or will have once its driver is up; nullopt for CPU nodes.
   virtual std::optional<GpuConfig> GetNodeGpuConfig(const api::Node& node) const = 0;
+  // The GPU types (values of GpuLabel()) the cloud offers, sorted (CA's GetAvailableGPUTypes);
+  // empty when the provider does not know them.
+  virtual std::vector<std::string> AvailableGpuTypes() const { return {}; }
   // Prices, or nullptr when the cloud does not offer them.
   virtual const PricingModel* Pricing() const { return nullptr; }
   // Refreshes cached cloud state at the start of a loop.

@@ -10,6 +10,15 @@
 namespace tidepool::cloud::emulated {
 namespace {
 
+// A node name, or a provider id "gce://<project>/<zone>/<name>" (cluster-autoscaler builds fake
+// nodes named by provider id for instances that have no node): the instance name.
+std::string_view InstanceName(std::string_view name_or_provider_id) {
+  if (name_or_provider_id.starts_with("gce://")) {
+    return name_or_provider_id.substr(name_or_provider_id.rfind('/') + 1);
+  }
+  return name_or_provider_id;
+}
+
 // GKE limits node pool names to 40 characters of an RFC 1035 label.
 constexpr size_t kMaxNodePoolNameLength = 40;
 // GCE instance names are at most 63 characters.
@@ -482,13 +491,7 @@ Status EmulatedCloud::DeleteNodes(std::string_view pool, const std::vector<std::
   std::vector<std::string> victims;
   int live = 0;
   for (const std::string& given : names) {
-    // A node name, or a provider id "gce://<project>/<zone>/<name>" (cluster-autoscaler builds
-    // fake nodes named by provider id for instances that failed to come up).
-    std::string name = given;
-    if (name.rfind("gce://", 0) == 0) {
-      name = name.substr(name.rfind('/') + 1);
-    }
-    auto it = vms_.find(name);
+    auto it = vms_.find(InstanceName(given));
     if (it == vms_.end()) {
       return NotFoundError("node " + given + " is not an instance of any node pool");
     }
@@ -498,13 +501,13 @@ Status EmulatedCloud::DeleteNodes(std::string_view pool, const std::vector<std::
                                   std::string(pool));
     }
     if (vm.status == VmStatus::kStopping ||
-        std::find(victims.begin(), victims.end(), name) != victims.end()) {
+        std::find(victims.begin(), victims.end(), vm.name) != victims.end()) {
       continue;
     }
     if (vm.status != VmStatus::kFailed) {
       ++live;
     }
-    victims.push_back(name);
+    victims.push_back(vm.name);
   }
   if (live > 0 && TargetSizeOf(*p) - static_cast<int>(victims.size()) < p->spec.min_nodes) {
     // cluster-autoscaler's GCE text.
@@ -545,6 +548,15 @@ Status EmulatedCloud::DecreaseTargetSize(std::string_view pool, int delta) {
     RemoveInstance(vms_.find(name)->second);
   }
   return OkStatus();
+}
+
+std::optional<std::string> EmulatedCloud::PoolOfInstance(
+    std::string_view name_or_provider_id) const {
+  auto it = vms_.find(InstanceName(name_or_provider_id));
+  if (it == vms_.end()) {
+    return std::nullopt;
+  }
+  return it->second.pool;
 }
 
 StatusOr<std::vector<Instance>> EmulatedCloud::Instances(std::string_view pool) const {

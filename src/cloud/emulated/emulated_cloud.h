@@ -417,6 +417,10 @@ class EmulatedCloud {
   Status DecreaseTargetSize(std::string_view pool, int delta);
   // In creation order, including creating, failed and stopping ones.
   StatusOr<std::vector<Instance>> Instances(std::string_view pool) const;
+  // The pool of an instance named by node name or provider id ("gce://<project>/<zone>/<name>",
+  // which is how cluster-autoscaler names an instance with no node), stopping ones included;
+  // nullopt for no instance. O(log instances).
+  std::optional<std::string> PoolOfInstance(std::string_view name_or_provider_id) const;
   // A fully ready node of the pool (GPU allocatable included), named
   // "template-node-for-<pool>", in the pool's first zone.
   StatusOr<api::Node> TemplateNode(std::string_view pool) const;
@@ -549,6 +553,8 @@ class EmulatedCloudProvider final : public CloudProvider, public PricingModel {
   // The type from the GPU label; a node without the label but with nvidia.com/gpu allocatable
   // gets an empty type (cluster-autoscaler's GetNodeGPUFromCloudProvider); nullopt otherwise.
   std::optional<GpuConfig> GetNodeGpuConfig(const api::Node& node) const override;
+  // The catalog's accelerator types.
+  std::vector<std::string> AvailableGpuTypes() const override;
   const PricingModel* Pricing() const override { return this; }
   // The cloud's state is in memory: nothing to refresh.
   Status Refresh() override { return OkStatus(); }

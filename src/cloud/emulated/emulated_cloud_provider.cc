@@ -62,15 +62,23 @@ std::vector<NodeGroup*> EmulatedCloudProvider::NodeGroups() {
 }
 
 NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
+  // The nodepool label, as GKE sets it; else the instance behind the provider id (a node CA
+  // builds for an instance with no registered node has only that).
+  std::string pool;
   auto label = node.meta.labels.find(std::string(kLabelGkeNodePool));
-  if (label == node.meta.labels.end()) {
+  if (label != node.meta.labels.end()) {
+    pool = label->second;
+  } else if (std::optional<std::string> of = cloud_.PoolOfInstance(node.spec.provider_id);
+             of.has_value() && !node.spec.provider_id.empty()) {
+    pool = *of;
+  } else {
     return nullptr;
   }
-  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(label->second);
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool);
   if (!info.ok() || !info->spec.autoscaling || info->status == NodePoolStatus::kStopping) {
     return nullptr;
   }
-  return GroupFor(label->second);
+  return GroupFor(pool);
 }
 
 std::optional<GpuConfig> EmulatedCloudProvider::GetNodeGpuConfig(const api::Node& node) const {
@@ -83,6 +91,10 @@ std::optional<GpuConfig> EmulatedCloudProvider::GetNodeGpuConfig(const api::Node
     return GpuConfig{std::string(kLabelGkeAccelerator), "", std::string(api::kResourceNvidiaGpu)};
   }
   return std::nullopt;
+}
+
+std::vector<std::string> EmulatedCloudProvider::AvailableGpuTypes() const {
+  return cloud_.catalog().AcceleratorTypeNames();
 }
 
 StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoint start,

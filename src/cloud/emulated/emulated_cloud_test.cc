@@ -291,6 +291,16 @@ TEST_F(EmulatedCloudTest, GpuPoolScaledFromZeroWalksTheWholeLifecycle) {
     EXPECT_EQ(gpu->type, "nvidia-tesla-t4");
     EXPECT_EQ(gpu->label, "cloud.google.com/gke-accelerator");
     EXPECT_EQ(cloud.Provider().NodeGroupForNode(n), g);
+    // A node with only the provider id (what cluster-autoscaler builds for an instance whose
+    // node is not registered) maps to the instance's pool; an unknown one to none.
+    api::Node bare;
+    bare.meta.name = n.spec.provider_id;
+    bare.spec.provider_id = n.spec.provider_id;
+    EXPECT_EQ(cloud.Provider().NodeGroupForNode(bare), g);
+    bare.spec.provider_id = "gce://tidepool-local/us-central1-a/no-such-vm";
+    EXPECT_EQ(cloud.Provider().NodeGroupForNode(bare), nullptr);
+    bare.spec.provider_id.clear();
+    EXPECT_EQ(cloud.Provider().NodeGroupForNode(bare), nullptr);
   }
   // Ready: the not-ready taint is gone; still no GPUs.
   {
