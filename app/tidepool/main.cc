@@ -91,6 +91,16 @@ int main(int argc, char** argv) {
                      "Persist every acknowledged write in SQLite under this directory, and resume "
                      "from it");
   up_cmd->add_flag("--no-autoscaler", no_autoscaler, "Do not run the embedded autoscaler");
+  auto* external_grpc = up_cmd->add_option(
+      "--external-autoscaler-grpc", up.external_autoscaler_grpc,
+      "Serve the emulated cloud's node pools as the Cluster Autoscaler's externalgrpc cloud "
+      "provider on this address (host:port, port 0 for a free one) for the real CA; the "
+      "embedded autoscaler is then off");
+  up_cmd
+      ->add_option("--external-autoscaler-cloud-config", up.external_autoscaler_cloud_config,
+                   "Write the Cluster Autoscaler's --cloud-config for that server (its address "
+                   "with the port bound) to this file once ready")
+      ->needs(external_grpc);
   bool no_gpu_operator = false;
   up_cmd->add_flag("--no-gpu-operator", no_gpu_operator,
                    "Do not run the emulated NVIDIA GPU operator: GPU nodes then never expose "

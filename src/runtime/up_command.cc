@@ -22,6 +22,7 @@
 #include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
 #include "client/shared_informers.h"
+#include "cloud/externalgrpc/cloud_provider_server.h"
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
@@ -279,7 +280,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
   // The autoscaler is not the world's: it runs beside it on the API (embedded_autoscaler.h).
-  const bool autoscaler_on = w.autoscaler && options.autoscaler;
+  // With the externalgrpc provider served, the real CA owns the scaling.
+  const bool external_autoscaler = !options.external_autoscaler_grpc.empty();
+  const bool autoscaler_on = w.autoscaler && options.autoscaler && !external_autoscaler;
   w.autoscaler = false;
   // Nor are the scheduler and the kubelets: they run on the API (kube_scheduler.h,
   // kube_kubelets.h).
@@ -431,6 +434,22 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cloud::gke::GkeApi gke(gke_control, clock, components.gke_api);
   gke_api.store(&gke);
 
+  // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each
+  // call runs on the world's thread, as the GKE API's do.
+  std::unique_ptr<cloud::externalgrpc::CloudProviderServer> external_grpc;
+  if (external_autoscaler) {
+    auto server = cloud::externalgrpc::CloudProviderServer::Start(
+        options.external_autoscaler_grpc, world->cloud().Provider(),
+        [&executor](const std::function<void()>& fn) { executor.Run(fn); },
+        &world->autoscaler_log());
+    if (!server.ok()) {
+      err << "error: --external-autoscaler-grpc: " << server.status().message() << "\n";
+      listeners.Stop();
+      return 1;
+    }
+    external_grpc = std::move(server).value();
+  }
+
   // The cluster autoscaler: `tidepool autoscale`'s engine and cluster side, over this process's
   // API, with the emulated cloud; its loop runs on the world's queue.
   // One informer per collection for every actor below, as kube-controller-manager shares one
@@ -579,11 +598,28 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   if (Status s = WriteClientFiles(options, *exposure, listeners, w, *token); !s.ok()) {
     err << "error: " << s.message() << "\n";
     listeners.Stop();
+    if (external_grpc != nullptr) external_grpc->Stop();
     stopping = true;
     world_thread.join();
     return 1;
   }
+  if (external_grpc != nullptr && !options.external_autoscaler_cloud_config.empty()) {
+    std::ofstream cc(options.external_autoscaler_cloud_config + ".tmp");
+    cc << cloud::externalgrpc::CloudConfigYaml(external_grpc->address());
+    cc.close();
+    std::filesystem::rename(options.external_autoscaler_cloud_config + ".tmp",
+                            options.external_autoscaler_cloud_config);
+  }
   PrintBanner(options, *exposure, listeners, w, autoscaler_on, out);
+  if (external_grpc != nullptr) {
+    out << "tidepool up: Cluster Autoscaler externalgrpc cloud provider at "
+        << external_grpc->address() << " (embedded autoscaler off)\n"
+        << "  cluster-autoscaler --cloud-provider=externalgrpc --cloud-config="
+        << (options.external_autoscaler_cloud_config.empty()
+                ? std::string("FILE (address: ") + external_grpc->address() + ")"
+                : std::filesystem::absolute(options.external_autoscaler_cloud_config).string())
+        << " --kubeconfig=...\n";
+  }
   out << "tidepool up: ready\n";
   out.flush();
   if (!options.port_file.empty()) {
@@ -599,6 +635,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   out.flush();
   listeners.Stop();
   gke_api.store(nullptr);
+  // Before the world's thread stops: a call in flight waits for that thread.
+  if (external_grpc != nullptr) external_grpc->Stop();
   stopping = true;
   world_thread.join();
   // The API's actors stop together: each informer notices within the watch's one-second poll,

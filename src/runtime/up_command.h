@@ -71,6 +71,14 @@ struct UpOptions {
   // created again (the cluster exists), its delays, faults and autoscaler flags apply.
   std::string data_dir;
   bool autoscaler = true;     // --no-autoscaler turns the embedded autoscaler off
+  // --external-autoscaler-grpc ADDR: serve the emulated cloud's node pools as the Cluster
+  // Autoscaler's externalgrpc CloudProvider on ADDR ("127.0.0.1:0": a free port), for the real
+  // CA (cloud/externalgrpc/cloud_provider_server.h). The embedded autoscaler is then off: CA
+  // owns the scaling. Empty: not served.
+  std::string external_autoscaler_grpc;
+  // --external-autoscaler-cloud-config FILE: CA's --cloud-config for that server ("address:
+  // host:port", the port bound), written once ready. REQUIRES external_autoscaler_grpc.
+  std::string external_autoscaler_cloud_config;
   // --no-gpu-operator: no emulated GPU operator; GPU nodes then never expose nvidia.com/gpu
   // (the walkthrough without its step 2).
   bool gpu_operator = true;

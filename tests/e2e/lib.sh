@@ -38,6 +38,8 @@ cleanup() {
       tail -n 40 "$f"
     done
   fi
+  # E2E_KEEP=DIR keeps this run's files (logs, kubeconfig) for a look afterwards.
+  [ -n "${E2E_KEEP:-}" ] && rm -rf "$E2E_KEEP" && cp -r "$WORK" "$E2E_KEEP"
   rm -rf "$WORK"
   exit $rc
 }
