@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "api/node.h"
+#include "api/pod.h"
 #include "common/clock.h"
 #include "common/status_or.h"
 
@@ -83,6 +84,12 @@ class PricingModel {
   // The price, in dollars, of running `node` from `start` to `end`.
   virtual StatusOr<double> NodePrice(const api::Node& node, TimePoint start,
                                      TimePoint end) const = 0;
+  // The price, in dollars, of the resources `pod` requests from `start` to `end` (CA's price
+  // expander weighs node prices against it); Unimplemented unless a model offers it.
+  virtual StatusOr<double> PodPrice(const api::Pod& /*pod*/, TimePoint /*start*/,
+                                    TimePoint /*end*/) const {
+    return UnimplementedError("this pricing model offers no pod prices");
+  }
 };
 
 class CloudProvider {

@@ -452,10 +452,15 @@ StatusOr<json> DecodeObject(std::string_view body) {
                               "\" in version \"" + std::string(u.api_version) +
                               "\" are not supported; send application/json");
   }
-  json out = Prefilled(*spec);
-  TIDEPOOL_RETURN_IF_ERROR(DecodeInto(*spec, u.raw, out));
+  TIDEPOOL_ASSIGN_OR_RETURN(json out, DecodeMessage(u.raw, *spec));
   out["apiVersion"] = std::string(u.api_version);
   out["kind"] = std::string(u.kind);
+  return out;
+}
+
+StatusOr<json> DecodeMessage(std::string_view data, const MessageSpec& spec) {
+  json out = Prefilled(spec);
+  TIDEPOOL_RETURN_IF_ERROR(DecodeInto(spec, data, out));
   return out;
 }
 

@@ -74,10 +74,10 @@
 //     (the HTTP layer answers 415 UnsupportedMediaType).
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string_view>
 
-#include <nlohmann/json_fwd.hpp>
-
+#include "apiserver/protobuf/messages.h"
 #include "common/status_or.h"
 
 namespace tidepool::apiserver::protobuf {
@@ -87,5 +87,10 @@ inline constexpr std::string_view kMagic{"k8s\0", 4};
 
 // Decodes one protobuf request body into the object's JSON (see the file comment).
 StatusOr<nlohmann::json> DecodeObject(std::string_view body);
+
+// The message `spec` from protobuf bytes with no envelope (what gogo's generated Marshal of
+// the Go type writes, e.g. the v1.Pod in CA's externalgrpc PricingPodPriceRequest), as JSON
+// without apiVersion and kind. EncodeMessage's inverse.
+StatusOr<nlohmann::json> DecodeMessage(std::string_view data, const MessageSpec& spec);
 
 }  // namespace tidepool::apiserver::protobuf

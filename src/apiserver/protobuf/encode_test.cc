@@ -188,6 +188,14 @@ TEST(EncodeObjectTest, RoundTripsAGpuNode) {
   auto raw = EncodeMessage(node, Spec("v1", "Node"));
   ASSERT_TRUE(raw.ok()) << raw.status().ToString();
   EXPECT_NE(body->find(*raw), std::string::npos);
+  // DecodeMessage reads it back, without apiVersion and kind.
+  auto message = DecodeMessage(*raw, Spec("v1", "Node"));
+  ASSERT_TRUE(message.ok()) << message.status().ToString();
+  json expected = node;
+  expected.erase("apiVersion");
+  expected.erase("kind");
+  EXPECT_EQ(*message, expected) << json::diff(expected, *message);
+  EXPECT_FALSE(DecodeMessage("\x0a\x05ab", Spec("v1", "Node")).ok());  // truncated field
 }
 
 // Other kinds through the round trip: the Go field semantics the decoder restores (pointers at

@@ -564,6 +564,11 @@ class EmulatedCloudProvider final : public CloudProvider, public PricingModel {
   // and nodes of deleted pools are priced too; the GPU count comes from the pool, else
   // capacity nvidia.com/gpu, else the machine's built-in count. Boot disks are not priced.
   StatusOr<double> NodePrice(const api::Node& node, TimePoint start, TimePoint end) const override;
+  // CA's GCE price model for a pod (gce_price_model.go PodPrice): per container, requested
+  // cpu × $0.033174 + memory GiB × $0.004446 + nvidia.com/gpu × $0.700 per hour (its base
+  // rates), for the whole minutes started in [start, end). Init containers and overhead are not
+  // priced, as in CA.
+  StatusOr<double> PodPrice(const api::Pod& pod, TimePoint start, TimePoint end) const override;
 
  private:
   EmulatedNodeGroup* GroupFor(const std::string& pool);

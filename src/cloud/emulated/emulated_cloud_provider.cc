@@ -1,6 +1,7 @@
 // EmulatedNodeGroup and EmulatedCloudProvider: thin adapters from cluster-autoscaler's
 // CloudProvider / NodeGroup shape to EmulatedCloud's node pool operations.
 #include <chrono>
+#include <cmath>
 
 #include "cloud/emulated/emulated_cloud.h"
 
@@ -133,6 +134,30 @@ StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoi
                             cloud_.catalog().HourlyPrice(machine->second, accelerator, is_spot));
   const double hours = std::chrono::duration<double>(end - start).count() / 3600.0;
   return per_hour * hours;
+}
+
+StatusOr<double> EmulatedCloudProvider::PodPrice(const api::Pod& pod, TimePoint start,
+                                                 TimePoint end) const {
+  if (end < start) {
+    return InvalidArgumentError("pod price: end is before start");
+  }
+  // CA's base rates (cloudprovider/gce/gce_price_info.go: cpuPricePerHour,
+  // memoryPricePerHourPerGb, gpuPricePerHour) and its getHours (minutes rounded up).
+  constexpr double kCpuPerHour = 0.033174;
+  constexpr double kMemoryGibPerHour = 0.004446;
+  constexpr double kGpuPerHour = 0.700;
+  constexpr double kGib = 1024.0 * 1024.0 * 1024.0;
+  const double minutes = std::ceil(std::chrono::duration<double>(end - start).count() / 60.0);
+  const double hours = minutes / 60.0;
+  double price = 0;
+  for (const api::Container& c : pod.spec.containers) {
+    const api::ResourceList& r = c.resources.requests;
+    price += static_cast<double>(api::Get(r, "cpu").MilliValue()) / 1000.0 * kCpuPerHour * hours;
+    price += static_cast<double>(api::Get(r, "memory").Value()) / kGib * kMemoryGibPerHour * hours;
+    price += static_cast<double>(api::Get(r, api::kResourceNvidiaGpu).MilliValue()) / 1000.0 *
+             kGpuPerHour * hours;
+  }
+  return price;
 }
 
 }  // namespace tidepool::cloud::emulated

@@ -863,6 +863,24 @@ TEST_F(EmulatedCloudTest, PricingCoversMachineAndGpusOnDemandOrSpot) {
       pricing->NodePrice(::tidepool::testing::MakeNode("bare").Obj(), start_, start_ + 1h).ok());
 }
 
+// Pod prices follow CA's GCE model: base rates per requested cpu, GiB and GPU, whole minutes.
+TEST_F(EmulatedCloudTest, PodPriceIsCaGceBaseRates) {
+  EmulatedCloud& cloud = MakeCloud();
+  const PricingModel* pricing = cloud.Provider().Pricing();
+  const api::Pod pod = ::tidepool::testing::MakePod("p")
+                           .Container({{"cpu", "2"}, {"memory", "4Gi"}, {"nvidia.com/gpu", "1"}})
+                           .Container({{"cpu", "500m"}})
+                           .InitContainer({{"cpu", "8"}, {"nvidia.com/gpu", "4"}})
+                           .Obj();
+  const double per_hour = 2.5 * 0.033174 + 4 * 0.004446 + 0.700;
+  EXPECT_NEAR(*pricing->PodPrice(pod, start_, start_ + 1h), per_hour, 1e-12);
+  // 61 s count as 2 minutes (CA's getHours rounds up).
+  EXPECT_NEAR(*pricing->PodPrice(pod, start_, start_ + 61s), per_hour * 2 / 60, 1e-12);
+  EXPECT_EQ(*pricing->PodPrice(::tidepool::testing::MakePod("empty").Obj(), start_, start_ + 1h),
+            0.0);
+  EXPECT_FALSE(pricing->PodPrice(pod, start_ + 1h, start_).ok());
+}
+
 // ---- Determinism --------------------------------------------------------------------------------
 
 std::vector<std::string> NamesFor(uint64_t seed) {

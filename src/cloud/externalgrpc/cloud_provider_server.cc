@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "api/codec/json_codec.h"
+#include "apiserver/protobuf/decode.h"
 #include "apiserver/protobuf/encode.h"
 #include "apiserver/protobuf/messages.h"
 #include "cloud/externalgrpc/externalgrpc.grpc.pb.h"
@@ -31,6 +32,16 @@ api::Node NodeOf(const pb::ExternalGrpcNode& n) {
   node.meta.annotations.insert(n.annotations().begin(), n.annotations().end());
   node.spec.provider_id = n.providerid();
   return node;
+}
+
+// The v1.Pod CA sends (gogo's Marshal of it: protobuf bytes, no envelope).
+StatusOr<api::Pod> PodOf(const std::string& data) {
+  const apiserver::protobuf::MessageSpec* spec = apiserver::protobuf::FindKind("v1", "Pod");
+  if (spec == nullptr) {
+    return InternalError("no protobuf message for v1.Pod");
+  }
+  TIDEPOOL_ASSIGN_OR_RETURN(nlohmann::json pod, apiserver::protobuf::DecodeMessage(data, *spec));
+  return api::codec::PodFromJson(pod);
 }
 
 TimePoint TimeOf(const pb::Time& t) {
@@ -109,9 +120,19 @@ class Service final : public pb::CloudProvider::Service {
     });
   }
 
-  grpc::Status PricingPodPrice(grpc::ServerContext*, const pb::PricingPodPriceRequest*,
-                               pb::PricingPodPriceResponse*) override {
-    return ToGrpc(UnimplementedError("pod prices are not implemented"));
+  grpc::Status PricingPodPrice(grpc::ServerContext*, const pb::PricingPodPriceRequest* req,
+                               pb::PricingPodPriceResponse* res) override {
+    return Call("PricingPodPrice", [&]() -> Status {
+      const PricingModel* pricing = provider_.Pricing();
+      if (pricing == nullptr) {
+        return UnimplementedError(std::string(provider_.Name()) + " offers no prices");
+      }
+      TIDEPOOL_ASSIGN_OR_RETURN(const api::Pod pod, PodOf(req->pod()));
+      TIDEPOOL_ASSIGN_OR_RETURN(const double price, pricing->PodPrice(pod, TimeOf(req->starttime()),
+                                                                      TimeOf(req->endtime())));
+      res->set_price(price);
+      return OkStatus();
+    });
   }
 
   grpc::Status GPULabel(grpc::ServerContext*, const pb::GPULabelRequest*,

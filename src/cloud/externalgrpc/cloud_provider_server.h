@@ -23,7 +23,8 @@
 //                         GKE's), every field filled: CA 1.31 reads the durations unchecked
 //   PricingNodePrice      the provider's PricingModel, by the node's labels; UNIMPLEMENTED
 //                         (code 12, which CA reads as "not implemented") without one
-//   PricingPodPrice       UNIMPLEMENTED: no provider here prices a pod
+//   PricingPodPrice       the PricingModel's PodPrice of the v1.Pod CA sends (protobuf);
+//                         UNIMPLEMENTED without a model or without pod prices
 // A group id no group has is NOT_FOUND; a provider error keeps its code (the codes of
 // common/status.h are gRPC's) and its message.
 //

@@ -10,7 +10,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "api/codec/json_codec.h"
 #include "apiserver/protobuf/decode.h"
+#include "apiserver/protobuf/encode.h"
+#include "apiserver/protobuf/messages.h"
 #include "cloud/externalgrpc/externalgrpc.grpc.pb.h"
 #include "testing/builders.h"
 #include "testing/fake_cloud_provider.h"
@@ -273,6 +276,95 @@ TEST_F(CloudProviderServerTest, StopIsIdempotentAndRefusesLaterCalls) {
   ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
   pb::NodeGroupsResponse res;
   EXPECT_FALSE(stub_->NodeGroups(&ctx, {}, &res).ok());
+}
+
+// The fake cloud with prices: $2 per node-hour for the gpu-pool label, $0.25 per requested
+// GPU-hour for a pod; the node and the pod as the server decoded them are kept.
+class PricedCloud final : public CloudProvider, public PricingModel {
+ public:
+  explicit PricedCloud(CloudProvider& inner) : inner_(inner) {}
+  std::string_view Name() const override { return "priced"; }
+  std::vector<NodeGroup*> NodeGroups() override { return inner_.NodeGroups(); }
+  NodeGroup* NodeGroupForNode(const api::Node& n) override { return inner_.NodeGroupForNode(n); }
+  std::string GpuLabel() const override { return inner_.GpuLabel(); }
+  std::optional<GpuConfig> GetNodeGpuConfig(const api::Node& n) const override {
+    return inner_.GetNodeGpuConfig(n);
+  }
+  const PricingModel* Pricing() const override { return this; }
+  Status Refresh() override { return OkStatus(); }
+
+  StatusOr<double> NodePrice(const api::Node& node, TimePoint start, TimePoint end) const override {
+    last_node = node;
+    if (node.meta.labels.count("cloud.google.com/gke-nodepool") == 0) {
+      return NotFoundError("no pool label");
+    }
+    return 2.0 * std::chrono::duration<double>(end - start).count() / 3600;
+  }
+  StatusOr<double> PodPrice(const api::Pod& pod, TimePoint start, TimePoint end) const override {
+    last_pod = pod;
+    double gpus = 0;
+    for (const api::Container& c : pod.spec.containers) {
+      gpus += static_cast<double>(api::Get(c.resources.requests, "nvidia.com/gpu").Value());
+    }
+    return 0.25 * gpus * std::chrono::duration<double>(end - start).count() / 3600;
+  }
+
+  mutable api::Node last_node;
+  mutable api::Pod last_pod;
+
+ private:
+  CloudProvider& inner_;
+};
+
+TEST(CloudProviderServerPricingTest, NodeAndPodPricesComeFromThePricingModel) {
+  testing::FakeCloudProvider fake;
+  PricedCloud cloud(fake);
+  auto server = CloudProviderServer::Start("127.0.0.1:0", cloud, [](auto& fn) { fn(); });
+  ASSERT_TRUE(server.ok()) << server.status().message();
+  auto stub = pb::CloudProvider::NewStub(
+      grpc::CreateChannel((*server)->address(), grpc::InsecureChannelCredentials()));
+  auto window = [](auto& req) {
+    req.mutable_starttime()->set_seconds(1'700'000'000);
+    req.mutable_endtime()->set_seconds(1'700'000'000 + 2 * 3600);
+  };
+  {
+    pb::PricingNodePriceRequest req;
+    window(req);
+    req.mutable_node()->set_name("n1");
+    (*req.mutable_node()->mutable_labels())["cloud.google.com/gke-nodepool"] = "gpu-pool";
+    grpc::ClientContext ctx;
+    pb::PricingNodePriceResponse res;
+    ASSERT_TRUE(stub->PricingNodePrice(&ctx, req, &res).ok());
+    EXPECT_DOUBLE_EQ(res.price(), 4.0);
+    EXPECT_EQ(cloud.last_node.meta.name, "n1");
+  }
+  {
+    // The pod as CA's client sends it: gogo's Marshal of a v1.Pod.
+    const api::Pod pod = testing::MakePod("train")
+                             .Container({{"cpu", "1"}, {"nvidia.com/gpu", "2"}})
+                             .Container({{"nvidia.com/gpu", "1"}})
+                             .Obj();
+    auto raw = apiserver::protobuf::EncodeMessage(api::codec::PodToJson(pod),
+                                                  *apiserver::protobuf::FindKind("v1", "Pod"));
+    ASSERT_TRUE(raw.ok()) << raw.status().message();
+    pb::PricingPodPriceRequest req;
+    window(req);
+    req.set_pod(*raw);
+    grpc::ClientContext ctx;
+    pb::PricingPodPriceResponse res;
+    ASSERT_TRUE(stub->PricingPodPrice(&ctx, req, &res).ok());
+    EXPECT_DOUBLE_EQ(res.price(), 0.25 * 3 * 2);
+    EXPECT_EQ(cloud.last_pod.meta.name, "train");
+  }
+  {
+    // A body that is not a v1.Pod is the caller's error, named.
+    pb::PricingPodPriceRequest req;
+    req.set_pod("\x0a\x05ab");
+    grpc::ClientContext ctx;
+    pb::PricingPodPriceResponse res;
+    grpc::Status s = stub->PricingPodPrice(&ctx, req, &res);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << s.error_message();
+  }
 }
 
 TEST(CloudProviderServerStartTest, AnAddressThatCannotBeBoundIsUnavailable) {
