@@ -55,7 +55,6 @@ nodePools:
 - name: default-pool
   machineType: e2-standard-4
   initialNodeCount: 3
-runFor: 24h
 )";
 
 StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
@@ -73,20 +72,10 @@ StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
     path = o.config;
     dir = std::filesystem::path(o.config).parent_path().string();
     if (dir.empty()) dir = ".";
-    // runFor is a simulation's length; tidepool up runs until it is stopped.
-    bool has_run_for = false;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);) {
-      if (line.rfind("runFor:", 0) == 0) has_run_for = true;
-    }
-    if (!has_run_for) text += "\nrunFor: 24h\n";
   }
-  TIDEPOOL_ASSIGN_OR_RETURN(sim::Scenario sc, sim::ParseScenario(text, path, dir));
-  if (!sc.timeline.empty()) {
-    return Status(StatusCode::kInvalidArgument,
-                  path + ": timeline: not supported by tidepool up (use kubectl and gcloud, or "
-                         "tidepool simulate)");
-  }
+  // runFor, a simulation's length, is optional: tidepool up runs until it is stopped.
+  TIDEPOOL_ASSIGN_OR_RETURN(sim::Scenario sc,
+                            sim::ParseScenario(text, path, dir, sim::ScenarioUse::kClusterConfig));
   return sc.world;
 }
 

@@ -471,7 +471,7 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
   return a;
 }
 
-Status ParseTop(const json& root, const std::string& base_dir, Scenario& sc) {
+Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, Scenario& sc) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(
       root, "",
       {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline", "runFor"}));
@@ -528,7 +528,12 @@ Status ParseTop(const json& root, const std::string& base_dir, Scenario& sc) {
       has_run_for = true;
     }
   }
-  if (!has_run_for) {
+  if (use == ScenarioUse::kClusterConfig && !sc.timeline.empty()) {
+    return Err("timeline",
+               "not supported by tidepool up (use kubectl and gcloud, or tidepool "
+               "simulate)");
+  }
+  if (!has_run_for && use == ScenarioUse::kSimulation) {
     return Err("runFor", "required (how long to simulate, e.g. 35m)");
   }
   // An action after the end would silently never run: the scenario is refused instead.
@@ -549,7 +554,7 @@ Status ParseTop(const json& root, const std::string& base_dir, Scenario& sc) {
 }  // namespace
 
 StatusOr<Scenario> ParseScenario(std::string_view yaml, const std::string& path,
-                                 const std::string& base_dir) {
+                                 const std::string& base_dir, ScenarioUse use) {
   auto docs = api::codec::ParseYamlDocuments(yaml);
   if (!docs.ok()) {
     return InvalidArgumentError(path + ": " + std::string(docs.status().message()));
@@ -560,7 +565,7 @@ StatusOr<Scenario> ParseScenario(std::string_view yaml, const std::string& path,
   }
   Scenario sc;
   sc.path = path;
-  Status s = ParseTop(docs->front(), base_dir, sc);
+  Status s = ParseTop(docs->front(), base_dir, use, sc);
   if (!s.ok()) {
     return Status(s.code(), path + ": " + std::string(s.message()));
   }

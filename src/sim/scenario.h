@@ -132,9 +132,14 @@ struct Scenario {
   Duration run_for{};
 };
 
+// What a parsed file is for: a simulation (runFor required) or the cluster of `tidepool up`
+// (--config: the same format without a timeline; runFor, a simulation's length, optional).
+enum class ScenarioUse { kSimulation, kClusterConfig };
+
 // Parses a scenario. `path` names it in errors; `base_dir` resolves relative manifest paths.
 StatusOr<Scenario> ParseScenario(std::string_view yaml, const std::string& path,
-                                 const std::string& base_dir);
+                                 const std::string& base_dir,
+                                 ScenarioUse use = ScenarioUse::kSimulation);
 // Reads and parses a scenario file. NotFound `open <path>: no such file or directory`.
 StatusOr<Scenario> LoadScenario(const std::string& path);
 

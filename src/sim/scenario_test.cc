@@ -161,6 +161,28 @@ TEST(ScenarioTest, FuzzFoundTopLevelScalarIsAnError) {
   EXPECT_THAT(std::string(sc.status().message()), ::testing::StartsWith("s.yaml: "));
 }
 
+// tidepool up's --config: the same format, any YAML spelling (JSON too), runFor optional, no
+// timeline.
+TEST(ScenarioTest, AClusterConfigNeedsNoRunForAndRefusesATimeline) {
+  const std::string json_config =
+      R"({"cluster": {"name": "c"}, "nodePools": [{"name": "default-pool",)"
+      R"( "machineType": "e2-standard-4", "initialNodeCount": 2}]})";
+  auto sc = ParseScenario(json_config, "c.json", "", ScenarioUse::kClusterConfig);
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  ASSERT_EQ(sc->world.node_pools.size(), 1u);
+  EXPECT_EQ(sc->world.node_pools[0].name, "default-pool");
+  // The same text is no simulation: its length is missing.
+  auto sim = ParseScenario(json_config, "c.json", "");
+  EXPECT_EQ(sim.status().message(), "c.json: runFor: required (how long to simulate, e.g. 35m)");
+  auto timeline = ParseScenario(
+      "nodePools: [{name: default-pool, machineType: e2-standard-4}]\n"
+      "timeline:\n- {at: 1m, deleteNodePool: default-pool}\n",
+      "c.yaml", "", ScenarioUse::kClusterConfig);
+  EXPECT_EQ(timeline.status().message(),
+            "c.yaml: timeline: not supported by tidepool up (use kubectl and gcloud, or tidepool "
+            "simulate)");
+}
+
 TEST(ScenarioTest, AutoscalerFlagsMapToTheOptions) {
   auto sc = ParseScenario(R"(
 runFor: 1m
