@@ -558,8 +558,19 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     }
     unschedulable.push_back(p);
   }
+  // Priority first (CA's order). tidepool: then the largest requests first (GPUs, cpu, memory),
+  // so that capacity on its way goes to the pod that needs all of it (first-fit decreasing): CA
+  // 1.31 keeps the pods' order, counts a 1-GPU pod onto an upcoming 4-GPU node, finds the 4-GPU
+  // pod "unschedulable" and scales up another 4-GPU node (tests/differential, 1+1+4gpu-pods).
   std::stable_sort(unschedulable.begin(), unschedulable.end(), [](const auto& a, const auto& b) {
-    return a->Priority() > b->Priority();
+    if (a->Priority() != b->Priority()) return a->Priority() > b->Priority();
+    const scheduler::Resource& ra = a->request();
+    const scheduler::Resource& rb = b->request();
+    const int64_t ga = ra.Scalar(api::kResourceNvidiaGpu);
+    const int64_t gb = rb.Scalar(api::kResourceNvidiaGpu);
+    if (ga != gb) return ga > gb;
+    if (ra.milli_cpu != rb.milli_cpu) return ra.milli_cpu > rb.milli_cpu;
+    return ra.memory > rb.memory;
   });
   metrics_->UpdateUnschedulablePodsCount(static_cast<int>(unschedulable.size()));
   std::vector<scheduler::PodInfoConstSharedPtr> to_scale;

@@ -41,9 +41,12 @@ class AutoscalerTest : public ::testing::Test {
   }
 
   // A pod the scheduler has marked unschedulable, created `age` before now.
-  void AddPendingGpuPod(const std::string& name, Duration age) {
-    api::Pod p = MakePod(name).OwnedBy("ReplicaSet", "train").Req("nvidia.com/gpu", "1")
-                     .Toleration("nvidia.com/gpu", "present").Obj();
+  void AddPendingGpuPod(const std::string& name, Duration age, const std::string& gpus = "1") {
+    api::Pod p = MakePod(name)
+                     .OwnedBy("ReplicaSet", "train")
+                     .Req("nvidia.com/gpu", gpus)
+                     .Toleration("nvidia.com/gpu", "present")
+                     .Obj();
     p.meta.creation_timestamp = clock_.Now() - age;
     p.status.conditions.push_back(api::PodCondition{"PodScheduled", api::ConditionStatus::kFalse,
                                                     "Unschedulable", "0/3 nodes are available",
@@ -124,6 +127,26 @@ TEST_F(AutoscalerTest, AReadyGpuNodeInstallingItsDriverNeverTriggersAnotherScale
   ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
   EXPECT_TRUE(gpu.increases.empty());
   EXPECT_NE(a->StatusYaml().find("resourceUnready: 1"), std::string::npos) << a->StatusYaml();
+}
+
+TEST_F(AutoscalerTest, UpcomingCapacityGoesToTheLargestPodsFirst) {
+  // One 4-GPU node and one 1-GPU node on their way (the scale-ups for these very pods). A 1-GPU
+  // pod listed first must not be counted onto the 4-GPU node, which would leave the 4-GPU pod
+  // "unschedulable" and scale up a second 4-GPU node (what CA 1.31 does: pods in their order,
+  // first node that fits).
+  api::Node big_template = GpuTemplate();
+  big_template.status.capacity["nvidia.com/gpu"] = testing::Q("4");
+  big_template.status.allocatable["nvidia.com/gpu"] = testing::Q("4");
+  testing::FakeNodeGroup& big = cloud_.AddGroup("big", 0, 5, 1, big_template);
+  testing::FakeNodeGroup& small = cloud_.AddGroup("small", 0, 5, 1, GpuTemplate());
+  AddPendingGpuPod("a-one", minutes(1));
+  AddPendingGpuPod("c-four", minutes(1), "4");
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_TRUE(Logged("] Upcoming 2 nodes"));
+  EXPECT_TRUE(big.increases.empty());
+  EXPECT_TRUE(small.increases.empty());
+  EXPECT_TRUE(Logged("No unschedulable pods"));
 }
 
 TEST_F(AutoscalerTest, AStockoutFallsBackToTheNextGroupAtOnce) {
