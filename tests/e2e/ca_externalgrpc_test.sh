@@ -51,7 +51,9 @@ create_gpu_pool 5
 pass "tidepool up serves CA's externalgrpc provider; gcloud created gpu-pool (0..5)"
 
 # CA's own flags: fast timers for a test; least-waste, the expander.
+# Metrics on a free port (CA's default :8085 may be taken, e.g. by another test's CA).
 "$CA_EXTERNALGRPC_BIN" --cloud-provider=externalgrpc --cloud-config="$WORK/cloud-config.yaml" \
+  --address=127.0.0.1:0 \
   --kubeconfig="$KUBECONFIG" --namespace=kube-system --leader-elect=false --scan-interval=2s \
   --scale-down-unneeded-time=15s --scale-down-delay-after-add=15s --expander=least-waste \
   --v=4 --logtostderr >"$CA_LOG" 2>&1 &

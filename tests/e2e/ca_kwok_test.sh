@@ -122,7 +122,8 @@ k -n kube-system create configmap kwok-provider-templates \
 # unschedulable GPU pods is not a flag in 1.31.
 ca_flags=(--cloud-provider=kwok --kubeconfig="$KUBECONFIG" --namespace=kube-system
   --leader-elect=false --scan-interval=2s --scale-down-unneeded-time=15s
-  --scale-down-delay-after-add=15s --v=4 --logtostderr)
+  --scale-down-delay-after-add=15s --v=4 --logtostderr
+  --address=127.0.0.1:0)  # metrics on a free port: CA's default :8085 may be taken
 [ -n "${CA_KWOK_CONTENT_TYPE:-}" ] && ca_flags+=(--kube-api-content-type="$CA_KWOK_CONTENT_TYPE")
 KWOK_PROVIDER_MODE=local POD_NAMESPACE=kube-system "$CA_KWOK_BIN" "${ca_flags[@]}" >"$CA_LOG" 2>&1 &
 CA_PID=$!
