@@ -317,7 +317,8 @@ int CloudProviderServer::port() const { return impl_->port; }
 void CloudProviderServer::Stop() {
   if (impl_->stopped) return;
   impl_->stopped = true;
-  impl_->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(5));
+  // A relative deadline (gRPC adds it to its own clock): calls in flight get 5 s to finish.
+  impl_->server->Shutdown(gpr_time_from_seconds(5, GPR_TIMESPAN));
   impl_->server->Wait();
 }
 

@@ -273,7 +273,7 @@ TEST_F(CloudProviderServerTest, StopIsIdempotentAndRefusesLaterCalls) {
   server_->Stop();
   server_->Stop();
   grpc::ClientContext ctx;
-  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  ctx.set_deadline(gpr_time_from_seconds(2, GPR_TIMESPAN));  // relative: 2 s from the call
   pb::NodeGroupsResponse res;
   EXPECT_FALSE(stub_->NodeGroups(&ctx, {}, &res).ok());
 }
