@@ -13,6 +13,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/printers/printers.h"
+#include "apiserver/protobuf/encode.h"
 
 namespace tidepool::apiserver {
 namespace {
@@ -1265,6 +1266,61 @@ TEST_F(ApiServerTest, TheScaleSubresourceOfAReplicationController) {
   EXPECT_EQ(rc["spec"]["replicas"], 4);
   EXPECT_EQ(rc["metadata"]["generation"], 2);
   EXPECT_EQ(Do("GET", "/api/v1/persistentvolumes/x/scale").code, 404);
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+// What the Cluster Autoscaler writes in protobuf (client-go's default content type) besides
+// Nodes and Events: its drain's pods/eviction, the DELETE of a pod with a DeleteOptions body,
+// and its leader election's Lease, created and then renewed with a PUT.
+TEST_F(ApiServerTest, ProtobufEvictionDeleteAndLeaseBodies) {
+  const std::map<std::string, std::string> pb = {
+      {"content-type", "application/vnd.kubernetes.protobuf"}};
+  auto encode = [](const json& obj) {
+    auto body = protobuf::EncodeObject(obj);
+    EXPECT_TRUE(body.ok()) << body.status().ToString();
+    return body.ok() ? *body : std::string();
+  };
+  for (const char* name : {"evicted", "deleted"}) {
+    json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", name}}},
+        {"spec",
+         {{"nodeName", "n1"}, {"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  }
+  const json eviction = {{"apiVersion", "policy/v1"},
+                         {"kind", "Eviction"},
+                         {"metadata", {{"name", "evicted"}, {"namespace", "default"}}},
+                         {"deleteOptions", {{"gracePeriodSeconds", 7}}}};
+  auto e = Do("POST", "/api/v1/namespaces/default/pods/evicted/eviction", encode(eviction), pb);
+  ASSERT_EQ(e.code, 201) << e.body;
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/evicted")
+                .Json()["metadata"]["deletionGracePeriodSeconds"],
+            7);
+  const json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"gracePeriodSeconds", 0}};
+  auto d = Do("DELETE", "/api/v1/namespaces/default/pods/deleted", encode(options), pb);
+  ASSERT_EQ(d.code, 200) << d.body;
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/deleted").code, 404);
+
+  json lease = json::parse(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+      "metadata":{"name":"cluster-autoscaler","namespace":"kube-system"},
+      "spec":{"holderIdentity":"ca-1","leaseDurationSeconds":15,
+              "acquireTime":"2026-11-29T22:50:00.000000Z",
+              "renewTime":"2026-11-29T22:50:00.000000Z","leaseTransitions":0}})");
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  auto c = Do("POST", leases, encode(lease), pb);
+  ASSERT_EQ(c.code, 201) << c.body;
+  EXPECT_EQ(c.Json()["spec"], lease["spec"]);
+  lease["metadata"]["resourceVersion"] = c.Json()["metadata"]["resourceVersion"];
+  lease["spec"]["renewTime"] = "2026-11-29T22:50:02.500000Z";
+  auto u = Do("PUT", leases + "/cluster-autoscaler", encode(lease), pb);
+  ASSERT_EQ(u.code, 200) << u.body;
+  EXPECT_EQ(Do("GET", leases + "/cluster-autoscaler").Json()["spec"]["renewTime"],
+            "2026-11-29T22:50:02.500000Z");
 }
 
 }  // namespace tidepool::apiserver

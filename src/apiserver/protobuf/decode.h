@@ -19,10 +19,13 @@
 //
 // Supported kinds, with every field of their Go types (messages.h has the tables):
 //   v1                             ConfigMap, Secret, Namespace, ServiceAccount, Pod, Service,
-//                                  Node, Event
+//                                  Node, Event, Binding, PersistentVolume,
+//                                  PersistentVolumeClaim, ReplicationController, Endpoints
 //   apps/v1                        Deployment, ReplicaSet, StatefulSet, DaemonSet
 //   batch/v1                       Job, CronJob
-//   policy/v1                      PodDisruptionBudget
+//   policy/v1                      PodDisruptionBudget, Eviction (pods/eviction: CA's drain)
+//   coordination.k8s.io/v1         Lease (client-go's leader election, node heartbeats)
+//   storage.k8s.io/v1              StorageClass, CSINode, CSIDriver, CSIStorageCapacity
 //   scheduling.k8s.io/v1           PriorityClass
 //   rbac.authorization.k8s.io/v1   Role, RoleBinding, ClusterRole, ClusterRoleBinding
 //   autoscaling/v1                 Scale
