@@ -20,6 +20,7 @@
 
 #include "apiserver/protobuf/decode.h"
 #include "apiserver/protobuf/messages.h"
+#include "apiserver/protobuf/wire.h"
 
 namespace tidepool::apiserver::protobuf {
 namespace {
@@ -582,6 +583,125 @@ TEST(EncodeMessageTest, RequiresAnObject) {
   auto empty = EncodeMessage(json::object(), Spec("v1", "Node"));
   ASSERT_TRUE(empty.ok()) << empty.status().ToString();
   EXPECT_EQ(*empty, "");
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver::protobuf
+
+namespace tidepool::apiserver::protobuf {
+namespace {
+
+// A LIST answer: the envelope names "<Kind>List", ListMeta is field 1 and each item field 2;
+// DecodeList gives the list back, items without apiVersion and kind as on the wire.
+TEST(ListEncoderTest, ListsRoundTrip) {
+  struct Case {
+    std::string api_version, kind;
+    std::string meta;
+    std::vector<std::string> items;
+  };
+  const std::vector<Case> cases = {
+      {"v1",
+       "Pod",
+       R"({"resourceVersion":"42"})",
+       {R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"a","namespace":"ml"},
+            "spec":{"containers":[{"name":"c","image":"i","resources":{}}]},"status":{}})",
+        R"({"metadata":{"name":"b"},"spec":{},"status":{"phase":"Running"}})"}},
+      {"coordination.k8s.io/v1",
+       "Lease",
+       R"({"resourceVersion":"7","continue":"x",
+                                              "remainingItemCount":0})",
+       {R"({"metadata":{"name":"n1","namespace":"kube-node-lease"},
+            "spec":{"holderIdentity":"n1","renewTime":"2026-11-29T22:50:22.000001Z"}})"}},
+      {"storage.k8s.io/v1", "CSINode", R"({})", {}},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.kind);
+    auto e = ListEncoder::Start(tc.api_version, tc.kind, json::parse(tc.meta));
+    ASSERT_TRUE(e.ok()) << e.status().ToString();
+    json want = {{"apiVersion", tc.api_version},
+                 {"kind", tc.kind + "List"},
+                 {"metadata", json::parse(tc.meta)},
+                 {"items", json::array()}};
+    for (const std::string& text : tc.items) {
+      json item = json::parse(text);
+      ASSERT_TRUE(e->Add(item).ok());
+      item.erase("apiVersion");
+      item.erase("kind");
+      want["items"].push_back(item);
+    }
+    const std::string body = e->Finish();
+    ASSERT_EQ(body.substr(0, 4), std::string("k8s\0", 4));
+    auto back = DecodeList(body);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, want) << json::diff(want, *back);
+  }
+}
+
+TEST(ListEncoderTest, Errors) {
+  auto e = ListEncoder::Start("networking.k8s.io/v1", "Ingress", json::object());
+  EXPECT_EQ(e.status().code(), StatusCode::kUnimplemented);
+  auto p = ListEncoder::Start("v1", "Pod", json::object());
+  ASSERT_TRUE(p.ok());
+  EXPECT_EQ(p->Add(json::parse(R"({"metadata":{"name":5}})")).message(),
+            "metadata.name: expected a string");
+  p = ListEncoder::Start("v1", "Pod", json::object());
+  EXPECT_EQ(DecodeList(p->Finish())->at("items"), json::array());
+  EXPECT_EQ(
+      DecodeList(*EncodeObject(json::parse(R"({"apiVersion":"v1","kind":"Pod"})"))).status().code(),
+      StatusCode::kUnimplemented);  // "Pod" is no list
+}
+
+// A watch event: 4-byte big-endian length, then WatchEvent{1: type, 2: RawExtension{1: the
+// object's whole body}}; an ERROR event's Status and a BOOKMARK's bare object encode too.
+TEST(EncodeWatchEventTest, FramesAndDecodes) {
+  struct Case {
+    std::string type, object;
+  };
+  const std::vector<Case> cases = {
+      {"ADDED", R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c"},
+                    "data":{"k":"v"}})"},
+      {"BOOKMARK", R"({"apiVersion":"v1","kind":"Pod",
+                       "metadata":{"resourceVersion":"12"},"spec":{},"status":{}})"},
+      {"ERROR", R"({"apiVersion":"v1","kind":"Status","metadata":{},"status":"Failure",
+                    "message":"too old resource version: 1, 5","reason":"Expired",
+                    "code":410})"},
+      {"DELETED", R"({"apiVersion":"v1","kind":"Status","metadata":{"resourceVersion":"3"},
+                      "status":"Failure","details":{"name":"p","kind":"pods","causes":[
+                          {"reason":"FieldValueInvalid","message":"m","field":"f"}],
+                          "retryAfterSeconds":1},"code":500})"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.type);
+    const json obj = json::parse(tc.object);
+    auto frame = EncodeWatchEvent(tc.type, obj);
+    ASSERT_TRUE(frame.ok()) << frame.status().ToString();
+    ASSERT_GE(frame->size(), 4u);
+    const auto* b = reinterpret_cast<const unsigned char*>(frame->data());
+    const uint32_t n = uint32_t{b[0]} << 24 | uint32_t{b[1]} << 16 | uint32_t{b[2]} << 8 | b[3];
+    EXPECT_EQ(n, frame->size() - 4);
+    Reader r(std::string_view(*frame).substr(4), "WatchEvent");
+    std::string type;
+    std::string_view raw;
+    while (!r.Done()) {
+      auto f = r.Next();
+      ASSERT_TRUE(f.ok());
+      if (f->number == 1) type = std::string(f->bytes);
+      if (f->number == 2) {
+        Reader x(f->bytes, "RawExtension");
+        auto g = x.Next();
+        ASSERT_TRUE(g.ok());
+        EXPECT_EQ(g->number, 1u);
+        raw = g->bytes;
+      }
+    }
+    EXPECT_EQ(type, tc.type);
+    auto back = DecodeObject(raw);
+    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    EXPECT_EQ(*back, obj) << json::diff(obj, *back);
+  }
+  EXPECT_EQ(
+      EncodeWatchEvent("ADDED", json::parse(R"({"apiVersion":"x/v9","kind":"Y"})")).status().code(),
+      StatusCode::kUnimplemented);
 }
 
 }  // namespace

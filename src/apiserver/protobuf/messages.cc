@@ -2663,6 +2663,45 @@ constexpr FieldSpec kStorageCSIStorageCapacityFields[] = {
 constexpr MessageSpec kStorageCSIStorageCapacity{"CSIStorageCapacity",
                                                  kStorageCSIStorageCapacityFields};
 
+// apis.meta.v1.ListMeta
+constexpr FieldSpec kMetaListMetaFields[] = {
+    {1, "selfLink", "SelfLink", kString, kOmitEmpty},
+    {2, "resourceVersion", "ResourceVersion", kString, kOmitEmpty},
+    {3, "continue", "Continue", kString, kOmitEmpty},
+    {4, "remainingItemCount", "RemainingItemCount", kInt64, kOnWire},
+};
+constexpr MessageSpec kMetaListMeta{"ListMeta", kMetaListMetaFields};
+
+// apis.meta.v1.StatusCause
+constexpr FieldSpec kMetaStatusCauseFields[] = {
+    {1, "reason", "Type", kString, kOmitEmpty},
+    {2, "message", "Message", kString, kOmitEmpty},
+    {3, "field", "Field", kString, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatusCause{"StatusCause", kMetaStatusCauseFields};
+
+// apis.meta.v1.StatusDetails
+constexpr FieldSpec kMetaStatusDetailsFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "group", "Group", kString, kOmitEmpty},
+    {3, "kind", "Kind", kString, kOmitEmpty},
+    {4, "causes", "Causes", kMessage, kOmitEmpty, kRepeated, &kMetaStatusCause},
+    {5, "retryAfterSeconds", "RetryAfterSeconds", kInt32, kOmitEmpty},
+    {6, "uid", "UID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatusDetails{"StatusDetails", kMetaStatusDetailsFields};
+
+// apis.meta.v1.Status
+constexpr FieldSpec kMetaStatusFields[] = {
+    {1, "metadata", "ListMeta", kMessage, kAlways, 0, &kMetaListMeta},
+    {2, "status", "Status", kString, kOmitEmpty},
+    {3, "message", "Message", kString, kOmitEmpty},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "details", "Details", kMessage, kOnWire, 0, &kMetaStatusDetails},
+    {6, "code", "Code", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatus{"Status", kMetaStatusFields};
+
 constexpr KindSpec kKinds[] = {
     {"v1", "ConfigMap", &kCoreConfigMap},
     {"v1", "Secret", &kCoreSecret},
@@ -2698,6 +2737,7 @@ constexpr KindSpec kKinds[] = {
     {"autoscaling/v1", "Scale", &kAutoscalingScale},
     {"events.k8s.io/v1", "Event", &kEventsEvent},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
+    {"*/v1", "Status", &kMetaStatus},
 };
 
 // "v1" or "<group>/v1".
@@ -2711,6 +2751,8 @@ bool IsV1(std::string_view api_version) {
 }  // namespace
 
 std::span<const KindSpec> Kinds() { return kKinds; }
+
+const MessageSpec& ListMetaMessage() { return kMetaListMeta; }
 
 const MessageSpec* FindKind(std::string_view api_version, std::string_view kind) {
   for (const KindSpec& k : kKinds) {

@@ -78,6 +78,9 @@ struct KindSpec {
 // Every supported kind, in the order decode.h lists them.
 std::span<const KindSpec> Kinds();
 
+// meta/v1 ListMeta, field 1 of every list (field 2 is its items).
+const MessageSpec& ListMetaMessage();
+
 // The message of `kind` in `api_version`, or nullptr when it is not supported.
 const MessageSpec* FindKind(std::string_view api_version, std::string_view kind);
 
