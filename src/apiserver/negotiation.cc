@@ -34,9 +34,8 @@ MediaRange ParseRange(std::string_view clause) {
   r.type = Lower(Trim(clause.substr(0, semi)));
   while (semi != std::string_view::npos) {
     const size_t next = clause.find(';', semi + 1);
-    const std::string param(clause.substr(semi + 1, next == std::string_view::npos
-                                                         ? std::string_view::npos
-                                                         : next - semi - 1));
+    const std::string param(clause.substr(
+        semi + 1, next == std::string_view::npos ? std::string_view::npos : next - semi - 1));
     const size_t eq = param.find('=');
     const std::string key = Lower(Trim(param.substr(0, eq)));
     const std::string value = eq == std::string::npos ? "" : Trim(param.substr(eq + 1));
