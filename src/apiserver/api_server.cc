@@ -12,12 +12,14 @@
 #include "apiserver/discovery.h"
 #include "apiserver/eviction.h"
 #include "apiserver/json_io.h"
+#include "apiserver/negotiation.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/patch/strategic_merge_patch.h"
 #include "apiserver/printers/printers.h"
 #include "apiserver/protobuf/decode.h"
+#include "apiserver/protobuf/encode.h"
 #include "apiserver/scale.h"
 #include "apiserver/schema/schema.h"
 #include "apiserver/selectors/fields.h"
@@ -563,6 +565,31 @@ StatusOr<Filter> ParseFilter(const HttpRequest& req, const Resource& r) {
   return f;
 }
 
+// A stored object's JSON text in protobuf (protobuf/encode.h), or nullopt when it does not
+// encode; the caller answers JSON then, never a half-written protobuf body.
+std::optional<std::string> ProtobufOf(std::string_view text, const Resource& res) {
+  json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (!obj.is_object()) return std::nullopt;
+  if (!obj.contains("apiVersion")) obj["apiVersion"] = res.GroupVersion();
+  if (!obj.contains("kind")) obj["kind"] = res.kind;
+  auto body = protobuf::EncodeObject(obj);
+  if (!body.ok()) return std::nullopt;
+  return std::move(body).value();
+}
+
+// A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
+std::optional<std::string> ProtobufList(const Resource& res, const std::vector<ObjectPtr>& items,
+                                        int64_t resource_version) {
+  auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
+                                        {{"resourceVersion", std::to_string(resource_version)}});
+  if (!e.ok()) return std::nullopt;
+  for (const ObjectPtr& o : items) {
+    const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
+    if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
+  }
+  return e->Finish();
+}
+
 }  // namespace
 
 void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
@@ -570,6 +597,22 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   const Resource& res = *r.resource;
   const std::string& method = req.method;
   const ObjectStore::WriteOptions wopts{"api", req.Query("dryRun") == "All"};
+  // Objects (GET, LIST, WATCH, and the object a write answers) go out in protobuf when the
+  // client prefers it (negotiation.h) and the kind has a table; errors stay JSON Status (see
+  // api_server.h).
+  const bool protobuf_out =
+      !WantsTable(req) && NegotiateResponse(req.Header("accept")) == ResponseEncoding::kProtobuf &&
+      protobuf::FindKind(res.GroupVersion(), res.kind) != nullptr;
+  // An object's JSON text as the answer, in protobuf when negotiated and it encodes.
+  auto send_text = [&](int code, std::string_view text,
+                       const std::vector<std::pair<std::string, std::string>>& headers) {
+    if (protobuf_out) {
+      if (std::optional<std::string> pb = ProtobufOf(text, res)) {
+        return w.Send(code, kProtobufContentType, std::move(*pb), headers);
+      }
+    }
+    w.SendView(code, kJson, text, headers);
+  };
 
   auto send_object = [&](int code, const ObjectPtr& o) {
     if (WantsTable(req) && method == "GET") {
@@ -579,7 +622,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                                       IncludeObjectParam(req), true),
              r.Headers());
     } else {
-      w.SendView(code, kJson, o->text, r.Headers());  // `o` outlives the call: no copy
+      send_text(code, o->text, r.Headers());  // `o` outlives the call: no copy
     }
   };
   auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
@@ -762,10 +805,23 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         }
         auto watch_or = store_.OpenWatch(&res, res.namespaced ? r.ns : "", from);
         const bool table = WantsTable(req);
-        if (!w.StartStream(200, kJson)) return;
+        if (!w.StartStream(200, protobuf_out ? kProtobufWatchContentType : kJson)) return;
+        // A protobuf event (encode.h, EncodeWatchEvent); an object that does not encode ends
+        // the stream with an ERROR event, as the JSON framing cannot follow protobuf frames.
+        auto protobuf_event = [&](std::string_view type, const json& object) -> std::string {
+          auto frame = protobuf::EncodeWatchEvent(type, object);
+          if (frame.ok()) return std::move(frame).value();
+          const ApiError e{500, "InternalError",
+                           "Internal error occurred: " + std::string(frame.status().message()),
+                           json()};
+          return protobuf::EncodeWatchEvent("ERROR", StatusJson(e)).value();
+        };
         if (!watch_or.ok()) {
           const ApiError e = FromStatus(watch_or.status(), &res, "");
-          w.WriteChunk(json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(-1, ' ', false, json::error_handler_t::replace) + "\n");
+          w.WriteChunk(protobuf_out ? protobuf_event("ERROR", StatusJson(e))
+                                    : json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(
+                                          -1, ' ', false, json::error_handler_t::replace) +
+                                          "\n");
           w.EndStream();
           return;
         }
@@ -785,7 +841,8 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
         std::vector<EventPtr> batch;
         std::string chunk;
         bool peer_gone = false;
-        while (true) {
+        bool failed = false;  // a protobuf event did not encode: the stream ends
+        while (!failed) {
           batch.clear();
           const auto result =
               watch_stream->NextBatch(std::chrono::seconds(1), kMaxWatchChunk, &batch);
@@ -807,6 +864,28 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                 } else if (!now_match) {
                   continue;
                 }
+              }
+              if (protobuf_out) {
+                json obj = json::parse(e.object->text, nullptr, /*allow_exceptions=*/false);
+                if (obj.is_object()) {
+                  if (!obj.contains("apiVersion")) obj["apiVersion"] = res.GroupVersion();
+                  if (!obj.contains("kind")) obj["kind"] = res.kind;
+                }
+                auto frame = protobuf::EncodeWatchEvent(type, obj);
+                if (!frame.ok()) {
+                  chunk += protobuf_event(type, obj);  // the ERROR event
+                  failed = true;
+                  break;
+                }
+                chunk += *frame;
+                if (chunk.size() >= kMaxWatchChunk) {
+                  if (!w.WriteChunk(chunk)) {
+                    peer_gone = true;
+                    break;
+                  }
+                  chunk.clear();
+                }
+                continue;
               }
               chunk += "{\"type\":\"";
               chunk += type;
@@ -843,7 +922,10 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                          {"metadata",
                           {{"resourceVersion", std::to_string(std::max(last_rv, store_.resource_version()))},
                            {"creationTimestamp", nullptr}}}}}};
-            if (!w.WriteChunk(bm.dump(-1, ' ', false, json::error_handler_t::replace) + "\n")) break;
+            const std::string text =
+                protobuf_out ? protobuf_event("BOOKMARK", bm["object"])
+                             : bm.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+            if (!w.WriteChunk(text)) break;
           }
         }
         // A watcher the store closed for falling too far behind (watch_stream->error()) ends
@@ -878,6 +960,11 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
                                         std::to_string(list.resource_version), clock_.Now(),
                                         IncludeObjectParam(req), true));
         return;
+      }
+      if (protobuf_out) {
+        if (std::optional<std::string> pb = ProtobufList(res, list.items, list.resource_version)) {
+          return w.Send(200, kProtobufContentType, std::move(*pb));
+        }
       }
       std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +
                          res.GroupVersion() + "\",\"metadata\":{\"resourceVersion\":\"" +
@@ -1057,7 +1144,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       auto d = store_.Delete(res, r.ns, r.name, nopts, opts.precondition_uid,
                              opts.precondition_resource_version);
       if (!d.ok()) return fail(d.status());
-      return w.Send(200, kJson, (*d)->text);
+      return send_text(200, (*d)->text, {});
     }
     auto d = DeleteObject(store_, res, r.ns, r.name, opts, clock_.Now(), wopts.origin);
     if (!d.ok() && d.status().code() == StatusCode::kInvalidArgument) {
@@ -1068,7 +1155,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     // (delete.go: the only case kube tells apart, for its old clients).
     const int code =
         !d->deleted && opts.orphan_dependents.has_value() && !*opts.orphan_dependents ? 202 : 200;
-    return w.Send(code, kJson, d->object->text);
+    return send_text(code, d->object->text, {});
   }
 
   if (method == "PUT" || method == "PATCH") {
@@ -1298,7 +1385,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
       }
       return fail(result.status());
     }
-    return w.Send(result->created ? 201 : 200, kJson, result->object->text, r.Headers());
+    return send_text(result->created ? 201 : 200, result->object->text, r.Headers());
   }
   SendError(w, MethodNotAllowed(method));
 }

@@ -16,7 +16,16 @@
 //   - watches: chunked, never ending on their own unless timeoutSeconds asks; resourceVersion
 //     semantics from the store (410 Expired as an ERROR event); BOOKMARK events when asked;
 //   - request bodies in JSON, YAML for apply patches, and Kubernetes protobuf (kubectl create
-//     configmap/secret/namespace, drain's DeleteOptions);
+//     configmap/secret/namespace, drain's DeleteOptions, every served kind a Go controller
+//     writes: protobuf/decode.h);
+//   - responses in Kubernetes protobuf (Content-Type application/vnd.kubernetes.protobuf) when
+//     the Accept header prefers it (negotiation.h; client-go's default) and the kind has a
+//     table: the object of a get, create, update, patch or delete, a list (XList with ListMeta),
+//     and watch events (";stream=watch": length-framed metav1.WatchEvents, BOOKMARK and ERROR
+//     events included). Left in JSON, whose Content-Type client-go reads to pick its decoder:
+//     errors (metav1.Status; kube-apiserver would write them in protobuf), Tables, scale
+//     subresources, deletecollection's list, eviction and binding answers. managedFields are
+//     not in protobuf answers (ObjectMeta's table leaves field 17 out);
 //   - fieldValidation Strict / Warn (default, as kube-apiserver 1.32) / Ignore against the schema
 //     generated from @kubernetes/client-node (schema/), with kube-apiserver's texts: 400 on
 //     create, 422 on patch, 500 on server-side apply;

@@ -13,6 +13,9 @@
 #include "apiserver/discovery.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/printers/printers.h"
+#include "apiserver/protobuf/decode.h"
+#include "apiserver/protobuf/encode.h"
+#include "apiserver/protobuf/wire.h"
 
 namespace tidepool::apiserver {
 namespace {
@@ -1265,6 +1268,172 @@ TEST_F(ApiServerTest, TheScaleSubresourceOfAReplicationController) {
   EXPECT_EQ(rc["spec"]["replicas"], 4);
   EXPECT_EQ(rc["metadata"]["generation"], 2);
   EXPECT_EQ(Do("GET", "/api/v1/persistentvolumes/x/scale").code, 404);
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+// What the Cluster Autoscaler writes in protobuf (client-go's default content type) besides
+// Nodes and Events: its drain's pods/eviction, the DELETE of a pod with a DeleteOptions body,
+// and its leader election's Lease, created and then renewed with a PUT.
+TEST_F(ApiServerTest, ProtobufEvictionDeleteAndLeaseBodies) {
+  const std::map<std::string, std::string> pb = {
+      {"content-type", "application/vnd.kubernetes.protobuf"}};
+  auto encode = [](const json& obj) {
+    auto body = protobuf::EncodeObject(obj);
+    EXPECT_TRUE(body.ok()) << body.status().ToString();
+    return body.ok() ? *body : std::string();
+  };
+  for (const char* name : {"evicted", "deleted"}) {
+    json pod = {
+        {"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"metadata", {{"name", name}}},
+        {"spec",
+         {{"nodeName", "n1"}, {"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  }
+  const json eviction = {{"apiVersion", "policy/v1"},
+                         {"kind", "Eviction"},
+                         {"metadata", {{"name", "evicted"}, {"namespace", "default"}}},
+                         {"deleteOptions", {{"gracePeriodSeconds", 7}}}};
+  auto e = Do("POST", "/api/v1/namespaces/default/pods/evicted/eviction", encode(eviction), pb);
+  ASSERT_EQ(e.code, 201) << e.body;
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/evicted")
+                .Json()["metadata"]["deletionGracePeriodSeconds"],
+            7);
+  const json options = {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"gracePeriodSeconds", 0}};
+  auto d = Do("DELETE", "/api/v1/namespaces/default/pods/deleted", encode(options), pb);
+  ASSERT_EQ(d.code, 200) << d.body;
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/pods/deleted").code, 404);
+
+  json lease = json::parse(R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+      "metadata":{"name":"cluster-autoscaler","namespace":"kube-system"},
+      "spec":{"holderIdentity":"ca-1","leaseDurationSeconds":15,
+              "acquireTime":"2026-11-29T22:50:00.000000Z",
+              "renewTime":"2026-11-29T22:50:00.000000Z","leaseTransitions":0}})");
+  const std::string leases = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
+  auto c = Do("POST", leases, encode(lease), pb);
+  ASSERT_EQ(c.code, 201) << c.body;
+  EXPECT_EQ(c.Json()["spec"], lease["spec"]);
+  lease["metadata"]["resourceVersion"] = c.Json()["metadata"]["resourceVersion"];
+  lease["spec"]["renewTime"] = "2026-11-29T22:50:02.500000Z";
+  auto u = Do("PUT", leases + "/cluster-autoscaler", encode(lease), pb);
+  ASSERT_EQ(u.code, 200) << u.body;
+  EXPECT_EQ(Do("GET", leases + "/cluster-autoscaler").Json()["spec"]["renewTime"],
+            "2026-11-29T22:50:02.500000Z");
+}
+
+}  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+
+constexpr char kClientGoAccept[] = "application/vnd.kubernetes.protobuf,application/json";
+
+// The WatchEvents of a protobuf watch stream (negotiation.h): each a 4-byte big-endian length,
+// then {1: type, 2: RawExtension{1: the object's whole protobuf body}}; as (type, object JSON).
+std::vector<std::pair<std::string, json>> ProtobufWatchEvents(std::string_view stream) {
+  std::vector<std::pair<std::string, json>> out;
+  while (stream.size() >= 4) {
+    const auto* b = reinterpret_cast<const unsigned char*>(stream.data());
+    const size_t n = size_t{b[0]} << 24 | size_t{b[1]} << 16 | size_t{b[2]} << 8 | b[3];
+    EXPECT_LE(n + 4, stream.size());
+    protobuf::Reader r(stream.substr(4, n), "WatchEvent");
+    std::string type;
+    json object;
+    while (!r.Done()) {
+      auto f = r.Next();
+      if (!f.ok()) break;
+      if (f->number == 1) type = std::string(f->bytes);
+      if (f->number != 2) continue;
+      protobuf::Reader raw(f->bytes, "RawExtension");
+      auto g = raw.Next();
+      if (!g.ok()) break;
+      auto decoded = protobuf::DecodeObject(g->bytes);
+      EXPECT_TRUE(decoded.ok()) << decoded.status().ToString();
+      if (decoded.ok()) object = *decoded;
+    }
+    out.emplace_back(type, object);
+    stream.remove_prefix(std::min(stream.size(), n + 4));
+  }
+  return out;
+}
+
+// A client that prefers protobuf (client-go's default Accept) gets the objects of GET, LIST,
+// WATCH and of a write's answer in protobuf, each exactly the stored object's encoding; a Table,
+// an Accept preferring JSON and an error stay JSON.
+TEST_F(ApiServerTest, ProtobufResponsesWhenTheClientPrefersThem) {
+  const std::map<std::string, std::string> pb = {{"accept", kClientGoAccept}};
+  const std::string rv = std::to_string(store_.resource_version());
+  for (const char* name : {"a", "b"}) {
+    json pod = json::parse(kGoodPod);
+    pod["metadata"]["name"] = name;
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  }
+  const std::string path = "/api/v1/namespaces/default/pods/a";
+  const json stored = Do("GET", path).Json();
+
+  FakeWriter g = Do("GET", path, "", pb);
+  ASSERT_EQ(g.code, 200);
+  EXPECT_EQ(g.type, "application/vnd.kubernetes.protobuf");
+  EXPECT_EQ(g.body, *protobuf::EncodeObject(stored));
+  auto got = protobuf::DecodeObject(g.body);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["metadata"]["uid"], stored["metadata"]["uid"]);
+  EXPECT_EQ((*got)["metadata"]["resourceVersion"], stored["metadata"]["resourceVersion"]);
+  EXPECT_EQ((*got)["spec"]["containers"][0]["image"], "nvidia/cuda:11.4.2-base-ubuntu20.04");
+
+  FakeWriter l = Do("GET", "/api/v1/namespaces/default/pods", "", pb);
+  ASSERT_EQ(l.code, 200);
+  EXPECT_EQ(l.type, "application/vnd.kubernetes.protobuf");
+  auto list = protobuf::DecodeList(l.body);
+  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  EXPECT_EQ((*list)["kind"], "PodList");
+  EXPECT_EQ((*list)["metadata"]["resourceVersion"], std::to_string(store_.resource_version()));
+  ASSERT_EQ((*list)["items"].size(), 2u);
+  EXPECT_EQ((*list)["items"][1]["metadata"]["name"], "b");
+
+  // A write's answer: a merge patch.
+  FakeWriter p =
+      Do("PATCH", path, R"({"metadata":{"labels":{"x":"y"}}})",
+         {{"accept", kClientGoAccept}, {"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(p.type, "application/vnd.kubernetes.protobuf");
+  EXPECT_EQ(protobuf::DecodeObject(p.body)->at("metadata")["labels"]["x"], "y");
+
+  // JSON stays JSON: an Accept preferring it, a Table, an error.
+  for (const std::string accept :
+       {"application/json, application/vnd.kubernetes.protobuf", "",
+        "application/vnd.kubernetes.protobuf;as=Table;v=v1;g=meta.k8s.io,application/json"}) {
+    SCOPED_TRACE(accept);
+    FakeWriter j = Do("GET", path, "", {{"accept", accept}});
+    EXPECT_EQ(j.type, "application/json");
+    EXPECT_EQ(j.Json()["kind"], accept.find("Table") != std::string::npos ? "Table" : "Pod");
+  }
+  FakeWriter missing = Do("GET", "/api/v1/namespaces/default/pods/zz", "", pb);
+  EXPECT_EQ(missing.code, 404);
+  EXPECT_EQ(missing.type, "application/json");
+  EXPECT_EQ(missing.Json()["reason"], "NotFound");
+
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/b").code, 200);
+  FakeWriter w;
+  w.max_chunks = 1;
+  http::HttpRequest req;
+  req.method = "GET";
+  req.path = "/api/v1/namespaces/default/pods";
+  req.query = {{"watch", "true"}, {"resourceVersion", rv}};
+  req.headers = pb;
+  server_.Handle(req, w);
+  EXPECT_EQ(w.type, "application/vnd.kubernetes.protobuf;stream=watch");
+  const auto events = ProtobufWatchEvents(w.body);
+  ASSERT_EQ(events.size(), 4u);
+  const std::vector<std::string> types = {"ADDED", "ADDED", "MODIFIED", "DELETED"};
+  for (size_t i = 0; i < events.size(); ++i) {
+    EXPECT_EQ(events[i].first, types[i]);
+    EXPECT_EQ(events[i].second["kind"], "Pod");
+    EXPECT_EQ(events[i].second["metadata"]["name"], i == 0 || i == 2 ? "a" : "b");
+  }
 }
 
 }  // namespace tidepool::apiserver

@@ -431,9 +431,8 @@ StatusOr<Unknown> DecodeUnknown(std::string_view data) {
   return u;
 }
 
-}  // namespace
-
-StatusOr<json> DecodeObject(std::string_view body) {
+// The envelope of a whole body, with kube-apiserver's texts for one that is not protobuf.
+StatusOr<Unknown> DecodeBody(std::string_view body) {
   if (body.empty()) {
     return InvalidArgumentError("empty data");
   }
@@ -444,17 +443,52 @@ StatusOr<json> DecodeObject(std::string_view body) {
   if (body.size() == kMagic.size()) {
     return InvalidArgumentError("empty body");
   }
-  TIDEPOOL_ASSIGN_OR_RETURN(const Unknown u, DecodeUnknown(body.substr(kMagic.size())));
+  return DecodeUnknown(body.substr(kMagic.size()));
+}
 
+Status NotSupported(std::string_view kind, std::string_view api_version) {
+  return UnimplementedError("protobuf bodies of kind \"" + std::string(kind) + "\" in version \"" +
+                            std::string(api_version) +
+                            "\" are not supported; send application/json");
+}
+
+}  // namespace
+
+StatusOr<json> DecodeObject(std::string_view body) {
+  TIDEPOOL_ASSIGN_OR_RETURN(const Unknown u, DecodeBody(body));
   const MessageSpec* spec = FindKind(u.api_version, u.kind);
-  if (spec == nullptr) {
-    return UnimplementedError("protobuf bodies of kind \"" + std::string(u.kind) +
-                              "\" in version \"" + std::string(u.api_version) +
-                              "\" are not supported; send application/json");
-  }
+  if (spec == nullptr) return NotSupported(u.kind, u.api_version);
   TIDEPOOL_ASSIGN_OR_RETURN(json out, DecodeMessage(u.raw, *spec));
   out["apiVersion"] = std::string(u.api_version);
   out["kind"] = std::string(u.kind);
+  return out;
+}
+
+StatusOr<json> DecodeList(std::string_view body) {
+  TIDEPOOL_ASSIGN_OR_RETURN(const Unknown u, DecodeBody(body));
+  constexpr std::string_view kList = "List";
+  const MessageSpec* spec = nullptr;
+  if (u.kind.size() > kList.size() && u.kind.ends_with(kList)) {
+    spec = FindKind(u.api_version, u.kind.substr(0, u.kind.size() - kList.size()));
+  }
+  if (spec == nullptr) return NotSupported(u.kind, u.api_version);
+  json out = {{"apiVersion", std::string(u.api_version)},
+              {"kind", std::string(u.kind)},
+              {"metadata", json::object()},
+              {"items", json::array()}};
+  Reader r(u.raw, u.kind);
+  while (!r.Done()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field f, r.Next());
+    if (f.number != 1 && f.number != 2) continue;
+    TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view data,
+                              BytesValue(f, f.number == 1 ? "ListMeta" : "Items"));
+    if (f.number == 1) {
+      TIDEPOOL_ASSIGN_OR_RETURN(out["metadata"], DecodeMessage(data, ListMetaMessage()));
+    } else {
+      TIDEPOOL_ASSIGN_OR_RETURN(json item, DecodeMessage(data, *spec));
+      out["items"].push_back(std::move(item));
+    }
+  }
   return out;
 }
 

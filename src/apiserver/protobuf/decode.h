@@ -19,15 +19,18 @@
 //
 // Supported kinds, with every field of their Go types (messages.h has the tables):
 //   v1                             ConfigMap, Secret, Namespace, ServiceAccount, Pod, Service,
-//                                  Node, Event
+//                                  Node, Event, Binding, PersistentVolume,
+//                                  PersistentVolumeClaim, ReplicationController, Endpoints
 //   apps/v1                        Deployment, ReplicaSet, StatefulSet, DaemonSet
 //   batch/v1                       Job, CronJob
-//   policy/v1                      PodDisruptionBudget
+//   policy/v1                      PodDisruptionBudget, Eviction (pods/eviction: CA's drain)
+//   coordination.k8s.io/v1         Lease (client-go's leader election, node heartbeats)
+//   storage.k8s.io/v1              StorageClass, CSINode, CSIDriver, CSIStorageCapacity
 //   scheduling.k8s.io/v1           PriorityClass
 //   rbac.authorization.k8s.io/v1   Role, RoleBinding, ClusterRole, ClusterRoleBinding
 //   autoscaling/v1                 Scale
 //   events.k8s.io/v1               Event
-//   any "v1" or "<group>/v1"       DeleteOptions (every group version registers it)
+//   any "v1" or "<group>/v1"       DeleteOptions, Status (every group version registers them)
 // ObjectMeta's managedFields (17) is skipped: the server owns it.
 //
 // The JSON is what encoding/json makes of the Go object (messages.h says how each field is
@@ -87,6 +90,12 @@ inline constexpr std::string_view kMagic{"k8s\0", 4};
 
 // Decodes one protobuf request body into the object's JSON (see the file comment).
 StatusOr<nlohmann::json> DecodeObject(std::string_view body);
+
+// A list body as kube-apiserver answers a LIST (encode.h, ListEncoder): the envelope's kind is
+// "<Kind>List" of a supported kind, raw is {1: ListMeta metadata, 2: each item}. The JSON is
+// {"apiVersion", "kind", "metadata", "items": [...]} with each item as DecodeMessage gives it
+// (no apiVersion and kind: the wire has none). Unimplemented for a list of any other kind.
+StatusOr<nlohmann::json> DecodeList(std::string_view body);
 
 // The message `spec` from protobuf bytes with no envelope (what gogo's generated Marshal of
 // the Go type writes, e.g. the v1.Pod in CA's externalgrpc PricingPodPriceRequest), as JSON

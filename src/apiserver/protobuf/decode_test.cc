@@ -189,6 +189,72 @@ TEST(DecodeObjectTest, SupportedKinds) {
   }
 }
 
+// What Go controllers write besides kubectl's kinds, byte for byte as gogo's Marshal lays the
+// Go objects out: the Cluster Autoscaler's drain (pods/eviction with a DeleteOptions), client-go's
+// leader election (a coordination.k8s.io/v1 Lease with MicroTimes), a scheduler's Binding.
+TEST(DecodeObjectTest, ControllerWrites) {
+  struct Case {
+    std::string name;
+    std::string body;
+    std::string want;
+  };
+  // 2026-11-29T22:50:22Z; nanos 123456789 are truncated to microseconds by MicroTime.
+  const std::string renew = Int(1, 1795992622) + Int(2, 123456789);
+  const std::string acquire = Int(1, 1795992600);
+  const std::vector<Case> cases = {
+      {"Eviction with gracePeriodSeconds (CA's drain)",
+       Envelope("policy/v1", "Eviction", Meta("trainer-0", "ml") + Bytes(2, Int(1, 30))),
+       R"({"apiVersion":"policy/v1","kind":"Eviction",
+           "metadata":{"name":"trainer-0","namespace":"ml"},
+           "deleteOptions":{"gracePeriodSeconds":30}})"},
+      {"Eviction with a dry run and a precondition",
+       Envelope("policy/v1", "Eviction",
+                Meta("p", "default") + Bytes(2, Bytes(2, Bytes(1, "uid-1")) + Bytes(5, "All"))),
+       R"({"apiVersion":"policy/v1","kind":"Eviction",
+           "metadata":{"name":"p","namespace":"default"},
+           "deleteOptions":{"preconditions":{"uid":"uid-1"},"dryRun":["All"]}})"},
+      {"Eviction without deleteOptions", Envelope("policy/v1", "Eviction", Meta("p", "default")),
+       R"({"apiVersion":"policy/v1","kind":"Eviction",
+           "metadata":{"name":"p","namespace":"default"}})"},
+      {"Lease from leader election: pointers written even as 0",
+       Envelope("coordination.k8s.io/v1", "Lease",
+                Meta("cluster-autoscaler", "kube-system") +
+                    Bytes(2, Bytes(1, "ca-1_6f0c") + Int(2, 15) + Bytes(3, acquire) +
+                                 Bytes(4, renew) + Int(5, 0))),
+       R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+           "metadata":{"name":"cluster-autoscaler","namespace":"kube-system"},
+           "spec":{"holderIdentity":"ca-1_6f0c","leaseDurationSeconds":15,
+                   "acquireTime":"2026-11-29T22:50:00.000000Z",
+                   "renewTime":"2026-11-29T22:50:22.123456Z","leaseTransitions":0}})"},
+      {"Lease released: holderIdentity \"\" and strategy fields",
+       Envelope("coordination.k8s.io/v1", "Lease",
+                Meta("l", "kube-node-lease") +
+                    Bytes(2, Bytes(1, "") + Int(2, 1) + Bytes(6, "OldestEmulationVersion") +
+                                 Bytes(7, "node-b"))),
+       R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+           "metadata":{"name":"l","namespace":"kube-node-lease"},
+           "spec":{"holderIdentity":"","leaseDurationSeconds":1,
+                   "strategy":"OldestEmulationVersion","preferredHolder":"node-b"}})"},
+      {"Lease with no spec on the wire still has spec",
+       Envelope("coordination.k8s.io/v1", "Lease", Meta("l", "ns")),
+       R"({"apiVersion":"coordination.k8s.io/v1","kind":"Lease",
+           "metadata":{"name":"l","namespace":"ns"},"spec":{}})"},
+      {"Binding to a node",
+       Envelope("v1", "Binding",
+                Meta("p", "default") +
+                    Bytes(2, Bytes(1, "Node") + Bytes(2, "") + Bytes(3, "n1") + Bytes(4, "") +
+                                 Bytes(5, "") + Bytes(6, "") + Bytes(7, ""))),
+       R"({"apiVersion":"v1","kind":"Binding","metadata":{"name":"p","namespace":"default"},
+           "target":{"kind":"Node","name":"n1"}})"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(tc.body);
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    EXPECT_EQ(*obj, json::parse(tc.want)) << obj->dump();
+  }
+}
+
 // What encoding/json does with each kind of Go field (messages.h): pointers written whenever
 // on the wire, omitempty zero values left out, non-omitempty fields and structs always written.
 TEST(DecodeObjectTest, GoFieldSemantics) {

@@ -412,6 +412,26 @@ StatusOr<std::string> TypeMetaString(const json& object, const char* key) {
   return it->get<std::string>();
 }
 
+// "k8s\0" + runtime.Unknown{TypeMeta{api_version, kind}, raw, contentEncoding "",
+// contentType ""}: gogo writes the empty strings.
+std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
+  std::string type_meta;
+  PutBytesField(type_meta, 1, api_version);
+  PutBytesField(type_meta, 2, kind);
+  std::string out(kMagic);
+  PutBytesField(out, 1, type_meta);
+  PutBytesField(out, 2, raw);
+  PutBytesField(out, 3, "");  // contentEncoding
+  PutBytesField(out, 4, "");  // contentType
+  return out;
+}
+
+Status NotSupported(std::string_view kind, std::string_view api_version) {
+  return UnimplementedError("protobuf bodies of kind \"" + std::string(kind) + "\" in version \"" +
+                            std::string(api_version) +
+                            "\" are not supported; send application/json");
+}
+
 }  // namespace
 
 StatusOr<std::string> EncodeMessage(const json& object, const MessageSpec& spec) {
@@ -426,20 +446,42 @@ StatusOr<std::string> EncodeObject(const json& object) {
   TIDEPOOL_ASSIGN_OR_RETURN(const std::string api_version, TypeMetaString(object, "apiVersion"));
   TIDEPOOL_ASSIGN_OR_RETURN(const std::string kind, TypeMetaString(object, "kind"));
   const MessageSpec* spec = FindKind(api_version, kind);
-  if (spec == nullptr) {
-    return UnimplementedError("protobuf bodies of kind \"" + kind + "\" in version \"" +
-                              api_version + "\" are not supported; send application/json");
-  }
+  if (spec == nullptr) return NotSupported(kind, api_version);
   TIDEPOOL_ASSIGN_OR_RETURN(const std::string raw, EncodeMessage(object, *spec));
-  std::string type_meta;
-  PutBytesField(type_meta, 1, api_version);
-  PutBytesField(type_meta, 2, kind);
-  std::string out(kMagic);
-  PutBytesField(out, 1, type_meta);
-  PutBytesField(out, 2, raw);
-  PutBytesField(out, 3, "");  // contentEncoding
-  PutBytesField(out, 4, "");  // contentType
-  return out;
+  return Envelope(api_version, kind, raw);
+}
+
+StatusOr<ListEncoder> ListEncoder::Start(std::string_view api_version, std::string_view kind,
+                                         const json& list_meta) {
+  ListEncoder e;
+  e.item_ = FindKind(api_version, kind);
+  if (e.item_ == nullptr) return NotSupported(kind, api_version);
+  e.api_version_ = std::string(api_version);
+  e.list_kind_ = std::string(kind) + "List";
+  TIDEPOOL_ASSIGN_OR_RETURN(const std::string meta, EncodeMessage(list_meta, ListMetaMessage()));
+  PutBytesField(e.raw_, 1, meta);
+  return e;
+}
+
+Status ListEncoder::Add(const json& item) {
+  TIDEPOOL_ASSIGN_OR_RETURN(const std::string raw, EncodeMessage(item, *item_));
+  PutBytesField(raw_, 2, raw);
+  return OkStatus();
+}
+
+std::string ListEncoder::Finish() const { return Envelope(api_version_, list_kind_, raw_); }
+
+StatusOr<std::string> EncodeWatchEvent(std::string_view type, const json& object) {
+  TIDEPOOL_ASSIGN_OR_RETURN(const std::string body, EncodeObject(object));
+  std::string raw_extension;
+  PutBytesField(raw_extension, 1, body);
+  std::string event;
+  PutBytesField(event, 1, type);
+  PutBytesField(event, 2, raw_extension);
+  std::string frame(4, '\0');
+  const uint32_t n = static_cast<uint32_t>(event.size());
+  for (int i = 0; i < 4; ++i) frame[i] = static_cast<char>(n >> (24 - 8 * i));
+  return frame + event;
 }
 
 }  // namespace tidepool::apiserver::protobuf

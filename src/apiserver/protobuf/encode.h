@@ -46,6 +46,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <string_view>
 
 #include "apiserver/protobuf/messages.h"
 #include "common/status_or.h"
@@ -61,5 +62,40 @@ StatusOr<std::string> EncodeMessage(const nlohmann::json& object, const MessageS
 // raw = EncodeMessage, contentEncoding "", contentType ""}, the message found by the object's
 // apiVersion and kind with FindKind.
 StatusOr<std::string> EncodeObject(const nlohmann::json& object);
+
+// A LIST answer as kube-apiserver writes it in protobuf: "k8s\0" + runtime.Unknown{
+// TypeMeta{apiVersion, "<Kind>List"}, raw = XList{1: ListMeta, 2: each item's message}} (every
+// list of k8s.io/api numbers its fields so). Items are added one at a time, so a caller never
+// holds the whole list as JSON.
+class ListEncoder {
+ public:
+  // Unimplemented with DecodeObject's text when `kind` has no table; InvalidArgument for a
+  // `list_meta` (ListMeta's JSON: resourceVersion, continue, remainingItemCount) that does not
+  // encode.
+  static StatusOr<ListEncoder> Start(std::string_view api_version, std::string_view kind,
+                                     const nlohmann::json& list_meta);
+
+  // Appends one item (the object's JSON; its apiVersion and kind are not written, as gogo
+  // writes none for list items). On an error nothing is appended.
+  Status Add(const nlohmann::json& item);
+
+  // The whole body.
+  std::string Finish() const;
+
+ private:
+  ListEncoder() = default;
+
+  std::string api_version_;
+  std::string list_kind_;
+  const MessageSpec* item_ = nullptr;
+  std::string raw_;  // the XList message so far
+};
+
+// One event of a protobuf watch (Content-Type "application/vnd.kubernetes.protobuf;
+// stream=watch"), as kube-apiserver frames it: a 4-byte big-endian length, then a
+// metav1.WatchEvent{1: type ("ADDED", "MODIFIED", "DELETED", "BOOKMARK", "ERROR"),
+// 2: RawExtension{1: raw = EncodeObject(object)}} with no "k8s\0" and no envelope of its own
+// (the stream's raw serializer); the object inside carries both. EncodeObject's errors.
+StatusOr<std::string> EncodeWatchEvent(std::string_view type, const nlohmann::json& object);
 
 }  // namespace tidepool::apiserver::protobuf

@@ -2,10 +2,10 @@
 //
 // The tables of messages.h. Field numbers and types are those of Kubernetes 1.32's
 // generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling,
-// events v1; k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty` and pointer-ness are
-// those of the Go types (k8s.io/api/*/v1/types.go). Messages come before the messages that use
-// them. meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so ObjectMeta skips
-// field 17 as it skips unknown fields.
+// events, coordination, storage v1; k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty`
+// and pointer-ness are those of the Go types (k8s.io/api/*/v1/types.go). Messages come before the
+// messages that use them. meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so
+// ObjectMeta skips field 17 as it skips unknown fields.
 #include "apiserver/protobuf/messages.h"
 
 namespace tidepool::apiserver::protobuf {
@@ -2240,6 +2240,468 @@ constexpr FieldSpec kMetaDeleteOptionsFields[] = {
 };
 constexpr MessageSpec kMetaDeleteOptions{"DeleteOptions", kMetaDeleteOptionsFields};
 
+// policy.v1.Eviction
+constexpr FieldSpec kPolicyEvictionFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "deleteOptions", "DeleteOptions", kMessage, kOnWire, 0, &kMetaDeleteOptions},
+};
+constexpr MessageSpec kPolicyEviction{"Eviction", kPolicyEvictionFields};
+
+// core.v1.Binding
+constexpr FieldSpec kCoreBindingFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "target", "Target", kMessage, kAlways, 0, &kCoreObjectReference},
+};
+constexpr MessageSpec kCoreBinding{"Binding", kCoreBindingFields};
+
+// coordination.v1.LeaseSpec: every field a pointer.
+constexpr FieldSpec kCoordinationLeaseSpecFields[] = {
+    {1, "holderIdentity", "HolderIdentity", kString, kOnWire},
+    {2, "leaseDurationSeconds", "LeaseDurationSeconds", kInt32, kOnWire},
+    {3, "acquireTime", "AcquireTime", kMicroTime, kOnWire},
+    {4, "renewTime", "RenewTime", kMicroTime, kOnWire},
+    {5, "leaseTransitions", "LeaseTransitions", kInt32, kOnWire},
+    {6, "strategy", "Strategy", kString, kOnWire},
+    {7, "preferredHolder", "PreferredHolder", kString, kOnWire},
+};
+constexpr MessageSpec kCoordinationLeaseSpec{"LeaseSpec", kCoordinationLeaseSpecFields};
+
+// coordination.v1.Lease
+constexpr FieldSpec kCoordinationLeaseFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoordinationLeaseSpec},
+};
+constexpr MessageSpec kCoordinationLease{"Lease", kCoordinationLeaseFields};
+
+// core.v1.SecretReference
+constexpr FieldSpec kCoreSecretReferenceFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "namespace", "Namespace", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreSecretReference{"SecretReference", kCoreSecretReferenceFields};
+
+// core.v1.GlusterfsPersistentVolumeSource
+constexpr FieldSpec kCoreGlusterfsPersistentVolumeSourceFields[] = {
+    {1, "endpoints", "EndpointsName", kString, kAlways},
+    {2, "path", "Path", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "endpointsNamespace", "EndpointsNamespace", kString, kOnWire},
+};
+constexpr MessageSpec kCoreGlusterfsPersistentVolumeSource{
+    "GlusterfsPersistentVolumeSource", kCoreGlusterfsPersistentVolumeSourceFields};
+
+// core.v1.RBDPersistentVolumeSource
+constexpr FieldSpec kCoreRBDPersistentVolumeSourceFields[] = {
+    {1, "monitors", "CephMonitors", kString, kOmitEmpty, kRepeated},
+    {2, "image", "RBDImage", kString, kAlways},
+    {3, "fsType", "FSType", kString, kOmitEmpty},
+    {4, "pool", "RBDPool", kString, kOmitEmpty},
+    {5, "user", "RadosUser", kString, kOmitEmpty},
+    {6, "keyring", "Keyring", kString, kOmitEmpty},
+    {7, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {8, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreRBDPersistentVolumeSource{"RBDPersistentVolumeSource",
+                                                     kCoreRBDPersistentVolumeSourceFields};
+
+// core.v1.ISCSIPersistentVolumeSource
+constexpr FieldSpec kCoreISCSIPersistentVolumeSourceFields[] = {
+    {1, "targetPortal", "TargetPortal", kString, kAlways},
+    {2, "iqn", "IQN", kString, kAlways},
+    {3, "lun", "Lun", kInt32, kAlways},
+    {4, "iscsiInterface", "ISCSIInterface", kString, kOmitEmpty},
+    {5, "fsType", "FSType", kString, kOmitEmpty},
+    {6, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {7, "portals", "Portals", kString, kOmitEmpty, kRepeated},
+    {8, "chapAuthDiscovery", "DiscoveryCHAPAuth", kBool, kOmitEmpty},
+    {10, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {11, "chapAuthSession", "SessionCHAPAuth", kBool, kOmitEmpty},
+    {12, "initiatorName", "InitiatorName", kString, kOnWire},
+};
+constexpr MessageSpec kCoreISCSIPersistentVolumeSource{"ISCSIPersistentVolumeSource",
+                                                       kCoreISCSIPersistentVolumeSourceFields};
+
+// core.v1.CinderPersistentVolumeSource
+constexpr FieldSpec kCoreCinderPersistentVolumeSourceFields[] = {
+    {1, "volumeID", "VolumeID", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+};
+constexpr MessageSpec kCoreCinderPersistentVolumeSource{"CinderPersistentVolumeSource",
+                                                        kCoreCinderPersistentVolumeSourceFields};
+
+// core.v1.CephFSPersistentVolumeSource
+constexpr FieldSpec kCoreCephFSPersistentVolumeSourceFields[] = {
+    {1, "monitors", "Monitors", kString, kOmitEmpty, kRepeated},
+    {2, "path", "Path", kString, kOmitEmpty},
+    {3, "user", "User", kString, kOmitEmpty},
+    {4, "secretFile", "SecretFile", kString, kOmitEmpty},
+    {5, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {6, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreCephFSPersistentVolumeSource{"CephFSPersistentVolumeSource",
+                                                        kCoreCephFSPersistentVolumeSourceFields};
+
+// core.v1.FlexPersistentVolumeSource
+constexpr FieldSpec kCoreFlexPersistentVolumeSourceFields[] = {
+    {1, "driver", "Driver", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOmitEmpty},
+    {3, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {5, "options", "Options", kStringMap, kOmitEmpty},
+};
+constexpr MessageSpec kCoreFlexPersistentVolumeSource{"FlexPersistentVolumeSource",
+                                                      kCoreFlexPersistentVolumeSourceFields};
+
+// core.v1.AzureFilePersistentVolumeSource
+constexpr FieldSpec kCoreAzureFilePersistentVolumeSourceFields[] = {
+    {1, "secretName", "SecretName", kString, kAlways},
+    {2, "shareName", "ShareName", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "secretNamespace", "SecretNamespace", kString, kOnWire},
+};
+constexpr MessageSpec kCoreAzureFilePersistentVolumeSource{
+    "AzureFilePersistentVolumeSource", kCoreAzureFilePersistentVolumeSourceFields};
+
+// core.v1.ScaleIOPersistentVolumeSource
+constexpr FieldSpec kCoreScaleIOPersistentVolumeSourceFields[] = {
+    {1, "gateway", "Gateway", kString, kAlways},
+    {2, "system", "System", kString, kAlways},
+    {3, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {4, "sslEnabled", "SSLEnabled", kBool, kOmitEmpty},
+    {5, "protectionDomain", "ProtectionDomain", kString, kOmitEmpty},
+    {6, "storagePool", "StoragePool", kString, kOmitEmpty},
+    {7, "storageMode", "StorageMode", kString, kOmitEmpty},
+    {8, "volumeName", "VolumeName", kString, kOmitEmpty},
+    {9, "fsType", "FSType", kString, kOmitEmpty},
+    {10, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+};
+constexpr MessageSpec kCoreScaleIOPersistentVolumeSource{"ScaleIOPersistentVolumeSource",
+                                                         kCoreScaleIOPersistentVolumeSourceFields};
+
+// core.v1.LocalVolumeSource
+constexpr FieldSpec kCoreLocalVolumeSourceFields[] = {
+    {1, "path", "Path", kString, kAlways},
+    {2, "fsType", "FSType", kString, kOnWire},
+};
+constexpr MessageSpec kCoreLocalVolumeSource{"LocalVolumeSource", kCoreLocalVolumeSourceFields};
+
+// core.v1.StorageOSPersistentVolumeSource
+constexpr FieldSpec kCoreStorageOSPersistentVolumeSourceFields[] = {
+    {1, "volumeName", "VolumeName", kString, kOmitEmpty},
+    {2, "volumeNamespace", "VolumeNamespace", kString, kOmitEmpty},
+    {3, "fsType", "FSType", kString, kOmitEmpty},
+    {4, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {5, "secretRef", "SecretRef", kMessage, kOnWire, 0, &kCoreObjectReference},
+};
+constexpr MessageSpec kCoreStorageOSPersistentVolumeSource{
+    "StorageOSPersistentVolumeSource", kCoreStorageOSPersistentVolumeSourceFields};
+
+// core.v1.CSIPersistentVolumeSource
+constexpr FieldSpec kCoreCSIPersistentVolumeSourceFields[] = {
+    {1, "driver", "Driver", kString, kAlways},
+    {2, "volumeHandle", "VolumeHandle", kString, kAlways},
+    {3, "readOnly", "ReadOnly", kBool, kOmitEmpty},
+    {4, "fsType", "FSType", kString, kOmitEmpty},
+    {5, "volumeAttributes", "VolumeAttributes", kStringMap, kOmitEmpty},
+    {6, "controllerPublishSecretRef", "ControllerPublishSecretRef", kMessage, kOnWire, 0,
+     &kCoreSecretReference},
+    {7, "nodeStageSecretRef", "NodeStageSecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+    {8, "nodePublishSecretRef", "NodePublishSecretRef", kMessage, kOnWire, 0,
+     &kCoreSecretReference},
+    {9, "controllerExpandSecretRef", "ControllerExpandSecretRef", kMessage, kOnWire, 0,
+     &kCoreSecretReference},
+    {10, "nodeExpandSecretRef", "NodeExpandSecretRef", kMessage, kOnWire, 0, &kCoreSecretReference},
+};
+constexpr MessageSpec kCoreCSIPersistentVolumeSource{"CSIPersistentVolumeSource",
+                                                     kCoreCSIPersistentVolumeSourceFields};
+
+// core.v1.PersistentVolumeSource: an embedded struct of PersistentVolumeSpec.
+constexpr FieldSpec kCorePersistentVolumeSourceFields[] = {
+    {1, "gcePersistentDisk", "GCEPersistentDisk", kMessage, kOnWire, 0,
+     &kCoreGCEPersistentDiskVolumeSource},
+    {2, "awsElasticBlockStore", "AWSElasticBlockStore", kMessage, kOnWire, 0,
+     &kCoreAWSElasticBlockStoreVolumeSource},
+    {3, "hostPath", "HostPath", kMessage, kOnWire, 0, &kCoreHostPathVolumeSource},
+    {4, "glusterfs", "Glusterfs", kMessage, kOnWire, 0, &kCoreGlusterfsPersistentVolumeSource},
+    {5, "nfs", "NFS", kMessage, kOnWire, 0, &kCoreNFSVolumeSource},
+    {6, "rbd", "RBD", kMessage, kOnWire, 0, &kCoreRBDPersistentVolumeSource},
+    {7, "iscsi", "ISCSI", kMessage, kOnWire, 0, &kCoreISCSIPersistentVolumeSource},
+    {8, "cinder", "Cinder", kMessage, kOnWire, 0, &kCoreCinderPersistentVolumeSource},
+    {9, "cephfs", "CephFS", kMessage, kOnWire, 0, &kCoreCephFSPersistentVolumeSource},
+    {10, "fc", "FC", kMessage, kOnWire, 0, &kCoreFCVolumeSource},
+    {11, "flocker", "Flocker", kMessage, kOnWire, 0, &kCoreFlockerVolumeSource},
+    {12, "flexVolume", "FlexVolume", kMessage, kOnWire, 0, &kCoreFlexPersistentVolumeSource},
+    {13, "azureFile", "AzureFile", kMessage, kOnWire, 0, &kCoreAzureFilePersistentVolumeSource},
+    {14, "vsphereVolume", "VsphereVolume", kMessage, kOnWire, 0,
+     &kCoreVsphereVirtualDiskVolumeSource},
+    {15, "quobyte", "Quobyte", kMessage, kOnWire, 0, &kCoreQuobyteVolumeSource},
+    {16, "azureDisk", "AzureDisk", kMessage, kOnWire, 0, &kCoreAzureDiskVolumeSource},
+    {17, "photonPersistentDisk", "PhotonPersistentDisk", kMessage, kOnWire, 0,
+     &kCorePhotonPersistentDiskVolumeSource},
+    {18, "portworxVolume", "PortworxVolume", kMessage, kOnWire, 0, &kCorePortworxVolumeSource},
+    {19, "scaleIO", "ScaleIO", kMessage, kOnWire, 0, &kCoreScaleIOPersistentVolumeSource},
+    {20, "local", "Local", kMessage, kOnWire, 0, &kCoreLocalVolumeSource},
+    {21, "storageos", "StorageOS", kMessage, kOnWire, 0, &kCoreStorageOSPersistentVolumeSource},
+    {22, "csi", "CSI", kMessage, kOnWire, 0, &kCoreCSIPersistentVolumeSource},
+};
+constexpr MessageSpec kCorePersistentVolumeSource{"PersistentVolumeSource",
+                                                  kCorePersistentVolumeSourceFields};
+
+// core.v1.VolumeNodeAffinity
+constexpr FieldSpec kCoreVolumeNodeAffinityFields[] = {
+    {1, "required", "Required", kMessage, kOnWire, 0, &kCoreNodeSelector},
+};
+constexpr MessageSpec kCoreVolumeNodeAffinity{"VolumeNodeAffinity", kCoreVolumeNodeAffinityFields};
+
+// core.v1.PersistentVolumeSpec
+constexpr FieldSpec kCorePersistentVolumeSpecFields[] = {
+    {1, "capacity", "Capacity", kQuantityMap, kOmitEmpty},
+    {2, "", "PersistentVolumeSource", kMessage, kAlways, kInline, &kCorePersistentVolumeSource},
+    {3, "accessModes", "AccessModes", kString, kOmitEmpty, kRepeated},
+    {4, "claimRef", "ClaimRef", kMessage, kOnWire, 0, &kCoreObjectReference},
+    {5, "persistentVolumeReclaimPolicy", "PersistentVolumeReclaimPolicy", kString, kOmitEmpty},
+    {6, "storageClassName", "StorageClassName", kString, kOmitEmpty},
+    {7, "mountOptions", "MountOptions", kString, kOmitEmpty, kRepeated},
+    {8, "volumeMode", "VolumeMode", kString, kOnWire},
+    {9, "nodeAffinity", "NodeAffinity", kMessage, kOnWire, 0, &kCoreVolumeNodeAffinity},
+    {10, "volumeAttributesClassName", "VolumeAttributesClassName", kString, kOnWire},
+};
+constexpr MessageSpec kCorePersistentVolumeSpec{"PersistentVolumeSpec",
+                                                kCorePersistentVolumeSpecFields};
+
+// core.v1.PersistentVolumeStatus
+constexpr FieldSpec kCorePersistentVolumeStatusFields[] = {
+    {1, "phase", "Phase", kString, kOmitEmpty},
+    {2, "message", "Message", kString, kOmitEmpty},
+    {3, "reason", "Reason", kString, kOmitEmpty},
+    {4, "lastPhaseTransitionTime", "LastPhaseTransitionTime", kTime, kOnWire},
+};
+constexpr MessageSpec kCorePersistentVolumeStatus{"PersistentVolumeStatus",
+                                                  kCorePersistentVolumeStatusFields};
+
+// core.v1.PersistentVolume
+constexpr FieldSpec kCorePersistentVolumeFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCorePersistentVolumeSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCorePersistentVolumeStatus},
+};
+constexpr MessageSpec kCorePersistentVolume{"PersistentVolume", kCorePersistentVolumeFields};
+
+// core.v1.ReplicationControllerSpec
+constexpr FieldSpec kCoreReplicationControllerSpecFields[] = {
+    {1, "replicas", "Replicas", kInt32, kOnWire},
+    {2, "selector", "Selector", kStringMap, kOmitEmpty},
+    {3, "template", "Template", kMessage, kOnWire, 0, &kCorePodTemplateSpec},
+    {4, "minReadySeconds", "MinReadySeconds", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kCoreReplicationControllerSpec{"ReplicationControllerSpec",
+                                                     kCoreReplicationControllerSpecFields};
+
+// core.v1.ReplicationControllerCondition
+constexpr FieldSpec kCoreReplicationControllerConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kCoreReplicationControllerCondition{
+    "ReplicationControllerCondition", kCoreReplicationControllerConditionFields};
+
+// core.v1.ReplicationControllerStatus
+constexpr FieldSpec kCoreReplicationControllerStatusFields[] = {
+    {1, "replicas", "Replicas", kInt32, kAlways},
+    {2, "fullyLabeledReplicas", "FullyLabeledReplicas", kInt32, kOmitEmpty},
+    {3, "observedGeneration", "ObservedGeneration", kInt64, kOmitEmpty},
+    {4, "readyReplicas", "ReadyReplicas", kInt32, kOmitEmpty},
+    {5, "availableReplicas", "AvailableReplicas", kInt32, kOmitEmpty},
+    {6, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated,
+     &kCoreReplicationControllerCondition},
+};
+constexpr MessageSpec kCoreReplicationControllerStatus{"ReplicationControllerStatus",
+                                                       kCoreReplicationControllerStatusFields};
+
+// core.v1.ReplicationController
+constexpr FieldSpec kCoreReplicationControllerFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreReplicationControllerSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCoreReplicationControllerStatus},
+};
+constexpr MessageSpec kCoreReplicationController{"ReplicationController",
+                                                 kCoreReplicationControllerFields};
+
+// core.v1.EndpointAddress
+constexpr FieldSpec kCoreEndpointAddressFields[] = {
+    {1, "ip", "IP", kString, kAlways},
+    {2, "targetRef", "TargetRef", kMessage, kOnWire, 0, &kCoreObjectReference},
+    {3, "hostname", "Hostname", kString, kOmitEmpty},
+    {4, "nodeName", "NodeName", kString, kOnWire},
+};
+constexpr MessageSpec kCoreEndpointAddress{"EndpointAddress", kCoreEndpointAddressFields};
+
+// core.v1.EndpointPort
+constexpr FieldSpec kCoreEndpointPortFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "port", "Port", kInt32, kAlways},
+    {3, "protocol", "Protocol", kString, kOmitEmpty},
+    {4, "appProtocol", "AppProtocol", kString, kOnWire},
+};
+constexpr MessageSpec kCoreEndpointPort{"EndpointPort", kCoreEndpointPortFields};
+
+// core.v1.EndpointSubset
+constexpr FieldSpec kCoreEndpointSubsetFields[] = {
+    {1, "addresses", "Addresses", kMessage, kOmitEmpty, kRepeated, &kCoreEndpointAddress},
+    {2, "notReadyAddresses", "NotReadyAddresses", kMessage, kOmitEmpty, kRepeated,
+     &kCoreEndpointAddress},
+    {3, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kCoreEndpointPort},
+};
+constexpr MessageSpec kCoreEndpointSubset{"EndpointSubset", kCoreEndpointSubsetFields};
+
+// core.v1.Endpoints
+constexpr FieldSpec kCoreEndpointsFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "subsets", "Subsets", kMessage, kOmitEmpty, kRepeated, &kCoreEndpointSubset},
+};
+constexpr MessageSpec kCoreEndpoints{"Endpoints", kCoreEndpointsFields};
+
+// core.v1.TopologySelectorLabelRequirement
+constexpr FieldSpec kCoreTopologySelectorLabelRequirementFields[] = {
+    {1, "key", "Key", kString, kAlways},
+    {2, "values", "Values", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreTopologySelectorLabelRequirement{
+    "TopologySelectorLabelRequirement", kCoreTopologySelectorLabelRequirementFields};
+
+// core.v1.TopologySelectorTerm
+constexpr FieldSpec kCoreTopologySelectorTermFields[] = {
+    {1, "matchLabelExpressions", "MatchLabelExpressions", kMessage, kOmitEmpty, kRepeated,
+     &kCoreTopologySelectorLabelRequirement},
+};
+constexpr MessageSpec kCoreTopologySelectorTerm{"TopologySelectorTerm",
+                                                kCoreTopologySelectorTermFields};
+
+// storage.v1.StorageClass
+constexpr FieldSpec kStorageStorageClassFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "provisioner", "Provisioner", kString, kAlways},
+    {3, "parameters", "Parameters", kStringMap, kOmitEmpty},
+    {4, "reclaimPolicy", "ReclaimPolicy", kString, kOnWire},
+    {5, "mountOptions", "MountOptions", kString, kOmitEmpty, kRepeated},
+    {6, "allowVolumeExpansion", "AllowVolumeExpansion", kBool, kOnWire},
+    {7, "volumeBindingMode", "VolumeBindingMode", kString, kOnWire},
+    {8, "allowedTopologies", "AllowedTopologies", kMessage, kOmitEmpty, kRepeated,
+     &kCoreTopologySelectorTerm},
+};
+constexpr MessageSpec kStorageStorageClass{"StorageClass", kStorageStorageClassFields};
+
+// storage.v1.VolumeNodeResources
+constexpr FieldSpec kStorageVolumeNodeResourcesFields[] = {
+    {1, "count", "Count", kInt32, kOnWire},
+};
+constexpr MessageSpec kStorageVolumeNodeResources{"VolumeNodeResources",
+                                                  kStorageVolumeNodeResourcesFields};
+
+// storage.v1.CSINodeDriver
+constexpr FieldSpec kStorageCSINodeDriverFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "nodeID", "NodeID", kString, kAlways},
+    {3, "topologyKeys", "TopologyKeys", kString, kOmitEmpty, kRepeated},
+    {4, "allocatable", "Allocatable", kMessage, kOnWire, 0, &kStorageVolumeNodeResources},
+};
+constexpr MessageSpec kStorageCSINodeDriver{"CSINodeDriver", kStorageCSINodeDriverFields};
+
+// storage.v1.CSINodeSpec
+constexpr FieldSpec kStorageCSINodeSpecFields[] = {
+    {1, "drivers", "Drivers", kMessage, kOmitEmpty, kRepeated, &kStorageCSINodeDriver},
+};
+constexpr MessageSpec kStorageCSINodeSpec{"CSINodeSpec", kStorageCSINodeSpecFields};
+
+// storage.v1.CSINode
+constexpr FieldSpec kStorageCSINodeFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kStorageCSINodeSpec},
+};
+constexpr MessageSpec kStorageCSINode{"CSINode", kStorageCSINodeFields};
+
+// storage.v1.TokenRequest
+constexpr FieldSpec kStorageTokenRequestFields[] = {
+    {1, "audience", "Audience", kString, kAlways},
+    {2, "expirationSeconds", "ExpirationSeconds", kInt64, kOnWire},
+};
+constexpr MessageSpec kStorageTokenRequest{"TokenRequest", kStorageTokenRequestFields};
+
+// storage.v1.CSIDriverSpec: every scalar a pointer.
+constexpr FieldSpec kStorageCSIDriverSpecFields[] = {
+    {1, "attachRequired", "AttachRequired", kBool, kOnWire},
+    {2, "podInfoOnMount", "PodInfoOnMount", kBool, kOnWire},
+    {3, "volumeLifecycleModes", "VolumeLifecycleModes", kString, kOmitEmpty, kRepeated},
+    {4, "storageCapacity", "StorageCapacity", kBool, kOnWire},
+    {5, "fsGroupPolicy", "FSGroupPolicy", kString, kOnWire},
+    {6, "tokenRequests", "TokenRequests", kMessage, kOmitEmpty, kRepeated, &kStorageTokenRequest},
+    {7, "requiresRepublish", "RequiresRepublish", kBool, kOnWire},
+    {8, "seLinuxMount", "SELinuxMount", kBool, kOnWire},
+};
+constexpr MessageSpec kStorageCSIDriverSpec{"CSIDriverSpec", kStorageCSIDriverSpecFields};
+
+// storage.v1.CSIDriver
+constexpr FieldSpec kStorageCSIDriverFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kStorageCSIDriverSpec},
+};
+constexpr MessageSpec kStorageCSIDriver{"CSIDriver", kStorageCSIDriverFields};
+
+// storage.v1.CSIStorageCapacity
+constexpr FieldSpec kStorageCSIStorageCapacityFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "nodeTopology", "NodeTopology", kMessage, kOnWire, 0, &kMetaLabelSelector},
+    {3, "storageClassName", "StorageClassName", kString, kAlways},
+    {4, "capacity", "Capacity", kQuantity, kOnWire},
+    {5, "maximumVolumeSize", "MaximumVolumeSize", kQuantity, kOnWire},
+};
+constexpr MessageSpec kStorageCSIStorageCapacity{"CSIStorageCapacity",
+                                                 kStorageCSIStorageCapacityFields};
+
+// apis.meta.v1.ListMeta
+constexpr FieldSpec kMetaListMetaFields[] = {
+    {1, "selfLink", "SelfLink", kString, kOmitEmpty},
+    {2, "resourceVersion", "ResourceVersion", kString, kOmitEmpty},
+    {3, "continue", "Continue", kString, kOmitEmpty},
+    {4, "remainingItemCount", "RemainingItemCount", kInt64, kOnWire},
+};
+constexpr MessageSpec kMetaListMeta{"ListMeta", kMetaListMetaFields};
+
+// apis.meta.v1.StatusCause
+constexpr FieldSpec kMetaStatusCauseFields[] = {
+    {1, "reason", "Type", kString, kOmitEmpty},
+    {2, "message", "Message", kString, kOmitEmpty},
+    {3, "field", "Field", kString, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatusCause{"StatusCause", kMetaStatusCauseFields};
+
+// apis.meta.v1.StatusDetails
+constexpr FieldSpec kMetaStatusDetailsFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "group", "Group", kString, kOmitEmpty},
+    {3, "kind", "Kind", kString, kOmitEmpty},
+    {4, "causes", "Causes", kMessage, kOmitEmpty, kRepeated, &kMetaStatusCause},
+    {5, "retryAfterSeconds", "RetryAfterSeconds", kInt32, kOmitEmpty},
+    {6, "uid", "UID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatusDetails{"StatusDetails", kMetaStatusDetailsFields};
+
+// apis.meta.v1.Status
+constexpr FieldSpec kMetaStatusFields[] = {
+    {1, "metadata", "ListMeta", kMessage, kAlways, 0, &kMetaListMeta},
+    {2, "status", "Status", kString, kOmitEmpty},
+    {3, "message", "Message", kString, kOmitEmpty},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "details", "Details", kMessage, kOnWire, 0, &kMetaStatusDetails},
+    {6, "code", "Code", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kMetaStatus{"Status", kMetaStatusFields};
+
 constexpr KindSpec kKinds[] = {
     {"v1", "ConfigMap", &kCoreConfigMap},
     {"v1", "Secret", &kCoreSecret},
@@ -2249,6 +2711,11 @@ constexpr KindSpec kKinds[] = {
     {"v1", "Service", &kCoreService},
     {"v1", "Node", &kCoreNode},
     {"v1", "Event", &kCoreEvent},
+    {"v1", "Binding", &kCoreBinding},
+    {"v1", "PersistentVolume", &kCorePersistentVolume},
+    {"v1", "PersistentVolumeClaim", &kCorePersistentVolumeClaim},
+    {"v1", "ReplicationController", &kCoreReplicationController},
+    {"v1", "Endpoints", &kCoreEndpoints},
     {"apps/v1", "Deployment", &kAppsDeployment},
     {"apps/v1", "ReplicaSet", &kAppsReplicaSet},
     {"apps/v1", "StatefulSet", &kAppsStatefulSet},
@@ -2256,6 +2723,12 @@ constexpr KindSpec kKinds[] = {
     {"batch/v1", "Job", &kBatchJob},
     {"batch/v1", "CronJob", &kBatchCronJob},
     {"policy/v1", "PodDisruptionBudget", &kPolicyPodDisruptionBudget},
+    {"policy/v1", "Eviction", &kPolicyEviction},
+    {"coordination.k8s.io/v1", "Lease", &kCoordinationLease},
+    {"storage.k8s.io/v1", "StorageClass", &kStorageStorageClass},
+    {"storage.k8s.io/v1", "CSINode", &kStorageCSINode},
+    {"storage.k8s.io/v1", "CSIDriver", &kStorageCSIDriver},
+    {"storage.k8s.io/v1", "CSIStorageCapacity", &kStorageCSIStorageCapacity},
     {"scheduling.k8s.io/v1", "PriorityClass", &kSchedulingPriorityClass},
     {"rbac.authorization.k8s.io/v1", "Role", &kRbacRole},
     {"rbac.authorization.k8s.io/v1", "RoleBinding", &kRbacRoleBinding},
@@ -2264,6 +2737,7 @@ constexpr KindSpec kKinds[] = {
     {"autoscaling/v1", "Scale", &kAutoscalingScale},
     {"events.k8s.io/v1", "Event", &kEventsEvent},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
+    {"*/v1", "Status", &kMetaStatus},
 };
 
 // "v1" or "<group>/v1".
@@ -2277,6 +2751,8 @@ bool IsV1(std::string_view api_version) {
 }  // namespace
 
 std::span<const KindSpec> Kinds() { return kKinds; }
+
+const MessageSpec& ListMetaMessage() { return kMetaListMeta; }
 
 const MessageSpec* FindKind(std::string_view api_version, std::string_view kind) {
   for (const KindSpec& k : kKinds) {

@@ -6,8 +6,9 @@
 // encoding/json does with the Go field. One generic walker in decode.cc reads any of them.
 //
 // Field numbers and types are wire-format facts of Kubernetes 1.32 (core, apps, batch, policy,
-// scheduling, rbac, autoscaling, events v1; meta/v1; resource; intstr). Presence says how the Go
-// field is written by encoding/json, which is what a JSON client would have sent:
+// scheduling, rbac, autoscaling, events, coordination, storage v1; meta/v1; resource; intstr).
+// Presence says how the Go field is written by encoding/json, which is what a JSON client would
+// have sent:
 //   kOmitEmpty  a non-pointer field with `omitempty`: written when not the zero value (and every
 //               repeated field and map: written when not empty; a nil slice without omitempty
 //               would be JSON null, which every Kubernetes decoder reads as absent);
@@ -76,6 +77,9 @@ struct KindSpec {
 
 // Every supported kind, in the order decode.h lists them.
 std::span<const KindSpec> Kinds();
+
+// meta/v1 ListMeta, field 1 of every list (field 2 is its items).
+const MessageSpec& ListMetaMessage();
 
 // The message of `kind` in `api_version`, or nullptr when it is not supported.
 const MessageSpec* FindKind(std::string_view api_version, std::string_view kind);
