@@ -11,7 +11,7 @@ faults), seed and --speed:
             tidepool's config as 2 s and 30 s times the speed, so both wait as long.
 Each run applies the scenario's workload through the API, watches nodes, pods and events (a
 poll every 0.1 s real), then deletes the workload (or part of it) and watches the scale-down.
-It prints one table: pools scaled up (from the TriggeredScaleUp events, in order), peak nodes
+It prints one table: scale-up plans (each "Final scale-up plan" both log, in order), peak nodes
 per autoscaled pool, time to the first new node and to every placed pod Running, reasons of pods
 left pending (NotTriggerScaleUp), nodes left after the scale-down phase and the time it took.
 Times are emulated seconds (real seconds x speed) from the workload's creation or deletion.
@@ -108,23 +108,24 @@ SCENARIOS = [
     },
     {
         "name": "1gpu-pod",
-        "what": "1x 1-GPU pod; pools 1xT4 (n1-standard-4) and 4xT4 (n1-standard-16)",
+        "what": "1x 1-GPU pod (1 cpu); pools 1xT4 (n1-standard-4) and 4xT4 (n1-standard-16)",
         "pools": [DEFAULT_POOL, T4X1, T4X4],
-        "up": [gpu_pod("one-gpu")], "running": 1,
+        "up": [gpu_pod("one-gpu", cpu="1")], "running": 1,
         "down": [("pods", "one-gpu")], "nodes_after": 0,
     },
     {
         "name": "4gpu-pod",
-        "what": "1x 4-GPU pod; pools 1xT4 and 4xT4",
+        "what": "1x 4-GPU pod (1 cpu); pools 1xT4 and 4xT4",
         "pools": [DEFAULT_POOL, T4X1, T4X4],
-        "up": [gpu_pod("four-gpu", 4)], "running": 1,
+        "up": [gpu_pod("four-gpu", 4, cpu="1")], "running": 1,
         "down": [("pods", "four-gpu")], "nodes_after": 0,
     },
     {
         "name": "1+1+4gpu-pods",
-        "what": "2x 1-GPU + 1x 4-GPU pods at once; pools 1xT4 and 4xT4",
+        "what": "2x 1-GPU + 1x 4-GPU pods at once (1 cpu each); pools 1xT4 and 4xT4",
         "pools": [DEFAULT_POOL, T4X1, T4X4],
-        "up": [gpu_pod("a-one"), gpu_pod("b-one"), gpu_pod("c-four", 4)], "running": 3,
+        "up": [gpu_pod("a-one", cpu="1"), gpu_pod("b-one", cpu="1"),
+               gpu_pod("c-four", 4, cpu="1")], "running": 3,
         "down": [("pods", "a-one"), ("pods", "b-one"), ("pods", "c-four")], "nodes_after": 0,
     },
     {
@@ -136,11 +137,12 @@ SCENARIOS = [
     },
     {
         "name": "stockout-fallback",
-        "what": "1x 1-GPU pod; t4-pool (1xT4) out of stock, l4-pool (g2-standard-8, 1xL4)",
+        "what": ("1x 1-GPU pod (3 cpu: least-waste prefers n1-standard-4); t4-pool (1xT4) out "
+                 "of stock, l4-pool (g2-standard-8, 1xL4)"),
         "pools": [DEFAULT_POOL, gpu_pool("t4-pool", "n1-standard-4", "nvidia-tesla-t4", 1),
                   gpu_pool("l4-pool", "g2-standard-8")],
         "cloud": {"faults": {"stockout": [{"nodePool": "t4-pool", "probability": 1}]}},
-        "up": [gpu_pod("gpu-test-pod")], "running": 1,
+        "up": [gpu_pod("gpu-test-pod", cpu="3")], "running": 1,
         "down": [("pods", "gpu-test-pod")], "nodes_after": 0,
     },
     {
@@ -225,7 +227,7 @@ class Api:
 
 # ---- One run ------------------------------------------------------------------------------------
 
-TRIGGERED = re.compile(r"pod triggered scale-up: \[(.*)\]")
+PLAN = re.compile(r"Final scale-up plan: \[(.*)\]")
 GROUP = re.compile(r"\{(\S+) (\d+)->(\d+) \(max: \d+\)\}")
 
 
@@ -348,17 +350,17 @@ class Run:
     def events(self):
         return self.api.call("GET", "/api/v1/events")["items"]
 
-    def collect_events(self):
-        seen = []
-        for e in sorted(self.events(), key=lambda e: (e.get("firstTimestamp") or "",
-                                                       e["metadata"]["name"])):
-            m = TRIGGERED.search(e.get("message", ""))
-            if e.get("reason") == "TriggeredScaleUp" and m:
-                for g in GROUP.finditer(m.group(1)):
-                    step = f"{g.group(1)} {g.group(2)}->{g.group(3)}"
-                    if step not in seen:
-                        seen.append(step)
-        self.result["scale_ups"] = seen
+    def collect_scale_ups(self):
+        """Every "Final scale-up plan" both autoscalers log (CA's text), in order. Events are no
+        substitute: CA 1.31 emits no TriggeredScaleUp for a retry in the loop that saw a
+        stockout."""
+        log = "ca.log" if self.engine == "ca" else "autoscaler.log"
+        try:
+            text = open(os.path.join(self.work, log), errors="replace").read()
+        except OSError:
+            return
+        self.result["scale_ups"] = [f"{g.group(1)} {g.group(2)}->{g.group(3)}"
+                                    for m in PLAN.finditer(text) for g in GROUP.finditer(m.group(1))]
 
     def pending_reasons(self, pods):
         pending = {p["metadata"]["name"] for p in pods if p["status"].get("phase") == "Pending"}
@@ -404,7 +406,6 @@ class Run:
                 time.sleep(0.2)
                 s = self.snapshot()
             self.result["pending"] = self.pending_reasons(s["pods"])
-        self.collect_events()
         # Scale-down.
         t1 = time.time()
         for plural, name in sc["down"]:
@@ -417,7 +418,6 @@ class Run:
                 time.sleep(0.2)
             self.result["nodes_after"] = s["autoscaled_nodes"]
             self.result["down"] = f"held {sc['settle']}"
-            self.collect_events()
             return
         s = self.wait(lambda s: s["autoscaled_nodes"] <= want, 3600, "scale-down")
         self.result["nodes_after"] = s["autoscaled_nodes"]
@@ -483,6 +483,7 @@ def main():
                 failed = True
             finally:
                 run.stop()
+                run.collect_scale_ups()
             print(f"# {sc['name']} / {engine}: {time.time() - began:.0f} s real"
                   + (f" ({run.result['error']})" if run.result["error"] else ""),
                   file=sys.stderr, flush=True)

@@ -196,7 +196,10 @@ TEST(EncodeObjectTest, RoundTripsAGpuNode) {
   expected.erase("apiVersion");
   expected.erase("kind");
   EXPECT_EQ(*message, expected) << json::diff(expected, *message);
-  EXPECT_FALSE(DecodeMessage("\x0a\x05ab", Spec("v1", "Node")).ok());  // truncated field
+  EXPECT_FALSE(DecodeMessage(std::string("\x0a\x05"
+                                         "ab"),
+                             Spec("v1", "Node"))
+                   .ok());  // truncated field
 }
 
 // Other kinds through the round trip: the Go field semantics the decoder restores (pointers at

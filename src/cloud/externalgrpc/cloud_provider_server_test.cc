@@ -359,7 +359,9 @@ TEST(CloudProviderServerPricingTest, NodeAndPodPricesComeFromThePricingModel) {
   {
     // A body that is not a v1.Pod is the caller's error, named.
     pb::PricingPodPriceRequest req;
-    req.set_pod("\x0a\x05ab");
+    req.set_pod(
+        std::string("\x0a\x05"
+                    "ab"));  // a 5-byte field with 2 bytes
     grpc::ClientContext ctx;
     pb::PricingPodPriceResponse res;
     grpc::Status s = stub->PricingPodPrice(&ctx, req, &res);
