@@ -16,15 +16,15 @@
 #include <functional>
 #include <iostream>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "api/codec/json_codec.h"
 #include "apiserver/resources.h"
+#include "testing/protobuf_writer.h"
 #include "testing/repository_manifests.h"
 
 namespace fs = std::filesystem;
@@ -147,22 +147,13 @@ void PatchSeeds(const json& m, Writer& w) {
 }
 
 void ProtobufSeeds(Writer& w) {
-  auto varint = [](uint64_t v) {
-    std::string out;
-    while (v >= 0x80) {
-      out += static_cast<char>((v & 0x7F) | 0x80);
-      v >>= 7;
-    }
-    out += static_cast<char>(v);
-    return out;
+  const auto bytes = [](uint32_t field, const std::string& s) {
+    return ::tidepool::testing::Bytes(field, s);
   };
-  auto bytes = [&](uint32_t field, const std::string& s) {
-    return varint(field << 3 | 2) + varint(s.size()) + s;
+  const auto integer = [](uint32_t field, uint64_t v) {
+    return ::tidepool::testing::Int(field, static_cast<int64_t>(v));
   };
-  auto integer = [&](uint32_t field, uint64_t v) { return varint(field << 3) + varint(v); };
-  auto entry = [&](uint32_t field, const std::string& k, const std::string& v) {
-    return bytes(field, bytes(1, k) + bytes(2, v));
-  };
+  const auto entry = ::tidepool::testing::Entry;
   auto envelope = [&](const std::string& av, const std::string& kind, const std::string& raw) {
     return std::string("k8s\0", 4) + bytes(1, bytes(1, av) + bytes(2, kind)) + bytes(2, raw) +
            bytes(3, "") + bytes(4, "");

@@ -17,53 +17,18 @@
 #include <string>
 #include <vector>
 
+#include "testing/protobuf_writer.h"
+
 namespace tidepool::apiserver::protobuf {
 namespace {
 
 using nlohmann::json;
+using ::tidepool::testing::Bytes;
+using ::tidepool::testing::Entry;
+using ::tidepool::testing::FromHex;
+using ::tidepool::testing::Int;
+using ::tidepool::testing::Varint;
 
-// "6b 38 73 00" -> bytes; spaces and newlines are ignored.
-std::string FromHex(std::string_view hex) {
-  std::string out;
-  int hi = -1;
-  for (char c : hex) {
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else {
-      continue;
-    }
-    if (hi < 0) {
-      hi = v;
-    } else {
-      out += static_cast<char>(hi << 4 | v);
-      hi = -1;
-    }
-  }
-  return out;
-}
-
-// A tiny protobuf writer for building test bodies.
-std::string Varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-  return out;
-}
-std::string Int(uint32_t field, int64_t v) {
-  return Varint(field << 3) + Varint(static_cast<uint64_t>(v));
-}
-std::string Bytes(uint32_t field, std::string_view s) {
-  return Varint(field << 3 | 2) + Varint(s.size()) + std::string(s);
-}
-std::string Entry(uint32_t field, std::string_view k, std::string_view v) {
-  return Bytes(field, Bytes(1, k) + Bytes(2, v));
-}
 std::string Envelope(std::string_view api_version, std::string_view kind, std::string_view raw) {
   return std::string(kMagic) + Bytes(1, Bytes(1, api_version) + Bytes(2, kind)) + Bytes(2, raw) +
          Bytes(3, "") + Bytes(4, "");

@@ -21,54 +21,17 @@
 #include "apiserver/protobuf/decode.h"
 #include "apiserver/protobuf/messages.h"
 #include "apiserver/protobuf/wire.h"
+#include "testing/protobuf_writer.h"
 
 namespace tidepool::apiserver::protobuf {
 namespace {
 
 using nlohmann::json;
-
-// A tiny protobuf writer for the expected bytes (the same helpers as decode_test.cc).
-std::string Varint(uint64_t v) {
-  std::string out;
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-  return out;
-}
-std::string Int(uint32_t field, int64_t v) {
-  return Varint(field << 3) + Varint(static_cast<uint64_t>(v));
-}
-std::string Bytes(uint32_t field, std::string_view s) {
-  return Varint(field << 3 | 2) + Varint(s.size()) + std::string(s);
-}
-std::string Entry(uint32_t field, std::string_view k, std::string_view v) {
-  return Bytes(field, Bytes(1, k) + Bytes(2, v));
-}
-
-// "6b 38 73 00" -> bytes; spaces and newlines are ignored.
-std::string FromHex(std::string_view hex) {
-  std::string out;
-  int hi = -1;
-  for (char c : hex) {
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else {
-      continue;
-    }
-    if (hi < 0) {
-      hi = v;
-    } else {
-      out += static_cast<char>(hi << 4 | v);
-      hi = -1;
-    }
-  }
-  return out;
-}
+using ::tidepool::testing::Bytes;
+using ::tidepool::testing::Entry;
+using ::tidepool::testing::FromHex;
+using ::tidepool::testing::Int;
+using ::tidepool::testing::Varint;
 
 std::string ToHex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";

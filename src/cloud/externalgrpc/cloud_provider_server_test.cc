@@ -17,6 +17,7 @@
 #include "cloud/externalgrpc/externalgrpc.grpc.pb.h"
 #include "testing/builders.h"
 #include "testing/fake_cloud_provider.h"
+#include "testing/protobuf_writer.h"
 
 namespace tidepool::cloud::externalgrpc {
 namespace {
@@ -34,17 +35,8 @@ api::Node GpuTemplate() {
 
 // A protobuf body ("k8s\0" + runtime.Unknown) around a raw v1.Node, for DecodeObject.
 std::string NodeEnvelope(const std::string& raw) {
-  auto field = [](int number, const std::string& bytes) {
-    std::string out(1, static_cast<char>(number << 3 | 2));
-    uint64_t n = bytes.size();
-    while (n >= 0x80) {
-      out += static_cast<char>((n & 0x7F) | 0x80);
-      n >>= 7;
-    }
-    out += static_cast<char>(n);
-    return out + bytes;
-  };
-  return std::string("k8s\0", 4) + field(1, field(1, "v1") + field(2, "Node")) + field(2, raw);
+  using ::tidepool::testing::Bytes;
+  return std::string("k8s\0", 4) + Bytes(1, Bytes(1, "v1") + Bytes(2, "Node")) + Bytes(2, raw);
 }
 
 class CloudProviderServerTest : public ::testing::Test {
