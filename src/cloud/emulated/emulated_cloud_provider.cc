@@ -69,8 +69,9 @@ NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
   auto label = node.meta.labels.find(std::string(kLabelGkeNodePool));
   if (label != node.meta.labels.end()) {
     pool = label->second;
-  } else if (std::optional<std::string> of = cloud_.PoolOfInstance(node.spec.provider_id);
-             of.has_value() && !node.spec.provider_id.empty()) {
+  } else if (node.spec.provider_id.empty()) {
+    return nullptr;
+  } else if (std::optional<std::string> of = cloud_.PoolOfInstance(node.spec.provider_id)) {
     pool = *of;
   } else {
     return nullptr;

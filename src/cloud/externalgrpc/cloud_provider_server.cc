@@ -105,13 +105,19 @@ class Service final : public pb::CloudProvider::Service {
     });
   }
 
+  // The provider's prices; UNIMPLEMENTED (CA's ErrNotImplemented) when it offers none.
+  StatusOr<const PricingModel*> Pricing() const {
+    const PricingModel* pricing = provider_.Pricing();
+    if (pricing == nullptr) {
+      return UnimplementedError(std::string(provider_.Name()) + " offers no prices");
+    }
+    return pricing;
+  }
+
   grpc::Status PricingNodePrice(grpc::ServerContext*, const pb::PricingNodePriceRequest* req,
                                 pb::PricingNodePriceResponse* res) override {
     return Call("PricingNodePrice", [&]() -> Status {
-      const PricingModel* pricing = provider_.Pricing();
-      if (pricing == nullptr) {
-        return UnimplementedError(std::string(provider_.Name()) + " offers no prices");
-      }
+      TIDEPOOL_ASSIGN_OR_RETURN(const PricingModel* pricing, Pricing());
       TIDEPOOL_ASSIGN_OR_RETURN(const double price,
                                 pricing->NodePrice(NodeOf(req->node()), TimeOf(req->starttime()),
                                                    TimeOf(req->endtime())));
@@ -123,10 +129,7 @@ class Service final : public pb::CloudProvider::Service {
   grpc::Status PricingPodPrice(grpc::ServerContext*, const pb::PricingPodPriceRequest* req,
                                pb::PricingPodPriceResponse* res) override {
     return Call("PricingPodPrice", [&]() -> Status {
-      const PricingModel* pricing = provider_.Pricing();
-      if (pricing == nullptr) {
-        return UnimplementedError(std::string(provider_.Name()) + " offers no prices");
-      }
+      TIDEPOOL_ASSIGN_OR_RETURN(const PricingModel* pricing, Pricing());
       TIDEPOOL_ASSIGN_OR_RETURN(const api::Pod pod, PodOf(req->pod()));
       TIDEPOOL_ASSIGN_OR_RETURN(const double price, pricing->PodPrice(pod, TimeOf(req->starttime()),
                                                                       TimeOf(req->endtime())));
