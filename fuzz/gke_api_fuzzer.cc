@@ -15,7 +15,7 @@
 #include "cloud/gke/gke_api.h"
 #include "common/random.h"
 #include "fuzz/fuzz_support.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 namespace emu = tidepool::cloud::emulated;
 namespace gke = tidepool::cloud::gke;
@@ -63,7 +63,7 @@ gke::GkeRequest ToGkeRequest(const tidepool::fuzz::TextRequest& t) {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  tidepool::sim::EventQueue queue;
+  tidepool::EventQueue queue;
   NullSink sink;
   tidepool::Random random(7);
   emu::EmulatedCloud cloud("tidepool-local", "tidepool", "us-central1-a", queue, sink, random,

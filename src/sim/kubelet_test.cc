@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "common/duration.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 #include "sim/timeline.h"
 #include "testing/builders.h"
 

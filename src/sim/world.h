@@ -41,7 +41,7 @@
 #include "common/speed.h"
 #include "common/status_or.h"
 #include "scheduler/scheduler.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 #include "sim/kubelet.h"
 #include "sim/scheduler_loop.h"
 #include "sim/store.h"

@@ -1,6 +1,6 @@
 // File: gke_api_test.cc
 //
-// Tests for GkeApi over a real EmulatedCloud on a simulated clock (sim::EventQueue): a table of
+// Tests for GkeApi over a real EmulatedCloud on a simulated clock (EventQueue): a table of
 // request -> (status, JSON fragments) cases in the order gcloud sends them, then the operation
 // lifecycle (RUNNING while the pool settles, DONE after; stockout and quota failures), and the
 // journal (GkeApiOptions::journal) read back by a new GkeApi (a restart of up --data-dir).
@@ -14,7 +14,7 @@
 
 #include "cloud/gke/emulated_gke_control.h"
 #include "cloud/gke/request_schema.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 namespace tidepool::cloud::gke {
 namespace {
@@ -76,7 +76,7 @@ class GkeApiTest : public ::testing::Test {
     return json::parse(r.body);
   }
 
-  sim::EventQueue queue_;
+  EventQueue queue_;
   NullSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;
@@ -482,7 +482,7 @@ class MapJournal final : public CloudJournal {
 constexpr char kCluster[] = "/v1/projects/tidepool-local/locations/us-central1-a/clusters/tidepool";
 
 TEST(GkeApiJournalTest, OperationsAndRequestedTaintsSurviveARestart) {
-  sim::EventQueue queue;
+  EventQueue queue;
   NullSink sink;
   Random random(7);
   emu::EmulatedCloud cloud("tidepool-local", "tidepool", "us-central1-a", queue, sink, random);

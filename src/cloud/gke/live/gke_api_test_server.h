@@ -17,7 +17,7 @@
 #include "cloud/gke/emulated_gke_control.h"
 #include "cloud/gke/gke_api.h"
 #include "common/random.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 namespace tidepool::cloud::gke::live {
 
@@ -48,7 +48,7 @@ class GkeApiTestServer {
   std::string base() const { return "http://127.0.0.1:" + std::to_string(server_->port()) + "/"; }
 
   std::mutex& mu() { return mu_; }
-  sim::EventQueue& queue() { return queue_; }
+  EventQueue& queue() { return queue_; }
   emulated::EmulatedCloud& cloud() { return cloud_; }
 
  private:
@@ -58,7 +58,7 @@ class GkeApiTestServer {
     Status DeleteNode(const std::string&) override { return OkStatus(); }
   };
 
-  sim::EventQueue queue_;
+  EventQueue queue_;
   NullSink sink_;
   Random random_;
   emulated::EmulatedCloud cloud_;

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cloud/gke/emulated_gke_control.h"
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 namespace tidepool::cloud::gke::live {
 namespace {
@@ -138,7 +138,7 @@ class GkeCloudProviderTest : public ::testing::Test {
     return nullptr;
   }
 
-  sim::EventQueue queue_;
+  EventQueue queue_;
   RecordingSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;

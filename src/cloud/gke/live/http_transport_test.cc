@@ -22,7 +22,7 @@ using json = nlohmann::json;
 TEST(HttpClientTransportTest, TheProviderDrivesTheGkeApiOverHttp) {
   GkeApiTestServer server;
   ASSERT_NO_FATAL_FAILURE(server.Start());
-  sim::EventQueue& queue = server.queue();
+  EventQueue& queue = server.queue();
   std::mutex& mu = server.mu();
   const std::string base = server.base();
 

@@ -1,11 +1,11 @@
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-namespace tidepool::sim {
+namespace tidepool {
 namespace {
 
 using std::chrono::seconds;
@@ -102,4 +102,4 @@ TEST(EventQueueTest, IdsAreNeverReused) {
 }
 
 }  // namespace
-}  // namespace tidepool::sim
+}  // namespace tidepool

@@ -20,7 +20,7 @@
 #include "common/clock.h"
 #include "common/timer_service.h"
 
-namespace tidepool::sim {
+namespace tidepool {
 
 class EventQueue final : public TimerService {
  public:
@@ -61,4 +61,4 @@ class EventQueue final : public TimerService {
   uint64_t executed_ = 0;
 };
 
-}  // namespace tidepool::sim
+}  // namespace tidepool

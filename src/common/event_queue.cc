@@ -1,8 +1,8 @@
-#include "sim/event_queue.h"
+#include "common/event_queue.h"
 
 #include "common/check.h"
 
-namespace tidepool::sim {
+namespace tidepool {
 
 TimerService::TimerId EventQueue::ScheduleAt(TimePoint at, Callback fn) {
   if (at < clock_.Now()) {
@@ -64,4 +64,4 @@ size_t EventQueue::RunUntilIdle(size_t max_events) {
   return n;
 }
 
-}  // namespace tidepool::sim
+}  // namespace tidepool
