@@ -52,6 +52,7 @@ struct Watch::State {
   bool bounded = true;
   size_t max_backlog = 0;
   uint64_t max_lag = 0;
+  std::function<void()> on_ready;
 
   bool Wants(const WatchEvent& e) const {
     if (resource != nullptr && e.resource != resource) return false;
@@ -132,9 +133,13 @@ struct Watch::State {
     log->push_back(Overflow(stream_end));
     return true;
   }
-  // Wakes a watcher blocked in Next/NextBatch. No lock needed: the waiter re-checks its
-  // predicate under `mu`, and Push changed the state under `mu` before this call.
-  void Wake() { cv.notify_one(); }
+  // Wakes a watcher blocked in Next/NextBatch, and calls on_ready. No lock needed: the waiter
+  // re-checks its predicate under `mu`, and Push changed the state under `mu` before this
+  // call; on_ready is immutable once the watch is open.
+  void Wake() {
+    cv.notify_one();
+    if (on_ready) on_ready();
+  }
 };
 
 Watch::Watch(std::shared_ptr<State> state) : state_(std::move(state)) {}
@@ -891,8 +896,10 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
 }
 
 StatusOr<std::unique_ptr<Watch>> ObjectStore::OpenWatch(const Resource* r, std::string_view ns,
-                                                        int64_t from_rv, Backlog backlog) {
+                                                        int64_t from_rv, Backlog backlog,
+                                                        std::function<void()> on_ready) {
   auto state = std::make_shared<Watch::State>();
+  state->on_ready = std::move(on_ready);
   state->resource = r;
   state->ns = std::string(ns);
   state->bounded = backlog == Backlog::kBounded;

@@ -256,10 +256,14 @@ class ObjectStore {
   // and new objects). OutOfRange (410 Expired) when `from_rv` is older than the history.
   // kUnbounded: never closed for falling behind (in-process consumers that must see every
   // event and drain it promptly).
+  // `on_ready`, when set, is called on the writing thread, without the store's lock, each time
+  // the watch's queue goes from empty to non-empty (or the watch is closed): a consumer that
+  // drains the watch on its own schedule (a driver of informers on an event queue) learns that
+  // there is something to drain without blocking in Next().
   enum class Backlog { kBounded, kUnbounded };
   StatusOr<std::unique_ptr<Watch>> OpenWatch(const Resource* r, std::string_view ns,
-                                             int64_t from_rv,
-                                             Backlog backlog = Backlog::kBounded);
+                                             int64_t from_rv, Backlog backlog = Backlog::kBounded,
+                                             std::function<void()> on_ready = {});
 
   // OutOfRange with kube's "too old resource version: X (Y)" when the history of `r` no longer
   // covers the writes after `rv` (a watch from it could not be served); OK otherwise.

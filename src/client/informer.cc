@@ -137,11 +137,20 @@ void Informer::AddEventHandlers(ResourceEventHandlers handlers) {
   handlers_.push_back(std::move(handlers));
 }
 
+void Informer::SetDriver(InformerDriver* driver) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!started_) driver_ = driver;
+}
+
 void Informer::Start() {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (started_) return;
     started_ = true;
+  }
+  if (driver_ != nullptr) {
+    driver_->Started(shared_from_this());
+    return;
   }
   if (handlers_.size() > 1) {
     for (const ResourceEventHandlers& h : handlers_) {
@@ -330,6 +339,21 @@ Informer::PackedMeta Informer::Pack(const json& obj) {
 void Informer::Put(PackedSet& set, PackedMeta&& m) {
   const std::string_view key = m.key();  // into m's buffer, which moves with it
   InsertOrReplace(set, key, std::move(m));
+}
+
+void Informer::FeedList(std::vector<json>&& items, const std::string& resource_version) {
+  if (stop_.load()) return;
+  ReplaceForTest(std::move(items), resource_version);
+}
+
+void Informer::FeedEvent(const std::string& type, json&& obj) {
+  if (stop_.load()) return;
+  const std::string rv = ResourceVersionOf(obj);
+  Apply(type, Prepare(std::move(obj)));
+  if (rv.empty()) return;
+  last_rv_ = rv;
+  std::lock_guard<std::mutex> lock(mu_);
+  stats_.last_resource_version = rv;
 }
 
 void Informer::ReplaceForTest(std::vector<json>&& items, const std::string& resource_version) {

@@ -54,6 +54,13 @@
 // Time: the backoff's reset rule reads the injected Clock; waits are condition-variable waits
 // that Stop() interrupts; the watch's HTTP stream notices Stop() within ~100 ms.
 //
+// Driven mode (`tidepool simulate`, where every actor runs on one deterministic EventQueue): an
+// informer given an InformerDriver (SetDriver, before Start) has no thread, no list, no watch
+// and no listeners. Start() asks the driver to feed it (InformerDriver::Started); the driver
+// then calls FeedList once (the first list: the informer has synced when it returns) and
+// FeedEvent for every later change, on the driver's thread, and every set of handlers runs
+// inline, in the order the sets were added. Stop() makes further feeds do nothing.
+//
 // Thread-safe: List/Get/HasSynced/stats from any thread.
 #pragma once
 
@@ -126,6 +133,19 @@ struct InformerOptions {
   bool cache_metadata_only = false;
 };
 
+class Informer;
+
+// What feeds driven informers (see the file comment); cluster/store_informer_driver.h is the
+// one over the API's object store.
+class InformerDriver {
+ public:
+  virtual ~InformerDriver() = default;
+  // `informer` was started and waits for its first list (FeedList). Called from the thread
+  // that started it; the informer outlives its registration with the driver while it is not
+  // stopped (the driver keeps a shared reference to it: see SharedInformerFactory).
+  virtual void Started(std::shared_ptr<Informer> informer) = 0;
+};
+
 struct InformerStats {
   uint64_t lists = 0;            // complete lists (the first one included)
   uint64_t relists_on_expired = 0;  // lists caused by 410 Gone/Expired
@@ -138,7 +158,7 @@ struct InformerStats {
   std::string last_error;
 };
 
-class Informer {
+class Informer : public std::enable_shared_from_this<Informer> {
  public:
   // `client` and `clock` must outlive the informer; `logger` may be null.
   Informer(const RestClient& client, const Clock& clock, InformerOptions options,
@@ -152,8 +172,20 @@ class Informer {
   // informer's cache may hold only stubs). Violations are logged and the handlers dropped.
   void AddEventHandlers(ResourceEventHandlers handlers);
 
-  // Starts the informer's thread; a second call does nothing.
+  // Starts the informer's thread (driven: hands it to its driver); a second call does nothing.
+  // Driven informers must be owned by a shared_ptr.
   void Start();
+
+  // Driven mode (see the file comment). REQUIRES: before Start(); `driver` outlives the
+  // informer's feeds.
+  void SetDriver(InformerDriver* driver);
+  bool driven() const { return driver_ != nullptr; }
+  const InformerOptions& options() const { return options_; }
+  // A complete list of the collection at `resource_version` (the first marks the informer
+  // synced), and one watch event of `type` (ADDED, MODIFIED, DELETED). The transform runs
+  // first; handlers run on the caller's thread. No effect once stopped.
+  void FeedList(std::vector<nlohmann::json>&& items, const std::string& resource_version);
+  void FeedEvent(const std::string& type, nlohmann::json&& obj);
   // Stops the thread promptly (an open watch is cancelled) and joins it. Idempotent and safe
   // from several threads at once; handlers are not called after it returns.
   void Stop();
@@ -240,7 +272,8 @@ class Informer {
   void Apply(const std::string& type, ObjectRef obj);
   void Logf(log::Level level, const std::string& msg);
 
-  // Constant after construction.
+  // Constant after construction (driver_: after SetDriver, before Start).
+  InformerDriver* driver_ = nullptr;
   const RestClient& client_;
   const Clock& clock_;
   const InformerOptions options_;

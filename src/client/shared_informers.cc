@@ -34,9 +34,15 @@ std::shared_ptr<Informer> SharedInformerFactory::InformerFor(InformerOptions opt
     if (auto it = shared_.find(key); it != shared_.end()) return it->second;
   }
   auto informer = std::make_shared<Informer>(client_, clock_, std::move(options), logger_);
+  if (driver_ != nullptr) informer->SetDriver(driver_);
   if (!key.empty()) shared_.emplace(key, informer);
   all_.push_back(informer);
   return informer;
+}
+
+void SharedInformerFactory::SetDriver(InformerDriver* driver) {
+  std::lock_guard<std::mutex> lock(mu_);
+  driver_ = driver;
 }
 
 void SharedInformerFactory::Start() {

@@ -21,6 +21,9 @@
 // wants: handlers are never called once any owner's Stop returned). The factory's
 // destructor stops what it made.
 //
+// Driven (`tidepool simulate`): with SetDriver, every informer the factory makes is driven by
+// that driver (informer.h's driven mode), and Start() hands each to it.
+//
 // MakeInformer is what a component calls: from the factory when it was given one, a private
 // informer otherwise (a component used alone, in `tidepool autoscale` or a test).
 //
@@ -49,6 +52,10 @@ class SharedInformerFactory {
   // The informer for `options` (see the sharing rule).
   std::shared_ptr<Informer> InformerFor(InformerOptions options);
 
+  // Every informer made from now on is driven by `driver` (see the file comment). REQUIRES:
+  // before the first InformerFor; `driver` outlives the factory's informers' feeds.
+  void SetDriver(InformerDriver* driver);
+
   // Starts every informer made so far that has not started.
   void Start();
   // Stops them all (together, see StopAll).
@@ -62,6 +69,7 @@ class SharedInformerFactory {
   const RestClient& client_;
   const Clock& clock_;
   log::Logger* const logger_;
+  InformerDriver* driver_ = nullptr;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Informer>> shared_;
   std::vector<std::shared_ptr<Informer>> all_;
