@@ -379,18 +379,22 @@ void GarbageCollector::Enqueue(Queue q, const std::string& uid, TimePoint at) {
   cv_.notify_all();
 }
 
+void GarbageCollector::RecentSet::Insert(const std::string& key, size_t capacity) {
+  if (!set.insert(key).second) return;
+  order.push_back(key);
+  while (order.size() > capacity) {
+    set.erase(order.front());
+    order.pop_front();
+  }
+}
+
 bool GarbageCollector::AbsentCached(const std::string& key) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return absent_.count(key) > 0;
+  return absent_.Contains(key);
 }
 
 void GarbageCollector::RememberAbsent(const std::string& key) {
-  if (!absent_.insert(key).second) return;
-  absent_order_.push_back(key);
-  while (absent_order_.size() > options_.absent_owner_cache_size) {
-    absent_.erase(absent_order_.front());
-    absent_order_.pop_front();
-  }
+  absent_.Insert(key, options_.absent_owner_cache_size);
 }
 
 // ---- The worker ----------------------------------------------------------------------------------
@@ -502,8 +506,16 @@ GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& u
       ++solid;
     }
   }
+  bool all_orphaned = !dangling.empty();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& d : dangling) all_orphaned = all_orphaned && orphaned_.Contains(d);
+  }
   Status s;
-  if (solid > 0) {
+  if (solid == 0 && waiting.empty() && all_orphaned) {
+    // Every owner it had was orphaned (see the file comment): it stays, without them.
+    s = PatchOwnerReferences(item.id, dangling, false);
+  } else if (solid > 0) {
     if (dangling.empty() && waiting.empty()) return Outcome::kDone;
     // The dangling references and those to owners waiting for their dependents go (an owner
     // waiting on this one would wait forever).
@@ -593,7 +605,10 @@ GarbageCollector::Outcome GarbageCollector::AttemptToOrphan(const std::string& u
     }
   }
   Status s = RemoveFinalizer(owner.id, kOrphan);
-  return s.ok() ? Outcome::kDone : Outcome::kRetry;
+  if (!s.ok()) return Outcome::kRetry;
+  std::lock_guard<std::mutex> lock(mu_);
+  orphaned_.Insert(uid, options_.absent_owner_cache_size);
+  return Outcome::kDone;
 }
 
 StatusOr<bool> GarbageCollector::IsDangling(const OwnerRef& ref, const std::string& ns,

@@ -11,7 +11,10 @@
 //     blocks it (an ownerReference with blockOwnerDeletion true) is left, the finalizer is
 //     removed and the owner goes last;
 //   - orphan (`orphan` on an owner being deleted): the owner's uid is removed from its
-//     dependents' ownerReferences, then the finalizer, and the owner goes alone.
+//     dependents' ownerReferences, then the finalizer, and the owner goes alone. A dependent
+//     the graph learns of only after that (its informer lagged behind the owner's) loses the
+//     reference later instead of being collected: kcm would collect it (a race of its graph);
+//     the orphaning's promise is kept here.
 //
 // How (as kcm): the resources it watches are the API's deletable ones (discovery: verbs
 // delete, list and watch; Events ignored), each through a metadata-only informer. Their events
@@ -19,8 +22,8 @@
 // dependents), updated per event, never rebuilt by rescans; the informers cache names and
 // resourceVersions only (client/informer.h's cache_metadata_only). An owner referenced but not
 // seen is a "virtual" node, verified by a live GET: a 404 or another uid under its name means
-// absent (remembered in a bounded absent-owner cache), and its dependents are collected. Two queues,
-// attemptToDelete and attemptToOrphan, hold uids; one worker thread takes the earliest due
+// absent (remembered in a bounded absent-owner cache), and its dependents are collected. Two
+// queues, attemptToDelete and attemptToOrphan, hold uids; one worker thread takes the earliest due
 // item and re-queues it after `retry_after` when a write conflicts or fails, or when a virtual
 // owner that exists has not been seen by an informer yet. Dependents are deleted with a uid
 // precondition; ownerReferences and finalizers are changed with JSON merge patches carrying
@@ -181,8 +184,18 @@ class GarbageCollector {
   // Queues: (due, queue, uid) ordered by due time, and each entry's place.
   std::set<std::tuple<TimePoint, Queue, std::string>> due_;
   std::map<std::pair<Queue, std::string>, TimePoint> queued_;
-  std::deque<std::string> absent_order_;
-  std::unordered_set<std::string> absent_;
+  // Forgets its oldest entries past a capacity (kcm's absentOwnerCache is an LRU of that size).
+  struct RecentSet {
+    std::deque<std::string> order;
+    std::unordered_set<std::string> set;
+    bool Contains(const std::string& key) const { return set.count(key) > 0; }
+    void Insert(const std::string& key, size_t capacity);
+  };
+  RecentSet absent_;
+  // Owners whose orphan finalizer this collector removed (by uid): a dependent that names one
+  // and was not in the graph when its owner was orphaned (its informer's event came later)
+  // loses that reference instead of being collected - the orphaning promised it survives.
+  RecentSet orphaned_;
   Stats stats_;
   std::thread worker_;
 };

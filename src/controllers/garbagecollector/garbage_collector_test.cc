@@ -311,6 +311,25 @@ TEST_F(GarbageCollectorTest, Orphan) {
   }
 }
 
+// A dependent the graph learns of only after its owner was orphaned (its informer's event came
+// after the owner's; here: created after the owner went) loses the reference and stays, as the
+// orphaning promised; a dependent of an owner deleted in the background is still collected.
+TEST_F(GarbageCollectorTest, ADependentSeenAfterItsOwnerWasOrphanedStays) {
+  StartCollector();
+  const std::string orphaned = ReplicaSet("late-orph");
+  const std::string collected = ReplicaSet("late-bg");
+  ASSERT_TRUE(Eventually([&] { return gc_->stats().nodes >= 2; }));
+  Delete(kRss, "late-orph", "Orphan");
+  Delete(kRss, "late-bg", "Background");
+  ASSERT_TRUE(Eventually([&] { return !Exists(kRss, "late-orph") && !Exists(kRss, "late-bg"); }));
+  Pod("late-orph-pod", {Ref("apps/v1", "ReplicaSet", "late-orph", orphaned, true)});
+  Pod("late-bg-pod", {Ref("apps/v1", "ReplicaSet", "late-bg", collected, true)});
+  EXPECT_TRUE(Eventually([&] { return !Exists(kPods, "late-bg-pod"); }));
+  EXPECT_TRUE(Eventually(
+      [&] { return !Get(kPods, "late-orph-pod")["metadata"].contains("ownerReferences"); }));
+  EXPECT_TRUE(Exists(kPods, "late-orph-pod"));
+}
+
 }  // namespace
 }  // namespace tidepool::controllers::garbagecollector
 
