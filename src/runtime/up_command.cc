@@ -21,23 +21,16 @@
 #include "apiserver/pod_logs.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
-#include "client/shared_informers.h"
 #include "cloud/externalgrpc/cloud_provider_server.h"
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
-#include "controllers/deployment/deployment_controller.h"
-#include "controllers/disruption/disruption_controller.h"
-#include "controllers/replicaset/replicaset_controller.h"
-#include "controllers/statefulset/statefulset_controller.h"
 #include "kubelet/api_node_sink.h"
 #include "runtime/client_files.h"
+#include "runtime/cluster_actors.h"
 #include "runtime/cluster_bootstrap.h"
-#include "runtime/embedded_autoscaler.h"
 #include "runtime/exposure.h"
 #include "runtime/gke_control.h"
-#include "runtime/kube_kubelets.h"
-#include "runtime/kube_scheduler.h"
 #include "runtime/store_cloud_journal.h"
 #include "runtime/up_options.h"
 #include "runtime/world_executor.h"
@@ -439,134 +432,25 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     external_grpc = std::move(server).value();
   }
 
-  // The cluster autoscaler: `tidepool autoscale`'s engine and cluster side, over this process's
-  // API, with the emulated cloud; its loop runs on the world's queue.
-  // One informer per collection for every actor below, as kube-controller-manager shares one
-  // factory among its controllers: a pod event is parsed once, not once per actor. Every actor
-  // is made (and adds its handlers) before the factory starts, then each starts.
-  client::RestClient informer_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport, "tidepool-up/shared-informers"));
-  client::SharedInformerFactory informers(informer_client, clock);
-  std::unique_ptr<EmbeddedAutoscaler> autoscaler;
-  if (autoscaler_on) {
-    auto a = EmbeddedAutoscaler::Create(w.autoscaling, api_transport, world->cloud().Provider(),
-                                        world->queue(), clock, world->autoscaler_log(), w.seed,
-                                        &informers);
-    if (!a.ok()) {
-      err << "error: " << a.status().message() << "\n";
-      listeners.Stop();
-      return 1;
-    }
-    autoscaler = std::move(a).value();
-  }
-  // kube-scheduler, on the same API, with the world's scheduling options (--speed applied).
-  client::RestClient scheduler_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-scheduler/v1.32.4 (linux/amd64) kubernetes/$Format/scheduler"));
-  auto scheduler_or = scheduler::Scheduler::Create();
-  if (!scheduler_or.ok()) {
-    err << "error: " << scheduler_or.status().message() << "\n";
+  // The cluster's actors over this process's API: kube-scheduler and the kubelets with the
+  // world's options (--speed applied), kube-controller-manager's controllers, and the cluster
+  // autoscaler (`tidepool autoscale`'s engine and cluster side, with the emulated cloud; its
+  // loop runs on the world's queue).
+  ClusterActorsConfig actors_config;
+  actors_config.components = &components;
+  actors_config.seed = w.seed;
+  actors_config.autoscaler = autoscaler_on;
+  actors_config.cloud = &world->cloud().Provider();
+  actors_config.autoscaler_timers = &world->queue();
+  actors_config.autoscaler_log = &world->autoscaler_log();
+  auto actors_or = ClusterActors::Create(actors_config, api_transport, clock);
+  if (!actors_or.ok()) {
+    err << "error: " << actors_or.status().message() << "\n";
     listeners.Stop();
     return 1;
   }
-  const std::unique_ptr<scheduler::Scheduler> scheduler = std::move(scheduler_or).value();
-  KubeScheduler kube_scheduler(scheduler_client, clock, *scheduler, w.scheduler, nullptr,
-                               w.seed + 60, &informers);
-  // The nodes' kubelets, on the same API, with the world's kubelet options (--speed applied).
-  client::RestClient kubelet_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport, "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format"));
-  KubeKubelets kubelets(kubelet_client, clock, w.kubelet, nullptr, w.seed + 70, &informers);
-  // kube-controller-manager's controllers, on the same API.
-  client::RestClient kcm_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:disruption-controller"));
-  KubeEventRecorder kcm_events(kcm_client, clock, "controllermanager", nullptr);
-  components.disruption.seed = w.seed;
-  controllers::disruption::DisruptionController disruption(kcm_client, clock, components.disruption,
-                                                           &kcm_events, nullptr, &informers);
-  components.replicaset.seed = w.seed + 10;
-  controllers::replicaset::ReplicaSetController replicasets(
-      kcm_client, clock, components.replicaset, &kcm_events, nullptr, &informers);
-  components.deployment.seed = w.seed + 20;
-  controllers::deployment::DeploymentController deployments(
-      kcm_client, clock, components.deployment, &kcm_events, nullptr, &informers);
-  // The Job controller (and kcm's TTL-after-finished controller), with its own identity and
-  // events as job-controller's.
-  client::RestClient job_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:job-controller"));
-  KubeEventRecorder job_events(job_client, clock, "job-controller", nullptr);
-  components.job.seed = w.seed;
-  controllers::job::JobController jobs(job_client, clock, components.job, &job_events, nullptr,
-                                       &informers);
-  // kcm's garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers
-  // the API server puts on deletion.
-  client::RestClient gc_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:generic-garbage-collector"));
-  components.garbage_collector.seed = w.seed + 30;
-  controllers::garbagecollector::GarbageCollector garbage_collector(
-      gc_client, clock, components.garbage_collector, &kcm_events);
-  // The StatefulSet controller, with its own identity and events as statefulset-controller's.
-  client::RestClient sts_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:statefulset-controller"));
-  KubeEventRecorder sts_events(sts_client, clock, "statefulset-controller", nullptr);
-  components.statefulset.seed = w.seed + 40;
-  controllers::statefulset::StatefulSetController statefulsets(
-      sts_client, clock, components.statefulset, &sts_events, nullptr, &informers);
-  // The DaemonSet controller, as kcm's daemon-set-controller.
-  client::RestClient ds_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:daemon-set-controller"));
-  KubeEventRecorder ds_events(ds_client, clock, "daemonset-controller", nullptr);
-  components.daemonset.seed = w.seed + 50;
-  controllers::daemonset::DaemonSetController daemonsets(ds_client, clock, components.daemonset,
-                                                         &ds_events, nullptr, &informers);
-  // kcm's pod garbage collector: the pods of nodes that are gone.
-  client::RestClient podgc_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kube-controller-manager/v1.32.4 (linux/amd64) "
-                                    "kubernetes/$Format/"
-                                    "system:serviceaccount:kube-system:pod-garbage-collector"));
-  components.podgc.seed = w.seed + 80;
-  controllers::podgc::PodGcController podgc(podgc_client, clock, components.podgc, nullptr,
-                                            &informers);
-
-  // Every actor made and its handlers added: the shared informers start, then the actors
-  // (kube-scheduler waits for its caches to sync; the garbage collector discovers the API and
-  // watches what it found with informers of its own).
-  informers.Start();
-  if (autoscaler != nullptr) autoscaler->Start();
-  kube_scheduler.Start();
-  kubelets.Start();
-  disruption.Start();
-  replicasets.Start();
-  deployments.Start();
-  jobs.Start();
-  statefulsets.Start();
-  daemonsets.Start();
-  podgc.Start();
-  garbage_collector.Start();
+  const std::unique_ptr<ClusterActors> actors = std::move(actors_or).value();
+  actors->Start();
 
   // The world's thread: the GKE API's calls run, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
@@ -628,22 +512,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   if (external_grpc != nullptr) external_grpc->Stop();
   stopping = true;
   world_thread.join();
-  // The API's actors stop together: each informer notices within the watch's one-second poll,
-  // so stopping them one by one would take a second each.
-  std::vector<std::thread> stoppers;
-  stoppers.emplace_back([&] { informers.Stop(); });
-  stoppers.emplace_back([&] { kube_scheduler.Stop(); });
-  stoppers.emplace_back([&] { kubelets.Stop(); });
-  if (autoscaler) stoppers.emplace_back([&] { autoscaler->Stop(); });
-  stoppers.emplace_back([&] { disruption.Stop(); });
-  stoppers.emplace_back([&] { replicasets.Stop(); });
-  stoppers.emplace_back([&] { deployments.Stop(); });
-  stoppers.emplace_back([&] { jobs.Stop(); });
-  stoppers.emplace_back([&] { garbage_collector.Stop(); });
-  stoppers.emplace_back([&] { statefulsets.Stop(); });
-  stoppers.emplace_back([&] { daemonsets.Stop(); });
-  stoppers.emplace_back([&] { podgc.Stop(); });
-  for (std::thread& t : stoppers) t.join();
+  actors->Stop();  // after the world's thread: the autoscaler's loop is on the world's queue
   executor.RunPending();
   return 0;
 }

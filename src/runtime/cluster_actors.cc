@@ -1,0 +1,193 @@
+#include "runtime/cluster_actors.h"
+
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "client/rest_client.h"
+#include "client/shared_informers.h"
+#include "cluster/in_process_transport.h"
+#include "controllers/daemonset/daemonset_controller.h"
+#include "controllers/deployment/deployment_controller.h"
+#include "controllers/disruption/disruption_controller.h"
+#include "controllers/garbagecollector/garbage_collector.h"
+#include "controllers/job/job_controller.h"
+#include "controllers/podgc/podgc_controller.h"
+#include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/statefulset/statefulset_controller.h"
+#include "runtime/embedded_autoscaler.h"
+#include "runtime/kube_cluster.h"
+#include "runtime/kube_kubelets.h"
+#include "runtime/kube_scheduler.h"
+#include "scheduler/scheduler.h"
+
+namespace tidepool::runtime {
+namespace {
+
+constexpr char kSchedulerAgent[] =
+    "kube-scheduler/v1.32.4 (linux/amd64) kubernetes/$Format/scheduler";
+constexpr char kKubeletAgent[] = "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format";
+
+// kube-controller-manager's user agent for one of its controllers' service accounts.
+std::string KcmAgent(const std::string& service_account) {
+  return "kube-controller-manager/v1.32.4 (linux/amd64) kubernetes/$Format/"
+         "system:serviceaccount:kube-system:" +
+         service_account;
+}
+
+}  // namespace
+
+// Declared in the order they are built: members are destroyed in reverse, actors before the
+// clients, recorders and factory they use.
+struct ClusterActors::Parts {
+  Parts(const client::http::HttpTransport& api, const Clock& clock) : api(api), clock(clock) {}
+
+  client::RestClient& Client(std::string user_agent) {
+    clients.push_back(std::make_unique<client::RestClient>(
+        cluster::InProcessRestConfig(), clock,
+        cluster::InProcessRestOptions(api, std::move(user_agent))));
+    return *clients.back();
+  }
+  KubeEventRecorder& Recorder(const client::RestClient& c, std::string component) {
+    recorders.push_back(
+        std::make_unique<KubeEventRecorder>(c, clock, std::move(component), nullptr));
+    return *recorders.back();
+  }
+
+  const client::http::HttpTransport& api;
+  const Clock& clock;
+  std::vector<std::unique_ptr<client::RestClient>> clients;
+  std::vector<std::unique_ptr<KubeEventRecorder>> recorders;
+  std::unique_ptr<client::SharedInformerFactory> informers;
+  std::unique_ptr<scheduler::Scheduler> scheduler;
+  std::unique_ptr<EmbeddedAutoscaler> autoscaler;
+  std::unique_ptr<KubeScheduler> kube_scheduler;
+  std::unique_ptr<KubeKubelets> kubelets;
+  std::unique_ptr<controllers::disruption::DisruptionController> disruption;
+  std::unique_ptr<controllers::replicaset::ReplicaSetController> replicasets;
+  std::unique_ptr<controllers::deployment::DeploymentController> deployments;
+  std::unique_ptr<controllers::job::JobController> jobs;
+  std::unique_ptr<controllers::garbagecollector::GarbageCollector> garbage_collector;
+  std::unique_ptr<controllers::statefulset::StatefulSetController> statefulsets;
+  std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
+  std::unique_ptr<controllers::podgc::PodGcController> podgc;
+};
+
+StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
+    const ClusterActorsConfig& config, const client::http::HttpTransport& api, const Clock& clock) {
+  const UpComponentOptions& c = *config.components;
+  const sim::WorldOptions& w = c.world;
+  auto p = std::make_unique<Parts>(api, clock);
+  p->informers = std::make_unique<client::SharedInformerFactory>(
+      p->Client("tidepool-up/shared-informers"), clock);
+  client::SharedInformerFactory* informers = p->informers.get();
+  if (config.autoscaler) {
+    auto a =
+        EmbeddedAutoscaler::Create(w.autoscaling, api, *config.cloud, *config.autoscaler_timers,
+                                   clock, *config.autoscaler_log, config.seed, informers);
+    if (!a.ok()) return a.status();
+    p->autoscaler = std::move(a).value();
+  }
+  auto scheduler = scheduler::Scheduler::Create();
+  if (!scheduler.ok()) return scheduler.status();
+  p->scheduler = std::move(scheduler).value();
+  p->kube_scheduler =
+      std::make_unique<KubeScheduler>(p->Client(kSchedulerAgent), clock, *p->scheduler, w.scheduler,
+                                      nullptr, config.seed + 60, informers);
+  p->kubelets = std::make_unique<KubeKubelets>(p->Client(kKubeletAgent), clock, w.kubelet, nullptr,
+                                               config.seed + 70, informers);
+
+  client::RestClient& kcm = p->Client(KcmAgent("disruption-controller"));
+  KubeEventRecorder& kcm_events = p->Recorder(kcm, "controllermanager");
+  auto disruption = c.disruption;
+  disruption.seed = config.seed;
+  p->disruption = std::make_unique<controllers::disruption::DisruptionController>(
+      kcm, clock, disruption, &kcm_events, nullptr, informers);
+  auto replicaset = c.replicaset;
+  replicaset.seed = config.seed + 10;
+  p->replicasets = std::make_unique<controllers::replicaset::ReplicaSetController>(
+      kcm, clock, replicaset, &kcm_events, nullptr, informers);
+  auto deployment = c.deployment;
+  deployment.seed = config.seed + 20;
+  p->deployments = std::make_unique<controllers::deployment::DeploymentController>(
+      kcm, clock, deployment, &kcm_events, nullptr, informers);
+  // The Job controller (and kcm's TTL-after-finished controller) with its own identity and
+  // events, as job-controller's.
+  client::RestClient& job_client = p->Client(KcmAgent("job-controller"));
+  auto job = c.job;
+  job.seed = config.seed;
+  p->jobs = std::make_unique<controllers::job::JobController>(
+      job_client, clock, job, &p->Recorder(job_client, "job-controller"), nullptr, informers);
+  // The garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers the
+  // API server puts on deletion. It discovers the API and watches what it finds.
+  auto gc = c.garbage_collector;
+  gc.seed = config.seed + 30;
+  p->garbage_collector = std::make_unique<controllers::garbagecollector::GarbageCollector>(
+      p->Client(KcmAgent("generic-garbage-collector")), clock, gc, &kcm_events);
+  client::RestClient& sts_client = p->Client(KcmAgent("statefulset-controller"));
+  auto statefulset = c.statefulset;
+  statefulset.seed = config.seed + 40;
+  p->statefulsets = std::make_unique<controllers::statefulset::StatefulSetController>(
+      sts_client, clock, statefulset, &p->Recorder(sts_client, "statefulset-controller"), nullptr,
+      informers);
+  client::RestClient& ds_client = p->Client(KcmAgent("daemon-set-controller"));
+  auto daemonset = c.daemonset;
+  daemonset.seed = config.seed + 50;
+  p->daemonsets = std::make_unique<controllers::daemonset::DaemonSetController>(
+      ds_client, clock, daemonset, &p->Recorder(ds_client, "daemonset-controller"), nullptr,
+      informers);
+  // kcm's pod garbage collector: the pods of nodes that are gone.
+  auto podgc = c.podgc;
+  podgc.seed = config.seed + 80;
+  p->podgc = std::make_unique<controllers::podgc::PodGcController>(
+      p->Client(KcmAgent("pod-garbage-collector")), clock, podgc, nullptr, informers);
+  return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
+}
+
+ClusterActors::ClusterActors(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
+
+ClusterActors::~ClusterActors() { Stop(); }
+
+void ClusterActors::Start() {
+  if (started_) return;
+  started_ = true;
+  Parts& p = *parts_;
+  // Every actor made and its handlers added: the shared informers start, then the actors
+  // (kube-scheduler waits for its caches to sync; the garbage collector discovers the API and
+  // watches what it found with informers of its own).
+  p.informers->Start();
+  if (p.autoscaler != nullptr) p.autoscaler->Start();
+  p.kube_scheduler->Start();
+  p.kubelets->Start();
+  p.disruption->Start();
+  p.replicasets->Start();
+  p.deployments->Start();
+  p.jobs->Start();
+  p.statefulsets->Start();
+  p.daemonsets->Start();
+  p.podgc->Start();
+  p.garbage_collector->Start();
+}
+
+void ClusterActors::Stop() {
+  if (!started_ || stopped_) return;
+  stopped_ = true;
+  Parts& p = *parts_;
+  std::vector<std::thread> stoppers;
+  stoppers.emplace_back([&] { p.informers->Stop(); });
+  stoppers.emplace_back([&] { p.kube_scheduler->Stop(); });
+  stoppers.emplace_back([&] { p.kubelets->Stop(); });
+  if (p.autoscaler != nullptr) stoppers.emplace_back([&] { p.autoscaler->Stop(); });
+  stoppers.emplace_back([&] { p.disruption->Stop(); });
+  stoppers.emplace_back([&] { p.replicasets->Stop(); });
+  stoppers.emplace_back([&] { p.deployments->Stop(); });
+  stoppers.emplace_back([&] { p.jobs->Stop(); });
+  stoppers.emplace_back([&] { p.garbage_collector->Stop(); });
+  stoppers.emplace_back([&] { p.statefulsets->Stop(); });
+  stoppers.emplace_back([&] { p.daemonsets->Stop(); });
+  stoppers.emplace_back([&] { p.podgc->Stop(); });
+  for (std::thread& t : stoppers) t.join();
+}
+
+}  // namespace tidepool::runtime
