@@ -613,7 +613,7 @@ StatusOr<std::unique_ptr<World>> RunScenario(const Scenario& scenario,
     });
   }
   w->RunUntil(w->start() + until.value_or(scenario.run_for));
-  w->recorder().RecordSummary(scenario.world.seed);
+  w->recorder().RecordSummary(scenario.world.seed, w->store().ListPods());
   return world;
 }
 

@@ -139,17 +139,13 @@ std::string KubectlNodeStatus(const api::Node& node) {
 
 // ---- The recorder ------------------------------------------------------------------------------
 
-TimelineRecorder::TimelineRecorder(Timeline& timeline, const Clock& clock, Store& store,
+TimelineRecorder::TimelineRecorder(Timeline& timeline, const Clock& clock,
                                    emu::EmulatedCloud& cloud)
-    : timeline_(timeline), clock_(clock), store_(store), cloud_(cloud) {
-  store_.AddObserver(this);
+    : timeline_(timeline), clock_(clock), cloud_(cloud) {
   cloud_.AddObserver(this);
 }
 
-TimelineRecorder::~TimelineRecorder() {
-  store_.RemoveObserver(this);
-  cloud_.RemoveObserver(this);
-}
+TimelineRecorder::~TimelineRecorder() { cloud_.RemoveObserver(this); }
 
 log::LineSink TimelineRecorder::LogSink(std::string component) {
   return [this, component](std::string_view line) {
@@ -370,7 +366,8 @@ void TimelineRecorder::OnCloudEvent(const emu::CloudEvent& e) {
   PoolSize(e.node_pool);
 }
 
-void TimelineRecorder::RecordInitialState() {
+void TimelineRecorder::RecordInitialState(const std::vector<api::NodeConstSharedPtr>& nodes,
+                                          const std::vector<PodRecord>& pods) {
   for (const emu::NodePoolInfo& p : cloud_.ListNodePools()) {
     std::string machine = p.spec.machine_type;
     if (p.accelerator.has_value()) {
@@ -412,17 +409,17 @@ void TimelineRecorder::RecordInitialState() {
                    {"maxNodes", int64_t{p.spec.max_nodes}}});
   }
   nodes_shown_.clear();
-  for (const api::NodeConstSharedPtr& n : store_.ListNodes()) {
+  for (const api::NodeConstSharedPtr& n : nodes) {
     node_lives_[n->meta.name] = NodeLife{n, Now(), std::nullopt};
     NodeLine(*n);
   }
   pods_shown_.clear();
-  for (const PodRecord& p : store_.ListPods()) {
+  for (const PodRecord& p : pods) {
     PodLine(p);
   }
 }
 
-void TimelineRecorder::RecordSummary(uint64_t seed) {
+void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>& pods) {
   const TimePoint now = Now();
   timeline_.Add(now, "summary", "",
                 "summary end of run: " + FormatGoDuration(now - timeline_.start()) +
@@ -477,7 +474,7 @@ void TimelineRecorder::RecordSummary(uint64_t seed) {
                    {"nodeHours", Hours(t)},
                    {"cost", Money(c)}});
   }
-  for (const PodRecord& p : store_.ListPods()) {
+  for (const PodRecord& p : pods) {
     timeline_.Add(now, "summary", "pod/" + PodName(*p.pod),
                   "summary pod " + PodName(*p.pod) + ": " + KubectlPodStatus(p) +
                       (p.pod->spec.node_name.empty() ? "" : " on " + p.pod->spec.node_name),

@@ -95,24 +95,25 @@ std::string KubectlPodStatus(const PodRecord& pod);
 // kubectl's STATUS column for a node: Ready / NotReady / Unknown, ",SchedulingDisabled".
 std::string KubectlNodeStatus(const api::Node& node);
 
-
-// Fills a Timeline from the store's watch, the cloud's events and log sinks.
+// Fills a Timeline from the cluster's changes (the StoreObserver calls: whoever watches the
+// cluster feeds them - the simulator's store, or informers of the API), the cloud's events and
+// log sinks.
 class TimelineRecorder final : public StoreObserver, public cloud::emulated::CloudObserver {
  public:
-  // Every reference must outlive the recorder; registers itself with `store` and `cloud`.
-  TimelineRecorder(Timeline& timeline, const Clock& clock, Store& store,
-                   cloud::emulated::EmulatedCloud& cloud);
+  // Every reference must outlive the recorder; registers itself with `cloud`.
+  TimelineRecorder(Timeline& timeline, const Clock& clock, cloud::emulated::EmulatedCloud& cloud);
   ~TimelineRecorder() override;
   TimelineRecorder(const TimelineRecorder&) = delete;
   TimelineRecorder& operator=(const TimelineRecorder&) = delete;
 
   // A sink for a component's log (log::Logger::AddSink).
   log::LineSink LogSink(std::string component);
-  // Writes the current nodes and node pools (the state at the start), as `kubectl get nodes`
-  // and `gcloud container node-pools list` would show it.
-  void RecordInitialState();
-  // Writes the end-of-run summary.
-  void RecordSummary(uint64_t seed);
+  // Writes the node pools and the cluster's `nodes` and `pods` (the state at the start), as
+  // `gcloud container node-pools list`, `kubectl get nodes` and `kubectl get pods` show them.
+  void RecordInitialState(const std::vector<api::NodeConstSharedPtr>& nodes,
+                          const std::vector<PodRecord>& pods);
+  // Writes the end-of-run summary, with the cluster's `pods` then.
+  void RecordSummary(uint64_t seed, const std::vector<PodRecord>& pods);
 
   // Nodes ever registered per pool during the timeline (warm-up excluded).
   const std::map<std::string, int>& nodes_created() const { return nodes_created_; }
@@ -141,7 +142,6 @@ class TimelineRecorder final : public StoreObserver, public cloud::emulated::Clo
 
   Timeline& timeline_;
   const Clock& clock_;
-  Store& store_;
   cloud::emulated::EmulatedCloud& cloud_;
   std::map<std::string, std::string> pods_shown_;  // key -> last printed row (without AGE)
   std::map<std::string, NodeShown> nodes_shown_;

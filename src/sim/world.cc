@@ -42,6 +42,7 @@ World::World(WorldOptions options)
 World::~World() {
   // Observers first, then the parts they watch.
   store_.RemoveObserver(this);
+  if (recorder_ != nullptr) store_.RemoveObserver(recorder_.get());
   autoscaler_.reset();
   kubelets_.clear();
   loop_.reset();
@@ -73,7 +74,8 @@ Status World::Init() {
     });
   }
   store_.AddObserver(this);
-  recorder_ = std::make_unique<TimelineRecorder>(timeline_, queue_.clock(), store_, *cloud_);
+  recorder_ = std::make_unique<TimelineRecorder>(timeline_, queue_.clock(), *cloud_);
+  store_.AddObserver(recorder_.get());
   cloud_log_.AddSink(recorder_->LogSink("emulated-cloud"));
   autoscaler_log_.SetVerbosity(options_.autoscaler_verbosity);
   autoscaler_log_.AddSink(recorder_->LogSink("cluster-autoscaler"));
@@ -90,7 +92,7 @@ Status World::Init() {
   }
   queue_.RunUntil(options_.start);
   timeline_.set_enabled(true);
-  recorder_->RecordInitialState();
+  recorder_->RecordInitialState(store_.ListNodes(), store_.ListPods());
 
   if (options_.autoscaler) {
     TIDEPOOL_ASSIGN_OR_RETURN(autoscaler_, autoscaler::Autoscaler::Create(
