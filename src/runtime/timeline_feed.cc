@@ -1,0 +1,155 @@
+#include "runtime/timeline_feed.h"
+
+#include <utility>
+
+#include "api/codec/json_codec.h"
+#include "kubelet/status_json.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using nlohmann::json;
+
+const json& At(const json& j, const char* key) {
+  static const json kNull;
+  if (!j.is_object()) return kNull;
+  auto it = j.find(key);
+  return it == j.end() ? kNull : *it;
+}
+std::string Str(const json& j, const char* key) {
+  const json& v = At(j, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+TimePoint Time(const json& j, const char* key) {
+  auto t = ParseRfc3339(Str(j, key));
+  return t.ok() ? *t : TimePoint();
+}
+
+// core/v1 Event -> what the timeline shows of it.
+sim::EventRecord EventOf(const json& e) {
+  sim::EventRecord r;
+  r.name = Str(At(e, "metadata"), "name");
+  const json& o = At(e, "involvedObject");
+  r.involved_object.kind = Str(o, "kind");
+  r.involved_object.namespace_ = Str(o, "namespace");
+  r.involved_object.name = Str(o, "name");
+  r.involved_object.uid = Str(o, "uid");
+  r.type = Str(e, "type");
+  r.reason = Str(e, "reason");
+  r.message = Str(e, "message");
+  r.source.component = Str(At(e, "source"), "component");
+  r.source.host = Str(At(e, "source"), "host");
+  r.first_timestamp = Time(e, "firstTimestamp");
+  r.last_timestamp = Time(e, "lastTimestamp");
+  const json& count = At(e, "count");
+  r.count = count.is_number_integer() ? count.get<int32_t>() : 1;
+  return r;
+}
+
+}  // namespace
+
+TimelineFeed::TimelineFeed(client::SharedInformerFactory& informers, sim::StoreObserver& observer,
+                           uint64_t seed)
+    : observer_(observer) {
+  auto handlers = [](auto on) -> client::ResourceEventHandlers {
+    return {[on](const client::ObjectRef& obj, bool initial) { on(obj, false, initial); },
+            [on](const client::ObjectRef&, const client::ObjectRef& obj) { on(obj, false, false); },
+            [on](const client::ObjectRef& obj, bool) { on(obj, true, false); }};
+  };
+  pods_ = informers.InformerFor(client::DecodingInformerOptions("pods", "/api/v1/pods", seed));
+  pods_->AddEventHandlers(handlers([this](const client::ObjectRef& o, bool deleted, bool initial) {
+    OnPod(o, deleted, initial);
+  }));
+  nodes_ = informers.InformerFor(client::DecodingInformerOptions("nodes", "/api/v1/nodes", seed));
+  nodes_->AddEventHandlers(handlers([this](const client::ObjectRef& o, bool deleted, bool initial) {
+    OnNode(o, deleted, initial);
+  }));
+  events_ =
+      informers.InformerFor(client::DecodingInformerOptions("events", "/api/v1/events", seed));
+  events_->AddEventHandlers(
+      handlers([this](const client::ObjectRef& o, bool deleted, bool initial) {
+        if (!deleted && !initial) OnEvent(o);
+      }));
+}
+
+std::string TimelineFeed::KeyOf(const json& obj) {
+  const json& md = At(obj, "metadata");
+  const std::string ns = Str(md, "namespace");
+  return ns.empty() ? Str(md, "name") : ns + "/" + Str(md, "name");
+}
+
+void TimelineFeed::OnPod(const client::ObjectRef& obj, bool deleted, bool initial) {
+  const std::string key = KeyOf(*obj);
+  auto known = pods_by_key_.find(key);
+  sim::PodChange change;
+  if (deleted) {
+    if (known == pods_by_key_.end()) return;
+    change.type = sim::ChangeType::kDeleted;
+    change.old_pod = known->second;
+    change.pod = std::move(known->second);
+    pods_by_key_.erase(known);
+    observer_.OnPodChange(change);
+    return;
+  }
+  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
+  if (!pod.ok()) {
+    ++decode_errors_;
+    return;
+  }
+  sim::PodRecord rec{std::make_shared<const api::Pod>(std::move(pod).value()),
+                     kubelet::ContainerStatusesFromJson(*obj)};
+  change.type = known == pods_by_key_.end() ? sim::ChangeType::kAdded : sim::ChangeType::kModified;
+  if (known != pods_by_key_.end()) change.old_pod = known->second;
+  change.pod = rec;
+  pods_by_key_[key] = std::move(rec);
+  if (!initial) observer_.OnPodChange(change);
+}
+
+void TimelineFeed::OnNode(const client::ObjectRef& obj, bool deleted, bool initial) {
+  const std::string key = KeyOf(*obj);
+  auto known = nodes_by_name_.find(key);
+  sim::NodeChange change;
+  if (deleted) {
+    if (known == nodes_by_name_.end()) return;
+    change.type = sim::ChangeType::kDeleted;
+    change.old_node = known->second;
+    change.node = known->second;
+    nodes_by_name_.erase(known);
+    observer_.OnNodeChange(change);
+    return;
+  }
+  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  if (!node.ok()) {
+    ++decode_errors_;
+    return;
+  }
+  change.type =
+      known == nodes_by_name_.end() ? sim::ChangeType::kAdded : sim::ChangeType::kModified;
+  if (known != nodes_by_name_.end()) change.old_node = known->second;
+  change.node = std::make_shared<const api::Node>(std::move(node).value());
+  nodes_by_name_[key] = change.node;
+  if (!initial) observer_.OnNodeChange(change);
+}
+
+void TimelineFeed::OnEvent(const client::ObjectRef& obj) {
+  sim::EventChange change;
+  change.event = EventOf(*obj);
+  change.aggregated = change.event.count > 1;
+  observer_.OnEvent(change);
+}
+
+std::vector<api::NodeConstSharedPtr> TimelineFeed::Nodes() const {
+  std::vector<api::NodeConstSharedPtr> out;
+  out.reserve(nodes_by_name_.size());
+  for (const auto& [name, node] : nodes_by_name_) out.push_back(node);
+  return out;
+}
+
+std::vector<sim::PodRecord> TimelineFeed::Pods() const {
+  std::vector<sim::PodRecord> out;
+  out.reserve(pods_by_key_.size());
+  for (const auto& [key, pod] : pods_by_key_) out.push_back(pod);
+  return out;
+}
+
+}  // namespace tidepool::runtime
