@@ -23,10 +23,21 @@ void MergeByKey(json& into, const json& from) {
 
 }  // namespace
 
-ApiNodeSink::ApiNodeSink(const client::RestClient& kube, log::Logger* logger)
-    : kube_(kube), logger_(logger), writer_([this] { Run(); }) {}
+ApiNodeSink::ApiNodeSink(const client::RestClient& kube, log::Logger* logger,
+                         TimerService* executor)
+    : kube_(kube), logger_(logger) {
+  if (executor != nullptr) {
+    executor_ = std::make_unique<ActorTimers>(executor->clock(), executor);
+    return;
+  }
+  writer_ = std::thread([this] { Run(); });
+}
 
 ApiNodeSink::~ApiNodeSink() {
+  if (executor_) {
+    executor_->Stop();  // nothing of this sink runs later
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
@@ -51,12 +62,22 @@ void ApiNodeSink::Queue(const std::string& name, std::optional<api::Node> node) 
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto [it, inserted] = pending_.insert_or_assign(name, std::move(node));
-    if (inserted) order_.push_back(name);
+    if (inserted) {
+      order_.push_back(name);
+      // One write per node queued; it takes the node's latest change when it runs.
+      if (executor_) {
+        executor_->Post([this] {
+          std::unique_lock<std::mutex> l(mu_);
+          if (!order_.empty()) WriteFirst(l);
+        });
+      }
+    }
   }
   cv_.notify_all();
 }
 
 void ApiNodeSink::Flush() {
+  if (executor_) return;  // what the executor ran is written; the rest is its to run
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return order_.empty() && !writing_; });
 }
@@ -66,22 +87,26 @@ void ApiNodeSink::Run() {
   while (true) {
     cv_.wait(lock, [this] { return stopping_ || !order_.empty(); });
     if (order_.empty()) return;  // stopping, nothing left
-    const std::string name = std::move(order_.front());
-    order_.pop_front();
-    auto it = pending_.find(name);
-    std::optional<api::Node> op = std::move(it->second);
-    pending_.erase(it);
-    writing_ = true;
-    lock.unlock();
-    Status s = op.has_value() ? WriteNode(*op) : RemoveNode(name);
-    if (!s.ok() && s.code() != StatusCode::kNotFound && logger_ != nullptr) {
-      logger_->Warning(op.has_value() ? "Failed to publish node" : "Failed to delete node",
-                       {{"node", name}, {"err", s.ToString()}});
-    }
-    lock.lock();
-    writing_ = false;
-    cv_.notify_all();
+    WriteFirst(lock);
   }
+}
+
+void ApiNodeSink::WriteFirst(std::unique_lock<std::mutex>& lock) {
+  const std::string name = std::move(order_.front());
+  order_.pop_front();
+  auto it = pending_.find(name);
+  std::optional<api::Node> op = std::move(it->second);
+  pending_.erase(it);
+  writing_ = true;
+  lock.unlock();
+  Status s = op.has_value() ? WriteNode(*op) : RemoveNode(name);
+  if (!s.ok() && s.code() != StatusCode::kNotFound && logger_ != nullptr) {
+    logger_->Warning(op.has_value() ? "Failed to publish node" : "Failed to delete node",
+                     {{"node", name}, {"err", s.ToString()}});
+  }
+  lock.lock();
+  writing_ = false;
+  cv_.notify_all();
 }
 
 Status ApiNodeSink::WriteNode(const api::Node& node) {

@@ -25,11 +25,17 @@
 // first queued, each node's latest change only (a later upsert replaces a queued one; a delete
 // replaces whatever was queued). Failures are logged. Flush() waits until everything queued is
 // written. Thread-safe.
+// With an executor (`tidepool simulate`; common/actor_timers.h) there is no thread: a node's
+// first queued change schedules a write on the executor at its now, in the same order and with
+// the same rule (the write takes the node's latest change then; 409s retried); Flush() returns
+// at once (nothing is pending once the executor ran), and what the executor has not run when
+// the sink is destroyed is dropped.
 #pragma once
 
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -39,21 +45,25 @@
 #include "api/node.h"
 #include "client/rest_client.h"
 #include "cloud/emulated/emulated_cloud.h"
+#include "common/actor_timers.h"
 #include "common/log.h"
+#include "common/timer_service.h"
 
 namespace tidepool::kubelet {
 
 class ApiNodeSink final : public cloud::emulated::NodeSink {
  public:
-  // `kube` must outlive the sink; `logger` may be null. Starts the writer thread.
-  ApiNodeSink(const client::RestClient& kube, log::Logger* logger);
-  ~ApiNodeSink() override;  // writes what is queued, then stops
+  // `kube` (and `executor`) must outlive the sink; `logger` may be null. Starts the writer
+  // thread, or with `executor` writes on it (see "Threading").
+  ApiNodeSink(const client::RestClient& kube, log::Logger* logger,
+              TimerService* executor = nullptr);
+  ~ApiNodeSink() override;  // writes what is queued, then stops (executor: drops it)
   ApiNodeSink(const ApiNodeSink&) = delete;
   ApiNodeSink& operator=(const ApiNodeSink&) = delete;
 
   Status UpsertNode(api::Node node) override;
   Status DeleteNode(const std::string& name) override;
-  // Blocks until every change queued before the call is written.
+  // Blocks until every change queued before the call is written (executor: returns at once).
   void Flush();
 
   // The writes themselves, synchronous (what the writer thread calls).
@@ -63,6 +73,8 @@ class ApiNodeSink final : public cloud::emulated::NodeSink {
  private:
   void Queue(const std::string& name, std::optional<api::Node> node);
   void Run();
+  // Writes the change first queued (order_ not empty); `lock` (of mu_) is released meanwhile.
+  void WriteFirst(std::unique_lock<std::mutex>& lock);
   // One read-modify-write of `node`, whose JSON (with the kubelet's status fields) is
   // `reported`; Aborted on a conflict (the caller retries).
   Status TryUpsert(const api::Node& node, const nlohmann::json& reported);
@@ -78,7 +90,8 @@ class ApiNodeSink final : public cloud::emulated::NodeSink {
   std::deque<std::string> order_;
   bool writing_ = false;
   bool stopping_ = false;
-  std::thread writer_;
+  std::thread writer_;                     // without an executor
+  std::unique_ptr<ActorTimers> executor_;  // with one
 };
 
 }  // namespace tidepool::kubelet

@@ -4,6 +4,7 @@
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "common/event_queue.h"
 #include "kubelet/node_status.h"
 
 namespace tidepool::kubelet {
@@ -128,6 +129,32 @@ TEST_F(ApiNodeSinkTest, OnlyEachNodesLatestQueuedChangeIsWritten) {
   sink_.Flush();
   EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-2")).status().code(),
             StatusCode::kNotFound);
+}
+
+TEST_F(ApiNodeSinkTest, OnAnExecutorTheWritesAreItsCallbacksInTheOrderQueued) {
+  EventQueue queue;
+  {
+    ApiNodeSink sink(client_, nullptr, &queue);
+    api::Node other = Reported(true);
+    other.meta.name = "gke-gpu-2";
+    ASSERT_TRUE(sink.UpsertNode(other).ok());
+    ASSERT_TRUE(sink.UpsertNode(Reported(false)).ok());
+    ASSERT_TRUE(sink.UpsertNode(Reported(true)).ok());  // replaces the queued one
+    sink.Flush();                                       // returns at once: the executor has not run
+    EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1")).status().code(),
+              StatusCode::kNotFound);
+    EXPECT_EQ(queue.Size(), 2u);  // one write per node
+    ASSERT_TRUE(queue.Step());
+    EXPECT_TRUE(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-2")).ok());
+    EXPECT_EQ(client_.Get(ResourcePath("", "v1", "nodes", "", "gke-gpu-1")).status().code(),
+              StatusCode::kNotFound);
+    ASSERT_TRUE(queue.Step());
+    EXPECT_EQ(Node()["status"]["conditions"][0]["status"], "True");
+    // Queued and not run when the sink goes: dropped, nothing left on the executor.
+    ASSERT_TRUE(sink.DeleteNode("gke-gpu-1").ok());
+  }
+  EXPECT_TRUE(queue.Empty());
+  EXPECT_EQ(Node()["status"]["conditions"][0]["status"], "True");
 }
 
 }  // namespace

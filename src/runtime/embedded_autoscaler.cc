@@ -17,25 +17,29 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
                                        const client::http::HttpTransport& api,
                                        cloud::CloudProvider& cloud, TimerService& timers,
                                        const Clock& real_clock, log::Logger& logger, uint64_t seed,
-                                       client::SharedInformerFactory* informers)
+                                       client::SharedInformerFactory* informers,
+                                       TimerService* executor)
     : options_(options),
       timers_(timers),
       real_clock_(real_clock),
       log_(logger),
       kube_(cluster::InProcessRestConfig(), real_clock,
             cluster::InProcessRestOptions(api, kUserAgent)),
-      cache_(kube_, real_clock, &logger, seed, informers),
+      cache_(kube_, real_clock, &logger, seed, informers, executor),
       writer_(kube_),
-      recorder_(kube_, real_clock, "cluster-autoscaler", &logger),
+      recorder_(kube_, real_clock, "cluster-autoscaler", &logger, executor),
       random_(seed),
       cloud_(cloud) {}
 
 StatusOr<std::unique_ptr<EmbeddedAutoscaler>> EmbeddedAutoscaler::Create(
     const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
     cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock, log::Logger& logger,
-    uint64_t seed, client::SharedInformerFactory* informers) {
-  std::unique_ptr<EmbeddedAutoscaler> a(
-      new EmbeddedAutoscaler(options, api, cloud, timers, real_clock, logger, seed, informers));
+    uint64_t seed, client::SharedInformerFactory* informers, TimerService* executor) {
+  if (executor != nullptr && informers == nullptr) {
+    return InvalidArgumentError("an embedded autoscaler on an executor needs the informer factory");
+  }
+  std::unique_ptr<EmbeddedAutoscaler> a(new EmbeddedAutoscaler(
+      options, api, cloud, timers, real_clock, logger, seed, informers, executor));
   TIDEPOOL_ASSIGN_OR_RETURN(a->engine_,
                             autoscaler::Autoscaler::Create(a->options_, a->cloud_, a->writer_,
                                                            a->recorder_, a->log_, a->random_));

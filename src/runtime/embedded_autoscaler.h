@@ -10,8 +10,15 @@
 //
 // Loop: CA's - RunOnce every scan_interval on the caller's timer service (the emulated world's
 // queue, so that the cloud provider is called on the world's thread and --speed applies),
-// after the informers have synced; the status ConfigMap written when its text changes.
-// Thread-compatible: Start, Stop and the loop run on the timer service's thread.
+// after the informers have synced (checked every 100 ms of the timer service's clock until
+// they have: never a blocking wait); the status ConfigMap written when its text changes.
+//
+// Threads: Start, Stop and the loop run on the timer service's thread (thread-compatible).
+// Without an executor the cache's informers (KubeClusterCache) and the event recorder
+// (KubeEventRecorder) have threads of their own. With an executor (`tidepool simulate`, where
+// it is the same queue as `timers`) nothing makes a thread: the informers are driven (the
+// autoscaler neither starts nor stops them, and every one of them, the workload controllers'
+// included, comes from `informers`), and events are posted by callbacks on the executor.
 #pragma once
 
 #include <memory>
@@ -37,10 +44,12 @@ class EmbeddedAutoscaler {
   // `tidepool up` runs on the same timeline as `real_clock` (the world is advanced to
   // real_clock.Now()): a loop that took longer than the scan interval is followed by the next
   // at real_clock.Now(). `informers`, when set, provides the cache's informers (shared).
+  // `executor`, when set, selects the executor mode (see "Threads"; requires `informers`).
   static StatusOr<std::unique_ptr<EmbeddedAutoscaler>> Create(
       const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
       cloud::CloudProvider& cloud, TimerService& timers, const Clock& real_clock,
-      log::Logger& logger, uint64_t seed, client::SharedInformerFactory* informers = nullptr);
+      log::Logger& logger, uint64_t seed, client::SharedInformerFactory* informers = nullptr,
+      TimerService* executor = nullptr);
   ~EmbeddedAutoscaler();
 
   // Starts the informers and schedules the first loop now.
@@ -54,7 +63,8 @@ class EmbeddedAutoscaler {
   EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
                      const client::http::HttpTransport& api, cloud::CloudProvider& cloud,
                      TimerService& timers, const Clock& real_clock, log::Logger& logger,
-                     uint64_t seed, client::SharedInformerFactory* informers);
+                     uint64_t seed, client::SharedInformerFactory* informers,
+                     TimerService* executor);
   void RunLoop();
   void ScheduleNext(TimePoint at);
 

@@ -121,8 +121,10 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
   // DaemonSets are looked up in the cache's own DaemonSet informer (the one that keeps their
   // template pods), not watched a second time; its handler calls Changed().
 
+  // `factory`, when not null, makes the informers (driven ones: see KubeClusterCache's
+  // constructor); otherwise they are this object's own.
   Controllers(const client::RestClient& client, const Clock& clock, log::Logger* logger,
-              uint64_t seed) {
+              uint64_t seed, client::SharedInformerFactory* factory) {
     uint64_t s = seed + 10;
     for (const Kind& k : kKinds) {
       client::InformerOptions o;
@@ -139,7 +141,9 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
         }
         return slim;
       };
-      auto inf = std::make_unique<client::Informer>(client, clock, std::move(o), logger);
+      o.transform_name = "workload-replicas";
+      std::shared_ptr<client::Informer> inf =
+          client::MakeInformer(factory, client, clock, std::move(o), logger);
       auto bump = [this](const client::ObjectRef&) { version_.fetch_add(1); };
       inf->AddEventHandlers({[bump](const client::ObjectRef& x, bool) { bump(x); },
                              [bump](const client::ObjectRef&, const client::ObjectRef& x) { bump(x); },
@@ -198,15 +202,18 @@ class KubeClusterCache::Controllers final : public autoscaler::ControllerLister 
   uint64_t version() const override { return version_.load(); }
 
  private:
-  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::vector<std::shared_ptr<client::Informer>> informers_;
   const client::Informer* daemonsets_ = nullptr;
   std::atomic<uint64_t> version_{0};
 };
 
 KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock& clock,
                                    log::Logger* logger, uint64_t seed,
-                                   client::SharedInformerFactory* informers)
-    : logger_(logger), controllers_(std::make_shared<Controllers>(client, clock, logger, seed)) {
+                                   client::SharedInformerFactory* informers, TimerService* executor)
+    : logger_(logger),
+      driven_(executor != nullptr),
+      controllers_(std::make_shared<Controllers>(client, clock, logger, seed,
+                                                 driven_ ? informers : nullptr)) {
   // CA never reads managedFields; dropping them halves what a pod costs to decode. The
   // handlers below decode each object once into what the engine keeps (an api::Node, a compact
   // PodInfo, a budget's selector); the informer itself keeps only metadata stubs for its
@@ -241,6 +248,7 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
 KubeClusterCache::~KubeClusterCache() { Stop(); }
 
 void KubeClusterCache::Start() {
+  if (driven_) return;  // the driver's informers
   nodes_->Start();
   pods_->Start();
   pdbs_->Start();
@@ -249,6 +257,7 @@ void KubeClusterCache::Start() {
 }
 
 void KubeClusterCache::Stop() {
+  if (driven_) return;  // the driver's informers
   // All asked first, so that they wind down together (a watch notices within its poll).
   controllers_->RequestStop();
   client::StopAll({nodes_.get(), pods_.get(), pdbs_.get(), daemonsets_.get()});
@@ -256,6 +265,7 @@ void KubeClusterCache::Stop() {
 }
 
 bool KubeClusterCache::WaitForSync(Duration timeout) const {
+  if (driven_) return HasSynced();  // synced by the driver's lists, on this thread: no waiting
   // Each informer gets the whole timeout; they list in parallel, so this is rarely longer.
   return nodes_->WaitForSync(timeout) && pods_->WaitForSync(timeout) &&
          pdbs_->WaitForSync(timeout) && controllers_->WaitForSync(timeout) &&
@@ -497,15 +507,26 @@ Status KubeClusterWriter::EvictPod(const std::string& namespace_, const std::str
 namespace {
 constexpr size_t kMaxQueuedEvents = 1000;                      // client-go's maxQueuedEvents
 constexpr Duration kAggregationWindow = std::chrono::minutes(10);  // EventCorrelator's cache TTL
+// Names tried for one event whose name is taken (see Post).
+constexpr int kEventNameAttempts = 64;
 }  // namespace
 
 KubeEventRecorder::KubeEventRecorder(const client::RestClient& client, const Clock& clock,
-                                     std::string component, log::Logger* logger)
+                                     std::string component, log::Logger* logger,
+                                     TimerService* executor)
     : client_(client), clock_(clock), component_(std::move(component)), logger_(logger) {
+  if (executor != nullptr) {
+    executor_ = std::make_unique<ActorTimers>(clock, executor);
+    return;
+  }
   thread_ = std::thread([this] { Run(); });
 }
 
 KubeEventRecorder::~KubeEventRecorder() {
+  if (executor_) {
+    executor_->Stop();  // nothing of this recorder runs later
+    return;
+  }
   {
     std::unique_lock<std::mutex> lock(mu_);
     cv_.wait_for(lock, std::chrono::seconds(5), [this] { return queue_.empty() && !busy_; });
@@ -523,17 +544,28 @@ void KubeEventRecorder::Event(const autoscaler::ObjectRef& object, std::string_v
 void KubeEventRecorder::EventOnHost(const autoscaler::ObjectRef& object, std::string_view type,
                                     std::string_view reason, std::string message,
                                     std::string host) {
+  Pending p{object,       std::string(type), std::string(reason), std::move(message),
+            clock_.Now(), std::move(host)};
   std::lock_guard<std::mutex> lock(mu_);
-  if (queue_.size() >= kMaxQueuedEvents) {
+  const size_t queued = executor_ ? executor_->Pending() : queue_.size();
+  if (queued >= kMaxQueuedEvents) {
     ++dropped_;
     return;
   }
-  queue_.push_back(Pending{object, std::string(type), std::string(reason), std::move(message),
-                           clock_.Now(), std::move(host)});
+  if (executor_) {
+    executor_->Post([this, p = std::move(p)] {
+      Post(p);
+      std::lock_guard<std::mutex> l(mu_);
+      ++posted_;
+    });
+    return;
+  }
+  queue_.push_back(std::move(p));
   cv_.notify_all();
 }
 
 void KubeEventRecorder::Flush() {
+  if (executor_) return;  // what the executor ran is posted; the rest is its to run
   std::unique_lock<std::mutex> lock(mu_);
   cv_.wait(lock, [this] { return (queue_.empty() && !busy_) || stop_; });
 }
@@ -593,7 +625,6 @@ void KubeEventRecorder::Post(const Pending& p) {
     seen_.erase(it);  // gone (TTL) or refused: write a new one
   }
   sim::EventRecord e;
-  e.name = sim::EventName(p.object.name, p.at);
   e.involved_object = p.object;
   e.type = p.type;
   e.reason = p.reason;
@@ -603,7 +634,14 @@ void KubeEventRecorder::Post(const Pending& p) {
   e.first_timestamp = p.at;
   e.last_timestamp = p.at;
   const std::string ns = EventNamespace(p.object);
-  StatusOr<json> r = client_.Create("/api/v1/namespaces/" + ns + "/events", EventJson(e));
+  // Two events of one object at the same instant (common on a simulated clock) would share the
+  // name; a real client's clock would have moved on by a nanosecond, so the name does (as
+  // sim::Store names them).
+  StatusOr<json> r = AlreadyExistsError("");
+  for (int i = 0; i < kEventNameAttempts && r.status().code() == StatusCode::kAlreadyExists; ++i) {
+    e.name = sim::EventName(p.object.name, p.at + std::chrono::nanoseconds(i));
+    r = client_.Create("/api/v1/namespaces/" + ns + "/events", EventJson(e));
+  }
   if (!r.ok()) {
     if (logger_ != nullptr) {
       logger_->Warning("Server rejected event (will not retry!)",

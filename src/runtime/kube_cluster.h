@@ -22,9 +22,20 @@
 //                      on the API; a queue of at most 1,000 events, as client-go's broadcaster,
 //                      drops the excess); a repeat of the same event (object, type, reason,
 //                      message) within 10 minutes patches count and lastTimestamp instead
-//                      (client-go's EventCorrelator).
+//                      (client-go's EventCorrelator). With an executor (simulate): no thread;
+//                      each event is posted by a callback on the executor at the time it was
+//                      recorded (not synchronously: a caller inside an informer handler or a
+//                      scheduling cycle makes no API write itself), at most 1,000 waiting.
 //   WriteStatusConfigMap  CA's kube-system/cluster-autoscaler-status: data.status and the
 //                      cluster-autoscaler.kubernetes.io/last-updated annotation.
+//
+// Threads: without an executor (`tidepool up`, `tidepool autoscale`) KubeClusterCache's
+// informers run on threads of their own (started by Start(), or by the shared factory) and
+// KubeEventRecorder posts from a thread of its own; both are thread-safe. With an executor
+// (`tidepool simulate`, executor convention) neither makes a thread: the cache's informers are
+// driven (not started or stopped by the cache; their handlers run on the driver's thread) and
+// WaitForSync does not wait; the recorder's posts are callbacks on the executor, and Flush()
+// returns at once.
 #pragma once
 
 #include <condition_variable>
@@ -42,7 +53,9 @@
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
+#include "common/actor_timers.h"
 #include "common/log.h"
+#include "common/timer_service.h"
 
 namespace tidepool::runtime {
 
@@ -82,14 +95,19 @@ class KubeClusterCache {
  public:
   // `client`, `clock` (and `informers`) must outlive the cache; `logger` may be null. With
   // `informers`, the nodes', pods', budgets' and DaemonSets' informers come from that factory
-  // (shared with the process's other actors; the factory starts them).
+  // (shared with the process's other actors; the factory starts them). With `executor`
+  // (driven informers, see "Threads"), the workload controllers' informers come from
+  // `informers` too, so that whoever drives the factory's informers drives all of them; the
+  // cache itself schedules nothing on it.
   KubeClusterCache(const client::RestClient& client, const Clock& clock, log::Logger* logger,
-                   uint64_t seed, client::SharedInformerFactory* informers = nullptr);
+                   uint64_t seed, client::SharedInformerFactory* informers = nullptr,
+                   TimerService* executor = nullptr);
   ~KubeClusterCache();
 
+  // Start/Stop the informers; with an executor they do nothing (the informers are driven).
   void Start();
   void Stop();
-  // True once every informer has listed.
+  // True once every informer has listed. With an executor: HasSynced(), without waiting.
   bool WaitForSync(Duration timeout) const;
   bool HasSynced() const;
 
@@ -114,6 +132,7 @@ class KubeClusterCache {
   void OnDaemonSet(const client::ObjectRef& obj, bool deleted);
 
   log::Logger* logger_;
+  const bool driven_;  // an executor was injected: informers are driven, never waited for
   std::shared_ptr<client::Informer> nodes_;
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> pdbs_;
@@ -157,10 +176,14 @@ class KubeClusterWriter final : public autoscaler::ClusterWriter {
 
 class KubeEventRecorder final : public autoscaler::EventRecorder {
  public:
-  // `component` is the events' source.component ("cluster-autoscaler").
+  // `component` is the events' source.component ("cluster-autoscaler"). With `executor`
+  // (which must outlive the recorder) every event is posted by a callback on it (see the file
+  // comment); `clock` stamps the events either way.
   KubeEventRecorder(const client::RestClient& client, const Clock& clock, std::string component,
-                    log::Logger* logger);
-  ~KubeEventRecorder() override;  // flushes what is queued (bounded wait), then stops
+                    log::Logger* logger, TimerService* executor = nullptr);
+  // Flushes what is queued (bounded wait), then stops. With an executor: what it has not run
+  // yet is dropped (cancelled), without waiting.
+  ~KubeEventRecorder() override;
 
   void Event(const autoscaler::ObjectRef& object, std::string_view type, std::string_view reason,
              std::string message) override;
@@ -168,7 +191,8 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   void EventOnHost(const autoscaler::ObjectRef& object, std::string_view type,
                    std::string_view reason, std::string message, std::string host);
 
-  // Waits until the queue is empty (tests).
+  // Waits until the queue is empty (tests). With an executor: returns at once (nothing is
+  // pending once the executor ran).
   void Flush();
   uint64_t posted() const;
   uint64_t dropped() const;
@@ -204,7 +228,8 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   std::map<std::string, Seen> seen_;  // only the worker touches it
   // (last time, key) of every post, oldest first: when each entry of seen_ may expire.
   std::deque<std::pair<TimePoint, std::string>> expiry_;
-  std::thread thread_;
+  std::thread thread_;                     // without an executor
+  std::unique_ptr<ActorTimers> executor_;  // with one
 };
 
 // Creates or updates `namespace_/name` with data.status = `status` and the last-updated

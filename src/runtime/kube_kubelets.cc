@@ -35,14 +35,14 @@ bool Bound(const json& pod) {
 
 KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
                            kubelet::KubeletOptions options, log::Logger* logger, uint64_t seed,
-                           client::SharedInformerFactory* informers)
+                           client::SharedInformerFactory* informers, TimerService* executor)
     : kube_(kube),
       clock_(clock),
       options_(options),
       logger_(logger),
-      timers_(clock),
-      events_(kube, clock, "kubelet", logger),
-      node_timers_(clock),
+      timers_(clock, executor),
+      events_(kube, clock, "kubelet", logger, executor),
+      node_timers_(clock, executor),
       jitter_(seed + 3) {
   // The kubelets keep the decoded pods.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
@@ -95,6 +95,7 @@ void KubeKubelets::Start() {
   started_ = true;
   timers_.Start();
   node_timers_.Start();
+  if (!timers_.threaded()) return;  // driven informers
   node_informer_->Start();
   pod_informer_->Start();
 }
@@ -102,7 +103,7 @@ void KubeKubelets::Start() {
 void KubeKubelets::Stop() {
   if (!started_) return;
   started_ = false;
-  client::StopAll({node_informer_.get(), pod_informer_.get()});
+  if (timers_.threaded()) client::StopAll({node_informer_.get(), pod_informer_.get()});
   timers_.Stop();
   node_timers_.Stop();
   kubelets_.clear();

@@ -28,7 +28,13 @@
 //
 // Threads: informer handlers decode on the informers' threads and post to the kubelets' own
 // thread (common/thread_timer_service.h), where every kubelet, its timers and its API writes
-// run. Start/Stop from the owner's thread.
+// run; the node side (Leases, heartbeats, KWOK's initialization) has a thread of its own too.
+// Start/Stop from the owner's thread. With an executor (`tidepool simulate`;
+// common/actor_timers.h) there is no thread: the informers are driven (handlers called on the
+// executor's thread; the kubelets neither start nor stop them), and both kinds of work - the
+// kubelets' and the node side's, events included - are callbacks on the executor, timed by its
+// clock (Leases and heartbeats too). Start() and Stop() do not wait; Stop() cancels what is
+// pending.
 #pragma once
 
 #include <atomic>
@@ -40,10 +46,11 @@
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
+#include "common/actor_timers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/random.h"
-#include "common/thread_timer_service.h"
+#include "common/timer_service.h"
 #include "kubelet/pod_lifecycle.h"
 #include "runtime/kube_cluster.h"
 
@@ -52,17 +59,21 @@ namespace tidepool::runtime {
 class KubeKubelets final : private kubelet::KubeletHost {
  public:
   // Every reference must outlive the kubelets; `logger` may be null. `clock` is the kubelets'
-  // clock (their durations are `options`'), stamps events and drives the informers' back-off.
+  // clock (their durations are `options`'), stamps events and drives the informers' back-off;
+  // with `executor` the timers' clock is the executor's (simulate passes its clock as `clock`
+  // too). `executor`, when set, selects the executor mode (see "Threads").
   KubeKubelets(const client::RestClient& kube, const Clock& clock, kubelet::KubeletOptions options,
                log::Logger* logger, uint64_t seed,
-               client::SharedInformerFactory* informers = nullptr);
+               client::SharedInformerFactory* informers = nullptr,
+               TimerService* executor = nullptr);
   ~KubeKubelets() override;  // Stop()
   KubeKubelets(const KubeKubelets&) = delete;
   KubeKubelets& operator=(const KubeKubelets&) = delete;
 
-  // Starts the informers and the kubelets' thread.
+  // Starts the informers and the kubelets' threads (with an executor: nothing to start).
   void Start();
-  // Stops the informers and the thread. Idempotent.
+  // Stops the informers and the threads (with an executor: cancels what is pending, leaves
+  // the informers to their driver). Idempotent.
   void Stop();
   bool HasSynced() const;
 
@@ -78,11 +89,11 @@ class KubeKubelets final : private kubelet::KubeletHost {
     std::string uid;
     std::vector<std::string> condition_types;  // what the heartbeat touches
     int64_t lease_rv = 0;
-    ThreadTimerService::TimerId lease_timer = 0;
-    ThreadTimerService::TimerId status_timer = 0;
+    TimerService::TimerId lease_timer = 0;
+    TimerService::TimerId status_timer = 0;
   };
   void OnNode(Change change, client::ObjectRef node);
-  // On node_timers_'s thread.
+  // On node_timers_'s thread (the executor's).
   void StartNodeStatus(const nlohmann::json& node);
   void StopNodeStatus(const std::string& name);
   void RenewLease(const std::string& name);
@@ -102,7 +113,7 @@ class KubeKubelets final : private kubelet::KubeletHost {
   const Clock& clock_;
   const kubelet::KubeletOptions options_;
   log::Logger* logger_;
-  ThreadTimerService timers_;
+  ActorTimers timers_;  // its own thread, or the executor
   KubeEventRecorder events_;
   std::shared_ptr<client::Informer> node_informer_;
   std::shared_ptr<client::Informer> pod_informer_;
@@ -110,7 +121,7 @@ class KubeKubelets final : private kubelet::KubeletHost {
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
   // On node_timers_'s thread only: the nodes whose Lease and heartbeats this process keeps.
-  ThreadTimerService node_timers_;
+  ActorTimers node_timers_;  // its own thread, or the executor
   std::map<std::string, NodeBeat, std::less<>> beats_;
   Random jitter_;
   bool started_ = false;

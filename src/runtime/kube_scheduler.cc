@@ -11,19 +11,22 @@ namespace {
 using json = nlohmann::json;
 
 constexpr Duration kSyncTimeout = std::chrono::seconds(60);
+// client-go's WaitForCacheSync polls every 100 ms (syncedPollPeriod).
+constexpr Duration kSyncPoll = std::chrono::milliseconds(100);
 
 }  // namespace
 
 KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
                              const scheduler::Scheduler& scheduler,
                              scheduler::SchedulingQueueOptions options, log::Logger* logger,
-                             uint64_t seed, client::SharedInformerFactory* informers)
+                             uint64_t seed, client::SharedInformerFactory* informers,
+                             TimerService* executor)
     : kube_(kube),
       clock_(clock),
       logger_(logger),
-      timers_(clock),
+      timers_(clock, executor),
       queue_(timers_, scheduler, *this, options),
-      events_(kube, clock, "default-scheduler", logger) {
+      events_(kube, clock, "default-scheduler", logger, executor) {
   // The queue keeps the decoded objects.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
     return client::MakeInformer(informers, kube_, clock_,
@@ -47,11 +50,28 @@ void KubeScheduler::Start() {
   if (started_) return;
   started_ = true;
   timers_.Start();
+  if (!timers_.threaded()) {
+    // Driven informers: poll for their sync on the executor instead of waiting.
+    timers_.Post([this] { CheckSynced(); });
+    return;
+  }
   nodes_->Start();
   pods_->Start();
   if (!nodes_->WaitForSync(kSyncTimeout) || !pods_->WaitForSync(kSyncTimeout)) {
     if (logger_ != nullptr) logger_->Warning("scheduler: informers did not sync; scheduling anyway");
   }
+  ReleaseHeld();
+}
+
+void KubeScheduler::CheckSynced() {
+  if (HasSynced()) {
+    ReleaseHeld();
+    return;
+  }
+  timers_.ScheduleAfter(kSyncPoll, [this] { CheckSynced(); });
+}
+
+void KubeScheduler::ReleaseHeld() {
   // WaitForCacheSync done: what arrived meanwhile goes to the queue, nodes first.
   std::lock_guard<std::mutex> lock(mu_);
   for (auto& fn : held_nodes_) timers_.Post(std::move(fn));
@@ -64,7 +84,7 @@ void KubeScheduler::Start() {
 void KubeScheduler::Stop() {
   if (!started_) return;
   started_ = false;
-  client::StopAll({nodes_.get(), pods_.get()});
+  if (timers_.threaded()) client::StopAll({nodes_.get(), pods_.get()});
   timers_.Stop();
 }
 

@@ -17,7 +17,13 @@
 // Threads: informer handlers decode objects on the informers' threads and post them to the
 // scheduler's own thread (common/thread_timer_service.h), where the queue, its timers and every
 // API write run; nothing is scheduled before both informers have synced (kube-scheduler's
-// WaitForCacheSync). Start/Stop from the owner's thread.
+// WaitForCacheSync: Start() waits up to a minute for them). Start/Stop from the owner's thread.
+// With an executor (`tidepool simulate`; common/actor_timers.h) there is no thread: the
+// informers are driven (handlers called on the executor's thread; the scheduler neither starts
+// nor stops them), the handlers post to the executor, and the queue, its timers and every API
+// write (events included) are callbacks on it. Start() does not wait: it checks at once, then
+// every 100 ms of the executor's clock (WaitForCacheSync's poll), whether both informers have
+// synced; until then changes are held, as without an executor. Stop() cancels what is pending.
 #pragma once
 
 #include <atomic>
@@ -30,9 +36,10 @@
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
+#include "common/actor_timers.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "common/thread_timer_service.h"
+#include "common/timer_service.h"
 #include "runtime/kube_cluster.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler.h"
@@ -42,19 +49,23 @@ namespace tidepool::runtime {
 class KubeScheduler final : private scheduler::SchedulingActions {
  public:
   // Every reference must outlive the scheduler; `logger` may be null. `clock` stamps events,
-  // drives the informers' back-off and is the queue's clock (its durations are `options`').
+  // drives the informers' back-off and is the queue's clock (its durations are `options`');
+  // with `executor` the queue's clock is the executor's (simulate passes its clock as `clock`
+  // too). `executor`, when set, selects the executor mode (see "Threads").
   KubeScheduler(const client::RestClient& kube, const Clock& clock,
                 const scheduler::Scheduler& scheduler, scheduler::SchedulingQueueOptions options,
                 log::Logger* logger, uint64_t seed,
-                client::SharedInformerFactory* informers = nullptr);
+                client::SharedInformerFactory* informers = nullptr,
+                TimerService* executor = nullptr);
   ~KubeScheduler() override;  // Stop()
   KubeScheduler(const KubeScheduler&) = delete;
   KubeScheduler& operator=(const KubeScheduler&) = delete;
 
   // Starts the informers and the scheduler's thread; scheduling begins once both informers
-  // have synced.
+  // have synced. With an executor: see "Threads".
   void Start();
-  // Stops the informers and the thread. Idempotent.
+  // Stops the informers and the thread (with an executor: cancels what is pending, leaves the
+  // informers to their driver). Idempotent.
   void Stop();
 
   bool HasSynced() const;
@@ -66,6 +77,10 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // Hands a change to the queue's thread: before both informers synced, changes are held and
   // delivered in order (nodes first) once they have.
   void Deliver(bool node, std::function<void()> fn);
+  // Marks the informers synced and posts what was held (nodes first).
+  void ReleaseHeld();
+  // With an executor: ReleaseHeld() once both informers have synced, checked every 100 ms.
+  void CheckSynced();
 
   Status Bind(const api::Pod& pod, const std::string& node) override;
   void Event(const scheduler::PodRef& pod, std::string_view type, std::string_view reason,
@@ -77,7 +92,7 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   const client::RestClient& kube_;
   const Clock& clock_;
   log::Logger* logger_;
-  ThreadTimerService timers_;
+  ActorTimers timers_;  // its own thread, or the executor
   scheduler::SchedulingQueue queue_;
   KubeEventRecorder events_;
   std::shared_ptr<client::Informer> nodes_;

@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <functional>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "runtime/kube_objects_for_test.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -16,29 +16,8 @@ namespace {
 using client::ResourcePath;
 using nlohmann::json;
 
-json Node(const std::string& name, const std::string& gpus) {
-  const json resources = {{"cpu", "4"}, {"memory", "16Gi"}, {"pods", "110"}, {"nvidia.com/gpu", gpus}};
-  return {{"apiVersion", "v1"},
-          {"kind", "Node"},
-          {"metadata", {{"name", name}, {"labels", {{"kubernetes.io/hostname", name}}}}},
-          {"status",
-           {{"capacity", resources},
-            {"allocatable", resources},
-            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}};
-}
-
-json GpuPod(const std::string& name, const std::string& scheduler = "") {
-  json pod = {{"apiVersion", "v1"},
-              {"kind", "Pod"},
-              {"metadata", {{"name", name}, {"namespace", "default"}}},
-              {"spec",
-               {{"containers",
-                 json::array({{{"name", "c"},
-                               {"image", "busybox"},
-                               {"resources", {{"limits", {{"nvidia.com/gpu", 1}}}}}}})}}}};
-  if (!scheduler.empty()) pod["spec"]["schedulerName"] = scheduler;
-  return pod;
-}
+using testing::GpuPod;
+using testing::Node;
 
 class KubeSchedulerTest : public ::testing::Test {
  protected:
