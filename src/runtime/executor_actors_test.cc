@@ -1,8 +1,8 @@
 // The runtime's actors on an executor (`tidepool simulate`'s mode): KubeScheduler,
 // KubeKubelets, KubeEventRecorder, KubeClusterCache and EmbeddedAutoscaler on a
 // tidepool::EventQueue, over the in-process transport to a real ApiServer and ObjectStore on the
-// queue's simulated clock, their informers (the factory's) not started but fed from the store
-// by the test (StoreInformerFeed). No thread is made; runs replay exactly.
+// queue's simulated clock, their informers (the factory's) driven from the store
+// by cluster::StoreInformerDriver. No thread is made; runs replay exactly.
 #include <dirent.h>
 #include <gtest/gtest.h>
 
@@ -18,13 +18,13 @@
 #include "apiserver/pod_logs.h"
 #include "client/shared_informers.h"
 #include "cluster/in_process_transport.h"
+#include "cluster/store_informer_driver.h"
 #include "common/event_queue.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
 #include "runtime/kube_objects_for_test.h"
 #include "runtime/kube_scheduler.h"
-#include "runtime/store_informer_feed_for_test.h"
 #include "testing/builders.h"
 #include "testing/fake_cloud_provider.h"
 
@@ -75,7 +75,8 @@ class DrivenCluster {
         client_(cluster::InProcessRestConfig(), queue_.clock(),
                 cluster::InProcessRestOptions(transport_, "tidepool-test")),
         factory_(client_, queue_.clock()),
-        feed_(store_) {
+        driver_(store_, queue_) {
+    factory_.SetDriver(&driver_);
     for (const char* ns : {"default", "kube-system", "kube-node-lease"}) {
       Create(ResourcePath("", "v1", "namespaces"),
              {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
@@ -101,26 +102,12 @@ class DrivenCluster {
     return std::make_unique<KubeKubelets>(client_, queue_.clock(), kubelet::KubeletOptions{},
                                           nullptr, 2, &factory_, &queue_);
   }
-  // The factory's informer of `path`, as the actors asked for it: a decoding one, or for the
-  // workload controllers the autoscaler's (a named transform).
-  std::shared_ptr<client::Informer> InformerOf(const std::string& path) {
-    if (path == "/apis/apps/v1/replicasets" || path == "/apis/apps/v1/statefulsets" ||
-        path == "/apis/batch/v1/jobs") {
-      client::InformerOptions o;
-      o.path = path;
-      o.transform = [](json&& obj) { return std::move(obj); };  // only its name is the key
-      o.transform_name = "workload-replicas";
-      return factory_.InformerFor(std::move(o));
-    }
-    return factory_.InformerFor(client::DecodingInformerOptions("test", path, 0));
+  // Starts the factory's informers: the driver lists each at the queue's now.
+  void StartFeed() {
+    factory_.Start();
+    queue_.RunUntil(queue_.Now());
   }
-  // Binds the factory's informers of `paths` to the feed and lists them (the driver's first
-  // lists).
-  void StartFeed(std::vector<std::string> paths = {"/api/v1/nodes", "/api/v1/pods"}) {
-    for (const std::string& path : paths) feed_.Bind(path, InformerOf(path));
-    feed_.Start();
-  }
-  void RunFor(Duration d) { feed_.RunUntil(queue_, queue_.Now() + d); }
+  void RunFor(Duration d) { queue_.RunUntil(queue_.Now() + d); }
 
   json Get(const std::string& path) {
     auto r = client_.Get(path);
@@ -165,7 +152,7 @@ class DrivenCluster {
   cluster::InProcessTransport transport_;
   client::RestClient client_;
   client::SharedInformerFactory factory_;
-  testing::StoreInformerFeed feed_;
+  cluster::StoreInformerDriver driver_;
   std::unique_ptr<scheduler::Scheduler> scheduler_;
 };
 
@@ -309,7 +296,7 @@ TEST(ExecutorActorsTest, TheAutoscalersCacheNeverWaitsForDrivenInformers) {
   EXPECT_FALSE(cache.WaitForSync(std::chrono::hours(1)));  // no wait
   EXPECT_LT(wall.Now() - before, seconds(10));
   // Every informer of the cache comes from the factory: the workload controllers' too.
-  c.StartFeed(kAutoscalerPaths);
+  c.StartFeed();
   EXPECT_EQ(c.factory_.informers(), kAutoscalerPaths.size());
   EXPECT_TRUE(cache.HasSynced());
   EXPECT_TRUE(cache.WaitForSync(std::chrono::hours(1)));
@@ -318,7 +305,7 @@ TEST(ExecutorActorsTest, TheAutoscalersCacheNeverWaitsForDrivenInformers) {
   EXPECT_EQ(view.nodes[0]->meta.name, "n1");
   EXPECT_EQ(view.pending_pods.size(), 1u);
   c.CreateNode(Node("n2"));
-  c.feed_.Pump();
+  c.driver_.Deliver();
   EXPECT_EQ(cache.View().nodes.size(), 2u);
   cache.Stop();
   EXPECT_EQ(Threads(), threads);
@@ -344,7 +331,7 @@ TEST(ExecutorActorsTest, TheEmbeddedAutoscalerScalesUpForAPodTheSchedulerCouldNo
   ASSERT_TRUE(a.ok()) << a.status().ToString();
   sched->Start();
   (*a)->Start();
-  c.StartFeed(kAutoscalerPaths);
+  c.StartFeed();
   EXPECT_EQ(c.factory_.informers(), kAutoscalerPaths.size());  // every one of them driven
   // A GPU pod waits 30 s for more (unschedulablePodWithGpuTimeBuffer); loops every 10 s.
   c.RunFor(seconds(25));
