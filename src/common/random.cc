@@ -58,4 +58,11 @@ bool Random::Bernoulli(double p) {
   return UniformDouble() < p;
 }
 
+uint64_t SubSeed(uint64_t seed, int index) {
+  Random r(seed);
+  uint64_t v = 0;
+  for (int i = 0; i <= index; ++i) v = r.Next();
+  return v;
+}
+
 }  // namespace tidepool

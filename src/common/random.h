@@ -29,4 +29,8 @@ class Random {
   uint64_t s_[4];
 };
 
+// The `index`-th of the independent streams derived from one seed (the index-th draw of
+// Random(seed)): the cloud's, the autoscaler's, ... of one run.
+uint64_t SubSeed(uint64_t seed, int index);
+
 }  // namespace tidepool

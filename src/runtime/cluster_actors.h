@@ -13,9 +13,12 @@
 //                           daemonset, pod GC, garbage collector - each with kcm's
 //                           service-account identity
 //
-// `tidepool up` builds them over its in-process transport (cluster/in_process_transport.h);
-// `tidepool simulate` is to build the very same set on its event queue. Nothing here knows
-// about HTTP listeners, the GKE API or the emulated cloud beyond the autoscaler's provider.
+// `tidepool up` builds them over its in-process transport (cluster/in_process_transport.h),
+// each actor on threads of its own; `tidepool simulate` builds the very same set with an
+// executor (every actor's work a callback of its event queue, no thread) and an informer
+// driver (cluster/store_informer_driver.h: the informers fed from the store on that queue).
+// Nothing here knows about HTTP listeners, the GKE API or the emulated cloud beyond the
+// autoscaler's provider.
 //
 // Lifecycle: Create makes every actor (each adds its informer handlers), Start starts the
 // shared informers and then the actors (each waits for its caches as its upstream does), Stop
@@ -29,6 +32,8 @@
 
 #include "autoscaler/options.h"
 #include "client/http/http_client.h"
+#include "client/informer.h"
+#include "client/shared_informers.h"
 #include "cloud/cloud_provider.h"
 #include "common/clock.h"
 #include "common/log.h"
@@ -49,6 +54,10 @@ struct ClusterActorsConfig {
   cloud::CloudProvider* cloud = nullptr;
   TimerService* autoscaler_timers = nullptr;
   log::Logger* autoscaler_log = nullptr;
+  // Simulate: every actor runs on `executor` (null: threads of their own) and the shared
+  // informers are driven by `driver` (null: list+watch threads). Set both or neither.
+  TimerService* executor = nullptr;
+  client::InformerDriver* driver = nullptr;
 };
 
 class ClusterActors {
@@ -65,6 +74,10 @@ class ClusterActors {
   void Start();
   // Idempotent.
   void Stop();
+
+  // The actors' shared informers: another consumer (simulate's timeline) adds its handlers
+  // here before Start.
+  client::SharedInformerFactory& informers();
 
  private:
   struct Parts;

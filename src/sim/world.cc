@@ -9,16 +9,6 @@ namespace {
 
 namespace emu = cloud::emulated;
 
-// Independent streams for the cloud and the autoscaler, both derived from the one seed.
-uint64_t SubSeed(uint64_t seed, int index) {
-  Random r(seed);
-  uint64_t v = 0;
-  for (int i = 0; i <= index; ++i) {
-    v = r.Next();
-  }
-  return v;
-}
-
 std::string JoinTaints(const std::vector<api::Taint>& taints) {
   std::string out;
   for (const api::Taint& t : taints) {

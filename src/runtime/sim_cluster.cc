@@ -1,0 +1,96 @@
+#include "runtime/sim_cluster.h"
+
+#include <set>
+#include <string>
+#include <utility>
+
+#include "apiserver/storage/backend.h"
+#include "runtime/cluster_bootstrap.h"
+
+namespace tidepool::runtime {
+namespace {
+
+constexpr char kKubectlAgent[] = "kubectl/v1.32.4 (linux/amd64) kubernetes/$Format";
+constexpr char kKubeletAgent[] = "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format";
+
+}  // namespace
+
+SimCluster::SimCluster(UpComponentOptions components)
+    : components_(std::move(components)),
+      queue_(components_.world.start - components_.world.warmup),
+      store_(queue_.clock(), apiserver::storage::NewMemoryBackend(), components_.store),
+      api_(queue_.clock(), store_, logs_, components_.api_server),
+      transport_([this](const apiserver::http::HttpRequest& req,
+                        apiserver::http::ResponseWriter& w) { api_.Handle(req, w); }),
+      kubectl_(cluster::InProcessRestConfig(), queue_.clock(),
+               cluster::InProcessRestOptions(transport_, kKubectlAgent)),
+      node_client_(cluster::InProcessRestConfig(), queue_.clock(),
+                   cluster::InProcessRestOptions(transport_, kKubeletAgent)),
+      node_sink_(node_client_, nullptr, &queue_),
+      cloud_random_(SubSeed(components_.world.seed, 0)),
+      cloud_log_("emulated-cloud", queue_.clock(), /*to_stderr=*/false),
+      autoscaler_log_("cluster-autoscaler", queue_.clock(), /*to_stderr=*/false),
+      timeline_(components_.world.start),
+      driver_(store_, queue_) {}
+
+SimCluster::~SimCluster() {
+  if (actors_ != nullptr) actors_->Stop();
+  driver_.Stop();
+}
+
+StatusOr<std::unique_ptr<SimCluster>> SimCluster::Create(UpComponentOptions components,
+                                                         bool gpu_operator) {
+  std::unique_ptr<SimCluster> c(new SimCluster(std::move(components)));
+  TIDEPOOL_RETURN_IF_ERROR(c->Init(gpu_operator));
+  return c;
+}
+
+Status SimCluster::Init(bool gpu_operator) {
+  const sim::WorldOptions& w = components_.world;
+  timeline_.set_enabled(false);
+  cloud::emulated::EmulatedCloudOptions cloud_options = w.cloud;
+  cloud_options.logger = &cloud_log_;
+  cloud_options.gpu_operator_labels = gpu_operator;
+  cloud_ = std::make_unique<cloud::emulated::EmulatedCloud>(
+      w.project, w.cluster, w.zone, queue_, node_sink_, cloud_random_, std::move(cloud_options));
+  recorder_ = std::make_unique<sim::TimelineRecorder>(timeline_, queue_.clock(), *cloud_);
+  cloud_log_.AddSink(recorder_->LogSink("emulated-cloud"));
+  autoscaler_log_.SetVerbosity(w.autoscaler_verbosity);
+  autoscaler_log_.AddSink(recorder_->LogSink("cluster-autoscaler"));
+  for (const cloud::emulated::NodePoolSpec& spec : w.node_pools) {
+    Status s = cloud_->CreateNodePool(spec);
+    if (!s.ok()) {
+      return Status(s.code(), "node pool \"" + spec.name + "\": " + std::string(s.message()));
+    }
+  }
+  queue_.RunUntil(w.start);
+
+  ClusterBootstrapOptions bootstrap;
+  bootstrap.project = w.project;
+  bootstrap.cluster = w.cluster;
+  bootstrap.gpu_operator = gpu_operator;
+  bootstrap.autoscaler_pod = false;
+  for (const cloud::emulated::InstanceInfo& i : cloud_->ListInstances()) {
+    if (i.registered) bootstrap.cloud_nodes.insert(i.name);
+  }
+  TIDEPOOL_RETURN_IF_ERROR(BootstrapCluster(store_, bootstrap).status());
+
+  ClusterActorsConfig config;
+  config.components = &components_;
+  config.seed = w.seed;
+  config.autoscaler = w.autoscaler;
+  config.cloud = &cloud_->Provider();
+  config.autoscaler_timers = &queue_;
+  config.autoscaler_log = &autoscaler_log_;
+  config.executor = &queue_;
+  config.driver = &driver_;
+  TIDEPOOL_ASSIGN_OR_RETURN(actors_, ClusterActors::Create(config, transport_, queue_.clock()));
+  feed_ = std::make_unique<TimelineFeed>(actors_->informers(), *recorder_, w.seed);
+  actors_->Start();
+  queue_.RunUntil(queue_.Now());  // the informers' first lists
+  timeline_.set_enabled(true);
+  recorder_->RecordInitialState(feed_->Nodes(), feed_->Pods());
+  return OkStatus();
+}
+
+}  // namespace tidepool::runtime
