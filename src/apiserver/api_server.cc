@@ -12,6 +12,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/eviction.h"
 #include "apiserver/json_io.h"
+#include "apiserver/json_members.h"
 #include "apiserver/negotiation.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
@@ -178,19 +179,7 @@ ApiError MethodNotAllowed(const std::string& method) {
           "the server does not allow this method on the requested resource", json()};
 }
 
-// ---- Small JSON helpers -------------------------------------------------------------------------
-
-const json* Member(const json& j, std::string_view key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::string Str(const json& j, std::string_view a, std::string_view b = {}) {
-  const json* x = Member(j, a);
-  if (x != nullptr && !b.empty()) x = Member(*x, b);
-  return x != nullptr && x->is_string() ? x->get<std::string>() : "";
-}
+// ---- Query parameters ---------------------------------------------------------------------------
 
 // strconv.ParseBool's true values (clients send "true", "1", and Python's "True").
 bool QueryBool(const HttpRequest& req, std::string_view name) {
