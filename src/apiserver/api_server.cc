@@ -1,171 +1,29 @@
 #include "apiserver/api_server.h"
 
-#include <optional>
-#include <set>
 #include <vector>
 
 #include "api/codec/json_codec.h"
-#include "api/codec/yaml.h"
 #include "apiserver/admission.h"
-#include "apiserver/binding.h"
 #include "apiserver/deletion.h"
 #include "apiserver/discovery.h"
-#include "apiserver/eviction.h"
+#include "apiserver/handlers/handler.h"
 #include "apiserver/json_io.h"
-#include "apiserver/json_members.h"
 #include "apiserver/negotiation.h"
 #include "apiserver/patch/go_format.h"
 #include "apiserver/patch/json_patch.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/patch/strategic_merge_patch.h"
-#include "apiserver/printers/printers.h"
-#include "apiserver/protobuf/decode.h"
 #include "apiserver/protobuf/encode.h"
-#include "apiserver/scale.h"
 #include "apiserver/schema/schema.h"
-#include "apiserver/selectors/fields.h"
-#include "apiserver/selectors/labels.h"
-#include "apiserver/validation/fields.h"
 
 namespace tidepool::apiserver {
 
-using nlohmann::json;
+using namespace handlers;  // NOLINT: until every verb has its handler
 using http::HttpRequest;
 using http::ResponseWriter;
+using nlohmann::json;
 
 namespace {
-
-constexpr char kJson[] = "application/json";
-// kube-apiserver's maxJSONPatchOperations: a longer JSON patch is a 413.
-constexpr size_t kMaxJsonPatchOperations = 10000;
-
-// ---- Status responses -------------------------------------------------------------------------
-
-struct ApiError {
-  int code = 500;
-  std::string reason;  // "NotFound", "" for 500s without one
-  std::string message;
-  json details;  // null when none
-};
-
-json StatusJson(const ApiError& e) {
-  json j = {{"kind", "Status"},
-            {"apiVersion", "v1"},
-            {"metadata", json::object()},
-            {"status", "Failure"},
-            {"message", e.message}};
-  if (!e.reason.empty()) j["reason"] = e.reason;
-  if (!e.details.is_null()) j["details"] = e.details;
-  j["code"] = e.code;
-  return j;
-}
-
-void SendError(ResponseWriter& w, const ApiError& e,
-               const std::vector<std::pair<std::string, std::string>>& headers = {}) {
-  w.Send(e.code, kJson, StatusJson(e).dump(-1, ' ', false, json::error_handler_t::replace), headers);
-}
-
-json Details(const Resource* r, std::string_view name) {
-  json d = json::object();
-  if (!name.empty()) d["name"] = std::string(name);
-  if (r != nullptr) {
-    if (!r->group.empty()) d["group"] = r->group;
-    d["kind"] = r->resource;
-  }
-  return d;
-}
-
-// Maps a store / library Status to kube's Status.
-ApiError FromStatus(const Status& s, const Resource* r, std::string_view name) {
-  ApiError e;
-  e.message = std::string(s.message());
-  switch (s.code()) {
-    case StatusCode::kNotFound:
-      e.code = 404;
-      e.reason = "NotFound";
-      e.details = Details(r, name);
-      break;
-    case StatusCode::kAlreadyExists:
-      e.code = 409;
-      e.reason = "AlreadyExists";
-      e.details = Details(r, name);
-      break;
-    case StatusCode::kAborted:
-      e.code = 409;
-      e.reason = "Conflict";
-      e.details = Details(r, name);
-      break;
-    case StatusCode::kOutOfRange:
-      e.code = 410;
-      e.reason = "Expired";
-      break;
-    case StatusCode::kInvalidArgument:
-      e.code = 400;
-      e.reason = "BadRequest";
-      break;
-    case StatusCode::kUnimplemented:
-      e.code = 415;
-      e.reason = "UnsupportedMediaType";
-      break;
-    case StatusCode::kResourceExhausted:
-      e.code = 429;
-      e.reason = "TooManyRequests";
-      break;
-    default:
-      e.code = 500;
-      e.reason = "InternalError";
-      e.message = "Internal error occurred: " + e.message;
-      break;
-  }
-  return e;
-}
-
-std::string CauseReason(api::FieldError::Type t) {
-  switch (t) {
-    case api::FieldError::Type::kInvalid:
-      return "FieldValueInvalid";
-    case api::FieldError::Type::kRequired:
-      return "FieldValueRequired";
-    case api::FieldError::Type::kForbidden:
-      return "FieldValueForbidden";
-    case api::FieldError::Type::kNotSupported:
-      return "FieldValueNotSupported";
-    case api::FieldError::Type::kDuplicate:
-      return "FieldValueDuplicate";
-    case api::FieldError::Type::kTooLong:
-      return "FieldValueTooLong";
-    case api::FieldError::Type::kTooMany:
-      return "FieldValueTooMany";
-  }
-  return "FieldValueInvalid";
-}
-
-ApiError Invalid(const Resource& r, std::string_view name, const api::FieldErrors& errors) {
-  ApiError e;
-  e.code = 422;
-  e.reason = "Invalid";
-  e.message = r.kind + " \"" + std::string(name) + "\" is invalid: " + api::AggregateMessage(errors);
-  json causes = json::array();
-  for (const api::FieldError& f : errors) {
-    std::string full = f.ToString();
-    const std::string prefix = f.field + ": ";
-    if (full.compare(0, prefix.size(), prefix) == 0) full = full.substr(prefix.size());
-    causes.push_back({{"reason", CauseReason(f.type)}, {"message", full}, {"field", f.field}});
-  }
-  e.details = {{"name", std::string(name)}, {"kind", r.kind}, {"causes", causes}};
-  if (!r.group.empty()) e.details["group"] = r.group;
-  return e;
-}
-
-// What kube-apiserver answers when etcd refuses an object over its request limit (1.5 MiB):
-// the etcd error is not a metav1.Status, so it is a 500 without a reason.
-ApiError EtcdRequestTooLarge() { return {500, "", "etcdserver: request is too large", json()}; }
-
-// Whether `obj` (plus `extra` bytes stored with it) is over etcd's default --max-request-bytes.
-bool TooLargeForStorage(const json& obj, size_t extra) {
-  constexpr size_t kEtcdMaxRequestBytes = 1536 * 1024;
-  return validation::EncodedSizeOver(obj, kEtcdMaxRequestBytes - std::min(extra, kEtcdMaxRequestBytes));
-}
 
 ApiError NotFoundPath(std::string_view path) {
   (void)path;
@@ -173,84 +31,6 @@ ApiError NotFoundPath(std::string_view path) {
           json{{"causes", json::array({{{"reason", "UnexpectedServerResponse"},
                                         {"message", "404 page not found"}}})}}};
 }
-
-ApiError MethodNotAllowed(const std::string& method) {
-  return {405, "MethodNotAllowed",
-          "the server does not allow this method on the requested resource", json()};
-}
-
-// ---- Query parameters ---------------------------------------------------------------------------
-
-// strconv.ParseBool's true values (clients send "true", "1", and Python's "True").
-bool QueryBool(const HttpRequest& req, std::string_view name) {
-  const std::string v = req.Query(name);
-  return v == "1" || v == "t" || v == "T" || v == "TRUE" || v == "true" || v == "True";
-}
-
-bool WantsTable(const HttpRequest& req) {
-  return req.Header("accept").find("as=Table") != std::string::npos;
-}
-
-std::string FieldManager(const HttpRequest& req) {
-  std::string m = req.Query("fieldManager");
-  if (!m.empty()) return m;
-  // kube-apiserver defaults the manager to the user agent's program name.
-  std::string ua = req.Header("user-agent");
-  const size_t slash = ua.find('/');
-  return slash == std::string::npos ? ua : ua.substr(0, slash);
-}
-
-// ---- System fields and DeleteOptions ---------------------------------------------------------
-
-// rest.BeforeCreate: a created object's uid and creationTimestamp are the server's
-// (FillObjectMetaSystemFields), whatever the client sent, and it is not being deleted.
-void FillSystemFields(json& obj, std::string uid, TimePoint now) {
-  json& meta = obj["metadata"];
-  meta["uid"] = std::move(uid);
-  meta["creationTimestamp"] = FormatRfc3339(now);
-  meta.erase("deletionTimestamp");
-  meta.erase("deletionGracePeriodSeconds");
-}
-
-// DeleteOptions.dryRun names "All": the request is a dry run (as ?dryRun=All).
-bool DryRunAll(const json& options) {
-  const json* d = Member(options, "dryRun");
-  if (d == nullptr || !d->is_array()) return false;
-  for (const json& v : *d) {
-    if (v.is_string() && v.get<std::string>() == "All") return true;
-  }
-  return false;
-}
-
-printers::IncludeObject IncludeObjectParam(const HttpRequest& req) {
-  const std::string v = req.Query("includeObject", "Metadata");
-  if (v == "Object") return printers::IncludeObject::kObject;
-  if (v == "None") return printers::IncludeObject::kNone;
-  return printers::IncludeObject::kMetadata;
-}
-
-}  // namespace
-
-// ---- Request parsing ------------------------------------------------------------------------------
-
-struct ApiServer::Request {
-  const HttpRequest* http = nullptr;
-  const Resource* resource = nullptr;
-  std::string ns;           // from the URL
-  std::string name;         // item name, empty for collections
-  std::string subresource;  // "status", "log", ...
-  std::vector<std::pair<std::string, std::string>> warnings;  // Warning headers
-
-  std::vector<std::pair<std::string, std::string>> Headers() const { return warnings; }
-};
-
-ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
-                     ApiServerOptions options)
-    : clock_(clock), store_(store), logs_(logs), options_(std::move(options)) {}
-
-ApiServer::~ApiServer() = default;
-
-namespace {
 
 std::vector<std::string> Split(std::string_view path) {
   std::vector<std::string> out;
@@ -266,83 +46,8 @@ std::vector<std::string> Split(std::string_view path) {
   return out;
 }
 
-void SendJson(ResponseWriter& w, int code, const json& j,
-              const std::vector<std::pair<std::string, std::string>>& headers = {}) {
-  w.Send(code, kJson, j.dump(-1, ' ', false, json::error_handler_t::replace), headers);
-}
-
-// Parses a request body as an object: JSON, YAML (apply patches), or Kubernetes protobuf. With
-// `duplicate_paths`, a JSON body's repeated keys are listed there (json_io::Parse).
-StatusOr<json> ParseBody(const HttpRequest& req,
-                         std::vector<std::string>* duplicate_paths = nullptr) {
-  const std::string ct = req.Header("content-type");
-  if (ct.find("application/vnd.kubernetes.protobuf") == 0) {
-    return protobuf::DecodeObject(req.body);
-  }
-  if (ct.find("yaml") != std::string::npos) {
-    auto docs = api::codec::ParseYamlDocuments(req.body);
-    if (!docs.ok()) {
-      return Status(StatusCode::kInvalidArgument, "error decoding YAML: " +
-                                                      std::string(docs.status().message()));
-    }
-    if (docs->size() != 1) {
-      return Status(StatusCode::kInvalidArgument, "error decoding YAML: expected one document");
-    }
-    return std::move((*docs)[0]);
-  }
-  StatusOr<json> j = json_io::Parse(req.body, duplicate_paths);
-  if (!j.ok()) {
-    // kube's decoder reads the version and kind first (encoding/json): its syntax error.
-    std::string why = json_io::GoSyntaxError(req.body);
-    if (why.empty()) why = std::string(j.status().message());
-    return Status(StatusCode::kInvalidArgument, "couldn't get version/kind; json parse error: " + why);
-  }
-  return j;
-}
-
-enum class FieldValidation { kStrict, kWarn, kIgnore };
-
-FieldValidation FieldValidationParam(const HttpRequest& req) {
-  const std::string v = req.Query("fieldValidation");
-  if (v == "Strict") return FieldValidation::kStrict;
-  if (v == "Ignore") return FieldValidation::kIgnore;
-  return FieldValidation::kWarn;
-}
-
-// The version/kind sniff kube's decoder starts with (json.Unmarshal into an anonymous
-// struct{APIVersion, Kind string}): a value of another type there fails the request.
-std::optional<ApiError> VersionKindTypeError(const json& obj) {
-  for (const char* key : {"apiVersion", "kind"}) {
-    const json* v = Member(obj, key);
-    if (v == nullptr || v->is_string() || v->is_null()) continue;
-    const std::string got = v->is_number()    ? "number"
-                            : v->is_boolean() ? "bool"
-                            : v->is_array()   ? "array"
-                                              : "object";
-    return ApiError{400, "BadRequest",
-                    "couldn't get version/kind; json parse error: json: cannot unmarshal " + got +
-                        " into Go struct field ." + key + " of type string",
-                    json()};
-  }
-  return std::nullopt;
-}
-
-// The typed decode of a create or update body: the first value of a type its field does not
-// take is a 400 as kube-apiserver's decoder gives it; then nulls become Go's zero values.
-std::optional<ApiError> DecodeTyped(std::string_view api_version, std::string_view kind,
-                                    json& obj) {
-  if (auto e = VersionKindTypeError(obj)) return e;
-  const auto& schema = schema::Schema::Builtin();
-  if (auto t = schema.FindTypeError(api_version, kind, obj)) {
-    return ApiError{400, "BadRequest",
-                    schema::CannotBeHandledMessage(api_version, kind, t->JsonMessage()), json()};
-  }
-  schema.ZeroNulls(api_version, kind, obj);
-  return std::nullopt;
-}
-std::optional<ApiError> DecodeTyped(const Resource& res, json& obj) {
-  return DecodeTyped(res.GroupVersion(), res.kind, obj);
-}
+// kube-apiserver's maxJSONPatchOperations: a longer JSON patch is a 413.
+constexpr size_t kMaxJsonPatchOperations = 10000;
 
 // DeleteOptions in a DELETE's or an eviction's body: a wrong type is a 400 with the decoder's
 // own text.
@@ -351,27 +56,6 @@ std::optional<ApiError> DeleteOptionsTypeError(const json& options) {
     return ApiError{400, "BadRequest", t->JsonMessage(), json()};
   }
   return std::nullopt;
-}
-
-// ValidateDeleteOptions' refusal: 422 Invalid on DeleteOptions.meta.k8s.io.
-ApiError InvalidDeleteOptions(const Status& s) {
-  const std::string msg(s.message());
-  json causes = json::array();
-  const std::string prefix = "DeleteOptions.meta.k8s.io \"\" is invalid: ";
-  std::string rest = msg.compare(0, prefix.size(), prefix) == 0 ? msg.substr(prefix.size()) : msg;
-  if (rest.size() > 2 && rest.front() == '[' && rest.back() == ']') rest = rest.substr(1, rest.size() - 2);
-  size_t start = 0;
-  while (start < rest.size()) {
-    // Each error starts with ": Invalid value: " (the field path is empty).
-    size_t next = rest.find(", : Invalid value: ", start);
-    std::string one = rest.substr(start, next == std::string::npos ? std::string::npos : next - start);
-    if (one.compare(0, 2, ": ") == 0) one = one.substr(2);
-    causes.push_back({{"reason", "FieldValueInvalid"}, {"message", one}, {"field", ""}});
-    if (next == std::string::npos) break;
-    start = next + 2;
-  }
-  return {422, "Invalid", msg,
-          json{{"group", "meta.k8s.io"}, {"kind", "DeleteOptions"}, {"causes", causes}}};
 }
 
 // kube's refusal of a patch whose result does not decode: 422 on the field "patch", whose
@@ -402,16 +86,26 @@ std::string ApplyTypeMessage(const schema::TypeError& t) {
   return path + ": expected numeric (int or float), got " + got;
 }
 
-std::string WarningHeader(const std::string& text) {
-  std::string escaped;
-  for (char c : text) {
-    if (c == '"' || c == '\\') escaped += '\\';
-    escaped += c;
+// A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
+std::optional<std::string> ProtobufList(const Resource& res, const std::vector<ObjectPtr>& items,
+                                        int64_t resource_version) {
+  auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
+                                        {{"resourceVersion", std::to_string(resource_version)}});
+  if (!e.ok()) return std::nullopt;
+  for (const ObjectPtr& o : items) {
+    const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
+    if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
   }
-  return "299 - \"" + escaped + "\"";
+  return e->Finish();
 }
 
 }  // namespace
+
+ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
+                     ApiServerOptions options)
+    : clock_(clock), store_(store), logs_(logs), options_(std::move(options)) {}
+
+ApiServer::~ApiServer() = default;
 
 void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
   requests_.fetch_add(1);
@@ -518,265 +212,25 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
 
 // ---- The resource handlers -------------------------------------------------------------------------
 
-namespace {
-
-struct Filter {
-  std::optional<selectors::LabelSelector> labels;
-  std::optional<selectors::FieldSelector> fields;
-  const Resource* resource = nullptr;
-
-  bool Matches(const json& obj) const {
-    if (labels) {
-      const json* meta = Member(obj, "metadata");
-      const json* l = meta ? Member(*meta, "labels") : nullptr;
-      if (!labels->Matches(l ? *l : json())) return false;
-    }
-    if (fields && !fields->Matches(resource->group, resource->resource, obj)) return false;
-    return true;
-  }
-  bool Empty() const { return !labels && !fields; }
-};
-
-StatusOr<Filter> ParseFilter(const HttpRequest& req, const Resource& r) {
-  Filter f;
-  f.resource = &r;
-  const std::string ls = req.Query("labelSelector");
-  if (!ls.empty()) {
-    TIDEPOOL_ASSIGN_OR_RETURN(selectors::LabelSelector sel, selectors::LabelSelector::Parse(ls));
-    if (!sel.Empty()) f.labels = std::move(sel);
-  }
-  const std::string fs = req.Query("fieldSelector");
-  if (!fs.empty()) {
-    TIDEPOOL_ASSIGN_OR_RETURN(selectors::FieldSelector sel, selectors::FieldSelector::Parse(fs));
-    TIDEPOOL_RETURN_IF_ERROR(sel.Validate(r.group, r.resource));
-    if (!sel.Empty()) f.fields = std::move(sel);
-  }
-  return f;
-}
-
-// A stored object's JSON text in protobuf (protobuf/encode.h), or nullopt when it does not
-// encode; the caller answers JSON then, never a half-written protobuf body.
-std::optional<std::string> ProtobufOf(std::string_view text, const Resource& res) {
-  json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!obj.is_object()) return std::nullopt;
-  if (!obj.contains("apiVersion")) obj["apiVersion"] = res.GroupVersion();
-  if (!obj.contains("kind")) obj["kind"] = res.kind;
-  auto body = protobuf::EncodeObject(obj);
-  if (!body.ok()) return std::nullopt;
-  return std::move(body).value();
-}
-
-// A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
-std::optional<std::string> ProtobufList(const Resource& res, const std::vector<ObjectPtr>& items,
-                                        int64_t resource_version) {
-  auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
-                                        {{"resourceVersion", std::to_string(resource_version)}});
-  if (!e.ok()) return std::nullopt;
-  for (const ObjectPtr& o : items) {
-    const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
-    if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
-  }
-  return e->Finish();
-}
-
-}  // namespace
-
 void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
-  const HttpRequest& req = *r.http;
-  const Resource& res = *r.resource;
-  const std::string& method = req.method;
-  const ObjectStore::WriteOptions wopts{"api", req.Query("dryRun") == "All"};
-  // Objects (GET, LIST, WATCH, and the object a write answers) go out in protobuf when the
-  // client prefers it (negotiation.h) and the kind has a table; errors stay JSON Status (see
-  // api_server.h).
-  const bool protobuf_out =
-      !WantsTable(req) && NegotiateResponse(req.Header("accept")) == ResponseEncoding::kProtobuf &&
-      protobuf::FindKind(res.GroupVersion(), res.kind) != nullptr;
-  // An object's JSON text as the answer, in protobuf when negotiated and it encodes.
-  auto send_text = [&](int code, std::string_view text,
-                       const std::vector<std::pair<std::string, std::string>>& headers) {
-    if (protobuf_out) {
-      if (std::optional<std::string> pb = ProtobufOf(text, res)) {
-        return w.Send(code, kProtobufContentType, std::move(*pb), headers);
-      }
-    }
-    w.SendView(code, kJson, text, headers);
+  handlers::Context c(clock_, store_, logs_, options_, r, w);
+  const HttpRequest& req = c.req;
+  const Resource& res = c.res;
+  const std::string& method = c.method;
+  const ObjectStore::WriteOptions& wopts = c.wopts;
+  const bool protobuf_out = c.protobuf_out;
+  auto send_text = [&](int code, std::string_view text, const HeaderList& headers) {
+    c.SendText(code, text, headers);
   };
-
-  auto send_object = [&](int code, const ObjectPtr& o) {
-    if (WantsTable(req) && method == "GET") {
-      w.Send(code, kJson,
-             printers::BuildTableText(res.group, res.resource, {{&o->view, o->text}},
-                                      std::to_string(o->resource_version), clock_.Now(),
-                                      IncludeObjectParam(req), true),
-             r.Headers());
-    } else {
-      send_text(code, o->text, r.Headers());  // `o` outlives the call: no copy
-    }
-  };
-  auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
-
-  // Namespaced writes need an existing namespace (kube's NamespaceLifecycle admission).
-  auto namespace_exists = [&](const std::string& ns) -> bool {
-    if (!res.namespaced || ns.empty()) return true;
-    const Resource* nsr = FindResource("", "v1", "namespaces");
-    return store_.Get(*nsr, "", ns).ok();
-  };
+  auto send_object = [&](int code, const ObjectPtr& o) { c.SendObject(code, o); };
+  auto fail = [&](const Status& s) { c.Fail(s); };
+  auto namespace_exists = [&](const std::string& ns) { return c.NamespaceExists(ns); };
 
   // ---- subresources
-  if (r.subresource == "log") {
-    if (method != "GET") return SendError(w, MethodNotAllowed(method));
-    auto pod = store_.Get(res, r.ns, r.name);
-    if (!pod.ok()) return fail(pod.status());
-    const json p = (*pod)->Parse();
-    std::vector<std::string> names;
-    const json* spec = Member(p, "spec");
-    if (const json* cs = spec ? Member(*spec, "containers") : nullptr; cs && cs->is_array()) {
-      for (const json& c : *cs) names.push_back(c.value("name", ""));
-    }
-    std::string container = req.Query("container");
-    if (container.empty()) {
-      const json* meta = Member(p, "metadata");
-      const json* ann = meta ? Member(*meta, "annotations") : nullptr;
-      if (ann && ann->contains("kubectl.kubernetes.io/default-container")) {
-        container = (*ann)["kubectl.kubernetes.io/default-container"].get<std::string>();
-      } else if (names.size() == 1) {
-        container = names[0];
-      } else {
-        std::string list;
-        for (const auto& n : names) list += (list.empty() ? "" : " ") + n;
-        return SendError(w, {400, "BadRequest",
-                             "a container name must be specified for pod " + r.name +
-                                 ", choose one of: [" + list + "]",
-                             json()});
-      }
-    }
-    if (std::find(names.begin(), names.end(), container) == names.end()) {
-      return SendError(w, {400, "BadRequest",
-                           "container " + container + " is not valid for pod " + r.name,
-                           json()});
-    }
-    // A container that has not started has no log yet.
-    bool started = false;
-    const json* status = Member(p, "status");
-    if (const json* cs = status ? Member(*status, "containerStatuses") : nullptr;
-        cs && cs->is_array()) {
-      for (const json& c : *cs) {
-        if (c.value("name", "") != container) continue;
-        const json* st = Member(c, "state");
-        started = st && (st->contains("running") || st->contains("terminated"));
-        if (!started && st && st->contains("waiting")) {
-          return SendError(w, {400, "BadRequest",
-                               "container \"" + container + "\" in pod \"" + r.name +
-                                   "\" is waiting to start: " +
-                                   (*st)["waiting"].value("reason", "ContainerCreating"),
-                               json()});
-        }
-      }
-    }
-    if (!started) {
-      return SendError(w, {400, "BadRequest",
-                           "container \"" + container + "\" in pod \"" + r.name +
-                               "\" is waiting to start: ContainerCreating",
-                           json()});
-    }
-    std::optional<int64_t> tail;
-    if (req.HasQuery("tailLines")) {
-      try {
-        tail = std::stoll(req.Query("tailLines"));
-      } catch (...) {
-        return SendError(w, {400, "BadRequest", "invalid tailLines", json()});
-      }
-    }
-    if (QueryBool(req, "follow")) {
-      if (!w.StartStream(200, "text/plain")) return;
-      logs_.Follow(r.ns, r.name, container, tail,
-                   [&](std::string_view chunk) { return w.WriteChunk(chunk); },
-                   [&] { return w.Closed(); });
-      w.EndStream();
-      return;
-    }
-    w.Send(200, "text/plain", logs_.Read(r.ns, r.name, container, tail));
-    return;
-  }
-
-  if (r.subresource == "eviction" || r.subresource == "binding") {
-    if (method != "POST") return SendError(w, MethodNotAllowed(method));
-    auto body = ParseBody(req);
-    if (!body.ok()) return fail(body.status());
-    if (!body->is_object()) {
-      return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
-    }
-    if (r.subresource == "eviction") {
-      if (auto e = DecodeTyped("policy/v1", "Eviction", *body)) return SendError(w, *e);
-    } else if (auto e = VersionKindTypeError(*body)) {
-      return SendError(w, *e);
-    } else {
-      std::string bad_request;
-      const api::FieldErrors errors = ValidateBinding(*body, r.name, &bad_request);
-      if (!bad_request.empty()) return SendError(w, {400, "BadRequest", bad_request, json()});
-      if (!errors.empty()) {
-        const std::string m = api::AggregateMessage(errors);
-        return SendError(w, {500, "InternalError", "Internal error occurred: " + m,
-                             {{"causes", json::array({{{"message", m}}})}}});
-      }
-    }
-    auto pod = store_.Get(res, r.ns, r.name);
-    if (!pod.ok()) return fail(pod.status());
-    if (r.subresource == "binding") {
-      const std::string node = Str(*body, "target", "name");
-      auto up = store_.Update(
-          res, r.ns, r.name,
-          [&](const StoredObject* cur) -> StatusOr<json> {
-            json next = cur->Parse();
-            return AssignPod(std::move(next), *body, clock_.Now());
-          },
-          wopts);
-      if (!up.ok()) return fail(up.status());
-      return SendJson(w, 201,
-                      {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
-                       {"status", "Success"}, {"code", 201}});
-    }
-    // Eviction: the budgets that select the pod (eviction.h), then the pod is deleted as DELETE
-    // deletes it, with the eviction's options.
-    const json p = (*pod)->Parse();
-    // A dry run is asked in the query or in the eviction's deleteOptions (propagateDryRun).
-    const json* delete_options = Member(*body, "deleteOptions");
-    ObjectStore::WriteOptions eopts = wopts;
-    if (delete_options != nullptr && DryRunAll(*delete_options)) eopts.dry_run = true;
-    bool only_if_unchanged = false;
-    std::string budget;
-    if (!EvictionIgnoresBudgets(p)) {
-      EvictionVerdict v = CheckEvictionBudgets(store_, p, r.ns, eopts.dry_run, clock_.Now());
-      if (!v.allowed) return SendError(w, {v.code, v.reason, v.message, v.details});
-      only_if_unchanged = v.only_if_unchanged;
-      budget = v.pdb_name;
-    }
-    const std::optional<std::string> rv =
-        only_if_unchanged ? std::optional<std::string>(std::to_string((*pod)->resource_version))
-                          : std::nullopt;
-    // Deleted as DELETE deletes it, with the eviction's options (a precondition on the
-    // resourceVersion read when the budget check needs the pod unchanged).
-    DeleteOptions o = delete_options != nullptr && delete_options->is_object()
-                          ? DeleteOptionsFromJson(*delete_options)
-                          : DeleteOptions{};
-    if (eopts.dry_run) o.dry_run = true;
-    if (rv) o.precondition_resource_version = rv;
-    const Status st = DeleteObject(store_, res, r.ns, r.name, o, clock_.Now(), eopts.origin).status();
-    if (st.code() == StatusCode::kInvalidArgument) return SendError(w, InvalidDeleteOptions(st));
-    if (only_if_unchanged && st.code() == StatusCode::kAborted) {
-      // The unready pod changed since it was read (it may be Ready now): the client retries.
-      EvictionVerdict v = TooManyRequestsVerdict(budget);
-      return SendError(w, {v.code, v.reason, v.message, v.details});
-    }
-    if (!st.ok()) return fail(st);
-    return SendJson(w, 201,
-                    {{"kind", "Status"}, {"apiVersion", "v1"}, {"metadata", json::object()},
-                     {"status", "Success"}, {"code", 201}});
-  }
-
-  if (r.subresource == "scale") return HandleScale(r, w);
-
+  if (r.subresource == "log") return handlers::HandleLog(c);
+  if (r.subresource == "eviction") return handlers::HandleEviction(c);
+  if (r.subresource == "binding") return handlers::HandleBinding(c);
+  if (r.subresource == "scale") return handlers::HandleScale(c);
   // ---- collections
   if (r.name.empty()) {
     if (method == "GET") {
@@ -1377,104 +831,6 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     return send_text(result->created ? 201 : 200, result->object->text, r.Headers());
   }
   SendError(w, MethodNotAllowed(method));
-}
-
-// ---- The scale subresource ------------------------------------------------------------------------
-
-void ApiServer::HandleScale(Request& r, ResponseWriter& w) {
-  const HttpRequest& req = *r.http;
-  const Resource& res = *r.resource;
-  const std::string& method = req.method;
-  auto fail = [&](const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); };
-  // A ReplicationController's selector is a label map, the apps kinds' a LabelSelector.
-  const ScaleSelector selector =
-      res.group.empty() ? ScaleSelector::kLabelMap : ScaleSelector::kLabelSelector;
-  if (method == "GET") {
-    auto o = store_.Get(res, r.ns, r.name);
-    if (!o.ok()) return fail(o.status());
-    return SendJson(w, 200, ScaleOf((*o)->Parse(), selector), r.Headers());
-  }
-  if (method != "PUT" && method != "PATCH") return SendError(w, MethodNotAllowed(method));
-  auto body = ParseBody(req);
-  if (!body.ok()) return fail(body.status());
-  const std::string ct = req.Header("content-type");
-  const bool merge = ct.find("application/merge-patch+json") == 0 ||
-                     ct.find("application/strategic-merge-patch+json") == 0;
-  const bool json_patch = ct.find("application/json-patch+json") == 0;
-  if (method == "PATCH" && !merge && !json_patch) {
-    // Server-side apply of a Scale is not served.
-    return SendError(w, {415, "UnsupportedMediaType",
-                         "the body of the request was in an unknown format - accepted media "
-                         "types include: application/json-patch+json, "
-                         "application/merge-patch+json, application/strategic-merge-patch+json",
-                         json()});
-  }
-  if (method == "PUT") {
-    if (!body->is_object()) {
-      return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
-    }
-    if (auto e = VersionKindTypeError(*body)) return SendError(w, *e);
-  }
-  const ObjectStore::WriteOptions wopts{"api", req.Query("dryRun") == "All"};
-  const std::string manager = FieldManager(req);
-  std::optional<ApiError> refused;  // set when the mutation refuses with kube's answer
-  auto up = store_.Update(
-      res, r.ns, r.name,
-      [&](const StoredObject* cur) -> StatusOr<json> {
-        const json current = cur->Parse();
-        json scale = *body;
-        if (method == "PATCH") {
-          // A Scale has no lists: a strategic merge patch is a merge patch.
-          auto patched = merge ? patch::MergePatch(ScaleOf(current, selector), *body)
-                               : patch::JsonPatch(ScaleOf(current, selector), *body);
-          if (!patched.ok()) return patched.status();
-          scale = std::move(patched).value();
-        }
-        if (!scale.is_object()) {
-          return Status(StatusCode::kInvalidArgument, "the body of the request was not an object");
-        }
-        std::string decode_error;
-        api::FieldErrors errors;
-        const int32_t replicas = ScaleReplicas(scale, &decode_error, &errors);
-        if (!decode_error.empty()) {
-          refused = ApiError{400, "BadRequest", decode_error, json()};
-          return Status(StatusCode::kInvalidArgument, decode_error);
-        }
-        if (!errors.empty()) {
-          ApiError e;
-          e.code = 422;
-          e.reason = "Invalid";
-          e.message = "Scale.autoscaling \"" + r.name + "\" is invalid: " +
-                      api::AggregateMessage(errors);
-          json causes = json::array();
-          for (const api::FieldError& f : errors) {
-            std::string full = f.ToString();
-            full = full.substr(std::min(full.size(), f.field.size() + 2));
-            causes.push_back(
-                {{"reason", CauseReason(f.type)}, {"message", full}, {"field", f.field}});
-          }
-          e.details = {{"name", r.name}, {"group", "autoscaling"}, {"kind", "Scale"},
-                       {"causes", causes}};
-          refused = e;
-          return Status(StatusCode::kInvalidArgument, e.message);
-        }
-        json next = current;
-        next["spec"]["replicas"] = replicas;
-        // The Scale's resourceVersion, when set, is a precondition on the object.
-        next["metadata"]["resourceVersion"] = Str(scale, "metadata", "resourceVersion");
-        ApplyDefaults(res, next);
-        api::FieldErrors object_errors;
-        TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, &current, &object_errors));
-        if (!object_errors.empty()) {
-          refused = Invalid(res, r.name, object_errors);
-          return Status(StatusCode::kInvalidArgument, refused->message);
-        }
-        return patch::UpdateManagedFields(current, std::move(next), manager, clock_.Now());
-      },
-      wopts);
-  if (refused) return SendError(w, *refused, r.Headers());
-  if (!up.ok()) return fail(up.status());
-  SendJson(w, 200, ScaleOf(up->object->Parse(), selector), r.Headers());
 }
 
 }  // namespace tidepool::apiserver
