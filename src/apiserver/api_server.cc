@@ -86,19 +86,6 @@ std::string ApplyTypeMessage(const schema::TypeError& t) {
   return path + ": expected numeric (int or float), got " + got;
 }
 
-// A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
-std::optional<std::string> ProtobufList(const Resource& res, const std::vector<ObjectPtr>& items,
-                                        int64_t resource_version) {
-  auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
-                                        {{"resourceVersion", std::to_string(resource_version)}});
-  if (!e.ok()) return std::nullopt;
-  for (const ObjectPtr& o : items) {
-    const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
-    if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
-  }
-  return e->Finish();
-}
-
 }  // namespace
 
 ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
@@ -218,7 +205,6 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   const Resource& res = c.res;
   const std::string& method = c.method;
   const ObjectStore::WriteOptions& wopts = c.wopts;
-  const bool protobuf_out = c.protobuf_out;
   auto send_text = [&](int code, std::string_view text, const HeaderList& headers) {
     c.SendText(code, text, headers);
   };
@@ -234,194 +220,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   // ---- collections
   if (r.name.empty()) {
     if (method == "GET") {
-      auto filter = ParseFilter(req, res);
-      if (!filter.ok()) return fail(filter.status());
-      if (QueryBool(req, "watch")) {
-        int64_t from = 0;
-        const std::string rv = req.Query("resourceVersion");
-        if (!rv.empty()) {
-          try {
-            from = std::stoll(rv);
-          } catch (...) {
-            return SendError(w, {400, "BadRequest", "invalid resource version: " + rv, json()});
-          }
-        }
-        auto watch_or = store_.OpenWatch(&res, res.namespaced ? r.ns : "", from);
-        const bool table = WantsTable(req);
-        if (!w.StartStream(200, protobuf_out ? kProtobufWatchContentType : kJson)) return;
-        // A protobuf event (encode.h, EncodeWatchEvent); an object that does not encode ends
-        // the stream with an ERROR event, as the JSON framing cannot follow protobuf frames.
-        auto protobuf_event = [&](std::string_view type, const json& object) -> std::string {
-          auto frame = protobuf::EncodeWatchEvent(type, object);
-          if (frame.ok()) return std::move(frame).value();
-          const ApiError e{500, "InternalError",
-                           "Internal error occurred: " + std::string(frame.status().message()),
-                           json()};
-          return protobuf::EncodeWatchEvent("ERROR", StatusJson(e)).value();
-        };
-        if (!watch_or.ok()) {
-          const ApiError e = FromStatus(watch_or.status(), &res, "");
-          w.WriteChunk(protobuf_out ? protobuf_event("ERROR", StatusJson(e))
-                                    : json{{"type", "ERROR"}, {"object", StatusJson(e)}}.dump(
-                                          -1, ' ', false, json::error_handler_t::replace) +
-                                          "\n");
-          w.EndStream();
-          return;
-        }
-        std::unique_ptr<Watch> watch_stream = std::move(watch_or).value();
-        std::optional<TimePoint> deadline;
-        if (req.HasQuery("timeoutSeconds")) {
-          deadline = clock_.Now() + std::chrono::seconds(std::atoll(req.Query("timeoutSeconds").c_str()));
-        }
-        const bool bookmarks = QueryBool(req, "allowWatchBookmarks");
-        TimePoint next_bookmark = clock_.Now() + options_.bookmark_interval;
-        bool headers_sent = false;
-        int64_t last_rv = from;
-        // Every event queued when the watcher wakes goes out in one chunk of at most about
-        // kMaxWatchChunk bytes (one event may pass it): one write per wake-up, not per event,
-        // and memory per watcher bounded however far behind it is.
-        static constexpr size_t kMaxWatchChunk = 256 << 10;
-        std::vector<EventPtr> batch;
-        std::string chunk;
-        bool peer_gone = false;
-        bool failed = false;  // a protobuf event did not encode: the stream ends
-        while (!failed) {
-          batch.clear();
-          const auto result =
-              watch_stream->NextBatch(std::chrono::seconds(1), kMaxWatchChunk, &batch);
-          if (result == Watch::Result::kClosed) break;
-          const TimePoint now = clock_.Now();
-          if (result == Watch::Result::kEvent) {
-            chunk.clear();
-            for (const EventPtr& ep : batch) {
-              const WatchEvent& e = *ep;
-              last_rv = std::max(last_rv, e.resource_version);
-              std::string_view type = EventTypeName(e.type);
-              if (!filter->Empty()) {
-                const bool now_match = filter->Matches(e.object->view);
-                const bool was_match = e.old_object && filter->Matches(e.old_object->view);
-                if (e.type == EventType::kModified) {
-                  if (now_match && !was_match) type = "ADDED";
-                  else if (!now_match && was_match) type = "DELETED";
-                  else if (!now_match) continue;
-                } else if (!now_match) {
-                  continue;
-                }
-              }
-              if (protobuf_out) {
-                json obj = json::parse(e.object->text, nullptr, /*allow_exceptions=*/false);
-                if (obj.is_object()) {
-                  if (!obj.contains("apiVersion")) obj["apiVersion"] = res.GroupVersion();
-                  if (!obj.contains("kind")) obj["kind"] = res.kind;
-                }
-                auto frame = protobuf::EncodeWatchEvent(type, obj);
-                if (!frame.ok()) {
-                  chunk += protobuf_event(type, obj);  // the ERROR event
-                  failed = true;
-                  break;
-                }
-                chunk += *frame;
-                if (chunk.size() >= kMaxWatchChunk) {
-                  if (!w.WriteChunk(chunk)) {
-                    peer_gone = true;
-                    break;
-                  }
-                  chunk.clear();
-                }
-                continue;
-              }
-              chunk += "{\"type\":\"";
-              chunk += type;
-              chunk += "\",\"object\":";
-              if (table) {
-                chunk += printers::BuildTableText(
-                    res.group, res.resource, {{&e.object->view, e.object->text}},
-                    std::to_string(e.resource_version), now, IncludeObjectParam(req),
-                    !headers_sent);
-                headers_sent = true;
-              } else {
-                chunk += e.object->text;
-              }
-              chunk += "}\n";
-              if (chunk.size() >= kMaxWatchChunk) {
-                if (!w.WriteChunk(chunk)) {
-                  peer_gone = true;
-                  break;
-                }
-                chunk.clear();
-              }
-            }
-            if (peer_gone || (!chunk.empty() && !w.WriteChunk(chunk))) break;
-            continue;
-          }
-          if (w.Closed()) break;
-          if (deadline && now >= *deadline) break;
-          if (bookmarks && now >= next_bookmark) {
-            next_bookmark = now + options_.bookmark_interval;
-            json bm = {{"type", "BOOKMARK"},
-                       {"object",
-                        {{"kind", res.kind},
-                         {"apiVersion", res.GroupVersion()},
-                         {"metadata",
-                          {{"resourceVersion", std::to_string(std::max(last_rv, store_.resource_version()))},
-                           {"creationTimestamp", nullptr}}}}}};
-            const std::string text =
-                protobuf_out ? protobuf_event("BOOKMARK", bm["object"])
-                             : bm.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
-            if (!w.WriteChunk(text)) break;
-          }
-        }
-        // A watcher the store closed for falling too far behind (watch_stream->error()) ends
-        // as kube's cacher ends an unresponsive watcher: the stream just ends, and the client
-        // watches again from the last revision it saw.
-        w.EndStream();
-        return;
-      }
-      // A list at an exact resourceVersion (resourceVersionMatch=Exact, or a limit with a
-      // resourceVersion: kube's legacy exact reads) the history no longer covers is 410, as
-      // kube-apiserver answers a revision etcd compacted.
-      if (const std::string rv = req.Query("resourceVersion");
-          !rv.empty() && rv != "0" &&
-          (req.Query("resourceVersionMatch") == "Exact" ||
-           (!req.Query("limit").empty() && req.Query("resourceVersionMatch").empty()))) {
-        const int64_t at = std::atoll(rv.c_str());
-        if (at > 0 && !store_.CheckHistory(res, at).ok()) {
-          return SendError(w, {410, "Expired", "The resourceVersion for the provided list is too old.",
-                               json()});
-        }
-      }
-      const Filter f = *filter;
-      auto list = store_.List(res, res.namespaced ? r.ns : "",
-                              f.Empty() ? std::function<bool(const json&)>()
-                                        : [&f](const json& o) { return f.Matches(o); });
-      if (WantsTable(req)) {
-        std::vector<printers::TableObject> objs;
-        objs.reserve(list.items.size());
-        for (const ObjectPtr& o : list.items) objs.push_back({&o->view, o->text});
-        w.Send(200, kJson,
-               printers::BuildTableText(res.group, res.resource, objs,
-                                        std::to_string(list.resource_version), clock_.Now(),
-                                        IncludeObjectParam(req), true));
-        return;
-      }
-      if (protobuf_out) {
-        if (std::optional<std::string> pb = ProtobufList(res, list.items, list.resource_version)) {
-          return w.Send(200, kProtobufContentType, std::move(*pb));
-        }
-      }
-      std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +
-                         res.GroupVersion() + "\",\"metadata\":{\"resourceVersion\":\"" +
-                         std::to_string(list.resource_version) + "\"},\"items\":[";
-      size_t total = body.size() + 2;
-      for (const ObjectPtr& o : list.items) total += o->text.size() + 1;
-      body.reserve(total);
-      for (size_t i = 0; i < list.items.size(); ++i) {
-        if (i > 0) body += ',';
-        body += list.items[i]->text;
-      }
-      body += "]}";
-      w.Send(200, kJson, std::move(body));
-      return;
+      return QueryBool(req, "watch") ? handlers::HandleWatch(c) : handlers::HandleList(c);
     }
     if (method == "POST") {
       std::vector<std::string> duplicates;
@@ -551,11 +350,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   }
 
   // ---- items
-  if (method == "GET") {
-    auto o = store_.Get(res, r.ns, r.name);
-    if (!o.ok()) return fail(o.status());
-    return send_object(200, *o);
-  }
+  if (method == "GET") return handlers::HandleGet(c);
 
   if (method == "DELETE") {
     // DeleteOptions from the body, else from the query (delete.go).

@@ -4,6 +4,7 @@
 // path into an ApiServer::Request and routes it by verb and subresource to one handler here,
 // which answers it on the ResponseWriter (the other verbs are still answered in
 // api_server.cc). One file a verb group:
+//   - read.cc: GET of an item, list and watch of a collection (Tables, protobuf, selectors);
 //   - subresources.cc: pods/log, pods/eviction, pods/binding and the scale subresource;
 //   - common.cc: what they share (below): kube's Status errors, request body decoding, query
 //     parameters, selectors, and the answers of one request (Context).
@@ -170,6 +171,9 @@ struct Context {
 
 // ---- The handlers -------------------------------------------------------------------------------
 
+void HandleGet(Context& c);               // read.cc
+void HandleList(Context& c);              // read.cc
+void HandleWatch(Context& c);             // read.cc
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding
