@@ -49,15 +49,6 @@ std::vector<std::string> Split(std::string_view path) {
 // kube-apiserver's maxJSONPatchOperations: a longer JSON patch is a 413.
 constexpr size_t kMaxJsonPatchOperations = 10000;
 
-// DeleteOptions in a DELETE's or an eviction's body: a wrong type is a 400 with the decoder's
-// own text.
-std::optional<ApiError> DeleteOptionsTypeError(const json& options) {
-  if (auto t = schema::Schema::Builtin().FindTypeError("v1", "DeleteOptions", options)) {
-    return ApiError{400, "BadRequest", t->JsonMessage(), json()};
-  }
-  return std::nullopt;
-}
-
 // kube's refusal of a patch whose result does not decode: 422 on the field "patch", whose
 // value is the patch (%+v of the patch map for a strategic merge patch, the patched object's
 // JSON for a merge or JSON patch).
@@ -208,9 +199,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   auto send_text = [&](int code, std::string_view text, const HeaderList& headers) {
     c.SendText(code, text, headers);
   };
-  auto send_object = [&](int code, const ObjectPtr& o) { c.SendObject(code, o); };
   auto fail = [&](const Status& s) { c.Fail(s); };
-  auto namespace_exists = [&](const std::string& ns) { return c.NamespaceExists(ns); };
 
   // ---- subresources
   if (r.subresource == "log") return handlers::HandleLog(c);
@@ -222,179 +211,15 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
     if (method == "GET") {
       return QueryBool(req, "watch") ? handlers::HandleWatch(c) : handlers::HandleList(c);
     }
-    if (method == "POST") {
-      std::vector<std::string> duplicates;
-      auto body = ParseBody(req, &duplicates);
-      if (!body.ok()) return fail(body.status());
-      json obj = std::move(body).value();
-      if (!obj.is_object()) {
-        return SendError(w, {400, "BadRequest", "the body of the request was not an object", json()});
-      }
-      if (auto e = VersionKindTypeError(obj)) return SendError(w, *e);
-      const std::string av = Str(obj, "apiVersion");
-      const std::string kind = Str(obj, "kind");
-      if (!av.empty() && av != res.GroupVersion()) {
-        return SendError(w, {400, "BadRequest",
-                             "the API version in the data (" + av +
-                                 ") does not match the expected API version (" +
-                                 res.GroupVersion() + ")",
-                             json()});
-      }
-      if (!kind.empty() && kind != res.kind) {
-        return SendError(w, {400, "BadRequest",
-                             "the kind in the data (" + kind + ") does not match the expected kind (" +
-                                 res.kind + ")",
-                             json()});
-      }
-      // The typed decode (type errors first), then strict field validation, as the decoder does.
-      if (auto e = DecodeTyped(res, obj)) return SendError(w, *e);
-      const auto& schema = schema::Schema::Builtin();
-      const FieldValidation fv = FieldValidationParam(req);
-      if (fv == FieldValidation::kStrict) {
-        auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, obj);
-        if (!unknown.empty() || !duplicates.empty()) {
-          return SendError(w, {400, "BadRequest",
-                               schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown,
-                                                             duplicates),
-                               json()});
-        }
-      } else {
-        for (const std::string& f : schema.DropUnknownFields(res.GroupVersion(), res.kind, obj)) {
-          if (fv == FieldValidation::kWarn) {
-            r.warnings.push_back({"Warning", WarningHeader(schema::UnknownFieldMessage(f))});
-          }
-        }
-        for (const std::string& f : duplicates) {
-          if (fv == FieldValidation::kWarn) {
-            r.warnings.push_back({"Warning", WarningHeader(schema::DuplicateFieldMessage(f))});
-          }
-        }
-      }
-      const std::string body_ns = Str(obj, "metadata", "namespace");
-      std::string ns = r.ns;
-      if (res.namespaced) {
-        if (!body_ns.empty() && !ns.empty() && body_ns != ns) {
-          return SendError(w, {400, "BadRequest",
-                               "the namespace of the provided object does not match the "
-                               "namespace sent on the request",
-                               json()});
-        }
-        if (ns.empty()) ns = body_ns.empty() ? "default" : body_ns;
-        obj["metadata"]["namespace"] = ns;
-      }
-      const std::string name = Str(obj, "metadata", "name");
-      r.name = name;
-      ApplyDefaults(res, obj);
-      FillSystemFields(obj, store_.GenerateUid(), clock_.Now());
-      PrepareForCreate(res, obj);
-      api::FieldErrors errors;
-      if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return fail(s);
-      if (!errors.empty()) return SendError(w, Invalid(res, name, errors), r.Headers());
-      if (!namespace_exists(ns)) {
-        const Resource* nsr = FindResource("", "v1", "namespaces");
-        return SendError(w, {404, "NotFound", "namespaces \"" + ns + "\" not found",
-                             Details(nsr, ns)});
-      }
-      obj["metadata"].erase("resourceVersion");
-      std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
-      obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(req), clock_.Now(),
-                                       &fields_v1);
-      if (TooLargeForStorage(obj, fields_v1.size())) {
-        return SendError(w, EtcdRequestTooLarge(), r.Headers());
-      }
-      ObjectStore::WriteOptions create_opts = wopts;
-      create_opts.fields_v1_text = fields_v1;
-      auto created = store_.Create(res, std::move(obj), create_opts);
-      if (!created.ok()) return fail(created.status());
-      return send_object(201, *created);
-    }
-    if (method == "DELETE") {
-      auto filter = ParseFilter(req, res);
-      if (!filter.ok()) return fail(filter.status());
-      DeleteOptions dopts;
-      if (!req.body.empty()) {
-        auto body = ParseBody(req);
-        if (!body.ok()) return fail(body.status());
-        if (body->is_object()) {
-          if (auto e = DeleteOptionsTypeError(*body)) return SendError(w, *e);
-          dopts = DeleteOptionsFromJson(*body);
-        }
-      }
-      if (wopts.dry_run) dopts.dry_run = true;
-      if (std::string invalid = ValidateDeleteOptions(dopts); !invalid.empty()) {
-        return SendError(w, InvalidDeleteOptions(Status(StatusCode::kInvalidArgument, invalid)));
-      }
-      const Filter f = *filter;
-      auto list = store_.List(res, res.namespaced ? r.ns : "",
-                              f.Empty() ? std::function<bool(const json&)>()
-                                        : [&f](const json& o) { return f.Matches(o); });
-      std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" +
-                         res.GroupVersion() + "\",\"metadata\":{},\"items\":[";
-      bool first = true;
-      for (const ObjectPtr& o : list.items) {
-        // The registry's DeleteCollection: each item deleted as DELETE deletes it; an item gone
-        // meanwhile is skipped, any other failure ends the request.
-        auto d = DeleteObject(store_, res, Str(o->view, "metadata", "namespace"),
-                              Str(o->view, "metadata", "name"), dopts, clock_.Now(), wopts.origin);
-        if (!d.ok() && d.status().code() == StatusCode::kNotFound) continue;
-        if (!d.ok()) return fail(d.status());
-        if (!first) body += ',';
-        first = false;
-        body += d->object->text;
-      }
-      body += "]}";
-      w.Send(200, kJson, std::move(body));
-      return;
-    }
+    if (method == "POST") return handlers::HandleCreate(c);
+    if (method == "DELETE") return handlers::HandleDeleteCollection(c);
     return SendError(w, MethodNotAllowed(method));
   }
 
   // ---- items
   if (method == "GET") return handlers::HandleGet(c);
 
-  if (method == "DELETE") {
-    // DeleteOptions from the body, else from the query (delete.go).
-    DeleteOptions opts;
-    if (!req.body.empty()) {
-      auto body = ParseBody(req);
-      if (!body.ok()) return fail(body.status());
-      if (body->is_object()) {
-        if (auto e = DeleteOptionsTypeError(*body)) return SendError(w, *e);
-        opts = DeleteOptionsFromJson(*body);
-      }
-    } else {
-      if (req.HasQuery("gracePeriodSeconds")) {
-        opts.grace_period_seconds = std::atoll(req.Query("gracePeriodSeconds").c_str());
-      }
-      if (req.HasQuery("propagationPolicy")) opts.propagation_policy = req.Query("propagationPolicy");
-      if (req.HasQuery("orphanDependents")) opts.orphan_dependents = QueryBool(req, "orphanDependents");
-    }
-    if (wopts.dry_run) opts.dry_run = true;
-    if (res.group.empty() && res.resource == "namespaces") {
-      // The namespace controller's work, done at once: everything in it goes, then it.
-      const ObjectStore::WriteOptions nopts{wopts.origin, opts.dry_run};
-      for (const Resource& other : Resources()) {
-        if (!other.namespaced) continue;
-        for (const ObjectPtr& o : store_.List(other, r.name).items) {
-          (void)store_.Delete(other, r.name, Str(o->view, "metadata", "name"), nopts);
-        }
-      }
-      auto d = store_.Delete(res, r.ns, r.name, nopts, opts.precondition_uid,
-                             opts.precondition_resource_version);
-      if (!d.ok()) return fail(d.status());
-      return send_text(200, (*d)->text, {});
-    }
-    auto d = DeleteObject(store_, res, r.ns, r.name, opts, clock_.Now(), wopts.origin);
-    if (!d.ok() && d.status().code() == StatusCode::kInvalidArgument) {
-      return SendError(w, InvalidDeleteOptions(d.status()));
-    }
-    if (!d.ok()) return fail(d.status());
-    // 202 when the object stays and the request asked for cascading with orphanDependents=false
-    // (delete.go: the only case kube tells apart, for its old clients).
-    const int code =
-        !d->deleted && opts.orphan_dependents.has_value() && !*opts.orphan_dependents ? 202 : 200;
-    return send_text(code, d->object->text, {});
-  }
+  if (method == "DELETE") return handlers::HandleDelete(c);
 
   if (method == "PUT" || method == "PATCH") {
     std::vector<std::string> duplicates;

@@ -5,6 +5,8 @@
 // which answers it on the ResponseWriter (the other verbs are still answered in
 // api_server.cc). One file a verb group:
 //   - read.cc: GET of an item, list and watch of a collection (Tables, protobuf, selectors);
+//   - create.cc: POST of a collection;
+//   - delete.cc: DELETE of an item (namespaces with their contents) and deletecollection;
 //   - subresources.cc: pods/log, pods/eviction, pods/binding and the scale subresource;
 //   - common.cc: what they share (below): kube's Status errors, request body decoding, query
 //     parameters, selectors, and the answers of one request (Context).
@@ -174,6 +176,9 @@ struct Context {
 void HandleGet(Context& c);               // read.cc
 void HandleList(Context& c);              // read.cc
 void HandleWatch(Context& c);             // read.cc
+void HandleCreate(Context& c);            // create.cc
+void HandleDelete(Context& c);            // delete.cc
+void HandleDeleteCollection(Context& c);  // delete.cc
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding
