@@ -2,11 +2,12 @@
 //
 // The ApiServer's resource handlers (internal to apiserver/): api_server.cc parses a request's
 // path into an ApiServer::Request and routes it by verb and subresource to one handler here,
-// which answers it on the ResponseWriter (the other verbs are still answered in
-// api_server.cc). One file a verb group:
+// which answers it on the ResponseWriter. One file a verb group:
 //   - read.cc: GET of an item, list and watch of a collection (Tables, protobuf, selectors);
 //   - create.cc: POST of a collection;
 //   - delete.cc: DELETE of an item (namespaces with their contents) and deletecollection;
+//   - update_patch.cc: PUT and PATCH of an item or its status (strategic merge, JSON merge,
+//     JSON patch, server-side apply; a PUT or an apply of an absent object creates it);
 //   - subresources.cc: pods/log, pods/eviction, pods/binding and the scale subresource;
 //   - common.cc: what they share (below): kube's Status errors, request body decoding, query
 //     parameters, selectors, and the answers of one request (Context).
@@ -179,6 +180,7 @@ void HandleWatch(Context& c);             // read.cc
 void HandleCreate(Context& c);            // create.cc
 void HandleDelete(Context& c);            // delete.cc
 void HandleDeleteCollection(Context& c);  // delete.cc
+void HandleUpdatePatch(Context& c);       // update_patch.cc: PUT and PATCH
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding
