@@ -76,13 +76,11 @@ class ApiServer {
   // Requests served so far (for logs and benchmarks).
   uint64_t requests() const { return requests_.load(); }
 
-  struct Request;  // one parsed request (api_server.cc)
+  struct Request;  // one parsed request (handlers/handler.h)
 
  private:
+  // Routes a request for a resource to its verb's or subresource's handler (handlers/).
   void HandleResource(Request& r, http::ResponseWriter& w);
-  // GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale and
-  // replicationcontrollers/scale (scale.h).
-  void HandleScale(Request& r, http::ResponseWriter& w);
 
   const Clock& clock_;
   ObjectStore& store_;

@@ -3,22 +3,12 @@
 #include <algorithm>
 #include <vector>
 
+#include "apiserver/json_members.h"
+
 namespace tidepool::apiserver {
 namespace {
 
 using nlohmann::json;
-
-const json* Member(const json& j, std::string_view key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::string Str(const json& j, std::string_view a, std::string_view b) {
-  const json* x = Member(j, a);
-  if (x != nullptr) x = Member(*x, b);
-  return x != nullptr && x->is_string() ? x->get<std::string>() : "";
-}
 
 std::optional<int64_t> Int(const json& j, std::string_view key) {
   const json* x = Member(j, key);

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "apiserver/json_io.h"
+#include "apiserver/json_members.h"
 #include "apiserver/stored_view.h"
 
 namespace tidepool::apiserver {
@@ -216,19 +217,6 @@ std::string LocalKey(std::string_view ns, std::string_view name) {
   k += '/';
   k += name;
   return k;
-}
-
-const json* Member(const json& j, std::string_view key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::string StringAt(const json& j, std::string_view a, std::string_view b) {
-  const json* x = Member(j, a);
-  if (x == nullptr) return "";
-  const json* y = Member(*x, b);
-  return y != nullptr && y->is_string() ? y->get<std::string>() : "";
 }
 
 // The registry's ShouldDeleteDuringUpdate: an object being deleted (deletionTimestamp set,
@@ -652,17 +640,17 @@ Status ObjectStore::WaitDurable(uint64_t ticket) { return backend_->Wait(ticket)
 
 StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
                                         const WriteOptions& opts) {
-  std::string ns = r.namespaced ? StringAt(object, "metadata", "namespace") : "";
+  std::string ns = r.namespaced ? Str(object, "metadata", "namespace") : "";
   if (r.namespaced && ns.empty()) ns = "default";
   object = Prepare(r, std::move(object), ns);
   json& meta = object["metadata"];
-  std::string name = StringAt(object, "metadata", "name");
+  std::string name = Str(object, "metadata", "name");
   std::string local;
   {
     // Names and uids come from the store's seeded generator.
     std::lock_guard<std::mutex> lock(mu_);
     if (name.empty()) {
-      const std::string gen = StringAt(object, "metadata", "generateName");
+      const std::string gen = Str(object, "metadata", "generateName");
       static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
       name = gen;
       for (int i = 0; i < 5; ++i) name += kAlphabet[random_.Uniform(sizeof(kAlphabet) - 1)];
@@ -870,11 +858,11 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
       return Status(StatusCode::kNotFound, Qualified(r, name) + " not found");
     }
     ObjectPtr current = it->second;
-    if (precondition_uid && StringAt(current->view, "metadata", "uid") != *precondition_uid) {
+    if (precondition_uid && Str(current->view, "metadata", "uid") != *precondition_uid) {
       return Status(StatusCode::kAborted,
                     "Operation cannot be fulfilled on " + Qualified(r, name) +
                         ": Precondition failed: UID in precondition: " + *precondition_uid +
-                        ", UID in object meta: " + StringAt(current->view, "metadata", "uid"));
+                        ", UID in object meta: " + Str(current->view, "metadata", "uid"));
     }
     if (precondition_rv && std::to_string(current->resource_version) != *precondition_rv) {
       return Status(StatusCode::kAborted,

@@ -1,0 +1,101 @@
+#include "apiserver/admission.h"
+#include "apiserver/handlers/handler.h"
+#include "apiserver/patch/server_side_apply.h"
+#include "apiserver/schema/schema.h"
+
+namespace tidepool::apiserver::handlers {
+
+using nlohmann::json;
+
+namespace {
+
+// The decode of a create's body as kube-apiserver's decoder does it: an object of the
+// resource's version and kind, type errors first, then fieldValidation (Strict refuses unknown
+// and duplicate fields; Warn drops unknown ones and warns; Ignore drops them).
+std::optional<ApiError> DecodeCreateBody(Context& c, json& obj,
+                                         const std::vector<std::string>& duplicates) {
+  const Resource& res = c.res;
+  if (!obj.is_object()) return NotAnObject();
+  if (auto e = VersionKindTypeError(obj)) return e;
+  const std::string av = Str(obj, "apiVersion");
+  const std::string kind = Str(obj, "kind");
+  if (!av.empty() && av != res.GroupVersion()) {
+    return ApiError{400, "BadRequest",
+                    "the API version in the data (" + av +
+                        ") does not match the expected API version (" + res.GroupVersion() + ")",
+                    json()};
+  }
+  if (!kind.empty() && kind != res.kind) {
+    return ApiError{
+        400, "BadRequest",
+        "the kind in the data (" + kind + ") does not match the expected kind (" + res.kind + ")",
+        json()};
+  }
+  // The typed decode (type errors first), then strict field validation, as the decoder does.
+  if (auto e = DecodeTyped(res, obj)) return e;
+  const auto& schema = schema::Schema::Builtin();
+  const FieldValidation fv = FieldValidationParam(c.req);
+  if (fv == FieldValidation::kStrict) {
+    auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, obj);
+    if (!unknown.empty() || !duplicates.empty()) {
+      return ApiError{
+          400, "BadRequest",
+          schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown, duplicates), json()};
+    }
+    return std::nullopt;
+  }
+  const std::vector<std::string> dropped =
+      schema.DropUnknownFields(res.GroupVersion(), res.kind, obj);
+  if (fv == FieldValidation::kWarn) WarnFields(c.r, dropped, duplicates);
+  return std::nullopt;
+}
+
+}  // namespace
+
+void HandleCreate(Context& c) {
+  const Resource& res = c.res;
+  std::vector<std::string> duplicates;
+  auto body = ParseBody(c.req, &duplicates);
+  if (!body.ok()) return c.Fail(body.status());
+  json obj = std::move(body).value();
+  if (auto e = DecodeCreateBody(c, obj, duplicates)) return SendError(c.w, *e);
+  const std::string body_ns = Str(obj, "metadata", "namespace");
+  std::string ns = c.r.ns;
+  if (res.namespaced) {
+    if (!body_ns.empty() && !ns.empty() && body_ns != ns) {
+      return SendError(c.w, {400, "BadRequest",
+                             "the namespace of the provided object does not match the "
+                             "namespace sent on the request",
+                             json()});
+    }
+    if (ns.empty()) ns = body_ns.empty() ? "default" : body_ns;
+    obj["metadata"]["namespace"] = ns;
+  }
+  const std::string name = Str(obj, "metadata", "name");
+  c.r.name = name;
+  ApplyDefaults(res, obj);
+  FillSystemFields(obj, c.store.GenerateUid(), c.clock.Now());
+  PrepareForCreate(res, obj);
+  api::FieldErrors errors;
+  if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return c.Fail(s);
+  if (!errors.empty()) return SendError(c.w, Invalid(res, name, errors), c.r.Headers());
+  if (!c.NamespaceExists(ns)) {
+    const Resource* nsr = FindResource("", "v1", "namespaces");
+    return SendError(c.w,
+                     {404, "NotFound", "namespaces \"" + ns + "\" not found", Details(nsr, ns)});
+  }
+  obj["metadata"].erase("resourceVersion");
+  std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
+  obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(c.req), c.clock.Now(),
+                                   &fields_v1);
+  if (TooLargeForStorage(obj, fields_v1.size())) {
+    return SendError(c.w, EtcdRequestTooLarge(), c.r.Headers());
+  }
+  ObjectStore::WriteOptions create_opts = c.wopts;
+  create_opts.fields_v1_text = fields_v1;
+  auto created = c.store.Create(res, std::move(obj), create_opts);
+  if (!created.ok()) return c.Fail(created.status());
+  return c.SendObject(201, *created);
+}
+
+}  // namespace tidepool::apiserver::handlers

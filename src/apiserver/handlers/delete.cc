@@ -1,0 +1,113 @@
+#include <cstdlib>
+
+#include "apiserver/deletion.h"
+#include "apiserver/handlers/handler.h"
+#include "apiserver/schema/schema.h"
+
+namespace tidepool::apiserver::handlers {
+
+using nlohmann::json;
+
+namespace {
+
+// DeleteOptions in a DELETE's body: a wrong type is a 400 with the decoder's own text.
+std::optional<ApiError> DeleteOptionsTypeError(const json& options) {
+  if (auto t = schema::Schema::Builtin().FindTypeError("v1", "DeleteOptions", options)) {
+    return ApiError{400, "BadRequest", t->JsonMessage(), json()};
+  }
+  return std::nullopt;
+}
+
+// The DeleteOptions of a non-empty body into `opts` (a body that is not an object has none);
+// false when the request was answered (the body does not parse or decode).
+bool ReadDeleteOptionsBody(Context& c, DeleteOptions& opts) {
+  auto body = ParseBody(c.req);
+  if (!body.ok()) {
+    c.Fail(body.status());
+    return false;
+  }
+  if (body->is_object()) {
+    if (auto e = DeleteOptionsTypeError(*body)) {
+      SendError(c.w, *e);
+      return false;
+    }
+    opts = DeleteOptionsFromJson(*body);
+  }
+  return true;
+}
+
+// The namespace controller's work, done at once: everything in the namespace goes, then it.
+void DeleteNamespace(Context& c, const DeleteOptions& opts) {
+  const ObjectStore::WriteOptions nopts{c.wopts.origin, opts.dry_run};
+  for (const Resource& other : Resources()) {
+    if (!other.namespaced) continue;
+    for (const ObjectPtr& o : c.store.List(other, c.r.name).items) {
+      (void)c.store.Delete(other, c.r.name, Str(o->view, "metadata", "name"), nopts);
+    }
+  }
+  auto d = c.store.Delete(c.res, c.r.ns, c.r.name, nopts, opts.precondition_uid,
+                          opts.precondition_resource_version);
+  if (!d.ok()) return c.Fail(d.status());
+  return c.SendText(200, (*d)->text, {});
+}
+
+}  // namespace
+
+void HandleDelete(Context& c) {
+  const http::HttpRequest& req = c.req;
+  // DeleteOptions from the body, else from the query (delete.go).
+  DeleteOptions opts;
+  if (!req.body.empty()) {
+    if (!ReadDeleteOptionsBody(c, opts)) return;
+  } else {
+    if (req.HasQuery("gracePeriodSeconds")) {
+      opts.grace_period_seconds = std::atoll(req.Query("gracePeriodSeconds").c_str());
+    }
+    if (req.HasQuery("propagationPolicy")) opts.propagation_policy = req.Query("propagationPolicy");
+    if (req.HasQuery("orphanDependents"))
+      opts.orphan_dependents = QueryBool(req, "orphanDependents");
+  }
+  if (c.wopts.dry_run) opts.dry_run = true;
+  if (c.res.group.empty() && c.res.resource == "namespaces") return DeleteNamespace(c, opts);
+  auto d = DeleteObject(c.store, c.res, c.r.ns, c.r.name, opts, c.clock.Now(), c.wopts.origin);
+  if (!d.ok() && d.status().code() == StatusCode::kInvalidArgument) {
+    return SendError(c.w, InvalidDeleteOptions(d.status()));
+  }
+  if (!d.ok()) return c.Fail(d.status());
+  // 202 when the object stays and the request asked for cascading with orphanDependents=false
+  // (delete.go: the only case kube tells apart, for its old clients).
+  const int code =
+      !d->deleted && opts.orphan_dependents.has_value() && !*opts.orphan_dependents ? 202 : 200;
+  return c.SendText(code, d->object->text, {});
+}
+
+void HandleDeleteCollection(Context& c) {
+  const Resource& res = c.res;
+  auto filter = ParseFilter(c.req, res);
+  if (!filter.ok()) return c.Fail(filter.status());
+  DeleteOptions dopts;
+  if (!c.req.body.empty() && !ReadDeleteOptionsBody(c, dopts)) return;
+  if (c.wopts.dry_run) dopts.dry_run = true;
+  if (std::string invalid = ValidateDeleteOptions(dopts); !invalid.empty()) {
+    return SendError(c.w, InvalidDeleteOptions(Status(StatusCode::kInvalidArgument, invalid)));
+  }
+  auto list = ListMatching(c.store, res, res.namespaced ? c.r.ns : "", *filter);
+  std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" + res.GroupVersion() +
+                     "\",\"metadata\":{},\"items\":[";
+  bool first = true;
+  for (const ObjectPtr& o : list.items) {
+    // The registry's DeleteCollection: each item deleted as DELETE deletes it; an item gone
+    // meanwhile is skipped, any other failure ends the request.
+    auto d = DeleteObject(c.store, res, Str(o->view, "metadata", "namespace"),
+                          Str(o->view, "metadata", "name"), dopts, c.clock.Now(), c.wopts.origin);
+    if (!d.ok() && d.status().code() == StatusCode::kNotFound) continue;
+    if (!d.ok()) return c.Fail(d.status());
+    if (!first) body += ',';
+    first = false;
+    body += d->object->text;
+  }
+  body += "]}";
+  c.w.Send(200, kJson, std::move(body));
+}
+
+}  // namespace tidepool::apiserver::handlers

@@ -1,0 +1,192 @@
+// File: handlers/handler.h
+//
+// The ApiServer's resource handlers (internal to apiserver/): api_server.cc parses a request's
+// path into an ApiServer::Request and routes it by verb and subresource to one handler here,
+// which answers it on the ResponseWriter. One file a verb group:
+//   - read.cc: GET of an item, list and watch of a collection (Tables, protobuf, selectors);
+//   - create.cc: POST of a collection;
+//   - delete.cc: DELETE of an item (namespaces with their contents) and deletecollection;
+//   - update_patch.cc: PUT and PATCH of an item or its status (strategic merge, JSON merge,
+//     JSON patch, server-side apply; a PUT or an apply of an absent object creates it);
+//   - subresources.cc: pods/log, pods/eviction, pods/binding and the scale subresource;
+//   - common.cc: what they share (below): kube's Status errors, request body decoding, query
+//     parameters, selectors, and the answers of one request (Context).
+// Every answer is written exactly once, errors as metav1.Status JSON (api_server.h tells which
+// answers may be protobuf).
+//
+// Threads: a handler runs on the request's connection thread; it shares only the ObjectStore
+// and PodLogs (both thread-safe) with other requests. Errors: none thrown; every failure is an
+// answer (FromStatus maps a Status to kube's code and reason).
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "api/field_error.h"
+#include "apiserver/api_server.h"
+#include "apiserver/json_members.h"
+#include "apiserver/printers/printers.h"
+#include "apiserver/selectors/fields.h"
+#include "apiserver/selectors/labels.h"
+
+namespace tidepool::apiserver {
+
+// One request whose path named a resource (api_server.cc parses it).
+struct ApiServer::Request {
+  const http::HttpRequest* http = nullptr;
+  const Resource* resource = nullptr;
+  std::string ns;           // from the URL
+  std::string name;         // item name, empty for collections
+  std::string subresource;  // "status", "log", ...
+  // Warning headers.
+  std::vector<std::pair<std::string, std::string>> warnings;
+
+  std::vector<std::pair<std::string, std::string>> Headers() const { return warnings; }
+};
+
+namespace handlers {
+
+using HeaderList = std::vector<std::pair<std::string, std::string>>;
+
+inline constexpr char kJson[] = "application/json";
+
+// ---- Status responses ---------------------------------------------------------------------------
+
+struct ApiError {
+  int code = 500;
+  std::string reason;  // "NotFound", "" for 500s without one
+  std::string message;
+  nlohmann::json details;  // null when none
+};
+
+nlohmann::json StatusJson(const ApiError& e);
+void SendError(http::ResponseWriter& w, const ApiError& e, const HeaderList& headers = {});
+void SendJson(http::ResponseWriter& w, int code, const nlohmann::json& j,
+              const HeaderList& headers = {});
+// {"name", "group", "kind"} of a Status's details.
+nlohmann::json Details(const Resource* r, std::string_view name);
+// Maps a store / library Status to kube's Status.
+ApiError FromStatus(const Status& s, const Resource* r, std::string_view name);
+// A FieldError's cause reason ("FieldValueInvalid", ...).
+std::string CauseReason(api::FieldError::Type t);
+// 422 Invalid: `Kind "name" is invalid: ...` with one cause per error.
+ApiError Invalid(const Resource& r, std::string_view name, const api::FieldErrors& errors);
+// What kube-apiserver answers when etcd refuses an object over its request limit (1.5 MiB):
+// the etcd error is not a metav1.Status, so it is a 500 without a reason.
+ApiError EtcdRequestTooLarge();
+// Whether `obj` (plus `extra` bytes stored with it) is over etcd's default --max-request-bytes.
+bool TooLargeForStorage(const nlohmann::json& obj, size_t extra);
+ApiError MethodNotAllowed(const std::string& method);
+// "the body of the request was not an object" (400).
+ApiError NotAnObject();
+// ValidateDeleteOptions' refusal: 422 Invalid on DeleteOptions.meta.k8s.io.
+ApiError InvalidDeleteOptions(const Status& s);
+// A Warning header's value for `text` (299, quoted).
+std::string WarningHeader(const std::string& text);
+// fieldValidation=Warn: a Warning header on `r` for each unknown field, then each duplicate.
+void WarnFields(ApiServer::Request& r, const std::vector<std::string>& unknown,
+                const std::vector<std::string>& duplicates);
+
+// ---- Query parameters ---------------------------------------------------------------------------
+
+// strconv.ParseBool's true values (clients send "true", "1", and Python's "True").
+bool QueryBool(const http::HttpRequest& req, std::string_view name);
+// Accept asks for a Table.
+bool WantsTable(const http::HttpRequest& req);
+// ?fieldManager=, else the user agent's program name (kube-apiserver's default).
+std::string FieldManager(const http::HttpRequest& req);
+printers::IncludeObject IncludeObjectParam(const http::HttpRequest& req);
+
+enum class FieldValidation { kStrict, kWarn, kIgnore };
+FieldValidation FieldValidationParam(const http::HttpRequest& req);
+
+// ---- Request bodies -----------------------------------------------------------------------------
+
+// Parses a request body as an object: JSON, YAML (apply patches), or Kubernetes protobuf. With
+// `duplicate_paths`, a JSON body's repeated keys are listed there (json_io::Parse).
+StatusOr<nlohmann::json> ParseBody(const http::HttpRequest& req,
+                                   std::vector<std::string>* duplicate_paths = nullptr);
+// The version/kind sniff kube's decoder starts with (json.Unmarshal into an anonymous
+// struct{APIVersion, Kind string}): a value of another type there fails the request.
+std::optional<ApiError> VersionKindTypeError(const nlohmann::json& obj);
+// The typed decode of a create or update body: the first value of a type its field does not
+// take is a 400 as kube-apiserver's decoder gives it; then nulls become Go's zero values.
+std::optional<ApiError> DecodeTyped(std::string_view api_version, std::string_view kind,
+                                    nlohmann::json& obj);
+std::optional<ApiError> DecodeTyped(const Resource& res, nlohmann::json& obj);
+// rest.BeforeCreate: a created object's uid and creationTimestamp are the server's
+// (FillObjectMetaSystemFields), whatever the client sent, and it is not being deleted.
+void FillSystemFields(nlohmann::json& obj, std::string uid, TimePoint now);
+
+// ---- Selectors ----------------------------------------------------------------------------------
+
+// ?labelSelector= and ?fieldSelector= of a list, watch or deletecollection.
+struct Filter {
+  std::optional<selectors::LabelSelector> labels;
+  std::optional<selectors::FieldSelector> fields;
+  const Resource* resource = nullptr;
+
+  bool Matches(const nlohmann::json& obj) const;
+  bool Empty() const { return !labels && !fields; }
+};
+StatusOr<Filter> ParseFilter(const http::HttpRequest& req, const Resource& r);
+// The objects of `res` in `ns` (every namespace when empty) that `filter` selects.
+ObjectStore::ListResult ListMatching(const ObjectStore& store, const Resource& res,
+                                     std::string_view ns, const Filter& filter);
+
+// ---- One request --------------------------------------------------------------------------------
+
+// What a handler works with: the server's parts, the request and its writer, and the answers
+// every handler gives the same way. Lives for one call of ApiServer::HandleResource.
+struct Context {
+  Context(const Clock& clock, ObjectStore& store, PodLogs& logs, const ApiServerOptions& options,
+          ApiServer::Request& r, http::ResponseWriter& w);
+
+  const Clock& clock;
+  ObjectStore& store;
+  PodLogs& logs;
+  const ApiServerOptions& options;
+  ApiServer::Request& r;
+  const http::HttpRequest& req;
+  const Resource& res;
+  http::ResponseWriter& w;
+  const std::string& method;
+  const ObjectStore::WriteOptions wopts;  // origin "api"; ?dryRun=All
+  // Objects (GET, LIST, WATCH, and the object a write answers) go out in protobuf when the
+  // client prefers it (negotiation.h) and the kind has a table; errors stay JSON Status (see
+  // api_server.h).
+  const bool protobuf_out;
+
+  // An object's JSON text as the answer, in protobuf when negotiated and it encodes.
+  void SendText(int code, std::string_view text, const HeaderList& headers);
+  // A stored object as the answer: a Table for a GET that asks for one, else SendText with the
+  // request's warnings.
+  void SendObject(int code, const ObjectPtr& o);
+  // `s` as kube's Status for this resource and the request's name, with its warnings.
+  void Fail(const Status& s);
+  // Namespaced writes need an existing namespace (kube's NamespaceLifecycle admission).
+  bool NamespaceExists(const std::string& ns) const;
+};
+
+// ---- The handlers -------------------------------------------------------------------------------
+
+void HandleGet(Context& c);               // read.cc
+void HandleList(Context& c);              // read.cc
+void HandleWatch(Context& c);             // read.cc
+void HandleCreate(Context& c);            // create.cc
+void HandleDelete(Context& c);            // delete.cc
+void HandleDeleteCollection(Context& c);  // delete.cc
+void HandleUpdatePatch(Context& c);       // update_patch.cc: PUT and PATCH
+void HandleLog(Context& c);               // subresources.cc: pods/log
+void HandleEviction(Context& c);          // subresources.cc: pods/eviction
+void HandleBinding(Context& c);           // subresources.cc: pods/binding
+// GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale and
+// replicationcontrollers/scale (scale.h). subresources.cc.
+void HandleScale(Context& c);
+
+}  // namespace handlers
+}  // namespace tidepool::apiserver
