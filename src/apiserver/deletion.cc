@@ -71,10 +71,6 @@ std::vector<std::string> Finalizers(const json& meta) {
   return out;
 }
 
-bool Has(const std::vector<std::string>& v, std::string_view x) {
-  return std::find(v.begin(), v.end(), x) != v.end();
-}
-
 // shouldOrphanDependents / shouldDeleteDependents, in their order of precedence.
 bool ShouldOrphan(GcPolicy policy, const std::vector<std::string>& finalizers,
                   const DeleteOptions& o) {
