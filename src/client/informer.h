@@ -173,6 +173,8 @@ class Informer {
   size_t Size() const;
 
   InformerStats stats() const;
+  // What it was made with (a driver that feeds informers by hand matches events by path).
+  const InformerOptions& options() const { return options_; }
 
   // "<ns>/<name>" or "<name>" (client-go's MetaNamespaceKeyFunc).
   static std::string KeyOf(const nlohmann::json& obj);
