@@ -73,6 +73,11 @@ size_t SharedInformerFactory::requests() const {
   return requests_;
 }
 
+std::vector<std::shared_ptr<Informer>> SharedInformerFactory::All() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return all_;
+}
+
 std::shared_ptr<Informer> MakeInformer(SharedInformerFactory* factory, const RestClient& client,
                                        const Clock& clock, InformerOptions options,
                                        log::Logger* logger) {

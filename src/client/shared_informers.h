@@ -64,6 +64,9 @@ class SharedInformerFactory {
   // How many informers the factory made, and how many InformerFor calls it answered.
   size_t informers() const;
   size_t requests() const;
+  // Every informer made so far, in the order made (a driver that feeds them by hand instead
+  // of starting them: `tidepool simulate`, the controllers' executor tests).
+  std::vector<std::shared_ptr<Informer>> All() const;
 
  private:
   const RestClient& client_;

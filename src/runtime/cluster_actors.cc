@@ -108,45 +108,47 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   auto disruption = c.disruption;
   disruption.seed = config.seed;
   p->disruption = std::make_unique<controllers::disruption::DisruptionController>(
-      kcm, clock, disruption, &kcm_events, nullptr, informers);
+      kcm, clock, disruption, &kcm_events, nullptr, informers, executor);
   auto replicaset = c.replicaset;
   replicaset.seed = config.seed + 10;
   p->replicasets = std::make_unique<controllers::replicaset::ReplicaSetController>(
-      kcm, clock, replicaset, &kcm_events, nullptr, informers);
+      kcm, clock, replicaset, &kcm_events, nullptr, informers, executor);
   auto deployment = c.deployment;
   deployment.seed = config.seed + 20;
   p->deployments = std::make_unique<controllers::deployment::DeploymentController>(
-      kcm, clock, deployment, &kcm_events, nullptr, informers);
+      kcm, clock, deployment, &kcm_events, nullptr, informers, executor);
   // The Job controller (and kcm's TTL-after-finished controller) with its own identity and
   // events, as job-controller's.
   client::RestClient& job_client = p->Client(KcmAgent("job-controller"));
   auto job = c.job;
   job.seed = config.seed;
   p->jobs = std::make_unique<controllers::job::JobController>(
-      job_client, clock, job, &p->Recorder(job_client, "job-controller"), nullptr, informers);
+      job_client, clock, job, &p->Recorder(job_client, "job-controller"), nullptr, informers,
+      executor);
   // The garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers the
   // API server puts on deletion. It discovers the API and watches what it finds.
   auto gc = c.garbage_collector;
   gc.seed = config.seed + 30;
   p->garbage_collector = std::make_unique<controllers::garbagecollector::GarbageCollector>(
-      p->Client(KcmAgent("generic-garbage-collector")), clock, gc, &kcm_events);
+      p->Client(KcmAgent("generic-garbage-collector")), clock, gc, &kcm_events, nullptr, informers,
+      executor);
   client::RestClient& sts_client = p->Client(KcmAgent("statefulset-controller"));
   auto statefulset = c.statefulset;
   statefulset.seed = config.seed + 40;
   p->statefulsets = std::make_unique<controllers::statefulset::StatefulSetController>(
       sts_client, clock, statefulset, &p->Recorder(sts_client, "statefulset-controller"), nullptr,
-      informers);
+      informers, executor);
   client::RestClient& ds_client = p->Client(KcmAgent("daemon-set-controller"));
   auto daemonset = c.daemonset;
   daemonset.seed = config.seed + 50;
   p->daemonsets = std::make_unique<controllers::daemonset::DaemonSetController>(
       ds_client, clock, daemonset, &p->Recorder(ds_client, "daemonset-controller"), nullptr,
-      informers);
+      informers, executor);
   // kcm's pod garbage collector: the pods of nodes that are gone.
   auto podgc = c.podgc;
   podgc.seed = config.seed + 80;
   p->podgc = std::make_unique<controllers::podgc::PodGcController>(
-      p->Client(KcmAgent("pod-garbage-collector")), clock, podgc, nullptr, informers);
+      p->Client(KcmAgent("pod-garbage-collector")), clock, podgc, nullptr, informers, executor);
   return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
 }
 

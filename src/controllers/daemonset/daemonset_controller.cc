@@ -104,8 +104,10 @@ struct DaemonSetController::Plan {
 DaemonSetController::DaemonSetController(const client::RestClient& client, const Clock& clock,
                                          DaemonSetControllerOptions options,
                                          autoscaler::EventRecorder* recorder, log::Logger* logger,
-                                         client::SharedInformerFactory* informers)
+                                         client::SharedInformerFactory* informers,
+                                         TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  executor_ = executor;
   // The handlers keep DaemonPod: the decoding informer of pods (shared with the other
   // controllers when they share a factory).
   const client::InformerOptions pods =
@@ -147,15 +149,18 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
          queue_->Add(key);
        }});
   queue_ = std::make_unique<WorkQueue>(
-      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); });
+      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); },
+      std::chrono::milliseconds(50), executor_);
 }
 
 DaemonSetController::~DaemonSetController() { Stop(); }
 
 void DaemonSetController::Start() {
-  pods_->Start();
-  nodes_->Start();
-  daemonsets_->Start();
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    pods_->Start();
+    nodes_->Start();
+    daemonsets_->Start();
+  }
   queue_->Start();
 }
 

@@ -33,6 +33,12 @@
 // An actor: informers on daemonsets, pods and nodes; writes pods, daemonsets/NAME/status,
 // events. One worker (controllers/work_queue.h).
 //
+// Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
+// thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
+// callbacks of `executor`, Start() does not start the informers (a driver feeds them and their
+// handlers run inline on the executor's thread: they only record facts and queue keys), and
+// Start()/Stop() never wait.
+//
 // Thread-safe: Start/Stop from one thread.
 #pragma once
 
@@ -51,6 +57,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -83,11 +90,13 @@ struct DaemonSetControllerOptions {
 
 class DaemonSetController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   DaemonSetController(const client::RestClient& client, const Clock& clock,
                       DaemonSetControllerOptions options,
                       autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-                      client::SharedInformerFactory* informers = nullptr);
+                      client::SharedInformerFactory* informers = nullptr,
+                      TimerService* executor = nullptr);
   ~DaemonSetController();
   DaemonSetController(const DaemonSetController&) = delete;
   DaemonSetController& operator=(const DaemonSetController&) = delete;
@@ -133,6 +142,7 @@ class DaemonSetController {
   const DaemonSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> daemonsets_;
   std::shared_ptr<client::Informer> nodes_;

@@ -633,8 +633,10 @@ std::optional<TimePoint> DeploymentController::Sync::Run() {
 DeploymentController::DeploymentController(const client::RestClient& client, const Clock& clock,
                                            DeploymentControllerOptions options,
                                            autoscaler::EventRecorder* recorder, log::Logger* logger,
-                                           client::SharedInformerFactory* informers)
+                                           client::SharedInformerFactory* informers,
+                                           TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  executor_ = executor;
   client::InformerOptions d;
   d.path = "/apis/apps/v1/deployments";
   d.name = "deployments";
@@ -654,14 +656,17 @@ DeploymentController::DeploymentController(const client::RestClient& client, con
        [this](const client::ObjectRef& old_obj, const client::ObjectRef& o) { OnReplicaSet(old_obj, o); },
        [this](const client::ObjectRef& o, bool) { OnReplicaSetDeleted(o); }});
   queue_ = std::make_unique<WorkQueue>(
-      clock_, [this](const std::string& key) { return SyncKey(key); }, [this] { return HasSynced(); });
+      clock_, [this](const std::string& key) { return SyncKey(key); },
+      [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor_);
 }
 
 DeploymentController::~DeploymentController() { Stop(); }
 
 void DeploymentController::Start() {
-  deployments_->Start();
-  replicasets_->Start();
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    deployments_->Start();
+    replicasets_->Start();
+  }
   queue_->Start();
 }
 

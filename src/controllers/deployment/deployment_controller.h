@@ -31,17 +31,22 @@
 // worker (controllers/work_queue.h). Deviation: Recreate waits for the old ReplicaSets'
 // status.replicas to reach 0 (active pods), where kcm also waits for terminating ones.
 //
+// Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
+// thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
+// callbacks of `executor`, Start() does not start the informers (a driver feeds them and their
+// handlers run inline on the executor's thread: they only record facts and queue keys), and
+// Start()/Stop() never wait.
+//
 // Thread-safe: Start/Stop from one thread.
 #pragma once
 
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
@@ -50,6 +55,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::deployment {
@@ -67,11 +73,13 @@ struct DeploymentControllerOptions {
 
 class DeploymentController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   DeploymentController(const client::RestClient& client, const Clock& clock,
                        DeploymentControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-                       client::SharedInformerFactory* informers = nullptr);
+                       client::SharedInformerFactory* informers = nullptr,
+                       TimerService* executor = nullptr);
   ~DeploymentController();
   DeploymentController(const DeploymentController&) = delete;
   DeploymentController& operator=(const DeploymentController&) = delete;
@@ -93,6 +101,7 @@ class DeploymentController {
   const DeploymentControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> deployments_;
   std::shared_ptr<client::Informer> replicasets_;
   std::unique_ptr<WorkQueue> queue_;

@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/testing/driven_cluster.h"
 
 namespace tidepool::controllers::deployment {
 namespace {
@@ -73,6 +73,7 @@ class DeploymentControllerTest : public ::testing::Test {
     }
   }
 
+ public:  // Deployment() and Condition() serve the executor test too
   static json Deployment(int replicas, const std::string& image) {
     return {{"apiVersion", "apps/v1"},
             {"kind", "Deployment"},
@@ -84,6 +85,16 @@ class DeploymentControllerTest : public ::testing::Test {
                {{"metadata", {{"labels", {{"app", "web"}}}}},
                 {"spec", {{"containers", json::array({{{"name", "c"}, {"image", image}}})}}}}}}}};
   }
+  static std::string Condition(const json& d, const std::string& type) {
+    if (!d.contains("status") || !d["status"].contains("conditions")) return "";
+    for (const json& c : d["status"]["conditions"]) {
+      if (c["type"] == type)
+        return c["status"].get<std::string>() + "/" + c["reason"].get<std::string>();
+    }
+    return "";
+  }
+
+ protected:
   json Get() {
     auto d = client_.Get(ResourcePath("apps", "v1", "deployments", "default", "web"));
     json out = d.ok() ? *d : json::object();
@@ -104,13 +115,6 @@ class DeploymentControllerTest : public ::testing::Test {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     return pred();
-  }
-  static std::string Condition(const json& d, const std::string& type) {
-    if (!d.contains("status") || !d["status"].contains("conditions")) return "";
-    for (const json& c : d["status"]["conditions"]) {
-      if (c["type"] == type) return c["status"].get<std::string>() + "/" + c["reason"].get<std::string>();
-    }
-    return "";
   }
 
   client::testing::TestApiServer api_;
@@ -231,6 +235,83 @@ TEST_F(DeploymentControllerTest, PausedDeploymentsOnlyScale) {
                             {{"spec", {{"paused", false}}}})
                   .ok());
   ASSERT_TRUE(Eventually([&] { return ReplicaSets().size() == 2; }));
+}
+
+// ---- With an executor: both controllers on one EventQueue, informers fed by hand -------------
+
+// A Deployment of 2 rolled out from nginx:1 to nginx:2, the test making every pod Running and
+// Ready between steps; returns the ReplicaSets, pods and status left, to compare two runs.
+std::string RollOutOnAnEventQueue() {
+  testing::DrivenCluster c;
+  Recorder recorder;
+  const int threads = testing::DrivenCluster::Threads();
+  replicaset::ReplicaSetController replicasets(c.client, c.events.clock(), {}, nullptr, nullptr,
+                                               &c.informers, &c.events);
+  DeploymentController deployments(c.client, c.events.clock(), {}, &recorder, nullptr, &c.informers,
+                                   &c.events);
+  replicasets.Start();
+  deployments.Start();
+  const std::string kDeployments = ResourcePath("apps", "v1", "deployments", "default");
+  const std::string kPods = ResourcePath("", "v1", "pods", "default");
+  // Every 2 s: the kubelet's part for the pods that are not Running yet.
+  auto run = [&](int steps) {
+    for (int i = 0; i < steps; ++i) {
+      c.RunFor(std::chrono::seconds(2));
+      for (const json& p : c.List(kPods)) {
+        if (p.contains("status") && p["status"].value("phase", "") == "Running") continue;
+        json st = {{"status",
+                    {{"phase", "Running"},
+                     {"conditions",
+                      json::array({{{"type", "Ready"},
+                                    {"status", "True"},
+                                    {"lastTransitionTime", FormatRfc3339(c.events.Now())}}})}}}};
+        EXPECT_TRUE(c.client
+                        .Patch(kPods + "/" + p["metadata"]["name"].get<std::string>() + "/status",
+                               client::PatchType::kMerge, st)
+                        .ok());
+      }
+    }
+  };
+  c.Create(kDeployments, DeploymentControllerTest::Deployment(2, "nginx:1"));
+  run(5);
+  EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of their own
+  json status = c.List(kDeployments).at(0)["status"];
+  EXPECT_EQ(status.value("availableReplicas", 0), 2);
+  EXPECT_EQ(c.List(ResourcePath("apps", "v1", "replicasets", "default")).size(), 1u);
+
+  EXPECT_TRUE(
+      c.client
+          .Patch(kDeployments + "/web", client::PatchType::kStrategicMerge,
+                 {{"spec",
+                   {{"template",
+                     {{"spec",
+                       {{"containers", json::array({{{"name", "c"}, {"image", "nginx:2"}}})}}}}}}}})
+          .ok());
+  run(20);
+  std::string out;
+  for (const json& rs : c.List(ResourcePath("apps", "v1", "replicasets", "default"))) {
+    out += rs["metadata"]["name"].get<std::string>() + " " + rs["spec"]["replicas"].dump() + " " +
+           rs["spec"]["template"]["spec"]["containers"][0]["image"].get<std::string>() + "\n";
+  }
+  for (const json& p : c.List(kPods)) {
+    out += p["metadata"]["name"].get<std::string>() +
+           (p["metadata"].contains("deletionTimestamp") ? " deleting" : "") + "\n";
+  }
+  status = c.List(kDeployments).at(0)["status"];
+  EXPECT_EQ(status.value("updatedReplicas", 0), 2);
+  EXPECT_EQ(status.value("availableReplicas", 0), 2);
+  EXPECT_EQ(status.value("replicas", 0), 2);
+  EXPECT_EQ(DeploymentControllerTest::Condition(c.List(kDeployments).at(0), "Progressing"),
+            "True/NewReplicaSetAvailable");
+  out += status.dump() + "\n" + std::to_string(c.store.resource_version());
+  deployments.Stop();
+  replicasets.Stop();
+  return out;
+}
+
+TEST(DeploymentControllerExecutorTest, RollsOutOnAnEventQueue) {
+  const std::string first = RollOutOnAnEventQueue();
+  EXPECT_EQ(first, RollOutOnAnEventQueue());
 }
 
 }  // namespace

@@ -71,8 +71,13 @@ std::optional<api::LabelSelector> SelectorOf(const json& pdb) {
 DisruptionController::DisruptionController(const client::RestClient& client, const Clock& clock,
                                            DisruptionControllerOptions options,
                                            autoscaler::EventRecorder* recorder, log::Logger* logger,
-                                           client::SharedInformerFactory* informers)
+                                           client::SharedInformerFactory* informers,
+                                           TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  executor_ = executor;
+  queue_ = std::make_unique<WorkQueue>(
+      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); },
+      std::chrono::milliseconds(50), executor_);
   // The handlers keep PodFacts: the decoding informer of pods (shared when given a factory).
   pods_ = client::MakeInformer(
       informers, client_, clock_,
@@ -98,21 +103,16 @@ DisruptionController::DisruptionController(const client::RestClient& client, con
 DisruptionController::~DisruptionController() { Stop(); }
 
 void DisruptionController::Start() {
-  pods_->Start();
-  pdbs_->Start();
-  worker_ = std::thread([this] { Work(); });
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    pods_->Start();
+    pdbs_->Start();
+  }
+  queue_->Start();
 }
 
 void DisruptionController::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
-  pods_->Stop();
-  pdbs_->Stop();
+  queue_->Stop();
+  client::StopAll({pods_.get(), pdbs_.get()});
 }
 
 bool DisruptionController::HasSynced() const { return pods_->HasSynced() && pdbs_->HasSynced(); }
@@ -165,42 +165,7 @@ void DisruptionController::MarkBudgetsFor(const std::string& ns, const api::Labe
   }
 }
 
-void DisruptionController::Mark(const std::string& key, TimePoint at) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = due_.emplace(key, at);
-    if (!inserted && at < it->second) it->second = at;
-  }
-  cv_.notify_all();
-}
-
-void DisruptionController::Work() {
-  while (true) {
-    // Asked outside mu_: the informers' handlers take mu_ under their own locks' watch.
-    const bool synced = HasSynced();
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stop_) return;
-    // The earliest due budget (ties: key order).
-    auto next = due_.end();
-    for (auto it = due_.begin(); it != due_.end(); ++it) {
-      if (next == due_.end() || it->second < next->second) next = it;
-    }
-    if (next == due_.end() || !synced) {
-      cv_.wait_for(lock, std::chrono::milliseconds(next == due_.end() ? 1000 : 50));
-      continue;
-    }
-    const TimePoint now = clock_.Now();
-    if (next->second > now) {
-      cv_.wait_for(lock, std::min<Duration>(next->second - now, std::chrono::seconds(1)));
-      continue;
-    }
-    const std::string key = next->first;
-    due_.erase(next);
-    lock.unlock();
-    std::optional<TimePoint> again = Sync(key);
-    if (again.has_value()) Mark(key, *again);
-  }
-}
+void DisruptionController::Mark(const std::string& key, TimePoint at) { queue_->AddAt(key, at); }
 
 std::optional<TimePoint> DisruptionController::Sync(const std::string& key) {
   const client::ObjectRef pdb = pdbs_->Get(key);

@@ -13,23 +13,27 @@
 // The arithmetic is budget_status.h's.
 //
 // Work: an informer change marks the budgets it concerns (a pod's: the budgets of its
-// namespace whose selectors select its old or new labels); one worker thread syncs marked
-// budgets in key order, and again when a disruptedPods entry expires. A write that conflicts
-// (409) or fails is retried after `retry_after`. Controllers' replicas (for percentages and
-// maxUnavailable) are read with GETs of the ReplicaSet (and its Deployment), StatefulSet or
-// ReplicationController, as kcm's finders.
+// namespace whose selectors select its old or new labels); one worker (controllers/
+// work_queue.h) syncs marked budgets in (due time, key) order, and again when a disruptedPods
+// entry expires. A write that conflicts (409) or fails is retried after `retry_after`.
+// Controllers' replicas (for percentages and maxUnavailable) are read with GETs of the
+// ReplicaSet (and its Deployment), StatefulSet or ReplicationController, as kcm's finders.
+//
+// Threads: without an executor, Start() starts the informers and the queue's worker thread.
+// With one (`tidepool simulate`), the controller creates no thread: syncs run as callbacks of
+// `executor`, Start() does not start the informers (a driver feeds them; their handlers run
+// inline on the executor's thread and only record facts and mark budgets), and Start()/Stop()
+// never wait.
 //
 // Thread-safe: Start/Stop from one thread; the rest is internal.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
@@ -38,7 +42,9 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/disruption/budget_status.h"
+#include "controllers/work_queue.h"
 
 namespace tidepool::controllers::disruption {
 
@@ -60,11 +66,13 @@ struct DisruptionControllerOptions {
 
 class DisruptionController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   DisruptionController(const client::RestClient& client, const Clock& clock,
                        DisruptionControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-                       client::SharedInformerFactory* informers = nullptr);
+                       client::SharedInformerFactory* informers = nullptr,
+                       TimerService* executor = nullptr);
   ~DisruptionController();
   DisruptionController(const DisruptionController&) = delete;
   DisruptionController& operator=(const DisruptionController&) = delete;
@@ -80,7 +88,6 @@ class DisruptionController {
   void OnPodDeleted(const client::ObjectRef& obj);
   void MarkBudgetsFor(const std::string& ns, const api::Labels& labels);
   void Mark(const std::string& key, TimePoint at);
-  void Work();
   // Syncs one budget; returns when to sync it again, if ever.
   std::optional<TimePoint> Sync(const std::string& key);
   StatusOr<int32_t> ControllerScale(const std::string& ns, const PodFacts& pod) const;
@@ -90,18 +97,16 @@ class DisruptionController {
   const DisruptionControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> pdbs_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   // Pods by namespace, then name.
   std::map<std::string, std::map<std::string, PodFacts>> pods_by_ns_;
-  // Budget key -> when to sync it.
-  std::map<std::string, TimePoint> due_;
-  bool stop_ = false;
   uint64_t writes_ = 0;
-  std::thread worker_;
+  // Budget keys.
+  std::unique_ptr<WorkQueue> queue_;
 };
 
 }  // namespace tidepool::controllers::disruption

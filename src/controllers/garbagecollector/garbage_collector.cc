@@ -11,6 +11,10 @@ using nlohmann::json;
 
 constexpr char kForeground[] = "foregroundDeletion";
 constexpr char kOrphan[] = "orphan";
+// How often the worker looks again while the monitors have not synced, and tries discovery
+// again while it fails.
+constexpr Duration kNotSyncedPoll = std::chrono::milliseconds(20);
+constexpr Duration kDiscoveryRetry = std::chrono::milliseconds(200);
 
 const json& Meta(const json& obj) {
   static const json kEmpty = json::object();
@@ -62,13 +66,26 @@ std::string GroupOf(const std::string& api_version) {
 
 GarbageCollector::GarbageCollector(const client::RestClient& client, const Clock& clock,
                                    GarbageCollectorOptions options,
-                                   autoscaler::EventRecorder* recorder, log::Logger* logger)
-    : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {}
+                                   autoscaler::EventRecorder* recorder, log::Logger* logger,
+                                   client::SharedInformerFactory* informers, TimerService* executor)
+    : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  factory_ = informers;
+  if (executor == nullptr) own_timers_ = std::make_unique<ThreadTimerService>(clock_);
+  timers_ = executor != nullptr ? executor : own_timers_.get();
+  queue_ = std::make_unique<WorkQueue>(
+      clock_, [this](const std::string& key) { return SyncItem(key); },
+      [this] { return HasSynced(); }, kNotSyncedPoll, timers_);
+}
 
 GarbageCollector::~GarbageCollector() { Stop(); }
 
 void GarbageCollector::Start() {
-  worker_ = std::thread([this] { Work(); });
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bootstrap_ = timers_->ScheduleAt(clock_.Now(), [this] { Bootstrap(); });
+  }
+  queue_->Start();
+  if (own_timers_ != nullptr) own_timers_->Start();
 }
 
 void GarbageCollector::Stop() {
@@ -76,13 +93,16 @@ void GarbageCollector::Stop() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
     stop_ = true;
+    if (bootstrap_.has_value()) timers_->Cancel(*bootstrap_);
+    bootstrap_.reset();
   }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  queue_->Stop();
+  // A callback in progress finishes; then the worker is joined (informers_ is settled).
+  if (own_timers_ != nullptr) own_timers_->Stop();
   // Each informer's Stop waits for its watch to notice; they are stopped together.
-  std::vector<std::thread> stoppers;
-  for (auto& i : informers_) stoppers.emplace_back([&i] { i->Stop(); });
-  for (std::thread& t : stoppers) t.join();
+  std::vector<client::Informer*> informers;
+  for (const auto& i : informers_) informers.push_back(i.get());
+  client::StopAll(informers);
 }
 
 bool GarbageCollector::HasSynced() const {
@@ -150,6 +170,24 @@ bool GarbageCollector::Discover() {
   return true;
 }
 
+void GarbageCollector::Bootstrap() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    bootstrap_.reset();
+    if (stop_) return;
+  }
+  const bool discovered = Discover();
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+    if (!discovered) {
+      bootstrap_ = timers_->ScheduleAfter(kDiscoveryRetry, [this] { Bootstrap(); });
+      return;
+    }
+  }
+  StartMonitors();
+}
+
 void GarbageCollector::StartMonitors() {
   for (size_t i = 0; i < resources_.size(); ++i) {
     const ResourceInfo& r = resources_[i];
@@ -161,7 +199,8 @@ void GarbageCollector::StartMonitors() {
     o.transform = [](json&& obj) { return SlimMeta(std::move(obj)); };
     // The graph keeps what it needs; the informers keep only names and resourceVersions.
     o.cache_metadata_only = true;
-    auto inf = std::make_unique<client::Informer>(client_, clock_, o, log_);
+    std::shared_ptr<client::Informer> inf =
+        client::MakeInformer(factory_, client_, clock_, o, log_);
     auto upsert = [this, i](const client::ObjectRef& obj) {
       json o = *obj;
       o["apiVersion"] = resources_[i].group_version;
@@ -174,7 +213,10 @@ void GarbageCollector::StartMonitors() {
          [this, i](const client::ObjectRef& obj, bool) { OnDelete(i, *obj); }});
     informers_.push_back(std::move(inf));
   }
-  for (auto& inf : informers_) inf->Start();
+  // With an executor, a driver feeds them.
+  if (own_timers_ != nullptr) {
+    for (auto& inf : informers_) inf->Start();
+  }
   std::lock_guard<std::mutex> lock(mu_);
   discovered_ = true;
 }
@@ -366,17 +408,7 @@ void GarbageCollector::VirtualDelete(const Identity& id) {
 }
 
 void GarbageCollector::Enqueue(Queue q, const std::string& uid, TimePoint at) {
-  auto key = std::make_pair(q, uid);
-  auto it = queued_.find(key);
-  if (it != queued_.end()) {
-    if (it->second <= at) return;
-    due_.erase({it->second, q, uid});
-    it->second = at;
-  } else {
-    queued_.emplace(key, at);
-  }
-  due_.insert({at, q, uid});
-  cv_.notify_all();
+  queue_->AddAt((q == Queue::kDelete ? "d/" : "o/") + uid, at);
 }
 
 void GarbageCollector::RecentSet::Insert(const std::string& key, size_t capacity) {
@@ -399,43 +431,11 @@ void GarbageCollector::RememberAbsent(const std::string& key) {
 
 // ---- The worker ----------------------------------------------------------------------------------
 
-void GarbageCollector::Work() {
-  // Discovery first (again after retry_after until it answers), then the monitors.
-  while (true) {
-    if (Discover()) break;
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stop_) return;
-    cv_.wait_for(lock, std::chrono::milliseconds(200));
-    if (stop_) return;
-  }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;
-  }
-  StartMonitors();
-  while (true) {
-    const bool synced = HasSynced();  // asked outside mu_, as the informers' handlers take it
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stop_) return;
-    if (due_.empty() || !synced) {
-      cv_.wait_for(lock, std::chrono::milliseconds(synced ? 1000 : 20));
-      continue;
-    }
-    const auto [at, queue, uid] = *due_.begin();
-    const TimePoint now = clock_.Now();
-    if (at > now) {
-      cv_.wait_for(lock, std::min<Duration>(at - now, std::chrono::milliseconds(50)));
-      continue;
-    }
-    due_.erase(due_.begin());
-    queued_.erase({queue, uid});
-    lock.unlock();
-    const Outcome out = queue == Queue::kDelete ? AttemptToDelete(uid) : AttemptToOrphan(uid);
-    if (out == Outcome::kRetry) {
-      std::lock_guard<std::mutex> relock(mu_);
-      Enqueue(queue, uid, clock_.Now() + options_.retry_after);
-    }
-  }
+std::optional<TimePoint> GarbageCollector::SyncItem(const std::string& key) {
+  const std::string uid = key.substr(2);
+  const Outcome out = key[0] == 'd' ? AttemptToDelete(uid) : AttemptToOrphan(uid);
+  if (out == Outcome::kDone) return std::nullopt;
+  return clock_.Now() + options_.retry_after;
 }
 
 GarbageCollector::Outcome GarbageCollector::AttemptToDelete(const std::string& uid) {

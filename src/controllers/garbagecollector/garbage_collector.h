@@ -23,24 +23,33 @@
 // resourceVersions only (client/informer.h's cache_metadata_only). An owner referenced but not
 // seen is a "virtual" node, verified by a live GET: a 404 or another uid under its name means
 // absent (remembered in a bounded absent-owner cache), and its dependents are collected. Two
-// queues, attemptToDelete and attemptToOrphan, hold uids; one worker thread takes the earliest due
-// item and re-queues it after `retry_after` when a write conflicts or fails, or when a virtual
-// owner that exists has not been seen by an informer yet. Dependents are deleted with a uid
-// precondition; ownerReferences and finalizers are changed with JSON merge patches carrying
-// the resourceVersion read (a conflict is retried).
+// queues, attemptToDelete and attemptToOrphan, hold uids; one worker (controllers/
+// work_queue.h: the two queues as one, delete items before orphan items due at the same time)
+// takes the earliest due item and re-queues it after `retry_after` when a write conflicts or
+// fails, or when a virtual owner that exists has not been seen by an informer yet. Dependents
+// are deleted with a uid precondition; ownerReferences and finalizers are changed with JSON
+// merge patches carrying the resourceVersion read (a conflict is retried). The order of what
+// it does never depends on hash order (dependents are kept ordered).
+//
+// Threads: discovery (tried again every 200 ms until it answers), then the monitors, then the
+// items, all on one worker. Without an executor that worker is a thread of the collector's own
+// (a ThreadTimerService) and the collector starts the monitors. With one (`tidepool
+// simulate`), the collector creates no thread: discovery and the items run as callbacks of
+// `executor`, the monitors are made (by `informers` when given, so that a driver can find and
+// feed them) but not started, their handlers run inline on the executor's thread (they only
+// update the graph and queue items), and Start()/Stop() never wait.
 //
 // Thread-safe: Start/Stop from one thread; the rest is internal.
 #pragma once
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
-#include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -49,9 +58,13 @@
 #include "autoscaler/events.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/thread_timer_service.h"
+#include "common/timer_service.h"
+#include "controllers/work_queue.h"
 
 namespace tidepool::controllers::garbagecollector {
 
@@ -71,10 +84,15 @@ struct GarbageCollectorOptions {
 
 class GarbageCollector {
  public:
-  // `client`, `clock` must outlive the collector; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `informers` and `executor` when given) must outlive the collector;
+  // `recorder`, `logger`, `informers` and `executor` may be null. The monitors are made by
+  // `informers` when given (an informer of their own: their transform is the collector's).
+  // With an executor, `clock` is its clock.
   GarbageCollector(const client::RestClient& client, const Clock& clock,
                    GarbageCollectorOptions options, autoscaler::EventRecorder* recorder = nullptr,
-                   log::Logger* logger = nullptr);
+                   log::Logger* logger = nullptr,
+                   client::SharedInformerFactory* informers = nullptr,
+                   TimerService* executor = nullptr);
   ~GarbageCollector();
   GarbageCollector(const GarbageCollector&) = delete;
   GarbageCollector& operator=(const GarbageCollector&) = delete;
@@ -116,7 +134,7 @@ class GarbageCollector {
   struct Node {
     Identity id;
     std::vector<OwnerRef> owners;
-    std::unordered_set<std::string> dependents;  // uids
+    std::set<std::string> dependents;  // uids (ordered: what is done for each, in that order)
     bool observed = false;             // seen by an informer (else virtual)
     bool being_deleted = false;        // deletionTimestamp set
     bool deleting_dependents = false;  // being deleted with foregroundDeletion
@@ -125,7 +143,9 @@ class GarbageCollector {
   enum class Queue { kDelete, kOrphan };
   enum class Outcome { kDone, kRetry };
 
-  // Discovery and informers (worker thread, before any work).
+  // Discovery and informers (the worker, before any work): Discover until it answers, then
+  // StartMonitors.
+  void Bootstrap();
   bool Discover();
   void StartMonitors();
   // Informer events: the graph (GraphBuilder.processGraphChanges).
@@ -138,8 +158,8 @@ class GarbageCollector {
   void RemoveNode(const std::string& uid);
   void VirtualDelete(const Identity& id);
   void Enqueue(Queue q, const std::string& uid, TimePoint at);
-  // Worker.
-  void Work();
+  // Worker: the queue's sync of "<d|o>/<uid>".
+  std::optional<TimePoint> SyncItem(const std::string& key);
   Outcome AttemptToDelete(const std::string& uid);
   Outcome AttemptToOrphan(const std::string& uid);
   // processDeletingDependentsItem: its blocking dependents queued, or its finalizer removed.
@@ -166,24 +186,28 @@ class GarbageCollector {
   // dependent naming an owner of another namespace), a check tidepool does not make yet.
   [[maybe_unused]] autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  // Set by the constructor only.
+  client::SharedInformerFactory* factory_ = nullptr;
+  // Without an injected executor, the worker: the collector's own (declared before the queue,
+  // which runs on it).
+  std::unique_ptr<ThreadTimerService> own_timers_;
+  TimerService* timers_ = nullptr;  // the executor or own_timers_
 
   // Written by the worker before the informers start; read-only afterwards.
   std::vector<ResourceInfo> resources_;
   std::map<std::string, size_t> by_gvk_;  // "apps/v1/ReplicaSet" -> index
   std::map<std::string, size_t> by_gk_;   // "apps/ReplicaSet" -> index (another version)
-  std::vector<std::unique_ptr<client::Informer>> informers_;
+  std::vector<std::shared_ptr<client::Informer>> informers_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   bool stop_ = false;
   bool discovered_ = false;
+  // The next discovery attempt, while one is scheduled.
+  std::optional<TimerService::TimerId> bootstrap_;
   std::unordered_map<std::string, Node> nodes_;  // by uid
   // "<resource index>|<ns>/<name>" -> uid, for deletions a relist infers (the informers keep
   // no uid).
   std::unordered_map<std::string, std::string> uid_by_key_;
-  // Queues: (due, queue, uid) ordered by due time, and each entry's place.
-  std::set<std::tuple<TimePoint, Queue, std::string>> due_;
-  std::map<std::pair<Queue, std::string>, TimePoint> queued_;
   // Forgets its oldest entries past a capacity (kcm's absentOwnerCache is an LRU of that size).
   struct RecentSet {
     std::deque<std::string> order;
@@ -197,7 +221,8 @@ class GarbageCollector {
   // loses that reference instead of being collected - the orphaning promised it survives.
   RecentSet orphaned_;
   Stats stats_;
-  std::thread worker_;
+  // The two queues: "d/<uid>" (attemptToDelete), "o/<uid>" (attemptToOrphan).
+  std::unique_ptr<WorkQueue> queue_;
 };
 
 }  // namespace tidepool::controllers::garbagecollector

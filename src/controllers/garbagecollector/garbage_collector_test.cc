@@ -7,6 +7,7 @@
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/testing/driven_cluster.h"
 
 namespace tidepool::controllers::garbagecollector {
 namespace {
@@ -372,6 +373,65 @@ TEST_F(GarbageCollectorTest, AnOwnerOfThousandsOfPods) {
   std::printf("synced 4,201 objects in %lld ms; 2,000 dependents then their owner in %lld ms\n",
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(synced).count()),
               static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(collected).count()));
+}
+
+// ---- With an executor: on an EventQueue, its monitors made by the factory and fed by hand ----
+
+// Background and foreground deletion; returns what is left (names, finalizers, the revision)
+// to compare two runs.
+std::string CollectOnAnEventQueue() {
+  testing::DrivenCluster c;
+  GarbageCollector gc(c.client, c.events.clock(), {}, nullptr, nullptr, &c.informers, &c.events);
+  auto cm = [&](const std::string& name, json owners, json finalizers = nullptr) {
+    json obj = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", name}}}};
+    if (!owners.empty()) obj["metadata"]["ownerReferences"] = owners;
+    if (!finalizers.is_null()) obj["metadata"]["finalizers"] = finalizers;
+    return c.Create(kCms, obj)["metadata"]["uid"].get<std::string>();
+  };
+  const std::string owner = cm("owner", json::array());
+  cm("dep", {GarbageCollectorTest::Ref("v1", "ConfigMap", "owner", owner)});
+  const std::string fg = cm("fg-owner", json::array());
+  cm("fg-dep", {GarbageCollectorTest::Ref("v1", "ConfigMap", "fg-owner", fg, true)},
+     json::array({"example.com/hold"}));
+  const int threads = testing::DrivenCluster::Threads();
+  gc.Start();
+  EXPECT_FALSE(gc.HasSynced());
+  c.RunFor(std::chrono::seconds(1));
+  EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own, nor monitors'
+  // Discovery ran on the queue; its monitors came from the factory and were fed.
+  EXPECT_TRUE(gc.HasSynced());
+  EXPECT_EQ(gc.stats().monitors, 27u);
+  EXPECT_EQ(c.informers.informers(), 27u);
+
+  EXPECT_TRUE(c.client.Delete(kCms + "/owner", {{"propagationPolicy", "Background"}}).ok());
+  EXPECT_TRUE(c.client.Delete(kCms + "/fg-owner", {{"propagationPolicy", "Foreground"}}).ok());
+  c.RunFor(std::chrono::seconds(5));
+  // "dep" went with its owner; "fg-owner" waits for "fg-dep", which its own finalizer holds.
+  std::string out;
+  for (const json& o : c.List(kCms)) {
+    out += o["metadata"]["name"].get<std::string>() + " " +
+           o["metadata"].value("finalizers", json::array()).dump() + " " +
+           (o["metadata"].contains("deletionTimestamp") ? "deleting" : "live") + "\n";
+  }
+  EXPECT_EQ(out,
+            "fg-dep [\"example.com/hold\"] deleting\n"
+            "fg-owner [\"foregroundDeletion\"] deleting\n");
+  // The hold released: the dependent goes, then the owner's finalizer.
+  EXPECT_TRUE(c.client
+                  .Patch(kCms + "/fg-dep", client::PatchType::kMerge,
+                         {{"metadata", {{"finalizers", nullptr}}}})
+                  .ok());
+  c.RunFor(std::chrono::seconds(5));
+  EXPECT_TRUE(c.List(kCms).empty());
+  out += std::to_string(gc.stats().deletes) + " " + std::to_string(gc.stats().finalizers_removed) +
+         " " + std::to_string(c.store.resource_version());
+  gc.Stop();
+  return out;
+}
+
+TEST(GarbageCollectorExecutorTest, DiscoversAndCollectsOnAnEventQueue) {
+  const std::string first = CollectOnAnEventQueue();
+  EXPECT_EQ(first, CollectOnAnEventQueue());
 }
 
 }  // namespace

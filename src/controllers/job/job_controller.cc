@@ -12,6 +12,8 @@ using nlohmann::json;
 
 constexpr char kJobsPath[] = "/apis/batch/v1/jobs";
 constexpr char kJobControllerName[] = "kubernetes.io/job-controller";
+// How often the queues look again while the informers have not synced.
+constexpr Duration kPoll = std::chrono::milliseconds(20);
 // MaxUncountedPods, MaxPodCreateDeletePerSync.
 constexpr size_t kMaxUncountedPods = 500;
 constexpr int32_t kMaxPodCreateDeletePerSync = 500;
@@ -169,8 +171,21 @@ struct JobController::SyncState {
 
 JobController::JobController(const client::RestClient& client, const Clock& clock,
                              JobControllerOptions options, autoscaler::EventRecorder* recorder,
-                             log::Logger* logger, client::SharedInformerFactory* informers)
+                             log::Logger* logger, client::SharedInformerFactory* informers,
+                             TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  if (executor == nullptr) own_timers_ = std::make_unique<ThreadTimerService>(clock_);
+  TimerService* timers = executor != nullptr ? executor : own_timers_.get();
+  queue_ = std::make_unique<WorkQueue>(
+      clock_, [this](const std::string& key) { return SyncWithBackoff(key); },
+      [this] { return HasSynced(); }, kPoll, timers);
+  orphan_queue_ = std::make_unique<WorkQueue>(
+      clock_,
+      [this](const std::string& pod_key) {
+        SyncOrphanPod(pod_key);
+        return std::optional<TimePoint>();
+      },
+      [this] { return HasSynced(); }, kPoll, timers);
   client::InformerOptions jobs;
   jobs.path = kJobsPath;
   jobs.name = "jobs";
@@ -214,23 +229,22 @@ JobController::JobController(const client::RestClient& client, const Clock& cloc
 JobController::~JobController() { Stop(); }
 
 void JobController::Start() {
-  jobs_->Start();
-  pods_->Start();
-  worker_ = std::thread([this] { Work(); });
+  if (own_timers_ != nullptr) {  // with an executor, a driver feeds the informers
+    jobs_->Start();
+    pods_->Start();
+  }
+  queue_->Start();
+  orphan_queue_->Start();
+  if (own_timers_ != nullptr) own_timers_->Start();
 }
 
 void JobController::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stop_) return;
-    stop_ = true;
-  }
-  cv_.notify_all();
-  if (worker_.joinable()) worker_.join();
+  queue_->Stop();
+  orphan_queue_->Stop();
+  // A sync in progress finishes; then the worker is joined.
+  if (own_timers_ != nullptr) own_timers_->Stop();
   // Both informers at once: an open watch takes a moment to notice.
-  std::thread jobs_stop([this] { jobs_->Stop(); });
-  pods_->Stop();
-  jobs_stop.join();
+  client::StopAll({jobs_.get(), pods_.get()});
 }
 
 bool JobController::HasSynced() const { return jobs_->HasSynced() && pods_->HasSynced(); }
@@ -387,70 +401,33 @@ void JobController::DeletionObserved(const std::string& key) {
 
 // ---- The work queue ------------------------------------------------------------------------
 
-void JobController::Mark(const std::string& key, TimePoint at) {
+void JobController::Mark(const std::string& key, TimePoint at) { queue_->AddAt(key, at); }
+
+std::optional<TimePoint> JobController::SyncWithBackoff(const std::string& key) {
+  Status s = Sync(key);
+  if (s.ok()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    failures_.erase(key);
+    return std::nullopt;
+  }
+  // The API back-off: 1 s doubling to 1 min per Job.
+  Duration delay = options_.api_backoff;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto [it, inserted] = due_.emplace(key, at);
-    if (!inserted && at < it->second) it->second = at;
-  }
-  cv_.notify_all();
-}
-
-void JobController::Work() {
-  while (true) {
-    const bool synced = HasSynced();
-    std::unique_lock<std::mutex> lock(mu_);
-    if (stop_) return;
-    if (synced && !orphans_.empty()) {
-      const std::string pod_key = *orphans_.begin();
-      orphans_.erase(orphans_.begin());
-      lock.unlock();
-      SyncOrphanPod(pod_key);
-      continue;
-    }
-    auto next = due_.end();
-    for (auto it = due_.begin(); it != due_.end(); ++it) {
-      if (next == due_.end() || it->second < next->second) next = it;
-    }
-    if (next == due_.end() || !synced) {
-      cv_.wait_for(lock, std::chrono::milliseconds(next == due_.end() ? 1000 : 20));
-      continue;
-    }
-    const TimePoint now = clock_.Now();
-    if (next->second > now) {
-      cv_.wait_for(lock, std::min<Duration>(next->second - now, std::chrono::milliseconds(200)));
-      continue;
-    }
-    const std::string key = next->first;
-    due_.erase(next);
-    lock.unlock();
-    Status s = Sync(key);
-    lock.lock();
-    if (s.ok()) {
-      failures_.erase(key);
-      continue;
-    }
-    // The API back-off: 1 s doubling to 1 min per Job.
     const int n = ++failures_[key];
-    Duration delay = options_.api_backoff;
     for (int i = 1; i < n && delay < options_.api_backoff_max; ++i) delay *= 2;
-    delay = std::min(delay, options_.api_backoff_max);
-    lock.unlock();
-    if (log_ != nullptr && s.code() != StatusCode::kAborted) {
-      log_->Warning("syncing job", {{"job", key}, {"err", s.ToString()}});
-    }
-    Mark(key, clock_.Now() + delay);
   }
+  delay = std::min(delay, options_.api_backoff_max);
+  if (log_ != nullptr && s.code() != StatusCode::kAborted) {
+    log_->Warning("syncing job", {{"job", key}, {"err", s.ToString()}});
+  }
+  return clock_.Now() + delay;
 }
 
 // ---- Orphan pods -----------------------------------------------------------------------------
 
 void JobController::EnqueueOrphan(const JobPod& pod) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    orphans_.insert(pod.namespace_ + "/" + pod.name);
-  }
-  cv_.notify_all();
+  orphan_queue_->Add(pod.namespace_ + "/" + pod.name);
 }
 
 void JobController::CleanupPodFinalizers(const std::string& ns, const std::string& uid) {

@@ -43,24 +43,29 @@
 // pods), until counted.
 //
 // Work: informer events mark Jobs (pod events after `sync_batch_period`, Job changes at once);
-// one worker thread syncs marked Jobs in due order; a failed sync is retried after the API
-// back-off (1 s doubling to 1 min). Expectations (creations and deletions not yet seen by the
-// pod informer, and finalizer removals) hold back pod management until the informer caught up
-// or `expectations_timeout` passed, so a slow informer does not double-create.
+// marked Jobs are synced in (due time, key) order (controllers/work_queue.h), and orphan pods
+// in a second queue of pod keys; a failed sync is retried after the API back-off (1 s
+// doubling to 1 min). Expectations (creations and deletions not yet seen by the pod informer,
+// and finalizer removals) hold back pod management until the informer caught up or
+// `expectations_timeout` passed, so a slow informer does not double-create.
+//
+// Threads: without an executor, Start() starts the informers and one worker thread (a
+// ThreadTimerService of the controller's) on which both queues sync. With one (`tidepool
+// simulate`), the controller creates no thread: both queues sync as callbacks of `executor`,
+// Start() does not start the informers (a driver feeds them; their handlers run inline on the
+// executor's thread and only record pods and mark keys), and Start()/Stop() never wait.
 //
 // Time: the injected Clock only. Durations of options are emulated (--speed divides them); a
 // Job's own activeDeadlineSeconds and ttlSecondsAfterFinished are object time.
 // Thread-safe: Start/Stop from one thread; the rest is internal.
 #pragma once
 
-#include <condition_variable>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "autoscaler/events.h"
 #include "client/informer.h"
@@ -69,7 +74,10 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/thread_timer_service.h"
+#include "common/timer_service.h"
 #include "controllers/job/job_pods.h"
+#include "controllers/work_queue.h"
 
 namespace tidepool::controllers::job {
 
@@ -100,10 +108,12 @@ struct JobControllerOptions {
 
 class JobController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   JobController(const client::RestClient& client, const Clock& clock, JobControllerOptions options,
                 autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-                client::SharedInformerFactory* informers = nullptr);
+                client::SharedInformerFactory* informers = nullptr,
+                TimerService* executor = nullptr);
   ~JobController();
   JobController(const JobController&) = delete;
   JobController& operator=(const JobController&) = delete;
@@ -136,7 +146,8 @@ class JobController {
   // The pods of the Job of `uid` in `ns` that still have the finalizer.
   void CleanupPodFinalizers(const std::string& ns, const std::string& uid);
   void SyncOrphanPod(const std::string& pod_key);
-  void Work();
+  // The queue's sync: Sync, and when it failed the time of the retry (the API back-off).
+  std::optional<TimePoint> SyncWithBackoff(const std::string& key);
   // Syncs one Job; OK or the error that makes it retry.
   Status Sync(const std::string& key);
 
@@ -170,27 +181,28 @@ class JobController {
   log::Logger* log_;
   std::shared_ptr<client::Informer> jobs_;
   std::shared_ptr<client::Informer> pods_;
+  // Without an injected executor, the worker: the controller's own (declared before the
+  // queues, which run on it).
+  std::unique_ptr<ThreadTimerService> own_timers_;
+  // Job keys, and orphan pods ("<ns>/<name>") whose tracking finalizer may have to go (kcm's
+  // orphan queue).
+  std::unique_ptr<WorkQueue> queue_;
+  std::unique_ptr<WorkQueue> orphan_queue_;
 
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   // State below is protected by mu_.
   // Pods by namespace, then name.
   std::map<std::string, std::map<std::string, JobPod>> pods_by_ns_;
   // Pods gone with their tracking finalizer, by Job key then uid (see the file comment).
   std::map<std::string, std::map<std::string, JobPod>> tombstones_;
-  // Job key -> when to sync it.
-  std::map<std::string, TimePoint> due_;
-  std::set<std::string> orphans_;
   // Consecutive failed syncs per Job key (the API back-off).
   std::map<std::string, int> failures_;
   std::map<std::string, Expectations> expectations_;
   // Job key -> pod uids whose finalizer removal was sent and not yet seen.
   std::map<std::string, std::set<std::string>> finalizer_expectations_;
   std::map<std::string, BackoffRecord> backoff_;
-  bool stop_ = false;
   uint64_t pods_created_ = 0;
   uint64_t status_writes_ = 0;
-  std::thread worker_;
 };
 
 }  // namespace tidepool::controllers::job

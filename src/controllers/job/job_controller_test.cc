@@ -8,6 +8,7 @@
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/testing/driven_cluster.h"
 
 namespace tidepool::controllers::job {
 namespace {
@@ -51,6 +52,52 @@ class RecordingEvents final : public autoscaler::EventRecorder {
   std::vector<std::string> events_;
 };
 
+// A Job named `name` in "default" of `spec_patch` merged over a one-container template
+// (restartPolicy Never).
+json JobObject(const json& spec_patch, const std::string& name) {
+  json job = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", name}, {"namespace", "default"}}},
+              {"spec",
+               {{"template",
+                 {{"metadata", {{"labels", {{"app", "train"}}}}},
+                  {"spec",
+                   {{"restartPolicy", "Never"},
+                    {"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}}}}}};
+  job["spec"].merge_patch(spec_patch);
+  return job;
+}
+
+// The kubelet's status patch of a pod that ran and ended with `exit_code` (Succeeded when 0).
+json FinishedStatus(int exit_code, TimePoint at) {
+  const std::string now = FormatRfc3339(at);
+  return {
+      {"status",
+       {{"phase", exit_code == 0 ? "Succeeded" : "Failed"},
+        {"conditions",
+         json::array({{{"type", "Ready"}, {"status", "False"}, {"lastTransitionTime", now}}})},
+        {"containerStatuses", json::array({{{"name", "c"},
+                                            {"ready", false},
+                                            {"restartCount", 0},
+                                            {"image", "busybox"},
+                                            {"imageID", ""},
+                                            {"state",
+                                             {{"terminated",
+                                               {{"exitCode", exit_code},
+                                                {"reason", exit_code == 0 ? "Completed" : "Error"},
+                                                {"finishedAt", now}}}}}}})}}}};
+}
+
+// "Type=Status/Reason" of the Job's conditions, in order.
+std::vector<std::string> ConditionTypes(const json& job) {
+  std::vector<std::string> out;
+  const json status = job.is_object() ? job.value("status", json::object()) : json::object();
+  for (const json& c : status.value("conditions", json::array())) {
+    out.push_back(c.value("type", "") + "=" + c.value("status", "") + "/" + c.value("reason", ""));
+  }
+  return out;
+}
+
 // The controller against the real API server, over the in-process transport; the test plays
 // the kubelet by writing pod statuses.
 class JobControllerTest : public ::testing::Test {
@@ -77,19 +124,10 @@ class JobControllerTest : public ::testing::Test {
     controller_->Start();
   }
 
-  // A Job "x" of `spec` (merged over a one-container template, restartPolicy Never).
+  // A Job "x" of `spec` (see JobObject).
   void CreateJob(const json& spec_patch, const std::string& name = "x") {
-    json job = {{"apiVersion", "batch/v1"},
-                {"kind", "Job"},
-                {"metadata", {{"name", name}, {"namespace", "default"}}},
-                {"spec",
-                 {{"template",
-                   {{"metadata", {{"labels", {{"app", "train"}}}}},
-                    {"spec",
-                     {{"restartPolicy", "Never"},
-                      {"containers", json::array({{{"name", "c"}, {"image", "busybox"}}})}}}}}}}};
-    job["spec"].merge_patch(spec_patch);
-    auto r = client_.Create(ResourcePath("batch", "v1", "jobs", "default"), job);
+    auto r =
+        client_.Create(ResourcePath("batch", "v1", "jobs", "default"), JobObject(spec_patch, name));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   json GetJob(const std::string& name = "x") {
@@ -128,26 +166,9 @@ class JobControllerTest : public ::testing::Test {
   }
   // The kubelet's part: the pod ran and ended with `exit_code` (Succeeded when 0).
   void Finish(const json& pod, int exit_code) {
-    const std::string now = FormatRfc3339(clock_.Now());
-    json status = {
-        {"status",
-         {{"phase", exit_code == 0 ? "Succeeded" : "Failed"},
-          {"conditions", json::array({{{"type", "Ready"}, {"status", "False"},
-                                       {"lastTransitionTime", now}}})},
-          {"containerStatuses",
-           json::array({{{"name", "c"},
-                         {"ready", false},
-                         {"restartCount", 0},
-                         {"image", "busybox"},
-                         {"imageID", ""},
-                         {"state",
-                          {{"terminated",
-                            {{"exitCode", exit_code},
-                             {"reason", exit_code == 0 ? "Completed" : "Error"},
-                             {"finishedAt", now}}}}}}})}}}};
     const std::string name = pod["metadata"]["name"];
     auto r = client_.Patch(ResourcePath("", "v1", "pods", "default", name, "status"),
-                           client::PatchType::kMerge, status);
+                           client::PatchType::kMerge, FinishedStatus(exit_code, clock_.Now()));
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   void SetRunningReady(const json& pod) {
@@ -172,14 +193,6 @@ class JobControllerTest : public ::testing::Test {
     return WaitFor([&] {
       return ActivePods(job).size() == n && JobStatus(job).value("active", 0) == static_cast<int>(n);
     });
-  }
-  static std::vector<std::string> ConditionTypes(const json& job) {
-    std::vector<std::string> out;
-    const json status = job.is_object() ? job.value("status", json::object()) : json::object();
-    for (const json& c : status.value("conditions", json::array())) {
-      out.push_back(c.value("type", "") + "=" + c.value("status", "") + "/" + c.value("reason", ""));
-    }
-    return out;
   }
   bool WaitForCondition(const std::string& type, const std::string& name = "x") {
     return WaitFor([&] {
@@ -510,6 +523,70 @@ TEST_F(JobControllerTest, APodDeletedBeforeItWasCountedCountsAsFailed) {
   ASSERT_TRUE(WaitForCondition("Failed"));
   EXPECT_EQ(GetJob()["status"]["failed"], 1);
   EXPECT_EQ(ConditionTypes(GetJob()).back(), "Failed=True/BackoffLimitExceeded");
+}
+
+// ---- With an executor: on an EventQueue, informers fed by hand (no thread of its own) ------
+
+const std::string kJobs = ResourcePath("batch", "v1", "jobs", "default");
+const std::string kPods = ResourcePath("", "v1", "pods", "default");
+
+// A Job of completions 2, parallelism 2 whose pods succeed; returns what it leaves (pods with
+// their finalizers, the Job's status, the events, the store's revision) to compare two runs.
+std::string CompleteAJobOnAnEventQueue() {
+  testing::DrivenCluster c;
+  RecordingEvents events;
+  const int threads = testing::DrivenCluster::Threads();
+  JobController controller(c.client, c.events.clock(), {}, &events, nullptr, &c.informers,
+                           &c.events);
+  controller.Start();
+  c.Create(kJobs, JobObject({{"completions", 2}, {"parallelism", 2}}, "x"));
+  c.RunFor(seconds(5));
+  EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own
+  std::vector<json> pods = c.List(kPods);
+  EXPECT_EQ(pods.size(), 2u);
+  for (const json& p : pods) {
+    EXPECT_EQ(p["metadata"]["finalizers"], json::array({"batch.kubernetes.io/job-tracking"}));
+  }
+  json status = c.List(kJobs).at(0)["status"];
+  EXPECT_EQ(status.value("active", 0), 2);
+  EXPECT_TRUE(status.contains("startTime"));
+  EXPECT_EQ(controller.pods_created(), 2u);
+
+  // The kubelet's part: both pods ran and succeeded.
+  for (const json& p : pods) {
+    const std::string name = p["metadata"]["name"];
+    EXPECT_TRUE(c.client
+                    .Patch(ResourcePath("", "v1", "pods", "default", name, "status"),
+                           client::PatchType::kMerge, FinishedStatus(0, c.events.Now()))
+                    .ok());
+  }
+  c.RunFor(seconds(10));
+  const json job = c.List(kJobs).at(0);
+  status = job["status"];
+  EXPECT_EQ(status.value("succeeded", 0), 2);
+  EXPECT_EQ(status.value("active", 0), 0);
+  EXPECT_TRUE(status.contains("completionTime"));
+  EXPECT_EQ(ConditionTypes(job),
+            (std::vector<std::string>{"SuccessCriteriaMet=True/CompletionsReached",
+                                      "Complete=True/CompletionsReached"}));
+  EXPECT_EQ(events.Count("Job/x Normal Completed"), 1u);
+  std::string out;
+  for (const json& p : c.List(kPods)) {
+    out += p["metadata"]["name"].get<std::string>() + " " + p["status"].value("phase", "") + " " +
+           p["metadata"].value("finalizers", json::array()).dump() + "\n";
+    EXPECT_EQ(p["metadata"].value("finalizers", json::array()), json::array());
+  }
+  out += status.dump() + "\n";
+  for (const std::string& e : events.events()) out += e + "\n";
+  out += std::to_string(c.store.resource_version());
+  controller.Stop();
+  return out;
+}
+
+TEST(JobControllerExecutorTest, CompletesAJobOnAnEventQueue) {
+  const std::string first = CompleteAJobOnAnEventQueue();
+  // Deterministic: the same run again leaves the same pods, status, events and revision.
+  EXPECT_EQ(first, CompleteAJobOnAnEventQueue());
 }
 
 }  // namespace

@@ -17,13 +17,15 @@ constexpr char kGcKey[] = "gc";
 
 PodGcController::PodGcController(const client::RestClient& client, const Clock& clock,
                                  PodGcControllerOptions options, log::Logger* logger,
-                                 client::SharedInformerFactory* informers)
+                                 client::SharedInformerFactory* informers, TimerService* executor)
     : client_(client),
       clock_(clock),
       options_(options),
       log_(logger),
+      executor_(executor),
       queue_(
-          clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); }) {
+          clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); },
+          std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
     return client::MakeInformer(informers, client_, clock_,
                                 client::DecodingInformerOptions(name, path, options_.seed + s),
@@ -106,8 +108,10 @@ void PodGcController::OnNode(const std::string& name, bool deleted) {
 PodGcController::~PodGcController() { Stop(); }
 
 void PodGcController::Start() {
-  pods_->Start();
-  nodes_->Start();
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    pods_->Start();
+    nodes_->Start();
+  }
   queue_.Start();
   queue_.Add(kGcKey);
 }

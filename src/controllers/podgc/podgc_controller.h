@@ -17,7 +17,15 @@
 // gracePeriodSeconds 0 and the pod's uid as precondition.
 //
 // Durations are emulated time (`tidepool up --speed N` divides them). What it keeps per pod is
-// the few fields it reads, not the object. Thread-safe: Start/Stop from one thread.
+// the few fields it reads, not the object.
+//
+// Threads: without an executor, Start() starts the informers and the queue's worker thread
+// (controllers/work_queue.h), which runs the collections. With one (`tidepool simulate`), the
+// controller creates no thread: collections run as callbacks of `executor`, Start() does not
+// start the informers (a driver feeds them; their handlers run inline on the executor's thread
+// and only record facts), and Start()/Stop() never wait.
+//
+// Thread-safe: Start/Stop from one thread.
 #pragma once
 
 #include <map>
@@ -34,6 +42,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::podgc {
@@ -54,10 +63,12 @@ struct PodGcControllerOptions {
 
 class PodGcController {
  public:
-  // `client` and `clock` must outlive the controller; `logger` may be null.
+  // `client` and `clock` (and `executor` when given) must outlive the controller; `logger`,
+  // `informers` and `executor` may be null. With an executor, `clock` is its clock.
   PodGcController(const client::RestClient& client, const Clock& clock,
                   PodGcControllerOptions options, log::Logger* logger = nullptr,
-                  client::SharedInformerFactory* informers = nullptr);
+                  client::SharedInformerFactory* informers = nullptr,
+                  TimerService* executor = nullptr);
   ~PodGcController();
   PodGcController(const PodGcController&) = delete;
   PodGcController& operator=(const PodGcController&) = delete;
@@ -92,6 +103,7 @@ class PodGcController {
   const Clock& clock_;
   const PodGcControllerOptions options_;
   log::Logger* log_;
+  TimerService* const executor_;
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> nodes_;
   mutable std::mutex mu_;

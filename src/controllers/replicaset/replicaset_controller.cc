@@ -108,8 +108,10 @@ json Condition(const std::string& reason, const std::string& message, TimePoint 
 ReplicaSetController::ReplicaSetController(const client::RestClient& client, const Clock& clock,
                                            ReplicaSetControllerOptions options,
                                            autoscaler::EventRecorder* recorder, log::Logger* logger,
-                                           client::SharedInformerFactory* informers)
+                                           client::SharedInformerFactory* informers,
+                                           TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  executor_ = executor;
   // The handlers keep PodFacts: the decoding informer of pods (shared with the other
   // controllers when they share a factory).
   const client::InformerOptions pods =
@@ -137,14 +139,17 @@ ReplicaSetController::ReplicaSetController(const client::RestClient& client, con
          queue_->Add(key);
        }});
   queue_ = std::make_unique<WorkQueue>(
-      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); });
+      clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); },
+      std::chrono::milliseconds(50), executor_);
 }
 
 ReplicaSetController::~ReplicaSetController() { Stop(); }
 
 void ReplicaSetController::Start() {
-  pods_->Start();
-  replicasets_->Start();
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    pods_->Start();
+    replicasets_->Start();
+  }
   queue_->Start();
 }
 

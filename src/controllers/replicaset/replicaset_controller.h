@@ -26,6 +26,12 @@
 // RestClient has. Pods are indexed by their controller's uid and orphans by namespace, so a
 // sync touches only its own pods. One worker (controllers/work_queue.h).
 //
+// Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
+// thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
+// callbacks of `executor`, Start() does not start the informers (a driver feeds them and their
+// handlers run inline on the executor's thread: they only record facts and queue keys), and
+// Start()/Stop() never wait.
+//
 // Thread-safe: Start/Stop from one thread.
 #pragma once
 
@@ -43,6 +49,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -66,11 +73,13 @@ struct ReplicaSetControllerOptions {
 
 class ReplicaSetController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   ReplicaSetController(const client::RestClient& client, const Clock& clock,
                        ReplicaSetControllerOptions options,
                        autoscaler::EventRecorder* recorder = nullptr, log::Logger* logger = nullptr,
-                       client::SharedInformerFactory* informers = nullptr);
+                       client::SharedInformerFactory* informers = nullptr,
+                       TimerService* executor = nullptr);
   ~ReplicaSetController();
   ReplicaSetController(const ReplicaSetController&) = delete;
   ReplicaSetController& operator=(const ReplicaSetController&) = delete;
@@ -111,6 +120,7 @@ class ReplicaSetController {
   const ReplicaSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> replicasets_;
   std::unique_ptr<WorkQueue> queue_;

@@ -2,12 +2,12 @@
 
 #include <gtest/gtest.h>
 
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/testing/driven_cluster.h"
 
 namespace tidepool::controllers::replicaset {
 namespace {
@@ -32,8 +32,24 @@ class RecordingRecorder : public autoscaler::EventRecorder {
   std::vector<std::string> events_;
 };
 
+// A transport to `api` that refuses the pod creations from the `from`-th on (a quota of
+// sorts), counting them in `creates`.
+cluster::InProcessTransport RefusingPodCreates(apiserver::ApiServer& api, int from, int* creates) {
+  return cluster::InProcessTransport([&api, from, creates](const apiserver::http::HttpRequest& req,
+                                                           apiserver::http::ResponseWriter& w) {
+    if (req.method == "POST" && req.target.find("/pods") != std::string::npos &&
+        ++*creates >= from) {
+      w.Send(
+          403, "application/json",
+          R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"web-x\" is forbidden: exceeded quota","reason":"Forbidden","code":403})");
+      return;
+    }
+    api.Handle(req, w);
+  });
+}
+
 class ReplicaSetControllerTest : public ::testing::Test {
- protected:
+ public:  // ReplicaSet() serves the executor tests too
   ReplicaSetControllerTest()
       : transport_([this](const apiserver::http::HttpRequest& req,
                           apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
@@ -53,6 +69,8 @@ class ReplicaSetControllerTest : public ::testing::Test {
                {{"metadata", {{"labels", {{"app", "web"}, {"tier", "front"}}}}},
                 {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}}}}}};
   }
+
+ protected:
   std::string RsPath(const std::string& sub = "") {
     return ResourcePath("apps", "v1", "replicasets", "default", "web", sub);
   }
@@ -159,15 +177,7 @@ TEST_F(ReplicaSetControllerTest, AdoptsMatchingOrphansInsteadOfCreating) {
 TEST_F(ReplicaSetControllerTest, CreatesInSlowStartBatchesAndStopsAtTheFirstFailure) {
   // A quota of sorts: pods named in the 3rd creation and later are refused.
   int creates = 0;
-  cluster::InProcessTransport failing([&](const apiserver::http::HttpRequest& req,
-                                          apiserver::http::ResponseWriter& w) {
-    if (req.method == "POST" && req.target.find("/pods") != std::string::npos && ++creates >= 3) {
-      w.Send(403, "application/json",
-             R"({"kind":"Status","apiVersion":"v1","status":"Failure","message":"pods \"web-x\" is forbidden: exceeded quota","reason":"Forbidden","code":403})");
-      return;
-    }
-    api_.api().Handle(req, w);
-  });
+  cluster::InProcessTransport failing = RefusingPodCreates(api_.api(), 3, &creates);
   client::RestClient client(cluster::InProcessRestConfig(), api_.clock(),
                             cluster::InProcessRestOptions(failing));
   ReplicaSetControllerOptions options;
@@ -195,6 +205,157 @@ TEST_F(ReplicaSetControllerTest, CreatesInSlowStartBatchesAndStopsAtTheFirstFail
   EXPECT_EQ(cond["type"], "ReplicaFailure");
   EXPECT_EQ(cond["reason"], "FailedCreate");
   c.Stop();
+}
+
+// ---- With an executor: on an EventQueue, informers fed by hand (no thread of its own) ------
+
+const std::string kReplicaSets = ResourcePath("apps", "v1", "replicasets", "default");
+const std::string kPods = ResourcePath("", "v1", "pods", "default");
+
+// What a run leaves, to compare two runs: every pod (name, node, deleting), the status, the
+// events and the store's revision.
+struct Transcript {
+  std::vector<std::string> pods;
+  json status;
+  std::vector<std::string> events;
+  int64_t revision = 0;
+  bool operator==(const Transcript&) const = default;
+};
+
+Transcript Record(testing::DrivenCluster& c, const RecordingRecorder& recorder) {
+  Transcript t;
+  for (const json& p : c.List(kPods)) {
+    t.pods.push_back(p["metadata"]["name"].get<std::string>() + " " +
+                     p["spec"].value("nodeName", "-") +
+                     (p["metadata"].contains("deletionTimestamp") ? " deleting" : ""));
+  }
+  t.status = c.List(kReplicaSets).at(0).value("status", json::object());
+  t.events = recorder.events();
+  t.revision = c.store.resource_version();
+  return t;
+}
+
+int Live(const std::vector<json>& pods) {
+  int n = 0;
+  for (const json& p : pods) n += p["metadata"].contains("deletionTimestamp") ? 0 : 1;
+  return n;
+}
+
+// A ReplicaSet of 3 made, two of its pods bound and ready, then scaled to 1.
+Transcript ScaleUpAndDownOnAnEventQueue() {
+  testing::DrivenCluster c;
+  RecordingRecorder recorder;
+  const int threads = testing::DrivenCluster::Threads();
+  ReplicaSetController controller(c.client, c.events.clock(), {}, &recorder, nullptr, &c.informers,
+                                  &c.events);
+  controller.Start();
+  EXPECT_FALSE(controller.HasSynced());  // nothing fed yet
+  json rs = c.Create(kReplicaSets, ReplicaSetControllerTest::ReplicaSet(3));
+  c.RunFor(std::chrono::seconds(5));
+  EXPECT_TRUE(controller.HasSynced());
+  EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own
+  std::vector<json> pods = c.List(kPods);
+  EXPECT_EQ(pods.size(), 3u);
+  for (const json& p : pods) {
+    EXPECT_EQ(p["metadata"]["ownerReferences"][0]["uid"], rs["metadata"]["uid"]);
+  }
+  json status = c.List(kReplicaSets).at(0)["status"];
+  EXPECT_EQ(status.value("replicas", 0), 3);
+  EXPECT_EQ(status.value("fullyLabeledReplicas", 0), 3);
+  EXPECT_EQ(status.value("observedGeneration", 0), 1);
+  EXPECT_EQ(recorder.events().size(), 3u);
+  for (const std::string& e : recorder.events()) {
+    EXPECT_EQ(e.rfind("ReplicaSet Normal SuccessfulCreate Created pod: web-", 0), 0u) << e;
+  }
+
+  // The kubelet's part for two of them: bound, Running and Ready.
+  for (int i = 0; i < 2 && i < static_cast<int>(pods.size()); ++i) {
+    const std::string name = pods[i]["metadata"]["name"];
+    EXPECT_TRUE(c.client
+                    .Patch(ResourcePath("", "v1", "pods", "default", name),
+                           client::PatchType::kMerge, {{"spec", {{"nodeName", "n1"}}}})
+                    .ok());
+    json st = {
+        {"status",
+         {{"phase", "Running"},
+          {"conditions", json::array({{{"type", "Ready"},
+                                       {"status", "True"},
+                                       {"lastTransitionTime", FormatRfc3339(c.events.Now())}}})}}}};
+    EXPECT_TRUE(c.client
+                    .Patch(ResourcePath("", "v1", "pods", "default", name, "status"),
+                           client::PatchType::kMerge, st)
+                    .ok());
+  }
+  c.RunFor(std::chrono::seconds(5));
+  status = c.List(kReplicaSets).at(0)["status"];
+  EXPECT_EQ(status.value("readyReplicas", 0), 2);
+  EXPECT_EQ(status.value("availableReplicas", 0), 2);
+
+  EXPECT_TRUE(c.client
+                  .Patch(ResourcePath("apps", "v1", "replicasets", "default", "web"),
+                         client::PatchType::kMerge, {{"spec", {{"replicas", 1}}}})
+                  .ok());
+  c.RunFor(std::chrono::seconds(5));
+  EXPECT_EQ(Live(c.List(kPods)), 1);
+  status = c.List(kReplicaSets).at(0)["status"];
+  EXPECT_EQ(status.value("replicas", 0), 1);
+  EXPECT_EQ(status.value("observedGeneration", 0), 2);
+  int deleted = 0;
+  for (const std::string& e : recorder.events()) {
+    deleted += e.rfind("ReplicaSet Normal SuccessfulDelete Deleted pod: web-", 0) == 0 ? 1 : 0;
+  }
+  EXPECT_EQ(deleted, 2);
+  Transcript t = Record(c, recorder);
+  controller.Stop();
+  return t;
+}
+
+TEST(ReplicaSetControllerExecutorTest, KeepsReplicasAndStatusOnAnEventQueue) {
+  const Transcript first = ScaleUpAndDownOnAnEventQueue();
+  // The pod left is a bound one (the unassigned one went first).
+  int live_bound = 0;
+  for (const std::string& p : first.pods)
+    live_bound += p.find(" n1") != std::string::npos && p.find("deleting") == std::string::npos;
+  EXPECT_EQ(live_bound, 1);
+  // Deterministic: the same run again leaves the same pods, status, events and revision.
+  EXPECT_TRUE(first == ScaleUpAndDownOnAnEventQueue());
+}
+
+TEST(ReplicaSetControllerExecutorTest, CreatesInSlowStartBatchesOnAnEventQueue) {
+  testing::DrivenCluster c;
+  // Pod creations from the 3rd on are refused.
+  int creates = 0;
+  cluster::InProcessTransport failing = RefusingPodCreates(c.api, 3, &creates);
+  client::RestClient client(cluster::InProcessRestConfig(), c.events.clock(),
+                            cluster::InProcessRestOptions(failing));
+  RecordingRecorder recorder;
+  ReplicaSetControllerOptions options;
+  options.retry_after = std::chrono::seconds(10);
+  ReplicaSetController controller(client, c.events.clock(), options, &recorder, nullptr,
+                                  &c.informers, &c.events);
+  controller.Start();
+  c.Create(kReplicaSets, ReplicaSetControllerTest::ReplicaSet(10));
+  c.RunFor(std::chrono::seconds(5));
+  // The first sync: batches of 1 and 2, the 3rd creation fails, the batch of 4 never runs.
+  const std::vector<std::string> events = recorder.events();
+  ASSERT_GE(events.size(), 3u);
+  EXPECT_EQ(events[0].rfind("ReplicaSet Normal SuccessfulCreate", 0), 0u);
+  EXPECT_EQ(events[1].rfind("ReplicaSet Normal SuccessfulCreate", 0), 0u);
+  for (size_t i = 2; i < events.size(); ++i) {
+    EXPECT_EQ(events[i],
+              "ReplicaSet Warning FailedCreate Error creating: pods \"web-x\" is forbidden: "
+              "exceeded quota");
+  }
+  EXPECT_EQ(creates, static_cast<int>(events.size()));
+  EXPECT_EQ(c.List(kPods).size(), 2u);
+  const json status = c.List(kReplicaSets).at(0)["status"];
+  EXPECT_EQ(status["conditions"][0]["reason"], "FailedCreate");
+  EXPECT_EQ(status["replicas"], 2);
+  // Retried every retry_after, a batch of one each time.
+  const size_t before = events.size();
+  c.RunFor(std::chrono::seconds(30));
+  EXPECT_EQ(recorder.events().size(), before + 3);
+  controller.Stop();
 }
 
 }  // namespace

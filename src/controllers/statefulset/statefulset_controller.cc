@@ -397,8 +397,10 @@ StatefulSetController::StatefulSetController(const client::RestClient& client, c
                                              StatefulSetControllerOptions options,
                                              autoscaler::EventRecorder* recorder,
                                              log::Logger* logger,
-                                             client::SharedInformerFactory* informers)
+                                             client::SharedInformerFactory* informers,
+                                             TimerService* executor)
     : client_(client), clock_(clock), options_(options), recorder_(recorder), log_(logger) {
+  executor_ = executor;
   // The handlers keep SetPods: the decoding informer of pods (shared with the other
   // controllers when they share a factory).
   const client::InformerOptions pods =
@@ -423,14 +425,17 @@ StatefulSetController::StatefulSetController(const client::RestClient& client, c
                              queue_->Add(client::Informer::KeyOf(*o));
                            }});
   queue_ = std::make_unique<WorkQueue>(
-      clock_, [this](const std::string& key) { return SyncSet(key); }, [this] { return HasSynced(); });
+      clock_, [this](const std::string& key) { return SyncSet(key); },
+      [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor_);
 }
 
 StatefulSetController::~StatefulSetController() { Stop(); }
 
 void StatefulSetController::Start() {
-  pods_->Start();
-  sets_->Start();
+  if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
+    pods_->Start();
+    sets_->Start();
+  }
   queue_->Start();
 }
 

@@ -41,6 +41,12 @@
 // An actor: it reads through informers (statefulsets, pods) and writes through the API (pods,
 // persistentvolumeclaims, statefulsets/NAME/status, events). One worker (work_queue.h).
 //
+// Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
+// thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
+// callbacks of `executor`, Start() does not start the informers (a driver feeds them and their
+// handlers run inline on the executor's thread: they only record facts and queue keys), and
+// Start()/Stop() never wait.
+//
 // Thread-safe: Start/Stop from one thread.
 #pragma once
 
@@ -60,6 +66,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/speed.h"
+#include "common/timer_service.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::statefulset {
@@ -99,12 +106,14 @@ int OrdinalOf(const std::string& pod_name, const std::string& set_name);
 
 class StatefulSetController {
  public:
-  // `client`, `clock` must outlive the controller; `recorder` and `logger` may be null.
+  // `client`, `clock` (and `executor` when given) must outlive the controller; `recorder`,
+  // `logger`, `informers` and `executor` may be null. With an executor, `clock` is its clock.
   StatefulSetController(const client::RestClient& client, const Clock& clock,
                         StatefulSetControllerOptions options,
                         autoscaler::EventRecorder* recorder = nullptr,
                         log::Logger* logger = nullptr,
-                        client::SharedInformerFactory* informers = nullptr);
+                        client::SharedInformerFactory* informers = nullptr,
+                        TimerService* executor = nullptr);
   ~StatefulSetController();
   StatefulSetController(const StatefulSetController&) = delete;
   StatefulSetController& operator=(const StatefulSetController&) = delete;
@@ -130,6 +139,7 @@ class StatefulSetController {
   const StatefulSetControllerOptions options_;
   autoscaler::EventRecorder* recorder_;
   log::Logger* log_;
+  TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> sets_;
   std::unique_ptr<WorkQueue> queue_;
