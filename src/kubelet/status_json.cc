@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/codec/json_codec.h"
+#include "api/codec/json_fields.h"
 #include "common/fnv.h"
 
 namespace tidepool::kubelet {
@@ -80,58 +81,41 @@ json ContainerStatusJson(const ContainerStatus& c, const json& spec_container,
   return j;
 }
 
-namespace {
-
-const json& At(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-std::string Str(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-int32_t Int(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_number_integer() ? v.get<int32_t>() : 0;
-}
-std::optional<TimePoint> Time(const json& j, const char* key) {
-  auto t = ParseRfc3339(Str(j, key));
-  return t.ok() ? std::optional<TimePoint>(*t) : std::nullopt;
-}
-
-}  // namespace
+using api::codec::JsonAt;
+using api::codec::JsonInt32;
+using api::codec::JsonStr;
+using api::codec::JsonTime;
 
 std::vector<ContainerStatus> ContainerStatusesFromJson(const json& pod) {
   std::vector<ContainerStatus> out;
-  const json& list = At(At(pod, "status"), "containerStatuses");
+  const json& list = JsonAt(JsonAt(pod, "status"), "containerStatuses");
   if (!list.is_array()) return out;
   for (const json& j : list) {
     ContainerStatus c;
-    c.name = Str(j, "name");
-    c.ready = At(j, "ready").is_boolean() && At(j, "ready").get<bool>();
-    c.restart_count = Int(j, "restartCount");
-    const json& state = At(j, "state");
-    if (const json& t = At(state, "terminated"); t.is_object()) {
+    c.name = JsonStr(j, "name");
+    c.ready = JsonAt(j, "ready").is_boolean() && JsonAt(j, "ready").get<bool>();
+    c.restart_count = JsonInt32(j, "restartCount");
+    const json& state = JsonAt(j, "state");
+    if (const json& t = JsonAt(state, "terminated"); t.is_object()) {
       c.state = ContainerStatus::State::kTerminated;
-      c.exit_code = Int(t, "exitCode");
-      c.reason = Str(t, "reason");
-      c.started_at = Time(t, "startedAt");
-      c.finished_at = Time(t, "finishedAt");
-    } else if (const json& r = At(state, "running"); r.is_object()) {
+      c.exit_code = JsonInt32(t, "exitCode");
+      c.reason = JsonStr(t, "reason");
+      c.started_at = JsonTime(t, "startedAt");
+      c.finished_at = JsonTime(t, "finishedAt");
+    } else if (const json& r = JsonAt(state, "running"); r.is_object()) {
       c.state = ContainerStatus::State::kRunning;
-      c.started_at = Time(r, "startedAt");
+      c.started_at = JsonTime(r, "startedAt");
     } else {
-      const json& w = At(state, "waiting");
+      const json& w = JsonAt(state, "waiting");
       c.state = ContainerStatus::State::kWaiting;
-      c.reason = Str(w, "reason");
-      c.message = Str(w, "message");
+      c.reason = JsonStr(w, "reason");
+      c.message = JsonStr(w, "message");
     }
-    if (const json& t = At(At(j, "lastState"), "terminated"); t.is_object()) {
-      c.last_terminated = ContainerStatus::Terminated{Int(t, "exitCode"), Str(t, "reason"),
-                                                      Time(t, "startedAt").value_or(TimePoint()),
-                                                      Time(t, "finishedAt").value_or(TimePoint())};
+    if (const json& t = JsonAt(JsonAt(j, "lastState"), "terminated"); t.is_object()) {
+      c.last_terminated =
+          ContainerStatus::Terminated{JsonInt32(t, "exitCode"), JsonStr(t, "reason"),
+                                      JsonTime(t, "startedAt").value_or(TimePoint()),
+                                      JsonTime(t, "finishedAt").value_or(TimePoint())};
     }
     out.push_back(std::move(c));
   }

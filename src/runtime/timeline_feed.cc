@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "api/codec/json_codec.h"
+#include "api/codec/json_fields.h"
 #include "kubelet/status_json.h"
 
 namespace tidepool::runtime {
@@ -10,38 +11,26 @@ namespace {
 
 using nlohmann::json;
 
-const json& At(const json& j, const char* key) {
-  static const json kNull;
-  if (!j.is_object()) return kNull;
-  auto it = j.find(key);
-  return it == j.end() ? kNull : *it;
-}
-std::string Str(const json& j, const char* key) {
-  const json& v = At(j, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-TimePoint Time(const json& j, const char* key) {
-  auto t = ParseRfc3339(Str(j, key));
-  return t.ok() ? *t : TimePoint();
-}
+using api::codec::JsonAt;
+using api::codec::JsonStr;
 
 // core/v1 Event -> what the timeline shows of it.
 sim::EventRecord EventOf(const json& e) {
   sim::EventRecord r;
-  r.name = Str(At(e, "metadata"), "name");
-  const json& o = At(e, "involvedObject");
-  r.involved_object.kind = Str(o, "kind");
-  r.involved_object.namespace_ = Str(o, "namespace");
-  r.involved_object.name = Str(o, "name");
-  r.involved_object.uid = Str(o, "uid");
-  r.type = Str(e, "type");
-  r.reason = Str(e, "reason");
-  r.message = Str(e, "message");
-  r.source.component = Str(At(e, "source"), "component");
-  r.source.host = Str(At(e, "source"), "host");
-  r.first_timestamp = Time(e, "firstTimestamp");
-  r.last_timestamp = Time(e, "lastTimestamp");
-  const json& count = At(e, "count");
+  r.name = JsonStr(JsonAt(e, "metadata"), "name");
+  const json& o = JsonAt(e, "involvedObject");
+  r.involved_object.kind = JsonStr(o, "kind");
+  r.involved_object.namespace_ = JsonStr(o, "namespace");
+  r.involved_object.name = JsonStr(o, "name");
+  r.involved_object.uid = JsonStr(o, "uid");
+  r.type = JsonStr(e, "type");
+  r.reason = JsonStr(e, "reason");
+  r.message = JsonStr(e, "message");
+  r.source.component = JsonStr(JsonAt(e, "source"), "component");
+  r.source.host = JsonStr(JsonAt(e, "source"), "host");
+  r.first_timestamp = api::codec::JsonTime(e, "firstTimestamp").value_or(TimePoint());
+  r.last_timestamp = api::codec::JsonTime(e, "lastTimestamp").value_or(TimePoint());
+  const json& count = JsonAt(e, "count");
   r.count = count.is_number_integer() ? count.get<int32_t>() : 1;
   return r;
 }
@@ -73,9 +62,9 @@ TimelineFeed::TimelineFeed(client::SharedInformerFactory& informers, sim::StoreO
 }
 
 std::string TimelineFeed::KeyOf(const json& obj) {
-  const json& md = At(obj, "metadata");
-  const std::string ns = Str(md, "namespace");
-  return ns.empty() ? Str(md, "name") : ns + "/" + Str(md, "name");
+  const json& md = JsonAt(obj, "metadata");
+  const std::string ns = JsonStr(md, "namespace");
+  return ns.empty() ? JsonStr(md, "name") : ns + "/" + JsonStr(md, "name");
 }
 
 void TimelineFeed::OnPod(const client::ObjectRef& obj, bool deleted, bool initial) {
