@@ -213,9 +213,11 @@ void GarbageCollector::StartMonitors() {
          [this, i](const client::ObjectRef& obj, bool) { OnDelete(i, *obj); }});
     informers_.push_back(std::move(inf));
   }
-  // With an executor, a driver feeds them.
-  if (own_timers_ != nullptr) {
-    for (auto& inf : informers_) inf->Start();
+  // Without an executor they list and watch on threads of their own. With one, a driven
+  // informer (the factory's, in simulate) is handed to its driver - Start makes no thread -
+  // and one that is not driven is left alone: nothing may block the executor.
+  for (auto& inf : informers_) {
+    if (own_timers_ != nullptr || inf->driven()) inf->Start();
   }
   std::lock_guard<std::mutex> lock(mu_);
   discovered_ = true;
