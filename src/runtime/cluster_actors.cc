@@ -158,7 +158,11 @@ ClusterActors::~ClusterActors() { Stop(); }
 
 client::SharedInformerFactory& ClusterActors::informers() { return *parts_->informers; }
 
-void ClusterActors::Start() {
+void ClusterActors::StartAutoscaler() {
+  if (parts_->autoscaler != nullptr) parts_->autoscaler->Start();
+}
+
+void ClusterActors::Start(bool defer_autoscaler) {
   if (started_) return;
   started_ = true;
   Parts& p = *parts_;
@@ -166,7 +170,7 @@ void ClusterActors::Start() {
   // (kube-scheduler waits for its caches to sync; the garbage collector discovers the API and
   // watches what it found with informers of its own).
   p.informers->Start();
-  if (p.autoscaler != nullptr) p.autoscaler->Start();
+  if (!defer_autoscaler) StartAutoscaler();
   p.kube_scheduler->Start();
   p.kubelets->Start();
   p.disruption->Start();

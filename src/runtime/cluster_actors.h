@@ -71,7 +71,11 @@ class ClusterActors {
   ClusterActors(const ClusterActors&) = delete;
   ClusterActors& operator=(const ClusterActors&) = delete;
 
-  void Start();
+  // Starts the informers and every actor, the autoscaler too unless `defer_autoscaler`
+  // (simulate: the cluster's warm-up runs the rest; the autoscaler starts with the scenario).
+  void Start(bool defer_autoscaler = false);
+  // Starts the autoscaler, if any and not started. REQUIRES: Start() was called.
+  void StartAutoscaler();
   // Idempotent.
   void Stop();
 

@@ -1,5 +1,6 @@
 #include "runtime/sim_cluster.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -63,7 +64,20 @@ Status SimCluster::Init(bool gpu_operator) {
       return Status(s.code(), "node pool \"" + spec.name + "\": " + std::string(s.message()));
     }
   }
-  queue_.RunUntil(w.start);
+  // The cluster's history: its first VMs boot and register, then the cluster's bootstrap
+  // objects are written and the actors run (kube-dns and the device plugin start) until `start`.
+  // The autoscaler starts with the scenario, so what it does is on the timeline.
+  const auto all_registered = [this] {
+    for (const cloud::emulated::InstanceInfo& i : cloud_->ListInstances()) {
+      if (!i.registered) return false;
+    }
+    return true;
+  };
+  while (!all_registered()) {
+    const std::optional<TimePoint> next = queue_.NextEventTime();
+    if (!next.has_value() || *next > w.start) break;
+    queue_.RunUntil(*next);
+  }
 
   ClusterBootstrapOptions bootstrap;
   bootstrap.project = w.project;
@@ -86,8 +100,9 @@ Status SimCluster::Init(bool gpu_operator) {
   config.driver = &driver_;
   TIDEPOOL_ASSIGN_OR_RETURN(actors_, ClusterActors::Create(config, transport_, queue_.clock()));
   feed_ = std::make_unique<TimelineFeed>(actors_->informers(), *recorder_, w.seed);
-  actors_->Start();
-  queue_.RunUntil(queue_.Now());  // the informers' first lists
+  actors_->Start(/*defer_autoscaler=*/true);
+  queue_.RunUntil(w.start);
+  actors_->StartAutoscaler();
   timeline_.set_enabled(true);
   recorder_->RecordInitialState(feed_->Nodes(), feed_->Pods());
   return OkStatus();

@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "common/duration.h"
+#include "runtime/scenario_run.h"
 #include "sim/scenario.h"
 
 namespace tidepool::runtime {
@@ -42,12 +43,12 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
           << FormatGoDuration(run_for) << " and does not run\n";
     }
   }
-  auto world = sim::RunScenario(*scenario, until);
-  if (!world.ok()) {
-    err << "error: " << options.scenario << ": " << world.status().message() << "\n";
+  auto cluster = RunScenario(*scenario, until);
+  if (!cluster.ok()) {
+    err << "error: " << options.scenario << ": " << cluster.status().message() << "\n";
     return 1;
   }
-  sim::Timeline& timeline = (*world)->timeline();
+  sim::Timeline& timeline = (*cluster)->timeline();
   if (options.output == "json") {
     out << timeline.ToJson();
     return 0;

@@ -14,6 +14,7 @@
 #include "api/codec/yaml.h"
 #include "autoscaler/flags.h"
 #include "common/duration.h"
+#include "kubelet/pod_lifecycle.h"
 
 namespace tidepool::sim {
 namespace {
@@ -292,12 +293,48 @@ StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path
   return spec;
 }
 
+// tidepool.dev/duration (kubelet/pod_lifecycle.h) on a Pod or a workload's pod template: a
+// value that is not a duration would make the pod run forever, so the scenario is refused.
+Status CheckDurationAnnotations(const json& doc, const std::string& path) {
+  const auto check = [&](const json& meta, const std::string& meta_path) -> Status {
+    if (!meta.is_object()) return OkStatus();
+    const auto ann = meta.find("annotations");
+    if (ann == meta.end() || !ann->is_object()) return OkStatus();
+    const auto v = ann->find(std::string(kubelet::kDurationAnnotation));
+    if (v == ann->end()) return OkStatus();
+    const std::string p =
+        meta_path + ".annotations[" + std::string(kubelet::kDurationAnnotation) + "]";
+    if (!v->is_string() || !ParseGoDuration(v->get<std::string>()).ok()) {
+      return Err(p, "must be a duration, e.g. 30m, got " + Describe(*v));
+    }
+    return OkStatus();
+  };
+  if (doc.contains("metadata"))
+    TIDEPOOL_RETURN_IF_ERROR(check(doc["metadata"], Join(path, "metadata")));
+  // Deployments, ReplicaSets, Jobs, ...: spec.template; CronJobs: spec.jobTemplate.spec.template.
+  const json* spec = doc.contains("spec") && doc["spec"].is_object() ? &doc["spec"] : nullptr;
+  std::string spec_path = Join(path, "spec");
+  if (spec != nullptr && spec->contains("jobTemplate") && (*spec)["jobTemplate"].is_object() &&
+      (*spec)["jobTemplate"].contains("spec") && (*spec)["jobTemplate"]["spec"].is_object()) {
+    spec = &(*spec)["jobTemplate"]["spec"];
+    spec_path += ".jobTemplate.spec";
+  }
+  if (spec != nullptr && spec->contains("template") && (*spec)["template"].is_object() &&
+      (*spec)["template"].contains("metadata")) {
+    return check((*spec)["template"]["metadata"], spec_path + ".template.metadata");
+  }
+  return OkStatus();
+}
+
 // `file`: the manifest file the documents come from, empty for inline manifests. A document of
 // a file that is not an object is described as kubectl describes it, without its content (the
-// file may be anything, e.g. `apply: ../../etc/passwd`).
-StatusOr<std::vector<api::Pod>> DecodePods(const std::vector<json>& docs, const std::string& path,
-                                           const std::string& file = "") {
-  std::vector<api::Pod> pods;
+// file may be anything, e.g. `apply: ../../etc/passwd`). What kubectl checks before sending
+// (apiVersion, kind and metadata.name present) is checked here; the API server validates the
+// rest when the action runs.
+StatusOr<std::vector<std::string>> CheckManifests(const std::vector<json>& docs,
+                                                  const std::string& path,
+                                                  const std::string& file = "") {
+  std::vector<std::string> manifests;
   for (size_t i = 0; i < docs.size(); ++i) {
     const json& d = docs[i];
     const std::string p = docs.size() > 1 ? Index(path, i) : path;
@@ -308,28 +345,29 @@ StatusOr<std::vector<api::Pod>> DecodePods(const std::vector<json>& docs, const 
                         "\": error validating data: invalid object to validate");
     }
     if (!d.is_object()) {
-      return Err(p, "expected a Pod manifest, got " + Describe(d));
+      return Err(p, "expected a manifest, got " + Describe(d));
     }
-    // json::value() would throw on a kind that is not a string (`kind: null`; found by the
-    // scenario fuzz target).
-    const auto k = d.find("kind");
-    if (k != d.end() && !k->is_string()) {
-      return Err(Join(p, "kind"), "expected string, got " + Describe(*k));
+    for (const char* key : {"apiVersion", "kind"}) {
+      const auto k = d.find(key);
+      if (k == d.end()) return Err(Join(p, key), "required");
+      if (!k->is_string() || k->get_ref<const std::string&>().empty()) {
+        return Err(Join(p, key), "expected a non-empty string, got " + Describe(*k));
+      }
     }
-    const std::string kind = k != d.end() ? k->get<std::string>() : "";
-    if (kind != "Pod") {
-      return Err(p, "only Pod manifests can be applied, got kind \"" + kind + "\"");
+    const auto meta = d.find("metadata");
+    const bool named = meta != d.end() && meta->is_object() && meta->contains("name") &&
+                       (*meta)["name"].is_string() &&
+                       !(*meta)["name"].get_ref<const std::string&>().empty();
+    if (!named) {
+      return Err(Join(p, "metadata.name"), "required (a manifest names its object)");
     }
-    auto pod = api::codec::PodFromJson(d);
-    if (!pod.ok()) {
-      return Err(p, std::string(pod.status().message()));
-    }
-    pods.push_back(std::move(*pod));
+    TIDEPOOL_RETURN_IF_ERROR(CheckDurationAnnotations(d, p));
+    manifests.push_back(d.dump());
   }
-  if (pods.empty()) {
+  if (manifests.empty()) {
     return Err(path, "no manifests");
   }
-  return pods;
+  return manifests;
 }
 
 StatusOr<std::string> ReadFile(const std::string& path) {
@@ -396,7 +434,7 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
         return Err(p, "error parsing " + a.source + ": error converting YAML to JSON: " +
                           std::string(docs.status().message()));
       }
-      TIDEPOOL_ASSIGN_OR_RETURN(a.pods, DecodePods(*docs, p, a.source));
+      TIDEPOOL_ASSIGN_OR_RETURN(a.manifests, CheckManifests(*docs, p, a.source));
     } else if (v.is_object() || v.is_array()) {
       a.source = "-";
       if (j.contains("as")) {
@@ -408,23 +446,24 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
       } else {
         docs.push_back(v);
       }
-      TIDEPOOL_ASSIGN_OR_RETURN(a.pods, DecodePods(docs, p));
+      TIDEPOOL_ASSIGN_OR_RETURN(a.manifests, CheckManifests(docs, p));
     } else {
-      return Err(p, "expected a manifest file path or an inline Pod manifest, got " + Describe(v));
+      return Err(p, "expected a manifest file path or an inline manifest, got " + Describe(v));
     }
   } else if (j.contains("delete")) {
     const std::string p = Join(path, "delete");
-    a.kind = ScenarioAction::Kind::kDeletePod;
+    a.kind = ScenarioAction::Kind::kDelete;
     TIDEPOOL_ASSIGN_OR_RETURN(std::string what, GetString(j["delete"], p));
     const size_t slash = what.find('/');
-    const std::string kind = slash == std::string::npos ? "" : what.substr(0, slash);
-    if (kind != "pod" && kind != "pods" && kind != "po") {
-      return Err(p, "expected pod/<name>, got \"" + what + "\"");
+    if (slash == std::string::npos || slash == 0 || slash + 1 == what.size() ||
+        what.find('/', slash + 1) != std::string::npos) {
+      return Err(p,
+                 "expected <type>/<name> (as kubectl delete takes it, e.g. pod/p or "
+                 "deployment/web), got \"" +
+                     what + "\"");
     }
+    a.resource_type = what.substr(0, slash);
     a.name = what.substr(slash + 1);
-    if (a.name.empty() || a.name.find('/') != std::string::npos) {
-      return Err(p, "expected pod/<name>, got \"" + what + "\"");
-    }
     a.namespace_ = "default";
     if (j.contains("namespace")) {
       TIDEPOOL_ASSIGN_OR_RETURN(a.namespace_, GetString(j["namespace"], Join(path, "namespace")));
@@ -577,44 +616,6 @@ StatusOr<Scenario> LoadScenario(const std::string& path) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash);
   return ParseScenario(text, path, dir);
-}
-
-StatusOr<std::unique_ptr<World>> RunScenario(const Scenario& scenario,
-                                             std::optional<Duration> until) {
-  TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<World> world, World::Create(scenario.world));
-  World* w = world.get();
-  for (const ScenarioAction& a : scenario.timeline) {
-    auto action = std::make_shared<const ScenarioAction>(a);
-    w->queue().ScheduleAt(w->start() + a.at, [w, action] {
-      switch (action->kind) {
-        case ScenarioAction::Kind::kApply:
-          (void)w->ApplyPods(action->pods, action->source);
-          break;
-        case ScenarioAction::Kind::kDeletePod:
-          (void)w->DeletePod(action->namespace_, action->name);
-          break;
-        case ScenarioAction::Kind::kCreateNodePool:
-          (void)w->CreateNodePool(action->pool);
-          break;
-        case ScenarioAction::Kind::kDeleteNodePool:
-          (void)w->DeleteNodePool(action->name);
-          break;
-        case ScenarioAction::Kind::kResize:
-          (void)w->ResizeNodePool(action->name, action->node_count);
-          break;
-        case ScenarioAction::Kind::kAutoscaling:
-          (void)w->SetNodePoolAutoscaling(action->name, action->enabled, action->min_nodes,
-                                          action->max_nodes);
-          break;
-        case ScenarioAction::Kind::kFaults:
-          w->SetFaults(action->faults);
-          break;
-      }
-    });
-  }
-  w->RunUntil(w->start() + until.value_or(scenario.run_for));
-  w->recorder().RecordSummary(scenario.world.seed, w->store().ListPods());
-  return world;
 }
 
 }  // namespace tidepool::sim

@@ -53,12 +53,14 @@
 //     diskSizeGb: 100
 //   timeline:                          # `at` is the time since the start (a Go duration)
 //   - at: 0s
-//     apply: gpu-test-pod.yaml         # a file (relative to the scenario) of Pod manifests,
-//   - at: 0s                           #   or an inline Pod manifest (or a list of them);
-//     as: gpu-test-pod.yaml            #   `as` names an inline manifest on the timeline
-//     apply: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {...}}
+//     apply: gpu-test-pod.yaml         # a file (relative to the scenario) of manifests of any
+//   - at: 0s                           #   kind the API serves (Pods, Deployments, Jobs, ...),
+//     as: gpu-test-pod.yaml            #   or an inline manifest (or a list of them); `as`
+//     apply: {apiVersion: v1, kind: Pod, metadata: {name: p}, spec: {...}}  # names it
 //   - at: 10m
-//     delete: pod/gpu-test-pod         # pod/<name>; `namespace:` for another namespace
+//     delete: pod/gpu-test-pod         # <type>/<name> as kubectl delete takes it
+//                                      #   (deployment/web, job/train); `namespace:` for
+//                                      #   another namespace than default
 //   - at: 12m
 //     resize: {nodePool: gpu-pool, nodeCount: 2}
 //   - at: 13m
@@ -73,21 +75,20 @@
 //
 // Actions at the same `at` run in file order; an action whose `at` is after runFor would never
 // run, so the scenario is refused ("timeline[2].at: 40m0s is after runFor (35m0s): ..."). An
-// action at exactly runFor runs. A manifest file that is not a Pod manifest is described
+// action at exactly runFor runs. A manifest file whose documents are not objects is described
 // without its content (kubectl's "error validating \"f\": error validating data: invalid object
-// to validate"). Manifests are decoded when the scenario is
-// loaded (a malformed one is a scenario error); the API server's validation happens when the
-// action runs, so a refused manifest (e.g. the seed's `important:` toleration) is part of the
-// story: the timeline shows kubectl's error.
+// to validate"). When the scenario is loaded, manifests are checked as kubectl checks them
+// before sending (YAML, apiVersion, kind, metadata.name) and so is the run-time annotation
+// tidepool.dev/duration (a Pod's or a pod template's); the API server's validation happens
+// when the action runs, so a refused manifest (e.g. the seed's `important:` toleration) is part
+// of the story: the timeline shows kubectl's error. runtime/scenario_run.h runs scenarios.
 #pragma once
 
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "api/pod.h"
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/status_or.h"
 #include "sim/world.h"
@@ -97,7 +98,7 @@ namespace tidepool::sim {
 struct ScenarioAction {
   enum class Kind {
     kApply,
-    kDeletePod,
+    kDelete,
     kCreateNodePool,
     kDeleteNodePool,
     kResize,
@@ -106,10 +107,11 @@ struct ScenarioAction {
   };
   Duration at{};
   Kind kind = Kind::kApply;
-  // kApply
-  std::vector<api::Pod> pods;
+  // kApply: the documents, each one object as JSON text, in file order.
+  std::vector<std::string> manifests;
   std::string source;  // what `kubectl apply -f` shows
-  // kDeletePod
+  // kDelete: kubectl's TYPE argument as written ("pod", "deployment", "jobs", "po").
+  std::string resource_type;
   std::string namespace_;
   std::string name;  // also the pool of kDeleteNodePool / kResize / kAutoscaling
   // kCreateNodePool
@@ -142,11 +144,5 @@ StatusOr<Scenario> ParseScenario(std::string_view yaml, const std::string& path,
                                  ScenarioUse use = ScenarioUse::kSimulation);
 // Reads and parses a scenario file. NotFound `open <path>: no such file or directory`.
 StatusOr<Scenario> LoadScenario(const std::string& path);
-
-// Builds the world, schedules the timeline's actions and runs until `until` (default: the
-// scenario's runFor) after the start, then records the summary. Action errors are part of the
-// timeline, not failures; world construction errors are returned.
-StatusOr<std::unique_ptr<World>> RunScenario(const Scenario& scenario,
-                                             std::optional<Duration> until = std::nullopt);
 
 }  // namespace tidepool::sim

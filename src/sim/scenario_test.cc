@@ -3,10 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "testing/temp_dir.h"
-
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
+
+#include "testing/temp_dir.h"
 
 namespace tidepool::sim {
 namespace {
@@ -48,11 +49,12 @@ TEST(ScenarioTest, TheSeedWalkthroughExampleLoads) {
   EXPECT_EQ(apply.kind, ScenarioAction::Kind::kApply);
   EXPECT_EQ(apply.at, Duration::zero());
   EXPECT_EQ(apply.source, "gpu-test-pod.yaml");
-  ASSERT_EQ(apply.pods.size(), 1u);
-  ASSERT_EQ(apply.pods[0].spec.tolerations.size(), 1u);
-  EXPECT_EQ(apply.pods[0].spec.tolerations[0].key, "nvidia.com/gpu");  // corrected
+  ASSERT_EQ(apply.manifests.size(), 1u);
+  const auto pod = nlohmann::json::parse(apply.manifests[0]);
+  EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "nvidia.com/gpu");  // corrected
   const ScenarioAction& del = sc->timeline[1];
-  EXPECT_EQ(del.kind, ScenarioAction::Kind::kDeletePod);
+  EXPECT_EQ(del.kind, ScenarioAction::Kind::kDelete);
+  EXPECT_EQ(del.resource_type, "pod");
   EXPECT_EQ(del.at, minutes(10));
   EXPECT_EQ(del.name, "gpu-test-pod");
   EXPECT_EQ(sc->run_for, minutes(35));
@@ -100,18 +102,33 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
        "createNodePool, deleteNodePool, faults), found 2"},
       {"an action without a time", pools + "runFor: 1m\ntimeline: [{delete: pod/a}]\n",
        "s.yaml: timeline[0].at: required (the time since the start, e.g. 30s)"},
-      {"deleting something else", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: node/a}]\n",
-       "s.yaml: timeline[0].delete: expected pod/<name>, got \"node/a\""},
+      {"deleting without a type", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: a}]\n",
+       "s.yaml: timeline[0].delete: expected <type>/<name> (as kubectl delete takes it, e.g. "
+       "pod/p or deployment/web), got \"a\""},
+      {"deleting a/b/c", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: pod/a/b}]\n",
+       "s.yaml: timeline[0].delete: expected <type>/<name>"},
       {"a missing manifest file",
        pools + "runFor: 1m\ntimeline: [{at: 1s, apply: /nonexistent/pod.yaml}]\n",
        "s.yaml: timeline[0].apply: open /nonexistent/pod.yaml: no such file or directory"},
-      {"an inline manifest of another kind",
-       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Node}}]\n",
-       "s.yaml: timeline[0].apply: only Pod manifests can be applied, got kind \"Node\""},
-      {"a malformed manifest",
-       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, spec: "
-               "{containers: x}}}]\n",
-       "s.yaml: timeline[0].apply: spec.containers: expected array, got string"},
+      {"a manifest without a kind",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, metadata: {name: a}}}]\n",
+       "s.yaml: timeline[0].apply.kind: required"},
+      {"a manifest without a name",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod}}]\n",
+       "s.yaml: timeline[0].apply.metadata.name: required (a manifest names its object)"},
+      {"a scalar manifest", pools + "runFor: 1m\ntimeline: [{at: 1s, apply: [3]}]\n",
+       "s.yaml: timeline[0].apply: expected a manifest, got integer 3"},
+      {"a run time that is no duration",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: "
+               "{name: a, annotations: {tidepool.dev/duration: soon}}}}]\n",
+       "s.yaml: timeline[0].apply.metadata.annotations[tidepool.dev/duration]: must be a "
+       "duration, e.g. 30m, got string \"soon\""},
+      {"a template's run time that is no duration",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: batch/v1, kind: Job, "
+               "metadata: {name: j}, spec: {template: {metadata: {annotations: "
+               "{tidepool.dev/duration: 5}}}}}}]\n",
+       "s.yaml: timeline[0].apply.spec.template.metadata.annotations[tidepool.dev/duration]: "
+       "must be a duration, e.g. 30m, got integer 5"},
       {"a bad fault probability",
        pools + "runFor: 1m\ncloud: {faults: {stockout: [{nodePool: p, probability: 2}]}}\n",
        "s.yaml: cloud.faults.stockout[0].probability: must be between 0 and 1"},
@@ -135,11 +152,12 @@ TEST(ScenarioTest, FuzzFoundInputsAreErrors) {
       "nodePools: [{name: default-pool, machineType: e2-standard-4}]\nrunFor: 1m\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: null}}]\n",
-       "s.yaml: timeline[0].apply.kind: expected string, got null"},
+       "s.yaml: timeline[0].apply.kind: expected a non-empty string, got null"},
       {"timeline: [{at: 1s, apply: {apiVersion: v1, kind: 5}}]\n",
-       "s.yaml: timeline[0].apply.kind: expected string, got integer 5"},
-      {"timeline: [{at: 1s, apply: [{kind: Pod, metadata: {name: a}}, {kind: [Pod]}]}]\n",
-       "s.yaml: timeline[0].apply[1].kind: expected string, got array"},
+       "s.yaml: timeline[0].apply.kind: expected a non-empty string, got integer 5"},
+      {"timeline: [{at: 1s, apply: [{apiVersion: v1, kind: Pod, metadata: {name: a}}, {apiVersion: "
+       "v1, kind: [Pod]}]}]\n",
+       "s.yaml: timeline[0].apply[1].kind: expected a non-empty string, got array"},
   };
   for (const auto& [yaml, error] : cases) {
     SCOPED_TRACE(yaml);
@@ -222,69 +240,6 @@ cloud:
   EXPECT_EQ(sc->world.cloud.faults.stockout[0].node_pool, "gpu-pool");
   EXPECT_EQ(sc->world.cloud.faults.gpu_quota.at("NVIDIA_T4_GPUS"), 2);
   EXPECT_EQ(sc->world.cloud.faults.slow_boot[0].extra, minutes(1));
-}
-
-TEST(ScenarioTest, ManifestFilesAreRelativeToTheScenario) {
-  const std::string dir = tidepool::testing::TestTempDir();
-  {
-    std::ofstream pod(dir + "/two-pods.yaml");
-    pod << "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, "
-           "image: busybox}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: "
-           "{containers: [{name: c, image: busybox}]}\n";
-  }
-  auto sc = ParseScenario(R"(
-runFor: 1m
-autoscaler: false
-nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}]
-timeline: [{at: 5s, apply: two-pods.yaml}, {at: 30s, delete: pod/b}]
-)",
-                          "s.yaml", dir);
-  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
-  ASSERT_EQ(sc->timeline[0].pods.size(), 2u);
-  auto w = RunScenario(*sc);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  const std::string text = (*w)->timeline().ToText();
-  EXPECT_NE(text.find("[00:00:05] $ kubectl apply -f two-pods.yaml\n[00:00:05]   pod/a created\n"),
-            std::string::npos)
-      << text;
-  EXPECT_NE(text.find("[00:00:30]   pod \"b\" deleted"), std::string::npos) << text;
-  EXPECT_NE((*w)->store().GetPod("default/a"), nullptr);
-}
-
-TEST(ScenarioTest, TheSeedsOriginalManifestIsRefusedOnTheTimeline) {
-  auto sc = ParseScenario(R"(
-runFor: 1m
-autoscaler: false
-nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}]
-timeline:
-- at: 0s
-  as: gpu-test-pod.yaml
-  apply:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: gpu-test-pod}
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: cuda-container
-        image: nvidia/cuda:11.4.2-base-ubuntu20.04
-        command: ["/bin/bash", "-c", "sleep 3600"]
-        resources: {limits: {nvidia.com/gpu: 1}}
-      tolerations:
-      - important: "nvidia.com/gpu"
-        operator: "Equal"
-        value: "present"
-        effect: "NoSchedule"
-)",
-                          "s.yaml", "");
-  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
-  auto w = RunScenario(*sc);
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  const std::string text = (*w)->timeline().ToText();
-  EXPECT_NE(text.find("[00:00:00]   The Pod \"gpu-test-pod\" is invalid: "
-                      "spec.tolerations[0].operator: Invalid value: \"Equal\""),
-            std::string::npos)
-      << text;
 }
 
 }  // namespace

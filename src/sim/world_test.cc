@@ -202,56 +202,5 @@ TEST(WorldTest, PodsOfARemovedNodeAreGarbageCollected) {
   EXPECT_GE(Find(world.timeline(), "pool    gpu-pool  1 -> 0"), 0);
 }
 
-constexpr char kNoAutoscalerScenario[] = R"(
-seed: 7
-autoscaler: false
-nodePools:
-- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}
-- name: gpu-pool
-  machineType: n1-standard-4
-  accelerator: {type: nvidia-tesla-t4, count: 1}
-  minNodes: 0
-  maxNodes: 5
-  taints: ["nvidia.com/gpu=present:NoSchedule"]
-timeline:
-- at: 0s
-  as: gpu-test-pod.yaml
-  apply:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: gpu-test-pod}
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: cuda-container
-        image: nvidia/cuda:11.4.2-base-ubuntu20.04
-        command: ["/bin/bash", "-c", "sleep 600"]
-        resources: {limits: {nvidia.com/gpu: 1}}
-      tolerations: [{key: nvidia.com/gpu, operator: Equal, value: present, effect: NoSchedule}]
-- at: 1m
-  resize: {nodePool: gpu-pool, nodeCount: 2}
-- at: 20m
-  resize: {nodePool: gpu-pool, nodeCount: 0}
-runFor: 30m
-)";
-
-TEST(WorldTest, SameScenarioAndSeedGiveTheSameBytes) {
-  auto sc = ParseScenario(kNoAutoscalerScenario, "s.yaml", "");
-  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
-  auto a = RunScenario(*sc);
-  auto b = RunScenario(*sc);
-  ASSERT_TRUE(a.ok() && b.ok());
-  const std::string text = (*a)->timeline().ToText();
-  EXPECT_EQ(text, (*b)->timeline().ToText());
-  EXPECT_EQ((*a)->timeline().ToJson(), (*b)->timeline().ToJson());
-  EXPECT_NE(text.find("Completed"), std::string::npos);
-
-  Scenario other = *sc;
-  other.world.seed = 8;
-  auto c = RunScenario(other);
-  ASSERT_TRUE(c.ok());
-  EXPECT_NE(text, (*c)->timeline().ToText());  // other instance names
-}
-
 }  // namespace
 }  // namespace tidepool::sim

@@ -61,8 +61,39 @@ void SchedulingQueue::SnapshotRemovePod(const std::string& key) {
   snap_pods_.erase(it);
 }
 
+namespace {
+
+// kube-scheduler 1.32's nodeSchedulingPropertiesChange (eventhandlers.go): whether a node update
+// is a cluster event at all. Conditions compare by type -> status only (nodeConditionsChanged),
+// so a kubelet's heartbeat moves no pod.
+bool SchedulingPropertiesChanged(const api::Node& old, const api::Node& now) {
+  if (old.spec.unschedulable != now.spec.unschedulable ||
+      old.status.allocatable != now.status.allocatable || old.meta.labels != now.meta.labels ||
+      old.spec.taints != now.spec.taints || old.meta.annotations != now.meta.annotations) {
+    return true;
+  }
+  const auto statuses = [](const api::Node& n) {
+    std::map<std::string, api::ConditionStatus> m;
+    for (const api::NodeCondition& c : n.status.conditions) m[c.type] = c.status;
+    return m;
+  };
+  return statuses(old) != statuses(now);
+}
+
+}  // namespace
+
 void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node) {
   const std::string& name = node->meta.name;
+  bool event = change != Change::kDeleted;
+  if (change == Change::kModified) {
+    const auto seen = nodes_.find(name);
+    event = seen == nodes_.end() || SchedulingPropertiesChanged(*seen->second, *node);
+  }
+  if (change == Change::kDeleted) {
+    nodes_.erase(name);
+  } else {
+    nodes_[name] = node;
+  }
   switch (change) {
     case Change::kAdded: {
       (void)snapshot_.AddNode(node);
@@ -90,7 +121,7 @@ void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node)
       break;
     }
   }
-  if (change != Change::kDeleted) MoveAllToActiveOrBackoff();
+  if (event) MoveAllToActiveOrBackoff();
 }
 
 void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {

@@ -18,8 +18,11 @@
 //     pod condition PodScheduled=False, reason Unschedulable, with the same message; the pod
 //     waits among the unschedulable pods. If preemption chose victims, each gets the event
 //     Preempted and is deleted, and the pod's status.nominatedNodeName is set;
-//   - retries, as kube-scheduler's queue does them: a cluster change that may help (node added
-//     or updated, a pod on a node deleted or finished) moves unschedulable pods back, each
+//   - retries, as kube-scheduler's queue does them: a cluster change that may help (node added,
+//     a node update that changes what scheduling reads - kube-scheduler's
+//     nodeSchedulingPropertiesChange: unschedulable, allocatable, labels, taints, annotations,
+//     or a condition's status; a heartbeat alone is no event -, a pod on a node deleted or
+//     finished) moves unschedulable pods back, each
 //     after its backoff (1 s doubling per attempt up to 10 s); a pod left unschedulable for
 //     5 minutes is retried anyway (podMaxInUnschedulablePodsDuration).
 //
@@ -143,6 +146,8 @@ class SchedulingQueue {
   const SchedulingQueueOptions options_;
 
   ClusterSnapshot snapshot_;
+  // Each node as last seen, for nodeSchedulingPropertiesChange.
+  std::map<std::string, api::NodeConstSharedPtr, std::less<>> nodes_;
   std::map<std::string, std::string, std::less<>> snap_pods_;            // pod key -> node
   std::map<std::string, std::set<std::string>, std::less<>> node_pods_;  // node -> pod keys
   // Bound pods whose node is not in the snapshot (yet): node -> pod key -> pod, and back.

@@ -1,0 +1,375 @@
+// Scenarios run whole on SimCluster (the API's object store, every actor on one queue) with the
+// real autoscaler: the seed walkthrough, GPU fallbacks, and the actions' kubectl/gcloud texts.
+#include "runtime/scenario_run.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "client/rest_client.h"
+#include "testing/temp_dir.h"
+
+namespace tidepool::runtime {
+namespace {
+
+using nlohmann::json;
+using sim::Timeline;
+using std::chrono::minutes;
+using std::chrono::seconds;
+
+const std::string kExample = std::string(TIDEPOOL_SOURCE_DIR) + "/examples/seed-walkthrough.yaml";
+
+std::unique_ptr<SimCluster> RunInline(const std::string& yaml, const std::string& dir = ".") {
+  auto sc = sim::ParseScenario(yaml, "inline.yaml", dir);
+  EXPECT_TRUE(sc.ok()) << sc.status().ToString();
+  if (!sc.ok()) return nullptr;
+  auto c = RunScenario(*sc);
+  EXPECT_TRUE(c.ok()) << c.status().ToString();
+  return c.ok() ? std::move(*c) : nullptr;
+}
+
+json ListOf(const SimCluster& c, const std::string& path) {
+  auto list = c.kubectl().List(path);
+  EXPECT_TRUE(list.ok()) << list.status().ToString();
+  return list.ok() ? (*list)["items"] : json::array();
+}
+
+// ---- The seed walkthrough ----------------------------------------------------------------------
+
+class SeedWalkthroughTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto sc = sim::LoadScenario(kExample);
+    ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+    scenario_ = *sc;
+    auto c = RunScenario(scenario_);
+    ASSERT_TRUE(c.ok()) << c.status().ToString();
+    cluster_ = std::move(*c);
+  }
+  sim::Scenario scenario_;
+  std::unique_ptr<SimCluster> cluster_;
+};
+
+TEST_F(SeedWalkthroughTest, ScalesFromZeroRunsThePodAndScalesBackToZero) {
+  const Timeline& t = cluster_->timeline();
+  SCOPED_TRACE(t.ToText());
+  const auto at = [&](int i) { return t.entries()[i].elapsed; };
+
+  const int failed = t.Find(
+      "FailedScheduling  pod/gpu-test-pod  default-scheduler  0/3 nodes are available: 3 "
+      "Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption "
+      "victims found for incoming pod.");
+  ASSERT_GE(failed, 0);
+  const int triggered = t.Find(
+      "TriggeredScaleUp  pod/gpu-test-pod  cluster-autoscaler  pod triggered scale-up: "
+      "[{gpu-pool 0->1 (max: 5)}]",
+      failed);
+  ASSERT_GT(triggered, failed);
+  const int up = t.Find("pool    gpu-pool  0 -> 1", failed);
+  ASSERT_GT(up, failed);
+  const int not_ready = t.Find("NotReady  <none>", up);
+  ASSERT_GT(not_ready, up);
+  const std::string name = t.entries()[not_ready].object.substr(5);  // "node/<name>"
+  const int ready = t.Find("node    " + name + "  Ready", not_ready);
+  ASSERT_GT(ready, not_ready);
+  const int gpu = t.Find("node    " + name + "  Ready     <none>", ready + 1);
+  ASSERT_GT(gpu, ready);
+  EXPECT_NE(t.entries()[gpu].text.find("nvidia.com/gpu: 1"), std::string::npos);
+  const int scheduled = t.Find("Successfully assigned default/gpu-test-pod to " + name, gpu);
+  ASSERT_GT(scheduled, gpu);
+  const int running = t.Find("gpu-test-pod    1/1  Running", scheduled);
+  ASSERT_GT(running, scheduled);
+
+  // Step 5: the pod is deleted at 10m; the node goes only after 10 unneeded minutes.
+  const int deleted = t.Find("pod     gpu-test-pod    deleted", running);
+  ASSERT_GT(deleted, running);
+  EXPECT_GE(at(deleted), minutes(10));
+  const int taint =
+      t.Find("node    " + name + "  taint added ToBeDeletedByClusterAutoscaler", deleted);
+  ASSERT_GT(taint, deleted);
+  EXPECT_GE(at(taint) - at(deleted), minutes(10));
+  const int down = t.Find("pool    gpu-pool  1 -> 0", deleted);
+  ASSERT_GT(down, deleted);
+  const int removed = t.Find("node    " + name + "  deleted", down);
+  ASSERT_GT(removed, down);
+  EXPECT_LT(at(removed), minutes(35));
+
+  // gpu-pool is back at 0, and exactly one node was ever created for the one pod.
+  EXPECT_EQ(*cluster_->cloud().TargetSize("gpu-pool"), 0);
+  EXPECT_EQ(cluster_->recorder().nodes_created().at("gpu-pool"), 1);
+  EXPECT_EQ(t.Find("pool    gpu-pool  1 -> 2"), -1);
+  int triggered_events = 0;
+  for (const json& e : ListOf(*cluster_, "/api/v1/events")) {
+    if (e.value("reason", "") == "TriggeredScaleUp") triggered_events += e.value("count", 1);
+  }
+  EXPECT_EQ(triggered_events, 1);
+  EXPECT_EQ(ListOf(*cluster_, "/api/v1/nodes").size(), 3u);
+  // A heartbeat is no reason to retry a pod: one FailedScheduling per real cluster change.
+  EXPECT_EQ(t.Find("FailedScheduling (x2)"), -1);
+}
+
+TEST_F(SeedWalkthroughTest, TheClusterExistedBeforeTheScenario) {
+  const Timeline& t = cluster_->timeline();
+  SCOPED_TRACE(t.ToText());
+  // kube-dns has run since the warm-up; nothing of the cluster's own starts at 00:00:00.
+  EXPECT_EQ(t.Find("kube-dns"), t.Find("1/1  Running            0  59m"));
+  EXPECT_EQ(t.Find("Pulling image \"gke.gcr.io"), -1);
+}
+
+TEST_F(SeedWalkthroughTest, TheSameSeedGivesTheSameBytes) {
+  auto again = RunScenario(scenario_);
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(cluster_->timeline().ToText(), (*again)->timeline().ToText());
+  EXPECT_EQ(cluster_->timeline().ToJson(), (*again)->timeline().ToJson());
+}
+
+// ---- GPU scenarios (issue 3's acceptance) ------------------------------------------------------
+
+constexpr const char* kGpuPod = R"(
+  - at: 0s
+    as: gpu-test-pod.yaml
+    apply:
+      apiVersion: v1
+      kind: Pod
+      metadata: {name: gpu-test-pod}
+      spec:
+        restartPolicy: Never
+        containers:
+        - name: cuda-container
+          image: nvidia/cuda:11.4.2-base-ubuntu20.04
+          command: ["/bin/bash", "-c", "sleep 3600"]
+          resources:   # 3 of n1-standard-4's 4 CPUs: T4 nodes waste least
+            limits: {nvidia.com/gpu: 1}
+            requests: {cpu: "3", memory: 8Gi}
+        tolerations:
+        - {key: nvidia.com/gpu, operator: Equal, value: present, effect: NoSchedule}
+)";
+
+TEST(GpuScenarioTest, AStockoutFallsBackToTheNextPoolWithoutWaitingForTheTimeout) {
+  auto c = RunInline(std::string(R"(
+seed: 3
+cloud:
+  faults:
+    stockout: [{nodePool: t4-pool, probability: 1}]
+    stockoutDelay: 20s
+nodePools:
+- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}
+- name: t4-pool
+  machineType: n1-standard-4
+  accelerator: {type: nvidia-tesla-t4, count: 1}
+  minNodes: 0
+  maxNodes: 5
+- name: l4-pool
+  machineType: g2-standard-8
+  minNodes: 0
+  maxNodes: 5
+timeline:)") + kGpuPod +
+                     "runFor: 15m\n");
+  ASSERT_NE(c, nullptr);
+  const Timeline& t = c->timeline();
+  SCOPED_TRACE(t.ToText());
+  // Least-waste prefers the smaller T4 machine; it is out of stock.
+  const int first = t.Find("pod triggered scale-up: [{t4-pool 0->1 (max: 5)}]");
+  ASSERT_GE(first, 0);
+  const int failed = t.Find("ScaleUpFailed", first);
+  ASSERT_GT(failed, first);
+  EXPECT_NE(t.entries()[failed].text.find("due to OutOfResource.ZONE_RESOURCE_POOL_EXHAUSTED"),
+            std::string::npos);
+  const int fallback = t.Find("pod triggered scale-up: [{l4-pool 0->1 (max: 5)}]", failed);
+  ASSERT_GT(fallback, failed);
+  // As soon as the failure is known: well before the 15-minute max-node-provision-time.
+  EXPECT_LE(t.entries()[fallback].elapsed - t.entries()[failed].elapsed, seconds(15));
+  const int running = t.Find("gpu-test-pod    1/1  Running", fallback);
+  ASSERT_GT(running, fallback);
+  EXPECT_LT(t.entries()[running].elapsed, minutes(6));
+  EXPECT_EQ(c->recorder().nodes_created().at("l4-pool"), 1);
+}
+
+TEST(GpuScenarioTest, ASlowDriverInstallNeverCausesASecondScaleUp) {
+  auto c = RunInline(std::string(R"(
+seed: 4
+cloud:
+  delays: {driver: 12m}
+nodePools:
+- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}
+- name: gpu-pool
+  machineType: n1-standard-4
+  accelerator: {type: nvidia-tesla-t4, count: 1}
+  minNodes: 0
+  maxNodes: 5
+timeline:)") + kGpuPod +
+                     "runFor: 20m\n");
+  ASSERT_NE(c, nullptr);
+  const Timeline& t = c->timeline();
+  SCOPED_TRACE(t.ToText());
+  ASSERT_GE(t.Find("pool    gpu-pool  0 -> 1"), 0);
+  EXPECT_EQ(t.Find("pool    gpu-pool  1 -> 2"), -1);
+  EXPECT_EQ(c->recorder().nodes_created().at("gpu-pool"), 1);
+  // The node is Ready long before its GPUs appear; the pod runs once they do.
+  const int gpu = t.Find("nvidia.com/gpu: 1");
+  ASSERT_GE(gpu, 0);
+  EXPECT_GT(t.entries()[gpu].elapsed, minutes(12));
+  EXPECT_GT(t.Find("gpu-test-pod    1/1  Running", gpu), gpu);
+}
+
+// ---- The actions' texts ------------------------------------------------------------------------
+
+constexpr char kCpuCluster[] = R"(
+runFor: 5m
+autoscaler: false
+nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 2}]
+)";
+
+TEST(ScenarioActionsTest, ManifestFilesAreRelativeToTheScenario) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  std::ofstream(dir + "/two-pods.yaml")
+      << "apiVersion: v1\nkind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c, "
+         "image: busybox}]}\n---\napiVersion: v1\nkind: Pod\nmetadata: {name: b}\nspec: "
+         "{containers: [{name: c, image: busybox}]}\n";
+  auto c = RunInline(std::string(kCpuCluster) +
+                         "timeline: [{at: 5s, apply: two-pods.yaml}, {at: 30s, delete: pod/b}]\n",
+                     dir);
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText();
+  EXPECT_NE(text.find("[00:00:05] $ kubectl apply -f two-pods.yaml\n[00:00:05]   pod/a created\n"
+                      "[00:00:05]   pod/b created\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("[00:00:30] $ kubectl delete pod b\n[00:00:30]   pod \"b\" deleted\n"),
+            std::string::npos)
+      << text;
+  EXPECT_TRUE(c->kubectl().Get("/api/v1/namespaces/default/pods/a").ok());
+}
+
+TEST(ScenarioActionsTest, KubectlsTextsForWhatTheApiRefuses) {
+  auto c = RunInline(std::string(kCpuCluster) + R"(
+timeline:
+- at: 0s
+  as: gpu-test-pod.yaml
+  apply:   # the seed's original manifest: `important:` for `key:`
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: gpu-test-pod}
+    spec:
+      containers: [{name: c, image: busybox}]
+      tolerations: [{important: nvidia.com/gpu, operator: Equal, value: present}]
+- at: 1s
+  as: bad.yaml
+  apply: {apiVersion: v1, kind: Pod, metadata: {name: bad}, spec: {containers: [{name: c}]}}
+- at: 2s
+  as: crd.yaml
+  apply: {apiVersion: example.com/v1, kind: Widget, metadata: {name: w}}
+- {at: 3s, delete: pod/nope}
+- {at: 4s, delete: widgets/w}
+- {at: 5s, resize: {nodePool: no-such-pool, nodeCount: 1}}
+)");
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText();
+  for (const char* line : {
+           "[00:00:00]   Error from server (BadRequest): error when creating "
+           "\"gpu-test-pod.yaml\": Pod in version \"v1\" cannot be handled as a Pod: strict "
+           "decoding error: unknown field \"spec.tolerations[0].important\"\n",
+           "[00:00:01]   The Pod \"bad\" is invalid: spec.containers[0].image: Required value\n",
+           "[00:00:02]   error: resource mapping not found for name: \"w\" namespace: \"\" from "
+           "\"crd.yaml\": no matches for kind \"Widget\" in version \"example.com/v1\"\n"
+           "[00:00:02]   ensure CRDs are installed first\n",
+           "[00:00:03]   Error from server (NotFound): pods \"nope\" not found\n",
+           "[00:00:04]   error: the server doesn't have a resource type \"widgets\"\n",
+           "[00:00:05]   ERROR: (gcloud.container.clusters.resize) ",
+       }) {
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\n" << text;
+  }
+}
+
+// Workloads in a scenario: a Deployment gets its ReplicaSet and pods; applying it again is
+// `unchanged`, a changed manifest `configured` (the patch reaches the object); deleting it takes
+// its pods along (the garbage collector).
+TEST(ScenarioActionsTest, ADeploymentIsAppliedChangedAndDeleted) {
+  const std::string deployment = R"({apiVersion: apps/v1, kind: Deployment,
+      metadata: {name: web}, spec: {replicas: REPLICAS, selector: {matchLabels: {app: web}},
+      template: {metadata: {labels: {app: web}},
+                 spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu: 100m}}}]}}}})";
+  const auto with = [&](const std::string& n) {
+    std::string d = deployment;
+    d.replace(d.find("REPLICAS"), 8, n);
+    return d;
+  };
+  auto c = RunInline(std::string(kCpuCluster) + "timeline:\n- {at: 0s, as: web.yaml, apply: " +
+                     with("2") + "}\n- {at: 30s, as: web.yaml, apply: " + with("2") +
+                     "}\n- {at: 40s, as: web.yaml, apply: " + with("3") +
+                     "}\n- {at: 2m, delete: deployment/web}\n");
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText();
+  SCOPED_TRACE(text);
+  EXPECT_NE(text.find("[00:00:00]   deployment.apps/web created\n"), std::string::npos);
+  EXPECT_NE(text.find("[00:00:30]   deployment.apps/web unchanged\n"), std::string::npos);
+  EXPECT_NE(text.find("[00:00:40]   deployment.apps/web configured\n"), std::string::npos);
+  EXPECT_NE(text.find("[00:02:00]   deployment.apps \"web\" deleted\n"), std::string::npos);
+  // Three pods ran (two, then a third after the patch) and none is left.
+  int running = 0;
+  for (const sim::TimelineEntry& e : c->timeline().entries()) {
+    if (e.kind == "pod" && e.object.rfind("pod/web-", 0) == 0 &&
+        e.text.find("1/1  Running") != std::string::npos) {
+      ++running;
+    }
+  }
+  EXPECT_EQ(running, 3);
+  EXPECT_EQ(ListOf(*c, "/api/v1/namespaces/default/pods").size(), 0u);
+  EXPECT_EQ(ListOf(*c, "/apis/apps/v1/namespaces/default/replicasets").size(), 0u);
+}
+
+constexpr char kNoAutoscalerScenario[] = R"(
+seed: 7
+autoscaler: false
+nodePools:
+- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 3}
+- name: gpu-pool
+  machineType: n1-standard-4
+  accelerator: {type: nvidia-tesla-t4, count: 1}
+  minNodes: 0
+  maxNodes: 5
+  taints: ["nvidia.com/gpu=present:NoSchedule"]
+timeline:
+- at: 0s
+  as: gpu-test-pod.yaml
+  apply:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: gpu-test-pod}
+    spec:
+      restartPolicy: Never
+      containers:
+      - name: cuda-container
+        image: nvidia/cuda:11.4.2-base-ubuntu20.04
+        command: ["/bin/bash", "-c", "sleep 600"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+      tolerations: [{key: nvidia.com/gpu, operator: Equal, value: present, effect: NoSchedule}]
+- at: 1m
+  resize: {nodePool: gpu-pool, nodeCount: 2}
+- at: 20m
+  resize: {nodePool: gpu-pool, nodeCount: 0}
+runFor: 30m
+)";
+
+TEST(ScenarioRunTest, SameScenarioAndSeedGiveTheSameBytes) {
+  auto sc = sim::ParseScenario(kNoAutoscalerScenario, "s.yaml", "");
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  auto a = RunScenario(*sc);
+  auto b = RunScenario(*sc);
+  ASSERT_TRUE(a.ok() && b.ok());
+  const std::string text = (*a)->timeline().ToText();
+  EXPECT_EQ(text, (*b)->timeline().ToText());
+  EXPECT_EQ((*a)->timeline().ToJson(), (*b)->timeline().ToJson());
+  EXPECT_NE(text.find("Completed"), std::string::npos);
+
+  sim::Scenario other = *sc;
+  other.world.seed = 8;
+  auto c = RunScenario(other);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NE(text, (*c)->timeline().ToText());  // other instance names
+}
+
+}  // namespace
+}  // namespace tidepool::runtime
