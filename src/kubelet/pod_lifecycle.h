@@ -1,9 +1,9 @@
 // File: pod_lifecycle.h
 //
 // PodLifecycle: the emulated kubelet of one node, for the pods bound to it (the node's own
-// registration and conditions are the emulated cloud's), in both runtimes: the simulator's
-// kubelets (sim/kubelet.h, on sim::Store) and `tidepool up`'s (runtime/kube_kubelets.h, on the
-// API) are this class behind a KubeletHost. What a person sees with
+// registration and conditions are the emulated cloud's), behind a KubeletHost: the kubelets of
+// `tidepool up` and `tidepool simulate` (runtime/kube_kubelets.h, on the API). What a person
+// sees with
 // `kubectl get pods -w` and `kubectl describe pod`:
 //
 //   bound        phase Pending, containers waiting "ContainerCreating", startTime;

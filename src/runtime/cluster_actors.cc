@@ -28,7 +28,6 @@ namespace {
 
 constexpr char kSchedulerAgent[] =
     "kube-scheduler/v1.32.4 (linux/amd64) kubernetes/$Format/scheduler";
-constexpr char kKubeletAgent[] = "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format";
 
 // kube-controller-manager's user agent for one of its controllers' service accounts.
 std::string KcmAgent(const std::string& service_account) {
@@ -100,8 +99,8 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   p->kube_scheduler =
       std::make_unique<KubeScheduler>(p->Client(kSchedulerAgent), clock, *p->scheduler, w.scheduler,
                                       nullptr, config.seed + 60, informers, executor);
-  p->kubelets = std::make_unique<KubeKubelets>(p->Client(kKubeletAgent), clock, w.kubelet, nullptr,
-                                               config.seed + 70, informers, executor);
+  p->kubelets = std::make_unique<KubeKubelets>(p->Client(kKubeletUserAgent), clock, w.kubelet,
+                                               nullptr, config.seed + 70, informers, executor);
 
   client::RestClient& kcm = p->Client(KcmAgent("disruption-controller"));
   KubeEventRecorder& kcm_events = p->Recorder(kcm, "controllermanager");

@@ -43,6 +43,10 @@
 
 namespace tidepool::runtime {
 
+// The kubelets' identity, as kube-apiserver records it (managedFields' manager "kubelet"): the
+// actors' and that of the emulated cloud's node registration (kubelet/api_node_sink.h).
+inline constexpr char kKubeletUserAgent[] = "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format";
+
 struct ClusterActorsConfig {
   // Every component's options (--speed already applied): the scheduler's and kubelets' from
   // `world`, the autoscaler's from `world.autoscaling`, the controllers' own.

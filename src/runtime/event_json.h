@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "sim/store.h"
+#include "sim/cluster_changes.h"
 
 namespace tidepool::runtime {
 

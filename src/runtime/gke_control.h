@@ -1,33 +1,32 @@
 // File: gke_control.h
 //
-// WorldGkeControl: cloud::gke::GkeControl on `tidepool up`'s sim::World. Every call is run on
-// the world's thread through the WorldExecutor (it blocks until the world ran it), so the GKE
-// API's HTTP threads never touch the World directly. Node pool changes go through the World's
-// gcloud actions (World::CreateNodePool / DeleteNodePool / ResizeNodePool /
-// SetNodePoolAutoscaling), so the autoscaler sees them at once; reads go to world.cloud().
+// QueuedGkeControl: cloud::gke::GkeControl on `tidepool up`'s emulated cloud. Every call is run
+// on the cloud's thread through the QueueExecutor (it blocks until that thread ran it), so the
+// GKE API's HTTP threads never touch the cloud directly.
 //
 // SetLabels / SetTaints change the pool's node config in the emulated cloud, which republishes
 // the registered nodes (taints replaced; labels added or overwritten, as the node merge does).
 //
-// Thread-safe; must not be called from the world's thread (it would wait for itself).
+// Thread-safe; must not be called from the cloud's thread (it would wait for itself).
 #pragma once
 
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "cloud/emulated/emulated_cloud.h"
 #include "cloud/gke/gke_api.h"
-#include "runtime/world_executor.h"
-#include "sim/world.h"
+#include "runtime/queue_executor.h"
 
 namespace tidepool::runtime {
 
-class WorldGkeControl final : public cloud::gke::GkeControl {
+class QueuedGkeControl final : public cloud::gke::GkeControl {
  public:
-  // `world` and `executor` must outlive this. `cluster` is reported as is (its project, name
-  // and zone should be the World's). `node_ip` gives a node's InternalIP (empty: none).
-  WorldGkeControl(sim::World& world, WorldExecutor& executor, cloud::gke::ClusterInfo cluster,
-                  std::function<std::string(const std::string&)> node_ip = {});
+  // `cloud` and `executor` must outlive this. `cluster` is reported as is (its project, name
+  // and zone should be the cloud's). `node_ip` gives a node's InternalIP (empty: none).
+  QueuedGkeControl(cloud::emulated::EmulatedCloud& cloud, QueueExecutor& executor,
+                   cloud::gke::ClusterInfo cluster,
+                   std::function<std::string(const std::string&)> node_ip = {});
 
   cloud::gke::ClusterInfo Cluster() override { return cluster_; }
   std::vector<cloud::emulated::NodePoolInfo> ListNodePools() override;
@@ -40,15 +39,15 @@ class WorldGkeControl final : public cloud::gke::GkeControl {
   Status SetLabels(const std::string& name, const api::Labels& labels) override;
   Status SetTaints(const std::string& name, const std::vector<api::Taint>& taints) override;
   std::vector<cloud::gke::VmInfo> ListVms() override;
-  // The emulated cloud's DeleteNodes (the World's autoscaler, if on, sees the VMs go).
+  // The emulated cloud's DeleteNodes.
   Status DeleteInstances(const std::string& pool, const std::vector<std::string>& names) override;
-  // From the cloud's catalog (constant after construction; still read on the world's thread).
+  // From the cloud's catalog (constant after construction; still read on the cloud's thread).
   StatusOr<cloud::emulated::MachineType> GetMachineType(const std::string& zone,
                                                         const std::string& name) override;
 
  private:
-  sim::World& world_;
-  WorldExecutor& executor_;
+  cloud::emulated::EmulatedCloud& cloud_;
+  QueueExecutor& executor_;
   const cloud::gke::ClusterInfo cluster_;
   const std::function<std::string(const std::string&)> node_ip_;
 };

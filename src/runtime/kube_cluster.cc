@@ -10,7 +10,7 @@
 #include "common/set_replace.h"
 #include "controllers/daemonset/daemon_pods.h"
 #include "runtime/event_json.h"
-#include "sim/store.h"
+#include "sim/cluster_changes.h"
 
 namespace tidepool::runtime {
 
@@ -322,7 +322,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
     EraseKey(pod_map_, std::string_view(key));
     return;
   }
-  if (sim::IsTerminal(*pod)) {
+  if (pod->Terminal()) {
     std::lock_guard<std::mutex> lock(mu_);
     EraseKey(pod_map_, std::string_view(key));
     return;
@@ -635,8 +635,7 @@ void KubeEventRecorder::Post(const Pending& p) {
   e.last_timestamp = p.at;
   const std::string ns = EventNamespace(p.object);
   // Two events of one object at the same instant (common on a simulated clock) would share the
-  // name; a real client's clock would have moved on by a nanosecond, so the name does (as
-  // sim::Store names them).
+  // name; a real client's clock would have moved on by a nanosecond, so the name does.
   StatusOr<json> r = AlreadyExistsError("");
   for (int i = 0; i < kEventNameAttempts && r.status().code() == StatusCode::kAlreadyExists; ++i) {
     e.name = sim::EventName(p.object.name, p.at + std::chrono::nanoseconds(i));

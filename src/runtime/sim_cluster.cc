@@ -7,12 +7,12 @@
 
 #include "apiserver/storage/backend.h"
 #include "runtime/cluster_bootstrap.h"
+#include "runtime/cluster_cloud.h"
 
 namespace tidepool::runtime {
 namespace {
 
 constexpr char kKubectlAgent[] = "kubectl/v1.32.4 (linux/amd64) kubernetes/$Format";
-constexpr char kKubeletAgent[] = "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format";
 
 }  // namespace
 
@@ -26,7 +26,7 @@ SimCluster::SimCluster(UpComponentOptions components)
       kubectl_(cluster::InProcessRestConfig(), queue_.clock(),
                cluster::InProcessRestOptions(transport_, kKubectlAgent)),
       node_client_(cluster::InProcessRestConfig(), queue_.clock(),
-                   cluster::InProcessRestOptions(transport_, kKubeletAgent)),
+                   cluster::InProcessRestOptions(transport_, kKubeletUserAgent)),
       node_sink_(node_client_, nullptr, &queue_),
       cloud_random_(SubSeed(components_.world.seed, 0)),
       cloud_log_("emulated-cloud", queue_.clock(), /*to_stderr=*/false),
@@ -47,23 +47,15 @@ StatusOr<std::unique_ptr<SimCluster>> SimCluster::Create(UpComponentOptions comp
 }
 
 Status SimCluster::Init(bool gpu_operator) {
+  components_.world.cloud.gpu_operator_labels = gpu_operator;
   const sim::WorldOptions& w = components_.world;
   timeline_.set_enabled(false);
-  cloud::emulated::EmulatedCloudOptions cloud_options = w.cloud;
-  cloud_options.logger = &cloud_log_;
-  cloud_options.gpu_operator_labels = gpu_operator;
-  cloud_ = std::make_unique<cloud::emulated::EmulatedCloud>(
-      w.project, w.cluster, w.zone, queue_, node_sink_, cloud_random_, std::move(cloud_options));
+  cloud_ = NewClusterCloud(w, queue_, node_sink_, cloud_random_, cloud_log_);
   recorder_ = std::make_unique<sim::TimelineRecorder>(timeline_, queue_.clock(), *cloud_);
   cloud_log_.AddSink(recorder_->LogSink("emulated-cloud"));
   autoscaler_log_.SetVerbosity(w.autoscaler_verbosity);
   autoscaler_log_.AddSink(recorder_->LogSink("cluster-autoscaler"));
-  for (const cloud::emulated::NodePoolSpec& spec : w.node_pools) {
-    Status s = cloud_->CreateNodePool(spec);
-    if (!s.ok()) {
-      return Status(s.code(), "node pool \"" + spec.name + "\": " + std::string(s.message()));
-    }
-  }
+  TIDEPOOL_RETURN_IF_ERROR(CreateInitialPools(*cloud_, w));
   // The cluster's history: its first VMs boot and register, then the cluster's bootstrap
   // objects are written and the actors run (kube-dns and the device plugin start) until `start`.
   // The autoscaler starts with the scenario, so what it does is on the timeline.

@@ -37,7 +37,7 @@ sim::EventRecord EventOf(const json& e) {
 
 }  // namespace
 
-TimelineFeed::TimelineFeed(client::SharedInformerFactory& informers, sim::StoreObserver& observer,
+TimelineFeed::TimelineFeed(client::SharedInformerFactory& informers, sim::ChangeObserver& observer,
                            uint64_t seed)
     : observer_(observer) {
   auto handlers = [](auto on) -> client::ResourceEventHandlers {

@@ -2,7 +2,7 @@
 //
 // TimelineFeed: what `tidepool simulate` shows of the cluster, read through informers of the
 // API (pods, nodes, core/v1 events) instead of the simulator's own store: each informer event
-// is decoded once and handed to a sim::StoreObserver (the TimelineRecorder) as the change the
+// is decoded once and handed to a sim::ChangeObserver (the TimelineRecorder) as the change the
 // store used to report:
 //   - pods: api::Pod (api/codec) with the container states the kubelet wrote
 //     (kubelet::ContainerStatusesFromJson); added, modified, deleted;
@@ -27,7 +27,7 @@
 
 #include "client/informer.h"
 #include "client/shared_informers.h"
-#include "sim/store.h"
+#include "sim/cluster_changes.h"
 
 namespace tidepool::runtime {
 
@@ -35,7 +35,7 @@ class TimelineFeed {
  public:
   // `informers` must outlive the feed, `observer` every informer event after Start of the
   // factory. Adds its handlers now: make it before the factory starts.
-  TimelineFeed(client::SharedInformerFactory& informers, sim::StoreObserver& observer,
+  TimelineFeed(client::SharedInformerFactory& informers, sim::ChangeObserver& observer,
                uint64_t seed);
 
   // The informers' caches, decoded: nodes by name, pods by namespace and name.
@@ -51,7 +51,7 @@ class TimelineFeed {
   void OnNode(const client::ObjectRef& obj, bool deleted, bool initial);
   void OnEvent(const client::ObjectRef& obj);
 
-  sim::StoreObserver& observer_;
+  sim::ChangeObserver& observer_;
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> nodes_;
   std::shared_ptr<client::Informer> events_;

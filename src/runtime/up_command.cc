@@ -25,17 +25,20 @@
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
 #include "cluster/in_process_transport.h"
+#include "common/event_queue.h"
+#include "common/log.h"
+#include "common/random.h"
 #include "kubelet/api_node_sink.h"
 #include "runtime/client_files.h"
 #include "runtime/cluster_actors.h"
 #include "runtime/cluster_bootstrap.h"
+#include "runtime/cluster_cloud.h"
 #include "runtime/exposure.h"
 #include "runtime/gke_control.h"
+#include "runtime/queue_executor.h"
 #include "runtime/store_cloud_journal.h"
 #include "runtime/up_options.h"
-#include "runtime/world_executor.h"
 #include "sim/scenario.h"
-#include "sim/world.h"
 
 namespace tidepool::runtime {
 
@@ -261,15 +264,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   const TimePoint now = clock.Now();
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
-  // The autoscaler is not the world's: it runs beside it on the API (embedded_autoscaler.h).
   // With the externalgrpc provider served, the real CA owns the scaling.
   const bool external_autoscaler = !options.external_autoscaler_grpc.empty();
   const bool autoscaler_on = w.autoscaler && options.autoscaler && !external_autoscaler;
-  w.autoscaler = false;
-  // Nor are the scheduler and the kubelets: they run on the API (kube_scheduler.h,
-  // kube_kubelets.h).
-  w.run_scheduler = false;
-  w.run_kubelets = false;
   w.autoscaler_verbosity =
       options.verbosity >= 0 ? options.verbosity : std::max(w.autoscaler_verbosity, 1);
   // The store's clock is the real one (timestamps stay real under --speed); the TTL is an
@@ -321,28 +318,31 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cloud::CloudJournal* cloud_journal = options.data_dir.empty() ? nullptr : &journal;
   w.cloud.journal = cloud_journal;
   // The emulated cloud's VMs register their nodes in the API as kubelets do.
-  client::RestClient node_client(
-      cluster::InProcessRestConfig(), clock,
-      cluster::InProcessRestOptions(api_transport,
-                                    "kubelet/v1.32.4 (linux/amd64) kubernetes/$Format"));
+  client::RestClient node_client(cluster::InProcessRestConfig(), clock,
+                                 cluster::InProcessRestOptions(api_transport, kKubeletUserAgent));
   kubelet::ApiNodeSink node_sink(node_client, nullptr);
-  w.node_sink = &node_sink;
-  auto world_or = sim::World::Create(w);
-  if (!world_or.ok()) {
-    err << "error: " << world_or.status().message() << "\n";
+  // The emulated cloud and the autoscaler's loop run on one event queue, advanced to the wall
+  // clock by the cloud's thread below; the cluster's history (its initial pools' VMs booting
+  // and registering) runs first, at once.
+  EventQueue queue(w.start - w.warmup);
+  Random cloud_random(SubSeed(w.seed, 0));
+  log::Logger cloud_log("emulated-cloud", queue.clock(), /*to_stderr=*/false);
+  log::Logger autoscaler_log("cluster-autoscaler", queue.clock(), /*to_stderr=*/false);
+  autoscaler_log.SetVerbosity(w.autoscaler_verbosity);
+  std::unique_ptr<cloud::emulated::EmulatedCloud> cloud =
+      NewClusterCloud(w, queue, node_sink, cloud_random, cloud_log);
+  if (Status s = CreateInitialPools(*cloud, w); !s.ok()) {
+    err << "error: " << s.message() << "\n";
     return 1;
   }
-  std::unique_ptr<sim::World> world = std::move(world_or).value();
-  // Nothing reads the world's timeline under up (it is `simulate`'s output): kept, it would
-  // grow by every pod and event for as long as the cluster runs.
-  world->timeline().set_enabled(false);
+  queue.RunUntil(w.start);
   node_sink.Flush();  // the warm-up's nodes are in the API before the bootstrap reads them
   ClusterBootstrapOptions bootstrap;
   bootstrap.project = w.project;
   bootstrap.cluster = w.cluster;
   bootstrap.gpu_operator = options.gpu_operator;
   bootstrap.autoscaler_pod = autoscaler_on;
-  for (const cloud::emulated::InstanceInfo& i : world->cloud().ListInstances()) {
+  for (const cloud::emulated::InstanceInfo& i : cloud->ListInstances()) {
     if (i.registered) bootstrap.cloud_nodes.insert(i.name);
   }
   StatusOr<std::string> autoscaler_pod = BootstrapCluster(store, bootstrap);
@@ -352,7 +352,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   // The autoscaler's log is the cluster-autoscaler pod's (`kubectl logs -f`).
   if (!autoscaler_pod->empty()) {
-    world->autoscaler_log().AddSink([&logs, pod = *autoscaler_pod](std::string_view line) {
+    autoscaler_log.AddSink([&logs, pod = *autoscaler_pod](std::string_view line) {
       std::string text(line);
       text += '\n';
       logs.Append("kube-system", pod, "cluster-autoscaler", text);
@@ -388,8 +388,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   Listeners listeners = std::move(listeners_or).value();
 
-  // Front-ends on other threads (the GKE API) reach the world through this.
-  WorldExecutor executor;
+  // Front-ends on other threads (the GKE API, CA's externalgrpc) reach the cloud through this.
+  QueueExecutor executor;
   cloud::gke::ClusterInfo cluster_info;
   cluster_info.project = w.project;
   cluster_info.name = w.cluster;
@@ -411,19 +411,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     }
     return "";
   };
-  WorldGkeControl gke_control(*world, executor, cluster_info, node_ip);
+  QueuedGkeControl gke_control(*cloud, executor, cluster_info, node_ip);
   components.gke_api.journal = cloud_journal;
   cloud::gke::GkeApi gke(gke_control, clock, components.gke_api);
   gke_api.store(&gke);
 
   // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each
-  // call runs on the world's thread, as the GKE API's do.
+  // call runs on the cloud's thread, as the GKE API's do.
   std::unique_ptr<cloud::externalgrpc::CloudProviderServer> external_grpc;
   if (external_autoscaler) {
     auto server = cloud::externalgrpc::CloudProviderServer::Start(
-        options.external_autoscaler_grpc, world->cloud().Provider(),
-        [&executor](const std::function<void()>& fn) { executor.Run(fn); },
-        &world->autoscaler_log());
+        options.external_autoscaler_grpc, cloud->Provider(),
+        [&executor](const std::function<void()>& fn) { executor.Run(fn); }, &autoscaler_log);
     if (!server.ok()) {
       err << "error: --external-autoscaler-grpc: " << server.status().message() << "\n";
       listeners.Stop();
@@ -433,16 +432,16 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
 
   // The cluster's actors over this process's API: kube-scheduler and the kubelets with the
-  // world's options (--speed applied), kube-controller-manager's controllers, and the cluster
+  // cluster's options (--speed applied), kube-controller-manager's controllers, and the cluster
   // autoscaler (`tidepool autoscale`'s engine and cluster side, with the emulated cloud; its
-  // loop runs on the world's queue).
+  // loop runs on the cloud's queue).
   ClusterActorsConfig actors_config;
   actors_config.components = &components;
   actors_config.seed = w.seed;
   actors_config.autoscaler = autoscaler_on;
-  actors_config.cloud = &world->cloud().Provider();
-  actors_config.autoscaler_timers = &world->queue();
-  actors_config.autoscaler_log = &world->autoscaler_log();
+  actors_config.cloud = &cloud->Provider();
+  actors_config.autoscaler_timers = &queue;
+  actors_config.autoscaler_log = &autoscaler_log;
   auto actors_or = ClusterActors::Create(actors_config, api_transport, clock);
   if (!actors_or.ok()) {
     err << "error: " << actors_or.status().message() << "\n";
@@ -452,16 +451,16 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   const std::unique_ptr<ClusterActors> actors = std::move(actors_or).value();
   actors->Start();
 
-  // The world's thread: the GKE API's calls run, the event queue advanced to the wall clock.
+  // The cloud's thread: the GKE API's calls run, the event queue advanced to the wall clock.
   std::atomic<bool> stopping{false};
-  std::thread world_thread([&] {
+  std::thread cloud_thread([&] {
     while (!stopping.load()) {
       executor.RunPending();
       store.ExpireEvents();
       const TimePoint t = clock.Now();
-      if (t > world->Now()) world->RunUntil(t);
+      if (t > queue.Now()) queue.RunUntil(t);
       Duration wait = std::chrono::milliseconds(20);
-      if (auto next = world->queue().NextEventTime()) {
+      if (auto next = queue.NextEventTime()) {
         wait = std::clamp<Duration>(*next - clock.Now(), Duration::zero(), wait);
       }
       executor.WaitForWork(wait);
@@ -473,7 +472,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     listeners.Stop();
     if (external_grpc != nullptr) external_grpc->Stop();
     stopping = true;
-    world_thread.join();
+    cloud_thread.join();
     return 1;
   }
   if (external_grpc != nullptr && !options.external_autoscaler_cloud_config.empty()) {
@@ -508,11 +507,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   out.flush();
   listeners.Stop();
   gke_api.store(nullptr);
-  // Before the world's thread stops: a call in flight waits for that thread.
+  // Before the cloud's thread stops: a call in flight waits for that thread.
   if (external_grpc != nullptr) external_grpc->Stop();
   stopping = true;
-  world_thread.join();
-  actors->Stop();  // after the world's thread: the autoscaler's loop is on the world's queue
+  cloud_thread.join();
+  actors->Stop();  // after the cloud's thread: the autoscaler's loop is on its queue
   executor.RunPending();
   return 0;
 }

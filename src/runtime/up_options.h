@@ -15,14 +15,14 @@
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
 #include "controllers/daemonset/daemonset_controller.h"
-#include "controllers/podgc/podgc_controller.h"
-#include "controllers/disruption/disruption_controller.h"
 #include "controllers/deployment/deployment_controller.h"
-#include "controllers/replicaset/replicaset_controller.h"
-#include "controllers/job/job_controller.h"
+#include "controllers/disruption/disruption_controller.h"
 #include "controllers/garbagecollector/garbage_collector.h"
+#include "controllers/job/job_controller.h"
+#include "controllers/podgc/podgc_controller.h"
+#include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
-#include "sim/world.h"
+#include "sim/world_options.h"
 
 namespace tidepool::runtime {
 

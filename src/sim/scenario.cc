@@ -168,7 +168,7 @@ Status ParseCloud(const json& j, const std::string& path, emu::EmulatedCloudOpti
   return OkStatus();
 }
 
-Status ParseKubelet(const json& j, const std::string& path, KubeletOptions& o) {
+Status ParseKubelet(const json& j, const std::string& path, kubelet::KubeletOptions& o) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path, {"startDelay", "imagePull", "termination"}));
   for (const auto& [k, v] : j.items()) {
     TIDEPOOL_ASSIGN_OR_RETURN(Duration d, GetDuration(v, Join(path, k)));

@@ -91,7 +91,7 @@
 
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/status_or.h"
-#include "sim/world.h"
+#include "sim/world_options.h"
 
 namespace tidepool::sim {
 

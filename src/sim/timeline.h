@@ -42,7 +42,7 @@
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/clock.h"
 #include "common/log.h"
-#include "sim/store.h"
+#include "sim/cluster_changes.h"
 
 namespace tidepool::sim {
 
@@ -95,10 +95,10 @@ std::string KubectlPodStatus(const PodRecord& pod);
 // kubectl's STATUS column for a node: Ready / NotReady / Unknown, ",SchedulingDisabled".
 std::string KubectlNodeStatus(const api::Node& node);
 
-// Fills a Timeline from the cluster's changes (the StoreObserver calls: whoever watches the
+// Fills a Timeline from the cluster's changes (the ChangeObserver calls: whoever watches the
 // cluster feeds them - the simulator's store, or informers of the API), the cloud's events and
 // log sinks.
-class TimelineRecorder final : public StoreObserver, public cloud::emulated::CloudObserver {
+class TimelineRecorder final : public ChangeObserver, public cloud::emulated::CloudObserver {
  public:
   // Every reference must outlive the recorder; registers itself with `cloud`.
   TimelineRecorder(Timeline& timeline, const Clock& clock, cloud::emulated::EmulatedCloud& cloud);

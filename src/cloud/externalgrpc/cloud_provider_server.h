@@ -29,7 +29,7 @@
 // common/status.h are gRPC's) and its message.
 //
 // Threading: the provider is called only through `run`, which must run the closure it is given
-// on the provider's thread and return once it has (tidepool up: the world's WorldExecutor), so
+// on the provider's thread and return once it has (tidepool up: its QueueExecutor), so
 // gRPC's threads never touch the provider. Stop() (or the destructor) waits for calls in flight;
 // it must not be called from the provider's thread while a call waits for that thread.
 // Insecure transport only (loopback); CA's mTLS options (key, cert, cacert) are not served.

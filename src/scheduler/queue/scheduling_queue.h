@@ -2,9 +2,8 @@
 //
 // SchedulingQueue: kube-scheduler's scheduling queue, cache and loop around scheduler::Scheduler,
 // fed with node and pod changes (kube-scheduler's informers and cache) and acting on the
-// cluster through SchedulingActions (the API in `tidepool up`, the simulator's store in
-// `tidepool simulate`). It is the one implementation of both runtimes; only the adapters differ
-// (runtime/kube_scheduler.h over the API's informers, sim/scheduler_loop.h over sim::Store).
+// cluster through SchedulingActions: runtime/kube_scheduler.h over the API's informers, in
+// `tidepool up` and `tidepool simulate` alike.
 //   - the ClusterSnapshot is kept incrementally: nodes added, updated and deleted; pods bound to
 //     a node (and not terminal) are on it until they are deleted or reach a terminal phase; a
 //     pod bound to a node not seen yet waits for it;

@@ -1,8 +1,9 @@
-// File: world_executor.h
+// File: queue_executor.h
 //
-// WorldExecutor: runs a closure on the thread that owns the emulated cluster (sim::World is
-// single-threaded), for front-ends served from other threads - the GKE API's node-pool calls.
-// Run() blocks until the closure has run. Thread-safe.
+// QueueExecutor: runs a closure on the thread that owns `tidepool up`'s event queue (the
+// emulated cloud and the embedded autoscaler's loop live there and are single-threaded), for
+// front-ends served from other threads - the GKE API's node-pool calls, CA's externalgrpc
+// calls. Run() blocks until the closure has run. Thread-safe.
 #pragma once
 
 #include <condition_variable>
@@ -13,9 +14,9 @@
 
 namespace tidepool::runtime {
 
-class WorldExecutor {
+class QueueExecutor {
  public:
-  // From any thread but the world's: queues `fn` and waits for the world's thread to run it.
+  // From any thread but the queue's: queues `fn` and waits for the queue's thread to run it.
   void Run(std::function<void()> fn) {
     std::packaged_task<void()> task(std::move(fn));
     std::future<void> done = task.get_future();
@@ -27,7 +28,7 @@ class WorldExecutor {
     done.wait();
   }
 
-  // On the world's thread: runs everything queued. Returns how many ran.
+  // On the queue's thread: runs everything queued. Returns how many ran.
   size_t RunPending() {
     std::deque<std::packaged_task<void()>> tasks;
     {
@@ -38,7 +39,7 @@ class WorldExecutor {
     return tasks.size();
   }
 
-  // On the world's thread: blocks up to `timeout` for a closure to be queued (its idle wait).
+  // On the queue's thread: blocks up to `timeout` for a closure to be queued (its idle wait).
   void WaitForWork(std::chrono::steady_clock::duration timeout) {
     std::unique_lock<std::mutex> lock(mu_);
     queued_.wait_for(lock, timeout, [this] { return !tasks_.empty(); });
