@@ -331,6 +331,42 @@ TEST_F(ApiServerTest, WatchWritesQueuedEventsAsOneChunkInOrder) {
   EXPECT_EQ(lines[1], "{\"type\":\"ADDED\",\"object\":" + (*p1)->text + "}");
 }
 
+// A watch with a label selector sees an object that stops matching as DELETED with its previous
+// state at the event's revision (kube-apiserver's cacher, convertToWatchEvent), and one that
+// starts matching as ADDED.
+TEST_F(ApiServerTest, AWatchSeesObjectsLeaveAndEnterItsSelection) {
+  json pod = json::parse(kGoodPod);
+  pod["metadata"]["labels"] = {{"app", "x"}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", pod.dump()).code, 201);
+  const std::string rv = std::to_string(store_.resource_version());
+  const std::string path = "/api/v1/namespaces/default/pods/gpu-test-pod";
+  ASSERT_EQ(Do("PATCH", path, R"({"metadata":{"labels":{"app":"y"}}})",
+               {{"content-type", "application/merge-patch+json"}})
+                .code,
+            200);
+  ASSERT_EQ(Do("PATCH", path, R"({"metadata":{"labels":{"app":"x"}}})",
+               {{"content-type", "application/merge-patch+json"}})
+                .code,
+            200);
+  FakeWriter w;
+  w.max_chunks = 1;
+  http::HttpRequest req;
+  req.method = "GET";
+  req.path = "/api/v1/namespaces/default/pods";
+  req.query = {{"watch", "true"}, {"resourceVersion", rv}, {"labelSelector", "app=x"}};
+  server_.Handle(req, w);
+  std::vector<json> events;
+  for (size_t start = 0, nl; (nl = w.body.find('\n', start)) != std::string::npos; start = nl + 1) {
+    events.push_back(json::parse(w.body.substr(start, nl - start)));
+  }
+  ASSERT_EQ(events.size(), 2u) << w.body;
+  EXPECT_EQ(events[0]["type"], "DELETED");
+  EXPECT_EQ(events[0]["object"]["metadata"]["labels"]["app"], "x");  // as it was
+  EXPECT_EQ(events[0]["object"]["metadata"]["resourceVersion"], std::to_string(std::stoll(rv) + 1));
+  EXPECT_EQ(events[1]["type"], "ADDED");
+  EXPECT_EQ(events[1]["object"]["metadata"]["resourceVersion"], std::to_string(std::stoll(rv) + 2));
+}
+
 TEST_F(ApiServerTest, WatchSendsTableRowsAfterTheListRevision) {
   ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", kGoodPod).code, 201);
   const std::string rv = std::to_string(store_.resource_version());

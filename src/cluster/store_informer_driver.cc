@@ -4,9 +4,8 @@
 #include <string_view>
 #include <utility>
 
+#include "apiserver/object_filter.h"
 #include "apiserver/resources.h"
-#include "apiserver/selectors/fields.h"
-#include "apiserver/selectors/labels.h"
 
 namespace tidepool::cluster {
 namespace {
@@ -34,28 +33,18 @@ struct StoreInformerDriver::Fed {
   std::shared_ptr<client::Informer> informer;
   const apiserver::Resource* resource = nullptr;
   std::string ns;
-  std::optional<apiserver::selectors::LabelSelector> labels;
-  std::optional<apiserver::selectors::FieldSelector> fields;
+  std::optional<apiserver::ObjectFilter> filter;
   int64_t listed_rv = 0;
   bool listed = false;
 
-  bool Matches(const json& view) const {
-    if (!ns.empty()) {
-      const json* md = view.is_object() && view.contains("metadata") ? &view["metadata"] : nullptr;
-      auto it = md != nullptr && md->is_object() ? md->find("namespace") : json::const_iterator();
-      if (md == nullptr || !md->is_object() || it == md->end() || !it->is_string() ||
-          it->get_ref<const std::string&>() != ns) {
-        return false;
-      }
-    }
-    if (labels) {
-      const json* md = view.is_object() && view.contains("metadata") ? &view["metadata"] : nullptr;
-      const json* l =
-          md != nullptr && md->is_object() && md->contains("labels") ? &(*md)["labels"] : nullptr;
-      if (!labels->Matches(l != nullptr ? *l : json())) return false;
-    }
-    return !fields || fields->Matches(resource->group, resource->resource, view);
+  bool InNamespace(const json& view) const {
+    if (ns.empty()) return true;
+    const json* md = view.is_object() && view.contains("metadata") ? &view["metadata"] : nullptr;
+    auto it = md != nullptr && md->is_object() ? md->find("namespace") : json::const_iterator();
+    return md != nullptr && md->is_object() && it != md->end() && it->is_string() &&
+           it->get_ref<const std::string&>() == ns;
   }
+  bool Matches(const json& view) const { return InNamespace(view) && filter->Matches(view); }
 };
 
 StoreInformerDriver::StoreInformerDriver(apiserver::ObjectStore& store, TimerService& executor,
@@ -104,19 +93,9 @@ void StoreInformerDriver::List(const std::shared_ptr<Fed>& fed) {
   fed->resource = apiserver::FindResource(group, version, seg.back());
   if (fed->resource == nullptr) return fail("the API serves no " + o.path);
   fed->ns = std::string(ns);
-  if (!o.label_selector.empty()) {
-    auto sel = apiserver::selectors::LabelSelector::Parse(o.label_selector);
-    if (!sel.ok()) return fail(sel.status().message());
-    if (!sel->Empty()) fed->labels = std::move(sel).value();
-  }
-  if (!o.field_selector.empty()) {
-    auto sel = apiserver::selectors::FieldSelector::Parse(o.field_selector);
-    if (!sel.ok()) return fail(sel.status().message());
-    if (Status v = sel->Validate(fed->resource->group, fed->resource->resource); !v.ok()) {
-      return fail(v.message());
-    }
-    if (!sel->Empty()) fed->fields = std::move(sel).value();
-  }
+  auto filter = apiserver::ObjectFilter::Parse(*fed->resource, o.label_selector, o.field_selector);
+  if (!filter.ok()) return fail(filter.status().message());
+  fed->filter = std::move(filter).value();
   EnsureWatch();
   apiserver::ObjectStore::ListResult list =
       store_.List(*fed->resource, fed->ns, [&fed](const json& view) { return fed->Matches(view); });
@@ -171,30 +150,12 @@ void StoreInformerDriver::DeliverTo(Fed& fed, const apiserver::WatchEvent& e, js
                                     bool last) {
   // The object for this informer: the shared parse moved into the last one, copied otherwise.
   auto object = [&]() -> json { return last ? std::move(*parsed) : *parsed; };
-  const bool now_in = e.type != apiserver::EventType::kDeleted && fed.Matches(e.object->view);
-  const bool was_in = e.type == apiserver::EventType::kModified && e.old_object != nullptr &&
-                      fed.Matches(e.old_object->view);
-  switch (e.type) {
-    case apiserver::EventType::kAdded:
-      if (now_in) fed.informer->FeedEvent("ADDED", object());
-      return;
-    case apiserver::EventType::kModified:
-      if (now_in) {
-        fed.informer->FeedEvent(was_in ? "MODIFIED" : "ADDED", object());
-      } else if (was_in) {
-        // Leaving the selection: DELETED with the previous state at the event's revision, as
-        // kube-apiserver's cacher does.
-        json old = e.old_object->Parse();
-        if (old.is_object() && old.contains("metadata") && old["metadata"].is_object()) {
-          old["metadata"]["resourceVersion"] = std::to_string(e.resource_version);
-        }
-        fed.informer->FeedEvent("DELETED", std::move(old));
-      }
-      return;
-    case apiserver::EventType::kDeleted:
-      if (fed.Matches(e.object->view)) fed.informer->FeedEvent("DELETED", object());
-      return;
-  }
+  if (!fed.InNamespace(e.object->view)) return;
+  const std::optional<apiserver::ObjectFilter::Seen> seen = fed.filter->Select(e);
+  if (!seen) return;
+  fed.informer->FeedEvent(
+      std::string(seen->type),
+      seen->left ? apiserver::AtRevision(*seen->object, e.resource_version) : object());
 }
 
 void StoreInformerDriver::Stop() {

@@ -293,31 +293,8 @@ void FillSystemFields(json& obj, std::string uid, TimePoint now) {
 
 // ---- Selectors ----------------------------------------------------------------------------------
 
-bool Filter::Matches(const json& obj) const {
-  if (labels) {
-    const json* meta = Member(obj, "metadata");
-    const json* l = meta ? Member(*meta, "labels") : nullptr;
-    if (!labels->Matches(l ? *l : json())) return false;
-  }
-  if (fields && !fields->Matches(resource->group, resource->resource, obj)) return false;
-  return true;
-}
-
 StatusOr<Filter> ParseFilter(const HttpRequest& req, const Resource& r) {
-  Filter f;
-  f.resource = &r;
-  const std::string ls = req.Query("labelSelector");
-  if (!ls.empty()) {
-    TIDEPOOL_ASSIGN_OR_RETURN(selectors::LabelSelector sel, selectors::LabelSelector::Parse(ls));
-    if (!sel.Empty()) f.labels = std::move(sel);
-  }
-  const std::string fs = req.Query("fieldSelector");
-  if (!fs.empty()) {
-    TIDEPOOL_ASSIGN_OR_RETURN(selectors::FieldSelector sel, selectors::FieldSelector::Parse(fs));
-    TIDEPOOL_RETURN_IF_ERROR(sel.Validate(r.group, r.resource));
-    if (!sel.Empty()) f.fields = std::move(sel);
-  }
-  return f;
+  return ObjectFilter::Parse(r, req.Query("labelSelector"), req.Query("fieldSelector"));
 }
 
 ObjectStore::ListResult ListMatching(const ObjectStore& store, const Resource& res,

@@ -29,9 +29,8 @@
 #include "api/field_error.h"
 #include "apiserver/api_server.h"
 #include "apiserver/json_members.h"
+#include "apiserver/object_filter.h"
 #include "apiserver/printers/printers.h"
-#include "apiserver/selectors/fields.h"
-#include "apiserver/selectors/labels.h"
 
 namespace tidepool::apiserver {
 
@@ -125,14 +124,7 @@ void FillSystemFields(nlohmann::json& obj, std::string uid, TimePoint now);
 // ---- Selectors ----------------------------------------------------------------------------------
 
 // ?labelSelector= and ?fieldSelector= of a list, watch or deletecollection.
-struct Filter {
-  std::optional<selectors::LabelSelector> labels;
-  std::optional<selectors::FieldSelector> fields;
-  const Resource* resource = nullptr;
-
-  bool Matches(const nlohmann::json& obj) const;
-  bool Empty() const { return !labels && !fields; }
-};
+using Filter = ObjectFilter;
 StatusOr<Filter> ParseFilter(const http::HttpRequest& req, const Resource& r);
 // The objects of `res` in `ns` (every namespace when empty) that `filter` selects.
 ObjectStore::ListResult ListMatching(const ObjectStore& store, const Resource& res,

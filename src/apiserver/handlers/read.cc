@@ -57,21 +57,6 @@ std::string ProtobufEvent(std::string_view type, const json& object) {
   return protobuf::EncodeWatchEvent("ERROR", StatusJson(e)).value();
 }
 
-// An event's type as a watch through `filter` sees it (an object leaving the selection is
-// DELETED, one entering it ADDED), or nullopt when the watch does not see it.
-std::optional<std::string_view> SelectedType(const Filter& filter, const WatchEvent& e) {
-  const std::string_view type = EventTypeName(e.type);
-  if (filter.Empty()) return type;
-  const bool now_match = filter.Matches(e.object->view);
-  const bool was_match = e.old_object && filter.Matches(e.old_object->view);
-  if (e.type == EventType::kModified) {
-    if (now_match && !was_match) return "ADDED";
-    if (!now_match && was_match) return "DELETED";
-  }
-  if (!now_match) return std::nullopt;
-  return type;
-}
-
 // One watch's stream after its headers: events as JSON lines (Tables when asked) or protobuf
 // frames, and bookmarks.
 struct WatchStream {
@@ -84,9 +69,14 @@ struct WatchStream {
 
   // Appends one event to the chunk; false when a protobuf event does not encode (its ERROR
   // event is appended instead, and the stream ends).
-  bool Append(std::string_view type, const WatchEvent& e, TimePoint now) {
+  bool Append(const ObjectFilter::Seen& seen, const WatchEvent& e, TimePoint now) {
+    const std::string_view type = seen.type;
+    // An object that left the selection is sent as it was, at the event's revision.
+    std::string left_text;
+    if (seen.left) left_text = AtRevision(*seen.object, e.resource_version).dump();
+    const std::string& text = seen.left ? left_text : seen.object->text;
     if (c.protobuf_out) {
-      json obj = json::parse(e.object->text, nullptr, /*allow_exceptions=*/false);
+      json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (obj.is_object()) {
         if (!obj.contains("apiVersion")) obj["apiVersion"] = c.res.GroupVersion();
         if (!obj.contains("kind")) obj["kind"] = c.res.kind;
@@ -103,12 +93,12 @@ struct WatchStream {
     chunk += type;
     chunk += "\",\"object\":";
     if (table) {
-      chunk += printers::BuildTableText(
-          c.res.group, c.res.resource, {{&e.object->view, e.object->text}},
-          std::to_string(e.resource_version), now, IncludeObjectParam(c.req), !headers_sent);
+      chunk += printers::BuildTableText(c.res.group, c.res.resource, {{&seen.object->view, text}},
+                                        std::to_string(e.resource_version), now,
+                                        IncludeObjectParam(c.req), !headers_sent);
       headers_sent = true;
     } else {
-      chunk += e.object->text;
+      chunk += text;
     }
     chunk += "}\n";
     return true;
@@ -122,9 +112,9 @@ struct WatchStream {
     for (const EventPtr& ep : batch) {
       const WatchEvent& e = *ep;
       last_rv = std::max(last_rv, e.resource_version);
-      const std::optional<std::string_view> type = SelectedType(filter, e);
-      if (!type) continue;
-      if (!Append(*type, e, now)) {
+      const std::optional<ObjectFilter::Seen> seen = filter.Select(e);
+      if (!seen) continue;
+      if (!Append(*seen, e, now)) {
         failed = true;
         break;
       }
