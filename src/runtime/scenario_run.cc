@@ -217,6 +217,35 @@ void KubectlDelete(SimCluster& c, const sim::ScenarioAction& a) {
   }
 }
 
+// kubectl scale TYPE/NAME --replicas=N: a merge patch of the scale subresource.
+void KubectlScale(SimCluster& c, const sim::ScenarioAction& a) {
+  Terminal t(c);
+  const bool other_ns = !a.namespace_.empty() && a.namespace_ != "default";
+  t.Command("kubectl scale " + a.resource_type + "/" + a.name +
+            " --replicas=" + std::to_string(a.replicas) + (other_ns ? " -n " + a.namespace_ : ""));
+  const apiserver::Resource* r = FindResourceType(a.resource_type);
+  if (r == nullptr) {
+    t.Print("error: the server doesn't have a resource type \"" + a.resource_type + "\"");
+    return;
+  }
+  bool scalable = false;
+  for (const apiserver::Subresource& sub : r->subresources) scalable |= sub.name == "scale";
+  if (!scalable) {
+    t.Print("error: no scaler has been implemented for {\"" + r->group + "\" \"" + r->kind + "\"}");
+    return;
+  }
+  const std::string ns = !r->namespaced ? "" : a.namespace_.empty() ? "default" : a.namespace_;
+  const std::string path =
+      client::ResourcePath(r->group, r->version, r->resource, ns, a.name, "scale");
+  client::RestResult res = c.kubectl().PatchResult(path, client::PatchType::kMerge,
+                                                   json{{"spec", {{"replicas", a.replicas}}}});
+  if (res.ok()) {
+    t.Print(KubectlTypeName(*r) + "/" + a.name + " scaled");
+  } else {
+    PrintError(t, res, "", "");
+  }
+}
+
 // ---- gcloud ------------------------------------------------------------------------------------
 
 std::string JoinTaints(const std::vector<api::Taint>& taints) {
@@ -270,6 +299,9 @@ void RunAction(SimCluster& c, const sim::WorldOptions& w, const sim::ScenarioAct
       return;
     case Kind::kDelete:
       KubectlDelete(c, a);
+      return;
+    case Kind::kScale:
+      KubectlScale(c, a);
       return;
     case Kind::kCreateNodePool:
       Gcloud(

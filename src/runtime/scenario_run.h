@@ -15,6 +15,8 @@
 //                    "Error from server (BadRequest): error when creating \"f\": ...").
 //   delete           kubectl delete TYPE NAME (background propagation): `pod "p" deleted`,
 //                    "Error from server (NotFound): pods \"p\" not found".
+//   scale            kubectl scale TYPE/NAME --replicas=N (a merge patch of its /scale):
+//                    "deployment.apps/web scaled".
 //   createNodePool, deleteNodePool, resize, autoscaling
 //                    gcloud container node-pools create/delete, clusters resize, node-pools
 //                    update --enable-autoscaling: "Created [https://container.googleapis.com/v1/

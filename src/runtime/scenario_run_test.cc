@@ -299,13 +299,22 @@ TEST(ScenarioActionsTest, ADeploymentIsAppliedChangedAndDeleted) {
   auto c = RunInline(std::string(kCpuCluster) + "timeline:\n- {at: 0s, as: web.yaml, apply: " +
                      with("2") + "}\n- {at: 30s, as: web.yaml, apply: " + with("2") +
                      "}\n- {at: 40s, as: web.yaml, apply: " + with("3") +
-                     "}\n- {at: 2m, delete: deployment/web}\n");
+                     "}\n- {at: 90s, scale: {resource: deployment/web, replicas: 1}}"
+                     "\n- {at: 95s, scale: {resource: pod/x, replicas: 1}}"
+                     "\n- {at: 2m, delete: deployment/web}\n");
   ASSERT_NE(c, nullptr);
   const std::string text = c->timeline().ToText();
   SCOPED_TRACE(text);
   EXPECT_NE(text.find("[00:00:00]   deployment.apps/web created\n"), std::string::npos);
   EXPECT_NE(text.find("[00:00:30]   deployment.apps/web unchanged\n"), std::string::npos);
   EXPECT_NE(text.find("[00:00:40]   deployment.apps/web configured\n"), std::string::npos);
+  EXPECT_NE(text.find("[00:01:30] $ kubectl scale deployment/web --replicas=1\n"
+                      "[00:01:30]   deployment.apps/web scaled\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("[00:01:35]   error: no scaler has been implemented for {\"\" \"Pod\"}\n"),
+            std::string::npos);
+  // Scaled to 1: two of the three pods terminate before the deployment goes.
+  EXPECT_LT(text.find("Killing"), text.find("[00:02:00]"));
   EXPECT_NE(text.find("[00:02:00]   deployment.apps \"web\" deleted\n"), std::string::npos);
   // Three pods ran (two, then a third after the patch) and none is left.
   int running = 0;

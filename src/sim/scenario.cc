@@ -387,11 +387,25 @@ std::string JoinPath(const std::string& dir, const std::string& file) {
   return dir.back() == '/' ? dir + file : dir + "/" + file;
 }
 
+// kubectl's TYPE/NAME argument ("pod/p", "deployment/web") into `a`.
+Status ParseTypeAndName(const std::string& what, const std::string& path, const std::string& tool,
+                        ScenarioAction& a) {
+  const size_t slash = what.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == what.size() ||
+      what.find('/', slash + 1) != std::string::npos) {
+    return Err(path, "expected <type>/<name> (as " + tool +
+                         " takes it, e.g. pod/p or deployment/web), got \"" + what + "\"");
+  }
+  a.resource_type = what.substr(0, slash);
+  a.name = what.substr(slash + 1);
+  return OkStatus();
+}
+
 StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
                                      const std::string& base_dir) {
   TIDEPOOL_RETURN_IF_ERROR(
       CheckKeys(j, path,
-                {"at", "apply", "as", "delete", "namespace", "resize", "autoscaling",
+                {"at", "apply", "as", "delete", "scale", "namespace", "resize", "autoscaling",
                  "createNodePool", "deleteNodePool", "faults"}));
   ScenarioAction a;
   if (!j.contains("at")) {
@@ -399,21 +413,21 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
   }
   TIDEPOOL_ASSIGN_OR_RETURN(a.at, GetDuration(j["at"], Join(path, "at")));
   int actions = 0;
-  for (const char* k :
-       {"apply", "delete", "resize", "autoscaling", "createNodePool", "deleteNodePool", "faults"}) {
+  for (const char* k : {"apply", "delete", "scale", "resize", "autoscaling", "createNodePool",
+                        "deleteNodePool", "faults"}) {
     actions += j.contains(k) ? 1 : 0;
   }
   if (actions != 1) {
     return Err(path,
-               "needs exactly one action (apply, delete, resize, autoscaling, "
+               "needs exactly one action (apply, delete, scale, resize, autoscaling, "
                "createNodePool, deleteNodePool, faults), found " +
                    std::to_string(actions));
   }
   if (j.contains("as") && !j.contains("apply")) {
     return Err(Join(path, "as"), "only with apply");
   }
-  if (j.contains("namespace") && !j.contains("delete")) {
-    return Err(Join(path, "namespace"), "only with delete");
+  if (j.contains("namespace") && !j.contains("delete") && !j.contains("scale")) {
+    return Err(Join(path, "namespace"), "only with delete or scale");
   }
   if (j.contains("apply")) {
     const json& v = j["apply"];
@@ -454,20 +468,19 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
     const std::string p = Join(path, "delete");
     a.kind = ScenarioAction::Kind::kDelete;
     TIDEPOOL_ASSIGN_OR_RETURN(std::string what, GetString(j["delete"], p));
-    const size_t slash = what.find('/');
-    if (slash == std::string::npos || slash == 0 || slash + 1 == what.size() ||
-        what.find('/', slash + 1) != std::string::npos) {
-      return Err(p,
-                 "expected <type>/<name> (as kubectl delete takes it, e.g. pod/p or "
-                 "deployment/web), got \"" +
-                     what + "\"");
+    TIDEPOOL_RETURN_IF_ERROR(ParseTypeAndName(what, p, "kubectl delete", a));
+  } else if (j.contains("scale")) {
+    const json& v = j["scale"];
+    const std::string p = Join(path, "scale");
+    a.kind = ScenarioAction::Kind::kScale;
+    TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, p, {"resource", "replicas"}));
+    if (!v.contains("resource") || !v.contains("replicas")) {
+      return Err(p, "needs resource (e.g. deployment/web) and replicas");
     }
-    a.resource_type = what.substr(0, slash);
-    a.name = what.substr(slash + 1);
-    a.namespace_ = "default";
-    if (j.contains("namespace")) {
-      TIDEPOOL_ASSIGN_OR_RETURN(a.namespace_, GetString(j["namespace"], Join(path, "namespace")));
-    }
+    TIDEPOOL_ASSIGN_OR_RETURN(std::string what, GetString(v["resource"], Join(p, "resource")));
+    TIDEPOOL_RETURN_IF_ERROR(ParseTypeAndName(what, Join(p, "resource"), "kubectl scale", a));
+    TIDEPOOL_ASSIGN_OR_RETURN(a.replicas, GetSmallInt(v["replicas"], Join(p, "replicas")));
+    if (a.replicas < 0) return Err(Join(p, "replicas"), "must be non-negative");
   } else if (j.contains("resize")) {
     const json& v = j["resize"];
     const std::string p = Join(path, "resize");
@@ -506,6 +519,12 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
   } else {
     a.kind = ScenarioAction::Kind::kFaults;
     TIDEPOOL_ASSIGN_OR_RETURN(a.faults, ParseFaults(j["faults"], Join(path, "faults")));
+  }
+  if (a.kind == ScenarioAction::Kind::kDelete || a.kind == ScenarioAction::Kind::kScale) {
+    a.namespace_ = "default";
+    if (j.contains("namespace")) {
+      TIDEPOOL_ASSIGN_OR_RETURN(a.namespace_, GetString(j["namespace"], Join(path, "namespace")));
+    }
   }
   return a;
 }

@@ -61,6 +61,9 @@
 //     delete: pod/gpu-test-pod         # <type>/<name> as kubectl delete takes it
 //                                      #   (deployment/web, job/train); `namespace:` for
 //                                      #   another namespace than default
+//   - at: 11m
+//     scale: {resource: deployment/web, replicas: 5}   # kubectl scale --replicas (the /scale
+//                                      #   subresource); `namespace:` as for delete
 //   - at: 12m
 //     resize: {nodePool: gpu-pool, nodeCount: 2}
 //   - at: 13m
@@ -99,6 +102,7 @@ struct ScenarioAction {
   enum class Kind {
     kApply,
     kDelete,
+    kScale,
     kCreateNodePool,
     kDeleteNodePool,
     kResize,
@@ -110,8 +114,10 @@ struct ScenarioAction {
   // kApply: the documents, each one object as JSON text, in file order.
   std::vector<std::string> manifests;
   std::string source;  // what `kubectl apply -f` shows
-  // kDelete: kubectl's TYPE argument as written ("pod", "deployment", "jobs", "po").
+  // kDelete, kScale: kubectl's TYPE argument as written ("pod", "deployment", "jobs", "po").
   std::string resource_type;
+  // kScale
+  int replicas = 0;
   std::string namespace_;
   std::string name;  // also the pool of kDeleteNodePool / kResize / kAutoscaling
   // kCreateNodePool

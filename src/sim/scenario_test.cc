@@ -98,13 +98,23 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
        "s.yaml: nodePools[1].name: duplicate node pool \"p\""},
       {"two actions in one entry",
        pools + "runFor: 1m\ntimeline: [{at: 1s, delete: pod/a, deleteNodePool: p}]\n",
-       "s.yaml: timeline[0]: needs exactly one action (apply, delete, resize, autoscaling, "
+       "s.yaml: timeline[0]: needs exactly one action (apply, delete, scale, resize, autoscaling, "
        "createNodePool, deleteNodePool, faults), found 2"},
       {"an action without a time", pools + "runFor: 1m\ntimeline: [{delete: pod/a}]\n",
        "s.yaml: timeline[0].at: required (the time since the start, e.g. 30s)"},
       {"deleting without a type", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: a}]\n",
        "s.yaml: timeline[0].delete: expected <type>/<name> (as kubectl delete takes it, e.g. "
        "pod/p or deployment/web), got \"a\""},
+      {"scaling without replicas",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, scale: {resource: deployment/web}}]\n",
+       "s.yaml: timeline[0].scale: needs resource (e.g. deployment/web) and replicas"},
+      {"scaling to a negative count",
+       pools +
+           "runFor: 1m\ntimeline: [{at: 1s, scale: {resource: deployment/web, replicas: -1}}]\n",
+       "s.yaml: timeline[0].scale.replicas: must be non-negative"},
+      {"a namespace for a node pool",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, deleteNodePool: p, namespace: x}]\n",
+       "s.yaml: timeline[0].namespace: only with delete or scale"},
       {"deleting a/b/c", pools + "runFor: 1m\ntimeline: [{at: 1s, delete: pod/a/b}]\n",
        "s.yaml: timeline[0].delete: expected <type>/<name>"},
       {"a missing manifest file",
