@@ -59,10 +59,14 @@ std::optional<Duration> ParseRetryAfter(const std::string& v) {
   return std::chrono::seconds(std::atoll(v.c_str()));
 }
 
-RestResult DecodeResponse(http::HttpResponse&& resp) {
+RestResult DecodeResponse(http::HttpResponse&& resp, bool decode_body = true) {
   RestResult out;
   out.http_status = resp.status;
   out.retry_after = ParseRetryAfter(resp.Header("retry-after"));
+  if (!decode_body && Is2xx(resp.status)) {
+    out.headers = std::move(resp.headers);
+    return out;
+  }
   if (!resp.body.empty()) {
     out.body = json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
     if (out.body.is_discarded()) out.body = nullptr;
@@ -208,7 +212,7 @@ RestResult RestClient::Do(const RestRequest& req) const {
       auth_->Invalidate(*creds);
       continue;
     }
-    return DecodeResponse(std::move(resp).value());
+    return DecodeResponse(std::move(resp).value(), req.decode_body);
   }
 }
 

@@ -65,6 +65,9 @@ struct RestRequest {
   Duration timeout = Duration::zero();
   // When non-null, setting it from any thread aborts the call (Cancelled).
   const std::atomic<bool>* cancel = nullptr;
+  // false: a 2xx answer's body is not decoded (RestResult::body stays null), for writes whose
+  // answer the caller never reads (events). Error answers are always decoded.
+  bool decode_body = true;
 };
 
 // What a call got back.

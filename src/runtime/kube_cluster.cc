@@ -613,10 +613,13 @@ void KubeEventRecorder::Post(const Pending& p) {
   auto it = seen_.find(key);
   if (it != seen_.end()) {
     Seen& s = it->second;
-    const json patch = {{"count", s.count + 1}, {"lastTimestamp", FormatRfc3339(p.at)}};
-    StatusOr<json> r = client_.Patch("/api/v1/namespaces/" + s.namespace_ + "/events/" + s.name,
-                                     client::PatchType::kStrategicMerge, patch);
-    if (r.ok()) {
+    client::RestRequest req;
+    req.method = "PATCH";
+    req.path = "/api/v1/namespaces/" + s.namespace_ + "/events/" + s.name;
+    req.content_type = std::string(client::PatchContentType(client::PatchType::kStrategicMerge));
+    req.body = {{"count", s.count + 1}, {"lastTimestamp", FormatRfc3339(p.at)}};
+    req.decode_body = false;  // the answer is never read
+    if (client_.Do(req).ok()) {
       ++s.count;
       s.last = p.at;
       expiry_.emplace_back(p.at, key);
@@ -635,16 +638,25 @@ void KubeEventRecorder::Post(const Pending& p) {
   e.last_timestamp = p.at;
   const std::string ns = EventNamespace(p.object);
   // Two events of one object at the same instant (common on a simulated clock) would share the
-  // name; a real client's clock would have moved on by a nanosecond, so the name does.
-  StatusOr<json> r = AlreadyExistsError("");
-  for (int i = 0; i < kEventNameAttempts && r.status().code() == StatusCode::kAlreadyExists; ++i) {
-    e.name = sim::EventName(p.object.name, p.at + std::chrono::nanoseconds(i));
-    r = client_.Create("/api/v1/namespaces/" + ns + "/events", EventJson(e));
+  // name; a real client's clock would have moved on by a nanosecond, so the name's does: it
+  // never goes back or stands still within this recorder. Another recorder's event may still
+  // hold the name: then the next nanosecond is tried.
+  client::RestRequest req;
+  req.method = "POST";
+  req.path = "/api/v1/namespaces/" + ns + "/events";
+  req.decode_body = false;  // the answer is never read
+  client::RestResult r;
+  r.status = AlreadyExistsError("");
+  for (int i = 0; i < kEventNameAttempts && r.status.code() == StatusCode::kAlreadyExists; ++i) {
+    last_name_at_ = std::max(p.at, last_name_at_ + std::chrono::nanoseconds(1));
+    e.name = sim::EventName(p.object.name, last_name_at_);
+    req.body = EventJson(e);
+    r = client_.Do(req);
   }
   if (!r.ok()) {
     if (logger_ != nullptr) {
       logger_->Warning("Server rejected event (will not retry!)",
-                       {{"reason", p.reason}, {"err", r.status().ToString()}});
+                       {{"reason", p.reason}, {"err", r.status.ToString()}});
     }
     return;
   }

@@ -228,6 +228,9 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   std::map<std::string, Seen> seen_;  // only the worker touches it
   // (last time, key) of every post, oldest first: when each entry of seen_ may expire.
   std::deque<std::pair<TimePoint, std::string>> expiry_;
+  // The instant the last new event's name was made of: names use a clock that always moves on
+  // (see Post), so events of one object at one instant do not collide.
+  TimePoint last_name_at_{};
   std::thread thread_;                     // without an executor
   std::unique_ptr<ActorTimers> executor_;  // with one
 };

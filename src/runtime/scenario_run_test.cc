@@ -127,7 +127,10 @@ TEST_F(SeedWalkthroughTest, TheSameSeedGivesTheSameBytes) {
 
 // ---- GPU scenarios (issue 3's acceptance) ------------------------------------------------------
 
-constexpr const char* kGpuPod = R"(
+// The seed's GPU pod, applied at 0s, running `sleep <seconds>`; `requests` adds resource
+// requests (YAML flow mapping) beside the GPU limit.
+std::string GpuPodAction(int seconds, const std::string& requests = "") {
+  return R"(
   - at: 0s
     as: gpu-test-pod.yaml
     apply:
@@ -139,13 +142,17 @@ constexpr const char* kGpuPod = R"(
         containers:
         - name: cuda-container
           image: nvidia/cuda:11.4.2-base-ubuntu20.04
-          command: ["/bin/bash", "-c", "sleep 3600"]
-          resources:   # 3 of n1-standard-4's 4 CPUs: T4 nodes waste least
-            limits: {nvidia.com/gpu: 1}
-            requests: {cpu: "3", memory: 8Gi}
+          command: ["/bin/bash", "-c", "sleep )" +
+         std::to_string(seconds) + R"("]
+          resources:
+            limits: {nvidia.com/gpu: 1})" +
+         (requests.empty() ? "" : "\n            requests: " + requests) + R"(
         tolerations:
         - {key: nvidia.com/gpu, operator: Equal, value: present, effect: NoSchedule}
 )";
+}
+// 3 of n1-standard-4's 4 CPUs: T4 nodes waste least.
+const std::string kGpuPod = GpuPodAction(3600, R"({cpu: "3", memory: 8Gi})");
 
 TEST(GpuScenarioTest, AStockoutFallsBackToTheNextPoolWithoutWaitingForTheTimeout) {
   auto c = RunInline(std::string(R"(
@@ -329,7 +336,7 @@ TEST(ScenarioActionsTest, ADeploymentIsAppliedChangedAndDeleted) {
   EXPECT_EQ(ListOf(*c, "/apis/apps/v1/namespaces/default/replicasets").size(), 0u);
 }
 
-constexpr char kNoAutoscalerScenario[] = R"(
+const std::string kNoAutoscalerScenario = R"(
 seed: 7
 autoscaler: false
 nodePools:
@@ -340,25 +347,11 @@ nodePools:
   minNodes: 0
   maxNodes: 5
   taints: ["nvidia.com/gpu=present:NoSchedule"]
-timeline:
-- at: 0s
-  as: gpu-test-pod.yaml
-  apply:
-    apiVersion: v1
-    kind: Pod
-    metadata: {name: gpu-test-pod}
-    spec:
-      restartPolicy: Never
-      containers:
-      - name: cuda-container
-        image: nvidia/cuda:11.4.2-base-ubuntu20.04
-        command: ["/bin/bash", "-c", "sleep 600"]
-        resources: {limits: {nvidia.com/gpu: 1}}
-      tolerations: [{key: nvidia.com/gpu, operator: Equal, value: present, effect: NoSchedule}]
-- at: 1m
-  resize: {nodePool: gpu-pool, nodeCount: 2}
-- at: 20m
-  resize: {nodePool: gpu-pool, nodeCount: 0}
+timeline:)" + GpuPodAction(600) + R"(
+  - at: 1m
+    resize: {nodePool: gpu-pool, nodeCount: 2}
+  - at: 20m
+    resize: {nodePool: gpu-pool, nodeCount: 0}
 runFor: 30m
 )";
 
