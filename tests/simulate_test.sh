@@ -42,6 +42,17 @@ grep -qF '"reason": "FailedScheduling"' <<<"$json" || { echo "JSON lacks FailedS
 # Another seed changes the instance names only.
 seed2=$("$bin" simulate "$scenario" --seed 2 --until 2m 2>/dev/null)
 grep -q '^# tidepool simulate .*: seed 2, 2m0s' <<<"$seed2" || { echo "--seed 2 --until 2m: no header"; exit 1; }
+# Workloads (examples/gpu-workloads.yaml): a Deployment and a Job applied, the Deployment
+# scaled up and down, the Job completing, the pool following them up and back to 0.
+out=$("$bin" simulate "$src/examples/gpu-workloads.yaml")
+expect '[00:00:00]   deployment.apps/gpu-infer created'
+expect '[00:00:00]   job.batch/train created'
+expect '[00:05:00] $ kubectl scale deployment/gpu-infer --replicas=4'
+expect '[00:05:00]   deployment.apps/gpu-infer scaled'
+expect 'Completed         job/train  job-controller  Job completed'
+expect 'pool    t4-pool  5 -> 6'
+expect 'pool    t4-pool  1 -> 0'
+expect 'summary pool t4-pool: 0 nodes; 6 created, 6 removed;'
 # Errors: a missing scenario (exit 1, as documented; not CLI11's 105), a bad output format and an
 # unknown flag (exit 2).
 rc=0
