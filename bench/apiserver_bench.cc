@@ -15,8 +15,8 @@
 //                           every watcher must see every event, in resourceVersion order, or
 //                           the benchmark fails.
 // The server is the one `tidepool up` runs (ObjectStore + ApiServer + HttpServer on 127.0.0.1,
-// port 0, a RealClock), without the emulated World. Clients are raw sockets in this file: a
-// blocking request/response client and an epoll reader for the watch streams.
+// port 0, a RealClock), without the emulated cloud and the actors. Clients are raw sockets in
+// this file: a blocking request/response client and an epoll reader for the watch streams.
 // Results and the exact commands: bench/README.md.
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
@@ -145,7 +145,7 @@ struct Server {
   }
 };
 
-// Wired as runtime/up_command.cc wires tidepool up, minus the World.
+// Wired as runtime/up_command.cc wires tidepool up, minus the emulated cloud and the actors.
 std::unique_ptr<Server> StartServer(bool persist) {
   auto s = std::make_unique<Server>();
   std::unique_ptr<storage::Backend> backend;
@@ -511,7 +511,7 @@ std::string CreateNodeRequest(int i) {
                  NodeBody(i));
 }
 
-// The namespaces tidepool up starts with (the bridge creates them from the World); pods need
+// The namespaces tidepool up starts with (runtime/cluster_bootstrap.h writes them); pods need
 // `default` to exist.
 bool CreateNamespaces(uint16_t port) {
   Client c(port);

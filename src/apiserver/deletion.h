@@ -2,8 +2,8 @@
 //
 // Deleting one object as kube-apiserver 1.32's generic registry does (registry.Store.Delete,
 // rest.BeforeDelete, deletionFinalizersForGarbageCollection, markAsDeleting; the pod strategy's
-// CheckGracefulDelete). The DELETE handler, deletecollection, pods/eviction and the emulated
-// world's kubelet (through the cluster bridge) all delete through it.
+// CheckGracefulDelete). The DELETE handler, deletecollection and pods/eviction all delete
+// through it (the kubelets, the controllers and the autoscaler send those requests).
 //
 //   - DeleteOptions are validated (ValidateDeleteOptions: orphanDependents and
 //     propagationPolicy together, or a policy other than Orphan/Background/Foreground, is a 422

@@ -205,7 +205,7 @@ class ObjectStore {
   std::string GenerateUid();
 
   struct WriteOptions {
-    std::string origin;      // recorded on the WatchEvent (e.g. "api", "world")
+    std::string origin;      // recorded on the WatchEvent (e.g. "api", "system")
     bool dry_run = false;    // validate and return the result, store nothing
     // Create only: the JSON text of metadata.managedFields[0].fieldsV1, written in place of
     // that member (which the object holds as {}) - patch::UpdateManagedFields's

@@ -3,7 +3,7 @@
 // What the object store keeps parsed for every stored object: a "view", the subset of the
 // object that table printers (printers/), field and label selectors (selectors/) and the
 // store's own watch filtering read, so that lists, Tables and selector matching need no parse of
-// the stored text. Everything else (update paths, admission, the in-process cluster bridge)
+// the stored text. Everything else (update paths, admission)
 // parses the object from its compact text on demand (StoredObject::Parse).
 //
 // The view is the object with

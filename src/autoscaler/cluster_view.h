@@ -57,8 +57,9 @@ struct ClusterView {
   std::vector<scheduler::PodInfoConstSharedPtr> daemonset_pods;
 };
 
-// The autoscaler's writes to the cluster. Implementations: the simulator's store, the embedded
-// API server's store, the Kubernetes client. All calls are synchronous.
+// The autoscaler's writes to the cluster. Implementation: the Kubernetes client
+// (runtime/kube_cluster.h), over HTTP or the in-process transport; tests' fakes. All calls are
+// synchronous.
 class ClusterWriter {
  public:
   virtual ~ClusterWriter() = default;

@@ -13,7 +13,7 @@
 // Records are JSON text, grouped by kind ("nodepools", "instances", "operations", ...; each
 // writer owns its kinds) and named within the kind. The journal does not interpret them.
 //
-// Threading: implementations are thread-safe (the emulated cloud writes from the world's
+// Threading: implementations are thread-safe (the emulated cloud writes from its own
 // thread, the GKE API from its HTTP threads).
 #pragma once
 

@@ -6,7 +6,7 @@
 // later ones update it (PUT of the object, then PUT of nodes/<name>/status), each with the
 // resourceVersion it read and retried on a conflict.
 //
-// What it writes (NodeSink's merge contract, the same rule as the simulator's store):
+// What it writes (NodeSink's merge contract):
 //   - labels and annotations the cloud reports are added or overwritten by key; others kept;
 //   - spec.providerID; the cloud's taints replace the ones it reported last, taints others
 //     added (a cordon's, CA's ToBeDeletedByClusterAutoscaler) are kept (api::MergeOwnedTaints);

@@ -2,8 +2,8 @@
 //
 // A pod as a kubelet keeps it: the immutable object plus the states of its containers, which
 // api::PodStatus does not model (v1.ContainerStatus, the parts `kubectl get pods` and
-// `kubectl describe pod` show). The simulator's store keeps pods in this form; `tidepool up`'s
-// kubelets on the API keep what they last wrote in it.
+// `kubectl describe pod` show). The kubelets (runtime/kube_kubelets.h) keep what they last wrote in
+// it; the timeline reads pods in it.
 #pragma once
 
 #include <cstdint>

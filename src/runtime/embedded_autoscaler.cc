@@ -94,9 +94,9 @@ void EmbeddedAutoscaler::RunLoop() {
     }
   }
   // CA starts the next loop a scan interval after this one started, or at once when this one
-  // took longer (its loop trigger). The world's clock stood still while the loop ran; the real
+  // took longer (its loop trigger). The queue's clock stood still while the loop ran; the real
   // clock did not: a loop over 10,000 nodes can outlast a scan interval that --speed made 17 ms,
-  // and scheduling from the world's time then would queue loop after loop in the past, leaving
+  // and scheduling from the queue's time then would queue loop after loop in the past, leaving
   // the world (VMs booting, shutdown) ever further behind the wall clock.
   ScheduleNext(std::max(now + options_.scan_interval, real_clock_.Now()));
 }

@@ -8,8 +8,8 @@
 // request: an eviction goes through the eviction subresource and its PodDisruptionBudget check,
 // a taint through an update with optimistic concurrency, an event through the events API.
 //
-// Loop: CA's - RunOnce every scan_interval on the caller's timer service (the emulated world's
-// queue, so that the cloud provider is called on the world's thread and --speed applies),
+// Loop: CA's - RunOnce every scan_interval on the caller's timer service (the emulated cloud's
+// queue, so that the cloud provider is called on the cloud's thread and --speed applies),
 // after the informers have synced (checked every 100 ms of the timer service's clock until
 // they have: never a blocking wait); the status ConfigMap written when its text changes.
 //

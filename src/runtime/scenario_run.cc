@@ -72,19 +72,32 @@ void PrintError(Terminal& t, const client::RestResult& r, const std::string& ver
   t.Print("Error from server" + reason + ": " + where + std::string(r.status.message()));
 }
 
-// A JSON merge patch (RFC 7386) turning `from` into `to`.
-json MergePatch(const json& from, const json& to) {
-  if (!from.is_object() || !to.is_object()) return to;
+// kubectl apply's three-way patch, as a JSON merge patch (RFC 7386): what `modified` (the
+// manifest now) sets that `current` (the live object) does not have so, and null for what
+// `original` (the last-applied manifest) had and `modified` dropped. A list the manifest did not
+// change is left as it lives (the server's defaults in its items stay), one it changed is
+// replaced. Empty when there is nothing to do.
+json ThreeWayPatch(const json& original, const json& modified, const json& current) {
   json patch = json::object();
-  for (const auto& [k, v] : from.items()) {
-    if (!to.contains(k)) patch[k] = nullptr;
+  if (!modified.is_object()) return patch;
+  const json empty = json::object();
+  if (original.is_object()) {
+    for (const auto& [k, v] : original.items()) {
+      if (!modified.contains(k) && current.is_object() && current.contains(k)) patch[k] = nullptr;
+    }
   }
-  for (const auto& [k, v] : to.items()) {
-    const auto f = from.find(k);
-    if (f == from.end()) {
+  for (const auto& [k, v] : modified.items()) {
+    const json* was = original.is_object() && original.contains(k) ? &original[k] : nullptr;
+    const json* live = current.is_object() && current.contains(k) ? &current[k] : nullptr;
+    if (live == nullptr) {
       patch[k] = v;
-    } else if (*f != v) {
-      patch[k] = MergePatch(*f, v);
+    } else if (v.is_object() && live->is_object()) {
+      json sub = ThreeWayPatch(was != nullptr ? *was : empty, v, *live);
+      if (!sub.empty()) patch[k] = std::move(sub);
+    } else if (v.is_array() && was != nullptr && *was == v) {
+      // Unchanged in the manifest: the live list keeps what the server added to it.
+    } else if (*live != v) {
+      patch[k] = v;
     }
   }
   return patch;
@@ -112,10 +125,13 @@ void ApplyOne(SimCluster& c, Terminal& t, json manifest, const std::string& sour
     return;
   }
   if (!r->namespaced) ns.clear();
-  // The annotation holds the manifest as applied, without the annotation itself.
-  if (meta.contains("annotations") && meta["annotations"].is_object()) {
-    meta["annotations"].erase(kLastApplied);
+  // The annotation holds the manifest as applied (kubectl's GetModifiedConfiguration: with its
+  // namespace, and annotations without the annotation itself, {} when none).
+  if (!meta.contains("annotations") || !meta["annotations"].is_object()) {
+    meta["annotations"] = json::object();
   }
+  meta["annotations"].erase(kLastApplied);
+  if (r->namespaced) meta["namespace"] = ns;
   const std::string applied = manifest.dump() + "\n";
   meta["annotations"][kLastApplied] = applied;
   const std::string collection = client::ResourcePath(r->group, r->version, r->resource, ns);
@@ -143,28 +159,28 @@ void ApplyOne(SimCluster& c, Terminal& t, json manifest, const std::string& sour
   }
   json original = json::object();
   const json& cur_meta = current.body["metadata"];
-  if (cur_meta.contains("annotations") && cur_meta["annotations"].contains(kLastApplied)) {
-    const std::string& text = cur_meta["annotations"][kLastApplied].get_ref<const std::string&>();
-    original = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (cur_meta.contains("annotations") && cur_meta["annotations"].contains(kLastApplied) &&
+      cur_meta["annotations"][kLastApplied].is_string()) {
+    original = json::parse(cur_meta["annotations"][kLastApplied].get_ref<const std::string&>(),
+                           nullptr, /*allow_exceptions=*/false);
     if (original.is_discarded()) original = json::object();
-    if (text == applied) {
-      t.Print(shown + " unchanged");
-      return;
-    }
   } else {
     t.Print("Warning: resource " + r->resource + "/" + name + " is missing the " + kLastApplied +
             " annotation which is required by kubectl apply. kubectl apply should only be used "
             "on resources created declaratively by either kubectl create --save-config or "
             "kubectl apply. The missing annotation will be patched automatically.");
   }
-  json target = json::parse(applied);
-  target["metadata"]["annotations"][kLastApplied] = applied;
+  const json patch = ThreeWayPatch(original, manifest, current.body);
+  if (patch.empty()) {
+    t.Print(shown + " unchanged");
+    return;
+  }
   client::RestRequest req;
   req.method = "PATCH";
   req.path = path;
   req.query = ApplyQuery();
   req.content_type = std::string(client::PatchContentType(client::PatchType::kMerge));
-  req.body = MergePatch(original, target);
+  req.body = patch;
   client::RestResult patched = c.kubectl().Do(req);
   if (patched.ok()) {
     t.Print(shown + " configured");
@@ -176,8 +192,10 @@ void ApplyOne(SimCluster& c, Terminal& t, json manifest, const std::string& sour
 void KubectlApply(SimCluster& c, const sim::ScenarioAction& a) {
   Terminal t(c);
   t.Command("kubectl apply -f " + a.source);
+  // kubectl names standard input STDIN in its messages.
+  const std::string source = a.source == "-" ? "STDIN" : a.source;
   for (const std::string& text : a.manifests) {
-    ApplyOne(c, t, json::parse(text), a.source);
+    ApplyOne(c, t, json::parse(text), source);
   }
 }
 
@@ -228,12 +246,7 @@ void KubectlScale(SimCluster& c, const sim::ScenarioAction& a) {
     t.Print("error: the server doesn't have a resource type \"" + a.resource_type + "\"");
     return;
   }
-  bool scalable = false;
-  for (const apiserver::Subresource& sub : r->subresources) scalable |= sub.name == "scale";
-  if (!scalable) {
-    t.Print("error: no scaler has been implemented for {\"" + r->group + "\" \"" + r->kind + "\"}");
-    return;
-  }
+  // A kind without a /scale subresource: the server's 404, as kubectl 1.32 prints it.
   const std::string ns = !r->namespaced ? "" : a.namespace_.empty() ? "default" : a.namespace_;
   const std::string path =
       client::ResourcePath(r->group, r->version, r->resource, ns, a.name, "scale");

@@ -318,7 +318,8 @@ TEST(ScenarioActionsTest, ADeploymentIsAppliedChangedAndDeleted) {
   EXPECT_NE(text.find("[00:01:30] $ kubectl scale deployment/web --replicas=1\n"
                       "[00:01:30]   deployment.apps/web scaled\n"),
             std::string::npos);
-  EXPECT_NE(text.find("[00:01:35]   error: no scaler has been implemented for {\"\" \"Pod\"}\n"),
+  EXPECT_NE(text.find("[00:01:35]   Error from server (NotFound): the server could not find the "
+                      "requested resource\n"),
             std::string::npos);
   // Scaled to 1: two of the three pods terminate before the deployment goes.
   EXPECT_LT(text.find("Killing"), text.find("[00:02:00]"));
@@ -334,6 +335,65 @@ TEST(ScenarioActionsTest, ADeploymentIsAppliedChangedAndDeleted) {
   EXPECT_EQ(running, 3);
   EXPECT_EQ(ListOf(*c, "/api/v1/namespaces/default/pods").size(), 0u);
   EXPECT_EQ(ListOf(*c, "/apis/apps/v1/namespaces/default/replicasets").size(), 0u);
+}
+
+// kubectl apply merges three ways: applying the same manifest after `kubectl scale` puts the
+// manifest's replicas back (configured); applied once more it is unchanged. Inline manifests
+// are STDIN in kubectl's messages.
+TEST(ScenarioActionsTest, ApplyRestoresWhatTheManifestSaysAndNamesStdin) {
+  const std::string web = R"({apiVersion: apps/v1, kind: Deployment, metadata: {name: web},
+      spec: {replicas: 2, selector: {matchLabels: {app: web}}, template: {metadata: {labels:
+      {app: web}}, spec: {containers: [{name: c, image: nginx, resources: {requests: {cpu:
+      100m}}}]}}}})";
+  auto c = RunInline(std::string(kCpuCluster) + "timeline:\n- {at: 0s, apply: " + web +
+                     "}\n- {at: 20s, scale: {resource: deployment/web, replicas: 1}}"
+                     "\n- {at: 40s, apply: " +
+                     web + "}\n- {at: 60s, apply: " + web +
+                     "}\n- {at: 70s, apply: {apiVersion: v1, kind: Pod, metadata: {name: bad},"
+                     " spec: {containers: [{name: c, image: busybox, bogus: 1}]}}}\n");
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText();
+  SCOPED_TRACE(text);
+  EXPECT_NE(
+      text.find("[00:00:40] $ kubectl apply -f -\n[00:00:40]   deployment.apps/web configured\n"),
+      std::string::npos);
+  EXPECT_NE(text.find("[00:01:00]   deployment.apps/web unchanged\n"), std::string::npos);
+  EXPECT_NE(
+      text.find("[00:01:10]   Error from server (BadRequest): error when creating \"STDIN\": "),
+      std::string::npos);
+  auto d = c->kubectl().Get("/apis/apps/v1/namespaces/default/deployments/web");
+  ASSERT_TRUE(d.ok());
+  EXPECT_EQ((*d)["spec"]["replicas"], 2);
+  // The annotation is kubectl's: the manifest with its namespace and an annotations map.
+  const json applied = json::parse(
+      (*d)["metadata"]["annotations"]["kubectl.kubernetes.io/last-applied-configuration"]
+          .get<std::string>());
+  EXPECT_EQ(applied["metadata"]["namespace"], "default");
+  EXPECT_EQ(applied["metadata"]["annotations"], json::object());
+}
+
+// delete and scale in another namespace.
+TEST(ScenarioActionsTest, ActionsInAnotherNamespace) {
+  auto c = RunInline(std::string(kCpuCluster) + R"(timeline:
+- {at: 0s, as: ns.yaml, apply: {apiVersion: v1, kind: Namespace, metadata: {name: team}}}
+- at: 1s
+  as: rs.yaml
+  apply: {apiVersion: apps/v1, kind: ReplicaSet, metadata: {name: r, namespace: team},
+          spec: {replicas: 1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}},
+          spec: {containers: [{name: c, image: nginx}]}}}}
+- {at: 30s, scale: {resource: rs/r, replicas: 2}, namespace: team}
+- {at: 60s, delete: replicaset/r, namespace: team}
+)");
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText();
+  SCOPED_TRACE(text);
+  EXPECT_NE(text.find("[00:00:00]   namespace/team created\n"), std::string::npos);
+  EXPECT_NE(text.find("[00:00:30] $ kubectl scale rs/r --replicas=2 -n team\n"
+                      "[00:00:30]   replicaset.apps/r scaled\n"),
+            std::string::npos);
+  EXPECT_NE(text.find("[00:01:00] $ kubectl delete replicaset r -n team\n"
+                      "[00:01:00]   replicaset.apps \"r\" deleted\n"),
+            std::string::npos);
 }
 
 const std::string kNoAutoscalerScenario = R"(

@@ -11,10 +11,11 @@
 //     TimelineRecorder <- TimelineFeed (informers of pods, nodes, events), cloud events, logs
 //
 // Time: the queue starts `warmup` before `start`: the initial node pools are created then and
-// their VMs boot and register (through the API) before the scenario begins; the cluster's
-// bootstrap (cluster_bootstrap.h) is written at `start`, then the actors start and the timeline
-// records the initial state. Nothing reads the OS clock; a run is a function of the options
-// (seed included).
+// their VMs boot and register (through the API); once they have, the cluster's bootstrap
+// (cluster_bootstrap.h) is written and every actor but the autoscaler runs through the rest of
+// the warm-up (kube-dns and the device plugin are up before the scenario begins). At `start` the
+// autoscaler starts and the timeline records the initial state. Nothing reads the OS clock; a
+// run is a function of the options (seed included).
 //
 // Actions (what kubectl and gcloud do in a scenario) are requests through kubectl() - an API
 // client with kubectl's identity - and calls on cloud().

@@ -25,7 +25,7 @@ struct SimulateOptions {
 
 // Returns the process exit code: 0 when the scenario ran (actions that kubectl or gcloud refuse
 // are part of the timeline, not failures), 1 when the scenario cannot be read, is invalid or
-// the world cannot be built, 2 for a bad option value. Errors go to `err` as "error: ...".
+// the cluster cannot be built, 2 for a bad option value. Errors go to `err` as "error: ...".
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace tidepool::runtime

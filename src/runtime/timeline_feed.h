@@ -1,7 +1,7 @@
 // File: timeline_feed.h
 //
 // TimelineFeed: what `tidepool simulate` shows of the cluster, read through informers of the
-// API (pods, nodes, core/v1 events) instead of the simulator's own store: each informer event
+// API (pods, nodes, core/v1 events): each informer event
 // is decoded once and handed to a sim::ChangeObserver (the TimelineRecorder) as the change the
 // store used to report:
 //   - pods: api::Pod (api/codec) with the container states the kubelet wrote

@@ -8,11 +8,11 @@
 //     kube-scheduler, the kubelets (pods, Leases, heartbeats), kcm's controllers, the embedded
 //     autoscaler, and the emulated cloud's VMs registering their nodes (kubelet/api_node_sink.h)
 //
-// The World holds the emulated cloud (VMs, node pools) and its event queue, nothing of the
-// cluster. It runs on a real clock: its event queue is advanced to the wall clock by one
-// thread, and
-// every emulated duration (VM boot, kubelet, GPU driver, unneeded time, the autoscaler's
-// timers and scan interval: every kEmulated duration of runtime/up_options.h) is divided by
+// The emulated cloud (VMs, node pools; runtime/cluster_cloud.h) and its event queue hold
+// nothing of the cluster. It runs on a real clock: its event queue is advanced to the wall clock by
+// one thread, and every emulated duration (VM boot, kubelet, GPU driver, unneeded time, the
+// autoscaler's timers and scan interval: every kEmulated duration of runtime/up_options.h) is
+// divided by
 // --speed; timestamps stay real.
 //
 // The cluster starts as a real GKE cluster does: a default-pool of CPU nodes (3 by default),
@@ -34,9 +34,9 @@
 //
 // The same port serves the GKE API that the real gcloud drives (cloud/gke/gke_api.h: paths
 // /v1/projects/..., /v1beta1/projects/..., /compute/v1/...; everything else is the Kubernetes
-// API), over the World's node pools through runtime/gke_control.h. With --gcloud-config DIR it
-// writes a gcloud configuration directory (CLOUDSDK_CONFIG) whose endpoint overrides point at
-// this port (container, serviceusage, compute), with an access-token file instead of
+// API), over the emulated cloud's node pools through runtime/gke_control.h. With --gcloud-config
+// DIR it writes a gcloud configuration directory (CLOUDSDK_CONFIG) whose endpoint overrides point
+// at this port (container, serviceusage, compute), with an access-token file instead of
 // credentials, core/project and compute/zone, and prints the `export CLOUDSDK_CONFIG=...`
 // line. `gcloud container clusters get-credentials` reads the cluster's endpoint and CA from
 // the GKE API: an HTTPS listener (cloud/gke/tls_endpoint.h, a self-signed CA made at start)

@@ -361,8 +361,23 @@ StatusOr<std::vector<std::string>> CheckManifests(const std::vector<json>& docs,
     if (!named) {
       return Err(Join(p, "metadata.name"), "required (a manifest names its object)");
     }
+    // What kubectl reads itself (its last-applied annotation, its selectors) must be there as
+    // maps of strings.
+    for (const char* key : {"labels", "annotations"}) {
+      const auto it = meta->find(key);
+      if (it == meta->end()) continue;
+      const json& m = *it;
+      bool ok = m.is_object();
+      if (ok) {
+        for (const auto& [k, v] : m.items()) ok &= v.is_string();
+      }
+      if (!ok) {
+        return Err(Join(Join(p, "metadata"), key), "expected a map of strings, got " + Describe(m));
+      }
+    }
     TIDEPOOL_RETURN_IF_ERROR(CheckDurationAnnotations(d, p));
-    manifests.push_back(d.dump());
+    // Invalid UTF-8 (a YAML scalar may carry it) is replaced, never thrown.
+    manifests.push_back(d.dump(-1, ' ', false, json::error_handler_t::replace));
   }
   if (manifests.empty()) {
     return Err(path, "no manifests");

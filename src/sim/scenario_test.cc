@@ -128,6 +128,14 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
        "s.yaml: timeline[0].apply.metadata.name: required (a manifest names its object)"},
       {"a scalar manifest", pools + "runFor: 1m\ntimeline: [{at: 1s, apply: [3]}]\n",
        "s.yaml: timeline[0].apply: expected a manifest, got integer 3"},
+      {"annotations that are no map",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: "
+               "{name: a, annotations: [x]}}}]\n",
+       "s.yaml: timeline[0].apply.metadata.annotations: expected a map of strings, got array"},
+      {"a label that is no string",
+       pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: "
+               "{name: a, labels: {app: {x: 1}}}}}]\n",
+       "s.yaml: timeline[0].apply.metadata.labels: expected a map of strings, got object"},
       {"a run time that is no duration",
        pools + "runFor: 1m\ntimeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: "
                "{name: a, annotations: {tidepool.dev/duration: soon}}}}]\n",
@@ -181,6 +189,22 @@ TEST(ScenarioTest, FuzzFoundInputsAreErrors) {
 // A folded block scalar that libfyaml (the YAML library before libyaml) turned into bytes that
 // are not UTF-8; naming it in the error threw type_error.316 (found by the scenario fuzz
 // target). libyaml refuses its control characters.
+// A manifest's string that is not UTF-8 (YAML scalars may carry any bytes) is kept with the
+// bytes replaced, never thrown from nlohmann's dump.
+TEST(ScenarioTest, AManifestThatIsNotUtf8IsKeptNotThrown) {
+  const std::string yaml =
+      "nodePools: [{name: default-pool, machineType: e2-standard-4}]\nrunFor: 1m\n"
+      "timeline: [{at: 1s, apply: {apiVersion: v1, kind: Pod, metadata: {name: a}, spec: "
+      "{containers: [{name: c, image: \"\xff\xfe\"}]}}}]\n";
+  auto sc = ParseScenario(yaml, "s.yaml", "");
+  if (sc.ok()) {
+    ASSERT_EQ(sc->timeline.size(), 1u);
+    EXPECT_TRUE(nlohmann::json::accept(sc->timeline[0].manifests[0]));
+  } else {
+    EXPECT_EQ(sc.status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
 TEST(ScenarioTest, FuzzFoundTopLevelScalarIsAnError) {
   const std::string input(">-\0" "0\x17\x08`\0\x08\x17\0\x08``\x08", 15);
   auto sc = ParseScenario(input, "s.yaml", "");

@@ -95,8 +95,8 @@ std::string KubectlPodStatus(const PodRecord& pod);
 // kubectl's STATUS column for a node: Ready / NotReady / Unknown, ",SchedulingDisabled".
 std::string KubectlNodeStatus(const api::Node& node);
 
-// Fills a Timeline from the cluster's changes (the ChangeObserver calls: whoever watches the
-// cluster feeds them - the simulator's store, or informers of the API), the cloud's events and
+// Fills a Timeline from the cluster's changes (the ChangeObserver calls: runtime/timeline_feed.h
+// feeds them from informers of the API), the cloud's events and
 // log sinks.
 class TimelineRecorder final : public ChangeObserver, public cloud::emulated::CloudObserver {
  public:

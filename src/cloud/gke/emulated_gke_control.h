@@ -2,7 +2,7 @@
 //
 // EmulatedGkeControl: GkeControl straight on an EmulatedCloud, for single-threaded use (tests,
 // and anything else that owns the cloud's thread). `tidepool up` uses runtime/gke_control.h
-// instead, which runs the same calls on the world's thread.
+// instead, which runs the same calls on the cloud's thread.
 //
 // Threading: not thread-safe (the EmulatedCloud is not); GkeApi's mutex serializes Handle().
 #pragma once

@@ -27,7 +27,7 @@
 //              .../instanceGroupManagers/IGM/resize?size=N                POST
 //              /compute/v1/projects/P/zones/Z/operations/OP               GET
 //
-// Model. There is one cluster, the World's (project, name, zone from GkeControl::Cluster());
+// Model. There is one cluster, the emulated one (project, name, zone from GkeControl::Cluster());
 // clusters create answers 409 for its name and 400 for another, clusters delete 400. Node
 // pools are the emulated cloud's pools: GKE's per-zone counts (initialNodeCount, min/max,
 // setSize's nodeCount) are multiplied by the pool's zone count into the cloud's totals, and
@@ -115,7 +115,7 @@ struct VmInfo {
 };
 
 // The emulated cloud as the GKE API drives it. Implementations are called from Handle()'s
-// threads and must be thread-safe (runtime/gke_control.h runs them on the world's thread).
+// threads and must be thread-safe (runtime/gke_control.h runs them on the emulated cloud's thread).
 class GkeControl {
  public:
   virtual ~GkeControl() = default;

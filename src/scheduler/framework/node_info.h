@@ -5,7 +5,7 @@
 // it, so that the snapshot's equivalence indexes and undo log stay consistent; everyone else
 // reads them. A NodeInfo is built from an api::Node and does not keep that object: whoever needs
 // the whole node (an event's involvedObject, annotations, conditions, capacity) reads it from its
-// owner (the simulator's store, an informer, the autoscaler's view).
+// owner (an informer, the autoscaler's view).
 //
 // What nodes of one pool share lives once, in a NodeShape shared by every node of the shape: the
 // labels except kubernetes.io/hostname, the taints (in order, with their timeAdded), unschedulable

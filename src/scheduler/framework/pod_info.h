@@ -16,7 +16,7 @@
 // reads: name, uid, spec.nodeName, status.nominatedNodeName, phase, creation / deletion / start
 // timestamps and two condition bits. Everything else of the pod's status and metadata
 // (resourceVersion, the conditions' texts and times, ...) is not kept: whoever needs the whole
-// object reads it from its owner (the simulator's store, an informer).
+// object reads it from its owner (an informer).
 //
 // Reading a pod's identity goes through the per-pod accessors (name(), uid(), node_name(), ...);
 // spec() and the metadata accessors return the class's shared fields. spec().node_name is always

@@ -67,7 +67,8 @@ namespace {
 // is a cluster event at all. Conditions compare by type -> status only (nodeConditionsChanged),
 // so a kubelet's heartbeat moves no pod.
 bool SchedulingPropertiesChanged(const api::Node& old, const api::Node& now) {
-  if (old.spec.unschedulable != now.spec.unschedulable ||
+  // nodeSpecUnschedulableChanged: only a node that becomes schedulable (an uncordon).
+  if ((old.spec.unschedulable && !now.spec.unschedulable) ||
       old.status.allocatable != now.status.allocatable || old.meta.labels != now.meta.labels ||
       old.spec.taints != now.spec.taints || old.meta.annotations != now.meta.annotations) {
     return true;

@@ -19,7 +19,7 @@
 //     Preempted and is deleted, and the pod's status.nominatedNodeName is set;
 //   - retries, as kube-scheduler's queue does them: a cluster change that may help (node added,
 //     a node update that changes what scheduling reads - kube-scheduler's
-//     nodeSchedulingPropertiesChange: unschedulable, allocatable, labels, taints, annotations,
+//     nodeSchedulingPropertiesChange: an uncordon, allocatable, labels, taints, annotations,
 //     or a condition's status; a heartbeat alone is no event -, a pod on a node deleted or
 //     finished) moves unschedulable pods back, each
 //     after its backoff (1 s doubling per attempt up to 10 s); a pod left unschedulable for
@@ -71,7 +71,7 @@ struct PodRef {
 };
 
 // What the scheduler does to the cluster. Called on the queue's thread; a call may deliver
-// changes back to the queue before it returns (the simulator's store does).
+// changes back to the queue before it returns.
 class SchedulingActions {
  public:
   virtual ~SchedulingActions() = default;

@@ -138,6 +138,51 @@ TEST_F(SchedulingQueueTest, AnUnschedulablePodIsRetriedAfterANodeArrivesAndItsBa
   EXPECT_EQ(actions_.log.front(), "bind p n1");
 }
 
+// kube-scheduler's nodeSchedulingPropertiesChange: a node update moves unschedulable pods only
+// when something scheduling reads changed; a heartbeat or a cordon moves none.
+TEST_F(SchedulingQueueTest, ANodeUpdateRetriesPodsOnlyWhenSchedulingCouldChange) {
+  struct Case {
+    std::string name;
+    void (*mutate)(api::Node&);
+    bool retried;
+  };
+  const std::vector<Case> cases = {
+      {"a heartbeat",
+       [](api::Node& n) {
+         for (auto& c : n.status.conditions) c.last_heartbeat_time = TimePoint(seconds(99));
+       },
+       false},
+      {"a cordon", [](api::Node& n) { n.spec.unschedulable = true; }, false},
+      {"a new label", [](api::Node& n) { n.meta.labels["x"] = "y"; }, true},
+      {"a taint removed", [](api::Node& n) { n.spec.taints.clear(); }, true},
+      {"more allocatable",
+       [](api::Node& n) { n.status.allocatable["cpu"] = api::Quantity::Parse("8").value(); }, true},
+      {"Ready turns False",
+       [](api::Node& n) {
+         for (auto& c : n.status.conditions) c.status = api::ConditionStatus::kFalse;
+       },
+       true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    SetUp();
+    actions_.log.clear();
+    api::Node node = *MakeNode("n1").Capacity({{"cpu", "4"}, {"memory", "16Gi"}}).Ready().Ptr();
+    node.spec.taints.push_back(api::Taint{"dedicated", "x", api::TaintEffect::kNoSchedule, {}});
+    queue_->OnNode(Change::kAdded, std::make_shared<const api::Node>(node));
+    queue_->OnPod(Change::kAdded, Pending("p", "1"));  // wants a GPU: never fits
+    timers_.RunFor(seconds(0));
+    const size_t before = actions_.log.size();
+    ASSERT_EQ(before, 2u);
+    timers_.RunFor(seconds(30));  // past any backoff
+    api::Node changed = node;
+    c.mutate(changed);
+    queue_->OnNode(Change::kModified, std::make_shared<const api::Node>(changed));
+    timers_.RunFor(seconds(30));
+    EXPECT_EQ(actions_.log.size() > before, c.retried) << ::testing::PrintToString(actions_.log);
+  }
+}
+
 TEST_F(SchedulingQueueTest, HigherPriorityFirstThenArrival) {
   queue_->OnNode(Change::kAdded, GpuNode("n1", "2"));
   queue_->OnPod(Change::kAdded, Pending("a", "1"));
