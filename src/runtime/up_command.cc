@@ -418,11 +418,14 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
 
   // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each
   // call runs on the cloud's thread, as the GKE API's do.
+  // Its failed calls are logged from gRPC's threads: on the real clock, to stderr (the queue's
+  // clock belongs to the cloud's thread). Declared first: it outlives the server.
+  log::Logger grpc_log("externalgrpc", clock, /*to_stderr=*/true);
   std::unique_ptr<cloud::externalgrpc::CloudProviderServer> external_grpc;
   if (external_autoscaler) {
     auto server = cloud::externalgrpc::CloudProviderServer::Start(
         options.external_autoscaler_grpc, cloud->Provider(),
-        [&executor](const std::function<void()>& fn) { executor.Run(fn); }, &autoscaler_log);
+        [&executor](const std::function<void()>& fn) { executor.Run(fn); }, &grpc_log);
     if (!server.ok()) {
       err << "error: --external-autoscaler-grpc: " << server.status().message() << "\n";
       listeners.Stop();
