@@ -1,5 +1,6 @@
 #include "runtime/scenario_run.h"
 
+#include <cctype>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -199,9 +200,11 @@ void KubectlApply(SimCluster& c, const sim::ScenarioAction& a) {
   }
 }
 
-// kubectl's resource type lookup: plural, singular, short name, or "<plural>.<group>";
-// the first served match wins (core before groups, as kubectl's priority).
-const apiserver::Resource* FindResourceType(const std::string& type) {
+// kubectl's resource type lookup, in any case: plural, singular, short name, or
+// "<plural>.<group>"; the first served match wins (core before groups, as kubectl's priority).
+const apiserver::Resource* FindResourceType(std::string type) {
+  // kubectl's RESTMapper lowercases what it is given ("Deployment/web" works).
+  for (char& ch : type) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   for (const apiserver::Resource& r : apiserver::Resources()) {
     if (type == r.resource || type == r.singular || type == r.resource + "." + r.group ||
         type == r.singular + "." + r.group) {

@@ -382,7 +382,7 @@ TEST(ScenarioActionsTest, ActionsInAnotherNamespace) {
           spec: {replicas: 1, selector: {matchLabels: {a: b}}, template: {metadata: {labels: {a: b}},
           spec: {containers: [{name: c, image: nginx}]}}}}
 - {at: 30s, scale: {resource: rs/r, replicas: 2}, namespace: team}
-- {at: 60s, delete: replicaset/r, namespace: team}
+- {at: 60s, delete: ReplicaSet/r, namespace: team}
 )");
   ASSERT_NE(c, nullptr);
   const std::string text = c->timeline().ToText();
@@ -391,7 +391,7 @@ TEST(ScenarioActionsTest, ActionsInAnotherNamespace) {
   EXPECT_NE(text.find("[00:00:30] $ kubectl scale rs/r --replicas=2 -n team\n"
                       "[00:00:30]   replicaset.apps/r scaled\n"),
             std::string::npos);
-  EXPECT_NE(text.find("[00:01:00] $ kubectl delete replicaset r -n team\n"
+  EXPECT_NE(text.find("[00:01:00] $ kubectl delete ReplicaSet r -n team\n"
                       "[00:01:00]   replicaset.apps \"r\" deleted\n"),
             std::string::npos);
 }
