@@ -1,4 +1,5 @@
-// UpdateManagedFields's create shortcut against the general path (UpdateManagedFieldsGeneralForTest):
+// UpdateManagedFields's shortcuts against the general path (UpdateManagedFieldsGeneralForTest).
+// The create shortcut:
 // byte-identical results on every Kubernetes object in the repository's examples and
 // end-to-end tests, on the benchmark's objects, on hand-written shapes that exercise every
 // branch of the comparison (keyed lists, sets, atomic maps and lists, nil containers, lists
@@ -185,6 +186,114 @@ TEST(ManagedFieldsCreateTest, FieldsV1OfABenchPod) {
     "f:ports":{".":{},"k:{\"containerPort\":8080,\"protocol\":\"TCP\"}":{".":{},
     "f:containerPort":{},"f:protocol":{}}}}},"f:tolerations":{}}},
     "manager":"kubectl-client-side-apply","operation":"Update","time":"2026-01-01T00:00:00Z"}])"));
+}
+
+// The unchanged-ownership shortcut (an update that changes only status, managedFields,
+// resourceVersion or generation keeps old's entries): the same result as the general path on
+// every repository object, for writes that take the shortcut and for writes next to it that
+// must not.
+json WithEntries(const json& object) {
+  // A create by one manager, then a label by another: two entries in the store's form.
+  json created = UpdateManagedFields(json(), object, "creator", kNow);
+  json labelled = created;
+  if (!labelled.contains("metadata") || !labelled["metadata"].is_object()) return created;
+  labelled["metadata"]["labels"]["tidepool.dev/second"] = "x";
+  return UpdateManagedFields(created, labelled, "second-manager", kNow + std::chrono::seconds(5));
+}
+
+TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
+  const TimePoint later = kNow + std::chrono::minutes(1);
+  using Edit = std::function<void(json&)>;
+  const std::vector<std::pair<std::string, Edit>> edits = {
+      {"status only", [](json& o) { o["status"]["phase"] = "Running"; }},
+      {"status removed", [](json& o) { o.erase("status"); }},
+      {"resourceVersion and generation",
+       [](json& o) {
+         o["metadata"]["resourceVersion"] = "99";
+         o["metadata"]["generation"] = 7;
+       }},
+      {"managedFields dropped by the client",
+       [](json& o) { o["metadata"].erase("managedFields"); }},
+      {"managedFields emptied by the client",
+       [](json& o) { o["metadata"]["managedFields"] = json::array(); }},
+      {"managedFields rewritten by the client",
+       [](json& o) {
+         o["metadata"]["managedFields"] =
+             json::array({{{"manager", "other"},
+                           {"operation", "Update"},
+                           {"apiVersion", "v1"},
+                           {"fieldsType", "FieldsV1"},
+                           {"fieldsV1", {{"f:metadata", {{"f:labels", json::object()}}}}}}});
+       }},
+      {"a label", [](json& o) { o["metadata"]["labels"]["new"] = "y"; }},
+      {"a label removed", [](json& o) { o["metadata"]["labels"].erase("tidepool.dev/second"); }},
+      {"an annotation and status",
+       [](json& o) {
+         o["metadata"]["annotations"]["n"] = "v";
+         o["status"] = json::object();
+       }},
+      {"spec", [](json& o) { o["spec"]["tidepool-unknown"] = 1; }},
+      {"apiVersion", [](json& o) { o["apiVersion"] = "tidepool.dev/v9"; }},
+      {"metadata replaced by a scalar", [](json& o) { o["metadata"] = 5; }},
+      {"structured resourceVersion",
+       [](json& o) {
+         o["metadata"]["resourceVersion"] = {{"a", 1}};
+       }},
+  };
+  int compared = 0;
+  for (const json& object : RepositoryObjects()) {
+    if (!object.is_object() || !object.contains("metadata")) continue;
+    const json old = WithEntries(object);
+    for (const auto& [name, edit] : edits) {
+      json updated = old;
+      edit(updated);
+      SCOPED_TRACE(name + " on " + object.dump().substr(0, 120));
+      EXPECT_EQ(UpdateManagedFields(old, updated, "writer", later),
+                UpdateManagedFieldsGeneralForTest(old, updated, "writer", later));
+      ++compared;
+    }
+  }
+  EXPECT_GT(compared, 100);
+}
+
+// Entries not in the store's form (unsorted, an unknown member, an empty fieldsV1, no
+// entries) are rewritten by the general path even on a status-only write.
+TEST(ManagedFieldsUpdateTest, EntriesNotInTheStoresFormTakeTheGeneralPath) {
+  const json entry_a = {{"manager", "a"},
+                        {"operation", "Update"},
+                        {"apiVersion", "v1"},
+                        {"time", "2026-01-01T00:00:00Z"},
+                        {"fieldsType", "FieldsV1"},
+                        {"fieldsV1", {{"f:metadata", {{"f:labels", {{"f:x", json::object()}}}}}}}};
+  json entry_b = entry_a;
+  entry_b["manager"] = "b";
+  entry_b["time"] = "2025-01-01T00:00:00Z";  // sorts before a
+  json extra = entry_a;
+  extra["extra"] = true;
+  json empty_fields = entry_a;
+  empty_fields["fieldsV1"] = json::object();
+  json apply_unsorted = entry_a;
+  apply_unsorted["operation"] = "Apply";
+  const std::vector<std::pair<std::string, json>> lists = {
+      {"unsorted", json::array({entry_a, entry_b})},
+      {"unknown member", json::array({extra})},
+      {"empty fieldsV1", json::array({empty_fields})},
+      {"empty list", json::array()},
+      {"not a list", json::object()},
+      {"Update before Apply", json::array({entry_a, apply_unsorted})},
+  };
+  for (const auto& [name, list] : lists) {
+    SCOPED_TRACE(name);
+    json old = {{"apiVersion", "v1"},
+                {"kind", "Pod"},
+                {"metadata", {{"name", "p"}, {"labels", {{"x", "1"}}}, {"managedFields", list}}},
+                {"spec", json::object()}};
+    json updated = old;
+    updated["metadata"].erase("managedFields");
+    updated["status"]["phase"] = "Running";
+    const json got = UpdateManagedFields(old, updated, "kubelet", kNow);
+    EXPECT_EQ(got, UpdateManagedFieldsGeneralForTest(old, updated, "kubelet", kNow));
+  }
 }
 
 // With client-provided managedFields, or an existing object, UpdateManagedFields is the

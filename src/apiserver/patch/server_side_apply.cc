@@ -1024,12 +1024,118 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
   }
 }
 
+// ---- The unchanged-ownership shortcut -------------------------------------------------------
+//
+// A write that changes nothing a manager can own (only status, metadata.managedFields,
+// metadata.resourceVersion or metadata.generation differ) and brings no entries of its own
+// leaves every entry as it was: the general path would parse old's entries, find no field
+// added, modified or removed, and write them back. The kubelet's and the scheduler's status
+// writes are such writes. The shortcut copies old's entries instead, when they are in the form
+// WriteEntries gives them (as every entry the store holds is); otherwise the general path runs.
+
+// Whether `old` and `updated` differ only where no manager owns anything (stricter than
+// Ignored(): apiVersion, kind, name, uid... must be equal too).
+bool SameOwnedFields(const json& old, const json& updated) {
+  auto skip_top = [](const std::string& k) { return k == "status"; };
+  auto skip_meta = [](const std::string& k, const json& v) {
+    return k == "managedFields" ||
+           ((k == "resourceVersion" || k == "generation") && !v.is_structured());
+  };
+  auto same_members = [](const json& a, const json& b, auto skip) {
+    auto count = [&](const json& o) {
+      size_t n = 0;
+      for (auto it = o.begin(); it != o.end(); ++it) n += skip(it.key(), it.value()) ? 0 : 1;
+      return n;
+    };
+    if (count(a) != count(b)) return false;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (skip(it.key(), it.value())) continue;
+      auto other = b.find(it.key());
+      if (other == b.end() || skip(other.key(), *other) || *other != it.value()) return false;
+    }
+    return true;
+  };
+  auto top_skip = [&](const std::string& k, const json& v) {
+    return skip_top(k) || (k == "metadata" && v.is_object());
+  };
+  if (!same_members(old, updated, top_skip)) return false;
+  auto om = old.find("metadata");
+  auto um = updated.find("metadata");
+  const bool o_obj = om != old.end() && om->is_object();
+  const bool u_obj = um != updated.end() && um->is_object();
+  if (o_obj != u_obj) return false;
+  return !o_obj || same_members(*om, *um, skip_meta);
+}
+
+// Whether `object`'s managedFields are as WriteEntries writes them: absent, or a non-empty list
+// of well-formed entries in SortKey order. (The fieldsV1 trees are not re-checked: the store's
+// are ToFieldsV1's.)
+bool EntriesInWrittenForm(const json& object) {
+  auto meta = object.find("metadata");
+  if (meta == object.end() || !meta->is_object()) return true;
+  auto mf = meta->find("managedFields");
+  if (mf == meta->end()) return true;
+  if (!mf->is_array() || mf->empty()) return false;
+  std::optional<decltype(Entry().SortKey())> last;
+  for (const json& e : *mf) {
+    if (!e.is_object()) return false;
+    Entry entry;
+    entry.manager = StringMember(e, "manager");
+    entry.operation = StringMember(e, "operation");
+    entry.api_version = StringMember(e, "apiVersion");
+    entry.subresource = StringMember(e, "subresource");
+    if (auto t = e.find("time"); t != e.end()) {
+      if (!t->is_string()) return false;
+      entry.time = t->get<std::string>();
+    }
+    if (entry.operation != "Apply" && entry.operation != "Update") return false;
+    if (StringMember(e, "fieldsType") != "FieldsV1") return false;
+    auto fields = e.find("fieldsV1");
+    if (fields == e.end() || !fields->is_object() || fields->empty()) return false;
+    const size_t members = 5 + (entry.time ? 1 : 0) + (entry.subresource.empty() ? 0 : 1);
+    if (e.size() != members) return false;
+    auto key = entry.SortKey();
+    if (last && key < *last) return false;
+    last = std::move(key);
+  }
+  return true;
+}
+
+// The shortcut's result, or nullopt when the general path must run.
+std::optional<json> UnchangedOwnership(const json& old, json& updated) {
+  const json* old_mf = nullptr;
+  if (auto meta = old.find("metadata"); meta != old.end() && meta->is_object()) {
+    if (auto mf = meta->find("managedFields"); mf != meta->end()) old_mf = &*mf;
+  }
+  if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
+    if (auto mf = meta->find("managedFields"); mf != meta->end() && mf->is_array() &&
+                                               !mf->empty() &&
+                                               (old_mf == nullptr || *mf != *old_mf)) {
+      return std::nullopt;  // the client's own entries: the general path
+    }
+  }
+  if (!EntriesInWrittenForm(old) || !SameOwnedFields(old, updated)) return std::nullopt;
+  auto meta = updated.find("metadata");
+  if (old_mf == nullptr) {
+    if (meta != updated.end() && meta->is_object()) meta->erase("managedFields");
+  } else {
+    (*meta)["managedFields"] = *old_mf;  // SameOwnedFields: both have a metadata object
+  }
+  return std::move(updated);
+}
+
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
                                    std::string_view manager, TimePoint now,
                                    std::string* fields_v1_text) {
   if (fields_v1_text != nullptr) fields_v1_text->clear();
   if (manager.empty() || !updated.is_object()) return updated;
-  if (old.is_object()) return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+  if (old.is_object()) {
+    try {
+      if (auto same = UnchangedOwnership(old, updated)) return std::move(*same);
+    } catch (const nlohmann::json::exception&) {
+    }
+    return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+  }
   try {
     if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
       if (auto mf = meta->find("managedFields");
