@@ -188,13 +188,28 @@ TEST(ManagedFieldsCreateTest, FieldsV1OfABenchPod) {
     "manager":"kubectl-client-side-apply","operation":"Update","time":"2026-01-01T00:00:00Z"}])"));
 }
 
-// The unchanged-ownership shortcut (an update that changes only status, managedFields,
-// resourceVersion or generation keeps old's entries): the same result as the general path on
-// every repository object, for writes that take the shortcut and for writes next to it that
-// must not.
+// The ownership shortcuts (an update that changes only status, managedFields, resourceVersion
+// or generation keeps old's entries; one that only gives new values to scalars its writer alone
+// owns changes only the writer's time): the same result as the general path on every
+// repository object, for each of three writers (the creator, the manager of one label, one
+// that owns nothing), for writes that take a shortcut and writes next to them that must not.
+// The first string or number reached from `v` through maps only, or null.
+json* FirstScalarInMaps(json& v) {
+  if (v.is_string() || v.is_number()) return &v;
+  if (!v.is_object()) return nullptr;
+  for (auto& [k, child] : v.items()) {
+    if (json* found = FirstScalarInMaps(child)) return found;
+  }
+  return nullptr;
+}
+
 json WithEntries(const json& object) {
   // A create by one manager, then a label by another: two entries in the store's form.
   json created = UpdateManagedFields(json(), object, "creator", kNow);
+  if (created.contains("metadata") && created["metadata"].is_object()) {
+    created["metadata"]["uid"] = "3f1c2e9a-0000-4000-8000-000000000001";
+    created["metadata"]["creationTimestamp"] = "2026-01-01T00:00:00Z";
+  }
   json labelled = created;
   if (!labelled.contains("metadata") || !labelled["metadata"].is_object()) return created;
   labelled["metadata"]["labels"]["tidepool.dev/second"] = "x";
@@ -239,6 +254,51 @@ TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
        [](json& o) {
          o["metadata"]["resourceVersion"] = {{"a", 1}};
        }},
+      {"the second manager's label value",
+       [](json& o) { o["metadata"]["labels"]["tidepool.dev/second"] = "changed"; }},
+      {"the second manager's label value and status",
+       [](json& o) {
+         o["metadata"]["labels"]["tidepool.dev/second"] = "changed";
+         o["status"]["x"] = 1;
+       }},
+      {"the second manager's label to a number",
+       [](json& o) { o["metadata"]["labels"]["tidepool.dev/second"] = 5; }},
+      {"the second manager's label to null",
+       [](json& o) { o["metadata"]["labels"]["tidepool.dev/second"] = nullptr; }},
+      {"the first spec scalar",
+       [](json& o) {
+         if (json* v = FirstScalarInMaps(o["spec"])) {
+           *v = v->is_string() ? json("tidepool-new") : json(987654);
+         }
+       }},
+      {"the first spec scalar and a label value",
+       [](json& o) {
+         if (json* v = FirstScalarInMaps(o["spec"])) {
+           *v = v->is_string() ? json("tidepool-new") : json(987654);
+         }
+         o["metadata"]["labels"]["tidepool.dev/second"] = "changed";
+       }},
+      {"the name", [](json& o) { o["metadata"]["name"] = "renamed"; }},
+      {"server metadata left out",
+       [](json& o) {
+         o["metadata"].erase("creationTimestamp");
+         o["metadata"].erase("uid");
+         o["metadata"]["resourceVersion"] = "12";
+       }},
+      {"server metadata left out and the second manager's label value",
+       [](json& o) {
+         o["metadata"].erase("uid");
+         o["metadata"]["labels"]["tidepool.dev/second"] = "changed";
+       }},
+      {"a structured uid",
+       [](json& o) {
+         o["metadata"]["uid"] = {{"x", "y"}};
+       }},
+      {"kind and apiVersion",
+       [](json& o) {
+         o["kind"] = "Other";
+         o["apiVersion"] = "v2";
+       }},
   };
   int compared = 0;
   for (const json& object : RepositoryObjects()) {
@@ -247,13 +307,15 @@ TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
     for (const auto& [name, edit] : edits) {
       json updated = old;
       edit(updated);
-      SCOPED_TRACE(name + " on " + object.dump().substr(0, 120));
-      EXPECT_EQ(UpdateManagedFields(old, updated, "writer", later),
-                UpdateManagedFieldsGeneralForTest(old, updated, "writer", later));
-      ++compared;
+      for (const char* writer : {"creator", "second-manager", "writer"}) {
+        SCOPED_TRACE(name + " by " + writer + " on " + object.dump().substr(0, 120));
+        EXPECT_EQ(UpdateManagedFields(old, updated, writer, later),
+                  UpdateManagedFieldsGeneralForTest(old, updated, writer, later));
+        ++compared;
+      }
     }
   }
-  EXPECT_GT(compared, 100);
+  EXPECT_GT(compared, 1000);
 }
 
 // Entries not in the store's form (unsorted, an unknown member, an empty fieldsV1, no
@@ -293,6 +355,46 @@ TEST(ManagedFieldsUpdateTest, EntriesNotInTheStoresFormTakeTheGeneralPath) {
     updated["status"]["phase"] = "Running";
     const json got = UpdateManagedFields(old, updated, "kubelet", kNow);
     EXPECT_EQ(got, UpdateManagedFieldsGeneralForTest(old, updated, "kubelet", kNow));
+  }
+}
+
+// A scalar that two entries own, or that nobody owns, or whose parent another entry owns whole:
+// the writer's change must match the general path (which takes the field from the others, or
+// gives it to the writer).
+TEST(ManagedFieldsUpdateTest, SharedOrUnownedScalarsMatchTheGeneralPath) {
+  auto entry = [](const char* manager, const char* op, const char* time, json fields) {
+    return json{{"manager", manager}, {"operation", op},          {"apiVersion", "v1"},
+                {"time", time},       {"fieldsType", "FieldsV1"}, {"fieldsV1", std::move(fields)}};
+  };
+  const json k_owned = {{"f:data", {{"f:k", json::object()}}}};
+  const json other_owned = {{"f:data", {{"f:other", json::object()}}}};
+  const json data_whole = {{"f:data", json::object()}};
+  const std::vector<std::pair<std::string, json>> cases = {
+      {"owned by the writer and an applier",
+       json::array({entry("applier", "Apply", "2026-01-01T00:00:00Z", k_owned),
+                    entry("writer", "Update", "2026-01-01T00:00:00Z", k_owned)})},
+      {"owned by the writer and another writer",
+       json::array({entry("a", "Update", "2026-01-01T00:00:00Z", k_owned),
+                    entry("writer", "Update", "2026-01-02T00:00:00Z", k_owned)})},
+      {"owned by nobody",
+       json::array({entry("writer", "Update", "2026-01-01T00:00:00Z", other_owned)})},
+      {"its map owned whole by another",
+       json::array({entry("a", "Update", "2026-01-01T00:00:00Z", data_whole),
+                    entry("writer", "Update", "2026-01-02T00:00:00Z", k_owned)})},
+      {"owned by the writer alone, before another entry in time",
+       json::array({entry("writer", "Update", "2026-01-01T00:00:00Z", k_owned),
+                    entry("z", "Update", "2026-01-02T00:00:00Z", other_owned)})},
+  };
+  for (const auto& [name, entries] : cases) {
+    SCOPED_TRACE(name);
+    const json old = {{"apiVersion", "v1"},
+                      {"kind", "ConfigMap"},
+                      {"metadata", {{"name", "c"}, {"managedFields", entries}}},
+                      {"data", {{"k", "1"}, {"other", "2"}}}};
+    json updated = old;
+    updated["data"]["k"] = "changed";
+    EXPECT_EQ(UpdateManagedFields(old, updated, "writer", kNow),
+              UpdateManagedFieldsGeneralForTest(old, updated, "writer", kNow));
   }
 }
 

@@ -1024,103 +1024,201 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
   }
 }
 
-// ---- The unchanged-ownership shortcut -------------------------------------------------------
+// ---- The ownership shortcuts --------------------------------------------------------------------
 //
-// A write that changes nothing a manager can own (only status, metadata.managedFields,
-// metadata.resourceVersion or metadata.generation differ) and brings no entries of its own
-// leaves every entry as it was: the general path would parse old's entries, find no field
-// added, modified or removed, and write them back. The kubelet's and the scheduler's status
-// writes are such writes. The shortcut copies old's entries instead, when they are in the form
-// WriteEntries gives them (as every entry the store holds is); otherwise the general path runs.
+// Two kinds of update leave the entries' sets as they are, and are most of a cluster's writes
+// (status writes, Lease renewals, heartbeats):
+//   1. a write that changes nothing a manager can own: only status, managedFields, or the
+//      server's metadata (resourceVersion, uid, creationTimestamp... which a client's PUT may
+//      leave out) differ. The general path would parse
+//      old's entries, find no field added, modified or removed, and write them back: every
+//      entry stays as it was.
+//   2. a write whose only changes are new values of scalar fields (reached through maps only,
+//      present on both sides) that the writer's own Update entry already owns and no other
+//      entry owns: the general path would take them from nobody and give them to the writer,
+//      who has them; only the writer's time becomes `now` (and the entries are re-sorted, as
+//      the time is part of their order).
+// Neither applies when the client sends entries of its own, or when old's entries are not in
+// the form WriteEntries gives them (as every entry the store holds is); the general path runs.
 
-// Whether `old` and `updated` differ only where no manager owns anything (stricter than
-// Ignored(): apiVersion, kind, name, uid... must be equal too).
-bool SameOwnedFields(const json& old, const json& updated) {
-  auto skip_top = [](const std::string& k) { return k == "status"; };
-  auto skip_meta = [](const std::string& k, const json& v) {
-    return k == "managedFields" ||
-           ((k == "resourceVersion" || k == "generation") && !v.is_structured());
-  };
-  auto same_members = [](const json& a, const json& b, auto skip) {
-    auto count = [&](const json& o) {
-      size_t n = 0;
-      for (auto it = o.begin(); it != o.end(); ++it) n += skip(it.key(), it.value()) ? 0 : 1;
-      return n;
+// The changes from `old` to `updated` when they are all scalar values replaced (paths of
+// "f:<key>", through maps only; what no manager owns is skipped: status, managedFields, and
+// scalar apiVersion, kind, metadata name, namespace, uid, creationTimestamp, resourceVersion,
+// generation...); nullopt for any other change (a member added or removed, a list changed,
+// null, a type changed) or more than a few.
+using ScalarChanges = std::vector<std::vector<std::string>>;
+const std::set<std::string, std::less<>> kServerMetadata = {
+    "name", "namespace",   "creationTimestamp", "selfLink",
+    "uid",  "clusterName", "generation",        "resourceVersion"};
+constexpr size_t kMaxScalarChanges = 8;
+
+bool DiffScalars(const json& a, const json& b, std::vector<std::string>& path, ScalarChanges& out) {
+  if (a.is_object() && b.is_object()) {
+    // What Ignored() leaves out: all of status and managedFields; scalar apiVersion, kind and
+    // the server's metadata fields (a structured one has children that count).
+    auto skipped = [&](const std::string& k, const json& v) {
+      if (path.empty())
+        return k == "status" || ((k == "apiVersion" || k == "kind") && !v.is_structured());
+      if (path.size() == 1 && path[0] == "f:metadata") {
+        return k == "managedFields" || (kServerMetadata.count(k) > 0 && !v.is_structured());
+      }
+      return false;
     };
-    if (count(a) != count(b)) return false;
+    size_t counted = 0;
     for (auto it = a.begin(); it != a.end(); ++it) {
-      if (skip(it.key(), it.value())) continue;
+      if (skipped(it.key(), it.value())) continue;
+      ++counted;
       auto other = b.find(it.key());
-      if (other == b.end() || skip(other.key(), *other) || *other != it.value()) return false;
+      if (other == b.end() || skipped(other.key(), *other)) return false;
+      path.push_back("f:" + it.key());
+      const bool ok = DiffScalars(it.value(), *other, path, out);
+      path.pop_back();
+      if (!ok) return false;
     }
-    return true;
-  };
-  auto top_skip = [&](const std::string& k, const json& v) {
-    return skip_top(k) || (k == "metadata" && v.is_object());
-  };
-  if (!same_members(old, updated, top_skip)) return false;
-  auto om = old.find("metadata");
-  auto um = updated.find("metadata");
-  const bool o_obj = om != old.end() && om->is_object();
-  const bool u_obj = um != updated.end() && um->is_object();
-  if (o_obj != u_obj) return false;
-  return !o_obj || same_members(*om, *um, skip_meta);
+    for (auto it = b.begin(); it != b.end(); ++it) {
+      if (!skipped(it.key(), it.value())) --counted;
+    }
+    return counted == 0;  // b has no member a lacks
+  }
+  if (a == b) return true;
+  if (a.is_structured() || b.is_structured() || a.is_null() || b.is_null() ||
+      a.type() != b.type() || out.size() == kMaxScalarChanges) {
+    return false;
+  }
+  out.push_back(path);
+  return true;
+}
+
+std::optional<ScalarChanges> ScalarChangesOf(const json& old, const json& updated) {
+  ScalarChanges out;
+  std::vector<std::string> path;
+  if (!DiffScalars(old, updated, path, out)) return std::nullopt;
+  return out;
+}
+
+// How `path` stands in a FieldsV1 tree: whether it is in the set, and whether a node above it
+// is in the set with no children (a parent owned whole).
+struct Ownership {
+  bool member = false;
+  bool parent_owned_whole = false;
+};
+Ownership OwnershipOf(const json& fields_v1, const std::vector<std::string>& path) {
+  Ownership o;
+  const json* node = &fields_v1;
+  for (size_t i = 0; i < path.size(); ++i) {
+    if (!node->is_object()) return o;
+    auto it = node->find(path[i]);
+    if (it == node->end()) return o;
+    node = &*it;
+    const bool member = node->is_object() && (node->empty() || node->contains("."));
+    if (i + 1 < path.size() && member && node->empty()) o.parent_owned_whole = true;
+    if (i + 1 == path.size()) o.member = member;
+  }
+  return o;
 }
 
 // Whether `object`'s managedFields are as WriteEntries writes them: absent, or a non-empty list
 // of well-formed entries in SortKey order. (The fieldsV1 trees are not re-checked: the store's
 // are ToFieldsV1's.)
-bool EntriesInWrittenForm(const json& object) {
-  auto meta = object.find("metadata");
-  if (meta == object.end() || !meta->is_object()) return true;
-  auto mf = meta->find("managedFields");
-  if (mf == meta->end()) return true;
-  if (!mf->is_array() || mf->empty()) return false;
-  std::optional<decltype(Entry().SortKey())> last;
-  for (const json& e : *mf) {
-    if (!e.is_object()) return false;
-    Entry entry;
-    entry.manager = StringMember(e, "manager");
-    entry.operation = StringMember(e, "operation");
-    entry.api_version = StringMember(e, "apiVersion");
-    entry.subresource = StringMember(e, "subresource");
-    if (auto t = e.find("time"); t != e.end()) {
-      if (!t->is_string()) return false;
-      entry.time = t->get<std::string>();
-    }
-    if (entry.operation != "Apply" && entry.operation != "Update") return false;
-    if (StringMember(e, "fieldsType") != "FieldsV1") return false;
-    auto fields = e.find("fieldsV1");
-    if (fields == e.end() || !fields->is_object() || fields->empty()) return false;
-    const size_t members = 5 + (entry.time ? 1 : 0) + (entry.subresource.empty() ? 0 : 1);
-    if (e.size() != members) return false;
-    auto key = entry.SortKey();
-    if (last && key < *last) return false;
+using EntryKey = decltype(Entry().SortKey());
+std::optional<EntryKey> WrittenEntryKey(const json& e) {
+  if (!e.is_object()) return std::nullopt;
+  Entry entry;
+  entry.manager = StringMember(e, "manager");
+  entry.operation = StringMember(e, "operation");
+  entry.api_version = StringMember(e, "apiVersion");
+  entry.subresource = StringMember(e, "subresource");
+  if (auto t = e.find("time"); t != e.end()) {
+    if (!t->is_string()) return std::nullopt;
+    entry.time = t->get<std::string>();
+  }
+  if (entry.operation != "Apply" && entry.operation != "Update") return std::nullopt;
+  if (StringMember(e, "fieldsType") != "FieldsV1") return std::nullopt;
+  auto fields = e.find("fieldsV1");
+  if (fields == e.end() || !fields->is_object() || fields->empty()) return std::nullopt;
+  const size_t members = 5 + (entry.time ? 1 : 0) + (entry.subresource.empty() ? 0 : 1);
+  if (e.size() != members) return std::nullopt;
+  return entry.SortKey();
+}
+
+bool EntriesInWrittenForm(const json* managed_fields) {
+  if (managed_fields == nullptr) return true;
+  if (!managed_fields->is_array() || managed_fields->empty()) return false;
+  std::optional<EntryKey> last;
+  for (const json& e : *managed_fields) {
+    std::optional<EntryKey> key = WrittenEntryKey(e);
+    if (!key || (last && *key < *last)) return false;
     last = std::move(key);
   }
   return true;
 }
 
-// The shortcut's result, or nullopt when the general path must run.
-std::optional<json> UnchangedOwnership(const json& old, json& updated) {
+// Shortcut 2's entries: old's, with the writer's time now and the order kept; nullopt when a
+// change is not the writer's alone.
+std::optional<json> EntriesAfterOwnedChanges(const json& entries, const ScalarChanges& changes,
+                                             std::string_view manager, std::string_view api_version,
+                                             TimePoint now) {
+  std::optional<size_t> mine;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const json& e = entries[i];
+    if (StringMember(e, "manager") == manager && StringMember(e, "operation") == "Update" &&
+        !e.contains("subresource") && StringMember(e, "apiVersion") == api_version) {
+      mine = i;
+    }
+  }
+  if (!mine) return std::nullopt;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    for (const auto& change : changes) {
+      const Ownership o = OwnershipOf(entries[i]["fieldsV1"], change);
+      if (o.parent_owned_whole) return std::nullopt;
+      if (o.member != (i == *mine)) return std::nullopt;
+    }
+  }
+  json out = entries;
+  out[*mine]["time"] = FormatRfc3339(now);
+  std::vector<std::pair<EntryKey, json>> keyed;
+  keyed.reserve(out.size());
+  for (json& e : out) {
+    std::optional<EntryKey> key = WrittenEntryKey(e);
+    if (!key) return std::nullopt;
+    keyed.emplace_back(std::move(*key), std::move(e));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  json sorted = json::array();
+  for (auto& [key, e] : keyed) sorted.push_back(std::move(e));
+  return sorted;
+}
+
+// The shortcuts' result, or nullopt when the general path must run.
+std::optional<json> OwnershipShortcut(const json& old, json& updated, std::string_view manager,
+                                      TimePoint now) {
   const json* old_mf = nullptr;
   if (auto meta = old.find("metadata"); meta != old.end() && meta->is_object()) {
     if (auto mf = meta->find("managedFields"); mf != meta->end()) old_mf = &*mf;
   }
-  if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
-    if (auto mf = meta->find("managedFields"); mf != meta->end() && mf->is_array() &&
-                                               !mf->empty() &&
-                                               (old_mf == nullptr || *mf != *old_mf)) {
-      return std::nullopt;  // the client's own entries: the general path
-    }
-  }
-  if (!EntriesInWrittenForm(old) || !SameOwnedFields(old, updated)) return std::nullopt;
   auto meta = updated.find("metadata");
-  if (old_mf == nullptr) {
-    if (meta != updated.end() && meta->is_object()) meta->erase("managedFields");
-  } else {
-    (*meta)["managedFields"] = *old_mf;  // SameOwnedFields: both have a metadata object
+  if (meta == updated.end() || !meta->is_object()) return std::nullopt;
+  if (auto mf = meta->find("managedFields"); mf != meta->end() && mf->is_array() && !mf->empty() &&
+                                             (old_mf == nullptr || *mf != *old_mf)) {
+    return std::nullopt;  // the client's own entries
   }
+  if (!EntriesInWrittenForm(old_mf)) return std::nullopt;
+  const std::optional<ScalarChanges> changes = ScalarChangesOf(old, updated);
+  if (!changes) return std::nullopt;
+  if (changes->empty()) {  // shortcut 1
+    if (old_mf == nullptr) {
+      meta->erase("managedFields");
+    } else {
+      (*meta)["managedFields"] = *old_mf;
+    }
+    return std::move(updated);
+  }
+  if (old_mf == nullptr) return std::nullopt;
+  std::optional<json> entries =
+      EntriesAfterOwnedChanges(*old_mf, *changes, manager, ApiVersionOf(updated, old), now);
+  if (!entries) return std::nullopt;
+  (*meta)["managedFields"] = std::move(*entries);
   return std::move(updated);
 }
 
@@ -1131,7 +1229,7 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
   if (manager.empty() || !updated.is_object()) return updated;
   if (old.is_object()) {
     try {
-      if (auto same = UnchangedOwnership(old, updated)) return std::move(*same);
+      if (auto same = OwnershipShortcut(old, updated, manager, now)) return std::move(*same);
     } catch (const nlohmann::json::exception&) {
     }
     return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
