@@ -16,6 +16,7 @@
 #include "apiserver/protobuf/decode.h"
 #include "apiserver/protobuf/encode.h"
 #include "apiserver/protobuf/wire.h"
+#include "common/base64.h"
 
 namespace tidepool::apiserver {
 namespace {
@@ -329,6 +330,146 @@ TEST_F(ApiServerTest, WatchWritesQueuedEventsAsOneChunkInOrder) {
   auto p1 = store_.Get(*FindResource("", "v1", "pods"), "default", "p1");
   ASSERT_TRUE(p1.ok());
   EXPECT_EQ(lines[1], "{\"type\":\"ADDED\",\"object\":" + (*p1)->text + "}");
+}
+
+// limit and continue as kube-apiserver pages a list: pages in key order, kube's token, the
+// remaining count without selectors only, every page at the first one's revision (writes
+// between pages are not seen), a token's revision gone from the history is 410 with a token
+// that continues at the latest, resourceVersion "0" is the whole list, and kube's 400s.
+TEST_F(ApiServerTest, ListsArePagedConsistentlyWithKubesContinueTokens) {
+  for (const char* name : {"c1", "c2", "c3", "c4", "c5"}) {
+    json cm = {{"apiVersion", "v1"},
+               {"kind", "ConfigMap"},
+               {"metadata", {{"name", name}, {"labels", {{"app", "x"}}}}}};
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps", cm.dump()).code, 201);
+  }
+  const std::string list_rv = std::to_string(store_.resource_version());
+  auto names = [](const json& list) {
+    std::vector<std::string> out;
+    for (const auto& i : list["items"]) out.push_back(i["metadata"]["name"]);
+    return out;
+  };
+  const json first = json::parse(Do("GET", "/api/v1/namespaces/default/configmaps?limit=2").body);
+  EXPECT_EQ(names(first), (std::vector<std::string>{"c1", "c2"}));
+  EXPECT_EQ(first["metadata"]["resourceVersion"], list_rv);
+  EXPECT_EQ(first["metadata"]["remainingItemCount"], 3);
+  const std::string token = first["metadata"]["continue"];
+  EXPECT_EQ(Base64Decode(token, Base64Encoding::kRawUrl).value(),
+            R"({"v":"meta.k8s.io/v1","rv":)" + list_rv + R"(,"start":"default/c2\u0000"})");
+
+  // Writes between pages: the next pages still show the list as it was.
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/configmaps/c3").code, 200);
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps",
+               R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"c35"}})")
+                .code,
+            201);
+  ASSERT_EQ(Do("PATCH", "/api/v1/namespaces/default/configmaps/c4", R"({"data":{"k":"v"}})",
+               {{"content-type", "application/merge-patch+json"}})
+                .code,
+            200);
+  const json second = json::parse(
+      Do("GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" + token).body);
+  EXPECT_EQ(names(second), (std::vector<std::string>{"c3", "c4"}));
+  EXPECT_FALSE(second["items"][1].contains("data"));
+  EXPECT_EQ(second["metadata"]["resourceVersion"], list_rv);
+  const json third =
+      json::parse(Do("GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=" +
+                                second["metadata"]["continue"].get<std::string>())
+                      .body);
+  EXPECT_EQ(names(third), (std::vector<std::string>{"c5"}));
+  EXPECT_FALSE(third["metadata"].contains("continue"));
+  EXPECT_FALSE(third["metadata"].contains("remainingItemCount"));
+
+  // A selector: pages of matching objects, no remaining count.
+  const json selected = json::parse(
+      Do("GET", "/api/v1/namespaces/default/configmaps?limit=1&labelSelector=app%3Dx").body);
+  EXPECT_EQ(names(selected), (std::vector<std::string>{"c1"}));
+  EXPECT_TRUE(selected["metadata"].contains("continue"));
+  EXPECT_FALSE(selected["metadata"].contains("remainingItemCount"));
+  // resourceVersion=0 is the watch cache's whole list; a Table page carries the token.
+  EXPECT_EQ(
+      names(json::parse(
+                Do("GET", "/api/v1/namespaces/default/configmaps?limit=1&resourceVersion=0").body))
+          .size(),
+      5u);
+  const json table = json::parse(Do("GET", "/api/v1/namespaces/default/configmaps?limit=4", "",
+                                    {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}})
+                                     .body);
+  EXPECT_EQ(table["rows"].size(), 4u);
+  EXPECT_EQ(table["metadata"]["remainingItemCount"], 1);
+  EXPECT_TRUE(table["metadata"].contains("continue"));
+
+  // kube's refusals.
+  FakeWriter bad = Do("GET", "/api/v1/namespaces/default/configmaps?limit=2&continue=abc");
+  EXPECT_EQ(bad.code, 400);
+  EXPECT_EQ(json::parse(bad.body)["message"],
+            "invalid continue token: continue key is not valid: invalid character 'i' looking for "
+            "beginning of value");
+  FakeWriter with_rv = Do(
+      "GET", "/api/v1/namespaces/default/configmaps?limit=2&resourceVersion=3&continue=" + token);
+  EXPECT_EQ(with_rv.code, 400);
+  EXPECT_EQ(json::parse(with_rv.body)["message"],
+            "specifying resource version is not allowed when using continue");
+}
+
+TEST(ApiServerPagingTest, AContinueTokenPastTheHistoryIs410WithOneForTheLatest) {
+  SimulatedClock clock;
+  StoreOptions options;
+  options.history_events = 2;  // the history forgets all but the last two writes
+  ObjectStore store(clock, nullptr, options);
+  PodLogs logs;
+  ApiServer server(clock, store, logs, ApiServerOptions{"127.0.0.1:6443"});
+  auto get = [&](const std::string& target) {
+    http::HttpRequest req;
+    req.method = "GET";
+    req.target = target;
+    http::SplitRequestTarget(req);
+    FakeWriter w;
+    server.Handle(req, w);
+    return w;
+  };
+  const Resource& ns = *FindResource("", "v1", "namespaces");
+  for (const char* name : {"a", "b", "c"}) {
+    ASSERT_TRUE(
+        store
+            .Create(ns,
+                    {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}},
+                    {})
+            .ok());
+  }
+  const std::string token =
+      json::parse(get("/api/v1/namespaces?limit=1").body)["metadata"]["continue"];
+  for (const char* name : {"d", "e", "f"}) {
+    ASSERT_TRUE(
+        store
+            .Create(ns,
+                    {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", name}}}},
+                    {})
+            .ok());
+  }
+  FakeWriter expired = get("/api/v1/namespaces?limit=1&continue=" + token);
+  ASSERT_EQ(expired.code, 410) << expired.body;
+  const json status = json::parse(expired.body);
+  EXPECT_EQ(status["reason"], "Expired");
+  EXPECT_EQ(status["message"].get<std::string>().rfind(
+                "The provided continue parameter is too old to display a consistent list result. "
+                "You can start a new list without the continue parameter, or use the continue "
+                "token in this response",
+                0),
+            0u);
+  const std::string latest = status["metadata"]["continue"];
+  EXPECT_EQ(Base64Decode(latest, Base64Encoding::kRawUrl).value(),
+            R"({"v":"meta.k8s.io/v1","rv":-1,"start":"a\u0000"})");
+  const json rest = json::parse(get("/api/v1/namespaces?continue=" + latest).body);
+  std::vector<std::string> names;
+  for (const auto& i : rest["items"]) names.push_back(i["metadata"]["name"]);
+  EXPECT_EQ(names, (std::vector<std::string>{"b", "c", "d", "e", "f"}));
+  // An exact list at a revision the history lost is 410 too; one beyond the store is kube's 504.
+  EXPECT_EQ(get("/api/v1/namespaces?resourceVersion=1&resourceVersionMatch=Exact").code, 410);
+  FakeWriter future = get("/api/v1/namespaces?resourceVersion=999&resourceVersionMatch=Exact");
+  EXPECT_EQ(future.code, 504);
+  EXPECT_EQ(json::parse(future.body)["message"],
+            "Timeout: Too large resource version: 999, current: 6");
 }
 
 // A watch with a label selector sees an object that stops matching as DELETED with its previous

@@ -613,6 +613,50 @@ size_t ObjectStore::ExpireEvents() {
   return n;
 }
 
+StatusOr<ObjectStore::ListResult> ObjectStore::ListAt(
+    const Resource& r, std::string_view ns, int64_t rv,
+    const std::function<bool(const json&)>& filter) const {
+  const std::string prefix = ns.empty() || !r.namespaced ? "" : std::string(ns) + "/";
+  std::map<std::string, ObjectPtr, std::less<>> at;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (rv > revision_) {
+      return Status(StatusCode::kFailedPrecondition,
+                    "Too large resource version: " + std::to_string(rv) +
+                        ", current: " + std::to_string(revision_));
+    }
+    const Shard& s = ShardFor(r);
+    const int64_t floor = HistoryFloor(s);
+    if (rv < floor) {
+      return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
+                                                 " (" + std::to_string(floor) + ")");
+    }
+    for (auto it = s.objects.lower_bound(prefix);
+         it != s.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
+      at.emplace(it->first, it->second);
+    }
+    // Newest first, so that a key's state is finally the one before its first write after rv.
+    for (auto e = s.history.rbegin(); e != s.history.rend() && (*e)->resource_version > rv; ++e) {
+      const json& meta = (*e)->object->view.value("metadata", json::object());
+      const std::string key =
+          LocalKey(meta.value("namespace", std::string()), meta.value("name", std::string()));
+      if (key.compare(0, prefix.size(), prefix) != 0) continue;
+      if ((*e)->type == EventType::kAdded) {
+        at.erase(key);
+      } else if ((*e)->old_object != nullptr) {
+        at.insert_or_assign(key, (*e)->old_object);
+      }
+    }
+  }
+  ListResult out;
+  out.resource_version = rv;
+  out.items.reserve(at.size());
+  for (auto& [k, o] : at) {
+    if (!filter || filter(o->view)) out.items.push_back(std::move(o));
+  }
+  return out;
+}
+
 int64_t ObjectStore::HistoryFloor(const Shard& s) const {
   if (s.dropped_through == 0) return loaded_revision_;
   // kube's "oldest - 1": the revision before the oldest event kept.

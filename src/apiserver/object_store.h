@@ -224,6 +224,15 @@ class ObjectStore {
   ListResult List(const Resource& r, std::string_view ns,
                   const std::function<bool(const nlohmann::json&)>& filter = {}) const;
 
+  // The list as it was at revision `rv`: the objects now, with the writes after `rv` undone
+  // from the resource's watch history (what etcd serves for a read at a revision; kube's
+  // continued lists and resourceVersionMatch=Exact). OutOfRange with CheckHistory's text when
+  // the history no longer covers `rv` (kube: compacted); FailedPrecondition "Too large resource
+  // version: <rv>, current: <revision>" when `rv` is beyond the store's revision. The result's
+  // resource_version is `rv`.
+  StatusOr<ListResult> ListAt(const Resource& r, std::string_view ns, int64_t rv,
+                              const std::function<bool(const nlohmann::json&)>& filter = {}) const;
+
   // AlreadyExists: `pods "x" already exists`.
   StatusOr<ObjectPtr> Create(const Resource& r, nlohmann::json object, const WriteOptions& opts);
 

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "apiserver/handlers/handler.h"
+#include "apiserver/list_paging.h"
 #include "apiserver/negotiation.h"
 #include "apiserver/protobuf/encode.h"
 
@@ -13,13 +14,25 @@ using nlohmann::json;
 
 namespace {
 
+// The list's metadata: resourceVersion, then a page's continue and remainingItemCount (Go's
+// field order).
+std::string ListMetaJson(int64_t resource_version, const ListPage& page) {
+  std::string meta = "{\"resourceVersion\":\"" + std::to_string(resource_version) + "\"";
+  if (!page.continue_token.empty()) {
+    meta += ",\"continue\":\"" + page.continue_token + "\"";  // RawURL base64: nothing to escape
+    if (page.remaining_items)
+      meta += ",\"remainingItemCount\":" + std::to_string(*page.remaining_items);
+  }
+  return meta + "}";
+}
+
 // A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
-std::optional<std::string> ProtobufList(const Resource& res, const std::vector<ObjectPtr>& items,
-                                        int64_t resource_version) {
+std::optional<std::string> ProtobufList(const Resource& res, const ObjectStore::ListResult& list,
+                                        const ListPage& page) {
   auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
-                                        {{"resourceVersion", std::to_string(resource_version)}});
+                                        json::parse(ListMetaJson(list.resource_version, page)));
   if (!e.ok()) return std::nullopt;
-  for (const ObjectPtr& o : items) {
+  for (const ObjectPtr& o : list.items) {
     const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
     if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
   }
@@ -27,10 +40,11 @@ std::optional<std::string> ProtobufList(const Resource& res, const std::vector<O
 }
 
 // A LIST answer in JSON: the stored texts as they are, in one XList.
-std::string ListJson(const Resource& res, const ObjectStore::ListResult& list) {
+std::string ListJson(const Resource& res, const ObjectStore::ListResult& list,
+                     const ListPage& page) {
   std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" + res.GroupVersion() +
-                     "\",\"metadata\":{\"resourceVersion\":\"" +
-                     std::to_string(list.resource_version) + "\"},\"items\":[";
+                     "\",\"metadata\":" + ListMetaJson(list.resource_version, page) +
+                     ",\"items\":[";
   size_t total = body.size() + 2;
   for (const ObjectPtr& o : list.items) total += o->text.size() + 1;
   body.reserve(total);
@@ -150,25 +164,93 @@ void HandleGet(Context& c) {
   return c.SendObject(200, *o);
 }
 
+namespace {
+
+// kube's texts for lists at revisions the store no longer has (etcd3's interpretListError).
+constexpr char kListExpired[] = "The resourceVersion for the provided list is too old.";
+constexpr char kInconsistentContinue[] =
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list.";
+
+// What a list asks for: where it starts and at which revision (list_paging.h), or the error
+// already sent.
+struct ListRequest {
+  int64_t limit = 0;          // 0: everything
+  std::optional<int64_t> at;  // a revision to read at (Exact, or a continued list)
+  std::string start_key;      // a continued list's first key
+  bool continued = false;
+};
+
+std::optional<ListRequest> ReadListRequest(Context& c) {
+  const http::HttpRequest& req = c.req;
+  ListRequest lr;
+  lr.limit = std::max<int64_t>(0, std::atoll(req.Query("limit").c_str()));
+  const std::string rv = req.Query("resourceVersion");
+  const std::string match = req.Query("resourceVersionMatch");
+  if (const std::string cont = req.Query("continue"); !cont.empty()) {
+    if (!rv.empty() && rv != "0") {
+      SendError(c.w, {400, "BadRequest",
+                      "specifying resource version is not allowed when using continue", json()});
+      return std::nullopt;
+    }
+    StatusOr<ContinueToken> token = DecodeContinue(cont);
+    if (!token.ok()) {
+      SendError(c.w, {400, "BadRequest",
+                      "invalid continue token: " + std::string(token.status().message()), json()});
+      return std::nullopt;
+    }
+    if (token->resource_version > 0) lr.at = token->resource_version;
+    lr.start_key = std::move(token->start_key);
+    lr.continued = true;
+    return lr;
+  }
+  // The watch cache serves resourceVersion "0" whole, limit or not (kube 1.32's
+  // shouldDelegateList); a limit with another resourceVersion, and Exact, read etcd at it.
+  if (rv == "0") {
+    lr.limit = 0;
+  } else if (!rv.empty() && (match == "Exact" || (lr.limit > 0 && match.empty()))) {
+    lr.at = std::atoll(rv.c_str());
+    if (*lr.at <= 0) lr.at.reset();
+  }
+  return lr;
+}
+
+}  // namespace
+
 void HandleList(Context& c) {
   const http::HttpRequest& req = c.req;
   const Resource& res = c.res;
   auto filter = ParseFilter(req, res);
   if (!filter.ok()) return c.Fail(filter.status());
-  // A list at an exact resourceVersion (resourceVersionMatch=Exact, or a limit with a
-  // resourceVersion: kube's legacy exact reads) the history no longer covers is 410, as
-  // kube-apiserver answers a revision etcd compacted.
-  if (const std::string rv = req.Query("resourceVersion");
-      !rv.empty() && rv != "0" &&
-      (req.Query("resourceVersionMatch") == "Exact" ||
-       (!req.Query("limit").empty() && req.Query("resourceVersionMatch").empty()))) {
-    const int64_t at = std::atoll(rv.c_str());
-    if (at > 0 && !c.store.CheckHistory(res, at).ok()) {
-      return SendError(
-          c.w, {410, "Expired", "The resourceVersion for the provided list is too old.", json()});
+  std::optional<ListRequest> lr = ReadListRequest(c);
+  if (!lr) return;
+  const std::string_view ns = res.namespaced ? std::string_view(c.r.ns) : std::string_view();
+  ObjectStore::ListResult list;
+  if (lr->at) {
+    auto matches = filter->Empty() ? std::function<bool(const json&)>()
+                                   : [&f = *filter](const json& o) { return f.Matches(o); };
+    auto at = c.store.ListAt(res, ns, *lr->at, matches);
+    if (!at.ok() && at.status().code() == StatusCode::kOutOfRange) {
+      if (!lr->continued) return SendError(c.w, {410, "Expired", kListExpired, json()});
+      json status = StatusJson({410, "Expired", kInconsistentContinue, json()});
+      status["metadata"]["continue"] = EncodeContinue({-1, lr->start_key});
+      return SendJson(c.w, 410, status);
     }
+    if (!at.ok()) {
+      return SendError(c.w,
+                       {504, "Timeout", "Timeout: " + std::string(at.status().message()),
+                        json{{"causes", json::array({{{"reason", "ResourceVersionTooLarge"},
+                                                      {"message", "Too large resource version"}}})},
+                             {"retryAfterSeconds", 1}}});
+    }
+    list = std::move(at).value();
+  } else {
+    list = ListMatching(c.store, res, ns, *filter);
   }
-  auto list = ListMatching(c.store, res, res.namespaced ? c.r.ns : "", *filter);
+  const ListPage page = TakePage(res, &list, lr->start_key, lr->limit, filter->Empty());
   if (WantsTable(req)) {
     std::vector<printers::TableObject> objs;
     objs.reserve(list.items.size());
@@ -176,15 +258,16 @@ void HandleList(Context& c) {
     c.w.Send(200, kJson,
              printers::BuildTableText(res.group, res.resource, objs,
                                       std::to_string(list.resource_version), c.clock.Now(),
-                                      IncludeObjectParam(req), true));
+                                      IncludeObjectParam(req), true, page.continue_token,
+                                      page.remaining_items));
     return;
   }
   if (c.protobuf_out) {
-    if (std::optional<std::string> pb = ProtobufList(res, list.items, list.resource_version)) {
+    if (std::optional<std::string> pb = ProtobufList(res, list, page)) {
       return c.w.Send(200, kProtobufContentType, std::move(*pb));
     }
   }
-  c.w.Send(200, kJson, ListJson(res, list));
+  c.w.Send(200, kJson, ListJson(res, list, page));
 }
 
 void HandleWatch(Context& c) {

@@ -192,8 +192,9 @@ void AppendEmptyTable(std::string& out) {
 
 std::string BuildTableText(std::string_view group, std::string_view resource,
                            const std::vector<TableObject>& objects,
-                           std::string_view resource_version, TimePoint now,
-                           IncludeObject include, bool with_headers) {
+                           std::string_view resource_version, TimePoint now, IncludeObject include,
+                           bool with_headers, std::string_view continue_token,
+                           std::optional<int64_t> remaining_items) {
   std::string out;
   try {
     const internal::Printer& printer = PrinterFor(group, resource);
@@ -218,6 +219,11 @@ std::string BuildTableText(std::string_view group, std::string_view resource,
     } else {
       out += R"({"resourceVersion":)";
       out += Dump(json(std::string(resource_version)));
+      if (!continue_token.empty()) {
+        out += R"(,"continue":)";
+        out += Dump(json(std::string(continue_token)));
+        if (remaining_items) out += R"(,"remainingItemCount":)" + std::to_string(*remaining_items);
+      }
       out += '}';
     }
     out += R"(,"rows":[)";

@@ -105,11 +105,14 @@ struct TableObject {
 // building the table as a JSON tree: each row's PartialObjectMetadata (or object) is copied
 // from `text` once, not deep-copied and then serialized. This is what the API server sends:
 // `kubectl get pods -A` on 100,000 pods is one such table.
+// A page of a list (apiserver/list_paging.h) carries its `continue_token` and
+// `remaining_items` in the table's metadata, as kube copies the list's ListMeta.
 // REQUIRES: no element's `value` is null.
 std::string BuildTableText(std::string_view group, std::string_view resource,
                            const std::vector<TableObject>& objects,
-                           std::string_view resource_version, TimePoint now,
-                           IncludeObject include, bool with_headers);
+                           std::string_view resource_version, TimePoint now, IncludeObject include,
+                           bool with_headers, std::string_view continue_token = "",
+                           std::optional<int64_t> remaining_items = std::nullopt);
 
 // apimachinery's duration.HumanDuration, exactly: ~2-3 significant figures. Whole seconds are
 // truncated toward zero first; d <= -2s is "<invalid>", -2s < d < 1s is "0s"; then "119s",
