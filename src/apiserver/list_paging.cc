@@ -116,23 +116,12 @@ std::string StorageKey(const Resource& r, const StoredObject& o) {
   return r.namespaced ? ns + "/" + name : name;
 }
 
-ListPage TakePage(const Resource& r, ObjectStore::ListResult* list, std::string_view start_key,
-                  int64_t limit, bool count_remaining) {
-  ListPage page;
-  std::vector<ObjectPtr>& items = list->items;
-  auto first = items.begin();
-  if (!start_key.empty()) {
-    first = std::partition_point(items.begin(), items.end(),
-                                 [&](const ObjectPtr& o) { return StorageKey(r, *o) < start_key; });
-  }
-  items.erase(items.begin(), first);
-  if (limit <= 0 || static_cast<int64_t>(items.size()) <= limit) return page;
-  const size_t remaining = items.size() - static_cast<size_t>(limit);
-  items.resize(static_cast<size_t>(limit));
-  page.continue_token =
-      EncodeContinue({list->resource_version, StorageKey(r, *items.back()) + '\0'});
-  if (count_remaining) page.remaining_items = static_cast<int64_t>(remaining);
-  return page;
+std::string StoreKeyOf(const Resource& r, std::string_view storage_key) {
+  return r.namespaced ? std::string(storage_key) : "/" + std::string(storage_key);
+}
+
+std::string ContinueAfter(const Resource& r, int64_t rv, const StoredObject& last) {
+  return EncodeContinue({rv, StorageKey(r, last) + '\0'});
 }
 
 }  // namespace tidepool::apiserver

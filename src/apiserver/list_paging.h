@@ -8,7 +8,7 @@
 //     {"v":"meta.k8s.io/v1","rv":<the list's revision>,"start":"<last key>\u0000"}, and
 //     metadata.remainingItemCount is the number of objects after the page when the list has no
 //     selector (kube counts keys only then);
-//   - a continued list is served at the token's revision (ObjectStore::ListAt), so its pages
+//   - a continued list is served at the token's revision (ObjectStore::ListPage), so its pages
 //     form one consistent list; a token of revision -1 (kube's answer to a compacted one)
 //     continues at the latest revision.
 // DecodeContinue's errors are kube's texts ("continue key is not valid: ..."), which the
@@ -36,14 +36,16 @@ StatusOr<ContinueToken> DecodeContinue(std::string_view text);
 
 // kube's storage key of a stored object below its resource: "<ns>/<name>", or "<name>".
 std::string StorageKey(const Resource& r, const StoredObject& o);
-
-struct ListPage {
+// The object store's key (ObjectStore::ListPage's start_key) of a storage key: the same for a
+// namespaced kind, "/<name>" for a cluster-scoped one.
+std::string StoreKeyOf(const Resource& r, std::string_view storage_key);
+// What a page's ListMeta says beyond its resourceVersion.
+struct PageMeta {
   std::string continue_token;              // empty on the last page
-  std::optional<int64_t> remaining_items;  // set when a token is and `count_remaining`
+  std::optional<int64_t> remaining_items;  // with a token, when the list has no selector
 };
-// Keeps in list->items the page of at most `limit` objects (0: all) whose storage keys are not
-// before `start_key`, and says what follows.
-ListPage TakePage(const Resource& r, ObjectStore::ListResult* list, std::string_view start_key,
-                  int64_t limit, bool count_remaining);
+
+// The token of the page after one that ended with `last`, read at revision `rv`.
+std::string ContinueAfter(const Resource& r, int64_t rv, const StoredObject& last);
 
 }  // namespace tidepool::apiserver

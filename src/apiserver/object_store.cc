@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <optional>
 
 #include "apiserver/json_io.h"
 #include "apiserver/json_members.h"
@@ -613,46 +614,67 @@ size_t ObjectStore::ExpireEvents() {
   return n;
 }
 
-StatusOr<ObjectStore::ListResult> ObjectStore::ListAt(
+StatusOr<ObjectStore::PageResult> ObjectStore::ListPage(
     const Resource& r, std::string_view ns, int64_t rv,
-    const std::function<bool(const json&)>& filter) const {
+    const std::function<bool(const json&)>& filter, std::string_view start_key,
+    size_t limit) const {
   const std::string prefix = ns.empty() || !r.namespaced ? "" : std::string(ns) + "/";
-  std::map<std::string, ObjectPtr, std::less<>> at;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (rv > revision_) {
-      return Status(StatusCode::kFailedPrecondition,
-                    "Too large resource version: " + std::to_string(rv) +
-                        ", current: " + std::to_string(revision_));
-    }
-    const Shard& s = ShardFor(r);
-    const int64_t floor = HistoryFloor(s);
-    if (rv < floor) {
-      return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
-                                                 " (" + std::to_string(floor) + ")");
-    }
-    for (auto it = s.objects.lower_bound(prefix);
-         it != s.objects.end() && it->first.compare(0, prefix.size(), prefix) == 0; ++it) {
-      at.emplace(it->first, it->second);
-    }
-    // Newest first, so that a key's state is finally the one before its first write after rv.
-    for (auto e = s.history.rbegin(); e != s.history.rend() && (*e)->resource_version > rv; ++e) {
-      const json& meta = (*e)->object->view.value("metadata", json::object());
-      const std::string key =
-          LocalKey(meta.value("namespace", std::string()), meta.value("name", std::string()));
-      if (key.compare(0, prefix.size(), prefix) != 0) continue;
-      if ((*e)->type == EventType::kAdded) {
-        at.erase(key);
-      } else if ((*e)->old_object != nullptr) {
-        at.insert_or_assign(key, (*e)->old_object);
-      }
+  std::string from = std::max(std::string(start_key), prefix);
+  auto in_range = [&](std::string_view key) {
+    return key.compare(0, prefix.size(), prefix) == 0 && key >= from;
+  };
+  PageResult out;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (rv > revision_) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "Too large resource version: " + std::to_string(rv) +
+                      ", current: " + std::to_string(revision_));
+  }
+  const Shard& s = ShardFor(r);
+  if (rv <= 0) rv = revision_;
+  const int64_t floor = HistoryFloor(s);
+  if (rv < floor && rv < revision_) {
+    return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
+                                               " (" + std::to_string(floor) + ")");
+  }
+  out.resource_version = rv;
+  // The keys written after rv, with their state at rv (null: absent then). Newest first, so
+  // a key's state is finally the one before its first write after rv.
+  std::map<std::string, ObjectPtr, std::less<>> undone;
+  for (auto e = s.history.rbegin(); e != s.history.rend() && (*e)->resource_version > rv; ++e) {
+    const json& meta = (*e)->object->view.value("metadata", json::object());
+    std::string key =
+        LocalKey(meta.value("namespace", std::string()), meta.value("name", std::string()));
+    if (!in_range(key)) continue;
+    if ((*e)->type == EventType::kAdded) {
+      undone.insert_or_assign(std::move(key), nullptr);
+    } else if ((*e)->old_object != nullptr) {
+      undone.insert_or_assign(std::move(key), (*e)->old_object);
     }
   }
-  ListResult out;
-  out.resource_version = rv;
-  out.items.reserve(at.size());
-  for (auto& [k, o] : at) {
-    if (!filter || filter(o->view)) out.items.push_back(std::move(o));
+  // Both in key order; an undone key's state at rv replaces the current one.
+  auto cur = s.objects.lower_bound(from);
+  auto und = undone.begin();
+  auto next = [&]() -> std::optional<ObjectPtr> {  // nullopt: the end; null: absent at rv
+    const bool cur_ok = cur != s.objects.end() && cur->first.compare(0, prefix.size(), prefix) == 0;
+    if (!cur_ok && und == undone.end()) return std::nullopt;
+    if (!cur_ok || (und != undone.end() && und->first <= cur->first)) {
+      if (cur_ok && und->first == cur->first) ++cur;
+      return (und++)->second;
+    }
+    return (cur++)->second;
+  };
+  while (std::optional<ObjectPtr> o = next()) {
+    if (*o == nullptr) continue;
+    if (limit > 0 && out.items.size() == limit) {
+      out.more = true;
+      out.remaining = 1;
+      break;
+    }
+    if (!filter || filter((*o)->view)) out.items.push_back(std::move(*o));
+  }
+  if (out.more) {
+    while (std::optional<ObjectPtr> o = next()) out.remaining += *o != nullptr ? 1 : 0;
   }
   return out;
 }

@@ -224,14 +224,25 @@ class ObjectStore {
   ListResult List(const Resource& r, std::string_view ns,
                   const std::function<bool(const nlohmann::json&)>& filter = {}) const;
 
-  // The list as it was at revision `rv`: the objects now, with the writes after `rv` undone
-  // from the resource's watch history (what etcd serves for a read at a revision; kube's
-  // continued lists and resourceVersionMatch=Exact). OutOfRange with CheckHistory's text when
-  // the history no longer covers `rv` (kube: compacted); FailedPrecondition "Too large resource
-  // version: <rv>, current: <revision>" when `rv` is beyond the store's revision. The result's
-  // resource_version is `rv`.
-  StatusOr<ListResult> ListAt(const Resource& r, std::string_view ns, int64_t rv,
-                              const std::function<bool(const nlohmann::json&)>& filter = {}) const;
+  // A page of the list as it was at revision `rv` (0: the latest): the objects now, with the
+  // writes after `rv` undone from the resource's watch history (what etcd serves for a read
+  // at a revision: kube's continued lists and resourceVersionMatch=Exact). The page starts at
+  // the first key not before `start_key` (the store's "<ns>/<name>" or "/<name>" form) and
+  // holds at most `limit` objects that pass `filter` (0: all of them); `more` says whether
+  // any object (matching or not) follows the last one examined, and `remaining` how many do
+  // (set only when `limit` cut the page). Costs the keys examined plus the writes undone, not
+  // the whole collection. OutOfRange with CheckHistory's text when the history no longer
+  // covers `rv` (kube: compacted); FailedPrecondition "Too large resource version: <rv>,
+  // current: <revision>" when `rv` is beyond the store's revision.
+  struct PageResult {
+    std::vector<ObjectPtr> items;  // in key order
+    int64_t resource_version = 0;  // `rv`, or the revision read
+    bool more = false;
+    int64_t remaining = 0;
+  };
+  StatusOr<PageResult> ListPage(const Resource& r, std::string_view ns, int64_t rv,
+                                const std::function<bool(const nlohmann::json&)>& filter,
+                                std::string_view start_key, size_t limit) const;
 
   // AlreadyExists: `pods "x" already exists`.
   StatusOr<ObjectPtr> Create(const Resource& r, nlohmann::json object, const WriteOptions& opts);

@@ -48,6 +48,67 @@ TEST_F(ObjectStoreTest, CreateAssignsServerFields) {
             "leases.coordination.k8s.io \"n\" not found");
 }
 
+// ListPage reads the list as it was at a revision (writes after it undone from the history),
+// from a start key, at most `limit` matching objects, and says what follows.
+TEST_F(ObjectStoreTest, ListPageReadsAPageAtARevision) {
+  for (const char* ns : {"a", "b"}) {
+    for (const char* name : {"p1", "p2", "p3"}) {
+      ASSERT_TRUE(store_.Create(Pods(), Pod(ns, name), opts_).ok());
+    }
+  }
+  const int64_t rv = store_.resource_version();
+  auto names = [](const ObjectStore::PageResult& p) {
+    std::vector<std::string> out;
+    for (const ObjectPtr& o : p.items) {
+      out.push_back(o->view["metadata"]["namespace"].get<std::string>() + "/" +
+                    o->view["metadata"]["name"].get<std::string>());
+    }
+    return out;
+  };
+  // After rv: a/p2 deleted, a/p25 created, b/p1 relabelled twice.
+  ASSERT_TRUE(store_.Delete(Pods(), "a", "p2", opts_).ok());
+  ASSERT_TRUE(store_.Create(Pods(), Pod("a", "p25"), opts_).ok());
+  for (const char* v : {"x", "y"}) {
+    ASSERT_TRUE(store_
+                    .Update(
+                        Pods(), "b", "p1",
+                        [&](const StoredObject* cur) -> StatusOr<json> {
+                          json o = cur->Parse();
+                          o["metadata"]["labels"]["v"] = v;
+                          return o;
+                        },
+                        opts_)
+                    .ok());
+  }
+  auto all = store_.ListPage(Pods(), "", rv, {}, "", 0);
+  ASSERT_TRUE(all.ok());
+  EXPECT_EQ(names(*all),
+            (std::vector<std::string>{"a/p1", "a/p2", "a/p3", "b/p1", "b/p2", "b/p3"}));
+  EXPECT_FALSE(all->items[3]->view["metadata"].contains("labels"));
+  EXPECT_EQ(all->resource_version, rv);
+  EXPECT_FALSE(all->more);
+
+  auto page = store_.ListPage(Pods(), "", rv, {}, std::string("a/p2") + '\0', 2);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(names(*page), (std::vector<std::string>{"a/p3", "b/p1"}));
+  EXPECT_TRUE(page->more);
+  EXPECT_EQ(page->remaining, 2);
+
+  auto latest = store_.ListPage(Pods(), "a", 0, {}, "", 0);
+  ASSERT_TRUE(latest.ok());
+  EXPECT_EQ(names(*latest), (std::vector<std::string>{"a/p1", "a/p25", "a/p3"}));
+  EXPECT_EQ(latest->resource_version, store_.resource_version());
+
+  auto labelled = store_.ListPage(
+      Pods(), "", 0, [](const json& v) { return v["metadata"].contains("labels"); }, "", 1);
+  ASSERT_TRUE(labelled.ok());
+  EXPECT_EQ(names(*labelled), (std::vector<std::string>{"b/p1"}));
+  EXPECT_TRUE(labelled->more);  // b/p2 and b/p3 follow, matching or not
+
+  auto future = store_.ListPage(Pods(), "", store_.resource_version() + 1, {}, "", 0);
+  EXPECT_EQ(future.status().code(), StatusCode::kFailedPrecondition);
+}
+
 TEST_F(ObjectStoreTest, ListByNamespaceSortedWithRevision) {
   for (auto [ns, name] : std::vector<std::pair<std::string, std::string>>{
            {"b", "x"}, {"a", "z"}, {"a", "y"}, {"ab", "q"}}) {

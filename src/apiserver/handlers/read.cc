@@ -16,7 +16,7 @@ namespace {
 
 // The list's metadata: resourceVersion, then a page's continue and remainingItemCount (Go's
 // field order).
-std::string ListMetaJson(int64_t resource_version, const ListPage& page) {
+std::string ListMetaJson(int64_t resource_version, const PageMeta& page) {
   std::string meta = "{\"resourceVersion\":\"" + std::to_string(resource_version) + "\"";
   if (!page.continue_token.empty()) {
     meta += ",\"continue\":\"" + page.continue_token + "\"";  // RawURL base64: nothing to escape
@@ -28,7 +28,7 @@ std::string ListMetaJson(int64_t resource_version, const ListPage& page) {
 
 // A LIST answer in protobuf, or nullopt when an item does not encode (JSON then).
 std::optional<std::string> ProtobufList(const Resource& res, const ObjectStore::ListResult& list,
-                                        const ListPage& page) {
+                                        const PageMeta& page) {
   auto e = protobuf::ListEncoder::Start(res.GroupVersion(), res.kind,
                                         json::parse(ListMetaJson(list.resource_version, page)));
   if (!e.ok()) return std::nullopt;
@@ -41,7 +41,7 @@ std::optional<std::string> ProtobufList(const Resource& res, const ObjectStore::
 
 // A LIST answer in JSON: the stored texts as they are, in one XList.
 std::string ListJson(const Resource& res, const ObjectStore::ListResult& list,
-                     const ListPage& page) {
+                     const PageMeta& page) {
   std::string body = "{\"kind\":\"" + res.list_kind + "\",\"apiVersion\":\"" + res.GroupVersion() +
                      "\",\"metadata\":" + ListMetaJson(list.resource_version, page) +
                      ",\"items\":[";
@@ -229,28 +229,34 @@ void HandleList(Context& c) {
   if (!lr) return;
   const std::string_view ns = res.namespaced ? std::string_view(c.r.ns) : std::string_view();
   ObjectStore::ListResult list;
-  if (lr->at) {
+  PageMeta page;
+  if (!lr->at && lr->limit == 0 && lr->start_key.empty()) {
+    list = ListMatching(c.store, res, ns, *filter);  // the whole list, filtered outside the lock
+  } else {
     auto matches = filter->Empty() ? std::function<bool(const json&)>()
                                    : [&f = *filter](const json& o) { return f.Matches(o); };
-    auto at = c.store.ListAt(res, ns, *lr->at, matches);
-    if (!at.ok() && at.status().code() == StatusCode::kOutOfRange) {
+    auto read = c.store.ListPage(res, ns, lr->at.value_or(0), matches,
+                                 StoreKeyOf(res, lr->start_key), static_cast<size_t>(lr->limit));
+    if (!read.ok() && read.status().code() == StatusCode::kOutOfRange) {
       if (!lr->continued) return SendError(c.w, {410, "Expired", kListExpired, json()});
       json status = StatusJson({410, "Expired", kInconsistentContinue, json()});
       status["metadata"]["continue"] = EncodeContinue({-1, lr->start_key});
       return SendJson(c.w, 410, status);
     }
-    if (!at.ok()) {
+    if (!read.ok()) {
       return SendError(c.w,
-                       {504, "Timeout", "Timeout: " + std::string(at.status().message()),
+                       {504, "Timeout", "Timeout: " + std::string(read.status().message()),
                         json{{"causes", json::array({{{"reason", "ResourceVersionTooLarge"},
                                                       {"message", "Too large resource version"}}})},
                              {"retryAfterSeconds", 1}}});
     }
-    list = std::move(at).value();
-  } else {
-    list = ListMatching(c.store, res, ns, *filter);
+    list.items = std::move(read->items);
+    list.resource_version = read->resource_version;
+    if (read->more && !list.items.empty()) {
+      page.continue_token = ContinueAfter(res, list.resource_version, *list.items.back());
+      if (filter->Empty()) page.remaining_items = read->remaining;
+    }
   }
-  const ListPage page = TakePage(res, &list, lr->start_key, lr->limit, filter->Empty());
   if (WantsTable(req)) {
     std::vector<printers::TableObject> objs;
     objs.reserve(list.items.size());
