@@ -73,6 +73,7 @@ const KINDS = {
   'v1/Endpoints': 'V1Endpoints',
   'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
   'v1/PersistentVolume': 'V1PersistentVolume',
+  'v1/PodTemplate': 'V1PodTemplate',
   'v1/ReplicationController': 'V1ReplicationController',
   'v1/DeleteOptions': 'V1DeleteOptions',
   'apps/v1/Deployment': 'V1Deployment',

@@ -43,8 +43,75 @@ std::string ImagePullPolicy(const std::string& image) {
   return "IfNotPresent";
 }
 
+// SetDefaults_ObjectFieldSelector: a fieldRef without apiVersion is "v1".
+void DefaultFieldRef(json& holder) {
+  if (!holder.is_object()) return;
+  auto ref = holder.find("fieldRef");
+  if (ref != holder.end() && ref->is_object()) SetIfAbsent(*ref, "apiVersion", "v1");
+}
+
+// SetDefaults_Probe and SetDefaults_HTTPGetAction.
+void DefaultProbe(json& c, const char* name) {
+  auto probe = c.find(name);
+  if (probe == c.end() || !probe->is_object()) return;
+  SetIfAbsent(*probe, "timeoutSeconds", 1);
+  SetIfAbsent(*probe, "periodSeconds", 10);
+  SetIfAbsent(*probe, "successThreshold", 1);
+  SetIfAbsent(*probe, "failureThreshold", 3);
+  auto get = probe->find("httpGet");
+  if (get != probe->end() && get->is_object()) {
+    SetIfAbsent(*get, "path", "/");
+    SetIfAbsent(*get, "scheme", "HTTP");
+  }
+}
+
+// The downward API's items (a volume's, or a projected source's): each fieldRef's apiVersion.
+void DefaultDownwardApiItems(json& source) {
+  auto items = source.find("items");
+  if (items == source.end() || !items->is_array()) return;
+  for (json& item : *items) DefaultFieldRef(item);
+}
+
+// SetDefaults_Volume (a volume with no source is an emptyDir) and the defaults of its sources:
+// defaultMode 0644 of secret, configMap, downwardAPI and projected volumes, a projected
+// service-account token's expirationSeconds 3600, a hostPath's type "".
+void DefaultVolume(json& v) {
+  if (!v.is_object()) return;
+  bool has_source = false;
+  for (auto it = v.begin(); it != v.end(); ++it) {
+    if (it.key() != "name" && !it.value().is_null()) has_source = true;
+  }
+  if (!has_source) v["emptyDir"] = json::object();
+  for (const char* kind : {"secret", "configMap", "downwardAPI", "projected"}) {
+    auto source = v.find(kind);
+    if (source != v.end() && source->is_object()) SetIfAbsent(*source, "defaultMode", 420);
+  }
+  if (auto d = v.find("downwardAPI"); d != v.end() && d->is_object()) DefaultDownwardApiItems(*d);
+  if (auto h = v.find("hostPath"); h != v.end() && h->is_object()) SetIfAbsent(*h, "type", "");
+  auto projected = v.find("projected");
+  if (projected == v.end() || !projected->is_object()) return;
+  auto sources = projected->find("sources");
+  if (sources == projected->end() || !sources->is_array()) return;
+  for (json& source : *sources) {
+    if (!source.is_object()) continue;
+    if (auto d = source.find("downwardAPI"); d != source.end() && d->is_object()) {
+      DefaultDownwardApiItems(*d);
+    }
+    if (auto t = source.find("serviceAccountToken"); t != source.end() && t->is_object()) {
+      SetIfAbsent(*t, "expirationSeconds", 3600);
+    }
+  }
+}
+
 void DefaultContainer(json& c) {
   if (!c.is_object()) return;
+  if (auto env = c.find("env"); env != c.end() && env->is_array()) {
+    for (json& e : *env) {
+      if (e.is_object() && e.contains("valueFrom")) DefaultFieldRef(e["valueFrom"]);
+    }
+  }
+  for (const char* probe : {"livenessProbe", "readinessProbe", "startupProbe"})
+    DefaultProbe(c, probe);
   SetIfAbsent(c, "terminationMessagePath", "/dev/termination-log");
   SetIfAbsent(c, "terminationMessagePolicy", "File");
   if (c.contains("image") && c["image"].is_string()) {
@@ -153,6 +220,9 @@ void DefaultPodSpec(json& spec, bool is_pod) {
       for (json& c : spec[list]) DefaultContainer(c);
     }
   }
+  if (auto volumes = spec.find("volumes"); volumes != spec.end() && volumes->is_array()) {
+    for (json& v : *volumes) DefaultVolume(v);
+  }
   if (is_pod) {
     json& tol = spec["tolerations"];
     if (!tol.is_array()) tol = json::array();
@@ -235,6 +305,12 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group.empty() && r.resource == "persistentvolumes") {
     validation::DefaultPersistentVolume(object);
+  } else if (r.group.empty() && r.resource == "podtemplates") {
+    // The template is a struct: its pod spec is defaulted even when absent.
+    if (json* pod_spec =
+            validation::ObjectMember(validation::ObjectMember(&object, "template"), "spec")) {
+      DefaultPodSpec(*pod_spec, false);
+    }
   } else if (r.group.empty() && r.resource == "replicationcontrollers") {
     validation::DefaultReplicationController(object);
     // The template is a pointer here (nil stays nil), its pod spec a struct.
@@ -299,6 +375,8 @@ Status Validate(const Resource& r, const json& object, const json* old,
   if (g.empty() && res == "replicationcontrollers") {
     return validation::ValidateReplicationController(object, old, errors);
   }
+  if (g.empty() && res == "podtemplates")
+    return validation::ValidatePodTemplateObject(object, old, errors);
   if (g == "storage.k8s.io") {
     if (res == "storageclasses") return validation::ValidateStorageClass(object, old, errors);
     if (res == "csidrivers") return validation::ValidateCsiDriver(object, old, errors);

@@ -108,7 +108,7 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto agg = Do("GET", "/api", "",
                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
   EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
-  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 12u);
+  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 13u);
   auto legacy = Do("GET", "/api/v1");
   ASSERT_EQ(legacy.code, 200) << legacy.body;
   bool eviction = false;
@@ -1342,6 +1342,113 @@ TEST_F(ApiServerTest, TheStorageKindsListWatchAndWrite) {
 }
 
 // The defaults kube-apiserver applies, and what the strategies set on create.
+// pkg/apis/core/v1's defaults below a pod spec (SetDefaults_Volume, the volume sources',
+// SetDefaults_ObjectFieldSelector, SetDefaults_Probe/HTTPGetAction), in a pod and in a
+// Deployment's template; values the client set are kept.
+TEST_F(ApiServerTest, VolumesEnvAndProbesGetKubesDefaults) {
+  const json spec = json::parse(R"({"containers":[{"name":"c","image":"busybox:1",
+    "env":[{"name":"A","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},
+           {"name":"B","valueFrom":{"fieldRef":{"apiVersion":"v1","fieldPath":"spec.nodeName"}}},
+           {"name":"C","value":"x"}],
+    "livenessProbe":{"httpGet":{"port":8080}},
+    "readinessProbe":{"exec":{"command":["true"]},"periodSeconds":5}}],
+    "volumes":[{"name":"none"},
+               {"name":"s","secret":{"secretName":"x"}},
+               {"name":"cm","configMap":{"name":"x","defaultMode":256}},
+               {"name":"d","downwardAPI":{"items":[{"path":"n","fieldRef":{"fieldPath":"metadata.name"}}]}},
+               {"name":"h","hostPath":{"path":"/tmp"}},
+               {"name":"p","projected":{"sources":[
+                 {"serviceAccountToken":{"path":"t"}},
+                 {"downwardAPI":{"items":[{"path":"l","fieldRef":{"fieldPath":"metadata.labels"}}]}}]}}]})");
+  json pod = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "p"}}}, {"spec", spec}};
+  json deploy = {{"apiVersion", "apps/v1"},
+                 {"kind", "Deployment"},
+                 {"metadata", {{"name", "d"}}},
+                 {"spec",
+                  {{"selector", {{"matchLabels", {{"app", "d"}}}}},
+                   {"template", {{"metadata", {{"labels", {{"app", "d"}}}}}, {"spec", spec}}}}}};
+  auto p = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+  ASSERT_EQ(p.code, 201) << p.body;
+  auto d = Do("POST", "/apis/apps/v1/namespaces/default/deployments", deploy.dump());
+  ASSERT_EQ(d.code, 201) << d.body;
+  for (const json& got : {p.Json()["spec"], d.Json()["spec"]["template"]["spec"]}) {
+    const json& c = got["containers"][0];
+    EXPECT_EQ(c["env"][0]["valueFrom"]["fieldRef"],
+              json({{"apiVersion", "v1"}, {"fieldPath", "metadata.name"}}));
+    EXPECT_EQ(c["env"][1]["valueFrom"]["fieldRef"]["apiVersion"], "v1");
+    EXPECT_EQ(c["env"][2], json({{"name", "C"}, {"value", "x"}}));
+    EXPECT_EQ(c["livenessProbe"],
+              json::parse(R"({"httpGet":{"port":8080,"path":"/","scheme":"HTTP"},
+      "timeoutSeconds":1,"periodSeconds":10,"successThreshold":1,"failureThreshold":3})"));
+    EXPECT_EQ(c["readinessProbe"]["periodSeconds"], 5);
+    const json& v = got["volumes"];
+    EXPECT_EQ(v[0], json::parse(R"({"name":"none","emptyDir":{}})"));
+    EXPECT_EQ(v[1]["secret"]["defaultMode"], 420);
+    EXPECT_EQ(v[2]["configMap"]["defaultMode"], 256);
+    EXPECT_EQ(v[3]["downwardAPI"], json::parse(R"({"defaultMode":420,
+      "items":[{"path":"n","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.name"}}]})"));
+    EXPECT_EQ(v[4]["hostPath"], json::parse(R"({"path":"/tmp","type":""})"));
+    EXPECT_EQ(v[5]["projected"], json::parse(R"({"defaultMode":420,"sources":[
+      {"serviceAccountToken":{"path":"t","expirationSeconds":3600}},
+      {"downwardAPI":{"items":[{"path":"l","fieldRef":{"apiVersion":"v1","fieldPath":"metadata.labels"}}]}}]})"));
+  }
+}
+
+// core/v1 PodTemplates as kube-apiserver serves them: discovery, the template's pod-spec
+// defaults, ValidatePodTemplate's errors at "template...", kube's table columns.
+TEST_F(ApiServerTest, PodTemplatesAreServedWithDefaultsValidationAndTable) {
+  const json discovery = Do("GET", "/api/v1").Json();
+  bool listed = false;
+  for (const json& r : discovery["resources"]) listed |= r["name"] == "podtemplates";
+  EXPECT_TRUE(listed);
+  const json pt =
+      json::parse(R"({"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"nginx"},
+    "template":{"metadata":{"labels":{"name":"nginx","tier":"web"}},
+                "spec":{"containers":[{"name":"nginx","image":"nginx"},{"name":"side","image":"busybox:1"}]}}})");
+  auto created = Do("POST", "/api/v1/namespaces/default/podtemplates", pt.dump());
+  ASSERT_EQ(created.code, 201) << created.body;
+  const json created_pt = created.Json();
+  const json& spec = created_pt["template"]["spec"];
+  EXPECT_EQ(spec["restartPolicy"], "Always");
+  EXPECT_EQ(spec["dnsPolicy"], "ClusterFirst");
+  EXPECT_EQ(spec["containers"][0]["imagePullPolicy"], "Always");
+  EXPECT_FALSE(spec.contains("serviceAccountName"));  // a pod's default, not a template's
+  const json table = Do("GET", "/api/v1/namespaces/default/podtemplates", "",
+                        {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}})
+                         .Json();
+  std::vector<std::string> columns;
+  for (const json& c : table["columnDefinitions"]) columns.push_back(c["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Containers", "Images", "Pod Labels"}));
+  EXPECT_EQ(table["rows"][0]["cells"],
+            json::array({"nginx", "nginx,side", "nginx,busybox:1", "name=nginx,tier=web"}));
+
+  auto empty = Do("POST", "/api/v1/namespaces/default/podtemplates",
+                  R"({"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"empty"}})");
+  EXPECT_EQ(empty.code, 422);
+  EXPECT_NE(
+      empty.Json()["message"].get<std::string>().find("template.spec.containers: Required value"),
+      std::string::npos)
+      << empty.body;
+}
+
+// A create or PUT body that does not decode is kube's transformDecodeError: the kind it must be,
+// the decoder's error and the body's first 30 bytes (in hex unless they start with '{').
+TEST_F(ApiServerTest, ABodyThatDoesNotDecodeIsUnrecognizedAsKubeSaysIt) {
+  auto yaml_like = Do("POST", "/api/v1/namespaces", "apiVersion: v1\nkind: Pod\n");
+  EXPECT_EQ(yaml_like.code, 400);
+  EXPECT_EQ(yaml_like.Json()["message"],
+            "the object provided is unrecognized (must be of type Namespace): couldn't get "
+            "version/kind; json parse error: invalid character 'a' looking for beginning of value "
+            "(61706956657273696f6e3a2076310a6b696e643a20506f640a)");
+  auto truncated = Do("PUT", "/api/v1/namespaces/default/configmaps/x",
+                      R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":)");
+  EXPECT_EQ(truncated.code, 400);
+  EXPECT_EQ(truncated.Json()["message"],
+            "the object provided is unrecognized (must be of type ConfigMap): couldn't get "
+            "version/kind; json parse error: unexpected end of JSON input "
+            "({\"apiVersion\":\"v1\",\"kind\":\"Con ...)");
+}
+
 TEST_F(ApiServerTest, TheStorageKindsGetKubeApiserversDefaults) {
   std::map<std::string, json> created;
   for (const StorageKind& k : StorageKinds()) {

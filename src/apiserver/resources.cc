@@ -72,6 +72,7 @@ std::vector<Resource> Build() {
     };
     v.push_back(r);
   }
+  v.push_back(Make("", "podtemplates", "podtemplate", "PodTemplate", true));
   {
     Resource r = Make("", "replicationcontrollers", "replicationcontroller",
                       "ReplicationController", true, {"rc"}, {"all"});

@@ -252,6 +252,27 @@ StatusOr<json> ParseBody(const HttpRequest& req, std::vector<std::string>* dupli
   return j;
 }
 
+ApiError UnrecognizedBody(const Resource& r, const Status& why, std::string_view body) {
+  constexpr size_t kSummary = 30;  // summarizeData's maxLength
+  std::string summary;
+  if (body.empty()) {
+    summary = "<empty>";
+  } else if (body.front() == '{') {
+    summary = std::string(body.substr(0, kSummary));
+  } else {
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char ch : body.substr(0, kSummary)) {
+      summary += kHex[ch >> 4];
+      summary += kHex[ch & 15];
+    }
+  }
+  if (body.size() > kSummary) summary += " ...";
+  return {400, "BadRequest",
+          "the object provided is unrecognized (must be of type " + r.kind +
+              "): " + std::string(why.message()) + " (" + summary + ")",
+          json()};
+}
+
 std::optional<ApiError> VersionKindTypeError(const json& obj) {
   for (const char* key : {"apiVersion", "kind"}) {
     const json* v = Member(obj, key);

@@ -56,7 +56,7 @@ void HandleCreate(Context& c) {
   const Resource& res = c.res;
   std::vector<std::string> duplicates;
   auto body = ParseBody(c.req, &duplicates);
-  if (!body.ok()) return c.Fail(body.status());
+  if (!body.ok()) return SendError(c.w, UnrecognizedBody(res, body.status(), c.req.body));
   json obj = std::move(body).value();
   if (auto e = DecodeCreateBody(c, obj, duplicates)) return SendError(c.w, *e);
   const std::string body_ns = Str(obj, "metadata", "namespace");

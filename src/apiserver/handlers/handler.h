@@ -112,6 +112,10 @@ StatusOr<nlohmann::json> ParseBody(const http::HttpRequest& req,
 // The version/kind sniff kube's decoder starts with (json.Unmarshal into an anonymous
 // struct{APIVersion, Kind string}): a value of another type there fails the request.
 std::optional<ApiError> VersionKindTypeError(const nlohmann::json& obj);
+// A create's or PUT's body that does not decode, as kube's transformDecodeError words it: "the
+// object provided is unrecognized (must be of type Pod): <why> (<the body's first 30 bytes, in
+// hex unless it starts with '{'> ...)".
+ApiError UnrecognizedBody(const Resource& r, const Status& why, std::string_view body);
 // The typed decode of a create or update body: the first value of a type its field does not
 // take is a 400 as kube-apiserver's decoder gives it; then nulls become Go's zero values.
 std::optional<ApiError> DecodeTyped(std::string_view api_version, std::string_view kind,

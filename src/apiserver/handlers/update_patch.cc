@@ -78,7 +78,11 @@ struct Write {
 bool ReadWrite(Context& c, Write& u) {
   auto body = ParseBody(c.req, &u.duplicates);
   if (!body.ok()) {
-    c.Fail(body.status());
+    if (c.method == "PUT") {
+      SendError(c.w, UnrecognizedBody(c.res, body.status(), c.req.body));
+    } else {
+      c.Fail(body.status());
+    }
     return false;
   }
   u.ct = c.req.Header("content-type");

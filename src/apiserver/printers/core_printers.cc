@@ -404,6 +404,12 @@ json ReplicationControllerCells(const json& rc, TimePoint now) {
   });
 }
 
+json PodTemplateCells(const json& pt, TimePoint) {
+  const ContainerCells containers = LayoutContainers(Path(pt, "template", "spec", "containers"));
+  return json::array({Name(pt), containers.names, containers.images,
+                      FormatLabels(Path(pt, "template", "metadata", "labels"))});
+}
+
 json PersistentVolumeClaimCells(const json& pvc, TimePoint now) {
   const json* spec = Field(pvc, "spec");
   const json* deletion = Path(pvc, "metadata", "deletionTimestamp");
@@ -543,6 +549,18 @@ Printer MakeReplicationControllerPrinter() {
        1},
   };
   p.cells = &ReplicationControllerCells;
+  return p;
+}
+
+Printer MakePodTemplatePrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Containers", "string", "", "Names of each container in the template.", 0},
+      {"Images", "string", "", "Images referenced by each container in the template.", 0},
+      {"Pod Labels", "string", "", "The labels for the pod template.", 0},
+  };
+  p.cells = &PodTemplateCells;
   return p;
 }
 

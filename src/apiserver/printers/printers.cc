@@ -42,6 +42,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("", "persistentvolumeclaims")] = MakePersistentVolumeClaimPrinter();
     (*m)[Key("", "persistentvolumes")] = MakePersistentVolumePrinter();
     (*m)[Key("", "replicationcontrollers")] = MakeReplicationControllerPrinter();
+    (*m)[Key("", "podtemplates")] = MakePodTemplatePrinter();
     (*m)[Key("apps", "deployments")] = MakeDeploymentPrinter();
     (*m)[Key("apps", "daemonsets")] = MakeDaemonSetPrinter();
     (*m)[Key("apps", "replicasets")] = MakeReplicaSetPrinter();

@@ -42,6 +42,7 @@ Printer MakeEndpointsPrinter();
 Printer MakePersistentVolumeClaimPrinter();
 Printer MakePersistentVolumePrinter();
 Printer MakeReplicationControllerPrinter();
+Printer MakePodTemplatePrinter();
 Printer MakeDeploymentPrinter();
 Printer MakeDaemonSetPrinter();
 Printer MakeReplicaSetPrinter();

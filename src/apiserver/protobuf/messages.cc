@@ -2532,6 +2532,13 @@ constexpr FieldSpec kCoreReplicationControllerFields[] = {
 constexpr MessageSpec kCoreReplicationController{"ReplicationController",
                                                  kCoreReplicationControllerFields};
 
+// core.v1.PodTemplate
+constexpr FieldSpec kCorePodTemplateFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "template", "Template", kMessage, kAlways, 0, &kCorePodTemplateSpec},
+};
+constexpr MessageSpec kCorePodTemplate{"PodTemplate", kCorePodTemplateFields};
+
 // core.v1.EndpointAddress
 constexpr FieldSpec kCoreEndpointAddressFields[] = {
     {1, "ip", "IP", kString, kAlways},
@@ -2715,6 +2722,7 @@ constexpr KindSpec kKinds[] = {
     {"v1", "PersistentVolume", &kCorePersistentVolume},
     {"v1", "PersistentVolumeClaim", &kCorePersistentVolumeClaim},
     {"v1", "ReplicationController", &kCoreReplicationController},
+    {"v1", "PodTemplate", &kCorePodTemplate},
     {"v1", "Endpoints", &kCoreEndpoints},
     {"apps/v1", "Deployment", &kAppsDeployment},
     {"apps/v1", "ReplicaSet", &kAppsReplicaSet},

@@ -73,6 +73,7 @@ TEST(SchemaBuiltinTest, KnowsEveryServedKind) {
       {"scheduling.k8s.io/v1", "PriorityClass"},
       {"v1", "PersistentVolume"},
       {"v1", "ReplicationController"},
+      {"v1", "PodTemplate"},
       {"storage.k8s.io/v1", "StorageClass"},
       {"storage.k8s.io/v1", "CSIDriver"},
       {"storage.k8s.io/v1", "CSINode"},

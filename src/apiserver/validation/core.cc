@@ -390,4 +390,13 @@ Status ValidateReplicationController(const json& object, const json* old, FieldE
   return ValidateReplicationControllerTemplate(spec, errors);
 }
 
+Status ValidatePodTemplateObject(const json& object, const json* old, FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
+                           : ValidateObjectMetaUpdate(object, *old);
+  static const json kZeroTemplate = json::object();  // Template is a struct: zero when absent
+  const json* tmpl = Member(&object, "template");
+  return ValidatePodTemplate(tmpl != nullptr ? tmpl : &kZeroTemplate, "template", "PodTemplate",
+                             errors);
+}
+
 }  // namespace tidepool::apiserver::validation

@@ -57,4 +57,8 @@ void DefaultReplicationController(json& object);
 void PrepareReplicationControllerForCreate(json& object);
 Status ValidateReplicationController(const json& object, const json* old, api::FieldErrors* errors);
 
+// A core/v1 PodTemplate (ValidatePodTemplate / ValidatePodTemplateUpdate): ObjectMeta, and the
+// template at "template" (a zero template when absent: its spec needs containers).
+Status ValidatePodTemplateObject(const json& object, const json* old, api::FieldErrors* errors);
+
 }  // namespace tidepool::apiserver::validation

@@ -107,10 +107,10 @@ class GarbageCollectorTest : public ::testing::Test {
 
 TEST_F(GarbageCollectorTest, WatchesTheDeletableResourcesButEvents) {
   StartCollector();
-  // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, replicationcontrollers,
-  // secrets, serviceaccounts, services, 4 apps, jobs, leases, PDBs, 4 rbac, 4 storage.k8s.io,
-  // priorityclasses: 27 of the 29 resources (no Events).
-  EXPECT_EQ(gc_->stats().monitors, 27u);
+  // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, podtemplates,
+  // replicationcontrollers, secrets, serviceaccounts, services, 4 apps, jobs, leases, PDBs,
+  // 4 rbac, 4 storage.k8s.io, priorityclasses: 28 of the 30 resources (no Events).
+  EXPECT_EQ(gc_->stats().monitors, 28u);
 }
 
 // Background collection: a dependent none of whose owners exists is deleted.
@@ -400,8 +400,8 @@ std::string CollectOnAnEventQueue() {
   EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own, nor monitors'
   // Discovery ran on the queue; its monitors came from the factory and were fed.
   EXPECT_TRUE(gc.HasSynced());
-  EXPECT_EQ(gc.stats().monitors, 27u);
-  EXPECT_EQ(c.informers.informers(), 27u);
+  EXPECT_EQ(gc.stats().monitors, 28u);
+  EXPECT_EQ(c.informers.informers(), 28u);
 
   EXPECT_TRUE(c.client.Delete(kCms + "/owner", {{"propagationPolicy", "Background"}}).ok());
   EXPECT_TRUE(c.client.Delete(kCms + "/fg-owner", {{"propagationPolicy", "Foreground"}}).ok());
