@@ -271,6 +271,16 @@ RestResult RestClient::PatchResult(const std::string& path, PatchType type, cons
   return Do(r);
 }
 
+Status RestClient::PatchUnread(const std::string& path, PatchType type, const json& patch) const {
+  RestRequest r;
+  r.method = "PATCH";
+  r.path = path;
+  r.body = patch;
+  r.content_type = std::string(PatchContentType(type));
+  r.decode_body = false;
+  return Do(r).status;
+}
+
 RestResult RestClient::DeleteResult(const std::string& path, const json& delete_options) const {
   RestRequest r;
   r.method = "DELETE";

@@ -114,6 +114,14 @@ TEST_F(RestClientTest, CrudAndErrors) {
   ASSERT_TRUE(jp.ok()) << jp.status().ToString();
   EXPECT_EQ((*jp)["data"]["k"], "9");
 
+  // A patch whose answer is not read: applied, OK; its errors still decoded.
+  ASSERT_TRUE(client.PatchUnread(path, PatchType::kMerge, json{{"data", {{"u", "1"}}}}).ok());
+  EXPECT_EQ((*client.Get(path))["data"]["u"], "1");
+  const Status gone = client.PatchUnread(ResourcePath("", "v1", "configmaps", "default", "none"),
+                                         PatchType::kMerge, json{{"data", {{"u", "1"}}}});
+  EXPECT_EQ(gone.code(), StatusCode::kNotFound);
+  EXPECT_EQ(gone.message(), "configmaps \"none\" not found");
+
   // List.
   auto list = client.List(coll);
   ASSERT_TRUE(list.ok());

@@ -248,11 +248,11 @@ void KubeKubelets::ReportNodeStatus(const std::string& name) {
   if (it == beats_.end()) return;
   const json patch = kubelet::NodeHeartbeatPatch(it->second.condition_types, clock_.Now());
   if (!patch.is_null()) {
-    auto r = kube_.Patch(client::ResourcePath("", "v1", "nodes", "", name, "status"),
-                         client::PatchType::kStrategicMerge, patch);
-    if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+    const Status r = kube_.PatchUnread(client::ResourcePath("", "v1", "nodes", "", name, "status"),
+                                       client::PatchType::kStrategicMerge, patch);
+    if (!r.ok() && logger_ != nullptr && r.code() != StatusCode::kNotFound) {
       logger_->Warning("kubelet: error updating node status",
-                       {{"node", name}, {"err", r.status().ToString()}});
+                       {{"node", name}, {"err", r.ToString()}});
     }
   }
   it->second.status_timer = node_timers_.ScheduleAfter(options_.node_status_report_frequency,

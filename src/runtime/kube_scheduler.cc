@@ -174,12 +174,12 @@ void KubeScheduler::SetUnschedulable(const api::Pod& pod, const api::PodConditio
                {"message", condition.message}};
   json patch = {{"status", {{"conditions", json::array({cond})}}}};
   if (nominated_node.has_value()) patch["status"]["nominatedNodeName"] = *nominated_node;
-  auto r = kube_.Patch(
+  const Status r = kube_.PatchUnread(
       client::ResourcePath("", "v1", "pods", pod.meta.namespace_, pod.meta.name, "status"),
       client::PatchType::kStrategicMerge, patch);
-  if (!r.ok() && logger_ != nullptr && r.status().code() != StatusCode::kNotFound) {
+  if (!r.ok() && logger_ != nullptr && r.code() != StatusCode::kNotFound) {
     logger_->Warning("scheduler: cannot update the pod's condition",
-                     {{"pod", pod.Key()}, {"err", r.status().ToString()}});
+                     {{"pod", pod.Key()}, {"err", r.ToString()}});
   }
 }
 
