@@ -632,11 +632,7 @@ StatusOr<ObjectStore::PageResult> ObjectStore::ListPage(
   }
   const Shard& s = ShardFor(r);
   if (rv <= 0) rv = revision_;
-  const int64_t floor = HistoryFloor(s);
-  if (rv < floor && rv < revision_) {
-    return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
-                                               " (" + std::to_string(floor) + ")");
-  }
+  if (Status covered = HistoryCovers(s, rv); !covered.ok()) return covered;
   out.resource_version = rv;
   // The keys written after rv, with their state at rv (null: absent then). Newest first, so
   // a key's state is finally the one before its first write after rv.
@@ -685,14 +681,18 @@ int64_t ObjectStore::HistoryFloor(const Shard& s) const {
   return s.history.empty() ? s.dropped_through : s.history.front()->resource_version - 1;
 }
 
-Status ObjectStore::CheckHistory(const Resource& r, int64_t rv) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  const int64_t floor = HistoryFloor(ShardFor(r));
+Status ObjectStore::HistoryCovers(const Shard& s, int64_t rv) const {
+  const int64_t floor = HistoryFloor(s);
   if (rv < floor && rv < revision_) {
     return Status(StatusCode::kOutOfRange, "too old resource version: " + std::to_string(rv) +
                                                " (" + std::to_string(floor) + ")");
   }
   return OkStatus();
+}
+
+Status ObjectStore::CheckHistory(const Resource& r, int64_t rv) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return HistoryCovers(ShardFor(r), rv);
 }
 
 void ObjectStore::WakeWatchers(const WakeList& wake) const {
@@ -989,11 +989,7 @@ StatusOr<std::unique_ptr<Watch>> ObjectStore::OpenWatch(const Resource* r, std::
   } else if (from_rv < revision_) {
     for (const Resource* res : resources) {
       const Shard& s = ShardFor(*res);
-      if (const int64_t floor = HistoryFloor(s); from_rv < floor) {
-        return Status(StatusCode::kOutOfRange, "too old resource version: " +
-                                                   std::to_string(from_rv) + " (" +
-                                                   std::to_string(floor) + ")");
-      }
+      if (Status covered = HistoryCovers(s, from_rv); !covered.ok()) return covered;
       auto it = std::upper_bound(
           s.history.begin(), s.history.end(), from_rv,
           [](int64_t rv, const EventPtr& e) { return rv < e->resource_version; });

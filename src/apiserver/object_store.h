@@ -313,6 +313,8 @@ class ObjectStore {
   // Under mu_: the history and the events' TTL queue after a write.
   void Remember(Shard& s, EventPtr e);
   void TrackTtl(const Resource& r, const std::string& local_key, EventType type, int64_t rv);
+  // Under mu_: CheckHistory's answer for `s`.
+  Status HistoryCovers(const Shard& s, int64_t rv) const;
   // Under mu_: the revision a watch of `s` must start after at least (see CheckHistory).
   int64_t HistoryFloor(const Shard& s) const;
   // Not under mu_.

@@ -262,21 +262,26 @@ RestResult RestClient::UpdateResult(const std::string& path, const json& object)
   return Do(r);
 }
 
-RestResult RestClient::PatchResult(const std::string& path, PatchType type, const json& patch) const {
+namespace {
+
+RestRequest PatchRequest(const std::string& path, PatchType type, const json& patch) {
   RestRequest r;
   r.method = "PATCH";
   r.path = path;
   r.body = patch;
   r.content_type = std::string(PatchContentType(type));
-  return Do(r);
+  return r;
+}
+
+}  // namespace
+
+RestResult RestClient::PatchResult(const std::string& path, PatchType type,
+                                   const json& patch) const {
+  return Do(PatchRequest(path, type, patch));
 }
 
 Status RestClient::PatchUnread(const std::string& path, PatchType type, const json& patch) const {
-  RestRequest r;
-  r.method = "PATCH";
-  r.path = path;
-  r.body = patch;
-  r.content_type = std::string(PatchContentType(type));
+  RestRequest r = PatchRequest(path, type, patch);
   r.decode_body = false;
   return Do(r).status;
 }
