@@ -117,8 +117,10 @@ ApiError Invalid(const Resource& r, std::string_view name, const api::FieldError
   ApiError e;
   e.code = 422;
   e.reason = "Invalid";
+  // errors.NewInvalid: the qualified kind (GroupKind.String(): "Pod", "Deployment.apps").
+  const std::string qualified = r.group.empty() ? r.kind : r.kind + "." + r.group;
   e.message =
-      r.kind + " \"" + std::string(name) + "\" is invalid: " + api::AggregateMessage(errors);
+      qualified + " \"" + std::string(name) + "\" is invalid: " + api::AggregateMessage(errors);
   json causes = json::array();
   for (const api::FieldError& f : errors) {
     std::string full = f.ToString();
