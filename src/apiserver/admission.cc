@@ -326,6 +326,12 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (r.resource == "statefulsets") validation::DefaultStatefulSet(object);
     if (r.resource == "jobs") validation::DefaultJob(object);
     json* spec = validation::ObjectMember(&object, "spec");
+    if (r.resource == "cronjobs") {
+      validation::DefaultCronJob(object);
+      // The job template's pod spec (a struct: defaulted even when absent); the JobSpec
+      // itself gets no Job defaults (SetDefaults_Job is the Job's, not the JobSpec's).
+      spec = validation::ObjectMember(validation::ObjectMember(spec, "jobTemplate"), "spec");
+    }
     json* tmpl = spec != nullptr ? validation::ObjectMember(spec, "template") : nullptr;
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
   } else if (r.group == "scheduling.k8s.io" && r.resource == "priorityclasses") {
@@ -341,6 +347,8 @@ bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resour
 
 void PrepareForCreate(const Resource& r, json& object) {
   if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
+  // cronJobStrategy.PrepareForCreate: the status is the server's.
+  if (r.group == "batch" && r.resource == "cronjobs") object["status"] = json::object();
   if (r.group.empty() && r.resource == "persistentvolumes") {
     // The strategy's NowFunc: the instant FillSystemFields gave creationTimestamp.
     validation::PreparePersistentVolumeForCreate(
@@ -363,6 +371,7 @@ Status Validate(const Resource& r, const json& object, const json* old,
     return validation::ValidateStatefulSet(object, old, errors);
   }
   if (g == "batch" && res == "jobs") return validation::ValidateJob(object, old, errors);
+  if (g == "batch" && res == "cronjobs") return validation::ValidateCronJob(object, old, errors);
   if (g == "policy" && res == "poddisruptionbudgets") {
     return validation::ValidatePodDisruptionBudget(object, old, errors);
   }

@@ -108,6 +108,11 @@ std::vector<Resource> Build() {
     v.push_back(r);
   }
   {
+    Resource r = Make("batch", "cronjobs", "cronjob", "CronJob", true, {"cj"}, {"all"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
+  {
     Resource r = Make("batch", "jobs", "job", "Job", true, {}, {"all"});
     r.subresources = {Status(r)};
     v.push_back(r);

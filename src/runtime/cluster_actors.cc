@@ -9,6 +9,7 @@
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
@@ -69,6 +70,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::replicaset::ReplicaSetController> replicasets;
   std::unique_ptr<controllers::deployment::DeploymentController> deployments;
   std::unique_ptr<controllers::job::JobController> jobs;
+  std::unique_ptr<controllers::cronjob::CronJobController> cronjobs;
   std::unique_ptr<controllers::garbagecollector::GarbageCollector> garbage_collector;
   std::unique_ptr<controllers::statefulset::StatefulSetController> statefulsets;
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
@@ -124,6 +126,13 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   p->jobs = std::make_unique<controllers::job::JobController>(
       job_client, clock, job, &p->Recorder(job_client, "job-controller"), nullptr, informers,
       executor);
+  // kcm's CronJob controller ("cronjob-controller"), with its own identity and events.
+  client::RestClient& cronjob_client = p->Client(KcmAgent("cronjob-controller"));
+  auto cronjob = c.cronjob;
+  cronjob.seed = config.seed + 90;
+  p->cronjobs = std::make_unique<controllers::cronjob::CronJobController>(
+      cronjob_client, clock, cronjob, &p->Recorder(cronjob_client, "cronjob-controller"), nullptr,
+      informers, executor);
   // The garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers the
   // API server puts on deletion. It discovers the API and watches what it finds.
   auto gc = c.garbage_collector;
@@ -176,6 +185,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.replicasets->Start();
   p.deployments->Start();
   p.jobs->Start();
+  p.cronjobs->Start();
   p.statefulsets->Start();
   p.daemonsets->Start();
   p.podgc->Start();
@@ -195,6 +205,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.replicasets->Stop(); });
   stops.emplace_back([&] { p.deployments->Stop(); });
   stops.emplace_back([&] { p.jobs->Stop(); });
+  stops.emplace_back([&] { p.cronjobs->Stop(); });
   stops.emplace_back([&] { p.garbage_collector->Stop(); });
   stops.emplace_back([&] { p.statefulsets->Stop(); });
   stops.emplace_back([&] { p.daemonsets->Stop(); });

@@ -14,6 +14,7 @@
 #include "apiserver/api_server.h"
 #include "cloud/gke/gke_api.h"
 #include "common/speed.h"
+#include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
@@ -35,6 +36,7 @@ struct UpComponentOptions {
   controllers::replicaset::ReplicaSetControllerOptions replicaset;
   controllers::deployment::DeploymentControllerOptions deployment;
   controllers::job::JobControllerOptions job;
+  controllers::cronjob::CronJobControllerOptions cronjob;
   controllers::garbagecollector::GarbageCollectorOptions garbage_collector;
   controllers::statefulset::StatefulSetControllerOptions statefulset;
   controllers::daemonset::DaemonSetControllerOptions daemonset;
@@ -53,6 +55,7 @@ struct UpComponentOptions {
     replicaset.ForEachDuration(WithPrefix("replicaset.", f));
     deployment.ForEachDuration(WithPrefix("deployment.", f));
     job.ForEachDuration(WithPrefix("job.", f));
+    cronjob.ForEachDuration(WithPrefix("cronjob.", f));
     garbage_collector.ForEachDuration(WithPrefix("garbageCollector.", f));
     statefulset.ForEachDuration(WithPrefix("statefulset.", f));
     daemonset.ForEachDuration(WithPrefix("daemonset.", f));

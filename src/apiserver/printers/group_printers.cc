@@ -86,6 +86,40 @@ json StatefulSetCells(const json& sts, TimePoint now) {
 
 // ---- batch -------------------------------------------------------------------------------------
 
+// batchv1.JobSpec{}.SwaggerDoc()["selector"].
+const char kJobSelectorDoc[] =
+    "A label query over pods that should match the pod count. Normally, the system sets this "
+    "field for you. More info: "
+    "https://kubernetes.io/docs/concepts/overview/working-with-objects/labels/#label-selectors";
+
+// printBoolPtr.
+std::string BoolPtr(const json* v) {
+  if (v == nullptr || !v->is_boolean()) return "<unset>";
+  return v->get<bool>() ? "True" : "False";
+}
+
+json CronJobCells(const json& cj, TimePoint now) {
+  const json* spec = Field(cj, "spec");
+  const json* job_spec = Path(cj, "spec", "jobTemplate", "spec");
+  const auto last = TimeField(Path(cj, "status", "lastScheduleTime"));
+  const json* zone = Field(spec, "timeZone");
+  const json* active = Path(cj, "status", "active");
+  const ContainerCells containers =
+      LayoutContainers(Path(job_spec, "template", "spec", "containers"));
+  return json::array({
+      Name(cj),
+      Str(Field(spec, "schedule")),
+      zone != nullptr && zone->is_string() ? zone->get<std::string>() : "<none>",
+      BoolPtr(Field(spec, "suspend")),
+      active != nullptr && active->is_array() ? static_cast<int64_t>(active->size()) : 0,
+      last.has_value() ? HumanDuration(Elapsed(*last, now)) : "<none>",
+      Age(cj, now),
+      containers.names,
+      containers.images,
+      FormatLabelSelector(Field(job_spec, "selector")),
+  });
+}
+
 // hasJobCondition: the first condition of `type` decides.
 bool HasJobCondition(const json& job, std::string_view type) {
   const json* condition = FirstOfType(Path(job, "status", "conditions"), type);
@@ -310,6 +344,40 @@ Printer MakeStatefulSetPrinter() {
   return p;
 }
 
+Printer MakeCronJobPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Schedule", "string", "",
+       "The schedule in Cron format, see https://en.wikipedia.org/wiki/Cron.", 0},
+      {"Timezone", "string", "",
+       "The time zone name for the given schedule, see "
+       "https://en.wikipedia.org/wiki/List_of_tz_database_time_zones. If not specified, this will "
+       "default to the time zone of the kube-controller-manager process. The set of valid time "
+       "zone names and the time zone offset is loaded from the system-wide time zone database by "
+       "the API server during CronJob validation and the controller manager during execution. If "
+       "no system-wide time zone database can be found a bundled version of the database is used "
+       "instead. If the time zone name becomes invalid during the lifetime of a CronJob or due to "
+       "a change in host configuration, the controller will stop creating new new Jobs and will "
+       "create a system event with the reason UnknownTimeZone. More information can be found in "
+       "https://kubernetes.io/docs/concepts/workloads/controllers/cron-jobs/#time-zones",
+       0},
+      {"Suspend", "boolean", "",
+       "This flag tells the controller to suspend subsequent executions, it does not apply to "
+       "already started executions.  Defaults to false.",
+       0},
+      {"Active", "integer", "", "A list of pointers to currently running jobs.", 0},
+      {"Last Schedule", "string", "",
+       "Information when was the last time the job was successfully scheduled.", 0},
+      AgeColumn(),
+      kContainersColumn,
+      kImagesColumn,
+      {"Selector", "string", "", kJobSelectorDoc, 1},
+  };
+  p.cells = &CronJobCells;
+  return p;
+}
+
 Printer MakeJobPrinter() {
   Printer p;
   p.columns = {
@@ -320,7 +388,7 @@ Printer MakeJobPrinter() {
       AgeColumn(),
       kContainersColumn,
       kImagesColumn,
-      {"Selector", "string", "", "A label query over pods that should match the pod count.", 1},
+      {"Selector", "string", "", kJobSelectorDoc, 1},
   };
   p.cells = &JobCells;
   return p;

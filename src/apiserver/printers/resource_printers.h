@@ -47,6 +47,7 @@ Printer MakeDeploymentPrinter();
 Printer MakeDaemonSetPrinter();
 Printer MakeReplicaSetPrinter();
 Printer MakeStatefulSetPrinter();
+Printer MakeCronJobPrinter();
 Printer MakeJobPrinter();
 Printer MakeLeasePrinter();
 Printer MakePodDisruptionBudgetPrinter();

@@ -527,6 +527,31 @@ TEST(BatchPrintersTest, Jobs) {
       });
 }
 
+TEST(BatchPrintersTest, CronJobs) {
+  auto cronjob = [](json spec, json status) {
+    spec["jobTemplate"] = {{"spec", {{"template", PodTemplate()}}}};
+    return json{{"metadata", Meta("nightly")}, {"spec", spec}, {"status", status}};
+  };
+  ExpectCells(
+      "batch", "cronjobs",
+      {
+          {"never run",
+           cronjob({{"schedule", "0 3 * * *"}, {"suspend", false}}, json::object()),
+           {"nightly", "0 3 * * *", "<none>", "False", 0, "<none>", "10m", "app,sidecar",
+            "nginx:1.27,envoy:v1", "<none>"}},
+          {"in a zone, two active, scheduled 4 minutes ago",
+           cronjob({{"schedule", "*/2 * * * *"}, {"timeZone", "Europe/Berlin"}, {"suspend", true}},
+                   {{"active", json::array({{{"name", "a"}}, {{"name", "b"}}})},
+                    {"lastScheduleTime", "2026-01-01T00:06:00Z"}}),
+           {"nightly", "*/2 * * * *", "Europe/Berlin", "True", 2, "4m", "10m", "app,sidecar",
+            "nginx:1.27,envoy:v1", "<none>"}},
+          {"suspend unset",
+           cronjob({{"schedule", "@hourly"}}, json::object()),
+           {"nightly", "@hourly", "<none>", "<unset>", 0, "<none>", "10m", "app,sidecar",
+            "nginx:1.27,envoy:v1", "<none>"}},
+      });
+}
+
 // ---- coordination, policy, rbac, scheduling, default ------------------------------------------
 
 TEST(GroupPrintersTest, LeasesPdbsBindingsPriorityClasses) {

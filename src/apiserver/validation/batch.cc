@@ -1,10 +1,11 @@
 #include "apiserver/validation/batch.h"
 
+#include "api/cron_schedule.h"
 #include "api/name_validation.h"
-#include "common/go_quote.h"
 #include "apiserver/validation/defaults.h"
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
+#include "common/go_quote.h"
 
 namespace tidepool::apiserver::validation {
 namespace {
@@ -67,7 +68,7 @@ void ValidateGeneratedSelector(const json& object, FieldErrors* errors) {
   }
 }
 
-void ValidateCompletionMode(const json* spec, FieldErrors* errors) {
+void ValidateCompletionMode(const json* spec, const std::string& p, FieldErrors* errors) {
   const json* mode_json = Member(spec, "completionMode");
   const std::string mode(Str(mode_json));
   const std::optional<int64_t> completions = Int(Member(spec, "completions"));
@@ -76,37 +77,38 @@ void ValidateCompletionMode(const json* spec, FieldErrors* errors) {
   const bool per_index = Member(spec, "backoffLimitPerIndex") != nullptr;
   if (mode_json != nullptr && mode != "NonIndexed" && mode != "Indexed") {
     errors->push_back(
-        FieldError::NotSupported("spec.completionMode", mode, {"NonIndexed", "Indexed"}));
+        FieldError::NotSupported(p + ".completionMode", mode, {"NonIndexed", "Indexed"}));
   }
   if (mode == "Indexed") {
     if (!completions) {
-      errors->push_back(FieldError::Required("spec.completions", "when completion mode is Indexed"));
+      errors->push_back(
+          FieldError::Required(p + ".completions", "when completion mode is Indexed"));
     }
     if (parallelism && *parallelism > kMaxParallelismForIndexedJob) {
       errors->push_back(FieldError::InvalidRaw(
-          "spec.parallelism", std::to_string(*parallelism),
+          p + ".parallelism", std::to_string(*parallelism),
           "must be less than or equal to 100000 when completion mode is Indexed"));
     }
     if (completions && max_failed && *max_failed > *completions) {
-      errors->push_back(FieldError::InvalidRaw("spec.maxFailedIndexes", std::to_string(*max_failed),
+      errors->push_back(FieldError::InvalidRaw(p + ".maxFailedIndexes", std::to_string(*max_failed),
                                                "must be less than or equal to completions"));
     }
     if (max_failed && *max_failed > kMaxFailedIndexesForIndexedJob) {
-      errors->push_back(FieldError::InvalidRaw("spec.maxFailedIndexes", std::to_string(*max_failed),
+      errors->push_back(FieldError::InvalidRaw(p + ".maxFailedIndexes", std::to_string(*max_failed),
                                                "must be less than or equal to 100000"));
     }
     if (completions && *completions > kCompletionsSoftLimit && per_index) {
       const std::string tail = " when completions are above 100000 and used with backoff limit per index";
       if (!max_failed) {
-        errors->push_back(FieldError::Required("spec.maxFailedIndexes",
-                                               "must be specified when completions is above 100000"));
+        errors->push_back(FieldError::Required(
+            p + ".maxFailedIndexes", "must be specified when completions is above 100000"));
       }
       if (parallelism && *parallelism > kParallelismLimitForHighCompletions) {
-        errors->push_back(FieldError::InvalidRaw("spec.parallelism", std::to_string(*parallelism),
+        errors->push_back(FieldError::InvalidRaw(p + ".parallelism", std::to_string(*parallelism),
                                                  "must be less than or equal to 10000" + tail));
       }
       if (max_failed && *max_failed > kMaxFailedIndexesLimitForHighCompletions) {
-        errors->push_back(FieldError::InvalidRaw("spec.maxFailedIndexes",
+        errors->push_back(FieldError::InvalidRaw(p + ".maxFailedIndexes",
                                                  std::to_string(*max_failed),
                                                  "must be less than or equal to 10000" + tail));
       }
@@ -115,16 +117,16 @@ void ValidateCompletionMode(const json* spec, FieldErrors* errors) {
   if (mode_json == nullptr || mode == "NonIndexed") {
     for (const char* k : {"backoffLimitPerIndex", "maxFailedIndexes"}) {
       if (const std::optional<int64_t> v = Int(Member(spec, k))) {
-        errors->push_back(FieldError::InvalidRaw(std::string("spec.") + k, std::to_string(*v),
+        errors->push_back(FieldError::InvalidRaw(p + "." + k, std::to_string(*v),
                                                  "requires indexed completion mode"));
       }
     }
   }
 }
 
-void ValidateRestartPolicy(const json* spec, FieldErrors* errors) {
+void ValidateRestartPolicy(const json* spec, const std::string& p, FieldErrors* errors) {
   const std::string policy(Str(Member(Member(Member(spec, "template"), "spec"), "restartPolicy")));
-  const std::string path = "spec.template.spec.restartPolicy";
+  const std::string path = p + ".template.spec.restartPolicy";
   if (policy == "Always" || policy.empty()) {
     errors->push_back(FieldError::Required(path, "valid values: \"OnFailure\", \"Never\""));
   } else if (policy != "OnFailure" && policy != "Never") {
@@ -135,36 +137,43 @@ void ValidateRestartPolicy(const json* spec, FieldErrors* errors) {
   }
 }
 
-// ValidateJobSpec (validateJobSpec, then the selector rules).
-Status ValidateJobSpec(const json* spec, FieldErrors* errors) {
+// validateJobSpec: the JobSpec at `p` ("spec", or a CronJob's "spec.jobTemplate.spec").
+Status ValidateJobSpecFields(const json* spec, const std::string& p, FieldErrors* errors) {
   for (const char* k : {"parallelism", "completions", "activeDeadlineSeconds", "backoffLimit",
                         "ttlSecondsAfterFinished", "backoffLimitPerIndex", "maxFailedIndexes"}) {
-    NonNegative(Member(spec, k), std::string("spec.") + k, errors);
+    NonNegative(Member(spec, k), p + "." + k, errors);
   }
   if (Member(spec, "maxFailedIndexes") != nullptr &&
       Member(spec, "backoffLimitPerIndex") == nullptr) {
-    errors->push_back(FieldError::Required("spec.backoffLimitPerIndex",
-                                           "when maxFailedIndexes is specified"));
+    errors->push_back(
+        FieldError::Required(p + ".backoffLimitPerIndex", "when maxFailedIndexes is specified"));
   }
-  ValidateCompletionMode(spec, errors);
+  ValidateCompletionMode(spec, p, errors);
   if (Member(spec, "successPolicy") != nullptr && Str(Member(spec, "completionMode")) != "Indexed") {
-    errors->push_back(FieldError::InvalidRaw("spec.successPolicy", "batch.SuccessPolicy{...}",
+    errors->push_back(FieldError::InvalidRaw(p + ".successPolicy", "batch.SuccessPolicy{...}",
                                              "requires indexed completion mode"));
   }
   if (const json* policy = Member(spec, "podReplacementPolicy")) {
-    const std::string p(Str(policy));
+    const std::string v(Str(policy));
     if (Member(spec, "podFailurePolicy") != nullptr) {
-      if (p != "Failed") {
-        errors->push_back(FieldError::NotSupported("spec.podReplacementPolicy", p, {"Failed"}));
+      if (v != "Failed") {
+        errors->push_back(FieldError::NotSupported(p + ".podReplacementPolicy", v, {"Failed"}));
       }
-    } else if (p != "Failed" && p != "TerminatingOrFailed") {
-      errors->push_back(FieldError::NotSupported("spec.podReplacementPolicy", p,
+    } else if (v != "Failed" && v != "TerminatingOrFailed") {
+      errors->push_back(FieldError::NotSupported(p + ".podReplacementPolicy", v,
                                                  {"Failed", "TerminatingOrFailed"}));
     }
   }
+  TIDEPOOL_RETURN_IF_ERROR(
+      ValidatePodTemplate(Member(spec, "template"), p + ".template", "Job", errors));
+  ValidateRestartPolicy(spec, p, errors);
+  return Status::Ok();
+}
+
+// ValidateJobSpec (validateJobSpec, then the selector rules).
+Status ValidateJobSpec(const json* spec, FieldErrors* errors) {
+  TIDEPOOL_RETURN_IF_ERROR(ValidateJobSpecFields(spec, "spec", errors));
   const json* tmpl = Member(spec, "template");
-  TIDEPOOL_RETURN_IF_ERROR(ValidatePodTemplate(tmpl, "spec.template", "Job", errors));
-  ValidateRestartPolicy(spec, errors);
   const json* selector = Member(spec, "selector");
   if (selector == nullptr) {
     errors->push_back(FieldError::Required("spec.selector", ""));
@@ -317,6 +326,139 @@ Status ValidateJob(const json& object, const json* old, FieldErrors* errors) {
       errors->push_back(FieldError::Invalid(
           "metadata.name", name, "will not able to create pod with invalid DNS label: " + hostname));
     }
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// validateScheduleFormat.
+void ValidateSchedule(const std::string& schedule, bool allow_tz, bool has_time_zone,
+                      FieldErrors* errors) {
+  if (auto parsed = api::CronSchedule::Parse(schedule); !parsed.ok()) {
+    errors->push_back(
+        FieldError::Invalid("spec.schedule", schedule, std::string(parsed.status().message())));
+  }
+  const bool tz = schedule.find("TZ") != std::string::npos;
+  if (allow_tz && tz && has_time_zone) {
+    errors->push_back(FieldError::Invalid("spec.schedule", schedule,
+                                          "cannot use both timeZone field and TZ or CRON_TZ in "
+                                          "schedule"));
+  } else if (!allow_tz && tz) {
+    errors->push_back(
+        FieldError::Invalid("spec.schedule", schedule,
+                            "cannot use TZ or CRON_TZ in schedule, use timeZone field instead"));
+  }
+}
+
+// validateTimeZone: IANA naming rules, then the tz database.
+void ValidateTimeZone(const json* zone, FieldErrors* errors) {
+  if (zone == nullptr || zone->is_null()) return;
+  const std::string name(Str(zone));
+  const char* path = "spec.timeZone";
+  if (name.empty()) {
+    errors->push_back(FieldError::Invalid(path, name, "timeZone must be nil or non-empty string"));
+    return;
+  }
+  size_t start = 0;
+  while (start <= name.size()) {
+    size_t end = name.find('/', start);
+    if (end == std::string::npos) end = name.size();
+    const std::string part = name.substr(start, end - start);
+    bool ok = !part.empty() && part.size() <= 14 && part != "." && part != ".." && part[0] != '-';
+    for (char c : part) {
+      ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_' ||
+                  c == '+');
+    }
+    if (!ok) {
+      errors->push_back(FieldError::Invalid(path, name, "unknown time zone " + name));
+      return;
+    }
+    start = end + 1;
+  }
+  std::string lower = name;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "local") {
+    errors->push_back(FieldError::Invalid(
+        path, name,
+        "timeZone must be an explicit time zone as defined in https://www.iana.org/time-zones"));
+  }
+  // Go's time.LoadLocation knows "Local" (the process's zone); any other name must be in the
+  // tz database.
+  if (auto z = api::LoadTimeZone(name); name != "Local" && !z.ok()) {
+    errors->push_back(FieldError::Invalid(path, name, std::string(z.status().message())));
+  }
+}
+
+// validateCronJobSpec.
+Status ValidateCronJobSpec(const json* spec, const json* old_spec, FieldErrors* errors) {
+  const std::string schedule(Str(Member(spec, "schedule")));
+  const json* zone = Member(spec, "timeZone");
+  if (schedule.empty()) {
+    errors->push_back(FieldError::Required("spec.schedule", ""));
+  } else {
+    const bool allow_tz = old_spec != nullptr &&
+                          Str(Member(old_spec, "schedule")).find("TZ") != std::string_view::npos;
+    ValidateSchedule(schedule, allow_tz, zone != nullptr && !zone->is_null(), errors);
+  }
+  NonNegative(Member(spec, "startingDeadlineSeconds"), "spec.startingDeadlineSeconds", errors);
+  const json* old_zone = Member(old_spec, "timeZone");
+  auto same = [](const json* a, const json* b) {
+    const bool a_null = a == nullptr || a->is_null(), b_null = b == nullptr || b->is_null();
+    return a_null == b_null && (a_null || *a == *b);
+  };
+  if (old_spec == nullptr || !same(zone, old_zone)) ValidateTimeZone(zone, errors);
+  const std::string policy(Str(Member(spec, "concurrencyPolicy")));
+  if (policy.empty()) {
+    errors->push_back(FieldError::Required("spec.concurrencyPolicy", ""));
+  } else if (policy != "Allow" && policy != "Forbid" && policy != "Replace") {
+    errors->push_back(
+        FieldError::NotSupported("spec.concurrencyPolicy", policy, {"Allow", "Forbid", "Replace"}));
+  }
+  // ValidateJobTemplateSpec.
+  const json* job_spec = Member(Member(spec, "jobTemplate"), "spec");
+  const std::string p = "spec.jobTemplate.spec";
+  TIDEPOOL_RETURN_IF_ERROR(ValidateJobSpecFields(job_spec, p, errors));
+  if (const json* selector = Member(job_spec, "selector");
+      selector != nullptr && !selector->is_null()) {
+    errors->push_back(FieldError::InvalidRaw(p + ".selector", GoLabelSelector(selector),
+                                             "`selector` will be auto-generated"));
+  }
+  if (IsTrue(Member(job_spec, "manualSelector"))) {
+    errors->push_back(FieldError::NotSupportedRaw(p + ".manualSelector", "true", {"nil", "false"}));
+  }
+  for (const char* k : {"successfulJobsHistoryLimit", "failedJobsHistoryLimit"}) {
+    NonNegative(Member(spec, k), std::string("spec.") + k, errors);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+void DefaultCronJob(json& object) {
+  json* spec = ObjectMember(&object, "spec");
+  if (spec == nullptr) return;
+  if (StrOf(spec, "concurrencyPolicy").empty()) (*spec)["concurrencyPolicy"] = "Allow";
+  SetDefault(spec, "suspend", false);
+  SetDefault(spec, "successfulJobsHistoryLimit", 3);
+  SetDefault(spec, "failedJobsHistoryLimit", 1);
+}
+
+Status ValidateCronJob(const json& object, const json* old, FieldErrors* errors) {
+  const json* spec = Member(object, "spec");
+  if (old != nullptr) {
+    // The 52-character name limit is not checked on update (older CronJobs keep working).
+    *errors = ValidateObjectMetaUpdate(object, *old);
+    return ValidateCronJobSpec(spec, Member(*old, "spec"), errors);
+  }
+  *errors = ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true);
+  TIDEPOOL_RETURN_IF_ERROR(ValidateCronJobSpec(spec, nullptr, errors));
+  // The controller names Jobs "<name>-<minutes since the epoch>": 11 more characters within a
+  // label's 63.
+  const std::string name(Str(At(object, {"metadata", "name"})));
+  if (name.size() > 52) {
+    errors->push_back(
+        FieldError::Invalid("metadata.name", name, "must be no more than 52 characters"));
   }
   return Status::Ok();
 }

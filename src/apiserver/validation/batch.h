@@ -24,6 +24,17 @@
 // successPolicy immutable ("field is immutable"); completions too, except in tandem with
 // parallelism for Indexed Jobs. Not checked: podFailurePolicy and successPolicy rules,
 // managedBy syntax, status.
+//
+// batch/v1 CronJob (SetDefaults_CronJob, ValidateCronJobCreate / ValidateCronJobUpdate):
+// DefaultCronJob sets concurrencyPolicy Allow, suspend false, successfulJobsHistoryLimit 3,
+// failedJobsHistoryLimit 1. ValidateCronJob: ObjectMeta (a DNS-1123 subdomain, and on create at
+// most 52 characters); spec.schedule required and parsed as the controller parses it
+// (api/cron_schedule.h; robfig's error as the detail), TZ= / CRON_TZ= refused unless the old
+// schedule had one; spec.timeZone (when new or changed) by IANA's naming rules, not "Local",
+// and known to the tz database; concurrencyPolicy Allow, Forbid or Replace; the job template's
+// JobSpec as a Job's (without the selector rules) with no selector ("`selector` will be
+// auto-generated") and no manualSelector; startingDeadlineSeconds and the history limits not
+// negative.
 #pragma once
 
 #include "apiserver/validation/fields.h"
@@ -35,5 +46,7 @@ void DefaultJob(json& object);
 // REQUIRES: metadata.uid is the uid the Job will be stored with.
 void PrepareJobForCreate(json& object);
 Status ValidateJob(const json& object, const json* old, api::FieldErrors* errors);
+void DefaultCronJob(json& object);
+Status ValidateCronJob(const json& object, const json* old, api::FieldErrors* errors);
 
 }  // namespace tidepool::apiserver::validation

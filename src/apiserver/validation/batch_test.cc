@@ -141,3 +141,108 @@ TEST(JobTest, UpdateRules) {
 
 }  // namespace
 }  // namespace tidepool::apiserver::validation
+
+namespace tidepool::apiserver::validation {
+namespace {
+
+constexpr const char* kCronJob = R"({
+  "apiVersion": "batch/v1", "kind": "CronJob",
+  "metadata": {"name": "pi", "namespace": "default"},
+  "spec": {"schedule": "*/5 * * * *",
+           "jobTemplate": {"spec": {"template": {"spec": {
+             "restartPolicy": "OnFailure", "containers": [{"name": "pi", "image": "perl"}]}}}}}})";
+
+TEST(CronJobTest, Defaults) {
+  json cj = json::parse(kCronJob);
+  DefaultCronJob(cj);
+  EXPECT_EQ(cj["spec"]["concurrencyPolicy"], "Allow");
+  EXPECT_EQ(cj["spec"]["suspend"], false);
+  EXPECT_EQ(cj["spec"]["successfulJobsHistoryLimit"], 3);
+  EXPECT_EQ(cj["spec"]["failedJobsHistoryLimit"], 1);
+  // The JobSpec of the template gets no Job defaults.
+  EXPECT_FALSE(cj["spec"]["jobTemplate"]["spec"].contains("backoffLimit"));
+}
+
+TEST(CronJobTest, RulesAndTexts) {
+  struct Case {
+    std::string name;
+    std::string patch;
+    std::vector<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"a valid cronjob", "", {}},
+      {"no schedule", R"({"spec": {"schedule": null}})", {"spec.schedule: Required value"}},
+      {"four fields",
+       R"({"spec": {"schedule": "* * * *"}})",
+       {"spec.schedule: Invalid value: \"* * * *\": expected exactly 5 fields, found 4: [* * * "
+        "*]"}},
+      {"minute 60",
+       R"({"spec": {"schedule": "60 * * * *"}})",
+       {"spec.schedule: Invalid value: \"60 * * * *\": end of range (60) above maximum (59): 60"}},
+      {"TZ in the schedule",
+       R"({"spec": {"schedule": "TZ=UTC * * * * *"}})",
+       {"spec.schedule: Invalid value: \"TZ=UTC * * * * *\": cannot use TZ or CRON_TZ in "
+        "schedule, use timeZone field instead"}},
+      {"an unknown zone",
+       R"({"spec": {"timeZone": "Mars/Base"}})",
+       {"spec.timeZone: Invalid value: \"Mars/Base\": unknown time zone Mars/Base"}},
+      {"Local",
+       R"({"spec": {"timeZone": "Local"}})",
+       {"spec.timeZone: Invalid value: \"Local\": timeZone must be an explicit time zone as "
+        "defined in https://www.iana.org/time-zones"}},
+      {"a known zone", R"({"spec": {"timeZone": "Europe/Berlin"}})", {}},
+      {"concurrencyPolicy",
+       R"({"spec": {"concurrencyPolicy": "Sometimes"}})",
+       {"spec.concurrencyPolicy: Unsupported value: \"Sometimes\": supported values: \"Allow\", "
+        "\"Forbid\", \"Replace\""}},
+      {"restartPolicy Always",
+       R"({"spec": {"jobTemplate": {"spec": {"template": {"spec": {"restartPolicy": "Always"}}}}}})",
+       {"spec.jobTemplate.spec.template.spec.restartPolicy: Required value: valid values: "
+        "\"OnFailure\", \"Never\""}},
+      {"a selector",
+       R"({"spec": {"jobTemplate": {"spec": {"selector": {"matchLabels": {"a": "b"}}}}}})",
+       {"spec.jobTemplate.spec.selector: Invalid value: v1.LabelSelector{MatchLabels:map[string]"
+        "string{\"a\":\"b\"}, MatchExpressions:[]v1.LabelSelectorRequirement(nil)}: `selector` "
+        "will be auto-generated"}},
+      {"manualSelector",
+       R"({"spec": {"jobTemplate": {"spec": {"manualSelector": true}}}})",
+       {"spec.jobTemplate.spec.manualSelector: Unsupported value: true: supported values: \"nil\", "
+        "\"false\""}},
+      {"negative limits",
+       R"({"spec": {"successfulJobsHistoryLimit": -1, "startingDeadlineSeconds": -5}})",
+       {"spec.startingDeadlineSeconds: Invalid value: -5: must be greater than or equal to 0",
+        "spec.successfulJobsHistoryLimit: Invalid value: -1: must be greater than or equal to 0"}},
+      {"a 53-character name",
+       R"({"metadata": {"name": "a2345678901234567890123456789012345678901234567890123"}})",
+       {"metadata.name: Invalid value: \"a2345678901234567890123456789012345678901234567890123\": "
+        "must be no more than 52 characters"}},
+  };
+  for (const Case& c : cases) {
+    json cj = Patched(kCronJob, c.patch);
+    DefaultCronJob(cj);
+    api::FieldErrors errors;
+    ASSERT_TRUE(ValidateCronJob(cj, nullptr, &errors).ok()) << c.name;
+    EXPECT_THAT(Messages(errors), ElementsAreArray(c.want)) << c.name;
+  }
+}
+
+TEST(CronJobTest, UpdateAllowsAnOldTzScheduleAndLongNames) {
+  json old = Patched(
+      kCronJob, R"({"metadata": {"name": "a2345678901234567890123456789012345678901234567890123"},
+                                   "spec": {"schedule": "TZ=UTC */5 * * * *"}})");
+  DefaultCronJob(old);
+  json now = old;
+  now["spec"]["schedule"] = "CRON_TZ=UTC */10 * * * *";
+  api::FieldErrors errors;
+  ASSERT_TRUE(ValidateCronJob(now, &old, &errors).ok());
+  EXPECT_TRUE(errors.empty()) << Messages(errors)[0];
+  now["spec"]["timeZone"] = "UTC";
+  errors.clear();
+  ASSERT_TRUE(ValidateCronJob(now, &old, &errors).ok());
+  EXPECT_THAT(Messages(errors),
+              ElementsAreArray({"spec.schedule: Invalid value: \"CRON_TZ=UTC */10 * * * *\": "
+                                "cannot use both timeZone field and TZ or CRON_TZ in schedule"}));
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver::validation
