@@ -82,6 +82,8 @@ const KINDS = {
   'apps/v1/StatefulSet': 'V1StatefulSet',
   'batch/v1/Job': 'V1Job',
   'batch/v1/CronJob': 'V1CronJob',
+  'autoscaling/v1/HorizontalPodAutoscaler': 'V1HorizontalPodAutoscaler',
+  'autoscaling/v2/HorizontalPodAutoscaler': 'V2HorizontalPodAutoscaler',
   'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
   'policy/v1/Eviction': 'V1Eviction',
   'coordination.k8s.io/v1/Lease': 'V1Lease',

@@ -5,6 +5,7 @@
 
 #include "api/name_validation.h"
 #include "apiserver/validation/apps.h"
+#include "apiserver/validation/autoscaling.h"
 #include "apiserver/validation/batch.h"
 #include "apiserver/validation/coordination.h"
 #include "apiserver/validation/core.h"
@@ -334,6 +335,12 @@ void ApplyDefaults(const Resource& r, json& object) {
     }
     json* tmpl = spec != nullptr ? validation::ObjectMember(spec, "template") : nullptr;
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
+  } else if (r.group == "autoscaling" && r.resource == "horizontalpodautoscalers") {
+    if (r.version == "v1") {
+      validation::DefaultHpaV1(object);
+    } else {
+      validation::DefaultHpa(object);
+    }
   } else if (r.group == "scheduling.k8s.io" && r.resource == "priorityclasses") {
     validation::DefaultPriorityClass(object);
   } else if (r.group == "storage.k8s.io" && r.resource == "storageclasses") {
@@ -347,6 +354,9 @@ bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resour
 
 void PrepareForCreate(const Resource& r, json& object) {
   if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
+  if (r.group == "autoscaling" && r.resource == "horizontalpodautoscalers") {
+    validation::PrepareHpaForCreate(object);
+  }
   // cronJobStrategy.PrepareForCreate: the status is the server's.
   if (r.group == "batch" && r.resource == "cronjobs") object["status"] = json::object();
   if (r.group.empty() && r.resource == "persistentvolumes") {
@@ -372,6 +382,9 @@ Status Validate(const Resource& r, const json& object, const json* old,
   }
   if (g == "batch" && res == "jobs") return validation::ValidateJob(object, old, errors);
   if (g == "batch" && res == "cronjobs") return validation::ValidateCronJob(object, old, errors);
+  if (g == "autoscaling" && res == "horizontalpodautoscalers") {
+    return validation::ValidateHpa(object, old, errors);
+  }
   if (g == "policy" && res == "poddisruptionbudgets") {
     return validation::ValidatePodDisruptionBudget(object, old, errors);
   }

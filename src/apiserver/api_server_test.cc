@@ -130,6 +130,87 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
 }
 
+// autoscaling serves HorizontalPodAutoscalers in v2 (stored, preferred) and v1, one object for
+// both, converted as kube-apiserver converts them (v1's CPU target is a v2 Resource metric; what
+// v1 cannot say travels in annotations).
+TEST_F(ApiServerTest, HorizontalPodAutoscalersInTwoVersions) {
+  const json group = Do("GET", "/apis/autoscaling").Json();
+  EXPECT_EQ(group["preferredVersion"]["version"], "v2");
+  ASSERT_EQ(group["versions"].size(), 2u);
+  EXPECT_EQ(group["versions"][1]["groupVersion"], "autoscaling/v1");
+
+  const json v1 = json::parse(R"({"apiVersion": "autoscaling/v1", "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "web"},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+             "maxReplicas": 4, "targetCPUUtilizationPercentage": 50}})");
+  auto created =
+      Do("POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", v1.dump());
+  ASSERT_EQ(created.code, 201) << created.body;
+  EXPECT_EQ(created.Json()["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(created.Json()["spec"]["minReplicas"], 1);
+  EXPECT_EQ(created.Json()["spec"]["targetCPUUtilizationPercentage"], 50);
+  EXPECT_EQ(created.Json()["status"],
+            json::parse(R"({"currentReplicas": 0, "desiredReplicas": 0})"));
+  const json as_v2 =
+      Do("GET", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/web").Json();
+  EXPECT_EQ(as_v2["apiVersion"], "autoscaling/v2");
+  EXPECT_EQ(as_v2["spec"]["metrics"], json::parse(R"([{"type": "Resource", "resource": {"name":
+      "cpu", "target": {"type": "Utilization", "averageUtilization": 50}}}])"));
+  EXPECT_FALSE(as_v2["metadata"].contains("annotations"));
+
+  // A v2 object with what v1 cannot say: read in v1, it carries kube's round-trip annotations.
+  const json v2 = json::parse(R"({"apiVersion": "autoscaling/v2", "kind": "HorizontalPodAutoscaler",
+    "metadata": {"name": "gpu"},
+    "spec": {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "infer"},
+             "minReplicas": 2, "maxReplicas": 8,
+             "metrics": [{"type": "Resource", "resource": {"name": "memory",
+                          "target": {"type": "AverageValue", "averageValue": "2Gi"}}}],
+             "behavior": {"scaleDown": {"stabilizationWindowSeconds": 60}}}})");
+  ASSERT_EQ(
+      Do("POST", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers", v2.dump())
+          .code,
+      201);
+  const std::string v1_path =
+      "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers/gpu";
+  json got = Do("GET", v1_path).Json();
+  EXPECT_FALSE(got["spec"].contains("targetCPUUtilizationPercentage"));
+  EXPECT_EQ(got["metadata"]["annotations"]["autoscaling.alpha.kubernetes.io/metrics"],
+            R"([{"type":"Resource","resource":{"name":"memory","targetAverageValue":"2Gi"}}])");
+  EXPECT_TRUE(got["metadata"]["annotations"].contains("autoscaling.alpha.kubernetes.io/behavior"));
+  // A v1 round trip (PUT of what was read) keeps the v2 metric and behavior.
+  got["spec"]["maxReplicas"] = 9;
+  auto put = Do("PUT", v1_path, got.dump());
+  ASSERT_EQ(put.code, 200) << put.body;
+  const json after =
+      Do("GET", "/apis/autoscaling/v2/namespaces/default/horizontalpodautoscalers/gpu").Json();
+  EXPECT_EQ(after["spec"]["maxReplicas"], 9);
+  EXPECT_EQ(after["spec"]["metrics"], v2["spec"]["metrics"]);
+  EXPECT_EQ(after["spec"]["behavior"]["scaleDown"]["stabilizationWindowSeconds"], 60);
+  EXPECT_FALSE(after["metadata"].contains("annotations"));
+  // A v1 merge patch.
+  auto patched = Do("PATCH", v1_path, R"({"spec": {"minReplicas": 3}})",
+                    {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(patched.code, 200) << patched.body;
+  EXPECT_EQ(patched.Json()["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(patched.Json()["spec"]["minReplicas"], 3);
+  // Lists in either version hold both, each in that version.
+  const json list =
+      Do("GET", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers").Json();
+  ASSERT_EQ(list["items"].size(), 2u);
+  EXPECT_EQ(list["apiVersion"], "autoscaling/v1");
+  EXPECT_EQ(list["items"][0]["apiVersion"], "autoscaling/v1");
+  // Validation happens in the storage version, with kube's texts.
+  json bad = v1;
+  bad["metadata"]["name"] = "bad";
+  bad["spec"]["minReplicas"] = 5;
+  auto refused =
+      Do("POST", "/apis/autoscaling/v1/namespaces/default/horizontalpodautoscalers", bad.dump());
+  EXPECT_EQ(refused.code, 422);
+  EXPECT_EQ(refused.Json()["message"],
+            "HorizontalPodAutoscaler.autoscaling \"bad\" is invalid: spec.maxReplicas: Invalid "
+            "value: 4: must be greater than or equal to `minReplicas`");
+}
+
 TEST_F(ApiServerTest, StrictDecodingAndValidationErrors) {
   json bad = json::parse(kGoodPod);
   bad["spec"]["tolerations"][0].erase("key");

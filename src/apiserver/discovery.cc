@@ -1,5 +1,6 @@
 #include "apiserver/discovery.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -20,6 +21,18 @@ std::vector<std::string> Groups() {
     if (!r.group.empty() && seen.insert(r.group).second) groups.push_back(r.group);
   }
   return groups;
+}
+
+// The versions a group serves, preferred first (the order of Resources()).
+std::vector<std::string> Versions(const std::string& group) {
+  std::vector<std::string> versions;
+  for (const Resource& r : Resources()) {
+    if (r.group == group &&
+        std::find(versions.begin(), versions.end(), r.version) == versions.end()) {
+      versions.push_back(r.version);
+    }
+  }
+  return versions;
 }
 
 // A stable content hash for OpenAPI URLs (FNV-1a, hex).
@@ -51,18 +64,23 @@ json AggregatedResource(const Resource& r) {
 }
 
 json GroupDiscovery(const std::string& group) {
-  json resources = json::array();
-  for (const Resource& r : Resources()) {
-    if (r.group == group) resources.push_back(AggregatedResource(r));
+  json versions = json::array();
+  for (const std::string& version : Versions(group)) {
+    json resources = json::array();
+    for (const Resource& r : Resources()) {
+      if (r.group == group && r.version == version) resources.push_back(AggregatedResource(r));
+    }
+    versions.push_back({{"version", version}, {"resources", resources}, {"freshness", "Current"}});
   }
-  return {{"metadata", {{"name", group}, {"creationTimestamp", nullptr}}},
-          {"versions",
-           json::array({{{"version", "v1"}, {"resources", resources}, {"freshness", "Current"}}})}};
+  return {{"metadata", {{"name", group}, {"creationTimestamp", nullptr}}}, {"versions", versions}};
 }
 
 json GroupEntry(const std::string& group) {
-  json gv = {{"groupVersion", group + "/v1"}, {"version", "v1"}};
-  return {{"name", group}, {"versions", json::array({gv})}, {"preferredVersion", gv}};
+  json versions = json::array();
+  for (const std::string& version : Versions(group)) {
+    versions.push_back({{"groupVersion", group + "/" + version}, {"version", version}});
+  }
+  return {{"name", group}, {"versions", versions}, {"preferredVersion", versions[0]}};
 }
 
 }  // namespace

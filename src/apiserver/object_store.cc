@@ -453,8 +453,9 @@ std::string ObjectStore::NewUid() {
   return buf;
 }
 
-StatusOr<ObjectPtr> ObjectStore::Get(const Resource& r, std::string_view ns,
+StatusOr<ObjectPtr> ObjectStore::Get(const Resource& r_in, std::string_view ns,
                                      std::string_view name) const {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   std::lock_guard<std::mutex> lock(mu_);
   Shard& s = ShardFor(r);
   auto it = s.objects.find(LocalKey(r.namespaced ? ns : "", name));
@@ -464,9 +465,9 @@ StatusOr<ObjectPtr> ObjectStore::Get(const Resource& r, std::string_view ns,
   return it->second;
 }
 
-ObjectStore::ListResult ObjectStore::List(
-    const Resource& r, std::string_view ns,
-    const std::function<bool(const json&)>& filter) const {
+ObjectStore::ListResult ObjectStore::List(const Resource& r_in, std::string_view ns,
+                                          const std::function<bool(const json&)>& filter) const {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   ListResult out;
   std::vector<ObjectPtr> all;
   {
@@ -615,9 +616,10 @@ size_t ObjectStore::ExpireEvents() {
 }
 
 StatusOr<ObjectStore::PageResult> ObjectStore::ListPage(
-    const Resource& r, std::string_view ns, int64_t rv,
+    const Resource& r_in, std::string_view ns, int64_t rv,
     const std::function<bool(const json&)>& filter, std::string_view start_key,
     size_t limit) const {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   const std::string prefix = ns.empty() || !r.namespaced ? "" : std::string(ns) + "/";
   std::string from = std::max(std::string(start_key), prefix);
   auto in_range = [&](std::string_view key) {
@@ -690,7 +692,8 @@ Status ObjectStore::HistoryCovers(const Shard& s, int64_t rv) const {
   return OkStatus();
 }
 
-Status ObjectStore::CheckHistory(const Resource& r, int64_t rv) const {
+Status ObjectStore::CheckHistory(const Resource& r_in, int64_t rv) const {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   std::lock_guard<std::mutex> lock(mu_);
   return HistoryCovers(ShardFor(r), rv);
 }
@@ -704,8 +707,9 @@ void ObjectStore::WakeWatchers(const WakeList& wake) const {
 
 Status ObjectStore::WaitDurable(uint64_t ticket) { return backend_->Wait(ticket); }
 
-StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
+StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r_in, json object,
                                         const WriteOptions& opts) {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   std::string ns = r.namespaced ? Str(object, "metadata", "namespace") : "";
   if (r.namespaced && ns.empty()) ns = "default";
   object = Prepare(r, std::move(object), ns);
@@ -771,11 +775,12 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r, json object,
   return ObjectPtr(std::move(o));
 }
 
-StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::string_view ns,
+StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, std::string_view ns,
                                                         std::string_view name,
                                                         const Mutator& mutate,
                                                         const WriteOptions& opts,
                                                         bool allow_create) {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   uint64_t ticket = 0;
   UpdateResult result;
   WakeList wake;
@@ -908,10 +913,11 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r, std::
   return result;
 }
 
-StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
+StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r_in, std::string_view ns,
                                         std::string_view name, const WriteOptions& opts,
                                         std::optional<std::string> precondition_uid,
                                         std::optional<std::string> precondition_rv) {
+  const Resource& r = StorageOf(r_in);  // one object for every served version
   uint64_t ticket = 0;
   ObjectPtr last;
   WakeList wake;
@@ -949,9 +955,10 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r, std::string_view ns,
   return last;
 }
 
-StatusOr<std::unique_ptr<Watch>> ObjectStore::OpenWatch(const Resource* r, std::string_view ns,
+StatusOr<std::unique_ptr<Watch>> ObjectStore::OpenWatch(const Resource* r_in, std::string_view ns,
                                                         int64_t from_rv, Backlog backlog,
                                                         std::function<void()> on_ready) {
+  const Resource* r = r_in != nullptr ? &StorageOf(*r_in) : nullptr;
   auto state = std::make_shared<Watch::State>();
   state->on_ready = std::move(on_ready);
   state->resource = r;

@@ -31,6 +31,10 @@
 // Deletion with its options (grace periods, finalizers, propagation) is deletion.h's: an
 // update setting deletionTimestamp first, the removal later or at once.
 //
+// Versions: a resource served in several versions (resources.h, storage_version) is kept once,
+// in its storage version: every call with any of its versions reads and writes the same
+// objects, in the storage version's form (conversion.h converts at the API's edge).
+//
 // Durability: with a persistent storage::Backend (--data-dir) every write is handed to it under
 // the store's lock (so revisions reach it in order) and the write call returns only after the
 // backend made it durable: acknowledged means persisted. Load() restores objects and the

@@ -107,6 +107,15 @@ std::vector<Resource> Build() {
     }
     v.push_back(r);
   }
+  // autoscaling: v2 (the storage and preferred version) and v1, one object for both.
+  for (const char* version : {"v2", "v1"}) {
+    Resource r = Make("autoscaling", "horizontalpodautoscalers", "horizontalpodautoscaler",
+                      "HorizontalPodAutoscaler", true, {"hpa"}, {"all"});
+    r.version = version;
+    if (r.version != "v2") r.storage_version = "v2";
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
   {
     Resource r = Make("batch", "cronjobs", "cronjob", "CronJob", true, {"cj"}, {"all"});
     r.subresources = {Status(r)};
@@ -157,6 +166,12 @@ const Resource* FindResource(std::string_view group, std::string_view version,
     if (r.group == group && r.version == version && r.resource == resource) return &r;
   }
   return nullptr;
+}
+
+const Resource& StorageOf(const Resource& r) {
+  if (r.storage_version.empty()) return r;
+  const Resource* s = FindResource(r.group, r.storage_version, r.resource);
+  return s != nullptr ? *s : r;
 }
 
 const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind) {

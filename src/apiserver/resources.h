@@ -33,6 +33,10 @@ struct Resource {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   std::vector<Subresource> subresources;
+  // The version its objects are stored in, when another version of the same resource is the
+  // storage version (autoscaling/v1 horizontalpodautoscalers: "v2"); empty when this is it.
+  // The store keeps one object for both (StorageOf); conversion.h converts between them.
+  std::string storage_version;
 
   // "v1" or "apps/v1".
   std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
@@ -44,6 +48,8 @@ const std::vector<Resource>& Resources();
 // nullptr when not served.
 const Resource* FindResource(std::string_view group, std::string_view version,
                              std::string_view resource);
+// `r`'s storage resource: `r` itself unless r.storage_version names another version.
+const Resource& StorageOf(const Resource& r);
 // By kind, for a manifest's apiVersion + kind ("apps/v1", "Deployment"). nullptr when not served.
 const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind);
 

@@ -2,6 +2,7 @@
 #include <functional>
 
 #include "api/codec/yaml.h"
+#include "apiserver/conversion.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/json_io.h"
 #include "apiserver/negotiation.h"
@@ -363,6 +364,15 @@ Context::Context(const Clock& clock, ObjectStore& store, PodLogs& logs,
                    protobuf::FindKind(res.GroupVersion(), res.kind) != nullptr) {}
 
 void Context::SendText(int code, std::string_view text, const HeaderList& headers) {
+  if (conversion::Converts(res)) {  // stored in another version: answered in the request's
+    const std::string served = conversion::FromStorageText(res, text);
+    if (protobuf_out) {
+      if (std::optional<std::string> pb = ProtobufOf(served, res)) {
+        return w.Send(code, kProtobufContentType, std::move(*pb), headers);
+      }
+    }
+    return w.Send(code, kJson, served, headers);
+  }
   if (protobuf_out) {
     if (std::optional<std::string> pb = ProtobufOf(text, res)) {
       return w.Send(code, kProtobufContentType, std::move(*pb), headers);

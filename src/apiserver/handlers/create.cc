@@ -1,4 +1,5 @@
 #include "apiserver/admission.h"
+#include "apiserver/conversion.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/patch/server_side_apply.h"
 #include "apiserver/schema/schema.h"
@@ -53,12 +54,18 @@ std::optional<ApiError> DecodeCreateBody(Context& c, json& obj,
 }  // namespace
 
 void HandleCreate(Context& c) {
-  const Resource& res = c.res;
   std::vector<std::string> duplicates;
   auto body = ParseBody(c.req, &duplicates);
-  if (!body.ok()) return SendError(c.w, UnrecognizedBody(res, body.status(), c.req.body));
+  if (!body.ok()) return SendError(c.w, UnrecognizedBody(c.res, body.status(), c.req.body));
   json obj = std::move(body).value();
   if (auto e = DecodeCreateBody(c, obj, duplicates)) return SendError(c.w, *e);
+  // Decoded (and defaulted) in the request's version; stored, admitted and validated in the
+  // storage version; answered in the request's (Context::SendObject).
+  if (conversion::Converts(c.res)) {
+    ApplyDefaults(c.res, obj);
+    obj = conversion::ToStorage(c.res, std::move(obj));
+  }
+  const Resource& res = StorageOf(c.res);
   const std::string body_ns = Str(obj, "metadata", "namespace");
   std::string ns = c.r.ns;
   if (res.namespaced) {

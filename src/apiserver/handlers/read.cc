@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "apiserver/conversion.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/list_paging.h"
 #include "apiserver/negotiation.h"
@@ -33,7 +34,8 @@ std::optional<std::string> ProtobufList(const Resource& res, const ObjectStore::
                                         json::parse(ListMetaJson(list.resource_version, page)));
   if (!e.ok()) return std::nullopt;
   for (const ObjectPtr& o : list.items) {
-    const json obj = json::parse(o->text, nullptr, /*allow_exceptions=*/false);
+    const json obj =
+        conversion::FromStorage(res, json::parse(o->text, nullptr, /*allow_exceptions=*/false));
     if (!obj.is_object() || !e->Add(obj).ok()) return std::nullopt;
   }
   return e->Finish();
@@ -48,9 +50,10 @@ std::string ListJson(const Resource& res, const ObjectStore::ListResult& list,
   size_t total = body.size() + 2;
   for (const ObjectPtr& o : list.items) total += o->text.size() + 1;
   body.reserve(total);
+  const bool convert = conversion::Converts(res);
   for (size_t i = 0; i < list.items.size(); ++i) {
     if (i > 0) body += ',';
-    body += list.items[i]->text;
+    body += convert ? conversion::FromStorageText(res, list.items[i]->text) : list.items[i]->text;
   }
   body += "]}";
   return body;
@@ -88,7 +91,12 @@ struct WatchStream {
     // An object that left the selection is sent as it was, at the event's revision.
     std::string left_text;
     if (seen.left) left_text = AtRevision(*seen.object, e.resource_version).dump();
-    const std::string& text = seen.left ? left_text : seen.object->text;
+    // Stored in another version: sent in the watch's.
+    if (conversion::Converts(c.res)) {
+      left_text = conversion::FromStorageText(c.res, seen.left ? left_text : seen.object->text);
+    }
+    const std::string& text =
+        seen.left || conversion::Converts(c.res) ? left_text : seen.object->text;
     if (c.protobuf_out) {
       json obj = json::parse(text, nullptr, /*allow_exceptions=*/false);
       if (obj.is_object()) {

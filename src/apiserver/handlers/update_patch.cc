@@ -1,4 +1,5 @@
 #include "apiserver/admission.h"
+#include "apiserver/conversion.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/json_io.h"
 #include "apiserver/patch/go_format.h"
@@ -235,7 +236,7 @@ StatusOr<json> Patched(const Context& c, Write& u, const json& target) {
 // was done before), defaults, a create's system fields, validation, managedFields (apply keeps
 // its own), the namespace, and the storage limit.
 StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const json& cur_value,
-                     json next) {
+                     json next, const json* stored_cur) {
   const Resource& res = c.res;
   const auto& schema = schema::Schema::Builtin();
   if (!next.is_object()) {
@@ -254,18 +255,27 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
     }
   }
   ApplyDefaults(res, next);  // every decoded body is defaulted, updates too
-  if (cur == nullptr) {
-    FillSystemFields(next, u.create_uid, c.clock.Now());
-    PrepareForCreate(res, next);
+  if (cur == nullptr) FillSystemFields(next, u.create_uid, c.clock.Now());
+  // A version stored in another: managedFields in the request's version, the rest in the
+  // storage version's.
+  const bool convert = conversion::Converts(res);
+  const Resource& sres = StorageOf(res);
+  if (convert) {
+    if (!u.apply) {
+      next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now());
+    }
+    next = conversion::ToStorage(res, std::move(next));
   }
+  if (cur == nullptr) PrepareForCreate(sres, next);
+  const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
   api::FieldErrors errors;
-  TIDEPOOL_RETURN_IF_ERROR(Validate(res, next, cur ? &cur_value : nullptr, &errors));
+  TIDEPOOL_RETURN_IF_ERROR(Validate(sres, next, old, &errors));
   if (!errors.empty()) {
     u.invalid = true;
-    u.invalid_error = Invalid(res, c.r.name, errors);
+    u.invalid_error = Invalid(sres, c.r.name, errors);
     return Status(StatusCode::kInvalidArgument, u.invalid_error.message);
   }
-  if (!u.apply) {
+  if (!u.apply && !convert) {
     next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now());
   }
   if (res.namespaced && !Str(next, "metadata", "namespace").empty() &&
@@ -283,12 +293,15 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
 
 // The store's mutation: the new object from the current one (null when absent).
 StatusOr<json> Mutate(const Context& c, Write& u, const StoredObject* cur) {
-  const json cur_value = cur ? cur->Parse() : json();
+  // Stored in another version: the current object is seen, and the write made, in the
+  // request's version.
+  const json stored = cur ? cur->Parse() : json();
+  const json cur_value = conversion::FromStorage(c.res, stored);
   StatusOr<json> next = u.put     ? StatusOr<json>(Replaced(u, cur, cur_value))
                         : u.apply ? Applied(c, u, cur_value)
                                   : Patched(c, u, cur_value);
   if (!next.ok()) return next.status();
-  return Admit(c, u, cur, cur_value, std::move(next).value());
+  return Admit(c, u, cur, cur_value, std::move(next).value(), &stored);
 }
 
 // The answer to a PUT or PATCH the store refused with `s`: what the mutation found out first.

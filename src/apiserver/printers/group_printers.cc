@@ -84,6 +84,85 @@ json StatefulSetCells(const json& sts, TimePoint now) {
   });
 }
 
+// ---- autoscaling -------------------------------------------------------------------------------
+
+// A Quantity's text as the status holds it ("<unknown>" when absent).
+std::string QuantityText(const json* q) {
+  return q != nullptr && q->is_string() ? q->get<std::string>() : "0";
+}
+
+// formatHPAMetrics: "cpu: 40%/80%", "<unknown>/500m (avg)", at most two then "+ N more...".
+std::string HpaTargets(const json* specs, const json* statuses) {
+  if (specs == nullptr || !specs->is_array() || specs->empty()) return "<none>";
+  auto status = [&](size_t i, const char* kind) -> const json* {
+    if (statuses == nullptr || !statuses->is_array() || i >= statuses->size()) return nullptr;
+    const json* s = Field(&(*statuses)[i], kind);
+    return s != nullptr && s->is_object() ? s : nullptr;
+  };
+  std::vector<std::string> list;
+  for (size_t i = 0; i < specs->size(); ++i) {
+    const json& spec = (*specs)[i];
+    const std::string type = Str(Field(&spec, "type"));
+    if (type == "External" || type == "Object") {
+      const char* kind = type == "External" ? "external" : "object";
+      const json* target = Path(&spec, kind, "target");
+      const json* st = status(i, kind);
+      if (const json* avg = Field(target, "averageValue"); avg != nullptr && avg->is_string()) {
+        const json* cur = st != nullptr ? Path(st, "current", "averageValue") : nullptr;
+        list.push_back((cur != nullptr ? QuantityText(cur) : "<unknown>") + "/" +
+                       avg->get<std::string>() + " (avg)");
+      } else {
+        list.push_back((st != nullptr ? QuantityText(Path(st, "current", "value")) : "<unknown>") +
+                       "/" + QuantityText(Field(target, "value")));
+      }
+    } else if (type == "Pods") {
+      const json* st = status(i, "pods");
+      list.push_back(
+          (st != nullptr ? QuantityText(Path(st, "current", "averageValue")) : "<unknown>") + "/" +
+          QuantityText(Path(&spec, "pods", "target", "averageValue")));
+    } else if (type == "Resource" || type == "ContainerResource") {
+      const char* kind = type == "Resource" ? "resource" : "containerResource";
+      const json* src = Field(&spec, kind);
+      const json* target = Field(src, "target");
+      const json* st = status(i, kind);
+      const std::string name = Str(Field(src, "name"));
+      if (const json* avg = Field(target, "averageValue"); avg != nullptr && avg->is_string()) {
+        list.push_back(
+            name + ": " +
+            (st != nullptr ? QuantityText(Path(st, "current", "averageValue")) : "<unknown>") +
+            "/" + avg->get<std::string>());
+      } else {
+        const json* cur = st != nullptr ? Path(st, "current", "averageUtilization") : nullptr;
+        const json* util = Field(target, "averageUtilization");
+        list.push_back(name + ": " +
+                       (IsNumber(cur) ? std::to_string(Int(cur)) + "%" : std::string("<unknown>")) +
+                       "/" + (IsNumber(util) ? std::to_string(Int(util)) + "%" : "<auto>"));
+      }
+    } else {
+      list.push_back("<unknown type>");
+    }
+  }
+  std::string out;
+  for (size_t i = 0; i < list.size() && i < 2; ++i) out += (i > 0 ? ", " : "") + list[i];
+  if (list.size() > 2) out += " + " + std::to_string(list.size() - 2) + " more...";
+  return out;
+}
+
+json HpaCells(const json& hpa, TimePoint now) {
+  const json* spec = Field(&hpa, "spec");
+  const json* ref = Field(spec, "scaleTargetRef");
+  const json* min = Field(spec, "minReplicas");
+  return json::array({
+      Name(hpa),
+      Str(Field(ref, "kind")) + "/" + Str(Field(ref, "name")),
+      HpaTargets(Field(spec, "metrics"), Path(&hpa, "status", "currentMetrics")),
+      IsNumber(min) ? std::to_string(Int(min)) : "<unset>",
+      Int(Field(spec, "maxReplicas")),
+      Int(Path(&hpa, "status", "currentReplicas")),
+      Age(hpa, now),
+  });
+}
+
 // ---- batch -------------------------------------------------------------------------------------
 
 // batchv1.JobSpec{}.SwaggerDoc()["selector"].
@@ -341,6 +420,42 @@ Printer MakeStatefulSetPrinter() {
       kImagesColumn,
   };
   p.cells = &StatefulSetCells;
+  return p;
+}
+
+Printer MakeHpaPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Reference", "string", "",
+       "scaleTargetRef points to the target resource to scale, and is used to the pods for which "
+       "metrics should be collected, as well as to actually change the replica count.",
+       0},
+      {"Targets", "string", "",
+       "metrics contains the specifications for which to use to calculate the desired replica "
+       "count (the maximum replica count across all metrics will be used).  The desired replica "
+       "count is calculated multiplying the ratio between the target value and the current value "
+       "by the current number of pods.  Ergo, metrics used must decrease as the pod count is "
+       "increased, and vice-versa.  See the individual metric source types for more information "
+       "about how each type of metric must respond.",
+       0},
+      {"MinPods", "string", "",
+       "minReplicas is the lower limit for the number of replicas to which the autoscaler can "
+       "scale down.  It defaults to 1 pod.  minReplicas is allowed to be 0 if the alpha feature "
+       "gate HPAScaleToZero is enabled and at least one Object or External metric is configured. "
+       " Scaling is active as long as at least one metric value is available.",
+       0},
+      {"MaxPods", "integer", "",
+       "maxReplicas is the upper limit for the number of replicas to which the autoscaler can "
+       "scale up. It cannot be less that minReplicas.",
+       0},
+      {"Replicas", "integer", "",
+       "currentReplicas is current number of replicas of pods managed by this autoscaler, as last "
+       "seen by the autoscaler.",
+       0},
+      AgeColumn(),
+  };
+  p.cells = &HpaCells;
   return p;
 }
 

@@ -49,6 +49,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("apps", "statefulsets")] = MakeStatefulSetPrinter();
     (*m)[Key("batch", "jobs")] = MakeJobPrinter();
     (*m)[Key("batch", "cronjobs")] = MakeCronJobPrinter();
+    (*m)[Key("autoscaling", "horizontalpodautoscalers")] = MakeHpaPrinter();
     (*m)[Key("coordination.k8s.io", "leases")] = MakeLeasePrinter();
     (*m)[Key("policy", "poddisruptionbudgets")] = MakePodDisruptionBudgetPrinter();
     (*m)[Key("rbac.authorization.k8s.io", "rolebindings")] = MakeRoleBindingPrinter();

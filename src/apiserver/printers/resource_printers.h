@@ -47,6 +47,7 @@ Printer MakeDeploymentPrinter();
 Printer MakeDaemonSetPrinter();
 Printer MakeReplicaSetPrinter();
 Printer MakeStatefulSetPrinter();
+Printer MakeHpaPrinter();
 Printer MakeCronJobPrinter();
 Printer MakeJobPrinter();
 Printer MakeLeasePrinter();

@@ -1944,6 +1944,227 @@ constexpr FieldSpec kAutoscalingScaleFields[] = {
 };
 constexpr MessageSpec kAutoscalingScale{"Scale", kAutoscalingScaleFields};
 
+// autoscaling.v1.CrossVersionObjectReference (v2's has the same fields)
+constexpr FieldSpec kAutoscalingCrossVersionObjectReferenceFields[] = {
+    {1, "kind", "Kind", kString, kAlways},
+    {2, "name", "Name", kString, kAlways},
+    {3, "apiVersion", "APIVersion", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAutoscalingCrossVersionObjectReference{
+    "CrossVersionObjectReference", kAutoscalingCrossVersionObjectReferenceFields};
+
+// autoscaling.v1.HorizontalPodAutoscalerSpec
+constexpr FieldSpec kAutoscalingV1HpaSpecFields[] = {
+    {1, "scaleTargetRef", "ScaleTargetRef", kMessage, kAlways, 0,
+     &kAutoscalingCrossVersionObjectReference},
+    {2, "minReplicas", "MinReplicas", kInt32, kOnWire},
+    {3, "maxReplicas", "MaxReplicas", kInt32, kAlways},
+    {4, "targetCPUUtilizationPercentage", "TargetCPUUtilizationPercentage", kInt32, kOnWire},
+};
+constexpr MessageSpec kAutoscalingV1HpaSpec{"HorizontalPodAutoscalerSpec",
+                                            kAutoscalingV1HpaSpecFields};
+
+// autoscaling.v1.HorizontalPodAutoscalerStatus
+constexpr FieldSpec kAutoscalingV1HpaStatusFields[] = {
+    {1, "observedGeneration", "ObservedGeneration", kInt64, kOnWire},
+    {2, "lastScaleTime", "LastScaleTime", kTime, kOnWire},
+    {3, "currentReplicas", "CurrentReplicas", kInt32, kAlways},
+    {4, "desiredReplicas", "DesiredReplicas", kInt32, kAlways},
+    {5, "currentCPUUtilizationPercentage", "CurrentCPUUtilizationPercentage", kInt32, kOnWire},
+};
+constexpr MessageSpec kAutoscalingV1HpaStatus{"HorizontalPodAutoscalerStatus",
+                                              kAutoscalingV1HpaStatusFields};
+
+// autoscaling.v1.HorizontalPodAutoscaler
+constexpr FieldSpec kAutoscalingV1HpaFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAutoscalingV1HpaSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAutoscalingV1HpaStatus},
+};
+constexpr MessageSpec kAutoscalingV1Hpa{"HorizontalPodAutoscaler", kAutoscalingV1HpaFields};
+
+// autoscaling.v2.MetricIdentifier
+constexpr FieldSpec kAutoscalingV2MetricIdentifierFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "selector", "Selector", kMessage, kOnWire, 0, &kMetaLabelSelector},
+};
+constexpr MessageSpec kAutoscalingV2MetricIdentifier{"MetricIdentifier",
+                                                     kAutoscalingV2MetricIdentifierFields};
+
+// autoscaling.v2.MetricTarget
+constexpr FieldSpec kAutoscalingV2MetricTargetFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "value", "Value", kQuantity, kOnWire},
+    {3, "averageValue", "AverageValue", kQuantity, kOnWire},
+    {4, "averageUtilization", "AverageUtilization", kInt32, kOnWire},
+};
+constexpr MessageSpec kAutoscalingV2MetricTarget{"MetricTarget", kAutoscalingV2MetricTargetFields};
+
+// autoscaling.v2.MetricValueStatus
+constexpr FieldSpec kAutoscalingV2MetricValueStatusFields[] = {
+    {1, "value", "Value", kQuantity, kOnWire},
+    {2, "averageValue", "AverageValue", kQuantity, kOnWire},
+    {3, "averageUtilization", "AverageUtilization", kInt32, kOnWire},
+};
+constexpr MessageSpec kAutoscalingV2MetricValueStatus{"MetricValueStatus",
+                                                      kAutoscalingV2MetricValueStatusFields};
+
+// autoscaling.v2.ObjectMetricSource / PodsMetricSource / ResourceMetricSource /
+// ContainerResourceMetricSource / ExternalMetricSource
+constexpr FieldSpec kAutoscalingV2ObjectMetricSourceFields[] = {
+    {1, "describedObject", "DescribedObject", kMessage, kAlways, 0,
+     &kAutoscalingCrossVersionObjectReference},
+    {2, "target", "Target", kMessage, kAlways, 0, &kAutoscalingV2MetricTarget},
+    {3, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+};
+constexpr MessageSpec kAutoscalingV2ObjectMetricSource{"ObjectMetricSource",
+                                                       kAutoscalingV2ObjectMetricSourceFields};
+constexpr FieldSpec kAutoscalingV2PodsMetricSourceFields[] = {
+    {1, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+    {2, "target", "Target", kMessage, kAlways, 0, &kAutoscalingV2MetricTarget},
+};
+constexpr MessageSpec kAutoscalingV2PodsMetricSource{"PodsMetricSource",
+                                                     kAutoscalingV2PodsMetricSourceFields};
+constexpr FieldSpec kAutoscalingV2ResourceMetricSourceFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "target", "Target", kMessage, kAlways, 0, &kAutoscalingV2MetricTarget},
+};
+constexpr MessageSpec kAutoscalingV2ResourceMetricSource{"ResourceMetricSource",
+                                                         kAutoscalingV2ResourceMetricSourceFields};
+constexpr FieldSpec kAutoscalingV2ContainerResourceMetricSourceFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "target", "Target", kMessage, kAlways, 0, &kAutoscalingV2MetricTarget},
+    {3, "container", "Container", kString, kAlways},
+};
+constexpr MessageSpec kAutoscalingV2ContainerResourceMetricSource{
+    "ContainerResourceMetricSource", kAutoscalingV2ContainerResourceMetricSourceFields};
+constexpr FieldSpec kAutoscalingV2ExternalMetricSourceFields[] = {
+    {1, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+    {2, "target", "Target", kMessage, kAlways, 0, &kAutoscalingV2MetricTarget},
+};
+constexpr MessageSpec kAutoscalingV2ExternalMetricSource{"ExternalMetricSource",
+                                                         kAutoscalingV2ExternalMetricSourceFields};
+
+// autoscaling.v2.MetricSpec
+constexpr FieldSpec kAutoscalingV2MetricSpecFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "object", "Object", kMessage, kOnWire, 0, &kAutoscalingV2ObjectMetricSource},
+    {3, "pods", "Pods", kMessage, kOnWire, 0, &kAutoscalingV2PodsMetricSource},
+    {4, "resource", "Resource", kMessage, kOnWire, 0, &kAutoscalingV2ResourceMetricSource},
+    {7, "containerResource", "ContainerResource", kMessage, kOnWire, 0,
+     &kAutoscalingV2ContainerResourceMetricSource},
+    {5, "external", "External", kMessage, kOnWire, 0, &kAutoscalingV2ExternalMetricSource},
+};
+constexpr MessageSpec kAutoscalingV2MetricSpec{"MetricSpec", kAutoscalingV2MetricSpecFields};
+
+// autoscaling.v2 metric statuses
+constexpr FieldSpec kAutoscalingV2ObjectMetricStatusFields[] = {
+    {1, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+    {2, "current", "Current", kMessage, kAlways, 0, &kAutoscalingV2MetricValueStatus},
+    {3, "describedObject", "DescribedObject", kMessage, kAlways, 0,
+     &kAutoscalingCrossVersionObjectReference},
+};
+constexpr MessageSpec kAutoscalingV2ObjectMetricStatus{"ObjectMetricStatus",
+                                                       kAutoscalingV2ObjectMetricStatusFields};
+constexpr FieldSpec kAutoscalingV2PodsMetricStatusFields[] = {
+    {1, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+    {2, "current", "Current", kMessage, kAlways, 0, &kAutoscalingV2MetricValueStatus},
+};
+constexpr MessageSpec kAutoscalingV2PodsMetricStatus{"PodsMetricStatus",
+                                                     kAutoscalingV2PodsMetricStatusFields};
+constexpr FieldSpec kAutoscalingV2ResourceMetricStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "current", "Current", kMessage, kAlways, 0, &kAutoscalingV2MetricValueStatus},
+};
+constexpr MessageSpec kAutoscalingV2ResourceMetricStatus{"ResourceMetricStatus",
+                                                         kAutoscalingV2ResourceMetricStatusFields};
+constexpr FieldSpec kAutoscalingV2ContainerResourceMetricStatusFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "current", "Current", kMessage, kAlways, 0, &kAutoscalingV2MetricValueStatus},
+    {3, "container", "Container", kString, kAlways},
+};
+constexpr MessageSpec kAutoscalingV2ContainerResourceMetricStatus{
+    "ContainerResourceMetricStatus", kAutoscalingV2ContainerResourceMetricStatusFields};
+constexpr FieldSpec kAutoscalingV2ExternalMetricStatusFields[] = {
+    {1, "metric", "Metric", kMessage, kAlways, 0, &kAutoscalingV2MetricIdentifier},
+    {2, "current", "Current", kMessage, kAlways, 0, &kAutoscalingV2MetricValueStatus},
+};
+constexpr MessageSpec kAutoscalingV2ExternalMetricStatus{"ExternalMetricStatus",
+                                                         kAutoscalingV2ExternalMetricStatusFields};
+constexpr FieldSpec kAutoscalingV2MetricStatusFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "object", "Object", kMessage, kOnWire, 0, &kAutoscalingV2ObjectMetricStatus},
+    {3, "pods", "Pods", kMessage, kOnWire, 0, &kAutoscalingV2PodsMetricStatus},
+    {4, "resource", "Resource", kMessage, kOnWire, 0, &kAutoscalingV2ResourceMetricStatus},
+    {7, "containerResource", "ContainerResource", kMessage, kOnWire, 0,
+     &kAutoscalingV2ContainerResourceMetricStatus},
+    {5, "external", "External", kMessage, kOnWire, 0, &kAutoscalingV2ExternalMetricStatus},
+};
+constexpr MessageSpec kAutoscalingV2MetricStatus{"MetricStatus", kAutoscalingV2MetricStatusFields};
+
+// autoscaling.v2.HPAScalingPolicy / HPAScalingRules / HorizontalPodAutoscalerBehavior (1.32:
+// no tolerance)
+constexpr FieldSpec kAutoscalingV2HpaScalingPolicyFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "value", "Value", kInt32, kAlways},
+    {3, "periodSeconds", "PeriodSeconds", kInt32, kAlways},
+};
+constexpr MessageSpec kAutoscalingV2HpaScalingPolicy{"HPAScalingPolicy",
+                                                     kAutoscalingV2HpaScalingPolicyFields};
+constexpr FieldSpec kAutoscalingV2HpaScalingRulesFields[] = {
+    {3, "stabilizationWindowSeconds", "StabilizationWindowSeconds", kInt32, kOnWire},
+    {1, "selectPolicy", "SelectPolicy", kString, kOnWire},
+    {2, "policies", "Policies", kMessage, kOmitEmpty, kRepeated, &kAutoscalingV2HpaScalingPolicy},
+};
+constexpr MessageSpec kAutoscalingV2HpaScalingRules{"HPAScalingRules",
+                                                    kAutoscalingV2HpaScalingRulesFields};
+constexpr FieldSpec kAutoscalingV2HpaBehaviorFields[] = {
+    {1, "scaleUp", "ScaleUp", kMessage, kOnWire, 0, &kAutoscalingV2HpaScalingRules},
+    {2, "scaleDown", "ScaleDown", kMessage, kOnWire, 0, &kAutoscalingV2HpaScalingRules},
+};
+constexpr MessageSpec kAutoscalingV2HpaBehavior{"HorizontalPodAutoscalerBehavior",
+                                                kAutoscalingV2HpaBehaviorFields};
+
+// autoscaling.v2.HorizontalPodAutoscalerCondition (1.32: no observedGeneration)
+constexpr FieldSpec kAutoscalingV2HpaConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "status", "Status", kString, kAlways},
+    {3, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {4, "reason", "Reason", kString, kOmitEmpty},
+    {5, "message", "Message", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAutoscalingV2HpaCondition{"HorizontalPodAutoscalerCondition",
+                                                 kAutoscalingV2HpaConditionFields};
+
+// autoscaling.v2.HorizontalPodAutoscalerSpec / Status / HorizontalPodAutoscaler
+constexpr FieldSpec kAutoscalingV2HpaSpecFields[] = {
+    {1, "scaleTargetRef", "ScaleTargetRef", kMessage, kAlways, 0,
+     &kAutoscalingCrossVersionObjectReference},
+    {2, "minReplicas", "MinReplicas", kInt32, kOnWire},
+    {3, "maxReplicas", "MaxReplicas", kInt32, kAlways},
+    {4, "metrics", "Metrics", kMessage, kOmitEmpty, kRepeated, &kAutoscalingV2MetricSpec},
+    {5, "behavior", "Behavior", kMessage, kOnWire, 0, &kAutoscalingV2HpaBehavior},
+};
+constexpr MessageSpec kAutoscalingV2HpaSpec{"HorizontalPodAutoscalerSpec",
+                                            kAutoscalingV2HpaSpecFields};
+constexpr FieldSpec kAutoscalingV2HpaStatusFields[] = {
+    {1, "observedGeneration", "ObservedGeneration", kInt64, kOnWire},
+    {2, "lastScaleTime", "LastScaleTime", kTime, kOnWire},
+    {3, "currentReplicas", "CurrentReplicas", kInt32, kOmitEmpty},
+    {4, "desiredReplicas", "DesiredReplicas", kInt32, kAlways},
+    {5, "currentMetrics", "CurrentMetrics", kMessage, kOmitEmpty, kRepeated,
+     &kAutoscalingV2MetricStatus},
+    {6, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kAutoscalingV2HpaCondition},
+};
+constexpr MessageSpec kAutoscalingV2HpaStatus{"HorizontalPodAutoscalerStatus",
+                                              kAutoscalingV2HpaStatusFields};
+constexpr FieldSpec kAutoscalingV2HpaFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAutoscalingV2HpaSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAutoscalingV2HpaStatus},
+};
+constexpr MessageSpec kAutoscalingV2Hpa{"HorizontalPodAutoscaler", kAutoscalingV2HpaFields};
+
 // core.v1.ConfigMap
 constexpr FieldSpec kCoreConfigMapFields[] = {
     {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
@@ -2743,6 +2964,8 @@ constexpr KindSpec kKinds[] = {
     {"rbac.authorization.k8s.io/v1", "ClusterRole", &kRbacClusterRole},
     {"rbac.authorization.k8s.io/v1", "ClusterRoleBinding", &kRbacClusterRoleBinding},
     {"autoscaling/v1", "Scale", &kAutoscalingScale},
+    {"autoscaling/v1", "HorizontalPodAutoscaler", &kAutoscalingV1Hpa},
+    {"autoscaling/v2", "HorizontalPodAutoscaler", &kAutoscalingV2Hpa},
     {"events.k8s.io/v1", "Event", &kEventsEvent},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
     {"*/v1", "Status", &kMetaStatus},
