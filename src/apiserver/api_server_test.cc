@@ -211,6 +211,41 @@ TEST_F(ApiServerTest, HorizontalPodAutoscalersInTwoVersions) {
             "value: 4: must be greater than or equal to `minReplicas`");
 }
 
+// kubectl auth can-i / whoami: reviews are answered (everything is allowed) and never stored.
+TEST_F(ApiServerTest, ReviewsAreAnsweredNotStored) {
+  auto ssar = Do("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+                 R"({"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1",
+                     "metadata":{},"spec":{"resourceAttributes":{"namespace":"default",
+                     "verb":"create","resource":"pods"}}})");
+  ASSERT_EQ(ssar.code, 201) << ssar.body;
+  EXPECT_EQ(ssar.Json()["status"], json::parse(R"({"allowed": true})"));
+  EXPECT_TRUE(ssar.Json()["metadata"]["creationTimestamp"].is_null());
+  auto none =
+      Do("POST", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews",
+         R"({"kind":"SelfSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","spec":{}})");
+  EXPECT_EQ(none.code, 422);
+  EXPECT_EQ(
+      none.Json()["message"],
+      "SelfSubjectAccessReview.authorization.k8s.io \"\" is invalid: spec.resourceAttributes: "
+      "Required value: exactly one of nonResourceAttributes or resourceAttributes must be "
+      "specified");
+  auto who = Do("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"})");
+  ASSERT_EQ(who.code, 201) << who.body;
+  EXPECT_EQ(who.Json()["status"]["userInfo"]["username"], "system:anonymous");
+  auto admin = Do("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+                  R"({"kind":"SelfSubjectReview","apiVersion":"authentication.k8s.io/v1"})",
+                  {{"authorization", "Bearer t0ken"}});
+  EXPECT_EQ(admin.Json()["status"]["userInfo"], json::parse(R"({"username": "tidepool-admin",
+      "groups": ["system:masters", "system:authenticated"]})"));
+  auto rules = Do("POST", "/apis/authorization.k8s.io/v1/selfsubjectrulesreviews",
+                  R"({"kind":"SelfSubjectRulesReview","apiVersion":"authorization.k8s.io/v1",
+                      "spec":{"namespace":"default"}})");
+  ASSERT_EQ(rules.code, 201) << rules.body;
+  EXPECT_EQ(rules.Json()["status"]["resourceRules"][0]["verbs"][0], "*");
+  EXPECT_EQ(Do("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews").code, 405);
+}
+
 TEST_F(ApiServerTest, StrictDecodingAndValidationErrors) {
   json bad = json::parse(kGoodPod);
   bad["spec"]["tolerations"][0].erase("key");

@@ -107,6 +107,22 @@ std::vector<Resource> Build() {
     }
     v.push_back(r);
   }
+  // authentication.k8s.io and authorization.k8s.io: reviews, answered and never stored.
+  auto review = [](std::string group, std::string resource, std::string kind, bool namespaced) {
+    std::string singular = resource.substr(0, resource.size() - 1);
+    Resource r = Make(std::move(group), std::move(resource), std::move(singular), std::move(kind),
+                      namespaced);
+    r.verbs = {"create"};
+    return r;
+  };
+  v.push_back(review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false));
+  v.push_back(review("authorization.k8s.io", "localsubjectaccessreviews",
+                     "LocalSubjectAccessReview", true));
+  v.push_back(
+      review("authorization.k8s.io", "selfsubjectaccessreviews", "SelfSubjectAccessReview", false));
+  v.push_back(
+      review("authorization.k8s.io", "selfsubjectrulesreviews", "SelfSubjectRulesReview", false));
+  v.push_back(review("authorization.k8s.io", "subjectaccessreviews", "SubjectAccessReview", false));
   // autoscaling: v2 (the storage and preferred version) and v1, one object for both.
   for (const char* version : {"v2", "v1"}) {
     Resource r = Make("autoscaling", "horizontalpodautoscalers", "horizontalpodautoscaler",

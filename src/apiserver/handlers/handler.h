@@ -49,6 +49,7 @@ struct ApiServer::Request {
 
 namespace handlers {
 
+struct Context;
 using HeaderList = std::vector<std::pair<std::string, std::string>>;
 
 inline constexpr char kJson[] = "application/json";
@@ -125,6 +126,11 @@ std::optional<ApiError> DecodeTyped(const Resource& res, nlohmann::json& obj);
 // (FillObjectMetaSystemFields), whatever the client sent, and it is not being deleted.
 void FillSystemFields(nlohmann::json& obj, std::string uid, TimePoint now);
 
+// The body of a POST (pods/eviction, pods/binding, the review resources), an object; nullopt
+// when the request was answered (another verb, or a body that does not parse or is not an
+// object).
+std::optional<nlohmann::json> PostedObject(Context& c);
+
 // ---- Selectors ----------------------------------------------------------------------------------
 
 // ?labelSelector= and ?fieldSelector= of a list, watch or deletecollection.
@@ -183,6 +189,11 @@ void HandleBinding(Context& c);           // subresources.cc: pods/binding
 // GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale and
 // replicationcontrollers/scale (scale.h). subresources.cc.
 void HandleScale(Context& c);
+// POST of authorization.k8s.io's access and rules reviews and authentication.k8s.io's
+// SelfSubjectReview: answered, never stored. reviews.cc.
+void HandleReview(Context& c);
+// A resource whose only verb is create (the reviews).
+bool IsReviewResource(const Resource& r);
 
 }  // namespace handlers
 }  // namespace tidepool::apiserver

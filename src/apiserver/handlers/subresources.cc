@@ -87,25 +87,6 @@ bool DryRunAll(const json& options) {
   return false;
 }
 
-// The body of a POST to pods/eviction or pods/binding, an object; nullopt when the request was
-// answered (another verb, or a body that does not parse or is not an object).
-std::optional<json> PostedObject(Context& c) {
-  if (c.method != "POST") {
-    SendError(c.w, MethodNotAllowed(c.method));
-    return std::nullopt;
-  }
-  auto body = ParseBody(c.req);
-  if (!body.ok()) {
-    c.Fail(body.status());
-    return std::nullopt;
-  }
-  if (!body->is_object()) {
-    SendError(c.w, NotAnObject());
-    return std::nullopt;
-  }
-  return std::move(body).value();
-}
-
 // The Status an accepted eviction or binding answers (201 Success).
 void SendCreatedStatus(http::ResponseWriter& w) {
   SendJson(w, 201,
@@ -135,6 +116,23 @@ ApiError InvalidScale(const std::string& name, const api::FieldErrors& errors) {
 }
 
 }  // namespace
+
+std::optional<json> PostedObject(Context& c) {
+  if (c.method != "POST") {
+    SendError(c.w, MethodNotAllowed(c.method));
+    return std::nullopt;
+  }
+  auto body = ParseBody(c.req);
+  if (!body.ok()) {
+    c.Fail(body.status());
+    return std::nullopt;
+  }
+  if (!body->is_object()) {
+    SendError(c.w, NotAnObject());
+    return std::nullopt;
+  }
+  return std::move(body).value();
+}
 
 void HandleLog(Context& c) {
   const http::HttpRequest& req = c.req;

@@ -2165,6 +2165,120 @@ constexpr FieldSpec kAutoscalingV2HpaFields[] = {
 };
 constexpr MessageSpec kAutoscalingV2Hpa{"HorizontalPodAutoscaler", kAutoscalingV2HpaFields};
 
+// authorization.v1: the access and rules reviews (1.32; the beta field and label selectors of
+// ResourceAttributes and SubjectAccessReviewSpec.extra are skipped on decode).
+constexpr FieldSpec kAuthzResourceAttributesFields[] = {
+    {1, "namespace", "Namespace", kString, kOmitEmpty},
+    {2, "verb", "Verb", kString, kOmitEmpty},
+    {3, "group", "Group", kString, kOmitEmpty},
+    {4, "version", "Version", kString, kOmitEmpty},
+    {5, "resource", "Resource", kString, kOmitEmpty},
+    {6, "subresource", "Subresource", kString, kOmitEmpty},
+    {7, "name", "Name", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzResourceAttributes{"ResourceAttributes",
+                                               kAuthzResourceAttributesFields};
+constexpr FieldSpec kAuthzNonResourceAttributesFields[] = {
+    {1, "path", "Path", kString, kOmitEmpty},
+    {2, "verb", "Verb", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzNonResourceAttributes{"NonResourceAttributes",
+                                                  kAuthzNonResourceAttributesFields};
+constexpr FieldSpec kAuthzSelfSubjectAccessReviewSpecFields[] = {
+    {1, "resourceAttributes", "ResourceAttributes", kMessage, kOnWire, 0,
+     &kAuthzResourceAttributes},
+    {2, "nonResourceAttributes", "NonResourceAttributes", kMessage, kOnWire, 0,
+     &kAuthzNonResourceAttributes},
+};
+constexpr MessageSpec kAuthzSelfSubjectAccessReviewSpec{"SelfSubjectAccessReviewSpec",
+                                                        kAuthzSelfSubjectAccessReviewSpecFields};
+constexpr FieldSpec kAuthzSubjectAccessReviewSpecFields[] = {
+    {1, "resourceAttributes", "ResourceAttributes", kMessage, kOnWire, 0,
+     &kAuthzResourceAttributes},
+    {2, "nonResourceAttributes", "NonResourceAttributes", kMessage, kOnWire, 0,
+     &kAuthzNonResourceAttributes},
+    {3, "user", "User", kString, kOmitEmpty},
+    {4, "groups", "Groups", kString, kOmitEmpty, kRepeated},
+    {6, "uid", "UID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzSubjectAccessReviewSpec{"SubjectAccessReviewSpec",
+                                                    kAuthzSubjectAccessReviewSpecFields};
+constexpr FieldSpec kAuthzSubjectAccessReviewStatusFields[] = {
+    {1, "allowed", "Allowed", kBool, kAlways},
+    {4, "denied", "Denied", kBool, kOmitEmpty},
+    {2, "reason", "Reason", kString, kOmitEmpty},
+    {3, "evaluationError", "EvaluationError", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzSubjectAccessReviewStatus{"SubjectAccessReviewStatus",
+                                                      kAuthzSubjectAccessReviewStatusFields};
+constexpr FieldSpec kAuthzSelfSubjectAccessReviewFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAuthzSelfSubjectAccessReviewSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAuthzSubjectAccessReviewStatus},
+};
+constexpr MessageSpec kAuthzSelfSubjectAccessReview{"SelfSubjectAccessReview",
+                                                    kAuthzSelfSubjectAccessReviewFields};
+constexpr FieldSpec kAuthzSubjectAccessReviewFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAuthzSubjectAccessReviewSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAuthzSubjectAccessReviewStatus},
+};
+constexpr MessageSpec kAuthzSubjectAccessReview{"SubjectAccessReview",
+                                                kAuthzSubjectAccessReviewFields};
+constexpr MessageSpec kAuthzLocalSubjectAccessReview{"LocalSubjectAccessReview",
+                                                     kAuthzSubjectAccessReviewFields};
+constexpr FieldSpec kAuthzResourceRuleFields[] = {
+    {1, "verbs", "Verbs", kString, kOmitEmpty, kRepeated},
+    {2, "apiGroups", "APIGroups", kString, kOmitEmpty, kRepeated},
+    {3, "resources", "Resources", kString, kOmitEmpty, kRepeated},
+    {4, "resourceNames", "ResourceNames", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kAuthzResourceRule{"ResourceRule", kAuthzResourceRuleFields};
+constexpr FieldSpec kAuthzNonResourceRuleFields[] = {
+    {1, "verbs", "Verbs", kString, kOmitEmpty, kRepeated},
+    {2, "nonResourceURLs", "NonResourceURLs", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kAuthzNonResourceRule{"NonResourceRule", kAuthzNonResourceRuleFields};
+constexpr FieldSpec kAuthzSubjectRulesReviewStatusFields[] = {
+    {1, "resourceRules", "ResourceRules", kMessage, kOmitEmpty, kRepeated, &kAuthzResourceRule},
+    {2, "nonResourceRules", "NonResourceRules", kMessage, kOmitEmpty, kRepeated,
+     &kAuthzNonResourceRule},
+    {3, "incomplete", "Incomplete", kBool, kAlways},
+    {4, "evaluationError", "EvaluationError", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzSubjectRulesReviewStatus{"SubjectRulesReviewStatus",
+                                                     kAuthzSubjectRulesReviewStatusFields};
+constexpr FieldSpec kAuthzSelfSubjectRulesReviewSpecFields[] = {
+    {1, "namespace", "Namespace", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthzSelfSubjectRulesReviewSpec{"SelfSubjectRulesReviewSpec",
+                                                       kAuthzSelfSubjectRulesReviewSpecFields};
+constexpr FieldSpec kAuthzSelfSubjectRulesReviewFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAuthzSelfSubjectRulesReviewSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAuthzSubjectRulesReviewStatus},
+};
+constexpr MessageSpec kAuthzSelfSubjectRulesReview{"SelfSubjectRulesReview",
+                                                   kAuthzSelfSubjectRulesReviewFields};
+
+// authentication.v1.SelfSubjectReview (UserInfo.extra skipped).
+constexpr FieldSpec kAuthnUserInfoFields[] = {
+    {1, "username", "Username", kString, kOmitEmpty},
+    {2, "uid", "UID", kString, kOmitEmpty},
+    {3, "groups", "Groups", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kAuthnUserInfo{"UserInfo", kAuthnUserInfoFields};
+constexpr FieldSpec kAuthnSelfSubjectReviewStatusFields[] = {
+    {1, "userInfo", "UserInfo", kMessage, kOmitEmpty, 0, &kAuthnUserInfo},
+};
+constexpr MessageSpec kAuthnSelfSubjectReviewStatus{"SelfSubjectReviewStatus",
+                                                    kAuthnSelfSubjectReviewStatusFields};
+constexpr FieldSpec kAuthnSelfSubjectReviewFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "status", "Status", kMessage, kAlways, 0, &kAuthnSelfSubjectReviewStatus},
+};
+constexpr MessageSpec kAuthnSelfSubjectReview{"SelfSubjectReview", kAuthnSelfSubjectReviewFields};
+
 // core.v1.ConfigMap
 constexpr FieldSpec kCoreConfigMapFields[] = {
     {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
@@ -2966,6 +3080,11 @@ constexpr KindSpec kKinds[] = {
     {"autoscaling/v1", "Scale", &kAutoscalingScale},
     {"autoscaling/v1", "HorizontalPodAutoscaler", &kAutoscalingV1Hpa},
     {"autoscaling/v2", "HorizontalPodAutoscaler", &kAutoscalingV2Hpa},
+    {"authorization.k8s.io/v1", "SelfSubjectAccessReview", &kAuthzSelfSubjectAccessReview},
+    {"authorization.k8s.io/v1", "SubjectAccessReview", &kAuthzSubjectAccessReview},
+    {"authorization.k8s.io/v1", "LocalSubjectAccessReview", &kAuthzLocalSubjectAccessReview},
+    {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kAuthzSelfSubjectRulesReview},
+    {"authentication.k8s.io/v1", "SelfSubjectReview", &kAuthnSelfSubjectReview},
     {"events.k8s.io/v1", "Event", &kEventsEvent},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
     {"*/v1", "Status", &kMetaStatus},

@@ -1,0 +1,108 @@
+// The review resources: kube-apiserver answers a POST of one with its status and stores nothing.
+// tidepool up authorizes every request (kube-apiserver's AlwaysAllow; exposure.h decides who
+// reaches the API at all), so:
+//   - SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview: allowed;
+//   - SelfSubjectRulesReview: every verb on every resource and non-resource URL;
+//   - SelfSubjectReview (`kubectl auth whoami`): a request with a bearer token is tidepool's
+//     administrator ("tidepool-admin", groups system:masters and system:authenticated); one
+//     without is kube's anonymous user (system:anonymous, system:unauthenticated).
+// Validation as kube's: an access review names exactly one of resourceAttributes and
+// nonResourceAttributes; a SubjectAccessReview a user or a group.
+
+#include "apiserver/handlers/handler.h"
+
+namespace tidepool::apiserver::handlers {
+
+using nlohmann::json;
+
+namespace {
+
+bool Has(const json& obj, const char* key) {
+  return obj.is_object() && obj.contains(key) && !obj[key].is_null();
+}
+
+api::FieldErrors ValidateReview(const Resource& r, const json& review) {
+  api::FieldErrors errors;
+  if (r.group != "authorization.k8s.io" || r.resource == "selfsubjectrulesreviews") return errors;
+  const json spec = review.value("spec", json::object());
+  const bool res = Has(spec, "resourceAttributes"), non = Has(spec, "nonResourceAttributes");
+  if (!res && !non) {
+    errors.push_back(api::FieldError::Required(
+        "spec.resourceAttributes",
+        "exactly one of nonResourceAttributes or resourceAttributes must be specified"));
+  } else if (res && non) {
+    errors.push_back(api::FieldError::InvalidRaw("spec.nonResourceAttributes",
+                                                 "&v1.NonResourceAttributes{...}",
+                                                 "cannot be specified in combination with "
+                                                 "resourceAttributes"));
+  }
+  if (r.resource == "subjectaccessreviews" || r.resource == "localsubjectaccessreviews") {
+    const bool user = spec.is_object() && spec.value("user", "") != "";
+    const bool groups = spec.is_object() && spec.value("groups", json::array()).size() > 0;
+    if (!user && !groups) {
+      errors.push_back(api::FieldError::Invalid("spec.user", "",
+                                                "at least one of user or group must be specified"));
+    }
+  }
+  return errors;
+}
+
+json Status(const Context& c) {
+  const Resource& r = c.res;
+  if (r.resource == "selfsubjectreviews") {
+    const std::string auth = c.req.Header("authorization");
+    const bool bearer = auth.size() > 7 &&
+                        (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0);
+    if (bearer) {
+      return {{"userInfo",
+               {{"username", "tidepool-admin"},
+                {"groups", json::array({"system:masters", "system:authenticated"})}}}};
+    }
+    return {
+        {"userInfo",
+         {{"username", "system:anonymous"}, {"groups", json::array({"system:unauthenticated"})}}}};
+  }
+  if (r.resource == "selfsubjectrulesreviews") {
+    return {{"resourceRules",
+             json::array({{{"verbs", {"*"}}, {"apiGroups", {"*"}}, {"resources", {"*"}}}})},
+            {"nonResourceRules", json::array({{{"verbs", {"*"}}, {"nonResourceURLs", {"*"}}}})},
+            {"incomplete", false}};
+  }
+  return {{"allowed", true}};
+}
+
+}  // namespace
+
+bool IsReviewResource(const Resource& r) { return r.verbs.size() == 1 && r.verbs[0] == "create"; }
+
+void HandleReview(Context& c) {
+  if (!c.r.name.empty() || c.method != "POST") return SendError(c.w, MethodNotAllowed(c.method));
+  std::optional<json> body = PostedObject(c);
+  if (!body) return;
+  if (auto e = VersionKindTypeError(*body)) return SendError(c.w, *e);
+  json review = std::move(*body);
+  if (c.res.namespaced) {
+    const std::string ns = review.value("metadata", json::object()).value("namespace", "");
+    const std::string spec_ns = review.value("spec", json::object())
+                                    .value("resourceAttributes", json::object())
+                                    .value("namespace", "");
+    if ((!ns.empty() && ns != c.r.ns) || spec_ns != c.r.ns) {
+      return SendError(
+          c.w, Invalid(c.res, "",
+                       {api::FieldError::Invalid("spec.resourceAttributes.namespace", spec_ns,
+                                                 "must match metadata.namespace")}));
+    }
+  }
+  const api::FieldErrors errors = ValidateReview(c.res, review);
+  if (!errors.empty()) return SendError(c.w, Invalid(c.res, "", errors));
+  review["apiVersion"] = c.res.GroupVersion();
+  review["kind"] = c.res.kind;
+  json meta = review.value("metadata", json::object());
+  if (!meta.is_object()) meta = json::object();
+  meta["creationTimestamp"] = nullptr;
+  review["metadata"] = std::move(meta);
+  review["status"] = Status(c);
+  SendJson(c.w, 201, review);
+}
+
+}  // namespace tidepool::apiserver::handlers
