@@ -92,7 +92,7 @@ class ApiServerTest : public ::testing::Test {
 
   SimulatedClock clock_;
   ObjectStore store_{clock_, nullptr};
-  PodLogs logs_;
+  PodLogs logs_{&clock_};
   ApiServer server_{clock_, store_, logs_, ApiServerOptions{"127.0.0.1:6443"}};
 };
 
@@ -244,6 +244,39 @@ TEST_F(ApiServerTest, ReviewsAreAnsweredNotStored) {
   ASSERT_EQ(rules.code, 201) << rules.body;
   EXPECT_EQ(rules.Json()["status"]["resourceRules"][0]["verbs"][0], "*");
   EXPECT_EQ(Do("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews").code, 405);
+}
+
+// pods/log's options as the kubelet reads them: lines stamped when written, sinceSeconds /
+// sinceTime, timestamps, limitBytes, tailLines; ValidatePodLogOptions' texts; previous.
+TEST_F(ApiServerTest, PodLogOptions) {
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", kGoodPod).code, 201);
+  const std::string pod = "/api/v1/namespaces/default/pods/gpu-test-pod";
+  auto running = Do("PATCH", pod + "/status",
+                    R"({"status":{"containerStatuses":[{"name":"cuda","ready":true,"restartCount":0,
+                        "image":"x","imageID":"","state":{"running":{}}}]}})",
+                    {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(running.code, 200) << running.body;
+  const TimePoint t0 = clock_.Now();
+  logs_.Append("default", "gpu-test-pod", "cuda", "one\ntwo\n");
+  clock_.Advance(std::chrono::seconds(30));
+  logs_.Append("default", "gpu-test-pod", "cuda", "three\n");
+  clock_.Advance(std::chrono::milliseconds(1500));
+  EXPECT_EQ(Do("GET", pod + "/log").body, "one\ntwo\nthree\n");
+  EXPECT_EQ(Do("GET", pod + "/log?sinceSeconds=10").body, "three\n");
+  EXPECT_EQ(Do("GET", pod + "/log?sinceTime=" + FormatRfc3339(t0 + std::chrono::seconds(1))).body,
+            "three\n");
+  EXPECT_EQ(Do("GET", pod + "/log?tailLines=2&limitBytes=6").body, "two\nth");
+  EXPECT_EQ(Do("GET", pod + "/log?tailLines=1&timestamps=true").body,
+            FormatRfc3339(t0 + std::chrono::seconds(30)) + " three\n");
+  auto bad = Do("GET", pod + "/log?limitBytes=0&sinceSeconds=0");
+  EXPECT_EQ(bad.code, 422);
+  EXPECT_EQ(bad.Json()["message"],
+            "PodLogOptions \"gpu-test-pod\" is invalid: [limitBytes: Invalid value: 0: must be "
+            "greater than 0, sinceSeconds: Invalid value: 0: must be greater than 0]");
+  auto previous = Do("GET", pod + "/log?previous=true");
+  EXPECT_EQ(previous.code, 400);
+  EXPECT_EQ(previous.Json()["message"],
+            "previous terminated container \"cuda\" in pod \"gpu-test-pod\" not found");
 }
 
 TEST_F(ApiServerTest, StrictDecodingAndValidationErrors) {

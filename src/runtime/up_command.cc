@@ -303,7 +303,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
-  apiserver::PodLogs logs;
+  apiserver::PodLogs logs(&clock);
   components.api_server.server_address = options.address + ":" + std::to_string(options.port);
   auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
   // Every actor below reaches the API through this process's transport (no socket).

@@ -60,6 +60,14 @@ logs_pid=$!
 wait_for 60 grep -q "Scale-up: setting group gpu-pool size to 1 instead of 0 (max: 5)" "$WORK/ca.log"
 expect_in "$(cat "$WORK/ca.log")" "gpu-test-pod"
 pass "autoscaler log (kubectl logs -f) shows the scale-up of gpu-pool from 0 to 1"
+# The kubelet's log options: lines stamped as written, --since, --timestamps, --limit-bytes.
+out=$(k logs "$ca_pod" -n kube-system --since=1h --timestamps --tail=3)
+[ "$(grep -c . <<<"$out")" = 3 ] || fail "--tail=3 with --timestamps" "$out"
+expect_match "$out" '^20[0-9]{2}-[0-9]{2}-[0-9]{2}T[0-9:.]+Z [IWE][0-9]{4} '
+[ "$(k logs "$ca_pod" -n kube-system --limit-bytes=10 | wc -c)" = 10 ] || fail "--limit-bytes=10"
+out=$(k logs "$ca_pod" -n kube-system --previous 2>&1) && fail "--previous of a container that never restarted" "$out"
+expect_in "$out" "previous terminated container \"cluster-autoscaler\" in pod \"$ca_pod\" not found"
+pass "kubectl logs --since --timestamps --tail --limit-bytes --previous"
 k wait --for=condition=Ready pod/gpu-test-pod --timeout=120s >/dev/null
 out=$(k get pods -o wide)
 expect_match "$out" '^gpu-test-pod +1/1 +Running +0 +[0-9a-z]+ +10\.[0-9.]+ +gke-tidepool-gpu-pool-'

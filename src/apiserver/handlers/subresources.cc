@@ -134,32 +134,117 @@ std::optional<json> PostedObject(Context& c) {
   return std::move(body).value();
 }
 
+namespace {
+
+// An integer query parameter; nullopt when absent, an error when it does not parse.
+std::optional<ApiError> IntQuery(const http::HttpRequest& req, const char* name,
+                                 std::optional<int64_t>& out) {
+  if (!req.HasQuery(name)) return std::nullopt;
+  try {
+    size_t used = 0;
+    const std::string v = req.Query(name);
+    out = std::stoll(v, &used);
+    if (used != v.size()) throw std::invalid_argument(v);
+  } catch (...) {
+    return ApiError{400, "BadRequest", std::string("invalid ") + name, json()};
+  }
+  return std::nullopt;
+}
+
+// PodLogOptions from the query, with ValidatePodLogOptions' rules and texts (422 on
+// PodLogOptions) - or the answer.
+std::optional<ApiError> ReadLogOptions(const Context& c, LogReadOptions& o) {
+  const http::HttpRequest& req = c.req;
+  std::optional<int64_t> since_seconds;
+  for (auto [name, field] :
+       {std::pair{"tailLines", &o.tail_lines}, std::pair{"limitBytes", &o.limit_bytes},
+        std::pair{"sinceSeconds", &since_seconds}}) {
+    if (auto e = IntQuery(req, name, *field)) return e;
+  }
+  std::optional<TimePoint> since_time;
+  if (req.HasQuery("sinceTime")) {
+    auto t = ParseRfc3339(req.Query("sinceTime"));
+    if (!t.ok()) return ApiError{400, "BadRequest", std::string(t.status().message()), json()};
+    since_time = *t;
+  }
+  api::FieldErrors errors;
+  if (o.tail_lines && *o.tail_lines < 0) {
+    errors.push_back(api::FieldError::InvalidRaw("tailLines", std::to_string(*o.tail_lines),
+                                                 "must be greater than or equal to 0"));
+  }
+  if (o.limit_bytes && *o.limit_bytes < 1) {
+    errors.push_back(api::FieldError::InvalidRaw("limitBytes", std::to_string(*o.limit_bytes),
+                                                 "must be greater than 0"));
+  }
+  if (since_seconds && since_time) {
+    errors.push_back(api::FieldError::Forbidden(
+        "", "at most one of `sinceTime` or `sinceSeconds` may be specified"));
+  } else if (since_seconds && *since_seconds < 1) {
+    errors.push_back(api::FieldError::InvalidRaw("sinceSeconds", std::to_string(*since_seconds),
+                                                 "must be greater than 0"));
+  }
+  if (!errors.empty()) {
+    ApiError e = Invalid(c.res, c.r.name, errors);
+    const std::string prefix = "Pod \"";
+    e.message = "PodLogOptions \"" + e.message.substr(prefix.size());
+    e.details["kind"] = "PodLogOptions";
+    return e;
+  }
+  if (since_seconds) o.since = c.clock.Now() - std::chrono::seconds(*since_seconds);
+  if (since_time) o.since = since_time;
+  o.timestamps = QueryBool(req, "timestamps");
+  return std::nullopt;
+}
+
+// ?previous=true: the kubelet serves the last terminated instance of a container that
+// restarted, else its 400. Emulated containers print nothing of their own, so a previous
+// instance's log is empty.
+std::optional<ApiError> PreviousLog(const json& pod, const std::string& name,
+                                    const std::string& container) {
+  const json* status = Member(pod, "status");
+  const json* cs = status ? Member(*status, "containerStatuses") : nullptr;
+  if (cs != nullptr && cs->is_array()) {
+    for (const json& c : *cs) {
+      if (c.value("name", "") != container) continue;
+      const json* last = Member(c, "lastState");
+      if (last != nullptr && last->is_object() && last->contains("terminated")) {
+        return std::nullopt;
+      }
+    }
+  }
+  return ApiError{
+      400, "BadRequest",
+      "previous terminated container \"" + container + "\" in pod \"" + name + "\" not found",
+      json()};
+}
+
+}  // namespace
+
 void HandleLog(Context& c) {
   const http::HttpRequest& req = c.req;
   const ApiServer::Request& r = c.r;
   if (c.method != "GET") return SendError(c.w, MethodNotAllowed(c.method));
+  LogReadOptions options;
+  if (auto e = ReadLogOptions(c, options)) return SendError(c.w, *e);
   auto pod = c.store.Get(c.res, r.ns, r.name);
   if (!pod.ok()) return c.Fail(pod.status());
+  const json p = (*pod)->Parse();
   std::string container;
-  if (auto e = LogContainer((*pod)->Parse(), req, r.name, container)) return SendError(c.w, *e);
-  std::optional<int64_t> tail;
-  if (req.HasQuery("tailLines")) {
-    try {
-      tail = std::stoll(req.Query("tailLines"));
-    } catch (...) {
-      return SendError(c.w, {400, "BadRequest", "invalid tailLines", json()});
-    }
-  }
+  if (auto e = LogContainer(p, req, r.name, container)) return SendError(c.w, *e);
   http::ResponseWriter& w = c.w;
+  if (QueryBool(req, "previous")) {
+    if (auto e = PreviousLog(p, r.name, container)) return SendError(c.w, *e);
+    return w.Send(200, "text/plain", "");
+  }
   if (QueryBool(req, "follow")) {
     if (!w.StartStream(200, "text/plain")) return;
     c.logs.Follow(
-        r.ns, r.name, container, tail, [&](std::string_view chunk) { return w.WriteChunk(chunk); },
-        [&] { return w.Closed(); });
+        r.ns, r.name, container, options,
+        [&](std::string_view chunk) { return w.WriteChunk(chunk); }, [&] { return w.Closed(); });
     w.EndStream();
     return;
   }
-  w.Send(200, "text/plain", c.logs.Read(r.ns, r.name, container, tail));
+  w.Send(200, "text/plain", c.logs.Read(r.ns, r.name, container, options));
 }
 
 void HandleBinding(Context& c) {
