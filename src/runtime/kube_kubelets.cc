@@ -194,8 +194,10 @@ void KubeKubelets::StartNodeStatus(const json& node) {
     beat.uid = m->value("uid", "");
   }
   RenewLease(name);
-  beat.status_timer = node_timers_.ScheduleAfter(Jittered(options_.node_status_report_frequency),
-                                                 [this, name] { ReportNodeStatus(name); });
+  // A kubelet that starts reports its node's status at once (its first syncNodeStatus), then
+  // every nodeStatusReportFrequency: a node taken over from storage or the bootstrap does not
+  // keep the heartbeat of the run that made it.
+  ReportNodeStatus(name);
 }
 
 Duration KubeKubelets::Jittered(Duration d) {

@@ -20,8 +20,9 @@
 //     kwok provider become Ready nodes of the cluster;
 //   - its Lease in kube-node-lease is created, then renewed every nodeLeaseRenewInterval
 //     (jittered by 4 %) with the resourceVersion last written (read again after a conflict);
-//   - its conditions' lastHeartbeatTime is reported every nodeStatusReportFrequency (a
-//     strategic merge PATCH of nodes/<name>/status, conditions merged by type).
+//   - its conditions' lastHeartbeatTime is reported when the kubelet starts, then every
+//     nodeStatusReportFrequency (a strategic merge PATCH of nodes/<name>/status, conditions
+//     merged by type).
 // Node status that changes (registration, Ready, GPUs) is the emulated cloud's to write
 // (kubelet/api_node_sink.h). The node side runs on a thread of its own, so that thousands of
 // Lease renewals never hold up a pod's start.
