@@ -155,6 +155,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   handlers::Context c(clock_, store_, logs_, options_, r, w);
   const std::string& method = c.method;
   if (handlers::IsReviewResource(*r.resource)) return handlers::HandleReview(c);
+  if (handlers::IsMetricsResource(*r.resource)) return handlers::HandleMetrics(c);
   if (r.subresource == "log") return handlers::HandleLog(c);
   if (r.subresource == "eviction") return handlers::HandleEviction(c);
   if (r.subresource == "binding") return handlers::HandleBinding(c);

@@ -279,6 +279,50 @@ TEST_F(ApiServerTest, PodLogOptions) {
             "previous terminated container \"cuda\" in pod \"gpu-test-pod\" not found");
 }
 
+// metrics.k8s.io (kubectl top): running pods use what they request, or what they declare.
+TEST_F(ApiServerTest, MetricsFromEmulatedUsage) {
+  ASSERT_EQ(
+      Do("POST", "/api/v1/nodes",
+         R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"n1","labels":{"pool":"gpu"}}})")
+          .code,
+      201);
+  auto pod = [&](const std::string& name, const std::string& annotations) {
+    json p =
+        json::parse(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x","labels":{"app":"a"}},
+      "spec":{"nodeName":"n1","containers":[{"name":"c","image":"i",
+              "resources":{"requests":{"cpu":"250m","memory":"64Mi"}}}]}})");
+    p["metadata"]["name"] = name;
+    if (!annotations.empty()) p["metadata"]["annotations"] = json::parse(annotations);
+    ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", p.dump()).code, 201);
+    ASSERT_EQ(
+        Do("PATCH", "/api/v1/namespaces/default/pods/" + name + "/status",
+           R"({"status":{"phase":"Running"}})", {{"content-type", "application/merge-patch+json"}})
+            .code,
+        200);
+  };
+  pod("req", "");
+  pod("declared", R"({"tidepool.dev/cpu-usage":"1500m","tidepool.dev/memory-usage":"1Gi"})");
+  const json list = Do("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods").Json();
+  EXPECT_EQ(list["kind"], "PodMetricsList");
+  ASSERT_EQ(list["items"].size(), 2u);
+  EXPECT_EQ(list["items"][0]["metadata"]["name"], "declared");
+  EXPECT_EQ(list["items"][0]["containers"][0]["usage"],
+            json::parse(R"({"cpu":"1500000000n","memory":"1048576Ki"})"));
+  EXPECT_EQ(list["items"][1]["containers"][0]["usage"],
+            json::parse(R"({"cpu":"250000000n","memory":"65536Ki"})"));
+  const json node = Do("GET", "/apis/metrics.k8s.io/v1beta1/nodes/n1").Json();
+  EXPECT_EQ(node["kind"], "NodeMetrics");
+  EXPECT_EQ(node["usage"], json::parse(R"({"cpu":"1750000000n","memory":"1114112Ki"})"));
+  EXPECT_EQ(node["metadata"]["labels"]["pool"], "gpu");
+  EXPECT_EQ(Do("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods?labelSelector=app%3Db")
+                .Json()["items"]
+                .size(),
+            0u);
+  auto missing = Do("GET", "/apis/metrics.k8s.io/v1beta1/namespaces/default/pods/nope");
+  EXPECT_EQ(missing.code, 404);
+  EXPECT_EQ(missing.Json()["message"], "podmetrics.metrics.k8s.io \"default/nope\" not found");
+}
+
 TEST_F(ApiServerTest, StrictDecodingAndValidationErrors) {
   json bad = json::parse(kGoodPod);
   bad["spec"]["tolerations"][0].erase("key");

@@ -1,6 +1,7 @@
 #include "apiserver/resources.h"
 
 #include <string_view>
+#include <tuple>
 #include <utility>
 
 namespace tidepool::apiserver {
@@ -164,6 +165,14 @@ std::vector<Resource> Build() {
                    "CSIStorageCapacity", true));
   v.push_back(
       Make("storage.k8s.io", "storageclasses", "storageclass", "StorageClass", false, {"sc"}));
+  // metrics.k8s.io/v1beta1, as metrics-server serves it (handlers/metrics.cc): never stored.
+  for (const auto& [resource, kind, namespaced] :
+       {std::tuple{"nodes", "NodeMetrics", false}, std::tuple{"pods", "PodMetrics", true}}) {
+    Resource r = Make("metrics.k8s.io", resource, "", kind, namespaced);
+    r.version = "v1beta1";
+    r.verbs = {"get", "list"};
+    v.push_back(r);
+  }
   v.push_back(Make("scheduling.k8s.io", "priorityclasses", "priorityclass", "PriorityClass",
                    false, {"pc"}));
   return v;
