@@ -47,77 +47,31 @@ ordered Ref(const json& r) {
 
 // ---- v2 -> v1 (the annotations' v1 forms) --------------------------------------------------
 
-ordered MetricSpecToV1(const json& m) {
-  ordered o;
-  const std::string type = Str(m, "type");
-  o["type"] = type;
-  if (const json& s = Get(m, "object"); s.is_object()) {
-    ordered x;
-    x["target"] = Ref(Get(s, "describedObject"));
-    x["metricName"] = Str(Get(s, "metric"), "name");
-    x["targetValue"] = Ordered(Quantity(Get(Get(s, "target"), "value")));
-    if (Has(Get(s, "metric"), "selector"))
-      x["selector"] = Ordered(Get(Get(s, "metric"), "selector"));
-    if (Has(Get(s, "target"), "averageValue")) {
-      x["averageValue"] = Ordered(Get(Get(s, "target"), "averageValue"));
-    }
-    o["object"] = x;
-  }
-  if (const json& s = Get(m, "pods"); s.is_object()) {
-    ordered x;
-    x["metricName"] = Str(Get(s, "metric"), "name");
-    x["targetAverageValue"] = Ordered(Quantity(Get(Get(s, "target"), "averageValue")));
-    if (Has(Get(s, "metric"), "selector"))
-      x["selector"] = Ordered(Get(Get(s, "metric"), "selector"));
-    o["pods"] = x;
-  }
-  for (const char* kind : {"resource", "containerResource"}) {
-    const json& s = Get(m, kind);
-    if (!s.is_object()) continue;
-    ordered x;
-    x["name"] = Str(s, "name");
-    const json& t = Get(s, "target");
-    if (Has(t, "averageUtilization"))
-      x["targetAverageUtilization"] = Ordered(Get(t, "averageUtilization"));
-    if (Has(t, "averageValue")) x["targetAverageValue"] = Ordered(Get(t, "averageValue"));
-    if (std::string(kind) == "containerResource") x["container"] = Str(s, "container");
-    o[kind] = x;
-  }
-  if (const json& s = Get(m, "external"); s.is_object()) {
-    ordered x;
-    x["metricName"] = Str(Get(s, "metric"), "name");
-    if (Has(Get(s, "metric"), "selector")) {
-      x["metricSelector"] = Ordered(Get(Get(s, "metric"), "selector"));
-    }
-    const json& t = Get(s, "target");
-    if (Has(t, "value")) x["targetValue"] = Ordered(Get(t, "value"));
-    if (Has(t, "averageValue")) x["targetAverageValue"] = Ordered(Get(t, "averageValue"));
-    o["external"] = x;
-  }
-  return o;
-}
-
-ordered MetricStatusToV1(const json& m) {
+// A v2 MetricSpec (status false: its `target`) or MetricStatus (status true: its `current`) in
+// v1's form, whose fields are named target* / current* alike; a status's value Quantities are
+// structs in v1 (always written), a spec's pointers.
+ordered MetricToV1(const json& m, bool status) {
+  const char* v = status ? "current" : "target";
+  const std::string p = v;
   ordered o;
   o["type"] = Str(m, "type");
+  auto selector = [](ordered& x, const json& s, const char* key) {
+    if (Has(Get(s, "metric"), "selector")) x[key] = Ordered(Get(Get(s, "metric"), "selector"));
+  };
   if (const json& s = Get(m, "object"); s.is_object()) {
     ordered x;
     x["target"] = Ref(Get(s, "describedObject"));
     x["metricName"] = Str(Get(s, "metric"), "name");
-    x["currentValue"] = Ordered(Quantity(Get(Get(s, "current"), "value")));
-    if (Has(Get(s, "metric"), "selector"))
-      x["selector"] = Ordered(Get(Get(s, "metric"), "selector"));
-    if (Has(Get(s, "current"), "averageValue")) {
-      x["averageValue"] = Ordered(Get(Get(s, "current"), "averageValue"));
-    }
+    x[p + "Value"] = Ordered(Quantity(Get(Get(s, v), "value")));
+    selector(x, s, "selector");
+    if (Has(Get(s, v), "averageValue")) x["averageValue"] = Ordered(Get(Get(s, v), "averageValue"));
     o["object"] = x;
   }
   if (const json& s = Get(m, "pods"); s.is_object()) {
     ordered x;
     x["metricName"] = Str(Get(s, "metric"), "name");
-    x["currentAverageValue"] = Ordered(Quantity(Get(Get(s, "current"), "averageValue")));
-    if (Has(Get(s, "metric"), "selector"))
-      x["selector"] = Ordered(Get(Get(s, "metric"), "selector"));
+    x[p + "AverageValue"] = Ordered(Quantity(Get(Get(s, v), "averageValue")));
+    selector(x, s, "selector");
     o["pods"] = x;
   }
   for (const char* kind : {"resource", "containerResource"}) {
@@ -125,24 +79,21 @@ ordered MetricStatusToV1(const json& m) {
     if (!s.is_object()) continue;
     ordered x;
     x["name"] = Str(s, "name");
-    const json& c = Get(s, "current");
-    if (Has(c, "averageUtilization")) {
-      x["currentAverageUtilization"] = Ordered(Get(c, "averageUtilization"));
-    }
-    x["currentAverageValue"] = Ordered(Quantity(Get(c, "averageValue")));
+    const json& t = Get(s, v);
+    if (Has(t, "averageUtilization"))
+      x[p + "AverageUtilization"] = Ordered(Get(t, "averageUtilization"));
+    if (status || Has(t, "averageValue"))
+      x[p + "AverageValue"] = Ordered(Quantity(Get(t, "averageValue")));
     if (std::string(kind) == "containerResource") x["container"] = Str(s, "container");
     o[kind] = x;
   }
   if (const json& s = Get(m, "external"); s.is_object()) {
     ordered x;
     x["metricName"] = Str(Get(s, "metric"), "name");
-    if (Has(Get(s, "metric"), "selector")) {
-      x["metricSelector"] = Ordered(Get(Get(s, "metric"), "selector"));
-    }
-    x["currentValue"] = Ordered(Quantity(Get(Get(s, "current"), "value")));
-    if (Has(Get(s, "current"), "averageValue")) {
-      x["currentAverageValue"] = Ordered(Get(Get(s, "current"), "averageValue"));
-    }
+    selector(x, s, "metricSelector");
+    const json& t = Get(s, v);
+    if (status || Has(t, "value")) x[p + "Value"] = Ordered(Quantity(Get(t, "value")));
+    if (Has(t, "averageValue")) x[p + "AverageValue"] = Ordered(Get(t, "averageValue"));
     o["external"] = x;
   }
   return o;
@@ -188,16 +139,34 @@ bool IsCpuUtilization(const json& m) {
          Has(Get(r, "target"), "averageUtilization");
 }
 
-json HpaToV1(json in) {
-  json out = json::object();
-  out["apiVersion"] = "autoscaling/v1";
-  out["kind"] = Get(in, "kind").is_null() ? json("HorizontalPodAutoscaler") : in["kind"];
-  json meta = Get(in, "metadata").is_object() ? in["metadata"] : json::object();
-  json annotations = Get(meta, "annotations").is_object() ? meta["annotations"] : json::object();
+// The annotations without kube's round-trip ones (DropRoundTripHorizontalPodAutoscalerAnnotations).
+json DropRoundTrip(const json& annotations) {
+  json kept = annotations.is_object() ? annotations : json::object();
   for (const char* k : {kMetricsAnnotation, kCurrentMetricsAnnotation, kConditionsAnnotation,
                         kBehaviorAnnotation}) {
-    annotations.erase(k);
+    kept.erase(k);
   }
+  return kept;
+}
+
+// The converted object: `meta` with `annotations` (none when empty), spec and status.
+json Assemble(const char* api_version, const json& in, json meta, json annotations, json spec,
+              json status) {
+  if (annotations.empty()) {
+    meta.erase("annotations");
+  } else {
+    meta["annotations"] = std::move(annotations);
+  }
+  return {{"apiVersion", api_version},
+          {"kind", Get(in, "kind").is_null() ? json("HorizontalPodAutoscaler") : in["kind"]},
+          {"metadata", std::move(meta)},
+          {"spec", std::move(spec)},
+          {"status", std::move(status)}};
+}
+
+json HpaToV1(json in) {
+  json meta = Get(in, "metadata").is_object() ? in["metadata"] : json::object();
+  json annotations = DropRoundTrip(Get(meta, "annotations"));
   const json& spec = Get(in, "spec");
   json s = json::object();
   s["scaleTargetRef"] =
@@ -213,7 +182,7 @@ json HpaToV1(json in) {
       cpu_seen = true;
       Put(s, "targetCPUUtilizationPercentage", Get(Get(r, "target"), "averageUtilization"));
     }
-    if (!IsCpuUtilization(m)) other.push_back(MetricSpecToV1(m));
+    if (!IsCpuUtilization(m)) other.push_back(MetricToV1(m, false));
   }
   if (!other.empty()) annotations[kMetricsAnnotation] = other.dump();
   if (const json& b = Get(spec, "behavior"); b.is_object()) {
@@ -235,96 +204,71 @@ json HpaToV1(json in) {
     if (Str(m, "type") == "Resource" && r.is_object() && Str(r, "name") == "cpu") {
       Put(st, "currentCPUUtilizationPercentage", Get(Get(r, "current"), "averageUtilization"));
     }
-    current_v1.push_back(MetricStatusToV1(m));
+    current_v1.push_back(MetricToV1(m, true));
   }
   if (!current_v1.empty()) annotations[kCurrentMetricsAnnotation] = current_v1.dump();
   const json conds = Get(status, "conditions").is_array() ? status["conditions"] : json::array();
   ordered conds_v1 = ordered::array();
   for (const json& c : conds) conds_v1.push_back(ConditionToV1(c));
   if (!conds_v1.empty()) annotations[kConditionsAnnotation] = conds_v1.dump();
-  if (annotations.empty()) {
-    meta.erase("annotations");
-  } else {
-    meta["annotations"] = std::move(annotations);
-  }
-  out["metadata"] = std::move(meta);
-  out["spec"] = std::move(s);
-  out["status"] = std::move(st);
-  return out;
+  return Assemble("autoscaling/v1", in, std::move(meta), std::move(annotations), std::move(s),
+                  std::move(st));
 }
 
 // ---- v1 -> v2 -------------------------------------------------------------------------------
 
 json Target(const char* type) { return json{{"type", type}}; }
 
-json MetricSpecFromV1(const json& m) {
+// A v1 MetricSpec (status false) or MetricStatus (status true) in v2's form: a spec's target
+// gets the type its fields imply; a status's values go to `current`.
+json MetricFromV1(const json& m, bool status) {
+  const std::string p = status ? "current" : "target";
+  const char* v = status ? "current" : "target";
   json o = {{"type", Str(m, "type")}};
+  auto metric = [](const json& s, const char* selector_key) {
+    json id = {{"name", Str(s, "metricName")}};
+    Put(id, "selector", Get(s, selector_key));
+    return id;
+  };
   if (const json& s = Get(m, "object"); s.is_object()) {
-    json t = Target(Has(s, "averageValue") ? "AverageValue" : "Value");
-    t["value"] = Quantity(Get(s, "targetValue"));
+    json t = status ? json::object() : Target(Has(s, "averageValue") ? "AverageValue" : "Value");
+    t["value"] = Quantity(Get(s, (p + "Value").c_str()));
     Put(t, "averageValue", Get(s, "averageValue"));
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "selector"));
-    o["object"] = {{"describedObject", Get(s, "target")}, {"target", t}, {"metric", metric}};
+    o["object"] = {
+        {"describedObject", Get(s, "target")}, {v, t}, {"metric", metric(s, "selector")}};
   }
   if (const json& s = Get(m, "pods"); s.is_object()) {
-    json t = Target("AverageValue");
-    t["averageValue"] = Quantity(Get(s, "targetAverageValue"));
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "selector"));
-    o["pods"] = {{"metric", metric}, {"target", t}};
+    json t = status ? json::object() : Target("AverageValue");
+    t["averageValue"] = Quantity(Get(s, (p + "AverageValue").c_str()));
+    o["pods"] = {{"metric", metric(s, "selector")}, {v, t}};
   }
   for (const char* kind : {"resource", "containerResource"}) {
     const json& s = Get(m, kind);
     if (!s.is_object()) continue;
-    json t = Target(Has(s, "targetAverageUtilization") ? "Utilization" : "AverageValue");
-    Put(t, "averageValue", Get(s, "targetAverageValue"));
-    Put(t, "averageUtilization", Get(s, "targetAverageUtilization"));
-    json x = {{"name", Str(s, "name")}, {"target", t}};
+    const json& util = Get(s, (p + "AverageUtilization").c_str());
+    json t = status ? json::object() : Target(!util.is_null() ? "Utilization" : "AverageValue");
+    const json& avg = Get(s, (p + "AverageValue").c_str());
+    if (status) {
+      t["averageValue"] = Quantity(avg);
+    } else {
+      Put(t, "averageValue", avg);
+    }
+    Put(t, "averageUtilization", util);
+    json x = {{"name", Str(s, "name")}, {v, t}};
     if (std::string(kind) == "containerResource") x["container"] = Str(s, "container");
     o[kind] = x;
   }
   if (const json& s = Get(m, "external"); s.is_object()) {
-    json t = Target(Has(s, "targetAverageValue") ? "AverageValue" : "Value");
-    Put(t, "averageValue", Get(s, "targetAverageValue"));
-    Put(t, "value", Get(s, "targetValue"));
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "metricSelector"));
-    o["external"] = {{"metric", metric}, {"target", t}};
-  }
-  return o;
-}
-
-json MetricStatusFromV1(const json& m) {
-  json o = {{"type", Str(m, "type")}};
-  if (const json& s = Get(m, "object"); s.is_object()) {
-    json c = {{"value", Quantity(Get(s, "currentValue"))}};
-    Put(c, "averageValue", Get(s, "averageValue"));
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "selector"));
-    o["object"] = {{"metric", metric}, {"current", c}, {"describedObject", Get(s, "target")}};
-  }
-  if (const json& s = Get(m, "pods"); s.is_object()) {
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "selector"));
-    o["pods"] = {{"metric", metric},
-                 {"current", {{"averageValue", Quantity(Get(s, "currentAverageValue"))}}}};
-  }
-  for (const char* kind : {"resource", "containerResource"}) {
-    const json& s = Get(m, kind);
-    if (!s.is_object()) continue;
-    json c = {{"averageValue", Quantity(Get(s, "currentAverageValue"))}};
-    Put(c, "averageUtilization", Get(s, "currentAverageUtilization"));
-    json x = {{"name", Str(s, "name")}, {"current", c}};
-    if (std::string(kind) == "containerResource") x["container"] = Str(s, "container");
-    o[kind] = x;
-  }
-  if (const json& s = Get(m, "external"); s.is_object()) {
-    json c = {{"value", Quantity(Get(s, "currentValue"))}};
-    Put(c, "averageValue", Get(s, "currentAverageValue"));
-    json metric = {{"name", Str(s, "metricName")}};
-    Put(metric, "selector", Get(s, "metricSelector"));
-    o["external"] = {{"metric", metric}, {"current", c}};
+    const json& avg = Get(s, (p + "AverageValue").c_str());
+    json t = status ? json::object() : Target(!avg.is_null() ? "AverageValue" : "Value");
+    Put(t, "averageValue", avg);
+    const json& value = Get(s, (p + "Value").c_str());
+    if (status) {
+      t["value"] = Quantity(value);
+    } else {
+      Put(t, "value", value);
+    }
+    o["external"] = {{"metric", metric(s, "metricSelector")}, {v, t}};
   }
   return o;
 }
@@ -338,9 +282,6 @@ json AnnotationJson(const json& annotations, const char* key) {
 }
 
 json HpaFromV1(json in) {
-  json out = json::object();
-  out["apiVersion"] = "autoscaling/v2";
-  out["kind"] = Get(in, "kind").is_null() ? json("HorizontalPodAutoscaler") : in["kind"];
   json meta = Get(in, "metadata").is_object() ? in["metadata"] : json::object();
   const json annotations = Get(meta, "annotations");
   const json& spec = Get(in, "spec");
@@ -351,7 +292,7 @@ json HpaFromV1(json in) {
   s["maxReplicas"] = Get(spec, "maxReplicas").is_null() ? json(0) : spec["maxReplicas"];
   json metrics = json::array();
   if (const json other = AnnotationJson(annotations, kMetricsAnnotation); other.is_array()) {
-    for (const json& m : other) metrics.push_back(MetricSpecFromV1(m));
+    for (const json& m : other) metrics.push_back(MetricFromV1(m, false));
   }
   if (const json& cpu = Get(spec, "targetCPUUtilizationPercentage"); !cpu.is_null()) {
     metrics.push_back(
@@ -381,7 +322,7 @@ json HpaFromV1(json in) {
       Get(status, "desiredReplicas").is_null() ? json(0) : status["desiredReplicas"];
   if (const json cur = AnnotationJson(annotations, kCurrentMetricsAnnotation); cur.is_array()) {
     json list = json::array();
-    for (const json& m : cur) list.push_back(MetricStatusFromV1(m));
+    for (const json& m : cur) list.push_back(MetricFromV1(m, true));
     if (!list.empty()) st["currentMetrics"] = std::move(list);
   } else if (const json& cpu = Get(status, "currentCPUUtilizationPercentage"); !cpu.is_null()) {
     st["currentMetrics"] = json::array(
@@ -392,22 +333,8 @@ json HpaFromV1(json in) {
       conds.is_array() && !conds.empty()) {
     st["conditions"] = conds;
   }
-  if (annotations.is_object()) {
-    json kept = annotations;
-    for (const char* k : {kMetricsAnnotation, kCurrentMetricsAnnotation, kConditionsAnnotation,
-                          kBehaviorAnnotation}) {
-      kept.erase(k);
-    }
-    if (kept.empty()) {
-      meta.erase("annotations");
-    } else {
-      meta["annotations"] = std::move(kept);
-    }
-  }
-  out["metadata"] = std::move(meta);
-  out["spec"] = std::move(s);
-  out["status"] = std::move(st);
-  return out;
+  return Assemble("autoscaling/v2", in, std::move(meta), DropRoundTrip(annotations), std::move(s),
+                  std::move(st));
 }
 
 bool IsHpaV1(const Resource& r) {
