@@ -407,6 +407,7 @@ StatusOr<size_t> ObjectStore::Load() {
     }
     const Resource* r =
         FindStoredResource(parts[0] == "core" ? "" : parts[0], "v1", parts[1]);
+    if (r != nullptr) r = &StorageOf(*r);  // the shard every version reads
     if (r == nullptr) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " names no known resource");
     }

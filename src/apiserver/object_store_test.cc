@@ -476,6 +476,33 @@ TEST(ObjectStoreTtlTest, NoTtlKeepsEvents) {
   EXPECT_TRUE(store.Get(events, "default", "e").ok());
 }
 
+// A resource served in two versions is kept once, under its storage version, also across a
+// restart: what was written through one version reads back through the other.
+TEST(ObjectStorePersistenceTest, AnObjectOfTwoVersionsIsOneAndSurvivesARestart) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  SimulatedClock clock;
+  const Resource& v1 = *FindResource("autoscaling", "v1", "horizontalpodautoscalers");
+  const Resource& v2 = *FindResource("autoscaling", "v2", "horizontalpodautoscalers");
+  const json hpa = {{"metadata", {{"name", "web"}, {"namespace", "default"}}},
+                    {"spec", {{"maxReplicas", 3}}}};
+  {
+    auto b = storage::OpenSqlite(dir);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ObjectStore store(clock, std::move(b).value());
+    ASSERT_TRUE(store.Load().ok());
+    auto created = store.Create(v1, hpa, {"t", false});
+    ASSERT_TRUE(created.ok());
+    EXPECT_EQ((*created)->Parse()["apiVersion"], "autoscaling/v2");
+    EXPECT_TRUE(store.Get(v2, "default", "web").ok());
+  }
+  auto b = storage::OpenSqlite(dir);
+  ASSERT_TRUE(b.ok());
+  ObjectStore store(clock, std::move(b).value());
+  ASSERT_TRUE(store.Load().ok());
+  EXPECT_TRUE(store.Get(v1, "default", "web").ok());
+  EXPECT_EQ(store.List(v2, "default").items.size(), 1u);
+}
+
 TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {
   const std::string dir = tidepool::testing::TestTempDir();
   SimulatedClock clock;
