@@ -28,6 +28,15 @@ api::Labels LabelsOf(const json& labels) {
   return out;
 }
 
+const json* ControllerOf(const json& obj) {
+  const json& refs = Member(Meta(obj), "ownerReferences");
+  if (!refs.is_array()) return nullptr;
+  for (const json& r : refs) {
+    if (Member(r, "controller") == true) return &r;
+  }
+  return nullptr;
+}
+
 std::optional<TimePoint> TimeOf(const json& v) {
   if (!v.is_string()) return std::nullopt;
   StatusOr<TimePoint> t = ParseRfc3339(v.get<std::string>());

@@ -25,6 +25,9 @@ const nlohmann::json& Meta(const nlohmann::json& obj);
 std::string Key(const std::string& ns, const std::string& name);
 // A labels (or annotations) map; non-string values are skipped.
 api::Labels LabelsOf(const nlohmann::json& labels);
+// metav1.GetControllerOf: the object's ownerReference with `controller: true` (validation
+// allows one), or nullptr.
+const nlohmann::json* ControllerOf(const nlohmann::json& obj);
 // An RFC 3339 time (metav1.Time), or nullopt.
 std::optional<TimePoint> TimeOf(const nlohmann::json& v);
 

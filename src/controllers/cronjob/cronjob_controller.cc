@@ -18,21 +18,10 @@ constexpr char kScheduledTimestamp[] = "batch.kubernetes.io/cronjob-scheduled-ti
 constexpr Duration kPoll = std::chrono::milliseconds(20);
 
 std::string CronJobPath(const std::string& ns, const std::string& name) {
-  return "/apis/batch/v1/namespaces/" + ns + "/cronjobs/" + name;
+  return client::ResourcePath("batch", "v1", "cronjobs", ns, name);
 }
 std::string JobPath(const std::string& ns, const std::string& name = "") {
-  return "/apis/batch/v1/namespaces/" + ns + "/jobs" + (name.empty() ? "" : "/" + name);
-}
-
-// metav1.GetControllerOf: the ownerReference with controller true, or null.
-const json* ControllerOf(const json& obj) {
-  const json& refs = Member(Meta(obj), "ownerReferences");
-  if (!refs.is_array()) return nullptr;
-  for (const json& r : refs) {
-    const json& c = Member(r, "controller");
-    if (c.is_boolean() && c.get<bool>()) return &r;
-  }
-  return nullptr;
+  return client::ResourcePath("batch", "v1", "jobs", ns, name);
 }
 
 // "<ns>/<name>" of the CronJob controlling `job`, or "".

@@ -29,14 +29,10 @@ DaemonPod FactsOf(const json& pod) {
   f.labels = LabelsOf(Member(m, "labels"));
   f.deleting = !Member(m, "deletionTimestamp").is_null();
   f.created = TimeOf(Member(m, "creationTimestamp"));
-  if (const json& owners = Member(m, "ownerReferences"); owners.is_array()) {
-    for (const json& o : owners) {
-      if (!Member(o, "controller").is_boolean() || !o["controller"].get<bool>()) continue;
-      f.controller_uid = Str(Member(o, "uid"));
-      f.controller_kind = Str(Member(o, "kind"));
-      f.controller_name = Str(Member(o, "name"));
-      break;
-    }
+  if (const json* o = ControllerOf(pod)) {
+    f.controller_uid = Str(Member(*o, "uid"));
+    f.controller_kind = Str(Member(*o, "kind"));
+    f.controller_name = Str(Member(*o, "name"));
   }
   f.node_name = TargetNode(pod);
   const json& st = Member(pod, "status");

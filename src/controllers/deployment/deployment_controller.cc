@@ -25,10 +25,8 @@ const json& StatusOf(const json& o) { return Member(o, "status"); }
 int32_t SpecReplicas(const json& o) { return Int(Member(Spec(o), "replicas"), 1); }
 
 std::string ControllerUid(const json& obj) {
-  for (const json& o : Member(Meta(obj), "ownerReferences")) {
-    if (Member(o, "controller").is_boolean() && o["controller"].get<bool>()) return Str(Member(o, "uid"));
-  }
-  return "";
+  const json* o = ControllerOf(obj);
+  return o != nullptr ? Str(Member(*o, "uid")) : "";
 }
 
 int64_t Revision(const json& rs) {
@@ -718,14 +716,11 @@ void DeploymentController::OnReplicaSetDeleted(const client::ObjectRef& obj) {
 }
 
 void DeploymentController::QueueOwnerOf(const json& rs) {
-  for (const json& o : Member(Meta(rs), "ownerReferences")) {
-    if (!Member(o, "controller").is_boolean() || !o["controller"].get<bool>()) continue;
-    if (Str(Member(o, "kind")) != "Deployment") return;
-    const std::string key = Key(Str(Member(Meta(rs), "namespace")), Str(Member(o, "name")));
-    client::ObjectRef d = deployments_->Get(key);
-    if (d != nullptr && Str(Member(Meta(*d), "uid")) == Str(Member(o, "uid"))) queue_->Add(key);
-    return;
-  }
+  const json* o = ControllerOf(rs);
+  if (o == nullptr || Str(Member(*o, "kind")) != "Deployment") return;
+  const std::string key = Key(Str(Member(Meta(rs), "namespace")), Str(Member(*o, "name")));
+  client::ObjectRef d = deployments_->Get(key);
+  if (d != nullptr && Str(Member(Meta(*d), "uid")) == Str(Member(*o, "uid"))) queue_->Add(key);
 }
 
 std::optional<TimePoint> DeploymentController::SyncKey(const std::string& key) {

@@ -27,14 +27,10 @@ PodFacts FactsOf(const json& pod) {
   f.labels = LabelsOf(Member(m, "labels"));
   f.deleting = !Member(m, "deletionTimestamp").is_null();
   f.created = TimeOf(Member(m, "creationTimestamp"));
-  if (const json& owners = Member(m, "ownerReferences"); owners.is_array()) {
-    for (const json& o : owners) {
-      if (!Member(o, "controller").is_boolean() || !o["controller"].get<bool>()) continue;
-      f.controller_uid = Str(Member(o, "uid"));
-      f.controller_kind = Str(Member(o, "kind"));
-      f.controller_name = Str(Member(o, "name"));
-      break;
-    }
+  if (const json* o = ControllerOf(pod)) {
+    f.controller_uid = Str(Member(*o, "uid"));
+    f.controller_kind = Str(Member(*o, "kind"));
+    f.controller_name = Str(Member(*o, "name"));
   }
   if (const std::string cost = Str(Member(Member(m, "annotations"), kDeletionCost)); !cost.empty()) {
     f.deletion_cost = std::atoi(cost.c_str());
@@ -344,10 +340,8 @@ Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
   // this one's, counted per node.
   const json& m = Meta(rs);
   const std::string ns = Str(Member(m, "namespace"));
-  std::string owner_uid;
-  for (const json& o : Member(m, "ownerReferences")) {
-    if (Member(o, "controller").is_boolean() && o["controller"].get<bool>()) owner_uid = Str(Member(o, "uid"));
-  }
+  const json* owner = ControllerOf(rs);
+  const std::string owner_uid = owner != nullptr ? Str(Member(*owner, "uid")) : "";
   std::map<std::string, int> per_node;
   {
     std::vector<std::string> related_uids = {Str(Member(m, "uid"))};

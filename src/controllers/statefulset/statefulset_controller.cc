@@ -32,12 +32,9 @@ SetPod PodOf(const json& pod) {
   p.uid = Str(Member(m, "uid"));
   p.labels = LabelsOf(Member(m, "labels"));
   p.deleting = !Member(m, "deletionTimestamp").is_null();
-  for (const json& o : Member(m, "ownerReferences")) {
-    if (Member(o, "controller") == true) {
-      p.controller_uid = Str(Member(o, "uid"));
-      p.controller_kind = Str(Member(o, "kind"));
-      break;
-    }
+  if (const json* o = ControllerOf(pod)) {
+    p.controller_uid = Str(Member(*o, "uid"));
+    p.controller_kind = Str(Member(*o, "kind"));
   }
   const json& st = Member(pod, "status");
   p.phase = Str(Member(st, "phase"));
