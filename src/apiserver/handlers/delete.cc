@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cstdlib>
 
 #include "apiserver/deletion.h"
@@ -37,10 +38,14 @@ bool ReadDeleteOptionsBody(Context& c, DeleteOptions& opts) {
 }
 
 // The namespace controller's work, done at once: everything in the namespace goes, then it.
+// As its deleter, only resources that can be deleted, each once (in its storage version): not
+// the reviews or metrics (never stored), not a second version of the same objects.
 void DeleteNamespace(Context& c, const DeleteOptions& opts) {
   const ObjectStore::WriteOptions nopts{c.wopts.origin, opts.dry_run};
   for (const Resource& other : Resources()) {
-    if (!other.namespaced) continue;
+    const bool deletable =
+        std::find(other.verbs.begin(), other.verbs.end(), "delete") != other.verbs.end();
+    if (!other.namespaced || !deletable || &StorageOf(other) != &other) continue;
     for (const ObjectPtr& o : c.store.List(other, c.r.name).items) {
       (void)c.store.Delete(other, c.r.name, Str(o->view, "metadata", "name"), nopts);
     }
