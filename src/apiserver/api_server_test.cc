@@ -244,6 +244,20 @@ TEST_F(ApiServerTest, ReviewsAreAnsweredNotStored) {
   ASSERT_EQ(rules.code, 201) << rules.body;
   EXPECT_EQ(rules.Json()["status"]["resourceRules"][0]["verbs"][0], "*");
   EXPECT_EQ(Do("GET", "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews").code, 405);
+  // Wrong types are the decoder's 400, not an internal error.
+  for (
+      const char* body :
+      {R"({"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","spec":"x"})",
+       R"({"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1","metadata":"x"})",
+       R"({"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1",
+            "spec":{"resourceAttributes":{"namespace":7}}})",
+       R"({"kind":"LocalSubjectAccessReview","apiVersion":"authorization.k8s.io/v1",
+            "spec":{"resourceAttributes":null,"user":"u"}})"}) {
+    auto r = Do("POST",
+                "/apis/authorization.k8s.io/v1/namespaces/default/localsubjectaccessreviews", body);
+    EXPECT_TRUE(r.code == 400 || r.code == 422) << body << " -> " << r.body;
+    EXPECT_NE(r.Json()["reason"], "InternalError") << body;
+  }
 }
 
 // pods/log's options as the kubelet reads them: lines stamped when written, sinceSeconds /

@@ -21,10 +21,19 @@ bool Has(const json& obj, const char* key) {
   return obj.is_object() && obj.contains(key) && !obj[key].is_null();
 }
 
+// obj[key] when it is an object, else an empty object (absent, null).
+const json& Object(const json& obj, const char* key) {
+  static const json kEmpty = json::object();
+  return Has(obj, key) && obj[key].is_object() ? obj[key] : kEmpty;
+}
+std::string String(const json& obj, const char* key) {
+  return Has(obj, key) && obj[key].is_string() ? obj[key].get<std::string>() : "";
+}
+
 api::FieldErrors ValidateReview(const Resource& r, const json& review) {
   api::FieldErrors errors;
   if (r.group != "authorization.k8s.io" || r.resource == "selfsubjectrulesreviews") return errors;
-  const json spec = review.value("spec", json::object());
+  const json& spec = Object(review, "spec");
   const bool res = Has(spec, "resourceAttributes"), non = Has(spec, "nonResourceAttributes");
   if (!res && !non) {
     errors.push_back(api::FieldError::Required(
@@ -37,8 +46,8 @@ api::FieldErrors ValidateReview(const Resource& r, const json& review) {
                                                  "resourceAttributes"));
   }
   if (r.resource == "subjectaccessreviews" || r.resource == "localsubjectaccessreviews") {
-    const bool user = spec.is_object() && spec.value("user", "") != "";
-    const bool groups = spec.is_object() && spec.value("groups", json::array()).size() > 0;
+    const bool user = !String(spec, "user").empty();
+    const bool groups = Has(spec, "groups") && spec["groups"].is_array() && !spec["groups"].empty();
     if (!user && !groups) {
       errors.push_back(api::FieldError::Invalid("spec.user", "",
                                                 "at least one of user or group must be specified"));
@@ -80,12 +89,13 @@ void HandleReview(Context& c) {
   std::optional<json> body = PostedObject(c);
   if (!body) return;
   if (auto e = VersionKindTypeError(*body)) return SendError(c.w, *e);
+  // The typed decode (a value of the wrong type is the decoder's 400), then Go's zero values.
+  if (auto e = DecodeTyped(c.res, *body)) return SendError(c.w, *e);
   json review = std::move(*body);
   if (c.res.namespaced) {
-    const std::string ns = review.value("metadata", json::object()).value("namespace", "");
-    const std::string spec_ns = review.value("spec", json::object())
-                                    .value("resourceAttributes", json::object())
-                                    .value("namespace", "");
+    const std::string ns = String(Object(review, "metadata"), "namespace");
+    const std::string spec_ns =
+        String(Object(Object(review, "spec"), "resourceAttributes"), "namespace");
     if ((!ns.empty() && ns != c.r.ns) || spec_ns != c.r.ns) {
       return SendError(
           c.w, Invalid(c.res, "",
@@ -97,8 +107,7 @@ void HandleReview(Context& c) {
   if (!errors.empty()) return SendError(c.w, Invalid(c.res, "", errors));
   review["apiVersion"] = c.res.GroupVersion();
   review["kind"] = c.res.kind;
-  json meta = review.value("metadata", json::object());
-  if (!meta.is_object()) meta = json::object();
+  json meta = Object(review, "metadata");
   meta["creationTimestamp"] = nullptr;
   review["metadata"] = std::move(meta);
   review["status"] = Status(c);
