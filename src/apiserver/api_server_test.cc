@@ -287,6 +287,10 @@ TEST_F(ApiServerTest, PodLogOptions) {
   EXPECT_EQ(bad.Json()["message"],
             "PodLogOptions \"gpu-test-pod\" is invalid: [limitBytes: Invalid value: 0: must be "
             "greater than 0, sinceSeconds: Invalid value: 0: must be greater than 0]");
+  for (const char* q : {"?sinceSeconds=abc", "?tailLines=1x", "?sinceTime=yesterday",
+                        "?limitBytes=99999999999999999999"}) {
+    EXPECT_EQ(Do("GET", pod + "/log" + q).code, 400) << q;
+  }
   auto previous = Do("GET", pod + "/log?previous=true");
   EXPECT_EQ(previous.code, 400);
   EXPECT_EQ(previous.Json()["message"],
