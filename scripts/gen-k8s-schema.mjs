@@ -89,6 +89,7 @@ const KINDS = {
   'authorization.k8s.io/v1/LocalSubjectAccessReview': 'V1LocalSubjectAccessReview',
   'authorization.k8s.io/v1/SelfSubjectRulesReview': 'V1SelfSubjectRulesReview',
   'authentication.k8s.io/v1/SelfSubjectReview': 'V1SelfSubjectReview',
+  'apiextensions.k8s.io/v1/CustomResourceDefinition': 'V1CustomResourceDefinition',
   'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
   'policy/v1/Eviction': 'V1Eviction',
   'coordination.k8s.io/v1/Lease': 'V1Lease',
@@ -247,6 +248,7 @@ function quantityFields(dir) {
   };
   walk(path.join(unpacked, 'package'));
   if (fields.size === 0) fail(`no quantity field found in ${QUANTITY_PACKAGE}`);
+  fields.packageDir = path.join(unpacked, 'package');
   return fields;
 }
 
@@ -267,6 +269,157 @@ function collectQuantities(text, out) {
   }
 }
 
+// ---- OpenAPI v3 component schemas (k8s_openapi.json) ------------------------------------------
+//
+// What `kubectl explain` reads: for every model reachable from KINDS, an OpenAPI v3 schema in
+// kube-apiserver's shape, named as kube names its definitions (io.k8s.api.core.v1.PodSpec; kubectl
+// shows the last segment as the field's type). Types, formats and which fields are required come
+// from the pinned client-node models (Kubernetes 1.32); descriptions from their typings (the
+// JSDoc of each class and field), and for a field whose type is another model (which the
+// OpenAPI generator writes without one) from kubernetes-models' typings of the same type.
+
+const META_MODELS = new Set([
+  'V1ObjectMeta', 'V1ListMeta', 'V1LabelSelector', 'V1LabelSelectorRequirement',
+  'V1OwnerReference', 'V1ManagedFieldsEntry', 'V1Condition', 'V1Status', 'V1StatusDetails',
+  'V1StatusCause', 'V1DeleteOptions', 'V1Preconditions',
+]);
+const META_PKG = 'io.k8s.apimachinery.pkg.apis.meta.v1';
+const REF = '#/components/schemas/';
+const FIXED_DEFINITIONS = {
+  [`${META_PKG}.Time`]: {
+    description: 'Time is a wrapper around time.Time which supports correct marshaling to YAML ' +
+        'and JSON.  Wrappers are provided for many of the factory methods that the time package ' +
+        'offers.',
+    type: 'string', format: 'date-time',
+  },
+  [`${META_PKG}.MicroTime`]: {
+    description: 'MicroTime is version of Time with microsecond level precision.',
+    type: 'string', format: 'date-time',
+  },
+  'io.k8s.apimachinery.pkg.api.resource.Quantity': {
+    description: 'Quantity is a fixed-point representation of a number. It provides convenient ' +
+        'marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() ' +
+        'accessors.',
+    oneOf: [{ type: 'string' }, { type: 'number' }],
+  },
+  'io.k8s.apimachinery.pkg.util.intstr.IntOrString': {
+    description: 'IntOrString is a type that can hold an int32 or a string.  When used in JSON ' +
+        'or YAML marshalling and unmarshalling, it produces or consumes the inner type.  This ' +
+        'allows you to have, for example, a JSON field that can accept a name or number.',
+    format: 'int-or-string',
+    oneOf: [{ type: 'integer' }, { type: 'string' }],
+  },
+};
+
+// 'apps/v1/Deployment' -> the definitions' package and kubernetes-models' folder of its group.
+function packageOf(gvk) {
+  const parts = gvk.split('/');
+  parts.pop();
+  const version = parts.pop();
+  const group = parts.join('/');
+  if (group === '') return { pkg: `io.k8s.api.core.${version}`, dir: version };
+  if (group === 'apiextensions.k8s.io') {
+    return { pkg: `io.k8s.apiextensions-apiserver.pkg.apis.apiextensions.${version}`,
+             dir: `${group}/${version}` };
+  }
+  const short = group === 'rbac.authorization.k8s.io' ? 'rbac' : group.replace(/\.k8s\.io$/, '');
+  return { pkg: `io.k8s.api.${short}.${version}`, dir: `${group}/${version}` };
+}
+
+// The JSDoc descriptions of a client-node model typing: the class's and each field's, and
+// which fields are required (no "?").
+function parseClientNodeTypings(text) {
+  const unescape = (t) => t.replace(/\\'/g, "'");
+  const comment = (c) => unescape(c.split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join('\n').trim());
+  const at = text.indexOf('export declare class');
+  const head = /\/\*\*\n([\s\S]*?)\*\/\s*$/.exec(text.slice(text.lastIndexOf('/**', at), at));
+  const out = { description: head ? comment(head[1]) : '', fields: {} };
+  const body = text.slice(at);
+  const re = /(?:\/\*\*\n([\s\S]*?)\*\/\n)?\s*'([^']+)'(\??): /g;
+  for (let m; (m = re.exec(body)) !== null;) {
+    out.fields[m[2]] = { description: m[1] ? comment(m[1]) : '', required: m[3] !== '?' };
+  }
+  return out;
+}
+
+// Field descriptions of kubernetes-models' `export interface I<Name>` in one typing file.
+function parseModelsTypings(text, name) {
+  const m = new RegExp(`export interface I${name}(?: extends [\\w, ]+)? \\{\\n([\\s\\S]*?)\\n\\}`).exec(text);
+  const fields = {};
+  if (!m) return fields;
+  const re = /\/\*\*\n([\s\S]*?)\*\/\n\s*"([^"]+)"\??: /g;
+  for (let f; (f = re.exec(m[1])) !== null;) {
+    fields[f[2]] = f[1].split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join('\n').trim();
+  }
+  return fields;
+}
+
+function openApiDefinitions(models, modelsDir, types, quantities, origin) {
+  const defName = (model) => (META_MODELS.has(model) ? META_PKG : packageOf(origin[model]).pkg) +
+      '.' + bareName(model);
+  const schemaOf = (ts, format, quantity) => {
+    if (ts.startsWith(ARRAY_PREFIX) && ts.endsWith(ARRAY_SUFFIX)) {
+      return { type: 'array',
+               items: schemaOf(ts.slice(ARRAY_PREFIX.length, -ARRAY_SUFFIX.length), format, quantity) };
+    }
+    if (ts.startsWith(MAP_PREFIX) && ts.endsWith(MAP_SUFFIX)) {
+      return { type: 'object',
+               additionalProperties: schemaOf(ts.slice(MAP_PREFIX.length, -MAP_SUFFIX.length), format, quantity) };
+    }
+    if (quantity) return { $ref: REF + 'io.k8s.apimachinery.pkg.api.resource.Quantity' };
+    if (ts === 'string') return format === 'byte' ? { type: 'string', format } : { type: 'string' };
+    if (ts === 'number') {
+      return format === 'double' ? { type: 'number', format } : { type: 'integer', format };
+    }
+    if (ts === 'boolean') return { type: 'boolean' };
+    if (ts === 'Date') return { $ref: REF + `${META_PKG}.Time` };
+    if (ts === 'V1MicroTime') return { $ref: REF + `${META_PKG}.MicroTime` };
+    if (ts === 'IntOrString') return { $ref: REF + 'io.k8s.apimachinery.pkg.util.intstr.IntOrString' };
+    if (ts === 'any') return { type: 'object', 'x-kubernetes-preserve-unknown-fields': true };
+    return { $ref: REF + defName(ts) };
+  };
+  const kindOf = {};
+  for (const [gvk, model] of Object.entries(KINDS)) {
+    if (gvk.endsWith('/DeleteOptions')) continue;
+    const parts = gvk.split('/');
+    const kind = parts.pop();
+    const version = parts.pop();
+    (kindOf[model] ??= []).push({ group: parts.join('/'), kind, version });
+  }
+  const definitions = { ...FIXED_DEFINITIONS };
+  const kinds = {};
+  for (const model of Object.keys(types).sort()) {
+    const typings = parseClientNodeTypings(
+        fs.readFileSync(path.join(modelsDir, `${model}.d.ts`), 'utf8'));
+    let fallback = {};
+    if (!META_MODELS.has(model) && quantities.packageDir) {
+      const file = path.join(quantities.packageDir, packageOf(origin[model]).dir,
+                             `${bareName(model)}.d.ts`);
+      if (fs.existsSync(file)) fallback = parseModelsTypings(fs.readFileSync(file, 'utf8'), bareName(model));
+    }
+    const properties = {};
+    const required = [];
+    for (const attr of models[model].getAttributeTypeMap()) {
+      const quantity = quantities.has(`${bareName(model)}.${attr.baseName}`);
+      let s = schemaOf(attr.type, attr.format ?? '', quantity);
+      const doc = typings.fields[attr.baseName]?.description || fallback[attr.baseName] || '';
+      if (s.$ref) s = { allOf: [s] };
+      if (doc) s.description = doc;
+      properties[attr.baseName] = s;
+      if (typings.fields[attr.baseName]?.required) required.push(attr.baseName);
+    }
+    const def = { type: 'object', properties };
+    if (typings.description) def.description = typings.description;
+    if (required.length > 0) def.required = required;
+    if (kindOf[model]) def['x-kubernetes-group-version-kind'] = kindOf[model];
+    const name = defName(model);
+    if (name in definitions) fail(`two models are named ${name}`);
+    definitions[name] = def;
+  }
+  for (const [gvk, model] of Object.entries(KINDS)) kinds[gvk] = defName(model);
+  return { definitions, kinds };
+}
+
 async function generate(pkgDir, quantities) {
   const modelsDir = path.join(pkgDir, 'dist', 'gen', 'models');
   const header = fs.readFileSync(path.join(modelsDir, 'V1Pod.js'), 'utf8');
@@ -278,17 +431,24 @@ async function generate(pkgDir, quantities) {
   const models = await import(pathToFileURL(path.join(modelsDir, 'all.js')).href);
 
   const types = {};
-  const pending = [];
+  const origin = {};  // model -> the first kind (in KINDS order) that reaches it
+  let pending = [];
+  let current = '';
   const want = (name) => {
     if (!(name in types)) {
       types[name] = null;
+      origin[name] = current;
       pending.push(name);
     }
   };
   for (const [gvk, model] of Object.entries(KINDS)) {
     if (typeof models[model]?.getAttributeTypeMap !== 'function') fail(`${gvk}: no model ${model}`);
+    current = gvk;
     want(model);
+    // Each kind's models are walked before the next kind's: a model belongs to the first.
+    walkPending();
   }
+  function walkPending() {
   while (pending.length > 0) {
     const name = pending.pop();
     const cls = models[name];
@@ -311,6 +471,7 @@ async function generate(pkgDir, quantities) {
     }
     types[name] = fields;
   }
+  }
 
   const leaves = new Set();
   for (const fields of Object.values(types)) {
@@ -319,7 +480,7 @@ async function generate(pkgDir, quantities) {
       if (!(base in types)) leaves.add(base);
     }
   }
-  return stableStringify({
+  const schemaText = stableStringify({
     source: `${PACKAGE}@${VERSION}`,
     quantities: `${QUANTITY_PACKAGE}@${QUANTITY_VERSION}`,
     kubernetes: specVersion,
@@ -327,27 +488,39 @@ async function generate(pkgDir, quantities) {
     leaves: [...leaves].sort(),
     types,
   }) + '\n';
+  const openapi = openApiDefinitions(models, modelsDir, types, quantities, origin);
+  const openapiText = stableStringify({
+    source: `${PACKAGE}@${VERSION}`,
+    descriptions: `${PACKAGE}@${VERSION}, ${QUANTITY_PACKAGE}@${QUANTITY_VERSION}`,
+    kubernetes: specVersion,
+    ...openapi,
+  }) + '\n';
+  return { schemaText, openapiText };
 }
 
 async function main() {
   const args = parseArgs(process.argv.slice(2));
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tidepool-k8s-schema-'));
-  let text;
+  let generated;
   try {
-    text = await generate(installPinned(tmp), quantityFields(tmp));
+    generated = await generate(installPinned(tmp), quantityFields(tmp));
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
-  if (args.check) {
-    const current = fs.existsSync(args.out) ? fs.readFileSync(args.out, 'utf8') : '';
-    if (current !== text) fail(`${args.out} is out of date; run node scripts/gen-k8s-schema.mjs`);
-    console.log(`${args.out} is up to date (${PACKAGE}@${VERSION})`);
-    return;
+  const outputs = [[args.out, generated.schemaText],
+                   [path.join(path.dirname(args.out), 'k8s_openapi.json'), generated.openapiText]];
+  for (const [file, text] of outputs) {
+    if (args.check) {
+      const current = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+      if (current !== text) fail(`${file} is out of date; run node scripts/gen-k8s-schema.mjs`);
+      console.log(`${file} is up to date (${PACKAGE}@${VERSION})`);
+      continue;
+    }
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, text);
+    console.log(`wrote ${file}: ${Object.keys(KINDS).length} kinds, ` +
+                `${text.length} bytes, ${PACKAGE}@${VERSION}`);
   }
-  fs.mkdirSync(path.dirname(args.out), { recursive: true });
-  fs.writeFileSync(args.out, text);
-  console.log(`wrote ${args.out}: ${Object.keys(KINDS).length} kinds, ` +
-              `${text.length} bytes, ${PACKAGE}@${VERSION}`);
 }
 
 try {

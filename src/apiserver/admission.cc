@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/name_validation.h"
+#include "apiserver/crd/strategy.h"
 #include "apiserver/validation/apps.h"
 #include "apiserver/validation/autoscaling.h"
 #include "apiserver/validation/batch.h"
@@ -282,6 +283,8 @@ validation::NameRule NameRuleFor(const Resource& r) {
 
 void ApplyDefaults(const Resource& r, json& object) {
   if (!object.is_object()) return;
+  if (r.custom != nullptr) return crd::DefaultCustom(r, object);
+  if (crd::IsDefinition(r)) return crd::DefaultDefinition(object);
   if (r.group.empty() && r.resource == "pods") {
     json& spec = object["spec"];
     if (!spec.is_object()) spec = json::object();  // absent or null: Go's zero PodSpec
@@ -353,6 +356,8 @@ void ApplyDefaults(const Resource& r, json& object) {
 bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resource == "jobs"; }
 
 void PrepareForCreate(const Resource& r, json& object) {
+  if (crd::IsDefinition(r)) crd::PrepareDefinitionForCreate(object);
+  if (r.custom != nullptr) crd::PrepareCustomForCreate(r, object);
   if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
   if (r.group == "autoscaling" && r.resource == "horizontalpodautoscalers") {
     validation::PrepareHpaForCreate(object);
@@ -369,8 +374,22 @@ void PrepareForCreate(const Resource& r, json& object) {
   }
 }
 
+void PrepareForUpdate(const Resource& r, json& object, const json& old, bool status_only) {
+  if (status_only) return;
+  if (crd::IsDefinition(r)) crd::PrepareDefinitionForUpdate(object, old);
+  if (r.custom != nullptr) crd::PrepareCustomForUpdate(r, object, old);
+}
+
 Status Validate(const Resource& r, const json& object, const json* old,
                 api::FieldErrors* errors) {
+  if (r.custom != nullptr || crd::IsDefinition(r)) {
+    *errors = old == nullptr ? validation::ValidateObjectMeta(object, NameRuleFor(r), r.namespaced)
+                             : validation::ValidateObjectMetaUpdate(object, *old);
+    api::FieldErrors more =
+        r.custom != nullptr ? crd::ValidateCustom(r, object) : crd::ValidateDefinition(object, old);
+    errors->insert(errors->end(), more.begin(), more.end());
+    return Status::Ok();
+  }
   const std::string& g = r.group;
   const std::string& res = r.resource;
   if (g.empty() && res == "pods") return validation::ValidatePod(object, old, errors);

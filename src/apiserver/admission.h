@@ -53,6 +53,12 @@ bool NeedsUidOnCreate(const Resource& r);
 // ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate; metadata.creationTimestamp set.
 void PrepareForCreate(const Resource& r, nlohmann::json& object);
 
+// What kube's strategies do to an updated object (PrepareForUpdate): a custom resource with a
+// status subresource keeps its stored status; a CustomResourceDefinition keeps its status and
+// accepts its new names (crd/strategy.h). Nothing on the status subresource (`status_only`).
+void PrepareForUpdate(const Resource& r, nlohmann::json& object, const nlohmann::json& old,
+                      bool status_only);
+
 // `old` is null on create. InvalidArgument (BadRequest) when the object cannot be decoded.
 Status Validate(const Resource& r, const nlohmann::json& object, const nlohmann::json* old,
                 api::FieldErrors* errors);

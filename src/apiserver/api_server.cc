@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "apiserver/crd/registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers/handler.h"
 
@@ -42,7 +43,11 @@ std::vector<std::string> Split(std::string_view path) {
 
 ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
                      ApiServerOptions options)
-    : clock_(clock), store_(store), logs_(logs), options_(std::move(options)) {}
+    : clock_(clock),
+      store_(store),
+      logs_(logs),
+      crds_(std::make_unique<crd::Registry>(store)),
+      options_(std::move(options)) {}
 
 ApiServer::~ApiServer() = default;
 
@@ -61,7 +66,8 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
       req.Header("accept").find("as=APIGroupDiscoveryList") != std::string::npos;
   if (path == "/api" || path == "/api/") {
     if (aggregated) {
-      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(true).dump(-1, ' ', false, json::error_handler_t::replace));
+      w.Send(200, kAggregatedDiscoveryType,
+             AggregatedDiscovery(true, {}).dump(-1, ' ', false, json::error_handler_t::replace));
     } else {
       SendJson(w, 200, LegacyApiVersions(options_.server_address));
     }
@@ -69,18 +75,20 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
   }
   if (path == "/apis" || path == "/apis/") {
     if (aggregated) {
-      w.Send(200, kAggregatedDiscoveryType, AggregatedDiscovery(false).dump(-1, ' ', false, json::error_handler_t::replace));
+      w.Send(200, kAggregatedDiscoveryType,
+             AggregatedDiscovery(false, crds_->Served())
+                 .dump(-1, ' ', false, json::error_handler_t::replace));
     } else {
-      SendJson(w, 200, LegacyApiGroupList());
+      SendJson(w, 200, LegacyApiGroupList(crds_->Served()));
     }
     return;
   }
   if (path == "/openapi/v3" || path == "/openapi/v3/") {
-    SendJson(w, 200, OpenApiV3Root());
+    SendJson(w, 200, OpenApiV3Root(crds_->Served()));
     return;
   }
   if (path.rfind("/openapi/v3/", 0) == 0) {
-    if (auto doc = OpenApiV3Document(std::string_view(path).substr(12))) {
+    if (auto doc = OpenApiV3Document(std::string_view(path).substr(12), crds_->Served())) {
       SendJson(w, 200, *doc);
     } else {
       SendError(w, NotFoundPath(path));
@@ -100,7 +108,7 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
     version = seg[2];
     rest = 3;
   } else if (seg.size() == 2 && seg[0] == "apis") {
-    if (auto g = LegacyApiGroup(seg[1])) {
+    if (auto g = LegacyApiGroup(seg[1], crds_->Served())) {
       SendJson(w, 200, *g);
     } else {
       SendError(w, NotFoundPath(path));
@@ -115,7 +123,8 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
       SendError(w, MethodNotAllowed(req.method));
       return;
     }
-    if (auto list = ApiResourceList(group.empty() ? version : group + "/" + version)) {
+    if (auto list =
+            ApiResourceList(group.empty() ? version : group + "/" + version, crds_->Served())) {
       SendJson(w, 200, *list);
     } else {
       SendError(w, NotFoundPath(path));
@@ -128,6 +137,7 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
     rs.erase(rs.begin(), rs.begin() + 2);
   }
   r.resource = FindResource(group, version, rs[0]);
+  if (r.resource == nullptr) r.resource = crds_->Find(group, version, rs[0]);
   if (r.resource == nullptr || rs.size() > 3) {
     SendError(w, NotFoundPath(path));
     return;
@@ -152,7 +162,8 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
 // ---- Routing to the handlers (handlers/handler.h) ---------------------------------------------
 
 void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
-  handlers::Context c(clock_, store_, logs_, options_, r, w);
+  if (r.resource == &crd::DefinitionResource()) crds_->Sync();
+  handlers::Context c(clock_, store_, logs_, *crds_, options_, r, w);
   const std::string& method = c.method;
   if (handlers::IsReviewResource(*r.resource)) return handlers::HandleReview(c);
   if (handlers::IsMetricsResource(*r.resource)) return handlers::HandleMetrics(c);

@@ -50,6 +50,10 @@
 
 namespace tidepool::apiserver {
 
+namespace crd {
+class Registry;
+}
+
 struct ApiServerOptions {
   // Shown in legacy discovery's serverAddressByClientCIDRs ("127.0.0.1:6443").
   std::string server_address;
@@ -85,6 +89,7 @@ class ApiServer {
   const Clock& clock_;
   ObjectStore& store_;
   PodLogs& logs_;
+  std::unique_ptr<crd::Registry> crds_;  // the custom resources served
   ApiServerOptions options_;
   std::atomic<uint64_t> requests_{0};
 };

@@ -347,12 +347,21 @@ bool Converts(const Resource& served) { return &StorageOf(served) != &served; }
 
 json ToStorage(const Resource& served, json obj) {
   if (!Converts(served) || !obj.is_object()) return obj;
+  // A custom resource's versions differ by apiVersion only (conversion strategy None).
+  if (served.custom != nullptr) {
+    obj["apiVersion"] = StorageOf(served).GroupVersion();
+    return obj;
+  }
   if (IsHpaV1(served)) return HpaFromV1(std::move(obj));
   return obj;
 }
 
 json FromStorage(const Resource& served, json obj) {
   if (!Converts(served) || !obj.is_object()) return obj;
+  if (served.custom != nullptr) {
+    obj["apiVersion"] = served.GroupVersion();
+    return obj;
+  }
   if (IsHpaV1(served)) return HpaToV1(std::move(obj));
   return obj;
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "apiserver/crd/registry.h"
 #include "apiserver/resources.h"
 #include "common/fnv.h"
 
@@ -13,23 +14,35 @@ using nlohmann::json;
 
 namespace {
 
-// Named groups in the order discovery lists them (kube-apiserver's priority order).
-std::vector<std::string> Groups() {
+using List = std::vector<const Resource*>;
+
+// The built-in resources, then the custom ones.
+List All(const List& custom) {
+  List all;
+  all.reserve(Resources().size() + custom.size());
+  for (const Resource& r : Resources()) all.push_back(&r);
+  all.insert(all.end(), custom.begin(), custom.end());
+  return all;
+}
+
+// Named groups in the order discovery lists them (kube-apiserver's priority order; the
+// custom resources' groups after the built-in ones, as their default priority puts them).
+std::vector<std::string> Groups(const List& all) {
   std::vector<std::string> groups;
   std::set<std::string> seen;
-  for (const Resource& r : Resources()) {
-    if (!r.group.empty() && seen.insert(r.group).second) groups.push_back(r.group);
+  for (const Resource* r : all) {
+    if (!r->group.empty() && seen.insert(r->group).second) groups.push_back(r->group);
   }
   return groups;
 }
 
-// The versions a group serves, preferred first (the order of Resources()).
-std::vector<std::string> Versions(const std::string& group) {
+// The versions a group serves, preferred first (the order of the list).
+std::vector<std::string> Versions(const List& all, const std::string& group) {
   std::vector<std::string> versions;
-  for (const Resource& r : Resources()) {
-    if (r.group == group &&
-        std::find(versions.begin(), versions.end(), r.version) == versions.end()) {
-      versions.push_back(r.version);
+  for (const Resource* r : all) {
+    if (r->group == group &&
+        std::find(versions.begin(), versions.end(), r->version) == versions.end()) {
+      versions.push_back(r->version);
     }
   }
   return versions;
@@ -41,6 +54,29 @@ std::string Hash(std::string_view s) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf) + std::string(buf);
+}
+
+// A custom resource's component schema, and the ObjectMeta its metadata refers to (the parts
+// `kubectl explain` reads), as apiextensions-apiserver publishes them.
+void AddCustomSchemas(const Resource& r, json& schemas) {
+  schemas[crd::OpenApiComponentName(r)] = r.custom->openapi;
+  schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"] = {
+      {"description",
+       "ObjectMeta is metadata that all persisted resources must have, which includes all "
+       "objects users must create."},
+      {"type", "object"},
+      {"properties",
+       {{"annotations",
+         {{"type", "object"}, {"additionalProperties", {{"type", "string"}, {"default", ""}}}}},
+        {"creationTimestamp", {{"type", "string"}, {"format", "date-time"}}},
+        {"generateName", {{"type", "string"}}},
+        {"generation", {{"type", "integer"}, {"format", "int64"}}},
+        {"labels",
+         {{"type", "object"}, {"additionalProperties", {{"type", "string"}, {"default", ""}}}}},
+        {"name", {{"type", "string"}}},
+        {"namespace", {{"type", "string"}}},
+        {"resourceVersion", {{"type", "string"}}},
+        {"uid", {{"type", "string"}}}}}};
 }
 
 json AggregatedResource(const Resource& r) {
@@ -63,21 +99,21 @@ json AggregatedResource(const Resource& r) {
   return j;
 }
 
-json GroupDiscovery(const std::string& group) {
+json GroupDiscovery(const List& all, const std::string& group) {
   json versions = json::array();
-  for (const std::string& version : Versions(group)) {
+  for (const std::string& version : Versions(all, group)) {
     json resources = json::array();
-    for (const Resource& r : Resources()) {
-      if (r.group == group && r.version == version) resources.push_back(AggregatedResource(r));
+    for (const Resource* r : all) {
+      if (r->group == group && r->version == version) resources.push_back(AggregatedResource(*r));
     }
     versions.push_back({{"version", version}, {"resources", resources}, {"freshness", "Current"}});
   }
   return {{"metadata", {{"name", group}, {"creationTimestamp", nullptr}}}, {"versions", versions}};
 }
 
-json GroupEntry(const std::string& group) {
+json GroupEntry(const List& all, const std::string& group) {
   json versions = json::array();
-  for (const std::string& version : Versions(group)) {
+  for (const std::string& version : Versions(all, group)) {
     versions.push_back({{"groupVersion", group + "/" + version}, {"version", version}});
   }
   return {{"name", group}, {"versions", versions}, {"preferredVersion", versions[0]}};
@@ -97,12 +133,13 @@ json VersionInfo() {
           {"platform", "linux/amd64"}};
 }
 
-json AggregatedDiscovery(bool core) {
+json AggregatedDiscovery(bool core, const List& custom) {
+  const List all = All(custom);
   json items = json::array();
   if (core) {
-    items.push_back(GroupDiscovery(""));
+    items.push_back(GroupDiscovery(all, ""));
   } else {
-    for (const std::string& g : Groups()) items.push_back(GroupDiscovery(g));
+    for (const std::string& g : Groups(all)) items.push_back(GroupDiscovery(all, g));
   }
   return {{"kind", "APIGroupDiscoveryList"},
           {"apiVersion", "apidiscovery.k8s.io/v2"},
@@ -117,16 +154,18 @@ json LegacyApiVersions(std::string_view server_address) {
            json::array({{{"clientCIDR", "0.0.0.0/0"}, {"serverAddress", server_address}}})}};
 }
 
-json LegacyApiGroupList() {
+json LegacyApiGroupList(const List& custom) {
+  const List all = All(custom);
   json groups = json::array();
-  for (const std::string& g : Groups()) groups.push_back(GroupEntry(g));
+  for (const std::string& g : Groups(all)) groups.push_back(GroupEntry(all, g));
   return {{"kind", "APIGroupList"}, {"apiVersion", "v1"}, {"groups", groups}};
 }
 
-std::optional<json> LegacyApiGroup(std::string_view group) {
-  for (const std::string& g : Groups()) {
+std::optional<json> LegacyApiGroup(std::string_view group, const List& custom) {
+  const List all = All(custom);
+  for (const std::string& g : Groups(all)) {
     if (g == group) {
-      json j = GroupEntry(g);
+      json j = GroupEntry(all, g);
       j["kind"] = "APIGroup";
       j["apiVersion"] = "v1";
       return j;
@@ -135,10 +174,11 @@ std::optional<json> LegacyApiGroup(std::string_view group) {
   return std::nullopt;
 }
 
-std::optional<json> ApiResourceList(std::string_view group_version) {
+std::optional<json> ApiResourceList(std::string_view group_version, const List& custom) {
   json resources = json::array();
   bool found = false;
-  for (const Resource& r : Resources()) {
+  for (const Resource* rp : All(custom)) {
+    const Resource& r = *rp;
     if (r.GroupVersion() != group_version) continue;
     found = true;
     json j = {{"name", r.resource},
@@ -169,19 +209,19 @@ std::optional<json> ApiResourceList(std::string_view group_version) {
               {"resources", resources}};
 }
 
-json OpenApiV3Root() {
+json OpenApiV3Root(const List& custom) {
   json paths = json::object();
   std::set<std::string> gvs;
-  for (const Resource& r : Resources()) gvs.insert(r.GroupVersion());
+  for (const Resource* r : All(custom)) gvs.insert(r->GroupVersion());
   for (const std::string& gv : gvs) {
     const std::string path = gv == "v1" ? "api/v1" : "apis/" + gv;
-    const auto doc = OpenApiV3Document(path);
+    const auto doc = OpenApiV3Document(path, custom);
     paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + Hash(doc->dump())}};
   }
   return {{"paths", paths}};
 }
 
-std::optional<json> OpenApiV3Document(std::string_view path) {
+std::optional<json> OpenApiV3Document(std::string_view path, const List& custom) {
   std::string gv;
   if (path == "api/v1") {
     gv = "v1";
@@ -191,10 +231,13 @@ std::optional<json> OpenApiV3Document(std::string_view path) {
     return std::nullopt;
   }
   json paths = json::object();
+  json schemas = json::object();
   bool found = false;
-  for (const Resource& r : Resources()) {
+  for (const Resource* rp : All(custom)) {
+    const Resource& r = *rp;
     if (r.GroupVersion() != gv) continue;
     found = true;
+    if (r.custom != nullptr) AddCustomSchemas(r, schemas);
     const std::string prefix = gv == "v1" ? "/api/v1" : "/apis/" + gv;
     const std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") +
                              r.resource + "/{name}";
@@ -221,7 +264,7 @@ std::optional<json> OpenApiV3Document(std::string_view path) {
   return json{{"openapi", "3.0.0"},
               {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
               {"paths", paths},
-              {"components", {{"schemas", json::object()}}}};
+              {"components", {{"schemas", schemas}}}};
 }
 
 }  // namespace tidepool::apiserver

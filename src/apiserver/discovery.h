@@ -14,29 +14,36 @@
 //     validation to the server (it then sends fieldValidation=Strict).
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 
-#include <nlohmann/json.hpp>
+#include "apiserver/resources.h"
 
 namespace tidepool::apiserver {
+
+// The custom resources served now (crd/registry.h), listed after the built-in ones.
+using CustomResourceList = std::vector<const Resource*>;
 
 inline constexpr char kAggregatedDiscoveryType[] =
     "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList";
 
 nlohmann::json VersionInfo();
 // `core`: /api (the legacy group) or /apis (every named group).
-nlohmann::json AggregatedDiscovery(bool core);
+nlohmann::json AggregatedDiscovery(bool core, const CustomResourceList& custom);
 nlohmann::json LegacyApiVersions(std::string_view server_address);
-nlohmann::json LegacyApiGroupList();
+nlohmann::json LegacyApiGroupList(const CustomResourceList& custom);
 // nullopt when the group is not served.
-std::optional<nlohmann::json> LegacyApiGroup(std::string_view group);
+std::optional<nlohmann::json> LegacyApiGroup(std::string_view group,
+                                             const CustomResourceList& custom);
 // `group_version`: "v1" or "apps/v1". nullopt when not served.
-std::optional<nlohmann::json> ApiResourceList(std::string_view group_version);
+std::optional<nlohmann::json> ApiResourceList(std::string_view group_version,
+                                              const CustomResourceList& custom);
 
-nlohmann::json OpenApiV3Root();
+nlohmann::json OpenApiV3Root(const CustomResourceList& custom);
 // `path`: "api/v1" or "apis/apps/v1". nullopt when not served.
-std::optional<nlohmann::json> OpenApiV3Document(std::string_view path);
+std::optional<nlohmann::json> OpenApiV3Document(std::string_view path,
+                                                const CustomResourceList& custom);
 
 }  // namespace tidepool::apiserver

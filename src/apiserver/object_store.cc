@@ -57,7 +57,10 @@ struct Watch::State {
   std::function<void()> on_ready;
 
   bool Wants(const WatchEvent& e) const {
-    if (resource != nullptr && e.resource != resource) return false;
+    if (resource != nullptr && e.resource != resource &&
+        (e.resource->resource != resource->resource || e.resource->group != resource->group)) {
+      return false;
+    }
     if (!ns.empty()) {
       const json* meta = e.object->view.is_object() ? &e.object->view["metadata"] : nullptr;
       if (meta == nullptr || !meta->is_object()) return false;
@@ -233,9 +236,41 @@ bool EmptiesFinalizers(const json& cur_meta, const json& new_meta) {
 
 // The kinds whose strategy sets metadata.generation 1 on create and bumps it when the spec
 // changes (core/v1 ReplicationControllers too, as pkg/registry/core/replicationcontroller).
+// So do CustomResourceDefinitions and custom resources (apiextensions' strategies).
 bool HasGeneration(const Resource& r) {
   return r.group == "apps" || r.group == "batch" || r.group == "policy" ||
-         (r.group.empty() && r.resource == "replicationcontrollers");
+         (r.group.empty() && r.resource == "replicationcontrollers") || r.custom != nullptr ||
+         r.group == "apiextensions.k8s.io";
+}
+
+bool HasStatusSubresource(const Resource& r) {
+  for (const Subresource& s : r.subresources) {
+    if (s.name == "status") return true;
+  }
+  return false;
+}
+
+// Whether an update changes what the generation counts: the spec; for a custom resource,
+// everything but metadata (and status, when it has a status subresource), as apiextensions'
+// customresource strategy compares them.
+bool GenerationChanges(const Resource& r, const json& cur, const json& next) {
+  if (r.custom == nullptr) {
+    const json* old_spec = Member(cur, "spec");
+    const json* new_spec = Member(next, "spec");
+    return (old_spec == nullptr) != (new_spec == nullptr) ||
+           (old_spec != nullptr && *old_spec != *new_spec);
+  }
+  const bool skip_status = HasStatusSubresource(r);
+  auto differs = [&](const json& a, const json& b) {
+    if (!a.is_object() || !b.is_object()) return a != b;
+    for (auto it = a.begin(); it != a.end(); ++it) {
+      if (it.key() == "metadata" || (skip_status && it.key() == "status")) continue;
+      const json* other = Member(b, it.key());
+      if (other == nullptr || *other != it.value()) return true;
+    }
+    return false;
+  };
+  return differs(cur, next) || differs(next, cur);
 }
 
 std::string Dump(const json& value) { return json_io::Dump(value); }
@@ -380,12 +415,28 @@ std::string ObjectStore::Qualified(const Resource& r, std::string_view name) {
 }
 
 ObjectStore::Shard& ObjectStore::ShardFor(const Resource& r) const {
-  auto& s = shards_[&r];
+  if (auto it = shard_of_.find(&r); it != shard_of_.end()) return *it->second;
+  auto& s = shards_[r.group + "/" + r.resource];
   if (!s) {
     s = std::make_unique<Shard>();
     s->has_ttl = r.resource == "events" && (r.group.empty() || r.group == "events.k8s.io");
   }
+  shard_of_[&r] = s.get();
   return *s;
+}
+
+const Resource* ObjectStore::RestoredResource(const std::string& group,
+                                              const std::string& resource) {
+  for (const auto& r : restored_resources_) {
+    if (r->group == group && r->resource == resource) return r.get();
+  }
+  auto r = std::make_unique<Resource>();
+  r->group = group;
+  r->version = "v1";
+  r->resource = resource;
+  r->singular = resource;
+  restored_resources_.push_back(std::move(r));
+  return restored_resources_.back().get();
 }
 
 StatusOr<size_t> ObjectStore::Load() {
@@ -405,9 +456,15 @@ StatusOr<size_t> ObjectStore::Load() {
     if (parts.size() != 3) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " is malformed");
     }
-    const Resource* r =
-        FindStoredResource(parts[0] == "core" ? "" : parts[0], "v1", parts[1]);
+    const std::string group = parts[0] == "core" ? "" : parts[0];
+    const Resource* r = FindStoredResource(group, "v1", parts[1]);
     if (r != nullptr) r = &StorageOf(*r);  // the shard every version reads
+    if (r == nullptr && group.find('.') != std::string::npos &&
+        FindInternalResource(group, parts[1]) == nullptr) {
+      // A custom resource (its group has a dot, as a CustomResourceDefinition's must): kept
+      // in its shard until its definition is read and served again.
+      r = RestoredResource(group, parts[1]);
+    }
     if (r == nullptr) {
       return Status(StatusCode::kDataLoss, "stored key " + rec.key + " names no known resource");
     }
@@ -847,10 +904,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, st
         if (const json* g = Member(cur_meta, "generation"); g && g->is_number_integer()) {
           gen = g->get<int64_t>();
         }
-        const json* old_spec = Member(cur, "spec");
-        const json* new_spec = Member(next, "spec");
-        const bool spec_changed = (old_spec == nullptr) != (new_spec == nullptr) ||
-                                  (old_spec != nullptr && *old_spec != *new_spec);
+        const bool spec_changed = GenerationChanges(r, cur, next);
         meta["generation"] = spec_changed ? gen + 1 : gen;
         // rest.BeforeDelete / markAsDeleting: a deletion's first write bumps it too.
         const json* ts = Member(meta, "deletionTimestamp");

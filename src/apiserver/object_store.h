@@ -305,6 +305,8 @@ class ObjectStore {
  private:
   struct Shard;  // one per resource
   Shard& ShardFor(const Resource& r) const;
+  // Under mu_ (Load): a Resource for a stored custom resource's key.
+  const Resource* RestoredResource(const std::string& group, const std::string& resource);
   // The watchers to wake, and the lines to log, once the store's mutex is released.
   struct WakeList {
     std::vector<std::shared_ptr<Watch::State>> watchers;
@@ -333,7 +335,14 @@ class ObjectStore {
   mutable std::mutex mu_;
   int64_t revision_ = 0;
   Random random_;
-  mutable std::map<const Resource*, std::unique_ptr<Shard>> shards_;
+  // One shard per stored resource, by its storage identity "<group>/<resource>": every
+  // Resource value naming it (a CustomResourceDefinition's are made anew when it changes)
+  // reads the same objects. `shard_of_` caches the lookup by the Resource's address.
+  mutable std::map<std::string, std::unique_ptr<Shard>, std::less<>> shards_;
+  mutable std::map<const Resource*, Shard*> shard_of_;
+  // Resources the backend held objects of that no registry knew at Load (a custom resource
+  // restored before its definition is read): their shards' events name these.
+  std::vector<std::unique_ptr<Resource>> restored_resources_;
   // The revision Load() restored: nothing before it can be replayed.
   int64_t loaded_revision_ = 0;
   // Bytes of all events committed so far (WatchEvent::stream_offset).

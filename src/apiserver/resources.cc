@@ -165,6 +165,14 @@ std::vector<Resource> Build() {
                    "CSIStorageCapacity", true));
   v.push_back(
       Make("storage.k8s.io", "storageclasses", "storageclass", "StorageClass", false, {"sc"}));
+  // apiextensions.k8s.io/v1: the definitions of the custom resources (crd/registry.h).
+  {
+    Resource r =
+        Make("apiextensions.k8s.io", "customresourcedefinitions", "customresourcedefinition",
+             "CustomResourceDefinition", false, {"crd", "crds"}, {"api-extensions"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
   // metrics.k8s.io/v1beta1, as metrics-server serves it (handlers/metrics.cc): never stored.
   for (const auto& [resource, kind, namespaced] :
        {std::tuple{"nodes", "NodeMetrics", false}, std::tuple{"pods", "PodMetrics", true}}) {
@@ -194,6 +202,7 @@ const Resource* FindResource(std::string_view group, std::string_view version,
 }
 
 const Resource& StorageOf(const Resource& r) {
+  if (r.custom_storage != nullptr) return *r.custom_storage;
   if (r.storage_version.empty()) return r;
   const Resource* s = FindResource(r.group, r.storage_version, r.resource);
   return s != nullptr ? *s : r;

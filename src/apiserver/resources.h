@@ -6,11 +6,16 @@
 // it, and a request for anything not in it is a 404.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace tidepool::apiserver {
+
+namespace crd {
+struct ServedVersion;  // crd/registry.h
+}
 
 struct Subresource {
   std::string name;  // "status", "log", "eviction", "binding"
@@ -37,6 +42,11 @@ struct Resource {
   // storage version (autoscaling/v1 horizontalpodautoscalers: "v2"); empty when this is it.
   // The store keeps one object for both (StorageOf); conversion.h converts between them.
   std::string storage_version;
+  // A resource a CustomResourceDefinition defines (crd/registry.h): its schema, printer
+  // columns and subresources, and the Resource of its storage version (itself when this is
+  // it). Null for the built-in resources.
+  std::shared_ptr<const crd::ServedVersion> custom;
+  const Resource* custom_storage = nullptr;
 
   // "v1" or "apps/v1".
   std::string GroupVersion() const { return group.empty() ? version : group + "/" + version; }
@@ -48,7 +58,8 @@ const std::vector<Resource>& Resources();
 // nullptr when not served.
 const Resource* FindResource(std::string_view group, std::string_view version,
                              std::string_view resource);
-// `r`'s storage resource: `r` itself unless r.storage_version names another version.
+// `r`'s storage resource: `r` itself unless r.storage_version names another version (of a
+// custom resource: r.custom_storage).
 const Resource& StorageOf(const Resource& r);
 // By kind, for a manifest's apiVersion + kind ("apps/v1", "Deployment"). nullptr when not served.
 const Resource* FindResourceByKind(std::string_view api_version, std::string_view kind);

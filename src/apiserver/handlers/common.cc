@@ -3,6 +3,8 @@
 
 #include "api/codec/yaml.h"
 #include "apiserver/conversion.h"
+#include "apiserver/crd/registry.h"
+#include "apiserver/crd/strategy.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/json_io.h"
 #include "apiserver/negotiation.h"
@@ -315,6 +317,28 @@ void FillSystemFields(json& obj, std::string uid, TimePoint now) {
   meta.erase("deletionGracePeriodSeconds");
 }
 
+std::vector<std::string> UnknownFieldsOf(const Resource& res, const json& obj) {
+  if (res.custom != nullptr) return crd::UnknownFields(res, obj);
+  return schema::Schema::Builtin().UnknownFields(res.GroupVersion(), res.kind, obj);
+}
+
+std::vector<std::string> DropUnknownFieldsOf(const Resource& res, json& obj) {
+  if (res.custom != nullptr) return crd::Prune(res, obj);
+  return schema::Schema::Builtin().DropUnknownFields(res.GroupVersion(), res.kind, obj);
+}
+
+std::string TableText(const Resource& res, const std::vector<printers::TableObject>& objects,
+                      std::string_view resource_version, TimePoint now,
+                      printers::IncludeObject include, bool with_headers,
+                      std::string_view continue_token, std::optional<int64_t> remaining_items) {
+  if (res.custom != nullptr) {
+    return printers::BuildTableText(res.custom->printer, objects, resource_version, now, include,
+                                    with_headers, continue_token, remaining_items);
+  }
+  return printers::BuildTableText(res.group, res.resource, objects, resource_version, now, include,
+                                  with_headers, continue_token, remaining_items);
+}
+
 // ---- Selectors ----------------------------------------------------------------------------------
 
 StatusOr<Filter> ParseFilter(const HttpRequest& req, const Resource& r) {
@@ -347,10 +371,11 @@ std::optional<std::string> ProtobufOf(std::string_view text, const Resource& res
 
 }  // namespace
 
-Context::Context(const Clock& clock, ObjectStore& store, PodLogs& logs,
+Context::Context(const Clock& clock, ObjectStore& store, PodLogs& logs, crd::Registry& crds,
                  const ApiServerOptions& options, ApiServer::Request& r, ResponseWriter& w)
     : clock(clock),
       store(store),
+      crds(crds),
       logs(logs),
       options(options),
       r(r),
@@ -384,9 +409,8 @@ void Context::SendText(int code, std::string_view text, const HeaderList& header
 void Context::SendObject(int code, const ObjectPtr& o) {
   if (WantsTable(req) && method == "GET") {
     w.Send(code, kJson,
-           printers::BuildTableText(res.group, res.resource, {{&o->view, o->text}},
-                                    std::to_string(o->resource_version), clock.Now(),
-                                    IncludeObjectParam(req), true),
+           TableText(res, {{&o->view, o->text}}, std::to_string(o->resource_version), clock.Now(),
+                     IncludeObjectParam(req), true),
            r.Headers());
   } else {
     SendText(code, o->text, r.Headers());  // `o` outlives the call: no copy

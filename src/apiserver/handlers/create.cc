@@ -34,10 +34,9 @@ std::optional<ApiError> DecodeCreateBody(Context& c, json& obj,
   }
   // The typed decode (type errors first), then strict field validation, as the decoder does.
   if (auto e = DecodeTyped(res, obj)) return e;
-  const auto& schema = schema::Schema::Builtin();
   const FieldValidation fv = FieldValidationParam(c.req);
   if (fv == FieldValidation::kStrict) {
-    auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, obj);
+    auto unknown = UnknownFieldsOf(res, obj);
     if (!unknown.empty() || !duplicates.empty()) {
       return ApiError{
           400, "BadRequest",
@@ -45,8 +44,7 @@ std::optional<ApiError> DecodeCreateBody(Context& c, json& obj,
     }
     return std::nullopt;
   }
-  const std::vector<std::string> dropped =
-      schema.DropUnknownFields(res.GroupVersion(), res.kind, obj);
+  const std::vector<std::string> dropped = DropUnknownFieldsOf(res, obj);
   if (fv == FieldValidation::kWarn) WarnFields(c.r, dropped, duplicates);
   return std::nullopt;
 }

@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "apiserver/crd/registry.h"
+#include "apiserver/crd/strategy.h"
 #include "apiserver/deletion.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/schema/schema.h"
@@ -42,12 +44,18 @@ bool ReadDeleteOptionsBody(Context& c, DeleteOptions& opts) {
 // the reviews or metrics (never stored), not a second version of the same objects.
 void DeleteNamespace(Context& c, const DeleteOptions& opts) {
   const ObjectStore::WriteOptions nopts{c.wopts.origin, opts.dry_run};
+  std::vector<const Resource*> deletable;
   for (const Resource& other : Resources()) {
-    const bool deletable =
+    const bool deletes =
         std::find(other.verbs.begin(), other.verbs.end(), "delete") != other.verbs.end();
-    if (!other.namespaced || !deletable || &StorageOf(other) != &other) continue;
-    for (const ObjectPtr& o : c.store.List(other, c.r.name).items) {
-      (void)c.store.Delete(other, c.r.name, Str(o->view, "metadata", "name"), nopts);
+    if (other.namespaced && deletes && &StorageOf(other) == &other) deletable.push_back(&other);
+  }
+  for (const Resource* custom : c.crds.Stored()) {
+    if (custom->namespaced) deletable.push_back(custom);
+  }
+  for (const Resource* other : deletable) {
+    for (const ObjectPtr& o : c.store.List(*other, c.r.name).items) {
+      (void)c.store.Delete(*other, c.r.name, Str(o->view, "metadata", "name"), nopts);
     }
   }
   auto d = c.store.Delete(c.res, c.r.ns, c.r.name, nopts, opts.precondition_uid,
@@ -74,6 +82,13 @@ void HandleDelete(Context& c) {
   }
   if (c.wopts.dry_run) opts.dry_run = true;
   if (c.res.group.empty() && c.res.resource == "namespaces") return DeleteNamespace(c, opts);
+  if (crd::IsDefinition(c.res)) {
+    // The definitions' registry: marked, never removed at once (crd/registry.h).
+    auto d = crd::BeginDeletion(c.store, c.r.name, c.clock.Now(), c.wopts);
+    if (!d.ok()) return c.Fail(d.status());
+    c.SendText(200, (*d)->text, {});
+    return c.crds.Sync();  // the finalizer's work, before the client looks again
+  }
   auto d = DeleteObject(c.store, c.res, c.r.ns, c.r.name, opts, c.clock.Now(), c.wopts.origin);
   if (!d.ok() && d.status().code() == StatusCode::kInvalidArgument) {
     return SendError(c.w, InvalidDeleteOptions(d.status()));

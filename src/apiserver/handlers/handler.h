@@ -32,6 +32,10 @@
 #include "apiserver/object_filter.h"
 #include "apiserver/printers/printers.h"
 
+namespace tidepool::apiserver::crd {
+class Registry;
+}
+
 namespace tidepool::apiserver {
 
 // One request whose path named a resource (api_server.cc parses it).
@@ -131,6 +135,18 @@ void FillSystemFields(nlohmann::json& obj, std::string uid, TimePoint now);
 // object).
 std::optional<nlohmann::json> PostedObject(Context& c);
 
+// The fields `obj` has that its kind does not: the generated schema's for a built-in kind, the
+// definition's structural schema's for a custom resource (crd/strategy.h). Drop... removes them.
+std::vector<std::string> UnknownFieldsOf(const Resource& res, const nlohmann::json& obj);
+std::vector<std::string> DropUnknownFieldsOf(const Resource& res, nlohmann::json& obj);
+
+// printers::BuildTableText with `res`'s printer: a custom resource's columns, or the built-in's.
+std::string TableText(const Resource& res, const std::vector<printers::TableObject>& objects,
+                      std::string_view resource_version, TimePoint now,
+                      printers::IncludeObject include, bool with_headers,
+                      std::string_view continue_token = "",
+                      std::optional<int64_t> remaining_items = std::nullopt);
+
 // ---- Selectors ----------------------------------------------------------------------------------
 
 // ?labelSelector= and ?fieldSelector= of a list, watch or deletecollection.
@@ -145,11 +161,12 @@ ObjectStore::ListResult ListMatching(const ObjectStore& store, const Resource& r
 // What a handler works with: the server's parts, the request and its writer, and the answers
 // every handler gives the same way. Lives for one call of ApiServer::HandleResource.
 struct Context {
-  Context(const Clock& clock, ObjectStore& store, PodLogs& logs, const ApiServerOptions& options,
-          ApiServer::Request& r, http::ResponseWriter& w);
+  Context(const Clock& clock, ObjectStore& store, PodLogs& logs, crd::Registry& crds,
+          const ApiServerOptions& options, ApiServer::Request& r, http::ResponseWriter& w);
 
   const Clock& clock;
   ObjectStore& store;
+  crd::Registry& crds;  // the custom resources served
   PodLogs& logs;
   const ApiServerOptions& options;
   ApiServer::Request& r;

@@ -115,9 +115,8 @@ struct WatchStream {
     chunk += type;
     chunk += "\",\"object\":";
     if (table) {
-      chunk += printers::BuildTableText(c.res.group, c.res.resource, {{&seen.object->view, text}},
-                                        std::to_string(e.resource_version), now,
-                                        IncludeObjectParam(c.req), !headers_sent);
+      chunk += TableText(c.res, {{&seen.object->view, text}}, std::to_string(e.resource_version),
+                         now, IncludeObjectParam(c.req), !headers_sent);
       headers_sent = true;
     } else {
       chunk += text;
@@ -270,10 +269,8 @@ void HandleList(Context& c) {
     objs.reserve(list.items.size());
     for (const ObjectPtr& o : list.items) objs.push_back({&o->view, o->text});
     c.w.Send(200, kJson,
-             printers::BuildTableText(res.group, res.resource, objs,
-                                      std::to_string(list.resource_version), c.clock.Now(),
-                                      IncludeObjectParam(req), true, page.continue_token,
-                                      page.remaining_items));
+             TableText(res, objs, std::to_string(list.resource_version), c.clock.Now(),
+                       IncludeObjectParam(req), true, page.continue_token, page.remaining_items));
     return;
   }
   if (c.protobuf_out) {

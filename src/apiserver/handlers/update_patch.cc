@@ -113,6 +113,14 @@ bool ReadWrite(Context& c, Write& u) {
 // type; with fieldValidation=Strict, an unknown field).
 std::optional<ApiError> CheckPatch(const Context& c, const Write& u) {
   const Resource& res = c.res;
+  if (c.method == "PATCH" && res.custom != nullptr && u.ct.find(kStrategicMergePatch) == 0) {
+    // Custom resources have no Go struct to merge strategically by.
+    return ApiError{415, "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media "
+                    "types include: application/json-patch+json, "
+                    "application/merge-patch+json, application/apply-patch+yaml",
+                    json()};
+  }
   if (c.method == "PATCH" && !u.apply && u.ct.find(kStrategicMergePatch) != 0 &&
       u.ct.find(kMergePatch) != 0 && u.ct.find(kJsonPatch) != 0) {
     return ApiError{415, "UnsupportedMediaType",
@@ -137,7 +145,7 @@ std::optional<ApiError> CheckPatch(const Context& c, const Write& u) {
     return ApiError{500, "", typed_patch_prefix + ApplyTypeMessage(*t), json()};
   }
   if (u.fv == FieldValidation::kStrict) {
-    auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, u.patch_body);
+    auto unknown = UnknownFieldsOf(res, u.patch_body);
     if (!unknown.empty()) {
       std::string msg = typed_patch_prefix;
       for (size_t i = 0; i < unknown.size(); ++i) {
@@ -169,7 +177,7 @@ StatusOr<json> Applied(const Context& c, Write& u, const json& cur_value) {
   const auto& schema = schema::Schema::Builtin();
   json applied = u.patch_body;
   if (u.fv != FieldValidation::kStrict) {
-    u.warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, applied);
+    u.warn_fields = DropUnknownFieldsOf(res, applied);
   }
   auto out = patch::ServerSideApply(cur_value, applied, u.manager, QueryBool(c.req, "force"),
                                     c.clock.Now(), &u.conflicts);
@@ -238,20 +246,19 @@ StatusOr<json> Patched(const Context& c, Write& u, const json& target) {
 StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const json& cur_value,
                      json next, const json* stored_cur) {
   const Resource& res = c.res;
-  const auto& schema = schema::Schema::Builtin();
   if (!next.is_object()) {
     return Status(StatusCode::kInvalidArgument, "the body of the request was not an object");
   }
   if (!u.apply) {
     if (u.fv == FieldValidation::kStrict) {
-      auto unknown = schema.UnknownFields(res.GroupVersion(), res.kind, next);
+      auto unknown = UnknownFieldsOf(res, next);
       if (!unknown.empty() || !u.duplicates.empty()) {
         u.strict_error =
             schema::StrictDecodingMessage(res.GroupVersion(), res.kind, unknown, u.duplicates);
         return Status(StatusCode::kInvalidArgument, u.strict_error);
       }
     } else {
-      u.warn_fields = schema.DropUnknownFields(res.GroupVersion(), res.kind, next);
+      u.warn_fields = DropUnknownFieldsOf(res, next);
     }
   }
   ApplyDefaults(res, next);  // every decoded body is defaulted, updates too
@@ -268,6 +275,7 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   }
   if (cur == nullptr) PrepareForCreate(sres, next);
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
+  if (old != nullptr) PrepareForUpdate(sres, next, *old, u.status_only);
   api::FieldErrors errors;
   TIDEPOOL_RETURN_IF_ERROR(Validate(sres, next, old, &errors));
   if (!errors.empty()) {

@@ -191,16 +191,12 @@ void AppendEmptyTable(std::string& out) {
         R"("metadata":{},"rows":[]})";
 }
 
-}  // namespace
-
-std::string BuildTableText(std::string_view group, std::string_view resource,
-                           const std::vector<TableObject>& objects,
-                           std::string_view resource_version, TimePoint now, IncludeObject include,
-                           bool with_headers, std::string_view continue_token,
-                           std::optional<int64_t> remaining_items) {
+std::string TableText(const internal::Printer& printer, const std::vector<TableObject>& objects,
+                      std::string_view resource_version, TimePoint now, IncludeObject include,
+                      bool with_headers, std::string_view continue_token,
+                      std::optional<int64_t> remaining_items) {
   std::string out;
   try {
-    const internal::Printer& printer = PrinterFor(group, resource);
     // Members in the order nlohmann::json writes them (sorted), as BuildTable(...).dump().
     out = R"({"apiVersion":"meta.k8s.io/v1","columnDefinitions":)";
     if (with_headers) {
@@ -239,7 +235,9 @@ std::string BuildTableText(std::string_view group, std::string_view resource,
       if (!first) out += ',';
       first = false;
       out += R"({"cells":)";
-      out += Dump(Cells(group, resource, object, now));
+      json cells = CellsOf(printer, object, now);
+      while (cells.size() < printer.columns.size()) cells.push_back("");
+      out += Dump(cells);
       if (printer.conditions != nullptr) {
         if (json conditions = printer.conditions(object); !conditions.is_null()) {
           out += R"(,"conditions":)";
@@ -282,6 +280,28 @@ std::string BuildTableText(std::string_view group, std::string_view resource,
     AppendEmptyTable(out);
     return out;
   }
+}
+
+}  // namespace
+
+std::string BuildTableText(std::string_view group, std::string_view resource,
+                           const std::vector<TableObject>& objects,
+                           std::string_view resource_version, TimePoint now, IncludeObject include,
+                           bool with_headers, std::string_view continue_token,
+                           std::optional<int64_t> remaining_items) {
+  return TableText(PrinterFor(group, resource), objects, resource_version, now, include,
+                   with_headers, continue_token, remaining_items);
+}
+
+std::string BuildTableText(const DynamicPrinter& printer, const std::vector<TableObject>& objects,
+                           std::string_view resource_version, TimePoint now, IncludeObject include,
+                           bool with_headers, std::string_view continue_token,
+                           std::optional<int64_t> remaining_items) {
+  internal::Printer p;
+  p.columns = printer.columns;
+  p.cells = printer.cells;
+  return TableText(p, objects, resource_version, now, include, with_headers, continue_token,
+                   remaining_items);
 }
 
 std::string HumanDuration(Duration d) {

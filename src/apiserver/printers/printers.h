@@ -37,6 +37,7 @@
 // Thread-safety: every function is pure and may be called concurrently.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -110,6 +111,18 @@ struct TableObject {
 // REQUIRES: no element's `value` is null.
 std::string BuildTableText(std::string_view group, std::string_view resource,
                            const std::vector<TableObject>& objects,
+                           std::string_view resource_version, TimePoint now, IncludeObject include,
+                           bool with_headers, std::string_view continue_token = "",
+                           std::optional<int64_t> remaining_items = std::nullopt);
+
+// A printer decided at run time: a custom resource's columns (crd/printer.h). `cells` gives one
+// row's cells, one per column, and must not throw.
+struct DynamicPrinter {
+  std::vector<Column> columns;
+  std::function<nlohmann::json(const nlohmann::json& object, TimePoint now)> cells;
+};
+// BuildTableText with `printer`'s columns and cells.
+std::string BuildTableText(const DynamicPrinter& printer, const std::vector<TableObject>& objects,
                            std::string_view resource_version, TimePoint now, IncludeObject include,
                            bool with_headers, std::string_view continue_token = "",
                            std::optional<int64_t> remaining_items = std::nullopt);

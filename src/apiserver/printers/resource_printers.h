@@ -5,6 +5,7 @@
 // reading the stored v1 JSON instead of the internal Go type, with Wide output.
 #pragma once
 
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <vector>
@@ -17,7 +18,7 @@ namespace tidepool::apiserver::printers::internal {
 struct Printer {
   std::vector<Column> columns;
   // One row's cells, one per column. Must not throw for any JSON input.
-  nlohmann::json (*cells)(const nlohmann::json& object, TimePoint now) = nullptr;
+  std::function<nlohmann::json(const nlohmann::json& object, TimePoint now)> cells;
   // The row's "conditions" (metav1.TableRowCondition list), or null for none. Optional.
   nlohmann::json (*conditions)(const nlohmann::json& object) = nullptr;
 };
