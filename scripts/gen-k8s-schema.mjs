@@ -3,7 +3,9 @@
 //
 // Regenerates src/apiserver/schema/k8s_schema.json, the field list behind the API server's
 // strict field validation (?fieldValidation=Strict:
-// `unknown field "spec.tolerations[0].important"`), from an authoritative machine-readable
+// `unknown field "spec.tolerations[0].important"`), and beside it k8s_openapi.json, the OpenAPI
+// v3 component schemas `kubectl explain` reads (see openApiDefinitions below), from an
+// authoritative machine-readable
 // description of the Kubernetes API: the models that @kubernetes/client-node generates from
 // Kubernetes' OpenAPI document. Nothing here is a hand-typed field list; the one hand-written
 // part is KINDS below, which maps each served apiVersion/kind to the name of its model.
@@ -41,7 +43,7 @@
 //
 // Usage: node scripts/gen-k8s-schema.mjs [--out FILE] [--check]
 //   --out FILE  write FILE instead of src/apiserver/schema/k8s_schema.json
-//   --check     do not write; exit 1 when the file differs from what would be generated
+//   --check     do not write; exit 1 when either file differs from what would be generated
 // Needs node >= 18, npm and access to the npm registry (the build itself never does: CMake
 // embeds the committed JSON file).
 
@@ -329,7 +331,7 @@ function packageOf(gvk) {
 // The JSDoc descriptions of a client-node model typing: the class's and each field's, and
 // which fields are required (no "?").
 function parseClientNodeTypings(text) {
-  const unescape = (t) => t.replace(/\\'/g, "'");
+  const unescape = (t) => t.replace(/\\(['"])/g, '$1');
   const comment = (c) => unescape(c.split('\n').map((l) => l.replace(/^\s*\* ?/, '')).join('\n').trim());
   const at = text.indexOf('export declare class');
   const head = /\/\*\*\n([\s\S]*?)\*\/\s*$/.exec(text.slice(text.lastIndexOf('/**', at), at));
@@ -355,8 +357,10 @@ function parseModelsTypings(text, name) {
 }
 
 function openApiDefinitions(models, modelsDir, types, quantities, origin) {
+  // The Go type's name: the model's less its group-and-version prefix (V2MetricSpec, CoreV1Event).
+  const goName = (model) => model.replace(/^(?:[A-Z][a-z]*)?V[0-9]+(?=[A-Z])/, '');
   const defName = (model) => (META_MODELS.has(model) ? META_PKG : packageOf(origin[model]).pkg) +
-      '.' + bareName(model);
+      '.' + goName(model);
   const schemaOf = (ts, format, quantity) => {
     if (ts.startsWith(ARRAY_PREFIX) && ts.endsWith(ARRAY_SUFFIX)) {
       return { type: 'array',
@@ -394,8 +398,8 @@ function openApiDefinitions(models, modelsDir, types, quantities, origin) {
     let fallback = {};
     if (!META_MODELS.has(model) && quantities.packageDir) {
       const file = path.join(quantities.packageDir, packageOf(origin[model]).dir,
-                             `${bareName(model)}.d.ts`);
-      if (fs.existsSync(file)) fallback = parseModelsTypings(fs.readFileSync(file, 'utf8'), bareName(model));
+                             `${goName(model)}.d.ts`);
+      if (fs.existsSync(file)) fallback = parseModelsTypings(fs.readFileSync(file, 'utf8'), goName(model));
     }
     const properties = {};
     const required = [];

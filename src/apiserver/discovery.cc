@@ -6,6 +6,7 @@
 
 #include "apiserver/crd/registry.h"
 #include "apiserver/resources.h"
+#include "apiserver/schema/openapi.h"
 #include "common/fnv.h"
 
 namespace tidepool::apiserver {
@@ -209,35 +210,26 @@ std::optional<json> ApiResourceList(std::string_view group_version, const List& 
               {"resources", resources}};
 }
 
-json OpenApiV3Root(const List& custom) {
-  json paths = json::object();
-  std::set<std::string> gvs;
-  for (const Resource* r : All(custom)) gvs.insert(r->GroupVersion());
-  for (const std::string& gv : gvs) {
-    const std::string path = gv == "v1" ? "api/v1" : "apis/" + gv;
-    const auto doc = OpenApiV3Document(path, custom);
-    paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + Hash(doc->dump())}};
-  }
-  return {{"paths", paths}};
-}
+namespace {
 
-std::optional<json> OpenApiV3Document(std::string_view path, const List& custom) {
-  std::string gv;
-  if (path == "api/v1") {
-    gv = "v1";
-  } else if (path.substr(0, 5) == "apis/") {
-    gv = std::string(path.substr(5));
-  } else {
-    return std::nullopt;
-  }
+// The OpenAPI v3 document of one group-version of `all`: a PATCH operation per resource (with
+// its group-version-kind and the fieldValidation parameter, no request body) and the component
+// schemas of its kinds: the built-in ones (schema/openapi.h), a custom resource's from its
+// definition. Null when the group-version serves nothing.
+json BuildDocument(const std::string& gv, const List& all) {
   json paths = json::object();
   json schemas = json::object();
+  std::vector<std::string> builtin_kinds;
   bool found = false;
-  for (const Resource* rp : All(custom)) {
+  for (const Resource* rp : all) {
     const Resource& r = *rp;
     if (r.GroupVersion() != gv) continue;
     found = true;
-    if (r.custom != nullptr) AddCustomSchemas(r, schemas);
+    if (r.custom != nullptr) {
+      AddCustomSchemas(r, schemas);
+    } else {
+      builtin_kinds.push_back(gv + "/" + r.kind);
+    }
     const std::string prefix = gv == "v1" ? "/api/v1" : "/apis/" + gv;
     const std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") +
                              r.resource + "/{name}";
@@ -260,11 +252,79 @@ std::optional<json> OpenApiV3Document(std::string_view path, const List& custom)
         {"responses", {{"200", {{"description", "OK"}}}}}};
     paths[item] = {{"patch", op}};
   }
-  if (!found) return std::nullopt;
+  if (!found) return nullptr;
+  if (!builtin_kinds.empty()) schemas.update(schema::OpenApiComponents(builtin_kinds));
   return json{{"openapi", "3.0.0"},
               {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
               {"paths", paths},
               {"components", {{"schemas", schemas}}}};
+}
+
+// The built-in group-versions' documents and their hashes, made once (the root names every
+// document by its hash on every request, and kubectl asks for the root on most commands).
+struct Document {
+  json doc;
+  std::string hash;
+};
+const std::map<std::string, Document>& BuiltinDocuments() {
+  static const std::map<std::string, Document> kDocs = [] {
+    std::map<std::string, Document> docs;
+    const List all = All({});
+    for (const Resource* r : all) {
+      const std::string gv = r->GroupVersion();
+      if (docs.count(gv) != 0) continue;
+      json doc = BuildDocument(gv, all);
+      const std::string hash = Hash(doc.dump());
+      docs[gv] = {std::move(doc), hash};
+    }
+    return docs;
+  }();
+  return kDocs;
+}
+
+bool HasCustom(const List& custom, const std::string& gv) {
+  for (const Resource* r : custom) {
+    if (r->GroupVersion() == gv) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+json OpenApiV3Root(const List& custom) {
+  json paths = json::object();
+  std::set<std::string> gvs;
+  for (const Resource* r : All(custom)) gvs.insert(r->GroupVersion());
+  for (const std::string& gv : gvs) {
+    const std::string path = gv == "v1" ? "api/v1" : "apis/" + gv;
+    const auto& builtin = BuiltinDocuments();
+    auto it = builtin.find(gv);
+    const std::string hash = it != builtin.end() && !HasCustom(custom, gv)
+                                 ? it->second.hash
+                                 : Hash(OpenApiV3Document(path, custom)->dump());
+    paths[path] = {{"serverRelativeURL", "/openapi/v3/" + path + "?hash=" + hash}};
+  }
+  return {{"paths", paths}};
+}
+
+std::optional<json> OpenApiV3Document(std::string_view path, const List& custom) {
+  std::string gv;
+  if (path == "api/v1") {
+    gv = "v1";
+  } else if (path.substr(0, 5) == "apis/") {
+    gv = std::string(path.substr(5));
+  } else {
+    return std::nullopt;
+  }
+  if (!HasCustom(custom, gv)) {
+    const auto& builtin = BuiltinDocuments();
+    auto it = builtin.find(gv);
+    if (it == builtin.end()) return std::nullopt;
+    return it->second.doc;
+  }
+  json doc = BuildDocument(gv, All(custom));
+  if (doc.is_null()) return std::nullopt;
+  return doc;
 }
 
 }  // namespace tidepool::apiserver

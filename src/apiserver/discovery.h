@@ -11,7 +11,11 @@
 //   - OpenAPI v3: the root ({"paths": {"api/v1": {"serverRelativeURL": ...}}}) and one document
 //     per group-version whose PATCH operations carry x-kubernetes-group-version-kind and the
 //     fieldValidation parameter, with no requestBody: that tells kubectl to leave field
-//     validation to the server (it then sends fieldValidation=Strict).
+//     validation to the server (it then sends fieldValidation=Strict), and to compute its
+//     strategic merge patches from its own types. components.schemas holds the kinds' schemas
+//     and what they reference, for `kubectl explain`: the built-in kinds' from
+//     schema/openapi.h (their documents are made once), a custom resource's from its
+//     definition.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -196,5 +196,21 @@ expect_in "$out" '"kind": "List"'
 expect_in "$out" '"namespace": "kube-system"'
 expect_match "$(k get ns -o name)" '^namespace/kube-node-lease$'
 pass "-o json, -o name"
+# kubectl explain reads the OpenAPI v3 component schemas of every built-in kind.
+out=$(k explain pod.spec.tolerations 2>&1) || fail "kubectl explain pod.spec.tolerations" "$out"
+expect_in "$out" "FIELD: tolerations <[]Toleration>"
+expect_in "$out" "If specified, the pod's tolerations."
+expect_match "$out" '^  tolerationSeconds	<integer>$'
+out=$(k explain deployment.spec.strategy.rollingUpdate 2>&1) || fail "explain a Deployment field" "$out"
+expect_in "$out" "GROUP:      apps"
+expect_match "$out" '^  maxSurge	<IntOrString>$'
+expect_in "$(k explain pod.spec.containers.resources.limits 2>&1)" "FIELD: limits <map[string]Quantity>"
+expect_match "$(k explain hpa.spec 2>&1)" '^  maxReplicas	<integer> -required-$'
+for kind in node service configmap job cronjob daemonset statefulset pdb priorityclass lease \
+    storageclass crd role clusterrolebinding; do
+  out=$(k explain "$kind" 2>&1) || fail "kubectl explain $kind" "$out"
+  expect_in "$out" "DESCRIPTION:"
+done
+pass "kubectl explain for the built-in kinds"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"
