@@ -171,6 +171,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   if (r.subresource == "eviction") return handlers::HandleEviction(c);
   if (r.subresource == "binding") return handlers::HandleBinding(c);
   if (r.subresource == "scale") return handlers::HandleScale(c);
+  if (r.subresource == "finalize") return handlers::HandleFinalize(c);
   if (r.name.empty()) {
     if (method == "GET") {
       return handlers::QueryBool(*r.http, "watch") ? handlers::HandleWatch(c)

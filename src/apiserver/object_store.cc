@@ -914,6 +914,13 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, st
         }
       }
       delete_instead = EmptiesFinalizers(cur_meta, meta);
+      // A namespace also waits for its spec.finalizers (the namespace controller's
+      // "kubernetes"), as the namespace registry's finalize does.
+      if (delete_instead && r.group.empty() && r.resource == "namespaces") {
+        const json* spec = Member(next, "spec");
+        const json* f = spec != nullptr ? Member(*spec, "finalizers") : nullptr;
+        delete_instead = f == nullptr || !f->is_array() || f->empty();
+      }
     }
     if (delete_instead) {
       // The registry's deleteWithoutFinalizers: the object goes. The caller gets the updated

@@ -43,7 +43,7 @@ std::vector<Resource> Build() {
   {
     Resource r = Make("", "namespaces", "namespace", "Namespace", false, {"ns"});
     r.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
-    r.subresources = {Status(r)};
+    r.subresources = {{"finalize", "", "v1", "Namespace", {"update"}}, Status(r)};
     v.push_back(r);
   }
   {

@@ -15,6 +15,7 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/garbagecollector/garbage_collector.h"
 #include "controllers/job/job_controller.h"
+#include "controllers/namespace/namespace_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
@@ -75,6 +76,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::statefulset::StatefulSetController> statefulsets;
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
+  std::unique_ptr<controllers::ns::NamespaceController> namespaces;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -157,6 +159,11 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   podgc.seed = config.seed + 80;
   p->podgc = std::make_unique<controllers::podgc::PodGcController>(
       p->Client(KcmAgent("pod-garbage-collector")), clock, podgc, nullptr, informers, executor);
+  // kcm's namespace controller: a deleted namespace's contents, then its finalizer.
+  auto namespaces = c.namespace_controller;
+  namespaces.seed = config.seed + 100;
+  p->namespaces = std::make_unique<controllers::ns::NamespaceController>(
+      p->Client(KcmAgent("namespace-controller")), clock, namespaces, nullptr, informers, executor);
   return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
 }
 
@@ -189,6 +196,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.statefulsets->Start();
   p.daemonsets->Start();
   p.podgc->Start();
+  p.namespaces->Start();
   p.garbage_collector->Start();
 }
 
@@ -210,6 +218,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.statefulsets->Stop(); });
   stops.emplace_back([&] { p.daemonsets->Stop(); });
   stops.emplace_back([&] { p.podgc->Stop(); });
+  stops.emplace_back([&] { p.namespaces->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.
     for (const auto& stop : stops) stop();

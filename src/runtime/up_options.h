@@ -20,6 +20,7 @@
 #include "controllers/disruption/disruption_controller.h"
 #include "controllers/garbagecollector/garbage_collector.h"
 #include "controllers/job/job_controller.h"
+#include "controllers/namespace/namespace_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
@@ -41,6 +42,7 @@ struct UpComponentOptions {
   controllers::statefulset::StatefulSetControllerOptions statefulset;
   controllers::daemonset::DaemonSetControllerOptions daemonset;
   controllers::podgc::PodGcControllerOptions podgc;
+  controllers::ns::NamespaceControllerOptions namespace_controller;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -60,6 +62,7 @@ struct UpComponentOptions {
     statefulset.ForEachDuration(WithPrefix("statefulset.", f));
     daemonset.ForEachDuration(WithPrefix("daemonset.", f));
     podgc.ForEachDuration(WithPrefix("podgc.", f));
+    namespace_controller.ForEachDuration(WithPrefix("namespace.", f));
   }
 };
 

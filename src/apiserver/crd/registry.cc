@@ -5,6 +5,8 @@
 
 #include "apiserver/crd/jsonpath.h"
 #include "apiserver/json_io.h"
+#include "apiserver/json_members.h"
+#include "apiserver/printers/internal.h"
 #include "common/clock.h"
 
 namespace tidepool::apiserver::crd {
@@ -13,36 +15,9 @@ using nlohmann::json;
 
 namespace {
 
-// ObjectMeta's swagger descriptions of name and creationTimestamp (the tableconvertor's
-// column descriptions).
-constexpr char kNameDescription[] =
-    "Name must be unique within a namespace. Is required when creating resources, although "
-    "some resources may allow a client to request the generation of an appropriate name "
-    "automatically. Name is primarily intended for creation idempotence and configuration "
-    "definition. Cannot be updated. More info: "
-    "https://kubernetes.io/docs/concepts/overview/working-with-objects/names#names";
-constexpr char kCreationTimestampDescription[] =
-    "CreationTimestamp is a timestamp representing the server time when this object was "
-    "created. It is not guaranteed to be set in happens-before order across separate "
-    "operations. Clients may not set this value. It is represented in RFC3339 form and is in "
-    "UTC.\n\nPopulated by the system. Read-only. Null for lists. More info: "
-    "https://git.k8s.io/community/contributors/devel/sig-architecture/"
-    "api-conventions.md#metadata";
-
-const json* Get(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::string Str(const json& j, const char* key) {
-  const json* v = Get(j, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 std::vector<std::string> Strings(const json& j, const char* key) {
   std::vector<std::string> out;
-  if (const json* v = Get(j, key); v != nullptr && v->is_array()) {
+  if (const json* v = Member(j, key); v != nullptr && v->is_array()) {
     for (const json& s : *v) {
       if (s.is_string()) out.push_back(s.get<std::string>());
     }
@@ -85,19 +60,19 @@ struct ColumnSpec {
 
 printers::DynamicPrinter PrinterOf(const json& version) {
   printers::DynamicPrinter p;
-  p.columns.push_back({"Name", "string", "name", kNameDescription, 0});
+  p.columns.push_back(printers::internal::NameColumn());
   std::vector<ColumnSpec> specs;
-  const json* cols = Get(version, "additionalPrinterColumns");
+  const json* cols = Member(version, "additionalPrinterColumns");
   json defaults = json::array({{{"name", "Age"},
                                 {"type", "date"},
-                                {"description", kCreationTimestampDescription},
+                                {"description", printers::internal::kCreationTimestampDescription},
                                 {"jsonPath", ".metadata.creationTimestamp"}}});
   if (cols == nullptr || !cols->is_array() || cols->empty()) cols = &defaults;
   for (const json& c : *cols) {
     auto path = JsonPath::Parse(Str(c, "jsonPath"));
     if (!path.ok()) continue;  // validation refuses such a definition
     int priority = 0;
-    if (const json* pr = Get(c, "priority"); pr != nullptr && pr->is_number_integer()) {
+    if (const json* pr = Member(c, "priority"); pr != nullptr && pr->is_number_integer()) {
       priority = pr->get<int>();
     }
     p.columns.push_back(
@@ -106,7 +81,7 @@ printers::DynamicPrinter PrinterOf(const json& version) {
   }
   p.cells = [specs](const json& object, TimePoint now) {
     json cells = json::array();
-    const json* meta = Get(object, "metadata");
+    const json* meta = Member(object, "metadata");
     cells.push_back(meta != nullptr ? Str(*meta, "name") : std::string());
     for (const ColumnSpec& s : specs) {
       std::vector<const json*> found = s.path.Eval(object);
@@ -183,11 +158,11 @@ const Resource& DefinitionResource() {
 }
 
 StatusOr<std::vector<Resource>> ResourcesOf(const json& definition) {
-  const json* spec = Get(definition, "spec");
+  const json* spec = Member(definition, "spec");
   if (spec == nullptr || !spec->is_object()) {
     return Status(StatusCode::kInvalidArgument, "no spec");
   }
-  const json* names = Get(*spec, "names");
+  const json* names = Member(*spec, "names");
   const json empty = json::object();
   if (names == nullptr) names = &empty;
   const std::string group = Str(*spec, "group");
@@ -205,15 +180,15 @@ StatusOr<std::vector<Resource>> ResourcesOf(const json& definition) {
   std::string list_kind = Str(*names, "listKind");
   if (list_kind.empty()) list_kind = kind + "List";
   const bool namespaced = Str(*spec, "scope") != "Cluster";
-  const json* versions = Get(*spec, "versions");
+  const json* versions = Member(*spec, "versions");
   if (versions == nullptr || !versions->is_array() || versions->empty()) {
     return Status(StatusCode::kInvalidArgument, "no versions");
   }
   std::vector<Resource> out;
   int storage = -1;
   for (const json& v : *versions) {
-    const json* served = Get(v, "served");
-    const json* stored = Get(v, "storage");
+    const json* served = Member(v, "served");
+    const json* stored = Member(v, "storage");
     const bool is_storage = stored != nullptr && stored->is_boolean() && stored->get<bool>();
     const bool is_served = served != nullptr && served->is_boolean() && served->get<bool>();
     if (!is_served && !is_storage) continue;
@@ -231,16 +206,16 @@ StatusOr<std::vector<Resource>> ResourcesOf(const json& definition) {
     r.short_names = Strings(*names, "shortNames");
     r.categories = Strings(*names, "categories");
     auto sv = std::make_shared<ServedVersion>();
-    sv->crd_name = Str(Get(definition, "metadata") ? *Get(definition, "metadata") : empty, "name");
+    sv->crd_name = Str(definition, "metadata", "name");
     const json* schema = nullptr;
-    if (const json* s = Get(v, "schema"); s != nullptr) schema = Get(*s, "openAPIV3Schema");
+    if (const json* s = Member(v, "schema"); s != nullptr) schema = Member(*s, "openAPIV3Schema");
     if (schema != nullptr) {
       auto parsed = Schema::Parse(*schema);
       if (!parsed.ok()) return parsed.status();
       sv->schema = std::make_shared<Schema>(std::move(parsed).value());
     }
     sv->printer = PrinterOf(v);
-    if (const json* subs = Get(v, "subresources"); subs != nullptr && Get(*subs, "status")) {
+    if (const json* subs = Member(v, "subresources"); subs != nullptr && Member(*subs, "status")) {
       sv->has_status = true;
       r.subresources.push_back(StatusOf(r));
     }
@@ -306,12 +281,12 @@ const Resource* Registry::Intern(Resource r) {
 }
 
 void Registry::Define(const json& definition) {
-  const json* meta = Get(definition, "metadata");
+  const json* meta = Member(definition, "metadata");
   const std::string name = meta != nullptr ? Str(*meta, "name") : "";
   auto resources = ResourcesOf(definition);
   Defined d;
-  d.terminating = meta != nullptr && Get(*meta, "deletionTimestamp") != nullptr &&
-                  !Get(*meta, "deletionTimestamp")->is_null();
+  d.terminating = meta != nullptr && Member(*meta, "deletionTimestamp") != nullptr &&
+                  !Member(*meta, "deletionTimestamp")->is_null();
   if (!resources.ok()) {
     defined_.erase(name);
     return;

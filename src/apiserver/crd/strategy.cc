@@ -7,6 +7,7 @@
 #include "apiserver/crd/jsonpath.h"
 #include "apiserver/crd/registry.h"
 #include "apiserver/crd/structural.h"
+#include "apiserver/json_members.h"
 
 namespace tidepool::apiserver::crd {
 
@@ -16,21 +17,10 @@ using nlohmann::json;
 
 namespace {
 
-const json* Get(const json& j, const char* key) {
-  if (!j.is_object()) return nullptr;
-  auto it = j.find(key);
-  return it == j.end() ? nullptr : &*it;
-}
-
-std::string Str(const json& j, const char* key) {
-  const json* v = Get(j, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : std::string();
-}
-
 // j[key] when it is an object, else an empty one (a definition of the wrong shape is refused by
 // validation, never read with a throwing accessor).
 json Obj(const json& j, const char* key) {
-  const json* v = Get(j, key);
+  const json* v = Member(j, key);
   return v != nullptr && v->is_object() ? *v : json::object();
 }
 
@@ -41,9 +31,9 @@ std::string Lower(std::string s) {
 }
 
 std::string StorageVersion(const json& spec) {
-  if (const json* vs = Get(spec, "versions"); vs != nullptr && vs->is_array()) {
+  if (const json* vs = Member(spec, "versions"); vs != nullptr && vs->is_array()) {
     for (const json& v : *vs) {
-      if (const json* s = Get(v, "storage"); s != nullptr && s->is_boolean() && s->get<bool>()) {
+      if (const json* s = Member(v, "storage"); s != nullptr && s->is_boolean() && s->get<bool>()) {
         return Str(v, "name");
       }
     }
@@ -62,7 +52,7 @@ json Condition(const std::string& type, const std::string& reason, const std::st
 
 // The names the naming controller accepts: spec.names as defaulted.
 json AcceptedNames(const json& spec) {
-  const json* names = Get(spec, "names");
+  const json* names = Member(spec, "names");
   return names != nullptr && names->is_object() ? *names : json::object();
 }
 
@@ -105,7 +95,7 @@ void ValidateNames(const json& names, const std::string& path, FieldErrors* errs
     errs->push_back(FieldError::Invalid(path + ".listKind", Str(names, "listKind"),
                                         "kind and listKind may not be the same"));
   }
-  if (const json* sn = Get(names, "shortNames"); sn != nullptr && sn->is_array()) {
+  if (const json* sn = Member(names, "shortNames"); sn != nullptr && sn->is_array()) {
     for (size_t i = 0; i < sn->size(); ++i) {
       if (!(*sn)[i].is_string()) continue;
       for (const std::string& msg : api::IsDns1035Label((*sn)[i].get<std::string>())) {
@@ -114,7 +104,7 @@ void ValidateNames(const json& names, const std::string& path, FieldErrors* errs
       }
     }
   }
-  if (const json* cs = Get(names, "categories"); cs != nullptr && cs->is_array()) {
+  if (const json* cs = Member(names, "categories"); cs != nullptr && cs->is_array()) {
     for (size_t i = 0; i < cs->size(); ++i) {
       if (!(*cs)[i].is_string()) continue;
       for (const std::string& msg : api::IsDns1035Label((*cs)[i].get<std::string>())) {
@@ -163,9 +153,9 @@ void ValidateColumns(const json& cols, const std::string& path, FieldErrors* err
 // spec.validation.openAPIV3Schema... and spec.additionalPrinterColumns[i]...
 bool AllAlike(const json& versions, const char* key) {
   if (!versions.is_array() || versions.empty()) return false;
-  const json* first = Get(versions[0], key);
+  const json* first = Member(versions[0], key);
   for (const json& v : versions) {
-    const json* other = Get(v, key);
+    const json* other = Member(v, key);
     if ((first == nullptr) != (other == nullptr) || (first != nullptr && *first != *other)) {
       return false;
     }
@@ -174,7 +164,7 @@ bool AllAlike(const json& versions, const char* key) {
 }
 
 void ValidateVersions(const json& spec, FieldErrors* errs) {
-  const json* vs = Get(spec, "versions");
+  const json* vs = Member(spec, "versions");
   if (vs == nullptr || !vs->is_array() || vs->empty()) {
     errs->push_back(FieldError::Invalid("spec.versions", "null",
                                         "must have exactly one version marked as storage "
@@ -195,11 +185,11 @@ void ValidateVersions(const json& spec, FieldErrors* errs) {
       }
       if (!seen.insert(name).second) errs->push_back(FieldError::Duplicate(p + ".name", name));
     }
-    if (const json* s = Get(v, "storage"); s != nullptr && s->is_boolean() && s->get<bool>()) {
+    if (const json* s = Member(v, "storage"); s != nullptr && s->is_boolean() && s->get<bool>()) {
       ++storage;
     }
     const json* schema = nullptr;
-    if (const json* s = Get(v, "schema")) schema = Get(*s, "openAPIV3Schema");
+    if (const json* s = Member(v, "schema")) schema = Member(*s, "openAPIV3Schema");
     const bool hoisted_schema = AllAlike(*vs, "schema");
     const std::string sp =
         hoisted_schema ? "spec.validation.openAPIV3Schema" : p + ".schema.openAPIV3Schema";
@@ -216,7 +206,7 @@ void ValidateVersions(const json& spec, FieldErrors* errs) {
       }
     }
     const bool hoisted_columns = AllAlike(*vs, "additionalPrinterColumns");
-    if (const json* cols = Get(v, "additionalPrinterColumns");
+    if (const json* cols = Member(v, "additionalPrinterColumns");
         cols && !(hoisted_columns && i > 0)) {
       ValidateColumns(
           *cols, (hoisted_columns ? std::string("spec") : p) + ".additionalPrinterColumns", errs);

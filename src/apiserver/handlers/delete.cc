@@ -39,31 +39,6 @@ bool ReadDeleteOptionsBody(Context& c, DeleteOptions& opts) {
   return true;
 }
 
-// The namespace controller's work, done at once: everything in the namespace goes, then it.
-// As its deleter, only resources that can be deleted, each once (in its storage version): not
-// the reviews or metrics (never stored), not a second version of the same objects.
-void DeleteNamespace(Context& c, const DeleteOptions& opts) {
-  const ObjectStore::WriteOptions nopts{c.wopts.origin, opts.dry_run};
-  std::vector<const Resource*> deletable;
-  for (const Resource& other : Resources()) {
-    const bool deletes =
-        std::find(other.verbs.begin(), other.verbs.end(), "delete") != other.verbs.end();
-    if (other.namespaced && deletes && &StorageOf(other) == &other) deletable.push_back(&other);
-  }
-  for (const Resource* custom : c.crds.Stored()) {
-    if (custom->namespaced) deletable.push_back(custom);
-  }
-  for (const Resource* other : deletable) {
-    for (const ObjectPtr& o : c.store.List(*other, c.r.name).items) {
-      (void)c.store.Delete(*other, c.r.name, Str(o->view, "metadata", "name"), nopts);
-    }
-  }
-  auto d = c.store.Delete(c.res, c.r.ns, c.r.name, nopts, opts.precondition_uid,
-                          opts.precondition_resource_version);
-  if (!d.ok()) return c.Fail(d.status());
-  return c.SendText(200, (*d)->text, {});
-}
-
 }  // namespace
 
 void HandleDelete(Context& c) {

@@ -28,6 +28,7 @@
 
 #include "api/field_error.h"
 #include "apiserver/api_server.h"
+#include "apiserver/deletion.h"
 #include "apiserver/json_members.h"
 #include "apiserver/object_filter.h"
 #include "apiserver/printers/printers.h"
@@ -189,6 +190,11 @@ struct Context {
   void Fail(const Status& s);
   // Namespaced writes need an existing namespace (kube's NamespaceLifecycle admission).
   bool NamespaceExists(const std::string& ns) const;
+  // NamespaceLifecycle's refusal of a create in a namespace being deleted (403 Forbidden,
+  // "unable to create new content in namespace x because it is being terminated"); nullopt
+  // when `ns` is not terminating.
+  std::optional<ApiError> NamespaceTerminating(const std::string& ns,
+                                               const std::string& name) const;
 };
 
 // ---- The handlers -------------------------------------------------------------------------------
@@ -200,6 +206,12 @@ void HandleCreate(Context& c);            // create.cc
 void HandleDelete(Context& c);            // delete.cc
 void HandleDeleteCollection(Context& c);  // delete.cc
 void HandleUpdatePatch(Context& c);       // update_patch.cc: PUT and PATCH
+// DELETE of a namespace: marked (deletionTimestamp, phase Terminating) for the namespace
+// controller, removed at once when it has no finalizers. namespaces.cc.
+void DeleteNamespace(Context& c, const DeleteOptions& opts);
+// PUT of namespaces/<name>/finalize: its spec.finalizers; the namespace goes when it is being
+// deleted and none is left. namespaces.cc.
+void HandleFinalize(Context& c);
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding

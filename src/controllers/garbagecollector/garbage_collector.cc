@@ -1,8 +1,9 @@
 #include "controllers/garbagecollector/garbage_collector.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
+
+#include "controllers/api_discovery.h"
 
 namespace tidepool::controllers::garbagecollector {
 namespace {
@@ -55,11 +56,6 @@ json SlimMeta(json&& obj) {
 std::string AbsentKey(const std::string& uid, const std::string& api_version,
                       const std::string& kind, const std::string& name, const std::string& ns) {
   return uid + "|" + api_version + "|" + kind + "|" + name + "|" + ns;
-}
-
-std::string GroupOf(const std::string& api_version) {
-  const size_t slash = api_version.find('/');
-  return slash == std::string::npos ? "" : api_version.substr(0, slash);
 }
 
 }  // namespace
@@ -127,44 +123,21 @@ GarbageCollector::Stats GarbageCollector::stats() const {
 // ---- Discovery and monitors ------------------------------------------------------------------
 
 bool GarbageCollector::Discover() {
-  std::vector<std::string> group_versions;
-  auto core = client_.Get("/api");
-  if (!core.ok()) return false;
-  for (const json& v : core->value("versions", json::array())) {
-    if (v.is_string()) group_versions.push_back(v.get<std::string>());
-  }
-  auto groups = client_.Get("/apis");
-  if (!groups.ok()) return false;
-  for (const json& g : groups->value("groups", json::array())) {
-    for (const json& v : g.value("versions", json::array())) {
-      if (v.is_object()) group_versions.push_back(v.value("groupVersion", ""));
-    }
-  }
+  // GetDeletableResources: every version's kinds map to the group/resource's first (preferred)
+  // entry, which is the one watched.
+  auto all = DiscoverApiResources(client_, /*preferred_only=*/false);
+  if (!all.ok()) return false;
   std::vector<ResourceInfo> found;
-  // group/resource -> its entry: the first version listed (the preferred one) is watched.
-  std::map<std::string, size_t> seen;
-  for (const std::string& gv : group_versions) {
-    if (gv.empty()) continue;
-    auto list = client_.Get(gv.find('/') == std::string::npos ? "/api/" + gv : "/apis/" + gv);
-    if (!list.ok()) return false;
-    for (const json& r : list->value("resources", json::array())) {
-      const std::string name = r.value("name", "");
-      if (name.empty() || name.find('/') != std::string::npos) continue;
-      std::set<std::string> verbs;
-      for (const json& v : r.value("verbs", json::array())) {
-        if (v.is_string()) verbs.insert(v.get<std::string>());
-      }
-      // GetDeletableResources: delete, list and watch.
-      if (!verbs.count("delete") || !verbs.count("list") || !verbs.count("watch")) continue;
-      const std::string group = GroupOf(gv);
-      // kcm's ignored resources: Events, core and events.k8s.io.
-      if (name == "events" && (group.empty() || group == "events.k8s.io")) continue;
-      ResourceInfo info{gv, name, r.value("kind", ""), r.value("namespaced", true)};
-      auto [it, inserted] = seen.emplace(group + "/" + name, found.size());
-      if (inserted) found.push_back(info);
-      by_gvk_.emplace(gv + "/" + info.kind, it->second);
-      by_gk_.emplace(group + "/" + info.kind, it->second);
-    }
+  std::map<std::string, size_t> seen;  // group/resource -> its entry
+  for (const ApiResource& a : *all) {
+    if (!a.Can("delete") || !a.Can("list") || !a.Can("watch")) continue;
+    // kcm's ignored resources: Events, core and events.k8s.io.
+    if (a.resource == "events" && (a.group.empty() || a.group == "events.k8s.io")) continue;
+    ResourceInfo info{a.group_version, a.resource, a.kind, a.namespaced};
+    auto [it, inserted] = seen.emplace(a.group + "/" + a.resource, found.size());
+    if (inserted) found.push_back(info);
+    by_gvk_.emplace(a.group_version + "/" + info.kind, it->second);
+    by_gk_.emplace(a.group + "/" + info.kind, it->second);
   }
   resources_ = std::move(found);
   return true;
@@ -653,7 +626,7 @@ const GarbageCollector::ResourceInfo* GarbageCollector::Mapping(const std::strin
   if (auto it = by_gvk_.find(api_version + "/" + kind); it != by_gvk_.end()) {
     return &resources_[it->second];
   }
-  if (auto it = by_gk_.find(GroupOf(api_version) + "/" + kind); it != by_gk_.end()) {
+  if (auto it = by_gk_.find(GroupOfVersion(api_version) + "/" + kind); it != by_gk_.end()) {
     return &resources_[it->second];
   }
   return nullptr;
