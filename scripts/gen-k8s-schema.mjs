@@ -68,6 +68,8 @@ const KINDS = {
   'v1/Node': 'V1Node',
   'v1/ConfigMap': 'V1ConfigMap',
   'v1/Secret': 'V1Secret',
+  'v1/ResourceQuota': 'V1ResourceQuota',
+  'v1/LimitRange': 'V1LimitRange',
   'v1/Namespace': 'V1Namespace',
   'v1/Event': 'CoreV1Event',
   'v1/Service': 'V1Service',

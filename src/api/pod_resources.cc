@@ -26,6 +26,7 @@ void MaxInto(ResourceList& into, const ResourceList& other) {
 }
 
 ResourceList ContainerRequests(const Container& c, const PodRequestsOptions& opts) {
+  if (opts.limits) return c.resources.limits;
   ResourceList reqs = c.resources.requests;
   if (opts.non_missing_defaults) {
     // Presence, not value, decides: an explicit 0 stays 0 (applyNonMissing).
@@ -65,7 +66,10 @@ ResourceList PodRequests(const Pod& pod, const PodRequestsOptions& opts) {
   }
   MaxInto(reqs, init_max);
   if (!opts.exclude_overhead) {
-    AddTo(reqs, pod.spec.overhead);
+    for (const auto& [name, q] : pod.spec.overhead) {
+      if (opts.limits && reqs.find(name) == reqs.end()) continue;
+      AddTo(reqs, {{name, q}});
+    }
   }
   return reqs;
 }

@@ -21,6 +21,9 @@ inline constexpr int64_t kDefaultMemoryRequest = 200LL * 1024 * 1024;  // 200 Mi
 struct PodRequestsOptions {
   bool non_missing_defaults = false;
   bool exclude_overhead = false;
+  // PodLimits: the same sums over the containers' limits; overhead is added to a resource
+  // only when some container limits it.
+  bool limits = false;
 };
 
 ResourceList PodRequests(const Pod& pod, const PodRequestsOptions& opts = {});

@@ -416,6 +416,9 @@ Status Validate(const Resource& r, const json& object, const json* old,
   if (g.empty() && res == "replicationcontrollers") {
     return validation::ValidateReplicationController(object, old, errors);
   }
+  if (g.empty() && res == "resourcequotas") {
+    return validation::ValidateResourceQuota(object, old, errors);
+  }
   if (g.empty() && res == "podtemplates")
     return validation::ValidatePodTemplateObject(object, old, errors);
   if (g == "storage.k8s.io") {

@@ -36,7 +36,7 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto agg = Do("GET", "/api", "",
                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
   EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
-  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 13u);
+  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 15u);
   auto legacy = Do("GET", "/api/v1");
   ASSERT_EQ(legacy.code, 200) << legacy.body;
   bool eviction = false;

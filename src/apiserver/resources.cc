@@ -40,6 +40,7 @@ std::vector<Resource> Build() {
     Resource r = Make("", "events", "event", "Event", true, {"ev"});
     v.push_back(r);
   }
+  v.push_back(Make("", "limitranges", "limitrange", "LimitRange", true, {"limits"}));
   {
     Resource r = Make("", "namespaces", "namespace", "Namespace", false, {"ns"});
     r.verbs = {"create", "delete", "get", "list", "patch", "update", "watch"};
@@ -79,6 +80,11 @@ std::vector<Resource> Build() {
                       "ReplicationController", true, {"rc"}, {"all"});
     r.subresources = {{"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}},
                       Status(r)};
+    v.push_back(r);
+  }
+  {
+    Resource r = Make("", "resourcequotas", "resourcequota", "ResourceQuota", true, {"quota"});
+    r.subresources = {Status(r)};
     v.push_back(r);
   }
   v.push_back(Make("", "secrets", "secret", "Secret", true));

@@ -18,6 +18,7 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/resourcequota/resourcequota_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
@@ -77,6 +78,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
   std::unique_ptr<controllers::ns::NamespaceController> namespaces;
+  std::unique_ptr<controllers::resourcequota::ResourceQuotaController> quotas;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -164,6 +166,11 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   namespaces.seed = config.seed + 100;
   p->namespaces = std::make_unique<controllers::ns::NamespaceController>(
       p->Client(KcmAgent("namespace-controller")), clock, namespaces, nullptr, informers, executor);
+  // kcm's resourcequota controller: every quota's status.used.
+  auto quotas = c.resourcequota;
+  quotas.seed = config.seed + 110;
+  p->quotas = std::make_unique<controllers::resourcequota::ResourceQuotaController>(
+      p->Client(KcmAgent("resourcequota-controller")), clock, quotas, nullptr, informers, executor);
   return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
 }
 
@@ -197,6 +204,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.daemonsets->Start();
   p.podgc->Start();
   p.namespaces->Start();
+  p.quotas->Start();
   p.garbage_collector->Start();
 }
 
@@ -219,6 +227,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.daemonsets->Stop(); });
   stops.emplace_back([&] { p.podgc->Stop(); });
   stops.emplace_back([&] { p.namespaces->Stop(); });
+  stops.emplace_back([&] { p.quotas->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.
     for (const auto& stop : stops) stop();

@@ -23,6 +23,7 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
+#include "controllers/resourcequota/resourcequota_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "sim/world_options.h"
 
@@ -43,6 +44,7 @@ struct UpComponentOptions {
   controllers::daemonset::DaemonSetControllerOptions daemonset;
   controllers::podgc::PodGcControllerOptions podgc;
   controllers::ns::NamespaceControllerOptions namespace_controller;
+  controllers::resourcequota::ResourceQuotaControllerOptions resourcequota;
 
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
@@ -63,6 +65,7 @@ struct UpComponentOptions {
     daemonset.ForEachDuration(WithPrefix("daemonset.", f));
     podgc.ForEachDuration(WithPrefix("podgc.", f));
     namespace_controller.ForEachDuration(WithPrefix("namespace.", f));
+    resourcequota.ForEachDuration(WithPrefix("resourceQuota.", f));
   }
 };
 

@@ -90,6 +90,7 @@ void HandleCreate(Context& c) {
     return SendError(c.w,
                      {404, "NotFound", "namespaces \"" + ns + "\" not found", Details(nsr, ns)});
   }
+  if (auto e = AdmitQuota(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   obj["metadata"].erase("resourceVersion");
   std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
   obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(c.req), c.clock.Now(),

@@ -212,6 +212,10 @@ void DeleteNamespace(Context& c, const DeleteOptions& opts);
 // PUT of namespaces/<name>/finalize: its spec.finalizers; the namespace goes when it is being
 // deleted and none is left. namespaces.cc.
 void HandleFinalize(Context& c);
+// ResourceQuota admission of a create of `obj` (quota.cc): nullopt when admitted (the quotas'
+// status.used then holds it), else kube's 403.
+std::optional<ApiError> AdmitQuota(Context& c, const nlohmann::json& obj, const std::string& ns,
+                                   const std::string& name);
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding

@@ -204,6 +204,24 @@ json SecretCells(const json& secret, TimePoint now) {
       {Name(secret), Str(Field(secret, "type")), Size(Field(secret, "data")), Age(secret, now)});
 }
 
+// printResourceQuota: "<resource>: <used>/<hard>" for every resource of status.hard (sorted),
+// limits.* in the Limit column, the rest in Request.
+json ResourceQuotaCells(const json& quota, TimePoint now) {
+  std::string request, limit;
+  const json* hard = Path(quota, "status", "hard");
+  if (hard != nullptr && hard->is_object()) {
+    for (auto it = hard->begin(); it != hard->end(); ++it) {  // nlohmann: sorted keys
+      const std::string& resource = it.key();
+      const std::string used = QuantityString(Path(quota, "status", "used", resource));
+      const std::string max = QuantityString(Path(quota, "status", "hard", resource));
+      std::string& column = resource.rfind("limits.", 0) == 0 ? limit : request;
+      if (!column.empty()) column += ", ";
+      column += resource + ": " + used + "/" + max;
+    }
+  }
+  return json::array({Name(quota), Age(quota, now), request, limit});
+}
+
 json ServiceAccountCells(const json& sa, TimePoint now) {
   int64_t secrets = 0;
   ForEach(Field(sa, "secrets"), [&](const json&) { ++secrets; });
@@ -618,6 +636,21 @@ Printer MakeConfigMapPrinter() {
                 0},
                AgeColumn()};
   p.cells = &ConfigMapCells;
+  return p;
+}
+
+Printer MakeResourceQuotaPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      AgeColumn(),
+      {"Request", "string", "",
+       "Request represents a minimum amount of cpu/memory that a container may consume.", 0},
+      {"Limit", "string", "",
+       "Limits control the maximum amount of cpu/memory that a container may use "
+       "independent of contention on the node.",
+       0}};
+  p.cells = &ResourceQuotaCells;
   return p;
 }
 

@@ -36,6 +36,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("", "namespaces")] = MakeNamespacePrinter();
     (*m)[Key("", "configmaps")] = MakeConfigMapPrinter();
     (*m)[Key("", "secrets")] = MakeSecretPrinter();
+    (*m)[Key("", "resourcequotas")] = MakeResourceQuotaPrinter();
     (*m)[Key("", "serviceaccounts")] = MakeServiceAccountPrinter();
     (*m)[Key("", "services")] = MakeServicePrinter();
     (*m)[Key("", "endpoints")] = MakeEndpointsPrinter();

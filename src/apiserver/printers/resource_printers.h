@@ -36,6 +36,7 @@ Printer MakeEventPrinter();     // core/v1 events
 Printer MakeEventsV1Printer();  // events.k8s.io/v1 events (same columns, v1 field names)
 Printer MakeNamespacePrinter();
 Printer MakeConfigMapPrinter();
+Printer MakeResourceQuotaPrinter();
 Printer MakeSecretPrinter();
 Printer MakeServiceAccountPrinter();
 Printer MakeServicePrinter();

@@ -2288,6 +2288,70 @@ constexpr FieldSpec kCoreConfigMapFields[] = {
 };
 constexpr MessageSpec kCoreConfigMap{"ConfigMap", kCoreConfigMapFields};
 
+// core.v1.ScopedResourceSelectorRequirement
+constexpr FieldSpec kCoreScopedResourceSelectorRequirementFields[] = {
+    {1, "scopeName", "ScopeName", kString, kAlways},
+    {2, "operator", "Operator", kString, kAlways},
+    {3, "values", "Values", kString, kOmitEmpty, kRepeated},
+};
+constexpr MessageSpec kCoreScopedResourceSelectorRequirement{
+    "ScopedResourceSelectorRequirement", kCoreScopedResourceSelectorRequirementFields};
+
+// core.v1.ScopeSelector
+constexpr FieldSpec kCoreScopeSelectorFields[] = {
+    {1, "matchExpressions", "MatchExpressions", kMessage, kOmitEmpty, kRepeated,
+     &kCoreScopedResourceSelectorRequirement},
+};
+constexpr MessageSpec kCoreScopeSelector{"ScopeSelector", kCoreScopeSelectorFields};
+
+// core.v1.ResourceQuotaSpec
+constexpr FieldSpec kCoreResourceQuotaSpecFields[] = {
+    {1, "hard", "Hard", kQuantityMap, kOmitEmpty},
+    {2, "scopes", "Scopes", kString, kOmitEmpty, kRepeated},
+    {3, "scopeSelector", "ScopeSelector", kMessage, kOnWire, 0, &kCoreScopeSelector},
+};
+constexpr MessageSpec kCoreResourceQuotaSpec{"ResourceQuotaSpec", kCoreResourceQuotaSpecFields};
+
+// core.v1.ResourceQuotaStatus
+constexpr FieldSpec kCoreResourceQuotaStatusFields[] = {
+    {1, "hard", "Hard", kQuantityMap, kOmitEmpty},
+    {2, "used", "Used", kQuantityMap, kOmitEmpty},
+};
+constexpr MessageSpec kCoreResourceQuotaStatus{"ResourceQuotaStatus",
+                                               kCoreResourceQuotaStatusFields};
+
+// core.v1.ResourceQuota
+constexpr FieldSpec kCoreResourceQuotaFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreResourceQuotaSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCoreResourceQuotaStatus},
+};
+constexpr MessageSpec kCoreResourceQuota{"ResourceQuota", kCoreResourceQuotaFields};
+
+// core.v1.LimitRangeItem
+constexpr FieldSpec kCoreLimitRangeItemFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "max", "Max", kQuantityMap, kOmitEmpty},
+    {3, "min", "Min", kQuantityMap, kOmitEmpty},
+    {4, "default", "Default", kQuantityMap, kOmitEmpty},
+    {5, "defaultRequest", "DefaultRequest", kQuantityMap, kOmitEmpty},
+    {6, "maxLimitRequestRatio", "MaxLimitRequestRatio", kQuantityMap, kOmitEmpty},
+};
+constexpr MessageSpec kCoreLimitRangeItem{"LimitRangeItem", kCoreLimitRangeItemFields};
+
+// core.v1.LimitRangeSpec
+constexpr FieldSpec kCoreLimitRangeSpecFields[] = {
+    {1, "limits", "Limits", kMessage, kOmitEmpty, kRepeated, &kCoreLimitRangeItem},
+};
+constexpr MessageSpec kCoreLimitRangeSpec{"LimitRangeSpec", kCoreLimitRangeSpecFields};
+
+// core.v1.LimitRange
+constexpr FieldSpec kCoreLimitRangeFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCoreLimitRangeSpec},
+};
+constexpr MessageSpec kCoreLimitRange{"LimitRange", kCoreLimitRangeFields};
+
 // core.v1.Secret
 constexpr FieldSpec kCoreSecretFields[] = {
     {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
@@ -3047,6 +3111,8 @@ constexpr MessageSpec kMetaStatus{"Status", kMetaStatusFields};
 constexpr KindSpec kKinds[] = {
     {"v1", "ConfigMap", &kCoreConfigMap},
     {"v1", "Secret", &kCoreSecret},
+    {"v1", "ResourceQuota", &kCoreResourceQuota},
+    {"v1", "LimitRange", &kCoreLimitRange},
     {"v1", "Namespace", &kCoreNamespace},
     {"v1", "ServiceAccount", &kCoreServiceAccount},
     {"v1", "Pod", &kCorePod},

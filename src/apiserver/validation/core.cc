@@ -5,6 +5,7 @@
 
 #include "api/name_validation.h"
 #include "api/quantity.h"
+#include "api/quota.h"
 #include "apiserver/validation/defaults.h"
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
@@ -397,6 +398,88 @@ Status ValidatePodTemplateObject(const json& object, const json* old, FieldError
   const json* tmpl = Member(&object, "template");
   return ValidatePodTemplate(tmpl != nullptr ? tmpl : &kZeroTemplate, "template", "PodTemplate",
                              errors);
+}
+
+}  // namespace tidepool::apiserver::validation
+
+namespace tidepool::apiserver::validation {
+
+namespace {
+
+// The quota resources that hold counts: a fraction is refused.
+bool IsIntegerQuotaResource(const std::string& name) {
+  static const char* const kIntegers[] = {"pods",
+                                          "services",
+                                          "replicationcontrollers",
+                                          "resourcequotas",
+                                          "secrets",
+                                          "configmaps",
+                                          "persistentvolumeclaims",
+                                          "services.nodeports",
+                                          "services.loadbalancers"};
+  for (const char* n : kIntegers) {
+    if (name == n) return true;
+  }
+  return name.rfind("count/", 0) == 0;
+}
+
+// ValidateResourceQuotaResourceName and the quantity rules of one ResourceList (spec.hard,
+// status.hard, status.used).
+void ValidateQuotaList(const json* list, const std::string& path, FieldErrors* errors) {
+  if (list == nullptr || !list->is_object()) return;
+  for (auto it = list->begin(); it != list->end(); ++it) {
+    const std::string& name = it.key();
+    const std::string p = path + "[" + name + "]";
+    if (!api::IsQuotaResourceName(name)) {
+      errors->push_back(
+          FieldError::Invalid(p, name, "must be a standard resource type or fully qualified"));
+      errors->push_back(FieldError::Invalid(p, name, "must be a standard resource for quota"));
+      continue;
+    }
+    const std::string text = it->is_string() ? it->get<std::string>() : it->dump();
+    auto q = api::Quantity::Parse(text);
+    if (!q.ok()) continue;  // the typed decode refused it
+    if (q->Sign() < 0) {
+      errors->push_back(
+          FieldError::Invalid(p, q->ToString(), "must be greater than or equal to 0"));
+    } else if (IsIntegerQuotaResource(name) && q->MilliValue() % 1000 != 0) {
+      errors->push_back(FieldError::Invalid(p, q->ToString(), "must be an integer"));
+    }
+  }
+}
+
+}  // namespace
+
+Status ValidateResourceQuota(const json& object, const json* old, FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
+                           : ValidateObjectMetaUpdate(object, *old);
+  ValidateQuotaList(At(object, {"spec", "hard"}), "spec.hard", errors);
+  ValidateQuotaList(At(object, {"status", "hard"}), "status.hard", errors);
+  ValidateQuotaList(At(object, {"status", "used"}), "status.used", errors);
+  static const char* const kScopes[] = {"Terminating",   "NotTerminating",
+                                        "BestEffort",    "NotBestEffort",
+                                        "PriorityClass", "CrossNamespacePodAffinity"};
+  if (const json* scopes = At(object, {"spec", "scopes"});
+      scopes != nullptr && scopes->is_array()) {
+    for (size_t i = 0; i < scopes->size(); ++i) {
+      const std::string s(Str(&(*scopes)[i]));
+      if (std::none_of(std::begin(kScopes), std::end(kScopes),
+                       [&](const char* k) { return s == k; })) {
+        errors->push_back(
+            FieldError::Invalid("spec.scopes[" + std::to_string(i) + "]", s, "unsupported scope"));
+      }
+    }
+  }
+  if (old != nullptr) {
+    const json* scopes = At(object, {"spec", "scopes"});
+    const json* old_scopes = At(*old, {"spec", "scopes"});
+    if ((scopes == nullptr) != (old_scopes == nullptr) ||
+        (scopes != nullptr && *scopes != *old_scopes)) {
+      errors->push_back(FieldError::InvalidRaw(
+          "spec.scopes", scopes != nullptr ? scopes->dump() : "null", "field is immutable"));
+    }
+  }
+  return Status::Ok();
 }
 
 }  // namespace tidepool::apiserver::validation

@@ -59,6 +59,11 @@ Status ValidateReplicationController(const json& object, const json* old, api::F
 
 // A core/v1 PodTemplate (ValidatePodTemplate / ValidatePodTemplateUpdate): ObjectMeta, and the
 // template at "template" (a zero template when absent: its spec needs containers).
+// core/v1 ResourceQuota (ValidateResourceQuota): spec.hard and status's resource names are
+// quota resources (api/quota.h), their quantities not negative, counts whole; known scopes,
+// immutable.
+Status ValidateResourceQuota(const json& object, const json* old, api::FieldErrors* errors);
+
 Status ValidatePodTemplateObject(const json& object, const json* old, api::FieldErrors* errors);
 
 }  // namespace tidepool::apiserver::validation

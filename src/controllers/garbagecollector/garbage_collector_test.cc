@@ -110,8 +110,8 @@ TEST_F(GarbageCollectorTest, WatchesTheDeletableResourcesButEvents) {
   // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, podtemplates,
   // replicationcontrollers, secrets, serviceaccounts, services, 4 apps, HPAs (once, in their
   // preferred version), cronjobs, jobs, leases, PDBs, 4 rbac, 4 storage.k8s.io, priorityclasses:
-  // 31 of the 33 resources (no Events).
-  EXPECT_EQ(gc_->stats().monitors, 31u);
+  // 33 of the 35 resources (no Events).
+  EXPECT_EQ(gc_->stats().monitors, 33u);
 }
 
 // Background collection: a dependent none of whose owners exists is deleted.
@@ -401,8 +401,8 @@ std::string CollectOnAnEventQueue() {
   EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own, nor monitors'
   // Discovery ran on the queue; its monitors came from the factory and were fed.
   EXPECT_TRUE(gc.HasSynced());
-  EXPECT_EQ(gc.stats().monitors, 31u);
-  EXPECT_EQ(c.informers.informers(), 31u);
+  EXPECT_EQ(gc.stats().monitors, 33u);
+  EXPECT_EQ(c.informers.informers(), 33u);
 
   EXPECT_TRUE(c.client.Delete(kCms + "/owner", {{"propagationPolicy", "Background"}}).ok());
   EXPECT_TRUE(c.client.Delete(kCms + "/fg-owner", {{"propagationPolicy", "Foreground"}}).ok());
