@@ -309,6 +309,8 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group.empty() && r.resource == "persistentvolumes") {
     validation::DefaultPersistentVolume(object);
+  } else if (r.group.empty() && r.resource == "limitranges") {
+    validation::DefaultLimitRange(object);
   } else if (r.group.empty() && r.resource == "podtemplates") {
     // The template is a struct: its pod spec is defaulted even when absent.
     if (json* pod_spec =

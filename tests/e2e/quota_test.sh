@@ -72,3 +72,32 @@ wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get pods -n team-a -
   fail "the freed GPU goes to the Deployment's next pod" "$(k get pods -n team-a; k get quota -n team-a; k get events -n team-a | tail -5)"
 expect_match "$(k get quota gpu -n team-a)" 'requests.nvidia.com/gpu: 1/1'
 pass "a pod that goes frees its share for the next one"
+
+# LimitRanges: defaults for containers that state nothing, so a compute quota admits them;
+# min/max per container enforced in kube's words.
+k create namespace team-b >/dev/null
+k apply -n team-b -f - >/dev/null <<'YAML'
+apiVersion: v1
+kind: LimitRange
+metadata: {name: defaults}
+spec:
+  limits:
+  - type: Container
+    default: {cpu: 500m, memory: 512Mi}
+    defaultRequest: {cpu: 250m, memory: 256Mi}
+    max: {cpu: "2"}
+YAML
+expect_match "$(k get limits -n team-b)" '^NAME +CREATED AT'
+expect_match "$(k describe limits defaults -n team-b)" '^Container +cpu +- +2 +250m +500m +-'
+k create quota compute -n team-b --hard=requests.cpu=1,limits.memory=2Gi >/dev/null
+wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' get quota compute -n team-b -o jsonpath='{.status.used}' | grep -q cpu" ||
+  fail "compute quota synced" "$(k get quota compute -n team-b -o yaml)"
+out=$(k run plain -n team-b --image=x 2>&1) || fail "a pod without requests gets the defaults" "$out"
+got=$(k get pod plain -n team-b -o jsonpath='{.spec.containers[0].resources.requests.cpu} {.spec.containers[0].resources.limits.memory} {.metadata.annotations.kubernetes\.io/limit-ranger}')
+[ "$got" = "250m 512Mi LimitRanger plugin set: cpu, memory request for container plain; cpu, memory limit for container plain" ] ||
+  fail "LimitRanger's defaults and annotation" "$got"
+expect_match "$(k get quota compute -n team-b)" 'requests.cpu: 250m/1 +limits.memory: 512Mi/2Gi'
+out=$(k run big -n team-b --image=x --overrides='{"spec":{"containers":[{"name":"big","image":"x","resources":{"limits":{"cpu":"3"}}}]}}' 2>&1) &&
+  fail "a container over the max is refused" "$out"
+expect_in "$out" 'Error from server (Forbidden): pods "big" is forbidden: maximum cpu usage per Container is 2, but limit is 3'
+pass "LimitRange defaults (annotated) let a compute quota admit a bare pod; max enforced"

@@ -81,6 +81,9 @@ void HandleCreate(Context& c) {
   ApplyDefaults(res, obj);
   FillSystemFields(obj, c.store.GenerateUid(), c.clock.Now());
   PrepareForCreate(res, obj);
+  // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
+  // PrepareForCreate computes it after admission).
+  if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);
   api::FieldErrors errors;
   if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return c.Fail(s);
   if (!errors.empty()) return SendError(c.w, Invalid(res, name, errors), c.r.Headers());
@@ -90,6 +93,7 @@ void HandleCreate(Context& c) {
     return SendError(c.w,
                      {404, "NotFound", "namespaces \"" + ns + "\" not found", Details(nsr, ns)});
   }
+  if (auto e = CheckLimitRanges(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   if (auto e = AdmitQuota(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   obj["metadata"].erase("resourceVersion");
   std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it

@@ -212,6 +212,13 @@ void DeleteNamespace(Context& c, const DeleteOptions& opts);
 // PUT of namespaces/<name>/finalize: its spec.finalizers; the namespace goes when it is being
 // deleted and none is left. namespaces.cc.
 void HandleFinalize(Context& c);
+// LimitRanger admission of a pod create (limit_ranger.cc): the namespace's LimitRanges'
+// defaults set on its containers (mutating), then their min/max checked (nullopt: admitted;
+// else kube's 403).
+// Returns whether it set anything.
+bool ApplyLimitRanges(Context& c, nlohmann::json& pod, const std::string& ns);
+std::optional<ApiError> CheckLimitRanges(Context& c, const nlohmann::json& obj,
+                                         const std::string& ns, const std::string& name);
 // ResourceQuota admission of a create of `obj` (quota.cc): nullopt when admitted (the quotas'
 // status.used then holds it), else kube's 403.
 std::optional<ApiError> AdmitQuota(Context& c, const nlohmann::json& obj, const std::string& ns,

@@ -483,3 +483,30 @@ Status ValidateResourceQuota(const json& object, const json* old, FieldErrors* e
 }
 
 }  // namespace tidepool::apiserver::validation
+
+namespace tidepool::apiserver::validation {
+
+void DefaultLimitRange(json& object) {
+  json* spec = ObjectMember(&object, "spec");
+  if (spec == nullptr || !spec->contains("limits") || !(*spec)["limits"].is_array()) return;
+  for (json& item : (*spec)["limits"]) {
+    if (!item.is_object() || Str(Member(&item, "type")) != "Container") continue;
+    auto fill = [&](const char* into_key, const char* from_key) {
+      const json* from = Member(&item, from_key);
+      if (from == nullptr || !from->is_object()) return;
+      json& into = item[into_key];
+      if (!into.is_object()) into = json::object();
+      for (auto it = from->begin(); it != from->end(); ++it) {
+        if (!into.contains(it.key())) into[it.key()] = *it;
+      }
+    };
+    fill("default", "max");
+    fill("defaultRequest", "default");
+    fill("defaultRequest", "min");
+    for (const char* k : {"default", "defaultRequest"}) {
+      if (item.contains(k) && item[k].is_object() && item[k].empty()) item.erase(k);
+    }
+  }
+}
+
+}  // namespace tidepool::apiserver::validation

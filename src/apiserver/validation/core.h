@@ -59,6 +59,10 @@ Status ValidateReplicationController(const json& object, const json* old, api::F
 
 // A core/v1 PodTemplate (ValidatePodTemplate / ValidatePodTemplateUpdate): ObjectMeta, and the
 // template at "template" (a zero template when absent: its spec needs containers).
+// SetDefaults_LimitRangeItem: a Container item's default from max, defaultRequest from
+// default, then from min.
+void DefaultLimitRange(json& object);
+
 // core/v1 ResourceQuota (ValidateResourceQuota): spec.hard and status's resource names are
 // quota resources (api/quota.h), their quantities not negative, counts whole; known scopes,
 // immutable.
