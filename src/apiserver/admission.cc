@@ -309,6 +309,8 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group.empty() && r.resource == "persistentvolumes") {
     validation::DefaultPersistentVolume(object);
+  } else if (r.group.empty() && r.resource == "services") {
+    validation::DefaultService(object);
   } else if (r.group.empty() && r.resource == "limitranges") {
     validation::DefaultLimitRange(object);
   } else if (r.group.empty() && r.resource == "podtemplates") {
@@ -378,6 +380,7 @@ void PrepareForCreate(const Resource& r, json& object) {
 
 void PrepareForUpdate(const Resource& r, json& object, const json& old, bool status_only) {
   if (status_only) return;
+  if (r.group.empty() && r.resource == "services") validation::KeepServiceAddresses(object, old);
   if (crd::IsDefinition(r)) crd::PrepareDefinitionForUpdate(object, old);
   if (r.custom != nullptr) crd::PrepareCustomForUpdate(r, object, old);
 }

@@ -13,6 +13,7 @@
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
 #include "controllers/disruption/disruption_controller.h"
+#include "controllers/endpoint/endpoints_controller.h"
 #include "controllers/garbagecollector/garbage_collector.h"
 #include "controllers/job/job_controller.h"
 #include "controllers/namespace/namespace_controller.h"
@@ -79,6 +80,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
   std::unique_ptr<controllers::ns::NamespaceController> namespaces;
   std::unique_ptr<controllers::resourcequota::ResourceQuotaController> quotas;
+  std::unique_ptr<controllers::endpoint::EndpointsController> endpoints;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -171,6 +173,11 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   quotas.seed = config.seed + 110;
   p->quotas = std::make_unique<controllers::resourcequota::ResourceQuotaController>(
       p->Client(KcmAgent("resourcequota-controller")), clock, quotas, nullptr, informers, executor);
+  // kcm's endpoints controller: every selecting Service's Endpoints.
+  controllers::endpoint::EndpointsControllerOptions endpoints;
+  endpoints.seed = config.seed + 120;
+  p->endpoints = std::make_unique<controllers::endpoint::EndpointsController>(
+      p->Client(KcmAgent("endpoint-controller")), clock, endpoints, nullptr, informers, executor);
   return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
 }
 
@@ -205,6 +212,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.podgc->Start();
   p.namespaces->Start();
   p.quotas->Start();
+  p.endpoints->Start();
   p.garbage_collector->Start();
 }
 
@@ -228,6 +236,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.podgc->Stop(); });
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
+  stops.emplace_back([&] { p.endpoints->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.
     for (const auto& stop : stops) stop();

@@ -29,6 +29,47 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
                 {"status", {{"phase", "Active"}}}};
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
   }
+  // The kubernetes Service of the default namespace and its Endpoints (the API server's own
+  // reconciler's, with the first address of the service range and GKE's control-plane
+  // endpoint).
+  const apiserver::Resource* services = Res("", "services");
+  if (!store.Get(*services, "default", "kubernetes").ok()) {
+    json svc = {
+        {"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata",
+         {{"name", "kubernetes"},
+          {"namespace", "default"},
+          {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
+        {"spec",
+         {{"clusterIP", "34.118.224.1"},
+          {"clusterIPs", json::array({"34.118.224.1"})},
+          {"internalTrafficPolicy", "Cluster"},
+          {"ipFamilies", json::array({"IPv4"})},
+          {"ipFamilyPolicy", "SingleStack"},
+          {"ports",
+           json::array(
+               {{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}, {"targetPort", 443}}})},
+          {"sessionAffinity", "None"},
+          {"type", "ClusterIP"}}},
+        {"status", {{"loadBalancer", json::object()}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*services, std::move(svc), opts).status());
+  }
+  const apiserver::Resource* endpoints = Res("", "endpoints");
+  if (!store.Get(*endpoints, "default", "kubernetes").ok()) {
+    json ep = {{"apiVersion", "v1"},
+               {"kind", "Endpoints"},
+               {"metadata",
+                {{"name", "kubernetes"},
+                 {"namespace", "default"},
+                 {"labels", {{"endpointslice.kubernetes.io/skip-mirror", "true"}}}}},
+               {"subsets",
+                json::array(
+                    {{{"addresses", json::array({{{"ip", "172.16.0.2"}}})},
+                      {"ports",
+                       json::array({{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}}})}}})}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*endpoints, std::move(ep), opts).status());
+  }
   if (!gpu_operator) return Status::Ok();
   if (!store.Get(*namespaces, "", "gpu-operator").ok()) {
     json obj = {

@@ -84,6 +84,9 @@ void HandleCreate(Context& c) {
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);
+  if (res.group.empty() && res.resource == "services") {
+    if (auto e = AllocateService(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
+  }
   api::FieldErrors errors;
   if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return c.Fail(s);
   if (!errors.empty()) return SendError(c.w, Invalid(res, name, errors), c.r.Headers());

@@ -219,6 +219,10 @@ void HandleFinalize(Context& c);
 bool ApplyLimitRanges(Context& c, nlohmann::json& pod, const std::string& ns);
 std::optional<ApiError> CheckLimitRanges(Context& c, const nlohmann::json& obj,
                                          const std::string& ns, const std::string& name);
+// A new Service's cluster IP and node ports (services.cc); nullopt when allocated (or not
+// needed), else the error to answer.
+std::optional<ApiError> AllocateService(Context& c, nlohmann::json& svc, const std::string& ns,
+                                        const std::string& name);
 // ResourceQuota admission of a create of `obj` (quota.cc): nullopt when admitted (the quotas'
 // status.used then holds it), else kube's 403.
 std::optional<ApiError> AdmitQuota(Context& c, const nlohmann::json& obj, const std::string& ns,

@@ -510,3 +510,43 @@ void DefaultLimitRange(json& object) {
 }
 
 }  // namespace tidepool::apiserver::validation
+
+namespace tidepool::apiserver::validation {
+
+void DefaultService(json& object) {
+  json* spec = ObjectMember(&object, "spec");
+  if (spec == nullptr) return;
+  if (!spec->contains("type") || !(*spec)["type"].is_string()) (*spec)["type"] = "ClusterIP";
+  const std::string type = (*spec)["type"].get<std::string>();
+  if (type == "ExternalName") return;
+  if (!spec->contains("sessionAffinity")) (*spec)["sessionAffinity"] = "None";
+  if (!spec->contains("internalTrafficPolicy")) (*spec)["internalTrafficPolicy"] = "Cluster";
+  if ((type == "NodePort" || type == "LoadBalancer") && !spec->contains("externalTrafficPolicy")) {
+    (*spec)["externalTrafficPolicy"] = "Cluster";
+  }
+  if (spec->contains("ports") && (*spec)["ports"].is_array()) {
+    for (json& p : (*spec)["ports"]) {
+      if (!p.is_object()) continue;
+      if (!p.contains("protocol")) p["protocol"] = "TCP";
+      if (!p.contains("targetPort") && p.contains("port")) p["targetPort"] = p["port"];
+    }
+  }
+}
+
+void KeepServiceAddresses(json& object, const json& old) {
+  json* spec = ObjectMember(&object, "spec");
+  const json* old_spec = Member(&old, "spec");
+  if (spec == nullptr || old_spec == nullptr || !old_spec->is_object()) return;
+  if (spec->contains("clusterIP") && (*spec)["clusterIP"].is_string() &&
+      !(*spec)["clusterIP"].get<std::string>().empty()) {
+    return;
+  }
+  for (const char* k : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {
+    if (const json* v = Member(old_spec, k); v != nullptr && !spec->contains(k))
+      (*spec)[k] = *v;
+    else if (v != nullptr && std::string_view(k) == "clusterIP")
+      (*spec)[k] = *v;
+  }
+}
+
+}  // namespace tidepool::apiserver::validation

@@ -59,6 +59,13 @@ Status ValidateReplicationController(const json& object, const json* old, api::F
 
 // A core/v1 PodTemplate (ValidatePodTemplate / ValidatePodTemplateUpdate): ObjectMeta, and the
 // template at "template" (a zero template when absent: its spec needs containers).
+// SetDefaults_Service: type ClusterIP, sessionAffinity None, each port's protocol TCP and
+// targetPort its port, internalTrafficPolicy Cluster (and externalTrafficPolicy Cluster for
+// NodePort and LoadBalancer); not for ExternalName.
+void DefaultService(json& object);
+// An update that names no cluster IP keeps the allocated one (and its families).
+void KeepServiceAddresses(json& object, const json& old);
+
 // SetDefaults_LimitRangeItem: a Container item's default from max, defaultRequest from
 // default, then from min.
 void DefaultLimitRange(json& object);

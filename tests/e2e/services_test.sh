@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Issue 17: Services and Endpoints as a real cluster has them, with the real kubectl: the
+# default namespace's kubernetes Service (the first address of GKE's default service range,
+# 34.118.224.0/20) and its Endpoints; cluster IPs and node ports allocated on create (a taken
+# IP refused in kube's words); kube-controller-manager's endpoints controller keeping a
+# Deployment's Service's Endpoints as its pods come and go.
+source "$(dirname "$0")/lib.sh"
+start_up --no-autoscaler --seed 41
+
+expect_match "$(k get svc kubernetes)" '^kubernetes +ClusterIP +34\.118\.224\.1 +<none> +443/TCP +'
+expect_match "$(k get endpoints kubernetes)" '^kubernetes +172\.16\.0\.2:443 +'
+pass "the kubernetes Service and its Endpoints"
+
+k create deployment web --image=nginx --replicas=2 --port=8080 >/dev/null
+out=$(k expose deployment web --port=80 --target-port=8080 2>&1) || fail "kubectl expose" "$out"
+expect_match "$(k get svc web)" '^web +ClusterIP +34\.118\.224\.[0-9]+ +<none> +80/TCP +'
+got=$(k get svc web -o jsonpath='{.spec.clusterIPs[0]}={.spec.clusterIP} {.spec.ipFamilyPolicy} {.spec.sessionAffinity} {.spec.internalTrafficPolicy}')
+expect_match "$got" '^(34\.118\.224\.[0-9]+)=\1 SingleStack None Cluster$'
+wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get endpoints web -o jsonpath='{.subsets[0].addresses[*].ip}' | grep -Eq '^[0-9.]+ [0-9.]+$'" ||
+  fail "the endpoints controller lists both pods" "$(k get endpoints web -o yaml; k get pods -o wide)"
+expect_match "$(k get endpoints web)" '^web +[0-9.]+:8080,[0-9.]+:8080 +'
+k scale deployment web --replicas=1 >/dev/null
+wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get endpoints web -o jsonpath='{.subsets[0].addresses[*].ip}' | grep -Eq '^[0-9.]+$'" ||
+  fail "a pod that goes leaves the Endpoints" "$(k get endpoints web -o yaml)"
+pass "kubectl expose: a cluster IP; the Endpoints follow the Deployment's pods"
+
+out=$(k create service nodeport np --tcp=80:8080 2>&1) || fail "a NodePort service" "$out"
+expect_match "$(k get svc np)" '^np +NodePort +34\.118\.224\.[0-9]+ +<none> +80:3[0-9]{4}/TCP +'
+ip=$(k get svc web -o jsonpath='{.spec.clusterIP}')
+out=$(k create service clusterip taken --tcp=80 --clusterip="$ip" 2>&1) && fail "a taken cluster IP is refused" "$out"
+expect_in "$out" "Service \"taken\" is invalid: spec.clusterIPs: Invalid value: []string{\"$ip\"}: failed to allocate IP $ip: provided IP is already allocated"
+k delete svc web >/dev/null
+wait_for 20 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get endpoints web >/dev/null 2>&1" ||
+  fail "a deleted Service's Endpoints go" "$(k get endpoints)"
+pass "node ports; a taken IP refused; a deleted Service's Endpoints go"
