@@ -235,6 +235,9 @@ spec:
   - name: v1
     served: true
     storage: true
+    subresources:
+      status: {}
+      scale: {specReplicasPath: .spec.replicas, statusReplicasPath: .status.replicas}
     additionalPrinterColumns:
     - {name: Spec, type: string, jsonPath: .spec.cronSpec}
     - {name: Replicas, type: integer, jsonPath: .spec.replicas}
@@ -250,6 +253,10 @@ spec:
               cronSpec: {type: string}
               image: {type: string}
               replicas: {type: integer, default: 1}
+          status:
+            type: object
+            properties:
+              replicas: {type: integer}
 YAML
 k wait --for condition=established --timeout=20s crd/crontabs.stable.example.com >/dev/null
 k create namespace cron-team >/dev/null
@@ -259,9 +266,12 @@ out=$(k get ct -n cron-team)
 expect_match "$out" '^NAME +SPEC +REPLICAS +AGE'
 expect_match "$out" '^nightly +0 3 \* \* \* +1 +[0-9]+s'
 expect_match "$(k get ct -n cron-team -o wide)" '^nightly +0 3 \* \* \* +1 +trainer:v2 +[0-9]+s'
+out=$(k scale ct nightly -n cron-team --replicas=3 2>&1) || fail "kubectl scale a custom resource" "$out"
+expect_in "$out" "crontab.stable.example.com/nightly scaled"
+[ "$(k get ct nightly -n cron-team -o jsonpath='{.spec.replicas}')" = 3 ] || fail "scaled through /scale" "$(k get ct nightly -n cron-team -o yaml)"
 k delete namespace cron-team >/dev/null
 k get ct -n cron-team nightly >/dev/null 2>&1 && fail "the namespace's CronTabs are deleted" "$(k get ct -A)"
-pass "printer columns (with -o wide), defaults; a namespace's custom resources go with it"
+pass "printer columns (with -o wide), defaults, kubectl scale; a namespace's custom resources go with it"
 
 out=$(k delete crd provisioningrequests.autoscaling.x-k8s.io 2>&1) || fail "delete the CRD" "$out"
 out=$(k get provisioningrequests.autoscaling.x-k8s.io 2>&1) && fail "no longer served" "$out"

@@ -151,6 +151,70 @@ Subresource StatusOf(const Resource& r) {
 
 }  // namespace
 
+namespace {
+
+// ".spec.replicas" -> {"spec", "replicas"}.
+std::vector<std::string> PathParts(const std::string& path) {
+  std::vector<std::string> parts;
+  size_t i = path.empty() || path[0] != '.' ? 0 : 1;
+  while (i <= path.size() && i < path.size()) {
+    const size_t dot = path.find('.', i);
+    parts.push_back(path.substr(i, dot == std::string::npos ? std::string::npos : dot - i));
+    if (dot == std::string::npos) break;
+    i = dot + 1;
+  }
+  return parts;
+}
+
+const json* AtPath(const json& object, const std::string& path) {
+  const json* cur = &object;
+  for (const std::string& p : PathParts(path)) {
+    cur = Member(*cur, p);
+    if (cur == nullptr) return nullptr;
+  }
+  return cur;
+}
+
+}  // namespace
+
+json CustomScaleOf(const ServedVersion::Scale& scale, const json& object) {
+  json meta = json::object();
+  if (const json* m = Member(object, "metadata"); m != nullptr && m->is_object()) {
+    for (const char* k : {"name", "namespace", "uid", "resourceVersion", "creationTimestamp"}) {
+      if (const json* v = Member(*m, k)) meta[k] = *v;
+    }
+  }
+  json spec = json::object();
+  const json* want = AtPath(object, scale.spec_replicas_path);
+  if (want != nullptr && want->is_number_integer() && want->get<int64_t>() != 0) {
+    spec["replicas"] = want->get<int64_t>();
+  }
+  json status = {{"replicas", 0}};
+  const json* have = AtPath(object, scale.status_replicas_path);
+  if (have != nullptr && have->is_number_integer()) status["replicas"] = have->get<int64_t>();
+  if (!scale.label_selector_path.empty()) {
+    const json* sel = AtPath(object, scale.label_selector_path);
+    if (sel != nullptr && sel->is_string() && !sel->get<std::string>().empty()) {
+      status["selector"] = *sel;
+    }
+  }
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", meta},
+          {"spec", spec},
+          {"status", status}};
+}
+
+void SetCustomReplicas(const ServedVersion::Scale& scale, json& object, int32_t replicas) {
+  json* cur = &object;
+  const std::vector<std::string> parts = PathParts(scale.spec_replicas_path);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (!cur->is_object()) *cur = json::object();
+    cur = &(*cur)[parts[i]];
+  }
+  *cur = replicas;
+}
+
 const Resource& DefinitionResource() {
   static const Resource* r =
       FindResource("apiextensions.k8s.io", "v1", "customresourcedefinitions");
@@ -215,9 +279,18 @@ StatusOr<std::vector<Resource>> ResourcesOf(const json& definition) {
       sv->schema = std::make_shared<Schema>(std::move(parsed).value());
     }
     sv->printer = PrinterOf(v);
-    if (const json* subs = Member(v, "subresources"); subs != nullptr && Member(*subs, "status")) {
-      sv->has_status = true;
-      r.subresources.push_back(StatusOf(r));
+    if (const json* subs = Member(v, "subresources"); subs != nullptr) {
+      if (const json* scale = Member(*subs, "scale"); scale != nullptr && scale->is_object()) {
+        sv->scale =
+            ServedVersion::Scale{Str(*scale, "specReplicasPath"), Str(*scale, "statusReplicasPath"),
+                                 Str(*scale, "labelSelectorPath")};
+        r.subresources.push_back(
+            {"scale", "autoscaling", "v1", "Scale", {"get", "patch", "update"}});
+      }
+      if (Member(*subs, "status") != nullptr) {
+        sv->has_status = true;
+        r.subresources.push_back(StatusOf(r));
+      }
     }
     sv->openapi = OpenApiOf(group, r.version, kind, schema);
     r.custom = std::move(sv);

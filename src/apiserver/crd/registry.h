@@ -29,6 +29,7 @@
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,13 @@ struct ServedVersion {
   std::shared_ptr<const Schema> schema;  // null when the version has none
   printers::DynamicPrinter printer;      // Name, then the columns
   bool has_status = false;               // subresources.status
+  // subresources.scale: where the replicas and the selector are (".spec.replicas").
+  struct Scale {
+    std::string spec_replicas_path;
+    std::string status_replicas_path;
+    std::string label_selector_path;  // may be empty
+  };
+  std::optional<Scale> scale;
   // The OpenAPI v3 component schema of the kind (for `kubectl explain`).
   nlohmann::json openapi;
 };
@@ -57,6 +65,13 @@ struct ServedVersion {
 // deletion. NotFound when there is none. Honours opts.dry_run.
 StatusOr<ObjectPtr> BeginDeletion(ObjectStore& store, const std::string& name, TimePoint now,
                                   const ObjectStore::WriteOptions& opts);
+
+// The autoscaling/v1 Scale of a custom resource (apiextensions' scale subresource): metadata
+// of the object, spec.replicas from specReplicasPath (left out at 0), status.replicas from
+// statusReplicasPath (0 when absent), status.selector from labelSelectorPath (a string).
+nlohmann::json CustomScaleOf(const ServedVersion::Scale& scale, const nlohmann::json& object);
+// Sets specReplicasPath of `object` to `replicas`.
+void SetCustomReplicas(const ServedVersion::Scale& scale, nlohmann::json& object, int32_t replicas);
 
 // The CustomResourceDefinitions resource (apiextensions.k8s.io/v1).
 const Resource& DefinitionResource();

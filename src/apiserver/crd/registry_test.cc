@@ -22,7 +22,10 @@ json CronTabDefinition() {
                 "categories": ["all"]},
       "versions": [
         {"name": "v1", "served": true, "storage": true,
-         "subresources": {"status": {}},
+         "subresources": {"status": {},
+                          "scale": {"specReplicasPath": ".spec.replicas",
+                                    "statusReplicasPath": ".status.ready",
+                                    "labelSelectorPath": ".status.selector"}},
          "additionalPrinterColumns": [
            {"name": "Spec", "type": "string", "jsonPath": ".spec.cronSpec"},
            {"name": "Replicas", "type": "integer", "jsonPath": ".spec.replicas"}],
@@ -31,7 +34,8 @@ json CronTabDefinition() {
              "cronSpec": {"type": "string", "pattern": "^(\\d+|\\*)(/\\d+)?(\\s+(\\d+|\\*)(/\\d+)?){4}$"},
              "image": {"type": "string"},
              "replicas": {"type": "integer", "minimum": 1, "maximum": 10, "default": 1}}},
-           "status": {"type": "object", "properties": {"ready": {"type": "integer"}}}}}}},
+           "status": {"type": "object", "properties": {"ready": {"type": "integer"},
+                                                       "selector": {"type": "string"}}}}}}},
         {"name": "v1beta1", "served": true, "storage": false,
          "schema": {"openAPIV3Schema": {"type": "object",
                                         "x-kubernetes-preserve-unknown-fields": true}}}]}})");
@@ -82,7 +86,8 @@ TEST_F(CustomResourceTest, DiscoveryListsTheResource) {
   EXPECT_EQ(list["resources"][0]["kind"], "CronTab");
   EXPECT_EQ(list["resources"][0]["shortNames"], json::array({"ct"}));
   EXPECT_EQ(list["resources"][0]["categories"], json::array({"all"}));
-  EXPECT_EQ(list["resources"][1]["name"], "crontabs/status");
+  EXPECT_EQ(list["resources"][1]["name"], "crontabs/scale");
+  EXPECT_EQ(list["resources"][2]["name"], "crontabs/status");
   auto agg = Do("GET", "/apis", "", {{"accept", std::string(kAggregatedDiscoveryType)}});
   EXPECT_NE(agg.body.find("\"stable.example.com\""), std::string::npos);
   auto group = Do("GET", "/apis/stable.example.com");
@@ -174,6 +179,30 @@ TEST_F(CustomResourceTest, OtherVersionsReadTheSameObjects) {
   ASSERT_EQ(w.code, 200) << w.body;
   EXPECT_EQ(w.Json()["apiVersion"], "stable.example.com/v1beta1");
   EXPECT_EQ(w.Json()["spec"]["cronSpec"], "* * * * */5");
+}
+
+TEST_F(CustomResourceTest, ScaleSubresourceReadsAndWritesTheDefinitionsPaths) {
+  ASSERT_EQ(
+      Do("POST", kPath, CronTab("a", {{"cronSpec", "* * * * */5"}, {"replicas", 2}}).dump()).code,
+      201);
+  ASSERT_EQ(Do("PATCH", std::string(kPath) + "/a/status",
+               R"({"status":{"ready":1,"selector":"app=cron"}})",
+               {{"content-type", "application/merge-patch+json"}})
+                .code,
+            200);
+  auto w = Do("GET", std::string(kPath) + "/a/scale");
+  ASSERT_EQ(w.code, 200) << w.body;
+  EXPECT_EQ(w.Json()["kind"], "Scale");
+  EXPECT_EQ(w.Json()["spec"]["replicas"], 2);
+  EXPECT_EQ(w.Json()["status"], json({{"replicas", 1}, {"selector", "app=cron"}}));
+  w = Do("PATCH", std::string(kPath) + "/a/scale", R"({"spec":{"replicas":5}})",
+         {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(w.code, 200) << w.body;
+  EXPECT_EQ(Do("GET", std::string(kPath) + "/a").Json()["spec"]["replicas"], 5);
+  // The schema still holds: 11 is over its maximum.
+  w = Do("PATCH", std::string(kPath) + "/a/scale", R"({"spec":{"replicas":11}})",
+         {{"content-type", "application/merge-patch+json"}});
+  EXPECT_EQ(w.code, 422) << w.body;
 }
 
 TEST_F(CustomResourceTest, StrategicMergePatchIsUnsupported) {

@@ -205,6 +205,33 @@ void ValidateVersions(const json& spec, FieldErrors* errs) {
         for (FieldError& e : parsed->CheckStructural(sp)) errs->push_back(std::move(e));
       }
     }
+    if (const json* subs = Member(v, "subresources")) {
+      if (const json* scale = Member(*subs, "scale"); scale != nullptr && scale->is_object()) {
+        const std::string sp =
+            (AllAlike(*vs, "subresources") ? std::string("spec") : p) + ".subresources.scale";
+        auto under = [&](const char* key, bool required, const char* root, const char* what) {
+          const std::string path = Str(*scale, key);
+          if (path.empty()) {
+            if (required) errs->push_back(FieldError::Required(sp + "." + key, ""));
+            return;
+          }
+          bool ok = false;
+          for (const char* r : {"spec", "status"}) {
+            if ((std::string_view(root) == r || std::string_view(root) == "either") &&
+                path.rfind(std::string(".") + r + ".", 0) == 0) {
+              ok = true;
+            }
+          }
+          if (!ok || !JsonPath::Parse(path).ok()) {
+            errs->push_back(FieldError::Invalid(
+                sp + "." + key, path, std::string("should be a json path under ") + what));
+          }
+        };
+        under("specReplicasPath", true, "spec", ".spec");
+        under("statusReplicasPath", true, "status", ".status");
+        under("labelSelectorPath", false, "either", "either .spec or .status");
+      }
+    }
     const bool hoisted_columns = AllAlike(*vs, "additionalPrinterColumns");
     if (const json* cols = Member(v, "additionalPrinterColumns");
         cols && !(hoisted_columns && i > 0)) {

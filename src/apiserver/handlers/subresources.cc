@@ -2,6 +2,7 @@
 
 #include "apiserver/admission.h"
 #include "apiserver/binding.h"
+#include "apiserver/crd/registry.h"
 #include "apiserver/deletion.h"
 #include "apiserver/eviction.h"
 #include "apiserver/handlers/handler.h"
@@ -325,10 +326,16 @@ void HandleScale(Context& c) {
   // A ReplicationController's selector is a label map, the apps kinds' a LabelSelector.
   const ScaleSelector selector =
       res.group.empty() ? ScaleSelector::kLabelMap : ScaleSelector::kLabelSelector;
+  // A custom resource's Scale is read and written at its definition's paths.
+  const crd::ServedVersion::Scale* custom =
+      res.custom != nullptr && res.custom->scale ? &*res.custom->scale : nullptr;
+  auto scale_of = [&](const json& object) {
+    return custom != nullptr ? crd::CustomScaleOf(*custom, object) : ScaleOf(object, selector);
+  };
   if (method == "GET") {
     auto o = c.store.Get(res, r.ns, r.name);
     if (!o.ok()) return c.Fail(o.status());
-    return SendJson(c.w, 200, ScaleOf((*o)->Parse(), selector), r.Headers());
+    return SendJson(c.w, 200, scale_of((*o)->Parse()), r.Headers());
   }
   if (method != "PUT" && method != "PATCH") return SendError(c.w, MethodNotAllowed(method));
   auto body = ParseBody(req);
@@ -360,8 +367,8 @@ void HandleScale(Context& c) {
         json scale = *body;
         if (method == "PATCH") {
           // A Scale has no lists: a strategic merge patch is a merge patch.
-          auto patched = merge ? patch::MergePatch(ScaleOf(current, selector), *body)
-                               : patch::JsonPatch(ScaleOf(current, selector), *body);
+          auto patched = merge ? patch::MergePatch(scale_of(current), *body)
+                               : patch::JsonPatch(scale_of(current), *body);
           if (!patched.ok()) return patched.status();
           scale = std::move(patched).value();
         }
@@ -380,7 +387,11 @@ void HandleScale(Context& c) {
           return Status(StatusCode::kInvalidArgument, refused->message);
         }
         json next = current;
-        next["spec"]["replicas"] = replicas;
+        if (custom != nullptr) {
+          crd::SetCustomReplicas(*custom, next, replicas);
+        } else {
+          next["spec"]["replicas"] = replicas;
+        }
         // The Scale's resourceVersion, when set, is a precondition on the object.
         next["metadata"]["resourceVersion"] = Str(scale, "metadata", "resourceVersion");
         ApplyDefaults(res, next);
@@ -395,7 +406,7 @@ void HandleScale(Context& c) {
       c.wopts);
   if (refused) return SendError(c.w, *refused, r.Headers());
   if (!up.ok()) return c.Fail(up.status());
-  SendJson(c.w, 200, ScaleOf(up->object->Parse(), selector), r.Headers());
+  SendJson(c.w, 200, scale_of(up->object->Parse()), r.Headers());
 }
 
 }  // namespace tidepool::apiserver::handlers
