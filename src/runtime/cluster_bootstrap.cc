@@ -55,6 +55,36 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
         {"status", {{"loadBalancer", json::object()}}}};
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*services, std::move(svc), opts).status());
   }
+  // GKE's kube-dns Service (its pods are kube-system's, below; kcm's endpoints controller
+  // lists them).
+  if (!store.Get(*services, "kube-system", "kube-dns").ok()) {
+    json svc = {
+        {"apiVersion", "v1"},
+        {"kind", "Service"},
+        {"metadata",
+         {{"name", "kube-dns"},
+          {"namespace", "kube-system"},
+          {"labels",
+           {{"addonmanager.kubernetes.io/mode", "Reconcile"},
+            {"k8s-app", "kube-dns"},
+            {"kubernetes.io/cluster-service", "true"},
+            {"kubernetes.io/name", "KubeDNS"}}}}},
+        {"spec",
+         {{"clusterIP", "34.118.224.10"},
+          {"clusterIPs", json::array({"34.118.224.10"})},
+          {"internalTrafficPolicy", "Cluster"},
+          {"ipFamilies", json::array({"IPv4"})},
+          {"ipFamilyPolicy", "SingleStack"},
+          {"ports",
+           json::array(
+               {{{"name", "dns"}, {"port", 53}, {"protocol", "UDP"}, {"targetPort", 53}},
+                {{"name", "dns-tcp"}, {"port", 53}, {"protocol", "TCP"}, {"targetPort", 53}}})},
+          {"selector", {{"k8s-app", "kube-dns"}}},
+          {"sessionAffinity", "None"},
+          {"type", "ClusterIP"}}},
+        {"status", {{"loadBalancer", json::object()}}}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*services, std::move(svc), opts).status());
+  }
   const apiserver::Resource* endpoints = Res("", "endpoints");
   if (!store.Get(*endpoints, "default", "kubernetes").ok()) {
     json ep = {{"apiVersion", "v1"},

@@ -9,7 +9,11 @@ start_up --no-autoscaler --seed 41
 
 expect_match "$(k get svc kubernetes)" '^kubernetes +ClusterIP +34\.118\.224\.1 +<none> +443/TCP +'
 expect_match "$(k get endpoints kubernetes)" '^kubernetes +172\.16\.0\.2:443 +'
-pass "the kubernetes Service and its Endpoints"
+expect_match "$(k get svc kube-dns -n kube-system)" '^kube-dns +ClusterIP +34\.118\.224\.10 +<none> +53/UDP,53/TCP +'
+wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get endpoints kube-dns -n kube-system -o jsonpath='{.subsets[0].addresses[0].ip}' | grep -q ." ||
+  fail "kube-dns's Endpoints list its pods" "$(k get endpoints -n kube-system kube-dns -o yaml; k get pods -n kube-system -o wide)"
+expect_in "$(k cluster-info)" "KubeDNS is running at"
+pass "the kubernetes and kube-dns Services and their Endpoints; kubectl cluster-info"
 
 k create deployment web --image=nginx --replicas=2 --port=8080 >/dev/null
 out=$(k expose deployment web --port=80 --target-port=8080 2>&1) || fail "kubectl expose" "$out"
