@@ -57,27 +57,12 @@ std::string Hash(std::string_view s) {
   return std::string(buf) + std::string(buf);
 }
 
-// A custom resource's component schema, and the ObjectMeta its metadata refers to (the parts
-// `kubectl explain` reads), as apiextensions-apiserver publishes them.
+// A custom resource's component schema, and the ObjectMeta its metadata refers to (with what
+// ObjectMeta refers to: the generated definitions of schema/openapi.h), as
+// apiextensions-apiserver publishes them for `kubectl explain`.
 void AddCustomSchemas(const Resource& r, json& schemas) {
   schemas[crd::OpenApiComponentName(r)] = r.custom->openapi;
-  schemas["io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"] = {
-      {"description",
-       "ObjectMeta is metadata that all persisted resources must have, which includes all "
-       "objects users must create."},
-      {"type", "object"},
-      {"properties",
-       {{"annotations",
-         {{"type", "object"}, {"additionalProperties", {{"type", "string"}, {"default", ""}}}}},
-        {"creationTimestamp", {{"type", "string"}, {"format", "date-time"}}},
-        {"generateName", {{"type", "string"}}},
-        {"generation", {{"type", "integer"}, {"format", "int64"}}},
-        {"labels",
-         {{"type", "object"}, {"additionalProperties", {{"type", "string"}, {"default", ""}}}}},
-        {"name", {{"type", "string"}}},
-        {"namespace", {{"type", "string"}}},
-        {"resourceVersion", {{"type", "string"}}},
-        {"uid", {{"type", "string"}}}}}};
+  schemas.update(schema::OpenApiDefinitions({"io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"}));
 }
 
 json AggregatedResource(const Resource& r) {

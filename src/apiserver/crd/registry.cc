@@ -456,47 +456,36 @@ StatusOr<ObjectPtr> BeginDeletion(ObjectStore& store, const std::string& name, T
 
 void Registry::RefreshLocked() {
   if (!watch_) return;
-  std::vector<EventPtr> events;
-  watch_->Drain(&events);
-  std::vector<std::string> to_clean;
-  for (const EventPtr& e : events) {
-    const json& meta = e->object->view["metadata"];
-    const std::string name = Str(meta, "name");
-    if (e->type == EventType::kDeleted) {
-      // Removed without the finalizer's work (a deletecollection): its resources go too.
-      if (auto it = defined_.find(name); it != defined_.end()) {
-        const Resource* storage = it->second.storage;
-        defined_.erase(it);
-        CleanUp(name, storage, /*finalize=*/false);
-      }
-      continue;
-    }
-    Define(e->object->Parse());
-    auto it = defined_.find(name);
-    if (it != defined_.end() && it->second.terminating) {
-      bool has_finalizer = false;
-      if (auto f = meta.find("finalizers"); f != meta.end() && f->is_array()) {
-        for (const json& x : *f) has_finalizer |= x == kCleanupFinalizer;
-      }
-      if (has_finalizer) to_clean.push_back(name);
-    }
-  }
-  for (const std::string& name : to_clean) {
-    if (auto it = defined_.find(name); it != defined_.end()) {
-      CleanUp(name, it->second.storage, /*finalize=*/true);
-    }
-  }
-  if (!to_clean.empty()) {
-    // The cleanup's own writes (the finalizer removed, the definition gone).
-    events.clear();
-    watch_->Drain(&events);
+  // Until nothing is left: a cleanup's own writes (the finalizer removed, the definition gone)
+  // come back as events of the next round.
+  for (std::vector<EventPtr> events; watch_->Drain(&events) && !events.empty(); events.clear()) {
+    std::vector<std::string> to_clean;
     for (const EventPtr& e : events) {
-      const json& meta = e->object->view["metadata"];
+      static const json kNoMeta = json::object();
+      const json* meta_p = Member(e->object->view, "metadata");
+      const json& meta = meta_p != nullptr ? *meta_p : kNoMeta;
       const std::string name = Str(meta, "name");
       if (e->type == EventType::kDeleted) {
-        defined_.erase(name);
-      } else {
-        Define(e->object->Parse());
+        // Removed without the finalizer's work (a deletecollection): its resources go too.
+        if (auto it = defined_.find(name); it != defined_.end()) {
+          const Resource* storage = it->second.storage;
+          defined_.erase(it);
+          CleanUp(name, storage, /*finalize=*/false);
+        }
+        continue;
+      }
+      Define(e->object->Parse());
+      auto it = defined_.find(name);
+      if (it == defined_.end() || !it->second.terminating) continue;
+      if (auto f = meta.find("finalizers"); f != meta.end() && f->is_array()) {
+        for (const json& x : *f) {
+          if (x == kCleanupFinalizer) to_clean.push_back(name);
+        }
+      }
+    }
+    for (const std::string& name : to_clean) {
+      if (auto it = defined_.find(name); it != defined_.end()) {
+        CleanUp(name, it->second.storage, /*finalize=*/true);
       }
     }
   }

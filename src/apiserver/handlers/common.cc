@@ -419,12 +419,15 @@ void Context::SendObject(int code, const ObjectPtr& o) {
 
 void Context::Fail(const Status& s) { SendError(w, FromStatus(s, &res, r.name), r.Headers()); }
 
-std::optional<ApiError> Context::NamespaceTerminating(const std::string& ns,
-                                                      const std::string& name) const {
+std::optional<ApiError> Context::NamespaceRefusal(const std::string& ns,
+                                                  const std::string& name) const {
   if (!res.namespaced || ns.empty()) return std::nullopt;
   const Resource* nsr = FindResource("", "v1", "namespaces");
-  auto got = store.Get(*nsr, "", ns);
-  if (!got.ok() || Str((*got)->view, "status", "phase") != "Terminating") return std::nullopt;
+  auto got = store.Get(*nsr, "", ns);  // one read for both rules
+  if (!got.ok()) {
+    return ApiError{404, "NotFound", "namespaces \"" + ns + "\" not found", Details(nsr, ns)};
+  }
+  if (Str((*got)->view, "status", "phase") != "Terminating") return std::nullopt;
   json details = Details(&res, name);
   details["causes"] = json::array({{{"reason", "NamespaceTerminating"},
                                     {"message", "namespace " + ns + " is being terminated"},
@@ -434,12 +437,6 @@ std::optional<ApiError> Context::NamespaceTerminating(const std::string& ns,
                       " is forbidden: unable to create new content in namespace " + ns +
                       " because it is being terminated",
                   details};
-}
-
-bool Context::NamespaceExists(const std::string& ns) const {
-  if (!res.namespaced || ns.empty()) return true;
-  const Resource* nsr = FindResource("", "v1", "namespaces");
-  return store.Get(*nsr, "", ns).ok();
 }
 
 }  // namespace tidepool::apiserver::handlers

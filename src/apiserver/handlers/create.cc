@@ -90,12 +90,7 @@ void HandleCreate(Context& c) {
   api::FieldErrors errors;
   if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return c.Fail(s);
   if (!errors.empty()) return SendError(c.w, Invalid(res, name, errors), c.r.Headers());
-  if (auto e = c.NamespaceTerminating(ns, name)) return SendError(c.w, *e, c.r.Headers());
-  if (!c.NamespaceExists(ns)) {
-    const Resource* nsr = FindResource("", "v1", "namespaces");
-    return SendError(c.w,
-                     {404, "NotFound", "namespaces \"" + ns + "\" not found", Details(nsr, ns)});
-  }
+  if (auto e = c.NamespaceRefusal(ns, name)) return SendError(c.w, *e, c.r.Headers());
   if (auto e = CheckLimitRanges(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   if (auto e = AdmitQuota(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   obj["metadata"].erase("resourceVersion");

@@ -188,13 +188,10 @@ struct Context {
   void SendObject(int code, const ObjectPtr& o);
   // `s` as kube's Status for this resource and the request's name, with its warnings.
   void Fail(const Status& s);
-  // Namespaced writes need an existing namespace (kube's NamespaceLifecycle admission).
-  bool NamespaceExists(const std::string& ns) const;
-  // NamespaceLifecycle's refusal of a create in a namespace being deleted (403 Forbidden,
-  // "unable to create new content in namespace x because it is being terminated"); nullopt
-  // when `ns` is not terminating.
-  std::optional<ApiError> NamespaceTerminating(const std::string& ns,
-                                               const std::string& name) const;
+  // NamespaceLifecycle admission of a namespaced create: a namespace that does not exist is a
+  // 404 (`namespaces "x" not found`), one being deleted a 403 ("unable to create new content
+  // in namespace x because it is being terminated"); nullopt when the create may go on.
+  std::optional<ApiError> NamespaceRefusal(const std::string& ns, const std::string& name) const;
 };
 
 // ---- The handlers -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 // validating half holds every container (Container items) and the pod as a whole (Pod items)
 // to `min` and `max`, with kube's texts. PersistentVolumeClaim items are not applied.
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "api/codec/json_codec.h"
@@ -25,44 +26,24 @@ const Resource& LimitRangeResource() {
 
 bool IsPods(const Resource& r) { return r.group.empty() && r.resource == "pods"; }
 
-// The LimitRanges' items of `type`, in the store's order.
-std::vector<json> Items(const ObjectStore& store, const std::string& ns, const char* type) {
-  std::vector<json> out;
+// The LimitRanges' items by type ("Container", "Pod", ...), in the store's order.
+std::map<std::string, std::vector<json>> Items(const ObjectStore& store, const std::string& ns) {
+  std::map<std::string, std::vector<json>> out;
   for (const ObjectPtr& o : store.List(LimitRangeResource(), ns).items) {
     const json lr = o->Parse();
     const json* spec = Member(lr, "spec");
     const json* limits = spec != nullptr ? Member(*spec, "limits") : nullptr;
     if (limits == nullptr || !limits->is_array()) continue;
-    for (const json& item : *limits) {
-      if (Str(item, "type") == type) out.push_back(item);
-    }
+    for (const json& item : *limits) out[Str(item, "type")].push_back(item);
   }
   return out;
 }
 
-// A LimitRange item's list as the API defaults it (SetDefaults_LimitRangeItem): a Container
-// item's default from max, defaultRequest from default, then from min.
+// A LimitRange item's list ("default", "defaultRequest", "min", "max"); the API stored the
+// item defaulted (validation::DefaultLimitRange), so default and defaultRequest are complete.
 json ItemList(const json& item, const char* key) {
   const json* v = Member(item, key);
-  json out = v != nullptr && v->is_object() ? *v : json::object();
-  if (Str(item, "type") != "Container") return out;
-  auto fill = [&](json& into, const char* from) {
-    const json* f = Member(item, from);
-    if (f == nullptr || !f->is_object()) return;
-    for (auto it = f->begin(); it != f->end(); ++it) {
-      if (!into.contains(it.key())) into[it.key()] = *it;
-    }
-  };
-  const std::string k = key;
-  if (k == "default") fill(out, "max");
-  if (k == "defaultRequest") {
-    json def = ItemList(item, "default");
-    for (auto it = def.begin(); it != def.end(); ++it) {
-      if (!out.contains(it.key())) out[it.key()] = *it;
-    }
-    fill(out, "min");
-  }
-  return out;
+  return v != nullptr && v->is_object() ? *v : json::object();
 }
 
 std::optional<api::Quantity> QuantityOf(const json& v) {
@@ -149,7 +130,8 @@ void CheckItem(const json& item, const std::string& kind, const api::ResourceLis
 bool ApplyLimitRanges(Context& c, json& pod, const std::string& ns) {
   if (!IsPods(StorageOf(c.res)) || ns.empty()) return false;
   json limits = json::object(), requests = json::object();
-  for (const json& item : Items(c.store, ns, "Container")) {
+  auto items = Items(c.store, ns);  // a local: the loop below reads into it
+  for (const json& item : items["Container"]) {
     for (auto [from, into] :
          {std::pair{"default", &limits}, std::pair{"defaultRequest", &requests}}) {
       const json list = ItemList(item, from);
@@ -191,8 +173,9 @@ bool ApplyLimitRanges(Context& c, json& pod, const std::string& ns) {
 std::optional<ApiError> CheckLimitRanges(Context& c, const json& obj, const std::string& ns,
                                          const std::string& name) {
   if (!IsPods(StorageOf(c.res)) || ns.empty()) return std::nullopt;
-  const std::vector<json> containers = Items(c.store, ns, "Container");
-  const std::vector<json> pods = Items(c.store, ns, "Pod");
+  auto items = Items(c.store, ns);
+  const std::vector<json>& containers = items["Container"];
+  const std::vector<json>& pods = items["Pod"];
   if (containers.empty() && pods.empty()) return std::nullopt;
   auto pod = api::codec::PodFromJson(obj);
   if (!pod.ok()) return std::nullopt;

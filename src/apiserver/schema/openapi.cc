@@ -46,16 +46,9 @@ void CollectRefs(const json& schema, std::vector<std::string>* out) {
 
 }  // namespace
 
-json OpenApiComponents(const std::vector<std::string>& kinds) {
-  const json& doc = Embedded();
-  const json& definitions = doc["definitions"];
-  const json& by_kind = doc["kinds"];
+json OpenApiDefinitions(std::vector<std::string> pending) {
+  const json& definitions = Embedded()["definitions"];
   json out = json::object();
-  std::vector<std::string> pending;
-  for (const std::string& k : kinds) {
-    auto it = by_kind.find(k);
-    if (it != by_kind.end() && it->is_string()) pending.push_back(it->get<std::string>());
-  }
   std::set<std::string> seen;
   while (!pending.empty()) {
     const std::string name = std::move(pending.back());
@@ -67,6 +60,16 @@ json OpenApiComponents(const std::vector<std::string>& kinds) {
     CollectRefs(*def, &pending);
   }
   return out;
+}
+
+json OpenApiComponents(const std::vector<std::string>& kinds) {
+  const json& by_kind = Embedded()["kinds"];
+  std::vector<std::string> names;
+  for (const std::string& k : kinds) {
+    auto it = by_kind.find(k);
+    if (it != by_kind.end() && it->is_string()) names.push_back(it->get<std::string>());
+  }
+  return OpenApiDefinitions(std::move(names));
 }
 
 }  // namespace tidepool::apiserver::schema

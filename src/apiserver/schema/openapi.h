@@ -22,5 +22,8 @@ namespace tidepool::apiserver::schema {
 // definitions and every definition they reference, transitively. Kinds the file does not
 // describe are skipped.
 nlohmann::json OpenApiComponents(const std::vector<std::string>& kinds);
+// The same for definitions named directly ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":
+// what a custom resource's schema refers to).
+nlohmann::json OpenApiDefinitions(std::vector<std::string> names);
 
 }  // namespace tidepool::apiserver::schema

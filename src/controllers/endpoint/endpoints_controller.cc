@@ -111,12 +111,10 @@ EndpointsController::EndpointsController(const client::RestClient& client, const
     }
     EnqueueMatching(ns, labels);
   };
-  pods_->AddEventHandlers({[on_pod](const client::ObjectRef& o, bool) { on_pod(o, false); },
-                           [on_pod](const client::ObjectRef& old, const client::ObjectRef& o) {
-                             on_pod(o, false);
-                             (void)old;
-                           },
-                           [on_pod](const client::ObjectRef& o, bool) { on_pod(o, true); }});
+  pods_->AddEventHandlers(
+      {[on_pod](const client::ObjectRef& o, bool) { on_pod(o, false); },
+       [on_pod](const client::ObjectRef&, const client::ObjectRef& o) { on_pod(o, false); },
+       [on_pod](const client::ObjectRef& o, bool) { on_pod(o, true); }});
 }
 
 EndpointsController::~EndpointsController() { Stop(); }
@@ -162,7 +160,6 @@ json EndpointsController::SubsetsLocked(const json& service) const {
   for (const auto& [key, pod] : pods_by_key_) {
     if (pod.ns != ns || !pod.serving || !Matches(selector, pod.labels)) continue;
     json resolved = json::array();
-    bool all = true;
     if (ports.is_array()) {
       for (const json& p : ports) {
         const json& target = Member(p, "targetPort");
@@ -171,10 +168,7 @@ json EndpointsController::SubsetsLocked(const json& service) const {
           port = target.get<int64_t>();
         } else if (target.is_string()) {
           auto it = pod.named_ports.find(target.get<std::string>());
-          if (it == pod.named_ports.end()) {
-            all = false;
-            continue;
-          }
+          if (it == pod.named_ports.end()) continue;  // the pod does not serve this port
           port = it->second;
         } else if (Member(p, "port").is_number_integer()) {
           port = Member(p, "port").get<int64_t>();
@@ -186,7 +180,6 @@ json EndpointsController::SubsetsLocked(const json& service) const {
         resolved.push_back(ep);
       }
     }
-    (void)all;
     const std::string sig = resolved.dump();
     auto it =
         std::find_if(subsets.begin(), subsets.end(), [&](const auto& s) { return s.first == sig; });
