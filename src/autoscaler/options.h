@@ -89,6 +89,10 @@ struct AutoscalingOptions {
   // Status.
   bool write_status_configmap = true;                       // --write-status-configmap
   std::string status_config_map_name = "cluster-autoscaler-status";  // --status-config-map-name
+  // tidepool's, not a flag: false writes the status ConfigMap only when something other than
+  // its `time` changed (CA restamps it every loop; `tidepool simulate`'s default, where
+  // nothing reads it between changes: sim/scenario.h `heartbeats`).
+  bool status_heartbeat = true;
 
   // Every Duration member above, once, by flag name (common/speed.h). All are the emulated
   // cluster's time in `tidepool up`; `tidepool autoscale` runs them on the real clock and has

@@ -71,6 +71,16 @@ void EmbeddedAutoscaler::ScheduleNext(TimePoint at) {
   });
 }
 
+bool EmbeddedAutoscaler::StatusChanged(const std::string& status) const {
+  if (options_.status_heartbeat) return status != last_status_;
+  // Without the first line, `time: ...` (autoscaler.h's StatusYaml).
+  const auto body = [](std::string_view s) {
+    const size_t nl = s.find('\n');
+    return nl == std::string_view::npos ? s : s.substr(nl + 1);
+  };
+  return last_status_.empty() || body(status) != body(last_status_);
+}
+
 void EmbeddedAutoscaler::RunLoop() {
   const TimePoint now = timers_.clock().Now();
   if (!cache_.HasSynced()) {
@@ -83,7 +93,7 @@ void EmbeddedAutoscaler::RunLoop() {
   if (!s.ok()) log_.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
   if (options_.write_status_configmap) {
     const std::string status = engine_->StatusYaml();
-    if (!status.empty() && status != last_status_) {
+    if (!status.empty() && StatusChanged(status)) {
       Status w = WriteStatusConfigMap(kube_, "kube-system", options_.status_config_map_name,
                                       status, now);
       if (w.ok()) {

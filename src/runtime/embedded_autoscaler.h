@@ -67,6 +67,8 @@ class EmbeddedAutoscaler {
                      TimerService* executor);
   void RunLoop();
   void ScheduleNext(TimePoint at);
+  // Whether `status` is to be written (options_.status_heartbeat).
+  bool StatusChanged(const std::string& status) const;
 
   const autoscaler::AutoscalingOptions options_;
   TimerService& timers_;

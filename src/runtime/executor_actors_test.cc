@@ -98,9 +98,9 @@ class DrivenCluster {
                                            scheduler::SchedulingQueueOptions{}, nullptr, 1,
                                            &factory_, &queue_);
   }
-  std::unique_ptr<KubeKubelets> MakeKubelets() {
-    return std::make_unique<KubeKubelets>(client_, queue_.clock(), kubelet::KubeletOptions{},
-                                          nullptr, 2, &factory_, &queue_);
+  std::unique_ptr<KubeKubelets> MakeKubelets(kubelet::KubeletOptions o = {}) {
+    return std::make_unique<KubeKubelets>(client_, queue_.clock(), o, nullptr, 2, &factory_,
+                                          &queue_);
   }
   // Starts the factory's informers: the driver lists each at the queue's now.
   void StartFeed() {
@@ -244,6 +244,29 @@ TEST(ExecutorActorsTest, KubeletsRunABoundPodAndKeepTheNodesLeaseOnTheSimulatedC
   EXPECT_TRUE(c.queue_.Empty());
 }
 
+TEST(ExecutorActorsTest, KubeletsWithoutHeartbeatsWriteTheLeaseAndTheHeartbeatOnce) {
+  DrivenCluster c;
+  c.CreateNode(Node("n1"));
+  kubelet::KubeletOptions o;
+  o.heartbeats = false;
+  auto kubelets = c.MakeKubelets(o);
+  kubelets->Start();
+  c.StartFeed();
+  c.RunFor(seconds(1));
+  const std::string lease_path =
+      ResourcePath("coordination.k8s.io", "v1", "leases", "kube-node-lease", "n1");
+  const std::string node_path = ResourcePath("", "v1", "nodes", "", "n1");
+  const json lease = c.Get(lease_path);
+  ASSERT_TRUE(lease.is_object());
+  const json node = c.Get(node_path);
+  EXPECT_FALSE(node["status"]["conditions"][0].value("lastHeartbeatTime", "").empty());
+  c.RunFor(minutes(11));
+  EXPECT_EQ(c.Get(lease_path), lease);  // not renewed: same object, same resourceVersion
+  EXPECT_EQ(c.Get(node_path), node);    // no status report either
+  kubelets.reset();
+  EXPECT_TRUE(c.queue_.Empty());
+}
+
 TEST(ExecutorActorsTest, TheEventRecorderPostsOnTheExecutorAndCorrelatesRepeats) {
   DrivenCluster c;
   const size_t threads = Threads();
@@ -357,6 +380,42 @@ TEST(ExecutorActorsTest, TheEmbeddedAutoscalerScalesUpForAPodTheSchedulerCouldNo
   (*a)->Stop();
   sched->Stop();
   EXPECT_TRUE(c.queue_.Empty());
+}
+
+TEST(ExecutorActorsTest, TheStatusConfigMapIsRestampedEveryLoopOnlyWithHeartbeats) {
+  // CA writes its status with the loop's `time` every loop; without status_heartbeat the
+  // ConfigMap is written when anything else in it changes.
+  for (const bool heartbeat : {true, false}) {
+    SCOPED_TRACE(heartbeat);
+    DrivenCluster c;
+    ::tidepool::testing::FakeCloudProvider cloud;
+    cloud.AddGroup("gpu-pool", 0, 5, 0,
+                   ::tidepool::testing::MakeNode("t")
+                       .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
+                       .Obj());
+    log::Logger logger("cluster-autoscaler", c.queue_.clock(), false);
+    c.CreateNode(Node("cpu-1", "0"));
+    autoscaler::AutoscalingOptions o;
+    o.status_heartbeat = heartbeat;
+    auto a = EmbeddedAutoscaler::Create(o, c.transport_, cloud, c.queue_, c.queue_.clock(),
+                                        logger, 3, &c.factory_, &c.queue_);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    (*a)->Start();
+    c.StartFeed();
+    const std::string path =
+        ResourcePath("", "v1", "configmaps", "kube-system", "cluster-autoscaler-status");
+    c.RunFor(seconds(1));
+    const json first = c.Get(path);
+    ASSERT_TRUE(first.is_object());
+    c.RunFor(seconds(30));
+    const json later = c.Get(path);
+    EXPECT_EQ((*a)->loops(), 4u);
+    EXPECT_EQ(later == first, !heartbeat) << later.dump();
+    if (heartbeat) {
+      EXPECT_NE(later["data"]["status"], first["data"]["status"]);  // a new `time:`
+    }
+    (*a)->Stop();
+  }
 }
 
 // A scheduler and the kubelets together: pending pods bound, run, their node's Lease renewed -

@@ -241,6 +241,7 @@ void KubeKubelets::RenewLease(const std::string& name) {
                        {{"node", name}, {"err", written.status().ToString()}});
     }
   }
+  if (!options_.heartbeats) return;
   beat.lease_timer = node_timers_.ScheduleAfter(Jittered(options_.node_lease_renew_interval),
                                                 [this, name] { RenewLease(name); });
 }
@@ -257,6 +258,7 @@ void KubeKubelets::ReportNodeStatus(const std::string& name) {
                        {{"node", name}, {"err", r.ToString()}});
     }
   }
+  if (!options_.heartbeats) return;
   it->second.status_timer = node_timers_.ScheduleAfter(options_.node_status_report_frequency,
                                                        [this, name] { ReportNodeStatus(name); });
 }

@@ -547,8 +547,11 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
 Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, Scenario& sc) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(
       root, "",
-      {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline", "runFor"}));
+      {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline", "runFor",
+       "heartbeats"}));
   WorldOptions& w = sc.world;
+  // A simulation writes no heartbeats unless asked (`heartbeats: true`).
+  bool heartbeats = use != ScenarioUse::kSimulation;
   bool has_run_for = false;
   for (const auto& [k, v] : root.items()) {
     if (k == "seed") {
@@ -568,6 +571,8 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       }
     } else if (k == "autoscaler") {
       TIDEPOOL_RETURN_IF_ERROR(ParseAutoscaler(v, k, w));
+    } else if (k == "heartbeats") {
+      TIDEPOOL_ASSIGN_OR_RETURN(heartbeats, GetBool(v, k));
     } else if (k == "kubelet") {
       TIDEPOOL_RETURN_IF_ERROR(ParseKubelet(v, k, w.kubelet));
     } else if (k == "cloud") {
@@ -601,6 +606,8 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       has_run_for = true;
     }
   }
+  w.kubelet.heartbeats = heartbeats;
+  w.autoscaling.status_heartbeat = heartbeats;
   if (use == ScenarioUse::kClusterConfig && !sc.timeline.empty()) {
     return Err("timeline",
                "not supported by tidepool up (use kubectl and gcloud, or tidepool "

@@ -10,6 +10,13 @@
 // Format (every section but nodePools and runFor is optional; defaults shown):
 //
 //   seed: 1                            # every random draw derives from it
+//   heartbeats: false                  # periodic writes only a reader of the live cluster
+//                                      #   needs: kubelets renew Leases and report node status
+//                                      #   (kubelet/pod_lifecycle.h), the autoscaler restamps
+//                                      #   its status ConfigMap every loop. Nothing in a
+//                                      #   simulation reads them, so off unless asked (each is
+//                                      #   written once, and again when its content changes);
+//                                      #   `tidepool up` always writes them
 //   cluster:
 //     project: tidepool-local
 //     name: tidepool

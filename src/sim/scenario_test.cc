@@ -70,7 +70,9 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
   const std::vector<Case> cases = {
       {"unknown top-level field", pools + "runFor: 1m\nrunfor: 2m\n",
        "s.yaml: runfor: unknown field (known: seed, cluster, autoscaler, kubelet, cloud, "
-       "nodePools, timeline, runFor)"},
+       "nodePools, timeline, runFor, heartbeats)"},
+      {"heartbeats is a bool", pools + "runFor: 1m\nheartbeats: often\n",
+       "s.yaml: heartbeats: expected boolean, got string \"often\""},
       {"runFor is required", pools, "s.yaml: runFor: required (how long to simulate, e.g. 35m)"},
       {"node pools are required", "runFor: 1m\n",
        "s.yaml: nodePools: required (at least the cluster's default-pool)"},
@@ -233,6 +235,28 @@ TEST(ScenarioTest, AClusterConfigNeedsNoRunForAndRefusesATimeline) {
   EXPECT_EQ(timeline.status().message(),
             "c.yaml: timeline: not supported by tidepool up (use kubectl and gcloud, or tidepool "
             "simulate)");
+}
+
+TEST(ScenarioTest, HeartbeatsAreOffInASimulationUnlessAsked) {
+  const std::string base = "nodePools: [{name: default-pool, machineType: e2-standard-4}]\n";
+  struct Case {
+    std::string yaml;
+    ScenarioUse use;
+    bool heartbeats;
+  };
+  const std::vector<Case> cases = {
+      {base + "runFor: 1m\n", ScenarioUse::kSimulation, false},
+      {base + "runFor: 1m\nheartbeats: true\n", ScenarioUse::kSimulation, true},
+      {base, ScenarioUse::kClusterConfig, true},
+      {base + "heartbeats: false\n", ScenarioUse::kClusterConfig, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.yaml);
+    auto sc = ParseScenario(c.yaml, "s.yaml", "", c.use);
+    ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+    EXPECT_EQ(sc->world.kubelet.heartbeats, c.heartbeats);
+    EXPECT_EQ(sc->world.autoscaling.status_heartbeat, c.heartbeats);
+  }
 }
 
 TEST(ScenarioTest, AutoscalerFlagsMapToTheOptions) {

@@ -44,7 +44,8 @@ class Autoscaler {
   // Where the loop reports its metrics; nullptr (the default): nowhere. Not owned.
   virtual void SetMetrics(Metrics* metrics) = 0;
 
-  // CA's status ConfigMap `data.status` (YAML), as of the last loop.
+  // CA's status ConfigMap `data.status` (YAML), as of the last loop; its first line is
+  // `time: <the loop's time>`.
   virtual std::string StatusYaml() const = 0;
 };
 
