@@ -37,12 +37,23 @@ int main(int argc, char** argv) {
       "timeline of kubectl/gcloud actions) on virtual time and print what a person would see: "
       "pods, nodes, events, the autoscaler's log and node pool sizes, stamped with the simulated "
       "time since the start");
+  sim->footer(
+      "A scenario's `trace:` replays a real cluster's trace (Alibaba's DLRM serving trace, the "
+      "openb pod lists, or a CSV: arrival, duration or end, cpu, memory, gpus, gpuModel, "
+      "class, ...) as pods; see src/sim/trace.h and the README. Pods run for their annotation "
+      "tidepool.dev/duration (a Go duration) or their container's `sleep N`.");
   sim->add_option("scenario", simulate.scenario,
                   "Scenario YAML, e.g. examples/seed-walkthrough.yaml")
       ->required();
-  sim->add_option("-o,--output", simulate.output, "Output format: text or json")
-      ->check(CLI::IsMember({"text", "json"}))
+  sim->add_option("-o,--output", simulate.output,
+                  "Output format: text, json (the same entries as data) or csv (the summary, one "
+                  "number per row: section,name,metric,value)")
+      ->check(CLI::IsMember({"text", "json", "csv"}))
       ->default_val("text");
+  sim->add_flag("--summary", simulate.summary_only,
+                "Print only the end-of-run summary (cost per pool, GPU-hours allocated and "
+                "provisioned, pending-time percentiles per class, pods never scheduled and why, "
+                "provisioning times) and the trace's line, not every change");
   CLI::Option* seed_opt = sim->add_option("--seed", seed, "Random seed (overrides the scenario's)");
   CLI::Option* until_opt = sim->add_option(
       "--until", until, "How long to simulate, a Go duration such as 35m (overrides runFor)");

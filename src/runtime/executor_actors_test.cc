@@ -267,6 +267,32 @@ TEST(ExecutorActorsTest, KubeletsWithoutHeartbeatsWriteTheLeaseAndTheHeartbeatOn
   EXPECT_TRUE(c.queue_.Empty());
 }
 
+TEST(ExecutorActorsTest, TheEventRecorderWrites25EventsOfAnObjectThenOneEvery5Minutes) {
+  // A pod the autoscaler cannot help: NotTriggerScaleUp every 10 s for an hour. client-go's
+  // spam filter writes 25, then one per 300 s; every repeat is counted in the written event.
+  DrivenCluster c;
+  const autoscaler::ObjectRef pod{"Pod", "default", "p", "uid-1"};
+  {
+    KubeEventRecorder rec(c.client_, c.queue_.clock(), "cluster-autoscaler", nullptr, &c.queue_);
+    for (int i = 0; i < 360; ++i) {
+      // A new message every 20 events (as node counts change): a new event object.
+      rec.Event(pod, "Normal", "NotTriggerScaleUp", "m" + std::to_string(i / 20));
+      c.RunFor(seconds(10));
+    }
+    // Written: the burst of 25 (0 s to 240 s), then one per token, a token per 300 s: at
+    // 300 s, 600 s, ..., 3,300 s (11 more).
+    EXPECT_EQ(rec.posted(), 360u);  // every event handled...
+    EXPECT_EQ(rec.filtered(), 360u - 36u);  // ...36 written
+  }
+  const json list = c.Get(ResourcePath("", "v1", "events", "default"));
+  int64_t counted = 0;
+  for (const json& e : list["items"]) counted += e.value("count", 0);
+  // Messages m0 and m1 (written whole, 20 and 5 of the burst), then some of the later ones:
+  // the counts written are at most the events recorded.
+  EXPECT_LE(counted, 360);
+  EXPECT_GE(counted, 25);
+}
+
 TEST(ExecutorActorsTest, TheEventRecorderPostsOnTheExecutorAndCorrelatesRepeats) {
   DrivenCluster c;
   const size_t threads = Threads();

@@ -610,7 +610,24 @@ void KubeEventRecorder::Post(const Pending& p) {
     if (old != seen_.end() && old->second.last == expiry_.front().first) seen_.erase(old);
     expiry_.pop_front();
   }
+  // client-go's EventCorrelator: the repeat is counted, then the spam filter may skip the
+  // write (the next written repeat carries the count).
+  const bool allowed =
+      spam_.Allow(component_ + "/" + p.host + "/" + p.object.kind + "/" + p.object.namespace_ +
+                      "/" + p.object.name + "/" + p.object.uid + "/" + p.type,
+                  p.at);
   auto it = seen_.find(key);
+  if (it != seen_.end() && !allowed) {
+    ++it->second.count;
+    it->second.last = p.at;
+    expiry_.emplace_back(p.at, key);
+    ++filtered_;
+    return;
+  }
+  if (!allowed) {
+    ++filtered_;
+    return;
+  }
   if (it != seen_.end()) {
     Seen& s = it->second;
     client::RestRequest req;

@@ -22,7 +22,9 @@
 //                      on the API; a queue of at most 1,000 events, as client-go's broadcaster,
 //                      drops the excess); a repeat of the same event (object, type, reason,
 //                      message) within 10 minutes patches count and lastTimestamp instead
-//                      (client-go's EventCorrelator). With an executor (simulate): no thread;
+//                      (client-go's EventCorrelator), and its spam filter writes at most 25
+//                      events per source and object, then one per 5 minutes
+//                      (event_spam_filter.h). With an executor (simulate): no thread;
 //                      each event is posted by a callback on the executor at the time it was
 //                      recorded (not synchronously: a caller inside an informer handler or a
 //                      scheduling cycle makes no API write itself), at most 1,000 waiting.
@@ -56,6 +58,7 @@
 #include "common/actor_timers.h"
 #include "common/log.h"
 #include "common/timer_service.h"
+#include "runtime/event_spam_filter.h"
 
 namespace tidepool::runtime {
 
@@ -196,6 +199,9 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   void Flush();
   uint64_t posted() const;
   uint64_t dropped() const;
+  // Events the spam filter did not write (event_spam_filter.h). From the worker's thread (or
+  // the executor's).
+  uint64_t filtered() const { return filtered_; }
 
  private:
   struct Pending {
@@ -226,6 +232,8 @@ class KubeEventRecorder final : public autoscaler::EventRecorder {
   uint64_t posted_ = 0;
   uint64_t dropped_ = 0;
   std::map<std::string, Seen> seen_;  // only the worker touches it
+  EventSpamFilter spam_;              // the worker's too
+  uint64_t filtered_ = 0;             // events the spam filter kept from being written
   // (last time, key) of every post, oldest first: when each entry of seen_ may expire.
   std::deque<std::pair<TimePoint, std::string>> expiry_;
   // The instant the last new event's name was made of: names use a clock that always moves on

@@ -9,6 +9,7 @@
 
 #include "apiserver/resources.h"
 #include "client/rest_client.h"
+#include "common/random.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -365,6 +366,70 @@ void RunAction(SimCluster& c, const sim::WorldOptions& w, const sim::ScenarioAct
   }
 }
 
+// A trace's pod: created at its arrival (with kubectl's identity, as `kubectl create` would,
+// without a command line on the timeline: a trace has thousands), deleted at its end. A
+// refused create is on the timeline ("trace   pod/x not created: ...").
+void CreateTracePod(SimCluster& c, const nlohmann::json& pod, const std::string& ns) {
+  client::RestResult r =
+      c.kubectl().CreateResult(client::ResourcePath("", "v1", "pods", ns), pod);
+  if (!r.ok()) {
+    const std::string name = pod["metadata"].value("name", "");
+    c.timeline().Add(c.Now(), "trace", "pod/" + name,
+                     "trace   pod/" + name + " not created: " + std::string(r.status.message()),
+                     {{"name", name}, {"error", std::string(r.status.message())}});
+  }
+}
+
+void DeleteTracePod(SimCluster& c, const std::string& name, const std::string& ns) {
+  (void)c.kubectl().DeleteResult(client::ResourcePath("", "v1", "pods", ns, name),
+                                 json{{"propagationPolicy", "Background"}});
+}
+
+// Schedules the trace's pods that arrive before `end` (since `start`); a line on the timeline
+// says what was read.
+Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t seed,
+                     TimePoint start, Duration end) {
+  TIDEPOOL_ASSIGN_OR_RETURN(sim::Trace trace, sim::LoadTrace(options, seed));
+  if (options.namespace_ != "default") {
+    const json ns = {{"apiVersion", "v1"},
+                     {"kind", "Namespace"},
+                     {"metadata", {{"name", options.namespace_}}}};
+    (void)c->kubectl().CreateResult("/api/v1/namespaces", ns);
+  }
+  int64_t scheduled = 0;
+  for (const sim::TraceRow& row : trace.rows) {
+    if (row.arrival > end) break;
+    ++scheduled;
+    auto pod = std::make_shared<const json>(sim::TracePod(row, options));
+    const std::string ns = options.namespace_;
+    c->queue().ScheduleAt(start + row.arrival, [c, pod, ns] { CreateTracePod(*c, *pod, ns); });
+    if (row.end.has_value() && *row.end <= end) {
+      const std::string name = row.name;
+      c->queue().ScheduleAt(start + *row.end, [c, name, ns] { DeleteTracePod(*c, name, ns); });
+    }
+  }
+  std::string text = "trace   " + options.file + " (" + trace.format + "): " +
+                     std::to_string(trace.rows_read) + " rows, " +
+                     std::to_string(trace.rows.size()) + " pods after sampling, " +
+                     std::to_string(scheduled) + " arriving before the end";
+  if (trace.shared_gpu_rows > 0) {
+    text += "; " + std::to_string(trace.shared_gpu_rows) +
+            " asked for a share of a GPU and get a whole one";
+  }
+  for (const auto& [model, n] : trace.unmapped_gpu_models) {
+    text += "; GPU model " + model + " (" + std::to_string(n) +
+            " pods) not in gpuModels: any GPU node";
+  }
+  c->timeline().Add(c->Now(), "trace", "trace", text,
+                    {{"file", options.file},
+                     {"format", trace.format},
+                     {"rows", trace.rows_read},
+                     {"pods", static_cast<int64_t>(trace.rows.size())},
+                     {"arriving", scheduled},
+                     {"sharedGpuRows", trace.shared_gpu_rows}});
+  return OkStatus();
+}
+
 }  // namespace
 
 StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
@@ -381,7 +446,12 @@ StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
     auto action = std::make_shared<const sim::ScenarioAction>(a);
     c->queue().ScheduleAt(start + a.at, [c, world, action] { RunAction(*c, *world, *action); });
   }
-  c->RunUntil(start + until.value_or(scenario.run_for));
+  const Duration end = until.value_or(scenario.run_for);
+  if (scenario.trace.has_value()) {
+    TIDEPOOL_RETURN_IF_ERROR(
+        ScheduleTrace(c, *scenario.trace, SubSeed(scenario.world.seed, 1), start, end));
+  }
+  c->RunUntil(start + end);
   c->recorder().RecordSummary(scenario.world.seed, c->feed().Pods());
   return cluster;
 }

@@ -9,8 +9,8 @@
 namespace tidepool::runtime {
 
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.output != "text" && options.output != "json") {
-    err << "error: --output must be text or json, got \"" << options.output << "\"\n";
+  if (options.output != "text" && options.output != "json" && options.output != "csv") {
+    err << "error: --output must be text, json or csv, got \"" << options.output << "\"\n";
     return 2;
   }
   std::optional<Duration> until;
@@ -50,7 +50,11 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   sim::Timeline& timeline = (*cluster)->timeline();
   if (options.output == "json") {
-    out << timeline.ToJson();
+    out << timeline.ToJson(options.summary_only);
+    return 0;
+  }
+  if (options.output == "csv") {
+    out << timeline.SummaryCsv();
     return 0;
   }
   const sim::WorldOptions& w = scenario->world;
@@ -58,7 +62,7 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
       << FormatGoDuration(run_for) << " of virtual time from " << FormatRfc3339(w.start)
       << "; cluster " << w.cluster << " (project " << w.project << ", zone " << w.zone << ")"
       << (w.autoscaler ? "" : "; autoscaler off") << "\n";
-  out << timeline.ToText();
+  out << timeline.ToText(options.summary_only);
   return 0;
 }
 

@@ -166,7 +166,7 @@ TEST(SimulateCommandTest, Errors) {
        "error: open /nonexistent.yaml: no such file or directory\n"},
       {"invalid scenario", {bad}, 1, "error: " + bad + ": foo: unknown field"},
       {"a pool the cloud refuses", {pool}, 1, "error: " + pool + ": node pool \"p\": "},
-      {"bad output", {kExample, "yaml"}, 2, "error: --output must be text or json, got \"yaml\"\n"},
+      {"bad output", {kExample, "yaml"}, 2, "error: --output must be text, json or csv, got \"yaml\"\n"},
       {"bad until",
        {kExample, "text", std::nullopt, "forever"},
        2,

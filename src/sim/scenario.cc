@@ -544,11 +544,51 @@ StatusOr<ScenarioAction> ParseAction(const json& j, const std::string& path,
   return a;
 }
 
+StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
+                                         const std::string& base_dir) {
+  TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path,
+                                     {"file", "format", "timeScale", "sample", "loadFactor",
+                                      "namespace", "gpuModels"}));
+  TraceOptions o;
+  for (const auto& [k, v] : j.items()) {
+    const std::string p = Join(path, k);
+    if (k == "file") {
+      TIDEPOOL_ASSIGN_OR_RETURN(std::string file, GetString(v, p));
+      if (file.empty()) return Err(p, "must not be empty");
+      o.file = JoinPath(base_dir, file);
+    } else if (k == "format") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.format, GetString(v, p));
+      if (o.format != "dlrm" && o.format != "openb" && o.format != "csv") {
+        return Err(p, "unknown format \"" + o.format + "\" (known: dlrm, openb, csv)");
+      }
+    } else if (k == "timeScale") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.time_scale, GetNumber(v, p));
+      if (!(o.time_scale > 0)) return Err(p, "must be positive");
+    } else if (k == "sample") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.sample, GetNumber(v, p));
+      if (!(o.sample > 0 && o.sample <= 1)) return Err(p, "must be in (0, 1]");
+    } else if (k == "loadFactor") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.load_factor, GetNumber(v, p));
+      if (!(o.load_factor >= 1 && o.load_factor <= 100)) return Err(p, "must be in [1, 100]");
+    } else if (k == "namespace") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.namespace_, GetString(v, p));
+    } else {
+      if (!v.is_object()) return Err(p, "expected a map of GPU model to accelerator, got " +
+                                            Describe(v));
+      for (const auto& [model, acc] : v.items()) {
+        TIDEPOOL_ASSIGN_OR_RETURN(o.gpu_models[model], GetString(acc, Join(p, model)));
+      }
+    }
+  }
+  if (o.file.empty()) return Err(Join(path, "file"), "required");
+  return o;
+}
+
 Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, Scenario& sc) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(
       root, "",
       {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline", "runFor",
-       "heartbeats"}));
+       "heartbeats", "trace"}));
   WorldOptions& w = sc.world;
   // A simulation writes no heartbeats unless asked (`heartbeats: true`).
   bool heartbeats = use != ScenarioUse::kSimulation;
@@ -571,6 +611,8 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       }
     } else if (k == "autoscaler") {
       TIDEPOOL_RETURN_IF_ERROR(ParseAutoscaler(v, k, w));
+    } else if (k == "trace") {
+      TIDEPOOL_ASSIGN_OR_RETURN(sc.trace, ParseTraceSection(v, k, base_dir));
     } else if (k == "heartbeats") {
       TIDEPOOL_ASSIGN_OR_RETURN(heartbeats, GetBool(v, k));
     } else if (k == "kubelet") {
@@ -608,6 +650,9 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
   }
   w.kubelet.heartbeats = heartbeats;
   w.autoscaling.status_heartbeat = heartbeats;
+  if (use == ScenarioUse::kClusterConfig && sc.trace.has_value()) {
+    return Err("trace", "not supported by tidepool up (use tidepool simulate)");
+  }
   if (use == ScenarioUse::kClusterConfig && !sc.timeline.empty()) {
     return Err("timeline",
                "not supported by tidepool up (use kubectl and gcloud, or tidepool "

@@ -81,6 +81,14 @@
 //     deleteNodePool: l4-pool
 //   - at: 16m
 //     faults: {stockout: []}           # replaces the cloud's faults from now on
+//   trace:                             # a real cluster's trace as workload (sim/trace.h):
+//     file: traces/dlrm.csv            #   each row a pod created at its arrival; relative
+//     format: dlrm                     #   to the scenario; dlrm, openb or csv (default: told
+//     timeScale: 1                     #   by the header); times multiplied by timeScale;
+//     sample: 1                        #   each row kept with probability sample; loadFactor
+//     loadFactor: 1                    #   >= 1 adds copies; pods in `namespace` (default);
+//     namespace: default               #   gpuModels maps the trace's GPU models to GKE
+//     gpuModels: {T4: nvidia-tesla-t4} #   accelerators (the pods' node selector)
 //   runFor: 35m
 //
 // Actions at the same `at` run in file order; an action whose `at` is after runFor would never
@@ -101,6 +109,7 @@
 
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/status_or.h"
+#include "sim/trace.h"
 #include "sim/world_options.h"
 
 namespace tidepool::sim {
@@ -144,6 +153,9 @@ struct Scenario {
   // seed, cluster, node pools, cloud, kubelet, autoscaler.
   WorldOptions world;
   std::vector<ScenarioAction> timeline;
+  // A trace as workload (sim/trace.h): its rows become pods on the timeline. Read when the
+  // scenario runs (its sampling draws from the run's seed).
+  std::optional<TraceOptions> trace;
   Duration run_for{};
 };
 

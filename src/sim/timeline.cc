@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -40,11 +41,16 @@ std::string Money(double v) {
   return buf;
 }
 
-std::string Hours(Duration d) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "%.2f",
-                std::chrono::duration<double, std::ratio<3600>>(d).count());
+std::string Fixed(double v, int decimals = 2) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
   return buf;
+}
+
+// `v` rounded to `decimals` places, for the JSON fields (the text shows the same).
+double Round(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
 }
 
 }  // namespace
@@ -69,17 +75,24 @@ void Timeline::Add(TimePoint at, std::string kind, std::string object, std::stri
   entries_.push_back(std::move(e));
 }
 
-std::string Timeline::ToText() const {
+// What --summary keeps: the summary's figures (not the pods' end states) and the trace's lines.
+bool IsSummary(const TimelineEntry& e) {
+  return (e.kind == "summary" && e.object.rfind("pod/", 0) != 0) || e.kind == "trace";
+}
+
+std::string Timeline::ToText(bool summary_only) const {
   std::string out;
   for (const TimelineEntry& e : entries_) {
+    if (summary_only && !IsSummary(e)) continue;
     out += "[" + FormatElapsed(e.elapsed) + "] " + e.text + "\n";
   }
   return out;
 }
 
-std::string Timeline::ToJson() const {
+std::string Timeline::ToJson(bool summary_only) const {
   nlohmann::ordered_json arr = nlohmann::ordered_json::array();
   for (const TimelineEntry& e : entries_) {
+    if (summary_only && !IsSummary(e)) continue;
     nlohmann::ordered_json j;
     j["time"] = FormatElapsed(e.elapsed);
     j["seconds"] = std::chrono::duration_cast<std::chrono::seconds>(e.elapsed).count();
@@ -95,6 +108,44 @@ std::string Timeline::ToJson() const {
     arr.push_back(std::move(j));
   }
   return arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+std::string Timeline::SummaryCsv() const {
+  const auto quote = [](const std::string& v) {
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  std::string out = "section,name,metric,value\n";
+  for (const TimelineEntry& e : entries_) {
+    if (e.kind != "summary" || e.object.rfind("pod/", 0) == 0) continue;
+    std::string section = e.object.empty() ? "run" : e.object;
+    std::string name;
+    if (size_t slash = section.find('/'); slash != std::string::npos) {
+      name = section.substr(slash + 1);
+      section.resize(slash);
+    }
+    for (const auto& [k, v] : e.fields) {
+      std::string value;
+      if (const auto* str = std::get_if<std::string>(&v)) {
+        if (section == "unscheduled" && k == "reason") {
+          name = *str;
+          continue;
+        }
+        if (k == "nodePool" || k == "class") continue;  // the name already
+        value = *str;
+      } else if (const auto* i = std::get_if<int64_t>(&v)) {
+        value = std::to_string(*i);
+      } else if (const auto* b = std::get_if<bool>(&v)) {
+        value = *b ? "true" : "false";
+      } else {
+        value = nlohmann::json(std::get<double>(v)).dump();
+      }
+      out += section + "," + quote(name) + "," + k + "," + quote(value) + "\n";
+    }
+  }
+  return out;
 }
 
 // ---- kubectl's columns -------------------------------------------------------------------------
@@ -141,7 +192,7 @@ std::string KubectlNodeStatus(const api::Node& node) {
 
 TimelineRecorder::TimelineRecorder(Timeline& timeline, const Clock& clock,
                                    emu::EmulatedCloud& cloud)
-    : timeline_(timeline), clock_(clock), cloud_(cloud) {
+    : timeline_(timeline), clock_(clock), cloud_(cloud), report_(timeline.start(), cloud) {
   cloud_.AddObserver(this);
 }
 
@@ -242,34 +293,21 @@ void TimelineRecorder::OnNodeChange(const NodeChange& change) {
   const api::Node& node = *change.node;
   const std::string& name = node.meta.name;
   const std::string pool = PoolOf(node);
+  report_.set_counting(timeline_.enabled());
+  report_.OnNode(change, Now());
   if (change.type == ChangeType::kDeleted) {
     nodes_shown_.erase(name);
-    if (timeline_.enabled()) {
-      ++nodes_removed_[pool];
-      auto life = node_lives_.find(name);
-      if (life != node_lives_.end()) {
-        life->second.to = Now();
-        life->second.node = change.node;
-      }
-    }
     timeline_.Add(Now(), "node", "node/" + name, "node    " + name + "  deleted",
                   {{"name", name}, {"status", std::string("deleted")}, {"nodePool", pool}});
     return;
-  }
-  if (change.type == ChangeType::kAdded && timeline_.enabled()) {
-    ++nodes_created_[pool];
-  }
-  auto life = node_lives_.find(name);
-  if (life == node_lives_.end()) {
-    node_lives_[name] = NodeLife{change.node, Now(), std::nullopt};
-  } else {
-    life->second.node = change.node;
   }
   NodeLine(node);
 }
 
 void TimelineRecorder::OnPodChange(const PodChange& change) {
   const api::Pod& pod = *change.pod.pod;
+  report_.set_counting(timeline_.enabled());
+  report_.OnPod(change, Now());
   if (change.type == ChangeType::kDeleted) {
     pods_shown_.erase(pod.Key());
     const std::string name = PodName(pod);
@@ -284,6 +322,7 @@ void TimelineRecorder::OnPodChange(const PodChange& change) {
 
 void TimelineRecorder::OnEvent(const EventChange& change) {
   const EventRecord& e = change.event;
+  report_.OnEvent(e);
   std::string object = e.involved_object.kind;
   std::transform(object.begin(), object.end(), object.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
@@ -321,6 +360,8 @@ void TimelineRecorder::PoolSize(const std::string& pool) {
 
 void TimelineRecorder::OnCloudEvent(const emu::CloudEvent& e) {
   using K = emu::CloudEventKind;
+  report_.set_counting(timeline_.enabled());
+  report_.OnCloudEvent(e);
   std::string state;
   switch (e.kind) {
     case K::kInstanceRequested:
@@ -409,8 +450,8 @@ void TimelineRecorder::RecordInitialState(const std::vector<api::NodeConstShared
                    {"maxNodes", int64_t{p.spec.max_nodes}}});
   }
   nodes_shown_.clear();
+  report_.Start(nodes);
   for (const api::NodeConstSharedPtr& n : nodes) {
-    node_lives_[n->meta.name] = NodeLife{n, Now(), std::nullopt};
     NodeLine(*n);
   }
   pods_shown_.clear();
@@ -419,60 +460,83 @@ void TimelineRecorder::RecordInitialState(const std::vector<api::NodeConstShared
   }
 }
 
+ReportSummary TimelineRecorder::Summary() const {
+  RunReport report = report_;
+  for (const auto& [pool, size] : pool_sizes_) report.SetPoolSize(pool, size);
+  return report.Summarize(Now());
+}
+
 void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>& pods) {
   const TimePoint now = Now();
+  const ReportSummary r = Summary();
   timeline_.Add(now, "summary", "",
                 "summary end of run: " + FormatGoDuration(now - timeline_.start()) +
                     " simulated, seed " + std::to_string(seed),
                 {{"simulated", FormatGoDuration(now - timeline_.start())},
+                 {"simulatedSeconds", Round(r.simulated_seconds, 3)},
                  {"seed", static_cast<int64_t>(seed)}});
-  // Node-hours and cost per pool over the run.
-  std::map<std::string, Duration> node_time;
-  std::map<std::string, double> cost;
-  const cloud::PricingModel* pricing = cloud_.Provider().Pricing();
-  for (const auto& [name, life] : node_lives_) {
-    const std::string pool = PoolOf(*life.node);
-    const TimePoint from = std::max(life.from, timeline_.start());
-    const TimePoint to = life.to.value_or(now);
-    if (to <= from) {
-      continue;
-    }
-    node_time[pool] += to - from;
-    if (pricing != nullptr) {
-      auto price = pricing->NodePrice(*life.node, from, to);
-      if (price.ok()) {
-        cost[pool] += *price;
-      }
-    }
+  for (const PoolReport& p : r.pools) {
+    timeline_.Add(now, "summary", "nodepool/" + p.name,
+                  "summary pool " + p.name + ": " + std::to_string(p.size) +
+                      (p.size == 1 ? " node; " : " nodes; ") + std::to_string(p.nodes_created) +
+                      " created, " + std::to_string(p.nodes_removed) + " removed; " +
+                      Fixed(p.node_hours) + " node-hours, " + Money(p.cost),
+                  {{"nodePool", p.name},
+                   {"size", p.size},
+                   {"nodesCreated", p.nodes_created},
+                   {"nodesRemoved", p.nodes_removed},
+                   {"nodeHours", Round(p.node_hours, 2)},
+                   {"gpuHours", Round(p.gpu_hours, 2)},
+                   {"cost", Round(p.cost, 2)}});
   }
-  std::set<std::string> pools;
-  for (const auto& [p, n] : pool_sizes_) {
-    pools.insert(p);
+  const double util = r.gpu_hours_provisioned > 0
+                          ? 100 * r.gpu_hours_allocated / r.gpu_hours_provisioned
+                          : 0;
+  timeline_.Add(now, "summary", "cluster",
+                "summary total: " + Fixed(r.node_hours) + " node-hours, " + Money(r.cost) +
+                    "; GPU-hours " + Fixed(r.gpu_hours_allocated) + " allocated of " +
+                    Fixed(r.gpu_hours_provisioned) + " provisioned (" + Fixed(util, 1) + "%)",
+                {{"nodeHours", Round(r.node_hours, 2)},
+                 {"cost", Round(r.cost, 2)},
+                 {"gpuHoursAllocated", Round(r.gpu_hours_allocated, 2)},
+                 {"gpuHoursProvisioned", Round(r.gpu_hours_provisioned, 2)},
+                 {"gpuUtilizationPercent", Round(util, 1)}});
+  if (r.nodes_provisioned > 0) {
+    timeline_.Add(now, "summary", "provisioning",
+                  "summary provisioning: " + std::to_string(r.nodes_provisioned) +
+                      (r.nodes_provisioned == 1 ? " node" : " nodes") +
+                      " from VM request to Ready, p50 " + Fixed(r.provision_p50, 0) +
+                      "s, max " + Fixed(r.provision_max, 0) + "s",
+                  {{"nodes", r.nodes_provisioned},
+                   {"p50Seconds", Round(r.provision_p50, 3)},
+                   {"maxSeconds", Round(r.provision_max, 3)}});
   }
-  for (const auto& [p, d] : node_time) {
-    pools.insert(p);
-  }
-  for (const std::string& pool : pools) {
-    if (pool.empty()) {
-      continue;
+  for (const ClassReport& c : r.classes) {
+    std::string text = "summary pending " + c.name + ": " + std::to_string(c.pods) +
+                       (c.pods == 1 ? " pod, " : " pods, ") + std::to_string(c.scheduled) +
+                       " scheduled";
+    if (c.scheduled > 0) {
+      text += "; wait p50 " + Fixed(c.p50, 0) + "s, p90 " + Fixed(c.p90, 0) + "s, p99 " +
+              Fixed(c.p99, 0) + "s, max " + Fixed(c.max, 0) + "s";
     }
-    auto size = pool_sizes_.find(pool);
-    const int64_t n = size == pool_sizes_.end() ? 0 : size->second;
-    const int64_t created = nodes_created_.count(pool) ? nodes_created_.at(pool) : 0;
-    const int64_t removed = nodes_removed_.count(pool) ? nodes_removed_.at(pool) : 0;
-    const Duration t = node_time.count(pool) ? node_time.at(pool) : Duration::zero();
-    const double c = cost.count(pool) ? cost.at(pool) : 0.0;
-    timeline_.Add(now, "summary", "nodepool/" + pool,
-                  "summary pool " + pool + ": " + std::to_string(n) +
-                      (n == 1 ? " node; " : " nodes; ") + std::to_string(created) + " created, " +
-                      std::to_string(removed) + " removed; " + Hours(t) + " node-hours, " +
-                      Money(c),
-                  {{"nodePool", pool},
-                   {"size", n},
-                   {"nodesCreated", created},
-                   {"nodesRemoved", removed},
-                   {"nodeHours", Hours(t)},
-                   {"cost", Money(c)}});
+    if (c.never_scheduled > 0) {
+      text += "; " + std::to_string(c.never_scheduled) + " never scheduled";
+    }
+    timeline_.Add(now, "summary", "class/" + c.name, text,
+                  {{"class", c.name},
+                   {"pods", c.pods},
+                   {"scheduled", c.scheduled},
+                   {"neverScheduled", c.never_scheduled},
+                   {"p50Seconds", Round(c.p50, 3)},
+                   {"p90Seconds", Round(c.p90, 3)},
+                   {"p99Seconds", Round(c.p99, 3)},
+                   {"maxSeconds", Round(c.max, 3)}});
+  }
+  for (const auto& [reason, n] : r.unscheduled_reasons) {
+    timeline_.Add(now, "summary", "unscheduled",
+                  "summary never scheduled: " + std::to_string(n) +
+                      (n == 1 ? " pod: " : " pods: ") + reason,
+                  {{"reason", reason}, {"pods", n}});
   }
   for (const PodRecord& p : pods) {
     timeline_.Add(now, "summary", "pod/" + PodName(*p.pod),

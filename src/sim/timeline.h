@@ -43,10 +43,11 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "sim/cluster_changes.h"
+#include "sim/report.h"
 
 namespace tidepool::sim {
 
-using FieldValue = std::variant<std::string, int64_t, bool>;
+using FieldValue = std::variant<std::string, int64_t, bool, double>;
 
 struct TimelineEntry {
   TimePoint time;
@@ -79,10 +80,14 @@ class Timeline {
     return -1;
   }
 
-  // "[HH:MM:SS] <text>\n" per entry.
-  std::string ToText() const;
+  // "[HH:MM:SS] <text>\n" per entry; `summary_only`: the "summary" and "trace" entries.
+  std::string ToText(bool summary_only = false) const;
   // A JSON array, one object per entry, pretty-printed with two spaces.
-  std::string ToJson() const;
+  std::string ToJson(bool summary_only = false) const;
+  // The run's summary (report.h) as CSV, one number per row: "section,name,metric,value",
+  // e.g. "nodepool,gpu-pool,cost,4603.2", "class,HN,p99Seconds,240",
+  // "unscheduled,<reason>,pods,26", "cluster,,gpuHoursAllocated,1459.93".
+  std::string SummaryCsv() const;
 
  private:
   TimePoint start_;
@@ -115,9 +120,9 @@ class TimelineRecorder final : public ChangeObserver, public cloud::emulated::Cl
   // Writes the end-of-run summary, with the cluster's `pods` then.
   void RecordSummary(uint64_t seed, const std::vector<PodRecord>& pods);
 
-  // Nodes ever registered per pool during the timeline (warm-up excluded).
-  const std::map<std::string, int>& nodes_created() const { return nodes_created_; }
-  const std::map<std::string, int>& nodes_removed() const { return nodes_removed_; }
+  // The run's report so far (warm-up excluded).
+  const RunReport& report() const { return report_; }
+  ReportSummary Summary() const;
 
   void OnNodeChange(const NodeChange& change) override;
   void OnPodChange(const PodChange& change) override;
@@ -130,11 +135,6 @@ class TimelineRecorder final : public ChangeObserver, public cloud::emulated::Cl
     int64_t gpus = 0;
     std::vector<api::Taint> taints;
   };
-  struct NodeLife {
-    api::NodeConstSharedPtr node;
-    TimePoint from;
-    std::optional<TimePoint> to;
-  };
   TimePoint Now() const { return clock_.Now(); }
   void PodLine(const PodRecord& rec);
   void NodeLine(const api::Node& node);
@@ -146,9 +146,7 @@ class TimelineRecorder final : public ChangeObserver, public cloud::emulated::Cl
   std::map<std::string, std::string> pods_shown_;  // key -> last printed row (without AGE)
   std::map<std::string, NodeShown> nodes_shown_;
   std::map<std::string, int> pool_sizes_;
-  std::map<std::string, int> nodes_created_;
-  std::map<std::string, int> nodes_removed_;
-  std::map<std::string, NodeLife> node_lives_;  // during the timeline, for node-hours
+  RunReport report_;  // counts while the timeline is enabled
 };
 
 }  // namespace tidepool::sim

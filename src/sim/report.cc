@@ -1,0 +1,211 @@
+#include "sim/report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "api/pod_resources.h"
+#include "api/resource_list.h"
+#include "sim/trace.h"
+
+namespace tidepool::sim {
+namespace {
+
+namespace emu = cloud::emulated;
+
+constexpr char kNoAttempt[] = "no scheduling attempt recorded";
+constexpr char kNotTriggered[] = "pod didn't trigger scale-up:";
+
+double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
+double Hours(Duration d) { return std::chrono::duration<double, std::ratio<3600>>(d).count(); }
+
+std::string PoolOf(const api::Node& node) {
+  auto it = node.meta.labels.find(std::string(emu::kLabelGkeNodePool));
+  return it == node.meta.labels.end() ? "" : it->second;
+}
+
+int64_t Gpus(const api::ResourceList& list) {
+  return api::Get(list, api::kResourceNvidiaGpu).Value();
+}
+
+const api::OwnerReference* ControllerOf(const api::Pod& pod) {
+  for (const api::OwnerReference& o : pod.meta.owner_references) {
+    if (o.controller.value_or(false)) return &o;
+  }
+  return nullptr;
+}
+
+// The class a pod's pending time is counted in (see the header).
+std::string ClassOf(const api::Pod& pod) {
+  if (auto it = pod.meta.labels.find(kTraceClassLabel); it != pod.meta.labels.end()) {
+    return it->second;
+  }
+  const api::OwnerReference* owner = ControllerOf(pod);
+  if (owner == nullptr) return "Pod";
+  if (owner->kind == "ReplicaSet") {
+    auto hash = pod.meta.labels.find("pod-template-hash");
+    const std::string suffix = hash == pod.meta.labels.end() ? "" : "-" + hash->second;
+    if (!suffix.empty() && owner->name.size() > suffix.size() &&
+        owner->name.compare(owner->name.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return "Deployment/" + owner->name.substr(0, owner->name.size() - suffix.size());
+    }
+  }
+  return owner->kind + "/" + owner->name;
+}
+
+bool Counted(const api::Pod& pod) {
+  if (pod.meta.namespace_ == "kube-system") return false;
+  const api::OwnerReference* owner = ControllerOf(pod);
+  return owner == nullptr || owner->kind != "DaemonSet";
+}
+
+}  // namespace
+
+double Percentile(const std::vector<double>& sorted, double q) {
+  if (sorted.empty()) return 0;
+  const double rank = std::ceil(q / 100.0 * static_cast<double>(sorted.size()));
+  const size_t i = static_cast<size_t>(std::max(1.0, rank)) - 1;
+  return sorted[std::min(i, sorted.size() - 1)];
+}
+
+RunReport::RunReport(TimePoint start, emu::EmulatedCloud& cloud) : start_(start), cloud_(cloud) {}
+
+void RunReport::Start(const std::vector<api::NodeConstSharedPtr>& nodes) {
+  for (const api::NodeConstSharedPtr& n : nodes) {
+    NodeLife& life = nodes_[n->meta.name];
+    life.node = n;
+    life.from = start_;
+    life.gpus = std::max(life.gpus, Gpus(n->status.capacity));
+  }
+}
+
+void RunReport::OnNode(const NodeChange& change, TimePoint now) {
+  const api::Node& node = *change.node;
+  const std::string pool = PoolOf(node);
+  auto [it, added] = nodes_.try_emplace(node.meta.name);
+  NodeLife& life = it->second;
+  if (added) life.from = now;
+  life.node = change.node;
+  life.gpus = std::max(life.gpus, Gpus(node.status.capacity));
+  if (change.type == ChangeType::kDeleted) {
+    life.to = now;
+    if (counting_) ++nodes_removed_[pool];
+    return;
+  }
+  if (change.type == ChangeType::kAdded && counting_) ++nodes_created_[pool];
+  if (auto req = vm_requested_.find(node.meta.name); req != vm_requested_.end() && node.IsReady()) {
+    provision_seconds_.push_back(Seconds(now - req->second));
+    vm_requested_.erase(req);
+  }
+}
+
+void RunReport::OnPod(const PodChange& change, TimePoint now) {
+  const api::Pod& pod = *change.pod.pod;
+  const std::string key = pod.Key();
+  auto it = pods_.find(key);
+  if (it == pods_.end()) {
+    if (change.type != ChangeType::kAdded || !counting_ || !Counted(pod)) return;
+    PodLife life;
+    life.class_ = ClassOf(pod);
+    life.gpus = api::Get(api::PodRequests(pod), api::kResourceNvidiaGpu).Value();
+    life.created = now;
+    it = pods_.emplace(key, std::move(life)).first;
+  }
+  PodLife& life = it->second;
+  if (!life.bound.has_value() && !pod.spec.node_name.empty()) life.bound = now;
+  if (!life.ended.has_value() && (pod.Terminal() || change.type == ChangeType::kDeleted)) {
+    life.ended = now;
+  }
+}
+
+void RunReport::OnEvent(const EventRecord& e) {
+  if (e.involved_object.kind != "Pod") return;
+  auto it = pods_.find(e.involved_object.namespace_ + "/" + e.involved_object.name);
+  if (it == pods_.end()) return;
+  if (e.reason == "FailedScheduling") {
+    it->second.scheduler_reason = e.message;
+  } else if (e.reason == "NotTriggerScaleUp") {
+    it->second.autoscaler_reason = e.message;
+  }
+}
+
+void RunReport::OnCloudEvent(const emu::CloudEvent& event) {
+  if (counting_ && event.kind == emu::CloudEventKind::kInstanceRequested) {
+    vm_requested_[event.instance] = event.at;
+  }
+}
+
+ReportSummary RunReport::Summarize(TimePoint now) const {
+  ReportSummary s;
+  s.simulated_seconds = Seconds(now - start_);
+  std::map<std::string, PoolReport> pools;
+  for (const auto& [pool, size] : pool_sizes_) pools[pool].size = size;
+  for (const auto& [pool, n] : nodes_created_) pools[pool].nodes_created = n;
+  for (const auto& [pool, n] : nodes_removed_) pools[pool].nodes_removed = n;
+  const cloud::PricingModel* pricing = cloud_.Provider().Pricing();
+  for (const auto& [name, life] : nodes_) {
+    const TimePoint from = std::max(life.from, start_);
+    const TimePoint to = life.to.value_or(now);
+    if (to <= from) continue;
+    PoolReport& p = pools[PoolOf(*life.node)];
+    p.node_hours += Hours(to - from);
+    p.gpu_hours += static_cast<double>(life.gpus) * Hours(to - from);
+    if (pricing != nullptr) {
+      auto price = pricing->NodePrice(*life.node, from, to);
+      if (price.ok()) p.cost += *price;
+    }
+  }
+  for (auto& [name, p] : pools) {
+    if (name.empty()) continue;
+    p.name = name;
+    s.node_hours += p.node_hours;
+    s.cost += p.cost;
+    s.gpu_hours_provisioned += p.gpu_hours;
+    s.pools.push_back(p);
+  }
+  std::map<std::string, std::vector<double>> pending;
+  std::map<std::string, ClassReport> classes;
+  std::map<std::string, int64_t> reasons;
+  for (const auto& [key, life] : pods_) {
+    ClassReport& c = classes[life.class_];
+    ++c.pods;
+    std::vector<double>& waits = pending[life.class_];
+    if (life.bound.has_value()) {
+      ++c.scheduled;
+      waits.push_back(Seconds(*life.bound - life.created));
+      const TimePoint end = life.ended.value_or(now);
+      if (life.gpus > 0 && end > *life.bound) {
+        s.gpu_hours_allocated += static_cast<double>(life.gpus) * Hours(end - *life.bound);
+      }
+      continue;
+    }
+    ++c.never_scheduled;
+    const bool autoscaler_said = !life.autoscaler_reason.empty() &&
+                                 life.autoscaler_reason.size() > sizeof(kNotTriggered) - 1;
+    ++reasons[autoscaler_said                   ? life.autoscaler_reason
+              : !life.scheduler_reason.empty() ? life.scheduler_reason
+                                               : kNoAttempt];
+  }
+  for (auto& [name, c] : classes) {
+    std::vector<double>& waits = pending[name];
+    std::sort(waits.begin(), waits.end());
+    c.name = name;
+    c.p50 = Percentile(waits, 50);
+    c.p90 = Percentile(waits, 90);
+    c.p99 = Percentile(waits, 99);
+    c.max = waits.empty() ? 0 : waits.back();
+    s.classes.push_back(c);
+  }
+  s.unscheduled_reasons.assign(reasons.begin(), reasons.end());
+  std::stable_sort(s.unscheduled_reasons.begin(), s.unscheduled_reasons.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::vector<double> provision = provision_seconds_;
+  std::sort(provision.begin(), provision.end());
+  s.nodes_provisioned = static_cast<int64_t>(provision.size());
+  s.provision_p50 = Percentile(provision, 50);
+  s.provision_max = provision.empty() ? 0 : provision.back();
+  return s;
+}
+
+}  // namespace tidepool::sim

@@ -1,0 +1,394 @@
+#include "sim/trace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string_view>
+#include <utility>
+
+#include "api/quantity.h"
+#include "common/duration.h"
+#include "common/random.h"
+
+namespace tidepool::sim {
+namespace {
+
+using nlohmann::json;
+
+constexpr int64_t kMiB = 1024 * 1024;
+
+// One CSV line's fields: commas separate; a field in double quotes may hold commas and ""
+// for a quote.
+std::vector<std::string> SplitCsv(std::string_view line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(std::move(cur));
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(std::move(cur));
+  return out;
+}
+
+// The rows of one file: its header's columns by name, and a reader of one row's fields.
+class Table {
+ public:
+  Table(std::string file, std::vector<std::string> header) : file_(std::move(file)) {
+    for (size_t i = 0; i < header.size(); ++i) columns_[header[i]] = i;
+  }
+  bool Has(const std::string& column) const { return columns_.count(column) > 0; }
+  Status Require(const std::vector<std::string>& columns) const {
+    for (const std::string& c : columns) {
+      if (!Has(c)) return InvalidArgumentError(file_ + ": no column \"" + c + "\" in the header");
+    }
+    return OkStatus();
+  }
+
+  // Set before reading a row's fields.
+  void SetRow(int line, std::vector<std::string> fields) {
+    line_ = line;
+    fields_ = std::move(fields);
+  }
+  int line() const { return line_; }
+  // The field (empty when the column is absent or the row is short).
+  std::string Text(const std::string& column) const {
+    auto it = columns_.find(column);
+    if (it == columns_.end() || it->second >= fields_.size()) return "";
+    std::string s = fields_[it->second];
+    while (!s.empty() && (s.back() == '\r' || s.back() == ' ')) s.pop_back();
+    while (!s.empty() && s.front() == ' ') s.erase(s.begin());
+    return s;
+  }
+  // A number; nullopt for an empty field or NaN.
+  StatusOr<std::optional<double>> Number(const std::string& column) const {
+    const std::string s = Text(column);
+    if (s.empty() || s == "NaN" || s == "nan") return std::optional<double>();
+    char* end = nullptr;
+    errno = 0;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size() || errno != 0 || !std::isfinite(v)) {
+      return Error(column, "expected a number, got \"" + s + "\"");
+    }
+    return std::optional<double>(v);
+  }
+  StatusOr<double> RequiredNumber(const std::string& column) const {
+    TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, Number(column));
+    if (!v.has_value()) return Error(column, "required");
+    if (*v < 0) return Error(column, "must not be negative");
+    return *v;
+  }
+  // Seconds (a number) or a Go duration; nullopt when empty.
+  StatusOr<std::optional<Duration>> Time(const std::string& column) const {
+    const std::string s = Text(column);
+    if (s.empty()) return std::optional<Duration>();
+    if (s.find_first_not_of("0123456789.eE+-") == std::string::npos || s == "NaN") {
+      TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, Number(column));
+      if (!v.has_value()) return std::optional<Duration>();
+      if (*v < 0) return Error(column, "must not be negative");
+      return std::optional<Duration>(Seconds(*v));
+    }
+    auto d = ParseGoDuration(s);
+    if (!d.ok()) return Error(column, std::string(d.status().message()));
+    if (*d < Duration::zero()) return Error(column, "must not be negative");
+    return std::optional<Duration>(*d);
+  }
+  Status Error(const std::string& column, const std::string& what) const {
+    return InvalidArgumentError(file_ + ":" + std::to_string(line_) + ": " + column + ": " + what);
+  }
+  static Duration Seconds(double s) {
+    return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(s));
+  }
+
+ private:
+  std::string file_;
+  std::map<std::string, size_t> columns_;
+  int line_ = 0;
+  std::vector<std::string> fields_;
+};
+
+std::optional<Duration> Scaled(std::optional<Duration> d, double scale) {
+  if (!d.has_value()) return d;
+  return std::chrono::duration_cast<Duration>(*d * scale);
+}
+
+// What a row's own columns say, before the options' GPU model map.
+struct RowFacts {
+  TraceRow row;
+  std::string gpu_model;
+  bool shared_gpu = false;
+};
+
+StatusOr<RowFacts> DlrmRow(const Table& t) {
+  RowFacts f;
+  f.row.name = t.Text("instance_sn");
+  f.row.class_ = t.Text("role");
+  f.row.owner = t.Text("app_name");
+  TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_request"));
+  TIDEPOOL_ASSIGN_OR_RETURN(double gpu, t.RequiredNumber("gpu_request"));
+  TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_request"));
+  f.row.cpu_milli = std::llround(cpu * 1000);
+  f.row.gpus = static_cast<int64_t>(std::ceil(gpu));
+  f.shared_gpu = gpu > 0 && gpu != std::floor(gpu);
+  f.row.memory_bytes = std::llround(mem * 1024) * kMiB;
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.Number("creation_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.Number("deletion_time"));
+  f.row.arrival = Table::Seconds(created.value_or(0));
+  if (deleted.has_value()) f.row.end = Table::Seconds(*deleted);
+  return f;
+}
+
+StatusOr<RowFacts> OpenbRow(const Table& t) {
+  RowFacts f;
+  f.row.name = t.Text("name");
+  f.row.class_ = t.Text("qos");
+  TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_milli"));
+  TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_mib"));
+  TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("num_gpu"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> milli, t.Number("gpu_milli"));
+  f.row.cpu_milli = std::llround(cpu);
+  f.row.memory_bytes = std::llround(mem) * kMiB;
+  f.row.gpus = std::llround(gpus);
+  f.shared_gpu = f.row.gpus == 1 && milli.has_value() && *milli > 0 && *milli < 1000;
+  f.gpu_model = t.Text("gpu_spec");
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.Number("creation_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.Number("deletion_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> scheduled, t.Number("scheduled_time"));
+  f.row.arrival = Table::Seconds(created.value_or(0));
+  if (deleted.has_value()) {
+    const double from = scheduled.value_or(created.value_or(0));
+    f.row.run = Table::Seconds(std::max(0.0, *deleted - from));
+  }
+  return f;
+}
+
+StatusOr<RowFacts> CsvRow(const Table& t) {
+  RowFacts f;
+  f.row.name = t.Text("name");
+  if (f.row.name.empty()) f.row.name = "row-" + std::to_string(t.line());
+  f.row.class_ = t.Text("class");
+  f.row.owner = t.Text("owner");
+  f.row.priority_class = t.Text("priorityClassName");
+  f.gpu_model = t.Text("gpuModel");
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<Duration> arrival, t.Time("arrival"));
+  if (!arrival.has_value()) return t.Error("arrival", "required");
+  f.row.arrival = *arrival;
+  TIDEPOOL_ASSIGN_OR_RETURN(f.row.run, t.Time("duration"));
+  TIDEPOOL_ASSIGN_OR_RETURN(f.row.end, t.Time("end"));
+  if (f.row.run.has_value() && f.row.end.has_value()) {
+    return t.Error("end", "give duration or end, not both");
+  }
+  if (f.row.end.has_value() && *f.row.end < f.row.arrival) {
+    return t.Error("end", "is before arrival");
+  }
+  for (const char* column : {"cpu", "memory"}) {
+    const std::string s = t.Text(column);
+    if (s.empty()) return t.Error(column, "required");
+    auto q = api::Quantity::Parse(s);
+    if (!q.ok()) return t.Error(column, std::string(q.status().message()));
+    if (q->MilliValue() < 0) return t.Error(column, "must not be negative");
+    (std::string_view(column) == "cpu" ? f.row.cpu_milli : f.row.memory_bytes) =
+        std::string_view(column) == "cpu" ? q->MilliValue() : q->Value();
+  }
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, t.Number("gpus"));
+  if (gpus.has_value() && (*gpus < 0 || *gpus != std::floor(*gpus))) {
+    return t.Error("gpus", "expected a whole number of GPUs, got \"" + t.Text("gpus") + "\"");
+  }
+  f.row.gpus = static_cast<int64_t>(gpus.value_or(0));
+  return f;
+}
+
+// kube's name rules: lowercase; anything but [a-z0-9.-] becomes '-'; no leading or trailing
+// '-' or '.'; at most 253 characters.
+std::string PodName(std::string_view raw) {
+  std::string s;
+  for (char c : raw) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.';
+    s += ok ? c : '-';
+  }
+  if (s.size() > 240) s.resize(240);  // room for a copy's "-r<k>"
+  while (!s.empty() && (s.back() == '-' || s.back() == '.')) s.pop_back();
+  size_t first = 0;
+  while (first < s.size() && (s[first] == '-' || s[first] == '.')) ++first;
+  return s.substr(first);
+}
+
+// A label value: [A-Za-z0-9-_.], anything else becomes '-', at most 63 characters, starting
+// and ending with an alphanumeric character.
+std::string LabelValue(std::string_view raw) {
+  std::string s;
+  for (char c : raw) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    s += ok ? c : '-';
+  }
+  if (s.size() > 63) s.resize(63);
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && !alnum(s.back())) s.pop_back();
+  size_t first = 0;
+  while (first < s.size() && !alnum(s[first])) ++first;
+  return s.substr(first);
+}
+
+std::string DetectFormat(const Table& t) {
+  if (t.Has("instance_sn") && t.Has("gpu_request")) return "dlrm";
+  if (t.Has("num_gpu") && t.Has("gpu_milli")) return "openb";
+  return "csv";
+}
+
+std::string FormatCpu(int64_t milli) {
+  return milli % 1000 == 0 ? std::to_string(milli / 1000) : std::to_string(milli) + "m";
+}
+
+std::string FormatMemory(int64_t bytes) {
+  if (bytes % (1024 * kMiB) == 0) return std::to_string(bytes / (1024 * kMiB)) + "Gi";
+  if (bytes % kMiB == 0) return std::to_string(bytes / kMiB) + "Mi";
+  return std::to_string(bytes);
+}
+
+}  // namespace
+
+StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options, uint64_t seed) {
+  if (!(options.time_scale > 0)) return InvalidArgumentError("trace.timeScale: must be positive");
+  if (!(options.sample > 0 && options.sample <= 1)) {
+    return InvalidArgumentError("trace.sample: must be in (0, 1]");
+  }
+  if (!(options.load_factor >= 1 && options.load_factor <= 100)) {
+    return InvalidArgumentError("trace.loadFactor: must be in [1, 100]");
+  }
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line)) return InvalidArgumentError(options.file + ": empty trace");
+  Table t(options.file, SplitCsv(line));
+  Trace trace;
+  trace.format = options.format.empty() ? DetectFormat(t) : options.format;
+  StatusOr<RowFacts> (*read)(const Table&) = nullptr;
+  if (trace.format == "dlrm") {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"instance_sn", "role", "app_name", "cpu_request",
+                                        "gpu_request", "memory_request", "creation_time",
+                                        "deletion_time"}));
+    read = DlrmRow;
+  } else if (trace.format == "openb") {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"name", "cpu_milli", "memory_mib", "num_gpu", "gpu_milli",
+                                        "gpu_spec", "qos", "creation_time", "deletion_time",
+                                        "scheduled_time"}));
+    read = OpenbRow;
+  } else if (trace.format == "csv") {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"arrival", "cpu", "memory"}));
+    read = CsvRow;
+  } else {
+    return InvalidArgumentError("trace.format: unknown format \"" + trace.format +
+                                "\" (known: dlrm, openb, csv)");
+  }
+  Random random(seed);
+  std::set<std::string> names;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line == "\r") continue;
+    t.SetRow(line_no, SplitCsv(line));
+    TIDEPOOL_ASSIGN_OR_RETURN(RowFacts f, read(t));
+    ++trace.rows_read;
+    // Draw for every row, kept or not, so a row's fate does not depend on the ones before.
+    const bool keep = random.Bernoulli(options.sample);
+    const double extra = options.load_factor - std::floor(options.load_factor);
+    const int copies = static_cast<int>(std::floor(options.load_factor)) +
+                       (random.Bernoulli(extra) ? 1 : 0);
+    if (!keep) continue;
+    TraceRow& row = f.row;
+    row.name = PodName(row.name);
+    if (row.name.empty()) return t.Error("name", "is empty once made a DNS-1123 name");
+    if (!names.insert(row.name).second) {
+      return t.Error("name", "\"" + row.name + "\" is given twice");
+    }
+    row.class_ = LabelValue(row.class_);
+    if (row.class_.empty()) row.class_ = "default";
+    row.owner = LabelValue(row.owner);
+    if (f.shared_gpu) ++trace.shared_gpu_rows;
+    if (!f.gpu_model.empty() && row.gpus > 0) {
+      // openb's gpu_spec may name several models ("V100M16|V100M32"): the first mapped one.
+      std::string model = f.gpu_model;
+      if (size_t bar = model.find('|'); bar != std::string::npos) model.resize(bar);
+      auto it = options.gpu_models.find(model);
+      if (it != options.gpu_models.end()) {
+        row.gpu_accelerator = it->second;
+      } else if (trace.format == "csv") {
+        row.gpu_accelerator = model;  // a GKE accelerator name
+      } else {
+        ++trace.unmapped_gpu_models[model];
+      }
+    }
+    row.arrival = *Scaled(row.arrival, options.time_scale);
+    row.run = Scaled(row.run, options.time_scale);
+    row.end = Scaled(row.end, options.time_scale);
+    for (int k = 0; k < copies; ++k) {
+      TraceRow copy = row;
+      if (k > 0) copy.name += "-r" + std::to_string(k);
+      trace.rows.push_back(std::move(copy));
+    }
+  }
+  std::stable_sort(trace.rows.begin(), trace.rows.end(),
+                   [](const TraceRow& a, const TraceRow& b) { return a.arrival < b.arrival; });
+  return trace;
+}
+
+StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed) {
+  std::ifstream in(options.file, std::ios::binary);
+  if (!in) return NotFoundError("open " + options.file + ": no such file or directory");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseTrace(ss.str(), options, seed);
+}
+
+json TracePod(const TraceRow& row, const TraceOptions& options) {
+  json labels = {{kTraceClassLabel, row.class_}};
+  if (!row.owner.empty()) labels[kTraceOwnerLabel] = row.owner;
+  json requests = {{"cpu", FormatCpu(row.cpu_milli)}, {"memory", FormatMemory(row.memory_bytes)}};
+  json resources = {{"requests", requests}};
+  if (row.gpus > 0) {
+    resources["requests"]["nvidia.com/gpu"] = std::to_string(row.gpus);
+    resources["limits"] = {{"nvidia.com/gpu", std::to_string(row.gpus)}};
+  }
+  json spec = {{"restartPolicy", "Never"},
+               {"containers",
+                {{{"name", "main"},
+                  {"image", "registry.k8s.io/pause:3.10"},
+                  {"resources", resources}}}}};
+  if (row.gpus > 0) {
+    spec["tolerations"] = {
+        {{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
+  }
+  if (!row.gpu_accelerator.empty()) {
+    spec["nodeSelector"] = {{"cloud.google.com/gke-accelerator", row.gpu_accelerator}};
+  }
+  if (!row.priority_class.empty()) spec["priorityClassName"] = row.priority_class;
+  json meta = {{"name", row.name}, {"namespace", options.namespace_}, {"labels", labels}};
+  if (row.run.has_value()) {
+    meta["annotations"] = {{"tidepool.dev/duration", FormatGoDuration(*row.run)}};
+  }
+  return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
+}
+
+}  // namespace tidepool::sim

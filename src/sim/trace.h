@@ -1,0 +1,109 @@
+// File: trace.h
+//
+// Traces as workloads of `tidepool simulate` (a scenario's `trace:` section, sim/scenario.h):
+// each row of a real cluster's trace becomes a Pod that is created at the row's arrival and
+// either runs for the row's duration once started (then exits 0: tidepool.dev/duration) or is
+// deleted at the row's end. Formats (`format`, or told by the file's header row):
+//
+//   dlrm   Alibaba's 2025 GPU-disaggregated DLRM serving trace (README_v2025.md): instance_sn
+//          (the name), role (CN/HN: the class), app_name (the owner), cpu_request (cores),
+//          gpu_request, memory_request (GiB), creation_time (seconds since the trace's start;
+//          NaN or empty: the instance existed before, it arrives at 0), deletion_time (NaN or
+//          empty: still there at the end). A serving instance ends when its service removes
+//          it, so the pod is deleted at deletion_time (whenever it started).
+//   openb  Alibaba's 2023 openb pod lists (README_v2023.md): name, cpu_milli, memory_mib,
+//          num_gpu, gpu_milli (< 1000: a share of one GPU), gpu_spec (GPU models, "A|B"), qos
+//          (the class), creation_time, deletion_time, scheduled_time. The pod arrives at
+//          creation_time and runs deletion_time - scheduled_time once started
+//          (deletion_time - creation_time when it never was scheduled).
+//   csv    tidepool's generic CSV: a header row, columns by name in any order:
+//            arrival            seconds since the start (a number) or a Go duration; required
+//            duration           run time once started (same forms), or
+//            end                deletion time since the start; neither: runs to the end
+//            cpu, memory        Kubernetes quantities ("500m", "16Gi"); required
+//            gpus               whole GPUs (nvidia.com/gpu); default 0
+//            gpuModel           a GPU model (translated by gpuModels, else a GKE accelerator
+//                               name such as nvidia-tesla-t4)
+//            name               the pod's name; default row-<line>
+//            class              the class the report groups pending times by; default
+//                               "default"
+//            owner              a job or application id
+//            priorityClassName  the pod's priority class
+//
+// Every pod: namespace `namespace` (default "default"), labels tidepool.dev/class and (when
+// set) tidepool.dev/owner, restartPolicy Never, one container "main" requesting cpu, memory and
+// nvidia.com/gpu (the GPUs as limits too, as the device plugin requires), the nvidia.com/gpu
+// toleration when it asks for GPUs (what GKE's ExtendedResourceToleration admission adds), and
+// a nodeSelector cloud.google.com/gke-accelerator when its GPU model maps to one. Names are
+// made DNS-1123 (lowercase; any other character becomes '-'); a name given twice is an error.
+//
+// Shared GPUs are not modelled yet: a row asking for a share of one GPU (openb gpu_milli <
+// 1000) gets a whole GPU, and Trace::shared_gpu_rows counts them.
+//
+// Options: time_scale multiplies every time (0.01 replays a day in under 15 minutes); sample
+// keeps each row with that probability; load_factor (>= 1) adds copies of rows: each row
+// floor(f) times, plus once more with probability f - floor(f) (copies named <name>-r<k>, with
+// the row's times). The draws come from `seed`, so a scenario and seed give the same pods.
+// Errors are InvalidArgument naming the file, line and column: "t.csv:12: cpu_milli: expected
+// a number, got \"x\"".
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/clock.h"
+#include "common/status_or.h"
+
+namespace tidepool::sim {
+
+inline constexpr char kTraceClassLabel[] = "tidepool.dev/class";
+inline constexpr char kTraceOwnerLabel[] = "tidepool.dev/owner";
+
+struct TraceOptions {
+  std::string file;    // resolved against the scenario's folder
+  std::string format;  // "dlrm", "openb", "csv"; empty: told by the header
+  double time_scale = 1.0;
+  double sample = 1.0;
+  double load_factor = 1.0;
+  std::string namespace_ = "default";
+  // A trace's GPU model -> GKE accelerator (the node selector).
+  std::map<std::string, std::string> gpu_models;
+};
+
+struct TraceRow {
+  std::string name;
+  std::string class_;
+  std::string owner;
+  Duration arrival{};
+  std::optional<Duration> run;  // runs this long once started
+  std::optional<Duration> end;  // deleted at this time since the start
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int64_t gpus = 0;
+  std::string gpu_accelerator;  // the node selector's value; empty: any node
+  std::string priority_class;
+};
+
+struct Trace {
+  std::string format;
+  std::vector<TraceRow> rows;  // ordered by arrival, then file order
+  int64_t rows_read = 0;       // data rows in the file
+  int64_t shared_gpu_rows = 0;  // rows given a whole GPU for a share of one (kept rows)
+  // GPU models of kept rows that the gpu_models map does not translate (no node selector).
+  std::map<std::string, int64_t> unmapped_gpu_models;
+};
+
+// Parses `text` (the file's content; `file` names it in errors).
+StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options, uint64_t seed);
+// Reads options.file and parses it. NotFound "open <file>: no such file or directory".
+StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed);
+
+// The Pod a row becomes (see the file comment).
+nlohmann::json TracePod(const TraceRow& row, const TraceOptions& options);
+
+}  // namespace tidepool::sim
