@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -453,6 +454,75 @@ TEST(ScenarioRunTest, SameScenarioAndSeedGiveTheSameBytes) {
   auto c = RunScenario(other);
   ASSERT_TRUE(c.ok());
   EXPECT_NE(text, (*c)->timeline().ToText());  // other instance names
+}
+
+// ---- Trace replay
+// --------------------------------------------------------------------------------
+
+TEST(TraceReplayTest, ATracesPodsArriveRunAndEndAndTheReportCountsThem) {
+  // A T4 pool at 0 nodes (max 2), a CSV trace: two 1-GPU training pods at 0 s and 60 s that
+  // run 10 minutes, one serving pod deleted at 20 minutes, one that can never fit (3 GPUs on a
+  // 1-GPU pool), and one arriving after the end.
+  const std::string dir = tidepool::testing::TestTempDir();
+  std::ofstream(dir + "/t.csv") << "name,arrival,duration,end,cpu,memory,gpus,class\n"
+                                   "train-1,0,10m,,1,1Gi,1,training\n"
+                                   "train-2,60,10m,,1,1Gi,1,training\n"
+                                   "serve-1,0,,20m,500m,1Gi,0,serving\n"
+                                   "too-big,0,,,1,1Gi,3,training\n"
+                                   "late,2h,1m,,1,1Gi,0,serving\n";
+  const std::string scenario =
+      "seed: 3\n"
+      "nodePools:\n"
+      "- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}\n"
+      "- {name: t4, machineType: n1-standard-4, accelerator: {type: nvidia-tesla-t4, count: 1},\n"
+      "   minNodes: 0, maxNodes: 2, taints: [\"nvidia.com/gpu=present:NoSchedule\"]}\n"
+      "trace: {file: t.csv}\n"
+      "runFor: 1h\n";
+  auto c = RunInline(scenario, dir);
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText(/*summary_only=*/true);
+  EXPECT_NE(text.find("[00:00:00] trace   " + dir +
+                      "/t.csv (csv): 5 rows, 5 pods after sampling, "
+                      "4 arriving before the end\n"),
+            std::string::npos)
+      << text;
+  // The training pods ran 10 minutes and completed (then went with their nodes: kcm's pod GC);
+  // the serving pod was deleted at 20 minutes; the late one never came.
+  const std::string all = c->timeline().ToText();
+  EXPECT_NE(all.find("[00:13:55] pod     train-1         0/1  Completed"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("[00:20:00] pod     serve-1         1/1  Terminating"), std::string::npos)
+      << all;
+  const json pods = ListOf(*c, "/api/v1/namespaces/default/pods");
+  std::map<std::string, std::string> phase;
+  for (const json& p : pods) phase[p["metadata"]["name"]] = p["status"].value("phase", "");
+  EXPECT_EQ(phase["too-big"], "Pending");
+  EXPECT_EQ(phase.count("serve-1"), 0u);
+  EXPECT_EQ(phase.count("late"), 0u);
+  const sim::ReportSummary r = c->recorder().Summary();
+  ASSERT_EQ(r.classes.size(), 2u);
+  const sim::ClassReport& serving = r.classes[0];
+  EXPECT_EQ(serving.name, "serving");
+  EXPECT_EQ(serving.scheduled, 1);
+  EXPECT_LE(serving.max, 5);  // fits the default pool at once
+  const sim::ClassReport& training = r.classes[1];
+  EXPECT_EQ(training.pods, 3);
+  EXPECT_EQ(training.scheduled, 2);
+  EXPECT_EQ(training.never_scheduled, 1);
+  // Scale-up from 0: the pods wait for a node and its driver, minutes, not seconds.
+  EXPECT_GT(training.p50, 60);
+  EXPECT_LT(training.max, 600);
+  ASSERT_EQ(r.unscheduled_reasons.size(), 1u);
+  EXPECT_NE(r.unscheduled_reasons[0].first.find("Insufficient nvidia.com/gpu"), std::string::npos)
+      << r.unscheduled_reasons[0].first;
+  // 2 GPU pods x (5 s to start + 10 minutes) allocated; the two T4 nodes were paid for longer.
+  EXPECT_NEAR(r.gpu_hours_allocated, 2 * (10.0 / 60 + 5.0 / 3600), 1e-9);
+  EXPECT_GT(r.gpu_hours_provisioned, r.gpu_hours_allocated);
+  EXPECT_GT(r.cost, 0);
+  // The CSV carries the same figures.
+  const std::string csv = c->timeline().SummaryCsv();
+  EXPECT_NE(csv.find("class,training,neverScheduled,1\n"), std::string::npos) << csv;
+  EXPECT_NE(csv.find("cluster,,gpuHoursAllocated,0.34\n"), std::string::npos) << csv;
 }
 
 }  // namespace

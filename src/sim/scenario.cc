@@ -548,7 +548,7 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
                                          const std::string& base_dir) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path,
                                      {"file", "format", "timeScale", "sample", "loadFactor",
-                                      "namespace", "gpuModels"}));
+                                      "namespace", "gpuModels", "classes"}));
   TraceOptions o;
   for (const auto& [k, v] : j.items()) {
     const std::string p = Join(path, k);
@@ -572,6 +572,8 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
       if (!(o.load_factor >= 1 && o.load_factor <= 100)) return Err(p, "must be in [1, 100]");
     } else if (k == "namespace") {
       TIDEPOOL_ASSIGN_OR_RETURN(o.namespace_, GetString(v, p));
+    } else if (k == "classes") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.classes, GetStringList(v, p));
     } else {
       if (!v.is_object()) return Err(p, "expected a map of GPU model to accelerator, got " +
                                             Describe(v));

@@ -88,7 +88,8 @@
 //     sample: 1                        #   each row kept with probability sample; loadFactor
 //     loadFactor: 1                    #   >= 1 adds copies; pods in `namespace` (default);
 //     namespace: default               #   gpuModels maps the trace's GPU models to GKE
-//     gpuModels: {T4: nvidia-tesla-t4} #   accelerators (the pods' node selector)
+//     gpuModels: {T4: nvidia-tesla-t4} #   accelerators (the pods' node selector); classes
+//     classes: [HN]                    #   keeps only rows of those classes
 //   runFor: 35m
 //
 // Actions at the same `at` run in file order; an action whose `at` is after runFor would never

@@ -318,6 +318,10 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
                        (random.Bernoulli(extra) ? 1 : 0);
     if (!keep) continue;
     TraceRow& row = f.row;
+    if (!options.classes.empty() && std::find(options.classes.begin(), options.classes.end(),
+                                              row.class_) == options.classes.end()) {
+      continue;
+    }
     row.name = PodName(row.name);
     if (row.name.empty()) return t.Error("name", "is empty once made a DNS-1123 name");
     if (!names.insert(row.name).second) {

@@ -40,7 +40,8 @@
 // Shared GPUs are not modelled yet: a row asking for a share of one GPU (openb gpu_milli <
 // 1000) gets a whole GPU, and Trace::shared_gpu_rows counts them.
 //
-// Options: time_scale multiplies every time (0.01 replays a day in under 15 minutes); sample
+// Options: classes keeps only the rows of those classes (dlrm's role, openb's qos, the CSV's
+// class); time_scale multiplies every time (0.01 replays a day in under 15 minutes); sample
 // keeps each row with that probability; load_factor (>= 1) adds copies of rows: each row
 // floor(f) times, plus once more with probability f - floor(f) (copies named <name>-r<k>, with
 // the row's times). The draws come from `seed`, so a scenario and seed give the same pods.
@@ -73,6 +74,8 @@ struct TraceOptions {
   std::string namespace_ = "default";
   // A trace's GPU model -> GKE accelerator (the node selector).
   std::map<std::string, std::string> gpu_models;
+  // Only rows of these classes (as the trace writes them, e.g. HN); empty: every row.
+  std::vector<std::string> classes;
 };
 
 struct TraceRow {
