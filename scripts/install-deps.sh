@@ -13,6 +13,7 @@ PACKAGES=(
   libhowardhinnant-date-dev tzdata libre2-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   python3-kubernetes
+  chromium
   clang-16 libclang-rt-16-dev
 )
 

@@ -50,6 +50,9 @@ int main(int argc, char** argv) {
                   "number per row: section,name,metric,value)")
       ->check(CLI::IsMember({"text", "json", "csv"}))
       ->default_val("text");
+  sim->add_option("--report", simulate.report,
+                  "Also write the run as one self-contained HTML page (summary tables; plots of "
+                  "pending pods, nodes per pool, GPUs allocated and provisioned, cost over time)");
   sim->add_flag("--summary", simulate.summary_only,
                 "Print only the end-of-run summary (cost per pool, GPU-hours allocated and "
                 "provisioned, pending-time percentiles per class, pods never scheduled and why, "

@@ -433,12 +433,14 @@ Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t s
 }  // namespace
 
 StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
-                                                  std::optional<Duration> until) {
+                                                  std::optional<Duration> until,
+                                                  bool summary_only) {
   UpComponentOptions components;
   components.world = scenario.world;
   TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<SimCluster> cluster,
                             SimCluster::Create(std::move(components)));
   SimCluster* c = cluster.get();
+  c->timeline().set_summary_only(summary_only);
   const TimePoint start = scenario.world.start;
   // Copies: an action after `until` stays queued on the cluster the caller gets.
   auto world = std::make_shared<const sim::WorldOptions>(scenario.world);

@@ -38,7 +38,9 @@ namespace tidepool::runtime {
 // Builds the cluster, runs the timeline until `until` (default: the scenario's runFor) after
 // the start and records the summary. Errors building the cluster (a node pool the cloud refuses:
 // InvalidArgument naming it) are returned.
+// `summary_only`: the timeline keeps only the summary and the trace's lines.
 StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
-                                                  std::optional<Duration> until = std::nullopt);
+                                                  std::optional<Duration> until = std::nullopt,
+                                                  bool summary_only = false);
 
 }  // namespace tidepool::runtime

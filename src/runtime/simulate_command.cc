@@ -1,9 +1,11 @@
 #include "runtime/simulate_command.h"
 
+#include <fstream>
 #include <ostream>
 
 #include "common/duration.h"
 #include "runtime/scenario_run.h"
+#include "sim/html_report.h"
 #include "sim/scenario.h"
 
 namespace tidepool::runtime {
@@ -43,12 +45,27 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
           << FormatGoDuration(run_for) << " and does not run\n";
     }
   }
-  auto cluster = RunScenario(*scenario, until);
+  auto cluster = RunScenario(*scenario, until, options.summary_only || options.output == "csv");
   if (!cluster.ok()) {
     err << "error: " << options.scenario << ": " << cluster.status().message() << "\n";
     return 1;
   }
   sim::Timeline& timeline = (*cluster)->timeline();
+  const sim::WorldOptions& w = scenario->world;
+  if (!options.report.empty()) {
+    const std::string subtitle =
+        "seed " + std::to_string(w.seed) + ", " + FormatGoDuration(run_for) +
+        " of simulated time from " + FormatRfc3339(w.start) + "; cluster " + w.cluster +
+        " (project " + w.project + ", zone " + w.zone + ")" +
+        (scenario->trace.has_value() ? "; trace " + scenario->trace->file : "");
+    std::ofstream f(options.report, std::ios::binary | std::ios::trunc);
+    f << sim::HtmlReport("tidepool simulate " + options.scenario, subtitle,
+                         (*cluster)->recorder().Summary(), (*cluster)->recorder().Series());
+    if (!f.good()) {
+      err << "error: --report: cannot write " << options.report << "\n";
+      return 1;
+    }
+  }
   if (options.output == "json") {
     out << timeline.ToJson(options.summary_only);
     return 0;
@@ -57,7 +74,6 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
     out << timeline.SummaryCsv();
     return 0;
   }
-  const sim::WorldOptions& w = scenario->world;
   out << "# tidepool simulate " << options.scenario << ": seed " << w.seed << ", "
       << FormatGoDuration(run_for) << " of virtual time from " << FormatRfc3339(w.start)
       << "; cluster " << w.cluster << " (project " << w.project << ", zone " << w.zone << ")"

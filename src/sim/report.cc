@@ -69,14 +69,54 @@ double Percentile(const std::vector<double>& sorted, double q) {
   return sorted[std::min(i, sorted.size() - 1)];
 }
 
-RunReport::RunReport(TimePoint start, emu::EmulatedCloud& cloud) : start_(start), cloud_(cloud) {}
+RunReport::RunReport(TimePoint start, emu::EmulatedCloud& cloud) : start_(start), cloud_(cloud) {
+  series_.pending.name = "pending pods";
+  series_.gpus_allocated.name = "GPUs allocated";
+  series_.gpus_provisioned.name = "GPUs provisioned";
+  series_.cost_per_hour.name = "cost (USD/h)";
+}
+
+void RunReport::Step(TimeSeries& series, TimePoint now, double value) {
+  const double t = std::max(0.0, Seconds(now - start_));
+  std::vector<std::pair<double, double>>& p = series.points;
+  if (!p.empty() && p.back().first == t) {
+    p.back().second = value;
+    if (p.size() >= 2 && p[p.size() - 2].second == value) p.pop_back();
+    return;
+  }
+  if (!p.empty() && p.back().second == value) return;
+  p.emplace_back(t, value);
+}
+
+double RunReport::HourlyPrice(const api::Node& node, TimePoint now) const {
+  const cloud::PricingModel* pricing = cloud_.Provider().Pricing();
+  if (pricing == nullptr) return 0;
+  auto price = pricing->NodePrice(node, now, now + std::chrono::hours(1));
+  return price.ok() ? *price : 0;
+}
 
 void RunReport::Start(const std::vector<api::NodeConstSharedPtr>& nodes) {
   for (const api::NodeConstSharedPtr& n : nodes) {
-    NodeLife& life = nodes_[n->meta.name];
+    auto [it, added] = nodes_.try_emplace(n->meta.name);
+    NodeLife& life = it->second;
     life.node = n;
     life.from = start_;
-    life.gpus = std::max(life.gpus, Gpus(n->status.capacity));
+    if (added) {
+      life.price_per_hour = HourlyPrice(*n, start_);
+      cost_per_hour_ += life.price_per_hour;
+      pool_nodes_[PoolOf(*n)] += 1;
+    }
+    const int64_t gpus =
+        std::max<int64_t>({life.gpus, Gpus(n->status.capacity), cloud_.NodeGpuCount(*n)});
+    gpus_provisioned_ += static_cast<double>(gpus - life.gpus);
+    life.gpus = gpus;
+  }
+  Step(series_.pending, start_, pending_);
+  Step(series_.gpus_allocated, start_, gpus_allocated_);
+  Step(series_.gpus_provisioned, start_, gpus_provisioned_);
+  Step(series_.cost_per_hour, start_, cost_per_hour_);
+  for (const auto& [pool, n] : pool_nodes_) {
+    if (!pool.empty()) Step(pool_series_[pool], start_, n);
   }
 }
 
@@ -85,11 +125,27 @@ void RunReport::OnNode(const NodeChange& change, TimePoint now) {
   const std::string pool = PoolOf(node);
   auto [it, added] = nodes_.try_emplace(node.meta.name);
   NodeLife& life = it->second;
-  if (added) life.from = now;
+  if (added) {
+    life.from = now;
+    life.price_per_hour = HourlyPrice(node, now);
+    cost_per_hour_ += life.price_per_hour;
+    pool_nodes_[pool] += 1;
+  }
   life.node = change.node;
-  life.gpus = std::max(life.gpus, Gpus(node.status.capacity));
-  if (change.type == ChangeType::kDeleted) {
+  const int64_t gpus =
+      std::max<int64_t>({life.gpus, Gpus(node.status.capacity), cloud_.NodeGpuCount(node)});
+  gpus_provisioned_ += static_cast<double>(gpus - life.gpus);
+  life.gpus = gpus;
+  if (change.type == ChangeType::kDeleted && !life.to.has_value()) {
     life.to = now;
+    gpus_provisioned_ -= static_cast<double>(life.gpus);
+    cost_per_hour_ -= life.price_per_hour;
+    pool_nodes_[pool] -= 1;
+  }
+  Step(series_.gpus_provisioned, now, gpus_provisioned_);
+  Step(series_.cost_per_hour, now, cost_per_hour_);
+  if (!pool.empty()) Step(pool_series_[pool], now, pool_nodes_[pool]);
+  if (change.type == ChangeType::kDeleted) {
     if (counting_) ++nodes_removed_[pool];
     return;
   }
@@ -111,12 +167,35 @@ void RunReport::OnPod(const PodChange& change, TimePoint now) {
     life.gpus = api::Get(api::PodRequests(pod), api::kResourceNvidiaGpu).Value();
     life.created = now;
     it = pods_.emplace(key, std::move(life)).first;
+    pending_ += 1;
   }
   PodLife& life = it->second;
-  if (!life.bound.has_value() && !pod.spec.node_name.empty()) life.bound = now;
-  if (!life.ended.has_value() && (pod.Terminal() || change.type == ChangeType::kDeleted)) {
-    life.ended = now;
+  if (life.ended.has_value()) return;
+  if (!life.bound.has_value() && !pod.spec.node_name.empty()) {
+    life.bound = now;
+    pending_ -= 1;
+    gpus_allocated_ += static_cast<double>(life.gpus);
   }
+  if (pod.Terminal() || change.type == ChangeType::kDeleted) {
+    life.ended = now;
+    if (life.bound.has_value()) {
+      gpus_allocated_ -= static_cast<double>(life.gpus);
+    } else {
+      pending_ -= 1;
+    }
+  }
+  Step(series_.pending, now, pending_);
+  Step(series_.gpus_allocated, now, gpus_allocated_);
+}
+
+ReportSeries RunReport::Series(TimePoint now) const {
+  ReportSeries out = series_;
+  out.end_seconds = Seconds(now - start_);
+  for (const auto& [pool, series] : pool_series_) {
+    out.nodes_per_pool.push_back(series);
+    out.nodes_per_pool.back().name = pool;
+  }
+  return out;
 }
 
 void RunReport::OnEvent(const EventRecord& e) {

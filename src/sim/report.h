@@ -7,8 +7,9 @@
 //     provisioned GPU-hours and cost (the cloud's PricingModel: the catalog's on-demand or spot
 //     prices, cloud/emulated/catalog.cc names their source), and the totals;
 //   - GPU-hours allocated (the GPUs of pods bound to a node, from binding until the pod ends or
-//     is deleted) against provisioned (the GPUs of the nodes, from registration until deletion:
-//     what is paid for, whether the driver is up or not);
+//     is deleted) against provisioned (the GPUs of the nodes' machines, EmulatedCloud::
+//     NodeGpuCount, from registration until deletion: what is paid for, whether the driver is
+//     up or not);
 //   - pending time (creation -> bound to a node) per workload class: pods, scheduled, p50, p90,
 //     p99, max; a class is the pod's tidepool.dev/class label (traces, sim/trace.h), else its
 //     workload ("Deployment/web", "Job/train", "StatefulSet/db", "ReplicaSet/rs"), else "Pod".
@@ -17,7 +18,9 @@
 //     NotTriggerScaleUp ("pod didn't trigger scale-up: ...") before kube-scheduler's
 //     FailedScheduling, or "no scheduling attempt recorded" - never empty;
 //   - provisioning: nodes that registered during the run, and the time from the cloud's
-//     request for the VM to the node's Ready (p50, max).
+//     request for the VM to the node's Ready (p50, max);
+//   - over time (Series): pending pods, GPUs allocated and provisioned, nodes per pool and
+//     the cost rate, each as a step function with a point per change.
 // Counted: pods created after the start, outside kube-system and not owned by a DaemonSet (the
 // cluster's own pods). Nodes and VMs of the warm-up count from the start. Everything is a
 // function of the changes and their times, so a run gives the same report every time.
@@ -68,6 +71,23 @@ struct ReportSummary {
   double provision_p50 = 0, provision_max = 0;  // seconds
 };
 
+// A quantity over the run, as a step function: (seconds since the start, value from then on),
+// one point per change, ordered by time.
+struct TimeSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;
+};
+
+// What the report's plots show (html_report.h).
+struct ReportSeries {
+  double end_seconds = 0;
+  TimeSeries pending;                      // counted pods not yet bound
+  TimeSeries gpus_allocated;               // GPUs of bound, running pods
+  TimeSeries gpus_provisioned;             // GPUs of the nodes
+  TimeSeries cost_per_hour;                // USD/h of the nodes (catalog prices)
+  std::vector<TimeSeries> nodes_per_pool;  // by pool name
+};
+
 class RunReport {
  public:
   // `cloud` prices the nodes and names their pools' GPUs; it must outlive the report.
@@ -85,6 +105,7 @@ class RunReport {
   void SetPoolSize(const std::string& pool, int64_t size) { pool_sizes_[pool] = size; }
 
   ReportSummary Summarize(TimePoint now) const;
+  ReportSeries Series(TimePoint now) const;
 
  private:
   struct NodeLife {
@@ -92,7 +113,11 @@ class RunReport {
     TimePoint from;
     std::optional<TimePoint> to;
     int64_t gpus = 0;  // the most it had
+    double price_per_hour = 0;
   };
+  // Moves a series to `value` at `now` (the warm-up's changes count at the start).
+  void Step(TimeSeries& series, TimePoint now, double value);
+  double HourlyPrice(const api::Node& node, TimePoint now) const;
   struct PodLife {
     std::string class_;
     int64_t gpus = 0;
@@ -113,6 +138,11 @@ class RunReport {
   std::map<std::string, PodLife> pods_;  // by namespace/name, the counted ones
   std::map<std::string, TimePoint> vm_requested_;  // instance -> when the cloud was asked
   std::vector<double> provision_seconds_;
+  // The plots' series and the values they stand at.
+  ReportSeries series_;
+  std::map<std::string, TimeSeries> pool_series_;
+  double pending_ = 0, gpus_allocated_ = 0, gpus_provisioned_ = 0, cost_per_hour_ = 0;
+  std::map<std::string, double> pool_nodes_;
 };
 
 // Nearest-rank percentile (q in (0, 100]) of `sorted` (ascending); 0 when empty.

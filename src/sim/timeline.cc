@@ -59,7 +59,7 @@ double Round(double v, int decimals) {
 
 void Timeline::Add(TimePoint at, std::string kind, std::string object, std::string text,
                    std::vector<std::pair<std::string, FieldValue>> fields) {
-  if (!enabled_) {
+  if (!enabled_ || (summary_only_ && kind != "summary" && kind != "trace")) {
     return;
   }
   while (!text.empty() && text.back() == ' ') {

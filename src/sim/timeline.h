@@ -66,6 +66,9 @@ class Timeline {
   // Entries before the start (the cluster's warm-up) are dropped while disabled.
   void set_enabled(bool enabled) { enabled_ = enabled; }
   bool enabled() const { return enabled_; }
+  // Keeps only the "summary" and "trace" entries (a long run printed with --summary: the
+  // timeline of a month of a fleet is millions of lines).
+  void set_summary_only(bool summary_only) { summary_only_ = summary_only; }
 
   void Add(TimePoint at, std::string kind, std::string object, std::string text,
            std::vector<std::pair<std::string, FieldValue>> fields = {});
@@ -92,6 +95,7 @@ class Timeline {
  private:
   TimePoint start_;
   bool enabled_ = true;
+  bool summary_only_ = false;
   std::vector<TimelineEntry> entries_;
 };
 
@@ -123,6 +127,7 @@ class TimelineRecorder final : public ChangeObserver, public cloud::emulated::Cl
   // The run's report so far (warm-up excluded).
   const RunReport& report() const { return report_; }
   ReportSummary Summary() const;
+  ReportSeries Series() const { return report_.Series(Now()); }
 
   void OnNodeChange(const NodeChange& change) override;
   void OnPodChange(const PodChange& change) override;

@@ -371,6 +371,26 @@ Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
   return OkStatus();
 }
 
+int EmulatedCloud::NodeGpuCount(const api::Node& node) const {
+  const api::Labels& labels = node.meta.labels;
+  auto type = labels.find(std::string(kLabelGkeAccelerator));
+  if (type == labels.end()) return 0;
+  if (auto pool = labels.find(std::string(kLabelGkeNodePool)); pool != labels.end()) {
+    StatusOr<NodePoolInfo> info = GetNodePoolConfig(pool->second);
+    if (info.ok() && info->accelerator.has_value() && info->accelerator->type == type->second) {
+      return info->accelerator->count;
+    }
+  }
+  if (int n = static_cast<int>(api::Get(node.status.capacity, api::kResourceNvidiaGpu).Value());
+      n > 0) {
+    return n;
+  }
+  auto machine = labels.find(std::string(kLabelInstanceType));
+  if (machine == labels.end()) return 0;
+  const MachineType* m = options_.catalog.FindMachineType(machine->second);
+  return m == nullptr ? 0 : m->builtin_accelerator_count;
+}
+
 StatusOr<NodePoolInfo> EmulatedCloud::GetNodePoolConfig(std::string_view name) const {
   const Pool* p = FindPool(name);
   if (p == nullptr) {

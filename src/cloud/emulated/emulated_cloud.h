@@ -389,6 +389,11 @@ class EmulatedCloud {
   // asks per node (min/max size, autoscaling, accelerator), where GetNodePool's target size
   // walks the pool's instances.
   StatusOr<NodePoolInfo> GetNodePoolConfig(std::string_view name) const;
+  // The GPUs a node's machine has, from the moment it exists (its nvidia.com/gpu capacity
+  // appears only once the driver is up): for a node labelled with an accelerator, its pool's
+  // accelerator count, else its capacity, else the machine type's built-in GPUs; 0 without the
+  // label.
+  int NodeGpuCount(const api::Node& node) const;
   // Sorted by name; pools being deleted included (status STOPPING).
   std::vector<NodePoolInfo> ListNodePools() const;
   // Every instance of every pool, sorted by name.

@@ -112,22 +112,7 @@ StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoi
   }
   std::optional<Accelerator> accelerator;
   if (auto type = labels.find(std::string(kLabelGkeAccelerator)); type != labels.end()) {
-    int count = 0;
-    if (auto pool = labels.find(std::string(kLabelGkeNodePool)); pool != labels.end()) {
-      StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool->second);
-      if (info.ok() && info->accelerator.has_value() && info->accelerator->type == type->second) {
-        count = info->accelerator->count;
-      }
-    }
-    if (count == 0) {
-      count = static_cast<int>(api::Get(node.status.capacity, api::kResourceNvidiaGpu).Value());
-    }
-    if (count == 0) {
-      if (const MachineType* m = cloud_.catalog().FindMachineType(machine->second)) {
-        count = m->builtin_accelerator_count;
-      }
-    }
-    accelerator = Accelerator{type->second, count};
+    accelerator = Accelerator{type->second, cloud_.NodeGpuCount(node)};
   }
   auto spot = labels.find(std::string(kLabelGkeSpot));
   const bool is_spot = spot != labels.end() && spot->second == "true";
