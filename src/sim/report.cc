@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <string_view>
 #include <utility>
 
 #include "api/pod_resources.h"
@@ -260,8 +261,10 @@ ReportSummary RunReport::Summarize(TimePoint now) const {
       continue;
     }
     ++c.never_scheduled;
-    const bool autoscaler_said = !life.autoscaler_reason.empty() &&
-                                 life.autoscaler_reason.size() > sizeof(kNotTriggered) - 1;
+    // CA's message names no reason when no node group rejected or skipped the pod.
+    std::string_view said = life.autoscaler_reason;
+    while (!said.empty() && said.back() == ' ') said.remove_suffix(1);
+    const bool autoscaler_said = said.size() > sizeof(kNotTriggered) - 1;
     ++reasons[autoscaler_said                   ? life.autoscaler_reason
               : !life.scheduler_reason.empty() ? life.scheduler_reason
                                                : kNoAttempt];

@@ -134,7 +134,7 @@ TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
     r.OnPod({ChangeType::kAdded, std::nullopt, Labeled(Pod("default", name, 0), "HN")}, t0);
   }
   r.OnEvent(Event("hn-2", "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu."));
-  r.OnEvent(Event("hn-2", "NotTriggerScaleUp", "pod didn't trigger scale-up:"));  // says nothing
+  r.OnEvent(Event("hn-2", "NotTriggerScaleUp", "pod didn't trigger scale-up: "));  // no reason
   r.OnEvent(Event("hn-3", "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu."));
   r.OnEvent(Event("hn-3", "NotTriggerScaleUp",
                   "pod didn't trigger scale-up: 1 max node group size reached"));

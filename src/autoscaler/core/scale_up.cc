@@ -291,11 +291,11 @@ void ScaleUpOrchestrator::EmitEvents(const ScaleUpResult& result) {
     return;
   }
   for (const auto& p : result.pods_remain_unschedulable) {
-    std::string msg = "pod didn't trigger scale-up:";
+    // CA's text exactly: ReasonsMessage may be empty (no group rejected or skipped the pod),
+    // leaving "pod didn't trigger scale-up: " (eventing_scale_up_processor.go).
+    std::string msg = "pod didn't trigger scale-up: ";
     auto it = result.reasons_by_pod.find(p->Key());
-    if (it != result.reasons_by_pod.end() && !it->second.empty()) {
-      msg += " " + it->second;
-    }
+    if (it != result.reasons_by_pod.end()) msg += it->second;
     recorder_.Event(RefOf(*p), "Normal", "NotTriggerScaleUp", msg);
   }
 }
