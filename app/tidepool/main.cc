@@ -12,6 +12,7 @@
 #include "runtime/autoscale_command.h"
 
 #include "runtime/schedule_command.h"
+#include "runtime/compare_command.h"
 #include "runtime/simulate_command.h"
 #include "runtime/up_command.h"
 
@@ -60,6 +61,29 @@ int main(int argc, char** argv) {
   CLI::Option* seed_opt = sim->add_option("--seed", seed, "Random seed (overrides the scenario's)");
   CLI::Option* until_opt = sim->add_option(
       "--until", until, "How long to simulate, a Go duration such as 35m (overrides runFor)");
+
+  tidepool::runtime::CompareOptions compare;
+  uint64_t compare_seed = 0;
+  std::string compare_until;
+  CLI::App* cmp = app.add_subcommand(
+      "compare",
+      "Run the same workload under several configurations (each a simulate scenario: other node "
+      "pools, machine types, spot, expander, unneeded time, max nodes...) in parallel and print "
+      "one table side by side: cost, GPU-hours allocated and provisioned, nodes created, and "
+      "per class the pods never scheduled and the wait percentiles");
+  cmp->add_option("scenarios", compare.scenarios, "Scenario YAML files, e.g. a.yaml b.yaml")
+      ->required();
+  cmp->add_option("-o,--output", compare.output, "Output format: text or csv")
+      ->check(CLI::IsMember({"text", "csv"}))
+      ->default_val("text");
+  cmp->add_option("--report", compare.report,
+                  "Also write the comparison as one self-contained HTML page (the table and "
+                  "overlaid plots of pending pods, nodes, GPUs and cumulative cost)");
+  cmp->add_option("-j,--jobs", compare.jobs, "Runs at once (default: the machine's cores)");
+  CLI::Option* compare_seed_opt =
+      cmp->add_option("--seed", compare_seed, "Random seed (overrides every scenario's)");
+  CLI::Option* compare_until_opt = cmp->add_option(
+      "--until", compare_until, "How long to simulate each, a Go duration (overrides runFor)");
 
   tidepool::runtime::UpOptions up;
   bool no_autoscaler = false;
@@ -266,6 +290,11 @@ int main(int argc, char** argv) {
       simulate.until = until;
     }
     return tidepool::runtime::RunSimulate(simulate, std::cout, std::cerr);
+  }
+  if (cmp->parsed()) {
+    if (compare_seed_opt->count() > 0) compare.seed = compare_seed;
+    if (compare_until_opt->count() > 0) compare.until = compare_until;
+    return tidepool::runtime::RunCompare(compare, std::cout, std::cerr);
   }
   return 0;
 }

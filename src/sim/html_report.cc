@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
@@ -266,7 +268,157 @@ std::string Tables(const ReportSummary& s) {
   return h;
 }
 
+constexpr const char* kStyle =
+    "<style>\n"
+    "body{font-family:sans-serif;margin:24px;color:#222;max-width:940px}\n"
+    "h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px}\n"
+    ".sub{color:#666;margin-top:0}\n"
+    "table{border-collapse:collapse;font-size:13px}\n"
+    "th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}\n"
+    "th:first-child,td:first-child{text-align:left}\n"
+    "td.reason{text-align:left;max-width:640px}\n"
+    "tr.total td{font-weight:bold}\n"
+    "svg{display:block;margin:10px 0}\n"
+    "svg .title{font-size:14px;font-weight:bold}\n"
+    "svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}\n"
+    "svg .ytick{font-size:11px;text-anchor:end;fill:#555}\n"
+    "svg .xtick{font-size:11px;text-anchor:middle;fill:#555}\n"
+    "svg .unit{font-size:11px;text-anchor:middle;fill:#555}\n"
+    "svg .legend{font-size:12px}\n"
+    "svg .series{fill:none;stroke-width:1.5}\n"
+    "</style>\n";
+
+std::string Head(const std::string& title, const std::string& subtitle) {
+  return "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
+         Escape(title) + "</title>\n" + kStyle + "</head>\n<body>\n<h1>" + Escape(title) +
+         "</h1>\n<p class=\"sub\">" + Escape(subtitle) + "</p>\n";
+}
+
+// The data block (an inert script element; "</" would end it).
+std::string DataBlock(const ordered_json& data) {
+  std::string text = data.dump();
+  for (size_t at = text.find("</"); at != std::string::npos; at = text.find("</", at + 2)) {
+    text.replace(at, 2, "<\\/");
+  }
+  return "<script type=\"application/json\" id=\"report-data\">" + text + "</script>\n";
+}
+
+// The sum of step functions (all pools' nodes).
+std::vector<std::pair<double, double>> Sum(const std::vector<TimeSeries>& all) {
+  std::map<double, double> deltas;
+  for (const TimeSeries& s : all) {
+    double last = 0;
+    for (const auto& [t, v] : s.points) {
+      deltas[t] += v - last;
+      last = v;
+    }
+  }
+  std::vector<std::pair<double, double>> out;
+  double total = 0;
+  for (const auto& [t, d] : deltas) {
+    total += d;
+    out.emplace_back(t, total);
+  }
+  return out;
+}
+
 }  // namespace
+
+std::vector<ComparisonRow> ComparisonRows(const std::vector<ComparedRun>& runs) {
+  std::vector<ComparisonRow> rows;
+  const auto row = [&](std::string metric, int decimals, auto value) {
+    ComparisonRow r{std::move(metric), {}, decimals};
+    for (const ComparedRun& run : runs) r.values.push_back(value(run.summary));
+    rows.push_back(std::move(r));
+  };
+  row("cost (USD)", 2, [](const ReportSummary& s) { return s.cost; });
+  row("node-hours", 2, [](const ReportSummary& s) { return s.node_hours; });
+  row("GPU-hours provisioned", 2, [](const ReportSummary& s) { return s.gpu_hours_provisioned; });
+  row("GPU-hours allocated", 2, [](const ReportSummary& s) { return s.gpu_hours_allocated; });
+  row("GPU utilization (%)", 1, [](const ReportSummary& s) {
+    return s.gpu_hours_provisioned > 0 ? 100 * s.gpu_hours_allocated / s.gpu_hours_provisioned
+                                       : 0.0;
+  });
+  row("nodes created", 0, [](const ReportSummary& s) {
+    double n = 0;
+    for (const PoolReport& p : s.pools) n += static_cast<double>(p.nodes_created);
+    return n;
+  });
+  row("provisioning p50 (s)", 0, [](const ReportSummary& s) { return s.provision_p50; });
+  std::set<std::string> classes;
+  for (const ComparedRun& run : runs) {
+    for (const ClassReport& c : run.summary.classes) classes.insert(c.name);
+  }
+  for (const std::string& name : classes) {
+    const auto of = [name](const ReportSummary& s, double ClassReport::*field) {
+      for (const ClassReport& c : s.classes) {
+        if (c.name == name) return c.*field;
+      }
+      return 0.0;
+    };
+    const auto count = [name](const ReportSummary& s, int64_t ClassReport::*field) {
+      for (const ClassReport& c : s.classes) {
+        if (c.name == name) return static_cast<double>(c.*field);
+      }
+      return 0.0;
+    };
+    row(name + ": pods", 0, [&](const ReportSummary& s) { return count(s, &ClassReport::pods); });
+    row(name + ": never scheduled", 0,
+        [&](const ReportSummary& s) { return count(s, &ClassReport::never_scheduled); });
+    row(name + ": wait p50 (s)", 0, [&](const ReportSummary& s) { return of(s, &ClassReport::p50); });
+    row(name + ": wait p90 (s)", 0, [&](const ReportSummary& s) { return of(s, &ClassReport::p90); });
+    row(name + ": wait p99 (s)", 0, [&](const ReportSummary& s) { return of(s, &ClassReport::p99); });
+    row(name + ": wait max (s)", 0, [&](const ReportSummary& s) { return of(s, &ClassReport::max); });
+  }
+  return rows;
+}
+
+std::string HtmlComparison(const std::string& title, const std::string& subtitle,
+                           const std::vector<ComparedRun>& runs) {
+  const std::vector<ComparisonRow> rows = ComparisonRows(runs);
+  std::string html = Head(title, subtitle) + "<h2>Side by side</h2>\n<table>\n<tr><th></th>";
+  for (const ComparedRun& r : runs) html += "<th>" + Escape(r.name) + "</th>";
+  html += "</tr>\n";
+  ordered_json table = ordered_json::array();
+  for (const ComparisonRow& row : rows) {
+    html += "<tr><td>" + Escape(row.metric) + "</td>";
+    ordered_json values = ordered_json::array();
+    for (double v : row.values) {
+      html += "<td>" + Num(v, row.decimals) + "</td>";
+      values.push_back(Round(v, std::max(row.decimals, 2)));
+    }
+    html += "</tr>\n";
+    table.push_back({{"metric", row.metric}, {"values", values}});
+  }
+  html += "</table>\n<h2>Over time</h2>\n";
+  double end = 0;
+  for (const ComparedRun& r : runs) end = std::max(end, r.series.end_seconds);
+  const auto lines = [&](auto points) {
+    std::vector<Line> out;
+    for (size_t i = 0; i < runs.size(); ++i) {
+      out.push_back({runs[i].name, kColors[i % std::size(kColors)], points(runs[i])});
+    }
+    return out;
+  };
+  html += Chart("Pending pods", "pods",
+                lines([](const ComparedRun& r) { return r.series.pending.points; }), end);
+  html += Chart("Nodes (all pools)", "nodes",
+                lines([](const ComparedRun& r) { return Sum(r.series.nodes_per_pool); }), end);
+  html += Chart("GPUs allocated", "GPUs",
+                lines([](const ComparedRun& r) { return r.series.gpus_allocated.points; }), end);
+  html += Chart("GPUs provisioned", "GPUs",
+                lines([](const ComparedRun& r) { return r.series.gpus_provisioned.points; }), end);
+  std::vector<Line> cost = lines([](const ComparedRun& r) {
+    return Cumulative(r.series.cost_per_hour, r.series.end_seconds);
+  });
+  for (Line& l : cost) l.step = false;
+  html += Chart("Cumulative cost", "USD", cost, end);
+  ordered_json names = ordered_json::array();
+  for (const ComparedRun& r : runs) names.push_back(r.name);
+  html += DataBlock({{"runs", names}, {"table", table}});
+  html += "</body>\n</html>\n";
+  return html;
+}
 
 std::string HtmlReport(const std::string& title, const std::string& subtitle,
                        const ReportSummary& summary, const ReportSeries& series) {
@@ -276,45 +428,18 @@ std::string HtmlReport(const std::string& title, const std::string& subtitle,
     nodes.push_back({series.nodes_per_pool[i].name, kColors[i % std::size(kColors)],
                      series.nodes_per_pool[i].points});
   }
-  std::string data = Data(summary, series).dump();
-  // Inside <script>, "</" would end the block.
-  for (size_t at = data.find("</"); at != std::string::npos; at = data.find("</", at + 2)) {
-    data.replace(at, 2, "<\\/");
-  }
-  std::string html =
-      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" +
-      Escape(title) +
-      "</title>\n<style>\n"
-      "body{font-family:sans-serif;margin:24px;color:#222;max-width:940px}\n"
-      "h1{font-size:22px;margin-bottom:4px}h2{font-size:17px;margin-top:28px}\n"
-      ".sub{color:#666;margin-top:0}\n"
-      "table{border-collapse:collapse;font-size:13px}\n"
-      "th,td{border:1px solid #ccc;padding:4px 8px;text-align:right}\n"
-      "th:first-child,td:first-child{text-align:left}\n"
-      "td.reason{text-align:left;max-width:640px}\n"
-      "tr.total td{font-weight:bold}\n"
-      "svg{display:block;margin:10px 0}\n"
-      "svg .title{font-size:14px;font-weight:bold}\n"
-      "svg .grid{stroke:#eee}svg .frame{fill:none;stroke:#999}\n"
-      "svg .ytick{font-size:11px;text-anchor:end;fill:#555}\n"
-      "svg .xtick{font-size:11px;text-anchor:middle;fill:#555}\n"
-      "svg .unit{font-size:11px;text-anchor:middle;fill:#555}\n"
-      "svg .legend{font-size:12px}\n"
-      "svg .series{fill:none;stroke-width:1.5}\n"
-      "</style>\n</head>\n<body>\n<h1>" +
-      Escape(title) + "</h1>\n<p class=\"sub\">" + Escape(subtitle) + "</p>\n" + Tables(summary) +
-      "<h2>Over time</h2>\n";
+  std::string html = Head(title, subtitle) + Tables(summary) + "<h2>Over time</h2>\n";
   html += Chart("Pending pods", "pods", {{"pending pods", kColors[1], series.pending.points}}, end);
   html += Chart("Nodes per pool", "nodes", nodes, end);
   html += Chart("GPUs", "GPUs",
                 {{"provisioned", kColors[0], series.gpus_provisioned.points},
                  {"allocated", kColors[2], series.gpus_allocated.points}},
                 end);
-  html +=
-      Chart("Cost rate", "USD/h", {{"cost rate", kColors[3], series.cost_per_hour.points}}, end);
+  html += Chart("Cost rate", "USD/h", {{"cost rate", kColors[3], series.cost_per_hour.points}},
+                end);
   html += Chart("Cumulative cost", "USD",
                 {{"cost", kColors[4], Cumulative(series.cost_per_hour, end), false}}, end);
-  html += "<script type=\"application/json\" id=\"report-data\">" + data + "</script>\n";
+  html += DataBlock(Data(summary, series));
   html += "</body>\n</html>\n";
   return html;
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/report.h"
 
@@ -25,5 +26,29 @@ namespace tidepool::sim {
 // `title` heads the page (the scenario's name); `subtitle` says the run (seed, duration).
 std::string HtmlReport(const std::string& title, const std::string& subtitle,
                        const ReportSummary& summary, const ReportSeries& series);
+
+// One configuration's run, for a comparison.
+struct ComparedRun {
+  std::string name;
+  ReportSummary summary;
+  ReportSeries series;
+};
+
+// The rows a comparison shows, each with one value per run (`tidepool compare`'s table): cost,
+// node-hours, GPU-hours provisioned and allocated, GPU utilisation, nodes created, provisioning
+// p50, and per class (every class any run has) pods, never scheduled and wait p50/p90/p99/max.
+struct ComparisonRow {
+  std::string metric;
+  std::vector<double> values;
+  int decimals = 2;
+};
+std::vector<ComparisonRow> ComparisonRows(const std::vector<ComparedRun>& runs);
+
+// Several configurations' runs on one page: the comparison table and overlaid plots (one line
+// per run) of pending pods, nodes (all pools), GPUs allocated, GPUs provisioned and the
+// cumulative cost. Self-contained and deterministic as HtmlReport; its data block holds the
+// table.
+std::string HtmlComparison(const std::string& title, const std::string& subtitle,
+                           const std::vector<ComparedRun>& runs);
 
 }  // namespace tidepool::sim

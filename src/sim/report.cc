@@ -16,6 +16,7 @@ namespace {
 namespace emu = cloud::emulated;
 
 constexpr char kNoAttempt[] = "no scheduling attempt recorded";
+constexpr char kDeletedPending[] = "deleted before a scheduling attempt was recorded";
 constexpr char kNotTriggered[] = "pod didn't trigger scale-up:";
 
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
@@ -267,6 +268,7 @@ ReportSummary RunReport::Summarize(TimePoint now) const {
     const bool autoscaler_said = said.size() > sizeof(kNotTriggered) - 1;
     ++reasons[autoscaler_said                   ? life.autoscaler_reason
               : !life.scheduler_reason.empty() ? life.scheduler_reason
+              : life.ended.has_value()         ? kDeletedPending
                                                : kNoAttempt];
   }
   for (auto& [name, c] : classes) {

@@ -16,7 +16,9 @@
 //     Percentiles are nearest-rank over the pods that were scheduled; pods never scheduled are
 //     counted apart, with why: the last reason the cluster gave for that pod, the autoscaler's
 //     NotTriggerScaleUp ("pod didn't trigger scale-up: ...") before kube-scheduler's
-//     FailedScheduling, or "no scheduling attempt recorded" - never empty;
+//     FailedScheduling, else "deleted before a scheduling attempt was recorded" (a trace's
+//     short-lived pod) or "no scheduling attempt recorded" (it arrived just before the end) -
+//     never empty;
 //   - provisioning: nodes that registered during the run, and the time from the cloud's
 //     request for the VM to the node's Ready (p50, max);
 //   - over time (Series): pending pods, GPUs allocated and provisioned, nodes per pool and

@@ -138,6 +138,10 @@ TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
   r.OnEvent(Event("hn-3", "FailedScheduling", "0/1 nodes are available: 1 Insufficient cpu."));
   r.OnEvent(Event("hn-3", "NotTriggerScaleUp",
                   "pod didn't trigger scale-up: 1 max node group size reached"));
+  // A short-lived pod deleted before anything was said about it.
+  const PodRecord gone = Labeled(Pod("default", "hn-5", 0), "HN");
+  r.OnPod({ChangeType::kAdded, std::nullopt, gone}, t0);
+  r.OnPod({ChangeType::kDeleted, std::nullopt, gone}, at(seconds(1)));
   // Not counted: the cluster's own pods.
   r.OnPod({ChangeType::kAdded, std::nullopt, Pod("kube-system", "dns", 0)}, t0);
   r.OnPod({ChangeType::kAdded, std::nullopt,
@@ -164,13 +168,14 @@ TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
   EXPECT_EQ(s.classes[0].p50, 100);
   const ClassReport& c = s.classes[1];
   EXPECT_EQ(c.name, "HN");
-  EXPECT_EQ(c.pods, 4);
+  EXPECT_EQ(c.pods, 5);
   EXPECT_EQ(c.scheduled, 1);
-  EXPECT_EQ(c.never_scheduled, 3);
+  EXPECT_EQ(c.never_scheduled, 4);
   EXPECT_EQ(c.p99, 60);
   EXPECT_EQ(c.max, 60);
   const std::vector<std::pair<std::string, int64_t>> reasons = {
       {"0/1 nodes are available: 1 Insufficient cpu.", 1},
+      {"deleted before a scheduling attempt was recorded", 1},
       {"no scheduling attempt recorded", 1},
       {"pod didn't trigger scale-up: 1 max node group size reached", 1}};
   EXPECT_EQ(s.unscheduled_reasons, reasons);
