@@ -415,8 +415,8 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
       }
     }
     const TimePoint start = clock.Now();
-    const autoscaler::ClusterView view = cache.View();
-    Status s = (*engine)->RunOnce(start, view);
+    const std::shared_ptr<const autoscaler::ClusterView> view = cache.SharedView();
+    Status s = (*engine)->RunOnce(start, *view);
     const TimePoint end = clock.Now();
     metrics.UpdateFunctionDuration("main", end - start);
     {

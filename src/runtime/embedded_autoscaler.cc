@@ -89,7 +89,8 @@ void EmbeddedAutoscaler::RunLoop() {
     return;
   }
   ++loops_;
-  Status s = engine_->RunOnce(now, cache_.View());
+  const std::shared_ptr<const autoscaler::ClusterView> view = cache_.SharedView();
+  Status s = engine_->RunOnce(now, *view);
   if (!s.ok()) log_.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
   if (options_.write_status_configmap) {
     const std::string status = engine_->StatusYaml();

@@ -281,6 +281,7 @@ void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     node_map_.erase(key);
     return;
   }
@@ -290,6 +291,7 @@ void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
     kept = NodeForCache(std::move(*node));
   }
   std::lock_guard<std::mutex> lock(mu_);
+  ++version_;
   if (!node.ok()) {
     ++decode_errors_;
     if (logger_ != nullptr) {
@@ -309,12 +311,14 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     EraseKey(pod_map_, std::string_view(key));
     return;
   }
   StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
   if (!pod.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     ++decode_errors_;
     if (logger_ != nullptr) {
       logger_->Warning("Failed to decode pod", {{"pod", key}, {"err", pod.status().ToString()}});
@@ -324,6 +328,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   }
   if (pod->Terminal()) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     EraseKey(pod_map_, std::string_view(key));
     return;
   }
@@ -332,6 +337,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   scheduler::PodInfoConstSharedPtr info =
       scheduler::MakePodInfo(*pod);
   std::lock_guard<std::mutex> lock(mu_);
+  ++version_;
   // The entry is keyed by the PodInfo itself: replacing it swaps the PodInfo of the set's node
   // (same key, same place).
   InsertOrReplace(pod_map_, std::string_view(key), std::move(info));
@@ -341,6 +347,7 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     pdb_map_.erase(key);
     return;
   }
@@ -354,6 +361,7 @@ void KubeClusterCache::OnPdb(const client::ObjectRef& obj, bool deleted) {
     pdb = api::PodDisruptionBudget{};
   }
   std::lock_guard<std::mutex> lock(mu_);
+  ++version_;
   pdb_map_[key] = std::make_shared<const api::PodDisruptionBudget>(std::move(*pdb));
 }
 
@@ -362,6 +370,7 @@ void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
   const std::string key = client::Informer::KeyOf(*obj);
   if (deleted) {
     std::lock_guard<std::mutex> lock(mu_);
+    ++version_;
     daemonset_pod_map_.erase(key);
     return;
   }
@@ -380,6 +389,7 @@ void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
   StatusOr<api::Pod> pod = api::codec::PodFromJson(
       {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", pod_meta}, {"spec", tmpl["spec"]}});
   std::lock_guard<std::mutex> lock(mu_);
+  ++version_;
   if (!pod.ok()) {
     ++decode_errors_;
     daemonset_pod_map_.erase(key);
@@ -388,9 +398,13 @@ void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
   daemonset_pod_map_[key] = scheduler::MakePodInfo(*pod);
 }
 
-autoscaler::ClusterView KubeClusterCache::View() const {
-  autoscaler::ClusterView view;
+autoscaler::ClusterView KubeClusterCache::View() const { return *SharedView(); }
+
+std::shared_ptr<const autoscaler::ClusterView> KubeClusterCache::SharedView() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (view_ != nullptr && view_version_ == version_) return view_;
+  auto shared = std::make_shared<autoscaler::ClusterView>();
+  autoscaler::ClusterView& view = *shared;
   view.nodes.reserve(node_map_.size());
   for (const auto& [key, node] : node_map_) {
     view.nodes.push_back(node);
@@ -407,7 +421,9 @@ autoscaler::ClusterView KubeClusterCache::View() const {
   view.controllers = controllers_;
   view.daemonset_pods.reserve(daemonset_pod_map_.size());
   for (const auto& [key, pod] : daemonset_pod_map_) view.daemonset_pods.push_back(pod);
-  return view;
+  view_ = std::move(shared);
+  view_version_ = version_;
+  return view_;
 }
 
 std::map<std::string, client::InformerStats> KubeClusterCache::Stats() const {

@@ -117,6 +117,9 @@ class KubeClusterCache {
   // The cluster now: nodes, non-terminal pods (scheduled / pending), kube-system pods covered
   // by a PodDisruptionBudget.
   autoscaler::ClusterView View() const;
+  // The same, shared: made again only when the cache changed since the last call (a quiet
+  // loop of a large cluster does not copy every pod's pointer).
+  std::shared_ptr<const autoscaler::ClusterView> SharedView() const;
 
   // Informer counters (lists, relists on 410, watches, errors), for logs, metrics and tests.
   std::map<std::string, client::InformerStats> Stats() const;
@@ -164,6 +167,9 @@ class KubeClusterCache {
   std::map<std::string, api::PodDisruptionBudgetConstSharedPtr> pdb_map_;
   std::map<std::string, scheduler::PodInfoConstSharedPtr> daemonset_pod_map_;
   uint64_t decode_errors_ = 0;
+  uint64_t version_ = 0;  // every change of the maps above; under mu_
+  mutable std::shared_ptr<const autoscaler::ClusterView> view_;  // as of view_version_
+  mutable uint64_t view_version_ = 0;
 };
 
 class KubeClusterWriter final : public autoscaler::ClusterWriter {

@@ -497,14 +497,26 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   int upcoming_total = 0;
   // The pods on the real nodes used as templates (their DaemonSet and mirror pods go with the
   // template: CA's podsExpectedOnFreshNode).
-  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> on_example;
+  // Read from the snapshot's node (its pods are the view's pods bound to it); a candidate the
+  // snapshot does not hold is looked up in the view's pods (a pass over every pod, which
+  // every loop of a large cluster would otherwise pay).
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>, std::less<>> on_example;
+  bool scan = false;
   for (const auto& [id, s] : groups) {
-    if (!s.template_candidates.empty()) on_example[s.template_candidates.front()->meta.name];
+    if (s.template_candidates.empty()) continue;
+    const std::string& name = s.template_candidates.front()->meta.name;
+    if (const scheduler::NodeInfo* info = snapshot.GetNodeInfo(name)) {
+      on_example[name] = info->pods();
+    } else {
+      scan |= on_example.try_emplace(name).second;
+    }
   }
-  if (!on_example.empty()) {
+  if (scan) {
     for (const scheduler::PodInfoConstSharedPtr& p : view.scheduled_pods) {
-      auto it = on_example.find(std::string(p->node_name()));
-      if (it != on_example.end()) it->second.push_back(p);
+      auto it = on_example.find(p->node_name());
+      if (it != on_example.end() && snapshot.GetNodeInfo(it->first) == nullptr) {
+        it->second.push_back(p);
+      }
     }
   }
   for (auto& [id, s] : groups) {
