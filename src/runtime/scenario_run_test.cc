@@ -10,6 +10,7 @@
 #include <string>
 
 #include "client/rest_client.h"
+#include "sim/html_report.h"
 #include "testing/temp_dir.h"
 
 namespace tidepool::runtime {
@@ -523,6 +524,31 @@ TEST(TraceReplayTest, ATracesPodsArriveRunAndEndAndTheReportCountsThem) {
   const std::string csv = c->timeline().SummaryCsv();
   EXPECT_NE(csv.find("class,training,neverScheduled,1\n"), std::string::npos) << csv;
   EXPECT_NE(csv.find("cluster,,gpuHoursAllocated,0.34\n"), std::string::npos) << csv;
+}
+
+TEST(TraceReplayTest, TheSameTraceScenarioAndSeedGiveTheSameBytes) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  std::ofstream(dir + "/t.csv") << "arrival,duration,cpu,memory,gpus,class\n"
+                                   "0,5m,1,1Gi,1,a\n10,20m,1,1Gi,1,b\n30,1m,1,1Gi,0,a\n";
+  const std::string scenario =
+      "nodePools:\n"
+      "- {name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}\n"
+      "- {name: t4, machineType: n1-standard-4, accelerator: {type: nvidia-tesla-t4, count: 1},\n"
+      "   minNodes: 0, maxNodes: 2}\n"
+      "trace: {file: t.csv, sample: 0.9}\n"
+      "runFor: 40m\n";
+  auto a = RunInline(scenario, dir);
+  auto b = RunInline(scenario, dir);
+  ASSERT_NE(a, nullptr);
+  ASSERT_NE(b, nullptr);
+  EXPECT_EQ(a->timeline().ToText(), b->timeline().ToText());
+  EXPECT_EQ(a->timeline().ToJson(), b->timeline().ToJson());
+  EXPECT_EQ(a->timeline().SummaryCsv(), b->timeline().SummaryCsv());
+  const auto html = [](SimCluster& c) {
+    return sim::HtmlReport("t", "s", c.recorder().Summary(), c.recorder().Series());
+  };
+  EXPECT_EQ(html(*a), html(*b));
+  EXPECT_GT(a->recorder().Summary().gpu_hours_allocated, 0);
 }
 
 }  // namespace
