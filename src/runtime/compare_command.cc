@@ -22,18 +22,8 @@ std::string BaseName(const std::string& path) {
   return name;
 }
 
-std::string Num(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
-}
-
-std::string Csv(const std::string& v) {
-  if (v.find_first_of(",\"\n") == std::string::npos) return v;
-  std::string q = "\"";
-  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
+using sim::CsvField;
+std::string Num(double v, int decimals) { return sim::FormatFixed(v, decimals); }
 
 struct Outcome {
   sim::ComparedRun run;
@@ -110,10 +100,10 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
   const std::vector<sim::ComparisonRow> rows = sim::ComparisonRows(runs);
   if (options.output == "csv") {
     out << "metric";
-    for (const sim::ComparedRun& r : runs) out << "," << Csv(r.name);
+    for (const sim::ComparedRun& r : runs) out << "," << CsvField(r.name);
     out << "\n";
     for (const sim::ComparisonRow& row : rows) {
-      out << Csv(row.metric);
+      out << CsvField(row.metric);
       for (double v : row.values) out << "," << Num(v, std::max(row.decimals, 2));
       out << "\n";
     }

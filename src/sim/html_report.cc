@@ -45,16 +45,8 @@ std::string Escape(std::string_view s) {
   return out;
 }
 
-std::string Num(double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
-}
-
-double Round(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
+std::string Num(double v, int decimals) { return FormatFixed(v, decimals); }
+double Round(double v, int decimals) { return RoundTo(v, decimals); }
 
 // 1, 2 or 5 times a power of ten, at least v / 4: a tick step for 0..v.
 double TickStep(double v) {

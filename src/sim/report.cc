@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <set>
 #include <string_view>
 #include <utility>
@@ -69,6 +70,24 @@ double Percentile(const std::vector<double>& sorted, double q) {
   const double rank = std::ceil(q / 100.0 * static_cast<double>(sorted.size()));
   const size_t i = static_cast<size_t>(std::max(1.0, rank)) - 1;
   return sorted[std::min(i, sorted.size() - 1)];
+}
+
+std::string FormatFixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
+  return buf;
+}
+
+double RoundTo(double v, int decimals) {
+  const double scale = std::pow(10.0, decimals);
+  return std::round(v * scale) / scale;
+}
+
+std::string CsvField(const std::string& v) {
+  if (v.find_first_of(",\"\n") == std::string::npos) return v;
+  std::string q = "\"";
+  for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
 }
 
 RunReport::RunReport(TimePoint start, emu::EmulatedCloud& cloud) : start_(start), cloud_(cloud) {

@@ -150,4 +150,11 @@ class RunReport {
 // Nearest-rank percentile (q in (0, 100]) of `sorted` (ascending); 0 when empty.
 double Percentile(const std::vector<double>& sorted, double q);
 
+// How the report's numbers are written, the same in every output: `v` with `decimals` places
+// ("%.*f"); `v` rounded to `decimals` places (the JSON's numbers); a CSV field, quoted when it
+// holds a comma, a quote or a newline (RFC 4180).
+std::string FormatFixed(double v, int decimals);
+double RoundTo(double v, int decimals);
+std::string CsvField(const std::string& v);
+
 }  // namespace tidepool::sim

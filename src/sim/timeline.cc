@@ -41,17 +41,8 @@ std::string Money(double v) {
   return buf;
 }
 
-std::string Fixed(double v, int decimals = 2) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "%.*f", decimals, v);
-  return buf;
-}
-
-// `v` rounded to `decimals` places, for the JSON fields (the text shows the same).
-double Round(double v, int decimals) {
-  const double scale = std::pow(10.0, decimals);
-  return std::round(v * scale) / scale;
-}
+std::string Fixed(double v, int decimals = 2) { return FormatFixed(v, decimals); }
+double Round(double v, int decimals) { return RoundTo(v, decimals); }
 
 }  // namespace
 
@@ -111,12 +102,6 @@ std::string Timeline::ToJson(bool summary_only) const {
 }
 
 std::string Timeline::SummaryCsv() const {
-  const auto quote = [](const std::string& v) {
-    if (v.find_first_of(",\"\n") == std::string::npos) return v;
-    std::string q = "\"";
-    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   std::string out = "section,name,metric,value\n";
   for (const TimelineEntry& e : entries_) {
     if (e.kind != "summary" || e.object.rfind("pod/", 0) == 0) continue;
@@ -142,7 +127,7 @@ std::string Timeline::SummaryCsv() const {
       } else {
         value = nlohmann::json(std::get<double>(v)).dump();
       }
-      out += section + "," + quote(name) + "," + k + "," + quote(value) + "\n";
+      out += section + "," + CsvField(name) + "," + k + "," + CsvField(value) + "\n";
     }
   }
   return out;
