@@ -5,10 +5,14 @@
 #include <cstdio>
 #include <map>
 #include <set>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "sim/timeline.h"
 
 namespace tidepool::sim {
 namespace {
@@ -170,28 +174,17 @@ ordered_json Points(const std::vector<std::pair<double, double>>& p) {
   return a;
 }
 
+ordered_json ToJson(const Fields& fields) {
+  ordered_json j = ordered_json::object();
+  for (const auto& [k, v] : fields) std::visit([&](const auto& x) { j[k] = x; }, v);
+  return j;
+}
+
 ordered_json Data(const ReportSummary& s, const ReportSeries& series) {
   ordered_json pools = ordered_json::array();
-  for (const PoolReport& p : s.pools) {
-    pools.push_back({{"nodePool", p.name},
-                     {"size", p.size},
-                     {"nodesCreated", p.nodes_created},
-                     {"nodesRemoved", p.nodes_removed},
-                     {"nodeHours", Round(p.node_hours, 2)},
-                     {"gpuHours", Round(p.gpu_hours, 2)},
-                     {"cost", Round(p.cost, 2)}});
-  }
+  for (const PoolReport& p : s.pools) pools.push_back(ToJson(PoolFields(p)));
   ordered_json classes = ordered_json::array();
-  for (const ClassReport& c : s.classes) {
-    classes.push_back({{"class", c.name},
-                       {"pods", c.pods},
-                       {"scheduled", c.scheduled},
-                       {"neverScheduled", c.never_scheduled},
-                       {"p50Seconds", Round(c.p50, 3)},
-                       {"p90Seconds", Round(c.p90, 3)},
-                       {"p99Seconds", Round(c.p99, 3)},
-                       {"maxSeconds", Round(c.max, 3)}});
-  }
+  for (const ClassReport& c : s.classes) classes.push_back(ToJson(ClassFields(c)));
   ordered_json unscheduled = ordered_json::array();
   for (const auto& [reason, n] : s.unscheduled_reasons) {
     unscheduled.push_back({{"reason", reason}, {"pods", n}});
@@ -200,11 +193,7 @@ ordered_json Data(const ReportSummary& s, const ReportSeries& series) {
   for (const TimeSeries& t : series.nodes_per_pool) nodes[t.name] = Points(t.points);
   return {{"simulatedSeconds", Round(s.simulated_seconds, 3)},
           {"pools", pools},
-          {"cluster",
-           {{"nodeHours", Round(s.node_hours, 2)},
-            {"cost", Round(s.cost, 2)},
-            {"gpuHoursAllocated", Round(s.gpu_hours_allocated, 2)},
-            {"gpuHoursProvisioned", Round(s.gpu_hours_provisioned, 2)}}},
+          {"cluster", ToJson(TotalFields(s))},
           {"classes", classes},
           {"unscheduled", unscheduled},
           {"series",

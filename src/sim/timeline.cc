@@ -46,6 +46,37 @@ double Round(double v, int decimals) { return RoundTo(v, decimals); }
 
 }  // namespace
 
+Fields PoolFields(const PoolReport& p) {
+  return {{"nodePool", p.name},
+          {"size", p.size},
+          {"nodesCreated", p.nodes_created},
+          {"nodesRemoved", p.nodes_removed},
+          {"nodeHours", Round(p.node_hours, 2)},
+          {"gpuHours", Round(p.gpu_hours, 2)},
+          {"cost", Round(p.cost, 2)}};
+}
+
+Fields ClassFields(const ClassReport& c) {
+  return {{"class", c.name},
+          {"pods", c.pods},
+          {"scheduled", c.scheduled},
+          {"neverScheduled", c.never_scheduled},
+          {"p50Seconds", Round(c.p50, 3)},
+          {"p90Seconds", Round(c.p90, 3)},
+          {"p99Seconds", Round(c.p99, 3)},
+          {"maxSeconds", Round(c.max, 3)}};
+}
+
+Fields TotalFields(const ReportSummary& s) {
+  const double util =
+      s.gpu_hours_provisioned > 0 ? 100 * s.gpu_hours_allocated / s.gpu_hours_provisioned : 0;
+  return {{"nodeHours", Round(s.node_hours, 2)},
+          {"cost", Round(s.cost, 2)},
+          {"gpuHoursAllocated", Round(s.gpu_hours_allocated, 2)},
+          {"gpuHoursProvisioned", Round(s.gpu_hours_provisioned, 2)},
+          {"gpuUtilizationPercent", Round(util, 1)}};
+}
+
 // ---- Timeline ----------------------------------------------------------------------------------
 
 void Timeline::Add(TimePoint at, std::string kind, std::string object, std::string text,
@@ -466,13 +497,7 @@ void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>
                       (p.size == 1 ? " node; " : " nodes; ") + std::to_string(p.nodes_created) +
                       " created, " + std::to_string(p.nodes_removed) + " removed; " +
                       Fixed(p.node_hours) + " node-hours, " + Money(p.cost),
-                  {{"nodePool", p.name},
-                   {"size", p.size},
-                   {"nodesCreated", p.nodes_created},
-                   {"nodesRemoved", p.nodes_removed},
-                   {"nodeHours", Round(p.node_hours, 2)},
-                   {"gpuHours", Round(p.gpu_hours, 2)},
-                   {"cost", Round(p.cost, 2)}});
+                  PoolFields(p));
   }
   const double util = r.gpu_hours_provisioned > 0
                           ? 100 * r.gpu_hours_allocated / r.gpu_hours_provisioned
@@ -481,11 +506,7 @@ void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>
                 "summary total: " + Fixed(r.node_hours) + " node-hours, " + Money(r.cost) +
                     "; GPU-hours " + Fixed(r.gpu_hours_allocated) + " allocated of " +
                     Fixed(r.gpu_hours_provisioned) + " provisioned (" + Fixed(util, 1) + "%)",
-                {{"nodeHours", Round(r.node_hours, 2)},
-                 {"cost", Round(r.cost, 2)},
-                 {"gpuHoursAllocated", Round(r.gpu_hours_allocated, 2)},
-                 {"gpuHoursProvisioned", Round(r.gpu_hours_provisioned, 2)},
-                 {"gpuUtilizationPercent", Round(util, 1)}});
+                TotalFields(r));
   if (r.nodes_provisioned > 0) {
     timeline_.Add(now, "summary", "provisioning",
                   "summary provisioning: " + std::to_string(r.nodes_provisioned) +
@@ -508,14 +529,7 @@ void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>
       text += "; " + std::to_string(c.never_scheduled) + " never scheduled";
     }
     timeline_.Add(now, "summary", "class/" + c.name, text,
-                  {{"class", c.name},
-                   {"pods", c.pods},
-                   {"scheduled", c.scheduled},
-                   {"neverScheduled", c.never_scheduled},
-                   {"p50Seconds", Round(c.p50, 3)},
-                   {"p90Seconds", Round(c.p90, 3)},
-                   {"p99Seconds", Round(c.p99, 3)},
-                   {"maxSeconds", Round(c.max, 3)}});
+                  ClassFields(c));
   }
   for (const auto& [reason, n] : r.unscheduled_reasons) {
     timeline_.Add(now, "summary", "unscheduled",

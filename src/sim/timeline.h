@@ -49,13 +49,21 @@ namespace tidepool::sim {
 
 using FieldValue = std::variant<std::string, int64_t, bool, double>;
 
+using Fields = std::vector<std::pair<std::string, FieldValue>>;
+
+// The summary's figures as fields, named once for every output (the timeline's JSON and CSV,
+// the HTML page's data block): a pool's, a class's, the cluster's totals.
+Fields PoolFields(const PoolReport& p);
+Fields ClassFields(const ClassReport& c);
+Fields TotalFields(const ReportSummary& s);
+
 struct TimelineEntry {
   TimePoint time;
   Duration elapsed;    // since the timeline's start
   std::string kind;    // "action", "output", "pod", "node", "pool", "vm", "event", "log", "summary"
   std::string object;  // "pod/gpu-test-pod", "node/<name>", "nodepool/gpu-pool", ...
   std::string text;    // the line after the time stamp
-  std::vector<std::pair<std::string, FieldValue>> fields;
+  Fields fields;
 };
 
 class Timeline {
