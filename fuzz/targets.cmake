@@ -12,6 +12,7 @@ set(TIDEPOOL_FUZZ_TARGETS
   patch           # apiserver/patch: strategic merge, JSON merge, JSON patch, server-side apply
   protobuf        # apiserver/protobuf DecodeObject
   scenario        # sim ParseScenario
+  trace           # sim ParseTrace (trace files: dlrm, openb, generic CSV) and TracePod
   kubeconfig      # client ParseKubeconfig
   gke_api         # cloud/gke GkeApi::Handle: container, compute and serviceusage requests
   apiserver_http  # ApiServer::Handle: whole requests on an in-memory store

@@ -349,7 +349,12 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
     row.end = Scaled(row.end, options.time_scale);
     for (int k = 0; k < copies; ++k) {
       TraceRow copy = row;
-      if (k > 0) copy.name += "-r" + std::to_string(k);
+      if (k > 0) {
+        copy.name += "-r" + std::to_string(k);
+        if (!names.insert(copy.name).second) {
+          return t.Error("name", "the copy \"" + copy.name + "\" (loadFactor) is a name given twice");
+        }
+      }
       trace.rows.push_back(std::move(copy));
     }
   }

@@ -171,6 +171,11 @@ TEST(TraceTest, SamplingAndLoadFactorAreSeededAndScaleTheRows) {
   EXPECT_EQ(d->rows[0].name, "row-2");
   EXPECT_EQ(d->rows[1].name, "row-2-r1");  // a copy: same times
   EXPECT_EQ(d->rows[1].arrival, d->rows[0].arrival);
+  // A copy's name that a later row also has is an error, not a create refused at run time.
+  auto clash = ParseTrace("name,arrival,cpu,memory\na,0,1,1Gi\na-r1,0,1,1Gi\n", o, 7);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_EQ(clash.status().message(),
+            "t.csv:3: name: \"a-r1\" is given twice");
   o.load_factor = 1;
   o.time_scale = 0.5;
   auto e = ParseTrace(ManyRows(10), o, 7);

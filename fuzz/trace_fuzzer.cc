@@ -1,0 +1,26 @@
+// Fuzz target: sim/trace.h ParseTrace (a scenario's `trace:` file: Alibaba's DLRM and openb
+// formats, tidepool's generic CSV) and TracePod on every row it keeps.
+// Input: any bytes, as a trace file; its first byte picks the format (told by the header,
+// dlrm, openb or csv) and the sampling (1, 0.5) and load factor (1, 2.5).
+// Oracle: nothing crashes; an error is a Status.
+#include <string>
+
+#include "fuzz/fuzz_support.h"
+#include "sim/trace.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  tidepool::sim::TraceOptions o;
+  o.file = "fuzz.csv";
+  const uint8_t pick = data[0];
+  static const char* const kFormats[] = {"", "dlrm", "openb", "csv"};
+  o.format = kFormats[pick % 4];
+  o.sample = (pick & 4) != 0 ? 0.5 : 1.0;
+  o.load_factor = (pick & 8) != 0 ? 2.5 : 1.0;
+  o.gpu_models = {{"T4", "nvidia-tesla-t4"}};
+  auto trace = tidepool::sim::ParseTrace(tidepool::fuzz::AsText(data + 1, size - 1), o, pick);
+  if (trace.ok()) {
+    for (const tidepool::sim::TraceRow& row : trace->rows) (void)tidepool::sim::TracePod(row, o);
+  }
+  return 0;
+}
