@@ -65,13 +65,15 @@ int main(int argc, char** argv) {
   tidepool::runtime::CompareOptions compare;
   uint64_t compare_seed = 0;
   std::string compare_until;
+  std::string compare_shard;
   CLI::App* cmp = app.add_subcommand(
       "compare",
       "Run the same workload under several configurations (each a simulate scenario: other node "
       "pools, machine types, spot, expander, unneeded time, max nodes...) in parallel and print "
       "one table side by side: cost, GPU-hours allocated and provisioned, nodes created, and "
       "per class the pods never scheduled and the wait percentiles");
-  cmp->add_option("scenarios", compare.scenarios, "Scenario YAML files, e.g. a.yaml b.yaml")
+  cmp->add_option("scenarios", compare.scenarios,
+                  "Scenario YAML files, e.g. a.yaml b.yaml (with --merge: shards' CSV files)")
       ->required();
   cmp->add_option("-o,--output", compare.output, "Output format: text or csv")
       ->check(CLI::IsMember({"text", "csv"}))
@@ -80,6 +82,12 @@ int main(int argc, char** argv) {
                   "Also write the comparison as one self-contained HTML page (the table and "
                   "overlaid plots of pending pods, nodes, GPUs and cumulative cost)");
   cmp->add_option("-j,--jobs", compare.jobs, "Runs at once (default: the machine's cores)");
+  CLI::Option* shard_opt = cmp->add_option(
+      "--shard", compare_shard,
+      "i/N: run only the scenarios at positions k with k mod N = i (a sweep shared by N "
+      "processes, e.g. an Indexed Job's pods: deploy/sweep/); print them as --output csv");
+  cmp->add_flag("--merge", compare.merge,
+                "The arguments are shards' CSV files: print their columns side by side");
   CLI::Option* compare_seed_opt =
       cmp->add_option("--seed", compare_seed, "Random seed (overrides every scenario's)");
   CLI::Option* compare_until_opt = cmp->add_option(
@@ -294,6 +302,7 @@ int main(int argc, char** argv) {
   if (cmp->parsed()) {
     if (compare_seed_opt->count() > 0) compare.seed = compare_seed;
     if (compare_until_opt->count() > 0) compare.until = compare_until;
+    if (shard_opt->count() > 0) compare.shard = compare_shard;
     return tidepool::runtime::RunCompare(compare, std::cout, std::cerr);
   }
   return 0;

@@ -49,13 +49,110 @@ Outcome RunOne(const std::string& path, const CompareOptions& options,
   return o;
 }
 
-}  // namespace
+// A table: the run names (columns) and, per metric in order, its cells as written.
+struct Table {
+  std::vector<std::string> names;
+  std::vector<std::pair<std::string, std::vector<std::string>>> rows;
+};
 
-int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
-  if (options.scenarios.empty()) {
-    err << "error: compare needs at least one scenario\n";
-    return 2;
+void PrintText(const Table& t, std::ostream& out) {
+  size_t first = 6;
+  for (const auto& [metric, cells] : t.rows) first = std::max(first, metric.size());
+  std::vector<size_t> width;
+  for (size_t c = 0; c < t.names.size(); ++c) {
+    size_t w = t.names[c].size();
+    for (const auto& [metric, cells] : t.rows) w = std::max(w, cells[c].size());
+    width.push_back(w);
   }
+  const auto pad_left = [](const std::string& s, size_t w) {
+    return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
+  };
+  out << std::string(first, ' ');
+  for (size_t c = 0; c < t.names.size(); ++c) out << "  " << pad_left(t.names[c], width[c]);
+  out << "\n";
+  for (const auto& [metric, cells] : t.rows) {
+    out << metric << std::string(first - metric.size(), ' ');
+    for (size_t c = 0; c < t.names.size(); ++c) out << "  " << pad_left(cells[c], width[c]);
+    out << "\n";
+  }
+}
+
+void PrintCsv(const Table& t, std::ostream& out) {
+  out << "metric";
+  for (const std::string& n : t.names) out << "," << CsvField(n);
+  out << "\n";
+  for (const auto& [metric, cells] : t.rows) {
+    out << CsvField(metric);
+    for (const std::string& c : cells) out << "," << CsvField(c);
+    out << "\n";
+  }
+}
+
+// One CSV line's fields (RFC 4180 quoting, as CsvField writes them).
+std::vector<std::string> SplitCsvLine(const std::string& line) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+      out.back() += '"';
+      ++i;
+    } else if (c == '"') {
+      quoted = !quoted;
+    } else if (c == ',' && !quoted) {
+      out.emplace_back();
+    } else if (c != '\r') {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// Shards' CSV files side by side: columns in the files' order, metrics in order of first
+// appearance.
+int Merge(const CompareOptions& options, std::ostream& out, std::ostream& err) {
+  Table merged;
+  std::map<std::string, size_t> row_of;
+  for (const std::string& path : options.scenarios) {
+    std::ifstream in(path);
+    if (!in) {
+      err << "error: open " << path << ": no such file or directory\n";
+      return 1;
+    }
+    std::string line;
+    if (!std::getline(in, line) || line.rfind("metric", 0) != 0) {
+      err << "error: " << path << ": not a tidepool compare CSV (no \"metric,...\" header)\n";
+      return 1;
+    }
+    const std::vector<std::string> header = SplitCsvLine(line);
+    const size_t first = merged.names.size();
+    merged.names.insert(merged.names.end(), header.begin() + 1, header.end());
+    for (auto& [metric, cells] : merged.rows) cells.resize(merged.names.size());
+    int line_no = 1;
+    while (std::getline(in, line)) {
+      ++line_no;
+      if (line.empty()) continue;
+      std::vector<std::string> cells = SplitCsvLine(line);
+      if (cells.size() != header.size()) {
+        err << "error: " << path << ":" << line_no << ": " << cells.size()
+            << " fields, the header has " << header.size() << "\n";
+        return 1;
+      }
+      auto [it, added] = row_of.try_emplace(cells[0], merged.rows.size());
+      if (added) merged.rows.push_back({cells[0], std::vector<std::string>(merged.names.size())});
+      std::vector<std::string>& row = merged.rows[it->second].second;
+      for (size_t c = 1; c < cells.size(); ++c) row[first + c - 1] = cells[c];
+    }
+  }
+  if (options.output == "csv") {
+    PrintCsv(merged, out);
+  } else {
+    PrintText(merged, out);
+  }
+  return 0;
+}
+
+int RunScenarios(const CompareOptions& options, std::ostream& out, std::ostream& err) {
   if (options.output != "text" && options.output != "csv") {
     err << "error: --output must be text or csv, got \"" << options.output << "\"\n";
     return 2;
@@ -97,40 +194,20 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
     outcomes[i].run.name = names[BaseName(path)] > 1 ? path : BaseName(path);
     runs.push_back(std::move(outcomes[i].run));
   }
-  const std::vector<sim::ComparisonRow> rows = sim::ComparisonRows(runs);
-  if (options.output == "csv") {
-    out << "metric";
-    for (const sim::ComparedRun& r : runs) out << "," << CsvField(r.name);
-    out << "\n";
-    for (const sim::ComparisonRow& row : rows) {
-      out << CsvField(row.metric);
-      for (double v : row.values) out << "," << Num(v, std::max(row.decimals, 2));
-      out << "\n";
-    }
+  // Text shows each row at its precision; CSV at two places at least.
+  const bool csv = options.output == "csv";
+  Table table;
+  for (const sim::ComparedRun& r : runs) table.names.push_back(r.name);
+  for (const sim::ComparisonRow& row : sim::ComparisonRows(runs)) {
+    std::vector<std::string> cells;
+    for (double v : row.values)
+      cells.push_back(Num(v, csv ? std::max(row.decimals, 2) : row.decimals));
+    table.rows.emplace_back(row.metric, std::move(cells));
+  }
+  if (csv) {
+    PrintCsv(table, out);
   } else {
-    size_t first = 6;
-    for (const sim::ComparisonRow& row : rows) first = std::max(first, row.metric.size());
-    std::vector<size_t> width;
-    for (size_t c = 0; c < runs.size(); ++c) {
-      size_t w = runs[c].name.size();
-      for (const sim::ComparisonRow& row : rows) {
-        w = std::max(w, Num(row.values[c], row.decimals).size());
-      }
-      width.push_back(w);
-    }
-    const auto pad_left = [](const std::string& s, size_t w) {
-      return std::string(w > s.size() ? w - s.size() : 0, ' ') + s;
-    };
-    out << std::string(first, ' ');
-    for (size_t c = 0; c < runs.size(); ++c) out << "  " << pad_left(runs[c].name, width[c]);
-    out << "\n";
-    for (const sim::ComparisonRow& row : rows) {
-      out << row.metric << std::string(first - row.metric.size(), ' ');
-      for (size_t c = 0; c < runs.size(); ++c) {
-        out << "  " << pad_left(Num(row.values[c], row.decimals), width[c]);
-      }
-      out << "\n";
-    }
+    PrintText(table, out);
   }
   if (!options.report.empty()) {
     std::string subtitle = std::to_string(n) + " configurations";
@@ -144,6 +221,37 @@ int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& e
     }
   }
   return 0;
+}
+
+}  // namespace
+
+int RunCompare(const CompareOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.scenarios.empty()) {
+    err << "error: compare needs at least one scenario\n";
+    return 2;
+  }
+  if (options.merge) return Merge(options, out, err);
+  std::vector<std::string> scenarios = options.scenarios;
+  if (options.shard.has_value()) {
+    unsigned index = 0, count = 0;
+    char extra = 0;
+    if (std::sscanf(options.shard->c_str(), "%u/%u%c", &index, &count, &extra) != 2 || count == 0 ||
+        index >= count) {
+      err << "error: --shard: expected i/N with 0 <= i < N, got \"" << *options.shard << "\"\n";
+      return 2;
+    }
+    scenarios.clear();
+    for (size_t k = index; k < options.scenarios.size(); k += count) {
+      scenarios.push_back(options.scenarios[k]);
+    }
+    if (scenarios.empty()) {  // more shards than scenarios: this one has nothing to run
+      out << "metric\n";
+      return 0;
+    }
+  }
+  CompareOptions mine = options;
+  mine.scenarios = scenarios;
+  return RunScenarios(mine, out, err);
 }
 
 }  // namespace tidepool::runtime
