@@ -18,7 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   o.sample = (pick & 4) != 0 ? 0.5 : 1.0;
   o.load_factor = (pick & 8) != 0 ? 2.5 : 1.0;
   o.gpu_models = {{"T4", "nvidia-tesla-t4"}};
-  auto trace = tidepool::sim::ParseTrace(tidepool::fuzz::AsText(data + 1, size - 1), o, pick);
+  auto trace =
+      tidepool::sim::ParseTrace(std::string(tidepool::fuzz::AsText(data + 1, size - 1)), o, pick);
   if (trace.ok()) {
     for (const tidepool::sim::TraceRow& row : trace->rows) (void)tidepool::sim::TracePod(row, o);
   }

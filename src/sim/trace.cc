@@ -21,6 +21,10 @@ namespace {
 using nlohmann::json;
 
 constexpr int64_t kMiB = 1024 * 1024;
+// Bounds that keep every conversion defined: amounts (cores, GiB, MiB, GPUs) and times in
+// seconds (Go's longest duration, 2562047h47m16.85s, is about 9.2e9 s).
+constexpr double kMaxAmount = 1e12;
+constexpr double kMaxSeconds = 9e9;
 
 // One CSV line's fields: commas separate; a field in double quotes may hold commas and ""
 // for a quote.
@@ -97,16 +101,24 @@ class Table {
     TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, Number(column));
     if (!v.has_value()) return Error(column, "required");
     if (*v < 0) return Error(column, "must not be negative");
+    if (*v > kMaxAmount) return Error(column, "too large");
     return *v;
+  }
+  // A time in seconds: nullopt when empty; an error when negative or beyond Go's longest
+  // duration (about 292 years).
+  StatusOr<std::optional<double>> SecondsOf(const std::string& column) const {
+    TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, Number(column));
+    if (v.has_value() && *v < 0) return Error(column, "must not be negative");
+    if (v.has_value() && *v > kMaxSeconds) return Error(column, "too large (more than 292 years)");
+    return v;
   }
   // Seconds (a number) or a Go duration; nullopt when empty.
   StatusOr<std::optional<Duration>> Time(const std::string& column) const {
     const std::string s = Text(column);
     if (s.empty()) return std::optional<Duration>();
     if (s.find_first_not_of("0123456789.eE+-") == std::string::npos || s == "NaN") {
-      TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, Number(column));
+      TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> v, SecondsOf(column));
       if (!v.has_value()) return std::optional<Duration>();
-      if (*v < 0) return Error(column, "must not be negative");
       return std::optional<Duration>(Seconds(*v));
     }
     auto d = ParseGoDuration(s);
@@ -130,7 +142,8 @@ class Table {
 
 std::optional<Duration> Scaled(std::optional<Duration> d, double scale) {
   if (!d.has_value()) return d;
-  return std::chrono::duration_cast<Duration>(*d * scale);
+  const double ns = static_cast<double>(d->count()) * scale;
+  return Duration(static_cast<int64_t>(std::min(ns, kMaxSeconds * 1e9)));
 }
 
 // What a row's own columns say, before the options' GPU model map.
@@ -152,10 +165,10 @@ StatusOr<RowFacts> DlrmRow(const Table& t) {
   f.row.gpus = static_cast<int64_t>(std::ceil(gpu));
   f.shared_gpu = gpu > 0 && gpu != std::floor(gpu);
   f.row.memory_bytes = std::llround(mem * 1024) * kMiB;
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.Number("creation_time"));
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.Number("deletion_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.SecondsOf("creation_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.SecondsOf("deletion_time"));
   f.row.arrival = Table::Seconds(created.value_or(0));
-  if (deleted.has_value()) f.row.end = Table::Seconds(*deleted);
+  if (deleted.has_value()) f.row.end = Table::Seconds(std::max(*deleted, created.value_or(0)));
   return f;
 }
 
@@ -172,9 +185,9 @@ StatusOr<RowFacts> OpenbRow(const Table& t) {
   f.row.gpus = std::llround(gpus);
   f.shared_gpu = f.row.gpus == 1 && milli.has_value() && *milli > 0 && *milli < 1000;
   f.gpu_model = t.Text("gpu_spec");
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.Number("creation_time"));
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.Number("deletion_time"));
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> scheduled, t.Number("scheduled_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.SecondsOf("creation_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.SecondsOf("deletion_time"));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> scheduled, t.SecondsOf("scheduled_time"));
   f.row.arrival = Table::Seconds(created.value_or(0));
   if (deleted.has_value()) {
     const double from = scheduled.value_or(created.value_or(0));
@@ -212,7 +225,7 @@ StatusOr<RowFacts> CsvRow(const Table& t) {
         std::string_view(column) == "cpu" ? q->MilliValue() : q->Value();
   }
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, t.Number("gpus"));
-  if (gpus.has_value() && (*gpus < 0 || *gpus != std::floor(*gpus))) {
+  if (gpus.has_value() && (*gpus < 0 || *gpus > kMaxAmount || *gpus != std::floor(*gpus))) {
     return t.Error("gpus", "expected a whole number of GPUs, got \"" + t.Text("gpus") + "\"");
   }
   f.row.gpus = static_cast<int64_t>(gpus.value_or(0));

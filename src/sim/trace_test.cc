@@ -127,7 +127,13 @@ TEST(TraceTest, BadInputIsAnErrorNamingFileLineAndColumn) {
        "t.csv:2: gpus: expected a whole number of GPUs, got \"0.5\""},
       {"duration and end", h + "0,1,1Gi,,10,20,\n", "t.csv:2: end: give duration or end, not both"},
       {"end before arrival", h + "30,1,1Gi,,,20,\n", "t.csv:2: end: is before arrival"},
+      {"a time past Go's durations", h + "8e97,1,1Gi,,,,\n",
+       "t.csv:2: arrival: too large (more than 292 years)"},
       {"a name twice", h + "0,1,1Gi,,,,a\n1,1,1Gi,,,,A\n", "t.csv:3: name: \"a\" is given twice"},
+      {"a dlrm amount too large",
+       std::string(kDlrm).substr(0, std::string(kDlrm).find('\n') + 1) +
+           "i,HN,app,1e300,12,1,1,25,25,120,120,640,800,8,,,\n",
+       "t.csv:2: cpu_request: too large"},
       {"a dlrm number",
        std::string(kDlrm).substr(0, std::string(kDlrm).find('\n') + 1) +
            "i,HN,app,twelve,12,1,1,25,25,120,120,640,800,8,,,\n",
