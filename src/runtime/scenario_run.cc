@@ -390,6 +390,24 @@ void DeleteTracePod(SimCluster& c, const std::string& name, const std::string& n
 Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t seed,
                      TimePoint start, Duration end) {
   TIDEPOOL_ASSIGN_OR_RETURN(sim::Trace trace, sim::LoadTrace(options, seed));
+  if (!options.nodes_file.empty()) {
+    // The trace's own cluster: its nodes, made Ready by the kubelets (KWOK nodes).
+    TIDEPOOL_ASSIGN_OR_RETURN(std::vector<sim::TraceNode> nodes, sim::LoadTraceNodes(options));
+    int64_t gpus = 0, created = 0;
+    for (const sim::TraceNode& n : nodes) {
+      client::RestResult r = c->kubectl().CreateResult("/api/v1/nodes", sim::TraceNodeJson(n));
+      if (!r.ok()) {
+        return InvalidArgumentError(options.nodes_file + ": node " + n.name + ": " +
+                                    std::string(r.status.message()));
+      }
+      gpus += n.gpus;
+      ++created;
+    }
+    c->timeline().Add(c->Now(), "trace", "nodes",
+                      "trace   " + options.nodes_file + ": " + std::to_string(created) +
+                          " nodes with " + std::to_string(gpus) + " GPUs",
+                      {{"file", options.nodes_file}, {"nodes", created}, {"gpus", gpus}});
+  }
   if (options.namespace_ != "default") {
     const json ns = {{"apiVersion", "v1"},
                      {"kind", "Namespace"},

@@ -526,6 +526,52 @@ TEST(TraceReplayTest, ATracesPodsArriveRunAndEndAndTheReportCountsThem) {
   EXPECT_NE(csv.find("cluster,,gpuHoursAllocated,0.34\n"), std::string::npos) << csv;
 }
 
+TEST(TraceReplayTest, AnOpenbTraceOnItsOwnNodes) {
+  // openb's formats: two nodes of the trace (a V100 node with 8 GPUs, a P100 node with 2) and
+  // its pods, one constrained to V100s; no autoscaling - the trace's cluster is fixed.
+  const std::string dir = tidepool::testing::TestTempDir();
+  std::ofstream(dir + "/nodes.csv") << "sn,cpu_milli,memory_mib,gpu,model\n"
+                                       "node-v100,96000,786432,8,V100M16\n"
+                                       "node-p100,64000,262144,2,P100\n";
+  std::ofstream(dir + "/pods.csv")
+      << "name,cpu_milli,memory_mib,num_gpu,gpu_milli,gpu_spec,qos,pod_phase,creation_time,"
+         "deletion_time,scheduled_time\n"
+         "p-1,8000,16384,4,1000,V100M16|V100M32,LS,Running,0,600,0\n"
+         "p-2,4000,8192,1,1000,,BE,Running,10,610,10\n"
+         "p-3,4000,8192,1,500,,BE,Running,20,620,20\n";
+  const std::string scenario =
+      "autoscaler: false\n"
+      "nodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}]\n"
+      "trace: {file: pods.csv, nodes: nodes.csv, gpuModels: {V100M16: nvidia-tesla-v100, "
+      "V100M32: nvidia-tesla-v100, P100: nvidia-tesla-p100}}\n"
+      "runFor: 5m\n";
+  auto c = RunInline(scenario, dir);
+  ASSERT_NE(c, nullptr);
+  const std::string text = c->timeline().ToText(/*summary_only=*/true);
+  EXPECT_NE(text.find("/nodes.csv: 2 nodes with 10 GPUs\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("3 rows, 3 pods after sampling, 3 arriving before the end; 1 asked for a "
+                      "share of a GPU and get a whole one"),
+            std::string::npos)
+      << text;
+  std::map<std::string, std::string> node_of;
+  for (const json& p : ListOf(*c, "/api/v1/namespaces/default/pods")) {
+    EXPECT_EQ(p["status"].value("phase", ""), "Running") << p.dump();
+    node_of[p["metadata"]["name"]] = p["spec"].value("nodeName", "");
+  }
+  EXPECT_EQ(node_of["p-1"], "node-v100");  // its affinity: a V100 node
+  EXPECT_EQ(node_of.size(), 3u);
+  const sim::ReportSummary r = c->recorder().Summary();
+  EXPECT_NEAR(r.gpu_hours_provisioned, 10 * 5.0 / 60, 0.01);  // the trace's nodes, 5 minutes
+  bool found = false;
+  for (const sim::PoolReport& p : r.pools) {
+    if (p.name != "trace-nodes") continue;
+    found = true;
+    EXPECT_EQ(p.size, 2);
+    EXPECT_EQ(p.nodes_created, 2);
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST(TraceReplayTest, TheSameTraceScenarioAndSeedGiveTheSameBytes) {
   const std::string dir = tidepool::testing::TestTempDir();
   std::ofstream(dir + "/t.csv") << "arrival,duration,cpu,memory,gpus,class\n"

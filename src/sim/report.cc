@@ -240,6 +240,9 @@ ReportSummary RunReport::Summarize(TimePoint now) const {
   ReportSummary s;
   s.simulated_seconds = Seconds(now - start_);
   std::map<std::string, PoolReport> pools;
+  // A cloud pool's size is the cloud's; nodes of no cloud pool (a trace's own, API-made ones)
+  // count as they are.
+  for (const auto& [pool, n] : pool_nodes_) pools[pool].size = static_cast<int64_t>(n);
   for (const auto& [pool, size] : pool_sizes_) pools[pool].size = size;
   for (const auto& [pool, n] : nodes_created_) pools[pool].nodes_created = n;
   for (const auto& [pool, n] : nodes_removed_) pools[pool].nodes_removed = n;

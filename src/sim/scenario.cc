@@ -548,7 +548,7 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
                                          const std::string& base_dir) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path,
                                      {"file", "format", "timeScale", "sample", "loadFactor",
-                                      "namespace", "gpuModels", "classes"}));
+                                      "namespace", "gpuModels", "classes", "nodes"}));
   TraceOptions o;
   for (const auto& [k, v] : j.items()) {
     const std::string p = Join(path, k);
@@ -572,6 +572,10 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
       if (!(o.load_factor >= 1 && o.load_factor <= 100)) return Err(p, "must be in [1, 100]");
     } else if (k == "namespace") {
       TIDEPOOL_ASSIGN_OR_RETURN(o.namespace_, GetString(v, p));
+    } else if (k == "nodes") {
+      TIDEPOOL_ASSIGN_OR_RETURN(std::string file, GetString(v, p));
+      if (file.empty()) return Err(p, "must not be empty");
+      o.nodes_file = JoinPath(base_dir, file);
     } else if (k == "classes") {
       TIDEPOOL_ASSIGN_OR_RETURN(o.classes, GetStringList(v, p));
     } else {

@@ -89,7 +89,8 @@
 //     loadFactor: 1                    #   >= 1 adds copies; pods in `namespace` (default);
 //     namespace: default               #   gpuModels maps the trace's GPU models to GKE
 //     gpuModels: {T4: nvidia-tesla-t4} #   accelerators (the pods' node selector); classes
-//     classes: [HN]                    #   keeps only rows of those classes
+//     classes: [HN]                    #   keeps only rows of those classes; nodes: the
+//     nodes: openb_node_list.csv       #   trace's own fixed nodes, created before its pods
 //   runFor: 35m
 //
 // Actions at the same `at` run in file order; an action whose `at` is after runFor would never

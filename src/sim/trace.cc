@@ -345,16 +345,19 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
     row.owner = LabelValue(row.owner);
     if (f.shared_gpu) ++trace.shared_gpu_rows;
     if (!f.gpu_model.empty() && row.gpus > 0) {
-      // openb's gpu_spec may name several models ("V100M16|V100M32"): the first mapped one.
-      std::string model = f.gpu_model;
-      if (size_t bar = model.find('|'); bar != std::string::npos) model.resize(bar);
-      auto it = options.gpu_models.find(model);
-      if (it != options.gpu_models.end()) {
-        row.gpu_accelerator = it->second;
-      } else if (trace.format == "csv") {
-        row.gpu_accelerator = model;  // a GKE accelerator name
-      } else {
-        ++trace.unmapped_gpu_models[model];
+      // openb's gpu_spec may name several models ("V100M16|V100M32"): any of them will do.
+      std::stringstream models(f.gpu_model);
+      for (std::string model; std::getline(models, model, '|');) {
+        auto it = options.gpu_models.find(model);
+        const std::string acc = it != options.gpu_models.end() ? it->second
+                                : trace.format == "csv"        ? model  // a GKE accelerator
+                                                               : "";
+        if (acc.empty()) {
+          ++trace.unmapped_gpu_models[model];
+        } else if (std::find(row.gpu_accelerators.begin(), row.gpu_accelerators.end(), acc) ==
+                   row.gpu_accelerators.end()) {
+          row.gpu_accelerators.push_back(acc);
+        }
       }
     }
     row.arrival = *Scaled(row.arrival, options.time_scale);
@@ -402,8 +405,16 @@ json TracePod(const TraceRow& row, const TraceOptions& options) {
     spec["tolerations"] = {
         {{"key", "nvidia.com/gpu"}, {"operator", "Exists"}, {"effect", "NoSchedule"}}};
   }
-  if (!row.gpu_accelerator.empty()) {
-    spec["nodeSelector"] = {{"cloud.google.com/gke-accelerator", row.gpu_accelerator}};
+  if (row.gpu_accelerators.size() == 1) {
+    spec["nodeSelector"] = {{"cloud.google.com/gke-accelerator", row.gpu_accelerators[0]}};
+  } else if (row.gpu_accelerators.size() > 1) {
+    spec["affinity"] = {{"nodeAffinity",
+                         {{"requiredDuringSchedulingIgnoredDuringExecution",
+                           {{"nodeSelectorTerms",
+                             {{{"matchExpressions",
+                                {{{"key", "cloud.google.com/gke-accelerator"},
+                                  {"operator", "In"},
+                                  {"values", row.gpu_accelerators}}}}}}}}}}}};
   }
   if (!row.priority_class.empty()) spec["priorityClassName"] = row.priority_class;
   json meta = {{"name", row.name}, {"namespace", options.namespace_}, {"labels", labels}};
@@ -411,6 +422,98 @@ json TracePod(const TraceRow& row, const TraceOptions& options) {
     meta["annotations"] = {{"tidepool.dev/duration", FormatGoDuration(*row.run)}};
   }
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
+}
+
+StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
+                                                 const TraceOptions& options) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line))
+    return InvalidArgumentError(options.nodes_file + ": empty node list");
+  Table t(options.nodes_file, SplitCsv(line));
+  const bool openb = t.Has("sn") && t.Has("cpu_milli");
+  if (openb) {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+  } else {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"name", "cpu", "memory"}));
+  }
+  std::vector<TraceNode> nodes;
+  std::set<std::string> names;
+  int line_no = 1;
+  while (std::getline(in, line)) {
+    ++line_no;
+    if (line.empty() || line == "\r") continue;
+    t.SetRow(line_no, SplitCsv(line));
+    TraceNode n;
+    if (openb) {
+      n.name = t.Text("sn");
+      TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_milli"));
+      TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_mib"));
+      TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("gpu"));
+      n.cpu_milli = std::llround(cpu);
+      n.memory_bytes = std::llround(mem) * kMiB;
+      n.gpus = std::llround(gpus);
+      n.gpu_model = t.Text("model");
+    } else {
+      n.name = t.Text("name");
+      for (const char* column : {"cpu", "memory"}) {
+        auto q = api::Quantity::Parse(t.Text(column));
+        if (!q.ok()) return t.Error(column, std::string(q.status().message()));
+        if (q->MilliValue() < 0) return t.Error(column, "must not be negative");
+        (std::string_view(column) == "cpu" ? n.cpu_milli : n.memory_bytes) =
+            std::string_view(column) == "cpu" ? q->MilliValue() : q->Value();
+      }
+      TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, t.Number("gpus"));
+      if (gpus.has_value() && (*gpus < 0 || *gpus > kMaxAmount || *gpus != std::floor(*gpus))) {
+        return t.Error("gpus", "expected a whole number of GPUs, got \"" + t.Text("gpus") + "\"");
+      }
+      n.gpus = static_cast<int64_t>(gpus.value_or(0));
+      n.gpu_model = t.Text("gpuModel");
+    }
+    n.name = PodName(n.name);
+    if (n.name.empty()) return t.Error(t.Has("sn") ? "sn" : "name", "is empty");
+    if (!names.insert(n.name).second) {
+      return t.Error(t.Has("sn") ? "sn" : "name", "\"" + n.name + "\" is given twice");
+    }
+    if (auto it = options.gpu_models.find(n.gpu_model); it != options.gpu_models.end()) {
+      n.gpu_accelerator = it->second;
+    } else if (!openb && n.gpus > 0) {
+      n.gpu_accelerator = n.gpu_model;  // a GKE accelerator name, as the pods' CSV
+    }
+    nodes.push_back(std::move(n));
+  }
+  return nodes;
+}
+
+StatusOr<std::vector<TraceNode>> LoadTraceNodes(const TraceOptions& options) {
+  std::ifstream in(options.nodes_file, std::ios::binary);
+  if (!in) return NotFoundError("open " + options.nodes_file + ": no such file or directory");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ParseTraceNodes(ss.str(), options);
+}
+
+json TraceNodeJson(const TraceNode& node) {
+  json labels = {{"kubernetes.io/hostname", node.name},
+                 {"kubernetes.io/os", "linux"},
+                 {"kubernetes.io/arch", "amd64"},
+                 {"cloud.google.com/gke-nodepool", "trace-nodes"},
+                 {"type", "kwok"}};
+  if (!node.gpu_model.empty()) labels["tidepool.dev/gpu-model"] = LabelValue(node.gpu_model);
+  if (!node.gpu_accelerator.empty()) {
+    labels["cloud.google.com/gke-accelerator"] = LabelValue(node.gpu_accelerator);
+  }
+  json capacity = {{"cpu", FormatCpu(node.cpu_milli)},
+                   {"memory", FormatMemory(node.memory_bytes)},
+                   {"pods", "110"}};
+  if (node.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(node.gpus);
+  return {{"apiVersion", "v1"},
+          {"kind", "Node"},
+          {"metadata",
+           {{"name", node.name},
+            {"labels", labels},
+            {"annotations", {{"kwok.x-k8s.io/node", "fake"}}}}},
+          {"status", {{"capacity", capacity}, {"allocatable", capacity}}}};
 }
 
 }  // namespace tidepool::sim

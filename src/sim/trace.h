@@ -34,11 +34,17 @@
 // set) tidepool.dev/owner, restartPolicy Never, one container "main" requesting cpu, memory and
 // nvidia.com/gpu (the GPUs as limits too, as the device plugin requires), the nvidia.com/gpu
 // toleration when it asks for GPUs (what GKE's ExtendedResourceToleration admission adds), and
-// a nodeSelector cloud.google.com/gke-accelerator when its GPU model maps to one. Names are
+// a nodeSelector cloud.google.com/gke-accelerator when its GPU model maps to one (a required
+// node affinity "In" when the row names several models, as openb's gpu_spec "A|B"; a model
+// without a translation is counted in Trace::unmapped_gpu_models and does not constrain). Names are
 // made DNS-1123 (lowercase; any other character becomes '-'); a name given twice is an error.
 //
 // Shared GPUs are not modelled yet: a row asking for a share of one GPU (openb gpu_milli <
 // 1000) gets a whole GPU, and Trace::shared_gpu_rows counts them.
+//
+// Nodes: `nodes_file` gives the trace's own fixed nodes (openb_node_list_*.csv, or a CSV of
+// name, cpu, memory, gpus, gpuModel), created before the pods - replaying openb on the cluster
+// it ran on; the scenario's pools (autoscaler off, or none to scale) add nothing then.
 //
 // Options: classes keeps only the rows of those classes (dlrm's role, openb's qos, the CSV's
 // class); time_scale multiplies every time (0.01 replays a day in under 15 minutes); sample
@@ -76,6 +82,19 @@ struct TraceOptions {
   std::map<std::string, std::string> gpu_models;
   // Only rows of these classes (as the trace writes them, e.g. HN); empty: every row.
   std::vector<std::string> classes;
+  // The trace's own nodes (ParseTraceNodes), created before its pods; empty: none.
+  std::string nodes_file;
+};
+
+// A node of the trace's own cluster: openb's node lists (sn, cpu_milli, memory_mib, gpu,
+// model) or a CSV with name, cpu, memory (Kubernetes quantities), gpus, gpuModel.
+struct TraceNode {
+  std::string name;
+  int64_t cpu_milli = 0;
+  int64_t memory_bytes = 0;
+  int64_t gpus = 0;
+  std::string gpu_model;        // as the trace names it
+  std::string gpu_accelerator;  // through gpu_models; empty when it has no translation
 };
 
 struct TraceRow {
@@ -88,7 +107,9 @@ struct TraceRow {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
   int64_t gpus = 0;
-  std::string gpu_accelerator;  // the node selector's value; empty: any node
+  // The GKE accelerators it may run on (node selector for one, node affinity "In" for
+  // several); empty: any node.
+  std::vector<std::string> gpu_accelerators;
   std::string priority_class;
 };
 
@@ -108,5 +129,15 @@ StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed);
 
 // The Pod a row becomes (see the file comment).
 nlohmann::json TracePod(const TraceRow& row, const TraceOptions& options);
+
+// The trace's nodes from `text` (options.nodes_file names it in errors), in file order.
+StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
+                                                 const TraceOptions& options);
+StatusOr<std::vector<TraceNode>> LoadTraceNodes(const TraceOptions& options);
+// The Node a trace node becomes: created through the API as a KWOK node (annotation
+// kwok.x-k8s.io/node: fake, which the kubelets make Ready, kubelet/node_status.h), node pool
+// label "trace-nodes", tidepool.dev/gpu-model and, when mapped, the GKE accelerator label the
+// pods' node selector names; capacity = allocatable = cpu, memory, nvidia.com/gpu, 110 pods.
+nlohmann::json TraceNodeJson(const TraceNode& node);
 
 }  // namespace tidepool::sim

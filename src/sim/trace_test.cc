@@ -72,17 +72,28 @@ TEST(TraceTest, OpenbRowsRunFromSchedulingToDeletion) {
   EXPECT_EQ(t->rows[0].run, seconds(40));   // never scheduled: deletion - creation
   EXPECT_EQ(t->rows[1].run, seconds(250));  // deletion - scheduled
   EXPECT_EQ(t->rows[1].gpus, 8);
-  EXPECT_EQ(t->rows[1].gpu_accelerator, "nvidia-tesla-v100");  // the first model of the spec
+  // V100M16|V100M32, only the first mapped: one accelerator; the other counted as unmapped.
+  EXPECT_EQ(t->rows[1].gpu_accelerators, std::vector<std::string>{"nvidia-tesla-v100"});
   EXPECT_EQ(t->rows[1].class_, "BE");
   EXPECT_EQ(t->rows[2].cpu_milli, 6000);
   EXPECT_EQ(t->rows[2].memory_bytes, int64_t{12288} << 20);
   EXPECT_EQ(t->shared_gpu_rows, 1);  // 460 milli-GPU: given a whole one
-  EXPECT_TRUE(t->unmapped_gpu_models.empty());
+  EXPECT_EQ(t->unmapped_gpu_models.at("V100M32"), 1);
+  o.gpu_models["V100M32"] = "nvidia-tesla-v100-32";
+  t = ParseTrace(kOpenb, o, 1);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t->rows[1].gpu_accelerators,
+            (std::vector<std::string>{"nvidia-tesla-v100", "nvidia-tesla-v100-32"}));
+  const nlohmann::json either = TracePod(t->rows[1], o);
+  EXPECT_EQ(
+      either["spec"]["affinity"]["nodeAffinity"]["requiredDuringSchedulingIgnoredDuringExecution"]
+            ["nodeSelectorTerms"][0]["matchExpressions"][0]["values"],
+      nlohmann::json({"nvidia-tesla-v100", "nvidia-tesla-v100-32"}));
   o.gpu_models.clear();
   t = ParseTrace(kOpenb, o, 1);
   ASSERT_TRUE(t.ok());
   EXPECT_EQ(t->unmapped_gpu_models.at("V100M16"), 1);
-  EXPECT_EQ(t->rows[1].gpu_accelerator, "");
+  EXPECT_TRUE(t->rows[1].gpu_accelerators.empty());
 }
 
 TEST(TraceTest, GenericCsv) {
@@ -104,7 +115,7 @@ TEST(TraceTest, GenericCsv) {
   EXPECT_EQ(a.arrival, seconds(90));
   EXPECT_EQ(a.run, std::chrono::hours(1));
   EXPECT_EQ(a.gpus, 2);
-  EXPECT_EQ(a.gpu_accelerator, "nvidia-l4");
+  EXPECT_EQ(a.gpu_accelerators, std::vector<std::string>{"nvidia-l4"});
   EXPECT_EQ(a.priority_class, "high");
   EXPECT_EQ(a.owner, "job-1");
 }
@@ -189,6 +200,46 @@ TEST(TraceTest, SamplingAndLoadFactorAreSeededAndScaleTheRows) {
   EXPECT_EQ(e->rows[9].arrival, std::chrono::milliseconds(4500));
 }
 
+TEST(TraceTest, TheTracesOwnNodes) {
+  TraceOptions o = Options();
+  o.nodes_file = "n.csv";
+  o.gpu_models = {{"V100M16", "nvidia-tesla-v100"}};
+  auto openb = ParseTraceNodes(
+      "sn,cpu_milli,memory_mib,gpu,model\nopenb-node-0000,64000,262144,2,P100\n"
+      "openb-node-0001,96000,786432,8,V100M16\nopenb-node-1213,96000,786432,0,\n",
+      o);
+  ASSERT_TRUE(openb.ok()) << openb.status().ToString();
+  ASSERT_EQ(openb->size(), 3u);
+  EXPECT_EQ((*openb)[0].cpu_milli, 64000);
+  EXPECT_EQ((*openb)[0].memory_bytes, int64_t{262144} << 20);
+  EXPECT_EQ((*openb)[0].gpu_accelerator, "");  // P100: no translation
+  EXPECT_EQ((*openb)[1].gpu_accelerator, "nvidia-tesla-v100");
+  const nlohmann::json node = TraceNodeJson((*openb)[1]);
+  EXPECT_EQ(node["metadata"]["annotations"]["kwok.x-k8s.io/node"], "fake");
+  EXPECT_EQ(node["metadata"]["labels"]["cloud.google.com/gke-accelerator"], "nvidia-tesla-v100");
+  EXPECT_EQ(node["metadata"]["labels"]["tidepool.dev/gpu-model"], "V100M16");
+  EXPECT_EQ(node["status"]["capacity"]["nvidia.com/gpu"], "8");
+  EXPECT_EQ(node["status"]["allocatable"]["memory"], "768Gi");
+  EXPECT_EQ(node["status"]["allocatable"]["cpu"], "96");
+  EXPECT_FALSE(TraceNodeJson((*openb)[2])["status"]["capacity"].contains("nvidia.com/gpu"));
+  auto csv = ParseTraceNodes("name,cpu,memory,gpus,gpuModel\nn1,8,32Gi,1,nvidia-l4\n", o);
+  ASSERT_TRUE(csv.ok()) << csv.status().ToString();
+  EXPECT_EQ((*csv)[0].gpu_accelerator, "nvidia-l4");
+  struct Case {
+    std::string text, error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"", "n.csv: empty node list"},
+           {"sn,cpu_milli\n", "n.csv: no column \"memory_mib\" in the header"},
+           {"name,cpu,memory\na,1,1Gi\nA,1,1Gi\n", "n.csv:3: name: \"a\" is given twice"},
+           {"name,cpu,memory\na,lots,1Gi\n", "n.csv:2: cpu: quantities must match"},
+       }) {
+    auto r = ParseTraceNodes(c.text, o);
+    ASSERT_FALSE(r.ok()) << c.text;
+    EXPECT_EQ(std::string(r.status().message()).substr(0, c.error.size()), c.error);
+  }
+}
+
 TEST(TraceTest, APodAsTheClusterWouldGetIt) {
   TraceRow row;
   row.name = "train-a";
@@ -198,7 +249,7 @@ TEST(TraceTest, APodAsTheClusterWouldGetIt) {
   row.cpu_milli = 4500;
   row.memory_bytes = int64_t{16} << 30;
   row.gpus = 2;
-  row.gpu_accelerator = "nvidia-l4";
+  row.gpu_accelerators = {"nvidia-l4"};
   TraceOptions o = Options();
   o.namespace_ = "replay";
   const nlohmann::json pod = TracePod(row, o);
@@ -215,7 +266,7 @@ TEST(TraceTest, APodAsTheClusterWouldGetIt) {
   EXPECT_EQ(pod["spec"]["tolerations"][0]["key"], "nvidia.com/gpu");
   EXPECT_EQ(pod["spec"]["nodeSelector"]["cloud.google.com/gke-accelerator"], "nvidia-l4");
   row.gpus = 0;
-  row.gpu_accelerator.clear();
+  row.gpu_accelerators.clear();
   row.run.reset();
   const nlohmann::json cpu = TracePod(row, o);
   EXPECT_FALSE(cpu["spec"].contains("tolerations"));
