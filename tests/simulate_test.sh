@@ -52,7 +52,7 @@ expect '[00:05:00]   deployment.apps/gpu-infer scaled'
 expect 'Completed         job/train  job-controller  Job completed'
 expect 'pool    t4-pool  5 -> 6'
 expect 'pool    t4-pool  1 -> 0'
-expect 'summary pool t4-pool: 0 nodes; 6 created, 6 removed;'
+expect 'summary pool t4-pool: 0 nodes; 6 created, 6 removed (2 scale-ups, 2 scale-downs);'
 # Errors: a missing scenario (exit 1, as documented; not CLI11's 105), a bad output format and an
 # unknown flag (exit 2).
 rc=0

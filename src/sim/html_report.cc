@@ -207,17 +207,18 @@ ordered_json Data(const ReportSummary& s, const ReportSeries& series) {
 std::string Tables(const ReportSummary& s) {
   std::string h =
       "<h2>Cost</h2>\n<table>\n<tr><th>node pool</th><th>nodes at the end</th>"
-      "<th>created</th><th>removed</th><th>node-hours</th><th>GPU-hours</th>"
-      "<th>cost (USD)</th></tr>\n";
+      "<th>created</th><th>removed</th><th>scale-ups / downs</th><th>node-hours</th>"
+      "<th>GPU-hours</th><th>cost (USD)</th></tr>\n";
   for (const PoolReport& p : s.pools) {
     h += "<tr><td>" + Escape(p.name) + "</td><td>" + std::to_string(p.size) + "</td><td>" +
          std::to_string(p.nodes_created) + "</td><td>" + std::to_string(p.nodes_removed) +
+         "</td><td>" + std::to_string(p.scale_ups) + " / " + std::to_string(p.scale_downs) +
          "</td><td>" + Num(p.node_hours, 2) + "</td><td>" + Num(p.gpu_hours, 2) + "</td><td>" +
          Num(p.cost, 2) + "</td></tr>\n";
   }
-  h += "<tr class=\"total\"><td>total</td><td></td><td></td><td></td><td>" + Num(s.node_hours, 2) +
-       "</td><td>" + Num(s.gpu_hours_provisioned, 2) + "</td><td>" + Num(s.cost, 2) +
-       "</td></tr>\n</table>\n";
+  h += "<tr class=\"total\"><td>total</td><td></td><td></td><td></td><td></td><td>" +
+       Num(s.node_hours, 2) + "</td><td>" + Num(s.gpu_hours_provisioned, 2) + "</td><td>" +
+       Num(s.cost, 2) + "</td></tr>\n</table>\n";
   const double util =
       s.gpu_hours_provisioned > 0 ? 100 * s.gpu_hours_allocated / s.gpu_hours_provisioned : 0;
   h += "<p>GPU-hours allocated to pods: <b>" + Num(s.gpu_hours_allocated, 2) + "</b> of " +
@@ -323,6 +324,11 @@ std::vector<ComparisonRow> ComparisonRows(const std::vector<ComparedRun>& runs) 
   row("nodes created", 0, [](const ReportSummary& s) {
     double n = 0;
     for (const PoolReport& p : s.pools) n += static_cast<double>(p.nodes_created);
+    return n;
+  });
+  row("scale-ups", 0, [](const ReportSummary& s) {
+    double n = 0;
+    for (const PoolReport& p : s.pools) n += static_cast<double>(p.scale_ups);
     return n;
   });
   row("provisioning p50 (s)", 0, [](const ReportSummary& s) { return s.provision_p50; });

@@ -11,7 +11,7 @@ namespace {
 ReportSummary Summary() {
   ReportSummary s;
   s.simulated_seconds = 7200;
-  s.pools = {{"gpu<pool>", 1, 2, 1, 1.5, 1.5, 0.79}};
+  s.pools = {{"gpu<pool>", 1, 2, 1, 1, 1, 1.5, 1.5, 0.79}};
   s.node_hours = 1.5;
   s.cost = 0.79;
   s.gpu_hours_provisioned = 1.5;

@@ -230,6 +230,15 @@ void RunReport::OnEvent(const EventRecord& e) {
   }
 }
 
+void RunReport::OnPoolResize(const std::string& pool, int64_t before, int64_t after,
+                             TimePoint now) {
+  if (!counting_ || before == after) return;
+  Resizes& r = resizes_[pool];
+  std::optional<TimePoint>& last = after > before ? r.last_up : r.last_down;
+  if (last != now) ++(after > before ? r.ups : r.downs);
+  last = now;
+}
+
 void RunReport::OnCloudEvent(const emu::CloudEvent& event) {
   if (counting_ && event.kind == emu::CloudEventKind::kInstanceRequested) {
     vm_requested_[event.instance] = event.at;
@@ -246,6 +255,10 @@ ReportSummary RunReport::Summarize(TimePoint now) const {
   for (const auto& [pool, size] : pool_sizes_) pools[pool].size = size;
   for (const auto& [pool, n] : nodes_created_) pools[pool].nodes_created = n;
   for (const auto& [pool, n] : nodes_removed_) pools[pool].nodes_removed = n;
+  for (const auto& [pool, r] : resizes_) {
+    pools[pool].scale_ups = r.ups;
+    pools[pool].scale_downs = r.downs;
+  }
   const cloud::PricingModel* pricing = cloud_.Provider().Pricing();
   for (const auto& [name, life] : nodes_) {
     const TimePoint from = std::max(life.from, start_);

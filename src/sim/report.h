@@ -3,7 +3,8 @@
 // RunReport: what a capacity planner reads at the end of a `tidepool simulate` run, computed
 // from the same changes the timeline shows (sim/timeline.h's TimelineRecorder feeds it):
 //
-//   - per node pool: nodes at the end, created and removed during the run, node-hours,
+//   - per node pool: nodes at the end, created and removed during the run, scale-ups and
+//     scale-downs (changes of its size, those of one instant counted once), node-hours,
 //     provisioned GPU-hours and cost (the cloud's PricingModel: the catalog's on-demand or spot
 //     prices, cloud/emulated/catalog.cc names their source), and the totals;
 //   - GPU-hours allocated (the GPUs of pods bound to a node, from binding until the pod ends or
@@ -45,6 +46,10 @@ struct PoolReport {
   int64_t size = 0;  // nodes at the end
   int64_t nodes_created = 0;
   int64_t nodes_removed = 0;
+  // Resizes of the pool's target: up and down, changes at one instant counted once (a
+  // scale-up of 0 -> 3 is one).
+  int64_t scale_ups = 0;
+  int64_t scale_downs = 0;
   double node_hours = 0;
   double gpu_hours = 0;  // provisioned
   double cost = 0;       // USD
@@ -105,6 +110,8 @@ class RunReport {
   void OnCloudEvent(const cloud::emulated::CloudEvent& event);
   // The pool sizes the cloud reported last.
   void SetPoolSize(const std::string& pool, int64_t size) { pool_sizes_[pool] = size; }
+  // A cloud pool's size went from `before` to `after` at `now` (counted while counting).
+  void OnPoolResize(const std::string& pool, int64_t before, int64_t after, TimePoint now);
 
   ReportSummary Summarize(TimePoint now) const;
   ReportSeries Series(TimePoint now) const;
@@ -137,6 +144,11 @@ class RunReport {
   std::map<std::string, int64_t> pool_sizes_;
   std::map<std::string, int64_t> nodes_created_;
   std::map<std::string, int64_t> nodes_removed_;
+  struct Resizes {
+    int64_t ups = 0, downs = 0;
+    std::optional<TimePoint> last_up, last_down;
+  };
+  std::map<std::string, Resizes> resizes_;
   std::map<std::string, PodLife> pods_;  // by namespace/name, the counted ones
   std::map<std::string, TimePoint> vm_requested_;  // instance -> when the cloud was asked
   std::vector<double> provision_seconds_;

@@ -148,6 +148,12 @@ TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
            Owned(Pod("gpu-operator", "plugin", 0), "DaemonSet", "plugin")},
           t0);
 
+  // The pool's size: 0 -> 1 -> 2 at one instant (one scale-up), 2 -> 3 later (another), then
+  // 3 -> 0 (one scale-down).
+  r.OnPoolResize("gpu-pool", 0, 1, t0);
+  r.OnPoolResize("gpu-pool", 1, 2, t0);
+  r.OnPoolResize("gpu-pool", 2, 3, at(seconds(30)));
+  r.OnPoolResize("gpu-pool", 3, 0, at(hours(2)));
   const ReportSummary s = r.Summarize(at(hours(3)));
   EXPECT_EQ(s.simulated_seconds, 3 * 3600);
   ASSERT_EQ(s.pools.size(), 1u);
@@ -155,6 +161,8 @@ TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
   EXPECT_EQ(pool.name, "gpu-pool");
   EXPECT_EQ(pool.nodes_created, 1);
   EXPECT_EQ(pool.nodes_removed, 1);
+  EXPECT_EQ(pool.scale_ups, 2);
+  EXPECT_EQ(pool.scale_downs, 1);
   EXPECT_DOUBLE_EQ(pool.node_hours, 2.0);
   EXPECT_DOUBLE_EQ(pool.gpu_hours, 4.0);   // the GPUs it had, from registration
   EXPECT_NEAR(pool.cost, 2 * 0.19, 1e-9);  // n1-standard-4 on demand, CA's price table

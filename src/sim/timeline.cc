@@ -51,6 +51,8 @@ Fields PoolFields(const PoolReport& p) {
           {"size", p.size},
           {"nodesCreated", p.nodes_created},
           {"nodesRemoved", p.nodes_removed},
+          {"scaleUps", p.scale_ups},
+          {"scaleDowns", p.scale_downs},
           {"nodeHours", Round(p.node_hours, 2)},
           {"gpuHours", Round(p.gpu_hours, 2)},
           {"cost", Round(p.cost, 2)}};
@@ -369,6 +371,8 @@ void TimelineRecorder::PoolSize(const std::string& pool) {
   if (before == size) {
     return;
   }
+  report_.set_counting(timeline_.enabled());
+  report_.OnPoolResize(pool, before, size, Now());
   timeline_.Add(Now(), "pool", "nodepool/" + pool,
                 "pool    " + pool + "  " + std::to_string(before) + " -> " + std::to_string(size),
                 {{"nodePool", pool}, {"from", int64_t{before}}, {"to", int64_t{size}}});
@@ -495,8 +499,9 @@ void TimelineRecorder::RecordSummary(uint64_t seed, const std::vector<PodRecord>
     timeline_.Add(now, "summary", "nodepool/" + p.name,
                   "summary pool " + p.name + ": " + std::to_string(p.size) +
                       (p.size == 1 ? " node; " : " nodes; ") + std::to_string(p.nodes_created) +
-                      " created, " + std::to_string(p.nodes_removed) + " removed; " +
-                      Fixed(p.node_hours) + " node-hours, " + Money(p.cost),
+                      " created, " + std::to_string(p.nodes_removed) + " removed (" +
+                      std::to_string(p.scale_ups) + " scale-ups, " + std::to_string(p.scale_downs) +
+                      " scale-downs); " + Fixed(p.node_hours) + " node-hours, " + Money(p.cost),
                   PoolFields(p));
   }
   const double util = r.gpu_hours_provisioned > 0
