@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
+#include "controllers/object_json.h"
 
 namespace tidepool::controllers::disruption {
 namespace {
@@ -19,21 +20,11 @@ const json& Meta(const json& obj) {
   return m != obj.end() && m->is_object() ? *m : kEmpty;
 }
 
-api::Labels LabelsOf(const json& meta) {
-  api::Labels out;
-  if (auto l = meta.find("labels"); l != meta.end() && l->is_object()) {
-    for (const auto& [k, v] : l->items()) {
-      if (v.is_string()) out[k] = v.get<std::string>();
-    }
-  }
-  return out;
-}
-
 PodFacts FactsOf(const json& pod) {
   const json& m = Meta(pod);
   PodFacts f;
   f.name = m.value("name", "");
-  f.labels = LabelsOf(m);
+  f.labels = controllers::LabelsOf(controllers::Member(m, "labels"));
   f.deleting = m.contains("deletionTimestamp") && !m["deletionTimestamp"].is_null();
   if (auto st = pod.find("status"); st != pod.end() && st->is_object()) {
     if (auto c = st->find("conditions"); c != st->end() && c->is_array()) {

@@ -9,22 +9,9 @@ namespace {
 
 using json = nlohmann::json;
 
-std::map<std::string, std::string> StringMap(const json& j) {
-  std::map<std::string, std::string> out;
-  if (!j.is_object()) return out;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it->is_string()) out[it.key()] = it->get<std::string>();
-  }
-  return out;
-}
-
-bool Matches(const std::map<std::string, std::string>& selector,
-             const std::map<std::string, std::string>& labels) {
-  for (const auto& [k, v] : selector) {
-    auto it = labels.find(k);
-    if (it == labels.end() || it->second != v) return false;
-  }
-  return true;
+// A Service's selector: a plain map, as labels.SelectorFromSet makes it.
+api::LabelSelector SelectorOf(const json& service) {
+  return api::LabelSelector{LabelsOf(Member(Member(service, "spec"), "selector")), {}};
 }
 
 }  // namespace
@@ -51,13 +38,13 @@ EndpointsController::EndpointsController(const client::RestClient& client, const
   auto on_service = [this](const client::ObjectRef& o, bool deleted) {
     const std::string ns = Str(Member(Meta(*o), "namespace"));
     const std::string name = Str(Member(Meta(*o), "name"));
-    const auto selector = StringMap(Member(Member(*o, "spec"), "selector"));
+    api::LabelSelector selector = SelectorOf(*o);
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (deleted || selector.empty()) {
+      if (deleted || selector.Empty()) {
         selectors_[ns].erase(name);
       } else {
-        selectors_[ns][name] = selector;
+        selectors_[ns][name] = std::move(selector);
       }
     }
     queue_.Add(Key(ns, name));
@@ -72,7 +59,7 @@ EndpointsController::EndpointsController(const client::RestClient& client, const
     f.ns = Str(Member(m, "namespace"));
     f.name = Str(Member(m, "name"));
     f.uid = Str(Member(m, "uid"));
-    f.labels = StringMap(Member(m, "labels"));
+    f.labels = LabelsOf(Member(m, "labels"));
     const json& status = Member(*o, "status");
     f.ip = Str(Member(status, "podIP"));
     f.node = Str(Member(Member(*o, "spec"), "nodeName"));
@@ -135,15 +122,14 @@ void EndpointsController::Stop() {
 
 bool EndpointsController::HasSynced() const { return services_->HasSynced() && pods_->HasSynced(); }
 
-void EndpointsController::EnqueueMatching(const std::string& ns,
-                                          const std::map<std::string, std::string>& labels) {
+void EndpointsController::EnqueueMatching(const std::string& ns, const api::Labels& labels) {
   std::vector<std::string> keys;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = selectors_.find(ns);
     if (it == selectors_.end()) return;
     for (const auto& [name, selector] : it->second) {
-      if (Matches(selector, labels)) keys.push_back(Key(ns, name));
+      if (selector.Matches(labels)) keys.push_back(Key(ns, name));
     }
   }
   for (const std::string& k : keys) queue_.Add(k);
@@ -152,13 +138,13 @@ void EndpointsController::EnqueueMatching(const std::string& ns,
 json EndpointsController::SubsetsLocked(const json& service) const {
   const std::string ns = Str(Member(Meta(service), "namespace"));
   const json& spec = Member(service, "spec");
-  const auto selector = StringMap(Member(spec, "selector"));
+  const api::LabelSelector selector = SelectorOf(service);
   const bool publish_not_ready = Member(spec, "publishNotReadyAddresses") == json(true);
   const json& ports = Member(spec, "ports");
   // Subsets by their resolved ports (JSON text), in first-seen order of the sorted pods.
   std::vector<std::pair<std::string, json>> subsets;
   for (const auto& [key, pod] : pods_by_key_) {
-    if (pod.ns != ns || !pod.serving || !Matches(selector, pod.labels)) continue;
+    if (pod.ns != ns || !pod.serving || !selector.Matches(pod.labels)) continue;
     json resolved = json::array();
     if (ports.is_array()) {
       for (const json& p : ports) {
@@ -215,7 +201,7 @@ std::optional<TimePoint> EndpointsController::Sync(const std::string& key) {
     return d.ok() || d.http_status == 404 ? std::nullopt : std::optional<TimePoint>(retry);
   }
   if (!svc.ok()) return retry;
-  if (StringMap(Member(Member(svc.body, "spec"), "selector")).empty()) return std::nullopt;
+  if (SelectorOf(svc.body).Empty()) return std::nullopt;
   json subsets;
   {
     std::lock_guard<std::mutex> lock(mu_);

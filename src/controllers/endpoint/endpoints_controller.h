@@ -23,6 +23,7 @@
 #include <optional>
 #include <string>
 
+#include "api/selector.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
@@ -60,13 +61,13 @@ class EndpointsController {
     std::string ns, name, uid, ip, node;
     bool ready = false;
     bool serving = false;  // has an IP, not terminal, not being deleted
-    std::map<std::string, std::string> labels;
+    api::Labels labels;
     std::map<std::string, int64_t> named_ports;  // container port name -> number
   };
   // One Service ("<ns>/<name>").
   std::optional<TimePoint> Sync(const std::string& key);
   nlohmann::json SubsetsLocked(const nlohmann::json& service) const;
-  void EnqueueMatching(const std::string& ns, const std::map<std::string, std::string>& labels);
+  void EnqueueMatching(const std::string& ns, const api::Labels& labels);
 
   const client::RestClient& client_;
   const Clock& clock_;
@@ -78,7 +79,7 @@ class EndpointsController {
   mutable std::mutex mu_;
   std::map<std::string, PodFacts> pods_by_key_;
   // Services with a selector, by namespace, name -> selector.
-  std::map<std::string, std::map<std::string, std::map<std::string, std::string>>> selectors_;
+  std::map<std::string, std::map<std::string, api::LabelSelector>> selectors_;
   WorkQueue queue_;
 };
 
