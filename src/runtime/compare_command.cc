@@ -88,26 +88,6 @@ void PrintCsv(const Table& t, std::ostream& out) {
   }
 }
 
-// One CSV line's fields (RFC 4180 quoting, as CsvField writes them).
-std::vector<std::string> SplitCsvLine(const std::string& line) {
-  std::vector<std::string> out(1);
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-      out.back() += '"';
-      ++i;
-    } else if (c == '"') {
-      quoted = !quoted;
-    } else if (c == ',' && !quoted) {
-      out.emplace_back();
-    } else if (c != '\r') {
-      out.back() += c;
-    }
-  }
-  return out;
-}
-
 // Shards' CSV files side by side: columns in the files' order, metrics in order of first
 // appearance.
 int Merge(const CompareOptions& options, std::ostream& out, std::ostream& err) {
@@ -124,7 +104,8 @@ int Merge(const CompareOptions& options, std::ostream& out, std::ostream& err) {
       err << "error: " << path << ": not a tidepool compare CSV (no \"metric,...\" header)\n";
       return 1;
     }
-    const std::vector<std::string> header = SplitCsvLine(line);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const std::vector<std::string> header = sim::SplitCsvLine(line);
     const size_t first = merged.names.size();
     merged.names.insert(merged.names.end(), header.begin() + 1, header.end());
     for (auto& [metric, cells] : merged.rows) cells.resize(merged.names.size());
@@ -132,7 +113,8 @@ int Merge(const CompareOptions& options, std::ostream& out, std::ostream& err) {
     while (std::getline(in, line)) {
       ++line_no;
       if (line.empty()) continue;
-      std::vector<std::string> cells = SplitCsvLine(line);
+      if (line.back() == '\r') line.pop_back();
+      std::vector<std::string> cells = sim::SplitCsvLine(line);
       if (cells.size() != header.size()) {
         err << "error: " << path << ":" << line_no << ": " << cells.size()
             << " fields, the header has " << header.size() << "\n";

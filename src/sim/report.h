@@ -33,10 +33,12 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/clock.h"
+#include "common/status_or.h"
 #include "sim/cluster_changes.h"
 
 namespace tidepool::sim {
@@ -168,5 +170,11 @@ double Percentile(const std::vector<double>& sorted, double q);
 std::string FormatFixed(double v, int decimals);
 double RoundTo(double v, int decimals);
 std::string CsvField(const std::string& v);
+// One CSV line's fields, as CsvField writes them: commas separate; a field in double quotes may
+// hold commas and "" for a quote. Nothing else is changed (a trailing '\r' stays).
+std::vector<std::string> SplitCsvLine(std::string_view line);
+// A file's bytes; NotFound "open <path>: no such file or directory" (scenarios, manifests,
+// traces).
+StatusOr<std::string> ReadFile(const std::string& path);
 
 }  // namespace tidepool::sim

@@ -15,6 +15,7 @@
 #include "autoscaler/flags.h"
 #include "common/duration.h"
 #include "kubelet/pod_lifecycle.h"
+#include "sim/report.h"
 
 namespace tidepool::sim {
 namespace {
@@ -383,16 +384,6 @@ StatusOr<std::vector<std::string>> CheckManifests(const std::vector<json>& docs,
     return Err(path, "no manifests");
   }
   return manifests;
-}
-
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return NotFoundError("open " + path + ": no such file or directory");
-  }
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
 }
 
 std::string JoinPath(const std::string& dir, const std::string& file) {

@@ -311,8 +311,7 @@ void TimelineRecorder::OnNodeChange(const NodeChange& change) {
   const api::Node& node = *change.node;
   const std::string& name = node.meta.name;
   const std::string pool = PoolOf(node);
-  report_.set_counting(timeline_.enabled());
-  report_.OnNode(change, Now());
+  Counting().OnNode(change, Now());
   if (change.type == ChangeType::kDeleted) {
     nodes_shown_.erase(name);
     timeline_.Add(Now(), "node", "node/" + name, "node    " + name + "  deleted",
@@ -324,8 +323,7 @@ void TimelineRecorder::OnNodeChange(const NodeChange& change) {
 
 void TimelineRecorder::OnPodChange(const PodChange& change) {
   const api::Pod& pod = *change.pod.pod;
-  report_.set_counting(timeline_.enabled());
-  report_.OnPod(change, Now());
+  Counting().OnPod(change, Now());
   if (change.type == ChangeType::kDeleted) {
     pods_shown_.erase(pod.Key());
     const std::string name = PodName(pod);
@@ -371,8 +369,7 @@ void TimelineRecorder::PoolSize(const std::string& pool) {
   if (before == size) {
     return;
   }
-  report_.set_counting(timeline_.enabled());
-  report_.OnPoolResize(pool, before, size, Now());
+  Counting().OnPoolResize(pool, before, size, Now());
   timeline_.Add(Now(), "pool", "nodepool/" + pool,
                 "pool    " + pool + "  " + std::to_string(before) + " -> " + std::to_string(size),
                 {{"nodePool", pool}, {"from", int64_t{before}}, {"to", int64_t{size}}});
@@ -380,8 +377,7 @@ void TimelineRecorder::PoolSize(const std::string& pool) {
 
 void TimelineRecorder::OnCloudEvent(const emu::CloudEvent& e) {
   using K = emu::CloudEventKind;
-  report_.set_counting(timeline_.enabled());
-  report_.OnCloudEvent(e);
+  Counting().OnCloudEvent(e);
   std::string state;
   switch (e.kind) {
     case K::kInstanceRequested:

@@ -149,6 +149,11 @@ class TimelineRecorder final : public ChangeObserver, public cloud::emulated::Cl
     std::vector<api::Taint> taints;
   };
   TimePoint Now() const { return clock_.Now(); }
+  // The report, counting while the timeline is enabled (the warm-up is not counted).
+  RunReport& Counting() {
+    report_.set_counting(timeline_.enabled());
+    return report_;
+  }
   void PodLine(const PodRecord& rec);
   void NodeLine(const api::Node& node);
   void PoolSize(const std::string& pool);

@@ -14,6 +14,7 @@
 #include "api/quantity.h"
 #include "common/duration.h"
 #include "common/random.h"
+#include "sim/report.h"
 
 namespace tidepool::sim {
 namespace {
@@ -25,36 +26,6 @@ constexpr int64_t kMiB = 1024 * 1024;
 // seconds (Go's longest duration, 2562047h47m16.85s, is about 9.2e9 s).
 constexpr double kMaxAmount = 1e12;
 constexpr double kMaxSeconds = 9e9;
-
-// One CSV line's fields: commas separate; a field in double quotes may hold commas and ""
-// for a quote.
-std::vector<std::string> SplitCsv(std::string_view line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(std::move(cur));
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(std::move(cur));
-  return out;
-}
 
 // The rows of one file: its header's columns by name, and a reader of one row's fields.
 class Table {
@@ -126,6 +97,24 @@ class Table {
     if (*d < Duration::zero()) return Error(column, "must not be negative");
     return std::optional<Duration>(*d);
   }
+  // The cpu and memory columns as Kubernetes quantities (milli-CPU, bytes); required.
+  Status CpuAndMemory(int64_t* cpu_milli, int64_t* memory_bytes) const {
+    for (const char* column : {"cpu", "memory"}) {
+      const std::string s = Text(column);
+      if (s.empty()) return Error(column, "required");
+      auto q = api::Quantity::Parse(s);
+      if (!q.ok()) return Error(column, std::string(q.status().message()));
+      if (q->MilliValue() < 0) return Error(column, "must not be negative");
+      if (std::string_view(column) == "cpu") {
+        *cpu_milli = q->MilliValue();
+      } else {
+        *memory_bytes = q->Value();
+      }
+    }
+    return OkStatus();
+  }
+  // The gpus column: whole GPUs, 0 when empty.
+  StatusOr<int64_t> WholeGpus() const;
   Status Error(const std::string& column, const std::string& what) const {
     return InvalidArgumentError(file_ + ":" + std::to_string(line_) + ": " + column + ": " + what);
   }
@@ -139,6 +128,14 @@ class Table {
   int line_ = 0;
   std::vector<std::string> fields_;
 };
+
+StatusOr<int64_t> Table::WholeGpus() const {
+  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, Number("gpus"));
+  if (gpus.has_value() && (*gpus < 0 || *gpus > kMaxAmount || *gpus != std::floor(*gpus))) {
+    return Error("gpus", "expected a whole number of GPUs, got \"" + Text("gpus") + "\"");
+  }
+  return static_cast<int64_t>(gpus.value_or(0));
+}
 
 std::optional<Duration> Scaled(std::optional<Duration> d, double scale) {
   if (!d.has_value()) return d;
@@ -215,20 +212,8 @@ StatusOr<RowFacts> CsvRow(const Table& t) {
   if (f.row.end.has_value() && *f.row.end < f.row.arrival) {
     return t.Error("end", "is before arrival");
   }
-  for (const char* column : {"cpu", "memory"}) {
-    const std::string s = t.Text(column);
-    if (s.empty()) return t.Error(column, "required");
-    auto q = api::Quantity::Parse(s);
-    if (!q.ok()) return t.Error(column, std::string(q.status().message()));
-    if (q->MilliValue() < 0) return t.Error(column, "must not be negative");
-    (std::string_view(column) == "cpu" ? f.row.cpu_milli : f.row.memory_bytes) =
-        std::string_view(column) == "cpu" ? q->MilliValue() : q->Value();
-  }
-  TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, t.Number("gpus"));
-  if (gpus.has_value() && (*gpus < 0 || *gpus > kMaxAmount || *gpus != std::floor(*gpus))) {
-    return t.Error("gpus", "expected a whole number of GPUs, got \"" + t.Text("gpus") + "\"");
-  }
-  f.row.gpus = static_cast<int64_t>(gpus.value_or(0));
+  TIDEPOOL_RETURN_IF_ERROR(t.CpuAndMemory(&f.row.cpu_milli, &f.row.memory_bytes));
+  TIDEPOOL_ASSIGN_OR_RETURN(f.row.gpus, t.WholeGpus());
   return f;
 }
 
@@ -294,7 +279,7 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
   std::istringstream in(text);
   std::string line;
   if (!std::getline(in, line)) return InvalidArgumentError(options.file + ": empty trace");
-  Table t(options.file, SplitCsv(line));
+  Table t(options.file, SplitCsvLine(line));
   Trace trace;
   trace.format = options.format.empty() ? DetectFormat(t) : options.format;
   StatusOr<RowFacts> (*read)(const Table&) = nullptr;
@@ -321,7 +306,7 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty() || line == "\r") continue;
-    t.SetRow(line_no, SplitCsv(line));
+    t.SetRow(line_no, SplitCsvLine(line));
     TIDEPOOL_ASSIGN_OR_RETURN(RowFacts f, read(t));
     ++trace.rows_read;
     // Draw for every row, kept or not, so a row's fate does not depend on the ones before.
@@ -380,11 +365,8 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
 }
 
 StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed) {
-  std::ifstream in(options.file, std::ios::binary);
-  if (!in) return NotFoundError("open " + options.file + ": no such file or directory");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTrace(ss.str(), options, seed);
+  TIDEPOOL_ASSIGN_OR_RETURN(std::string text, ReadFile(options.file));
+  return ParseTrace(text, options, seed);
 }
 
 json TracePod(const TraceRow& row, const TraceOptions& options) {
@@ -430,7 +412,7 @@ StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
   std::string line;
   if (!std::getline(in, line))
     return InvalidArgumentError(options.nodes_file + ": empty node list");
-  Table t(options.nodes_file, SplitCsv(line));
+  Table t(options.nodes_file, SplitCsvLine(line));
   const bool openb = t.Has("sn") && t.Has("cpu_milli");
   if (openb) {
     TIDEPOOL_RETURN_IF_ERROR(t.Require({"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
@@ -443,7 +425,7 @@ StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
   while (std::getline(in, line)) {
     ++line_no;
     if (line.empty() || line == "\r") continue;
-    t.SetRow(line_no, SplitCsv(line));
+    t.SetRow(line_no, SplitCsvLine(line));
     TraceNode n;
     if (openb) {
       n.name = t.Text("sn");
@@ -456,18 +438,8 @@ StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
       n.gpu_model = t.Text("model");
     } else {
       n.name = t.Text("name");
-      for (const char* column : {"cpu", "memory"}) {
-        auto q = api::Quantity::Parse(t.Text(column));
-        if (!q.ok()) return t.Error(column, std::string(q.status().message()));
-        if (q->MilliValue() < 0) return t.Error(column, "must not be negative");
-        (std::string_view(column) == "cpu" ? n.cpu_milli : n.memory_bytes) =
-            std::string_view(column) == "cpu" ? q->MilliValue() : q->Value();
-      }
-      TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> gpus, t.Number("gpus"));
-      if (gpus.has_value() && (*gpus < 0 || *gpus > kMaxAmount || *gpus != std::floor(*gpus))) {
-        return t.Error("gpus", "expected a whole number of GPUs, got \"" + t.Text("gpus") + "\"");
-      }
-      n.gpus = static_cast<int64_t>(gpus.value_or(0));
+      TIDEPOOL_RETURN_IF_ERROR(t.CpuAndMemory(&n.cpu_milli, &n.memory_bytes));
+      TIDEPOOL_ASSIGN_OR_RETURN(n.gpus, t.WholeGpus());
       n.gpu_model = t.Text("gpuModel");
     }
     n.name = PodName(n.name);
@@ -486,11 +458,8 @@ StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
 }
 
 StatusOr<std::vector<TraceNode>> LoadTraceNodes(const TraceOptions& options) {
-  std::ifstream in(options.nodes_file, std::ios::binary);
-  if (!in) return NotFoundError("open " + options.nodes_file + ": no such file or directory");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ParseTraceNodes(ss.str(), options);
+  TIDEPOOL_ASSIGN_OR_RETURN(std::string text, ReadFile(options.nodes_file));
+  return ParseTraceNodes(text, options);
 }
 
 json TraceNodeJson(const TraceNode& node) {
