@@ -122,7 +122,9 @@ std::shared_ptr<const NodeShape> InternShape(const api::Node& node) {
 
 }  // namespace
 
-NodeInfo::NodeInfo(const api::Node& node) : name_(node.meta.name), f_(MakeFacts(node)) {}
+NodeInfo::NodeInfo(const api::Node& node) : name_(node.meta.name), f_(MakeFacts(node)) {
+  PlaceGpus();
+}
 
 NodeInfo::Facts NodeInfo::MakeFacts(const api::Node& node) {
   Facts f;
@@ -155,7 +157,39 @@ NodeInfo::Facts NodeInfo::MakeFacts(const api::Node& node) {
 
 NodeInfo::Facts NodeInfo::SwapFacts(Facts f) {
   std::swap(f_, f);
+  if (f.shape == nullptr ||
+      GpuCountOf(f.shape->allocatable_resource) != GpuCountOf(f_.shape->allocatable_resource)) {
+    PlaceGpus();
+  }
   return f;
+}
+
+void NodeInfo::PlaceGpus() {
+  gpu_left_.assign(GpuCountOf(f_.shape->allocatable_resource), kMilliPerGpu);
+  if (gpu_left_.empty()) {
+    return;
+  }
+  bool unplaced = false;
+  for (const auto& pod : pods_) {
+    const GpuDemand& demand = pod->gpu_demand();
+    if (!demand.any()) {
+      continue;
+    }
+    if (pod->gpu_indices() == 0) {
+      unplaced = true;
+      continue;
+    }
+    TakeGpus(gpu_left_, pod->gpu_indices(), demand);
+  }
+  if (!unplaced) {
+    return;
+  }
+  for (const auto& pod : pods_) {
+    const GpuDemand& demand = pod->gpu_demand();
+    if (demand.any() && pod->gpu_indices() == 0) {
+      TakeGpus(gpu_left_, ChooseGpus(gpu_left_, demand, GpuSelection::kBest), demand);
+    }
+  }
 }
 
 std::optional<std::string_view> NodeInfo::hostname_label() const {
@@ -240,7 +274,11 @@ void NodeInfo::Account(const PodInfo& pod, int sign) {
 
 void NodeInfo::AddPod(PodInfoConstSharedPtr pod) {
   Account(*pod, +1);
+  const bool gpus = pod->gpu_demand().any() && !gpu_left_.empty();
   pods_.push_back(std::move(pod));
+  if (gpus) {
+    PlaceGpus();
+  }
 }
 
 PodInfoConstSharedPtr NodeInfo::RemovePodAt(size_t i) {
@@ -251,16 +289,23 @@ PodInfoConstSharedPtr NodeInfo::RemovePodAt(size_t i) {
   }
   pods_.pop_back();
   Account(*removed, -1);
+  if (removed->gpu_demand().any() && !gpu_left_.empty()) {
+    PlaceGpus();
+  }
   return removed;
 }
 
 void NodeInfo::RestorePodAt(size_t i, PodInfoConstSharedPtr pod) {
   Account(*pod, +1);
+  const bool gpus = pod->gpu_demand().any() && !gpu_left_.empty();
   if (i == pods_.size()) {
     pods_.push_back(std::move(pod));
   } else {
     pods_.push_back(std::move(pods_[i]));
     pods_[i] = std::move(pod);
+  }
+  if (gpus) {
+    PlaceGpus();
   }
 }
 

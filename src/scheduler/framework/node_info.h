@@ -95,6 +95,13 @@ class NodeInfo {
     return !priority_counts_.empty() && priority_counts_.front().first < priority;
   }
 
+  // --- GPUs as devices (gpu_devices.h).
+  // Milli-GPU free on each of the node's GPUs (GpuCountOf(allocatable) of them), in index order.
+  // A pod given GPUs (PodInfo::gpu_indices) takes from those; other GPU pods, in the order they
+  // were added, take the first fully free GPUs (whole GPUs) or the fullest GPU a share fits
+  // (nothing if none does). Negative when the GPUs given are over-committed.
+  const std::vector<int32_t>& gpu_left() const { return gpu_left_; }
+
   // An api::Node with every field this NodeInfo keeps (the shape's and the node's own; the
   // Ready condition as a minimal condition). For tests and cold paths.
   api::Node ToNode() const;
@@ -136,6 +143,8 @@ class NodeInfo {
   // Exact inverse of RemovePodAt(i).
   void RestorePodAt(size_t i, PodInfoConstSharedPtr pod);
   void Account(const PodInfo& pod, int sign);
+  // Rebuilds gpu_left_ from the allocatable GPUs and the pods.
+  void PlaceGpus();
 
   std::string name_;
   Facts f_;
@@ -146,6 +155,7 @@ class NodeInfo {
   int32_t num_deleting_or_finished_ = 0;
   // (priority, number of pods) sorted by priority.
   std::vector<std::pair<int32_t, int32_t>> priority_counts_;
+  std::vector<int32_t> gpu_left_;
 };
 
 }  // namespace tidepool::scheduler

@@ -2,8 +2,8 @@
 //
 // The scheduling framework's extension points, shaped like kube-scheduler's
 // (staging/src/k8s.io/kube-scheduler/framework/interface.go): a plugin implements one or more of
-// PreFilter, Filter, PreScore, Score (with NormalizeScore) and PostFilter. Every plugin is listed
-// in one explicit registry (scheduler/plugins/registry.h).
+// PreFilter, Filter, PreScore, Score (with NormalizeScore), Reserve and PostFilter. Every plugin is
+// listed in one explicit registry (scheduler/plugins/registry.h).
 //
 // One addition makes scheduling scale: each Filter and Score plugin declares, per pod, the
 // NodeScope its answer depends on. The runtime then evaluates it once per group of equivalent
@@ -70,6 +70,13 @@ class FilterPlugin : public virtual Plugin {
   // with kube-scheduler's reason strings. Implementation required.
   virtual PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                               const NodeInfo& node) const = 0;
+  // Optional: a plugin whose Filter never returns Error may answer Fits(...) == Filter(...)
+  // is Success, without building reasons; the runtime then asks Filter for the reasons only
+  // when the pod fits nowhere. Default: no such shortcut.
+  virtual bool HasFits() const { return false; }
+  virtual bool Fits(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const {
+    return Filter(state, pod, node).IsSuccess();
+  }
 };
 
 class PreScorePlugin : public virtual Plugin {
@@ -90,6 +97,20 @@ class ScorePlugin : public virtual Plugin {
   // Implementation optional: the default leaves scores unchanged.
   virtual void NormalizeScore(const CycleState& state, const PodInfo& pod,
                               std::span<int64_t> scores) const {}
+};
+
+// What Reserve plugins decided for the chosen node, which the binder writes onto the pod.
+struct Reservation {
+  // The GPUs the pod gets (gpu_devices.h: the alibabacloud.com/gpu-index annotation); 0: none.
+  uint32_t gpu_indices = 0;
+};
+
+class ReservePlugin : public virtual Plugin {
+ public:
+  // Called for the node chosen for `pod` before it is bound (kube-scheduler's Reserve). May fill
+  // `reservation`; a non-success status fails the pod's scheduling cycle.
+  virtual PluginStatus Reserve(CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                               Reservation& reservation) const = 0;
 };
 
 // helper.DefaultNormalizeScore: scales so the maximum becomes `max_priority`; with `reverse`,

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "api/pod_resources.h"
+#include "common/fnv.h"
 #include "scheduler/framework/intern_table.h"
 
 namespace tidepool::scheduler {
@@ -29,14 +30,36 @@ static_assert(sizeof(api::ObjectMeta) == 320,
               "api::ObjectMeta changed: update SameClass and MakeShape");
 #endif
 
+// The pod's annotations but the GPU index, which is per pod (a class keeps none).
+bool SameAnnotationsExceptGpuIndex(const std::map<std::string, std::string>& shape,
+                                   const std::map<std::string, std::string>& pod) {
+  if (!pod.contains(kGpuIndexAnnotation)) {
+    return shape == pod;
+  }
+  if (shape.size() + 1 != pod.size()) {
+    return false;
+  }
+  auto a = shape.begin();
+  for (const auto& entry : pod) {
+    if (entry.first == kGpuIndexAnnotation) {
+      continue;
+    }
+    if (*a != entry) {
+      return false;
+    }
+    ++a;
+  }
+  return true;
+}
+
 // Whether `pod` belongs to the class whose shape is `shape`: every field the shape keeps.
 bool SameClass(const api::Pod& shape, const api::Pod& pod) {
   const api::ObjectMeta& a = shape.meta;
   const api::ObjectMeta& b = pod.meta;
   return a.namespace_ == b.namespace_ && a.generate_name == b.generate_name &&
          a.generation == b.generation && a.labels == b.labels &&
-         a.annotations == b.annotations && a.owner_references == b.owner_references &&
-         SameSpecExceptNodeName(shape.spec, pod.spec);
+         SameAnnotationsExceptGpuIndex(a.annotations, b.annotations) &&
+         a.owner_references == b.owner_references && SameSpecExceptNodeName(shape.spec, pod.spec);
 }
 
 api::Pod MakeShape(const api::Pod& pod) {
@@ -46,6 +69,7 @@ api::Pod MakeShape(const api::Pod& pod) {
   shape.meta.generation = pod.meta.generation;
   shape.meta.labels = pod.meta.labels;
   shape.meta.annotations = pod.meta.annotations;
+  shape.meta.annotations.erase(kGpuIndexAnnotation);
   shape.meta.owner_references = pod.meta.owner_references;
   shape.spec = pod.spec;
   shape.spec.node_name.clear();
@@ -59,10 +83,25 @@ InternTable<PodClass, FpKey>& ClassTable() {
   return *t;
 }
 
+// The annotations a class keeps, hashed: pods that differ only in them (a per-pod annotation
+// such as tidepool.dev/duration) share a fingerprint and would otherwise chain in one slot.
+uint64_t AnnotationsHash(const std::map<std::string, std::string>& annotations) {
+  uint64_t h = 0;
+  for (const auto& [k, v] : annotations) {
+    if (k == kGpuIndexAnnotation) {
+      continue;
+    }
+    h = (h ^ Fnv1a64(k)) * 0x100000001b3ULL;
+    h = (h ^ Fnv1a64(v)) * 0x9e3779b97f4a7c15ULL;
+  }
+  return h;
+}
+
 std::shared_ptr<const PodClass> InternClass(const api::Pod& pod) {
   const api::PodFingerprint fp = api::SchedulingFingerprintWithNodeName(pod, "");
   return ClassTable().Intern(
-      FpKey{fp.a, fp.b}, [&](const PodClass& c) { return SameClass(c.shape, pod); },
+      FpKey{fp.a ^ AnnotationsHash(pod.meta.annotations), fp.b},
+      [&](const PodClass& c) { return SameClass(c.shape, pod); },
       [&] {
         // Built outside the table's mutex (PodRequests allocates).
         auto* c = new PodClass();
@@ -71,6 +110,7 @@ std::shared_ptr<const PodClass> InternClass(const api::Pod& pod) {
         api::ResourceList non_zero = api::PodRequests(c->shape, {.non_missing_defaults = true});
         c->non_zero_milli_cpu = api::Get(non_zero, api::kResourceCpu).MilliValue();
         c->non_zero_memory = api::Get(non_zero, api::kResourceMemory).Value();
+        c->gpu = GpuDemandOf(c->request);
         c->fingerprint = fp;
         return c;
       });
@@ -94,6 +134,10 @@ PodInfo::PodInfo(const api::Pod& pod)
       creation_(Raw(pod.meta.creation_timestamp)),
       deletion_(Raw(pod.meta.deletion_timestamp)),
       start_(Raw(pod.status.start_time)) {
+  auto index = pod.meta.annotations.find(kGpuIndexAnnotation);
+  if (index != pod.meta.annotations.end()) {
+    gpu_indices_ = ParseGpuIndex(index->second).value_or(0);
+  }
   SetStrings(pod.meta.name, pod.meta.uid, pod.spec.node_name, pod.status.nominated_node_name);
 }
 
@@ -102,6 +146,7 @@ PodInfo::PodInfo(const PodInfo& other)
       phase_(other.phase_),
       marked_unschedulable_(other.marked_unschedulable_),
       disruption_by_preemption_(other.disruption_by_preemption_),
+      gpu_indices_(other.gpu_indices_),
       creation_(other.creation_),
       deletion_(other.deletion_),
       start_(other.start_) {
@@ -138,6 +183,14 @@ PodInfoConstSharedPtr PodInfo::WithNodeName(std::string_view node_name) const {
   return info;
 }
 
+PodInfoConstSharedPtr PodInfo::WithPlacement(std::string_view node_name,
+                                             uint32_t gpu_indices) const {
+  auto info = std::make_shared<PodInfo>(*this);
+  info->SetStrings(name(), uid(), node_name, nominated_node_name());
+  info->gpu_indices_ = gpu_indices;
+  return info;
+}
+
 api::Pod PodInfo::ToPod() const {
   api::Pod pod = class_->shape;
   pod.meta.name = std::string(name());
@@ -145,6 +198,9 @@ api::Pod PodInfo::ToPod() const {
   pod.meta.creation_timestamp = creation_timestamp();
   pod.meta.deletion_timestamp = deletion_timestamp();
   pod.spec.node_name = std::string(node_name());
+  if (gpu_indices_ != 0) {
+    pod.meta.annotations[kGpuIndexAnnotation] = FormatGpuIndex(gpu_indices_);
+  }
   pod.status.phase = phase_;
   pod.status.nominated_node_name = std::string(nominated_node_name());
   pod.status.start_time = start_time();

@@ -14,9 +14,10 @@
 //
 // Per pod, a PodInfo keeps only what differs between pods of one class and what the engine
 // reads: name, uid, spec.nodeName, status.nominatedNodeName, phase, creation / deletion / start
-// timestamps and two condition bits. Everything else of the pod's status and metadata
-// (resourceVersion, the conditions' texts and times, ...) is not kept: whoever needs the whole
-// object reads it from its owner (an informer).
+// timestamps, two condition bits and the GPUs it was given (the annotation
+// alibabacloud.com/gpu-index, gpu_devices.h, which the class does not keep). Everything else of the
+// pod's status and metadata (resourceVersion, the conditions' texts and times, ...) is not kept:
+// whoever needs the whole object reads it from its owner (an informer).
 //
 // Reading a pod's identity goes through the per-pod accessors (name(), uid(), node_name(), ...);
 // spec() and the metadata accessors return the class's shared fields. spec().node_name is always
@@ -32,6 +33,7 @@
 
 #include "api/pod.h"
 #include "api/pod_fingerprint.h"
+#include "scheduler/framework/gpu_devices.h"
 #include "scheduler/framework/resource.h"
 
 namespace tidepool::scheduler {
@@ -43,6 +45,8 @@ struct PodClass {
   Resource request;
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
+  // The GPUs it asks for as devices (gpu_devices.h).
+  GpuDemand gpu;
   // SchedulingFingerprint of `shape` (so of any pod of the class with its nodeName cleared).
   api::PodFingerprint fingerprint;
 };
@@ -74,6 +78,8 @@ class PodInfo {
   bool marked_unschedulable() const { return marked_unschedulable_; }
   // The DisruptionTarget condition is True with reason PreemptionByScheduler.
   bool disruption_target_by_preemption() const { return disruption_by_preemption_; }
+  // The GPUs the pod was given (alibabacloud.com/gpu-index) as a bit mask; 0 when not given.
+  uint32_t gpu_indices() const { return gpu_indices_; }
 
   // --- Shared by the pod's class.
   const std::string& namespace_() const { return class_->shape.meta.namespace_; }
@@ -90,6 +96,7 @@ class PodInfo {
   const api::PodSpec& spec() const { return class_->shape.spec; }
   int32_t Priority() const { return class_->shape.Priority(); }
   const Resource& request() const { return class_->request; }
+  const GpuDemand& gpu_demand() const { return class_->gpu; }
   int64_t non_zero_milli_cpu() const { return class_->non_zero_milli_cpu; }
   int64_t non_zero_memory() const { return class_->non_zero_memory; }
   // Labels + spec (without nodeName), for pod equivalence groups: two pods are equivalent when
@@ -99,6 +106,8 @@ class PodInfo {
 
   // The same pod with another spec.nodeName.
   PodInfoConstSharedPtr WithNodeName(std::string_view node_name) const;
+  // The same pod bound to `node_name` with the GPUs of `gpu_indices` (what the binder writes).
+  PodInfoConstSharedPtr WithPlacement(std::string_view node_name, uint32_t gpu_indices) const;
 
   // An api::Pod with every field this PodInfo keeps (the class's shared fields and the per-pod
   // ones; the two conditions as minimal conditions). For tests and cold paths.
@@ -131,6 +140,7 @@ class PodInfo {
   api::PodPhase phase_ = api::PodPhase::kPending;
   bool marked_unschedulable_ = false;
   bool disruption_by_preemption_ = false;
+  uint32_t gpu_indices_ = 0;
   int64_t creation_ = kNone;
   int64_t deletion_ = kNone;
   int64_t start_ = kNone;

@@ -1,11 +1,14 @@
 #include "scheduler/plugins/registry.h"
 
 #include "scheduler/plugins/default_preemption/default_preemption.h"
+#include "scheduler/plugins/gpu_share/gpu_share.h"
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 #include "scheduler/plugins/node_name/node_name.h"
 #include "scheduler/plugins/node_resources/balanced_allocation.h"
 #include "scheduler/plugins/node_resources/fit.h"
 #include "scheduler/plugins/node_unschedulable/node_unschedulable.h"
+#include "scheduler/plugins/packing/fgd.h"
+#include "scheduler/plugins/packing/packing.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
 
 namespace tidepool::scheduler::plugins {
@@ -14,6 +17,12 @@ namespace {
 template <typename T>
 PluginFactory Simple() {
   return [](const PluginArgs&) -> StatusOr<PluginPtr> { return PluginPtr(new T()); };
+}
+
+// A packing policy built from PackingArgs.
+template <typename T>
+PluginFactory Packing() {
+  return [](const PluginArgs& a) -> StatusOr<PluginPtr> { return PluginPtr(new T(a.packing)); };
 }
 
 }  // namespace
@@ -40,6 +49,22 @@ Registry NewInTreeRegistry() {
          return PluginPtr(new BalancedAllocation(a.balanced_allocation));
        }},
       {std::string(DefaultPreemption::kName), Simple<DefaultPreemption>()},
+      {std::string(GpuShare::kName),
+       [](const PluginArgs& a) -> StatusOr<PluginPtr> {
+         const std::string& s = a.packing.gpu_selection;
+         if (s != "best" && s != "random") {
+           return InvalidArgumentError("GpuShare: gpuSelection must be best or random, not \"" + s +
+                                       "\"");
+         }
+         return PluginPtr(new GpuShare(s == "best" ? GpuSelection::kBest : GpuSelection::kRandom,
+                                       a.packing.seed));
+       }},
+      {std::string(BestFit::kName), Packing<BestFit>()},
+      {std::string(DotProd::kName), Packing<DotProd>()},
+      {std::string(GpuClustering::kName), Packing<GpuClustering>()},
+      {std::string(GpuPacking::kName), Packing<GpuPacking>()},
+      {std::string(RandomScore::kName), Packing<RandomScore>()},
+      {std::string(Fgd::kName), Packing<Fgd>()},
   };
 }
 

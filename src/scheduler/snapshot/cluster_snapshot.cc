@@ -46,6 +46,9 @@ size_t UsageKeyHash::operator()(const UsageKey& k) const {
   size_t h = k.requested.Hash();
   h = Mix(h, std::hash<int64_t>()(k.non_zero_milli_cpu));
   h = Mix(h, std::hash<int64_t>()(k.non_zero_memory));
+  for (int32_t g : k.gpu_left) {
+    h = Mix(h, std::hash<int32_t>()(g));
+  }
   return Mix(h, k.num_pods);
 }
 
@@ -82,7 +85,10 @@ ClusterSnapshot::ClusterSnapshot() : class_index_(std::make_unique<ClassIndex>()
 ClusterSnapshot::~ClusterSnapshot() = default;
 
 UsageKey ClusterSnapshot::UsageOf(const NodeInfo& n) const {
-  return UsageKey{n.requested(), n.non_zero_milli_cpu(), n.non_zero_memory(), n.pods().size()};
+  UsageKey key{n.requested(), n.non_zero_milli_cpu(), n.non_zero_memory(), n.pods().size(),
+               n.gpu_left()};
+  std::sort(key.gpu_left.begin(), key.gpu_left.end());
+  return key;
 }
 
 uint32_t ClusterSnapshot::ClassIdFor(const std::shared_ptr<const NodeShape>& shape) {

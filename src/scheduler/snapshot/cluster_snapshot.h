@@ -18,7 +18,8 @@
 //     looked up by the shape's address, and by comparing shapes only for a shape the snapshot
 //     has not met before;
 //   - within a class, a Bucket groups nodes whose pods request exactly the same resources and
-//     number the same. Resource fit and resource scores give one answer per bucket.
+//     number the same, with the same free milli-GPU per device up to order (gpu_devices.h).
+//     Resource fit and resource scores give one answer per bucket.
 //   Buckets list their nodes in name order, the deterministic tie-break among equals.
 //
 // Not thread-safe. Pod objects are immutable and shared; NodeInfos are owned here and keep what
@@ -48,6 +49,8 @@ struct UsageKey {
   int64_t non_zero_milli_cpu = 0;
   int64_t non_zero_memory = 0;
   size_t num_pods = 0;
+  // NodeInfo::gpu_left() sorted: the GPU plugins' answers depend on the multiset only.
+  std::vector<int32_t> gpu_left;
   friend bool operator==(const UsageKey&, const UsageKey&) = default;
 };
 struct UsageKeyHash {

@@ -120,6 +120,7 @@ StatusOr<std::unique_ptr<Framework>> Framework::Create(const Registry& registry,
     TIDEPOOL_ASSIGN_OR_RETURN(const ScorePlugin* t, As<ScorePlugin>(p, "Score"));
     fw->score_.emplace_back(t, weight);
   }
+  TIDEPOOL_RETURN_IF_ERROR(bind(profile.reserve, "Reserve", fw->reserve_));
   return fw;
 }
 
@@ -199,7 +200,8 @@ PluginStatus Framework::RunFilters(const CycleState& state, const PodInfo& pod,
 
 FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& pod,
                                       const ClusterSnapshot& snapshot,
-                                      const std::function<bool(const NodeClass&)>* only) const {
+                                      const std::function<bool(const NodeClass&)>* only,
+                                      bool explain) const {
   FilterOutcome out;
   const SkipState* skip = state.Read<SkipState>();
   // The active filters for this pod and the scope each declared.
@@ -215,6 +217,15 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
   const size_t n = active.size();
   const bool restricted = skip != nullptr && skip->node_names.has_value();
 
+  // Rejections in the order they happened. A plugin with Fits() rejects without a status; its
+  // Filter is asked for one (on the same node, same snapshot) only if nothing fits.
+  struct Rejection {
+    NodeGroup group;
+    const FilterPlugin* plugin;
+    const NodeInfo* rep;
+    std::optional<PluginStatus> status;
+  };
+  std::vector<Rejection> rejected;
   auto reject = [&](NodeGroup g, PluginStatus&& s, const FilterPlugin* p) {
     s.WithPlugin(p->Name());
     if (s.code() == PluginCode::kError) {
@@ -223,18 +234,47 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
                                   "\" filter plugin: " + s.Message());
       }
     }
-    // Plugin names and the reason histogram are derived from `failed` only if nothing fits.
-    out.diagnosis.failed.push_back(FailedGroup{g, std::move(s)});
+    rejected.push_back(Rejection{g, p, nullptr, std::move(s)});
   };
-  // Runs active filters [from, to) on `rep`; returns the index that rejected, or `to`.
-  auto run = [&](size_t from, size_t to, const NodeInfo& rep, PluginStatus& status) {
+  // Runs active filters [from, to) on `rep`; returns the index that rejected, or `to`. A
+  // rejection by Fits() leaves `status` unset.
+  auto run = [&](size_t from, size_t to, const NodeInfo& rep, PluginStatus& status, bool& quick) {
+    quick = false;
     for (size_t i = from; i < to; ++i) {
+      if (active[i]->HasFits()) {
+        if (!active[i]->Fits(state, pod, rep)) {
+          quick = true;
+          return i;
+        }
+        continue;
+      }
       status = active[i]->Filter(state, pod, rep);
       if (!status.IsSuccess() && !status.IsSkip()) {
         return i;
       }
     }
     return to;
+  };
+  auto fail = [&](NodeGroup g, size_t at, const NodeInfo& rep, PluginStatus&& status, bool quick) {
+    if (quick) {
+      rejected.push_back(Rejection{g, active[at], &rep, std::nullopt});
+    } else {
+      reject(g, std::move(status), active[at]);
+    }
+  };
+  // Plugin names and the reason histogram are derived from `failed` only if nothing fits.
+  auto finish = [&] {
+    if (!out.feasible.empty() || !explain) {
+      return;
+    }
+    out.diagnosis.failed.reserve(rejected.size());
+    for (Rejection& r : rejected) {
+      if (!r.status.has_value()) {
+        r.status = r.plugin->Filter(state, pod, *r.rep);
+        r.status->WithPlugin(r.plugin->Name());
+      }
+      out.diagnosis.failed.push_back(FailedGroup{r.group, std::move(*r.status)});
+    }
   };
 
   if (restricted) {
@@ -253,9 +293,10 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       ++considered;
       NodeGroup g{&snapshot.ClassOf(id), nullptr, id, 1};
       PluginStatus status;
-      size_t failed_at = run(0, n, *info, status);
+      bool quick = false;
+      size_t failed_at = run(0, n, *info, status, quick);
       if (failed_at < n) {
-        reject(g, std::move(status), active[failed_at]);
+        fail(g, failed_at, *info, std::move(status), quick);
       } else {
         out.feasible.push_back(g);
         out.num_feasible_nodes += 1;
@@ -266,6 +307,7 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       out.diagnosis.reason_counts["node(s) didn't satisfy plugin(s) " +
                                   PluginList(skip->plugins_with_nodes)] += absent;
     }
+    finish();
     return out;
   }
 
@@ -280,9 +322,10 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       ++i;
     }
     PluginStatus status;
-    size_t failed_at = run(0, i, class_rep, status);
+    bool quick = false;
+    size_t failed_at = run(0, i, class_rep, status, quick);
     if (failed_at < i) {
-      reject(class_group, std::move(status), active[failed_at]);
+      fail(class_group, failed_at, class_rep, std::move(status), quick);
       return;
     }
     for (const auto& [key, bucket] : c.buckets()) {
@@ -291,9 +334,10 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       while (j < n && scope[j] != NodeScope::kNode) {
         ++j;
       }
-      failed_at = run(i, j, snapshot.node_info(*bucket.members.begin()), status);
+      const NodeInfo& bucket_rep = snapshot.node_info(*bucket.members.begin());
+      failed_at = run(i, j, bucket_rep, status, quick);
       if (failed_at < j) {
-        reject(bucket_group, std::move(status), active[failed_at]);
+        fail(bucket_group, failed_at, bucket_rep, std::move(status), quick);
         continue;
       }
       if (j == n) {
@@ -303,9 +347,10 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       }
       for (NodeId id : bucket.members) {
         NodeGroup node_group{&c, &bucket, id, 1};
-        failed_at = run(j, n, snapshot.node_info(id), status);
+        const NodeInfo& node = snapshot.node_info(id);
+        failed_at = run(j, n, node, status, quick);
         if (failed_at < n) {
-          reject(node_group, std::move(status), active[failed_at]);
+          fail(node_group, failed_at, node, std::move(status), quick);
         } else {
           out.feasible.push_back(node_group);
           out.num_feasible_nodes += 1;
@@ -313,7 +358,19 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
       }
     }
   });
+  finish();
   return out;
+}
+
+PluginStatus Framework::RunReserve(CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                                   Reservation& reservation) const {
+  for (const ReservePlugin* p : reserve_) {
+    PluginStatus s = p->Reserve(state, pod, node, reservation);
+    if (!s.IsSuccess()) {
+      return s;
+    }
+  }
+  return PluginStatus::Success();
 }
 
 NodeId Framework::SelectHost(CycleState& state, const PodInfo& pod,
@@ -379,7 +436,8 @@ NodeId Framework::SelectHost(CycleState& state, const PodInfo& pod,
   return reps[best];
 }
 
-ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot) const {
+ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot,
+                                   bool explain) const {
   ScheduleResult result;
   result.num_all_nodes = snapshot.NumNodes();
   if (result.num_all_nodes == 0) {
@@ -402,14 +460,25 @@ ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot
           FailedGroup{NodeGroup{&c, nullptr, NodeGroup::kNoNode, c.size()}, pre});
     });
   } else {
-    FilterOutcome outcome = FindFeasible(state, pod, snapshot);
+    FilterOutcome outcome = FindFeasible(state, pod, snapshot, nullptr, explain);
     if (!outcome.error.ok()) {
       result.message = std::string(outcome.error.message());
       return result;
     }
     result.num_feasible_nodes = outcome.num_feasible_nodes;
     if (!outcome.feasible.empty()) {
-      result.node = snapshot.node_info(SelectHost(state, pod, snapshot, outcome.feasible)).name();
+      const NodeInfo& chosen =
+          snapshot.node_info(SelectHost(state, pod, snapshot, outcome.feasible));
+      PluginStatus reserved = RunReserve(state, pod, chosen, result.reservation);
+      if (!reserved.IsSuccess()) {
+        // schedule_one.go: a Reserve failure fails the cycle with the plugin's message.
+        result.message = reserved.Message();
+        return result;
+      }
+      result.node = chosen.name();
+      return result;
+    }
+    if (!explain) {
       return result;
     }
     result.diagnosis = std::move(outcome.diagnosis);

@@ -65,7 +65,8 @@ struct FailedGroup {
 
 // Why a pod fits nowhere (framework.Diagnosis).
 struct Diagnosis {
-  // Valid until the snapshot next changes; empty in a ScheduleResult.
+  // Valid until the snapshot next changes; empty in a ScheduleResult. FindFeasible fills it
+  // only when no node fits (the only case anyone reads it).
   std::vector<FailedGroup> failed;
   // Filled by Schedule when no node fits (FindFeasible leaves them empty: a pod that fits
   // somewhere never pays for its rejection histogram).
@@ -106,6 +107,8 @@ struct ScheduleResult {
   // When `node` is empty: the FailedScheduling message.
   std::string message;
   Diagnosis diagnosis;
+  // What Reserve plugins decided for `node`.
+  Reservation reservation;
   // Preemption's choice, if it found one.
   std::string nominated_node;
   std::vector<PodInfoConstSharedPtr> victims;
@@ -130,16 +133,24 @@ class Framework {
   // Filters every node of the snapshot by equivalence group. REQUIRES: RunPreFilter ran.
   // With `only`, classes for which it returns false are skipped entirely: neither feasible nor
   // counted in the diagnosis (the autoscaler's estimator considers only its new nodes).
+  // Without `explain`, a pod that fits nowhere gets no diagnosis.
   FilterOutcome FindFeasible(const CycleState& state, const PodInfo& pod,
                              const ClusterSnapshot& snapshot,
-                             const std::function<bool(const NodeClass&)>* only = nullptr) const;
+                             const std::function<bool(const NodeClass&)>* only = nullptr,
+                             bool explain = true) const;
   // Scores the feasible groups and returns the chosen node. REQUIRES: !feasible.empty().
   NodeId SelectHost(CycleState& state, const PodInfo& pod, const ClusterSnapshot& snapshot,
                     const std::vector<NodeGroup>& feasible) const;
 
+  // Runs Reserve plugins, in order, for the chosen node; stops at the first non-success.
+  PluginStatus RunReserve(CycleState& state, const PodInfo& pod, const NodeInfo& node,
+                          Reservation& reservation) const;
+
   // A whole scheduling cycle without binding: PreFilter, Filter, PostFilter when nothing fits,
-  // PreScore, Score. The snapshot is unchanged on return.
-  ScheduleResult Schedule(const PodInfo& pod, ClusterSnapshot& snapshot) const;
+  // PreScore, Score, Reserve. The snapshot is unchanged on return. Without `explain`, a pod
+  // that fits nowhere gets neither PostFilter nor a message (what-ifs that need only where pods
+  // go).
+  ScheduleResult Schedule(const PodInfo& pod, ClusterSnapshot& snapshot, bool explain = true) const;
 
  private:
   Framework() = default;
@@ -151,6 +162,7 @@ class Framework {
   std::vector<const PostFilterPlugin*> post_filter_;
   std::vector<const PreScorePlugin*> pre_score_;
   std::vector<std::pair<const ScorePlugin*, int64_t>> score_;
+  std::vector<const ReservePlugin*> reserve_;
 };
 
 }  // namespace tidepool::scheduler

@@ -26,6 +26,7 @@ struct Profile {
   std::vector<std::string> post_filter;
   std::vector<std::string> pre_score;
   std::vector<std::pair<std::string, int64_t>> score;
+  std::vector<std::string> reserve;
   PluginArgs args;
 };
 

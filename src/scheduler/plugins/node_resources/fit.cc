@@ -52,6 +52,38 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Nod
   return out;
 }
 
+bool RequestFits(const Resource& request, const NodeInfo& node,
+                 const std::vector<std::string>& ignored) {
+  const Resource& alloc = node.allocatable();
+  const Resource& used = node.requested();
+  if (static_cast<int64_t>(node.pods().size()) + 1 > alloc.allowed_pod_number) {
+    return false;
+  }
+  if (request.milli_cpu > 0 && request.milli_cpu > alloc.milli_cpu - used.milli_cpu) {
+    return false;
+  }
+  if (request.memory > 0 && request.memory > alloc.memory - used.memory) {
+    return false;
+  }
+  if (request.ephemeral_storage > 0 &&
+      request.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
+    return false;
+  }
+  for (const auto& [name, quantity] : request.scalars) {
+    if (quantity == 0) {
+      continue;
+    }
+    if (api::IsExtendedResource(name) &&
+        std::find(ignored.begin(), ignored.end(), name) != ignored.end()) {
+      continue;
+    }
+    if (quantity > alloc.Scalar(name) - used.Scalar(name)) {
+      return false;
+    }
+  }
+  return true;
+}
+
 PluginStatus Fit::PreFilter(CycleState&, const PodInfo&, PreFilterResult&) const {
   // The pod's request is computed once per pod object (PodInfo), not per cycle.
   return PluginStatus::Success();

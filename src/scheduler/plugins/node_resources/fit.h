@@ -31,6 +31,9 @@ struct InsufficientResource {
 // fitsRequest: what `node` lacks to take a pod requesting `request`. Empty if it fits.
 std::vector<InsufficientResource> FitsRequest(const Resource& request, const NodeInfo& node,
                                               const std::vector<std::string>& ignored);
+// FitsRequest(...).empty(), without building the list.
+bool RequestFits(const Resource& request, const NodeInfo& node,
+                 const std::vector<std::string>& ignored);
 
 class Fit final : public PreFilterPlugin,
                   public FilterPlugin,
@@ -49,6 +52,10 @@ class Fit final : public PreFilterPlugin,
   }
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;
+  bool HasFits() const override { return true; }
+  bool Fits(const CycleState&, const PodInfo& pod, const NodeInfo& node) const override {
+    return RequestFits(pod.request(), node, args_.ignored_resources);
+  }
   PluginStatus PreScore(CycleState& state, const PodInfo& pod) const override;
   NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
     return NodeScope::kUsage;

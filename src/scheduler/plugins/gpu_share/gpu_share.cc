@@ -1,0 +1,39 @@
+#include "scheduler/plugins/gpu_share/gpu_share.h"
+
+#include <string>
+
+#include "common/fnv.h"
+#include "common/random.h"
+
+namespace tidepool::scheduler::plugins {
+
+uint64_t PlacementDraw(uint64_t seed, const PodInfo& pod, std::string_view node) {
+  Random r(seed ^ Fnv1a64(pod.uid()) ^ (Fnv1a64(node) * 0x9e3779b97f4a7c15ULL));
+  return r.Next();
+}
+
+PluginStatus GpuShare::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+  const GpuDemand& demand = pod.gpu_demand();
+  if (GpusFit(node.gpu_left(), demand)) {
+    return PluginStatus::Success();
+  }
+  return PluginStatus::Unschedulable(
+      std::string(demand.shared() ? kInsufficientShare : kInsufficientGpus));
+}
+
+PluginStatus GpuShare::Reserve(CycleState&, const PodInfo& pod, const NodeInfo& node,
+                               Reservation& reservation) const {
+  const GpuDemand& demand = pod.gpu_demand();
+  if (!demand.any()) {
+    return PluginStatus::Success();
+  }
+  const uint64_t draw = selection_ == GpuSelection::kRandom ? PlacementDraw(seed_, pod, "gpu") : 0;
+  reservation.gpu_indices = ChooseGpus(node.gpu_left(), demand, selection_, draw);
+  if (reservation.gpu_indices == 0) {
+    return PluginStatus::Unschedulable(
+        std::string(demand.shared() ? kInsufficientShare : kInsufficientGpus));
+  }
+  return PluginStatus::Success();
+}
+
+}  // namespace tidepool::scheduler::plugins

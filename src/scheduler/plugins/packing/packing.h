@@ -1,0 +1,103 @@
+// File: packing.h
+//
+// GPU packing policies as score plugins, as the FGD paper's simulator defines them
+// (hkust-adsl/kubernetes-scheduler-simulator, pkg/simulator/plugin; docs/fgd-protocol.md §4).
+// Every score is an integer in [0, 100], higher is better; a pod without GPUs scores 0 on every
+// node under GpuClustering and GpuPacking. Notation: cpuLeft = allocatable cpu - requested cpu;
+// Lt = milli-GPU left on the node (NodeInfo::gpu_left, negatives as 0); G = the node's GPUs;
+// Cmax, Gmax = PackingArgs::max_milli_cpu, max_gpus (the largest node).
+//   BestFit       x = (cpuLeft - cpu) / Cmax / 2 + (Lt - gpus) / (1000 Gmax) / 2, the pod's cpu
+//                 and milli-GPU taken; score int((1 - x) 100): the fullest node after placing.
+//   DotProd       n = (cpuLeft / Cmax, Lt / (1000 Gmax)), p = (cpu / Cmax, gpus / (1000 Gmax));
+//                 score int(100 (1 - n.p / 2)): the node whose free resources align least.
+//   GpuClustering a GPU pod's tag is "share" or its GPU count; 25 (1000 Gmax - Lt) / (1000 Gmax)
+//                 plus 75 if the node's GPU pods all have the pod's tag, 50 if some do, 25 if
+//                 the node has no GPU pod: pods of one kind together.
+//   GpuPacking    every GPU free: max(33 - G, G); else, among the GPUs the pod would take (the
+//                 fitting ones with the least left first): max(50 - fully free taken, 33) if
+//                 it takes a fully free GPU, otherwise max(100 - sum(left * 100 / 1000) / 10, 50):
+//                 partly used GPUs first, then partly used nodes, then empty nodes.
+//   Random        one feasible node drawn uniformly (from the seed, the pod's uid and the node's
+//                 name) scores 100, the others 0.
+// Each reads only the node's usage (NodeScope::kUsage) except GpuClustering and Random
+// (kNode). FGD is in fgd.h.
+#pragma once
+
+#include <string_view>
+
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/plugin_args.h"
+
+namespace tidepool::scheduler::plugins {
+
+class PackingScore : public ScorePlugin {
+ public:
+  explicit PackingScore(const PackingArgs& args)
+      : max_milli_cpu_(args.max_milli_cpu > 0 ? args.max_milli_cpu : 1),
+        max_milli_gpu_(int64_t{args.max_gpus > 0 ? args.max_gpus : 1} * 1000) {}
+  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
+    return NodeScope::kUsage;
+  }
+
+ protected:
+  int64_t max_milli_cpu_;
+  int64_t max_milli_gpu_;
+};
+
+class BestFit final : public PackingScore {
+ public:
+  static constexpr std::string_view kName = "BestFit";
+  using PackingScore::PackingScore;
+  std::string_view Name() const override { return kName; }
+  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+};
+
+class DotProd final : public PackingScore {
+ public:
+  static constexpr std::string_view kName = "DotProd";
+  using PackingScore::PackingScore;
+  std::string_view Name() const override { return kName; }
+  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+};
+
+class GpuClustering final : public PackingScore {
+ public:
+  static constexpr std::string_view kName = "GpuClustering";
+  using PackingScore::PackingScore;
+  std::string_view Name() const override { return kName; }
+  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
+    return NodeScope::kNode;
+  }
+  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+};
+
+class GpuPacking final : public PackingScore {
+ public:
+  static constexpr std::string_view kName = "GpuPacking";
+  using PackingScore::PackingScore;
+  std::string_view Name() const override { return kName; }
+  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+};
+
+class RandomScore final : public ScorePlugin {
+ public:
+  static constexpr std::string_view kName = "Random";
+  explicit RandomScore(const PackingArgs& args) : seed_(args.seed) {}
+  std::string_view Name() const override { return kName; }
+  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
+    return NodeScope::kNode;
+  }
+  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+  // The highest draw becomes 100, every other 0.
+  void NormalizeScore(const CycleState& state, const PodInfo& pod,
+                      std::span<int64_t> scores) const override;
+
+ private:
+  uint64_t seed_;
+};
+
+// The node's free cpu (allocatable - requested) and free milli-GPU (negatives as 0).
+int64_t CpuLeft(const NodeInfo& node);
+int64_t GpuMilliLeft(const NodeInfo& node);
+
+}  // namespace tidepool::scheduler::plugins
