@@ -10,6 +10,30 @@
 
 namespace tidepool::runtime {
 
+namespace {
+
+// A scenario with `placement:`: the FGD paper's experiment instead of a timeline.
+int RunPlacementScenario(const sim::Scenario& scenario, const SimulateOptions& options,
+                         std::ostream& out, std::ostream& err) {
+  if (!options.report.empty() || options.until.has_value() || options.summary_only) {
+    err << "error: --report, --until and --summary do not apply to a placement scenario\n";
+    return 2;
+  }
+  sim::PlacementSpec spec = *scenario.placement;
+  if (options.seed.has_value()) {
+    spec.seeds = {*options.seed};
+  }
+  auto report = sim::RunPlacement(*scenario.trace, spec, scenario.world.seed);
+  if (!report.ok()) {
+    err << "error: " << options.scenario << ": " << report.status().message() << "\n";
+    return 1;
+  }
+  sim::PrintPlacement(*report, options.output, out);
+  return 0;
+}
+
+}  // namespace
+
 int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
   if (options.output != "text" && options.output != "json" && options.output != "csv") {
     err << "error: --output must be text, json or csv, got \"" << options.output << "\"\n";
@@ -35,6 +59,9 @@ int RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream&
   }
   if (options.seed.has_value()) {
     scenario->world.seed = *options.seed;
+  }
+  if (scenario->placement.has_value()) {
+    return RunPlacementScenario(*scenario, options, out, err);
   }
   const Duration run_for = until.value_or(scenario->run_for);
   // --until shorter than the timeline: what is cut is said, never silently dropped.

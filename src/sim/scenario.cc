@@ -1,5 +1,6 @@
 #include "sim/scenario.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -539,7 +540,7 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
                                          const std::string& base_dir) {
   TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path,
                                      {"file", "format", "timeScale", "sample", "loadFactor",
-                                      "namespace", "gpuModels", "classes", "nodes"}));
+                                      "namespace", "gpuModels", "classes", "nodes", "sharedGpus"}));
   TraceOptions o;
   for (const auto& [k, v] : j.items()) {
     const std::string p = Join(path, k);
@@ -569,6 +570,8 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
       o.nodes_file = JoinPath(base_dir, file);
     } else if (k == "classes") {
       TIDEPOOL_ASSIGN_OR_RETURN(o.classes, GetStringList(v, p));
+    } else if (k == "sharedGpus") {
+      TIDEPOOL_ASSIGN_OR_RETURN(o.shared_gpus, GetBool(v, p));
     } else {
       if (!v.is_object()) return Err(p, "expected a map of GPU model to accelerator, got " +
                                             Describe(v));
@@ -581,11 +584,42 @@ StatusOr<TraceOptions> ParseTraceSection(const json& j, const std::string& path,
   return o;
 }
 
+StatusOr<PlacementSpec> ParsePlacement(const json& j, const std::string& path) {
+  TIDEPOOL_RETURN_IF_ERROR(CheckKeys(j, path, {"policies", "seeds", "tune"}));
+  PlacementSpec spec;
+  for (const auto& [k, v] : j.items()) {
+    const std::string p = Join(path, k);
+    if (k == "policies") {
+      TIDEPOOL_ASSIGN_OR_RETURN(spec.policies, GetStringList(v, p));
+      for (size_t i = 0; i < spec.policies.size(); ++i) {
+        const auto& known = PlacementPolicies();
+        if (std::find(known.begin(), known.end(), spec.policies[i]) == known.end()) {
+          return Err(Index(p, i), "unknown policy \"" + spec.policies[i] +
+                                      "\" (known: Random, DotProd, GpuClustering, GpuPacking, "
+                                      "BestFit, FGD)");
+        }
+      }
+    } else if (k == "seeds") {
+      if (!v.is_array()) return Err(p, "expected array, got " + Describe(v));
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (!v[i].is_number_integer() || (!v[i].is_number_unsigned() && v[i].get<int64_t>() < 0)) {
+          return Err(Index(p, i), "expected a non-negative integer, got " + Describe(v[i]));
+        }
+        spec.seeds.push_back(v[i].get<uint64_t>());
+      }
+    } else {
+      TIDEPOOL_ASSIGN_OR_RETURN(spec.tune, GetNumber(v, p));
+      if (!(spec.tune >= 0.01 && spec.tune <= 10)) return Err(p, "must be in [0.01, 10]");
+    }
+  }
+  return spec;
+}
+
 Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, Scenario& sc) {
-  TIDEPOOL_RETURN_IF_ERROR(CheckKeys(
-      root, "",
-      {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline", "runFor",
-       "heartbeats", "trace"}));
+  TIDEPOOL_RETURN_IF_ERROR(
+      CheckKeys(root, "",
+                {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline",
+                 "runFor", "heartbeats", "trace", "placement"}));
   WorldOptions& w = sc.world;
   // A simulation writes no heartbeats unless asked (`heartbeats: true`).
   bool heartbeats = use != ScenarioUse::kSimulation;
@@ -610,6 +644,8 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       TIDEPOOL_RETURN_IF_ERROR(ParseAutoscaler(v, k, w));
     } else if (k == "trace") {
       TIDEPOOL_ASSIGN_OR_RETURN(sc.trace, ParseTraceSection(v, k, base_dir));
+    } else if (k == "placement") {
+      TIDEPOOL_ASSIGN_OR_RETURN(sc.placement, ParsePlacement(v, k));
     } else if (k == "heartbeats") {
       TIDEPOOL_ASSIGN_OR_RETURN(heartbeats, GetBool(v, k));
     } else if (k == "kubelet") {
@@ -654,6 +690,18 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
     return Err("timeline",
                "not supported by tidepool up (use kubectl and gcloud, or tidepool "
                "simulate)");
+  }
+  if (sc.placement.has_value()) {
+    if (use == ScenarioUse::kClusterConfig) {
+      return Err("placement", "not supported by tidepool up (use tidepool simulate)");
+    }
+    if (!sc.trace.has_value() || sc.trace->nodes_file.empty()) {
+      return Err("placement", "needs trace.file and trace.nodes (the trace's own nodes)");
+    }
+    if (!sc.timeline.empty()) {
+      return Err("timeline", "not supported with placement (pods arrive from the trace)");
+    }
+    return OkStatus();
   }
   if (!has_run_for && use == ScenarioUse::kSimulation) {
     return Err("runFor", "required (how long to simulate, e.g. 35m)");

@@ -111,6 +111,7 @@
 
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/status_or.h"
+#include "sim/placement.h"
 #include "sim/trace.h"
 #include "sim/world_options.h"
 
@@ -158,6 +159,8 @@ struct Scenario {
   // A trace as workload (sim/trace.h): its rows become pods on the timeline. Read when the
   // scenario runs (its sampling draws from the run's seed).
   std::optional<TraceOptions> trace;
+  // The FGD paper's placement experiment on the trace instead of a timeline (sim/placement.h).
+  std::optional<PlacementSpec> placement;
   Duration run_for{};
 };
 

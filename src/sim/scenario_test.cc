@@ -70,7 +70,7 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
   const std::vector<Case> cases = {
       {"unknown top-level field", pools + "runFor: 1m\nrunfor: 2m\n",
        "s.yaml: runfor: unknown field (known: seed, cluster, autoscaler, kubelet, cloud, "
-       "nodePools, timeline, runFor, heartbeats, trace)"},
+       "nodePools, timeline, runFor, heartbeats, trace, placement)"},
       {"heartbeats is a bool", pools + "runFor: 1m\nheartbeats: often\n",
        "s.yaml: heartbeats: expected boolean, got string \"often\""},
       {"runFor is required", pools, "s.yaml: runFor: required (how long to simulate, e.g. 35m)"},

@@ -161,6 +161,8 @@ StatusOr<RowFacts> DlrmRow(const Table& t) {
   f.row.cpu_milli = std::llround(cpu * 1000);
   f.row.gpus = static_cast<int64_t>(std::ceil(gpu));
   f.shared_gpu = gpu > 0 && gpu != std::floor(gpu);
+  if (gpu > 0 && gpu < 1)
+    f.row.gpu_milli = static_cast<int32_t>(std::max(1L, std::lround(gpu * 1000)));
   f.row.memory_bytes = std::llround(mem * 1024) * kMiB;
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.SecondsOf("creation_time"));
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.SecondsOf("deletion_time"));
@@ -181,6 +183,7 @@ StatusOr<RowFacts> OpenbRow(const Table& t) {
   f.row.memory_bytes = std::llround(mem) * kMiB;
   f.row.gpus = std::llround(gpus);
   f.shared_gpu = f.row.gpus == 1 && milli.has_value() && *milli > 0 && *milli < 1000;
+  if (f.shared_gpu) f.row.gpu_milli = static_cast<int32_t>(std::llround(*milli));
   f.gpu_model = t.Text("gpu_spec");
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.SecondsOf("creation_time"));
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.SecondsOf("deletion_time"));
@@ -328,7 +331,7 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
     row.class_ = LabelValue(row.class_);
     if (row.class_.empty()) row.class_ = "default";
     row.owner = LabelValue(row.owner);
-    if (f.shared_gpu) ++trace.shared_gpu_rows;
+    if (f.shared_gpu && !options.shared_gpus) ++trace.shared_gpu_rows;
     if (!f.gpu_model.empty() && row.gpus > 0) {
       // openb's gpu_spec may name several models ("V100M16|V100M32"): any of them will do.
       std::stringstream models(f.gpu_model);
@@ -375,8 +378,12 @@ json TracePod(const TraceRow& row, const TraceOptions& options) {
   json requests = {{"cpu", FormatCpu(row.cpu_milli)}, {"memory", FormatMemory(row.memory_bytes)}};
   json resources = {{"requests", requests}};
   if (row.gpus > 0) {
-    resources["requests"]["nvidia.com/gpu"] = std::to_string(row.gpus);
-    resources["limits"] = {{"nvidia.com/gpu", std::to_string(row.gpus)}};
+    // A share of one GPU as Alibaba's GPU sharing asks for it (scheduler/framework/gpu_devices.h).
+    const bool share = options.shared_gpus && row.gpus == 1 && row.gpu_milli < 1000;
+    const std::string name = share ? "alibabacloud.com/gpu-milli" : "nvidia.com/gpu";
+    const std::string amount = share ? std::to_string(row.gpu_milli) : std::to_string(row.gpus);
+    resources["requests"][name] = amount;
+    resources["limits"] = {{name, amount}};
   }
   json spec = {{"restartPolicy", "Never"},
                {"containers",
@@ -475,7 +482,10 @@ json TraceNodeJson(const TraceNode& node) {
   json capacity = {{"cpu", FormatCpu(node.cpu_milli)},
                    {"memory", FormatMemory(node.memory_bytes)},
                    {"pods", "110"}};
-  if (node.gpus > 0) capacity["nvidia.com/gpu"] = std::to_string(node.gpus);
+  if (node.gpus > 0) {
+    capacity["nvidia.com/gpu"] = std::to_string(node.gpus);
+    capacity["alibabacloud.com/gpu-milli"] = std::to_string(node.gpus * 1000);
+  }
   return {{"apiVersion", "v1"},
           {"kind", "Node"},
           {"metadata",

@@ -39,8 +39,10 @@
 // without a translation is counted in Trace::unmapped_gpu_models and does not constrain). Names are
 // made DNS-1123 (lowercase; any other character becomes '-'); a name given twice is an error.
 //
-// Shared GPUs are not modelled yet: a row asking for a share of one GPU (openb gpu_milli <
-// 1000) gets a whole GPU, and Trace::shared_gpu_rows counts them.
+// A row asking for a share of one GPU (openb gpu_milli < 1000, a DLRM gpu_request below 1)
+// gets a whole GPU, and Trace::shared_gpu_rows counts them, unless shared_gpus: then it asks for
+// alibabacloud.com/gpu-milli (scheduler/framework/gpu_devices.h), which trace nodes advertise
+// (1000 per GPU) and the GpuShare scheduling plugin packs per GPU.
 //
 // Nodes: `nodes_file` gives the trace's own fixed nodes (openb_node_list_*.csv, or a CSV of
 // name, cpu, memory, gpus, gpuModel), created before the pods - replaying openb on the cluster
@@ -84,6 +86,8 @@ struct TraceOptions {
   std::vector<std::string> classes;
   // The trace's own nodes (ParseTraceNodes), created before its pods; empty: none.
   std::string nodes_file;
+  // Shares of one GPU as alibabacloud.com/gpu-milli (see the file comment).
+  bool shared_gpus = false;
 };
 
 // A node of the trace's own cluster: openb's node lists (sn, cpu_milli, memory_mib, gpu,
@@ -107,6 +111,7 @@ struct TraceRow {
   int64_t cpu_milli = 0;
   int64_t memory_bytes = 0;
   int64_t gpus = 0;
+  int32_t gpu_milli = 1000;  // of each GPU: < 1000 for a share of one
   // The GKE accelerators it may run on (node selector for one, node affinity "In" for
   // several); empty: any node.
   std::vector<std::string> gpu_accelerators;
@@ -137,7 +142,8 @@ StatusOr<std::vector<TraceNode>> LoadTraceNodes(const TraceOptions& options);
 // The Node a trace node becomes: created through the API as a KWOK node (annotation
 // kwok.x-k8s.io/node: fake, which the kubelets make Ready, kubelet/node_status.h), node pool
 // label "trace-nodes", tidepool.dev/gpu-model and, when mapped, the GKE accelerator label the
-// pods' node selector names; capacity = allocatable = cpu, memory, nvidia.com/gpu, 110 pods.
+// pods' node selector names; capacity = allocatable = cpu, memory, nvidia.com/gpu (and
+// alibabacloud.com/gpu-milli, 1000 per GPU, for shares), 110 pods.
 nlohmann::json TraceNodeJson(const TraceNode& node);
 
 }  // namespace tidepool::sim
