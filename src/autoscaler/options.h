@@ -11,6 +11,7 @@
 #include <string>
 
 #include "common/speed.h"
+#include "scheduler/framework/runtime/registry.h"
 
 namespace tidepool::autoscaler {
 
@@ -93,6 +94,10 @@ struct AutoscalingOptions {
   // its `time` changed (CA restamps it every loop; `tidepool simulate`'s default, where
   // nothing reads it between changes: sim/scenario.h `heartbeats`).
   bool status_heartbeat = true;
+
+  // The profile of the cluster's scheduler, which the estimator and scale-down's simulation
+  // run (a packing policy's: scheduler/plugins/packing/packing.h); kube-scheduler's default.
+  scheduler::Profile scheduler_profile = scheduler::DefaultProfile();
 
   // Every Duration member above, once, by flag name (common/speed.h). All are the emulated
   // cluster's time in `tidepool up`; `tidepool autoscale` runs them on the real clock and has

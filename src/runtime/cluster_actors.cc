@@ -101,7 +101,7 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
     if (!a.ok()) return a.status();
     p->autoscaler = std::move(a).value();
   }
-  auto scheduler = scheduler::Scheduler::Create();
+  auto scheduler = scheduler::Scheduler::Create(w.scheduler.profile);
   if (!scheduler.ok()) return scheduler.status();
   p->scheduler = std::move(scheduler).value();
   p->kube_scheduler =

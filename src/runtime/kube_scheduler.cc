@@ -132,12 +132,18 @@ void KubeScheduler::OnPod(Change change, const client::ObjectRef& obj) {
 
 // ---- What the queue does through the API ---------------------------------------------------
 
-Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node) {
-  const json binding = {
+Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
+                           const scheduler::Reservation& reservation) {
+  json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},
-      {"metadata", {{"name", pod.meta.name}, {"namespace", pod.meta.namespace_}, {"uid", pod.meta.uid}}},
+      {"metadata",
+       {{"name", pod.meta.name}, {"namespace", pod.meta.namespace_}, {"uid", pod.meta.uid}}},
       {"target", {{"apiVersion", "v1"}, {"kind", "Node"}, {"name", node}}}};
+  if (reservation.gpu_indices != 0) {
+    binding["metadata"]["annotations"] = {
+        {scheduler::kGpuIndexAnnotation, scheduler::FormatGpuIndex(reservation.gpu_indices)}};
+  }
   auto r = kube_.Create(
       client::ResourcePath("", "v1", "pods", pod.meta.namespace_, pod.meta.name, "binding"),
       binding);

@@ -82,7 +82,8 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // With an executor: ReleaseHeld() once both informers have synced, checked every 100 ms.
   void CheckSynced();
 
-  Status Bind(const api::Pod& pod, const std::string& node) override;
+  Status Bind(const api::Pod& pod, const std::string& node,
+              const scheduler::Reservation& reservation) override;
   void Event(const scheduler::PodRef& pod, std::string_view type, std::string_view reason,
              std::string message) override;
   void SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,

@@ -9,6 +9,7 @@
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
 #include "runtime/kube_objects_for_test.h"
+#include "scheduler/plugins/packing/packing.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -136,6 +137,46 @@ TEST_F(KubeSchedulerTest, PodsAlreadyOnANodeCountAgainstIt) {
   kube_scheduler_->Start();
   ASSERT_TRUE(Eventually([&] { return Condition(Pod("p"), "PodScheduled").value("reason", "") == "Unschedulable"; }));
   EXPECT_EQ(NodeOf(Pod("p")), "");
+}
+
+}  // namespace
+}  // namespace tidepool::runtime
+
+namespace tidepool::runtime {
+namespace {
+
+// With a packing policy's profile, the Binding carries the GPUs Reserve chose, and the API
+// server copies them onto the pod: shares of one GPU stack on the fullest GPU that fits.
+TEST_F(KubeSchedulerTest, APackingProfileBindsSharesToTheirGpu) {
+  kube_scheduler_->Stop();
+  auto profile = scheduler::plugins::PackingProfile("BestFit", {});
+  ASSERT_TRUE(profile.ok());
+  auto s = scheduler::Scheduler::Create(*profile);
+  ASSERT_TRUE(s.ok());
+  scheduler_ = std::move(s).value();
+  kube_scheduler_ = std::make_unique<KubeScheduler>(
+      client_, api_.clock(), *scheduler_, scheduler::SchedulingQueueOptions{}, nullptr, 1);
+  json node = Node("n1", "2");
+  node["status"]["capacity"]["alibabacloud.com/gpu-milli"] = "2000";
+  node["status"]["allocatable"]["alibabacloud.com/gpu-milli"] = "2000";
+  Create("nodes", node);
+  auto share = [](const std::string& name, const std::string& milli) {
+    json p = GpuPod(name);
+    json& res = p["spec"]["containers"][0]["resources"];
+    res = {{"requests", {{"alibabacloud.com/gpu-milli", milli}}},
+           {"limits", {{"alibabacloud.com/gpu-milli", milli}}}};
+    return p;
+  };
+  Create("pods", share("a", "300"));
+  kube_scheduler_->Start();
+  ASSERT_TRUE(Eventually([&] { return NodeOf(Pod("a")) == "n1"; }));
+  EXPECT_EQ(Pod("a")["metadata"]["annotations"].value("alibabacloud.com/gpu-index", ""), "0");
+  Create("pods", share("b", "500"));
+  ASSERT_TRUE(Eventually([&] { return NodeOf(Pod("b")) == "n1"; }));
+  EXPECT_EQ(Pod("b")["metadata"]["annotations"].value("alibabacloud.com/gpu-index", ""), "0");
+  Create("pods", share("c", "500"));
+  ASSERT_TRUE(Eventually([&] { return NodeOf(Pod("c")) == "n1"; }));
+  EXPECT_EQ(Pod("c")["metadata"]["annotations"].value("alibabacloud.com/gpu-index", ""), "1");
 }
 
 }  // namespace

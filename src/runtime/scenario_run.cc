@@ -7,9 +7,11 @@
 #include <utility>
 #include <vector>
 
+#include "api/codec/json_codec.h"
 #include "apiserver/resources.h"
 #include "client/rest_client.h"
 #include "common/random.h"
+#include "scheduler/plugins/packing/fgd.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -385,6 +387,32 @@ void DeleteTracePod(SimCluster& c, const std::string& name, const std::string& n
                                  json{{"propagationPolicy", "Background"}});
 }
 
+// A packing policy's arguments for this run (scheduler.packing): Random's draws from the seed;
+// FGD's typical pods are the trace's pods (the workload it expects), so FGD needs a trace.
+Status PreparePacking(const sim::Scenario& scenario, sim::WorldOptions& w) {
+  scheduler::Profile& profile = w.scheduler.profile;
+  if (profile.reserve.empty()) return OkStatus();  // kube-scheduler's default profile
+  profile.args.packing.seed = SubSeed(w.seed, 2);
+  if (profile.score.size() == 1 && profile.score[0].first == "FGD") {
+    if (!scenario.trace.has_value()) {
+      return InvalidArgumentError(
+          "scheduler.packing: FGD needs a trace (its typical pods are the trace's pods)");
+    }
+    TIDEPOOL_ASSIGN_OR_RETURN(sim::Trace trace,
+                              sim::LoadTrace(*scenario.trace, SubSeed(w.seed, 1)));
+    std::vector<scheduler::PodInfoConstSharedPtr> pods;
+    for (const sim::TraceRow& row : trace.rows) {
+      TIDEPOOL_ASSIGN_OR_RETURN(api::Pod pod,
+                                api::codec::PodFromJson(sim::TracePod(row, *scenario.trace)));
+      pods.push_back(scheduler::MakePodInfo(pod));
+    }
+    profile.args.packing.typical_pods =
+        scheduler::plugins::TypicalPods(pods, "cloud.google.com/gke-accelerator");
+  }
+  w.autoscaling.scheduler_profile = profile;
+  return OkStatus();
+}
+
 // Schedules the trace's pods that arrive before `end` (since `start`); a line on the timeline
 // says what was read.
 Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t seed,
@@ -455,6 +483,7 @@ StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
                                                   bool summary_only) {
   UpComponentOptions components;
   components.world = scenario.world;
+  TIDEPOOL_RETURN_IF_ERROR(PreparePacking(scenario, components.world));
   TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<SimCluster> cluster,
                             SimCluster::Create(std::move(components)));
   SimCluster* c = cluster.get();

@@ -59,6 +59,9 @@ struct IsOpaqueLeaf<std::function<F>> : std::true_type {};
 //   Catalog  machine and accelerator types: sizes, prices, zones (cloud/emulated/catalog.h)
 template <>
 struct IsOpaqueLeaf<cloud::emulated::Catalog> : std::true_type {};
+// The scheduler's profile: plugin names, weights and arguments, no time.
+template <>
+struct IsOpaqueLeaf<scheduler::Profile> : std::true_type {};
 
 // Every Duration member inside a value, by address, with where it is ("member #3 of
 // tidepool::cloud::emulated::LifecycleDelays at .0.7.0.3"). Empty lists, optionals and maps

@@ -15,7 +15,10 @@ ScheduleResult Scheduler::ScheduleOne(const PodInfoConstSharedPtr& pod,
                                       ClusterSnapshot& snapshot) const {
   ScheduleResult r = framework_->Schedule(*pod, snapshot);
   if (r.Scheduled()) {
-    Status s = snapshot.AddPod(pod, r.node);
+    Status s = snapshot.AddPod(r.reservation.gpu_indices == 0
+                                   ? pod
+                                   : pod->WithPlacement(r.node, r.reservation.gpu_indices),
+                               r.node);
     TIDEPOOL_CHECK(s.ok());  // the node was just read from this snapshot
   }
   return r;

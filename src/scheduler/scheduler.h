@@ -17,8 +17,9 @@ class Scheduler {
   // Builds the profile's plugins from the in-tree registry.
   static StatusOr<std::unique_ptr<Scheduler>> Create(const Profile& profile = DefaultProfile());
 
-  // Schedules `pod`; if a node fits, adds the pod to it in `snapshot`. The snapshot's node
-  // membership is the binding: the pod object itself is not copied.
+  // Schedules `pod`; if a node fits, adds the pod to it in `snapshot`, with the GPUs Reserve
+  // gave it. The snapshot's node membership is the binding: the pod object itself is not
+  // copied.
   ScheduleResult ScheduleOne(const PodInfoConstSharedPtr& pod, ClusterSnapshot& snapshot) const;
 
   const Framework& framework() const { return *framework_; }

@@ -4,15 +4,15 @@
 #include <atomic>
 #include <cmath>
 #include <cstdio>
-#include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <thread>
-#include <tuple>
 
 #include "api/codec/json_codec.h"
 #include "common/random.h"
 #include "scheduler/framework/runtime/framework.h"
+#include "scheduler/plugins/packing/fgd.h"
+#include "scheduler/plugins/packing/packing.h"
 #include "scheduler/plugins/registry.h"
 #include "scheduler/snapshot/cluster_snapshot.h"
 #include "sim/report.h"
@@ -41,47 +41,6 @@ std::string ModelLabel(std::string_view model) {
     out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
   }
   return out;
-}
-
-// The FGD simulator's typical pods: kinds by count, the shortest prefix covering 95 % of pods.
-std::vector<scheduler::TypicalPod> TypicalPods(const std::vector<PodInfoConstSharedPtr>& pods) {
-  using Key = std::tuple<int64_t, int32_t, int32_t, std::vector<std::string>>;
-  std::map<Key, int64_t> counts;
-  for (const auto& p : pods) {
-    const GpuDemand& d = p->gpu_demand();
-    std::vector<std::string> models;
-    const auto& affinity = p->spec().affinity;
-    if (d.any() && affinity.has_value() && affinity->node_affinity.has_value() &&
-        affinity->node_affinity->required.has_value()) {
-      // NodeAffinity "In" over several accelerators (sim/trace.h).
-      for (const auto& term : affinity->node_affinity->required->terms) {
-        for (const auto& e : term.match_expressions) models = e.values;
-      }
-    }
-    auto sel = p->spec().node_selector.find("cloud.google.com/gke-accelerator");
-    if (d.any() && sel != p->spec().node_selector.end()) models = {sel->second};
-    std::sort(models.begin(), models.end());
-    ++counts[{p->request().milli_cpu, d.any() ? d.milli : 0, d.count, models}];
-  }
-  std::vector<std::pair<Key, int64_t>> kinds(counts.begin(), counts.end());
-  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
-    if (a.second != b.second) return a.second > b.second;
-    return a.first > b.first;  // larger cpu, milli, count, models first
-  });
-  const auto total = static_cast<int64_t>(pods.size());
-  int64_t cum = 0;
-  size_t n = 0;
-  while (n < kinds.size() && cum * 100 < total * 95) cum += kinds[n++].second;
-  std::vector<scheduler::TypicalPod> typical;
-  for (size_t i = 0; i < n; ++i) {
-    const auto& [key, count] = kinds[i];
-    typical.push_back({.milli_cpu = std::get<0>(key),
-                       .gpu_count = std::get<2>(key),
-                       .gpu_milli = std::get<1>(key),
-                       .gpu_models = std::get<3>(key),
-                       .weight = static_cast<double>(count) / static_cast<double>(cum)});
-  }
-  return typical;
 }
 
 StatusOr<Input> LoadInput(TraceOptions options) {
@@ -122,23 +81,18 @@ StatusOr<Input> LoadInput(TraceOptions options) {
     in.pods.push_back(scheduler::MakePodInfo(pod));
     in.objects.push_back(std::move(pod));
   }
-  in.typical = TypicalPods(in.pods);
+  in.typical = scheduler::plugins::TypicalPods(in.pods, "cloud.google.com/gke-accelerator");
   return in;
 }
 
-scheduler::Profile PlacementProfile(const std::string& policy, const Input& in, uint64_t seed) {
-  scheduler::Profile p;
-  p.pre_filter = {"NodeAffinity", "NodeResourcesFit"};
-  p.filter = {"NodeUnschedulable", "TaintToleration", "NodeAffinity", "NodeResourcesFit",
-              "GpuShare"};
-  p.score = {{policy, 1}};
-  p.reserve = {policy == "FGD" ? "FGD" : "GpuShare"};
-  p.args.packing.gpu_selection = policy == "Random" ? "random" : "best";
-  p.args.packing.seed = seed;
-  p.args.packing.max_milli_cpu = in.max_milli_cpu;
-  p.args.packing.max_gpus = in.max_gpus;
-  p.args.packing.typical_pods = in.typical;
-  return p;
+StatusOr<scheduler::Profile> PlacementProfile(const std::string& policy, const Input& in,
+                                              uint64_t seed) {
+  scheduler::PackingArgs args;
+  args.seed = seed;
+  args.max_milli_cpu = in.max_milli_cpu;
+  args.max_gpus = in.max_gpus;
+  args.typical_pods = in.typical;
+  return scheduler::plugins::PackingProfile(policy, std::move(args));
 }
 
 std::string NodeName(size_t k, size_t n, const std::string& name) {
@@ -175,9 +129,10 @@ StatusOr<PlacementRun> RunOne(const Input& in, const std::string& policy, uint64
   PlacementRun run;
   run.policy = policy;
   run.seed = seed;
-  TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::Framework> fw,
-                            scheduler::Framework::Create(scheduler::plugins::NewInTreeRegistry(),
-                                                         PlacementProfile(policy, in, seed)));
+  TIDEPOOL_ASSIGN_OR_RETURN(scheduler::Profile profile, PlacementProfile(policy, in, seed));
+  TIDEPOOL_ASSIGN_OR_RETURN(
+      std::unique_ptr<scheduler::Framework> fw,
+      scheduler::Framework::Create(scheduler::plugins::NewInTreeRegistry(), profile));
   Random r(seed);
   const std::vector<size_t> order = Arrivals(in, tune, r);
   scheduler::ClusterSnapshot snapshot;
@@ -283,9 +238,7 @@ std::string SpreadText(const Spread& s) {
 }  // namespace
 
 const std::vector<std::string>& PlacementPolicies() {
-  static const auto* p = new std::vector<std::string>{"Random",     "DotProd", "GpuClustering",
-                                                      "GpuPacking", "BestFit", "FGD"};
-  return *p;
+  return scheduler::plugins::PackingPolicies();
 }
 
 StatusOr<PlacementReport> RunPlacement(const TraceOptions& trace, const PlacementSpec& spec,

@@ -13,9 +13,10 @@
 //     alibabacloud.com/gpu-milli; sorted by name, shuffled, then resampled (`tune`): a row drawn
 //     uniformly is appended as "<name>-tuned-<i>" until the GPU demand would pass tune x the
 //     cluster's GPUs (the loop stops at the first row that would);
-//   - scheduling: filters NodeUnschedulable, TaintToleration, NodeAffinity, NodeResourcesFit,
-//     GpuShare; the policy as the only score plugin (scheduler/plugins/packing); GPUs chosen at
-//     Reserve by FGD for FGD, at random for Random, best fit otherwise;
+//   - scheduling: the policy's profile (scheduler/plugins/packing/packing.h PackingProfile:
+//     kube-scheduler's filters plus GpuShare, the policy the only score plugin, GPUs chosen at
+//     Reserve by FGD for FGD, at random for Random, best fit otherwise), FGD's typical pods
+//     from the trace's pods;
 //   - the metric: after each pod, arrived = milli-GPU asked so far (failed pods included) and
 //     allocated = milli-GPU in use, both in percent of the cluster's; alloc(k) = the mean of the
 //     allocated percents (each rounded to 2 places) of the pods whose arrived percent rounds

@@ -16,6 +16,7 @@
 #include "autoscaler/flags.h"
 #include "common/duration.h"
 #include "kubelet/pod_lifecycle.h"
+#include "scheduler/plugins/packing/packing.h"
 #include "sim/report.h"
 
 namespace tidepool::sim {
@@ -619,7 +620,7 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
   TIDEPOOL_RETURN_IF_ERROR(
       CheckKeys(root, "",
                 {"seed", "cluster", "autoscaler", "kubelet", "cloud", "nodePools", "timeline",
-                 "runFor", "heartbeats", "trace", "placement"}));
+                 "runFor", "heartbeats", "trace", "placement", "scheduler"}));
   WorldOptions& w = sc.world;
   // A simulation writes no heartbeats unless asked (`heartbeats: true`).
   bool heartbeats = use != ScenarioUse::kSimulation;
@@ -644,6 +645,15 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       TIDEPOOL_RETURN_IF_ERROR(ParseAutoscaler(v, k, w));
     } else if (k == "trace") {
       TIDEPOOL_ASSIGN_OR_RETURN(sc.trace, ParseTraceSection(v, k, base_dir));
+    } else if (k == "scheduler") {
+      TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, k, {"packing"}));
+      for (const auto& [sk, sv] : v.items()) {
+        TIDEPOOL_ASSIGN_OR_RETURN(std::string policy, GetString(sv, Join(k, sk)));
+        auto profile = scheduler::plugins::PackingProfile(policy, {});
+        if (!profile.ok()) return Err(Join(k, sk), std::string(profile.status().message()));
+        w.scheduler.profile = *profile;
+        w.autoscaling.scheduler_profile = *std::move(profile);
+      }
     } else if (k == "placement") {
       TIDEPOOL_ASSIGN_OR_RETURN(sc.placement, ParsePlacement(v, k));
     } else if (k == "heartbeats") {
@@ -690,6 +700,12 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
     return Err("timeline",
                "not supported by tidepool up (use kubectl and gcloud, or tidepool "
                "simulate)");
+  }
+  if (use == ScenarioUse::kClusterConfig && w.scheduler.profile.score.size() == 1 &&
+      w.scheduler.profile.score[0].first == "FGD") {
+    return Err("scheduler.packing",
+               "FGD is not supported by tidepool up (its typical pods come from a simulation's "
+               "trace)");
   }
   if (sc.placement.has_value()) {
     if (use == ScenarioUse::kClusterConfig) {

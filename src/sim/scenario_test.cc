@@ -70,9 +70,23 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
   const std::vector<Case> cases = {
       {"unknown top-level field", pools + "runFor: 1m\nrunfor: 2m\n",
        "s.yaml: runfor: unknown field (known: seed, cluster, autoscaler, kubelet, cloud, "
-       "nodePools, timeline, runFor, heartbeats, trace, placement)"},
+       "nodePools, timeline, runFor, heartbeats, trace, placement, scheduler)"},
       {"heartbeats is a bool", pools + "runFor: 1m\nheartbeats: often\n",
        "s.yaml: heartbeats: expected boolean, got string \"often\""},
+      {"an unknown packing policy", pools + "runFor: 1m\nscheduler: {packing: Tetris}\n",
+       "s.yaml: scheduler.packing: unknown packing policy \"Tetris\" (known: Random, DotProd, "
+       "GpuClustering, GpuPacking, BestFit, FGD)"},
+      {"scheduler knows packing only", pools + "runFor: 1m\nscheduler: {policy: FGD}\n",
+       "s.yaml: scheduler.policy: unknown field (known: packing)"},
+      {"placement needs the trace's nodes", "placement: {policies: [FGD]}\n",
+       "s.yaml: placement: needs trace.file and trace.nodes (the trace's own nodes)"},
+      {"placement's policies", "placement: {policies: [FGD, Tetris]}\n",
+       "s.yaml: placement.policies[1]: unknown policy \"Tetris\" (known: Random, DotProd, "
+       "GpuClustering, GpuPacking, BestFit, FGD)"},
+      {"placement's seeds", "placement: {seeds: [1, -2]}\n",
+       "s.yaml: placement.seeds[1]: expected a non-negative integer, got integer -2"},
+      {"placement's tune", "placement: {tune: 0}\n",
+       "s.yaml: placement.tune: must be in [0.01, 10]"},
       {"runFor is required", pools, "s.yaml: runFor: required (how long to simulate, e.g. 35m)"},
       {"node pools are required", "runFor: 1m\n",
        "s.yaml: nodePools: required (at least the cluster's default-pool)"},

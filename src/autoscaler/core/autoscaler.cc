@@ -799,7 +799,7 @@ StatusOr<std::unique_ptr<Autoscaler>> Autoscaler::Create(const AutoscalingOption
                                                          EventRecorder& recorder,
                                                          log::Logger& logger, Random& random) {
   TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<scheduler::Scheduler> sched,
-                            scheduler::Scheduler::Create());
+                            scheduler::Scheduler::Create(options.scheduler_profile));
   expander::ExpanderConfig ec;
   ec.names = options.expander;
   ec.pricing = cloud.Pricing();

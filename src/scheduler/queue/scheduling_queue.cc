@@ -246,7 +246,7 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
     snap_pods_[key] = r.node;
     node_pods_[r.node].insert(key);
     queue_.erase(qit);
-    if (Status s = actions_.Bind(*pod, r.node); !s.ok()) {
+    if (Status s = actions_.Bind(*pod, r.node, r.reservation); !s.ok()) {
       SnapshotRemovePod(key);
       return;
     }

@@ -52,6 +52,8 @@ struct SchedulingQueueOptions {
   Duration initial_backoff = std::chrono::seconds(1);    // podInitialBackoffDuration
   Duration max_backoff = std::chrono::seconds(10);       // podMaxBackoffDuration
   Duration max_unschedulable = std::chrono::minutes(5);  // podMaxInUnschedulablePodsDuration
+  // The scheduler's profile (a packing policy's: scheduler/plugins/packing/packing.h).
+  Profile profile = DefaultProfile();
 
   // Every Duration member, once (common/speed.h).
   template <typename F>
@@ -75,8 +77,10 @@ struct PodRef {
 class SchedulingActions {
  public:
   virtual ~SchedulingActions() = default;
-  // The binding subresource: spec.nodeName = node.
-  virtual Status Bind(const api::Pod& pod, const std::string& node) = 0;
+  // The binding subresource: spec.nodeName = node; the Binding carries what Reserve decided as
+  // annotations (alibabacloud.com/gpu-index), which the API server copies onto the pod.
+  virtual Status Bind(const api::Pod& pod, const std::string& node,
+                      const Reservation& reservation) = 0;
   // An event with source default-scheduler; `type` is "Normal" or "Warning".
   virtual void Event(const PodRef& pod, std::string_view type, std::string_view reason,
                      std::string message) = 0;

@@ -58,7 +58,7 @@ class RecordingActions final : public SchedulingActions {
   std::vector<std::string> log;
   bool fail_binds = false;
 
-  Status Bind(const api::Pod& pod, const std::string& node) override {
+  Status Bind(const api::Pod& pod, const std::string& node, const Reservation&) override {
     log.push_back("bind " + pod.meta.name + " " + node);
     if (fail_binds) return Status(StatusCode::kAborted, "the pod changed");
     api::Pod bound = pod;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -93,6 +94,48 @@ double FragModel::Frag(int model, int64_t cpu_left, std::span<const int32_t> lef
     frag += fits * static_cast<double>(small) + (g.weight - fits) * static_cast<double>(total);
   }
   return frag;
+}
+
+std::vector<TypicalPod> TypicalPods(const std::vector<PodInfoConstSharedPtr>& pods,
+                                    const std::string& gpu_model_label) {
+  using Key = std::tuple<int64_t, int32_t, int32_t, std::vector<std::string>>;
+  std::map<Key, int64_t> counts;
+  for (const auto& p : pods) {
+    const GpuDemand& d = p->gpu_demand();
+    std::vector<std::string> models;
+    const auto& affinity = p->spec().affinity;
+    if (d.any() && affinity.has_value() && affinity->node_affinity.has_value() &&
+        affinity->node_affinity->required.has_value()) {
+      for (const auto& term : affinity->node_affinity->required->terms) {
+        for (const auto& e : term.match_expressions) {
+          if (e.key == gpu_model_label && e.op == api::SelectorOperator::kIn) models = e.values;
+        }
+      }
+    }
+    auto sel = p->spec().node_selector.find(gpu_model_label);
+    if (d.any() && sel != p->spec().node_selector.end()) models = {sel->second};
+    std::sort(models.begin(), models.end());
+    ++counts[{p->request().milli_cpu, d.any() ? d.milli : 0, d.count, models}];
+  }
+  std::vector<std::pair<Key, int64_t>> kinds(counts.begin(), counts.end());
+  std::stable_sort(kinds.begin(), kinds.end(), [](const auto& a, const auto& b) {
+    if (a.second != b.second) return a.second > b.second;
+    return a.first > b.first;
+  });
+  const auto total = static_cast<int64_t>(pods.size());
+  int64_t cum = 0;
+  size_t n = 0;
+  while (n < kinds.size() && cum * 100 < total * 95) cum += kinds[n++].second;
+  std::vector<TypicalPod> typical;
+  for (size_t i = 0; i < n; ++i) {
+    const auto& [key, count] = kinds[i];
+    typical.push_back({.milli_cpu = std::get<0>(key),
+                       .gpu_count = std::get<2>(key),
+                       .gpu_milli = std::get<1>(key),
+                       .gpu_models = std::get<3>(key),
+                       .weight = static_cast<double>(count) / static_cast<double>(cum)});
+  }
+  return typical;
 }
 
 struct Fgd::Memo {

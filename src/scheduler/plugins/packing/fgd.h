@@ -26,6 +26,7 @@
 
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/plugin_args.h"
+#include "scheduler/framework/pod_info.h"
 
 namespace tidepool::scheduler::plugins {
 
@@ -52,6 +53,13 @@ class FragModel {
   double cpu_pod_weight_ = 0;
   std::vector<Group> groups_;
 };
+
+// The FGD simulator's typical pods of a workload: pods counted by (cpu, milli-GPU per GPU,
+// GPUs, the GPU models their node selector or required node affinity allows on
+// `gpu_model_label`), most frequent first (ties: larger cpu, milli, count, models first), the
+// shortest prefix covering 95 % of the pods, each weighted by its share of that prefix.
+std::vector<TypicalPod> TypicalPods(const std::vector<PodInfoConstSharedPtr>& pods,
+                                    const std::string& gpu_model_label);
 
 class Fgd final : public ScorePlugin, public ReservePlugin {
  public:

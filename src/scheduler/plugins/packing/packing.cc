@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "scheduler/framework/gpu_devices.h"
@@ -19,6 +20,29 @@ uint64_t ClusterTag(const GpuDemand& d) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& PackingPolicies() {
+  static const auto* p = new std::vector<std::string>{"Random",     "DotProd", "GpuClustering",
+                                                      "GpuPacking", "BestFit", "FGD"};
+  return *p;
+}
+
+StatusOr<Profile> PackingProfile(std::string_view policy, PackingArgs args) {
+  const auto& known = PackingPolicies();
+  if (std::find(known.begin(), known.end(), policy) == known.end()) {
+    return InvalidArgumentError("unknown packing policy \"" + std::string(policy) +
+                                "\" (known: Random, DotProd, GpuClustering, GpuPacking, "
+                                "BestFit, FGD)");
+  }
+  Profile p = DefaultProfile();
+  p.filter.push_back(std::string(GpuShare::kName));
+  p.pre_score.clear();
+  p.score = {{std::string(policy), 1}};
+  p.reserve = {policy == "FGD" ? std::string(policy) : std::string(GpuShare::kName)};
+  args.gpu_selection = policy == "Random" ? "random" : "best";
+  p.args.packing = std::move(args);
+  return p;
+}
 
 int64_t CpuLeft(const NodeInfo& node) {
   return node.allocatable().milli_cpu - node.requested().milli_cpu;

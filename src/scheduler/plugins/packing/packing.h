@@ -25,8 +25,10 @@
 
 #include <string_view>
 
+#include "common/status_or.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/plugin_args.h"
+#include "scheduler/framework/runtime/registry.h"
 
 namespace tidepool::scheduler::plugins {
 
@@ -95,6 +97,16 @@ class RandomScore final : public ScorePlugin {
  private:
   uint64_t seed_;
 };
+
+// The packing policies, in the FGD paper's order: Random, DotProd, GpuClustering, GpuPacking,
+// BestFit, FGD.
+const std::vector<std::string>& PackingPolicies();
+
+// kube-scheduler's default profile with `policy` as its only score plugin: the default filters
+// plus GpuShare, no other scores, the GPUs chosen at Reserve by FGD for FGD, at random for
+// Random and best fit otherwise; DefaultPreemption kept. `args` are the policy's (its seed,
+// typical pods, the largest node). InvalidArgument naming the known policies otherwise.
+StatusOr<Profile> PackingProfile(std::string_view policy, PackingArgs args);
 
 // The node's free cpu (allocatable - requested) and free milli-GPU (negatives as 0).
 int64_t CpuLeft(const NodeInfo& node);
