@@ -413,28 +413,27 @@ json TracePod(const TraceRow& row, const TraceOptions& options) {
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", meta}, {"spec", spec}};
 }
 
-StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
-                                                 const TraceOptions& options) {
-  std::istringstream in(text);
-  std::string line;
-  if (!std::getline(in, line))
-    return InvalidArgumentError(options.nodes_file + ": empty node list");
-  Table t(options.nodes_file, SplitCsvLine(line));
-  const bool openb = t.Has("sn") && t.Has("cpu_milli");
-  if (openb) {
-    TIDEPOOL_RETURN_IF_ERROR(t.Require({"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
-  } else {
-    TIDEPOOL_RETURN_IF_ERROR(t.Require({"name", "cpu", "memory"}));
+namespace {
+
+enum class NodeFormat { kOpenb, kPai, kSpot, kCsv };
+
+// PAI's machine spec has no header: machine,gpu_type,cap_cpu,cap_mem,cap_gpu.
+bool LooksLikePaiSpec(const std::vector<std::string>& fields) {
+  if (fields.size() != 5) return false;
+  for (size_t i = 2; i < 5; ++i) {
+    char* end = nullptr;
+    std::string f = fields[i];
+    while (!f.empty() && (f.back() == '\r' || f.back() == ' ')) f.pop_back();
+    std::strtod(f.c_str(), &end);
+    if (f.empty() || end != f.c_str() + f.size()) return false;
   }
-  std::vector<TraceNode> nodes;
-  std::set<std::string> names;
-  int line_no = 1;
-  while (std::getline(in, line)) {
-    ++line_no;
-    if (line.empty() || line == "\r") continue;
-    t.SetRow(line_no, SplitCsvLine(line));
-    TraceNode n;
-    if (openb) {
+  return true;
+}
+
+// One row of the node list in `format`.
+Status NodeRow(const Table& t, NodeFormat format, TraceNode& n) {
+  switch (format) {
+    case NodeFormat::kOpenb: {
       n.name = t.Text("sn");
       TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_milli"));
       TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_mib"));
@@ -443,20 +442,92 @@ StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
       n.memory_bytes = std::llround(mem) * kMiB;
       n.gpus = std::llround(gpus);
       n.gpu_model = t.Text("model");
-    } else {
+      return OkStatus();
+    }
+    case NodeFormat::kPai: {
+      n.name = t.Text("machine");
+      TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cap_cpu"));
+      TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("cap_mem"));
+      TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("cap_gpu"));
+      n.cpu_milli = std::llround(cpu * 1000);
+      n.memory_bytes = std::llround(mem * 1024) * kMiB;
+      n.gpus = std::llround(gpus);
+      if (n.gpus > 0) n.gpu_model = t.Text("gpu_type");
+      return OkStatus();
+    }
+    case NodeFormat::kSpot: {
+      n.name = "spot-node-" + t.Text("node_name");
+      TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_num"));
+      TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("gpu_capacity_num"));
+      n.cpu_milli = std::llround(cpu * 1000);
+      n.memory_bytes = std::llround(cpu * kSpotNodeMemoryPerCpuGiB * 1024) * kMiB;
+      n.gpus = std::llround(gpus);
+      n.gpu_model = t.Text("gpu_model");
+      return OkStatus();
+    }
+    case NodeFormat::kCsv:
       n.name = t.Text("name");
       TIDEPOOL_RETURN_IF_ERROR(t.CpuAndMemory(&n.cpu_milli, &n.memory_bytes));
       TIDEPOOL_ASSIGN_OR_RETURN(n.gpus, t.WholeGpus());
       n.gpu_model = t.Text("gpuModel");
+      return OkStatus();
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<std::vector<TraceNode>> ParseTraceNodes(const std::string& text,
+                                                 const TraceOptions& options) {
+  std::istringstream in(text);
+  std::string line;
+  if (!std::getline(in, line))
+    return InvalidArgumentError(options.nodes_file + ": empty node list");
+  std::vector<std::string> first = SplitCsvLine(line);
+  NodeFormat format = NodeFormat::kCsv;
+  std::string name_column = "name";
+  std::vector<std::string> pending;  // a headerless file's first row
+  Table t(options.nodes_file, first);
+  if (t.Has("sn") && t.Has("cpu_milli")) {
+    format = NodeFormat::kOpenb;
+    name_column = "sn";
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"sn", "cpu_milli", "memory_mib", "gpu", "model"}));
+  } else if (t.Has("gpu_capacity_num")) {
+    format = NodeFormat::kSpot;
+    name_column = "node_name";
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"node_name", "gpu_model", "gpu_capacity_num", "cpu_num"}));
+  } else if (LooksLikePaiSpec(first)) {
+    format = NodeFormat::kPai;
+    name_column = "machine";
+    t = Table(options.nodes_file, {"machine", "gpu_type", "cap_cpu", "cap_mem", "cap_gpu"});
+    pending = std::move(first);
+  } else {
+    TIDEPOOL_RETURN_IF_ERROR(t.Require({"name", "cpu", "memory"}));
+  }
+  std::vector<TraceNode> nodes;
+  std::set<std::string> names;
+  int line_no = pending.empty() ? 1 : 0;
+  while (!pending.empty() || std::getline(in, line)) {
+    ++line_no;
+    std::vector<std::string> fields;
+    if (!pending.empty()) {
+      fields = std::move(pending);
+      pending.clear();
+    } else {
+      if (line.empty() || line == "\r") continue;
+      fields = SplitCsvLine(line);
     }
+    t.SetRow(line_no, std::move(fields));
+    TraceNode n;
+    TIDEPOOL_RETURN_IF_ERROR(NodeRow(t, format, n));
     n.name = PodName(n.name);
-    if (n.name.empty()) return t.Error(t.Has("sn") ? "sn" : "name", "is empty");
+    if (n.name.empty()) return t.Error(name_column, "is empty");
     if (!names.insert(n.name).second) {
-      return t.Error(t.Has("sn") ? "sn" : "name", "\"" + n.name + "\" is given twice");
+      return t.Error(name_column, "\"" + n.name + "\" is given twice");
     }
     if (auto it = options.gpu_models.find(n.gpu_model); it != options.gpu_models.end()) {
       n.gpu_accelerator = it->second;
-    } else if (!openb && n.gpus > 0) {
+    } else if (format == NodeFormat::kCsv && n.gpus > 0) {
       n.gpu_accelerator = n.gpu_model;  // a GKE accelerator name, as the pods' CSV
     }
     nodes.push_back(std::move(n));

@@ -44,9 +44,16 @@
 // alibabacloud.com/gpu-milli (scheduler/framework/gpu_devices.h), which trace nodes advertise
 // (1000 per GPU) and the GpuShare scheduling plugin packs per GPU.
 //
-// Nodes: `nodes_file` gives the trace's own fixed nodes (openb_node_list_*.csv, or a CSV of
-// name, cpu, memory, gpus, gpuModel), created before the pods - replaying openb on the cluster
-// it ran on; the scenario's pools (autoscaler off, or none to scale) add nothing then.
+// Nodes: `nodes_file` gives the trace's own fixed nodes, created before the pods - replaying a
+// trace on the cluster it ran on; the scenario's pools (autoscaler off, or none to scale) add
+// nothing then. Formats, told by the first line:
+//   openb  openb_node_list_*.csv: sn, cpu_milli, memory_mib, gpu, model
+//   pai    PAI 2020's machine spec, no header: machine, gpu_type, cap_cpu (cores), cap_mem
+//          (GiB), cap_gpu; gpu_type CPU for CPU machines
+//   spot   the 2026 spot GPU trace's node_info_df.csv: node_name (named spot-node-<n>),
+//          gpu_model, gpu_capacity_num, cpu_num (vCPUs); it gives no memory, so a node gets
+//          kSpotNodeMemoryPerCpuGiB per vCPU
+//   csv    name, cpu, memory (Kubernetes quantities), gpus, gpuModel
 //
 // Options: classes keeps only the rows of those classes (dlrm's role, openb's qos, the CSV's
 // class); time_scale multiplies every time (0.01 replays a day in under 15 minutes); sample
@@ -72,6 +79,9 @@ namespace tidepool::sim {
 
 inline constexpr char kTraceClassLabel[] = "tidepool.dev/class";
 inline constexpr char kTraceOwnerLabel[] = "tidepool.dev/owner";
+// Memory of a spot trace node per vCPU, which the trace does not give: about GCE's A100
+// machines' ratio (a2-highgpu: 85 GB for 12 vCPUs).
+inline constexpr double kSpotNodeMemoryPerCpuGiB = 7.0;
 
 struct TraceOptions {
   std::string file;    // resolved against the scenario's folder
@@ -90,8 +100,7 @@ struct TraceOptions {
   bool shared_gpus = false;
 };
 
-// A node of the trace's own cluster: openb's node lists (sn, cpu_milli, memory_mib, gpu,
-// model) or a CSV with name, cpu, memory (Kubernetes quantities), gpus, gpuModel.
+// A node of the trace's own cluster (the formats above).
 struct TraceNode {
   std::string name;
   int64_t cpu_milli = 0;

@@ -222,6 +222,29 @@ TEST(TraceTest, TheTracesOwnNodes) {
   EXPECT_EQ(node["status"]["allocatable"]["memory"], "768Gi");
   EXPECT_EQ(node["status"]["allocatable"]["cpu"], "96");
   EXPECT_FALSE(TraceNodeJson((*openb)[2])["status"]["capacity"].contains("nvidia.com/gpu"));
+  // PAI 2020's machine spec (no header) and the 2026 spot trace's node list.
+  auto pai = ParseTraceNodes(
+      "7399a758eb02bae1a3621236,CPU,96,512,0\n"
+      "c6a2a7e1b3e2e5cdb1e00ce4,V100M16,96,384,8\n",
+      o);
+  ASSERT_TRUE(pai.ok()) << pai.status().ToString();
+  ASSERT_EQ(pai->size(), 2u);
+  EXPECT_EQ((*pai)[0].name, "7399a758eb02bae1a3621236");
+  EXPECT_EQ((*pai)[0].gpus, 0);
+  EXPECT_EQ((*pai)[0].gpu_model, "");
+  EXPECT_EQ((*pai)[1].cpu_milli, 96000);
+  EXPECT_EQ((*pai)[1].memory_bytes, int64_t{384} << 30);
+  EXPECT_EQ((*pai)[1].gpus, 8);
+  EXPECT_EQ((*pai)[1].gpu_accelerator, "nvidia-tesla-v100");
+  auto spot = ParseTraceNodes(
+      "gpu_model,gpu_capacity_num,cpu_num,node_name\nGPU-series-1,4,192,0\nA10,1,128,2\n", o);
+  ASSERT_TRUE(spot.ok()) << spot.status().ToString();
+  ASSERT_EQ(spot->size(), 2u);
+  EXPECT_EQ((*spot)[0].name, "spot-node-0");
+  EXPECT_EQ((*spot)[0].gpu_model, "GPU-series-1");
+  EXPECT_EQ((*spot)[0].gpus, 4);
+  EXPECT_EQ((*spot)[1].cpu_milli, 128000);
+  EXPECT_EQ((*spot)[1].memory_bytes, int64_t{128 * 7} << 30);
   auto csv = ParseTraceNodes("name,cpu,memory,gpus,gpuModel\nn1,8,32Gi,1,nvidia-l4\n", o);
   ASSERT_TRUE(csv.ok()) << csv.status().ToString();
   EXPECT_EQ((*csv)[0].gpu_accelerator, "nvidia-l4");
@@ -233,6 +256,9 @@ TEST(TraceTest, TheTracesOwnNodes) {
            {"sn,cpu_milli\n", "n.csv: no column \"memory_mib\" in the header"},
            {"name,cpu,memory\na,1,1Gi\nA,1,1Gi\n", "n.csv:3: name: \"a\" is given twice"},
            {"name,cpu,memory\na,lots,1Gi\n", "n.csv:2: cpu: quantities must match"},
+           {"m1,CPU,96,512,0\nm2,T4,x,512,2\n", "n.csv:2: cap_cpu: expected a number"},
+           {"m1,CPU,96,512,0\nm1,T4,96,512,2\n", "n.csv:2: machine: \"m1\" is given twice"},
+           {"gpu_model,gpu_capacity_num,cpu_num\n", "n.csv: no column \"node_name\""},
        }) {
     auto r = ParseTraceNodes(c.text, o);
     ASSERT_FALSE(r.ok()) << c.text;
