@@ -8,32 +8,33 @@
 #include "scheduler/plugins/node_resources/resource_allocation.h"
 
 namespace tidepool::scheduler::plugins {
-std::vector<InsufficientResource> FitsRequest(const Resource& request, const NodeInfo& node,
-                                              const std::vector<std::string>& ignored) {
-  std::vector<InsufficientResource> out;
+namespace {
+
+// fitsRequest's checks in its order: calls f(resource, requested, used, capacity) for each
+// shortfall, stopping when f returns false.
+template <typename F>
+void ForEachShortfall(const Resource& request, const NodeInfo& node,
+                      const std::vector<std::string>& ignored, F&& f) {
   const Resource& alloc = node.allocatable();
   const Resource& used = node.requested();
   const int64_t num_pods = static_cast<int64_t>(node.pods().size());
-  if (num_pods + 1 > alloc.allowed_pod_number) {
-    out.push_back({std::string(api::kResourcePods), "Too many pods", 1, num_pods,
-                   alloc.allowed_pod_number});
+  if (num_pods + 1 > alloc.allowed_pod_number &&
+      !f(api::kResourcePods, 1, num_pods, alloc.allowed_pod_number)) {
+    return;
   }
-  if (request.milli_cpu == 0 && request.memory == 0 && request.ephemeral_storage == 0 &&
-      request.scalars.empty()) {
-    return out;
+  if (request.milli_cpu > 0 && request.milli_cpu > alloc.milli_cpu - used.milli_cpu &&
+      !f(api::kResourceCpu, request.milli_cpu, used.milli_cpu, alloc.milli_cpu)) {
+    return;
   }
-  if (request.milli_cpu > 0 && request.milli_cpu > alloc.milli_cpu - used.milli_cpu) {
-    out.push_back({std::string(api::kResourceCpu), "Insufficient cpu", request.milli_cpu,
-                   used.milli_cpu, alloc.milli_cpu});
-  }
-  if (request.memory > 0 && request.memory > alloc.memory - used.memory) {
-    out.push_back({std::string(api::kResourceMemory), "Insufficient memory", request.memory,
-                   used.memory, alloc.memory});
+  if (request.memory > 0 && request.memory > alloc.memory - used.memory &&
+      !f(api::kResourceMemory, request.memory, used.memory, alloc.memory)) {
+    return;
   }
   if (request.ephemeral_storage > 0 &&
-      request.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
-    out.push_back({std::string(api::kResourceEphemeralStorage), "Insufficient ephemeral-storage",
-                   request.ephemeral_storage, used.ephemeral_storage, alloc.ephemeral_storage});
+      request.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage &&
+      !f(api::kResourceEphemeralStorage, request.ephemeral_storage, used.ephemeral_storage,
+         alloc.ephemeral_storage)) {
+    return;
   }
   for (const auto& [name, quantity] : request.scalars) {
     if (quantity == 0) {
@@ -43,45 +44,38 @@ std::vector<InsufficientResource> FitsRequest(const Resource& request, const Nod
         std::find(ignored.begin(), ignored.end(), name) != ignored.end()) {
       continue;
     }
-    int64_t free = alloc.Scalar(name) - used.Scalar(name);
-    if (quantity > free) {
-      out.push_back({name, "Insufficient " + name, quantity, used.Scalar(name),
-                     alloc.Scalar(name)});
+    const int64_t in_use = used.Scalar(name);
+    const int64_t capacity = alloc.Scalar(name);
+    if (quantity > capacity - in_use && !f(name, quantity, in_use, capacity)) {
+      return;
     }
   }
+}
+
+}  // namespace
+
+std::vector<InsufficientResource> FitsRequest(const Resource& request, const NodeInfo& node,
+                                              const std::vector<std::string>& ignored) {
+  std::vector<InsufficientResource> out;
+  ForEachShortfall(
+      request, node, ignored,
+      [&](std::string_view name, int64_t requested, int64_t used, int64_t capacity) {
+        std::string reason =
+            name == api::kResourcePods ? "Too many pods" : "Insufficient " + std::string(name);
+        out.push_back({std::string(name), std::move(reason), requested, used, capacity});
+        return true;
+      });
   return out;
 }
 
 bool RequestFits(const Resource& request, const NodeInfo& node,
                  const std::vector<std::string>& ignored) {
-  const Resource& alloc = node.allocatable();
-  const Resource& used = node.requested();
-  if (static_cast<int64_t>(node.pods().size()) + 1 > alloc.allowed_pod_number) {
+  bool fits = true;
+  ForEachShortfall(request, node, ignored, [&](std::string_view, int64_t, int64_t, int64_t) {
+    fits = false;
     return false;
-  }
-  if (request.milli_cpu > 0 && request.milli_cpu > alloc.milli_cpu - used.milli_cpu) {
-    return false;
-  }
-  if (request.memory > 0 && request.memory > alloc.memory - used.memory) {
-    return false;
-  }
-  if (request.ephemeral_storage > 0 &&
-      request.ephemeral_storage > alloc.ephemeral_storage - used.ephemeral_storage) {
-    return false;
-  }
-  for (const auto& [name, quantity] : request.scalars) {
-    if (quantity == 0) {
-      continue;
-    }
-    if (api::IsExtendedResource(name) &&
-        std::find(ignored.begin(), ignored.end(), name) != ignored.end()) {
-      continue;
-    }
-    if (quantity > alloc.Scalar(name) - used.Scalar(name)) {
-      return false;
-    }
-  }
-  return true;
+  });
+  return fits;
 }
 
 PluginStatus Fit::PreFilter(CycleState&, const PodInfo&, PreFilterResult&) const {
