@@ -11,6 +11,7 @@
 
 #include "api/pod_resources.h"
 #include "api/resource_list.h"
+#include "scheduler/framework/gpu_devices.h"
 #include "sim/trace.h"
 
 namespace tidepool::sim {
@@ -32,6 +33,21 @@ std::string PoolOf(const api::Node& node) {
 
 int64_t Gpus(const api::ResourceList& list) {
   return api::Get(list, api::kResourceNvidiaGpu).Value();
+}
+
+// GKE's GPU sharing: how many nvidia.com/gpu of the node are one physical GPU (1: not shared).
+int64_t SharedClients(const api::Node& node) {
+  auto it = node.meta.labels.find(std::string(emu::kLabelMaxSharedClientsPerGpu));
+  if (it == node.meta.labels.end()) return 1;
+  char* end = nullptr;
+  const long long n = std::strtoll(it->second.c_str(), &end, 10);
+  return end != nullptr && *end == '\0' && n > 1 ? n : 1;
+}
+
+// Physical GPUs of a node: its nvidia.com/gpu, or the pool's GPUs when they are shared.
+int64_t NodeGpus(const api::Node& node, const emu::EmulatedCloud& cloud) {
+  if (SharedClients(node) > 1) return cloud.NodeGpuCount(node);
+  return std::max<int64_t>(Gpus(node.status.capacity), cloud.NodeGpuCount(node));
 }
 
 const api::OwnerReference* ControllerOf(const api::Pod& pod) {
@@ -165,8 +181,7 @@ void RunReport::Start(const std::vector<api::NodeConstSharedPtr>& nodes) {
       cost_per_hour_ += life.price_per_hour;
       pool_nodes_[PoolOf(*n)] += 1;
     }
-    const int64_t gpus =
-        std::max<int64_t>({life.gpus, Gpus(n->status.capacity), cloud_.NodeGpuCount(*n)});
+    const int64_t gpus = std::max<int64_t>(life.gpus, NodeGpus(*n, cloud_));
     gpus_provisioned_ += static_cast<double>(gpus - life.gpus);
     life.gpus = gpus;
   }
@@ -191,8 +206,7 @@ void RunReport::OnNode(const NodeChange& change, TimePoint now) {
     pool_nodes_[pool] += 1;
   }
   life.node = change.node;
-  const int64_t gpus =
-      std::max<int64_t>({life.gpus, Gpus(node.status.capacity), cloud_.NodeGpuCount(node)});
+  const int64_t gpus = std::max<int64_t>(life.gpus, NodeGpus(node, cloud_));
   gpus_provisioned_ += static_cast<double>(gpus - life.gpus);
   life.gpus = gpus;
   if (change.type == ChangeType::kDeleted && !life.to.has_value()) {
@@ -223,7 +237,10 @@ void RunReport::OnPod(const PodChange& change, TimePoint now) {
     if (change.type != ChangeType::kAdded || !counting_ || !Counted(pod)) return;
     PodLife life;
     life.class_ = ClassOf(pod);
-    life.gpus = api::Get(api::PodRequests(pod), api::kResourceNvidiaGpu).Value();
+    life.gpus =
+        static_cast<double>(api::Get(api::PodRequests(pod), api::kResourceNvidiaGpu).Value()) +
+        static_cast<double>(api::Get(api::PodRequests(pod), scheduler::kGpuMilliResource).Value()) /
+            1000.0;
     life.created = now;
     it = pods_.emplace(key, std::move(life)).first;
     pending_ += 1;
@@ -233,6 +250,10 @@ void RunReport::OnPod(const PodChange& change, TimePoint now) {
   if (!life.bound.has_value() && !pod.spec.node_name.empty()) {
     life.bound = now;
     pending_ -= 1;
+    // On a node whose GPUs are shared, one nvidia.com/gpu is a share of a physical GPU.
+    if (auto node = nodes_.find(pod.spec.node_name); node != nodes_.end() && node->second.node) {
+      life.gpus /= static_cast<double>(SharedClients(*node->second.node));
+    }
     gpus_allocated_ += static_cast<double>(life.gpus);
   }
   if (pod.Terminal() || change.type == ChangeType::kDeleted) {

@@ -131,7 +131,7 @@ class RunReport {
   double HourlyPrice(const api::Node& node, TimePoint now) const;
   struct PodLife {
     std::string class_;
-    int64_t gpus = 0;
+    double gpus = 0;  // physical GPUs: shares of a shared GPU as fractions
     TimePoint created;
     std::optional<TimePoint> bound;
     std::optional<TimePoint> ended;

@@ -233,7 +233,8 @@ StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path
     } else if (k == "machineType") {
       TIDEPOOL_ASSIGN_OR_RETURN(spec.machine_type, GetString(v, p));
     } else if (k == "accelerator") {
-      TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, p, {"type", "count"}));
+      TIDEPOOL_RETURN_IF_ERROR(
+          CheckKeys(v, p, {"type", "count", "gpuSharingStrategy", "maxSharedClientsPerGpu"}));
       emu::Accelerator a;
       if (!v.contains("type")) {
         return Err(Join(p, "type"), "required, e.g. nvidia-tesla-t4");
@@ -242,6 +243,23 @@ StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path
       a.count = 1;
       if (v.contains("count")) {
         TIDEPOOL_ASSIGN_OR_RETURN(a.count, GetSmallInt(v["count"], Join(p, "count")));
+      }
+      // gcloud's --accelerator gpu-sharing-strategy=time-sharing|mps,max-shared-clients-per-gpu=N.
+      if (v.contains("gpuSharingStrategy")) {
+        const std::string q = Join(p, "gpuSharingStrategy");
+        TIDEPOOL_ASSIGN_OR_RETURN(std::string strategy, GetString(v["gpuSharingStrategy"], q));
+        if (strategy != "time-sharing" && strategy != "mps") {
+          return Err(q, "must be time-sharing or mps, got \"" + strategy + "\"");
+        }
+        a.sharing = strategy == "mps" ? "MPS" : "TIME_SHARING";
+        if (!v.contains("maxSharedClientsPerGpu")) {
+          return Err(Join(p, "maxSharedClientsPerGpu"), "required with gpuSharingStrategy");
+        }
+        TIDEPOOL_ASSIGN_OR_RETURN(
+            a.max_shared_clients,
+            GetSmallInt(v["maxSharedClientsPerGpu"], Join(p, "maxSharedClientsPerGpu")));
+      } else if (v.contains("maxSharedClientsPerGpu")) {
+        return Err(Join(p, "gpuSharingStrategy"), "required with maxSharedClientsPerGpu");
       }
       spec.accelerator = a;
     } else if (k == "minNodes") {

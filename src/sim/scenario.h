@@ -50,7 +50,8 @@
 //     initialNodeCount: 3
 //   - name: gpu-pool                   # gcloud container node-pools create gpu-pool ...
 //     machineType: n1-standard-4
-//     accelerator: {type: nvidia-tesla-t4, count: 1}
+//     accelerator: {type: nvidia-tesla-t4, count: 1}   # also gpuSharingStrategy: time-sharing
+//                                      # or mps, maxSharedClientsPerGpu: 2..48 (GKE's GPU sharing)
 //     minNodes: 0                      # minNodes/maxNodes imply enableAutoscaling: true
 //     maxNodes: 5
 //     taints: ["nvidia.com/gpu=present:NoSchedule"]

@@ -73,6 +73,15 @@ TEST(ScenarioTest, EveryFieldIsChecked) {
        "nodePools, timeline, runFor, heartbeats, trace, placement, scheduler)"},
       {"heartbeats is a bool", pools + "runFor: 1m\nheartbeats: often\n",
        "s.yaml: heartbeats: expected boolean, got string \"often\""},
+      {"GPU sharing strategies",
+       "nodePools: [{name: p, machineType: n1-standard-4, accelerator: {type: nvidia-tesla-t4, "
+       "gpuSharingStrategy: slicing, maxSharedClientsPerGpu: 2}}]\nrunFor: 1m\n",
+       "s.yaml: nodePools[0].accelerator.gpuSharingStrategy: must be time-sharing or mps, got "
+       "\"slicing\""},
+      {"GPU sharing needs its clients",
+       "nodePools: [{name: p, machineType: n1-standard-4, accelerator: {type: nvidia-tesla-t4, "
+       "gpuSharingStrategy: mps}}]\nrunFor: 1m\n",
+       "s.yaml: nodePools[0].accelerator.maxSharedClientsPerGpu: required with gpuSharingStrategy"},
       {"an unknown packing policy", pools + "runFor: 1m\nscheduler: {packing: Tetris}\n",
        "s.yaml: scheduler.packing: unknown packing policy \"Tetris\" (known: Random, DotProd, "
        "GpuClustering, GpuPacking, BestFit, FGD)"},

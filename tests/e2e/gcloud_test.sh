@@ -172,6 +172,28 @@ err "resize nope"
 expect_in "$OUT" "No node pool named 'nope' in tidepool."
 pass "errors: 409, 404, min > max, unknown machine / accelerator, QUOTA_EXCEEDED, ZONE_RESOURCE_POOL_EXHAUSTED"
 
+# --- GKE GPU time-sharing: the pool's GPUSharingConfig, each GPU two nvidia.com/gpu ---
+g container node-pools create t4-shared "${L[@]}" --machine-type n1-standard-4 --num-nodes 1 \
+  --accelerator type=nvidia-tesla-t4,count=1,gpu-sharing-strategy=time-sharing,max-shared-clients-per-gpu=2
+ok "node-pools create t4-shared (time-sharing)"
+g container node-pools describe t4-shared "${L[@]}" \
+  --format "value(config.accelerators[0].gpuSharingConfig.gpuSharingStrategy,config.accelerators[0].gpuSharingConfig.maxSharedClientsPerGpu)"
+ok "describe t4-shared"
+expect_match "$OUT" "^TIME_SHARING[[:space:]]+2$"
+shared_gpus() {
+  k get nodes -l cloud.google.com/gke-gpu-sharing-strategy=time-sharing,cloud.google.com/gke-max-shared-clients-per-gpu=2 \
+    -o jsonpath='{.items[*].status.allocatable.nvidia\.com/gpu}'
+}
+two_shared_gpus() { [ "$(shared_gpus)" = "2" ]; }
+wait_for 120 two_shared_gpus || fail "a time-sharing node with 2 nvidia.com/gpu" "$(k get nodes --show-labels)"
+g container node-pools create bad "${L[@]}" --machine-type n1-standard-4 \
+  --accelerator type=nvidia-tesla-t4,count=1,gpu-sharing-strategy=time-sharing,max-shared-clients-per-gpu=49
+err "max-shared-clients-per-gpu 49"
+expect_in "$OUT" "max_shared_clients_per_gpu\": 49: must be between 2 and 48."
+g container node-pools delete t4-shared "${L[@]}" --quiet
+ok "node-pools delete t4-shared"
+pass "GPU time-sharing: gpuSharingConfig round-trips, the node has the sharing labels and 2 nvidia.com/gpu per T4"
+
 # --- Delete: STOPPING while the nodes drain, then gone ---
 g container node-pools delete gpu-pool "${L[@]}" --quiet
 ok "node-pools delete"

@@ -341,7 +341,7 @@ api::ResourceList Capacity(const MachineType& machine,
       Quantity::FromInt(BootDiskFilesystemBytes(boot_disk_gb), QuantityFormat::kBinarySI);
   if (accelerator.has_value() && accelerator->count > 0) {
     r[std::string(api::kResourceNvidiaGpu)] =
-        Quantity::FromInt(accelerator->count, QuantityFormat::kDecimalSI);
+        Quantity::FromInt(accelerator->Advertised(), QuantityFormat::kDecimalSI);
   }
   return r;
 }

@@ -34,12 +34,29 @@ inline constexpr int64_t kDefaultBootDiskGb = 100;
 // GKE's default --max-pods-per-node.
 inline constexpr int64_t kDefaultMaxPodsPerNode = 110;
 
-// An accelerator request or a node's effective accelerators: `count` GPUs of `type`.
+// An accelerator request or a node's effective accelerators: `count` GPUs of `type`, shared by
+// up to `max_shared_clients` containers each when `sharing` is set (GKE's GPUSharingConfig:
+// TIME_SHARING or MPS). A shared GPU is `max_shared_clients` nvidia.com/gpu to Kubernetes (GKE's
+// device plugin advertises one per client) and the node carries the labels
+// cloud.google.com/gke-gpu-sharing-strategy (time-sharing, mps) and
+// cloud.google.com/gke-max-shared-clients-per-gpu that workloads select.
 struct Accelerator {
   std::string type;  // e.g. "nvidia-tesla-t4"
   int count = 0;
+  std::string sharing;  // "", "TIME_SHARING" or "MPS"
+  int max_shared_clients = 0;
+  // nvidia.com/gpu the node advertises: count, times max_shared_clients when shared.
+  int Advertised() const {
+    return sharing.empty() || max_shared_clients < 1 ? count : count * max_shared_clients;
+  }
   friend bool operator==(const Accelerator&, const Accelerator&) = default;
 };
+
+// GKE's node labels for GPU sharing.
+inline constexpr std::string_view kLabelGpuSharingStrategy =
+    "cloud.google.com/gke-gpu-sharing-strategy";
+inline constexpr std::string_view kLabelMaxSharedClientsPerGpu =
+    "cloud.google.com/gke-max-shared-clients-per-gpu";
 
 // For an accelerator attachable to N1 machines: with `count` GPUs the machine may have at most
 // `max_vcpus` vCPUs and `max_memory_gb` GB of memory (Compute Engine "GPU machine types", N1).

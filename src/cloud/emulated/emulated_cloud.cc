@@ -229,11 +229,30 @@ Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
                                   t.ToString() + "\": a taint needs a key and an effect.");
     }
   }
+  if (spec.accelerator.has_value() && !spec.accelerator->sharing.empty()) {
+    const Accelerator& a = *spec.accelerator;
+    if (a.sharing != "TIME_SHARING" && a.sharing != "MPS") {
+      return InvalidArgumentError(
+          "Invalid value for field \"node_pool.config.accelerators[0].gpu_sharing_config."
+          "gpu_sharing_strategy\": \"" +
+          a.sharing + "\": must be TIME_SHARING or MPS.");
+    }
+    if (a.max_shared_clients < 2 || a.max_shared_clients > 48) {
+      return InvalidArgumentError(
+          "Invalid value for field \"node_pool.config.accelerators[0].gpu_sharing_config."
+          "max_shared_clients_per_gpu\": " +
+          std::to_string(a.max_shared_clients) + ": must be between 2 and 48.");
+    }
+  }
   // The machine and accelerator must be offered in every zone of the pool.
   std::optional<Accelerator> accelerator;
   for (const std::string& z : spec.zones) {
     TIDEPOOL_ASSIGN_OR_RETURN(accelerator,
                               options_.catalog.Resolve(spec.machine_type, spec.accelerator, z));
+  }
+  if (accelerator.has_value() && spec.accelerator.has_value()) {
+    accelerator->sharing = spec.accelerator->sharing;
+    accelerator->max_shared_clients = spec.accelerator->max_shared_clients;
   }
 
   Pool pool;
@@ -993,6 +1012,12 @@ void EmulatedCloud::AddGkeNodeLabels(api::Labels& l, std::string_view node, std:
   if (!accelerator_type.empty()) l[std::string(kLabelGkeAccelerator)] = accelerator_type;
 }
 
+void EmulatedCloud::AddGpuSharingLabels(api::Labels& l, const Accelerator& accelerator) {
+  if (accelerator.sharing.empty()) return;
+  l[std::string(kLabelGpuSharingStrategy)] = accelerator.sharing == "MPS" ? "mps" : "time-sharing";
+  l[std::string(kLabelMaxSharedClientsPerGpu)] = std::to_string(accelerator.max_shared_clients);
+}
+
 void EmulatedCloud::AddGpuFeatureLabels(api::Labels& l, const Catalog& catalog,
                                         const Accelerator& accelerator) {
   const AcceleratorType* type = catalog.FindAcceleratorType(accelerator.type);
@@ -1016,6 +1041,7 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
   AddGkeNodeLabels(l, name, zone, machine, pool.spec.name, pool.spec.spot,
                    pool.accelerator.has_value() ? std::string_view(pool.accelerator->type)
                                                 : std::string_view());
+  if (pool.accelerator.has_value()) AddGpuSharingLabels(l, *pool.accelerator);
   const bool gpu_up = stage == NodeStage::kGpuReady && pool.accelerator.has_value();
   if (gpu_up) AddGpuFeatureLabels(l, options_.catalog, *pool.accelerator);
   if (options_.gpu_operator_labels && pool.accelerator.has_value() && !is_template) {
@@ -1037,7 +1063,7 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
   if (!gpu_up && pool.accelerator.has_value() &&
       options_.gpu_before_driver == GpuResourceBeforeDriver::kZeroAllocatable) {
     node.status.capacity[std::string(api::kResourceNvidiaGpu)] =
-        api::Quantity::FromInt(pool.accelerator->count, api::QuantityFormat::kDecimalSI);
+        api::Quantity::FromInt(pool.accelerator->Advertised(), api::QuantityFormat::kDecimalSI);
     node.status.allocatable[std::string(api::kResourceNvidiaGpu)] = api::Quantity();
   }
 

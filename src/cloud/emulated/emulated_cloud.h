@@ -345,6 +345,9 @@ class EmulatedCloud {
   // gpu.product (the catalog's product name, else the accelerator type) and gpu.count.
   static void AddGpuFeatureLabels(api::Labels& labels, const Catalog& catalog,
                                   const Accelerator& accelerator);
+  // GKE's GPU sharing labels (catalog.h Accelerator) on a pool that shares its GPUs; none
+  // otherwise.
+  static void AddGpuSharingLabels(api::Labels& labels, const Accelerator& accelerator);
   const Catalog& catalog() const { return options_.catalog; }
   const EmulatedCloudOptions& options() const { return options_; }
   // Mutable at any time; applies to instances requested afterwards.

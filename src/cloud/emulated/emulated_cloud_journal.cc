@@ -23,7 +23,12 @@ TimePoint FromNanos(int64_t n) { return TimePoint(Duration(n)); }
 
 json AcceleratorJson(const std::optional<Accelerator>& a) {
   if (!a.has_value()) return nullptr;
-  return {{"type", a->type}, {"count", a->count}};
+  json j = {{"type", a->type}, {"count", a->count}};
+  if (!a->sharing.empty()) {
+    j["sharing"] = a->sharing;
+    j["maxSharedClients"] = a->max_shared_clients;
+  }
+  return j;
 }
 
 // Reads typed fields of one record; the first problem is kept (no exceptions: nlohmann's
@@ -74,6 +79,10 @@ class Reader {
     if (!j_.is_object() || !j_.contains(key) || j_[key].is_null()) return std::nullopt;
     Reader r(j_[key], where_ + "." + key);
     Accelerator a{r.Str("type"), static_cast<int>(r.Int("count"))};
+    if (r.Has("sharing")) {  // journals before GPU sharing have none
+      a.sharing = r.Str("sharing");
+      a.max_shared_clients = static_cast<int>(r.Int("maxSharedClients"));
+    }
     if (!r.ok()) Fail(key, std::string(r.status().message()));
     return a;
   }

@@ -154,6 +154,35 @@ bool IsGkePath(std::string_view path) {
          StartsWith(path, "/compute/v1/");
 }
 
+StatusOr<emu::Accelerator> GkeApi::ParseAcceleratorConfig(const json& a) {
+  emu::Accelerator out;
+  if (!a.is_object()) return out;
+  auto count = GetInt(a, "acceleratorCount");
+  if (!count.ok()) return count.status();
+  out.type = a.value("acceleratorType", "");
+  out.count = static_cast<int>(count->value_or(1));
+  auto sharing = a.find("gpuSharingConfig");
+  if (sharing != a.end() && sharing->is_object()) {
+    const std::string strategy = sharing->value("gpuSharingStrategy", "");
+    auto clients = GetInt(*sharing, "maxSharedClientsPerGpu");
+    if (!clients.ok()) return clients.status();
+    if (!strategy.empty() && strategy != "GPU_SHARING_STRATEGY_UNSPECIFIED") {
+      out.sharing = strategy;
+      out.max_shared_clients = static_cast<int>(clients->value_or(0));
+    }
+  }
+  return out;
+}
+
+json GkeApi::AcceleratorConfigJson(const emu::Accelerator& a) {
+  json j = {{"acceleratorCount", std::to_string(a.count)}, {"acceleratorType", a.type}};
+  if (!a.sharing.empty()) {
+    j["gpuSharingConfig"] = {{"gpuSharingStrategy", a.sharing},
+                             {"maxSharedClientsPerGpu", std::to_string(a.max_shared_clients)}};
+  }
+  return j;
+}
+
 StatusOr<api::TaintEffect> GkeApi::ParseGkeEffect(std::string_view effect) {
   if (effect == "NO_SCHEDULE") return api::TaintEffect::kNoSchedule;
   if (effect == "PREFER_NO_SCHEDULE") return api::TaintEffect::kPreferNoSchedule;
@@ -298,8 +327,7 @@ json GkeApi::Impl::NodePoolJson(const ClusterInfo& c, const emu::NodePoolInfo& p
                                                           std::end(kDefaultScopes))}};
   if (!s.labels.empty()) config["labels"] = s.labels;
   if (s.accelerator.has_value() && s.accelerator->count > 0) {
-    config["accelerators"] = json::array({{{"acceleratorCount", std::to_string(s.accelerator->count)},
-                                           {"acceleratorType", s.accelerator->type}}});
+    config["accelerators"] = json::array({GkeApi::AcceleratorConfigJson(*s.accelerator)});
   }
   std::vector<api::Taint> taints = s.taints;
   if (auto it = requested_taints.find(s.name); it != requested_taints.end()) taints = it->second;
@@ -618,11 +646,9 @@ GkeResponse GkeApi::Impl::CreateNodePool(const ClusterInfo& c, const json& body)
     if (cfg["accelerators"].size() > 1) {
       return Error(400, "Only one accelerator type per node pool is supported.");
     }
-    const json& a = cfg["accelerators"][0];
-    auto count = GetInt(a, "acceleratorCount");
-    if (!count.ok()) return FromStatus(count.status());
-    spec.accelerator = emu::Accelerator{a.value("acceleratorType", ""),
-                                        static_cast<int>(count->value_or(1))};
+    auto accelerator = GkeApi::ParseAcceleratorConfig(cfg["accelerators"][0]);
+    if (!accelerator.ok()) return FromStatus(accelerator.status());
+    spec.accelerator = *std::move(accelerator);
   }
   std::vector<api::Taint> taints;
   if (cfg.contains("taints") && cfg["taints"].is_array()) {

@@ -79,6 +79,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -187,6 +188,13 @@ class GkeApi {
   // GKE taint effect names <-> Kubernetes'. InvalidArgument for an unknown name.
   static StatusOr<api::TaintEffect> ParseGkeEffect(std::string_view effect);
   static std::string_view GkeEffectName(api::TaintEffect effect);
+  // A node pool's config.accelerators[i] (AcceleratorConfig): acceleratorType, acceleratorCount
+  // (default 1) and gpuSharingConfig {gpuSharingStrategy, maxSharedClientsPerGpu}, int64s as
+  // numbers or strings. InvalidArgument for a malformed count.
+  static StatusOr<cloud::emulated::Accelerator> ParseAcceleratorConfig(
+      const nlohmann::json& accelerator);
+  // The inverse, as GKE returns it (int64s as strings).
+  static nlohmann::json AcceleratorConfigJson(const cloud::emulated::Accelerator& accelerator);
 
  private:
   struct Operation;

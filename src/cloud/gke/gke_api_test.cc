@@ -526,3 +526,51 @@ TEST(GkeApiJournalTest, OperationsAndRequestedTaintsSurviveARestart) {
 
 }  // namespace
 }  // namespace tidepool::cloud::gke
+
+namespace tidepool::cloud::gke {
+namespace {
+
+// AcceleratorConfig as gcloud sends it (int64s as strings) and as GKE returns it.
+TEST(GkeAcceleratorConfigTest, GpuSharingRoundTrips) {
+  struct Case {
+    std::string name;
+    nlohmann::json in;
+    emu::Accelerator want;
+  };
+  const std::vector<Case> cases = {
+      {"whole GPUs",
+       {{"acceleratorType", "nvidia-tesla-t4"}, {"acceleratorCount", "2"}},
+       {"nvidia-tesla-t4", 2}},
+      {"count defaults to 1", {{"acceleratorType", "nvidia-l4"}}, {"nvidia-l4", 1}},
+      {"time-sharing",
+       {{"acceleratorType", "nvidia-tesla-t4"},
+        {"acceleratorCount", "1"},
+        {"gpuSharingConfig",
+         {{"gpuSharingStrategy", "TIME_SHARING"}, {"maxSharedClientsPerGpu", "4"}}}},
+       {"nvidia-tesla-t4", 1, "TIME_SHARING", 4}},
+      {"MPS, clients as a number",
+       {{"acceleratorType", "nvidia-l4"},
+        {"acceleratorCount", 1},
+        {"gpuSharingConfig", {{"gpuSharingStrategy", "MPS"}, {"maxSharedClientsPerGpu", 8}}}},
+       {"nvidia-l4", 1, "MPS", 8}},
+      {"an unspecified strategy shares nothing",
+       {{"acceleratorType", "nvidia-l4"},
+        {"gpuSharingConfig", {{"gpuSharingStrategy", "GPU_SHARING_STRATEGY_UNSPECIFIED"}}}},
+       {"nvidia-l4", 1}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto a = GkeApi::ParseAcceleratorConfig(c.in);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    EXPECT_EQ(*a, c.want);
+    EXPECT_EQ(*GkeApi::ParseAcceleratorConfig(GkeApi::AcceleratorConfigJson(*a)), *a);
+    EXPECT_EQ(a->Advertised(),
+              c.want.sharing.empty() ? c.want.count : c.want.count * c.want.max_shared_clients);
+  }
+  EXPECT_FALSE(GkeApi::ParseAcceleratorConfig(
+                   {{"acceleratorType", "nvidia-l4"}, {"acceleratorCount", "many"}})
+                   .ok());
+}
+
+}  // namespace
+}  // namespace tidepool::cloud::gke

@@ -289,9 +289,8 @@ StatusOr<std::vector<GkeCloudProvider::Pool>> GkeCloudProvider::FetchPools() {
     if (p.machine_type.empty()) p.machine_type = "e2-medium";  // GKE's default
     if (config.contains("accelerators") && config["accelerators"].is_array() &&
         !config["accelerators"].empty()) {
-      const json& a = config["accelerators"][0];
-      p.accelerator = emu::Accelerator{Str(a, "acceleratorType"),
-                                       static_cast<int>(Int(a, "acceleratorCount"))};
+      auto a = GkeApi::ParseAcceleratorConfig(config["accelerators"][0]);
+      if (a.ok()) p.accelerator = *std::move(a);
     }
     if (config.contains("labels") && config["labels"].is_object()) {
       for (auto& [k, v] : config["labels"].items()) {
@@ -827,7 +826,10 @@ StatusOr<api::Node> GkeCloudProvider::TemplateNode(const std::string& pool_name)
   emu::EmulatedCloud::AddGkeNodeLabels(l, name, zone, machine, p->name, p->spot,
                                        gpus.has_value() ? std::string_view(gpus->type)
                                                         : std::string_view());
-  if (gpus.has_value()) emu::EmulatedCloud::AddGpuFeatureLabels(l, options_.catalog, *gpus);
+  if (gpus.has_value()) {
+    emu::EmulatedCloud::AddGpuFeatureLabels(l, options_.catalog, *gpus);
+    emu::EmulatedCloud::AddGpuSharingLabels(l, *gpus);
+  }
   node.spec.taints = p->taints;
   if (gpus.has_value()) {
     // GKE's automatic taint on GPU pools (not in config.taints), unless given.
