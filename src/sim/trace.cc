@@ -75,6 +75,16 @@ class Table {
     if (*v > kMaxAmount) return Error(column, "too large");
     return *v;
   }
+  // `column` (a required amount) in units of `mib` MiB, as bytes; "too large" beyond what an
+  // int64 of bytes holds (with room for sums).
+  StatusOr<int64_t> Bytes(const std::string& column, double mib) const {
+    TIDEPOOL_ASSIGN_OR_RETURN(double v, RequiredNumber(column));
+    return BytesOf(column, v * mib);
+  }
+  StatusOr<int64_t> BytesOf(const std::string& column, double mib) const {
+    if (mib * static_cast<double>(kMiB) > 0x1p62) return Error(column, "too large");
+    return std::llround(mib) * kMiB;
+  }
   // A time in seconds: nullopt when empty; an error when negative or beyond Go's longest
   // duration (about 292 years).
   StatusOr<std::optional<double>> SecondsOf(const std::string& column) const {
@@ -157,13 +167,12 @@ StatusOr<RowFacts> DlrmRow(const Table& t) {
   f.row.owner = t.Text("app_name");
   TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_request"));
   TIDEPOOL_ASSIGN_OR_RETURN(double gpu, t.RequiredNumber("gpu_request"));
-  TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_request"));
+  TIDEPOOL_ASSIGN_OR_RETURN(f.row.memory_bytes, t.Bytes("memory_request", 1024));
   f.row.cpu_milli = std::llround(cpu * 1000);
   f.row.gpus = static_cast<int64_t>(std::ceil(gpu));
   f.shared_gpu = gpu > 0 && gpu != std::floor(gpu);
   if (gpu > 0 && gpu < 1)
     f.row.gpu_milli = static_cast<int32_t>(std::max(1L, std::lround(gpu * 1000)));
-  f.row.memory_bytes = std::llround(mem * 1024) * kMiB;
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> created, t.SecondsOf("creation_time"));
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> deleted, t.SecondsOf("deletion_time"));
   f.row.arrival = Table::Seconds(created.value_or(0));
@@ -176,11 +185,10 @@ StatusOr<RowFacts> OpenbRow(const Table& t) {
   f.row.name = t.Text("name");
   f.row.class_ = t.Text("qos");
   TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_milli"));
-  TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_mib"));
+  TIDEPOOL_ASSIGN_OR_RETURN(f.row.memory_bytes, t.Bytes("memory_mib", 1));
   TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("num_gpu"));
   TIDEPOOL_ASSIGN_OR_RETURN(std::optional<double> milli, t.Number("gpu_milli"));
   f.row.cpu_milli = std::llround(cpu);
-  f.row.memory_bytes = std::llround(mem) * kMiB;
   f.row.gpus = std::llround(gpus);
   f.shared_gpu = f.row.gpus == 1 && milli.has_value() && *milli > 0 && *milli < 1000;
   if (f.shared_gpu) f.row.gpu_milli = static_cast<int32_t>(std::llround(*milli));
@@ -436,10 +444,9 @@ Status NodeRow(const Table& t, NodeFormat format, TraceNode& n) {
     case NodeFormat::kOpenb: {
       n.name = t.Text("sn");
       TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_milli"));
-      TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("memory_mib"));
+      TIDEPOOL_ASSIGN_OR_RETURN(n.memory_bytes, t.Bytes("memory_mib", 1));
       TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("gpu"));
       n.cpu_milli = std::llround(cpu);
-      n.memory_bytes = std::llround(mem) * kMiB;
       n.gpus = std::llround(gpus);
       n.gpu_model = t.Text("model");
       return OkStatus();
@@ -447,10 +454,9 @@ Status NodeRow(const Table& t, NodeFormat format, TraceNode& n) {
     case NodeFormat::kPai: {
       n.name = t.Text("machine");
       TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cap_cpu"));
-      TIDEPOOL_ASSIGN_OR_RETURN(double mem, t.RequiredNumber("cap_mem"));
+      TIDEPOOL_ASSIGN_OR_RETURN(n.memory_bytes, t.Bytes("cap_mem", 1024));
       TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("cap_gpu"));
       n.cpu_milli = std::llround(cpu * 1000);
-      n.memory_bytes = std::llround(mem * 1024) * kMiB;
       n.gpus = std::llround(gpus);
       if (n.gpus > 0) n.gpu_model = t.Text("gpu_type");
       return OkStatus();
@@ -460,7 +466,8 @@ Status NodeRow(const Table& t, NodeFormat format, TraceNode& n) {
       TIDEPOOL_ASSIGN_OR_RETURN(double cpu, t.RequiredNumber("cpu_num"));
       TIDEPOOL_ASSIGN_OR_RETURN(double gpus, t.RequiredNumber("gpu_capacity_num"));
       n.cpu_milli = std::llround(cpu * 1000);
-      n.memory_bytes = std::llround(cpu * kSpotNodeMemoryPerCpuGiB * 1024) * kMiB;
+      TIDEPOOL_ASSIGN_OR_RETURN(n.memory_bytes,
+                                t.BytesOf("cpu_num", cpu * kSpotNodeMemoryPerCpuGiB * 1024));
       n.gpus = std::llround(gpus);
       n.gpu_model = t.Text("gpu_model");
       return OkStatus();

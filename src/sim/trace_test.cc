@@ -257,6 +257,10 @@ TEST(TraceTest, TheTracesOwnNodes) {
            {"name,cpu,memory\na,1,1Gi\nA,1,1Gi\n", "n.csv:3: name: \"a\" is given twice"},
            {"name,cpu,memory\na,lots,1Gi\n", "n.csv:2: cpu: quantities must match"},
            {"m1,CPU,96,512,0\nm2,T4,x,512,2\n", "n.csv:2: cap_cpu: expected a number"},
+           // Found by fuzz/trace_fuzzer.cc: GiB beyond an int64 of bytes overflowed.
+           {"m1,CPU,96,78643286432,0\n", "n.csv:1: cap_mem: too large"},
+           {"gpu_model,gpu_capacity_num,cpu_num,node_name\nA10,1,900000000000,0\n",
+            "n.csv:2: cpu_num: too large"},
            {"m1,CPU,96,512,0\nm1,T4,96,512,2\n", "n.csv:2: machine: \"m1\" is given twice"},
            {"gpu_model,gpu_capacity_num,cpu_num\n", "n.csv: no column \"node_name\""},
        }) {
