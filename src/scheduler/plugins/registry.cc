@@ -19,6 +19,13 @@ PluginFactory Simple() {
   return [](const PluginArgs&) -> StatusOr<PluginPtr> { return PluginPtr(new T()); };
 }
 
+// A packing policy that is a formula (packing.h).
+PluginFactory Formula(std::string_view name, NodeScope scope, FormulaScore::Formula formula) {
+  return [=](const PluginArgs& a) -> StatusOr<PluginPtr> {
+    return PluginPtr(new FormulaScore(name, scope, formula, a.packing));
+  };
+}
+
 // A packing policy built from PackingArgs.
 template <typename T>
 PluginFactory Packing() {
@@ -59,10 +66,10 @@ Registry NewInTreeRegistry() {
          return PluginPtr(new GpuShare(s == "best" ? GpuSelection::kBest : GpuSelection::kRandom,
                                        a.packing.seed));
        }},
-      {std::string(BestFit::kName), Packing<BestFit>()},
-      {std::string(DotProd::kName), Packing<DotProd>()},
-      {std::string(GpuClustering::kName), Packing<GpuClustering>()},
-      {std::string(GpuPacking::kName), Packing<GpuPacking>()},
+      {"BestFit", Formula("BestFit", NodeScope::kUsage, BestFitScore)},
+      {"DotProd", Formula("DotProd", NodeScope::kUsage, DotProdScore)},
+      {"GpuClustering", Formula("GpuClustering", NodeScope::kNode, GpuClusteringScore)},
+      {"GpuPacking", Formula("GpuPacking", NodeScope::kUsage, GpuPackingScore)},
       {std::string(RandomScore::kName), Packing<RandomScore>()},
       {std::string(Fgd::kName), Packing<Fgd>()},
   };

@@ -56,30 +56,31 @@ int64_t GpuMilliLeft(const NodeInfo& node) {
   return sum;
 }
 
-int64_t BestFit::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  const double cpu = static_cast<double>(CpuLeft(node) - pod.request().milli_cpu) / max_milli_cpu_;
-  const double gpu =
-      static_cast<double>(GpuMilliLeft(node) - pod.gpu_demand().total_milli()) / max_milli_gpu_;
+int64_t BestFitScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale) {
+  const double cpu =
+      static_cast<double>(CpuLeft(node) - pod.request().milli_cpu) / scale.max_milli_cpu;
+  const double gpu = static_cast<double>(GpuMilliLeft(node) - pod.gpu_demand().total_milli()) /
+                     scale.max_milli_gpu;
   const double x = 0.5 * cpu + 0.5 * gpu;
   return std::clamp<int64_t>(static_cast<int64_t>((1 - x) * 100), kMinNodeScore, kMaxNodeScore);
 }
 
-int64_t DotProd::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
-  const double n_cpu = static_cast<double>(CpuLeft(node)) / max_milli_cpu_;
-  const double n_gpu = static_cast<double>(GpuMilliLeft(node)) / max_milli_gpu_;
-  const double p_cpu = static_cast<double>(pod.request().milli_cpu) / max_milli_cpu_;
-  const double p_gpu = static_cast<double>(pod.gpu_demand().total_milli()) / max_milli_gpu_;
+int64_t DotProdScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale) {
+  const double n_cpu = static_cast<double>(CpuLeft(node)) / scale.max_milli_cpu;
+  const double n_gpu = static_cast<double>(GpuMilliLeft(node)) / scale.max_milli_gpu;
+  const double p_cpu = static_cast<double>(pod.request().milli_cpu) / scale.max_milli_cpu;
+  const double p_gpu = static_cast<double>(pod.gpu_demand().total_milli()) / scale.max_milli_gpu;
   const double dot = n_cpu * p_cpu + n_gpu * p_gpu;
   return std::clamp<int64_t>(static_cast<int64_t>(100 * (1 - dot / 2)), kMinNodeScore,
                              kMaxNodeScore);
 }
 
-int64_t GpuClustering::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+int64_t GpuClusteringScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale) {
   const GpuDemand& demand = pod.gpu_demand();
   if (!demand.any()) {
     return 0;
   }
-  const int64_t base = 25 * (max_milli_gpu_ - GpuMilliLeft(node)) / max_milli_gpu_;
+  const int64_t base = 25 * (scale.max_milli_gpu - GpuMilliLeft(node)) / scale.max_milli_gpu;
   uint64_t tags = 0;
   for (const auto& p : node.pods()) {
     if (p->gpu_demand().any()) {
@@ -98,7 +99,7 @@ int64_t GpuClustering::Score(const CycleState&, const PodInfo& pod, const NodeIn
   return std::clamp<int64_t>(base + bonus, kMinNodeScore, kMaxNodeScore);
 }
 
-int64_t GpuPacking::Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
+int64_t GpuPackingScore(const PodInfo& pod, const NodeInfo& node, const PackingScale&) {
   const GpuDemand& demand = pod.gpu_demand();
   const std::vector<int32_t>& left = node.gpu_left();
   if (!demand.any() || left.empty()) {

@@ -32,53 +32,38 @@
 
 namespace tidepool::scheduler::plugins {
 
-class PackingScore : public ScorePlugin {
+// What the formulas scale by: the largest node's cpu and milli-GPU.
+struct PackingScale {
+  explicit PackingScale(const PackingArgs& args)
+      : max_milli_cpu(args.max_milli_cpu > 0 ? args.max_milli_cpu : 1),
+        max_milli_gpu(int64_t{args.max_gpus > 0 ? args.max_gpus : 1} * 1000) {}
+  int64_t max_milli_cpu;
+  int64_t max_milli_gpu;
+};
+
+// The formulas above, one function each.
+int64_t BestFitScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale);
+int64_t DotProdScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale);
+int64_t GpuClusteringScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale);
+int64_t GpuPackingScore(const PodInfo& pod, const NodeInfo& node, const PackingScale& scale);
+
+// A packing policy that is one of those formulas, under its name and scope.
+class FormulaScore final : public ScorePlugin {
  public:
-  explicit PackingScore(const PackingArgs& args)
-      : max_milli_cpu_(args.max_milli_cpu > 0 ? args.max_milli_cpu : 1),
-        max_milli_gpu_(int64_t{args.max_gpus > 0 ? args.max_gpus : 1} * 1000) {}
-  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
-    return NodeScope::kUsage;
+  using Formula = int64_t (*)(const PodInfo&, const NodeInfo&, const PackingScale&);
+  FormulaScore(std::string_view name, NodeScope scope, Formula formula, const PackingArgs& args)
+      : name_(name), scope_(scope), formula_(formula), scale_(args) {}
+  std::string_view Name() const override { return name_; }
+  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override { return scope_; }
+  int64_t Score(const CycleState&, const PodInfo& pod, const NodeInfo& node) const override {
+    return formula_(pod, node, scale_);
   }
 
- protected:
-  int64_t max_milli_cpu_;
-  int64_t max_milli_gpu_;
-};
-
-class BestFit final : public PackingScore {
- public:
-  static constexpr std::string_view kName = "BestFit";
-  using PackingScore::PackingScore;
-  std::string_view Name() const override { return kName; }
-  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
-};
-
-class DotProd final : public PackingScore {
- public:
-  static constexpr std::string_view kName = "DotProd";
-  using PackingScore::PackingScore;
-  std::string_view Name() const override { return kName; }
-  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
-};
-
-class GpuClustering final : public PackingScore {
- public:
-  static constexpr std::string_view kName = "GpuClustering";
-  using PackingScore::PackingScore;
-  std::string_view Name() const override { return kName; }
-  NodeScope ScoreScope(const CycleState&, const PodInfo&) const override {
-    return NodeScope::kNode;
-  }
-  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
-};
-
-class GpuPacking final : public PackingScore {
- public:
-  static constexpr std::string_view kName = "GpuPacking";
-  using PackingScore::PackingScore;
-  std::string_view Name() const override { return kName; }
-  int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
+ private:
+  std::string_view name_;
+  NodeScope scope_;
+  Formula formula_;
+  PackingScale scale_;
 };
 
 class RandomScore final : public ScorePlugin {

@@ -81,10 +81,10 @@ TEST_F(PackingTest, Scores) {
     std::string node;
     int64_t want;
   };
-  BestFit best_fit(Args());
-  DotProd dot_prod(Args());
-  GpuClustering clustering(Args());
-  GpuPacking packing(Args());
+  const FormulaScore best_fit("BestFit", NodeScope::kUsage, BestFitScore, Args());
+  const FormulaScore dot_prod("DotProd", NodeScope::kUsage, DotProdScore, Args());
+  const FormulaScore clustering("GpuClustering", NodeScope::kNode, GpuClusteringScore, Args());
+  const FormulaScore packing("GpuPacking", NodeScope::kUsage, GpuPackingScore, Args());
   const std::vector<Case> cases = {
       // x = (24000 - 4000) / 64000 / 2 + (3500 - 250) / 8000 / 2 = 0.359375.
       {"BestFit: the fuller node", &best_fit, share.get(), "used", 64},
