@@ -317,10 +317,22 @@ TEST_F(StatefulSetControllerTest, OrdinalsStart) {
 
 TEST_F(StatefulSetControllerTest, MinReadySecondsHoldsTheNextOrdinal) {
   Create(Set(2, "nginx", {{"minReadySeconds", 1}}));
-  ASSERT_TRUE(Eventually([&] { return Get()["status"].value("readyReplicas", 0) == 1; }));
-  EXPECT_EQ(Get()["status"]["availableReplicas"], 0);
-  EXPECT_EQ(PodNames(), std::vector<std::string>{"web-0"});
-  ASSERT_TRUE(Eventually([&] { return Get()["status"].value("availableReplicas", 0) == 2; }, 4000));
+  // Whatever the machine's load: web-1 never exists while nothing is available yet. The pods
+  // are read before the status, so a web-1 seen with availableReplicas 0 was created too soon.
+  bool held = true;
+  bool saw_ready_unavailable = false;
+  ASSERT_TRUE(Eventually(
+      [&] {
+        const size_t pods = PodNames().size();
+        const json status = Get()["status"];
+        const int available = status.value("availableReplicas", 0);
+        if (available == 0 && status.value("readyReplicas", 0) == 1) saw_ready_unavailable = true;
+        if (available == 0 && pods > 1) held = false;
+        return available == 2;
+      },
+      4000));
+  EXPECT_TRUE(held) << "web-1 was created before web-0 had been ready for minReadySeconds";
+  EXPECT_TRUE(saw_ready_unavailable) << "web-0 was never seen ready and not yet available";
   EXPECT_EQ(PodNames().size(), 2u);
 }
 
