@@ -69,6 +69,9 @@ class NodeGroup {
   virtual Status DecreaseTargetSize(int delta) = 0;
   // The group's instances, including those still creating or failed. Implementation required.
   virtual StatusOr<std::vector<Instance>> Nodes() const = 0;
+  // A value that changes whenever Nodes() may answer differently, so a caller may keep what it
+  // made of the last answer; 0 (the default): unknown, ask Nodes() every time.
+  virtual uint64_t NodesVersion() const { return 0; }
   // A node as a new instance of this group would register once fully ready — capacity,
   // allocatable (GPUs included), labels, taints — for scaling from zero. Implementation
   // required.

@@ -119,6 +119,16 @@ class AutoscalerImpl final : public Autoscaler {
   // `registered_ids_generation_` (the views look into the nodes the facts hold).
   std::unordered_set<std::string_view> registered_ids_;
   std::optional<uint64_t> registered_ids_generation_;
+  // What the last pass over a group's instances found, kept while neither the cloud's answer
+  // (NodeGroup::NodesVersion, when the cloud tells one) nor the registered nodes changed.
+  struct InstancePass {
+    uint64_t nodes_version = 0;  // 0: not kept
+    uint64_t registered_generation = 0;
+    std::vector<std::string> failed;
+    std::optional<cloud::InstanceErrorInfo> failure;
+    std::vector<std::string> unregistered;  // neither registered nor being deleted nor failed
+  };
+  std::map<std::string, InstancePass> instance_passes_;
   // Registered nodes of no autoscaled group, as of the last loop (cluster-wide counts only).
   GroupState unmanaged_;
   Metrics* metrics_ = nullptr;  // never null once constructed (SetMetrics(nullptr) in Create)
@@ -320,28 +330,41 @@ std::map<std::string, GroupState> AutoscalerImpl::UpdateClusterState(
     }
   }
   for (auto& [id, s] : groups) {
-    auto instances = s.group->Nodes();
-    if (!instances.ok()) {
-      continue;
+    InstancePass& pass = instance_passes_[id];
+    const uint64_t version = s.group->NodesVersion();
+    if (version == 0 || pass.nodes_version != version ||
+        pass.registered_generation != facts_.generation()) {
+      pass = InstancePass{};
+      auto instances = s.group->Nodes();
+      if (!instances.ok()) {
+        continue;
+      }
+      for (const cloud::Instance& inst : *instances) {
+        if (inst.error.has_value()) {
+          pass.failed.push_back(inst.id);
+          if (!pass.failure) {
+            pass.failure = inst.error;
+          }
+          continue;
+        }
+        if (inst.state == cloud::InstanceState::kDeleting || registered_ids_.count(inst.id) > 0) {
+          if (!unregistered_since_.empty()) {
+            unregistered_since_.erase(inst.id);
+          }
+          continue;
+        }
+        pass.unregistered.push_back(inst.id);
+      }
+      pass.nodes_version = version;
+      pass.registered_generation = facts_.generation();
     }
-    for (const cloud::Instance& inst : *instances) {
-      if (inst.error.has_value()) {
-        s.failed_instances.push_back(inst.id);
-        if (!s.failure) {
-          s.failure = inst.error;
-        }
-        continue;
-      }
-      if (inst.state == cloud::InstanceState::kDeleting || registered_ids_.count(inst.id) > 0) {
-        if (!unregistered_since_.empty()) {
-          unregistered_since_.erase(inst.id);
-        }
-        continue;
-      }
-      auto [it, inserted] = unregistered_since_.emplace(inst.id, now);
+    s.failed_instances = pass.failed;
+    s.failure = pass.failure;
+    for (const std::string& inst : pass.unregistered) {
+      auto [it, inserted] = unregistered_since_.emplace(inst, now);
       if (it->second + options_.max_node_provision_time <= now) {
         ++s.long_unregistered;
-        s.long_unregistered_instances.push_back(inst.id);
+        s.long_unregistered_instances.push_back(inst);
       } else {
         ++s.unregistered;
       }

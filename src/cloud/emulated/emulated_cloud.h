@@ -425,6 +425,9 @@ class EmulatedCloud {
   Status DecreaseTargetSize(std::string_view pool, int delta);
   // In creation order, including creating, failed and stopping ones.
   StatusOr<std::vector<Instance>> Instances(std::string_view pool) const;
+  // Changes with every change of a pool or a VM (never 0), so what Instances() says of any pool
+  // is the same while it is.
+  uint64_t InstancesVersion() const { return instances_version_; }
   // The pool of an instance named by node name or provider id ("gce://<project>/<zone>/<name>",
   // which is how cluster-autoscaler names an instance with no node), stopping ones included;
   // nullopt for no instance. O(log instances).
@@ -515,6 +518,7 @@ class EmulatedCloud {
   std::vector<CloudObserver*> observers_;
   std::map<std::string, Pool, std::less<>> pools_;
   std::map<std::string, Vm, std::less<>> vms_;
+  uint64_t instances_version_ = 1;  // moved by TouchPool / TouchVm
   uint64_t next_seq_ = 1;    // instance creation order
   uint64_t next_token_ = 1;  // identifies a scheduled lifecycle step
   // Records to write at the next Flush (only with a journal).
@@ -539,6 +543,8 @@ class EmulatedNodeGroup final : public NodeGroup {
   Status DeleteNodes(const std::vector<std::string>& node_names) override;
   Status DecreaseTargetSize(int delta) override;
   StatusOr<std::vector<Instance>> Nodes() const override;
+  // Every pool's and VM's change moves it (EmulatedCloud::InstancesVersion).
+  uint64_t NodesVersion() const override;
   StatusOr<api::Node> TemplateNode() const override;
   // "gpu-pool (0:5)", cluster-autoscaler's GCE form.
   std::string Debug() const override;

@@ -133,10 +133,12 @@ StatusOr<VmStatus> ParseVmStatus(const std::string& s) {
 // ---- Writing ------------------------------------------------------------------------------------
 
 void EmulatedCloud::TouchPool(const std::string& name) {
+  ++instances_version_;
   if (options_.journal != nullptr) dirty_pools_.insert(name);
 }
 
 void EmulatedCloud::TouchVm(const std::string& name) {
+  ++instances_version_;
   if (options_.journal != nullptr) dirty_vms_.insert(name);
 }
 
@@ -355,6 +357,7 @@ StatusOr<bool> EmulatedCloud::Restore() {
   for (const CloudRecord& r : pools) {
     TIDEPOOL_ASSIGN_OR_RETURN(Pool p, PoolFromJson(r));
     pools_.emplace(r.name, std::move(p));
+    ++instances_version_;
   }
   std::vector<Vm*> order;
   for (const CloudRecord& r : vms) {

@@ -36,6 +36,8 @@ Status EmulatedNodeGroup::DecreaseTargetSize(int delta) {
 
 StatusOr<std::vector<Instance>> EmulatedNodeGroup::Nodes() const { return cloud_.Instances(pool_); }
 
+uint64_t EmulatedNodeGroup::NodesVersion() const { return cloud_.InstancesVersion(); }
+
 StatusOr<api::Node> EmulatedNodeGroup::TemplateNode() const { return cloud_.TemplateNode(pool_); }
 
 std::string EmulatedNodeGroup::Debug() const {

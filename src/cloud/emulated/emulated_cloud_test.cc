@@ -331,6 +331,44 @@ TEST_F(EmulatedCloudTest, GpuPoolScaledFromZeroWalksTheWholeLifecycle) {
   EXPECT_EQ(timers_.pending(), 0u);
 }
 
+// NodesVersion lets the autoscaler keep its pass over a group's instances: it must move with
+// every change Nodes() could show, and only then.
+TEST_F(EmulatedCloudTest, NodesVersionMovesWithEveryInstanceChange) {
+  EmulatedCloud& cloud = MakeCloud();
+  ASSERT_TRUE(cloud.CreateNodePool(GpuPool()).ok());
+  NodeGroup* g = Group("gpu-pool");
+  ASSERT_NE(g, nullptr);
+  uint64_t v = g->NodesVersion();
+  EXPECT_NE(v, 0u);
+  auto moved = [&] {
+    const uint64_t now = g->NodesVersion();
+    const bool changed = now != v;
+    v = now;
+    return changed;
+  };
+  EXPECT_FALSE(moved());
+  InstancesOf(g);
+  EXPECT_FALSE(moved()) << "reading changes nothing";
+  ASSERT_TRUE(g->IncreaseSize(1).ok());
+  EXPECT_TRUE(moved()) << "a new instance (creating)";
+  const std::vector<Instance> creating = InstancesOf(g);
+  ASSERT_EQ(creating.size(), 1u);
+  EXPECT_EQ(creating[0].state, InstanceState::kCreating);
+  timers_.RunFor(60s);
+  EXPECT_TRUE(moved()) << "the VM is running";
+  EXPECT_EQ(InstancesOf(g)[0].state, InstanceState::kRunning);
+  timers_.RunFor(10min);
+  moved();
+  EXPECT_FALSE(moved());
+  const std::string name = creating[0].id.substr(creating[0].id.rfind('/') + 1);
+  ASSERT_TRUE(g->DeleteNodes({name}).ok());
+  EXPECT_TRUE(moved()) << "being deleted";
+  EXPECT_EQ(InstancesOf(g)[0].state, InstanceState::kDeleting);
+  timers_.RunFor(10min);
+  EXPECT_TRUE(moved()) << "gone";
+  EXPECT_TRUE(InstancesOf(g).empty());
+}
+
 TEST_F(EmulatedCloudTest, DelaysAreConfigurable) {
   EmulatedCloudOptions options;
   options.delays.provisioning = 10s;
