@@ -261,6 +261,18 @@ size_t Planner::UnneededNodesLimit() const {
   return static_cast<size_t>(std::min(limit, upper));
 }
 
+void Planner::SetUnremovable(const std::string& node, UnremovableReason reason) {
+  unremovable_[node] = Unremovable{reason, pass_};
+}
+
+std::unordered_map<std::string, UnremovableReason> Planner::unremovable() const {
+  std::unordered_map<std::string, UnremovableReason> out;
+  for (const auto& [node, u] : unremovable_) {
+    if (u.pass == pass_) out.emplace(node, u.reason);
+  }
+  return out;
+}
+
 void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                      const std::vector<api::NodeConstSharedPtr>& nodes,
                      const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs,
@@ -292,7 +304,11 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     }
   }
   last_update_ = now;
-  unremovable_.clear();
+  ++pass_;
+  if (unremovable_.size() > 2 * sorted.size() + 64) {
+    // Nodes long gone: keep the map as large as the cluster.
+    std::erase_if(unremovable_, [&](const auto& e) { return e.second.pass + 1 < pass_; });
+  }
   for (auto it = recheck_after_.begin(); it != recheck_after_.end();) {
     const bool keep = it->second.first > now && snapshot.GetNodeInfo(it->first) != nullptr;
     it = keep ? std::next(it) : recheck_after_.erase(it);
@@ -323,7 +339,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     if (!id.has_value()) {
       log_.Error("Can't retrieve scale-down candidate " + name +
                  " from snapshot, err: node not found");
-      unremovable_[name] = UnremovableReason::kUnexpectedError;
+      SetUnremovable(name, UnremovableReason::kUnexpectedError);
       continue;
     }
     const scheduler::NodeInfo& info = snapshot.node_info(*id);
@@ -337,14 +353,14 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     if (f->scale_down_disabled) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is marked as no scale down");
-      unremovable_[name] = UnremovableReason::kScaleDownDisabledAnnotation;
+      SetUnremovable(name, UnremovableReason::kScaleDownDisabledAnnotation);
       continue;
     }
     cloud::NodeGroup* group = f->group;
     if (group == nullptr) {
       SD_VLOG(5, "Node " + name +
                      " should not be processed by cluster autoscaler (no node group config)");
-      unremovable_[name] = UnremovableReason::kNotAutoscaled;
+      SetUnremovable(name, UnremovableReason::kNotAutoscaled);
       continue;
     }
     auto [size_it, inserted] = group_sizes.try_emplace(group);
@@ -357,7 +373,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     if (!size_it->second.has_value()) {
       log_.Error("Error while checking node group size " + group->Id() +
                  ": group size not found");
-      unremovable_[name] = UnremovableReason::kUnexpectedError;
+      SetUnremovable(name, UnremovableReason::kUnexpectedError);
       continue;
     }
     // Asked once per group and pass: a cloud may answer it from an API call.
@@ -367,11 +383,11 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       SD_VLOG(1, "Skipping " + name + " - node group min size reached (current: " +
                      std::to_string(*size_it->second) +
                      ", min: " + std::to_string(min_it->second) + ")");
-      unremovable_[name] = UnremovableReason::kNodeGroupMinSizeReached;
+      SetUnremovable(name, UnremovableReason::kNodeGroupMinSizeReached);
       continue;
     }
     if (auto recent = recheck_after_.find(name); recent != recheck_after_.end()) {
-      unremovable_[name] = recent->second.second;
+      SetUnremovable(name, recent->second.second);
       ++recently_unremovable;
       continue;
     }
@@ -381,7 +397,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       // Still starting (CA's NotStarted: the GPU driver or device plugin is not up yet).
       SD_VLOG(4, "Skipping " + name + " from delete consideration - its " + gpu->resource_name +
                      " is not allocatable yet");
-      unremovable_[name] = UnremovableReason::kNotUnreadyLongEnough;
+      SetUnremovable(name, UnremovableReason::kNotUnreadyLongEnough);
       continue;
     }
     UtilizationResult util =
@@ -398,7 +414,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       SD_VLOG(4, "Node " + name + " unremovable: " + util.info.resource + " requested (" +
                      GoPrecision6(util.info.value * 100) +
                      "% of allocatable) is above the scale-down utilization threshold");
-      unremovable_[name] = UnremovableReason::kNotUnderutilized;
+      SetUnremovable(name, UnremovableReason::kNotUnderutilized);
       continue;
     }
     if (log_.Enabled(4) && util_logs_left-- > 0) {
@@ -495,7 +511,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     PodsToMove ptm = GetPodsToMove(snapshot.node_info(id), drain_options, pdb_tracker, now);
     if (ptm.blocked()) {
       SD_VLOG(2, "node " + name + " cannot be removed: " + ptm.message);
-      unremovable_[name] = UnremovableReason::kBlockedByPod;
+      SetUnremovable(name, UnremovableReason::kBlockedByPod);
       recheck_after_[name] = {recheck_at, UnremovableReason::kBlockedByPod};
       continue;
     }
@@ -510,7 +526,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       snapshot.Revert();
       sim.SetDestination(id, was_destination);
       SD_VLOG(2, "node " + name + " is not suitable for removal: " + error);
-      unremovable_[name] = UnremovableReason::kNoPlaceToMovePods;
+      SetUnremovable(name, UnremovableReason::kNoPlaceToMovePods);
       recheck_after_[name] = {recheck_at, UnremovableReason::kNoPlaceToMovePods};
       continue;
     }
@@ -618,7 +634,7 @@ std::vector<NodeToRemove> Planner::NodesToDelete(TimePoint now) {
       SD_VLOG(2, u.node + " was unneeded for " + GoDuration(now - u.since));
       auto [reason, group_id] = check(u);
       if (reason != UnremovableReason::kNone) {
-        unremovable_[u.node] = reason;
+        SetUnremovable(u.node, reason);
         continue;
       }
       if (want_empty ? out.size() >= parallelism : drained >= drain_budget) {

@@ -147,9 +147,8 @@ class Planner {
   std::vector<NodeToRemove> NodesToDelete(TimePoint now);
 
   const std::vector<UnneededNode>& unneeded() const { return unneeded_; }
-  const std::unordered_map<std::string, UnremovableReason>& unremovable() const {
-    return unremovable_;
-  }
+  // The nodes found unremovable by the last Update and NodesToDelete, and why (a copy).
+  std::unordered_map<std::string, UnremovableReason> unremovable() const;
   // How many candidates the last Update simulated (0 when it reused the previous answer).
   size_t simulated() const { return simulated_; }
 
@@ -163,7 +162,15 @@ class Planner {
   log::Logger& log_;
   // Unneeded nodes in the order Update evaluated them.
   std::vector<UnneededNode> unneeded_;
-  std::unordered_map<std::string, UnremovableReason> unremovable_;
+  // Why a node is unremovable, stamped with the pass that found it: the map is kept from pass to
+  // pass (no allocation per node and loop) and entries of older passes are not reported.
+  struct Unremovable {
+    UnremovableReason reason = UnremovableReason::kNone;
+    uint64_t pass = 0;
+  };
+  void SetUnremovable(const std::string& node, UnremovableReason reason);
+  std::unordered_map<std::string, Unremovable> unremovable_;
+  uint64_t pass_ = 0;
   // By node name: what removing each unneeded node means, its node object and readiness.
   std::map<std::string, NodeToRemove> candidates_;
   std::map<std::string, api::NodeConstSharedPtr> unneeded_nodes_;

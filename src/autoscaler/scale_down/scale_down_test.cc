@@ -152,8 +152,9 @@ class ScaleDownTest : public ::testing::Test {
     return nullptr;
   }
   UnremovableReason ReasonOf(const std::string& name) {
-    auto it = planner().unremovable().find(name);
-    return it == planner().unremovable().end() ? UnremovableReason::kNone : it->second;
+    const auto unremovable = planner().unremovable();
+    auto it = unremovable.find(name);
+    return it == unremovable.end() ? UnremovableReason::kNone : it->second;
   }
   std::vector<std::string> Names(const std::vector<NodeToRemove>& nodes) {
     std::vector<std::string> out;
@@ -957,8 +958,10 @@ TEST(PlannerReuseTest, ReusedAnswersAreTheSimulationsAnswers) {
       EXPECT_EQ(reusing.unneeded()[i].since, simulating.unneeded()[i].since);
     }
     using Reasons = std::map<std::string, UnremovableReason>;
-    EXPECT_EQ(Reasons(reusing.unremovable().begin(), reusing.unremovable().end()),
-              Reasons(simulating.unremovable().begin(), simulating.unremovable().end()));
+    const auto reusing_reasons = reusing.unremovable();
+    const auto simulating_reasons = simulating.unremovable();
+    EXPECT_EQ(Reasons(reusing_reasons.begin(), reusing_reasons.end()),
+              Reasons(simulating_reasons.begin(), simulating_reasons.end()));
     EXPECT_GT(simulating.simulated() + (simulating.unneeded().empty() ? 1 : 0), 0u);
     if (reusing.simulated() == 0 && !reusing.unneeded().empty()) {
       ++reused;
