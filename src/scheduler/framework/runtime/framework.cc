@@ -226,16 +226,6 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
     std::optional<PluginStatus> status;
   };
   std::vector<Rejection> rejected;
-  auto reject = [&](NodeGroup g, PluginStatus&& s, const FilterPlugin* p) {
-    s.WithPlugin(p->Name());
-    if (s.code() == PluginCode::kError) {
-      if (out.error.ok()) {
-        out.error = InternalError("running \"" + std::string(p->Name()) +
-                                  "\" filter plugin: " + s.Message());
-      }
-    }
-    rejected.push_back(Rejection{g, p, nullptr, std::move(s)});
-  };
   // Runs active filters [from, to) on `rep`; returns the index that rejected, or `to`. A
   // rejection by Fits() leaves `status` unset.
   auto run = [&](size_t from, size_t to, const NodeInfo& rep, PluginStatus& status, bool& quick) {
@@ -256,11 +246,17 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
     return to;
   };
   auto fail = [&](NodeGroup g, size_t at, const NodeInfo& rep, PluginStatus&& status, bool quick) {
+    const FilterPlugin* p = active[at];
     if (quick) {
-      rejected.push_back(Rejection{g, active[at], &rep, std::nullopt});
-    } else {
-      reject(g, std::move(status), active[at]);
+      rejected.push_back(Rejection{g, p, &rep, std::nullopt});
+      return;
     }
+    status.WithPlugin(p->Name());
+    if (status.code() == PluginCode::kError && out.error.ok()) {
+      out.error = InternalError("running \"" + std::string(p->Name()) +
+                                "\" filter plugin: " + status.Message());
+    }
+    rejected.push_back(Rejection{g, p, nullptr, std::move(status)});
   };
   // Plugin names and the reason histogram are derived from `failed` only if nothing fits.
   auto finish = [&] {

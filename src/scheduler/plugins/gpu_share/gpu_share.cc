@@ -15,13 +15,14 @@ uint64_t PlacementDraw(uint64_t seed, const PodInfo& pod, std::string_view node)
   return x ^ (x >> 31);
 }
 
+PluginStatus GpusDoNotFit(const GpuDemand& demand) {
+  return PluginStatus::Unschedulable(
+      std::string(demand.shared() ? GpuShare::kInsufficientShare : GpuShare::kInsufficientGpus));
+}
+
 PluginStatus GpuShare::Filter(const CycleState&, const PodInfo& pod, const NodeInfo& node) const {
   const GpuDemand& demand = pod.gpu_demand();
-  if (GpusFit(node.gpu_left(), demand)) {
-    return PluginStatus::Success();
-  }
-  return PluginStatus::Unschedulable(
-      std::string(demand.shared() ? kInsufficientShare : kInsufficientGpus));
+  return GpusFit(node.gpu_left(), demand) ? PluginStatus::Success() : GpusDoNotFit(demand);
 }
 
 PluginStatus GpuShare::Reserve(CycleState&, const PodInfo& pod, const NodeInfo& node,
@@ -32,11 +33,7 @@ PluginStatus GpuShare::Reserve(CycleState&, const PodInfo& pod, const NodeInfo& 
   }
   const uint64_t draw = selection_ == GpuSelection::kRandom ? PlacementDraw(seed_, pod, "gpu") : 0;
   reservation.gpu_indices = ChooseGpus(node.gpu_left(), demand, selection_, draw);
-  if (reservation.gpu_indices == 0) {
-    return PluginStatus::Unschedulable(
-        std::string(demand.shared() ? kInsufficientShare : kInsufficientGpus));
-  }
-  return PluginStatus::Success();
+  return reservation.gpu_indices != 0 ? PluginStatus::Success() : GpusDoNotFit(demand);
 }
 
 }  // namespace tidepool::scheduler::plugins

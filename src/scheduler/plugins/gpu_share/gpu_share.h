@@ -46,6 +46,10 @@ class GpuShare final : public FilterPlugin, public ReservePlugin {
   uint64_t seed_;
 };
 
+// The Unschedulable status of a demand its node cannot take: kInsufficientShare for a share of
+// one GPU, kInsufficientGpus otherwise.
+PluginStatus GpusDoNotFit(const GpuDemand& demand);
+
 // A draw for `pod` on `node` from `seed`: the same inputs give the same value.
 uint64_t PlacementDraw(uint64_t seed, const PodInfo& pod, std::string_view node);
 

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "scheduler/framework/gpu_devices.h"
+#include "scheduler/plugins/gpu_share/gpu_share.h"
 #include "scheduler/plugins/packing/packing.h"
 
 namespace tidepool::scheduler::plugins {
@@ -215,10 +216,7 @@ PluginStatus Fgd::Reserve(CycleState&, const PodInfo& pod, const NodeInfo& node,
     return PluginStatus::Success();
   }
   reservation.gpu_indices = Evaluate(pod, node).second;
-  if (reservation.gpu_indices == 0) {
-    return PluginStatus::Unschedulable("Insufficient free GPUs");
-  }
-  return PluginStatus::Success();
+  return reservation.gpu_indices != 0 ? PluginStatus::Success() : GpusDoNotFit(pod.gpu_demand());
 }
 
 }  // namespace tidepool::scheduler::plugins
