@@ -3,15 +3,17 @@
 #include <cctype>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "api/codec/json_codec.h"
 #include "apiserver/resources.h"
 #include "client/rest_client.h"
 #include "common/random.h"
+#include "scheduler/framework/pod_info.h"
 #include "scheduler/plugins/packing/fgd.h"
+#include "sim/placement.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -389,25 +391,20 @@ void DeleteTracePod(SimCluster& c, const std::string& name, const std::string& n
 
 // A packing policy's arguments for this run (scheduler.packing): Random's draws from the seed;
 // FGD's typical pods are the trace's pods (the workload it expects), so FGD needs a trace.
-Status PreparePacking(const sim::Scenario& scenario, sim::WorldOptions& w) {
+Status PreparePacking(const sim::Scenario& scenario, const sim::Trace* trace,
+                      sim::WorldOptions& w) {
   scheduler::Profile& profile = w.scheduler.profile;
   if (profile.reserve.empty()) return OkStatus();  // kube-scheduler's default profile
   profile.args.packing.seed = SubSeed(w.seed, 2);
   if (profile.score.size() == 1 && profile.score[0].first == "FGD") {
-    if (!scenario.trace.has_value()) {
+    if (trace == nullptr) {
       return InvalidArgumentError(
           "scheduler.packing: FGD needs a trace (its typical pods are the trace's pods)");
     }
-    TIDEPOOL_ASSIGN_OR_RETURN(sim::Trace trace,
-                              sim::LoadTrace(*scenario.trace, SubSeed(w.seed, 1)));
-    std::vector<scheduler::PodInfoConstSharedPtr> pods;
-    for (const sim::TraceRow& row : trace.rows) {
-      TIDEPOOL_ASSIGN_OR_RETURN(api::Pod pod,
-                                api::codec::PodFromJson(sim::TracePod(row, *scenario.trace)));
-      pods.push_back(scheduler::MakePodInfo(pod));
-    }
+    TIDEPOOL_ASSIGN_OR_RETURN(std::vector<scheduler::PodInfoConstSharedPtr> pods,
+                              sim::TracePodInfos(*trace, *scenario.trace));
     profile.args.packing.typical_pods =
-        scheduler::plugins::TypicalPods(pods, "cloud.google.com/gke-accelerator");
+        scheduler::plugins::TypicalPods(pods, profile.args.packing.gpu_model_label);
   }
   w.autoscaling.scheduler_profile = profile;
   return OkStatus();
@@ -415,9 +412,8 @@ Status PreparePacking(const sim::Scenario& scenario, sim::WorldOptions& w) {
 
 // Schedules the trace's pods that arrive before `end` (since `start`); a line on the timeline
 // says what was read.
-Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t seed,
+Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, const sim::Trace& trace,
                      TimePoint start, Duration end) {
-  TIDEPOOL_ASSIGN_OR_RETURN(sim::Trace trace, sim::LoadTrace(options, seed));
   if (!options.nodes_file.empty()) {
     // The trace's own cluster: its nodes, made Ready by the kubelets (KWOK nodes).
     TIDEPOOL_ASSIGN_OR_RETURN(std::vector<sim::TraceNode> nodes, sim::LoadTraceNodes(options));
@@ -481,9 +477,16 @@ Status ScheduleTrace(SimCluster* c, const sim::TraceOptions& options, uint64_t s
 StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
                                                   std::optional<Duration> until,
                                                   bool summary_only) {
+  // The trace is read once: its pods, and FGD's typical pods.
+  std::optional<sim::Trace> trace;
+  if (scenario.trace.has_value()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(trace,
+                              sim::LoadTrace(*scenario.trace, SubSeed(scenario.world.seed, 1)));
+  }
   UpComponentOptions components;
   components.world = scenario.world;
-  TIDEPOOL_RETURN_IF_ERROR(PreparePacking(scenario, components.world));
+  TIDEPOOL_RETURN_IF_ERROR(
+      PreparePacking(scenario, trace.has_value() ? &*trace : nullptr, components.world));
   TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<SimCluster> cluster,
                             SimCluster::Create(std::move(components)));
   SimCluster* c = cluster.get();
@@ -496,9 +499,8 @@ StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
     c->queue().ScheduleAt(start + a.at, [c, world, action] { RunAction(*c, *world, *action); });
   }
   const Duration end = until.value_or(scenario.run_for);
-  if (scenario.trace.has_value()) {
-    TIDEPOOL_RETURN_IF_ERROR(
-        ScheduleTrace(c, *scenario.trace, SubSeed(scenario.world.seed, 1), start, end));
+  if (trace.has_value()) {
+    TIDEPOOL_RETURN_IF_ERROR(ScheduleTrace(c, *scenario.trace, *trace, start, end));
   }
   c->RunUntil(start + end);
   c->recorder().RecordSummary(scenario.world.seed, c->feed().Pods());

@@ -28,20 +28,11 @@ using scheduler::PodInfoConstSharedPtr;
 struct Input {
   std::vector<api::Node> nodes;
   std::vector<PodInfoConstSharedPtr> pods;  // by name
-  std::vector<api::Pod> objects;            // the same, for tuned copies
   std::vector<scheduler::TypicalPod> typical;
   int64_t capacity_milli = 0;
   int64_t max_milli_cpu = 0;
   int32_t max_gpus = 0;
 };
-
-std::string ModelLabel(std::string_view model) {
-  std::string out;
-  for (char c : model) {
-    out += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::tolower(c)) : '-';
-  }
-  return out;
-}
 
 StatusOr<Input> LoadInput(TraceOptions options) {
   if (options.nodes_file.empty()) {
@@ -51,14 +42,14 @@ StatusOr<Input> LoadInput(TraceOptions options) {
   TIDEPOOL_ASSIGN_OR_RETURN(std::vector<TraceNode> nodes, LoadTraceNodes(options));
   for (TraceNode& n : nodes) {
     if (n.gpu_model.empty()) continue;
-    auto [it, _] = options.gpu_models.try_emplace(n.gpu_model, ModelLabel(n.gpu_model));
+    auto [it, _] = options.gpu_models.try_emplace(n.gpu_model, LabelValue(n.gpu_model));
     n.gpu_accelerator = it->second;
   }
   TIDEPOOL_ASSIGN_OR_RETURN(Trace trace, LoadTrace(options, 0));
   if (!trace.unmapped_gpu_models.empty()) {
     // Models no node has: the pods asking for them fit nowhere, as in the trace's cluster.
     for (const auto& [model, _] : trace.unmapped_gpu_models) {
-      options.gpu_models.try_emplace(model, ModelLabel(model));
+      options.gpu_models.try_emplace(model, LabelValue(model));
     }
     TIDEPOOL_ASSIGN_OR_RETURN(trace, LoadTrace(options, 0));
   }
@@ -75,13 +66,8 @@ StatusOr<Input> LoadInput(TraceOptions options) {
   }
   std::sort(trace.rows.begin(), trace.rows.end(),
             [](const TraceRow& a, const TraceRow& b) { return a.name < b.name; });
-  for (const TraceRow& row : trace.rows) {
-    TIDEPOOL_ASSIGN_OR_RETURN(api::Pod pod, api::codec::PodFromJson(TracePod(row, options)));
-    pod.meta.uid = pod.meta.name;
-    in.pods.push_back(scheduler::MakePodInfo(pod));
-    in.objects.push_back(std::move(pod));
-  }
-  in.typical = scheduler::plugins::TypicalPods(in.pods, "cloud.google.com/gke-accelerator");
+  TIDEPOOL_ASSIGN_OR_RETURN(in.pods, TracePodInfos(trace, options));
+  in.typical = scheduler::plugins::TypicalPods(in.pods, scheduler::PackingArgs().gpu_model_label);
   return in;
 }
 
@@ -154,7 +140,7 @@ StatusOr<PlacementRun> RunOne(const Input& in, const std::string& policy, uint64
   for (size_t i = 0; i < order.size(); ++i) {
     PodInfoConstSharedPtr pod = in.pods[order[i]];
     if (i >= in.pods.size()) {
-      api::Pod copy = in.objects[order[i]];
+      api::Pod copy = pod->ToPod();
       copy.meta.name += "-tuned-" + std::to_string(i - in.pods.size());
       copy.meta.uid = copy.meta.name;
       pod = scheduler::MakePodInfo(copy);
@@ -236,6 +222,18 @@ std::string SpreadText(const Spread& s) {
 }
 
 }  // namespace
+
+StatusOr<std::vector<PodInfoConstSharedPtr>> TracePodInfos(const Trace& trace,
+                                                           const TraceOptions& options) {
+  std::vector<PodInfoConstSharedPtr> pods;
+  pods.reserve(trace.rows.size());
+  for (const TraceRow& row : trace.rows) {
+    TIDEPOOL_ASSIGN_OR_RETURN(api::Pod pod, api::codec::PodFromJson(TracePod(row, options)));
+    pod.meta.uid = pod.meta.name;
+    pods.push_back(scheduler::MakePodInfo(pod));
+  }
+  return pods;
+}
 
 const std::vector<std::string>& PlacementPolicies() {
   return scheduler::plugins::PackingPolicies();

@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,7 +35,16 @@
 #include "common/status_or.h"
 #include "sim/trace.h"
 
+namespace tidepool::scheduler {
+class PodInfo;
+}
+
 namespace tidepool::sim {
+
+// The trace's rows as the scheduler sees their pods (TracePod, uid = the name), in row order:
+// the placement experiment's pods and FGD's typical pods (scheduler.packing).
+StatusOr<std::vector<std::shared_ptr<const scheduler::PodInfo>>> TracePodInfos(
+    const Trace& trace, const TraceOptions& options);
 
 // A scenario's `placement:` section.
 struct PlacementSpec {

@@ -244,23 +244,6 @@ std::string PodName(std::string_view raw) {
   return s.substr(first);
 }
 
-// A label value: [A-Za-z0-9-_.], anything else becomes '-', at most 63 characters, starting
-// and ending with an alphanumeric character.
-std::string LabelValue(std::string_view raw) {
-  std::string s;
-  for (char c : raw) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-                    c == '-' || c == '_' || c == '.';
-    s += ok ? c : '-';
-  }
-  if (s.size() > 63) s.resize(63);
-  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
-  while (!s.empty() && !alnum(s.back())) s.pop_back();
-  size_t first = 0;
-  while (first < s.size() && !alnum(s[first])) ++first;
-  return s.substr(first);
-}
-
 std::string DetectFormat(const Table& t) {
   if (t.Has("instance_sn") && t.Has("gpu_request")) return "dlrm";
   if (t.Has("num_gpu") && t.Has("gpu_milli")) return "openb";
@@ -378,6 +361,21 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
 StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed) {
   TIDEPOOL_ASSIGN_OR_RETURN(std::string text, ReadFile(options.file));
   return ParseTrace(text, options, seed);
+}
+
+std::string LabelValue(std::string_view raw) {
+  std::string s;
+  for (char c : raw) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '-' || c == '_' || c == '.';
+    s += ok ? c : '-';
+  }
+  if (s.size() > 63) s.resize(63);
+  const auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  while (!s.empty() && !alnum(s.back())) s.pop_back();
+  size_t first = 0;
+  while (first < s.size() && !alnum(s[first])) ++first;
+  return s.substr(first);
 }
 
 json TracePod(const TraceRow& row, const TraceOptions& options) {

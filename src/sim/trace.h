@@ -141,6 +141,10 @@ StatusOr<Trace> ParseTrace(const std::string& text, const TraceOptions& options,
 // Reads options.file and parses it. NotFound "open <file>: no such file or directory".
 StatusOr<Trace> LoadTrace(const TraceOptions& options, uint64_t seed);
 
+// A label value made of `raw`: [A-Za-z0-9-_.], anything else becomes '-', at most 63
+// characters, starting and ending with an alphanumeric character.
+std::string LabelValue(std::string_view raw);
+
 // The Pod a row becomes (see the file comment).
 nlohmann::json TracePod(const TraceRow& row, const TraceOptions& options);
 
