@@ -125,6 +125,15 @@ int main(int argc, char** argv) {
   up_cmd->add_option("--gcloud-config", up.gcloud_config,
                      "Write a gcloud configuration directory (use it as CLOUDSDK_CONFIG) whose "
                      "endpoints point at this cluster's GKE API");
+  up_cmd
+      ->add_option("--cloud", up.cloud,
+                   "The cloud to emulate: gke (GKE's API for gcloud) or aws (EKS, Auto "
+                   "Scaling, EC2 and STS for the aws CLI; EKS nodes, AWS instance types)")
+      ->default_val("gke");
+  up_cmd->add_option("--aws-config", up.aws_config,
+                     "With --cloud aws: write an AWS CLI config and credentials file into this "
+                     "directory (use them as AWS_CONFIG_FILE and AWS_SHARED_CREDENTIALS_FILE) "
+                     "whose endpoint is this cluster's AWS API");
   up_cmd->add_option("--speed", up.speed,
                      "Divide every emulated duration (VM boot, kubelet, GPU driver, scheduler "
                      "backoffs, event TTL, every autoscaler timer) by this factor; timestamps "

@@ -78,4 +78,29 @@ Status WriteGcloudConfig(const GcloudConfig& c) {
   return OkStatus();
 }
 
+Status WriteAwsConfig(const AwsConfig& c) {
+  const std::filesystem::path root = std::filesystem::absolute(c.dir);
+  auto fail = [&](const Status& s) {
+    return UnavailableError("--aws-config " + c.dir + ": " + std::string(s.message()));
+  };
+  std::ostringstream cfg;
+  cfg << "# Written by tidepool up: the aws CLI talks to the emulated AWS at " << c.api_url << "\n"
+      << "[default]\n"
+      << "region = " << c.region << "\n"
+      << "output = json\n"
+      << "endpoint_url = " << c.api_url << "\n";
+  if (!c.ca_pem.empty()) {
+    const std::string ca_file = (root / "ca.crt").string();
+    if (Status s = WritePrivateFile(ca_file, c.ca_pem); !s.ok()) return fail(s);
+    cfg << "ca_bundle = " << ca_file << "\n";
+  }
+  if (Status s = WritePrivateFile((root / "config").string(), cfg.str()); !s.ok()) return fail(s);
+  const std::string credentials = "[default]\naws_access_key_id = " + c.access_key_id +
+                                  "\naws_secret_access_key = " + c.secret_access_key + "\n";
+  if (Status s = WritePrivateFile((root / "credentials").string(), credentials); !s.ok()) {
+    return fail(s);
+  }
+  return OkStatus();
+}
+
 }  // namespace tidepool::runtime

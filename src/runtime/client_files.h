@@ -14,6 +14,12 @@
 //                        hands it to kubectl); with a CA, core/custom_ca_certs_file = DIR/ca.crt
 //                        (the HTTPS API's CA, so gcloud verifies it); core/project,
 //                        compute/zone; no prompts, surveys or update checks.
+//   WriteAwsConfig       an AWS CLI config and credentials file in one directory (DIR/config,
+//                        DIR/credentials: use them as AWS_CONFIG_FILE and
+//                        AWS_SHARED_CREDENTIALS_FILE): profile default with region, output json,
+//                        endpoint_url = `api_url` (botocore's global endpoint setting: every
+//                        service, eks, autoscaling, ec2 and sts, goes to tidepool) and, with a
+//                        CA, ca_bundle = DIR/ca.crt; the credentials tidepool issued.
 // Errors are Unavailable, naming the path.
 #pragma once
 
@@ -35,5 +41,15 @@ struct GcloudConfig {
   std::string ca_pem;   // empty: none (plain HTTP)
 };
 [[nodiscard]] Status WriteGcloudConfig(const GcloudConfig& config);
+
+struct AwsConfig {
+  std::string dir;
+  std::string api_url;
+  std::string region;
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string ca_pem;  // empty: none (plain HTTP)
+};
+[[nodiscard]] Status WriteAwsConfig(const AwsConfig& config);
 
 }  // namespace tidepool::runtime

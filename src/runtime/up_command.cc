@@ -21,6 +21,9 @@
 #include "apiserver/pod_logs.h"
 #include "apiserver/resources.h"
 #include "apiserver/storage/backend.h"
+#include "cloud/aws/aws_api.h"
+#include "cloud/aws/aws_catalog.h"
+#include "cloud/aws/eks_node_style.h"
 #include "cloud/externalgrpc/cloud_provider_server.h"
 #include "cloud/gke/gke_api.h"
 #include "cloud/gke/tls_endpoint.h"
@@ -53,8 +56,23 @@ nodePools:
   initialNodeCount: 3
 )";
 
+// --cloud aws: an EKS cluster with a system node group (eksctl's default instance type).
+constexpr char kDefaultAwsConfig[] = R"(
+seed: 1
+cluster: {project: "123456789012", name: tidepool, zone: us-west-2a}
+nodePools:
+- name: system
+  machineType: m5.large
+  initialNodeCount: 2
+  minNodes: 2
+  maxNodes: 2
+)";
+
+// The AWS account tidepool's emulated AWS reports (STS, ARNs).
+constexpr char kAwsAccount[] = "123456789012";
+
 StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
-  std::string text = kDefaultConfig;
+  std::string text = o.cloud == "aws" ? kDefaultAwsConfig : kDefaultConfig;
   std::string path = "<built-in>";
   std::string dir = ".";
   if (!o.config.empty()) {
@@ -72,6 +90,13 @@ StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
   // runFor, a simulation's length, is optional: tidepool up runs until it is stopped.
   TIDEPOOL_ASSIGN_OR_RETURN(sim::Scenario sc,
                             sim::ParseScenario(text, path, dir, sim::ScenarioUse::kClusterConfig));
+  if (o.cloud == "aws") {
+    sc.world.cloud.catalog = cloud::aws::AwsCatalog();
+    sc.world.cloud.style = &cloud::aws::EksNodeStyle();
+    for (cloud::emulated::NodePoolSpec& pool : sc.world.node_pools) {
+      if (pool.disk_size_gb == cloud::emulated::kDefaultBootDiskGb) pool.disk_size_gb = 20;
+    }
+  }
   return sc.world;
 }
 
@@ -151,9 +176,27 @@ StatusOr<Listeners> StartListeners(const UpOptions& o, const Exposure& e,
   return l;
 }
 
+// The AWS credentials tidepool issues for a run: derived from its bearer token.
+std::pair<std::string, std::string> AwsCredentials(const std::string& token) {
+  std::string id = "AKIA";
+  for (size_t i = 0; id.size() < 20 && i < token.size(); ++i) {
+    const unsigned char c = static_cast<unsigned char>(token[i]);
+    if (std::isalnum(c)) id += static_cast<char>(std::toupper(c));
+  }
+  while (id.size() < 20) id += 'X';
+  std::string secret = token.substr(0, std::min<size_t>(40, token.size()));
+  while (secret.size() < 40) secret += 'x';
+  return {id, secret};
+}
+
 Status WriteClientFiles(const UpOptions& o, const Exposure& e, const Listeners& l,
                         const sim::WorldOptions& w, const std::string& token) {
   const std::string ca = e.secure ? l.tls->ca_pem() : "";
+  if (!o.aws_config.empty()) {
+    auto [id, secret] = AwsCredentials(token);
+    TIDEPOOL_RETURN_IF_ERROR(
+        WriteAwsConfig({o.aws_config, l.url, cloud::aws::AwsRegionOf(w.zone), id, secret, ca}));
+  }
   if (!o.kubeconfig.empty()) {
     TIDEPOOL_RETURN_IF_ERROR(WriteKubeconfig(o.kubeconfig, l.url, ca, e.secure ? token : ""));
   }
@@ -183,6 +226,19 @@ void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
     out << "  export KUBECONFIG=" << std::filesystem::absolute(o.kubeconfig).string() << "\n";
   } else if (!e.secure) {
     out << "  kubectl --server " << l.url << " get nodes\n";
+  }
+  if (o.cloud == "aws") {
+    out << "tidepool up: AWS API (aws eks, autoscaling, ec2, sts) at " << l.url << "/, EKS cluster "
+        << w.cluster << " in " << cloud::aws::AwsRegionOf(w.zone) << ", endpoint https://"
+        << l.endpoint << "\n";
+    if (!o.aws_config.empty()) {
+      const std::string dir = std::filesystem::absolute(o.aws_config).string();
+      out << "  export AWS_CONFIG_FILE=" << dir << "/config AWS_SHARED_CREDENTIALS_FILE=" << dir
+          << "/credentials AWS_EC2_METADATA_DISABLED=true\n";
+    } else {
+      out << "  (its endpoint and credentials are written with --aws-config DIR)\n";
+    }
+    return;
   }
   out << "tidepool up: GKE API (gcloud) at " << l.url << "/, cluster endpoint https://"
       << l.endpoint << "\n";
@@ -229,7 +285,20 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: --speed must be a positive number\n";
     return 2;
   }
+  if (options.cloud != "gke" && options.cloud != "aws") {
+    err << "error: --cloud must be gke or aws, not \"" << options.cloud << "\"\n";
+    return 2;
+  }
+  if (!options.aws_config.empty() && options.cloud != "aws") {
+    err << "error: --aws-config needs --cloud aws\n";
+    return 2;
+  }
   StatusOr<Exposure> exposure = DecideExposure(options);
+  if (exposure.ok() && exposure->secure && options.cloud == "aws") {
+    err << "error: --cloud aws serves on loopback only (the API does not verify EKS tokens "
+           "yet)\n";
+    return 2;
+  }
   if (!exposure.ok()) {
     err << "error: " << exposure.status().message() << "\n";
     return 2;
@@ -362,8 +431,21 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
-  auto handler = [&api, &gke_api, &access](const apiserver::http::HttpRequest& req,
-                                            apiserver::http::ResponseWriter& rw) {
+  std::atomic<cloud::aws::AwsApi*> aws_api{nullptr};
+  const bool aws = options.cloud == "aws";
+  auto handler = [&api, &gke_api, &aws_api, &access, aws](const apiserver::http::HttpRequest& req,
+                                                          apiserver::http::ResponseWriter& rw) {
+    if (aws && cloud::aws::IsAwsRequest(req.method, req.path, req.headers)) {
+      cloud::aws::AwsApi* a = aws_api.load();
+      if (a == nullptr) {
+        rw.Send(503, "application/json", R"({"message":"starting"})");
+        return;
+      }
+      cloud::aws::AwsResponse r =
+          a->Handle({req.method, req.path, req.query, req.headers, req.body});
+      rw.Send(r.status, r.content_type, std::move(r.body), r.headers);
+      return;
+    }
     if (std::optional<Denial> denied = access.Check(req)) {
       rw.Send(denied->status, denied->content_type, std::move(denied->body));
       return;
@@ -414,7 +496,20 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   QueuedGkeControl gke_control(*cloud, executor, cluster_info, node_ip);
   components.gke_api.journal = cloud_journal;
   cloud::gke::GkeApi gke(gke_control, clock, components.gke_api);
-  gke_api.store(&gke);
+  if (!aws) gke_api.store(&gke);
+  cloud::aws::EksClusterInfo eks_info;
+  eks_info.account = kAwsAccount;
+  eks_info.name = w.cluster;
+  eks_info.region = cloud::aws::AwsRegionOf(w.zone);
+  eks_info.zones = {w.zone};
+  for (const char* z : {"a", "b", "c"}) {
+    if (eks_info.region + z != w.zone) eks_info.zones.push_back(eks_info.region + z);
+  }
+  eks_info.endpoint = "https://" + listeners.endpoint;
+  eks_info.ca_pem = listeners.tls->ca_pem();
+  eks_info.created = cluster_info.create_time;
+  cloud::aws::AwsApi aws_front(gke_control, w.cloud.catalog, eks_info, clock, SubSeed(w.seed, 7));
+  if (aws) aws_api.store(&aws_front);
 
   // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each
   // call runs on the cloud's thread, as the GKE API's do.
@@ -510,6 +605,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   out.flush();
   listeners.Stop();
   gke_api.store(nullptr);
+  aws_api.store(nullptr);
   // Before the cloud's thread stops: a call in flight waits for that thread.
   if (external_grpc != nullptr) external_grpc->Stop();
   stopping = true;

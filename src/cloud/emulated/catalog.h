@@ -91,6 +91,9 @@ struct MachineType {
   int builtin_accelerator_count = 0;
   double price_per_hour = 0;       // on-demand, built-in GPUs included
   double spot_price_per_hour = 0;  // spot (GCE's spot and preemptible prices are the same)
+  // The kubelet's max pods for this machine: 0 for the cloud's default (GKE: 110 on every
+  // machine); EKS derives it from the instance type's network interfaces (cloud/aws).
+  int max_pods = 0;
 
   // True if N1 (the only family accelerators can be attached to).
   bool AcceptsAttachedAccelerators() const { return family == "n1"; }

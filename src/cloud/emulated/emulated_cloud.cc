@@ -10,15 +10,6 @@
 namespace tidepool::cloud::emulated {
 namespace {
 
-// A node name, or a provider id "gce://<project>/<zone>/<name>" (cluster-autoscaler builds fake
-// nodes named by provider id for instances that have no node): the instance name.
-std::string_view InstanceName(std::string_view name_or_provider_id) {
-  if (name_or_provider_id.starts_with("gce://")) {
-    return name_or_provider_id.substr(name_or_provider_id.rfind('/') + 1);
-  }
-  return name_or_provider_id;
-}
-
 // GKE limits node pool names to 40 characters of an RFC 1035 label.
 constexpr size_t kMaxNodePoolNameLength = 40;
 // GCE instance names are at most 63 characters.
@@ -196,10 +187,10 @@ Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
   if (spec.zones.empty()) {
     spec.zones.push_back(default_zone_);
   }
-  const std::string region = RegionOf(default_zone_);
+  const std::string region = style().RegionOf(default_zone_);
   for (size_t i = 0; i < spec.zones.size(); ++i) {
     const std::string& z = spec.zones[i];
-    if (RegionOf(z) != region || z.size() <= region.size() + 1) {
+    if (style().RegionOf(z) != region || z.size() <= region.size() || z.back() == '-') {
       return InvalidArgumentError("Invalid value for field \"node_pool.locations\": \"" + z +
                                   "\": node locations must be zones of region " + region + ".");
     }
@@ -261,7 +252,7 @@ Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
   pool.prefix = InstancePrefix(cluster_, spec.name);
   pool.spec = std::move(spec);
   // GKE's automatic taint on GPU pools, unless the user gave it already.
-  if (pool.accelerator.has_value()) {
+  if (pool.accelerator.has_value() && style().TaintsGpuPools()) {
     api::Taint gpu{std::string(kTaintGpuKey), std::string(kTaintGpuValue),
                    api::TaintEffect::kNoSchedule, std::nullopt};
     const bool present = std::any_of(pool.spec.taints.begin(), pool.spec.taints.end(),
@@ -392,13 +383,9 @@ Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
 
 int EmulatedCloud::NodeGpuCount(const api::Node& node) const {
   const api::Labels& labels = node.meta.labels;
-  auto type = labels.find(std::string(kLabelGkeAccelerator));
-  if (type == labels.end()) return 0;
-  if (auto pool = labels.find(std::string(kLabelGkeNodePool)); pool != labels.end()) {
+  if (auto pool = labels.find(std::string(style().PoolLabel())); pool != labels.end()) {
     StatusOr<NodePoolInfo> info = GetNodePoolConfig(pool->second);
-    if (info.ok() && info->accelerator.has_value() && info->accelerator->type == type->second) {
-      return info->accelerator->count;
-    }
+    if (info.ok() && info->accelerator.has_value()) return info->accelerator->count;
   }
   if (int n = static_cast<int>(api::Get(node.status.capacity, api::kResourceNvidiaGpu).Value());
       n > 0) {
@@ -530,7 +517,7 @@ Status EmulatedCloud::DeleteNodes(std::string_view pool, const std::vector<std::
   std::vector<std::string> victims;
   int live = 0;
   for (const std::string& given : names) {
-    auto it = vms_.find(InstanceName(given));
+    auto it = vms_.find(VmName(given));
     if (it == vms_.end()) {
       return NotFoundError("node " + given + " is not an instance of any node pool");
     }
@@ -591,7 +578,7 @@ Status EmulatedCloud::DecreaseTargetSize(std::string_view pool, int delta) {
 
 std::optional<std::string> EmulatedCloud::PoolOfInstance(
     std::string_view name_or_provider_id) const {
-  auto it = vms_.find(InstanceName(name_or_provider_id));
+  auto it = vms_.find(VmName(name_or_provider_id));
   if (it == vms_.end()) {
     return std::nullopt;
   }
@@ -651,10 +638,10 @@ Status EmulatedCloud::CheckQuota(const Pool& pool, int new_instances) const {
   if (limit == options_.faults.gpu_quota.end()) {
     return OkStatus();
   }
-  const std::string region = RegionOf(pool.spec.zones.front());
+  const std::string region = style().RegionOf(pool.spec.zones.front());
   int64_t used = 0;
   for (const auto& [name, vm] : vms_) {
-    if (vm.status == VmStatus::kFailed || RegionOf(vm.zone) != region) {
+    if (vm.status == VmStatus::kFailed || style().RegionOf(vm.zone) != region) {
       continue;
     }
     const Pool* other = FindPool(vm.pool);
@@ -723,29 +710,25 @@ std::string EmulatedCloud::PickZone(const Pool& pool) const {
   return *best;
 }
 
-std::string EmulatedCloud::NewInstanceName(const Pool& pool, std::string_view zone) {
-  static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-  const size_t zone_index =
-      std::find(pool.spec.zones.begin(), pool.spec.zones.end(), zone) - pool.spec.zones.begin();
-  const std::string base = pool.prefix + "-" + pool.hashes[zone_index] + "-";
-  while (true) {
-    std::string name = base;
-    for (int i = 0; i < 4; ++i) {
-      name += kAlphabet[random_.Uniform(36)];
-    }
-    if (vms_.find(name) == vms_.end()) {
-      return name;
-    }
-  }
+std::string EmulatedCloud::VmName(std::string_view name_or_provider_id) const {
+  if (name_or_provider_id.find("://") == std::string_view::npos)
+    return std::string(name_or_provider_id);
+  auto it = by_provider_id_.find(name_or_provider_id);
+  return it == by_provider_id_.end() ? std::string() : it->second;
 }
 
 std::string EmulatedCloud::RequestInstance(Pool& pool) {
   const std::string zone = PickZone(pool);
   Vm vm;
-  vm.name = NewInstanceName(pool, zone);
+  const size_t zone_index =
+      std::find(pool.spec.zones.begin(), pool.spec.zones.end(), zone) - pool.spec.zones.begin();
+  const std::string base = pool.prefix + "-" + pool.hashes[zone_index];
+  VmIdentity id = style().NewVm({project_, pool.spec.name, zone, base}, random_,
+                                [this](std::string_view n) { return vms_.find(n) != vms_.end(); });
+  vm.name = std::move(id.name);
   vm.pool = pool.spec.name;
   vm.zone = zone;
-  vm.provider_id = "gce://" + project_ + "/" + zone + "/" + vm.name;
+  vm.provider_id = std::move(id.provider_id);
   vm.seq = next_seq_++;
   vm.requested_at = Now();
   // Faults, decided now, in a fixed order (so random draws replay).
@@ -765,6 +748,7 @@ std::string EmulatedCloud::RequestInstance(Pool& pool) {
 
   const std::string name = vm.name;
   Vm& stored = vms_.emplace(name, std::move(vm)).first->second;
+  by_provider_id_[stored.provider_id] = name;
   pool.instances.push_back(name);
   CountLive(stored, +1);
   TouchVm(name);
@@ -846,6 +830,7 @@ void EmulatedCloud::Erase(const std::string& name) {
                        p->instances.end());
     if (p->settling.erase(name) > 0) TouchPool(p->spec.name);
   }
+  by_provider_id_.erase(it->second.provider_id);
   vms_.erase(it);
   TouchVm(name);
 }
@@ -1038,9 +1023,9 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
   // The pool's labels first; GKE's and the kubelet's own labels win.
   api::Labels& l = node.meta.labels;
   l = pool.spec.labels;
-  AddGkeNodeLabels(l, name, zone, machine, pool.spec.name, pool.spec.spot,
-                   pool.accelerator.has_value() ? std::string_view(pool.accelerator->type)
-                                                : std::string_view());
+  style().AddNodeLabels(
+      l, {name, zone, pool.spec.name, &machine, pool.spec.spot,
+          pool.accelerator.has_value() ? std::string_view(pool.accelerator->type) : ""});
   if (pool.accelerator.has_value()) AddGpuSharingLabels(l, *pool.accelerator);
   const bool gpu_up = stage == NodeStage::kGpuReady && pool.accelerator.has_value();
   if (gpu_up) AddGpuFeatureLabels(l, options_.catalog, *pool.accelerator);
@@ -1053,13 +1038,13 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
     node.spec.taints.push_back(api::Taint{std::string(api::kTaintNodeNotReady), "",
                                           api::TaintEffect::kNoSchedule, registered_at});
   }
-  if (!is_template) {
-    node.spec.provider_id = "gce://" + project_ + "/" + zone + "/" + name;
+  if (auto vm = vms_.find(name); !is_template && vm != vms_.end()) {
+    node.spec.provider_id = vm->second.provider_id;
   }
 
   const std::optional<Accelerator> gpus = gpu_up ? pool.accelerator : std::nullopt;
-  node.status.capacity = Capacity(machine, gpus, pool.spec.disk_size_gb);
-  node.status.allocatable = Allocatable(machine, gpus, pool.spec.disk_size_gb);
+  node.status.capacity = style().Capacity(machine, gpus, pool.spec.disk_size_gb);
+  node.status.allocatable = style().Allocatable(machine, gpus, pool.spec.disk_size_gb);
   if (!gpu_up && pool.accelerator.has_value() &&
       options_.gpu_before_driver == GpuResourceBeforeDriver::kZeroAllocatable) {
     node.status.capacity[std::string(api::kResourceNvidiaGpu)] =

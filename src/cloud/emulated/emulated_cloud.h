@@ -64,6 +64,7 @@
 #include "cloud/cloud_journal.h"
 #include "cloud/cloud_provider.h"
 #include "cloud/emulated/catalog.h"
+#include "cloud/emulated/node_style.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "common/random.h"
@@ -235,6 +236,8 @@ enum class GpuResourceBeforeDriver {
 
 struct EmulatedCloudOptions {
   Catalog catalog = Catalog::Gke();
+  // Which cloud's nodes these are (node_style.h); must outlive the cloud.
+  const NodeStyle* style = &GkeNodeStyle();
   LifecycleDelays delays;
   Faults faults;
   GpuResourceBeforeDriver gpu_before_driver = GpuResourceBeforeDriver::kAbsent;
@@ -277,6 +280,9 @@ struct NodePoolSpec {
   std::vector<api::Taint> taints;
   bool spot = false;
   int64_t disk_size_gb = kDefaultBootDiskGb;
+  // The pool's name as the autoscaler's node group (NodeGroup::Id): EKS's Auto Scaling group
+  // "eks-<nodegroup>-<uuid>"; empty: the pool's name.
+  std::string group_id;
 };
 
 // NodePool.status values.
@@ -452,7 +458,10 @@ class EmulatedCloud {
   bool Fires(const std::vector<FaultMatch>& rules, const Pool& pool, std::string_view zone);
   bool Matches(const FaultMatch& m, const Pool& pool, std::string_view zone) const;
   std::string PickZone(const Pool& pool) const;
-  std::string NewInstanceName(const Pool& pool, std::string_view zone);
+  // The VM's name for a node name or a provider id (of any VM, stopping ones included); "" for
+  // a provider id no VM has.
+  std::string VmName(std::string_view name_or_provider_id) const;
+  const NodeStyle& style() const { return *options_.style; }
   // Requests one instance; returns its name.
   std::string RequestInstance(Pool& pool);
   // Starts deleting an instance (no-op if already stopping).
@@ -518,6 +527,7 @@ class EmulatedCloud {
   std::vector<CloudObserver*> observers_;
   std::map<std::string, Pool, std::less<>> pools_;
   std::map<std::string, Vm, std::less<>> vms_;
+  std::map<std::string, std::string, std::less<>> by_provider_id_;  // provider id -> VM name
   uint64_t instances_version_ = 1;  // moved by TouchPool / TouchVm
   uint64_t next_seq_ = 1;    // instance creation order
   uint64_t next_token_ = 1;  // identifies a scheduled lifecycle step
@@ -535,7 +545,8 @@ class EmulatedNodeGroup final : public NodeGroup {
  public:
   EmulatedNodeGroup(EmulatedCloud& cloud, std::string pool);
 
-  std::string Id() const override { return pool_; }
+  // The pool's group_id, else its name.
+  std::string Id() const override;
   int MinSize() const override;
   int MaxSize() const override;
   StatusOr<int> TargetSize() const override;
@@ -559,11 +570,11 @@ class EmulatedCloudProvider final : public CloudProvider, public PricingModel {
  public:
   explicit EmulatedCloudProvider(EmulatedCloud& cloud);
 
-  std::string_view Name() const override { return "gke"; }
+  std::string_view Name() const override;
   std::vector<NodeGroup*> NodeGroups() override;
   // By the cloud.google.com/gke-nodepool label; nullptr unless that pool is autoscaled.
   NodeGroup* NodeGroupForNode(const api::Node& node) override;
-  std::string GpuLabel() const override { return std::string(kLabelGkeAccelerator); }
+  std::string GpuLabel() const override;
   // The type from the GPU label; a node without the label but with nvidia.com/gpu allocatable
   // gets an empty type (cluster-autoscaler's GetNodeGPUFromCloudProvider); nullopt otherwise.
   std::optional<GpuConfig> GetNodeGpuConfig(const api::Node& node) const override;

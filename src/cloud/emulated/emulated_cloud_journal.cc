@@ -187,6 +187,7 @@ std::string EmulatedCloud::PoolJson(const Pool& p) const {
                {"taints", taints},
                {"spot", s.spot},
                {"diskSizeGb", s.disk_size_gb}};
+  if (!s.group_id.empty()) spec["groupId"] = s.group_id;
   return json{{"spec", spec},
               {"accelerator", AcceleratorJson(p.accelerator)},
               {"status", NodePoolStatusName(p.status)},
@@ -280,6 +281,7 @@ StatusOr<EmulatedCloud::Pool> EmulatedCloud::PoolFromJson(const CloudRecord& rec
   }
   s.spot = spec.Bool("spot");
   s.disk_size_gb = spec.Int("diskSizeGb");
+  if (spec.Has("groupId")) s.group_id = spec.Str("groupId");
   if (!spec.ok()) return spec.status();
   p.accelerator = r.Acc("accelerator");
   StatusOr<NodePoolStatus> status = ParsePoolStatus(r.Str("status"));
@@ -367,7 +369,9 @@ StatusOr<bool> EmulatedCloud::Restore() {
       continue;
     }
     next_seq_ = std::max(next_seq_, vm.seq + 1);
-    order.push_back(&vms_.emplace(r.name, std::move(vm)).first->second);
+    Vm& stored = vms_.emplace(r.name, std::move(vm)).first->second;
+    by_provider_id_[stored.provider_id] = stored.name;
+    order.push_back(&stored);
   }
   std::sort(order.begin(), order.end(), [](const Vm* a, const Vm* b) { return a->seq < b->seq; });
   for (const Vm* vm : order) {

@@ -36,17 +36,30 @@ Status EmulatedNodeGroup::DecreaseTargetSize(int delta) {
 
 StatusOr<std::vector<Instance>> EmulatedNodeGroup::Nodes() const { return cloud_.Instances(pool_); }
 
+std::string EmulatedNodeGroup::Id() const {
+  StatusOr<NodePoolInfo> info = cloud_.GetNodePoolConfig(pool_);
+  return info.ok() && !info->spec.group_id.empty() ? info->spec.group_id : pool_;
+}
+
 uint64_t EmulatedNodeGroup::NodesVersion() const { return cloud_.InstancesVersion(); }
 
 StatusOr<api::Node> EmulatedNodeGroup::TemplateNode() const { return cloud_.TemplateNode(pool_); }
 
 std::string EmulatedNodeGroup::Debug() const {
-  return pool_ + " (" + std::to_string(MinSize()) + ":" + std::to_string(MaxSize()) + ")";
+  return Id() + " (" + std::to_string(MinSize()) + ":" + std::to_string(MaxSize()) + ")";
 }
 
 // ---- EmulatedCloudProvider ----------------------------------------------------------------------
 
 EmulatedCloudProvider::EmulatedCloudProvider(EmulatedCloud& cloud) : cloud_(cloud) {}
+
+std::string_view EmulatedCloudProvider::Name() const {
+  return cloud_.options().style->ProviderName();
+}
+
+std::string EmulatedCloudProvider::GpuLabel() const {
+  return std::string(cloud_.options().style->GpuLabel());
+}
 
 EmulatedNodeGroup* EmulatedCloudProvider::GroupFor(const std::string& pool) {
   auto it = groups_.find(pool);
@@ -65,10 +78,10 @@ std::vector<NodeGroup*> EmulatedCloudProvider::NodeGroups() {
 }
 
 NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
-  // The nodepool label, as GKE sets it; else the instance behind the provider id (a node CA
+  // The pool label, as GKE (EKS) sets it; else the instance behind the provider id (a node CA
   // builds for an instance with no registered node has only that).
   std::string pool;
-  auto label = node.meta.labels.find(std::string(kLabelGkeNodePool));
+  auto label = node.meta.labels.find(std::string(cloud_.options().style->PoolLabel()));
   if (label != node.meta.labels.end()) {
     pool = label->second;
   } else if (node.spec.provider_id.empty()) {
@@ -86,13 +99,13 @@ NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
 }
 
 std::optional<GpuConfig> EmulatedCloudProvider::GetNodeGpuConfig(const api::Node& node) const {
-  auto label = node.meta.labels.find(std::string(kLabelGkeAccelerator));
+  const std::string gpu_label = GpuLabel();
+  auto label = node.meta.labels.find(gpu_label);
   if (label != node.meta.labels.end()) {
-    return GpuConfig{std::string(kLabelGkeAccelerator), label->second,
-                     std::string(api::kResourceNvidiaGpu)};
+    return GpuConfig{gpu_label, label->second, std::string(api::kResourceNvidiaGpu)};
   }
   if (api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Sign() > 0) {
-    return GpuConfig{std::string(kLabelGkeAccelerator), "", std::string(api::kResourceNvidiaGpu)};
+    return GpuConfig{gpu_label, "", std::string(api::kResourceNvidiaGpu)};
   }
   return std::nullopt;
 }
@@ -113,11 +126,14 @@ StatusOr<double> EmulatedCloudProvider::NodePrice(const api::Node& node, TimePoi
                          " label");
   }
   std::optional<Accelerator> accelerator;
-  if (auto type = labels.find(std::string(kLabelGkeAccelerator)); type != labels.end()) {
+  // Attached GPUs are priced on their own; built-in ones are in the machine's price (and a GPU
+  // label a user set on an EKS node group names no price).
+  const MachineType* m = cloud_.catalog().FindMachineType(machine->second);
+  if (auto type = labels.find(GpuLabel());
+      type != labels.end() && m != nullptr && m->AcceptsAttachedAccelerators()) {
     accelerator = Accelerator{type->second, cloud_.NodeGpuCount(node)};
   }
-  auto spot = labels.find(std::string(kLabelGkeSpot));
-  const bool is_spot = spot != labels.end() && spot->second == "true";
+  const bool is_spot = cloud_.options().style->IsSpot(labels);
   TIDEPOOL_ASSIGN_OR_RETURN(const double per_hour,
                             cloud_.catalog().HourlyPrice(machine->second, accelerator, is_spot));
   const double hours = std::chrono::duration<double>(end - start).count() / 3600.0;

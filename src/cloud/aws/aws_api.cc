@@ -1,0 +1,1329 @@
+#include "cloud/aws/aws_api.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
+#include <tuple>
+
+#include "apiserver/http/server.h"
+#include "cloud/aws/eks_node_style.h"
+#include "common/base64.h"
+
+namespace tidepool::cloud::aws {
+namespace {
+
+namespace emu = cloud::emulated;
+using json = nlohmann::json;
+
+constexpr char kAutoscalingNs[] = "http://autoscaling.amazonaws.com/doc/2011-01-01/";
+constexpr char kEc2Ns[] = "http://ec2.amazonaws.com/doc/2016-11-15/";
+constexpr char kStsNs[] = "https://sts.amazonaws.com/doc/2011-06-15/";
+// EKS's default instance type and disk when a create-nodegroup names none (EKS API reference).
+constexpr char kDefaultInstanceType[] = "t3.medium";
+constexpr int kDefaultDiskSize = 20;
+
+std::string Xml(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+std::string El(std::string_view name, std::string_view text) {
+  return "<" + std::string(name) + ">" + Xml(text) + "</" + std::string(name) + ">";
+}
+
+// Seconds since the epoch, as EKS returns timestamps.
+double EpochSeconds(TimePoint t) {
+  return std::chrono::duration<double>(t.time_since_epoch()).count();
+}
+
+// A form-encoded body (the Query protocols) as parameters.
+std::map<std::string, std::string> FormParams(std::string_view body) {
+  std::map<std::string, std::string> out;
+  size_t start = 0;
+  while (start <= body.size()) {
+    size_t amp = body.find('&', start);
+    if (amp == std::string_view::npos) amp = body.size();
+    std::string_view pair = body.substr(start, amp - start);
+    if (!pair.empty()) {
+      const size_t eq = pair.find('=');
+      std::string key = apiserver::http::UrlDecode(pair.substr(0, eq), true);
+      std::string value =
+          eq == std::string_view::npos ? "" : apiserver::http::UrlDecode(pair.substr(eq + 1), true);
+      out[std::move(key)] = std::move(value);
+    }
+    start = amp + 1;
+  }
+  return out;
+}
+
+// Values of a Query list: "<prefix>.1", "<prefix>.2", ... in order.
+std::vector<std::string> ListParam(const std::map<std::string, std::string>& p,
+                                   const std::string& prefix) {
+  std::vector<std::string> out;
+  for (int i = 1;; ++i) {
+    auto it = p.find(prefix + "." + std::to_string(i));
+    if (it == p.end()) return out;
+    out.push_back(it->second);
+  }
+}
+
+struct Filter {
+  std::string name;
+  std::vector<std::string> values;
+};
+
+// "<prefix>.N.Name" with values "<prefix>.N.<values>.M".
+std::vector<Filter> Filters(const std::map<std::string, std::string>& p, const std::string& prefix,
+                            const std::string& values) {
+  std::vector<Filter> out;
+  for (int i = 1;; ++i) {
+    const std::string base = prefix + "." + std::to_string(i);
+    auto name = p.find(base + ".Name");
+    if (name == p.end()) return out;
+    out.push_back({name->second, ListParam(p, base + "." + values)});
+  }
+}
+
+bool AnyOf(const std::vector<std::string>& values, std::string_view v) {
+  return std::find(values.begin(), values.end(), v) != values.end();
+}
+
+std::string_view EksEffect(api::TaintEffect e) {
+  switch (e) {
+    case api::TaintEffect::kNoSchedule:
+      return "NO_SCHEDULE";
+    case api::TaintEffect::kPreferNoSchedule:
+      return "PREFER_NO_SCHEDULE";
+    case api::TaintEffect::kNoExecute:
+      return "NO_EXECUTE";
+  }
+  return "NO_SCHEDULE";
+}
+
+std::optional<api::TaintEffect> ParseEksEffect(std::string_view e) {
+  if (e == "NO_SCHEDULE") return api::TaintEffect::kNoSchedule;
+  if (e == "PREFER_NO_SCHEDULE") return api::TaintEffect::kPreferNoSchedule;
+  if (e == "NO_EXECUTE") return api::TaintEffect::kNoExecute;
+  return std::nullopt;
+}
+
+// An error of one of the protocols.
+struct AwsError {
+  int status = 400;
+  std::string code;
+  std::string message;
+};
+
+AwsError FromStatus(const Status& s) {
+  switch (s.code()) {
+    case StatusCode::kNotFound:
+      return {404, "ResourceNotFoundException", std::string(s.message())};
+    case StatusCode::kAlreadyExists:
+      return {409, "ResourceInUseException", std::string(s.message())};
+    case StatusCode::kResourceExhausted:
+      return {400, "ResourceLimitExceededException", std::string(s.message())};
+    default:
+      return {400, "InvalidParameterException", std::string(s.message())};
+  }
+}
+
+// GPU name and memory per GPU (MiB) as EC2's DescribeInstanceTypes reports them.
+std::pair<std::string, int64_t> Ec2GpuInfo(std::string_view accelerator) {
+  static const std::map<std::string, std::pair<std::string, int64_t>, std::less<>> kGpus = {
+      {"nvidia-tesla-t4", {"T4", 16384}},     {"nvidia-a10g", {"A10G", 24576}},
+      {"nvidia-l4", {"L4", 24576}},           {"nvidia-l40s", {"L40S", 49152}},
+      {"nvidia-tesla-v100", {"V100", 16384}}, {"nvidia-tesla-a100", {"A100", 40960}},
+      {"nvidia-a100-80gb", {"A100", 81920}},  {"nvidia-h100", {"H100", 81920}},
+      {"nvidia-h200", {"H200", 144384}},
+  };
+  auto it = kGpus.find(accelerator);
+  return it == kGpus.end() ? std::pair<std::string, int64_t>{std::string(accelerator), 0}
+                           : it->second;
+}
+
+}  // namespace
+
+// ---- Routing ------------------------------------------------------------------------------------
+
+std::string AwsServiceOf(const AwsRequest& r) {
+  auto auth = r.headers.find("authorization");
+  if (auth != r.headers.end() && auth->second.starts_with("AWS4-HMAC-SHA256")) {
+    const size_t cred = auth->second.find("Credential=");
+    if (cred != std::string::npos) {
+      // AKID/date/region/service/aws4_request
+      std::string_view scope(auth->second);
+      scope = scope.substr(cred + 11);
+      scope = scope.substr(0, scope.find_first_of(", "));
+      std::vector<std::string_view> parts;
+      size_t start = 0;
+      while (start <= scope.size()) {
+        size_t slash = scope.find('/', start);
+        if (slash == std::string_view::npos) slash = scope.size();
+        parts.push_back(scope.substr(start, slash - start));
+        start = slash + 1;
+      }
+      if (parts.size() == 5) return std::string(parts[3]);
+    }
+  }
+  if (r.path == "/clusters" || r.path.starts_with("/clusters/")) return "eks";
+  if (r.method == "POST" && r.path == "/") {
+    const std::map<std::string, std::string> p = FormParams(r.body);
+    auto version = p.find("Version");
+    if (version == p.end()) return "";
+    if (version->second == "2011-01-01") return "autoscaling";
+    if (version->second == "2016-11-15") return "ec2";
+    if (version->second == "2011-06-15") return "sts";
+  }
+  return "";
+}
+
+bool IsAwsRequest(std::string_view method, std::string_view path,
+                  const std::map<std::string, std::string>& headers) {
+  auto auth = headers.find("authorization");
+  if (auth != headers.end() && auth->second.starts_with("AWS4-HMAC-SHA256")) return true;
+  if (path == "/clusters" || path.starts_with("/clusters/")) return true;
+  auto type = headers.find("content-type");
+  return method == "POST" && path == "/" && type != headers.end() &&
+         type->second.starts_with("application/x-www-form-urlencoded");
+}
+
+// ---- State --------------------------------------------------------------------------------------
+
+struct AsgTag {
+  std::string key;
+  std::string value;
+  bool propagate = true;
+};
+
+struct Activity {
+  std::string id;
+  std::string description;
+  std::string cause;
+  std::string status;  // Successful, Failed, InProgress
+  std::string message;
+  TimePoint start;
+};
+
+struct NodegroupMeta {
+  std::string uuid;
+  std::string asg;
+  TimePoint created;
+  TimePoint modified;
+  std::vector<std::string> subnets;
+  std::vector<std::string> instance_types;
+  std::string ami_type = "AL2_x86_64";
+  std::string node_role;
+  std::string capacity_type = "ON_DEMAND";
+  int disk_size = kDefaultDiskSize;
+  json tags = json::object();
+  std::vector<AsgTag> user_tags;  // on the ASG, beyond EKS's
+  std::vector<std::string> updates;
+  std::vector<Activity> activities;
+  bool deleting = false;
+};
+
+struct Update {
+  std::string id;
+  std::string nodegroup;
+  std::string type;
+  json params = json::array();
+  TimePoint created;
+};
+
+struct AwsApi::State {
+  gke::GkeControl& control;
+  const emu::Catalog& catalog;
+  EksClusterInfo cluster;
+  const Clock& clock;
+  Random random;
+  std::map<std::string, NodegroupMeta, std::less<>> meta;
+  std::map<std::string, Update, std::less<>> updates;
+
+  State(gke::GkeControl& c, const emu::Catalog& cat, EksClusterInfo info, const Clock& clk,
+        uint64_t seed)
+      : control(c), catalog(cat), cluster(std::move(info)), clock(clk), random(seed) {}
+
+  std::string Uuid() {
+    const uint64_t a = random.Next();
+    const uint64_t b = random.Next();
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%08x-%04x-%04x-%04x-%012llx", static_cast<unsigned>(a >> 32),
+                  static_cast<unsigned>((a >> 16) & 0xffff),
+                  static_cast<unsigned>(0x4000 | (a & 0x0fff)),
+                  static_cast<unsigned>(0x8000 | ((b >> 48) & 0x3fff)),
+                  static_cast<unsigned long long>(b & 0xffffffffffffULL));
+    return buf;
+  }
+
+  // The node group's launch template (EKS makes one per node group): "lt-0" + 16 hex.
+  static std::string LaunchTemplateId(const NodegroupMeta& m) {
+    std::string hex;
+    for (char c : m.uuid) {
+      if (c != '-' && hex.size() < 16) hex += c;
+    }
+    return "lt-0" + hex;
+  }
+
+  std::string Arn(std::string_view service, std::string_view resource) const {
+    return "arn:aws:" + std::string(service) + ":" + cluster.region + ":" + cluster.account + ":" +
+           std::string(resource);
+  }
+
+  // A pool's EKS metadata; derived from its name when it was not created here.
+  NodegroupMeta& MetaOf(const emu::NodePoolInfo& pool) {
+    auto it = meta.find(pool.spec.name);
+    if (it != meta.end()) return it->second;
+    NodegroupMeta m;
+    const uint64_t h = std::hash<std::string>{}(pool.spec.name);
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%08x-0000-4000-8000-%012llx", static_cast<unsigned>(h >> 32),
+                  static_cast<unsigned long long>(h & 0xffffffffffffULL));
+    m.uuid = buf;
+    m.asg =
+        pool.spec.group_id.empty() ? "eks-" + pool.spec.name + "-" + m.uuid : pool.spec.group_id;
+    m.created = m.modified = cluster.created;
+    m.instance_types = {pool.spec.machine_type};
+    m.ami_type = pool.accelerator.has_value() ? "AL2_x86_64_GPU" : "AL2_x86_64";
+    m.capacity_type = pool.spec.spot ? "SPOT" : "ON_DEMAND";
+    m.disk_size = static_cast<int>(pool.spec.disk_size_gb);
+    for (size_t i = 0; i < pool.spec.zones.size(); ++i) {
+      m.subnets.push_back("subnet-0" + std::to_string(i) + "tidepool");
+    }
+    return meta.emplace(pool.spec.name, std::move(m)).first->second;
+  }
+
+  std::vector<AsgTag> AsgTags(const std::string& pool, const NodegroupMeta& m) const {
+    std::vector<AsgTag> tags = {
+        {"eks:cluster-name", cluster.name, true},
+        {"eks:nodegroup-name", pool, true},
+        {"k8s.io/cluster-autoscaler/enabled", "true", true},
+        {"k8s.io/cluster-autoscaler/" + cluster.name, "owned", true},
+        {"kubernetes.io/cluster/" + cluster.name, "owned", true},
+    };
+    for (const AsgTag& t : m.user_tags) {
+      auto same =
+          std::find_if(tags.begin(), tags.end(), [&](const AsgTag& x) { return x.key == t.key; });
+      if (same != tags.end()) {
+        *same = t;
+      } else {
+        tags.push_back(t);
+      }
+    }
+    std::sort(tags.begin(), tags.end(),
+              [](const AsgTag& a, const AsgTag& b) { return a.key < b.key; });
+    return tags;
+  }
+
+  std::vector<std::string> Zones() const {
+    if (!cluster.zones.empty()) return cluster.zones;
+    return {cluster.region + "a", cluster.region + "b", cluster.region + "c"};
+  }
+
+  // The pool (by node group name) whose ASG is `asg`.
+  std::optional<emu::NodePoolInfo> PoolOfAsg(std::string_view asg) {
+    for (emu::NodePoolInfo& p : control.ListNodePools()) {
+      if (MetaOf(p).asg == asg) return std::move(p);
+    }
+    return std::nullopt;
+  }
+};
+
+AwsApi::AwsApi(gke::GkeControl& control, const emu::Catalog& catalog, EksClusterInfo cluster,
+               const Clock& clock, uint64_t seed)
+    : state_(std::make_unique<State>(control, catalog, std::move(cluster), clock, seed)) {}
+
+AwsApi::~AwsApi() = default;
+
+namespace {
+
+// ---- Responses ----------------------------------------------------------------------------------
+
+AwsResponse EksJson(int status, const json& body) {
+  return {status, "application/json", {}, body.dump()};
+}
+
+AwsResponse EksError(const AwsError& e, std::string_view cluster = "",
+                     std::string_view nodegroup = "") {
+  json body = {{"message", e.message}};
+  if (!cluster.empty()) body["clusterName"] = cluster;
+  if (!nodegroup.empty()) body["nodegroupName"] = nodegroup;
+  return {e.status, "application/json", {{"x-amzn-ErrorType", e.code}}, body.dump()};
+}
+
+AwsResponse QueryXml(std::string_view action, std::string_view ns, const std::string& result,
+                     const std::string& request_id) {
+  std::string body = "<?xml version=\"1.0\"?>\n<" + std::string(action) + "Response xmlns=\"" +
+                     std::string(ns) + "\">";
+  if (!result.empty()) {
+    body += "<" + std::string(action) + "Result>" + result + "</" + std::string(action) + "Result>";
+  }
+  body += "<ResponseMetadata><RequestId>" + request_id + "</RequestId></ResponseMetadata></" +
+          std::string(action) + "Response>";
+  return {200, "text/xml", {}, std::move(body)};
+}
+
+AwsResponse QueryError(const AwsError& e, std::string_view ns, const std::string& request_id) {
+  return {e.status,
+          "text/xml",
+          {},
+          "<?xml version=\"1.0\"?>\n<ErrorResponse xmlns=\"" + std::string(ns) +
+              "\"><Error><Type>Sender</Type>" + El("Code", e.code) + El("Message", e.message) +
+              "</Error>" + El("RequestId", request_id) + "</ErrorResponse>"};
+}
+
+AwsResponse Ec2Xml(std::string_view action, const std::string& inner,
+                   const std::string& request_id) {
+  return {200,
+          "text/xml;charset=UTF-8",
+          {},
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<" + std::string(action) +
+              "Response xmlns=\"" + kEc2Ns + "\">" + El("requestId", request_id) + inner + "</" +
+              std::string(action) + "Response>"};
+}
+
+AwsResponse Ec2Error(const AwsError& e, const std::string& request_id) {
+  return {e.status,
+          "text/xml;charset=UTF-8",
+          {},
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Response><Errors><Error>" +
+              El("Code", e.code) + El("Message", e.message) + "</Error></Errors>" +
+              El("RequestID", request_id) + "</Response>"};
+}
+
+}  // namespace
+
+// ---- EKS ----------------------------------------------------------------------------------------
+
+namespace {
+
+std::string NodegroupStatus(const emu::NodePoolInfo& p, const NodegroupMeta& m) {
+  if (m.deleting || p.status == emu::NodePoolStatus::kStopping) return "DELETING";
+  switch (p.status) {
+    case emu::NodePoolStatus::kProvisioning:
+      return "CREATING";
+    case emu::NodePoolStatus::kError:
+      return "DEGRADED";
+    default:
+      return "ACTIVE";
+  }
+}
+
+json NodegroupJson(AwsApi::State& s, const emu::NodePoolInfo& p) {
+  NodegroupMeta& m = s.MetaOf(p);
+  json taints = json::array();
+  for (const api::Taint& t : p.spec.taints) {
+    json x = {{"key", t.key}, {"effect", EksEffect(t.effect)}};
+    if (!t.value.empty()) x["value"] = t.value;
+    taints.push_back(std::move(x));
+  }
+  json issues = json::array();
+  if (p.status == emu::NodePoolStatus::kError) {
+    issues.push_back({{"code", "AsgInstanceLaunchFailures"},
+                      {"message", m.activities.empty() ? "Instances failed to launch."
+                                                       : m.activities.back().message},
+                      {"resourceIds", {m.asg}}});
+  }
+  return {
+      {"nodegroupName", p.spec.name},
+      {"nodegroupArn",
+       s.Arn("eks", "nodegroup/" + s.cluster.name + "/" + p.spec.name + "/" + m.uuid)},
+      {"clusterName", s.cluster.name},
+      {"version", s.cluster.version},
+      {"releaseVersion", s.cluster.version + ".3-20250519"},
+      {"createdAt", EpochSeconds(m.created)},
+      {"modifiedAt", EpochSeconds(m.modified)},
+      {"status", NodegroupStatus(p, m)},
+      {"capacityType", m.capacity_type},
+      {"scalingConfig",
+       {{"minSize", p.spec.min_nodes},
+        {"maxSize", p.spec.max_nodes},
+        {"desiredSize", p.target_size}}},
+      {"instanceTypes", m.instance_types},
+      {"subnets", m.subnets},
+      {"amiType", m.ami_type},
+      {"nodeRole", m.node_role.empty() ? "arn:aws:iam::" + s.cluster.account + ":role/tidepool-node"
+                                       : m.node_role},
+      {"labels", p.spec.labels},
+      {"taints", taints},
+      {"resources", {{"autoScalingGroups", {{{"name", m.asg}}}}}},
+      {"diskSize", m.disk_size},
+      {"health", {{"issues", issues}}},
+      {"updateConfig", {{"maxUnavailable", 1}}},
+      {"tags", m.tags}};
+}
+
+json ClusterJson(const AwsApi::State& s) {
+  json subnets = json::array();
+  for (size_t i = 0; i < s.Zones().size(); ++i) {
+    subnets.push_back("subnet-0" + std::to_string(i) + "tidepool");
+  }
+  return {{"name", s.cluster.name},
+          {"arn", s.Arn("eks", "cluster/" + s.cluster.name)},
+          {"createdAt", EpochSeconds(s.cluster.created)},
+          {"version", s.cluster.version},
+          {"endpoint", s.cluster.endpoint},
+          {"roleArn", "arn:aws:iam::" + s.cluster.account + ":role/tidepool-cluster"},
+          {"resourcesVpcConfig",
+           {{"subnetIds", subnets},
+            {"securityGroupIds", json::array()},
+            {"clusterSecurityGroupId", "sg-0tidepool"},
+            {"vpcId", "vpc-0tidepool"},
+            {"endpointPublicAccess", true},
+            {"endpointPrivateAccess", false},
+            {"publicAccessCidrs", {"0.0.0.0/0"}}}},
+          {"kubernetesNetworkConfig", {{"serviceIpv4Cidr", "10.100.0.0/16"}, {"ipFamily", "ipv4"}}},
+          {"status", "ACTIVE"},
+          {"certificateAuthority", {{"data", Base64Encode(s.cluster.ca_pem)}}},
+          {"platformVersion", s.cluster.platform_version},
+          {"tags", json::object()},
+          {"accessConfig", {{"authenticationMode", "API_AND_CONFIG_MAP"}}}};
+}
+
+std::string NoNodegroup(std::string_view name) {
+  // EKS's text.
+  return "No node group found for name: " + std::string(name) + ".";
+}
+
+StatusOr<json> ParseBody(const std::string& body) {
+  if (body.empty()) return json::object();
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) {
+    return InvalidArgumentError("Invalid request body: not a JSON object");
+  }
+  return j;
+}
+
+// An int field of a JSON object; nullopt when absent; an error when not an integer.
+StatusOr<std::optional<int>> IntField(const json& o, const char* key, std::string_view where) {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return std::optional<int>();
+  if (!it->is_number_integer()) {
+    return InvalidArgumentError(std::string(where) + "." + key + " must be an integer");
+  }
+  const int64_t v = it->get<int64_t>();
+  if (v < 0 || v > 100000) {
+    return InvalidArgumentError(std::string(where) + "." + key +
+                                " is out of range: " + std::to_string(v));
+  }
+  return std::optional<int>(static_cast<int>(v));
+}
+
+StatusOr<std::vector<api::Taint>> ParseTaints(const json& list) {
+  std::vector<api::Taint> out;
+  if (!list.is_array()) return InvalidArgumentError("taints must be a list");
+  for (const json& t : list) {
+    if (!t.is_object() || !t.contains("key") || !t["key"].is_string()) {
+      return InvalidArgumentError("Taint key is required");
+    }
+    const std::string effect = t.value("effect", "");
+    std::optional<api::TaintEffect> e = ParseEksEffect(effect);
+    if (!e.has_value()) {
+      // EKS's enum: NO_SCHEDULE | NO_EXECUTE | PREFER_NO_SCHEDULE.
+      return InvalidArgumentError("Value '" + effect +
+                                  "' at 'taints.effect' failed to satisfy constraint: Member "
+                                  "must satisfy enum value set: [NO_SCHEDULE, NO_EXECUTE, "
+                                  "PREFER_NO_SCHEDULE]");
+    }
+    api::Taint taint;
+    taint.key = t["key"].get<std::string>();
+    taint.value = t.value("value", "");
+    taint.effect = *e;
+    out.push_back(std::move(taint));
+  }
+  return out;
+}
+
+StatusOr<api::Labels> ParseLabels(const json& o) {
+  api::Labels out;
+  if (!o.is_object()) return InvalidArgumentError("labels must be a map");
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (!it.value().is_string()) return InvalidArgumentError("label values must be strings");
+    out[it.key()] = it.value().get<std::string>();
+  }
+  return out;
+}
+
+}  // namespace
+
+namespace {
+
+AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
+  StatusOr<json> req = ParseBody(body);
+  if (!req.ok())
+    return EksError({400, "InvalidParameterException", std::string(req.status().message())});
+  const json& r = *req;
+  const std::string name = r.value("nodegroupName", "");
+  if (name.empty()) {
+    return EksError({400, "InvalidParameterException", "nodegroupName is required"},
+                    s.cluster.name);
+  }
+  for (const emu::NodePoolInfo& p : s.control.ListNodePools()) {
+    if (p.spec.name == name) {
+      // EKS's text.
+      return EksError(
+          {409, "ResourceInUseException",
+           "NodeGroup already exists with name " + name + " and cluster name " + s.cluster.name},
+          s.cluster.name, name);
+    }
+  }
+  NodegroupMeta m;
+  m.uuid = s.Uuid();
+  m.asg = "eks-" + name + "-" + m.uuid;
+  m.created = m.modified = s.clock.Now();
+  m.node_role = r.value("nodeRole", "");
+  m.ami_type = r.value("amiType", "AL2_x86_64");
+  m.capacity_type = r.value("capacityType", "ON_DEMAND");
+  if (m.capacity_type != "ON_DEMAND" && m.capacity_type != "SPOT") {
+    return EksError(
+        {400, "InvalidParameterException",
+         "capacityType " + m.capacity_type + " is not supported by tidepool (ON_DEMAND, SPOT)"},
+        s.cluster.name, name);
+  }
+  if (r.contains("subnets") && r["subnets"].is_array()) {
+    for (const json& x : r["subnets"]) {
+      if (x.is_string()) m.subnets.push_back(x.get<std::string>());
+    }
+  }
+  if (m.subnets.empty()) {
+    return EksError({400, "InvalidParameterException", "Subnets are required"}, s.cluster.name,
+                    name);
+  }
+  if (r.contains("instanceTypes") && r["instanceTypes"].is_array()) {
+    for (const json& x : r["instanceTypes"]) {
+      if (x.is_string()) m.instance_types.push_back(x.get<std::string>());
+    }
+  }
+  if (m.instance_types.empty()) m.instance_types.push_back(kDefaultInstanceType);
+  if (r.contains("diskSize") && r["diskSize"].is_number_integer()) {
+    m.disk_size = r["diskSize"].get<int>();
+  }
+  if (r.contains("tags") && r["tags"].is_object()) m.tags = r["tags"];
+
+  // scalingConfig: EKS's defaults min 1, max 2, desired 2.
+  int min = 1;
+  int max = 2;
+  int desired = 2;
+  if (r.contains("scalingConfig")) {
+    const json& sc = r["scalingConfig"];
+    for (auto [key, target] : {std::pair{"minSize", &min}, std::pair{"maxSize", &max},
+                               std::pair{"desiredSize", &desired}}) {
+      StatusOr<std::optional<int>> v = IntField(sc, key, "scalingConfig");
+      if (!v.ok()) return EksError(FromStatus(v.status()), s.cluster.name, name);
+      if (v->has_value()) *target = **v;
+    }
+  }
+  if (max < 1 || min > max || desired < min || desired > max) {
+    // EKS's texts for a bad scaling config.
+    return EksError(
+        {400, "InvalidParameterException",
+         max < 1     ? "Maximum capacity " + std::to_string(max) + " can't be less than 1"
+         : min > max ? "Minimum capacity " + std::to_string(min) +
+                           " can't be greater than maximum capacity " + std::to_string(max)
+                     : "Desired capacity:" + std::to_string(desired) +
+                           " can't be greater than max size:" + std::to_string(max) +
+                           " or less than min size:" + std::to_string(min)},
+        s.cluster.name, name);
+  }
+
+  emu::NodePoolSpec spec;
+  spec.name = name;
+  spec.machine_type = m.instance_types.front();
+  const std::vector<std::string> zones = s.Zones();
+  for (size_t i = 0; i < m.subnets.size(); ++i) {
+    const std::string& z = zones[i % zones.size()];
+    if (std::find(spec.zones.begin(), spec.zones.end(), z) == spec.zones.end()) {
+      spec.zones.push_back(z);
+    }
+  }
+  spec.min_nodes = min;
+  spec.max_nodes = max;
+  spec.autoscaling = true;
+  spec.initial_node_count = desired;
+  spec.spot = m.capacity_type == "SPOT";
+  spec.disk_size_gb = m.disk_size;
+  spec.group_id = m.asg;
+  if (r.contains("labels")) {
+    StatusOr<api::Labels> labels = ParseLabels(r["labels"]);
+    if (!labels.ok()) return EksError(FromStatus(labels.status()), s.cluster.name, name);
+    spec.labels = std::move(labels).value();
+  }
+  if (r.contains("taints")) {
+    StatusOr<std::vector<api::Taint>> taints = ParseTaints(r["taints"]);
+    if (!taints.ok()) return EksError(FromStatus(taints.status()), s.cluster.name, name);
+    spec.taints = std::move(taints).value();
+  }
+  if (s.catalog.FindMachineType(spec.machine_type) == nullptr) {
+    return EksError({400, "InvalidParameterException",
+                     "Instance type " + spec.machine_type + " is not supported"},
+                    s.cluster.name, name);
+  }
+  if (Status st = s.control.CreateNodePool(spec); !st.ok()) {
+    return EksError(FromStatus(st), s.cluster.name, name);
+  }
+  s.meta[name] = std::move(m);
+  StatusOr<emu::NodePoolInfo> p = s.control.GetNodePool(name);
+  if (!p.ok()) return EksError(FromStatus(p.status()), s.cluster.name, name);
+  json ng = NodegroupJson(s, *p);
+  ng["status"] = "CREATING";  // EKS answers a create with CREATING
+  return EksJson(200, {{"nodegroup", ng}});
+}
+
+json UpdateJson(const Update& u) {
+  return {{"id", u.id},
+          {"status", "Successful"},
+          {"type", u.type},
+          {"params", u.params},
+          {"createdAt", EpochSeconds(u.created)},
+          {"errors", json::array()}};
+}
+
+AwsResponse UpdateNodegroupConfig(AwsApi::State& s, const emu::NodePoolInfo& p,
+                                  const std::string& body) {
+  StatusOr<json> req = ParseBody(body);
+  if (!req.ok()) return EksError(FromStatus(req.status()), s.cluster.name, p.spec.name);
+  const json& r = *req;
+  Update u;
+  u.id = s.Uuid();
+  u.nodegroup = p.spec.name;
+  u.created = s.clock.Now();
+  u.type = "ConfigUpdate";
+  if (r.contains("scalingConfig")) {
+    int min = p.spec.min_nodes;
+    int max = p.spec.max_nodes;
+    int desired = p.target_size;
+    for (auto [key, target, type] :
+         {std::tuple{"minSize", &min, "MinSize"}, std::tuple{"maxSize", &max, "MaxSize"},
+          std::tuple{"desiredSize", &desired, "DesiredSize"}}) {
+      StatusOr<std::optional<int>> v = IntField(r["scalingConfig"], key, "scalingConfig");
+      if (!v.ok()) return EksError(FromStatus(v.status()), s.cluster.name, p.spec.name);
+      if (v->has_value()) {
+        *target = **v;
+        u.params.push_back({{"type", type}, {"value", std::to_string(**v)}});
+      }
+    }
+    if (max < 1 || min > max || desired < min || desired > max) {
+      return EksError({400, "InvalidParameterException",
+                       "Desired capacity:" + std::to_string(desired) +
+                           " can't be greater than max size:" + std::to_string(max) +
+                           " or less than min size:" + std::to_string(min)},
+                      s.cluster.name, p.spec.name);
+    }
+    if (Status st = s.control.SetAutoscaling(p.spec.name, true, min, max); !st.ok()) {
+      return EksError(FromStatus(st), s.cluster.name, p.spec.name);
+    }
+    if (desired != p.target_size) {
+      if (Status st = s.control.SetSize(p.spec.name, desired); !st.ok()) {
+        return EksError(FromStatus(st), s.cluster.name, p.spec.name);
+      }
+    }
+  }
+  if (r.contains("labels")) {
+    const json& l = r["labels"];
+    api::Labels labels = p.spec.labels;
+    if (l.contains("addOrUpdateLabels")) {
+      StatusOr<api::Labels> add = ParseLabels(l["addOrUpdateLabels"]);
+      if (!add.ok()) return EksError(FromStatus(add.status()), s.cluster.name, p.spec.name);
+      for (auto& [k, v] : *add) labels[k] = v;
+      u.params.push_back({{"type", "LabelsToAdd"}, {"value", l["addOrUpdateLabels"].dump()}});
+    }
+    if (l.contains("removeLabels") && l["removeLabels"].is_array()) {
+      for (const json& k : l["removeLabels"]) {
+        if (k.is_string()) labels.erase(k.get<std::string>());
+      }
+      u.params.push_back({{"type", "LabelsToRemove"}, {"value", l["removeLabels"].dump()}});
+    }
+    if (Status st = s.control.SetLabels(p.spec.name, labels); !st.ok()) {
+      return EksError(FromStatus(st), s.cluster.name, p.spec.name);
+    }
+  }
+  if (r.contains("taints")) {
+    const json& t = r["taints"];
+    std::vector<api::Taint> taints = p.spec.taints;
+    if (t.contains("addOrUpdateTaints")) {
+      StatusOr<std::vector<api::Taint>> add = ParseTaints(t["addOrUpdateTaints"]);
+      if (!add.ok()) return EksError(FromStatus(add.status()), s.cluster.name, p.spec.name);
+      for (api::Taint& a : *add) {
+        std::erase_if(taints,
+                      [&](const api::Taint& x) { return x.key == a.key && x.effect == a.effect; });
+        taints.push_back(std::move(a));
+      }
+      u.params.push_back({{"type", "TaintsToAdd"}, {"value", t["addOrUpdateTaints"].dump()}});
+    }
+    if (t.contains("removeTaints")) {
+      StatusOr<std::vector<api::Taint>> remove = ParseTaints(t["removeTaints"]);
+      if (!remove.ok()) return EksError(FromStatus(remove.status()), s.cluster.name, p.spec.name);
+      for (const api::Taint& a : *remove) {
+        std::erase_if(taints,
+                      [&](const api::Taint& x) { return x.key == a.key && x.effect == a.effect; });
+      }
+      u.params.push_back({{"type", "TaintsToRemove"}, {"value", t["removeTaints"].dump()}});
+    }
+    if (Status st = s.control.SetTaints(p.spec.name, taints); !st.ok()) {
+      return EksError(FromStatus(st), s.cluster.name, p.spec.name);
+    }
+  }
+  NodegroupMeta& m = s.MetaOf(p);
+  m.modified = u.created;
+  m.updates.push_back(u.id);
+  json out = UpdateJson(u);
+  out["status"] = "InProgress";  // as EKS answers the call; describe-update says Successful
+  s.updates[u.id] = std::move(u);
+  return EksJson(200, {{"update", out}});
+}
+
+// Splits "/clusters/C/..." into its segments after "clusters".
+std::vector<std::string> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  size_t start = 1;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start);
+    if (slash == std::string_view::npos) slash = path.size();
+    out.emplace_back(path.substr(start, slash - start));
+    start = slash + 1;
+  }
+  return out;
+}
+
+std::string QueryValue(const std::multimap<std::string, std::string>& q, const std::string& k) {
+  auto it = q.find(k);
+  return it == q.end() ? "" : it->second;
+}
+
+AwsResponse HandleEks(AwsApi::State& s, const AwsRequest& r) {
+  const std::vector<std::string> seg = Segments(r.path);  // "clusters", C, ...
+  if (seg.size() == 1) {
+    if (r.method == "GET") return EksJson(200, {{"clusters", {s.cluster.name}}});
+    if (r.method == "POST") {
+      StatusOr<json> req = ParseBody(r.body);
+      const std::string name = req.ok() ? req->value("name", "") : "";
+      if (name == s.cluster.name) {
+        return EksError(
+            {409, "ResourceInUseException", "Cluster already exists with name: " + name}, name);
+      }
+      return EksError({400, "InvalidRequestException",
+                       "tidepool emulates one EKS cluster (" + s.cluster.name +
+                           "); create-cluster is not supported"});
+    }
+  }
+  if (seg.empty() || seg[0] != "clusters") {
+    return EksError({404, "ResourceNotFoundException", "Unknown path " + r.path});
+  }
+  const std::string& cluster = seg[1];
+  if (cluster != s.cluster.name) {
+    // EKS's text.
+    return EksError(
+        {404, "ResourceNotFoundException", "No cluster found for name: " + cluster + "."}, cluster);
+  }
+  if (seg.size() == 2) {
+    if (r.method == "GET") return EksJson(200, {{"cluster", ClusterJson(s)}});
+    if (r.method == "DELETE") {
+      return EksError({400, "InvalidRequestException",
+                       "tidepool's emulated EKS cluster cannot be deleted; stop tidepool up"},
+                      cluster);
+    }
+  }
+  if (seg.size() == 3 && seg[2] == "node-groups") {
+    if (r.method == "POST") return CreateNodegroup(s, r.body);
+    if (r.method == "GET") {
+      json names = json::array();
+      for (const emu::NodePoolInfo& p : s.control.ListNodePools()) names.push_back(p.spec.name);
+      return EksJson(200, {{"nodegroups", names}});
+    }
+  }
+  if (seg.size() == 4 && seg[2] == "updates" && r.method == "GET") {
+    auto u = s.updates.find(seg[3]);
+    const std::string ng = QueryValue(r.query, "nodegroupName");
+    if (u == s.updates.end() || (!ng.empty() && u->second.nodegroup != ng)) {
+      return EksError({404, "ResourceNotFoundException", "No update found for ID: " + seg[3] + "."},
+                      cluster, ng);
+    }
+    return EksJson(200, {{"update", UpdateJson(u->second)}});
+  }
+  if (seg.size() >= 4 && seg[2] == "node-groups") {
+    const std::string& name = seg[3];
+    StatusOr<emu::NodePoolInfo> p = s.control.GetNodePool(name);
+    if (!p.ok()) {
+      return EksError({404, "ResourceNotFoundException", NoNodegroup(name)}, cluster, name);
+    }
+    if (seg.size() == 4 && r.method == "GET") {
+      return EksJson(200, {{"nodegroup", NodegroupJson(s, *p)}});
+    }
+    if (seg.size() == 4 && r.method == "DELETE") {
+      NodegroupMeta& m = s.MetaOf(*p);
+      if (m.deleting || p->status == emu::NodePoolStatus::kStopping) {
+        return EksError(
+            {409, "ResourceInUseException", "Nodegroup " + name + " is already being deleted"},
+            cluster, name);
+      }
+      if (Status st = s.control.DeleteNodePool(name); !st.ok()) {
+        return EksError(FromStatus(st), cluster, name);
+      }
+      m.deleting = true;
+      json ng = NodegroupJson(s, *p);
+      ng["status"] = "DELETING";
+      return EksJson(200, {{"nodegroup", ng}});
+    }
+    if (seg.size() == 5 && seg[4] == "update-config" && r.method == "POST") {
+      return UpdateNodegroupConfig(s, *p, r.body);
+    }
+    if (seg.size() == 5 && seg[4] == "updates" && r.method == "GET") {
+      return EksJson(200, {{"updateIds", s.MetaOf(*p).updates}});
+    }
+  }
+  return EksError({404, "ResourceNotFoundException",
+                   "tidepool's EKS does not serve " + r.method + " " + r.path});
+}
+
+// ---- Auto Scaling -------------------------------------------------------------------------------
+
+std::string InstanceState(emu::VmStatus status) {
+  switch (status) {
+    case emu::VmStatus::kProvisioning:
+      return "Pending";
+    case emu::VmStatus::kRunning:
+      return "InService";
+    case emu::VmStatus::kStopping:
+      return "Terminating";
+    case emu::VmStatus::kFailed:
+      return "";
+  }
+  return "";
+}
+
+std::string AsgXml(AwsApi::State& s, const emu::NodePoolInfo& p,
+                   const std::vector<gke::VmInfo>& vms) {
+  NodegroupMeta& m = s.MetaOf(p);
+  std::string x =
+      "<member>" + El("AutoScalingGroupName", m.asg) +
+      El("AutoScalingGroupARN",
+         s.Arn("autoscaling", "autoScalingGroup:" + m.uuid + ":autoScalingGroupName/" + m.asg)) +
+      "<MixedInstancesPolicy><LaunchTemplate><LaunchTemplateSpecification>" +
+      El("LaunchTemplateId", AwsApi::State::LaunchTemplateId(m)) +
+      El("LaunchTemplateName", "eks-" + m.uuid) + El("Version", "1") +
+      "</LaunchTemplateSpecification><Overrides>";
+  for (const std::string& t : m.instance_types) {
+    x += "<member>" + El("InstanceType", t) + "</member>";
+  }
+  x += "</Overrides></LaunchTemplate><InstancesDistribution>" +
+       El("OnDemandAllocationStrategy", "prioritized") + El("OnDemandBaseCapacity", "0") +
+       El("OnDemandPercentageAboveBaseCapacity", m.capacity_type == "SPOT" ? "0" : "100") +
+       El("SpotAllocationStrategy", "capacity-optimized") +
+       "</InstancesDistribution></MixedInstancesPolicy>" +
+       El("MinSize", std::to_string(p.spec.min_nodes)) +
+       El("MaxSize", std::to_string(p.spec.max_nodes)) +
+       El("DesiredCapacity", std::to_string(p.target_size)) + El("DefaultCooldown", "300") +
+       "<AvailabilityZones>";
+  for (const std::string& z : p.spec.zones) x += El("member", z);
+  x += "</AvailabilityZones><LoadBalancerNames/><TargetGroupARNs/>" + El("HealthCheckType", "EC2") +
+       El("HealthCheckGracePeriod", "15") + "<Instances>";
+  for (const gke::VmInfo& v : vms) {
+    if (v.instance.node_pool != p.spec.name) continue;
+    const std::string state = InstanceState(v.instance.status);
+    if (state.empty()) continue;
+    x += "<member>" + El("InstanceId", InstanceIdOf(v.instance.provider_id)) +
+         El("InstanceType", v.instance.machine_type) + El("AvailabilityZone", v.instance.zone) +
+         El("LifecycleState", state) + El("HealthStatus", "Healthy") + "<LaunchTemplate>" +
+         El("LaunchTemplateId", AwsApi::State::LaunchTemplateId(m)) +
+         El("LaunchTemplateName", "eks-" + m.uuid) + El("Version", "1") + "</LaunchTemplate>" +
+         El("ProtectedFromScaleIn", "false") + "</member>";
+  }
+  x += "</Instances>" + El("CreatedTime", FormatRfc3339(m.created)) + "<SuspendedProcesses/>";
+  std::string subnets;
+  for (const std::string& sn : m.subnets) subnets += (subnets.empty() ? "" : ",") + sn;
+  x += El("VPCZoneIdentifier", subnets) + "<EnabledMetrics/><Tags>";
+  for (const AsgTag& t : s.AsgTags(p.spec.name, m)) {
+    x += "<member>" + El("ResourceId", m.asg) + El("ResourceType", "auto-scaling-group") +
+         El("Key", t.key) + El("Value", t.value) +
+         El("PropagateAtLaunch", t.propagate ? "true" : "false") + "</member>";
+  }
+  x += "</Tags><TerminationPolicies><member>AllocationStrategy</member><member>OldestLaunchTemplate"
+       "</member><member>OldestInstance</member></TerminationPolicies>" +
+       El("NewInstancesProtectedFromScaleIn", "false") +
+       El("ServiceLinkedRoleARN",
+          "arn:aws:iam::" + s.cluster.account +
+              ":role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling") +
+       El("CapacityRebalance", m.capacity_type == "SPOT" ? "true" : "false") + "</member>";
+  return x;
+}
+
+bool TagFiltersMatch(const std::vector<Filter>& filters, const std::vector<AsgTag>& tags) {
+  for (const Filter& f : filters) {
+    bool any = false;
+    for (const AsgTag& t : tags) {
+      if (f.name == "tag-key") any = any || AnyOf(f.values, t.key);
+      if (f.name == "tag-value") any = any || AnyOf(f.values, t.value);
+      if (f.name.starts_with("tag:")) {
+        any = any || (t.key == f.name.substr(4) && AnyOf(f.values, t.value));
+      }
+    }
+    if (!any) return false;
+  }
+  return true;
+}
+
+// An Activity's fields (the content of its element).
+std::string ActivityFields(const NodegroupMeta& m, const Activity& a) {
+  return El("ActivityId", a.id) + El("AutoScalingGroupName", m.asg) +
+         El("Description", a.description) + El("Cause", a.cause) +
+         El("StartTime", FormatRfc3339(a.start)) + El("EndTime", FormatRfc3339(a.start)) +
+         El("StatusCode", a.status) + (a.message.empty() ? "" : El("StatusMessage", a.message)) +
+         El("Progress", a.status == "InProgress" ? "0" : "100");
+}
+
+Activity NewActivity(AwsApi::State& s, std::string description, std::string cause) {
+  return {s.Uuid(), std::move(description), std::move(cause), "Successful", "", s.clock.Now()};
+}
+
+AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
+  const std::map<std::string, std::string> p = FormParams(r.body);
+  const std::string action = p.count("Action") ? p.at("Action") : "";
+  auto param = [&p](const std::string& k) { return p.count(k) ? p.at(k) : std::string(); };
+  auto validation = [&](std::string msg) {
+    return QueryError({400, "ValidationError", std::move(msg)}, kAutoscalingNs, rid);
+  };
+  auto asg_of = [&](const std::string& name) { return s.PoolOfAsg(name); };
+
+  if (action == "DescribeAutoScalingGroups") {
+    const std::vector<std::string> names = ListParam(p, "AutoScalingGroupNames.member");
+    const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
+    const std::vector<gke::VmInfo> vms = s.control.ListVms();
+    std::string out = "<AutoScalingGroups>";
+    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+      NodegroupMeta& m = s.MetaOf(pool);
+      if (!names.empty() && !AnyOf(names, m.asg)) continue;
+      if (!TagFiltersMatch(filters, s.AsgTags(pool.spec.name, m))) continue;
+      out += AsgXml(s, pool, vms);
+    }
+    out += "</AutoScalingGroups>";
+    return QueryXml(action, kAutoscalingNs, out, rid);
+  }
+  if (action == "SetDesiredCapacity" || action == "UpdateAutoScalingGroup") {
+    const std::string name = param("AutoScalingGroupName");
+    std::optional<emu::NodePoolInfo> pool = asg_of(name);
+    if (!pool.has_value()) {
+      // Auto Scaling's text.
+      return validation("AutoScalingGroup name not found - AutoScalingGroup '" + name +
+                        "' not found");
+    }
+    auto int_param = [&](const std::string& k) -> std::optional<int> {
+      const std::string v = param(k);
+      if (v.empty()) return std::nullopt;
+      char* end = nullptr;
+      const long n = std::strtol(v.c_str(), &end, 10);
+      if (end == v.c_str() || *end != '\0' || n < 0 || n > 100000) return -1;
+      return static_cast<int>(n);
+    };
+    int min = pool->spec.min_nodes;
+    int max = pool->spec.max_nodes;
+    std::optional<int> desired = int_param("DesiredCapacity");
+    if (action == "UpdateAutoScalingGroup") {
+      if (auto v = int_param("MinSize")) min = *v;
+      if (auto v = int_param("MaxSize")) max = *v;
+    } else if (!desired.has_value()) {
+      return validation(
+          "1 validation error detected: Value null at 'desiredCapacity' failed to "
+          "satisfy constraint: Member must not be null");
+    }
+    if (min < 0 || max < 0 || (desired.has_value() && *desired < 0)) {
+      return validation("Invalid size: sizes must be non-negative integers");
+    }
+    if (desired.has_value() && *desired > max) {
+      return validation("New SetDesiredCapacity value " + std::to_string(*desired) +
+                        " is above max value " + std::to_string(max) +
+                        " for the AutoScalingGroup.");
+    }
+    if (desired.has_value() && *desired < min) {
+      return validation("New SetDesiredCapacity value " + std::to_string(*desired) +
+                        " is below min value " + std::to_string(min) +
+                        " for the AutoScalingGroup.");
+    }
+    if (min > max) {
+      return validation("Max bound, " + std::to_string(max) +
+                        ", must be greater than or equal to min bound, " + std::to_string(min));
+    }
+    if (min != pool->spec.min_nodes || max != pool->spec.max_nodes) {
+      if (Status st = s.control.SetAutoscaling(pool->spec.name, true, min, max); !st.ok()) {
+        return validation(std::string(st.message()));
+      }
+    }
+    if (desired.has_value() && *desired != pool->target_size) {
+      if (Status st = s.control.SetSize(pool->spec.name, *desired); !st.ok()) {
+        return validation(std::string(st.message()));
+      }
+      NodegroupMeta& m = s.MetaOf(*pool);
+      m.activities.push_back(NewActivity(
+          s,
+          (*desired > pool->target_size ? "Launching " : "Terminating ") +
+              std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
+          "a user request explicitly set group desired capacity changing the desired capacity "
+          "from " +
+              std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
+    }
+    return QueryXml(action, kAutoscalingNs, "", rid);
+  }
+  if (action == "TerminateInstanceInAutoScalingGroup") {
+    const std::string id = param("InstanceId");
+    const bool decrement = param("ShouldDecrementDesiredCapacity") == "true";
+    for (const gke::VmInfo& v : s.control.ListVms()) {
+      if (InstanceIdOf(v.instance.provider_id) != id) continue;
+      StatusOr<emu::NodePoolInfo> pool = s.control.GetNodePool(v.instance.node_pool);
+      if (!pool.ok()) break;
+      if (Status st = s.control.DeleteInstances(pool->spec.name, {v.instance.name}); !st.ok()) {
+        return validation(std::string(st.message()));
+      }
+      if (!decrement) {
+        // The group keeps its desired capacity: a replacement is launched.
+        if (Status st = s.control.SetSize(pool->spec.name, pool->target_size); !st.ok()) {
+          return validation(std::string(st.message()));
+        }
+      }
+      NodegroupMeta& m = s.MetaOf(*pool);
+      Activity a = NewActivity(
+          s, "Terminating EC2 instance: " + id,
+          "At " + FormatRfc3339(s.clock.Now()) + " instance " + id +
+              " was taken out of service in response to a user request" +
+              (decrement ? ", shrinking the capacity from " + std::to_string(pool->target_size) +
+                               " to " + std::to_string(pool->target_size - 1) + "."
+                         : "."));
+      a.status = "InProgress";
+      m.activities.push_back(a);
+      return QueryXml(action, kAutoscalingNs, "<Activity>" + ActivityFields(m, a) + "</Activity>",
+                      rid);
+    }
+    // Auto Scaling's text.
+    return validation("Instance Id not found - No managed instance found for instance ID: " + id);
+  }
+  if (action == "CreateOrUpdateTags" || action == "DeleteTags") {
+    for (int i = 1;; ++i) {
+      const std::string base = "Tags.member." + std::to_string(i) + ".";
+      if (!p.count(base + "Key")) break;
+      const std::string asg = param(base + "ResourceId");
+      std::optional<emu::NodePoolInfo> pool = asg_of(asg);
+      if (!pool.has_value()) {
+        return validation("AutoScalingGroup name not found - AutoScalingGroup '" + asg +
+                          "' not found");
+      }
+      NodegroupMeta& m = s.MetaOf(*pool);
+      const std::string key = param(base + "Key");
+      std::erase_if(m.user_tags, [&](const AsgTag& t) { return t.key == key; });
+      if (action == "CreateOrUpdateTags") {
+        m.user_tags.push_back(
+            {key, param(base + "Value"), param(base + "PropagateAtLaunch") != "false"});
+      }
+    }
+    return QueryXml(action, kAutoscalingNs, "", rid);
+  }
+  if (action == "DescribeTags") {
+    const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
+    std::string out = "<Tags>";
+    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+      NodegroupMeta& m = s.MetaOf(pool);
+      for (const AsgTag& t : s.AsgTags(pool.spec.name, m)) {
+        bool keep = true;
+        for (const Filter& f : filters) {
+          if (f.name == "auto-scaling-group") keep = keep && AnyOf(f.values, m.asg);
+          if (f.name == "key") keep = keep && AnyOf(f.values, t.key);
+          if (f.name == "value") keep = keep && AnyOf(f.values, t.value);
+          if (f.name == "propagate-at-launch") {
+            keep = keep && AnyOf(f.values, t.propagate ? "true" : "false");
+          }
+        }
+        if (!keep) continue;
+        out += "<member>" + El("ResourceId", m.asg) + El("ResourceType", "auto-scaling-group") +
+               El("Key", t.key) + El("Value", t.value) +
+               El("PropagateAtLaunch", t.propagate ? "true" : "false") + "</member>";
+      }
+    }
+    return QueryXml(action, kAutoscalingNs, out + "</Tags>", rid);
+  }
+  if (action == "DescribeScalingActivities") {
+    const std::string name = param("AutoScalingGroupName");
+    std::string out = "<Activities>";
+    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+      NodegroupMeta& m = s.MetaOf(pool);
+      if (!name.empty() && m.asg != name) continue;
+      for (auto a = m.activities.rbegin(); a != m.activities.rend(); ++a) {
+        out += "<member>" + ActivityFields(m, *a) + "</member>";
+      }
+    }
+    return QueryXml(action, kAutoscalingNs, out + "</Activities>", rid);
+  }
+  // Auto Scaling's text for an operation it does not have.
+  return QueryError(
+      {400, "InvalidAction", "Could not find operation " + action + " for version 2011-01-01"},
+      kAutoscalingNs, rid);
+}
+
+// ---- EC2 ----------------------------------------------------------------------------------------
+
+std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vector<AsgTag>& tags,
+                        const NodegroupMeta& m) {
+  const auto& i = v.instance;
+  int code = 0;
+  std::string name = "pending";
+  if (i.status == emu::VmStatus::kRunning) {
+    code = 16;
+    name = "running";
+  } else if (i.status == emu::VmStatus::kStopping) {
+    code = 32;
+    name = "shutting-down";
+  }
+  const std::string ip = PrivateIpOf(i.name);
+  std::string x = "<item>" + El("instanceId", InstanceIdOf(i.provider_id)) +
+                  El("imageId", m.ami_type.find("GPU") != std::string::npos ||
+                                        m.ami_type.find("NVIDIA") != std::string::npos
+                                    ? "ami-0a9b8c7d6e5f40312"
+                                    : "ami-0e1d2c3b4a5968778") +
+                  "<instanceState>" + El("code", std::to_string(code)) + El("name", name) +
+                  "</instanceState>" + El("privateDnsName", i.name) + "<dnsName/>" +
+                  El("instanceType", i.machine_type) +
+                  El("launchTime", FormatRfc3339(i.requested_at)) + "<placement>" +
+                  El("availabilityZone", i.zone) + El("tenancy", "default") + "</placement>" +
+                  El("privateIpAddress", ip) +
+                  El("subnetId", m.subnets.empty() ? "subnet-0tidepool" : m.subnets.front()) +
+                  El("vpcId", "vpc-0tidepool") + El("architecture", "x86_64") +
+                  El("instanceLifecycle", i.spot ? "spot" : "") + "<tagSet>";
+  for (const AsgTag& t : tags) {
+    if (!t.propagate) continue;
+    x += "<item>" + El("key", t.key) + El("value", t.value) + "</item>";
+  }
+  x += "<item>" + El("key", "aws:autoscaling:groupName") + El("value", m.asg) + "</item>";
+  x += "<item>" + El("key", "aws:eks:cluster-name") + El("value", s.cluster.name) + "</item>";
+  return x + "</tagSet></item>";
+}
+
+AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
+  const std::map<std::string, std::string> p = FormParams(r.body);
+  const std::string action = p.count("Action") ? p.at("Action") : "";
+  if (action == "DescribeInstances") {
+    const std::vector<std::string> ids = ListParam(p, "InstanceId");
+    const std::vector<Filter> filters = Filters(p, "Filter", "Value");
+    std::string out = "<reservationSet>";
+    for (const gke::VmInfo& v : s.control.ListVms()) {
+      if (v.instance.status == emu::VmStatus::kFailed) continue;
+      StatusOr<emu::NodePoolInfo> pool = s.control.GetNodePool(v.instance.node_pool);
+      if (!pool.ok()) continue;
+      const NodegroupMeta& m = s.MetaOf(*pool);
+      std::vector<AsgTag> tags = s.AsgTags(pool->spec.name, m);
+      tags.push_back({"aws:autoscaling:groupName", m.asg, true});
+      const std::string id = InstanceIdOf(v.instance.provider_id);
+      if (!ids.empty() && !AnyOf(ids, id)) continue;
+      const std::string state = v.instance.status == emu::VmStatus::kRunning    ? "running"
+                                : v.instance.status == emu::VmStatus::kStopping ? "shutting-down"
+                                                                                : "pending";
+      bool keep = true;
+      for (const Filter& f : filters) {
+        if (f.name == "instance-id") keep = keep && AnyOf(f.values, id);
+        if (f.name == "instance-state-name") keep = keep && AnyOf(f.values, state);
+        if (f.name == "instance-type") keep = keep && AnyOf(f.values, v.instance.machine_type);
+        if (f.name == "availability-zone") keep = keep && AnyOf(f.values, v.instance.zone);
+        if (f.name == "private-dns-name") keep = keep && AnyOf(f.values, v.instance.name);
+        if (f.name == "tag-key" || f.name.starts_with("tag:")) {
+          keep = keep && TagFiltersMatch({f}, tags);
+        }
+      }
+      if (!keep) continue;
+      out += "<item>" + El("reservationId", "r-0" + id.substr(std::min<size_t>(3, id.size()))) +
+             El("ownerId", s.cluster.account) + "<groupSet/><instancesSet>" +
+             InstanceXml(s, v, s.AsgTags(pool->spec.name, m), m) + "</instancesSet></item>";
+    }
+    return Ec2Xml(action, out + "</reservationSet>", rid);
+  }
+  if (action == "DescribeInstanceTypes") {
+    std::vector<std::string> names = ListParam(p, "InstanceType");
+    if (names.empty()) names = s.catalog.MachineTypeNames();
+    std::string out = "<instanceTypeSet>";
+    for (const std::string& n : names) {
+      const emu::MachineType* m = s.catalog.FindMachineType(n);
+      if (m == nullptr) {
+        // EC2's text.
+        return Ec2Error({400, "InvalidInstanceType",
+                         "The following supplied instance types do not exist: [" + n + "]"},
+                        rid);
+      }
+      out += "<item>" + El("instanceType", m->name) + El("currentGeneration", "true") +
+             "<vCpuInfo>" + El("defaultVCpus", std::to_string(m->vcpus)) + "</vCpuInfo>" +
+             "<memoryInfo>" + El("sizeInMiB", std::to_string(m->memory_mib)) + "</memoryInfo>" +
+             "<processorInfo><supportedArchitectures><item>x86_64</item>"
+             "</supportedArchitectures></processorInfo>";
+      if (m->builtin_accelerator_count > 0) {
+        auto [gpu, mib] = Ec2GpuInfo(m->builtin_accelerator);
+        out += "<gpuInfo><gpus><item>" + El("name", gpu) + El("manufacturer", "NVIDIA") +
+               El("count", std::to_string(m->builtin_accelerator_count)) + "<memoryInfo>" +
+               El("sizeInMiB", std::to_string(mib)) + "</memoryInfo></item></gpus>" +
+               El("totalGpuMemoryInMiB", std::to_string(mib * m->builtin_accelerator_count)) +
+               "</gpuInfo>";
+      }
+      out += "</item>";
+    }
+    return Ec2Xml(action, out + "</instanceTypeSet>", rid);
+  }
+  // EC2's text.
+  return Ec2Error(
+      {400, "InvalidAction", "The action " + action + " is not valid for this web service."}, rid);
+}
+
+AwsResponse HandleSts(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
+  const std::map<std::string, std::string> p = FormParams(r.body);
+  const std::string action = p.count("Action") ? p.at("Action") : "";
+  if (action == "GetCallerIdentity") {
+    return QueryXml(action, kStsNs,
+                    El("Arn", "arn:aws:iam::" + s.cluster.account + ":user/tidepool") +
+                        El("UserId", "AIDATIDEPOOLEXAMPLE") + El("Account", s.cluster.account),
+                    rid);
+  }
+  return QueryError(
+      {400, "InvalidAction", "Could not find operation " + action + " for version 2011-06-15"},
+      kStsNs, rid);
+}
+
+}  // namespace
+
+AwsResponse AwsApi::Handle(const AwsRequest& request) {
+  std::lock_guard<std::mutex> lock(mu_);
+  State& s = *state_;
+  const std::string service = AwsServiceOf(request);
+  const std::string rid = s.Uuid();
+  AwsResponse out;
+  if (service == "eks") {
+    out = HandleEks(s, request);
+  } else if (service == "autoscaling") {
+    out = HandleAutoscaling(s, request, rid);
+  } else if (service == "ec2") {
+    out = HandleEc2(s, request, rid);
+  } else if (service == "sts") {
+    out = HandleSts(s, request, rid);
+  } else {
+    out = {400,
+           "application/json",
+           {{"x-amzn-ErrorType", "UnknownOperationException"}},
+           json{{"message", "tidepool's AWS endpoint does not serve service '" + service + "'"}}
+               .dump()};
+  }
+  out.headers.emplace_back("x-amzn-RequestId", rid);
+  return out;
+}
+
+}  // namespace tidepool::cloud::aws

@@ -1,0 +1,166 @@
+#include "cloud/aws/eks_node_style.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdio>
+
+#include "cloud/emulated/emulated_cloud.h"
+
+namespace tidepool::cloud::aws {
+namespace {
+
+namespace emu = cloud::emulated;
+constexpr int64_t kMiB = 1LL << 20;
+constexpr int64_t kGiB = 1LL << 30;
+// The kubelet's max pods when the instance type's ENI limit is unknown.
+constexpr int kDefaultMaxPods = 110;
+
+int MaxPods(const emu::MachineType& machine) {
+  return machine.max_pods > 0 ? machine.max_pods : kDefaultMaxPods;
+}
+
+// "usw2" for "us-west-2", "use1" for "us-east-1", "euc1" for "eu-central-1".
+std::string RegionAbbreviation(std::string_view region) {
+  std::string out;
+  size_t start = 0;
+  while (start <= region.size()) {
+    size_t dash = region.find('-', start);
+    if (dash == std::string_view::npos) dash = region.size();
+    std::string_view part = region.substr(start, dash - start);
+    if (!part.empty()) {
+      if (std::isdigit(static_cast<unsigned char>(part.front()))) {
+        out += part;
+      } else if (start == 0) {
+        out += part.substr(0, 2);
+      } else {
+        out += part.front();
+      }
+    }
+    start = dash + 1;
+  }
+  return out;
+}
+
+class EksStyle final : public emu::NodeStyle {
+ public:
+  std::string_view ProviderName() const override { return "aws"; }
+  std::string_view PoolLabel() const override { return kLabelEksNodegroup; }
+  std::string_view GpuLabel() const override { return kLabelAwsGpu; }
+  bool IsSpot(const api::Labels& labels) const override {
+    auto c = labels.find(std::string(kLabelEksCapacityType));
+    return c != labels.end() && c->second == "SPOT";
+  }
+  bool TaintsGpuPools() const override { return false; }
+  std::string RegionOf(std::string_view zone) const override { return AwsRegionOf(zone); }
+
+  emu::VmIdentity NewVm(const emu::VmNaming& naming, Random& random,
+                        const std::function<bool(std::string_view)>& taken) const override {
+    const std::string suffix = PrivateDnsSuffix(AwsRegionOf(naming.zone));
+    while (true) {
+      // A /16 VPC (10.0.0.0/16); host parts .1-.254.
+      const uint64_t a = random.Uniform(256);
+      const uint64_t b = 1 + random.Uniform(254);
+      std::string name = "ip-10-0-" + std::to_string(a) + "-" + std::to_string(b) + "." + suffix;
+      if (taken(name)) continue;
+      char id[20];
+      std::snprintf(id, sizeof(id), "i-0%016llx", static_cast<unsigned long long>(random.Next()));
+      return {name, "aws:///" + std::string(naming.zone) + "/" + id};
+    }
+  }
+
+  void AddNodeLabels(api::Labels& l, const emu::NodeFacts& f) const override {
+    const std::string region = AwsRegionOf(f.zone);
+    l[std::string(api::kLabelHostname)] = f.node;
+    l["kubernetes.io/arch"] = "amd64";
+    l["kubernetes.io/os"] = "linux";
+    l["beta.kubernetes.io/arch"] = "amd64";
+    l["beta.kubernetes.io/os"] = "linux";
+    l[std::string(emu::kLabelInstanceType)] = f.machine->name;
+    l["beta.kubernetes.io/instance-type"] = f.machine->name;
+    l[std::string(emu::kLabelZone)] = f.zone;
+    l[std::string(emu::kLabelRegion)] = region;
+    l["failure-domain.beta.kubernetes.io/zone"] = f.zone;
+    l["failure-domain.beta.kubernetes.io/region"] = region;
+    const char letter = f.zone.empty() ? 'a' : f.zone.back();
+    l[std::string(kLabelAwsZoneId)] =
+        RegionAbbreviation(region) + "-az" + std::to_string(std::max(1, letter - 'a' + 1));
+    l[std::string(kLabelEksNodegroup)] = f.pool;
+    l[std::string(kLabelEksCapacityType)] = f.spot ? "SPOT" : "ON_DEMAND";
+    // The EKS-optimised AMI (an emulated ID: GPU and standard images differ).
+    l[std::string(kLabelEksNodegroupImage)] =
+        f.accelerator_type.empty() ? "ami-0e1d2c3b4a5968778" : "ami-0a9b8c7d6e5f40312";
+  }
+
+  api::ResourceList Capacity(const emu::MachineType& machine,
+                             const std::optional<emu::Accelerator>& gpus,
+                             int64_t disk_gb) const override {
+    using api::Quantity;
+    using api::QuantityFormat;
+    api::ResourceList r;
+    r[std::string(api::kResourceCpu)] =
+        Quantity::FromInt(machine.vcpus, QuantityFormat::kDecimalSI);
+    r[std::string(api::kResourceMemory)] =
+        Quantity::FromInt(machine.memory_mib * kMiB, QuantityFormat::kBinarySI);
+    r[std::string(api::kResourcePods)] =
+        Quantity::FromInt(MaxPods(machine), QuantityFormat::kDecimalSI);
+    r[std::string(api::kResourceEphemeralStorage)] =
+        Quantity::FromInt(disk_gb * kGiB, QuantityFormat::kBinarySI);
+    if (gpus.has_value() && gpus->count > 0) {
+      r[std::string(api::kResourceNvidiaGpu)] =
+          Quantity::FromInt(gpus->Advertised(), QuantityFormat::kDecimalSI);
+    }
+    return r;
+  }
+
+  api::ResourceList Allocatable(const emu::MachineType& machine,
+                                const std::optional<emu::Accelerator>& gpus,
+                                int64_t disk_gb) const override {
+    using api::Quantity;
+    using api::QuantityFormat;
+    api::ResourceList r = Capacity(machine, gpus, disk_gb);
+    emu::MachineType dedicated = machine;
+    dedicated.shared_core = false;  // the EKS AMI's formula has no shared-core case
+    r[std::string(api::kResourceCpu)] =
+        Quantity::FromMilli(int64_t{machine.vcpus} * 1000 - emu::GkeReservedCpuMillis(dedicated),
+                            QuantityFormat::kDecimalSI);
+    const int64_t reserved = (11LL * MaxPods(machine) + 255) * kMiB + 100 * kMiB;
+    r[std::string(api::kResourceMemory)] = Quantity::FromInt(
+        std::max<int64_t>(machine.memory_mib * kMiB - reserved, 0), QuantityFormat::kBinarySI);
+    const int64_t disk = disk_gb * kGiB;
+    r[std::string(api::kResourceEphemeralStorage)] =
+        Quantity::FromInt(std::max<int64_t>(disk - kGiB - disk / 10, 0), QuantityFormat::kBinarySI);
+    return r;
+  }
+};
+
+}  // namespace
+
+const emu::NodeStyle& EksNodeStyle() {
+  static const EksStyle* const style = new EksStyle();
+  return *style;
+}
+
+std::string AwsRegionOf(std::string_view zone) {
+  size_t end = zone.size();
+  while (end > 0 && zone[end - 1] >= 'a' && zone[end - 1] <= 'z') --end;
+  return std::string(zone.substr(0, end));
+}
+
+std::string InstanceIdOf(std::string_view provider_id) {
+  if (!provider_id.starts_with("aws://")) return "";
+  return std::string(provider_id.substr(provider_id.rfind('/') + 1));
+}
+
+std::string PrivateDnsSuffix(std::string_view region) {
+  return region == "us-east-1" ? "ec2.internal" : std::string(region) + ".compute.internal";
+}
+
+std::string PrivateIpOf(std::string_view node_name) {
+  if (!node_name.starts_with("ip-")) return "";
+  const size_t dot = node_name.find('.');
+  std::string ip(node_name.substr(3, dot == std::string_view::npos ? dot : dot - 3));
+  std::replace(ip.begin(), ip.end(), '-', '.');
+  return ip;
+}
+
+}  // namespace tidepool::cloud::aws

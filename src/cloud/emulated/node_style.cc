@@ -1,0 +1,55 @@
+#include "cloud/emulated/node_style.h"
+
+#include "cloud/emulated/emulated_cloud.h"
+
+namespace tidepool::cloud::emulated {
+namespace {
+
+class GkeStyle final : public NodeStyle {
+ public:
+  std::string_view ProviderName() const override { return "gke"; }
+  std::string_view PoolLabel() const override { return kLabelGkeNodePool; }
+  std::string_view GpuLabel() const override { return kLabelGkeAccelerator; }
+  bool IsSpot(const api::Labels& labels) const override {
+    auto spot = labels.find(std::string(kLabelGkeSpot));
+    return spot != labels.end() && spot->second == "true";
+  }
+  bool TaintsGpuPools() const override { return true; }
+  std::string RegionOf(std::string_view zone) const override {
+    return EmulatedCloud::RegionOf(zone);
+  }
+  // A managed instance group's VMs: "<base>-<4 of [a-z0-9]>".
+  VmIdentity NewVm(const VmNaming& naming, Random& random,
+                   const std::function<bool(std::string_view)>& taken) const override {
+    static constexpr char kAlphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    while (true) {
+      std::string name = std::string(naming.base) + "-";
+      for (int i = 0; i < 4; ++i) name += kAlphabet[random.Uniform(36)];
+      if (!taken(name)) {
+        return {name, "gce://" + std::string(naming.project) + "/" + std::string(naming.zone) +
+                          "/" + name};
+      }
+    }
+  }
+  void AddNodeLabels(api::Labels& labels, const NodeFacts& f) const override {
+    EmulatedCloud::AddGkeNodeLabels(labels, f.node, f.zone, *f.machine, f.pool, f.spot,
+                                    f.accelerator_type);
+  }
+  api::ResourceList Capacity(const MachineType& machine, const std::optional<Accelerator>& gpus,
+                             int64_t disk_gb) const override {
+    return emulated::Capacity(machine, gpus, disk_gb);
+  }
+  api::ResourceList Allocatable(const MachineType& machine, const std::optional<Accelerator>& gpus,
+                                int64_t disk_gb) const override {
+    return emulated::Allocatable(machine, gpus, disk_gb);
+  }
+};
+
+}  // namespace
+
+const NodeStyle& GkeNodeStyle() {
+  static const GkeStyle* const style = new GkeStyle();
+  return *style;
+}
+
+}  // namespace tidepool::cloud::emulated

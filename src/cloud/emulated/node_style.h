@@ -1,0 +1,94 @@
+// File: node_style.h
+//
+// NodeStyle: what differs between the managed Kubernetes services the emulated cloud plays. The
+// VMs, pools, lifecycle, delays, faults and journal are the same for every cloud; a style says
+// how a VM and its node are named (node name, provider ID), which labels the kubelet registers
+// the node with, what the node's capacity and allocatable are, how a zone names its region, and
+// which labels carry the node pool, the GPU type and the capacity type - for the emulated cloud's
+// nodes and for the autoscaler's view of them (EmulatedCloudProvider: its name, GPU label, spot
+// label for prices).
+//
+// GkeNodeStyle() is GKE's (the default of EmulatedCloudOptions); cloud/aws has EKS's. A style is
+// stateless: every draw comes from the cloud's Random, in the order the cloud calls it, so a seed
+// replays exactly.
+//
+// Threading: const methods only; safe to share between clouds and threads.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "api/node.h"
+#include "api/resource_list.h"
+#include "cloud/emulated/catalog.h"
+#include "common/random.h"
+
+namespace tidepool::cloud::emulated {
+
+// A new VM's names: the Node's name (the key of the cloud's VMs) and spec.providerID.
+struct VmIdentity {
+  std::string name;
+  std::string provider_id;
+};
+
+// What a style may name a VM after. `base` is GKE's instance-group base name for the VM's zone
+// ("gke-<cluster>-<pool>-<hash>"); `project` is GKE's project or AWS's account.
+struct VmNaming {
+  std::string_view project;
+  std::string_view pool;
+  std::string_view zone;
+  std::string_view base;
+};
+
+// What a node's labels are made of.
+struct NodeFacts {
+  std::string_view node;
+  std::string_view zone;
+  std::string_view pool;
+  const MachineType* machine = nullptr;
+  bool spot = false;
+  // The pool's effective accelerator type; empty for a CPU pool.
+  std::string_view accelerator_type;
+};
+
+class NodeStyle {
+ public:
+  virtual ~NodeStyle() = default;
+
+  // The autoscaler's name of the cloud (CA's --cloud-provider): "gke", "aws".
+  virtual std::string_view ProviderName() const = 0;
+  // The node label naming the node's pool: cloud.google.com/gke-nodepool,
+  // eks.amazonaws.com/nodegroup.
+  virtual std::string_view PoolLabel() const = 0;
+  // CA's GPU label for this cloud: cloud.google.com/gke-accelerator,
+  // k8s.amazonaws.com/accelerator.
+  virtual std::string_view GpuLabel() const = 0;
+  // Whether a node's labels say it is a spot VM.
+  virtual bool IsSpot(const api::Labels& labels) const = 0;
+  // Whether a GPU pool gets nvidia.com/gpu=present:NoSchedule by itself (GKE: yes; EKS: the
+  // user's taint only).
+  virtual bool TaintsGpuPools() const = 0;
+  // "us-central1" for GKE's "us-central1-a"; "us-west-2" for AWS's "us-west-2a".
+  virtual std::string RegionOf(std::string_view zone) const = 0;
+  // Names a new VM. `taken(name)` is true for a node name in use; the style draws again then.
+  virtual VmIdentity NewVm(const VmNaming& naming, Random& random,
+                           const std::function<bool(std::string_view)>& taken) const = 0;
+  // The node's labels (the kubelet's, the cloud's), written over `labels` (the pool's own).
+  virtual void AddNodeLabels(api::Labels& labels, const NodeFacts& facts) const = 0;
+  // status.capacity and status.allocatable of a node of `machine` whose GPUs are `gpus`
+  // (nullopt before the device plugin runs, or for a CPU machine).
+  virtual api::ResourceList Capacity(const MachineType& machine,
+                                     const std::optional<Accelerator>& gpus,
+                                     int64_t disk_gb) const = 0;
+  virtual api::ResourceList Allocatable(const MachineType& machine,
+                                        const std::optional<Accelerator>& gpus,
+                                        int64_t disk_gb) const = 0;
+};
+
+// GKE's: VM names "<base>-<4 random [a-z0-9]>", provider IDs gce://<project>/<zone>/<name>,
+// EmulatedCloud::AddGkeNodeLabels, catalog.h's GKE capacity and allocatable.
+const NodeStyle& GkeNodeStyle();
+
+}  // namespace tidepool::cloud::emulated
