@@ -125,6 +125,11 @@ std::optional<Denial> ApiAccess::Check(const apiserver::http::HttpRequest& reque
     return Denial{401, "application/json; charset=UTF-8",
                   GoogleUnauthenticatedBody(request.path, authorization.empty())};
   }
+  constexpr std::string_view kEksBearer = "Bearer k8s-aws-v1.";
+  if (eks_token_valid_ && StartsWith(authorization, kEksBearer)) {
+    if (eks_token_valid_(std::string_view(authorization).substr(7))) return std::nullopt;
+    return Denial{401, "application/json", KubernetesUnauthorizedBody()};
+  }
   if (!kubernetes_needs_token_ || BearerMatches(authorization, token_)) return std::nullopt;
   return Denial{401, "application/json", KubernetesUnauthorizedBody()};
 }

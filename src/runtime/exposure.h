@@ -23,10 +23,16 @@
 //     token of the gcloud configuration is the same one, so the kubeconfig that `gcloud
 //     container clusters get-credentials` writes (gke-gcloud-auth-plugin hands kubectl
 //     gcloud's token) works too, as on GKE.
+//   EKS tokens (`tidepool up --cloud aws`): a Kubernetes request with `Authorization: Bearer
+//     k8s-aws-v1.<...>` (what `aws eks get-token` makes for the kubeconfig of `aws eks
+//     update-kubeconfig`) is served when the token checks out (cloud/aws/sigv4.h), and gets the
+//     401 above when it does not - also on loopback: kube-apiserver lets anonymous requests
+//     through, not requests whose credentials fail.
 //
 // Thread-safe (immutable after construction).
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,9 +70,13 @@ struct Denial {
 
 class ApiAccess {
  public:
-  // `kubernetes_needs_token`: see the file comment.
-  ApiAccess(std::string token, bool kubernetes_needs_token)
-      : token_(std::move(token)), kubernetes_needs_token_(kubernetes_needs_token) {}
+  // `kubernetes_needs_token`: see the file comment. `eks_token_valid`, when set, checks EKS
+  // tokens (the part after "Bearer ").
+  ApiAccess(std::string token, bool kubernetes_needs_token,
+            std::function<bool(std::string_view)> eks_token_valid = {})
+      : token_(std::move(token)),
+        kubernetes_needs_token_(kubernetes_needs_token),
+        eks_token_valid_(std::move(eks_token_valid)) {}
 
   // nullopt: serve the request. Otherwise the 401 to send (see the file comment).
   std::optional<Denial> Check(const apiserver::http::HttpRequest& request) const;
@@ -76,6 +86,7 @@ class ApiAccess {
  private:
   const std::string token_;
   const bool kubernetes_needs_token_;
+  const std::function<bool(std::string_view)> eks_token_valid_;
 };
 
 // kube-apiserver's body for an unauthenticated request.

@@ -107,5 +107,17 @@ TEST(ExposureTest, TheKubernetesApiNeedsTheTokenOnlyWhenExposed) {
   }
 }
 
+TEST(ExposureTest, EksTokensAreCheckedEvenOnLoopback) {
+  const ApiAccess access("tok", false, [](std::string_view t) { return t == "k8s-aws-v1.good"; });
+  EXPECT_FALSE(access.Check(Request("/api/v1/pods", "Bearer k8s-aws-v1.good")).has_value());
+  EXPECT_FALSE(access.Check(Request("/api/v1/pods", "")).has_value());  // anonymous
+  std::optional<Denial> bad = access.Check(Request("/api/v1/pods", "Bearer k8s-aws-v1.bad"));
+  ASSERT_TRUE(bad.has_value());
+  EXPECT_EQ(bad->status, 401);
+  // Without a checker (--cloud gke) such a token is just ignored on loopback.
+  EXPECT_FALSE(
+      ApiAccess("tok", false).Check(Request("/api/v1/pods", "Bearer k8s-aws-v1.bad")).has_value());
+}
+
 }  // namespace
 }  // namespace tidepool::runtime

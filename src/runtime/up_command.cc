@@ -308,7 +308,6 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: " << token.status().message() << "\n";
     return 1;
   }
-  const ApiAccess access(*token, exposure->secure);
   // Signals are taken by sigwait below; every thread started from here inherits the mask.
   sigset_t signals;
   sigemptyset(&signals);
@@ -428,6 +427,19 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     });
   }
 
+  // With --cloud aws, the credentials this run issued sign the aws CLI's requests and the EKS
+  // tokens kubectl sends (cloud/aws/sigv4.h).
+  const auto [aws_key_id, aws_secret] = AwsCredentials(*token);
+  const cloud::aws::SigV4Verifier aws_verifier(
+      cloud::aws::SigV4Verifier::Credentials{{aws_key_id, aws_secret}});
+  std::function<bool(std::string_view)> eks_tokens;
+  if (options.cloud == "aws") {
+    eks_tokens = [&aws_verifier, &clock, cluster = w.cluster](std::string_view t) {
+      return aws_verifier.VerifyEksToken(t, cluster, clock.Now()).ok();
+    };
+  }
+  const ApiAccess access(*token, exposure->secure, eks_tokens);
+
   // The GKE API is set once the listeners are up (its cluster endpoint is the HTTPS port);
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
@@ -508,7 +520,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   eks_info.endpoint = "https://" + listeners.endpoint;
   eks_info.ca_pem = listeners.tls->ca_pem();
   eks_info.created = cluster_info.create_time;
-  cloud::aws::AwsApi aws_front(gke_control, w.cloud.catalog, eks_info, clock, SubSeed(w.seed, 7));
+  cloud::aws::AwsApi aws_front(gke_control, w.cloud.catalog, eks_info, clock, SubSeed(w.seed, 7),
+                               &aws_verifier);
   if (aws) aws_api.store(&aws_front);
 
   // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each

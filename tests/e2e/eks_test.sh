@@ -29,12 +29,24 @@ out=$(aws eks create-nodegroup --cluster-name tidepool --nodegroup-name gpu-ng \
   --subnets s --node-role r 2>&1 || true)
 expect_in "$out" "An error occurred (ResourceInUseException) when calling the CreateNodegroup operation: NodeGroup already exists with name gpu-ng and cluster name tidepool"
 
+# Signatures are checked with the credentials tidepool issued (--aws-config's credentials file).
+id=$(awk -F' = ' '/aws_access_key_id/ {print $2}' "$AWS_SHARED_CREDENTIALS_FILE")
+out=$(AWS_ACCESS_KEY_ID="$id" AWS_SECRET_ACCESS_KEY=wrong aws autoscaling describe-auto-scaling-groups 2>&1 || true)
+expect_in "$out" "An error occurred (SignatureDoesNotMatch) when calling the DescribeAutoScalingGroups operation: The request signature we calculated does not match the signature you provided."
+out=$(AWS_ACCESS_KEY_ID="$id" AWS_SECRET_ACCESS_KEY=wrong aws eks list-nodegroups --cluster-name tidepool 2>&1 || true)
+expect_in "$out" "An error occurred (InvalidSignatureException) when calling the ListNodegroups operation"
+out=$(AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE AWS_SECRET_ACCESS_KEY=x aws sts get-caller-identity 2>&1 || true)
+expect_in "$out" "An error occurred (InvalidClientTokenId) when calling the GetCallerIdentity operation: The security token included in the request is invalid."
+
 # kubectl through EKS's kubeconfig: the exec plugin `aws eks get-token`.
 export KUBECONFIG="$WORK/eks-kubeconfig"
 out=$(aws eks update-kubeconfig --name tidepool)
 expect_in "$out" "Added new context arn:aws:eks:us-west-2:123456789012:cluster/tidepool to $KUBECONFIG"
 expect_in "$(cat "$KUBECONFIG")" "get-token"
 k get nodes >/dev/null || fail "kubectl with the EKS kubeconfig"
+# A token that does not check out is refused as kube-apiserver refuses it.
+out=$(k --token "k8s-aws-v1.aHR0cHM6Ly9leGFtcGxlLmNvbS8_QWN0aW9uPUdldENhbGxlcklkZW50aXR5" get nodes 2>&1 || true)
+expect_in "$out" "error: You must be logged in to the server (Unauthorized)"
 
 cat >"$WORK/pod.yaml" <<'YAML'
 apiVersion: v1

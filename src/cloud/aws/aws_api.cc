@@ -351,8 +351,9 @@ struct AwsApi::State {
 };
 
 AwsApi::AwsApi(gke::GkeControl& control, const emu::Catalog& catalog, EksClusterInfo cluster,
-               const Clock& clock, uint64_t seed)
-    : state_(std::make_unique<State>(control, catalog, std::move(cluster), clock, seed)) {}
+               const Clock& clock, uint64_t seed, const SigV4Verifier* verifier)
+    : state_(std::make_unique<State>(control, catalog, std::move(cluster), clock, seed)),
+      verifier_(verifier) {}
 
 AwsApi::~AwsApi() = default;
 
@@ -1307,7 +1308,28 @@ AwsResponse AwsApi::Handle(const AwsRequest& request) {
   const std::string service = AwsServiceOf(request);
   const std::string rid = s.Uuid();
   AwsResponse out;
-  if (service == "eks") {
+  Status signed_ok = OkStatus();
+  if (verifier_ != nullptr) {
+    signed_ok = verifier_->Verify(
+        {request.method, request.path, request.query, request.headers, request.body});
+  }
+  if (!signed_ok.ok()) {
+    // "<Code>: <message>" (sigv4.h); EKS names two codes differently.
+    const std::string text(signed_ok.message());
+    const size_t colon = text.find(": ");
+    std::string code = text.substr(0, colon);
+    const std::string message = colon == std::string::npos ? text : text.substr(colon + 2);
+    if (service == "eks") {
+      if (code == "SignatureDoesNotMatch") code = "InvalidSignatureException";
+      if (code == "InvalidClientTokenId") code = "UnrecognizedClientException";
+      if (code == "MissingAuthenticationToken") code = "MissingAuthenticationTokenException";
+      out = EksError({403, code, message});
+    } else if (service == "ec2") {
+      out = Ec2Error({403, code == "InvalidClientTokenId" ? "AuthFailure" : code, message}, rid);
+    } else {
+      out = QueryError({403, code, message}, service == "sts" ? kStsNs : kAutoscalingNs, rid);
+    }
+  } else if (service == "eks") {
     out = HandleEks(s, request);
   } else if (service == "autoscaling") {
     out = HandleAutoscaling(s, request, rid);

@@ -61,6 +61,7 @@
 #include <utility>
 #include <vector>
 
+#include "cloud/aws/sigv4.h"
 #include "cloud/emulated/catalog.h"
 #include "cloud/gke/gke_api.h"
 #include "common/clock.h"
@@ -107,10 +108,13 @@ bool IsAwsRequest(std::string_view method, std::string_view path,
 
 class AwsApi {
  public:
-  // `control`, `catalog` and `clock` must outlive the api. `seed` seeds the ids it makes (node
-  // group ARNs, request ids, update ids).
+  // `control`, `catalog`, `clock` and `verifier` must outlive the api. `seed` seeds the ids it
+  // makes (node group ARNs, request ids, update ids). With a verifier, every request must be
+  // signed (SigV4) with credentials it knows, else 403 with AWS's code (EKS:
+  // InvalidSignatureException, UnrecognizedClientException, MissingAuthenticationTokenException;
+  // the Query services: SignatureDoesNotMatch, InvalidClientTokenId, MissingAuthenticationToken).
   AwsApi(gke::GkeControl& control, const emulated::Catalog& catalog, EksClusterInfo cluster,
-         const Clock& clock, uint64_t seed);
+         const Clock& clock, uint64_t seed, const SigV4Verifier* verifier = nullptr);
   ~AwsApi();
   AwsApi(const AwsApi&) = delete;
   AwsApi& operator=(const AwsApi&) = delete;
@@ -122,6 +126,7 @@ class AwsApi {
 
  private:
   std::unique_ptr<State> state_;
+  const SigV4Verifier* const verifier_;
   std::mutex mu_;
 };
 
