@@ -522,7 +522,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   eks_info.created = cluster_info.create_time;
   cloud::aws::AwsApi aws_front(gke_control, w.cloud.catalog, eks_info, clock, SubSeed(w.seed, 7),
                                &aws_verifier);
-  if (aws) aws_api.store(&aws_front);
+  if (aws) {
+    cloud->AddObserver(&aws_front);  // before the cloud's thread starts
+    aws_api.store(&aws_front);
+  }
 
   // The Cluster Autoscaler's externalgrpc CloudProvider over the emulated cloud's pools; each
   // call runs on the cloud's thread, as the GKE API's do.
@@ -623,6 +626,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   if (external_grpc != nullptr) external_grpc->Stop();
   stopping = true;
   cloud_thread.join();
+  cloud->RemoveObserver(&aws_front);
   actors->Stop();  // after the cloud's thread: the autoscaler's loop is on its queue
   executor.RunPending();
   return 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
@@ -260,6 +261,8 @@ struct AwsApi::State {
   Random random;
   std::map<std::string, NodegroupMeta, std::less<>> meta;
   std::map<std::string, Update, std::less<>> updates;
+  // The pool's failed launches (AwsApi::failures_).
+  std::function<std::vector<AwsApi::FailedLaunch>(const std::string&)> failures;
 
   State(gke::GkeControl& c, const emu::Catalog& cat, EksClusterInfo info, const Clock& clk,
         uint64_t seed)
@@ -353,7 +356,13 @@ struct AwsApi::State {
 AwsApi::AwsApi(gke::GkeControl& control, const emu::Catalog& catalog, EksClusterInfo cluster,
                const Clock& clock, uint64_t seed, const SigV4Verifier* verifier)
     : state_(std::make_unique<State>(control, catalog, std::move(cluster), clock, seed)),
-      verifier_(verifier) {}
+      verifier_(verifier) {
+  state_->failures = [this](const std::string& pool) {
+    std::lock_guard<std::mutex> lock(failures_mu_);
+    auto it = failures_.find(pool);
+    return it == failures_.end() ? std::vector<FailedLaunch>() : it->second;
+  };
+}
 
 AwsApi::~AwsApi() = default;
 
@@ -439,12 +448,21 @@ json NodegroupJson(AwsApi::State& s, const emu::NodePoolInfo& p) {
     if (!t.value.empty()) x["value"] = t.value;
     taints.push_back(std::move(x));
   }
+  // EKS's health issue while the group's latest launch failed (a stockout).
   json issues = json::array();
-  if (p.status == emu::NodePoolStatus::kError) {
-    issues.push_back({{"code", "AsgInstanceLaunchFailures"},
-                      {"message", m.activities.empty() ? "Instances failed to launch."
-                                                       : m.activities.back().message},
-                      {"resourceIds", {m.asg}}});
+  const std::vector<AwsApi::FailedLaunch> failed = s.failures(p.spec.name);
+  if (!failed.empty()) {
+    bool launched_since = false;
+    for (const gke::VmInfo& v : s.control.ListVms()) {
+      launched_since =
+          launched_since || (v.instance.node_pool == p.spec.name && !v.instance.error.has_value() &&
+                             v.instance.requested_at > failed.back().at);
+    }
+    if (!launched_since) {
+      issues.push_back({{"code", "AsgInstanceLaunchFailures"},
+                        {"message", failed.back().message},
+                        {"resourceIds", {m.asg}}});
+    }
   }
   return {
       {"nodegroupName", p.spec.name},
@@ -1160,14 +1178,40 @@ AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::
     return QueryXml(action, kAutoscalingNs, out + "</Tags>", rid);
   }
   if (action == "DescribeScalingActivities") {
+    // The group's launches (from its VMs: a failed one with EC2's reason) and the changes
+    // asked through this API, newest first.
     const std::string name = param("AutoScalingGroupName");
+    const std::vector<gke::VmInfo> vms = s.control.ListVms();
     std::string out = "<Activities>";
     for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
       NodegroupMeta& m = s.MetaOf(pool);
       if (!name.empty() && m.asg != name) continue;
-      for (auto a = m.activities.rbegin(); a != m.activities.rend(); ++a) {
-        out += "<member>" + ActivityFields(m, *a) + "</member>";
+      std::vector<Activity> all = m.activities;
+      for (const auto& f : s.failures(pool.spec.name)) {
+        all.push_back({"failed-" + std::to_string(f.at.time_since_epoch().count()),
+                       "Launching a new EC2 instance.  Status Reason: " + f.message,
+                       "At " + FormatRfc3339(f.at) +
+                           " an instance was started in response to a difference between desired "
+                           "and actual capacity, increasing the capacity.",
+                       "Failed", f.message, f.at});
       }
+      for (const gke::VmInfo& v : vms) {
+        if (v.instance.node_pool != pool.spec.name || v.instance.error.has_value()) continue;
+        Activity a{"launch-" + InstanceIdOf(v.instance.provider_id),
+                   "",
+                   "",
+                   "Successful",
+                   "",
+                   v.instance.requested_at};
+        a.cause = "At " + FormatRfc3339(v.instance.requested_at) +
+                  " an instance was started in response to a difference between desired and "
+                  "actual capacity, increasing the capacity.";
+        a.description = "Launching a new EC2 instance: " + InstanceIdOf(v.instance.provider_id);
+        all.push_back(std::move(a));
+      }
+      std::stable_sort(all.begin(), all.end(),
+                       [](const Activity& a, const Activity& b) { return a.start > b.start; });
+      for (const Activity& a : all) out += "<member>" + ActivityFields(m, a) + "</member>";
     }
     return QueryXml(action, kAutoscalingNs, out + "</Activities>", rid);
   }
@@ -1301,6 +1345,19 @@ AwsResponse HandleSts(AwsApi::State& s, const AwsRequest& r, const std::string& 
 }
 
 }  // namespace
+
+void AwsApi::OnCloudEvent(const emu::CloudEvent& event) {
+  constexpr size_t kKept = 50;
+  std::lock_guard<std::mutex> lock(failures_mu_);
+  if (event.kind == emu::CloudEventKind::kNodePoolDeleted) {
+    failures_.erase(event.node_pool);
+    return;
+  }
+  if (event.kind != emu::CloudEventKind::kInstanceFailed) return;
+  std::vector<FailedLaunch>& list = failures_[event.node_pool];
+  list.push_back({event.at, event.detail});
+  if (list.size() > kKept) list.erase(list.begin());
+}
 
 AwsResponse AwsApi::Handle(const AwsRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -106,7 +106,10 @@ std::string AwsServiceOf(const AwsRequest& request);
 bool IsAwsRequest(std::string_view method, std::string_view path,
                   const std::map<std::string, std::string>& headers);
 
-class AwsApi {
+// Also a CloudObserver of the emulated cloud it fronts (register it with AddObserver): failed
+// launches are kept as the Auto Scaling group's Failed scaling activities (the last 50 per node
+// group), as an ASG keeps them after the autoscaler gave the instance up.
+class AwsApi final : public emulated::CloudObserver {
  public:
   // `control`, `catalog`, `clock` and `verifier` must outlive the api. `seed` seeds the ids it
   // makes (node group ARNs, request ids, update ids). With a verifier, every request must be
@@ -120,14 +123,23 @@ class AwsApi {
   AwsApi& operator=(const AwsApi&) = delete;
 
   AwsResponse Handle(const AwsRequest& request);
+  void OnCloudEvent(const emulated::CloudEvent& event) override;
 
   // The api's state (aws_api.cc); public only so that its helpers there can name it.
   struct State;
+  // A failed launch, kept per pool (newest last; their own lock: the cloud's thread records
+  // them while Handle, holding its lock, may wait for that thread).
+  struct FailedLaunch {
+    TimePoint at;
+    std::string message;
+  };
 
  private:
   std::unique_ptr<State> state_;
   const SigV4Verifier* const verifier_;
   std::mutex mu_;
+  std::mutex failures_mu_;
+  std::map<std::string, std::vector<FailedLaunch>, std::less<>> failures_;
 };
 
 }  // namespace tidepool::cloud::aws

@@ -45,12 +45,16 @@ class AwsApiTest : public ::testing::Test {
       : random_(7),
         cloud_("123456789012", "tidepool", "us-west-2a", queue_, sink_, random_, Options()),
         control_(cloud_, gke::ClusterInfo{}),
-        api_(control_, cloud_.catalog(), Info(), queue_.clock(), 11) {}
+        api_(control_, cloud_.catalog(), Info(), queue_.clock(), 11) {
+    cloud_.AddObserver(&api_);
+  }
+  ~AwsApiTest() override { cloud_.RemoveObserver(&api_); }
 
   static emu::EmulatedCloudOptions Options() {
     emu::EmulatedCloudOptions o;
     o.catalog = AwsCatalog();
     o.style = &EksNodeStyle();
+    o.faults.stockout.push_back(emu::FaultMatch{"", "", "g5.2xlarge", "", 1.0});
     return o;
   }
   static EksClusterInfo Info() {
@@ -372,6 +376,58 @@ TEST_F(AwsApiTest, TagsStsAndInstanceTypes) {
   AwsResponse action = Query("autoscaling", "Action=Nope&Version=2011-01-01");
   EXPECT_NE(action.body.find("Could not find operation Nope for version 2011-01-01"),
             std::string::npos);
+}
+
+TEST_F(AwsApiTest, AStockoutIsAFailedLaunchAndCasPlaceholderError) {
+  std::string body = kCreate;
+  body.replace(body.find("gpu-ng"), 6, "g5-ng");
+  body.replace(body.find("g4dn.xlarge"), 11, "g5.2xlarge");
+  EksJson("POST", "/clusters/tidepool/node-groups", body);
+  const std::string asg = cloud_.GetNodePool("g5-ng")->spec.group_id;
+  ASSERT_EQ(Query("autoscaling",
+                  "Action=SetDesiredCapacity&Version=2011-01-01"
+                  "&AutoScalingGroupName=" +
+                      asg + "&DesiredCapacity=1")
+                .status,
+            200);
+  queue_.RunUntil(queue_.Now() + std::chrono::minutes(2));
+  EXPECT_TRUE(sink_.nodes.empty());
+
+  AwsResponse a = Query("autoscaling",
+                        "Action=DescribeScalingActivities&Version=2011-01-01"
+                        "&AutoScalingGroupName=" +
+                            asg);
+  EXPECT_NE(a.body.find("<StatusCode>Failed</StatusCode><StatusMessage>Could not launch On-Demand "
+                        "Instances. InsufficientInstanceCapacity - We currently do not have "
+                        "sufficient g5.2xlarge capacity in the Availability Zone you requested "
+                        "(us-west-2a)."),
+            std::string::npos)
+      << a.body;
+  // The failed launch is no instance of the group; its desired capacity stays.
+  AwsResponse g = Query("autoscaling",
+                        "Action=DescribeAutoScalingGroups&Version=2011-01-01"
+                        "&AutoScalingGroupNames.member.1=" +
+                            asg);
+  EXPECT_NE(g.body.find("<DesiredCapacity>1</DesiredCapacity>"), std::string::npos);
+  EXPECT_NE(g.body.find("<Instances></Instances>"), std::string::npos) << g.body;
+  json ng = EksJson("GET", "/clusters/tidepool/node-groups/g5-ng");
+  EXPECT_EQ(ng["nodegroup"]["health"]["issues"][0]["code"], "AsgInstanceLaunchFailures");
+
+  // The autoscaler sees what CA's AWS provider reports for it.
+  StatusOr<std::vector<Instance>> nodes = cloud_.Provider().NodeGroups().at(0)->Nodes();
+  ASSERT_TRUE(nodes.ok());
+  ASSERT_EQ(nodes->size(), 1u);
+  ASSERT_TRUE((*nodes)[0].error.has_value());
+  EXPECT_EQ((*nodes)[0].error->error_class, InstanceErrorInfo::Class::kOutOfResources);
+  EXPECT_EQ((*nodes)[0].error->error_code, "placeholder-cannot-be-fulfilled");
+
+  // The activity outlives the failed instance the autoscaler gives up.
+  ASSERT_TRUE(cloud_.DecreaseTargetSize("g5-ng", -1).ok());
+  AwsResponse later = Query("autoscaling",
+                            "Action=DescribeScalingActivities&Version=2011-01-01"
+                            "&AutoScalingGroupName=" +
+                                asg);
+  EXPECT_NE(later.body.find("InsufficientInstanceCapacity"), std::string::npos) << later.body;
 }
 
 }  // namespace

@@ -91,6 +91,36 @@ class EksStyle final : public emu::NodeStyle {
         f.accelerator_type.empty() ? "ami-0e1d2c3b4a5968778" : "ami-0a9b8c7d6e5f40312";
   }
 
+  InstanceErrorInfo StockoutError(std::string_view, std::string_view zone,
+                                  const emu::MachineType& machine, bool spot) const override {
+    // EC2's texts, as an Auto Scaling group's failed launch activity reports them; CA's AWS
+    // provider reports such an instance as a placeholder that cannot be fulfilled.
+    std::string message;
+    if (spot) {
+      message =
+          "Could not launch Spot Instances. InsufficientInstanceCapacity - There is no "
+          "Spot capacity available that matches your request. Launching EC2 instance "
+          "failed.";
+    } else {
+      std::string others;
+      const std::string region = AwsRegionOf(zone);
+      for (const char* letter : {"a", "b", "c", "d"}) {
+        const std::string z = region + letter;
+        if (z != zone) others += (others.empty() ? "" : ", ") + z;
+      }
+      message =
+          "Could not launch On-Demand Instances. InsufficientInstanceCapacity - We "
+          "currently do not have sufficient " +
+          machine.name + " capacity in the Availability Zone you requested (" + std::string(zone) +
+          "). Our system will be working on provisioning additional capacity. You can "
+          "currently get " +
+          machine.name +
+          " capacity by not specifying an Availability Zone in your request or choosing " + others +
+          ". Launching EC2 instance failed.";
+    }
+    return {InstanceErrorInfo::Class::kOutOfResources, "placeholder-cannot-be-fulfilled", message};
+  }
+
   api::ResourceList Capacity(const emu::MachineType& machine,
                              const std::optional<emu::Accelerator>& gpus,
                              int64_t disk_gb) const override {

@@ -892,12 +892,9 @@ void EmulatedCloud::StepRunning(Vm& vm) {
 
 void EmulatedCloud::StepFailed(Vm& vm) {
   vm.status = VmStatus::kFailed;
-  // Compute Engine's stockout error, as a managed instance group reports it.
-  vm.error =
-      InstanceErrorInfo{InstanceErrorInfo::Class::kOutOfResources, "ZONE_RESOURCE_POOL_EXHAUSTED",
-                        "The zone 'projects/" + project_ + "/zones/" + vm.zone +
-                            "' does not have enough resources available to fulfill the "
-                            "request.  Try a different zone, or try again later."};
+  const Pool* of = FindPool(vm.pool);
+  vm.error = style().StockoutError(project_, vm.zone, of != nullptr ? *of->machine : MachineType{},
+                                   of != nullptr && of->spec.spot);
   if (options_.logger != nullptr) {
     options_.logger->Warning("Instance creation failed",
                              {{"instance", vm.name}, {"error", vm.error->error_message}});

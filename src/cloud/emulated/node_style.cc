@@ -35,6 +35,14 @@ class GkeStyle final : public NodeStyle {
     EmulatedCloud::AddGkeNodeLabels(labels, f.node, f.zone, *f.machine, f.pool, f.spot,
                                     f.accelerator_type);
   }
+  InstanceErrorInfo StockoutError(std::string_view project, std::string_view zone,
+                                  const MachineType&, bool) const override {
+    // Compute Engine's stockout error, as a managed instance group reports it.
+    return {InstanceErrorInfo::Class::kOutOfResources, "ZONE_RESOURCE_POOL_EXHAUSTED",
+            "The zone 'projects/" + std::string(project) + "/zones/" + std::string(zone) +
+                "' does not have enough resources available to fulfill the request.  Try a "
+                "different zone, or try again later."};
+  }
   api::ResourceList Capacity(const MachineType& machine, const std::optional<Accelerator>& gpus,
                              int64_t disk_gb) const override {
     return emulated::Capacity(machine, gpus, disk_gb);

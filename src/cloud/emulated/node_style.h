@@ -22,6 +22,7 @@
 
 #include "api/node.h"
 #include "api/resource_list.h"
+#include "cloud/cloud_provider.h"
 #include "cloud/emulated/catalog.h"
 #include "common/random.h"
 
@@ -77,6 +78,12 @@ class NodeStyle {
                            const std::function<bool(std::string_view)>& taken) const = 0;
   // The node's labels (the kubelet's, the cloud's), written over `labels` (the pool's own).
   virtual void AddNodeLabels(api::Labels& labels, const NodeFacts& facts) const = 0;
+  // The error a VM creation fails with when the zone is out of its machine type (a stockout
+  // fault), as the cloud's autoscaler API reports it: GCE's ZONE_RESOURCE_POOL_EXHAUSTED; on
+  // AWS, CA's AWS provider's placeholder-cannot-be-fulfilled with the Auto Scaling activity's
+  // InsufficientInstanceCapacity text.
+  virtual InstanceErrorInfo StockoutError(std::string_view project, std::string_view zone,
+                                          const MachineType& machine, bool spot) const = 0;
   // status.capacity and status.allocatable of a node of `machine` whose GPUs are `gpus`
   // (nullopt before the device plugin runs, or for a CPU machine).
   virtual api::ResourceList Capacity(const MachineType& machine,
