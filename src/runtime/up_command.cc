@@ -59,7 +59,7 @@ nodePools:
 // --cloud aws: an EKS cluster with a system node group (eksctl's default instance type).
 constexpr char kDefaultAwsConfig[] = R"(
 seed: 1
-cluster: {project: "123456789012", name: tidepool, zone: us-west-2a}
+cluster: {project: "123456789012", name: tidepool, zone: us-west-2a, cloud: aws}
 nodePools:
 - name: system
   machineType: m5.large
@@ -90,13 +90,7 @@ StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
   // runFor, a simulation's length, is optional: tidepool up runs until it is stopped.
   TIDEPOOL_ASSIGN_OR_RETURN(sim::Scenario sc,
                             sim::ParseScenario(text, path, dir, sim::ScenarioUse::kClusterConfig));
-  if (o.cloud == "aws") {
-    sc.world.cloud.catalog = cloud::aws::AwsCatalog();
-    sc.world.cloud.style = &cloud::aws::EksNodeStyle();
-    for (cloud::emulated::NodePoolSpec& pool : sc.world.node_pools) {
-      if (pool.disk_size_gb == cloud::emulated::kDefaultBootDiskGb) pool.disk_size_gb = 20;
-    }
-  }
+  if (o.cloud == "aws") cloud::aws::UseEks(sc.world.cloud);
   return sc.world;
 }
 
@@ -227,7 +221,7 @@ void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
   } else if (!e.secure) {
     out << "  kubectl --server " << l.url << " get nodes\n";
   }
-  if (o.cloud == "aws") {
+  if (w.cloud.style == &cloud::aws::EksNodeStyle()) {
     out << "tidepool up: AWS API (aws eks, autoscaling, ec2, sts) at " << l.url << "/, EKS cluster "
         << w.cluster << " in " << cloud::aws::AwsRegionOf(w.zone) << ", endpoint https://"
         << l.endpoint << "\n";
@@ -285,20 +279,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: --speed must be a positive number\n";
     return 2;
   }
-  if (options.cloud != "gke" && options.cloud != "aws") {
+  if (!options.cloud.empty() && options.cloud != "gke" && options.cloud != "aws") {
     err << "error: --cloud must be gke or aws, not \"" << options.cloud << "\"\n";
     return 2;
   }
-  if (!options.aws_config.empty() && options.cloud != "aws") {
-    err << "error: --aws-config needs --cloud aws\n";
-    return 2;
-  }
   StatusOr<Exposure> exposure = DecideExposure(options);
-  if (exposure.ok() && exposure->secure && options.cloud == "aws") {
-    err << "error: --cloud aws serves on loopback only (the API does not verify EKS tokens "
-           "yet)\n";
-    return 2;
-  }
   if (!exposure.ok()) {
     err << "error: " << exposure.status().message() << "\n";
     return 2;
@@ -329,6 +314,22 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   UpComponentOptions components;
   components.world = std::move(world_options).value();
   sim::WorldOptions& w = components.world;
+  // EKS when --cloud aws or the config's cluster.cloud says so.
+  const bool aws = w.cloud.style == &cloud::aws::EksNodeStyle();
+  if (options.cloud == "gke" && aws) {
+    err << "error: --cloud gke, but the config's cluster.cloud is aws\n";
+    return 2;
+  }
+  if (!options.aws_config.empty() && !aws) {
+    err << "error: --aws-config needs --cloud aws\n";
+    return 2;
+  }
+  if (exposure->secure && aws) {
+    // The aws CLI and Terraform sign with the credentials --aws-config writes, and kubectl's
+    // EKS tokens are verified; what is missing is an HTTPS AWS endpoint for other hosts.
+    err << "error: --cloud aws serves on loopback only\n";
+    return 2;
+  }
   const TimePoint now = clock.Now();
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
@@ -433,7 +434,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   const cloud::aws::SigV4Verifier aws_verifier(
       cloud::aws::SigV4Verifier::Credentials{{aws_key_id, aws_secret}});
   std::function<bool(std::string_view)> eks_tokens;
-  if (options.cloud == "aws") {
+  if (aws) {
     eks_tokens = [&aws_verifier, &clock, cluster = w.cluster](std::string_view t) {
       return aws_verifier.VerifyEksToken(t, cluster, clock.Now()).ok();
     };
@@ -444,7 +445,6 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // until then its paths answer 503.
   std::atomic<cloud::gke::GkeApi*> gke_api{nullptr};
   std::atomic<cloud::aws::AwsApi*> aws_api{nullptr};
-  const bool aws = options.cloud == "aws";
   auto handler = [&api, &gke_api, &aws_api, &access, aws](const apiserver::http::HttpRequest& req,
                                                           apiserver::http::ResponseWriter& rw) {
     if (aws && cloud::aws::IsAwsRequest(req.method, req.path, req.headers)) {

@@ -63,10 +63,10 @@ struct UpOptions {
   uint16_t port = 0;          // 0: a free port
   std::string kubeconfig;     // written when set
   std::string gcloud_config;  // a gcloud configuration directory, written when set
-  // --cloud: "gke" (the default: GKE's API for gcloud, GKE-shaped nodes) or "aws" (EKS, Auto
-  // Scaling, EC2 and STS for the aws CLI, EKS-shaped nodes, AWS's instance types;
-  // cloud/aws/aws_api.h). Both are served on the API's port; only the chosen cloud's nodes exist.
-  std::string cloud = "gke";
+  // --cloud: "gke" (GKE's API for gcloud, GKE-shaped nodes) or "aws" (EKS, Auto Scaling, EC2
+  // and STS for the aws CLI, EKS-shaped nodes, AWS's instance types; cloud/aws/aws_api.h),
+  // served on the API's port. Empty: the config's cluster.cloud, GKE by default.
+  std::string cloud;
   std::string aws_config;     // an AWS CLI config + credentials directory, written when set
   double speed = 1.0;         // divides every emulated duration
   std::string config;         // scenario-format YAML; empty: the built-in default cluster

@@ -26,11 +26,6 @@ constexpr char kNotTriggered[] = "pod didn't trigger scale-up:";
 double Seconds(Duration d) { return std::chrono::duration<double>(d).count(); }
 double Hours(Duration d) { return std::chrono::duration<double, std::ratio<3600>>(d).count(); }
 
-std::string PoolOf(const api::Node& node) {
-  auto it = node.meta.labels.find(std::string(emu::kLabelGkeNodePool));
-  return it == node.meta.labels.end() ? "" : it->second;
-}
-
 int64_t Gpus(const api::ResourceList& list) {
   return api::Get(list, api::kResourceNvidiaGpu).Value();
 }
@@ -179,7 +174,7 @@ void RunReport::Start(const std::vector<api::NodeConstSharedPtr>& nodes) {
     if (added) {
       life.price_per_hour = HourlyPrice(*n, start_);
       cost_per_hour_ += life.price_per_hour;
-      pool_nodes_[PoolOf(*n)] += 1;
+      pool_nodes_[cloud_.PoolOfNode(*n)] += 1;
     }
     const int64_t gpus = std::max<int64_t>(life.gpus, NodeGpus(*n, cloud_));
     gpus_provisioned_ += static_cast<double>(gpus - life.gpus);
@@ -196,7 +191,7 @@ void RunReport::Start(const std::vector<api::NodeConstSharedPtr>& nodes) {
 
 void RunReport::OnNode(const NodeChange& change, TimePoint now) {
   const api::Node& node = *change.node;
-  const std::string pool = PoolOf(node);
+  const std::string pool = cloud_.PoolOfNode(node);
   auto [it, added] = nodes_.try_emplace(node.meta.name);
   NodeLife& life = it->second;
   if (added) {
@@ -323,7 +318,7 @@ ReportSummary RunReport::Summarize(TimePoint now) const {
     const TimePoint from = std::max(life.from, start_);
     const TimePoint to = life.to.value_or(now);
     if (to <= from) continue;
-    PoolReport& p = pools[PoolOf(*life.node)];
+    PoolReport& p = pools[cloud_.PoolOfNode(*life.node)];
     p.node_hours += Hours(to - from);
     p.gpu_hours += static_cast<double>(life.gpus) * Hours(to - from);
     if (pricing != nullptr) {

@@ -14,6 +14,7 @@
 #include "api/codec/json_codec.h"
 #include "api/codec/yaml.h"
 #include "autoscaler/flags.h"
+#include "cloud/aws/aws_catalog.h"
 #include "common/duration.h"
 #include "kubelet/pod_lifecycle.h"
 #include "scheduler/plugins/packing/packing.h"
@@ -224,6 +225,7 @@ StatusOr<emu::NodePoolSpec> ParseNodePool(const json& j, const std::string& path
                 {"name", "machineType", "accelerator", "minNodes", "maxNodes", "enableAutoscaling",
                  "initialNodeCount", "taints", "labels", "spot", "zones", "diskSizeGb"}));
   emu::NodePoolSpec spec;
+  spec.disk_size_gb = 0;  // the cloud's default unless given
   std::optional<bool> autoscaling;
   bool has_limits = false;
   for (const auto& [k, v] : j.items()) {
@@ -651,11 +653,16 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       }
       w.seed = v.get<uint64_t>();
     } else if (k == "cluster") {
-      TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, k, {"project", "name", "zone"}));
+      TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, k, {"project", "name", "zone", "cloud"}));
       for (const auto& [ck, cv] : v.items()) {
         TIDEPOOL_ASSIGN_OR_RETURN(std::string s, GetString(cv, Join(k, ck)));
         if (s.empty()) {
           return Err(Join(k, ck), "must not be empty");
+        }
+        if (ck == "cloud") {
+          if (s != "gke" && s != "aws") return Err(Join(k, ck), "must be gke or aws, not " + s);
+          if (s == "aws") cloud::aws::UseEks(w.cloud);
+          continue;
         }
         (ck == "project" ? w.project : ck == "name" ? w.cluster : w.zone) = s;
       }

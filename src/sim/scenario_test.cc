@@ -60,6 +60,21 @@ TEST(ScenarioTest, TheSeedWalkthroughExampleLoads) {
   EXPECT_EQ(sc->run_for, minutes(35));
 }
 
+TEST(ScenarioTest, TheEksExampleIsAnEksCluster) {
+  auto sc = LoadScenario(std::string(TIDEPOOL_SOURCE_DIR) + "/examples/eks/simulate.yaml");
+  ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+  const WorldOptions& w = sc->world;
+  EXPECT_EQ(w.cloud.style->ProviderName(), "aws");
+  EXPECT_NE(w.cloud.catalog.FindMachineType("g4dn.xlarge"), nullptr);
+  EXPECT_EQ(w.cloud.catalog.FindMachineType("n1-standard-4"), nullptr);
+  ASSERT_EQ(w.node_pools.size(), 2u);
+  EXPECT_EQ(w.node_pools[1].disk_size_gb, 0);  // the cloud's default (EKS: 20 GB)
+
+  auto bad = ParseScenario("cluster: {cloud: azure}\nrunFor: 1m\n", "s.yaml", ".");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "s.yaml: cluster.cloud: must be gke or aws, not azure");
+}
+
 TEST(ScenarioTest, EveryFieldIsChecked) {
   struct Case {
     std::string name;

@@ -30,11 +30,6 @@ int64_t GpuAllocatable(const api::Node& node) {
   return api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Value();
 }
 
-std::string PoolOf(const api::Node& node) {
-  auto it = node.meta.labels.find(std::string(emu::kLabelGkeNodePool));
-  return it == node.meta.labels.end() ? "" : it->second;
-}
-
 std::string Money(double v) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "$%.2f", v);
@@ -282,7 +277,7 @@ void TimelineRecorder::NodeLine(const api::Node& node) {
     timeline_.Add(Now(), "node", "node/" + name, text,
                   {{"name", name},
                    {"status", now_shown.status},
-                   {"nodePool", PoolOf(node)},
+                   {"nodePool", cloud_.PoolOfNode(node)},
                    {"gpuAllocatable", now_shown.gpus}});
   }
   if (first) {
@@ -310,7 +305,7 @@ void TimelineRecorder::NodeLine(const api::Node& node) {
 void TimelineRecorder::OnNodeChange(const NodeChange& change) {
   const api::Node& node = *change.node;
   const std::string& name = node.meta.name;
-  const std::string pool = PoolOf(node);
+  const std::string pool = cloud_.PoolOfNode(node);
   Counting().OnNode(change, Now());
   if (change.type == ChangeType::kDeleted) {
     nodes_shown_.erase(name);

@@ -299,13 +299,11 @@ struct AwsApi::State {
     auto it = meta.find(pool.spec.name);
     if (it != meta.end()) return it->second;
     NodegroupMeta m;
-    const uint64_t h = std::hash<std::string>{}(pool.spec.name);
-    char buf[40];
-    std::snprintf(buf, sizeof(buf), "%08x-0000-4000-8000-%012llx", static_cast<unsigned>(h >> 32),
-                  static_cast<unsigned long long>(h & 0xffffffffffffULL));
-    m.uuid = buf;
+    const std::string prefix = "eks-" + pool.spec.name + "-";
     m.asg =
-        pool.spec.group_id.empty() ? "eks-" + pool.spec.name + "-" + m.uuid : pool.spec.group_id;
+        pool.spec.group_id.empty() ? prefix + NodegroupUuid(pool.spec.name) : pool.spec.group_id;
+    m.uuid =
+        m.asg.starts_with(prefix) ? m.asg.substr(prefix.size()) : NodegroupUuid(pool.spec.name);
     m.created = m.modified = cluster.created;
     m.instance_types = {pool.spec.machine_type};
     m.ami_type = pool.accelerator.has_value() ? "AL2_x86_64_GPU" : "AL2_x86_64";

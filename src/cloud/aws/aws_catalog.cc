@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "cloud/aws/eks_node_style.h"
+
 namespace tidepool::cloud::aws {
 namespace {
 
@@ -160,6 +162,11 @@ emu::Catalog AwsCatalog() {
   c.AddAcceleratorType(BuiltIn("nvidia-h100", "NVIDIA-H100-80GB-HBM3"));
   c.AddAcceleratorType(BuiltIn("nvidia-h200", "NVIDIA-H200"));
   return c;
+}
+
+void UseEks(emulated::EmulatedCloudOptions& options) {
+  options.catalog = AwsCatalog();
+  options.style = &EksNodeStyle();
 }
 
 }  // namespace tidepool::cloud::aws

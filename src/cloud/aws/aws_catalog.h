@@ -24,12 +24,17 @@
 #include <string_view>
 
 #include "cloud/emulated/catalog.h"
+#include "cloud/emulated/emulated_cloud.h"
 
 namespace tidepool::cloud::aws {
 
 // The instance types the emulated EKS offers, GPUs built in (AWS GPU instances have no
 // attachable GPUs).
 emulated::Catalog AwsCatalog();
+
+// The emulated cloud as EKS: AwsCatalog() and EksNodeStyle() (eks_node_style.h). A scenario's
+// `cluster.cloud: aws` and `tidepool up --cloud aws`.
+void UseEks(emulated::EmulatedCloudOptions& options);
 
 // The label CA's AWS provider (cloudprovider/aws: GPULabel) and EKS users put GPU types under.
 // EKS does not set it: users add it as a node group label. Its values are the accelerator names

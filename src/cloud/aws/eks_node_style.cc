@@ -51,6 +51,10 @@ class EksStyle final : public emu::NodeStyle {
     return c != labels.end() && c->second == "SPOT";
   }
   bool TaintsGpuPools() const override { return false; }
+  int64_t DefaultDiskGb() const override { return 20; }  // EKS's diskSize default
+  std::string DefaultGroupId(std::string_view pool) const override {
+    return "eks-" + std::string(pool) + "-" + NodegroupUuid(pool);
+  }
   std::string RegionOf(std::string_view zone) const override { return AwsRegionOf(zone); }
 
   emu::VmIdentity NewVm(const emu::VmNaming& naming, Random& random,
@@ -168,6 +172,22 @@ class EksStyle final : public emu::NodeStyle {
 const emu::NodeStyle& EksNodeStyle() {
   static const EksStyle* const style = new EksStyle();
   return *style;
+}
+
+std::string NodegroupUuid(std::string_view name) {
+  // FNV-1a over the name, twice (salted), as a version-4-shaped UUID.
+  auto fnv = [&](uint64_t h) {
+    for (unsigned char c : name) h = (h ^ c) * 1099511628211ULL;
+    return h;
+  };
+  const uint64_t a = fnv(14695981039346656037ULL);
+  const uint64_t b = fnv(a ^ 0x9e3779b97f4a7c15ULL);
+  char buf[40];
+  std::snprintf(buf, sizeof(buf), "%08x-%04x-4%03x-8%03x-%012llx", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0x0fff),
+                static_cast<unsigned>((b >> 48) & 0x0fff),
+                static_cast<unsigned long long>(b & 0xffffffffffffULL));
+  return buf;
 }
 
 std::string AwsRegionOf(std::string_view zone) {

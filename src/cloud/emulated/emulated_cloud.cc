@@ -210,6 +210,8 @@ Status EmulatedCloud::CreateNodePool(NodePoolSpec spec) {
     return InvalidArgumentError(
         "Invalid value for field \"node_pool.initial_node_count\": must be non-negative.");
   }
+  if (spec.disk_size_gb == 0) spec.disk_size_gb = style().DefaultDiskGb();
+  if (spec.group_id.empty()) spec.group_id = style().DefaultGroupId(spec.name);
   if (spec.disk_size_gb < kMinDiskSizeGb) {
     return InvalidArgumentError("Invalid value for field \"node_pool.config.disk_size_gb\": " +
                                 std::to_string(spec.disk_size_gb) + ": must be at least 10.");
@@ -379,6 +381,11 @@ Status EmulatedCloud::SetSize(std::string_view name, int node_count) {
     BeginOperation(*p, NodePoolStatus::kReconciling, stopping);
   }
   return OkStatus();
+}
+
+std::string EmulatedCloud::PoolOfNode(const api::Node& node) const {
+  auto it = node.meta.labels.find(std::string(style().PoolLabel()));
+  return it == node.meta.labels.end() ? "" : it->second;
 }
 
 int EmulatedCloud::NodeGpuCount(const api::Node& node) const {

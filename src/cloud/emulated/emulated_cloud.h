@@ -279,6 +279,7 @@ struct NodePoolSpec {
   api::Labels labels;
   std::vector<api::Taint> taints;
   bool spot = false;
+  // 0: the cloud's default (NodeStyle::DefaultDiskGb: GKE's 100, EKS's 20).
   int64_t disk_size_gb = kDefaultBootDiskGb;
   // The pool's name as the autoscaler's node group (NodeGroup::Id): EKS's Auto Scaling group
   // "eks-<nodegroup>-<uuid>"; empty: the pool's name.
@@ -403,6 +404,8 @@ class EmulatedCloud {
   // accelerator count, else its capacity, else the machine type's built-in GPUs; 0 without the
   // label.
   int NodeGpuCount(const api::Node& node) const;
+  // The pool a node's labels name (the style's pool label); "" for none.
+  std::string PoolOfNode(const api::Node& node) const;
   // Sorted by name; pools being deleted included (status STOPPING).
   std::vector<NodePoolInfo> ListNodePools() const;
   // Every instance of every pool, sorted by name.

@@ -15,6 +15,8 @@ class GkeStyle final : public NodeStyle {
     return spot != labels.end() && spot->second == "true";
   }
   bool TaintsGpuPools() const override { return true; }
+  int64_t DefaultDiskGb() const override { return kDefaultBootDiskGb; }
+  std::string DefaultGroupId(std::string_view) const override { return ""; }
   std::string RegionOf(std::string_view zone) const override {
     return EmulatedCloud::RegionOf(zone);
   }

@@ -68,6 +68,11 @@ class NodeStyle {
   virtual std::string_view GpuLabel() const = 0;
   // Whether a node's labels say it is a spot VM.
   virtual bool IsSpot(const api::Labels& labels) const = 0;
+  // The autoscaler's id of a pool created without one (NodePoolSpec::group_id): "" for the
+  // pool's name (GKE); EKS: its Auto Scaling group, "eks-<pool>-<uuid>".
+  virtual std::string DefaultGroupId(std::string_view pool) const = 0;
+  // A node's boot disk when the pool names none, in GB (GKE: 100; EKS: 20).
+  virtual int64_t DefaultDiskGb() const = 0;
   // Whether a GPU pool gets nvidia.com/gpu=present:NoSchedule by itself (GKE: yes; EKS: the
   // user's taint only).
   virtual bool TaintsGpuPools() const = 0;
