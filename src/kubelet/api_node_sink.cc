@@ -24,8 +24,8 @@ void MergeByKey(json& into, const json& from) {
 }  // namespace
 
 ApiNodeSink::ApiNodeSink(const client::RestClient& kube, log::Logger* logger,
-                         TimerService* executor)
-    : kube_(kube), logger_(logger) {
+                         TimerService* executor, cloud::emulated::NodeSystem system)
+    : system_(std::move(system)), kube_(kube), logger_(logger) {
   if (executor != nullptr) {
     executor_ = std::make_unique<ActorTimers>(executor->clock(), executor);
     return;
@@ -116,7 +116,7 @@ Status ApiNodeSink::WriteNode(const api::Node& node) {
   if (!status.is_object()) status = json::object();
   status["addresses"] = NodeAddressesJson(node.meta.name);
   status["daemonEndpoints"] = DaemonEndpointsJson();
-  status["nodeInfo"] = NodeInfoJson(node.meta.name);
+  status["nodeInfo"] = NodeInfoJson(node.meta.name, system_);
   Status s;
   for (int attempt = 0; attempt < kConflictRetries; ++attempt) {
     s = TryUpsert(node, reported);

@@ -54,9 +54,10 @@ namespace tidepool::kubelet {
 class ApiNodeSink final : public cloud::emulated::NodeSink {
  public:
   // `kube` (and `executor`) must outlive the sink; `logger` may be null. Starts the writer
-  // thread, or with `executor` writes on it (see "Threading").
-  ApiNodeSink(const client::RestClient& kube, log::Logger* logger,
-              TimerService* executor = nullptr);
+  // thread, or with `executor` writes on it (see "Threading"). `system`: the machine image the
+  // nodes report (status.nodeInfo; the cloud's NodeStyle::System()).
+  ApiNodeSink(const client::RestClient& kube, log::Logger* logger, TimerService* executor = nullptr,
+              cloud::emulated::NodeSystem system = cloud::emulated::GkeNodeStyle().System());
   ~ApiNodeSink() override;  // writes what is queued, then stops (executor: drops it)
   ApiNodeSink(const ApiNodeSink&) = delete;
   ApiNodeSink& operator=(const ApiNodeSink&) = delete;
@@ -71,6 +72,7 @@ class ApiNodeSink final : public cloud::emulated::NodeSink {
   Status RemoveNode(const std::string& name);
 
  private:
+  const cloud::emulated::NodeSystem system_;
   void Queue(const std::string& name, std::optional<api::Node> node);
   void Run();
   // Writes the change first queued (order_ not empty); `lock` (of mu_) is released meanwhile.

@@ -59,16 +59,16 @@ json NodeAddressesJson(std::string_view name) {
 
 json DaemonEndpointsJson() { return {{"kubeletEndpoint", {{"Port", 10250}}}}; }
 
-json NodeInfoJson(std::string_view name) {
+json NodeInfoJson(std::string_view name, const cloud::emulated::NodeSystem& system) {
   const std::string n(name);
   return {{"machineID", Hex(Fnv(n + "/machine"), 16) + Hex(Fnv(n + "/m2"), 16)},
           {"systemUUID", Uuid(name, "uuid", "u")},
           {"bootID", Uuid(name, "boot", "b")},
-          {"kernelVersion", "6.6.72+"},
-          {"osImage", "Container-Optimized OS from Google"},
-          {"containerRuntimeVersion", "containerd://1.7.24"},
-          {"kubeletVersion", kKubeletVersion},
-          {"kubeProxyVersion", kKubeletVersion},
+          {"kernelVersion", system.kernel_version},
+          {"osImage", system.os_image},
+          {"containerRuntimeVersion", system.container_runtime_version},
+          {"kubeletVersion", system.kubelet_version},
+          {"kubeProxyVersion", system.kubelet_version},
           {"operatingSystem", "linux"},
           {"architecture", "amd64"}};
 }

@@ -21,6 +21,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cloud/emulated/node_style.h"
 #include "common/clock.h"
 
 namespace tidepool::kubelet {
@@ -41,8 +42,10 @@ inline constexpr int kNodeLeaseDurationSeconds = 40;
 nlohmann::json NodeAddressesJson(std::string_view name);
 // {"kubeletEndpoint":{"Port":10250}}.
 nlohmann::json DaemonEndpointsJson();
-// status.nodeInfo of an emulated GKE node: machineID, systemUUID and bootID from the name.
-nlohmann::json NodeInfoJson(std::string_view name);
+// status.nodeInfo of an emulated node: machineID, systemUUID and bootID from the name; the
+// image's versions from `system` (GKE's by default; kubeletVersion as kKubeletVersion).
+nlohmann::json NodeInfoJson(std::string_view name, const cloud::emulated::NodeSystem& system =
+                                                       cloud::emulated::GkeNodeStyle().System());
 
 // The node's Lease, renewed at `renew`: owned by the Node (`node_uid`).
 nlohmann::json NodeLeaseJson(std::string_view name, std::string_view node_uid, TimePoint renew);

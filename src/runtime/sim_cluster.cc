@@ -27,7 +27,7 @@ SimCluster::SimCluster(UpComponentOptions components)
                cluster::InProcessRestOptions(transport_, kKubectlAgent)),
       node_client_(cluster::InProcessRestConfig(), queue_.clock(),
                    cluster::InProcessRestOptions(transport_, kKubeletUserAgent)),
-      node_sink_(node_client_, nullptr, &queue_),
+      node_sink_(node_client_, nullptr, &queue_, components_.world.cloud.style->System()),
       cloud_random_(SubSeed(components_.world.seed, 0)),
       cloud_log_("emulated-cloud", queue_.clock(), /*to_stderr=*/false),
       autoscaler_log_("cluster-autoscaler", queue_.clock(), /*to_stderr=*/false),

@@ -389,7 +389,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   // The emulated cloud's VMs register their nodes in the API as kubelets do.
   client::RestClient node_client(cluster::InProcessRestConfig(), clock,
                                  cluster::InProcessRestOptions(api_transport, kKubeletUserAgent));
-  kubelet::ApiNodeSink node_sink(node_client, nullptr);
+  kubelet::ApiNodeSink node_sink(node_client, nullptr, nullptr, w.cloud.style->System());
   // The emulated cloud and the autoscaler's loop run on one event queue, advanced to the wall
   // clock by the cloud's thread below; the cluster's history (its initial pools' VMs booting
   // and registering) runs first, at once.

@@ -88,6 +88,8 @@ expect_in "$labels" "eks.amazonaws.com/capacityType=ON_DEMAND"
 expect_in "$labels" "node.kubernetes.io/instance-type=g4dn.xlarge"
 expect_in "$(k get node "$node" -o jsonpath='{.spec.providerID} {.status.allocatable.nvidia\.com/gpu}')" "aws:///us-west-2"
 expect_in "$(k get node "$node" -o jsonpath='{.status.allocatable.nvidia\.com/gpu}')" "1"
+expect_in "$(k get node "$node" -o wide)" "v1.32.3-eks-473151a"
+expect_in "$(k get node "$node" -o wide)" "Amazon Linux 2023"
 id=$(k get node "$node" -o jsonpath='{.spec.providerID}'); id=${id##*/}
 out=$(aws ec2 describe-instances --filters Name=tag:eks:nodegroup-name,Values=gpu-ng \
   --query 'Reservations[].Instances[].[InstanceId,State.Name,PrivateDnsName]' --output text)

@@ -119,6 +119,8 @@ std::string_view EksEffect(api::TaintEffect e) {
       return "PREFER_NO_SCHEDULE";
     case api::TaintEffect::kNoExecute:
       return "NO_EXECUTE";
+    case api::TaintEffect::kNone:
+      break;
   }
   return "NO_SCHEDULE";
 }

@@ -52,6 +52,11 @@ class EksStyle final : public emu::NodeStyle {
   }
   bool TaintsGpuPools() const override { return false; }
   int64_t DefaultDiskGb() const override { return 20; }  // EKS's diskSize default
+  // An EKS-optimised Amazon Linux 2023 AMI for 1.32 (release 1.32.3-20250519).
+  emu::NodeSystem System() const override {
+    return {"6.1.134-152.225.amzn2023.x86_64", "Amazon Linux 2023.7.20250512",
+            "containerd://1.7.27", "v1.32.3-eks-473151a"};
+  }
   std::string DefaultGroupId(std::string_view pool) const override {
     return "eks-" + std::string(pool) + "-" + NodegroupUuid(pool);
   }

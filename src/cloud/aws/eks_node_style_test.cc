@@ -30,6 +30,9 @@ TEST(EksNodeStyleTest, NamesAndRegions) {
   EXPECT_TRUE(a.name.starts_with("ip-10-0-")) << a.name;
   EXPECT_TRUE(a.name.ends_with(".ec2.internal")) << a.name;
   EXPECT_TRUE(a.provider_id.starts_with("aws:///us-east-1a/i-0")) << a.provider_id;
+  EXPECT_TRUE(style.System().kubelet_version.find("-eks-") != std::string::npos);
+  EXPECT_EQ(style.DefaultGroupId("gpu-ng"), "eks-gpu-ng-" + NodegroupUuid("gpu-ng"));
+  EXPECT_EQ(NodegroupUuid("gpu-ng").size(), 36u);
 }
 
 TEST(EksNodeStyleTest, AllocatableIsTheEksAmisReservation) {

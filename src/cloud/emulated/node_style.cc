@@ -17,6 +17,11 @@ class GkeStyle final : public NodeStyle {
   bool TaintsGpuPools() const override { return true; }
   int64_t DefaultDiskGb() const override { return kDefaultBootDiskGb; }
   std::string DefaultGroupId(std::string_view) const override { return ""; }
+  // GKE 1.32.4-gke.1106006's node image.
+  NodeSystem System() const override {
+    return {"6.6.72+", "Container-Optimized OS from Google", "containerd://1.7.24",
+            "v1.32.4-gke.1106006"};
+  }
   std::string RegionOf(std::string_view zone) const override {
     return EmulatedCloud::RegionOf(zone);
   }

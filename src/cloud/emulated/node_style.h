@@ -54,6 +54,14 @@ struct NodeFacts {
   std::string_view accelerator_type;
 };
 
+// What a node's kubelet reports in status.nodeInfo about the machine image it runs.
+struct NodeSystem {
+  std::string kernel_version;
+  std::string os_image;
+  std::string container_runtime_version;
+  std::string kubelet_version;
+};
+
 class NodeStyle {
  public:
   virtual ~NodeStyle() = default;
@@ -83,6 +91,8 @@ class NodeStyle {
                            const std::function<bool(std::string_view)>& taken) const = 0;
   // The node's labels (the kubelet's, the cloud's), written over `labels` (the pool's own).
   virtual void AddNodeLabels(api::Labels& labels, const NodeFacts& facts) const = 0;
+  // The machine image's versions (GKE's Container-Optimized OS, EKS's Amazon Linux AMI).
+  virtual NodeSystem System() const = 0;
   // The error a VM creation fails with when the zone is out of its machine type (a stockout
   // fault), as the cloud's autoscaler API reports it: GCE's ZONE_RESOURCE_POOL_EXHAUSTED; on
   // AWS, CA's AWS provider's placeholder-cannot-be-fulfilled with the Auto Scaling activity's
