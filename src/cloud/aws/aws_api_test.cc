@@ -55,6 +55,7 @@ class AwsApiTest : public ::testing::Test {
     o.catalog = AwsCatalog();
     o.style = &EksNodeStyle();
     o.faults.stockout.push_back(emu::FaultMatch{"", "", "g5.2xlarge", "", 1.0});
+    o.faults.gpu_quota["L-DB2E81BA"] = 8;  // on-demand G and VT vCPUs: two g4dn.xlarge
     return o;
   }
   static EksClusterInfo Info() {
@@ -428,6 +429,33 @@ TEST_F(AwsApiTest, AStockoutIsAFailedLaunchAndCasPlaceholderError) {
                             "&AutoScalingGroupName=" +
                                 asg);
   EXPECT_NE(later.body.find("InsufficientInstanceCapacity"), std::string::npos) << later.body;
+}
+
+TEST_F(AwsApiTest, AVcpuQuotaFailsTheLaunchBeyondIt) {
+  EksJson("POST", "/clusters/tidepool/node-groups", kCreate);
+  const std::string asg = cloud_.GetNodePool("gpu-ng")->spec.group_id;
+  // Accepted, as Auto Scaling accepts it; the third launch fails.
+  ASSERT_EQ(Query("autoscaling",
+                  "Action=SetDesiredCapacity&Version=2011-01-01"
+                  "&AutoScalingGroupName=" +
+                      asg + "&DesiredCapacity=3")
+                .status,
+            200);
+  queue_.RunUntil(queue_.Now() + std::chrono::minutes(5));
+  EXPECT_EQ(sink_.nodes.size(), 2u);
+  AwsResponse a = Query("autoscaling",
+                        "Action=DescribeScalingActivities&Version=2011-01-01"
+                        "&AutoScalingGroupName=" +
+                            asg);
+  EXPECT_NE(a.body.find("VcpuLimitExceeded - You have requested more vCPU capacity than your "
+                        "current vCPU limit of 8 allows for the instance bucket"),
+            std::string::npos)
+      << a.body;
+  StatusOr<std::vector<Instance>> nodes = cloud_.Provider().NodeGroups().at(0)->Nodes();
+  ASSERT_TRUE(nodes.ok());
+  int failed = 0;
+  for (const Instance& i : *nodes) failed += i.error.has_value() ? 1 : 0;
+  EXPECT_EQ(failed, 1);
 }
 
 }  // namespace

@@ -100,6 +100,30 @@ class EksStyle final : public emu::NodeStyle {
         f.accelerator_type.empty() ? "ami-0e1d2c3b4a5968778" : "ami-0a9b8c7d6e5f40312";
   }
 
+  // EC2's vCPU-based On-Demand and Spot quotas by instance bucket (Service Quotas codes).
+  std::optional<emu::QuotaUse> QuotaOf(const emu::Catalog&, const emu::MachineType& machine,
+                                       const std::optional<emu::Accelerator>&,
+                                       bool spot) const override {
+    const std::string& f = machine.family;
+    const bool gvt = !f.empty() && (f[0] == 'g' || f.starts_with("vt"));
+    const bool p = !f.empty() && f[0] == 'p';
+    const char* code = gvt ? (spot ? "L-3819A6DF" : "L-DB2E81BA")
+                       : p ? (spot ? "L-7212CCBC" : "L-417A185B")
+                           : (spot ? "L-34B43A08" : "L-1216C47A");
+    return emu::QuotaUse{code, machine.vcpus};
+  }
+  bool QuotaFailsLaunches() const override { return true; }
+  InstanceErrorInfo QuotaError(const emu::QuotaUse&, int64_t limit, bool spot) const override {
+    // EC2's text, as an Auto Scaling group's failed launch reports it.
+    return {InstanceErrorInfo::Class::kOutOfResources, "placeholder-cannot-be-fulfilled",
+            std::string("Could not launch ") + (spot ? "Spot" : "On-Demand") +
+                " Instances. VcpuLimitExceeded - You have requested more vCPU capacity than your "
+                "current vCPU limit of " +
+                std::to_string(limit) +
+                " allows for the instance bucket that the specified instance type belongs to. "
+                "Please visit http://aws.amazon.com/contact-us/ec2-request to request an "
+                "adjustment to this limit. Launching EC2 instance failed."};
+  }
   InstanceErrorInfo StockoutError(std::string_view, std::string_view zone,
                                   const emu::MachineType& machine, bool spot) const override {
     // EC2's texts, as an Auto Scaling group's failed launch activity reports them; CA's AWS

@@ -632,40 +632,43 @@ StatusOr<api::Node> EmulatedCloud::TemplateNode(std::string_view pool) const {
 
 // ---- Instances ----------------------------------------------------------------------------------
 
-Status EmulatedCloud::CheckQuota(const Pool& pool, int new_instances) const {
-  if (!pool.accelerator.has_value() || new_instances <= 0) {
-    return OkStatus();
-  }
-  const AcceleratorType* type = options_.catalog.FindAcceleratorType(pool.accelerator->type);
-  if (type == nullptr || type->quota_metric.empty()) {
-    return OkStatus();
-  }
-  const std::string metric = (pool.spec.spot ? "PREEMPTIBLE_" : "") + type->quota_metric;
-  auto limit = options_.faults.gpu_quota.find(metric);
-  if (limit == options_.faults.gpu_quota.end()) {
-    return OkStatus();
-  }
-  const std::string region = style().RegionOf(pool.spec.zones.front());
+std::optional<QuotaUse> EmulatedCloud::QuotaOf(const Pool& pool) const {
+  return style().QuotaOf(options_.catalog, *pool.machine, pool.accelerator, pool.spec.spot);
+}
+
+std::optional<int64_t> EmulatedCloud::QuotaLimit(const QuotaUse& use) const {
+  auto limit = options_.faults.gpu_quota.find(use.metric);
+  if (limit == options_.faults.gpu_quota.end()) return std::nullopt;
+  return limit->second;
+}
+
+int64_t EmulatedCloud::QuotaUsed(const QuotaUse& use, const std::string& region) const {
   int64_t used = 0;
   for (const auto& [name, vm] : vms_) {
-    if (vm.status == VmStatus::kFailed || style().RegionOf(vm.zone) != region) {
+    if (vm.status == VmStatus::kFailed || vm.over_quota || style().RegionOf(vm.zone) != region) {
       continue;
     }
     const Pool* other = FindPool(vm.pool);
-    if (other == nullptr || !other->accelerator.has_value() || other->spec.spot != pool.spec.spot) {
-      continue;
-    }
-    const AcceleratorType* t = options_.catalog.FindAcceleratorType(other->accelerator->type);
-    if (t != nullptr && t->quota_metric == type->quota_metric) {
-      used += other->accelerator->count;
-    }
+    if (other == nullptr) continue;
+    std::optional<QuotaUse> u = QuotaOf(*other);
+    if (u.has_value() && u->metric == use.metric) used += u->amount;
   }
-  if (used + int64_t{new_instances} * pool.accelerator->count > limit->second) {
+  return used;
+}
+
+Status EmulatedCloud::CheckQuota(const Pool& pool, int new_instances) const {
+  if (new_instances <= 0 || style().QuotaFailsLaunches()) return OkStatus();
+  const std::optional<QuotaUse> use = QuotaOf(pool);
+  if (!use.has_value()) return OkStatus();
+  const std::optional<int64_t> limit = QuotaLimit(*use);
+  if (!limit.has_value()) return OkStatus();
+  const std::string region = style().RegionOf(pool.spec.zones.front());
+  if (QuotaUsed(*use, region) + int64_t{new_instances} * use->amount > *limit) {
     char limit_text[32];
-    std::snprintf(limit_text, sizeof(limit_text), "%.1f", static_cast<double>(limit->second));
+    std::snprintf(limit_text, sizeof(limit_text), "%.1f", static_cast<double>(*limit));
     // Compute Engine's QUOTA_EXCEEDED message.
-    const std::string message =
-        "Quota '" + metric + "' exceeded.  Limit: " + limit_text + " in region " + region + ".";
+    const std::string message = "Quota '" + use->metric + "' exceeded.  Limit: " + limit_text +
+                                " in region " + region + ".";
     if (options_.logger != nullptr) {
       options_.logger->Warning("GPU quota exceeded",
                                {{"nodePool", pool.spec.name}, {"message", message}});
@@ -673,6 +676,14 @@ Status EmulatedCloud::CheckQuota(const Pool& pool, int new_instances) const {
     return ResourceExhaustedError(message);
   }
   return OkStatus();
+}
+
+bool EmulatedCloud::LaunchOverQuota(const Pool& pool, std::string_view zone) const {
+  if (!style().QuotaFailsLaunches()) return false;
+  const std::optional<QuotaUse> use = QuotaOf(pool);
+  if (!use.has_value()) return false;
+  const std::optional<int64_t> limit = QuotaLimit(*use);
+  return limit.has_value() && QuotaUsed(*use, style().RegionOf(zone)) + use->amount > *limit;
 }
 
 bool EmulatedCloud::Matches(const FaultMatch& m, const Pool& pool, std::string_view zone) const {
@@ -740,6 +751,7 @@ std::string EmulatedCloud::RequestInstance(Pool& pool) {
   vm.requested_at = Now();
   // Faults, decided now, in a fixed order (so random draws replay).
   const Faults& f = options_.faults;
+  vm.over_quota = LaunchOverQuota(pool, zone);
   const bool stockout = Fires(f.stockout, pool, zone);
   vm.never_registers = Fires(f.never_registers, pool, zone);
   Duration boot = options_.delays.provisioning;
@@ -760,7 +772,7 @@ std::string EmulatedCloud::RequestInstance(Pool& pool) {
   CountLive(stored, +1);
   TouchVm(name);
   Notify(CloudEventKind::kInstanceRequested, pool.spec.name, zone, name);
-  if (stockout) {
+  if (stockout || stored.over_quota) {
     ScheduleStep(stored, f.stockout_delay, &EmulatedCloud::StepFailed);
   } else {
     ScheduleStep(stored, boot, &EmulatedCloud::StepRunning);
@@ -900,8 +912,14 @@ void EmulatedCloud::StepRunning(Vm& vm) {
 void EmulatedCloud::StepFailed(Vm& vm) {
   vm.status = VmStatus::kFailed;
   const Pool* of = FindPool(vm.pool);
-  vm.error = style().StockoutError(project_, vm.zone, of != nullptr ? *of->machine : MachineType{},
-                                   of != nullptr && of->spec.spot);
+  const bool spot = of != nullptr && of->spec.spot;
+  const std::optional<QuotaUse> use = of != nullptr ? QuotaOf(*of) : std::nullopt;
+  if (vm.over_quota && use.has_value()) {
+    vm.error = style().QuotaError(*use, QuotaLimit(*use).value_or(0), spot);
+  } else {
+    vm.error = style().StockoutError(project_, vm.zone,
+                                     of != nullptr ? *of->machine : MachineType{}, spot);
+  }
   if (options_.logger != nullptr) {
     options_.logger->Warning("Instance creation failed",
                              {{"instance", vm.name}, {"error", vm.error->error_message}});

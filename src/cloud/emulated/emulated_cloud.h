@@ -202,10 +202,13 @@ struct Faults {
   // Instance creation fails after `stockout_delay` with ZONE_RESOURCE_POOL_EXHAUSTED.
   std::vector<FaultMatch> stockout;
   Duration stockout_delay = std::chrono::seconds(20);
-  // Project GPU quota per region, keyed by GCE quota metric: "NVIDIA_T4_GPUS" (on-demand),
-  // "PREEMPTIBLE_NVIDIA_T4_GPUS" (spot) — Catalog's AcceleratorType::quota_metric. Instances
-  // that are not failed count against it; an increase that would exceed it is refused at once
-  // with GCE's QUOTA_EXCEEDED text. Unlisted metrics are unlimited.
+  // Quotas per region, keyed by metric (NodeStyle::QuotaOf). GKE: GPU quotas by GCE metric,
+  // "NVIDIA_T4_GPUS" (on-demand), "PREEMPTIBLE_NVIDIA_T4_GPUS" (spot), Catalog's
+  // AcceleratorType::quota_metric; an increase that would exceed one is refused at once with
+  // GCE's QUOTA_EXCEEDED text. EKS: vCPU quotas by EC2 quota code ("L-DB2E81BA" on-demand G and
+  // VT instances, "L-417A185B" P, "L-1216C47A" standard; spot "L-3819A6DF", "L-7212CCBC",
+  // "L-34B43A08"); a launch that would exceed one fails with VcpuLimitExceeded. Instances that
+  // are not failed count against it. Unlisted metrics are unlimited.
   std::map<std::string, int64_t> gpu_quota;
   // The VM runs but its kubelet never registers a Node.
   std::vector<FaultMatch> never_registers;
@@ -457,7 +460,16 @@ class EmulatedCloud {
   int TargetSizeOf(const Pool& pool) const;
   // Adds `delta` (+1 or -1) to `vm`'s pool's live counts.
   void CountLive(const Vm& vm, int delta);
+  // Quotas (NodeStyle::QuotaOf): what a VM of `pool` takes, the limit set for a metric, what
+  // the region's live VMs take of it.
+  std::optional<QuotaUse> QuotaOf(const Pool& pool) const;
+  std::optional<int64_t> QuotaLimit(const QuotaUse& use) const;
+  int64_t QuotaUsed(const QuotaUse& use, const std::string& region) const;
+  // Refuses `new_instances` more beyond a quota (GKE's QUOTA_EXCEEDED); OK where quotas fail
+  // launches instead (NodeStyle::QuotaFailsLaunches).
   Status CheckQuota(const Pool& pool, int new_instances) const;
+  // Where quotas fail launches: whether one more VM of `pool` in `zone` is over its quota.
+  bool LaunchOverQuota(const Pool& pool, std::string_view zone) const;
   bool Fires(const std::vector<FaultMatch>& rules, const Pool& pool, std::string_view zone);
   bool Matches(const FaultMatch& m, const Pool& pool, std::string_view zone) const;
   std::string PickZone(const Pool& pool) const;

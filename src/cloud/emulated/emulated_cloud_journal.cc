@@ -211,6 +211,7 @@ std::string EmulatedCloud::VmJson(const Vm& vm) const {
             {"ready", vm.ready},
             {"gpuReady", vm.gpu_ready},
             {"neverRegisters", vm.never_registers},
+            {"overQuota", vm.over_quota},
             {"driverNeverReady", vm.driver_never_ready},
             {"requestedAt", Nanos(vm.requested_at)},
             {"registeredAt", Nanos(vm.registered_at)},
@@ -319,6 +320,7 @@ StatusOr<EmulatedCloud::Vm> EmulatedCloud::VmFromJson(const CloudRecord& record)
   vm.ready = r.Bool("ready");
   vm.gpu_ready = r.Bool("gpuReady");
   vm.never_registers = r.Bool("neverRegisters");
+  if (r.Has("overQuota")) vm.over_quota = r.Bool("overQuota");
   vm.driver_never_ready = r.Bool("driverNeverReady");
   vm.requested_at = FromNanos(r.Int("requestedAt"));
   vm.registered_at = FromNanos(r.Int("registeredAt"));

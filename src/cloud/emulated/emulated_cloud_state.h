@@ -28,6 +28,8 @@ struct EmulatedCloud::Vm {
   // Faults decided when the instance was requested.
   bool never_registers = false;
   bool driver_never_ready = false;
+  // Its launch was over a quota that fails launches (NodeStyle::QuotaFailsLaunches).
+  bool over_quota = false;
   std::optional<InstanceErrorInfo> error;
   TimePoint requested_at;
   TimePoint registered_at;

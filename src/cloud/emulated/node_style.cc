@@ -42,6 +42,17 @@ class GkeStyle final : public NodeStyle {
     EmulatedCloud::AddGkeNodeLabels(labels, f.node, f.zone, *f.machine, f.pool, f.spot,
                                     f.accelerator_type);
   }
+  std::optional<QuotaUse> QuotaOf(const Catalog& catalog, const MachineType&,
+                                  const std::optional<Accelerator>& gpus,
+                                  bool spot) const override {
+    if (!gpus.has_value()) return std::nullopt;
+    const AcceleratorType* type = catalog.FindAcceleratorType(gpus->type);
+    if (type == nullptr || type->quota_metric.empty()) return std::nullopt;
+    // Spot VMs count against the preemptible quota (GCE).
+    return QuotaUse{(spot ? "PREEMPTIBLE_" : "") + type->quota_metric, gpus->count};
+  }
+  bool QuotaFailsLaunches() const override { return false; }
+  InstanceErrorInfo QuotaError(const QuotaUse&, int64_t, bool) const override { return {}; }
   InstanceErrorInfo StockoutError(std::string_view project, std::string_view zone,
                                   const MachineType&, bool) const override {
     // Compute Engine's stockout error, as a managed instance group reports it.

@@ -62,6 +62,14 @@ struct NodeSystem {
   std::string kubelet_version;
 };
 
+// What one VM takes of a quota: `amount` of metric `metric` (GKE: GPUs of a GPU quota metric
+// such as NVIDIA_T4_GPUS or PREEMPTIBLE_NVIDIA_T4_GPUS; AWS: vCPUs of an EC2 quota code such as
+// L-DB2E81BA, "Running On-Demand G and VT instances").
+struct QuotaUse {
+  std::string metric;
+  int64_t amount = 0;
+};
+
 class NodeStyle {
  public:
   virtual ~NodeStyle() = default;
@@ -93,6 +101,17 @@ class NodeStyle {
   virtual void AddNodeLabels(api::Labels& labels, const NodeFacts& facts) const = 0;
   // The machine image's versions (GKE's Container-Optimized OS, EKS's Amazon Linux AMI).
   virtual NodeSystem System() const = 0;
+  // The quota a VM of `machine` (with `gpus`) counts against, if any. Quotas are limited per
+  // region by Faults::gpu_quota (keyed by metric).
+  virtual std::optional<QuotaUse> QuotaOf(const Catalog& catalog, const MachineType& machine,
+                                          const std::optional<Accelerator>& gpus,
+                                          bool spot) const = 0;
+  // How a request beyond quota fails. False (GKE): the resize or create is refused with
+  // Compute Engine's QUOTA_EXCEEDED. True (AWS): the request is accepted and the launch fails
+  // (QuotaError), as an Auto Scaling group's launch does with VcpuLimitExceeded.
+  virtual bool QuotaFailsLaunches() const = 0;
+  // The failed launch's error when QuotaFailsLaunches (`limit` of `use.metric`).
+  virtual InstanceErrorInfo QuotaError(const QuotaUse& use, int64_t limit, bool spot) const = 0;
   // The error a VM creation fails with when the zone is out of its machine type (a stockout
   // fault), as the cloud's autoscaler API reports it: GCE's ZONE_RESOURCE_POOL_EXHAUSTED; on
   // AWS, CA's AWS provider's placeholder-cannot-be-fulfilled with the Auto Scaling activity's
