@@ -4,14 +4,14 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string_view>
 #include <utility>
 #include <variant>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
+#include "common/strings.h"
 #include "sim/timeline.h"
 
 namespace tidepool::sim {
@@ -26,28 +26,7 @@ constexpr int kPlotHeight = kHeight - kTop - kBottom;
 constexpr const char* kColors[] = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e",
                                    "#9467bd", "#8c564b", "#e377c2", "#17becf"};
 
-std::string Escape(std::string_view s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+std::string Escape(std::string_view s) { return XmlEscape(s); }
 
 std::string Num(double v, int decimals) { return FormatFixed(v, decimals); }
 double Round(double v, int decimals) { return RoundTo(v, decimals); }

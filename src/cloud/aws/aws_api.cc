@@ -12,6 +12,7 @@
 #include "apiserver/http/server.h"
 #include "cloud/aws/eks_node_style.h"
 #include "common/base64.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::aws {
 namespace {
@@ -26,32 +27,8 @@ constexpr char kStsNs[] = "https://sts.amazonaws.com/doc/2011-06-15/";
 constexpr char kDefaultInstanceType[] = "t3.medium";
 constexpr int kDefaultDiskSize = 20;
 
-std::string Xml(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
-
 std::string El(std::string_view name, std::string_view text) {
-  return "<" + std::string(name) + ">" + Xml(text) + "</" + std::string(name) + ">";
+  return "<" + std::string(name) + ">" + XmlEscape(text) + "</" + std::string(name) + ">";
 }
 
 // Seconds since the epoch, as EKS returns timestamps.
@@ -179,14 +156,7 @@ std::string AwsServiceOf(const AwsRequest& r) {
       std::string_view scope(auth->second);
       scope = scope.substr(cred + 11);
       scope = scope.substr(0, scope.find_first_of(", "));
-      std::vector<std::string_view> parts;
-      size_t start = 0;
-      while (start <= scope.size()) {
-        size_t slash = scope.find('/', start);
-        if (slash == std::string_view::npos) slash = scope.size();
-        parts.push_back(scope.substr(start, slash - start));
-        start = slash + 1;
-      }
+      const std::vector<std::string> parts = SplitString(scope, '/');
       if (parts.size() == 5) return std::string(parts[3]);
     }
   }
@@ -1015,206 +985,255 @@ Activity NewActivity(AwsApi::State& s, std::string description, std::string caus
   return {s.Uuid(), std::move(description), std::move(cause), "Successful", "", s.clock.Now()};
 }
 
-AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
-  const std::map<std::string, std::string> p = FormParams(r.body);
-  const std::string action = p.count("Action") ? p.at("Action") : "";
-  auto param = [&p](const std::string& k) { return p.count(k) ? p.at(k) : std::string(); };
-  auto validation = [&](std::string msg) {
-    return QueryError({400, "ValidationError", std::move(msg)}, kAutoscalingNs, rid);
-  };
-  auto asg_of = [&](const std::string& name) { return s.PoolOfAsg(name); };
+// One Auto Scaling call: its parameters and what every action needs.
+struct QueryCall {
+  AwsApi::State& s;
+  std::map<std::string, std::string> p;
+  std::string action;
+  std::string rid;
 
-  if (action == "DescribeAutoScalingGroups") {
-    const std::vector<std::string> names = ListParam(p, "AutoScalingGroupNames.member");
-    const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
-    const std::vector<gke::VmInfo> vms = s.control.ListVms();
-    std::string out = "<AutoScalingGroups>";
-    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
-      NodegroupMeta& m = s.MetaOf(pool);
-      if (!names.empty() && !AnyOf(names, m.asg)) continue;
-      if (!TagFiltersMatch(filters, s.AsgTags(pool.spec.name, m))) continue;
-      out += AsgXml(s, pool, vms);
-    }
-    out += "</AutoScalingGroups>";
-    return QueryXml(action, kAutoscalingNs, out, rid);
+  std::string Param(const std::string& k) const {
+    auto it = p.find(k);
+    return it == p.end() ? std::string() : it->second;
   }
-  if (action == "SetDesiredCapacity" || action == "UpdateAutoScalingGroup") {
-    const std::string name = param("AutoScalingGroupName");
-    std::optional<emu::NodePoolInfo> pool = asg_of(name);
-    if (!pool.has_value()) {
-      // Auto Scaling's text.
-      return validation("AutoScalingGroup name not found - AutoScalingGroup '" + name +
+  AwsResponse Validation(std::string message) const {
+    return QueryError({400, "ValidationError", std::move(message)}, kAutoscalingNs, rid);
+  }
+};
+
+AwsResponse AsgDescribeAutoScalingGroups(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::map<std::string, std::string>& p = c.p;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  const std::vector<std::string> names = ListParam(p, "AutoScalingGroupNames.member");
+  const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
+  const std::vector<gke::VmInfo> vms = s.control.ListVms();
+  std::string out = "<AutoScalingGroups>";
+  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+    NodegroupMeta& m = s.MetaOf(pool);
+    if (!names.empty() && !AnyOf(names, m.asg)) continue;
+    if (!TagFiltersMatch(filters, s.AsgTags(pool.spec.name, m))) continue;
+    out += AsgXml(s, pool, vms);
+  }
+  out += "</AutoScalingGroups>";
+  return QueryXml(action, kAutoscalingNs, out, rid);
+}
+
+AwsResponse AsgSetCapacity(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  const std::string name = c.Param("AutoScalingGroupName");
+  std::optional<emu::NodePoolInfo> pool = s.PoolOfAsg(name);
+  if (!pool.has_value()) {
+    // Auto Scaling's text.
+    return c.Validation("AutoScalingGroup name not found - AutoScalingGroup '" + name +
                         "' not found");
-    }
-    auto int_param = [&](const std::string& k) -> std::optional<int> {
-      const std::string v = param(k);
-      if (v.empty()) return std::nullopt;
-      char* end = nullptr;
-      const long n = std::strtol(v.c_str(), &end, 10);
-      if (end == v.c_str() || *end != '\0' || n < 0 || n > 100000) return -1;
-      return static_cast<int>(n);
-    };
-    int min = pool->spec.min_nodes;
-    int max = pool->spec.max_nodes;
-    std::optional<int> desired = int_param("DesiredCapacity");
-    if (action == "UpdateAutoScalingGroup") {
-      if (auto v = int_param("MinSize")) min = *v;
-      if (auto v = int_param("MaxSize")) max = *v;
-    } else if (!desired.has_value()) {
-      return validation(
-          "1 validation error detected: Value null at 'desiredCapacity' failed to "
-          "satisfy constraint: Member must not be null");
-    }
-    if (min < 0 || max < 0 || (desired.has_value() && *desired < 0)) {
-      return validation("Invalid size: sizes must be non-negative integers");
-    }
-    if (desired.has_value() && *desired > max) {
-      return validation("New SetDesiredCapacity value " + std::to_string(*desired) +
+  }
+  auto int_param = [&](const std::string& k) -> std::optional<int> {
+    const std::string v = c.Param(k);
+    if (v.empty()) return std::nullopt;
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (end == v.c_str() || *end != '\0' || n < 0 || n > 100000) return -1;
+    return static_cast<int>(n);
+  };
+  int min = pool->spec.min_nodes;
+  int max = pool->spec.max_nodes;
+  std::optional<int> desired = int_param("DesiredCapacity");
+  if (action == "UpdateAutoScalingGroup") {
+    if (auto v = int_param("MinSize")) min = *v;
+    if (auto v = int_param("MaxSize")) max = *v;
+  } else if (!desired.has_value()) {
+    return c.Validation(
+        "1 validation error detected: Value null at 'desiredCapacity' failed to "
+        "satisfy constraint: Member must not be null");
+  }
+  if (min < 0 || max < 0 || (desired.has_value() && *desired < 0)) {
+    return c.Validation("Invalid size: sizes must be non-negative integers");
+  }
+  if (desired.has_value() && *desired > max) {
+    return c.Validation("New SetDesiredCapacity value " + std::to_string(*desired) +
                         " is above max value " + std::to_string(max) +
                         " for the AutoScalingGroup.");
-    }
-    if (desired.has_value() && *desired < min) {
-      return validation("New SetDesiredCapacity value " + std::to_string(*desired) +
+  }
+  if (desired.has_value() && *desired < min) {
+    return c.Validation("New SetDesiredCapacity value " + std::to_string(*desired) +
                         " is below min value " + std::to_string(min) +
                         " for the AutoScalingGroup.");
-    }
-    if (min > max) {
-      return validation("Max bound, " + std::to_string(max) +
+  }
+  if (min > max) {
+    return c.Validation("Max bound, " + std::to_string(max) +
                         ", must be greater than or equal to min bound, " + std::to_string(min));
-    }
-    if (min != pool->spec.min_nodes || max != pool->spec.max_nodes) {
-      if (Status st = s.control.SetAutoscaling(pool->spec.name, true, min, max); !st.ok()) {
-        return validation(std::string(st.message()));
-      }
-    }
-    if (desired.has_value() && *desired != pool->target_size) {
-      if (Status st = s.control.SetSize(pool->spec.name, *desired); !st.ok()) {
-        return validation(std::string(st.message()));
-      }
-      NodegroupMeta& m = s.MetaOf(*pool);
-      m.activities.push_back(NewActivity(
-          s,
-          (*desired > pool->target_size ? "Launching " : "Terminating ") +
-              std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
-          "a user request explicitly set group desired capacity changing the desired capacity "
-          "from " +
-              std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
-    }
-    return QueryXml(action, kAutoscalingNs, "", rid);
   }
-  if (action == "TerminateInstanceInAutoScalingGroup") {
-    const std::string id = param("InstanceId");
-    const bool decrement = param("ShouldDecrementDesiredCapacity") == "true";
-    for (const gke::VmInfo& v : s.control.ListVms()) {
-      if (InstanceIdOf(v.instance.provider_id) != id) continue;
-      StatusOr<emu::NodePoolInfo> pool = s.control.GetNodePool(v.instance.node_pool);
-      if (!pool.ok()) break;
-      if (Status st = s.control.DeleteInstances(pool->spec.name, {v.instance.name}); !st.ok()) {
-        return validation(std::string(st.message()));
-      }
-      if (!decrement) {
-        // The group keeps its desired capacity: a replacement is launched.
-        if (Status st = s.control.SetSize(pool->spec.name, pool->target_size); !st.ok()) {
-          return validation(std::string(st.message()));
-        }
-      }
-      NodegroupMeta& m = s.MetaOf(*pool);
-      Activity a = NewActivity(
-          s, "Terminating EC2 instance: " + id,
-          "At " + FormatRfc3339(s.clock.Now()) + " instance " + id +
-              " was taken out of service in response to a user request" +
-              (decrement ? ", shrinking the capacity from " + std::to_string(pool->target_size) +
-                               " to " + std::to_string(pool->target_size - 1) + "."
-                         : "."));
-      a.status = "InProgress";
-      m.activities.push_back(a);
-      return QueryXml(action, kAutoscalingNs, "<Activity>" + ActivityFields(m, a) + "</Activity>",
-                      rid);
+  if (min != pool->spec.min_nodes || max != pool->spec.max_nodes) {
+    if (Status st = s.control.SetAutoscaling(pool->spec.name, true, min, max); !st.ok()) {
+      return c.Validation(std::string(st.message()));
     }
-    // Auto Scaling's text.
-    return validation("Instance Id not found - No managed instance found for instance ID: " + id);
   }
-  if (action == "CreateOrUpdateTags" || action == "DeleteTags") {
-    for (int i = 1;; ++i) {
-      const std::string base = "Tags.member." + std::to_string(i) + ".";
-      if (!p.count(base + "Key")) break;
-      const std::string asg = param(base + "ResourceId");
-      std::optional<emu::NodePoolInfo> pool = asg_of(asg);
-      if (!pool.has_value()) {
-        return validation("AutoScalingGroup name not found - AutoScalingGroup '" + asg +
+  if (desired.has_value() && *desired != pool->target_size) {
+    if (Status st = s.control.SetSize(pool->spec.name, *desired); !st.ok()) {
+      return c.Validation(std::string(st.message()));
+    }
+    NodegroupMeta& m = s.MetaOf(*pool);
+    m.activities.push_back(NewActivity(
+        s,
+        (*desired > pool->target_size ? "Launching " : "Terminating ") +
+            std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
+        "a user request explicitly set group desired capacity changing the desired capacity "
+        "from " +
+            std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
+  }
+  return QueryXml(action, kAutoscalingNs, "", rid);
+}
+
+AwsResponse AsgTerminateInstance(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  const std::string id = c.Param("InstanceId");
+  const bool decrement = c.Param("ShouldDecrementDesiredCapacity") == "true";
+  for (const gke::VmInfo& v : s.control.ListVms()) {
+    if (InstanceIdOf(v.instance.provider_id) != id) continue;
+    StatusOr<emu::NodePoolInfo> pool = s.control.GetNodePool(v.instance.node_pool);
+    if (!pool.ok()) break;
+    if (Status st = s.control.DeleteInstances(pool->spec.name, {v.instance.name}); !st.ok()) {
+      return c.Validation(std::string(st.message()));
+    }
+    if (!decrement) {
+      // The group keeps its desired capacity: a replacement is launched.
+      if (Status st = s.control.SetSize(pool->spec.name, pool->target_size); !st.ok()) {
+        return c.Validation(std::string(st.message()));
+      }
+    }
+    NodegroupMeta& m = s.MetaOf(*pool);
+    Activity a = NewActivity(
+        s, "Terminating EC2 instance: " + id,
+        "At " + FormatRfc3339(s.clock.Now()) + " instance " + id +
+            " was taken out of service in response to a user request" +
+            (decrement ? ", shrinking the capacity from " + std::to_string(pool->target_size) +
+                             " to " + std::to_string(pool->target_size - 1) + "."
+                       : "."));
+    a.status = "InProgress";
+    m.activities.push_back(a);
+    return QueryXml(action, kAutoscalingNs, "<Activity>" + ActivityFields(m, a) + "</Activity>",
+                    rid);
+  }
+  // Auto Scaling's text.
+  return c.Validation("Instance Id not found - No managed instance found for instance ID: " + id);
+}
+
+AwsResponse AsgChangeTags(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::map<std::string, std::string>& p = c.p;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  for (int i = 1;; ++i) {
+    const std::string base = "Tags.member." + std::to_string(i) + ".";
+    if (!p.count(base + "Key")) break;
+    const std::string asg = c.Param(base + "ResourceId");
+    std::optional<emu::NodePoolInfo> pool = s.PoolOfAsg(asg);
+    if (!pool.has_value()) {
+      return c.Validation("AutoScalingGroup name not found - AutoScalingGroup '" + asg +
                           "' not found");
-      }
-      NodegroupMeta& m = s.MetaOf(*pool);
-      const std::string key = param(base + "Key");
-      std::erase_if(m.user_tags, [&](const AsgTag& t) { return t.key == key; });
-      if (action == "CreateOrUpdateTags") {
-        m.user_tags.push_back(
-            {key, param(base + "Value"), param(base + "PropagateAtLaunch") != "false"});
-      }
     }
-    return QueryXml(action, kAutoscalingNs, "", rid);
+    NodegroupMeta& m = s.MetaOf(*pool);
+    const std::string key = c.Param(base + "Key");
+    std::erase_if(m.user_tags, [&](const AsgTag& t) { return t.key == key; });
+    if (action == "CreateOrUpdateTags") {
+      m.user_tags.push_back(
+          {key, c.Param(base + "Value"), c.Param(base + "PropagateAtLaunch") != "false"});
+    }
   }
-  if (action == "DescribeTags") {
-    const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
-    std::string out = "<Tags>";
-    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
-      NodegroupMeta& m = s.MetaOf(pool);
-      for (const AsgTag& t : s.AsgTags(pool.spec.name, m)) {
-        bool keep = true;
-        for (const Filter& f : filters) {
-          if (f.name == "auto-scaling-group") keep = keep && AnyOf(f.values, m.asg);
-          if (f.name == "key") keep = keep && AnyOf(f.values, t.key);
-          if (f.name == "value") keep = keep && AnyOf(f.values, t.value);
-          if (f.name == "propagate-at-launch") {
-            keep = keep && AnyOf(f.values, t.propagate ? "true" : "false");
-          }
+  return QueryXml(action, kAutoscalingNs, "", rid);
+}
+
+AwsResponse AsgDescribeTags(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::map<std::string, std::string>& p = c.p;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
+  std::string out = "<Tags>";
+  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+    NodegroupMeta& m = s.MetaOf(pool);
+    for (const AsgTag& t : s.AsgTags(pool.spec.name, m)) {
+      bool keep = true;
+      for (const Filter& f : filters) {
+        if (f.name == "auto-scaling-group") keep = keep && AnyOf(f.values, m.asg);
+        if (f.name == "key") keep = keep && AnyOf(f.values, t.key);
+        if (f.name == "value") keep = keep && AnyOf(f.values, t.value);
+        if (f.name == "propagate-at-launch") {
+          keep = keep && AnyOf(f.values, t.propagate ? "true" : "false");
         }
-        if (!keep) continue;
-        out += "<member>" + El("ResourceId", m.asg) + El("ResourceType", "auto-scaling-group") +
-               El("Key", t.key) + El("Value", t.value) +
-               El("PropagateAtLaunch", t.propagate ? "true" : "false") + "</member>";
       }
+      if (!keep) continue;
+      out += "<member>" + El("ResourceId", m.asg) + El("ResourceType", "auto-scaling-group") +
+             El("Key", t.key) + El("Value", t.value) +
+             El("PropagateAtLaunch", t.propagate ? "true" : "false") + "</member>";
     }
-    return QueryXml(action, kAutoscalingNs, out + "</Tags>", rid);
   }
-  if (action == "DescribeScalingActivities") {
-    // The group's launches (from its VMs: a failed one with EC2's reason) and the changes
-    // asked through this API, newest first.
-    const std::string name = param("AutoScalingGroupName");
-    const std::vector<gke::VmInfo> vms = s.control.ListVms();
-    std::string out = "<Activities>";
-    for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
-      NodegroupMeta& m = s.MetaOf(pool);
-      if (!name.empty() && m.asg != name) continue;
-      std::vector<Activity> all = m.activities;
-      for (const auto& f : s.failures(pool.spec.name)) {
-        all.push_back({"failed-" + std::to_string(f.at.time_since_epoch().count()),
-                       "Launching a new EC2 instance.  Status Reason: " + f.message,
-                       "At " + FormatRfc3339(f.at) +
-                           " an instance was started in response to a difference between desired "
-                           "and actual capacity, increasing the capacity.",
-                       "Failed", f.message, f.at});
-      }
-      for (const gke::VmInfo& v : vms) {
-        if (v.instance.node_pool != pool.spec.name || v.instance.error.has_value()) continue;
-        Activity a{"launch-" + InstanceIdOf(v.instance.provider_id),
-                   "",
-                   "",
-                   "Successful",
-                   "",
-                   v.instance.requested_at};
-        a.cause = "At " + FormatRfc3339(v.instance.requested_at) +
-                  " an instance was started in response to a difference between desired and "
-                  "actual capacity, increasing the capacity.";
-        a.description = "Launching a new EC2 instance: " + InstanceIdOf(v.instance.provider_id);
-        all.push_back(std::move(a));
-      }
-      std::stable_sort(all.begin(), all.end(),
-                       [](const Activity& a, const Activity& b) { return a.start > b.start; });
-      for (const Activity& a : all) out += "<member>" + ActivityFields(m, a) + "</member>";
+  return QueryXml(action, kAutoscalingNs, out + "</Tags>", rid);
+}
+
+AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
+  AwsApi::State& s = c.s;
+  const std::string& action = c.action;
+  const std::string& rid = c.rid;
+  // The group's launches (from its VMs: a failed one with EC2's reason) and the changes
+  // asked through this API, newest first.
+  const std::string name = c.Param("AutoScalingGroupName");
+  const std::vector<gke::VmInfo> vms = s.control.ListVms();
+  std::string out = "<Activities>";
+  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+    NodegroupMeta& m = s.MetaOf(pool);
+    if (!name.empty() && m.asg != name) continue;
+    std::vector<Activity> all = m.activities;
+    for (const auto& f : s.failures(pool.spec.name)) {
+      all.push_back({"failed-" + std::to_string(f.at.time_since_epoch().count()),
+                     "Launching a new EC2 instance.  Status Reason: " + f.message,
+                     "At " + FormatRfc3339(f.at) +
+                         " an instance was started in response to a difference between desired "
+                         "and actual capacity, increasing the capacity.",
+                     "Failed", f.message, f.at});
     }
-    return QueryXml(action, kAutoscalingNs, out + "</Activities>", rid);
+    for (const gke::VmInfo& v : vms) {
+      if (v.instance.node_pool != pool.spec.name || v.instance.error.has_value()) continue;
+      Activity a{"launch-" + InstanceIdOf(v.instance.provider_id),
+                 "",
+                 "",
+                 "Successful",
+                 "",
+                 v.instance.requested_at};
+      a.cause = "At " + FormatRfc3339(v.instance.requested_at) +
+                " an instance was started in response to a difference between desired and "
+                "actual capacity, increasing the capacity.";
+      a.description = "Launching a new EC2 instance: " + InstanceIdOf(v.instance.provider_id);
+      all.push_back(std::move(a));
+    }
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Activity& a, const Activity& b) { return a.start > b.start; });
+    for (const Activity& a : all) out += "<member>" + ActivityFields(m, a) + "</member>";
   }
+  return QueryXml(action, kAutoscalingNs, out + "</Activities>", rid);
+}
+
+AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
+  static const std::map<std::string, AwsResponse (*)(const QueryCall&), std::less<>> kActions = {
+      {"DescribeAutoScalingGroups", AsgDescribeAutoScalingGroups},
+      {"SetDesiredCapacity", AsgSetCapacity},
+      {"UpdateAutoScalingGroup", AsgSetCapacity},
+      {"TerminateInstanceInAutoScalingGroup", AsgTerminateInstance},
+      {"CreateOrUpdateTags", AsgChangeTags},
+      {"DeleteTags", AsgChangeTags},
+      {"DescribeTags", AsgDescribeTags},
+      {"DescribeScalingActivities", AsgDescribeScalingActivities},
+  };
+  std::map<std::string, std::string> p = FormParams(r.body);
+  const std::string action = p.count("Action") ? p.at("Action") : "";
+  auto it = kActions.find(action);
+  if (it != kActions.end()) return it->second(QueryCall{s, std::move(p), action, rid});
   // Auto Scaling's text for an operation it does not have.
   return QueryError(
       {400, "InvalidAction", "Could not find operation " + action + " for version 2011-01-01"},

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "cloud/emulated/emulated_cloud.h"
+#include "common/fnv.h"
 
 namespace tidepool::cloud::aws {
 namespace {
@@ -204,13 +205,9 @@ const emu::NodeStyle& EksNodeStyle() {
 }
 
 std::string NodegroupUuid(std::string_view name) {
-  // FNV-1a over the name, twice (salted), as a version-4-shaped UUID.
-  auto fnv = [&](uint64_t h) {
-    for (unsigned char c : name) h = (h ^ c) * 1099511628211ULL;
-    return h;
-  };
-  const uint64_t a = fnv(14695981039346656037ULL);
-  const uint64_t b = fnv(a ^ 0x9e3779b97f4a7c15ULL);
+  // FNV-1a of the name and of the salted name, as a version-4-shaped UUID.
+  const uint64_t a = Fnv1a64(name);
+  const uint64_t b = Fnv1a64(std::string(name) + "/asg");
   char buf[40];
   std::snprintf(buf, sizeof(buf), "%08x-%04x-4%03x-8%03x-%012llx", static_cast<unsigned>(a >> 32),
                 static_cast<unsigned>((a >> 16) & 0xffff), static_cast<unsigned>(a & 0x0fff),

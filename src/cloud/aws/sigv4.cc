@@ -14,6 +14,7 @@
 
 #include "apiserver/http/server.h"
 #include "common/base64.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::aws {
 namespace {
@@ -102,18 +103,6 @@ std::map<std::string, std::string> AuthFields(std::string_view header) {
   return out;
 }
 
-std::vector<std::string> Split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t at = s.find(sep, start);
-    if (at == std::string_view::npos) at = s.size();
-    out.emplace_back(s.substr(start, at - start));
-    start = at + 1;
-  }
-  return out;
-}
-
 bool SameSignature(std::string_view a, std::string_view b) {
   return a.size() == b.size() && CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
 }
@@ -142,7 +131,7 @@ std::string SigV4Verifier::CanonicalRequest(const SignedRequest& r, std::string_
   std::string q;
   for (const auto& [k, v] : query) q += (q.empty() ? "" : "&") + k + "=" + v;
   std::string headers;
-  for (const std::string& name : Split(signed_headers, ';')) {
+  for (const std::string& name : SplitString(signed_headers, ';')) {
     auto it = r.headers.find(name);
     headers += name + ":" + (it == r.headers.end() ? "" : Trimmed(it->second)) + "\n";
   }
@@ -152,7 +141,7 @@ std::string SigV4Verifier::CanonicalRequest(const SignedRequest& r, std::string_
 
 std::string SigV4Verifier::Sign(std::string_view secret, std::string_view date_time,
                                 std::string_view scope, std::string_view canonical_request) {
-  const std::vector<std::string> s = Split(scope, '/');  // date/region/service/aws4_request
+  const std::vector<std::string> s = SplitString(scope, '/');  // date/region/service/aws4_request
   std::string key = "AWS4" + std::string(secret);
   for (const std::string& part : s) key = Hmac(key, part);
   const std::string to_sign = std::string(kAlgorithm) + "\n" + std::string(date_time) + "\n" +
@@ -212,7 +201,7 @@ StatusOr<std::string> SigV4Verifier::VerifyEksToken(std::string_view token,
   r.headers["host"] = url->substr(scheme + 3, path_at - scheme - 3);
   r.headers["x-k8s-aws-id"] = std::string(cluster);
   std::map<std::string, std::string> q;
-  for (const std::string& pair : Split(std::string_view(*url).substr(query_at + 1), '&')) {
+  for (const std::string& pair : SplitString(std::string_view(*url).substr(query_at + 1), '&')) {
     const size_t eq = pair.find('=');
     if (eq == std::string::npos) continue;
     std::string k = apiserver::http::UrlDecode(pair.substr(0, eq), false);

@@ -1,11 +1,12 @@
 // File: gke_api.cc
 #include "cloud/gke/gke_api.h"
 
-#include "cloud/gke/request_schema.h"
-
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+
+#include "cloud/gke/request_schema.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::gke {
 
@@ -26,18 +27,6 @@ const char* const kDefaultScopes[] = {
     "https://www.googleapis.com/auth/servicecontrol",
     "https://www.googleapis.com/auth/trace.append",
 };
-
-std::vector<std::string> Split(std::string_view s, char sep) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(sep, start);
-    if (end == std::string_view::npos) end = s.size();
-    out.emplace_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
@@ -296,9 +285,10 @@ GkeResponse GkeApi::Impl::Handle(const GkeRequest& r) {
   while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
   const ClusterInfo c = control.Cluster();
   if (StartsWith(path, "/compute/v1/")) {
-    return HandleCompute(r, Split(path.substr(std::string_view("/compute/v1/").size()), '/'), c);
+    return HandleCompute(r, SplitString(path.substr(std::string_view("/compute/v1/").size()), '/'),
+                         c);
   }
-  std::vector<std::string> seg = Split(path.substr(1), '/');
+  std::vector<std::string> seg = SplitString(path.substr(1), '/');
   // seg[0] = v1 | v1beta1, seg[1] = projects, seg[2] = P, ...
   if (seg.size() < 3) return Error(404, "Not found: " + std::string(r.path));
   container_api = "container/" + seg[0];
