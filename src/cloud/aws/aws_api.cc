@@ -272,10 +272,8 @@ struct AwsApi::State {
     if (it != meta.end()) return it->second;
     NodegroupMeta m;
     const std::string prefix = "eks-" + pool.spec.name + "-";
-    m.asg =
-        pool.spec.group_id.empty() ? prefix + NodegroupUuid(pool.spec.name) : pool.spec.group_id;
-    m.uuid =
-        m.asg.starts_with(prefix) ? m.asg.substr(prefix.size()) : NodegroupUuid(pool.spec.name);
+    m.asg = pool.spec.group_id.empty() ? prefix + DerivedUuid(pool.spec.name) : pool.spec.group_id;
+    m.uuid = m.asg.starts_with(prefix) ? m.asg.substr(prefix.size()) : DerivedUuid(pool.spec.name);
     m.created = m.modified = cluster.created;
     m.instance_types = {pool.spec.machine_type};
     m.ami_type = pool.accelerator.has_value() ? "AL2_x86_64_GPU" : "AL2_x86_64";
@@ -1191,7 +1189,8 @@ AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
     if (!name.empty() && m.asg != name) continue;
     std::vector<Activity> all = m.activities;
     for (const auto& f : s.failures(pool.spec.name)) {
-      all.push_back({"failed-" + std::to_string(f.at.time_since_epoch().count()),
+      all.push_back({DerivedUuid(pool.spec.name + "/failed/" +
+                                 std::to_string(f.at.time_since_epoch().count())),
                      "Launching a new EC2 instance.  Status Reason: " + f.message,
                      "At " + FormatRfc3339(f.at) +
                          " an instance was started in response to a difference between desired "
@@ -1200,7 +1199,7 @@ AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
     }
     for (const gke::VmInfo& v : vms) {
       if (v.instance.node_pool != pool.spec.name || v.instance.error.has_value()) continue;
-      Activity a{"launch-" + InstanceIdOf(v.instance.provider_id),
+      Activity a{DerivedUuid("launch/" + InstanceIdOf(v.instance.provider_id)),
                  "",
                  "",
                  "Successful",
@@ -1242,6 +1241,13 @@ AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::
 
 // ---- EC2 ----------------------------------------------------------------------------------------
 
+// The EKS-optimised AMI of a node group (emulated IDs, as EksNodeStyle's node label).
+std::string AmiOf(const NodegroupMeta& m) {
+  const bool gpu =
+      m.ami_type.find("GPU") != std::string::npos || m.ami_type.find("NVIDIA") != std::string::npos;
+  return gpu ? "ami-0a9b8c7d6e5f40312" : "ami-0e1d2c3b4a5968778";
+}
+
 std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vector<AsgTag>& tags,
                         const NodegroupMeta& m) {
   const auto& i = v.instance;
@@ -1256,13 +1262,9 @@ std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vecto
   }
   const std::string ip = PrivateIpOf(i.name);
   std::string x = "<item>" + El("instanceId", InstanceIdOf(i.provider_id)) +
-                  El("imageId", m.ami_type.find("GPU") != std::string::npos ||
-                                        m.ami_type.find("NVIDIA") != std::string::npos
-                                    ? "ami-0a9b8c7d6e5f40312"
-                                    : "ami-0e1d2c3b4a5968778") +
-                  "<instanceState>" + El("code", std::to_string(code)) + El("name", name) +
-                  "</instanceState>" + El("privateDnsName", i.name) + "<dnsName/>" +
-                  El("instanceType", i.machine_type) +
+                  El("imageId", AmiOf(m)) + "<instanceState>" + El("code", std::to_string(code)) +
+                  El("name", name) + "</instanceState>" + El("privateDnsName", i.name) +
+                  "<dnsName/>" + El("instanceType", i.machine_type) +
                   El("launchTime", FormatRfc3339(i.requested_at)) + "<placement>" +
                   El("availabilityZone", i.zone) + El("tenancy", "default") + "</placement>" +
                   El("privateIpAddress", ip) +
@@ -1276,6 +1278,55 @@ std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vecto
   x += "<item>" + El("key", "aws:autoscaling:groupName") + El("value", m.asg) + "</item>";
   x += "<item>" + El("key", "aws:eks:cluster-name") + El("value", s.cluster.name) + "</item>";
   return x + "</tagSet></item>";
+}
+
+// The launch template EKS makes per node group ("eks-<uuid>", one version; the instance types
+// are the Auto Scaling group's overrides, not the template's), and its versions.
+AwsResponse DescribeLaunchTemplates(AwsApi::State& s, const std::map<std::string, std::string>& p,
+                                    const std::string& action, const std::string& rid) {
+  const bool versions = action == "DescribeLaunchTemplateVersions";
+  std::vector<std::string> ids = ListParam(p, "LaunchTemplateId");
+  std::vector<std::string> names = ListParam(p, "LaunchTemplateName");
+  if (versions) {
+    if (p.count("LaunchTemplateId")) ids.push_back(p.at("LaunchTemplateId"));
+    if (p.count("LaunchTemplateName")) names.push_back(p.at("LaunchTemplateName"));
+  }
+  std::string out;
+  size_t found = 0;
+  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+    const NodegroupMeta& m = s.MetaOf(pool);
+    const std::string id = AwsApi::State::LaunchTemplateId(m);
+    const std::string name = "eks-" + m.uuid;
+    if ((!ids.empty() || !names.empty()) && !AnyOf(ids, id) && !AnyOf(names, name)) continue;
+    ++found;
+    const std::string common =
+        El("launchTemplateId", id) + El("launchTemplateName", name) +
+        El("createTime", FormatRfc3339(m.created)) +
+        El("createdBy", "arn:aws:sts::" + s.cluster.account +
+                            ":assumed-role/AWSServiceRoleForAmazonEKSNodegroup/EKS");
+    if (versions) {
+      out += "<item>" + common + El("versionNumber", "1") + El("defaultVersion", "true") +
+             "<launchTemplateData>" + El("imageId", AmiOf(m)) + "</launchTemplateData></item>";
+    } else {
+      out += "<item>" + common + El("defaultVersionNumber", "1") + El("latestVersionNumber", "1") +
+             "<tagSet><item>" + El("key", "eks:cluster-name") + El("value", s.cluster.name) +
+             "</item><item>" + El("key", "eks:nodegroup-name") + El("value", pool.spec.name) +
+             "</item></tagSet></item>";
+    }
+  }
+  if ((!ids.empty() || !names.empty()) && found == 0) {
+    // EC2's code and text.
+    return Ec2Error({400,
+                     names.empty() ? "InvalidLaunchTemplateId.NotFound"
+                                   : "InvalidLaunchTemplateName.NotFoundException",
+                     "At least one of the launch templates specified in the request does not "
+                     "exist."},
+                    rid);
+  }
+  return Ec2Xml(action,
+                versions ? "<launchTemplateVersionSet>" + out + "</launchTemplateVersionSet>"
+                         : "<launchTemplates>" + out + "</launchTemplates>",
+                rid);
 }
 
 AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
@@ -1343,6 +1394,9 @@ AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& 
       out += "</item>";
     }
     return Ec2Xml(action, out + "</instanceTypeSet>", rid);
+  }
+  if (action == "DescribeLaunchTemplates" || action == "DescribeLaunchTemplateVersions") {
+    return DescribeLaunchTemplates(s, p, action, rid);
   }
   // EC2's text.
   return Ec2Error(

@@ -21,7 +21,8 @@
 //                     DescribeTags, DescribeScalingActivities
 //   ec2 (EC2 Query, XML)  DescribeInstances (instance ids; filters instance-id,
 //                     instance-state-name, instance-type, availability-zone, private-dns-name,
-//                     tag:<key>, tag-key), DescribeInstanceTypes
+//                     tag:<key>, tag-key), DescribeInstanceTypes, DescribeLaunchTemplates,
+//                     DescribeLaunchTemplateVersions (EKS's per node group template)
 //   sts (Query, XML)  GetCallerIdentity
 //
 // Model. One EKS cluster, the emulated one (EksClusterInfo). A node group is an emulated pool of

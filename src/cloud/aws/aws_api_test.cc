@@ -374,6 +374,14 @@ TEST_F(AwsApiTest, TagsStsAndInstanceTypes) {
                           "&InstanceType.1=g9.huge");
   EXPECT_EQ(bad.status, 400);
   EXPECT_NE(bad.body.find("<Code>InvalidInstanceType</Code>"), std::string::npos);
+  AwsResponse lts = Query("ec2", "Action=DescribeLaunchTemplates&Version=2016-11-15");
+  EXPECT_NE(lts.body.find("<launchTemplateName>eks-"), std::string::npos) << lts.body;
+  EXPECT_NE(lts.body.find("<value>gpu-ng</value>"), std::string::npos);
+  AwsResponse no_lt = Query("ec2",
+                            "Action=DescribeLaunchTemplateVersions&Version=2016-11-15"
+                            "&LaunchTemplateName=nope");
+  EXPECT_EQ(no_lt.status, 400);
+  EXPECT_NE(no_lt.body.find("InvalidLaunchTemplateName.NotFoundException"), std::string::npos);
   AwsResponse action = Query("autoscaling", "Action=Nope&Version=2011-01-01");
   EXPECT_NE(action.body.find("Could not find operation Nope for version 2011-01-01"),
             std::string::npos);

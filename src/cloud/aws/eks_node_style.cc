@@ -59,7 +59,7 @@ class EksStyle final : public emu::NodeStyle {
             "containerd://1.7.27", "v1.32.3-eks-473151a"};
   }
   std::string DefaultGroupId(std::string_view pool) const override {
-    return "eks-" + std::string(pool) + "-" + NodegroupUuid(pool);
+    return "eks-" + std::string(pool) + "-" + DerivedUuid(pool);
   }
   std::string RegionOf(std::string_view zone) const override { return AwsRegionOf(zone); }
 
@@ -204,7 +204,7 @@ const emu::NodeStyle& EksNodeStyle() {
   return *style;
 }
 
-std::string NodegroupUuid(std::string_view name) {
+std::string DerivedUuid(std::string_view name) {
   // FNV-1a of the name and of the salted name, as a version-4-shaped UUID.
   const uint64_t a = Fnv1a64(name);
   const uint64_t b = Fnv1a64(std::string(name) + "/asg");

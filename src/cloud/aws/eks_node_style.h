@@ -35,10 +35,10 @@ inline constexpr std::string_view kLabelAwsGpu = "k8s.amazonaws.com/accelerator"
 
 const emulated::NodeStyle& EksNodeStyle();
 
-// The uuid of a node group that was not created through the EKS API (a config's or a
-// scenario's pool): derived from its name, the same in every run. Its ASG is
-// "eks-<name>-<uuid>", as EKS names them.
-std::string NodegroupUuid(std::string_view name);
+// A UUID derived from `seed`, the same in every run: the uuid of a node group that was not
+// created through the EKS API (a config's or a scenario's pool; its ASG is "eks-<name>-<uuid>",
+// as EKS names them), and the ids of the scaling activities the emulated ASGs report.
+std::string DerivedUuid(std::string_view seed);
 // "us-west-2" for "us-west-2a".
 std::string AwsRegionOf(std::string_view zone);
 // "i-0123456789abcdef0" from "aws:///us-west-2a/i-0123456789abcdef0"; "" for another form.

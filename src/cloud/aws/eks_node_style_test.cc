@@ -31,8 +31,8 @@ TEST(EksNodeStyleTest, NamesAndRegions) {
   EXPECT_TRUE(a.name.ends_with(".ec2.internal")) << a.name;
   EXPECT_TRUE(a.provider_id.starts_with("aws:///us-east-1a/i-0")) << a.provider_id;
   EXPECT_TRUE(style.System().kubelet_version.find("-eks-") != std::string::npos);
-  EXPECT_EQ(style.DefaultGroupId("gpu-ng"), "eks-gpu-ng-" + NodegroupUuid("gpu-ng"));
-  EXPECT_EQ(NodegroupUuid("gpu-ng").size(), 36u);
+  EXPECT_EQ(style.DefaultGroupId("gpu-ng"), "eks-gpu-ng-" + DerivedUuid("gpu-ng"));
+  EXPECT_EQ(DerivedUuid("gpu-ng").size(), 36u);
 }
 
 TEST(EksNodeStyleTest, AllocatableIsTheEksAmisReservation) {
