@@ -517,6 +517,14 @@ StatusOr<std::optional<int>> IntField(const json& o, const char* key, std::strin
   return std::optional<int>(static_cast<int>(v));
 }
 
+// A string member of a JSON object: `def` when absent or null; an error naming it otherwise.
+StatusOr<std::string> StringField(const json& o, const char* key, std::string def = "") {
+  auto it = o.find(key);
+  if (it == o.end() || it->is_null()) return def;
+  if (!it->is_string()) return InvalidArgumentError(std::string(key) + " must be a string");
+  return it->get<std::string>();
+}
+
 StatusOr<std::vector<api::Taint>> ParseTaints(const json& list) {
   std::vector<api::Taint> out;
   if (!list.is_array()) return InvalidArgumentError("taints must be a list");
@@ -524,7 +532,7 @@ StatusOr<std::vector<api::Taint>> ParseTaints(const json& list) {
     if (!t.is_object() || !t.contains("key") || !t["key"].is_string()) {
       return InvalidArgumentError("Taint key is required");
     }
-    const std::string effect = t.value("effect", "");
+    TIDEPOOL_ASSIGN_OR_RETURN(const std::string effect, StringField(t, "effect"));
     std::optional<api::TaintEffect> e = ParseEksEffect(effect);
     if (!e.has_value()) {
       // EKS's enum: NO_SCHEDULE | NO_EXECUTE | PREFER_NO_SCHEDULE.
@@ -535,7 +543,7 @@ StatusOr<std::vector<api::Taint>> ParseTaints(const json& list) {
     }
     api::Taint taint;
     taint.key = t["key"].get<std::string>();
-    taint.value = t.value("value", "");
+    TIDEPOOL_ASSIGN_OR_RETURN(taint.value, StringField(t, "value"));
     taint.effect = *e;
     out.push_back(std::move(taint));
   }
@@ -561,7 +569,9 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
   if (!req.ok())
     return EksError({400, "InvalidParameterException", std::string(req.status().message())});
   const json& r = *req;
-  const std::string name = r.value("nodegroupName", "");
+  StatusOr<std::string> name_or = StringField(r, "nodegroupName");
+  if (!name_or.ok()) return EksError(FromStatus(name_or.status()), s.cluster.name);
+  const std::string name = *name_or;
   if (name.empty()) {
     return EksError({400, "InvalidParameterException", "nodegroupName is required"},
                     s.cluster.name);
@@ -579,9 +589,13 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
   m.uuid = s.Uuid();
   m.asg = "eks-" + name + "-" + m.uuid;
   m.created = m.modified = s.clock.Now();
-  m.node_role = r.value("nodeRole", "");
-  m.ami_type = r.value("amiType", "AL2_x86_64");
-  m.capacity_type = r.value("capacityType", "ON_DEMAND");
+  for (auto [key, target, def] :
+       {std::tuple{"nodeRole", &m.node_role, ""}, std::tuple{"amiType", &m.ami_type, "AL2_x86_64"},
+        std::tuple{"capacityType", &m.capacity_type, "ON_DEMAND"}}) {
+    StatusOr<std::string> v = StringField(r, key, def);
+    if (!v.ok()) return EksError(FromStatus(v.status()), s.cluster.name, name);
+    *target = std::move(v).value();
+  }
   if (m.capacity_type != "ON_DEMAND" && m.capacity_type != "SPOT") {
     return EksError(
         {400, "InvalidParameterException",
@@ -1433,6 +1447,19 @@ void AwsApi::OnCloudEvent(const emu::CloudEvent& event) {
 }
 
 AwsResponse AwsApi::Handle(const AwsRequest& request) {
+  // The last defence of "no input kills the process": a JSON accessor that throws on a type
+  // the checks above missed answers as AWS does for a body it cannot read.
+  try {
+    return HandleLocked(request);
+  } catch (const std::exception& e) {
+    return {400,
+            "application/json",
+            {{"x-amzn-ErrorType", "SerializationException"}},
+            json{{"message", std::string("Could not read the request: ") + e.what()}}.dump()};
+  }
+}
+
+AwsResponse AwsApi::HandleLocked(const AwsRequest& request) {
   std::lock_guard<std::mutex> lock(mu_);
   State& s = *state_;
   const std::string service = AwsServiceOf(request);

@@ -136,6 +136,8 @@ class AwsApi final : public emulated::CloudObserver {
   };
 
  private:
+  AwsResponse HandleLocked(const AwsRequest& request);
+
   std::unique_ptr<State> state_;
   const SigV4Verifier* const verifier_;
   std::mutex mu_;

@@ -233,6 +233,25 @@ TEST_F(AwsApiTest, TableOfEksRequests) {
   EXPECT_EQ(cloud_.Provider().NodeGroups().at(0)->Id(), pool->spec.group_id);
 }
 
+TEST_F(AwsApiTest, WrongTypesAreErrorsNeverCrashes) {
+  const std::vector<std::string> bodies = {
+      R"({"nodegroupName": 5, "subnets": ["s"]})",
+      R"({"nodegroupName": "a", "subnets": ["s"], "nodeRole": {}})",
+      R"({"nodegroupName": "a", "subnets": ["s"], "taints": [{"key": "k", "effect": 3}]})",
+      R"({"nodegroupName": "a", "subnets": ["s"], "taints": [{"key": "k", "value": [],
+          "effect": "NO_SCHEDULE"}]})",
+      R"({"nodegroupName": "a", "subnets": ["s"], "scalingConfig": {"maxSize": "5"}})",
+      R"({"nodegroupName": "a", "subnets": ["s"], "labels": [1]})",
+      R"({"nodegroupName": "a", "subnets": "s"})",
+      R"([1, 2])",
+  };
+  for (const std::string& b : bodies) {
+    AwsResponse r = Eks("POST", "/clusters/tidepool/node-groups", b);
+    EXPECT_EQ(r.status, 400) << b << ": " << r.body;
+  }
+  EXPECT_TRUE(cloud_.ListNodePools().empty());
+}
+
 TEST_F(AwsApiTest, AutoScalingGroupFollowsTheNodeGroup) {
   EksJson("POST", "/clusters/tidepool/node-groups", kCreate);
   const std::string asg = cloud_.GetNodePool("gpu-ng")->spec.group_id;
