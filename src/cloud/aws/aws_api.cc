@@ -39,19 +39,14 @@ double EpochSeconds(TimePoint t) {
 // A form-encoded body (the Query protocols) as parameters.
 std::map<std::string, std::string> FormParams(std::string_view body) {
   std::map<std::string, std::string> out;
-  size_t start = 0;
-  while (start <= body.size()) {
-    size_t amp = body.find('&', start);
-    if (amp == std::string_view::npos) amp = body.size();
-    std::string_view pair = body.substr(start, amp - start);
-    if (!pair.empty()) {
-      const size_t eq = pair.find('=');
-      std::string key = apiserver::http::UrlDecode(pair.substr(0, eq), true);
-      std::string value =
-          eq == std::string_view::npos ? "" : apiserver::http::UrlDecode(pair.substr(eq + 1), true);
-      out[std::move(key)] = std::move(value);
-    }
-    start = amp + 1;
+  for (const std::string& pair : SplitString(body, '&')) {
+    if (pair.empty()) continue;
+    const size_t eq = pair.find('=');
+    std::string key = apiserver::http::UrlDecode(std::string_view(pair).substr(0, eq), true);
+    out[std::move(key)] =
+        eq == std::string::npos
+            ? ""
+            : apiserver::http::UrlDecode(std::string_view(pair).substr(eq + 1), true);
   }
   return out;
 }
@@ -796,15 +791,7 @@ AwsResponse UpdateNodegroupConfig(AwsApi::State& s, const emu::NodePoolInfo& p,
 
 // Splits "/clusters/C/..." into its segments after "clusters".
 std::vector<std::string> Segments(std::string_view path) {
-  std::vector<std::string> out;
-  size_t start = 1;
-  while (start < path.size()) {
-    size_t slash = path.find('/', start);
-    if (slash == std::string_view::npos) slash = path.size();
-    out.emplace_back(path.substr(start, slash - start));
-    start = slash + 1;
-  }
-  return out;
+  return path.size() <= 1 ? std::vector<std::string>() : SplitString(path.substr(1), '/');
 }
 
 std::string QueryValue(const std::multimap<std::string, std::string>& q, const std::string& k) {

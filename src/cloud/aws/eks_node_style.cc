@@ -6,6 +6,7 @@
 
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/fnv.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::aws {
 namespace {
@@ -23,21 +24,15 @@ int MaxPods(const emu::MachineType& machine) {
 // "usw2" for "us-west-2", "use1" for "us-east-1", "euc1" for "eu-central-1".
 std::string RegionAbbreviation(std::string_view region) {
   std::string out;
-  size_t start = 0;
-  while (start <= region.size()) {
-    size_t dash = region.find('-', start);
-    if (dash == std::string_view::npos) dash = region.size();
-    std::string_view part = region.substr(start, dash - start);
-    if (!part.empty()) {
-      if (std::isdigit(static_cast<unsigned char>(part.front()))) {
-        out += part;
-      } else if (start == 0) {
-        out += part.substr(0, 2);
-      } else {
-        out += part.front();
-      }
+  const std::vector<std::string> parts = SplitString(region, '-');
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    if (part.empty()) continue;
+    if (std::isdigit(static_cast<unsigned char>(part.front()))) {
+      out += part;
+    } else {
+      out += i == 0 ? part.substr(0, 2) : part.substr(0, 1);
     }
-    start = dash + 1;
   }
   return out;
 }

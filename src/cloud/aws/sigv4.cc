@@ -91,14 +91,10 @@ Status Unauthenticated(std::string_view code, std::string_view message) {
 std::map<std::string, std::string> AuthFields(std::string_view header) {
   std::map<std::string, std::string> out;
   header.remove_prefix(std::min(header.size(), sizeof(kAlgorithm) - 1));
-  size_t start = 0;
-  while (start < header.size()) {
-    size_t comma = header.find(',', start);
-    if (comma == std::string_view::npos) comma = header.size();
-    std::string part = Trimmed(header.substr(start, comma - start));
+  for (const std::string& field : SplitString(header, ',')) {
+    std::string part = Trimmed(field);
     const size_t eq = part.find('=');
     if (eq != std::string::npos) out[part.substr(0, eq)] = part.substr(eq + 1);
-    start = comma + 1;
   }
   return out;
 }
