@@ -5,6 +5,7 @@
 
 #include "api/codec/json_codec.h"
 #include "api/codec/json_fields.h"
+#include "cloud/emulated/node_style.h"
 #include "common/fnv.h"
 
 namespace tidepool::kubelet {
@@ -14,22 +15,8 @@ using json = nlohmann::json;
 uint64_t Fnv(std::string_view s) { return Fnv1a64(s); }
 
 std::string NodeIp(std::string_view node) {
-  // A node named after its private address, as EKS's are ("ip-10-0-3-7.<region>.compute.internal").
-  if (node.starts_with("ip-")) {
-    std::string ip(node.substr(
-        3, node.find('.') == std::string_view::npos ? std::string_view::npos : node.find('.') - 3));
-    int dashes = 0;
-    bool ok = !ip.empty();
-    for (char& c : ip) {
-      if (c == '-') {
-        c = '.';
-        ++dashes;
-      } else if (c < '0' || c > '9') {
-        ok = false;
-      }
-    }
-    if (ok && dashes == 3) return ip;
-  }
+  // A node named after its private address, as EKS's are.
+  if (std::string ip = cloud::emulated::IpInNodeName(node); !ip.empty()) return ip;
   const uint64_t h = Fnv(node);
   return "10.128." + std::to_string((h >> 8) % 16) + "." + std::to_string(2 + h % 250);
 }

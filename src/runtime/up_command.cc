@@ -68,9 +68,6 @@ nodePools:
   maxNodes: 2
 )";
 
-// The AWS account tidepool's emulated AWS reports (STS, ARNs).
-constexpr char kAwsAccount[] = "123456789012";
-
 StatusOr<sim::WorldOptions> LoadWorldOptions(const UpOptions& o) {
   std::string text = o.cloud == "aws" ? kDefaultAwsConfig : kDefaultConfig;
   std::string path = "<built-in>";
@@ -183,11 +180,13 @@ std::pair<std::string, std::string> AwsCredentials(const std::string& token) {
   return {id, secret};
 }
 
+// `aws`: the run's AWS credentials (AwsCredentials).
 Status WriteClientFiles(const UpOptions& o, const Exposure& e, const Listeners& l,
-                        const sim::WorldOptions& w, const std::string& token) {
+                        const sim::WorldOptions& w, const std::string& token,
+                        const std::pair<std::string, std::string>& aws) {
   const std::string ca = e.secure ? l.tls->ca_pem() : "";
   if (!o.aws_config.empty()) {
-    auto [id, secret] = AwsCredentials(token);
+    const auto& [id, secret] = aws;
     TIDEPOOL_RETURN_IF_ERROR(
         WriteAwsConfig({o.aws_config, l.url, cloud::aws::AwsRegionOf(w.zone), id, secret, ca}));
   }
@@ -430,9 +429,9 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
 
   // With --cloud aws, the credentials this run issued sign the aws CLI's requests and the EKS
   // tokens kubectl sends (cloud/aws/sigv4.h).
-  const auto [aws_key_id, aws_secret] = AwsCredentials(*token);
+  const std::pair<std::string, std::string> aws_credentials = AwsCredentials(*token);
   const cloud::aws::SigV4Verifier aws_verifier(
-      cloud::aws::SigV4Verifier::Credentials{{aws_key_id, aws_secret}});
+      cloud::aws::SigV4Verifier::Credentials{{aws_credentials.first, aws_credentials.second}});
   std::function<bool(std::string_view)> eks_tokens;
   if (aws) {
     eks_tokens = [&aws_verifier, &clock, cluster = w.cluster](std::string_view t) {
@@ -510,7 +509,6 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cloud::gke::GkeApi gke(gke_control, clock, components.gke_api);
   if (!aws) gke_api.store(&gke);
   cloud::aws::EksClusterInfo eks_info;
-  eks_info.account = kAwsAccount;
   eks_info.name = w.cluster;
   eks_info.region = cloud::aws::AwsRegionOf(w.zone);
   eks_info.zones = {w.zone};
@@ -581,7 +579,8 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     }
   });
 
-  if (Status s = WriteClientFiles(options, *exposure, listeners, w, *token); !s.ok()) {
+  if (Status s = WriteClientFiles(options, *exposure, listeners, w, *token, aws_credentials);
+      !s.ok()) {
     err << "error: " << s.message() << "\n";
     listeners.Stop();
     if (external_grpc != nullptr) external_grpc->Stop();

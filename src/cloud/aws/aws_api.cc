@@ -23,9 +23,19 @@ using json = nlohmann::json;
 constexpr char kAutoscalingNs[] = "http://autoscaling.amazonaws.com/doc/2011-01-01/";
 constexpr char kEc2Ns[] = "http://ec2.amazonaws.com/doc/2016-11-15/";
 constexpr char kStsNs[] = "https://sts.amazonaws.com/doc/2011-06-15/";
-// EKS's default instance type and disk when a create-nodegroup names none (EKS API reference).
+// EKS's default instance type when a create-nodegroup names none (EKS API reference); the
+// default disk is the EKS style's (NodeStyle::DefaultDiskGb).
 constexpr char kDefaultInstanceType[] = "t3.medium";
-constexpr int kDefaultDiskSize = 20;
+// How many scaling activities of each kind a group keeps (memory stays bounded).
+constexpr size_t kActivitiesKept = 50;
+
+// The emulated VPC's subnet i (the cluster's and the node groups' that name none).
+std::string SubnetId(size_t i) { return "subnet-0" + std::to_string(i) + "tidepool"; }
+
+// EKS's capacity type of a pool.
+std::string_view CapacityType(const emu::NodePoolInfo& p) {
+  return p.spec.spot ? "SPOT" : "ON_DEMAND";
+}
 
 std::string El(std::string_view name, std::string_view text) {
   return "<" + std::string(name) + ">" + XmlEscape(text) + "</" + std::string(name) + ">";
@@ -194,6 +204,14 @@ struct Activity {
   TimePoint start;
 };
 
+struct Update {
+  std::string id;
+  std::string nodegroup;
+  std::string type;
+  json params = json::array();
+  TimePoint created;
+};
+
 struct NodegroupMeta {
   std::string uuid;
   std::string asg;
@@ -203,22 +221,18 @@ struct NodegroupMeta {
   std::vector<std::string> instance_types;
   std::string ami_type = "AL2_x86_64";
   std::string node_role;
-  std::string capacity_type = "ON_DEMAND";
-  int disk_size = kDefaultDiskSize;
   json tags = json::object();
   std::vector<AsgTag> user_tags;  // on the ASG, beyond EKS's
-  std::vector<std::string> updates;
-  std::vector<Activity> activities;
-  bool deleting = false;
+  std::vector<Update> updates;    // the last kActivitiesKept
+  std::vector<Activity> activities;  // asked through this API; the last kActivitiesKept
 };
 
-struct Update {
-  std::string id;
-  std::string nodegroup;
-  std::string type;
-  json params = json::array();
-  TimePoint created;
-};
+// Appends to a bounded history (the oldest goes).
+template <typename T>
+void Keep(std::vector<T>& list, T item) {
+  list.push_back(std::move(item));
+  if (list.size() > kActivitiesKept) list.erase(list.begin());
+}
 
 struct AwsApi::State {
   gke::GkeControl& control;
@@ -227,7 +241,6 @@ struct AwsApi::State {
   const Clock& clock;
   Random random;
   std::map<std::string, NodegroupMeta, std::less<>> meta;
-  std::map<std::string, Update, std::less<>> updates;
   // The pool's failed launches (AwsApi::failures_).
   std::function<std::vector<AwsApi::FailedLaunch>(const std::string&)> failures;
 
@@ -272,11 +285,7 @@ struct AwsApi::State {
     m.created = m.modified = cluster.created;
     m.instance_types = {pool.spec.machine_type};
     m.ami_type = pool.accelerator.has_value() ? "AL2_x86_64_GPU" : "AL2_x86_64";
-    m.capacity_type = pool.spec.spot ? "SPOT" : "ON_DEMAND";
-    m.disk_size = static_cast<int>(pool.spec.disk_size_gb);
-    for (size_t i = 0; i < pool.spec.zones.size(); ++i) {
-      m.subnets.push_back("subnet-0" + std::to_string(i) + "tidepool");
-    }
+    for (size_t i = 0; i < pool.spec.zones.size(); ++i) m.subnets.push_back(SubnetId(i));
     return meta.emplace(pool.spec.name, std::move(m)).first->second;
   }
 
@@ -307,9 +316,19 @@ struct AwsApi::State {
     return {cluster.region + "a", cluster.region + "b", cluster.region + "c"};
   }
 
+  // The cloud's pools; the metadata of node groups that are gone is dropped (memory stays
+  // bounded however many node groups come and go).
+  std::vector<emu::NodePoolInfo> Pools() {
+    std::vector<emu::NodePoolInfo> pools = control.ListNodePools();
+    std::set<std::string, std::less<>> names;
+    for (const emu::NodePoolInfo& p : pools) names.insert(p.spec.name);
+    std::erase_if(meta, [&](const auto& entry) { return !names.contains(entry.first); });
+    return pools;
+  }
+
   // The pool (by node group name) whose ASG is `asg`.
   std::optional<emu::NodePoolInfo> PoolOfAsg(std::string_view asg) {
-    for (emu::NodePoolInfo& p : control.ListNodePools()) {
+    for (emu::NodePoolInfo& p : Pools()) {
       if (MetaOf(p).asg == asg) return std::move(p);
     }
     return std::nullopt;
@@ -391,8 +410,8 @@ AwsResponse Ec2Error(const AwsError& e, const std::string& request_id) {
 
 namespace {
 
-std::string NodegroupStatus(const emu::NodePoolInfo& p, const NodegroupMeta& m) {
-  if (m.deleting || p.status == emu::NodePoolStatus::kStopping) return "DELETING";
+std::string NodegroupStatus(const emu::NodePoolInfo& p) {
+  if (p.status == emu::NodePoolStatus::kStopping) return "DELETING";
   switch (p.status) {
     case emu::NodePoolStatus::kProvisioning:
       return "CREATING";
@@ -436,8 +455,8 @@ json NodegroupJson(AwsApi::State& s, const emu::NodePoolInfo& p) {
       {"releaseVersion", s.cluster.version + ".3-20250519"},
       {"createdAt", EpochSeconds(m.created)},
       {"modifiedAt", EpochSeconds(m.modified)},
-      {"status", NodegroupStatus(p, m)},
-      {"capacityType", m.capacity_type},
+      {"status", NodegroupStatus(p)},
+      {"capacityType", CapacityType(p)},
       {"scalingConfig",
        {{"minSize", p.spec.min_nodes},
         {"maxSize", p.spec.max_nodes},
@@ -450,7 +469,7 @@ json NodegroupJson(AwsApi::State& s, const emu::NodePoolInfo& p) {
       {"labels", p.spec.labels},
       {"taints", taints},
       {"resources", {{"autoScalingGroups", {{{"name", m.asg}}}}}},
-      {"diskSize", m.disk_size},
+      {"diskSize", p.spec.disk_size_gb},
       {"health", {{"issues", issues}}},
       {"updateConfig", {{"maxUnavailable", 1}}},
       {"tags", m.tags}};
@@ -458,9 +477,7 @@ json NodegroupJson(AwsApi::State& s, const emu::NodePoolInfo& p) {
 
 json ClusterJson(const AwsApi::State& s) {
   json subnets = json::array();
-  for (size_t i = 0; i < s.Zones().size(); ++i) {
-    subnets.push_back("subnet-0" + std::to_string(i) + "tidepool");
-  }
+  for (size_t i = 0; i < s.Zones().size(); ++i) subnets.push_back(SubnetId(i));
   return {{"name", s.cluster.name},
           {"arn", s.Arn("eks", "cluster/" + s.cluster.name)},
           {"createdAt", EpochSeconds(s.cluster.created)},
@@ -520,6 +537,24 @@ StatusOr<std::string> StringField(const json& o, const char* key, std::string de
   return it->get<std::string>();
 }
 
+// A node group's scaling config, with EKS's texts for a bad one.
+Status CheckScalingConfig(int min, int max, int desired) {
+  if (max < 1) {
+    return InvalidArgumentError("Maximum capacity " + std::to_string(max) +
+                                " can't be less than 1");
+  }
+  if (min > max) {
+    return InvalidArgumentError("Minimum capacity " + std::to_string(min) +
+                                " can't be greater than maximum capacity " + std::to_string(max));
+  }
+  if (desired < min || desired > max) {
+    return InvalidArgumentError("Desired capacity:" + std::to_string(desired) +
+                                " can't be greater than max size:" + std::to_string(max) +
+                                " or less than min size:" + std::to_string(min));
+  }
+  return OkStatus();
+}
+
 StatusOr<std::vector<api::Taint>> ParseTaints(const json& list) {
   std::vector<api::Taint> out;
   if (!list.is_array()) return InvalidArgumentError("taints must be a list");
@@ -571,7 +606,7 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
     return EksError({400, "InvalidParameterException", "nodegroupName is required"},
                     s.cluster.name);
   }
-  for (const emu::NodePoolInfo& p : s.control.ListNodePools()) {
+  for (const emu::NodePoolInfo& p : s.Pools()) {
     if (p.spec.name == name) {
       // EKS's text.
       return EksError(
@@ -584,17 +619,18 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
   m.uuid = s.Uuid();
   m.asg = "eks-" + name + "-" + m.uuid;
   m.created = m.modified = s.clock.Now();
+  std::string capacity_type;
   for (auto [key, target, def] :
        {std::tuple{"nodeRole", &m.node_role, ""}, std::tuple{"amiType", &m.ami_type, "AL2_x86_64"},
-        std::tuple{"capacityType", &m.capacity_type, "ON_DEMAND"}}) {
+        std::tuple{"capacityType", &capacity_type, "ON_DEMAND"}}) {
     StatusOr<std::string> v = StringField(r, key, def);
     if (!v.ok()) return EksError(FromStatus(v.status()), s.cluster.name, name);
     *target = std::move(v).value();
   }
-  if (m.capacity_type != "ON_DEMAND" && m.capacity_type != "SPOT") {
+  if (capacity_type != "ON_DEMAND" && capacity_type != "SPOT") {
     return EksError(
         {400, "InvalidParameterException",
-         "capacityType " + m.capacity_type + " is not supported by tidepool (ON_DEMAND, SPOT)"},
+         "capacityType " + capacity_type + " is not supported by tidepool (ON_DEMAND, SPOT)"},
         s.cluster.name, name);
   }
   if (r.contains("subnets") && r["subnets"].is_array()) {
@@ -612,9 +648,8 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
     }
   }
   if (m.instance_types.empty()) m.instance_types.push_back(kDefaultInstanceType);
-  if (r.contains("diskSize") && r["diskSize"].is_number_integer()) {
-    m.disk_size = r["diskSize"].get<int>();
-  }
+  StatusOr<std::optional<int>> disk = IntField(r, "diskSize", "nodegroup");
+  if (!disk.ok()) return EksError(FromStatus(disk.status()), s.cluster.name, name);
   if (r.contains("tags") && r["tags"].is_object()) m.tags = r["tags"];
 
   // scalingConfig: EKS's defaults min 1, max 2, desired 2.
@@ -630,17 +665,8 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
       if (v->has_value()) *target = **v;
     }
   }
-  if (max < 1 || min > max || desired < min || desired > max) {
-    // EKS's texts for a bad scaling config.
-    return EksError(
-        {400, "InvalidParameterException",
-         max < 1     ? "Maximum capacity " + std::to_string(max) + " can't be less than 1"
-         : min > max ? "Minimum capacity " + std::to_string(min) +
-                           " can't be greater than maximum capacity " + std::to_string(max)
-                     : "Desired capacity:" + std::to_string(desired) +
-                           " can't be greater than max size:" + std::to_string(max) +
-                           " or less than min size:" + std::to_string(min)},
-        s.cluster.name, name);
+  if (Status st = CheckScalingConfig(min, max, desired); !st.ok()) {
+    return EksError(FromStatus(st), s.cluster.name, name);
   }
 
   emu::NodePoolSpec spec;
@@ -657,8 +683,8 @@ AwsResponse CreateNodegroup(AwsApi::State& s, const std::string& body) {
   spec.max_nodes = max;
   spec.autoscaling = true;
   spec.initial_node_count = desired;
-  spec.spot = m.capacity_type == "SPOT";
-  spec.disk_size_gb = m.disk_size;
+  spec.spot = capacity_type == "SPOT";
+  spec.disk_size_gb = disk->value_or(0);  // 0: the cloud's default (EKS: 20 GB)
   spec.group_id = m.asg;
   if (r.contains("labels")) {
     StatusOr<api::Labels> labels = ParseLabels(r["labels"]);
@@ -719,12 +745,8 @@ AwsResponse UpdateNodegroupConfig(AwsApi::State& s, const emu::NodePoolInfo& p,
         u.params.push_back({{"type", type}, {"value", std::to_string(**v)}});
       }
     }
-    if (max < 1 || min > max || desired < min || desired > max) {
-      return EksError({400, "InvalidParameterException",
-                       "Desired capacity:" + std::to_string(desired) +
-                           " can't be greater than max size:" + std::to_string(max) +
-                           " or less than min size:" + std::to_string(min)},
-                      s.cluster.name, p.spec.name);
+    if (Status st = CheckScalingConfig(min, max, desired); !st.ok()) {
+      return EksError(FromStatus(st), s.cluster.name, p.spec.name);
     }
     if (Status st = s.control.SetAutoscaling(p.spec.name, true, min, max); !st.ok()) {
       return EksError(FromStatus(st), s.cluster.name, p.spec.name);
@@ -782,10 +804,9 @@ AwsResponse UpdateNodegroupConfig(AwsApi::State& s, const emu::NodePoolInfo& p,
   }
   NodegroupMeta& m = s.MetaOf(p);
   m.modified = u.created;
-  m.updates.push_back(u.id);
+  Keep(m.updates, u);
   json out = UpdateJson(u);
   out["status"] = "InProgress";  // as EKS answers the call; describe-update says Successful
-  s.updates[u.id] = std::move(u);
   return EksJson(200, {{"update", out}});
 }
 
@@ -836,18 +857,20 @@ AwsResponse HandleEks(AwsApi::State& s, const AwsRequest& r) {
     if (r.method == "POST") return CreateNodegroup(s, r.body);
     if (r.method == "GET") {
       json names = json::array();
-      for (const emu::NodePoolInfo& p : s.control.ListNodePools()) names.push_back(p.spec.name);
+      for (const emu::NodePoolInfo& p : s.Pools()) names.push_back(p.spec.name);
       return EksJson(200, {{"nodegroups", names}});
     }
   }
   if (seg.size() == 4 && seg[2] == "updates" && r.method == "GET") {
-    auto u = s.updates.find(seg[3]);
     const std::string ng = QueryValue(r.query, "nodegroupName");
-    if (u == s.updates.end() || (!ng.empty() && u->second.nodegroup != ng)) {
-      return EksError({404, "ResourceNotFoundException", "No update found for ID: " + seg[3] + "."},
-                      cluster, ng);
+    for (const auto& [name, m] : s.meta) {
+      if (!ng.empty() && name != ng) continue;
+      for (const Update& u : m.updates) {
+        if (u.id == seg[3]) return EksJson(200, {{"update", UpdateJson(u)}});
+      }
     }
-    return EksJson(200, {{"update", UpdateJson(u->second)}});
+    return EksError({404, "ResourceNotFoundException", "No update found for ID: " + seg[3] + "."},
+                    cluster, ng);
   }
   if (seg.size() >= 4 && seg[2] == "node-groups") {
     const std::string& name = seg[3];
@@ -859,8 +882,7 @@ AwsResponse HandleEks(AwsApi::State& s, const AwsRequest& r) {
       return EksJson(200, {{"nodegroup", NodegroupJson(s, *p)}});
     }
     if (seg.size() == 4 && r.method == "DELETE") {
-      NodegroupMeta& m = s.MetaOf(*p);
-      if (m.deleting || p->status == emu::NodePoolStatus::kStopping) {
+      if (p->status == emu::NodePoolStatus::kStopping) {
         return EksError(
             {409, "ResourceInUseException", "Nodegroup " + name + " is already being deleted"},
             cluster, name);
@@ -868,7 +890,6 @@ AwsResponse HandleEks(AwsApi::State& s, const AwsRequest& r) {
       if (Status st = s.control.DeleteNodePool(name); !st.ok()) {
         return EksError(FromStatus(st), cluster, name);
       }
-      m.deleting = true;
       json ng = NodegroupJson(s, *p);
       ng["status"] = "DELETING";
       return EksJson(200, {{"nodegroup", ng}});
@@ -877,7 +898,9 @@ AwsResponse HandleEks(AwsApi::State& s, const AwsRequest& r) {
       return UpdateNodegroupConfig(s, *p, r.body);
     }
     if (seg.size() == 5 && seg[4] == "updates" && r.method == "GET") {
-      return EksJson(200, {{"updateIds", s.MetaOf(*p).updates}});
+      json ids = json::array();
+      for (const Update& u : s.MetaOf(*p).updates) ids.push_back(u.id);
+      return EksJson(200, {{"updateIds", ids}});
     }
   }
   return EksError({404, "ResourceNotFoundException",
@@ -916,7 +939,7 @@ std::string AsgXml(AwsApi::State& s, const emu::NodePoolInfo& p,
   }
   x += "</Overrides></LaunchTemplate><InstancesDistribution>" +
        El("OnDemandAllocationStrategy", "prioritized") + El("OnDemandBaseCapacity", "0") +
-       El("OnDemandPercentageAboveBaseCapacity", m.capacity_type == "SPOT" ? "0" : "100") +
+       El("OnDemandPercentageAboveBaseCapacity", p.spec.spot ? "0" : "100") +
        El("SpotAllocationStrategy", "capacity-optimized") +
        "</InstancesDistribution></MixedInstancesPolicy>" +
        El("MinSize", std::to_string(p.spec.min_nodes)) +
@@ -952,7 +975,7 @@ std::string AsgXml(AwsApi::State& s, const emu::NodePoolInfo& p,
        El("ServiceLinkedRoleARN",
           "arn:aws:iam::" + s.cluster.account +
               ":role/aws-service-role/autoscaling.amazonaws.com/AWSServiceRoleForAutoScaling") +
-       El("CapacityRebalance", m.capacity_type == "SPOT" ? "true" : "false") + "</member>";
+       El("CapacityRebalance", p.spec.spot ? "true" : "false") + "</member>";
   return x;
 }
 
@@ -978,6 +1001,18 @@ std::string ActivityFields(const NodegroupMeta& m, const Activity& a) {
          El("StartTime", FormatRfc3339(a.start)) + El("EndTime", FormatRfc3339(a.start)) +
          El("StatusCode", a.status) + (a.message.empty() ? "" : El("StatusMessage", a.message)) +
          El("Progress", a.status == "InProgress" ? "0" : "100");
+}
+
+// Auto Scaling's text for a group name it does not know.
+std::string AsgNotFound(const std::string& name) {
+  return "AutoScalingGroup name not found - AutoScalingGroup '" + name + "' not found";
+}
+
+// Auto Scaling's cause of a launch at `at`.
+std::string LaunchCause(TimePoint at) {
+  return "At " + FormatRfc3339(at) +
+         " an instance was started in response to a difference between desired and actual "
+         "capacity, increasing the capacity.";
 }
 
 Activity NewActivity(AwsApi::State& s, std::string description, std::string cause) {
@@ -1009,7 +1044,7 @@ AwsResponse AsgDescribeAutoScalingGroups(const QueryCall& c) {
   const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
   const std::vector<gke::VmInfo> vms = s.control.ListVms();
   std::string out = "<AutoScalingGroups>";
-  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+  for (const emu::NodePoolInfo& pool : s.Pools()) {
     NodegroupMeta& m = s.MetaOf(pool);
     if (!names.empty() && !AnyOf(names, m.asg)) continue;
     if (!TagFiltersMatch(filters, s.AsgTags(pool.spec.name, m))) continue;
@@ -1027,8 +1062,7 @@ AwsResponse AsgSetCapacity(const QueryCall& c) {
   std::optional<emu::NodePoolInfo> pool = s.PoolOfAsg(name);
   if (!pool.has_value()) {
     // Auto Scaling's text.
-    return c.Validation("AutoScalingGroup name not found - AutoScalingGroup '" + name +
-                        "' not found");
+    return c.Validation(AsgNotFound(name));
   }
   auto int_param = [&](const std::string& k) -> std::optional<int> {
     const std::string v = c.Param(k);
@@ -1076,13 +1110,14 @@ AwsResponse AsgSetCapacity(const QueryCall& c) {
       return c.Validation(std::string(st.message()));
     }
     NodegroupMeta& m = s.MetaOf(*pool);
-    m.activities.push_back(NewActivity(
-        s,
-        (*desired > pool->target_size ? "Launching " : "Terminating ") +
-            std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
-        "a user request explicitly set group desired capacity changing the desired capacity "
-        "from " +
-            std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
+    Keep(m.activities,
+         NewActivity(
+             s,
+             (*desired > pool->target_size ? "Launching " : "Terminating ") +
+                 std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
+             "a user request explicitly set group desired capacity changing the desired capacity "
+             "from " +
+                 std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
   }
   return QueryXml(action, kAutoscalingNs, "", rid);
 }
@@ -1115,7 +1150,7 @@ AwsResponse AsgTerminateInstance(const QueryCall& c) {
                              " to " + std::to_string(pool->target_size - 1) + "."
                        : "."));
     a.status = "InProgress";
-    m.activities.push_back(a);
+    Keep(m.activities, a);
     return QueryXml(action, kAutoscalingNs, "<Activity>" + ActivityFields(m, a) + "</Activity>",
                     rid);
   }
@@ -1134,8 +1169,7 @@ AwsResponse AsgChangeTags(const QueryCall& c) {
     const std::string asg = c.Param(base + "ResourceId");
     std::optional<emu::NodePoolInfo> pool = s.PoolOfAsg(asg);
     if (!pool.has_value()) {
-      return c.Validation("AutoScalingGroup name not found - AutoScalingGroup '" + asg +
-                          "' not found");
+      return c.Validation(AsgNotFound(asg));
     }
     NodegroupMeta& m = s.MetaOf(*pool);
     const std::string key = c.Param(base + "Key");
@@ -1155,7 +1189,7 @@ AwsResponse AsgDescribeTags(const QueryCall& c) {
   const std::string& rid = c.rid;
   const std::vector<Filter> filters = Filters(p, "Filters.member", "Values.member");
   std::string out = "<Tags>";
-  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+  for (const emu::NodePoolInfo& pool : s.Pools()) {
     NodegroupMeta& m = s.MetaOf(pool);
     for (const AsgTag& t : s.AsgTags(pool.spec.name, m)) {
       bool keep = true;
@@ -1185,7 +1219,7 @@ AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
   const std::string name = c.Param("AutoScalingGroupName");
   const std::vector<gke::VmInfo> vms = s.control.ListVms();
   std::string out = "<Activities>";
-  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+  for (const emu::NodePoolInfo& pool : s.Pools()) {
     NodegroupMeta& m = s.MetaOf(pool);
     if (!name.empty() && m.asg != name) continue;
     std::vector<Activity> all = m.activities;
@@ -1193,10 +1227,7 @@ AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
       all.push_back({DerivedUuid(pool.spec.name + "/failed/" +
                                  std::to_string(f.at.time_since_epoch().count())),
                      "Launching a new EC2 instance.  Status Reason: " + f.message,
-                     "At " + FormatRfc3339(f.at) +
-                         " an instance was started in response to a difference between desired "
-                         "and actual capacity, increasing the capacity.",
-                     "Failed", f.message, f.at});
+                     LaunchCause(f.at), "Failed", f.message, f.at});
     }
     for (const gke::VmInfo& v : vms) {
       if (v.instance.node_pool != pool.spec.name || v.instance.error.has_value()) continue;
@@ -1206,9 +1237,7 @@ AwsResponse AsgDescribeScalingActivities(const QueryCall& c) {
                  "Successful",
                  "",
                  v.instance.requested_at};
-      a.cause = "At " + FormatRfc3339(v.instance.requested_at) +
-                " an instance was started in response to a difference between desired and "
-                "actual capacity, increasing the capacity.";
+      a.cause = LaunchCause(v.instance.requested_at);
       a.description = "Launching a new EC2 instance: " + InstanceIdOf(v.instance.provider_id);
       all.push_back(std::move(a));
     }
@@ -1246,22 +1275,39 @@ AwsResponse HandleAutoscaling(AwsApi::State& s, const AwsRequest& r, const std::
 std::string AmiOf(const NodegroupMeta& m) {
   const bool gpu =
       m.ami_type.find("GPU") != std::string::npos || m.ami_type.find("NVIDIA") != std::string::npos;
-  return gpu ? "ami-0a9b8c7d6e5f40312" : "ami-0e1d2c3b4a5968778";
+  return EksAmiId(gpu);
 }
 
-std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vector<AsgTag>& tags,
+// EC2's instance state of a VM: code and name.
+std::pair<int, std::string_view> Ec2State(emu::VmStatus status) {
+  switch (status) {
+    case emu::VmStatus::kRunning:
+      return {16, "running"};
+    case emu::VmStatus::kStopping:
+      return {32, "shutting-down"};
+    default:
+      return {0, "pending"};
+  }
+}
+
+// An instance's tags: its group's tags that propagate at launch, and those EC2 Auto Scaling and
+// EKS put on every instance.
+std::vector<AsgTag> InstanceTags(const AwsApi::State& s, const emu::NodePoolInfo& pool,
+                                 const NodegroupMeta& m) {
+  std::vector<AsgTag> tags;
+  for (AsgTag& t : s.AsgTags(pool.spec.name, m)) {
+    if (t.propagate) tags.push_back(std::move(t));
+  }
+  tags.push_back({"aws:autoscaling:groupName", m.asg, true});
+  tags.push_back({"aws:eks:cluster-name", s.cluster.name, true});
+  return tags;
+}
+
+std::string InstanceXml(const gke::VmInfo& v, const std::vector<AsgTag>& tags,
                         const NodegroupMeta& m) {
   const auto& i = v.instance;
-  int code = 0;
-  std::string name = "pending";
-  if (i.status == emu::VmStatus::kRunning) {
-    code = 16;
-    name = "running";
-  } else if (i.status == emu::VmStatus::kStopping) {
-    code = 32;
-    name = "shutting-down";
-  }
-  const std::string ip = PrivateIpOf(i.name);
+  const auto [code, name] = Ec2State(i.status);
+  const std::string ip = emu::IpInNodeName(i.name);
   std::string x = "<item>" + El("instanceId", InstanceIdOf(i.provider_id)) +
                   El("imageId", AmiOf(m)) + "<instanceState>" + El("code", std::to_string(code)) +
                   El("name", name) + "</instanceState>" + El("privateDnsName", i.name) +
@@ -1269,15 +1315,10 @@ std::string InstanceXml(AwsApi::State& s, const gke::VmInfo& v, const std::vecto
                   El("launchTime", FormatRfc3339(i.requested_at)) + "<placement>" +
                   El("availabilityZone", i.zone) + El("tenancy", "default") + "</placement>" +
                   El("privateIpAddress", ip) +
-                  El("subnetId", m.subnets.empty() ? "subnet-0tidepool" : m.subnets.front()) +
+                  El("subnetId", m.subnets.empty() ? SubnetId(0) : m.subnets.front()) +
                   El("vpcId", "vpc-0tidepool") + El("architecture", "x86_64") +
                   El("instanceLifecycle", i.spot ? "spot" : "") + "<tagSet>";
-  for (const AsgTag& t : tags) {
-    if (!t.propagate) continue;
-    x += "<item>" + El("key", t.key) + El("value", t.value) + "</item>";
-  }
-  x += "<item>" + El("key", "aws:autoscaling:groupName") + El("value", m.asg) + "</item>";
-  x += "<item>" + El("key", "aws:eks:cluster-name") + El("value", s.cluster.name) + "</item>";
+  for (const AsgTag& t : tags) x += "<item>" + El("key", t.key) + El("value", t.value) + "</item>";
   return x + "</tagSet></item>";
 }
 
@@ -1294,7 +1335,7 @@ AwsResponse DescribeLaunchTemplates(AwsApi::State& s, const std::map<std::string
   }
   std::string out;
   size_t found = 0;
-  for (const emu::NodePoolInfo& pool : s.control.ListNodePools()) {
+  for (const emu::NodePoolInfo& pool : s.Pools()) {
     const NodegroupMeta& m = s.MetaOf(pool);
     const std::string id = AwsApi::State::LaunchTemplateId(m);
     const std::string name = "eks-" + m.uuid;
@@ -1337,18 +1378,17 @@ AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& 
     const std::vector<std::string> ids = ListParam(p, "InstanceId");
     const std::vector<Filter> filters = Filters(p, "Filter", "Value");
     std::string out = "<reservationSet>";
+    std::map<std::string, emu::NodePoolInfo, std::less<>> pools;
+    for (emu::NodePoolInfo& pool : s.Pools()) pools.emplace(pool.spec.name, std::move(pool));
     for (const gke::VmInfo& v : s.control.ListVms()) {
       if (v.instance.status == emu::VmStatus::kFailed) continue;
-      StatusOr<emu::NodePoolInfo> pool = s.control.GetNodePool(v.instance.node_pool);
-      if (!pool.ok()) continue;
-      const NodegroupMeta& m = s.MetaOf(*pool);
-      std::vector<AsgTag> tags = s.AsgTags(pool->spec.name, m);
-      tags.push_back({"aws:autoscaling:groupName", m.asg, true});
+      auto pool = pools.find(v.instance.node_pool);
+      if (pool == pools.end()) continue;
+      const NodegroupMeta& m = s.MetaOf(pool->second);
+      const std::vector<AsgTag> tags = InstanceTags(s, pool->second, m);
       const std::string id = InstanceIdOf(v.instance.provider_id);
       if (!ids.empty() && !AnyOf(ids, id)) continue;
-      const std::string state = v.instance.status == emu::VmStatus::kRunning    ? "running"
-                                : v.instance.status == emu::VmStatus::kStopping ? "shutting-down"
-                                                                                : "pending";
+      const std::string_view state = Ec2State(v.instance.status).second;
       bool keep = true;
       for (const Filter& f : filters) {
         if (f.name == "instance-id") keep = keep && AnyOf(f.values, id);
@@ -1363,7 +1403,7 @@ AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& 
       if (!keep) continue;
       out += "<item>" + El("reservationId", "r-0" + id.substr(std::min<size_t>(3, id.size()))) +
              El("ownerId", s.cluster.account) + "<groupSet/><instancesSet>" +
-             InstanceXml(s, v, s.AsgTags(pool->spec.name, m), m) + "</instancesSet></item>";
+             InstanceXml(v, tags, m) + "</instancesSet></item>";
     }
     return Ec2Xml(action, out + "</reservationSet>", rid);
   }

@@ -92,8 +92,7 @@ class EksStyle final : public emu::NodeStyle {
     l[std::string(kLabelEksNodegroup)] = f.pool;
     l[std::string(kLabelEksCapacityType)] = f.spot ? "SPOT" : "ON_DEMAND";
     // The EKS-optimised AMI (an emulated ID: GPU and standard images differ).
-    l[std::string(kLabelEksNodegroupImage)] =
-        f.accelerator_type.empty() ? "ami-0e1d2c3b4a5968778" : "ami-0a9b8c7d6e5f40312";
+    l[std::string(kLabelEksNodegroupImage)] = EksAmiId(!f.accelerator_type.empty());
   }
 
   // EC2's vCPU-based On-Demand and Spot quotas by instance bucket (Service Quotas codes).
@@ -226,12 +225,6 @@ std::string PrivateDnsSuffix(std::string_view region) {
   return region == "us-east-1" ? "ec2.internal" : std::string(region) + ".compute.internal";
 }
 
-std::string PrivateIpOf(std::string_view node_name) {
-  if (!node_name.starts_with("ip-")) return "";
-  const size_t dot = node_name.find('.');
-  std::string ip(node_name.substr(3, dot == std::string_view::npos ? dot : dot - 3));
-  std::replace(ip.begin(), ip.end(), '-', '.');
-  return ip;
-}
+std::string EksAmiId(bool gpu) { return gpu ? "ami-0a9b8c7d6e5f40312" : "ami-0e1d2c3b4a5968778"; }
 
 }  // namespace tidepool::cloud::aws

@@ -46,8 +46,8 @@ std::string InstanceIdOf(std::string_view provider_id);
 // The private DNS suffix of a region: "ec2.internal" for us-east-1, else
 // "<region>.compute.internal".
 std::string PrivateDnsSuffix(std::string_view region);
-// The private IPv4 address in an EKS node name ("10.0.3.7" for "ip-10-0-3-7.<suffix>"); "" if
-// the name is not of that form.
-std::string PrivateIpOf(std::string_view node_name);
+// The emulated EKS-optimised AMI IDs (for GPU instances and others): the nodes'
+// eks.amazonaws.com/nodegroup-image label, the launch templates' and instances' imageId.
+std::string EksAmiId(bool gpu);
 
 }  // namespace tidepool::cloud::aws

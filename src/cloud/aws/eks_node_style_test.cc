@@ -21,7 +21,9 @@ TEST(EksNodeStyleTest, NamesAndRegions) {
   EXPECT_EQ(PrivateDnsSuffix("us-west-2"), "us-west-2.compute.internal");
   EXPECT_EQ(InstanceIdOf("aws:///us-west-2a/i-0123456789abcdef0"), "i-0123456789abcdef0");
   EXPECT_EQ(InstanceIdOf("gce://p/z/n"), "");
-  EXPECT_EQ(PrivateIpOf("ip-10-0-3-7.us-west-2.compute.internal"), "10.0.3.7");
+  EXPECT_EQ(emulated::IpInNodeName("ip-10-0-3-7.us-west-2.compute.internal"), "10.0.3.7");
+  EXPECT_EQ(emulated::IpInNodeName("ip-10-0-3.x"), "");
+  EXPECT_EQ(emulated::IpInNodeName("gke-tidepool-pool-1234abcd-x1y2"), "");
 
   Random random(3);
   const emulated::NodeStyle& style = EksNodeStyle();

@@ -73,6 +73,22 @@ class GkeStyle final : public NodeStyle {
 
 }  // namespace
 
+std::string IpInNodeName(std::string_view node) {
+  if (!node.starts_with("ip-")) return "";
+  const size_t dot = node.find('.');
+  std::string ip(node.substr(3, dot == std::string_view::npos ? std::string_view::npos : dot - 3));
+  int dashes = 0;
+  for (char& c : ip) {
+    if (c == '-') {
+      c = '.';
+      ++dashes;
+    } else if (c < '0' || c > '9') {
+      return "";
+    }
+  }
+  return dashes == 3 ? ip : "";
+}
+
 const NodeStyle& GkeNodeStyle() {
   static const GkeStyle* const style = new GkeStyle();
   return *style;

@@ -128,6 +128,11 @@ class NodeStyle {
                                         int64_t disk_gb) const = 0;
 };
 
+// The IPv4 address a node is named after ("10.0.3.7" for EKS's "ip-10-0-3-7.<suffix>": the
+// private DNS name of its instance, what its kubelet registers as InternalIP); "" if the name
+// is not of that form.
+std::string IpInNodeName(std::string_view node);
+
 // GKE's: VM names "<base>-<4 random [a-z0-9]>", provider IDs gce://<project>/<zone>/<name>,
 // EmulatedCloud::AddGkeNodeLabels, catalog.h's GKE capacity and allocatable.
 const NodeStyle& GkeNodeStyle();
