@@ -174,7 +174,7 @@ int main(int argc, char** argv) {
   tidepool::runtime::AutoscaleOptions autoscale;
   CLI::App* as_cmd = app.add_subcommand(
       "autoscale",
-      "Run the autoscaler against a Kubernetes API server and a cloud's public APIs (GKE), in "
+      "Run the autoscaler against a Kubernetes API server and a cloud's public APIs (GKE, AWS), in "
       "place of the Cluster Autoscaler: informers, leader election, /healthz and /metrics; the "
       "same engine as tidepool up and simulate. Takes the Cluster Autoscaler's flags");
   as_cmd->add_option("--kubeconfig", autoscale.kubeconfig,
@@ -195,11 +195,18 @@ int main(int argc, char** argv) {
                               ? as_cmd->add_flag("--" + f.name, cloud_switches[f.name], f.help)
                               : as_cmd->add_option("--" + f.name, cloud_values[f.name], f.help);
   }
-  as_cmd->add_option("--nodes", autoscale.cloud.node_groups,
-                     "sets min,max size and other configuration data for a node group in a "
-                     "format accepted by cloud provider. Can be used multiple times. Format: "
-                     "<min>:<max>:<other...> (GKE: <min>:<max>:<node pool>; without it, the "
-                     "pools with GKE autoscaling enabled)")
+  as_cmd
+      ->add_option("--nodes", autoscale.cloud.node_groups,
+                   "sets min,max size and other configuration data for a node group in a "
+                   "format accepted by cloud provider. Can be used multiple times. Format: "
+                   "<min>:<max>:<other...> (GKE: <min>:<max>:<node pool>; without it, the "
+                   "pools with GKE autoscaling enabled; AWS: <min>:<max>:<ASG name>)")
+      ->allow_extra_args(false);
+  as_cmd
+      ->add_option("--node-group-auto-discovery", autoscale.cloud.node_group_auto_discovery,
+                   "One or more definition(s) of node group auto-discovery. A definition is "
+                   "expressed `<name of discoverer>:[<key>[=<value>]]`. AWS matches by ASG "
+                   "tags, e.g. `asg:tag=tagKey,anotherTagKey`. Can be used multiple times.")
       ->allow_extra_args(false);
   as_cmd->add_flag("--insecure-allow-http-credentials", autoscale.insecure_allow_http_credentials,
                    "Send credentials (the kubeconfig's, the cloud's OAuth token) over plain "

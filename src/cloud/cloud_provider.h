@@ -80,6 +80,21 @@ class NodeGroup {
   virtual std::string Debug() const = 0;
 };
 
+// CA's GetNodeGPUFromCloudProvider for providers whose GPU type is a node label: the label's
+// value; a node with nvidia.com/gpu allocatable but no label has an empty type; nullopt for a
+// node without either.
+inline std::optional<GpuConfig> NodeGpuConfigByLabel(const api::Node& node,
+                                                     std::string_view gpu_label) {
+  const std::string label(gpu_label);
+  if (auto it = node.meta.labels.find(label); it != node.meta.labels.end()) {
+    return GpuConfig{label, it->second, std::string(api::kResourceNvidiaGpu)};
+  }
+  if (api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Sign() > 0) {
+    return GpuConfig{label, "", std::string(api::kResourceNvidiaGpu)};
+  }
+  return std::nullopt;
+}
+
 // Optional capability: prices (cloudprovider.PricingModel).
 class PricingModel {
  public:

@@ -47,6 +47,9 @@ struct CloudProviderOptions {
   // CA's --nodes, each as given ("<min>:<max>:<other...>"); the provider parses them. Empty:
   // the provider discovers its node groups.
   std::vector<std::string> node_groups;
+  // CA's --node-group-auto-discovery, each as given ("asg:tag=k1,k2=v" on AWS); the provider
+  // parses them. Empty: none.
+  std::vector<std::string> node_group_auto_discovery;
   // The provider's own flags that were given, by name: the value, or "true" / "false" for a
   // switch. A flag that was not given is absent.
   std::map<std::string, std::string, std::less<>> flags;

@@ -96,17 +96,21 @@ AUTOSCALE_FAST_FLAGS=(--scan-interval=1s --scale-down-unneeded-time=10s
   --scale-down-delay-after-add=10s --unschedulable-pod-with-gpu-time-buffer=2s
   --leader-elect-lease-duration=4s --leader-elect-renew-deadline=3s --leader-elect-retry-period=1s)
 # start_autoscale <name> [extra flags...]: starts `tidepool autoscale` pointed at this
-# tidepool up's Kubernetes API ($AS_KUBECONFIG, default $KUBECONFIG) and GKE API; its log is
+# tidepool up's Kubernetes API ($AS_KUBECONFIG, default $KUBECONFIG) and cloud: the GKE API, or
+# the flags in the array AS_CLOUD_FLAGS when set (e.g. --cloud-provider aws ...); its log is
 # $WORK/<name>.log; sets AS_PID.
 start_autoscale() {
   local name=$1
   shift
   rm -f "$WORK/$name.port"
-  "$TIDEPOOL_BIN" autoscale --kubeconfig "${AS_KUBECONFIG:-$KUBECONFIG}" --cloud-provider gke \
-    --project tidepool-local --location us-central1-a --cluster-name tidepool \
-    --gke-api-endpoint "http://127.0.0.1:$PORT/" \
-    --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/" \
-    --gcp-token-file "$CLOUDSDK_CONFIG/access-token" \
+  local cloud=("${AS_CLOUD_FLAGS[@]}")
+  if [ ${#cloud[@]} -eq 0 ]; then
+    cloud=(--cloud-provider gke --project tidepool-local --location us-central1-a
+      --cluster-name tidepool --gke-api-endpoint "http://127.0.0.1:$PORT/"
+      --compute-api-endpoint "http://127.0.0.1:$PORT/compute/v1/"
+      --gcp-token-file "$CLOUDSDK_CONFIG/access-token")
+  fi
+  "$TIDEPOOL_BIN" autoscale --kubeconfig "${AS_KUBECONFIG:-$KUBECONFIG}" "${cloud[@]}" \
     --address 127.0.0.1:0 --port-file "$WORK/$name.port" --leader-elect-identity "$name" \
     "${AUTOSCALE_FAST_FLAGS[@]}" "$@" >>"$WORK/$name.log" 2>&1 &
   AS_PID=$!

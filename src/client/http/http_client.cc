@@ -249,6 +249,14 @@ StatusOr<HttpResponse> HttpClient::Perform(const HttpRequest& req, const ChunkCa
     curl_easy_setopt(easy, CURLOPT_SSLKEYTYPE, "PEM");
   }
 
+  std::string sigv4_provider;
+  if (req.aws_sigv4) {
+    sigv4_provider = "aws:amz:" + req.aws_sigv4->region + ":" + req.aws_sigv4->service;
+    curl_easy_setopt(easy, CURLOPT_AWS_SIGV4, sigv4_provider.c_str());
+    curl_easy_setopt(easy, CURLOPT_USERNAME, req.aws_sigv4->access_key_id.c_str());
+    curl_easy_setopt(easy, CURLOPT_PASSWORD, req.aws_sigv4->secret_access_key.c_str());
+  }
+
   // Drive the transfer through the multi handle so that `cancel` is noticed within 100 ms even
   // while the connection is idle (a watch waiting for events).
   CURLcode result = CURLE_OK;

@@ -73,6 +73,16 @@ struct HttpRequest {
   std::optional<std::pair<std::string, std::string>> client_cert_and_key;
   // When non-null, setting it to true from any thread aborts the request (Cancelled).
   const std::atomic<bool>* cancel = nullptr;
+  // When set, curl signs the request with AWS Signature Version 4 (CURLOPT_AWS_SIGV4): every
+  // header given above is signed with Host and X-Amz-Date (a session token goes in as the
+  // X-Amz-Security-Token header).
+  struct AwsSigV4 {
+    std::string region;   // "us-west-2"
+    std::string service;  // the signing name: "autoscaling", "ec2", "eks", "sts"
+    std::string access_key_id;
+    std::string secret_access_key;
+  };
+  std::optional<AwsSigV4> aws_sigv4;
 };
 
 struct HttpResponse {

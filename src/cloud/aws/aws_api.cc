@@ -93,27 +93,6 @@ bool AnyOf(const std::vector<std::string>& values, std::string_view v) {
   return std::find(values.begin(), values.end(), v) != values.end();
 }
 
-std::string_view EksEffect(api::TaintEffect e) {
-  switch (e) {
-    case api::TaintEffect::kNoSchedule:
-      return "NO_SCHEDULE";
-    case api::TaintEffect::kPreferNoSchedule:
-      return "PREFER_NO_SCHEDULE";
-    case api::TaintEffect::kNoExecute:
-      return "NO_EXECUTE";
-    case api::TaintEffect::kNone:
-      break;
-  }
-  return "NO_SCHEDULE";
-}
-
-std::optional<api::TaintEffect> ParseEksEffect(std::string_view e) {
-  if (e == "NO_SCHEDULE") return api::TaintEffect::kNoSchedule;
-  if (e == "PREFER_NO_SCHEDULE") return api::TaintEffect::kPreferNoSchedule;
-  if (e == "NO_EXECUTE") return api::TaintEffect::kNoExecute;
-  return std::nullopt;
-}
-
 // An error of one of the protocols.
 struct AwsError {
   int status = 400;

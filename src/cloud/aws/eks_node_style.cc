@@ -227,4 +227,25 @@ std::string PrivateDnsSuffix(std::string_view region) {
 
 std::string EksAmiId(bool gpu) { return gpu ? "ami-0a9b8c7d6e5f40312" : "ami-0e1d2c3b4a5968778"; }
 
+std::string_view EksEffect(api::TaintEffect e) {
+  switch (e) {
+    case api::TaintEffect::kNoSchedule:
+      return "NO_SCHEDULE";
+    case api::TaintEffect::kPreferNoSchedule:
+      return "PREFER_NO_SCHEDULE";
+    case api::TaintEffect::kNoExecute:
+      return "NO_EXECUTE";
+    case api::TaintEffect::kNone:
+      break;
+  }
+  return "NO_SCHEDULE";
+}
+
+std::optional<api::TaintEffect> ParseEksEffect(std::string_view e) {
+  if (e == "NO_SCHEDULE") return api::TaintEffect::kNoSchedule;
+  if (e == "PREFER_NO_SCHEDULE") return api::TaintEffect::kPreferNoSchedule;
+  if (e == "NO_EXECUTE") return api::TaintEffect::kNoExecute;
+  return std::nullopt;
+}
+
 }  // namespace tidepool::cloud::aws

@@ -49,5 +49,9 @@ std::string PrivateDnsSuffix(std::string_view region);
 // The emulated EKS-optimised AMI IDs (for GPU instances and others): the nodes'
 // eks.amazonaws.com/nodegroup-image label, the launch templates' and instances' imageId.
 std::string EksAmiId(bool gpu);
+// EKS's taint effects (NO_SCHEDULE, NO_EXECUTE, PREFER_NO_SCHEDULE) and Kubernetes' (nullopt for
+// another text).
+std::string_view EksEffect(api::TaintEffect effect);
+std::optional<api::TaintEffect> ParseEksEffect(std::string_view effect);
 
 }  // namespace tidepool::cloud::aws

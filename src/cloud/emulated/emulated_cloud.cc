@@ -1033,6 +1033,46 @@ void EmulatedCloud::AddGpuFeatureLabels(api::Labels& l, const Catalog& catalog,
   l[std::string(kLabelGpuCount)] = std::to_string(accelerator.count);
 }
 
+api::Node EmulatedCloud::BuildTemplateNode(const NodeStyle& style, const Catalog& catalog,
+                                           const TemplateSpec& spec, TimePoint now) {
+  api::Node node;
+  node.meta.name = spec.name;
+  node.meta.creation_timestamp = now;
+  // The pool's labels first; the cloud's and the kubelet's own labels win.
+  api::Labels& l = node.meta.labels;
+  l = spec.labels;
+  style.AddNodeLabels(l, {spec.name, spec.zone, spec.pool, spec.machine, spec.spot,
+                          spec.gpus.has_value() ? std::string_view(spec.gpus->type) : ""});
+  if (spec.gpus.has_value()) {
+    AddGpuSharingLabels(l, *spec.gpus);
+    AddGpuFeatureLabels(l, catalog, *spec.gpus);
+  }
+  node.spec.taints = spec.taints;
+  if (spec.gpus.has_value() && style.TaintsGpuPools()) {
+    // GKE's automatic taint on GPU pools, unless given.
+    api::Taint gpu{std::string(kTaintGpuKey), std::string(kTaintGpuValue),
+                   api::TaintEffect::kNoSchedule, std::nullopt};
+    if (std::none_of(node.spec.taints.begin(), node.spec.taints.end(),
+                     [&](const api::Taint& t) { return t.MatchTaint(gpu); })) {
+      node.spec.taints.push_back(std::move(gpu));
+    }
+  }
+  const int64_t disk = spec.disk_gb > 0 ? spec.disk_gb : style.DefaultDiskGb();
+  node.status.capacity = style.Capacity(*spec.machine, spec.gpus, disk);
+  node.status.allocatable = style.Allocatable(*spec.machine, spec.gpus, disk);
+  using api::ConditionStatus;
+  auto& c = node.status.conditions;
+  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
+                        "kubelet has sufficient memory available", now, now));
+  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
+                        "kubelet has no disk pressure", now, now));
+  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
+                        "kubelet has sufficient PID available", now, now));
+  c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
+                        "kubelet is posting ready status", now, now));
+  return node;
+}
+
 api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
                                    const std::string& zone, NodeStage stage,
                                    TimePoint registered_at, TimePoint ready_at) const {

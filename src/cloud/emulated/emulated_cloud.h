@@ -358,6 +358,26 @@ class EmulatedCloud {
   // GKE's GPU sharing labels (catalog.h Accelerator) on a pool that shares its GPUs; none
   // otherwise.
   static void AddGpuSharingLabels(api::Labels& labels, const Accelerator& accelerator);
+
+  // What a live provider knows of a pool (node group) to build its template node from.
+  struct TemplateSpec {
+    std::string name;  // the node's name
+    std::string pool;
+    std::string zone;
+    const MachineType* machine = nullptr;
+    std::optional<Accelerator> gpus;  // nullopt for a CPU machine
+    bool spot = false;
+    api::Labels labels;  // the pool's own
+    std::vector<api::Taint> taints;
+    int64_t disk_gb = 0;  // 0: the style's default
+  };
+  // A node as a new instance of the pool registers once ready (GPUs up): the pool's labels,
+  // then `style`'s and GPU Feature Discovery's; the pool's taints (and the style's automatic
+  // GPU taint); the style's capacity and allocatable; the kubelet's healthy conditions at
+  // `now`. The live providers' TemplateNode (GKE's, AWS's), so that a template is the node
+  // this cloud's emulation would publish.
+  static api::Node BuildTemplateNode(const NodeStyle& style, const Catalog& catalog,
+                                     const TemplateSpec& spec, TimePoint now);
   const Catalog& catalog() const { return options_.catalog; }
   const EmulatedCloudOptions& options() const { return options_; }
   // Mutable at any time; applies to instances requested afterwards.

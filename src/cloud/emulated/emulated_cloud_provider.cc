@@ -99,15 +99,7 @@ NodeGroup* EmulatedCloudProvider::NodeGroupForNode(const api::Node& node) {
 }
 
 std::optional<GpuConfig> EmulatedCloudProvider::GetNodeGpuConfig(const api::Node& node) const {
-  const std::string gpu_label = GpuLabel();
-  auto label = node.meta.labels.find(gpu_label);
-  if (label != node.meta.labels.end()) {
-    return GpuConfig{gpu_label, label->second, std::string(api::kResourceNvidiaGpu)};
-  }
-  if (api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Sign() > 0) {
-    return GpuConfig{gpu_label, "", std::string(api::kResourceNvidiaGpu)};
-  }
-  return std::nullopt;
+  return NodeGpuConfigByLabel(node, GpuLabel());
 }
 
 std::vector<std::string> EmulatedCloudProvider::AvailableGpuTypes() const {

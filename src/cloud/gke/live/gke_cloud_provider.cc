@@ -79,18 +79,6 @@ bool ParseZonalRef(std::string_view url, std::string_view collection, std::strin
   return true;
 }
 
-api::NodeCondition Condition(std::string type, api::ConditionStatus status, std::string reason,
-                             std::string message, TimePoint at) {
-  api::NodeCondition c;
-  c.type = std::move(type);
-  c.status = status;
-  c.reason = std::move(reason);
-  c.message = std::move(message);
-  c.last_heartbeat_time = at;
-  c.last_transition_time = at;
-  return c;
-}
-
 // The canonical code of a failed operation's text or error codes.
 StatusCode CodeOfFailure(std::string_view text, StatusCode fallback) {
   if (Contains(text, "QUOTA") || Contains(text, "Insufficient quota") ||
@@ -514,16 +502,7 @@ NodeGroup* GkeCloudProvider::NodeGroupForNode(const api::Node& node) {
 std::string GkeCloudProvider::GpuLabel() const { return std::string(emu::kLabelGkeAccelerator); }
 
 std::optional<GpuConfig> GkeCloudProvider::GetNodeGpuConfig(const api::Node& node) const {
-  auto label = node.meta.labels.find(std::string(emu::kLabelGkeAccelerator));
-  if (label != node.meta.labels.end()) {
-    return GpuConfig{std::string(emu::kLabelGkeAccelerator), label->second,
-                     std::string(api::kResourceNvidiaGpu)};
-  }
-  if (api::Get(node.status.allocatable, api::kResourceNvidiaGpu).Sign() > 0) {
-    return GpuConfig{std::string(emu::kLabelGkeAccelerator), "",
-                     std::string(api::kResourceNvidiaGpu)};
-  }
-  return std::nullopt;
+  return NodeGpuConfigByLabel(node, emu::kLabelGkeAccelerator);
 }
 
 // ---- Node group operations ----------------------------------------------------------------------
@@ -812,47 +791,18 @@ StatusOr<api::Node> GkeCloudProvider::TemplateNode(const std::string& pool_name)
   } else if (!machine.builtin_accelerator.empty() && machine.builtin_accelerator_count > 0) {
     gpus = emu::Accelerator{machine.builtin_accelerator, machine.builtin_accelerator_count};
   }
-  const TimePoint now = clock_.Now();
-  const std::string name = "template-node-for-" + p->name;
-  const std::string zone = p->zones.front();
-  api::Node node;
-  node.meta.name = name;
-  node.meta.creation_timestamp = now;
-  // The labels the emulated cloud's nodes carry (EmulatedCloud::BuildNode, the same functions),
-  // the pool's first so that GKE's and the kubelet's win; a template is a node whose GPUs are
-  // up.
-  api::Labels& l = node.meta.labels;
-  l = p->labels;
-  emu::EmulatedCloud::AddGkeNodeLabels(l, name, zone, machine, p->name, p->spot,
-                                       gpus.has_value() ? std::string_view(gpus->type)
-                                                        : std::string_view());
-  if (gpus.has_value()) {
-    emu::EmulatedCloud::AddGpuFeatureLabels(l, options_.catalog, *gpus);
-    emu::EmulatedCloud::AddGpuSharingLabels(l, *gpus);
-  }
-  node.spec.taints = p->taints;
-  if (gpus.has_value()) {
-    // GKE's automatic taint on GPU pools (not in config.taints), unless given.
-    api::Taint gpu{std::string(emu::kTaintGpuKey), std::string(emu::kTaintGpuValue),
-                   api::TaintEffect::kNoSchedule, std::nullopt};
-    if (std::none_of(node.spec.taints.begin(), node.spec.taints.end(),
-                     [&](const api::Taint& t) { return t.MatchTaint(gpu); })) {
-      node.spec.taints.push_back(std::move(gpu));
-    }
-  }
-  node.status.capacity = emu::Capacity(machine, gpus, p->disk_size_gb);
-  node.status.allocatable = emu::Allocatable(machine, gpus, p->disk_size_gb);
-  using api::ConditionStatus;
-  auto& c = node.status.conditions;
-  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
-                        "kubelet has sufficient memory available", now));
-  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
-                        "kubelet has no disk pressure", now));
-  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
-                        "kubelet has sufficient PID available", now));
-  c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
-                        "kubelet is posting ready status", now));
-  return node;
+  emu::EmulatedCloud::TemplateSpec spec;
+  spec.name = "template-node-for-" + p->name;
+  spec.pool = p->name;
+  spec.zone = p->zones.front();
+  spec.machine = &machine;
+  spec.gpus = gpus;
+  spec.spot = p->spot;
+  spec.labels = p->labels;
+  spec.taints = p->taints;
+  spec.disk_gb = p->disk_size_gb;
+  return emu::EmulatedCloud::BuildTemplateNode(emu::GkeNodeStyle(), options_.catalog, spec,
+                                               clock_.Now());
 }
 
 }  // namespace tidepool::cloud::gke::live

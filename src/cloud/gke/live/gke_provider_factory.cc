@@ -56,6 +56,11 @@ Status Validate(const CloudProviderOptions& o) {
         "--cloud-config: the gke provider reads no configuration file; its settings are flags "
         "(--project, --location, --cluster-name, --gke-api-endpoint, --gcp-token-file, ...)");
   }
+  if (!o.node_group_auto_discovery.empty()) {
+    return InvalidArgumentError(
+        "--node-group-auto-discovery: the gke provider discovers the node pools with GKE "
+        "autoscaling on; name others with --nodes=MIN:MAX:POOL");
+  }
   if (o.Flag("project").empty() || o.Flag("location").empty() || o.Flag("cluster-name").empty()) {
     return InvalidArgumentError(
         "--cloud-provider=gke needs --project, --location and --cluster-name");

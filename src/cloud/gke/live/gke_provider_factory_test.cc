@@ -22,7 +22,7 @@ CloudProviderOptions ClusterFlags() {
 
 TEST(GkeProviderFactoryTest, RegisteredAsGkeWithItsFlags) {
   CloudProviderRegistry registry = NewCloudProviderRegistry();
-  EXPECT_EQ(registry.Names(), std::vector<std::string>{"gke"});
+  EXPECT_EQ(registry.Names(), (std::vector<std::string>{"aws", "gke"}));
   const CloudProviderRegistration* gke = registry.Find("gke");
   ASSERT_NE(gke, nullptr);
   std::vector<std::string> names;
@@ -39,6 +39,12 @@ TEST(GkeProviderFactoryTest, RegisteredAsGkeWithItsFlags) {
 TEST(GkeProviderFactoryTest, ValidationErrorsAreTheCommandsTexts) {
   const CloudProviderRegistration r = GkeProviderRegistration();
   EXPECT_TRUE(r.validate(ClusterFlags()).ok());
+
+  CloudProviderOptions discovery = ClusterFlags();
+  discovery.node_group_auto_discovery = {"mig:namePrefix=gke-,min=0,max=5"};
+  EXPECT_EQ(r.validate(discovery).message(),
+            "--node-group-auto-discovery: the gke provider discovers the node pools with GKE "
+            "autoscaling on; name others with --nodes=MIN:MAX:POOL");
 
   CloudProviderOptions missing = ClusterFlags();
   missing.flags.erase("location");

@@ -1,0 +1,73 @@
+// File: aws_xml.cc
+#include "cloud/aws/live/aws_xml.h"
+
+#include <boost/property_tree/ptree.hpp>
+#include <boost/property_tree/xml_parser.hpp>
+#include <sstream>
+
+namespace tidepool::cloud::aws::live {
+namespace {
+
+std::string Trim(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+XmlNode Convert(const std::string& name, const boost::property_tree::ptree& tree) {
+  XmlNode node{name, Trim(tree.data()), {}};
+  for (const auto& [child, sub] : tree) {
+    if (child == "<xmlattr>" || child == "<xmlcomment>") continue;
+    node.children.push_back(Convert(child, sub));
+  }
+  return node;
+}
+
+}  // namespace
+
+const XmlNode* XmlNode::Child(std::string_view child) const {
+  for (const XmlNode& c : children) {
+    if (c.name == child) return &c;
+  }
+  return nullptr;
+}
+
+const XmlNode* XmlNode::Find(std::initializer_list<std::string_view> path) const {
+  const XmlNode* at = this;
+  for (std::string_view step : path) {
+    at = at->Child(step);
+    if (at == nullptr) return nullptr;
+  }
+  return at;
+}
+
+std::string XmlNode::Text(std::initializer_list<std::string_view> path) const {
+  const XmlNode* at = Find(path);
+  return at == nullptr ? "" : at->text;
+}
+
+std::vector<const XmlNode*> XmlNode::List(std::initializer_list<std::string_view> path) const {
+  std::vector<const XmlNode*> out;
+  const XmlNode* at = Find(path);
+  if (at == nullptr) return out;
+  for (const XmlNode& c : at->children) {
+    if (c.name == "member" || c.name == "item") out.push_back(&c);
+  }
+  return out;
+}
+
+StatusOr<XmlNode> ParseXml(std::string_view text) {
+  boost::property_tree::ptree tree;
+  try {
+    std::istringstream in{std::string(text)};
+    boost::property_tree::read_xml(in, tree);
+  } catch (const std::exception& e) {
+    return InvalidArgumentError(std::string("not XML: ") + e.what());
+  }
+  for (const auto& [name, sub] : tree) {
+    if (name != "<xmlcomment>" && name != "<xmlattr>") return Convert(name, sub);
+  }
+  return InvalidArgumentError("not XML: no root element");
+}
+
+}  // namespace tidepool::cloud::aws::live
