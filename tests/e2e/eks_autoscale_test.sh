@@ -24,6 +24,13 @@ asg=$(aws eks describe-nodegroup --cluster-name tidepool --nodegroup-name gpu-ng
   --query 'nodegroup.resources.autoScalingGroups[0].name' --output text)
 expect_match "$asg" '^eks-gpu-ng-[0-9a-f-]{36}$'
 
+# deploy/'s EKS variant is accepted (RBAC, the IRSA ServiceAccount, the Deployment).
+out=$(k apply -f "$SRC/deploy/01-rbac.yaml" -f "$SRC/deploy/eks/" 2>&1) || fail "kubectl apply deploy/eks" "$out"
+expect_in "$out" "serviceaccount/tidepool-autoscaler created"
+expect_in "$out" "deployment.apps/tidepool-autoscaler created"
+expect_in "$(k get sa tidepool-autoscaler -n kube-system -o yaml)" "eks.amazonaws.com/role-arn"
+k delete deployment tidepool-autoscaler -n kube-system >/dev/null
+
 # The autoscaler finds its settings as an AWS SDK does: region and endpoint from the config
 # file tidepool wrote, keys from its credentials file.
 AS_CLOUD_FLAGS=(--cloud-provider aws

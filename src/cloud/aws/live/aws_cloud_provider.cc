@@ -79,6 +79,18 @@ std::string AcceleratorName(std::string_view manufacturer, std::string name) {
 
 }  // namespace
 
+std::vector<std::string> AwsProviderActions() {
+  return {"autoscaling:DescribeAutoScalingGroups",
+          "autoscaling:DescribeLaunchConfigurations",
+          "autoscaling:DescribeScalingActivities",
+          "autoscaling:SetDesiredCapacity",
+          "autoscaling:TerminateInstanceInAutoScalingGroup",
+          "ec2:DescribeInstanceTypes",
+          "ec2:DescribeInstances",
+          "ec2:DescribeLaunchTemplateVersions",
+          "eks:DescribeNodegroup"};
+}
+
 // ---- Auto-discovery --------------------------------------------------------------------------
 
 StatusOr<std::map<std::string, std::string>> ParseAsgAutoDiscovery(

@@ -73,6 +73,10 @@
 
 namespace tidepool::cloud::aws::live {
 
+// Every AWS API call the provider may make, as IAM names them ("autoscaling:SetDesiredCapacity"),
+// sorted: what deploy/eks/iam/iam-policy.json allows (a test keeps them equal).
+std::vector<std::string> AwsProviderActions();
+
 // --node-group-auto-discovery values as CA's AWS provider parses them, merged: tag -> value
 // ("" for a bare key). InvalidArgument with CA's texts.
 StatusOr<std::map<std::string, std::string>> ParseAsgAutoDiscovery(

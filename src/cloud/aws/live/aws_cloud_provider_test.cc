@@ -9,7 +9,10 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
 
 #include "apiserver/http/server.h"
 #include "cloud/aws/aws_api.h"
@@ -70,11 +73,40 @@ class AwsCloudProviderTest : public ::testing::Test {
     auto server = apiserver::http::HttpServer::Start(
         {}, [this](const apiserver::http::HttpRequest& req, apiserver::http::ResponseWriter& rw) {
           std::lock_guard<std::mutex> lock(mu_);
+          Record(req);
           AwsResponse r = api_.Handle({req.method, req.path, req.query, req.headers, req.body});
           rw.Send(r.status, r.content_type, std::move(r.body), r.headers);
         });
     ASSERT_TRUE(server.ok()) << server.status().ToString();
     server_ = std::move(*server);
+  }
+
+  // Every call the provider makes must be one deploy/eks/iam/iam-policy.json allows.
+  void TearDown() override {
+    std::set<std::string> allowed;
+    for (const std::string& a : AwsProviderActions()) allowed.insert(a);
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const std::string& a : called_) {
+      if (a == "eks:CreateNodegroup") continue;  // the test's own set-up
+      EXPECT_EQ(allowed.count(a), 1u) << a << " is called but not in AwsProviderActions()";
+    }
+  }
+
+  // "service:Action" of a request, from its SigV4 scope and its form or EKS path.
+  void Record(const apiserver::http::HttpRequest& req) {
+    const std::string auth = req.Header("authorization");
+    const size_t end = auth.find("/aws4_request");
+    if (end == std::string::npos) return;
+    const std::string scope = auth.substr(0, end);
+    const std::string service = scope.substr(scope.rfind('/') + 1);
+    std::string action;
+    if (service == "eks") {
+      action = req.method == "GET" ? "DescribeNodegroup" : "CreateNodegroup";
+    } else {
+      const size_t a = req.body.find("Action=");
+      action = req.body.substr(a + 7, req.body.find('&', a) - a - 7);
+    }
+    called_.insert(service + ":" + action);
   }
 
   static emu::EmulatedCloudOptions CloudOptions() {
@@ -155,7 +187,20 @@ class AwsCloudProviderTest : public ::testing::Test {
   client::http::HttpClient http_;
   std::unique_ptr<StaticKeys> keys_;
   std::unique_ptr<AwsClient> client_;
+  std::set<std::string> called_;  // guarded by mu_
 };
+
+TEST(AwsProviderActionsTest, TheIamPolicyAllowsExactlyTheCallsMade) {
+  std::ifstream in(std::string(TIDEPOOL_SOURCE_DIR) + "/deploy/eks/iam/iam-policy.json");
+  ASSERT_TRUE(in.good());
+  const nlohmann::json policy = nlohmann::json::parse(in);
+  std::set<std::string> allowed;
+  for (const auto& statement : policy["Statement"]) {
+    for (const auto& action : statement["Action"]) allowed.insert(action.get<std::string>());
+  }
+  const std::vector<std::string> actions = AwsProviderActions();
+  EXPECT_EQ(allowed, std::set<std::string>(actions.begin(), actions.end()));
+}
 
 TEST(ParseAsgAutoDiscoveryTest, CaSyntaxAndTexts) {
   struct Case {
