@@ -32,6 +32,16 @@ std::string FormatRfc3339(TimePoint t) {
   return buf;
 }
 
+std::string FormatRfc3339Millis(TimePoint t) {
+  const auto ms = std::chrono::floor<std::chrono::milliseconds>(t) -
+                  std::chrono::floor<std::chrono::seconds>(t);
+  std::string out = FormatRfc3339(t);
+  char frac[8];
+  std::snprintf(frac, sizeof(frac), ".%03d", static_cast<int>(ms.count()));
+  out.insert(out.size() - 1, frac);
+  return out;
+}
+
 namespace {
 
 int64_t DaysFromCivil(int64_t y, unsigned m, unsigned d) {

@@ -59,6 +59,8 @@ class SimulatedClock final : public Clock {
 
 // RFC 3339 in UTC with second precision, as Kubernetes' metav1.Time: "2026-01-01T00:00:00Z".
 std::string FormatRfc3339(TimePoint t);
+// With milliseconds, as AWS's XML APIs write times: "2026-01-01T00:00:00.250Z".
+std::string FormatRfc3339Millis(TimePoint t);
 // Parses RFC 3339 ("...Z", "+hh:mm" offsets, an optional fraction up to nanoseconds), as Go's
 // time.Parse(time.RFC3339Nano); InvalidArgument ("parsing time ... as RFC 3339: cannot
 // parse") otherwise.

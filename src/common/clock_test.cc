@@ -25,6 +25,9 @@ TEST(SimulatedClockDeathTest, NeverGoesBackwards) {
 
 TEST(ClockTest, FormatsRfc3339InUtc) {
   EXPECT_EQ(FormatRfc3339(SimulatedClock::kDefaultStart), "2026-01-01T00:00:00Z");
+  EXPECT_EQ(
+      FormatRfc3339Millis(SimulatedClock::kDefaultStart + std::chrono::microseconds(61500900)),
+      "2026-01-01T00:01:01.500Z");
   EXPECT_EQ(FormatRfc3339(SimulatedClock::kDefaultStart + std::chrono::milliseconds(61500)),
             "2026-01-01T00:01:01Z");
   EXPECT_EQ(UnixSeconds(SimulatedClock::kDefaultStart), 1767225600);

@@ -977,8 +977,9 @@ bool TagFiltersMatch(const std::vector<Filter>& filters, const std::vector<AsgTa
 std::string ActivityFields(const NodegroupMeta& m, const Activity& a) {
   return El("ActivityId", a.id) + El("AutoScalingGroupName", m.asg) +
          El("Description", a.description) + El("Cause", a.cause) +
-         El("StartTime", FormatRfc3339(a.start)) + El("EndTime", FormatRfc3339(a.start)) +
-         El("StatusCode", a.status) + (a.message.empty() ? "" : El("StatusMessage", a.message)) +
+         El("StartTime", FormatRfc3339Millis(a.start)) +
+         El("EndTime", FormatRfc3339Millis(a.start)) + El("StatusCode", a.status) +
+         (a.message.empty() ? "" : El("StatusMessage", a.message)) +
          El("Progress", a.status == "InProgress" ? "0" : "100");
 }
 
@@ -1085,18 +1086,28 @@ AwsResponse AsgSetCapacity(const QueryCall& c) {
     }
   }
   if (desired.has_value() && *desired != pool->target_size) {
+    // A decrease terminates only instances that exist (capacity whose launch failed goes
+    // without an activity).
+    int instances = 0;
+    for (const gke::VmInfo& v : s.control.ListVms()) {
+      instances += v.instance.node_pool == pool->spec.name && !v.instance.error.has_value();
+    }
+    const int change = *desired > pool->target_size ? *desired - pool->target_size
+                                                    : std::max(0, instances - *desired);
     if (Status st = s.control.SetSize(pool->spec.name, *desired); !st.ok()) {
       return c.Validation(std::string(st.message()));
     }
     NodegroupMeta& m = s.MetaOf(*pool);
-    Keep(m.activities,
-         NewActivity(
-             s,
-             (*desired > pool->target_size ? "Launching " : "Terminating ") +
-                 std::to_string(std::abs(*desired - pool->target_size)) + " EC2 instance(s)",
-             "a user request explicitly set group desired capacity changing the desired capacity "
-             "from " +
-                 std::to_string(pool->target_size) + " to " + std::to_string(*desired) + "."));
+    if (change > 0) {
+      Keep(m.activities,
+           NewActivity(s,
+                       (*desired > pool->target_size ? "Launching " : "Terminating ") +
+                           std::to_string(change) + " EC2 instance(s)",
+                       "a user request explicitly set group desired capacity changing the "
+                       "desired capacity from " +
+                           std::to_string(pool->target_size) + " to " + std::to_string(*desired) +
+                           "."));
+    }
   }
   return QueryXml(action, kAutoscalingNs, "", rid);
 }
