@@ -56,4 +56,17 @@ std::string NodeGroupSpecString(const NodeGroupSpec& spec) {
   return std::to_string(spec.min_size) + ":" + std::to_string(spec.max_size) + ":" + spec.name;
 }
 
+StatusOr<std::vector<NodeGroupSpec>> ParseNodeGroupSpecs(const std::vector<std::string>& values) {
+  std::vector<NodeGroupSpec> groups;
+  for (const std::string& value : values) {
+    StatusOr<NodeGroupSpec> spec = ParseNodeGroupSpec(value);
+    if (!spec.ok()) {
+      return InvalidArgumentError("--nodes: failed to parse node group spec: " +
+                                  std::string(spec.status().message()));
+    }
+    groups.push_back(std::move(*spec));
+  }
+  return groups;
+}
+
 }  // namespace tidepool::cloud

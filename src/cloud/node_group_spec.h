@@ -8,6 +8,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/status_or.h"
 
@@ -26,6 +27,10 @@ struct NodeGroupSpec {
 //   "invalid node group spec: min size must be >= 0" / "... max size must be greater or equal
 //   to min size" / "... name must not be blank"
 StatusOr<NodeGroupSpec> ParseNodeGroupSpec(std::string_view value);
+
+// Every --nodes value; the first bad one is InvalidArgument with the text CA's GCE and AWS
+// providers both give: "--nodes: failed to parse node group spec: <why>".
+StatusOr<std::vector<NodeGroupSpec>> ParseNodeGroupSpecs(const std::vector<std::string>& values);
 
 // "<min>:<max>:<name>", as CA's NodeGroupSpec.String().
 std::string NodeGroupSpecString(const NodeGroupSpec& spec);

@@ -31,12 +31,6 @@ namespace emu = cloud::emulated;
 using std::chrono::hours;
 using std::chrono::seconds;
 
-class NullSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node) override { return OkStatus(); }
-  Status DeleteNode(const std::string&) override { return OkStatus(); }
-};
-
 api::NodeConstSharedPtr Node(const std::string& name, int64_t gpus, bool ready) {
   api::Node n;
   n.meta.name = name;
@@ -108,7 +102,7 @@ EventRecord Event(const std::string& pod, const std::string& reason, const std::
 TEST(ReportTest, CostGpuHoursPendingTimesAndWhyPodsNeverRan) {
   EventQueue queue;
   Random random(1);
-  NullSink sink;
+  emu::MemoryNodeSink sink;
   emu::EmulatedCloud cloud("p", "c", "us-central1-a", queue, sink, random);
   const TimePoint t0 = queue.Now();
   RunReport r(t0, cloud);

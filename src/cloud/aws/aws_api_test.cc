@@ -21,19 +21,6 @@ namespace {
 namespace emu = cloud::emulated;
 using json = nlohmann::json;
 
-class RecordingSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node node) override {
-    nodes[node.meta.name] = std::move(node);
-    return OkStatus();
-  }
-  Status DeleteNode(const std::string& name) override {
-    nodes.erase(name);
-    return OkStatus();
-  }
-  std::map<std::string, api::Node> nodes;
-};
-
 std::string Scope(const std::string& service) {
   return "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20261205/us-west-2/" + service +
          "/aws4_request, SignedHeaders=host;x-amz-date, Signature=00";
@@ -86,7 +73,7 @@ class AwsApiTest : public ::testing::Test {
   }
 
   EventQueue queue_;
-  RecordingSink sink_;
+  emu::MemoryNodeSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;
   gke::EmulatedGkeControl control_;

@@ -60,6 +60,30 @@ api::NodeCondition Condition(std::string type, api::ConditionStatus status, std:
   return c;
 }
 
+// The kubelet's conditions (pkg/kubelet/nodestatus/setters.go): no pressure since
+// `registered`, Ready (since `ready_since`) or not yet. Heartbeats are not emulated:
+// last_heartbeat_time is `now`, the time of the publish.
+std::vector<api::NodeCondition> KubeletConditions(bool ready, TimePoint now, TimePoint registered,
+                                                  TimePoint ready_since) {
+  using api::ConditionStatus;
+  std::vector<api::NodeCondition> c;
+  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
+                        "kubelet has sufficient memory available", now, registered));
+  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
+                        "kubelet has no disk pressure", now, registered));
+  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
+                        "kubelet has sufficient PID available", now, registered));
+  if (ready) {
+    c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
+                          "kubelet is posting ready status", now, ready_since));
+  } else {
+    c.push_back(Condition("Ready", ConditionStatus::kFalse, "KubeletNotReady",
+                          "container runtime status check may not have completed yet", now,
+                          ready_since));
+  }
+  return c;
+}
+
 }  // namespace
 
 // ---- Names --------------------------------------------------------------------------------------
@@ -1060,16 +1084,7 @@ api::Node EmulatedCloud::BuildTemplateNode(const NodeStyle& style, const Catalog
   const int64_t disk = spec.disk_gb > 0 ? spec.disk_gb : style.DefaultDiskGb();
   node.status.capacity = style.Capacity(*spec.machine, spec.gpus, disk);
   node.status.allocatable = style.Allocatable(*spec.machine, spec.gpus, disk);
-  using api::ConditionStatus;
-  auto& c = node.status.conditions;
-  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
-                        "kubelet has sufficient memory available", now, now));
-  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
-                        "kubelet has no disk pressure", now, now));
-  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
-                        "kubelet has sufficient PID available", now, now));
-  c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
-                        "kubelet is posting ready status", now, now));
+  node.status.conditions = KubeletConditions(/*ready=*/true, now, now, now);
   return node;
 }
 
@@ -1114,25 +1129,9 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
     node.status.allocatable[std::string(api::kResourceNvidiaGpu)] = api::Quantity();
   }
 
-  // The kubelet's conditions (pkg/kubelet/nodestatus/setters.go). Heartbeats are not emulated:
-  // last_heartbeat_time is the time of the last publish.
-  const TimePoint now = Now();
-  using api::ConditionStatus;
-  auto& c = node.status.conditions;
-  c.push_back(Condition("MemoryPressure", ConditionStatus::kFalse, "KubeletHasSufficientMemory",
-                        "kubelet has sufficient memory available", now, registered_at));
-  c.push_back(Condition("DiskPressure", ConditionStatus::kFalse, "KubeletHasNoDiskPressure",
-                        "kubelet has no disk pressure", now, registered_at));
-  c.push_back(Condition("PIDPressure", ConditionStatus::kFalse, "KubeletHasSufficientPID",
-                        "kubelet has sufficient PID available", now, registered_at));
-  if (stage == NodeStage::kRegistered) {
-    c.push_back(Condition("Ready", ConditionStatus::kFalse, "KubeletNotReady",
-                          "container runtime status check may not have completed yet", now,
-                          registered_at));
-  } else {
-    c.push_back(Condition("Ready", ConditionStatus::kTrue, "KubeletReady",
-                          "kubelet is posting ready status", now, ready_at));
-  }
+  const bool ready = stage != NodeStage::kRegistered;
+  node.status.conditions =
+      KubeletConditions(ready, Now(), registered_at, ready ? ready_at : registered_at);
   return node;
 }
 

@@ -115,6 +115,22 @@ class NodeSink {
   virtual Status DeleteNode(const std::string& name) = 0;
 };
 
+// A NodeSink that keeps the latest of each node in memory, by name (tests; tools that only
+// look). Not thread-safe.
+class MemoryNodeSink final : public NodeSink {
+ public:
+  Status UpsertNode(api::Node node) override {
+    std::string name = node.meta.name;
+    nodes[std::move(name)] = std::move(node);
+    return OkStatus();
+  }
+  Status DeleteNode(const std::string& name) override {
+    nodes.erase(name);
+    return OkStatus();
+  }
+  std::map<std::string, api::Node> nodes;
+};
+
 // ---- Observers ----------------------------------------------------------------------------------
 
 enum class CloudEventKind {

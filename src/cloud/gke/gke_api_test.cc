@@ -22,12 +22,6 @@ namespace {
 namespace emu = cloud::emulated;
 using json = nlohmann::json;
 
-class NullSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node) override { return OkStatus(); }
-  Status DeleteNode(const std::string&) override { return OkStatus(); }
-};
-
 // EmulatedGkeControl with a cluster endpoint and CA, internal IPs, and label / taint updates
 // refused (to test the 501).
 class CloudControl final : public EmulatedGkeControl {
@@ -77,7 +71,7 @@ class GkeApiTest : public ::testing::Test {
   }
 
   EventQueue queue_;
-  NullSink sink_;
+  emu::MemoryNodeSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;
   CloudControl control_;
@@ -483,7 +477,7 @@ constexpr char kCluster[] = "/v1/projects/tidepool-local/locations/us-central1-a
 
 TEST(GkeApiJournalTest, OperationsAndRequestedTaintsSurviveARestart) {
   EventQueue queue;
-  NullSink sink;
+  emu::MemoryNodeSink sink;
   Random random(7);
   emu::EmulatedCloud cloud("tidepool-local", "tidepool", "us-central1-a", queue, sink, random);
   EmulatedGkeControl control(cloud, ClusterInfo{});

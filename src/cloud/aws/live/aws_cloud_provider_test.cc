@@ -29,20 +29,6 @@ namespace emu = cloud::emulated;
 constexpr char kKey[] = "AKIATIDEPOOLTEST0001";
 constexpr char kSecret[] = "c2VjcmV0LXRpZGVwb29sLXRlc3Qtc2VjcmV0LWtleQ";
 
-class RecordingSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node node) override {
-    std::string name = node.meta.name;
-    nodes[name] = std::move(node);
-    return OkStatus();
-  }
-  Status DeleteNode(const std::string& name) override {
-    nodes.erase(name);
-    return OkStatus();
-  }
-  std::map<std::string, api::Node> nodes;
-};
-
 class StaticKeys final : public CredentialSource {
  public:
   explicit StaticKeys(std::string secret) : secret_(std::move(secret)) {}
@@ -176,7 +162,7 @@ class AwsCloudProviderTest : public ::testing::Test {
   }
 
   EventQueue queue_;
-  RecordingSink sink_;
+  emu::MemoryNodeSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;
   gke::EmulatedGkeControl control_;

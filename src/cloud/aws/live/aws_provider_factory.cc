@@ -21,22 +21,8 @@ namespace {
 constexpr AwsService kServices[] = {AwsService::kAutoScaling, AwsService::kEc2, AwsService::kEks,
                                     AwsService::kSts};
 
-StatusOr<std::vector<NodeGroupSpec>> ParseNodeGroups(const CloudProviderOptions& o) {
-  std::vector<NodeGroupSpec> groups;
-  for (const std::string& value : o.node_groups) {
-    StatusOr<NodeGroupSpec> spec = ParseNodeGroupSpec(value);
-    if (!spec.ok()) {
-      // CA's AWS provider: "failed to parse node group spec: %v".
-      return InvalidArgumentError("--nodes: failed to parse node group spec: " +
-                                  std::string(spec.status().message()));
-    }
-    groups.push_back(std::move(*spec));
-  }
-  return groups;
-}
-
 Status Validate(const CloudProviderOptions& o) {
-  TIDEPOOL_RETURN_IF_ERROR(ParseNodeGroups(o).status());
+  TIDEPOOL_RETURN_IF_ERROR(ParseNodeGroupSpecs(o.node_groups).status());
   StatusOr<std::map<std::string, std::string>> tags =
       ParseAsgAutoDiscovery(o.node_group_auto_discovery);
   if (!tags.ok()) {
@@ -128,7 +114,7 @@ class LiveAws final : public CloudProviderHandle {
     aws->client_ = std::make_unique<AwsClient>(std::move(settings), aws->http_, *aws->credentials_,
                                                std::move(client_options));
     AwsProviderOptions options;
-    TIDEPOOL_ASSIGN_OR_RETURN(options.node_groups, ParseNodeGroups(o));
+    TIDEPOOL_ASSIGN_OR_RETURN(options.node_groups, ParseNodeGroupSpecs(o.node_groups));
     TIDEPOOL_ASSIGN_OR_RETURN(options.discovery,
                               ParseAsgAutoDiscovery(o.node_group_auto_discovery));
     options.catalog = AwsCatalog();

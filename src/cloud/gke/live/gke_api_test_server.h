@@ -52,14 +52,8 @@ class GkeApiTestServer {
   emulated::EmulatedCloud& cloud() { return cloud_; }
 
  private:
-  class NullSink final : public emulated::NodeSink {
-   public:
-    Status UpsertNode(api::Node) override { return OkStatus(); }
-    Status DeleteNode(const std::string&) override { return OkStatus(); }
-  };
-
   EventQueue queue_;
-  NullSink sink_;
+  emulated::MemoryNodeSink sink_;
   Random random_;
   emulated::EmulatedCloud cloud_;
   EmulatedGkeControl control_;

@@ -20,19 +20,6 @@ namespace {
 namespace emu = cloud::emulated;
 using json = nlohmann::json;
 
-class RecordingSink final : public emu::NodeSink {
- public:
-  Status UpsertNode(api::Node node) override {
-    nodes[node.meta.name] = std::move(node);
-    return OkStatus();
-  }
-  Status DeleteNode(const std::string& name) override {
-    nodes.erase(name);
-    return OkStatus();
-  }
-  std::map<std::string, api::Node> nodes;
-};
-
 // Records every call; answers `fail_status` (with a google.rpc body) to calls whose URL
 // contains `fail_match`, `fail_times` times.
 class RecordingTransport final : public Transport {
@@ -139,7 +126,7 @@ class GkeCloudProviderTest : public ::testing::Test {
   }
 
   EventQueue queue_;
-  RecordingSink sink_;
+  emu::MemoryNodeSink sink_;
   Random random_;
   emu::EmulatedCloud cloud_;
   EmulatedGkeControl control_;

@@ -36,20 +36,6 @@ std::vector<ProviderFlag> Flags() {
   };
 }
 
-StatusOr<std::vector<NodeGroupSpec>> ParseNodeGroups(const CloudProviderOptions& o) {
-  std::vector<NodeGroupSpec> groups;
-  for (const std::string& value : o.node_groups) {
-    StatusOr<NodeGroupSpec> spec = ParseNodeGroupSpec(value);
-    if (!spec.ok()) {
-      // CA's GCE provider: "failed to parse node group spec: %v".
-      return InvalidArgumentError("--nodes: failed to parse node group spec: " +
-                                  std::string(spec.status().message()));
-    }
-    groups.push_back(std::move(*spec));
-  }
-  return groups;
-}
-
 Status Validate(const CloudProviderOptions& o) {
   if (!o.cloud_config.empty()) {
     return InvalidArgumentError(
@@ -65,7 +51,7 @@ Status Validate(const CloudProviderOptions& o) {
     return InvalidArgumentError(
         "--cloud-provider=gke needs --project, --location and --cluster-name");
   }
-  return ParseNodeGroups(o).status();
+  return ParseNodeGroupSpecs(o.node_groups).status();
 }
 
 // The provider and what it uses, destroyed in reverse order.
@@ -99,7 +85,7 @@ class LiveGke final : public CloudProviderHandle {
       options.compute_endpoint = o.Flag("compute-api-endpoint");
     }
     options.logger = env.logger;
-    TIDEPOOL_ASSIGN_OR_RETURN(options.node_groups, ParseNodeGroups(o));
+    TIDEPOOL_ASSIGN_OR_RETURN(options.node_groups, ParseNodeGroupSpecs(o.node_groups));
     gke->provider_ = std::make_unique<GkeCloudProvider>(std::move(options), gke->transport_,
                                                         gke->tokens_.get(), *env.clock);
     return CloudProviderHandlePtr(std::move(gke));
