@@ -100,6 +100,10 @@ Status WriteAwsConfig(const AwsConfig& c) {
   if (Status s = WritePrivateFile((root / "credentials").string(), credentials); !s.ok()) {
     return fail(s);
   }
+  if (!c.web_identity_token.empty()) {
+    Status s = WritePrivateFile((root / "web-identity-token").string(), c.web_identity_token);
+    if (!s.ok()) return fail(s);
+  }
   return OkStatus();
 }
 

@@ -19,7 +19,9 @@
 //                        AWS_SHARED_CREDENTIALS_FILE): profile default with region, output json,
 //                        endpoint_url = `api_url` (botocore's global endpoint setting: every
 //                        service, eks, autoscaling, ec2 and sts, goes to tidepool) and, with a
-//                        CA, ca_bundle = DIR/ca.crt; the credentials tidepool issued.
+//                        CA, ca_bundle = DIR/ca.crt; the credentials tidepool issued; and
+//                        DIR/web-identity-token, a service account token STS exchanges for
+//                        temporary credentials (AWS_WEB_IDENTITY_TOKEN_FILE, as IRSA mounts it).
 // Errors are Unavailable, naming the path.
 #pragma once
 
@@ -49,6 +51,8 @@ struct AwsConfig {
   std::string access_key_id;
   std::string secret_access_key;
   std::string ca_pem;  // empty: none (plain HTTP)
+  // A web identity token (IRSA), written as DIR/web-identity-token; empty: none.
+  std::string web_identity_token;
 };
 [[nodiscard]] Status WriteAwsConfig(const AwsConfig& config);
 

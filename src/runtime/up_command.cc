@@ -167,8 +167,15 @@ StatusOr<Listeners> StartListeners(const UpOptions& o, const Exposure& e,
   return l;
 }
 
-// The AWS credentials tidepool issues for a run: derived from its bearer token.
-std::pair<std::string, std::string> AwsCredentials(const std::string& token) {
+// The AWS credentials tidepool issues for a run, derived from its bearer token: an access key,
+// and the key its web identity tokens (IRSA, sigv4.h) are signed with.
+struct AwsRunCredentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string web_identity_key;
+  std::string web_identity_token;  // for --aws-config's web-identity-token; set once issued
+};
+AwsRunCredentials AwsCredentials(const std::string& token) {
   std::string id = "AKIA";
   for (size_t i = 0; id.size() < 20 && i < token.size(); ++i) {
     const unsigned char c = static_cast<unsigned char>(token[i]);
@@ -177,18 +184,18 @@ std::pair<std::string, std::string> AwsCredentials(const std::string& token) {
   while (id.size() < 20) id += 'X';
   std::string secret = token.substr(0, std::min<size_t>(40, token.size()));
   while (secret.size() < 40) secret += 'x';
-  return {id, secret};
+  return {id, secret, "irsa/" + token, ""};
 }
 
 // `aws`: the run's AWS credentials (AwsCredentials).
 Status WriteClientFiles(const UpOptions& o, const Exposure& e, const Listeners& l,
                         const sim::WorldOptions& w, const std::string& token,
-                        const std::pair<std::string, std::string>& aws) {
+                        const AwsRunCredentials& aws) {
   const std::string ca = e.secure ? l.tls->ca_pem() : "";
   if (!o.aws_config.empty()) {
-    const auto& [id, secret] = aws;
     TIDEPOOL_RETURN_IF_ERROR(
-        WriteAwsConfig({o.aws_config, l.url, cloud::aws::AwsRegionOf(w.zone), id, secret, ca}));
+        WriteAwsConfig({o.aws_config, l.url, cloud::aws::AwsRegionOf(w.zone), aws.access_key_id,
+                        aws.secret_access_key, ca, aws.web_identity_token}));
   }
   if (!o.kubeconfig.empty()) {
     TIDEPOOL_RETURN_IF_ERROR(WriteKubeconfig(o.kubeconfig, l.url, ca, e.secure ? token : ""));
@@ -429,9 +436,18 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
 
   // With --cloud aws, the credentials this run issued sign the aws CLI's requests and the EKS
   // tokens kubectl sends (cloud/aws/sigv4.h).
-  const std::pair<std::string, std::string> aws_credentials = AwsCredentials(*token);
-  const cloud::aws::SigV4Verifier aws_verifier(
-      cloud::aws::SigV4Verifier::Credentials{{aws_credentials.first, aws_credentials.second}});
+  // --aws-config's web-identity-token is a service account token of kube-system's
+  // tidepool-autoscaler from the cluster's emulated OIDC provider (IRSA), valid for a day.
+  AwsRunCredentials aws_credentials = AwsCredentials(*token);
+  cloud::aws::SigV4Verifier aws_verifier(
+      cloud::aws::SigV4Verifier::Credentials{
+          {aws_credentials.access_key_id, aws_credentials.secret_access_key}},
+      aws_credentials.web_identity_key);
+  aws_credentials.web_identity_token = cloud::aws::IssueWebIdentityToken(
+      aws_credentials.web_identity_key,
+      {"https://oidc.eks." + cloud::aws::AwsRegionOf(w.zone) + ".amazonaws.com/id/" + w.cluster,
+       "system:serviceaccount:kube-system:tidepool-autoscaler"},
+      clock.Now(), std::chrono::hours(24));
   std::function<bool(std::string_view)> eks_tokens;
   if (aws) {
     eks_tokens = [&aws_verifier, &clock, cluster = w.cluster](std::string_view t) {

@@ -6,7 +6,8 @@
 # --node-group-auto-discovery, scales it 0 -> 1 for a GPU pod with CA's wording
 # (SetDesiredCapacity), the node joins and the pod runs, and once the pod is gone the node is
 # removed (TerminateInstanceInAutoScalingGroup, desired capacity decremented) back to 0. A
-# second autoscaler with a wrong secret gets AWS's SignatureDoesNotMatch from the emulator.
+# second autoscaler with a wrong secret gets AWS's SignatureDoesNotMatch from the emulator; a
+# third runs on IRSA credentials (--aws-config's web identity token exchanged at STS).
 export PYENV_ROOT="${PYENV_ROOT:-$HOME/.pyenv}"  # before lib.sh moves HOME (aws may be a pyenv shim)
 source "$(dirname "$0")/lib.sh"
 command -v aws >/dev/null || fail "the aws CLI is not installed (issue 20 needs the real client)"
@@ -66,6 +67,26 @@ out=$(aws autoscaling describe-scaling-activities --auto-scaling-group-name "$as
 expect_in "$out" "Terminating EC2 instance"
 pass "scale-down by TerminateInstanceInAutoScalingGroup, back to 0"
 stop_autoscalers
+
+# IRSA: no keys, a web identity token file (as EKS's webhook mounts it) exchanged at the
+# emulated STS for temporary credentials, which then sign every call with their session token.
+AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials" \
+  AWS_ROLE_ARN=arn:aws:iam::123456789012:role/tidepool-autoscaler \
+  AWS_WEB_IDENTITY_TOKEN_FILE="$WORK/aws/web-identity-token" start_autoscale as-irsa
+wait_for 20 grep -q "Registering ASG $asg" "$WORK/as-irsa.log" ||
+  fail "ASG discovered with IRSA credentials" "$(cat "$WORK/as-irsa.log")"
+expect_not_in "$(cat "$WORK/as-irsa.log")" "Failed to run autoscaler loop"
+stop_autoscalers
+out=$(AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials" aws sts assume-role-with-web-identity \
+  --role-arn arn:aws:iam::123456789012:role/ca --role-session-name probe \
+  --web-identity-token "$(cat "$WORK/aws/web-identity-token")" \
+  --query '[AssumedRoleUser.Arn,SubjectFromWebIdentityToken]' --output text)
+expect_in "$out" "arn:aws:sts::123456789012:assumed-role/ca/probe	system:serviceaccount:kube-system:tidepool-autoscaler"
+out=$(AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials" aws sts assume-role-with-web-identity \
+  --role-arn arn:aws:iam::123456789012:role/x --role-session-name probe \
+  --web-identity-token "$(cat "$WORK/aws/web-identity-token")x" 2>&1 || true)
+expect_in "$out" "An error occurred (InvalidIdentityToken) when calling the AssumeRoleWithWebIdentity operation"
+pass "IRSA: the web identity token exchanged at STS, temporary credentials accepted; a forged token refused"
 
 # A wrong secret: the emulator refuses libcurl's signature with AWS's code and text.
 AWS_SECRET_ACCESS_KEY=wrong AWS_ACCESS_KEY_ID=$(awk -F' = ' '/aws_access_key_id/ {print $2}' \

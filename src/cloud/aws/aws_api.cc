@@ -315,7 +315,7 @@ struct AwsApi::State {
 };
 
 AwsApi::AwsApi(gke::GkeControl& control, const emu::Catalog& catalog, EksClusterInfo cluster,
-               const Clock& clock, uint64_t seed, const SigV4Verifier* verifier)
+               const Clock& clock, uint64_t seed, SigV4Verifier* verifier)
     : state_(std::make_unique<State>(control, catalog, std::move(cluster), clock, seed)),
       verifier_(verifier) {
   state_->failures = [this](const std::string& pool) {
@@ -1434,9 +1434,88 @@ AwsResponse HandleEc2(AwsApi::State& s, const AwsRequest& r, const std::string& 
       {400, "InvalidAction", "The action " + action + " is not valid for this web service."}, rid);
 }
 
-AwsResponse HandleSts(AwsApi::State& s, const AwsRequest& r, const std::string& rid) {
+// STS AssumeRoleWithWebIdentity (IRSA): a web identity token the verifier accepts
+// (sigv4.h) for temporary credentials of a role of the cluster's account, valid for
+// DurationSeconds (900 to 43200, default 3600).
+AwsResponse AssumeRoleWithWebIdentity(AwsApi::State& s, SigV4Verifier* verifier,
+                                      const std::map<std::string, std::string>& p,
+                                      const std::string& rid) {
+  const std::string action = "AssumeRoleWithWebIdentity";
+  auto param = [&](const char* k) { return p.count(k) ? p.at(k) : std::string(); };
+  for (const char* k : {"RoleArn", "RoleSessionName", "WebIdentityToken"}) {
+    if (param(k).empty()) {
+      std::string member(k);
+      member[0] = static_cast<char>(std::tolower(member[0]));
+      return QueryError({400, "ValidationError",
+                         "1 validation error detected: Value null at '" + member +
+                             "' failed to satisfy constraint: Member must not be null"},
+                        kStsNs, rid);
+    }
+  }
+  const std::string role_arn = param("RoleArn");
+  const std::string prefix = "arn:aws:iam::" + s.cluster.account + ":role/";
+  if (verifier == nullptr || role_arn.rfind(prefix, 0) != 0 || role_arn.size() == prefix.size()) {
+    return QueryError(
+        {403, "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity"}, kStsNs,
+        rid);
+  }
+  int duration = 3600;
+  if (!param("DurationSeconds").empty()) {
+    try {
+      duration = std::stoi(param("DurationSeconds"));
+    } catch (...) {
+      duration = -1;
+    }
+    if (duration < 900 || duration > 43200) {
+      return QueryError({400, "ValidationError",
+                         "1 validation error detected: Value '" + param("DurationSeconds") +
+                             "' at 'durationSeconds' failed to satisfy constraint: Member must "
+                             "have value between 900 and 43200"},
+                        kStsNs, rid);
+    }
+  }
+  const TimePoint now = s.clock.Now();
+  StatusOr<WebIdentityClaims> claims =
+      verifier->VerifyWebIdentityToken(param("WebIdentityToken"), now);
+  if (!claims.ok()) {
+    const std::string text(claims.status().message());
+    const size_t colon = text.find(": ");
+    return QueryError({400, text.substr(0, colon), text.substr(colon + 2)}, kStsNs, rid);
+  }
+  // Temporary credentials: "ASIA" + 16, a 40-character secret, a session token.
+  auto draw = [&](size_t n, std::string_view alphabet) {
+    std::string out;
+    for (size_t i = 0; i < n; ++i) out += alphabet[s.random.Uniform(alphabet.size())];
+    return out;
+  };
+  const std::string key = "ASIA" + draw(16, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567");
+  const std::string secret =
+      draw(40, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+  const std::string token =
+      "IQoJb3JpZ2luX2Vj" +
+      draw(120, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/");
+  const TimePoint expiration = now + std::chrono::seconds(duration);
+  verifier->AddTemporary(key, secret, token, expiration);
+  const std::string role = role_arn.substr(prefix.size());
+  const std::string session = param("RoleSessionName");
+  return QueryXml(
+      action, kStsNs,
+      El("Audience", claims->audience) + "<AssumedRoleUser>" +
+          El("AssumedRoleId",
+             "AROA" + draw(17, "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567") + ":" + session) +
+          El("Arn", "arn:aws:sts::" + s.cluster.account + ":assumed-role/" + role + "/" + session) +
+          "</AssumedRoleUser><Credentials>" + El("AccessKeyId", key) +
+          El("SecretAccessKey", secret) + El("SessionToken", token) +
+          El("Expiration", FormatRfc3339(expiration)) + "</Credentials>" +
+          El("SubjectFromWebIdentityToken", claims->subject) + El("Provider", claims->issuer),
+      rid);
+}
+
+AwsResponse HandleSts(AwsApi::State& s, SigV4Verifier* verifier, const AwsRequest& r,
+                      const std::string& rid) {
   const std::map<std::string, std::string> p = FormParams(r.body);
   const std::string action = p.count("Action") ? p.at("Action") : "";
+  if (action == "AssumeRoleWithWebIdentity") return AssumeRoleWithWebIdentity(s, verifier, p, rid);
   if (action == "GetCallerIdentity") {
     return QueryXml(action, kStsNs,
                     El("Arn", "arn:aws:iam::" + s.cluster.account + ":user/tidepool") +
@@ -1483,9 +1562,13 @@ AwsResponse AwsApi::HandleLocked(const AwsRequest& request) {
   const std::string rid = s.Uuid();
   AwsResponse out;
   Status signed_ok = OkStatus();
-  if (verifier_ != nullptr) {
+  // STS's AssumeRoleWithWebIdentity is not signed: the web identity token is the proof.
+  const bool unsigned_sts = service == "sts" && request.headers.count("authorization") == 0 &&
+                            FormParams(request.body)["Action"] == "AssumeRoleWithWebIdentity";
+  if (verifier_ != nullptr && !unsigned_sts) {
     signed_ok = verifier_->Verify(
-        {request.method, request.path, request.query, request.headers, request.body});
+        {request.method, request.path, request.query, request.headers, request.body},
+        s.clock.Now());
   }
   if (!signed_ok.ok()) {
     // "<Code>: <message>" (sigv4.h); EKS names two codes differently.
@@ -1510,7 +1593,7 @@ AwsResponse AwsApi::HandleLocked(const AwsRequest& request) {
   } else if (service == "ec2") {
     out = HandleEc2(s, request, rid);
   } else if (service == "sts") {
-    out = HandleSts(s, request, rid);
+    out = HandleSts(s, verifier_, request, rid);
   } else {
     out = {400,
            "application/json",

@@ -23,7 +23,8 @@
 //                     instance-state-name, instance-type, availability-zone, private-dns-name,
 //                     tag:<key>, tag-key), DescribeInstanceTypes, DescribeLaunchTemplates,
 //                     DescribeLaunchTemplateVersions (EKS's per node group template)
-//   sts (Query, XML)  GetCallerIdentity
+//   sts (Query, XML)  GetCallerIdentity, AssumeRoleWithWebIdentity (IRSA: a token of the
+//                     verifier's web identity key for temporary credentials; unsigned)
 //
 // Model. One EKS cluster, the emulated one (EksClusterInfo). A node group is an emulated pool of
 // the same name (autoscaling on, min/max from scalingConfig, size = desiredSize; the pool's
@@ -118,7 +119,7 @@ class AwsApi final : public emulated::CloudObserver {
   // InvalidSignatureException, UnrecognizedClientException, MissingAuthenticationTokenException;
   // the Query services: SignatureDoesNotMatch, InvalidClientTokenId, MissingAuthenticationToken).
   AwsApi(gke::GkeControl& control, const emulated::Catalog& catalog, EksClusterInfo cluster,
-         const Clock& clock, uint64_t seed, const SigV4Verifier* verifier = nullptr);
+         const Clock& clock, uint64_t seed, SigV4Verifier* verifier = nullptr);
   ~AwsApi();
   AwsApi(const AwsApi&) = delete;
   AwsApi& operator=(const AwsApi&) = delete;
@@ -139,7 +140,7 @@ class AwsApi final : public emulated::CloudObserver {
   AwsResponse HandleLocked(const AwsRequest& request);
 
   std::unique_ptr<State> state_;
-  const SigV4Verifier* const verifier_;
+  SigV4Verifier* const verifier_;
   std::mutex mu_;
   std::mutex failures_mu_;
   std::map<std::string, std::vector<FailedLaunch>, std::less<>> failures_;

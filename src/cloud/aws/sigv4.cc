@@ -9,6 +9,7 @@
 #include <cctype>
 #include <chrono>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <vector>
 
@@ -146,7 +147,31 @@ std::string SigV4Verifier::Sign(std::string_view secret, std::string_view date_t
   return Hex(reinterpret_cast<const unsigned char*>(mac.data()), mac.size());
 }
 
-Status SigV4Verifier::Verify(const SignedRequest& r) const {
+void SigV4Verifier::AddTemporary(std::string access_key_id, std::string secret,
+                                 std::string session_token, TimePoint expiration) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (temporary_.count(access_key_id) == 0) temporary_order_.push_back(access_key_id);
+  temporary_[std::move(access_key_id)] =
+      Temporary{std::move(secret), std::move(session_token), expiration};
+  while (temporary_order_.size() > kMaxTemporaryCredentials) {
+    temporary_.erase(temporary_order_.front());
+    temporary_order_.pop_front();
+  }
+}
+
+StatusOr<std::string> SigV4Verifier::SecretOf(std::string_view access_key_id,
+                                              std::string_view session_token, TimePoint now) const {
+  if (auto it = credentials_.find(access_key_id); it != credentials_.end()) return it->second;
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = temporary_.find(access_key_id);
+  if (it == temporary_.end() || it->second.session_token != session_token) {
+    return Unauthenticated("InvalidClientTokenId", kInvalidClientTokenIdMessage);
+  }
+  if (now >= it->second.expiration) return Unauthenticated("ExpiredToken", kExpiredTokenMessage);
+  return it->second.secret;
+}
+
+Status SigV4Verifier::Verify(const SignedRequest& r, TimePoint now) const {
   auto auth = r.headers.find("authorization");
   if (auth == r.headers.end() || auth->second.empty()) {
     return Unauthenticated("MissingAuthenticationToken", "Request is missing Authentication Token");
@@ -163,13 +188,14 @@ Status SigV4Verifier::Verify(const SignedRequest& r) const {
                            "Authorization header requires 'Credential', 'SignedHeaders' and "
                            "'Signature' parameters.");
   }
-  auto secret = credentials_.find(std::string_view(credential).substr(0, slash));
-  if (secret == credentials_.end()) {
-    return Unauthenticated("InvalidClientTokenId", kInvalidClientTokenIdMessage);
-  }
+  auto token = r.headers.find("x-amz-security-token");
+  StatusOr<std::string> secret = SecretOf(
+      std::string_view(credential).substr(0, slash),
+      token == r.headers.end() ? std::string_view() : std::string_view(token->second), now);
+  if (!secret.ok()) return secret.status();
   auto date = r.headers.find("x-amz-date");
   const std::string canonical = CanonicalRequest(r, f["SignedHeaders"], Sha256Hex(r.body));
-  const std::string expected = Sign(secret->second, date == r.headers.end() ? "" : date->second,
+  const std::string expected = Sign(*secret, date == r.headers.end() ? "" : date->second,
                                     credential.substr(slash + 1), canonical);
   if (!SameSignature(expected, f["Signature"])) {
     return Unauthenticated("SignatureDoesNotMatch", kSignatureDoesNotMatchMessage);
@@ -229,6 +255,58 @@ StatusOr<std::string> SigV4Verifier::VerifyEksToken(std::string_view token,
     return UnauthenticatedError("invalid token: signature does not match (another cluster's?)");
   }
   return secret->first;
+}
+
+std::string IssueWebIdentityToken(std::string_view key, const WebIdentityClaims& claims,
+                                  TimePoint now, Duration lifetime) {
+  const int64_t iat = UnixSeconds(now);
+  const nlohmann::json payload = {
+      {"iss", claims.issuer},
+      {"sub", claims.subject},
+      {"aud", nlohmann::json::array({claims.audience})},
+      {"iat", iat},
+      {"exp", iat + std::chrono::duration_cast<std::chrono::seconds>(lifetime).count()}};
+  const std::string signing_input =
+      Base64Encode(R"({"alg":"HS256","typ":"JWT"})", Base64Encoding::kRawUrl) + "." +
+      Base64Encode(payload.dump(), Base64Encoding::kRawUrl);
+  return signing_input + "." +
+         Base64Encode(Hmac(std::string(key), signing_input), Base64Encoding::kRawUrl);
+}
+
+StatusOr<WebIdentityClaims> SigV4Verifier::VerifyWebIdentityToken(std::string_view token,
+                                                                  TimePoint now) const {
+  // STS's texts.
+  const Status not_jwt = InvalidArgumentError(
+      "InvalidIdentityToken: The ID Token provided is not a valid JWT. (You may see this error "
+      "if you sent an Access Token)");
+  const std::vector<std::string> parts = SplitString(token, '.');
+  if (parts.size() != 3) return not_jwt;
+  StatusOr<std::string> payload_text = Base64Decode(parts[1], Base64Encoding::kRawUrl);
+  if (!payload_text.ok()) return not_jwt;
+  const nlohmann::json payload = nlohmann::json::parse(*payload_text, nullptr, false);
+  if (!payload.is_object()) return not_jwt;
+  const std::string expected =
+      Base64Encode(Hmac(web_identity_key_, parts[0] + "." + parts[1]), Base64Encoding::kRawUrl);
+  if (web_identity_key_.empty() || !SameSignature(expected, parts[2])) {
+    return InvalidArgumentError(
+        "InvalidIdentityToken: Couldn't verify the token's signature with the OpenID Connect "
+        "provider's keys");
+  }
+  WebIdentityClaims claims;
+  claims.issuer = payload.value("iss", std::string());
+  claims.subject = payload.value("sub", std::string());
+  bool sts = false;
+  const nlohmann::json aud = payload.value("aud", nlohmann::json());
+  for (const auto& a : aud.is_array() ? aud : nlohmann::json::array({aud})) {
+    sts = sts || (a.is_string() && a.get<std::string>() == claims.audience);
+  }
+  if (!sts) return InvalidArgumentError("InvalidIdentityToken: Incorrect token audience");
+  const nlohmann::json exp = payload.value("exp", nlohmann::json());
+  if (!exp.is_number_integer() || UnixSeconds(now) >= exp.get<int64_t>()) {
+    return InvalidArgumentError("ExpiredTokenException: Token expired: current date/time " +
+                                FormatRfc3339(now) + " must be before the expiration date/time");
+  }
+  return claims;
 }
 
 }  // namespace tidepool::cloud::aws

@@ -59,8 +59,8 @@ std::string CodeOf(const Status& s) {
 
 TEST(SigV4VerifierTest, BotocoreSignaturesVerify) {
   const SigV4Verifier v(SigV4Verifier::Credentials{{kId, kSecret}});
-  EXPECT_TRUE(v.Verify(EksGet()).ok()) << v.Verify(EksGet()).ToString();
-  EXPECT_TRUE(v.Verify(AsgPost()).ok()) << v.Verify(AsgPost()).ToString();
+  EXPECT_TRUE(v.Verify(EksGet(), {}).ok()) << v.Verify(EksGet(), {}).ToString();
+  EXPECT_TRUE(v.Verify(AsgPost(), {}).ok()) << v.Verify(AsgPost(), {}).ToString();
 }
 
 TEST(SigV4VerifierTest, AnyChangeFailsWithAwssCode) {
@@ -94,12 +94,12 @@ TEST(SigV4VerifierTest, AnyChangeFailsWithAwssCode) {
 
   const SigV4Verifier v(SigV4Verifier::Credentials{{kId, kSecret}});
   for (const Case& c : cases) {
-    Status s = v.Verify(c.request);
+    Status s = v.Verify(c.request, {});
     EXPECT_EQ(s.code(), StatusCode::kUnauthenticated) << c.name;
     EXPECT_EQ(CodeOf(s), c.code) << c.name << ": " << s.ToString();
   }
   const SigV4Verifier other_secret(SigV4Verifier::Credentials{{kId, "another-secret"}});
-  EXPECT_EQ(CodeOf(other_secret.Verify(EksGet())), "SignatureDoesNotMatch");
+  EXPECT_EQ(CodeOf(other_secret.Verify(EksGet(), {})), "SignatureDoesNotMatch");
 }
 
 TEST(SigV4VerifierTest, EksTokens) {
@@ -131,6 +131,44 @@ TEST(SigV4VerifierTest, EksTokens) {
   }
   const SigV4Verifier other(SigV4Verifier::Credentials{{kId, "x"}});
   EXPECT_FALSE(other.VerifyEksToken(kToken, "tidepool", kSignedAt).ok());
+}
+
+TEST(SigV4VerifierTest, WebIdentityTokens) {
+  const SigV4Verifier v(SigV4Verifier::Credentials{{kId, kSecret}}, "irsa-key");
+  const WebIdentityClaims claims{"https://oidc.eks.us-west-2.amazonaws.com/id/tidepool",
+                                 "system:serviceaccount:kube-system:tidepool-autoscaler"};
+  const std::string token =
+      IssueWebIdentityToken("irsa-key", claims, kSignedAt, std::chrono::hours(1));
+  StatusOr<WebIdentityClaims> got = v.VerifyWebIdentityToken(token, kSignedAt);
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ(got->subject, claims.subject);
+  EXPECT_EQ(got->issuer, claims.issuer);
+
+  WebIdentityClaims other_audience = claims;
+  other_audience.audience = "kubernetes.default.svc";
+  struct Case {
+    std::string name;
+    std::string token;
+    TimePoint now;
+    std::string error;
+  };
+  const std::vector<Case> cases = {
+      {"expired", token, kSignedAt + std::chrono::hours(1), "ExpiredTokenException: Token expired"},
+      {"another key", IssueWebIdentityToken("k2", claims, kSignedAt, std::chrono::hours(1)),
+       kSignedAt, "InvalidIdentityToken: Couldn't verify the token's signature"},
+      {"audience",
+       IssueWebIdentityToken("irsa-key", other_audience, kSignedAt, std::chrono::hours(1)),
+       kSignedAt, "InvalidIdentityToken: Incorrect token audience"},
+      {"not a JWT", "opaque-access-token", kSignedAt,
+       "InvalidIdentityToken: The ID Token provided is not a valid JWT."},
+  };
+  for (const Case& c : cases) {
+    StatusOr<WebIdentityClaims> r = v.VerifyWebIdentityToken(c.token, c.now);
+    ASSERT_FALSE(r.ok()) << c.name;
+    EXPECT_EQ(r.status().message().rfind(c.error, 0), 0u) << c.name << ": " << r.status().message();
+  }
+  const SigV4Verifier keyless(SigV4Verifier::Credentials{{kId, kSecret}});
+  EXPECT_FALSE(keyless.VerifyWebIdentityToken(token, kSignedAt).ok());
 }
 
 }  // namespace

@@ -28,6 +28,7 @@ namespace emu = cloud::emulated;
 
 constexpr char kKey[] = "AKIATIDEPOOLTEST0001";
 constexpr char kSecret[] = "c2VjcmV0LXRpZGVwb29sLXRlc3Qtc2VjcmV0LWtleQ";
+constexpr char kIrsaKey[] = "irsa-test-key";
 
 class StaticKeys final : public CredentialSource {
  public:
@@ -46,7 +47,7 @@ class AwsCloudProviderTest : public ::testing::Test {
       : random_(3),
         cloud_("123456789012", "tidepool", "us-west-2a", queue_, sink_, random_, CloudOptions()),
         control_(cloud_, gke::ClusterInfo{}),
-        verifier_(SigV4Verifier::Credentials{{kKey, kSecret}}),
+        verifier_(SigV4Verifier::Credentials{{kKey, kSecret}}, kIrsaKey),
         api_(control_, cloud_.catalog(), Info(), queue_.clock(), 5, &verifier_) {
     cloud_.AddObserver(&api_);
   }
@@ -123,7 +124,13 @@ class AwsCloudProviderTest : public ::testing::Test {
   std::unique_ptr<AwsCloudProvider> Provider(std::map<std::string, std::string> discovery,
                                              std::vector<NodeGroupSpec> nodes = {},
                                              std::string secret = kSecret) {
-    keys_ = std::make_unique<StaticKeys>(std::move(secret));
+    return ProviderWith(std::make_unique<StaticKeys>(std::move(secret)), std::move(discovery),
+                        std::move(nodes));
+  }
+  std::unique_ptr<AwsCloudProvider> ProviderWith(std::unique_ptr<CredentialSource> keys,
+                                                 std::map<std::string, std::string> discovery,
+                                                 std::vector<NodeGroupSpec> nodes = {}) {
+    keys_ = std::move(keys);
     AwsClientOptions co;
     co.max_retries = 0;
     co.sleep = [](Duration) { return false; };
@@ -171,7 +178,7 @@ class AwsCloudProviderTest : public ::testing::Test {
   std::mutex mu_;
   std::unique_ptr<apiserver::http::HttpServer> server_;
   client::http::HttpClient http_;
-  std::unique_ptr<StaticKeys> keys_;
+  std::unique_ptr<CredentialSource> keys_;
   std::unique_ptr<AwsClient> client_;
   std::set<std::string> called_;  // guarded by mu_
 };
@@ -332,6 +339,56 @@ TEST_F(AwsCloudProviderTest, ExplicitGroupsKeepTheFlagsLimits) {
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0]->MinSize(), 1);
   EXPECT_EQ(groups[0]->MaxSize(), 3);
+}
+
+TEST_F(AwsCloudProviderTest, IrsaWebIdentityForTemporaryCredentials) {
+  // The token file as EKS's webhook mounts it, exchanged at the emulated STS; the temporary
+  // credentials sign (with their session token) the provider's calls.
+  const std::string token =
+      IssueWebIdentityToken(kIrsaKey,
+                            {"https://oidc.eks.us-west-2.amazonaws.com/id/tidepool",
+                             "system:serviceaccount:kube-system:tidepool-autoscaler"},
+                            queue_.Now(), std::chrono::hours(1));
+  AwsSettings settings = Settings();
+  settings.web_identity = AwsWebIdentity{"arn:aws:iam::123456789012:role/ca", "/token", "ca"};
+  auto source = DefaultCredentialSource(settings, http_, queue_.clock(), [&](const std::string&) {
+    return StatusOr<std::string>(token);
+  });
+  ASSERT_TRUE(source.ok());
+  StatusOr<AwsCredentials> creds = (*source)->Get();
+  ASSERT_TRUE(creds.ok()) << creds.status().ToString();
+  EXPECT_EQ(creds->access_key_id.rfind("ASIA", 0), 0u);
+  EXPECT_FALSE(creds->session_token.empty());
+  auto provider = ProviderWith(std::move(*source), EksTags());
+  EXPECT_TRUE(provider->Refresh().ok());
+
+  // Without the session token the key is unknown; an hour later it has expired.
+  class Fixed final : public CredentialSource {
+   public:
+    explicit Fixed(AwsCredentials c) : c_(std::move(c)) {}
+    StatusOr<AwsCredentials> Get() override { return c_; }
+    AwsCredentials c_;
+  };
+  AwsCredentials no_token = *creds;
+  no_token.session_token.clear();
+  auto bare = ProviderWith(std::make_unique<Fixed>(no_token), EksTags());
+  EXPECT_EQ(bare->Refresh().message().rfind("InvalidClientTokenId: ", 0), 0u);
+  auto later = ProviderWith(std::make_unique<Fixed>(*creds), EksTags());
+  Run(std::chrono::minutes(61));
+  EXPECT_EQ(later->Refresh().message().rfind(
+                "ExpiredToken: The security token included in the request is expired", 0),
+            0u)
+      << later->Refresh().message();
+
+  // A token of another key is STS's InvalidIdentityToken.
+  auto forged = DefaultCredentialSource(settings, http_, queue_.clock(), [&](const std::string&) {
+    return StatusOr<std::string>(IssueWebIdentityToken(
+        "guess", {"https://x", "system:serviceaccount:a:b"}, queue_.Now(), std::chrono::hours(1)));
+  });
+  StatusOr<AwsCredentials> refused = (*forged)->Get();
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().message().rfind("InvalidIdentityToken: ", 0), 0u)
+      << refused.status().message();
 }
 
 TEST_F(AwsCloudProviderTest, ABadSecretIsAwsSignatureError) {
