@@ -219,8 +219,11 @@ void PrintBanner(const UpOptions& o, const Exposure& e, const Listeners& l,
         << (IsLoopbackAddress(o.address) ? "" : ", beyond this machine")
         << ": HTTPS with tidepool's own CA, and every request needs the bearer token written "
            "into "
-        << (o.kubeconfig.empty() ? "the gcloud configuration" : "the kubeconfig")
-        << " (mode 0600). Whoever has that file controls the cluster.\n";
+        << (o.kubeconfig.empty() ? "the gcloud configuration" : "the kubeconfig") << " (mode 0600)"
+        << (w.cloud.style == &cloud::aws::EksNodeStyle()
+                ? ", and every AWS request a signature with the credentials --aws-config writes"
+                : "")
+        << ". Whoever has that file controls the cluster.\n";
   }
   if (!o.kubeconfig.empty()) {
     out << "  export KUBECONFIG=" << std::filesystem::absolute(o.kubeconfig).string() << "\n";
@@ -328,12 +331,6 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   }
   if (!options.aws_config.empty() && !aws) {
     err << "error: --aws-config needs --cloud aws\n";
-    return 2;
-  }
-  if (exposure->secure && aws) {
-    // The aws CLI and Terraform sign with the credentials --aws-config writes, and kubectl's
-    // EKS tokens are verified; what is missing is an HTTPS AWS endpoint for other hosts.
-    err << "error: --cloud aws serves on loopback only\n";
     return 2;
   }
   const TimePoint now = clock.Now();

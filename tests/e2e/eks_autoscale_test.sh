@@ -70,12 +70,13 @@ stop_autoscalers
 
 # IRSA: no keys, a web identity token file (as EKS's webhook mounts it) exchanged at the
 # emulated STS for temporary credentials, which then sign every call with their session token.
-AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials" \
-  AWS_ROLE_ARN=arn:aws:iam::123456789012:role/tidepool-autoscaler \
+# The environment's web identity comes before the credentials file's keys (the SDKs' order).
+AWS_ROLE_ARN=arn:aws:iam::123456789012:role/tidepool-autoscaler \
   AWS_WEB_IDENTITY_TOKEN_FILE="$WORK/aws/web-identity-token" start_autoscale as-irsa
 wait_for 20 grep -q "Registering ASG $asg" "$WORK/as-irsa.log" ||
   fail "ASG discovered with IRSA credentials" "$(cat "$WORK/as-irsa.log")"
 expect_not_in "$(cat "$WORK/as-irsa.log")" "Failed to run autoscaler loop"
+expect_in "$(cat "$WORK/as-irsa.log")" "AWS region us-west-2, credentials from web identity (ASIA"
 stop_autoscalers
 out=$(AWS_SHARED_CREDENTIALS_FILE="$WORK/no-credentials" aws sts assume-role-with-web-identity \
   --role-arn arn:aws:iam::123456789012:role/ca --role-session-name probe \

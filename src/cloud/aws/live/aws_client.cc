@@ -36,6 +36,7 @@ std::string CodeOnly(std::string code) {
 
 StatusCode CodeFor(int status, std::string_view code) {
   if (status == 429 || IsThrottleCode(code)) return StatusCode::kResourceExhausted;
+  if (status == 501) return StatusCode::kUnimplemented;  // not retried, as the Go SDK's retryer
   if (status >= 500) return StatusCode::kUnavailable;
   if (status == 404 || code.find("NotFound") != std::string_view::npos) {
     return StatusCode::kNotFound;

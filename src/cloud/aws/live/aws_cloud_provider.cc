@@ -24,8 +24,33 @@ constexpr char kTemplateResourceTag[] = "k8s.io/cluster-autoscaler/node-template
 constexpr Duration kInstanceTypeTtl = std::chrono::minutes(20);  // CA's asgInstanceTypeCache
 constexpr Duration kNodegroupTtl = std::chrono::minutes(6);      // CA's managedNodegroupCache
 constexpr size_t kMaxRecords = 100;  // CA's maxRecordsReturnedByAPI, maxAsgNamesPerDescribe
+constexpr int kMaxPages = 1000;      // 100,000 groups per selector
+constexpr int kMaxPlaceholders = 10000;  // per group, whatever DesiredCapacity says
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.rfind(p, 0) == 0; }
+
+// A JSON member that is a string, else "" (a reply of another shape never throws).
+std::string StringMember(const json& j, const char* key) {
+  if (!j.is_object()) return "";
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+// An EC2 instance id ("i-" and hex), not a node name such as EC2's resource-based
+// "i-0abc....us-west-2.compute.internal".
+bool IsInstanceId(std::string_view s) {
+  return s.size() > 2 && StartsWith(s, "i-") &&
+         s.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos;
+}
+
+// The instance id of a provider id "aws:///<zone>/<id>" (the id may hold '/': placeholders
+// are named after their ASG); "" for another form.
+std::string InstanceIdOfProviderId(std::string_view provider_id) {
+  constexpr std::string_view kPrefix = "aws:///";
+  if (!StartsWith(provider_id, kPrefix)) return "";
+  const size_t slash = provider_id.find('/', kPrefix.size());
+  return slash == std::string_view::npos ? "" : std::string(provider_id.substr(slash + 1));
+}
 
 int ToInt(const std::string& s) {
   try {
@@ -178,8 +203,8 @@ void AwsCloudProvider::Log(const std::string& msg) const {
   if (options_.logger != nullptr) options_.logger->Info(msg);
 }
 
-void AwsCloudProvider::WarnOnce(const std::string& msg) const {
-  if (options_.logger != nullptr && warned_.insert(msg).second) options_.logger->Warning(msg);
+void AwsCloudProvider::WarnOnce(const std::string& key, const std::string& msg) const {
+  if (options_.logger != nullptr && warned_.insert(key).second) options_.logger->Warning(msg);
 }
 
 const Asg* AwsCloudProvider::Find(const std::string& name) const {
@@ -223,6 +248,7 @@ std::vector<std::string> AwsCloudProvider::AvailableGpuTypes() const {
 StatusOr<std::vector<Asg>> AwsCloudProvider::Describe(const QueryParams& selector) const {
   std::vector<Asg> out;
   std::string next;
+  int pages = 0;
   do {
     QueryParams params = selector;
     params.emplace_back("MaxRecords", std::to_string(kMaxRecords));
@@ -232,7 +258,9 @@ StatusOr<std::vector<Asg>> AwsCloudProvider::Describe(const QueryParams& selecto
     for (const XmlNode* g : r.List({"DescribeAutoScalingGroupsResult", "AutoScalingGroups"})) {
       out.push_back(ParseAsg(*g));
     }
-    next = r.Text({"DescribeAutoScalingGroupsResult", "NextToken"});
+    std::string token = r.Text({"DescribeAutoScalingGroupsResult", "NextToken"});
+    if (token == next || ++pages >= kMaxPages) break;  // a token that does not move on
+    next = std::move(token);
   } while (!next.empty());
   return out;
 }
@@ -259,7 +287,7 @@ StatusOr<std::vector<Asg>> AwsCloudProvider::FetchGroups() {
   for (const NodeGroupSpec& spec : options_.node_groups) {
     if (std::none_of(groups.begin(), groups.end(),
                      [&](const Asg& a) { return a.name == spec.name; })) {
-      WarnOnce("ASG " + spec.name + " of --nodes not found: skipped");
+      WarnOnce("nodes/" + spec.name, "ASG " + spec.name + " of --nodes not found: skipped");
     }
   }
   // Discovered groups: every tag ANDed (CA: getAutoscalingGroupsByTags).
@@ -320,7 +348,8 @@ Status AwsCloudProvider::Refresh() {
         a.unfulfillable = true;
         Log("Instance group " + a.name + " cannot provision any more nodes!");
       }
-      for (int i = real; i < a.desired; ++i) {
+      const int upto = std::min(a.desired, real + kMaxPlaceholders);
+      for (int i = real; i < upto; ++i) {
         a.instances.push_back(
             {std::string(kPlaceholderPrefix) + "-" + a.name + "-" + std::to_string(i),
              a.zones.front(), "", true});
@@ -409,8 +438,8 @@ Status AwsCloudProvider::DeleteNodes(const std::string& name,
   std::vector<std::string> ids, dns_names;
   for (const std::string& n : names) {
     if (StartsWith(n, "aws:///")) {
-      ids.push_back(n.substr(n.rfind('/') + 1));
-    } else if (StartsWith(n, "i-")) {
+      ids.push_back(InstanceIdOfProviderId(n));
+    } else if (IsInstanceId(n)) {
       ids.push_back(n);
     } else {
       dns_names.push_back(n);
@@ -533,11 +562,18 @@ StatusOr<emu::MachineType> AwsCloudProvider::Shape(const std::string& type) cons
   m.family = type.substr(0, type.find('.'));
   m.vcpus = ToInt(t.Text({"vCpuInfo", "defaultVCpus"}));
   m.memory_mib = ToInt(t.Text({"memoryInfo", "sizeInMiB"}));
+  // The EKS AMI's max pods with the VPC CNI's defaults: ENIs x (IPv4 addresses per ENI - 1) + 2.
+  const int enis = ToInt(t.Text({"networkInfo", "maximumNetworkInterfaces"}));
+  const int ips = ToInt(t.Text({"networkInfo", "ipv4AddressesPerInterface"}));
+  if (enis > 0 && ips > 1) m.max_pods = enis * (ips - 1) + 2;
+  std::vector<const XmlNode*> archs = t.List({"processorInfo", "supportedArchitectures"});
+  const std::string arch =
+      !archs.empty() && archs.front()->text == "arm64" ? "arm64" : "amd64";  // CA's reading
   for (const XmlNode* g : t.List({"gpuInfo", "gpus"})) {
     m.builtin_accelerator = AcceleratorName(g->Text({"manufacturer"}), g->Text({"name"}));
     m.builtin_accelerator_count += ToInt(g->Text({"count"}));
   }
-  types_[type] = CachedType{m, now};
+  types_[type] = CachedType{m, arch, now};
   return m;
 }
 
@@ -557,36 +593,38 @@ StatusOr<AwsCloudProvider::CachedNodegroup> AwsCloudProvider::Nodegroup(const As
       client_.Eks("GET", "/clusters/" + cluster->second + "/node-groups/" + ng->second);
   if (!body.ok()) {
     // CA caches the failure and builds the node without the node group's details.
-    WarnOnce("Failed to query the managed nodegroup " + ng->second + " for the cluster " +
-             cluster->second +
-             " while looking for labels/taints/tags: " + std::string(body.status().message()));
+    WarnOnce("nodegroup/" + key,
+             "Failed to query the managed nodegroup " + ng->second + " for the cluster " +
+                 cluster->second +
+                 " while looking for labels/taints/tags: " + std::string(body.status().message()));
     nodegroups_[key] = out;
     return out;
   }
   const json j = json::parse(*body, nullptr, false);
-  const json& n = j.is_object() && j.contains("nodegroup") ? j["nodegroup"] : json::object();
-  if (n.contains("labels") && n["labels"].is_object()) {
-    for (const auto& [k, v] : n["labels"].items()) {
-      if (v.is_string()) out.labels[k] = v.get<std::string>();
+  static const json kNone = json::object();
+  const json& n = j.is_object() && j.contains("nodegroup") && j["nodegroup"].is_object()
+                      ? j["nodegroup"]
+                      : kNone;
+  auto strings = [&](const char* member, std::map<std::string, std::string>& into) {
+    if (!n.contains(member) || !n[member].is_object()) return;
+    for (const auto& [k, v] : n[member].items()) {
+      if (v.is_string()) into[k] = v.get<std::string>();
     }
-  }
+  };
+  strings("labels", out.labels);
+  strings("tags", out.tags);
   if (n.contains("taints") && n["taints"].is_array()) {
     for (const json& t : n["taints"]) {
-      std::optional<api::TaintEffect> effect = ParseEksEffect(t.value("effect", std::string()));
+      std::optional<api::TaintEffect> effect = ParseEksEffect(StringMember(t, "effect"));
       if (!effect) {
         return InvalidArgumentError("couldn't translate EKS DescribeNodegroup response taint " +
                                     t.dump() + " into Kubernetes format");
       }
-      out.taints.push_back(api::Taint{t.value("key", std::string()),
-                                      t.value("value", std::string()), *effect, std::nullopt});
+      out.taints.push_back(
+          api::Taint{StringMember(t, "key"), StringMember(t, "value"), *effect, std::nullopt});
     }
   }
-  if (n.contains("tags") && n["tags"].is_object()) {
-    for (const auto& [k, v] : n["tags"].items()) {
-      if (v.is_string()) out.tags[k] = v.get<std::string>();
-    }
-  }
-  out.spot = n.value("capacityType", std::string()) == "SPOT";
+  out.spot = StringMember(n, "capacityType") == "SPOT";
   if (n.contains("diskSize") && n["diskSize"].is_number_integer()) {
     out.disk_gb = n["diskSize"].get<int64_t>();
   }
@@ -611,6 +649,7 @@ StatusOr<api::Node> AwsCloudProvider::TemplateNode(const std::string& name) cons
                          "\"");
   }
   TIDEPOOL_ASSIGN_OR_RETURN(const CachedNodegroup ng, Nodegroup(*a));
+  auto described = types_.find(*type);
 
   emu::EmulatedCloud::TemplateSpec spec;
   spec.name = "template-node-for-" + name;
@@ -651,6 +690,11 @@ StatusOr<api::Node> AwsCloudProvider::TemplateNode(const std::string& name) cons
 
   api::Node node =
       emu::EmulatedCloud::BuildTemplateNode(EksNodeStyle(), options_.catalog, spec, clock_.Now());
+  if (described != types_.end() && described->second.arch != "amd64") {
+    for (const char* l : {"kubernetes.io/arch", "beta.kubernetes.io/arch"}) {
+      node.meta.labels[l] = described->second.arch;
+    }
+  }
   if (ng_name == a->tags.end()) {
     // A self-managed group: EKS's node group labels are not on its nodes.
     for (std::string_view l :

@@ -41,7 +41,8 @@
 //   - TemplateNode(): the instance type from the launch configuration, else the launch
 //     template (DescribeLaunchTemplateVersions by name and version, "$Default" when none), else
 //     the mixed instances policy's first override (or its template); its shape from the AWS
-//     catalog (aws_catalog.h), else EC2 DescribeInstanceTypes (DefaultVCpus, SizeInMiB, GPUs).
+//     catalog (aws_catalog.h), else EC2 DescribeInstanceTypes (DefaultVCpus, SizeInMiB, GPUs,
+//     the first supported architecture, max pods from the ENI limits).
 //     Labels: the ASG's k8s.io/cluster-autoscaler/node-template/label/<k> tags, then an EKS
 //     managed node group's (eks:cluster-name + eks:nodegroup-name tags -> EKS
 //     DescribeNodegroup: labels, capacity type, disk size), then the node's own as EKS's
@@ -155,8 +156,10 @@ class AwsCloudProvider final : public CloudProvider {
   StatusOr<api::Node> TemplateNode(const std::string& asg) const;
 
  private:
+  // An instance type EC2 described (DescribeInstanceTypes).
   struct CachedType {
     emulated::MachineType machine;
+    std::string arch;  // "amd64" or "arm64", as CA reads supportedArchitectures
     TimePoint fetched;
   };
   struct CachedNodegroup {
@@ -179,7 +182,8 @@ class AwsCloudProvider final : public CloudProvider {
       const std::vector<std::string>& names) const;
   Asg* FindMutable(const std::string& name);
   void Log(const std::string& msg) const;
-  void WarnOnce(const std::string& msg) const;
+  // Logs `msg` the first time `key` is seen (keys are bounded: node groups, --nodes names).
+  void WarnOnce(const std::string& key, const std::string& msg) const;
 
   const AwsProviderOptions options_;
   AwsClient& client_;

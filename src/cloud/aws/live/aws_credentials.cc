@@ -53,6 +53,14 @@ class StaticSource final : public CredentialSource {
 
 // Caches temporary credentials until kCredentialExpiryWindow before they expire.
 class RefreshingSource : public CredentialSource {
+ protected:
+  // A temporary credential's Expiration; without a readable one, 15 minutes from now (fetched
+  // again after 10), never "forever".
+  TimePoint ExpirationOf(std::string_view text) const {
+    StatusOr<TimePoint> t = ParseRfc3339(text);
+    return t.ok() ? *t : clock_.Now() + std::chrono::minutes(15);
+  }
+
  public:
   explicit RefreshingSource(const Clock& clock) : clock_(clock) {}
   StatusOr<AwsCredentials> Get() final {
@@ -116,12 +124,9 @@ class WebIdentitySource final : public RefreshingSource {
     if (c == nullptr || c->Text({"AccessKeyId"}).empty()) {
       return UnavailableError("WebIdentityErr: STS answered without credentials");
     }
-    AwsCredentials out{c->Text({"AccessKeyId"}), c->Text({"SecretAccessKey"}),
-                       c->Text({"SessionToken"}), std::nullopt, "web identity"};
-    if (StatusOr<TimePoint> exp = ParseRfc3339(c->Text({"Expiration"})); exp.ok()) {
-      out.expiration = *exp;
-    }
-    return out;
+    return AwsCredentials{c->Text({"AccessKeyId"}), c->Text({"SecretAccessKey"}),
+                          c->Text({"SessionToken"}), ExpirationOf(c->Text({"Expiration"})),
+                          "web identity"};
   }
 
   const AwsWebIdentity identity_;
@@ -164,17 +169,16 @@ class ImdsSource final : public RefreshingSource {
     if (role.empty()) return UnavailableError("EC2RoleRequestError: no EC2 instance role found");
     TIDEPOOL_ASSIGN_OR_RETURN(std::string body, ImdsGet(endpoint_, token, base + role, http_));
     const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    if (!j.is_object() || j.value("Code", std::string()) != "Success") {
+    auto member = [&](const char* key) {
+      auto it = j.is_object() ? j.find(key) : j.end();
+      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (member("Code") != "Success" || member("AccessKeyId").empty()) {
       return UnavailableError("EC2RoleRequestError: failed to get " + role +
                               " EC2 instance role credentials");
     }
-    AwsCredentials out{j.value("AccessKeyId", std::string()),
-                       j.value("SecretAccessKey", std::string()), j.value("Token", std::string()),
-                       std::nullopt, "imds"};
-    if (StatusOr<TimePoint> exp = ParseRfc3339(j.value("Expiration", std::string())); exp.ok()) {
-      out.expiration = *exp;
-    }
-    return out;
+    return AwsCredentials{member("AccessKeyId"), member("SecretAccessKey"), member("Token"),
+                          ExpirationOf(member("Expiration")), "imds"};
   }
 
   const std::string endpoint_;

@@ -286,5 +286,19 @@ TEST(AwsClientTest, ClientErrorsAreNotRetriedAndRetriesAreBounded) {
   EXPECT_EQ(http.calls[0].url, "https://eks.us-west-2.amazonaws.com/clusters/c");
 }
 
+TEST(ParseXmlTest, ListsTextsAndHostileNesting) {
+  StatusOr<XmlNode> x = ParseXml(
+      R"(<?xml version="1.0"?><R xmlns="x"><Set><item><id> i-1 </id></item><item><id>i-2</id></item></Set><E/></R>)");
+  ASSERT_TRUE(x.ok()) << x.status().ToString();
+  EXPECT_EQ(x->name, "R");
+  ASSERT_EQ(x->List({"Set"}).size(), 2u);
+  EXPECT_EQ(x->List({"Set"})[0]->Text({"id"}), "i-1");
+  EXPECT_EQ(x->Text({"Missing", "id"}), "");
+  EXPECT_FALSE(ParseXml("not xml <").ok());
+  std::string deep;
+  for (int i = 0; i < 100000; ++i) deep += "<a>";
+  EXPECT_EQ(ParseXml(deep).status().message(), "not XML: nested more than 64 elements deep");
+}
+
 }  // namespace
 }  // namespace tidepool::cloud::aws::live

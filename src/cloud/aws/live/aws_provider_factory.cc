@@ -83,8 +83,17 @@ class LiveAws final : public CloudProviderHandle {
                                                 const CloudProviderEnvironment& env) {
     auto aws = std::unique_ptr<LiveAws>(new LiveAws());
     TIDEPOOL_ASSIGN_OR_RETURN(AwsSettings settings, ResolveAwsSettings());
+    client::http::HttpClientOptions http_options;
+    if (!settings.ca_bundle.empty()) {
+      std::ifstream in(settings.ca_bundle);
+      if (!in) return NotFoundError("ca_bundle " + settings.ca_bundle + ": cannot read");
+      std::ostringstream pem;
+      pem << in.rdbuf();
+      http_options.tls.ca_pem = pem.str();
+    }
+    aws->http_ = std::make_unique<client::http::HttpClient>(std::move(http_options));
     if (settings.region.empty()) {
-      StatusOr<std::string> region = ImdsRegion(settings, aws->http_);
+      StatusOr<std::string> region = ImdsRegion(settings, *aws->http_);
       if (!region.ok()) {
         return FailedPreconditionError(
             "MissingRegion: could not find region configuration (set AWS_REGION): " +
@@ -110,8 +119,19 @@ class LiveAws final : public CloudProviderHandle {
     }
     client_options.sleep = [handle = aws.get()](Duration d) { return handle->Sleep(d); };
     TIDEPOOL_ASSIGN_OR_RETURN(aws->credentials_,
-                              DefaultCredentialSource(settings, aws->http_, *env.clock));
-    aws->client_ = std::make_unique<AwsClient>(std::move(settings), aws->http_, *aws->credentials_,
+                              DefaultCredentialSource(settings, *aws->http_, *env.clock));
+    // The first credentials now: a chain that cannot give any fails the start (as CA's first
+    // refresh does), and the log says where they came from.
+    StatusOr<AwsCredentials> first = aws->credentials_->Get();
+    if (!first.ok()) {
+      return Status(first.status().code(),
+                    "AWS credentials: " + std::string(first.status().message()));
+    }
+    if (env.logger != nullptr) {
+      env.logger->Info("AWS region " + settings.region + ", credentials from " + first->source +
+                       " (" + first->access_key_id + ")");
+    }
+    aws->client_ = std::make_unique<AwsClient>(std::move(settings), *aws->http_, *aws->credentials_,
                                                std::move(client_options));
     AwsProviderOptions options;
     TIDEPOOL_ASSIGN_OR_RETURN(options.node_groups, ParseNodeGroupSpecs(o.node_groups));
@@ -144,7 +164,7 @@ class LiveAws final : public CloudProviderHandle {
     return !cv_.wait_for(lock, d, [&] { return stopped_; });
   }
 
-  client::http::HttpClient http_;
+  std::unique_ptr<client::http::HttpClient> http_;
   CredentialSourcePtr credentials_;
   std::unique_ptr<AwsClient> client_;
   std::unique_ptr<AwsCloudProvider> provider_;

@@ -16,11 +16,13 @@
 // Everything else as an AWS SDK finds it (aws_settings.h): the region (AWS_REGION, ...,
 // else IMDSv2), endpoints (AWS_ENDPOINT_URL[_<SERVICE>], the profile's endpoint_url; a cloud
 // config's override wins), credentials (aws_credentials.h: keys, IRSA web identity, IMDSv2),
-// AWS_MAX_ATTEMPTS (attempts, CA's reading: retries = the value). Each service's endpoint is
+// AWS_MAX_ATTEMPTS (attempts, CA's reading: retries = the value), the CA bundle to trust
+// (AWS_CA_BUNDLE, the profile's ca_bundle). Each service's endpoint is
 // passed to the environment's credential check (it carries signatures and session tokens),
 // autoscaling, ec2, eks, sts in that order.
 //
-// Built: a libcurl client, the credential source, an AwsClient and the provider.
+// Built: a libcurl client, the credential source (its first credentials fetched: a chain that
+// gives none fails the build, and the log names the source), an AwsClient and the provider.
 #pragma once
 
 #include "cloud/registry.h"

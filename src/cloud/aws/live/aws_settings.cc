@@ -207,12 +207,17 @@ StatusOr<AwsSettings> ResolveAwsSettings(const AwsSettingsSource& src) {
   // Web identity (IRSA).
   AwsWebIdentity wi{EnvValue(src, "AWS_ROLE_ARN"), EnvValue(src, "AWS_WEB_IDENTITY_TOKEN_FILE"),
                     EnvValue(src, "AWS_ROLE_SESSION_NAME")};
-  if (wi.role_arn.empty() || wi.token_file.empty()) {
+  if (!wi.role_arn.empty() && !wi.token_file.empty()) {
+    // The environment's web identity comes before the shared files' keys (the SDKs' chain).
+    if (env_key.empty()) s.static_keys.reset();
+  } else {
     wi = AwsWebIdentity{setting("role_arn"), setting("web_identity_token_file"),
                         setting("role_session_name")};
   }
   if (!wi.role_arn.empty() && !wi.token_file.empty()) s.web_identity = wi;
 
+  s.ca_bundle = EnvValue(src, "AWS_CA_BUNDLE");
+  if (s.ca_bundle.empty()) s.ca_bundle = setting("ca_bundle");
   s.imds_disabled = IsTrue(EnvValue(src, "AWS_EC2_METADATA_DISABLED"));
   if (std::string e = EnvValue(src, "AWS_EC2_METADATA_SERVICE_ENDPOINT"); !e.empty()) {
     while (!e.empty() && e.back() == '/') e.pop_back();

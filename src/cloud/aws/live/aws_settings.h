@@ -15,11 +15,16 @@
 //                $AWS_IGNORE_CONFIGURED_ENDPOINT_URLS or the profile's
 //                `ignore_configured_endpoint_urls` is true; else AWS's regional endpoint
 //                https://<prefix>.<region>.amazonaws.com (".com.cn" in China regions)
-//   static keys  $AWS_ACCESS_KEY_ID + $AWS_SECRET_ACCESS_KEY (+ $AWS_SESSION_TOKEN), else the
-//                credentials file's (then the config file's) aws_access_key_id /
-//                aws_secret_access_key / aws_session_token for the profile
-//   web identity $AWS_ROLE_ARN + $AWS_WEB_IDENTITY_TOKEN_FILE (+ $AWS_ROLE_SESSION_NAME), else
-//                the profile's role_arn + web_identity_token_file (+ role_session_name): IRSA
+//   credentials  in the SDKs' order: $AWS_ACCESS_KEY_ID + $AWS_SECRET_ACCESS_KEY
+//                (+ $AWS_SESSION_TOKEN); web identity from $AWS_ROLE_ARN +
+//                $AWS_WEB_IDENTITY_TOKEN_FILE (+ $AWS_ROLE_SESSION_NAME), IRSA; the credentials
+//                file's (then the config file's) aws_access_key_id / aws_secret_access_key /
+//                aws_session_token for the profile; the profile's role_arn +
+//                web_identity_token_file (+ role_session_name). static_keys is set for the
+//                first or third, web_identity for the second or fourth (static keys win when
+//                both are set: the caller tries them first)
+//   CA bundle    $AWS_CA_BUNDLE, else the profile's ca_bundle: a PEM file of the CAs to trust
+//                (e.g. `tidepool up --aws-config` over HTTPS); empty: the system's
 //   metadata     $AWS_EC2_METADATA_DISABLED=true turns IMDS off;
 //                $AWS_EC2_METADATA_SERVICE_ENDPOINT overrides http://169.254.169.254
 //
@@ -64,6 +69,7 @@ struct AwsSettings {
   std::map<AwsService, std::string> signing_regions;
   std::optional<AwsStaticKeys> static_keys;
   std::optional<AwsWebIdentity> web_identity;
+  std::string ca_bundle;  // a PEM file's path; empty: the system's CAs
   bool imds_disabled = false;
   std::string imds_endpoint = "http://169.254.169.254";
 

@@ -92,6 +92,15 @@ TEST(ResolveAwsSettingsTest, Table) {
        "",
        true,
        ""},
+      {"irsa env before the files' keys",
+       {{"HOME", "/h"},
+        {"AWS_ROLE_ARN", "arn:aws:iam::1:role/x"},
+        {"AWS_WEB_IDENTITY_TOKEN_FILE", "/t"}},
+       "eu-west-1",
+       "http://127.0.0.1:9000",
+       "",
+       true,
+       ""},
       {"irsa env",
        {{"HOME", "/nowhere"},
         {"AWS_REGION", "cn-north-1"},
@@ -144,12 +153,14 @@ TEST(ResolveAwsSettingsTest, Table) {
 TEST(ResolveAwsSettingsTest, MetadataSettings) {
   World w{{{"HOME", "/x"},
            {"AWS_EC2_METADATA_DISABLED", "true"},
-           {"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:1338/"}},
+           {"AWS_EC2_METADATA_SERVICE_ENDPOINT", "http://127.0.0.1:1338/"},
+           {"AWS_CA_BUNDLE", "/etc/proxy-ca.pem"}},
           {}};
   StatusOr<AwsSettings> s = ResolveAwsSettings(w.Source());
   ASSERT_TRUE(s.ok());
   EXPECT_TRUE(s->imds_disabled);
   EXPECT_EQ(s->imds_endpoint, "http://127.0.0.1:1338");
+  EXPECT_EQ(s->ca_bundle, "/etc/proxy-ca.pem");
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // File: aws_xml.cc
 #include "cloud/aws/live/aws_xml.h"
 
+#include <algorithm>
 #include <boost/property_tree/ptree.hpp>
 #include <boost/property_tree/xml_parser.hpp>
 #include <sstream>
@@ -56,7 +57,30 @@ std::vector<const XmlNode*> XmlNode::List(std::initializer_list<std::string_view
   return out;
 }
 
+// The deepest element nesting of `text`, counted without parsing (the parser and Convert
+// recurse per level: a hostile answer must not exhaust the stack).
+int NestingDepth(std::string_view text) {
+  int depth = 0, deepest = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    if (text[i] != '<') continue;
+    const char next = text[i + 1];
+    if (next == '/') {
+      --depth;
+    } else if (next != '?' && next != '!') {
+      const size_t end = text.find('>', i);
+      if (end == std::string_view::npos) break;
+      if (text[end - 1] != '/') deepest = std::max(deepest, ++depth);
+      i = end;
+    }
+  }
+  return deepest;
+}
+
 StatusOr<XmlNode> ParseXml(std::string_view text) {
+  constexpr int kMaxDepth = 64;  // AWS's answers nest about 8 deep
+  if (NestingDepth(text) > kMaxDepth) {
+    return InvalidArgumentError("not XML: nested more than 64 elements deep");
+  }
   boost::property_tree::ptree tree;
   try {
     std::istringstream in{std::string(text)};

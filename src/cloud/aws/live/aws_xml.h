@@ -32,7 +32,8 @@ struct XmlNode {
   std::vector<const XmlNode*> List(std::initializer_list<std::string_view> path) const;
 };
 
-// The document's root element. InvalidArgument for text that is not XML.
+// The document's root element. InvalidArgument for text that is not XML or that nests more
+// than 64 elements deep.
 StatusOr<XmlNode> ParseXml(std::string_view text);
 
 }  // namespace tidepool::cloud::aws::live
