@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "common/strings.h"
+
 namespace tidepool::apiserver {
 namespace {
 
@@ -14,13 +16,6 @@ struct MediaRange {
   double q = 1.0;
   bool transform = false;  // an "as" parameter
 };
-
-std::string Trim(std::string_view s) {
-  size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return std::string(s.substr(b, e - b));
-}
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -31,14 +26,14 @@ std::string Lower(std::string s) {
 MediaRange ParseRange(std::string_view clause) {
   MediaRange r;
   size_t semi = clause.find(';');
-  r.type = Lower(Trim(clause.substr(0, semi)));
+  r.type = Lower(TrimSpace(clause.substr(0, semi)));
   while (semi != std::string_view::npos) {
     const size_t next = clause.find(';', semi + 1);
     const std::string param(clause.substr(
         semi + 1, next == std::string_view::npos ? std::string_view::npos : next - semi - 1));
     const size_t eq = param.find('=');
-    const std::string key = Lower(Trim(param.substr(0, eq)));
-    const std::string value = eq == std::string::npos ? "" : Trim(param.substr(eq + 1));
+    const std::string key = Lower(TrimSpace(param.substr(0, eq)));
+    const std::string value = eq == std::string::npos ? "" : TrimSpace(param.substr(eq + 1));
     if (key == "q") r.q = std::strtod(value.c_str(), nullptr);
     if (key == "as") r.transform = true;
     semi = next;

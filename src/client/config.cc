@@ -65,23 +65,6 @@ std::string Resolve(const std::string& path, const std::string& base_dir) {
 
 namespace internal {
 
-StatusOr<std::string> ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    const int err = errno;
-    std::string reason = std::strerror(err == 0 ? ENOENT : err);
-    if (!reason.empty()) reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
-    const std::string msg = "open " + path + ": " + reason;
-    if (err == ENOENT || err == 0) return NotFoundError(msg);
-    if (err == EACCES) return Status(StatusCode::kPermissionDenied, msg);
-    return UnavailableError(msg);
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-
 }  // namespace internal
 
 std::string DefaultUserAgent() { return "tidepool-autoscaler/v0.1.0 (linux/amd64)"; }

@@ -6,13 +6,13 @@
 #include <string>
 #include <string_view>
 
+#include "common/private_file.h"
 #include "common/status_or.h"
 
 namespace tidepool::client::internal {
 
-// Reads a whole file. NotFound / PermissionDenied / Unavailable with Go's os error text
-// ("open /p: no such file or directory").
-StatusOr<std::string> ReadFile(const std::string& path);
+// Reads a whole file (common/private_file.h).
+using ::tidepool::ReadFile;
 // Standard base64 (newlines ignored). InvalidArgument "illegal base64 data at input byte N".
 
 }  // namespace tidepool::client::internal

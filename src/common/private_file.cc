@@ -4,9 +4,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 namespace tidepool {
 namespace {
@@ -62,6 +65,23 @@ Status WritePrivateFile(const std::string& path, std::string_view content) {
     return s;
   }
   return OkStatus();
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    std::string reason = std::strerror(err == 0 ? ENOENT : err);
+    if (!reason.empty())
+      reason[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(reason[0])));
+    const std::string msg = "open " + path + ": " + reason;
+    if (err == ENOENT || err == 0) return NotFoundError(msg);
+    if (err == EACCES) return Status(StatusCode::kPermissionDenied, msg);
+    return UnavailableError(msg);
+  }
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
 }
 
 }  // namespace tidepool

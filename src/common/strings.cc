@@ -38,4 +38,11 @@ std::string XmlEscape(std::string_view s) {
   return out;
 }
 
+std::string TrimSpace(std::string_view s) {
+  constexpr std::string_view kSpace = " \t\n\v\f\r";
+  const size_t b = s.find_first_not_of(kSpace);
+  if (b == std::string_view::npos) return "";
+  return std::string(s.substr(b, s.find_last_not_of(kSpace) - b + 1));
+}
+
 }  // namespace tidepool

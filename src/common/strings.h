@@ -14,5 +14,7 @@ namespace tidepool {
 
 std::vector<std::string> SplitString(std::string_view s, char sep);
 std::string XmlEscape(std::string_view s);
+// `s` without leading and trailing ASCII whitespace (space, \t, \n, \v, \f, \r).
+std::string TrimSpace(std::string_view s);
 
 }  // namespace tidepool

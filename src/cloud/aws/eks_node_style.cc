@@ -217,8 +217,10 @@ std::string AwsRegionOf(std::string_view zone) {
 }
 
 std::string InstanceIdOf(std::string_view provider_id) {
-  if (!provider_id.starts_with("aws://")) return "";
-  return std::string(provider_id.substr(provider_id.rfind('/') + 1));
+  constexpr std::string_view kPrefix = "aws:///";
+  if (!provider_id.starts_with(kPrefix)) return "";
+  const size_t slash = provider_id.find('/', kPrefix.size());
+  return slash == std::string_view::npos ? "" : std::string(provider_id.substr(slash + 1));
 }
 
 std::string PrivateDnsSuffix(std::string_view region) {

@@ -41,7 +41,8 @@ const emulated::NodeStyle& EksNodeStyle();
 std::string DerivedUuid(std::string_view seed);
 // "us-west-2" for "us-west-2a".
 std::string AwsRegionOf(std::string_view zone);
-// "i-0123456789abcdef0" from "aws:///us-west-2a/i-0123456789abcdef0"; "" for another form.
+// "i-0123456789abcdef0" from "aws:///us-west-2a/i-0123456789abcdef0" (everything after the
+// zone: CA's placeholder ids hold their ASG's name, which may hold '/'); "" for another form.
 std::string InstanceIdOf(std::string_view provider_id);
 // The private DNS suffix of a region: "ec2.internal" for us-east-1, else
 // "<region>.compute.internal".

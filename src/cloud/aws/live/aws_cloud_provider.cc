@@ -27,8 +27,6 @@ constexpr size_t kMaxRecords = 100;  // CA's maxRecordsReturnedByAPI, maxAsgName
 constexpr int kMaxPages = 1000;      // 100,000 groups per selector
 constexpr int kMaxPlaceholders = 10000;  // per group, whatever DesiredCapacity says
 
-bool StartsWith(std::string_view s, std::string_view p) { return s.rfind(p, 0) == 0; }
-
 // A JSON member that is a string, else "" (a reply of another shape never throws).
 std::string StringMember(const json& j, const char* key) {
   if (!j.is_object()) return "";
@@ -39,17 +37,8 @@ std::string StringMember(const json& j, const char* key) {
 // An EC2 instance id ("i-" and hex), not a node name such as EC2's resource-based
 // "i-0abc....us-west-2.compute.internal".
 bool IsInstanceId(std::string_view s) {
-  return s.size() > 2 && StartsWith(s, "i-") &&
+  return s.size() > 2 && s.starts_with("i-") &&
          s.find_first_not_of("0123456789abcdef", 2) == std::string_view::npos;
-}
-
-// The instance id of a provider id "aws:///<zone>/<id>" (the id may hold '/': placeholders
-// are named after their ASG); "" for another form.
-std::string InstanceIdOfProviderId(std::string_view provider_id) {
-  constexpr std::string_view kPrefix = "aws:///";
-  if (!StartsWith(provider_id, kPrefix)) return "";
-  const size_t slash = provider_id.find('/', kPrefix.size());
-  return slash == std::string_view::npos ? "" : std::string(provider_id.substr(slash + 1));
 }
 
 int ToInt(const std::string& s) {
@@ -437,8 +426,8 @@ Status AwsCloudProvider::DeleteNodes(const std::string& name,
   // Instance ids: from provider ids, as given, or by the node's private DNS name.
   std::vector<std::string> ids, dns_names;
   for (const std::string& n : names) {
-    if (StartsWith(n, "aws:///")) {
-      ids.push_back(InstanceIdOfProviderId(n));
+    if (n.starts_with("aws:///")) {
+      ids.push_back(InstanceIdOf(n));
     } else if (IsInstanceId(n)) {
       ids.push_back(n);
     } else {
@@ -476,7 +465,7 @@ Status AwsCloudProvider::DeleteNodes(const std::string& name,
   }
   for (const AsgInstance* i : targets) {
     if (i->placeholder) continue;
-    if (StartsWith(i->lifecycle, "Terminat")) {
+    if (i->lifecycle.starts_with("Terminat")) {
       Log("instance " + i->id + " is already terminating in state " + i->lifecycle +
           ", will skip instead");
       continue;
@@ -499,9 +488,9 @@ StatusOr<std::vector<Instance>> AwsCloudProvider::Instances(const std::string& n
   for (const AsgInstance& i : a->instances) {
     Instance inst;
     inst.id = i.ProviderId();
-    if (i.placeholder || StartsWith(i.lifecycle, "Pending")) {
+    if (i.placeholder || i.lifecycle.starts_with("Pending")) {
       inst.state = InstanceState::kCreating;
-    } else if (StartsWith(i.lifecycle, "Terminat")) {
+    } else if (i.lifecycle.starts_with("Terminat")) {
       inst.state = InstanceState::kDeleting;
     } else {
       inst.state = InstanceState::kRunning;
@@ -663,11 +652,11 @@ StatusOr<api::Node> AwsCloudProvider::TemplateNode(const std::string& name) cons
   // Labels: the ASG's template tags, then the node group's (CA lets EKS's win).
   std::map<std::string, std::string> resources;
   for (const auto& [k, v] : a->tags) {
-    if (StartsWith(k, kTemplateLabelTag)) {
+    if (k.starts_with(kTemplateLabelTag)) {
       if (k.size() > sizeof(kTemplateLabelTag) - 1) {
         spec.labels[k.substr(sizeof(kTemplateLabelTag) - 1)] = v;
       }
-    } else if (StartsWith(k, kTemplateTaintTag)) {
+    } else if (k.starts_with(kTemplateTaintTag)) {
       // "value:Effect" (CA: extractTaintsFromAsg).
       const size_t colon = v.find(':');
       if (colon == std::string::npos) continue;
@@ -675,14 +664,14 @@ StatusOr<api::Node> AwsCloudProvider::TemplateNode(const std::string& name) cons
       if (!effect.ok()) continue;
       spec.taints.push_back(api::Taint{k.substr(sizeof(kTemplateTaintTag) - 1), v.substr(0, colon),
                                        *effect, std::nullopt});
-    } else if (StartsWith(k, kTemplateResourceTag)) {
+    } else if (k.starts_with(kTemplateResourceTag)) {
       resources[k.substr(sizeof(kTemplateResourceTag) - 1)] = v;
     }
   }
   for (const auto& [k, v] : ng.labels) spec.labels[k] = v;
   for (const api::Taint& t : ng.taints) spec.taints.push_back(t);
   for (const auto& [k, v] : ng.tags) {
-    if (StartsWith(k, kTemplateResourceTag))
+    if (k.starts_with(kTemplateResourceTag))
       resources[k.substr(sizeof(kTemplateResourceTag) - 1)] = v;
   }
   auto ng_name = a->tags.find("eks:nodegroup-name");

@@ -1,12 +1,12 @@
 // File: aws_credentials.cc
 #include "cloud/aws/live/aws_credentials.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "cloud/aws/live/aws_client.h"
 #include "cloud/aws/live/aws_xml.h"
+#include "common/private_file.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::aws::live {
 namespace {
@@ -16,21 +16,6 @@ using client::http::HttpResponse;
 using client::http::HttpTransport;
 
 constexpr Duration kCallTimeout = std::chrono::seconds(10);
-
-StatusOr<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return NotFoundError("open " + path + ": no such file or directory");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-std::string TrimSpace(std::string s) {
-  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.pop_back();
-  size_t b = 0;
-  while (b < s.size() && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  return s.substr(b);
-}
 
 StatusOr<HttpResponse> Call(const HttpTransport& http, HttpRequest req) {
   req.timeout = kCallTimeout;
@@ -98,7 +83,7 @@ class WebIdentitySource final : public RefreshingSource {
  private:
   StatusOr<AwsCredentials> Fetch() override {
     StatusOr<std::string> token =
-        read_file_ ? read_file_(identity_.token_file) : ReadWholeFile(identity_.token_file);
+        read_file_ ? read_file_(identity_.token_file) : ReadFile(identity_.token_file);
     if (!token.ok()) {
       return Status(token.status().code(), "WebIdentityErr: failed fetching WebIdentity token: " +
                                                std::string(token.status().message()));

@@ -1,19 +1,17 @@
 // File: aws_provider_factory.cc
 #include "cloud/aws/live/aws_provider_factory.h"
 
-#include <condition_variable>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
-#include <mutex>
 #include <set>
-#include <sstream>
 #include <utility>
 
 #include "client/http/http_client.h"
 #include "cloud/aws/aws_catalog.h"
 #include "cloud/aws/live/aws_cloud_provider.h"
 #include "cloud/node_group_spec.h"
+#include "common/private_file.h"
+#include "common/stop_signal.h"
 
 namespace tidepool::cloud::aws::live {
 namespace {
@@ -34,12 +32,12 @@ Status Validate(const CloudProviderOptions& o) {
 
 // CA's [ServiceOverride "N"] sections applied to `settings` (for its region).
 Status ApplyCloudConfig(const std::string& path, AwsSettings& settings) {
-  std::ifstream in(path);
-  if (!in) return NotFoundError("Couldn't open cloud provider configuration " + path);
-  std::ostringstream text;
-  text << in.rdbuf();
+  StatusOr<std::string> text = ReadFile(path);
+  if (!text.ok()) {
+    return Status(text.status().code(), "Couldn't open cloud provider configuration " + path);
+  }
   std::set<std::string> seen;
-  for (const auto& [section, keys] : ParseIni(text.str())) {
+  for (const auto& [section, keys] : ParseIni(*text)) {
     if (section.rfind("ServiceOverride", 0) != 0) continue;
     auto get = [&](const char* k) {
       auto it = keys.find(k);
@@ -85,11 +83,10 @@ class LiveAws final : public CloudProviderHandle {
     TIDEPOOL_ASSIGN_OR_RETURN(AwsSettings settings, ResolveAwsSettings());
     client::http::HttpClientOptions http_options;
     if (!settings.ca_bundle.empty()) {
-      std::ifstream in(settings.ca_bundle);
-      if (!in) return NotFoundError("ca_bundle " + settings.ca_bundle + ": cannot read");
-      std::ostringstream pem;
-      pem << in.rdbuf();
-      http_options.tls.ca_pem = pem.str();
+      StatusOr<std::string> pem = ReadFile(settings.ca_bundle);
+      if (!pem.ok())
+        return Status(pem.status().code(), "ca_bundle " + settings.ca_bundle + ": cannot read");
+      http_options.tls.ca_pem = std::move(*pem);
     }
     aws->http_ = std::make_unique<client::http::HttpClient>(std::move(http_options));
     if (settings.region.empty()) {
@@ -117,7 +114,7 @@ class LiveAws final : public CloudProviderHandle {
         return InvalidArgumentError(std::string("AWS_MAX_ATTEMPTS: not an integer: ") + attempts);
       }
     }
-    client_options.sleep = [handle = aws.get()](Duration d) { return handle->Sleep(d); };
+    client_options.sleep = [handle = aws.get()](Duration d) { return handle->stop_.SleepFor(d); };
     TIDEPOOL_ASSIGN_OR_RETURN(aws->credentials_,
                               DefaultCredentialSource(settings, *aws->http_, *env.clock));
     // The first credentials now: a chain that cannot give any fails the start (as CA's first
@@ -149,28 +146,16 @@ class LiveAws final : public CloudProviderHandle {
   }
 
   CloudProvider& provider() override { return *provider_; }
-  void Stop() override {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopped_ = true;
-    cv_.notify_all();
-  }
+  void Stop() override { stop_.Stop(); }
 
  private:
   LiveAws() = default;
-
-  // The retryer's wait; false once stopped.
-  bool Sleep(Duration d) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return !cv_.wait_for(lock, d, [&] { return stopped_; });
-  }
 
   std::unique_ptr<client::http::HttpClient> http_;
   CredentialSourcePtr credentials_;
   std::unique_ptr<AwsClient> client_;
   std::unique_ptr<AwsCloudProvider> provider_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stopped_ = false;
+  StopSignal stop_;  // cuts the retryer's waits short
 };
 
 }  // namespace

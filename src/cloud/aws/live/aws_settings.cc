@@ -2,19 +2,13 @@
 #include "cloud/aws/live/aws_settings.h"
 
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
+
+#include "common/private_file.h"
+#include "common/strings.h"
 
 namespace tidepool::cloud::aws::live {
 namespace {
-
-std::string Trim(std::string_view s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string_view::npos) return "";
-  const size_t e = s.find_last_not_of(" \t\r");
-  return std::string(s.substr(b, e - b + 1));
-}
 
 std::optional<std::string> Env(const AwsSettingsSource& src, const std::string& name) {
   if (src.getenv) return src.getenv(name);
@@ -29,15 +23,7 @@ std::string EnvValue(const AwsSettingsSource& src, const std::string& name) {
 }
 
 StatusOr<std::string> ReadFile(const AwsSettingsSource& src, const std::string& path) {
-  if (src.read_file) return src.read_file(path);
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return NotFoundError(path + ": no such file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return UnavailableError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return UnavailableError(path + ": cannot read");
-  return text.str();
+  return src.read_file ? src.read_file(path) : ::tidepool::ReadFile(path);
 }
 
 // A shared file's sections, or none when it does not exist.
@@ -107,10 +93,10 @@ IniSections ParseIni(std::string_view text) {
     // A line that starts with whitespace continues a nested value (e.g. `services` blocks,
     // s3 = ...): not a setting of the section.
     const bool indented = !raw.empty() && (raw[0] == ' ' || raw[0] == '\t');
-    std::string line = Trim(raw);
+    std::string line = TrimSpace(raw);
     if (line.empty() || line[0] == '#' || line[0] == ';') continue;
     if (line.front() == '[' && line.back() == ']') {
-      section = Trim(std::string_view(line).substr(1, line.size() - 2));
+      section = TrimSpace(std::string_view(line).substr(1, line.size() - 2));
       in_section = true;
       out[section];
       continue;
@@ -118,12 +104,13 @@ IniSections ParseIni(std::string_view text) {
     if (!in_section || indented) continue;
     const size_t eq = line.find('=');
     if (eq == std::string::npos) continue;
-    std::string value = Trim(std::string_view(line).substr(eq + 1));
+    std::string value = TrimSpace(std::string_view(line).substr(eq + 1));
     // An inline comment needs whitespace before it (the CLI's rule).
     for (const char* mark : {" #", " ;", "\t#", "\t;"}) {
-      if (size_t c = value.find(mark); c != std::string::npos) value = Trim(value.substr(0, c));
+      if (size_t c = value.find(mark); c != std::string::npos)
+        value = TrimSpace(value.substr(0, c));
     }
-    out[section][Trim(std::string_view(line).substr(0, eq))] = value;
+    out[section][TrimSpace(std::string_view(line).substr(0, eq))] = value;
   }
   return out;
 }

@@ -6,17 +6,13 @@
 #include <boost/property_tree/xml_parser.hpp>
 #include <sstream>
 
+#include "common/strings.h"
+
 namespace tidepool::cloud::aws::live {
 namespace {
 
-std::string Trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
-}
-
 XmlNode Convert(const std::string& name, const boost::property_tree::ptree& tree) {
-  XmlNode node{name, Trim(tree.data()), {}};
+  XmlNode node{name, TrimSpace(tree.data()), {}};
   for (const auto& [child, sub] : tree) {
     if (child == "<xmlattr>" || child == "<xmlcomment>") continue;
     node.children.push_back(Convert(child, sub));

@@ -139,16 +139,10 @@ GkeCloudProvider::GkeCloudProvider(GkeProviderOptions options, Transport& transp
 
 GkeCloudProvider::~GkeCloudProvider() = default;
 
-void GkeCloudProvider::Stop() {
-  std::lock_guard<std::mutex> lock(stop_mu_);
-  stopped_ = true;
-  stop_cv_.notify_all();
-}
+void GkeCloudProvider::Stop() { stop_.Stop(); }
 
 bool GkeCloudProvider::Sleep(Duration d) {
-  if (options_.sleep) return options_.sleep(d);
-  std::unique_lock<std::mutex> lock(stop_mu_);
-  return !stop_cv_.wait_for(lock, d, [this] { return stopped_; });
+  return options_.sleep ? options_.sleep(d) : stop_.SleepFor(d);
 }
 
 void GkeCloudProvider::Log(const std::string& msg) const {

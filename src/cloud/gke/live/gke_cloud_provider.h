@@ -72,11 +72,9 @@
 // Stop(), which any thread may call to cut operation waits short.
 #pragma once
 
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <string>
@@ -84,12 +82,13 @@
 #include <vector>
 
 #include "cloud/cloud_provider.h"
-#include "cloud/node_group_spec.h"
 #include "cloud/emulated/catalog.h"
 #include "cloud/gke/live/token_source.h"
 #include "cloud/gke/live/transport.h"
+#include "cloud/node_group_spec.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/stop_signal.h"
 
 namespace tidepool::cloud::gke::live {
 
@@ -235,9 +234,7 @@ class GkeCloudProvider final : public CloudProvider {
   std::map<std::string, std::unique_ptr<GkeNodeGroup>, std::less<>> groups_;
   mutable std::map<std::string, cloud::emulated::MachineType> machine_cache_;
 
-  std::mutex stop_mu_;
-  std::condition_variable stop_cv_;
-  bool stopped_ = false;  // guarded by stop_mu_
+  StopSignal stop_;
 };
 
 }  // namespace tidepool::cloud::gke::live
