@@ -472,5 +472,83 @@ TEST_F(AwsApiTest, AVcpuQuotaFailsTheLaunchBeyondIt) {
   EXPECT_EQ(failed, 1);
 }
 
+// STS AssumeRoleWithWebIdentity, unsigned, with bad input of every kind: STS's codes and texts,
+// and a good token's temporary credentials accepted (with their session token) by the verifier.
+TEST_F(AwsApiTest, AssumeRoleWithWebIdentityAnswersBadInputAsSts) {
+  SigV4Verifier verifier(SigV4Verifier::Credentials{{"AKIATIDEPOOLEXAMPLE1", "s"}}, "irsa-key");
+  AwsApi api(control_, cloud_.catalog(), Info(), queue_.clock(), 12, &verifier);
+  const std::string good = IssueWebIdentityToken(
+      "irsa-key", {"https://oidc.example", "system:serviceaccount:kube-system:ca"}, queue_.Now(),
+      std::chrono::hours(1));
+  auto call = [&](const std::string& params) {
+    return api.Handle({"POST",
+                       "/",
+                       {},
+                       {{"content-type", "application/x-www-form-urlencoded"}},
+                       "Action=AssumeRoleWithWebIdentity&Version=2011-06-15" + params});
+  };
+  const std::string role = "&RoleArn=arn%3Aaws%3Aiam%3A%3A123456789012%3Arole%2Fca";
+  struct Case {
+    std::string name;
+    std::string params;
+    int status;
+    std::string contains;
+  };
+  const std::vector<Case> cases = {
+      {"no role", "&RoleSessionName=s1&WebIdentityToken=" + good, 400,
+       "<Code>ValidationError</Code><Message>1 validation error detected: Value null at "
+       "'roleArn' failed to satisfy constraint: Member must not be null</Message>"},
+      {"no token", role + "&RoleSessionName=s1", 400, "Value null at 'webIdentityToken'"},
+      {"another account",
+       "&RoleArn=arn%3Aaws%3Aiam%3A%3A999999999999%3Arole%2Fca&RoleSessionName=s1"
+       "&WebIdentityToken=" +
+           good,
+       403, "<Code>AccessDenied</Code>"},
+      {"duration too short",
+       role + "&RoleSessionName=s1&DurationSeconds=60&WebIdentityToken=" + good, 400,
+       "Member must have value between 900 and 43200"},
+      {"duration not a number",
+       role + "&RoleSessionName=s1&DurationSeconds=99999999999999999999&WebIdentityToken=" + good,
+       400, "at 'durationSeconds'"},
+      {"not a JWT", role + "&RoleSessionName=s1&WebIdentityToken=" + std::string(100000, 'x'), 400,
+       "<Code>InvalidIdentityToken</Code><Message>The ID Token provided is not a valid JWT."},
+      {"forged", role + "&RoleSessionName=s1&WebIdentityToken=" + good + "x", 400,
+       "<Code>InvalidIdentityToken</Code>"},
+      {"good", role + "&RoleSessionName=s1&WebIdentityToken=" + good, 200,
+       "<Arn>arn:aws:sts::123456789012:assumed-role/ca/s1</Arn>"},
+  };
+  for (const Case& c : cases) {
+    AwsResponse r = call(c.params);
+    EXPECT_EQ(r.status, c.status) << c.name << ": " << r.body;
+    EXPECT_NE(r.body.find(c.contains), std::string::npos) << c.name << ": " << r.body;
+  }
+  // The good answer's credentials: known to the verifier with their session token only.
+  AwsResponse r = call(role + "&RoleSessionName=s2&WebIdentityToken=" + good);
+  auto between = [&](const std::string& open, const std::string& close) {
+    const size_t a = r.body.find(open) + open.size();
+    return r.body.substr(a, r.body.find(close, a) - a);
+  };
+  const std::string key = between("<AccessKeyId>", "</AccessKeyId>");
+  const std::string token = between("<SessionToken>", "</SessionToken>");
+  EXPECT_EQ(key.rfind("ASIA", 0), 0u);
+  SignedRequest unsigned_request{
+      "POST",
+      "/",
+      {},
+      {{"authorization", "AWS4-HMAC-SHA256 Credential=" + key +
+                             "/20261205/us-west-2/sts/aws4_request, "
+                             "SignedHeaders=host;x-amz-date;x-amz-security-token, Signature=00"},
+       {"x-amz-security-token", token}},
+      ""};
+  // Known key and token: only the (made-up) signature is wrong.
+  EXPECT_EQ(
+      verifier.Verify(unsigned_request, queue_.Now()).message().rfind("SignatureDoesNotMatch", 0),
+      0u);
+  unsigned_request.headers["x-amz-security-token"] = "other";
+  EXPECT_EQ(
+      verifier.Verify(unsigned_request, queue_.Now()).message().rfind("InvalidClientTokenId", 0),
+      0u);
+}
+
 }  // namespace
 }  // namespace tidepool::cloud::aws

@@ -8,7 +8,9 @@
 
 #include <deque>
 
+#include "cloud/aws/aws_catalog.h"
 #include "cloud/aws/live/aws_client.h"
+#include "cloud/aws/live/aws_cloud_provider.h"
 
 namespace tidepool::cloud::aws::live {
 namespace {
@@ -298,6 +300,48 @@ TEST(ParseXmlTest, ListsTextsAndHostileNesting) {
   std::string deep;
   for (int i = 0; i < 100000; ++i) deep += "<a>";
   EXPECT_EQ(ParseXml(deep).status().message(), "not XML: nested more than 64 elements deep");
+}
+
+// Replies of unexpected shapes are errors or defaults, never a throw: a DescribeNodegroup whose
+// members have other types, an empty DescribeAutoScalingGroups page, a non-XML body.
+TEST(AwsCloudProviderRepliesTest, WrongTypedRepliesNeverThrow) {
+  ScriptedTransport http;
+  http.Add(
+      200,
+      R"(<DescribeAutoScalingGroupsResponse><DescribeAutoScalingGroupsResult><AutoScalingGroups><member>
+<AutoScalingGroupName>eks-ng</AutoScalingGroupName><MinSize>x</MinSize><MaxSize>5</MaxSize><DesiredCapacity>0</DesiredCapacity>
+<AvailabilityZones><member>us-west-2a</member></AvailabilityZones>
+<MixedInstancesPolicy><LaunchTemplate><Overrides><member><InstanceType>g4dn.xlarge</InstanceType></member></Overrides></LaunchTemplate></MixedInstancesPolicy>
+<Tags><member><Key>eks:cluster-name</Key><Value>c</Value></member><member><Key>eks:nodegroup-name</Key><Value>ng</Value></member></Tags>
+</member></AutoScalingGroups></DescribeAutoScalingGroupsResult></DescribeAutoScalingGroupsResponse>)");
+  http.Add(200, R"({"nodegroup":{"labels":null,"tags":[1],"capacityType":5,"diskSize":"big",
+                    "taints":[{"key":1,"value":null,"effect":"NO_SCHEDULE"}]}})");
+  http.Add(200, "not xml");
+  StaticKeys keys;
+  AwsClientOptions o;
+  o.max_retries = 0;
+  o.sleep = [](Duration) { return false; };
+  AwsSettings settings;
+  settings.region = "us-west-2";
+  AwsClient client(settings, http, keys, o);
+  SimulatedClock clock;
+  AwsProviderOptions po;
+  po.discovery = {{"k8s.io/cluster-autoscaler/enabled", ""}};
+  po.catalog = AwsCatalog();
+  AwsCloudProvider provider(std::move(po), client, clock);
+  ASSERT_TRUE(provider.Refresh().ok());
+  ASSERT_EQ(provider.NodeGroups().size(), 1u);
+  EXPECT_EQ(provider.NodeGroups()[0]->MinSize(), 0);  // "x" is no number
+  StatusOr<api::Node> t = provider.NodeGroups()[0]->TemplateNode();
+  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  ASSERT_EQ(t->spec.taints.size(), 1u);
+  EXPECT_EQ(t->spec.taints[0].key, "");
+  EXPECT_EQ(t->meta.labels.at("eks.amazonaws.com/capacityType"), "ON_DEMAND");
+  Status s = provider.Refresh();  // "not xml"
+  EXPECT_EQ(s.code(), StatusCode::kUnavailable);
+  EXPECT_EQ(s.message().rfind("SerializationError: failed decoding Query response", 0), 0u)
+      << s.message();
+  EXPECT_EQ(provider.NodeGroups().size(), 1u);  // the last good state is kept
 }
 
 }  // namespace
