@@ -29,6 +29,7 @@ class FakeNodeGroup final : public cloud::NodeGroup {
   Status DeleteNodes(const std::vector<std::string>& node_names) override;
   Status DecreaseTargetSize(int delta) override;
   StatusOr<std::vector<cloud::Instance>> Nodes() const override { return instances_; }
+  uint64_t NodesVersion() const override { return nodes_version; }
   StatusOr<api::Node> TemplateNode() const override { return template_; }
   std::string Debug() const override;
 
@@ -37,6 +38,9 @@ class FakeNodeGroup final : public cloud::NodeGroup {
   std::vector<int> decreases;             // each DecreaseTargetSize delta
   std::vector<std::string> deleted;       // nodes passed to DeleteNodes
   Status fail_increase;                   // returned by IncreaseSize when not OK
+  // NodesVersion's answer: 0 (unknown) unless a test sets one; a test that changes instances_
+  // by hand moves it.
+  uint64_t nodes_version = 0;
   // IncreaseSize adds instances "fake://<group>/<n>" in kCreating; DeleteNodes removes them by
   // id; tests may set errors or states on them.
   std::vector<cloud::Instance> instances_;

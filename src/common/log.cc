@@ -90,6 +90,7 @@ struct Logger::Impl {
   explicit Impl(const Clock& c) : clock(c) {}
   const Clock& clock;
   std::atomic<int> verbosity{0};
+  std::atomic<uint64_t> lines{0};
   std::mutex mu;  // guards sinks of `logger` (spdlog's logger::sinks() is not thread-safe)
   std::shared_ptr<spdlog::logger> logger;
 };
@@ -110,6 +111,7 @@ Logger::~Logger() = default;
 
 void Logger::SetVerbosity(int v) { impl_->verbosity.store(v); }
 int Logger::verbosity() const { return impl_->verbosity.load(); }
+uint64_t Logger::lines() const { return impl_->lines.load(std::memory_order_relaxed); }
 
 void Logger::AddSink(LineSink sink) {
   auto s = std::make_shared<CallbackSink>(std::move(sink));
@@ -134,6 +136,7 @@ void Logger::Error(std::string_view msg, Fields fields, std::source_location loc
 }
 
 void Logger::Log(Level level, std::string_view msg, Fields fields, std::source_location loc) {
+  impl_->lines.fetch_add(1, std::memory_order_relaxed);
   std::string text = fields.size() == 0 ? std::string(msg) : FormatStructured(msg, fields);
   auto now = std::chrono::time_point_cast<spdlog::log_clock::duration>(impl_->clock.Now());
   spdlog::source_loc sl{loc.file_name(), static_cast<int>(loc.line()), loc.function_name()};

@@ -13,6 +13,7 @@
 // Thread-safe: a Logger may be shared by threads.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <initializer_list>
 #include <memory>
@@ -50,6 +51,10 @@ class Logger {
 
   // Adds a sink that receives every line logged from now on.
   void AddSink(LineSink sink);
+
+  // How many lines were logged so far (V lines only when enabled): a caller compares two
+  // counts to know whether something in between logged.
+  uint64_t lines() const;
 
   void Info(std::string_view msg, Fields fields = {},
             std::source_location loc = std::source_location::current());

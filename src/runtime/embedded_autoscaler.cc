@@ -29,7 +29,8 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
       writer_(kube_),
       recorder_(kube_, real_clock, "cluster-autoscaler", &logger, executor),
       random_(seed),
-      cloud_(cloud) {}
+      cloud_(cloud),
+      executor_(executor) {}
 
 StatusOr<std::unique_ptr<EmbeddedAutoscaler>> EmbeddedAutoscaler::Create(
     const autoscaler::AutoscalingOptions& options, const client::http::HttpTransport& api,
@@ -81,6 +82,23 @@ bool EmbeddedAutoscaler::StatusChanged(const std::string& status) const {
   return last_status_.empty() || body(status) != body(last_status_);
 }
 
+std::vector<std::tuple<std::string, uint64_t, int>> EmbeddedAutoscaler::CloudState() const {
+  std::vector<std::tuple<std::string, uint64_t, int>> state;
+  for (cloud::NodeGroup* g : cloud_.NodeGroups()) {
+    const uint64_t version = g->NodesVersion();
+    const StatusOr<int> target = g->TargetSize();
+    if (version == 0 || !target.ok()) return {};
+    state.emplace_back(g->Id(), version, *target);
+  }
+  return state;
+}
+
+bool EmbeddedAutoscaler::MaySkip(TimePoint now,
+                                 const std::shared_ptr<const autoscaler::ClusterView>& view) const {
+  return settled_view_ != nullptr && view == settled_view_ && now < settled_until_ &&
+         CloudState() == settled_cloud_;
+}
+
 void EmbeddedAutoscaler::RunLoop() {
   const TimePoint now = timers_.clock().Now();
   if (!cache_.HasSynced()) {
@@ -90,8 +108,24 @@ void EmbeddedAutoscaler::RunLoop() {
   }
   ++loops_;
   const std::shared_ptr<const autoscaler::ClusterView> view = cache_.SharedView();
+  if (MaySkip(now, view)) {
+    ++skipped_loops_;
+    engine_->SkipOnce(now);
+    ScheduleNext(std::max(now + options_.scan_interval, real_clock_.Now()));
+    return;
+  }
   Status s = engine_->RunOnce(now, *view);
   if (!s.ok()) log_.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
+  settled_view_ = nullptr;
+  const std::optional<TimePoint> until = engine_->SettledUntil();
+  // Verbose logs (-v) print lines a later loop would differ in (e.g. the nodes it does not
+  // simulate again before their recheck): every loop runs then.
+  if (s.ok() && executor_ != nullptr && !options_.status_heartbeat && until.has_value() &&
+      !log_.Enabled(1)) {
+    settled_cloud_ = CloudState();
+    settled_until_ = *until;
+    if (!settled_cloud_.empty()) settled_view_ = view;
+  }
   if (options_.write_status_configmap) {
     const std::string status = engine_->StatusYaml();
     if (!status.empty() && StatusChanged(status)) {

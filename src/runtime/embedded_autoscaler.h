@@ -12,6 +12,14 @@
 // queue, so that the cloud provider is called on the cloud's thread and --speed applies),
 // after the informers have synced (checked every 100 ms of the timer service's clock until
 // they have: never a blocking wait); the status ConfigMap written when its text changes.
+// With an executor (`tidepool simulate`), without status heartbeats and without verbose logs
+// (-v 0), a loop is skipped
+// (Autoscaler::SkipOnce) when the last loop run settled until a later time
+// (Autoscaler::SettledUntil: nothing that time alone changes before then) and neither the
+// informers' view nor the cloud (every group's NodesVersion and target size; a cloud that
+// tells no version is never skipped) changed since: it would have logged, written and decided
+// nothing, so the timeline is the same as with every loop run. A replay of a month is mostly
+// such loops (bench/README.md, "Trace replay").
 //
 // Threads: Start, Stop and the loop run on the timer service's thread (thread-compatible).
 // Without an executor the cache's informers (KubeClusterCache) and the event recorder
@@ -21,8 +29,12 @@
 // included, comes from `informers`), and events are posted by callbacks on the executor.
 #pragma once
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "autoscaler/core/autoscaler.h"
 #include "autoscaler/options.h"
@@ -57,7 +69,9 @@ class EmbeddedAutoscaler {
   // Cancels the next loop and stops the informers.
   void Stop();
 
+  // Loops run or skipped; of them, skipped (see "Loop").
   uint64_t loops() const { return loops_; }
+  uint64_t skipped_loops() const { return skipped_loops_; }
 
  private:
   EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& options,
@@ -69,6 +83,11 @@ class EmbeddedAutoscaler {
   void ScheduleNext(TimePoint at);
   // Whether `status` is to be written (options_.status_heartbeat).
   bool StatusChanged(const std::string& status) const;
+  // What the cloud answers that a settled loop depends on: each group's id, NodesVersion and
+  // target size; empty when a group tells no version (never skip then).
+  std::vector<std::tuple<std::string, uint64_t, int>> CloudState() const;
+  // Whether the loop at `now` may be skipped (see "Loop").
+  bool MaySkip(TimePoint now, const std::shared_ptr<const autoscaler::ClusterView>& view) const;
 
   const autoscaler::AutoscalingOptions options_;
   TimerService& timers_;
@@ -86,6 +105,12 @@ class EmbeddedAutoscaler {
   bool scheduled_ = false;
   bool started_ = false;
   uint64_t loops_ = 0;
+  uint64_t skipped_loops_ = 0;
+  TimerService* const executor_;
+  // The view and cloud state of the last loop run, kept while it ran settled.
+  std::shared_ptr<const autoscaler::ClusterView> settled_view_;
+  std::vector<std::tuple<std::string, uint64_t, int>> settled_cloud_;
+  TimePoint settled_until_;
 };
 
 }  // namespace tidepool::runtime

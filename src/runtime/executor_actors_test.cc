@@ -408,6 +408,58 @@ TEST(ExecutorActorsTest, TheEmbeddedAutoscalerScalesUpForAPodTheSchedulerCouldNo
   EXPECT_TRUE(c.queue_.Empty());
 }
 
+TEST(ExecutorActorsTest, LoopsWhoseInputsDidNotChangeAreSkippedWhenSettled) {
+  // An idle cluster: the first loop runs and is settled (Autoscaler::SettledUntil); the next
+  // ones see the same view and the same cloud and are skipped. A cloud that tells no version
+  // (NodesVersion 0), status heartbeats and verbose logs each keep every loop running.
+  struct Case {
+    std::string name;
+    uint64_t nodes_version;
+    bool heartbeat;
+    int verbosity;
+    uint64_t want_skipped;
+  };
+  for (const Case& k : std::vector<Case>{{"settled", 1, false, 0, 3},
+                                         {"no cloud version", 0, false, 0, 0},
+                                         {"heartbeats", 1, true, 0, 0},
+                                         {"verbose", 1, false, 1, 0}}) {
+    SCOPED_TRACE(k.name);
+    DrivenCluster c;
+    ::tidepool::testing::FakeCloudProvider cloud;
+    ::tidepool::testing::FakeNodeGroup& gpu =
+        cloud.AddGroup("gpu-pool", 0, 5, 0,
+                       ::tidepool::testing::MakeNode("t")
+                           .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
+                           .Obj());
+    gpu.nodes_version = k.nodes_version;
+    log::Logger logger("cluster-autoscaler", c.queue_.clock(), false);
+    logger.SetVerbosity(k.verbosity);
+    c.CreateNode(Node("cpu-1", "0"));
+    auto sched = c.MakeScheduler();
+    autoscaler::AutoscalingOptions o;
+    o.status_heartbeat = k.heartbeat;
+    auto a = EmbeddedAutoscaler::Create(o, c.transport_, cloud, c.queue_, c.queue_.clock(), logger,
+                                        3, &c.factory_, &c.queue_);
+    ASSERT_TRUE(a.ok()) << a.status().ToString();
+    sched->Start();
+    (*a)->Start();
+    c.StartFeed();
+    c.RunFor(seconds(31));
+    EXPECT_EQ((*a)->loops(), 4u);
+    EXPECT_EQ((*a)->skipped_loops(), k.want_skipped);
+    // A GPU pod arrives at 31 s: the loops run again, and the one at 70 s (the pod 30 s old and
+    // more: unschedulablePodWithGpuTimeBuffer) scales up, as without skipping.
+    c.CreatePod(GpuPod("train"));
+    c.RunFor(seconds(38));
+    EXPECT_TRUE(gpu.increases.empty());
+    c.RunFor(seconds(2));
+    EXPECT_EQ(gpu.increases, std::vector<int>{1});
+    EXPECT_EQ((*a)->skipped_loops(), k.want_skipped);
+    (*a)->Stop();
+    sched->Stop();
+  }
+}
+
 TEST(ExecutorActorsTest, TheStatusConfigMapIsRestampedEveryLoopOnlyWithHeartbeats) {
   // CA writes its status with the loop's `time` every loop; without status_heartbeat the
   // ConfigMap is written when anything else in it changes.

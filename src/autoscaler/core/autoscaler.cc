@@ -58,6 +58,31 @@ struct GroupState {
   std::vector<api::NodeConstSharedPtr> template_candidates;
 };
 
+// The events of one loop, passed on to `out` as they come and kept, so that a skipped loop
+// (SkipOnce) emits them again: CA's recorder counts every repeat and its spam filter decides by
+// time which repeats are written.
+class LoopEvents final : public EventRecorder {
+ public:
+  explicit LoopEvents(EventRecorder& out) : out_(out) {}
+  void Event(const ObjectRef& object, std::string_view type, std::string_view reason,
+             std::string message) override {
+    kept_.push_back({object, std::string(type), std::string(reason), message});
+    out_.Event(object, type, reason, std::move(message));
+  }
+  void Clear() { kept_.clear(); }
+  void EmitAgain() {
+    for (const Kept& e : kept_) out_.Event(e.object, e.type, e.reason, e.message);
+  }
+
+ private:
+  struct Kept {
+    ObjectRef object;
+    std::string type, reason, message;
+  };
+  EventRecorder& out_;
+  std::vector<Kept> kept_;
+};
+
 class AutoscalerImpl final : public Autoscaler {
  public:
   // `strategy` holds the Random it was made with.
@@ -68,7 +93,8 @@ class AutoscalerImpl final : public Autoscaler {
       : options_(options),
         cloud_(cloud),
         writer_(writer),
-        recorder_(recorder),
+        loop_events_(recorder),
+        recorder_(loop_events_),
         log_(logger),
         sched_(std::move(sched)),
         strategy_(std::move(strategy)),
@@ -79,6 +105,8 @@ class AutoscalerImpl final : public Autoscaler {
   }
 
   Status RunOnce(TimePoint now, const ClusterView& view) override;
+  std::optional<TimePoint> SettledUntil() const override { return settled_until_; }
+  void SkipOnce(TimePoint now) override;
   std::string StatusYaml() const override { return status_yaml_; }
   void SetMetrics(Metrics* metrics) override {
     static Metrics none;
@@ -100,11 +128,17 @@ class AutoscalerImpl final : public Autoscaler {
   }
   void WriteStatus(TimePoint now, const std::map<std::string, GroupState>& groups,
                    const std::string& scale_up_status, const std::string& scale_down_status);
+  // SettledUntil() for the loop that just ran (see autoscaler.h).
+  std::optional<TimePoint> ComputeSettledUntil(TimePoint now, const ClusterView& view,
+                                               const std::vector<const NodeFacts*>& facts,
+                                               const std::map<std::string, GroupState>& groups,
+                                               bool acted) const;
 
   const AutoscalingOptions& options_;
   cloud::CloudProvider& cloud_;
   ClusterWriter& writer_;
-  EventRecorder& recorder_;
+  LoopEvents loop_events_;
+  EventRecorder& recorder_;  // loop_events_
   log::Logger& log_;
   std::unique_ptr<scheduler::Scheduler> sched_;
   std::unique_ptr<expander::Strategy> strategy_;
@@ -137,6 +171,7 @@ class AutoscalerImpl final : public Autoscaler {
   std::optional<TimePoint> last_scale_down_delete_;
   std::optional<TimePoint> last_scale_down_failure_;
   std::string status_yaml_;
+  std::optional<TimePoint> settled_until_;
 
   // The snapshot is kept from loop to loop and brought up to date with each view: objects
   // whose shared pointer did not change (informers and the simulator hand out the same one
@@ -485,6 +520,9 @@ void AutoscalerImpl::HandleFailures(TimePoint now, std::map<std::string, GroupSt
 }
 
 Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
+  settled_until_.reset();
+  loop_events_.Clear();
+  const uint64_t lines_before = log_.lines();
   metrics_->UpdateLastTime("main", now);
   TIDEPOOL_RETURN_IF_ERROR(cloud_.Refresh());
   const std::vector<const NodeFacts*>& facts = facts_.Sync(view.nodes, cloud_);
@@ -637,6 +675,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   std::string scale_up_status = "NoActivity";
   bool scaled_up = false;
   bool too_new = false;
+  bool scale_up_failed = false;
   if (to_scale.empty()) {
     log_.V(1, "No unschedulable pods");
   } else if (options_.max_nodes_total > 0 &&
@@ -694,6 +733,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
                                 std::string(r.error.message()));
           last_scale_down_failure_ = now;
           scale_up_status = "Backoff";
+          scale_up_failed = true;
           break;
         case ScaleUpResult::Kind::kNoOptionsAvailable:
         case ScaleUpResult::Kind::kNotNeeded:
@@ -739,7 +779,54 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     }
   }
   WriteStatus(now, groups, scale_up_status, scale_down_status);
+  if (log_.lines() == lines_before) {
+    settled_until_ =
+        ComputeSettledUntil(now, view, facts, groups, scaled_up || too_new || scale_up_failed);
+  }
   return OkStatus();
+}
+
+std::optional<TimePoint> AutoscalerImpl::ComputeSettledUntil(
+    TimePoint now, const ClusterView& view, const std::vector<const NodeFacts*>& facts,
+    const std::map<std::string, GroupState>& groups, bool acted) const {
+  if (acted || !scale_up_requests_.empty()) return std::nullopt;
+  std::optional<TimePoint> until =
+      options_.scale_down_enabled ? planner_.SettledUntil() : TimePoint::max();
+  if (!until.has_value()) return std::nullopt;
+  // A node Ready for less than the stabilization delay becomes its group's template later.
+  for (const NodeFacts* f : facts) {
+    if (f->ready_since && *f->ready_since + options_.node_template_stabilization_delay > now) {
+      until = std::min(*until, *f->ready_since + options_.node_template_stabilization_delay);
+    }
+  }
+  // Every node registered, ready and started; no instance failed, creating or being deleted.
+  const auto quiet = [](const GroupState& s) {
+    return s.not_started == 0 && s.unready == 0 && s.unregistered == 0 &&
+           s.long_unregistered == 0 && s.being_deleted == 0 && s.failed_instances.empty() &&
+           s.ready == s.registered;
+  };
+  if (!quiet(unmanaged_)) return std::nullopt;
+  for (const auto& [id, s] : groups) {
+    // A backoff ends with time; a target above the nodes there is capacity on its way.
+    if (!quiet(s) || BackedOff(id, now) || s.target != s.registered) return std::nullopt;
+  }
+  // A terminating pod stops counting towards its node's utilisation once it is long
+  // terminating (drainability.h), with time alone.
+  const bool terminating =
+      std::any_of(view.scheduled_pods.begin(), view.scheduled_pods.end(),
+                  [](const auto& p) { return p->deletion_timestamp().has_value(); });
+  if (terminating) return std::nullopt;
+  return until;
+}
+
+void AutoscalerImpl::SkipOnce(TimePoint now) {
+  loop_events_.EmitAgain();  // what the loop would have said again (pods it cannot help)
+  metrics_->UpdateLastTime("main", now);
+  metrics_->UpdateLastTime("autoscaling", now);
+  if (options_.scale_down_enabled) {
+    metrics_->UpdateLastTime("scaleDown", now);
+    planner_.NoteSkippedLoop(now);
+  }
 }
 
 void AutoscalerImpl::WriteStatus(TimePoint now, const std::map<std::string, GroupState>& groups,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "autoscaler/cluster_view.h"
@@ -40,6 +41,24 @@ class Autoscaler {
 
   // One iteration of the control loop at `now`.
   virtual Status RunOnce(TimePoint now, const ClusterView& view) = 0;
+
+  // Until when the last RunOnce's answer stands with time alone; nullopt when it may not. It
+  // stands when the loop logged nothing, scaled nothing up (no option for the unschedulable
+  // pods, or none of them: no pod too new to act on, no scale-up failed), had no scale-up in
+  // flight and no group backed off, found every node registered, ready and started and no
+  // instance creating, failed or being deleted (each group's target equal to its registered
+  // nodes), no terminating pod, and a settled scale-down planner (scale_down.h) - until the
+  // planner's first unremovable recheck or a node's end of its template stabilization delay.
+  // Then RunOnce at a later `now` before that time, with the same view and the same cloud
+  // (every group's NodesVersion and target size), would log, write and decide the same: at
+  // most the same events again (NotTriggerScaleUp for a pod no group can take). A caller that
+  // can tell that the inputs did not change may call SkipOnce instead (the simulator, whose
+  // replays of weeks are mostly such loops).
+  virtual std::optional<TimePoint> SettledUntil() const = 0;
+  // A loop at `now` not run for the reason above: emits the last loop's events again and keeps
+  // the loop's times (CA's loop interval, the metrics' last-activity times) as RunOnce would.
+  // REQUIRES: now < *SettledUntil().
+  virtual void SkipOnce(TimePoint now) = 0;
 
   // Where the loop reports its metrics; nullptr (the default): nowhere. Not owned.
   virtual void SetMetrics(Metrics* metrics) = 0;

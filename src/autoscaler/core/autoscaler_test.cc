@@ -188,6 +188,59 @@ TEST_F(AutoscalerTest, VeryNewGpuPodsWaitForMoreLikeCA) {
   EXPECT_EQ(gpu.increases, std::vector<int>{1});
 }
 
+// Autoscaler::SettledUntil / SkipOnce: what lets the simulator skip loops whose inputs did not
+// change.
+TEST_F(AutoscalerTest, WhenALoopIsSettled) {
+  struct Case {
+    std::string name;
+    int verbosity;
+    std::string pending_gpus;  // "" : no pending pod
+    bool want;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"an idle cluster", 0, "", true},
+           {"a pod a group can take is scaled up for", 0, "1", false},
+           {"a pod no group can take is told so every loop", 0, "2", true},
+           {"a verbose loop logs", 4, "", false},
+       }) {
+    SCOPED_TRACE(c.name);
+    testing::FakeCloudProvider cloud;  // each case its own
+    view_.pending_pods.clear();
+    logger_.SetVerbosity(c.verbosity);
+    cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+    if (!c.pending_gpus.empty()) AddPendingGpuPod("p", minutes(1), c.pending_gpus);
+    auto a = Autoscaler::Create(options_, cloud, writer_, fakes_, logger_, random_);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->RunOnce(clock_.Now(), view_).ok());
+    EXPECT_EQ((*a)->SettledUntil().has_value(), c.want);
+  }
+}
+
+TEST_F(AutoscalerTest, ASkippedLoopSaysAgainWhatTheLoopSaid) {
+  logger_.SetVerbosity(0);
+  cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+  AddPendingGpuPod("too-big", minutes(1), "2");
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  ASSERT_TRUE(a->SettledUntil().has_value());
+  const std::vector<testing::RecordedEvent> first = fakes_.events;
+  ASSERT_EQ(fakes_.Count("NotTriggerScaleUp"), 1);
+  const std::string yaml = a->StatusYaml();
+  clock_.Advance(seconds(10));
+  a->SkipOnce(clock_.Now());
+  ASSERT_EQ(fakes_.events.size(), 2 * first.size());
+  for (size_t i = 0; i < first.size(); ++i) {
+    EXPECT_EQ(fakes_.events[first.size() + i].reason, first[i].reason);
+    EXPECT_EQ(fakes_.events[first.size() + i].message, first[i].message);
+  }
+  // The loop it stands for: the same events again, the same status.
+  clock_.Advance(seconds(10));
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  EXPECT_EQ(fakes_.Count("NotTriggerScaleUp"), 3);
+  EXPECT_EQ(fakes_.events.back().message, first.back().message);
+  EXPECT_EQ(a->StatusYaml().substr(a->StatusYaml().find('\n')), yaml.substr(yaml.find('\n')));
+}
+
 TEST_F(AutoscalerTest, ANodeThatNeverRegistersTimesOutAndIsReverted) {
   testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
   AddPendingGpuPod("gpu-test-pod", minutes(1));

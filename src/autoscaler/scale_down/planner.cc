@@ -293,10 +293,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   Update(now, snapshot, sorted, pdbs, controllers);
 }
 
-void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
-                     const std::vector<const NodeFacts*>& sorted,
-                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs,
-                     const ControllerLister* controllers) {
+void Planner::NoteLoop(TimePoint now) {
   if (last_update_.has_value()) {
     const Duration interval = now - *last_update_;
     if (interval > Duration::zero() && interval < min_update_interval_) {
@@ -304,6 +301,13 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     }
   }
   last_update_ = now;
+}
+
+void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
+                     const std::vector<const NodeFacts*>& sorted,
+                     const std::vector<api::PodDisruptionBudgetConstSharedPtr>& pdbs,
+                     const ControllerLister* controllers) {
+  NoteLoop(now);
   ++pass_;
   if (unremovable_.size() > 2 * sorted.size() + 64) {
     // Nodes long gone: keep the map as large as the cluster.
@@ -329,6 +333,8 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   int recently_unremovable = 0;
   // A candidate with a deleting or finished pod: what must move depends on `now`.
   bool depends_on_now = false;
+  // A node skipped for a reason that ends with time (Settled()).
+  bool time_bound_skip = false;
   node_ids_.resize(sorted.size(), scheduler::NodeGroup::kNoNode);
   for (size_t index = 0; index < sorted.size(); ++index) {
     const NodeFacts* f = sorted[index];
@@ -347,6 +353,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
         now - *f->to_be_deleted_time < options_.max_cloud_provider_node_deletion_time) {
       SD_VLOG(1, "Skipping " + name +
                      " from delete consideration - the node is currently being deleted");
+      time_bound_skip = true;
       continue;
     }
     sim.AddDestination(*id);
@@ -398,6 +405,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       SD_VLOG(4, "Skipping " + name + " from delete consideration - its " + gpu->resource_name +
                      " is not allocatable yet");
       SetUnremovable(name, UnremovableReason::kNotUnreadyLongEnough);
+      time_bound_skip = true;
       continue;
     }
     UtilizationResult util =
@@ -438,6 +446,19 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
                    " nodes unremovable in the last " +
                    GoDuration(options_.unremovable_node_recheck_timeout));
   }
+  // Settled (SettledUntil) when this pass leaves no node unneeded and every candidate waiting
+  // for its recheck (so that the next pass, until the first recheck, has none); both exits.
+  const auto settle = [&] {
+    settled_until_.reset();
+    if (time_bound_skip || !unneeded_.empty() || (!candidates.empty() && depends_on_now)) return;
+    for (const Candidate& c : candidates) {
+      if (recheck_after_.count(c.facts->node->meta.name) == 0) return;
+    }
+    settled_until_ = TimePoint::max();
+    for (const auto& [node, recheck] : recheck_after_) {
+      settled_until_ = std::min(*settled_until_, recheck.first);
+    }
+  };
 
   // Empty nodes first, then those unneeded last time (CA's scale-down candidates sorting), then
   // the least utilised.
@@ -483,6 +504,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
       TIDEPOOL_CHECK(it != candidates_.end());
       it->second.node_group = candidates[index].group->Id();
     }
+    settle();
     return;
   }
   memo_.reset();
@@ -573,6 +595,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
     const std::string name = r.node;
     candidates_.emplace(name, std::move(r));
   }
+  settle();
 }
 
 std::vector<NodeToRemove> Planner::NodesToDelete(TimePoint now) {

@@ -146,6 +146,18 @@ class Planner {
   // Reasons for the nodes left out go to unremovable().
   std::vector<NodeToRemove> NodesToDelete(TimePoint now);
 
+  // Until when the last Update's answer stands with time alone: when it left no node unneeded,
+  // skipped no node for a reason that ends with time (being deleted, GPU not allocatable yet)
+  // and found every candidate it simulated unremovable (so each waits for its recheck; nodes
+  // skipped for their object, group or pods - not autoscaled, min size reached, scale-down
+  // disabled, above the utilisation threshold - are no candidates), Update with the same
+  // inputs at any `now` before the first recheck (TimePoint::max() when none waits) finds the
+  // same. nullopt otherwise.
+  std::optional<TimePoint> SettledUntil() const { return settled_until_; }
+  // A loop that did not call Update (same inputs, before SettledUntil()) at `now`: kept in
+  // the loop interval CA's unneeded-nodes limit is computed from, as Update keeps it.
+  void NoteSkippedLoop(TimePoint now) { NoteLoop(now); }
+
   const std::vector<UnneededNode>& unneeded() const { return unneeded_; }
   // The nodes found unremovable by the last Update and NodesToDelete, and why (a copy).
   std::unordered_map<std::string, UnremovableReason> unremovable() const;
@@ -155,6 +167,8 @@ class Planner {
  private:
   // CA's unneededNodesLimit(): how many removable nodes are worth finding in one pass.
   size_t UnneededNodesLimit() const;
+  // Keeps the shortest interval between two loops (min_update_interval_).
+  void NoteLoop(TimePoint now);
 
   const AutoscalingOptions& options_;
   cloud::CloudProvider& cloud_;
@@ -193,6 +207,7 @@ class Planner {
   struct SimulationMemo;
   std::unique_ptr<SimulationMemo> memo_;
   size_t simulated_ = 0;
+  std::optional<TimePoint> settled_until_;
   // Each node's id in the snapshot as of the last pass, in the order of its `nodes` (hints for
   // ClusterSnapshot::FindNode).
   std::vector<scheduler::NodeId> node_ids_;

@@ -452,6 +452,62 @@ TEST_F(ScaleDownTest, PodsFindRoomPastManyFullNodes) {
   }
 }
 
+// Until when a pass's answer stands with time alone (Planner::SettledUntil): what lets the
+// simulator skip loops whose inputs did not change.
+TEST_F(ScaleDownTest, SettledUntilTheFirstRecheck) {
+  struct Case {
+    std::string name;
+    std::function<void()> build;
+    std::optional<Duration> want;  // after now; nullopt: not settled
+  };
+  const std::vector<Case> cases = {
+      {"no node", [] {}, Duration::max()},
+      {"a full node is no candidate",
+       [this] {
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("p1", "3800m"), "n1");  // above the utilisation threshold
+       },
+       Duration::max()},
+      {"an empty node is unneeded", [this] { AddNode(CpuNode("n1", "cpu-pool")); }, std::nullopt},
+      {"a node whose pod fits nowhere waits for its recheck",
+       [this] {
+         AddNode(CpuNode("n1", "cpu-pool"));
+         AddPod(RsPod("p1", "1"), "n1");
+       },
+       std::chrono::minutes(5)},
+      {"a node being deleted is skipped for a while",
+       [this] {
+         api::Node n = CpuNode("n1", "cpu-pool");
+         n.spec.taints.push_back(api::Taint{std::string(kToBeDeletedTaint),
+                                            std::to_string(UnixSeconds(clock_.Now())),
+                                            api::TaintEffect::kNoSchedule, std::nullopt});
+         AddNode(std::move(n));
+         AddPod(RsPod("p1", "3800m"), "n1");
+       },
+       std::nullopt},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    logger_.SetVerbosity(0);
+    Group("cpu-pool", 0, 5, 2);
+    c.build();
+    Update();
+    const std::optional<TimePoint> until = planner().SettledUntil();
+    ASSERT_EQ(until.has_value(), c.want.has_value());
+    if (c.want == Duration::max()) {
+      EXPECT_EQ(*until, TimePoint::max());
+    } else if (c.want.has_value()) {
+      EXPECT_EQ(*until, clock_.Now() + *c.want);
+      // Until then the next pass, with the same inputs, says the same.
+      clock_.Advance(*c.want - std::chrono::seconds(10));
+      Update();
+      ASSERT_TRUE(planner().SettledUntil().has_value());
+      EXPECT_EQ(*planner().SettledUntil(), *until);
+    }
+  }
+}
+
 TEST_F(ScaleDownTest, UnremovableNodesAreRecheckedAfterFiveMinutes) {
   ExpectRecheckAfter(std::chrono::minutes(5), "2026-01-01 00:05:00 +0000 UTC", "5m0s");
 }
