@@ -365,15 +365,18 @@ TEST(ExecutorActorsTest, TheAutoscalersCacheNeverWaitsForDrivenInformers) {
   EXPECT_EQ(Threads(), threads);
 }
 
+// A node group's template: a 1xT4 node.
+api::Node GpuTemplateNode() {
+  return ::tidepool::testing::MakeNode("t")
+      .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
+      .Label("cloud.google.com/gke-accelerator", "nvidia-tesla-t4")
+      .Obj();
+}
+
 TEST(ExecutorActorsTest, TheEmbeddedAutoscalerScalesUpForAPodTheSchedulerCouldNotPlace) {
   DrivenCluster c;
   ::tidepool::testing::FakeCloudProvider cloud;
-  ::tidepool::testing::FakeNodeGroup& gpu =
-      cloud.AddGroup("gpu-pool", 0, 5, 0,
-                     ::tidepool::testing::MakeNode("t")
-                         .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
-                         .Label("cloud.google.com/gke-accelerator", "nvidia-tesla-t4")
-                         .Obj());
+  ::tidepool::testing::FakeNodeGroup& gpu = cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplateNode());
   log::Logger logger("cluster-autoscaler", c.queue_.clock(), false);
   c.CreateNode(Node("cpu-1", "0"));
   c.CreatePod(GpuPod("train"));
@@ -427,10 +430,7 @@ TEST(ExecutorActorsTest, LoopsWhoseInputsDidNotChangeAreSkippedWhenSettled) {
     DrivenCluster c;
     ::tidepool::testing::FakeCloudProvider cloud;
     ::tidepool::testing::FakeNodeGroup& gpu =
-        cloud.AddGroup("gpu-pool", 0, 5, 0,
-                       ::tidepool::testing::MakeNode("t")
-                           .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
-                           .Obj());
+        cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplateNode());
     gpu.nodes_version = k.nodes_version;
     log::Logger logger("cluster-autoscaler", c.queue_.clock(), false);
     logger.SetVerbosity(k.verbosity);
@@ -467,10 +467,7 @@ TEST(ExecutorActorsTest, TheStatusConfigMapIsRestampedEveryLoopOnlyWithHeartbeat
     SCOPED_TRACE(heartbeat);
     DrivenCluster c;
     ::tidepool::testing::FakeCloudProvider cloud;
-    cloud.AddGroup("gpu-pool", 0, 5, 0,
-                   ::tidepool::testing::MakeNode("t")
-                       .Capacity({{"cpu", "4"}, {"memory", "16Gi"}, {"nvidia.com/gpu", "1"}})
-                       .Obj());
+    cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplateNode());
     log::Logger logger("cluster-autoscaler", c.queue_.clock(), false);
     c.CreateNode(Node("cpu-1", "0"));
     autoscaler::AutoscalingOptions o;
