@@ -241,6 +241,23 @@ TEST_F(AutoscalerTest, ASkippedLoopSaysAgainWhatTheLoopSaid) {
   EXPECT_EQ(a->StatusYaml().substr(a->StatusYaml().find('\n')), yaml.substr(yaml.find('\n')));
 }
 
+TEST_F(AutoscalerTest, APodThatFoundNoPlaceIsLookedAtAgainWhenTheClusterChanges) {
+  // FilterOutSchedulable keeps its answer only while the snapshot and the pods are the same.
+  cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+  AddPendingGpuPod("two-gpus", minutes(1), "2");
+  auto a = Make();
+  ASSERT_TRUE(a->RunOnce(clock_.Now(), view_).ok());
+  ASSERT_TRUE(a->RunOnce(clock_.Now() + seconds(10), view_).ok());
+  EXPECT_EQ(fakes_.Count("NotTriggerScaleUp"), 2);
+  // A node with room for it joins: the pod fits there, nothing is said of it.
+  AddNode(MakeNode("big")
+              .Capacity({{"cpu", "4"}, {"memory", "15Gi"}, {"nvidia.com/gpu", "2"}})
+              .Taint("nvidia.com/gpu", "present")
+              .Obj());
+  ASSERT_TRUE(a->RunOnce(clock_.Now() + seconds(20), view_).ok());
+  EXPECT_EQ(fakes_.Count("NotTriggerScaleUp"), 2);
+}
+
 TEST_F(AutoscalerTest, ANodeThatNeverRegistersTimesOutAndIsReverted) {
   testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
   AddPendingGpuPod("gpu-test-pod", minutes(1));
