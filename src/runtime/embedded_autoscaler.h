@@ -13,13 +13,12 @@
 // after the informers have synced (checked every 100 ms of the timer service's clock until
 // they have: never a blocking wait); the status ConfigMap written when its text changes.
 // With an executor (`tidepool simulate`), without status heartbeats and without verbose logs
-// (-v 0), a loop is skipped
-// (Autoscaler::SkipOnce) when the last loop run settled until a later time
-// (Autoscaler::SettledUntil: nothing that time alone changes before then) and neither the
-// informers' view nor the cloud (every group's NodesVersion and target size; a cloud that
-// tells no version is never skipped) changed since: it would have logged, written and decided
-// nothing, so the timeline is the same as with every loop run. A replay of a month is mostly
-// such loops (bench/README.md, "Trace replay").
+// (-v 0), a loop is skipped (Autoscaler::SkipOnce) when the last loop run was settled until a
+// later time (Autoscaler::SettledUntil: nothing that time alone changes before then) and
+// neither the informers' view nor the cloud (every group's NodesVersion and target size; a
+// cloud that tells no version is never skipped) changed since: it would have logged, written
+// and decided nothing new, so the timeline is the same as with every loop run. A replay of a
+// month is mostly such loops (bench/README.md, "Trace replay").
 //
 // Threads: Start, Stop and the loop run on the timer service's thread (thread-compatible).
 // Without an executor the cache's informers (KubeClusterCache) and the event recorder

@@ -333,7 +333,7 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   int recently_unremovable = 0;
   // A candidate with a deleting or finished pod: what must move depends on `now`.
   bool depends_on_now = false;
-  // A node skipped for a reason that ends with time (Settled()).
+  // A node skipped for a reason that ends with time (SettledUntil()).
   bool time_bound_skip = false;
   node_ids_.resize(sorted.size(), scheduler::NodeGroup::kNoNode);
   for (size_t index = 0; index < sorted.size(); ++index) {
