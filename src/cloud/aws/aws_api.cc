@@ -1,6 +1,7 @@
 #include "cloud/aws/aws_api.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
@@ -31,6 +32,15 @@ constexpr size_t kActivitiesKept = 50;
 
 // The emulated VPC's subnet i (the cluster's and the node groups' that name none).
 std::string SubnetId(size_t i) { return "subnet-0" + std::to_string(i) + "tidepool"; }
+
+// A query parameter that is a whole decimal number (nothing before or after it), else nullopt.
+std::optional<long> WholeNumber(const std::string& v) {
+  char* end = nullptr;
+  errno = 0;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || end == v.c_str() || *end != '\0' || errno == ERANGE) return std::nullopt;
+  return n;
+}
 
 // EKS's capacity type of a pool.
 std::string_view CapacityType(const emu::NodePoolInfo& p) {
@@ -1047,10 +1057,9 @@ AwsResponse AsgSetCapacity(const QueryCall& c) {
   auto int_param = [&](const std::string& k) -> std::optional<int> {
     const std::string v = c.Param(k);
     if (v.empty()) return std::nullopt;
-    char* end = nullptr;
-    const long n = std::strtol(v.c_str(), &end, 10);
-    if (end == v.c_str() || *end != '\0' || n < 0 || n > 100000) return -1;
-    return static_cast<int>(n);
+    const std::optional<long> n = WholeNumber(v);
+    if (!n || *n < 0 || *n > 100000) return -1;
+    return static_cast<int>(*n);
   };
   int min = pool->spec.min_nodes;
   int max = pool->spec.max_nodes;
@@ -1459,13 +1468,9 @@ AwsResponse AssumeRoleWithWebIdentity(AwsApi::State& s, SigV4Verifier* verifier,
         {403, "AccessDenied", "Not authorized to perform sts:AssumeRoleWithWebIdentity"}, kStsNs,
         rid);
   }
-  int duration = 3600;
+  long duration = 3600;
   if (!param("DurationSeconds").empty()) {
-    try {
-      duration = std::stoi(param("DurationSeconds"));
-    } catch (...) {
-      duration = -1;
-    }
+    duration = WholeNumber(param("DurationSeconds")).value_or(-1);
     if (duration < 900 || duration > 43200) {
       return QueryError({400, "ValidationError",
                          "1 validation error detected: Value '" + param("DurationSeconds") +

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "api/codec/json_fields.h"
 #include "cloud/aws/aws_catalog.h"
 #include "cloud/aws/eks_node_style.h"
 #include "cloud/emulated/emulated_cloud.h"
@@ -13,6 +14,8 @@ namespace tidepool::cloud::aws::live {
 namespace {
 
 namespace emu = cloud::emulated;
+using api::codec::JsonAt;
+using api::codec::JsonStr;
 using json = nlohmann::json;
 using Asg = AwsCloudProvider::Asg;
 using AsgInstance = AwsCloudProvider::AsgInstance;
@@ -26,13 +29,6 @@ constexpr Duration kNodegroupTtl = std::chrono::minutes(6);      // CA's managed
 constexpr size_t kMaxRecords = 100;  // CA's maxRecordsReturnedByAPI, maxAsgNamesPerDescribe
 constexpr int kMaxPages = 1000;      // 100,000 groups per selector
 constexpr int kMaxPlaceholders = 10000;  // per group, whatever DesiredCapacity says
-
-// A JSON member that is a string, else "" (a reply of another shape never throws).
-std::string StringMember(const json& j, const char* key) {
-  if (!j.is_object()) return "";
-  auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : "";
-}
 
 // An EC2 instance id ("i-" and hex), not a node name such as EC2's resource-based
 // "i-0abc....us-west-2.compute.internal".
@@ -589,33 +585,33 @@ StatusOr<AwsCloudProvider::CachedNodegroup> AwsCloudProvider::Nodegroup(const As
     nodegroups_[key] = out;
     return out;
   }
+  // Members of another type read as absent (api/codec/json_fields.h): a reply of any shape
+  // never throws.
   const json j = json::parse(*body, nullptr, false);
-  static const json kNone = json::object();
-  const json& n = j.is_object() && j.contains("nodegroup") && j["nodegroup"].is_object()
-                      ? j["nodegroup"]
-                      : kNone;
+  const json& n = JsonAt(j, "nodegroup");
   auto strings = [&](const char* member, std::map<std::string, std::string>& into) {
-    if (!n.contains(member) || !n[member].is_object()) return;
-    for (const auto& [k, v] : n[member].items()) {
+    const json& m = JsonAt(n, member);
+    if (!m.is_object()) return;
+    for (const auto& [k, v] : m.items()) {
       if (v.is_string()) into[k] = v.get<std::string>();
     }
   };
   strings("labels", out.labels);
   strings("tags", out.tags);
-  if (n.contains("taints") && n["taints"].is_array()) {
-    for (const json& t : n["taints"]) {
-      std::optional<api::TaintEffect> effect = ParseEksEffect(StringMember(t, "effect"));
+  if (const json& taints = JsonAt(n, "taints"); taints.is_array()) {
+    for (const json& t : taints) {
+      std::optional<api::TaintEffect> effect = ParseEksEffect(JsonStr(t, "effect"));
       if (!effect) {
         return InvalidArgumentError("couldn't translate EKS DescribeNodegroup response taint " +
                                     t.dump() + " into Kubernetes format");
       }
       out.taints.push_back(
-          api::Taint{StringMember(t, "key"), StringMember(t, "value"), *effect, std::nullopt});
+          api::Taint{JsonStr(t, "key"), JsonStr(t, "value"), *effect, std::nullopt});
     }
   }
-  out.spot = StringMember(n, "capacityType") == "SPOT";
-  if (n.contains("diskSize") && n["diskSize"].is_number_integer()) {
-    out.disk_gb = n["diskSize"].get<int64_t>();
+  out.spot = JsonStr(n, "capacityType") == "SPOT";
+  if (const json& disk = JsonAt(n, "diskSize"); disk.is_number_integer()) {
+    out.disk_gb = disk.get<int64_t>();
   }
   nodegroups_[key] = out;
   return out;

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "api/codec/json_fields.h"
 #include "cloud/aws/live/aws_client.h"
 #include "cloud/aws/live/aws_xml.h"
 #include "common/private_file.h"
@@ -11,6 +12,7 @@
 namespace tidepool::cloud::aws::live {
 namespace {
 
+using api::codec::JsonStr;
 using client::http::HttpRequest;
 using client::http::HttpResponse;
 using client::http::HttpTransport;
@@ -154,16 +156,12 @@ class ImdsSource final : public RefreshingSource {
     if (role.empty()) return UnavailableError("EC2RoleRequestError: no EC2 instance role found");
     TIDEPOOL_ASSIGN_OR_RETURN(std::string body, ImdsGet(endpoint_, token, base + role, http_));
     const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-    auto member = [&](const char* key) {
-      auto it = j.is_object() ? j.find(key) : j.end();
-      return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-    };
-    if (member("Code") != "Success" || member("AccessKeyId").empty()) {
+    if (JsonStr(j, "Code") != "Success" || JsonStr(j, "AccessKeyId").empty()) {
       return UnavailableError("EC2RoleRequestError: failed to get " + role +
                               " EC2 instance role credentials");
     }
-    return AwsCredentials{member("AccessKeyId"), member("SecretAccessKey"), member("Token"),
-                          ExpirationOf(member("Expiration")), "imds"};
+    return AwsCredentials{JsonStr(j, "AccessKeyId"), JsonStr(j, "SecretAccessKey"),
+                          JsonStr(j, "Token"), ExpirationOf(JsonStr(j, "Expiration")), "imds"};
   }
 
   const std::string endpoint_;
