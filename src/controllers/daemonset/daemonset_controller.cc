@@ -179,19 +179,47 @@ void DaemonSetController::OnNode(const client::ObjectRef& old_obj, const client:
   StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
   if (!node.ok()) return;
   auto next = std::make_shared<const api::Node>(std::move(*node));
-  bool changed = true;
+  api::NodeConstSharedPtr before;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = node_facts_.find(next->meta.name);
-    if (old_obj != nullptr && it != node_facts_.end()) {
-      // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
-      const api::Node& before = *it->second;
-      changed = before.meta.labels != next->meta.labels || before.spec.taints != next->spec.taints ||
-                before.spec.unschedulable != next->spec.unschedulable;
-    }
-    node_facts_[next->meta.name] = next;
+    api::NodeConstSharedPtr& seen = node_facts_[next->meta.name];
+    if (old_obj != nullptr) before = seen;
+    seen = next;
   }
-  if (changed) QueueAll();
+  // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
+  if (before != nullptr && before->meta.labels == next->meta.labels &&
+      before->spec.taints == next->spec.taints &&
+      before->spec.unschedulable == next->spec.unschedulable) {
+    return;
+  }
+  QueueForNode(before.get(), *next);
+}
+
+void DaemonSetController::QueueForNode(const api::Node* before, const api::Node& now) {
+  const std::vector<client::ObjectRef> sets = daemonsets_->List();
+  if (shapes_.size() > sets.size()) shapes_.clear();  // forgets deleted DaemonSets
+  for (const client::ObjectRef& ds : sets) {
+    const DaemonPodShape& shape = ShapeFor(*ds);
+    const Placement p = ShouldRun(shape, now);
+    bool changed = p.should_run;  // addNode
+    if (before != nullptr) {      // updateNode
+      const Placement b = ShouldRun(shape, *before);
+      changed =
+          b.should_run != p.should_run || b.should_continue_running != p.should_continue_running;
+    }
+    if (changed) queue_->Add(client::Informer::KeyOf(*ds));
+  }
+}
+
+const DaemonPodShape& DaemonSetController::ShapeFor(const json& ds) {
+  const std::string key = client::Informer::KeyOf(ds);
+  const std::string rv = Str(Member(Meta(ds), "resourceVersion"));
+  auto it = shapes_.find(key);
+  if (it == shapes_.end() || it->second.first != rv) {
+    json tmpl = DaemonPodTemplate(ds, TemplateHash(ds), TemplateGeneration(ds));
+    it = shapes_.insert_or_assign(key, std::pair(rv, ShapeOf(tmpl))).first;
+  }
+  return it->second.second;
 }
 
 void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {

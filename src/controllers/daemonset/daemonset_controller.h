@@ -31,7 +31,10 @@
 //     computed from the template (daemon_pods.h TemplateHash).
 //
 // An actor: informers on daemonsets, pods and nodes; writes pods, daemonsets/NAME/status,
-// events. One worker (controllers/work_queue.h).
+// events. One worker (controllers/work_queue.h). What queues a DaemonSet: its own changes, its
+// pods' changes, and nodes as kcm's addNode/updateNode: a new node queues the DaemonSets that
+// should run on it; an update that changes labels, taints or unschedulable queues those whose
+// placement there (shouldRun, shouldContinueRunning) changed; a deleted node queues all.
 //
 // Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
 // thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
@@ -47,6 +50,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/node.h"
@@ -58,6 +62,7 @@
 #include "common/log.h"
 #include "common/speed.h"
 #include "common/timer_service.h"
+#include "controllers/daemonset/daemon_pods.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -122,6 +127,11 @@ class DaemonSetController {
   void OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void QueueFor(const DaemonPod& p);
   void QueueAll();
+  // kcm's addNode (`before` null) and updateNode: queues the DaemonSets that should run a pod
+  // on the node, or whose placement there changed.
+  void QueueForNode(const api::Node* before, const api::Node& now);
+  // The placement-relevant shape of `ds`'s pods, cached by resourceVersion (OnNode's only).
+  const DaemonPodShape& ShapeFor(const nlohmann::json& ds);
   std::optional<TimePoint> Sync(const std::string& key);
   std::vector<DaemonPod> Claim(const nlohmann::json& ds);
   // kcm's manage: which nodes need a pod, which pods go.
@@ -154,7 +164,10 @@ class DaemonSetController {
   std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
   std::map<std::string, api::NodeConstSharedPtr> node_facts_;  // name -> node
   std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
-  std::map<std::string, Backoff> backoff_;  // "<ds uid>/<node>" -> failed-pod backoff
+  std::map<std::string, Backoff> backoff_;
+  // ShapeFor's: DaemonSet key -> (resourceVersion, shape). Read and written by OnNode only.
+  std::map<std::string, std::pair<std::string, DaemonPodShape>>
+      shapes_;  // "<ds uid>/<node>" -> failed-pod backoff
 };
 
 }  // namespace tidepool::controllers::daemonset

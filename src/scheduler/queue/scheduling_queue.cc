@@ -128,14 +128,14 @@ void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node)
 void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
   const std::string key = pod->Key();
   if (change == Change::kDeleted) {
-    queue_.erase(key);
+    Dequeue(key);
     const bool was_assigned = snap_pods_.count(key) > 0;
     SnapshotRemovePod(key);
     if (was_assigned) MoveAllToActiveOrBackoff();  // AssignedPodDelete
     return;
   }
   if (!pod->spec.node_name.empty()) {
-    queue_.erase(key);
+    Dequeue(key);
     if (pod->Terminal()) {
       const bool was_assigned = snap_pods_.count(key) > 0;
       SnapshotRemovePod(key);
@@ -146,29 +146,70 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
     return;
   }
   if (!IsPending(*pod)) {
-    queue_.erase(key);
+    Dequeue(key);
     return;
   }
   auto [it, inserted] = queue_.try_emplace(key);
   it->second.pod = pod;
   if (inserted) {
     it->second.seq = next_seq_++;
+    it->second.priority = pod->Priority();  // immutable once admitted
     it->second.where = Where::kActive;
+    Index(key, it->second);
     RequestCycle(Now() + options_.first_attempt_delay);
   }
 }
 
 // ---- The queue ---------------------------------------------------------------------------------
 
-void SchedulingQueue::MoveAllToActiveOrBackoff() {
-  const TimePoint now = Now();
-  bool any = false;
-  for (auto& [key, q] : queue_) {
-    if (q.where != Where::kUnschedulable) continue;
-    q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
-    any = true;
+void SchedulingQueue::Index(const std::string& key, const Queued& q) {
+  switch (q.where) {
+    case Where::kActive:
+      active_.emplace(std::pair(-int64_t{q.priority}, q.seq), key);
+      break;
+    case Where::kBackoff:
+      backoff_.emplace(std::pair(q.backoff_until, q.seq), key);
+      break;
+    case Where::kUnschedulable:
+      unschedulable_.emplace(std::pair(q.unschedulable_since, q.seq), key);
+      break;
   }
-  if (any) ScheduleNextCycle();
+}
+
+void SchedulingQueue::Unindex(const Queued& q) {
+  switch (q.where) {
+    case Where::kActive:
+      active_.erase(std::pair(-int64_t{q.priority}, q.seq));
+      break;
+    case Where::kBackoff:
+      backoff_.erase(std::pair(q.backoff_until, q.seq));
+      break;
+    case Where::kUnschedulable:
+      unschedulable_.erase(std::pair(q.unschedulable_since, q.seq));
+      break;
+  }
+}
+
+void SchedulingQueue::Dequeue(const std::string& key) {
+  auto it = queue_.find(key);
+  if (it == queue_.end()) return;
+  Unindex(it->second);
+  queue_.erase(it);
+}
+
+void SchedulingQueue::ActivateOrBackoff(std::map<std::pair<TimePoint, uint64_t>, std::string>& from,
+                                        TimePoint now) {
+  const std::string key = std::move(from.extract(from.begin()).mapped());
+  Queued& q = queue_.find(key)->second;
+  q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
+  Index(key, q);
+}
+
+void SchedulingQueue::MoveAllToActiveOrBackoff() {
+  if (unschedulable_.empty()) return;
+  const TimePoint now = Now();
+  while (!unschedulable_.empty()) ActivateOrBackoff(unschedulable_, now);
+  ScheduleNextCycle();
 }
 
 void SchedulingQueue::RequestCycle(TimePoint at) {
@@ -190,18 +231,10 @@ void SchedulingQueue::ScheduleNextCycle() {
     if (!next.has_value() || t < *next) next = t;
   };
   const TimePoint now = Now();
-  for (const auto& [key, q] : queue_) {
-    switch (q.where) {
-      case Where::kActive:
-        consider(now);
-        break;
-      case Where::kBackoff:
-        consider(q.backoff_until);
-        break;
-      case Where::kUnschedulable:
-        consider(q.unschedulable_since + options_.max_unschedulable);
-        break;
-    }
+  if (!active_.empty()) consider(now);
+  if (!backoff_.empty()) consider(backoff_.begin()->first.first);
+  if (!unschedulable_.empty()) {
+    consider(unschedulable_.begin()->first.first + options_.max_unschedulable);
   }
   if (next.has_value()) RequestCycle(std::max(*next, now));
 }
@@ -209,25 +242,20 @@ void SchedulingQueue::ScheduleNextCycle() {
 void SchedulingQueue::RunCycle() {
   const TimePoint now = Now();
   in_cycle_ = true;
-  struct Item {
-    std::string key;
-    int32_t priority;
-    uint64_t seq;
-  };
-  std::vector<Item> order;
-  for (auto& [key, q] : queue_) {
-    if (q.where == Where::kBackoff && q.backoff_until <= now) q.where = Where::kActive;
-    if (q.where == Where::kUnschedulable &&
-        now - q.unschedulable_since >= options_.max_unschedulable) {
-      q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
-    }
-    if (q.where == Where::kActive) order.push_back(Item{key, q.pod->Priority(), q.seq});
+  // Backoffs that ended, and pods unschedulable for longer than max_unschedulable (flushed to
+  // active, or to backoff if theirs has not ended).
+  while (!backoff_.empty() && backoff_.begin()->first.first <= now) {
+    ActivateOrBackoff(backoff_, now);
   }
-  // PrioritySort: higher priority first, then arrival.
-  std::sort(order.begin(), order.end(), [](const Item& a, const Item& b) {
-    return a.priority != b.priority ? a.priority > b.priority : a.seq < b.seq;
-  });
-  for (const Item& item : order) TryOne(item.key, now);
+  while (!unschedulable_.empty() &&
+         now - unschedulable_.begin()->first.first >= options_.max_unschedulable) {
+    ActivateOrBackoff(unschedulable_, now);
+  }
+  // PrioritySort: higher priority first, then arrival (active_'s order).
+  std::vector<std::string> order;
+  order.reserve(active_.size());
+  for (const auto& [rank, key] : active_) order.push_back(key);
+  for (const std::string& key : order) TryOne(key, now);
   in_cycle_ = false;
   ScheduleNextCycle();
 }
@@ -245,6 +273,7 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
     // Assumed in the snapshot by ScheduleOne; the binding makes it so in the cluster.
     snap_pods_[key] = r.node;
     node_pods_[r.node].insert(key);
+    Unindex(qit->second);
     queue_.erase(qit);
     if (Status s = actions_.Bind(*pod, r.node, r.reservation); !s.ok()) {
       SnapshotRemovePod(key);
@@ -255,10 +284,12 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
     return;
   }
   Queued& q = qit->second;
+  Unindex(q);
   ++q.attempts;
   q.backoff_until = now + BackoffFor(q.attempts);
   q.unschedulable_since = now;
   q.where = Where::kUnschedulable;
+  Index(key, q);
   actions_.Event(ref, "Warning", "FailedScheduling", r.message);
   std::optional<std::string> nominated;
   if (!r.nominated_node.empty()) {

@@ -126,6 +126,7 @@ class SchedulingQueue {
   struct Queued {
     api::PodConstSharedPtr pod;  // the latest state seen
     uint64_t seq = 0;            // arrival order
+    int32_t priority = 0;        // spec.priority
     int attempts = 0;
     Where where = Where::kActive;
     TimePoint backoff_until;
@@ -136,6 +137,14 @@ class SchedulingQueue {
   Duration BackoffFor(int attempts) const;
   void SnapshotAddPod(const api::PodConstSharedPtr& pod);
   void SnapshotRemovePod(const std::string& key);
+  // Each queued pod is in one of the indexes below, by its `where`; these keep them so.
+  void Index(const std::string& key, const Queued& q);
+  void Unindex(const Queued& q);
+  void Dequeue(const std::string& key);
+  // Moves the first pod of `from` (backoff_ or unschedulable_) to active_, or to backoff_ if
+  // its backoff has not ended at `now`.
+  void ActivateOrBackoff(std::map<std::pair<TimePoint, uint64_t>, std::string>& from,
+                         TimePoint now);
   // A cluster change that may make unschedulable pods schedulable.
   void MoveAllToActiveOrBackoff();
   void RequestCycle(TimePoint at);
@@ -158,6 +167,11 @@ class SchedulingQueue {
       waiting_for_node_;
   std::map<std::string, std::string, std::less<>> waiting_pods_;  // pod key -> node
   std::map<std::string, Queued, std::less<>> queue_;
+  // The queued pods by where they wait, so that no event scans the whole queue: active
+  // in PrioritySort order (-priority, arrival), backoff by its end, unschedulable by since.
+  std::map<std::pair<int64_t, uint64_t>, std::string> active_;
+  std::map<std::pair<TimePoint, uint64_t>, std::string> backoff_;
+  std::map<std::pair<TimePoint, uint64_t>, std::string> unschedulable_;
   uint64_t next_seq_ = 1;
   uint64_t attempts_ = 0;
   std::optional<TimePoint> cycle_at_;

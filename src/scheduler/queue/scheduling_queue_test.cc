@@ -138,6 +138,34 @@ TEST_F(SchedulingQueueTest, AnUnschedulablePodIsRetriedAfterANodeArrivesAndItsBa
   EXPECT_EQ(actions_.log.front(), "bind p n1");
 }
 
+// Where each pod waits decides when it is tried again: an unschedulable pod after
+// podMaxInUnschedulablePodsDuration (5 minutes) with no event, a pod in backoff when its backoff
+// ends; a pod deleted, or bound by someone else, while it waits is never tried again.
+TEST_F(SchedulingQueueTest, EachWaitingPodIsTriedWhenItsWaitEndsAndOnlyWhileItIsPending) {
+  queue_->OnPod(Change::kAdded, Pending("a", "1"));
+  queue_->OnPod(Change::kAdded, Pending("b", "1"));
+  queue_->OnPod(Change::kAdded, Pending("c", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 3u);
+  timers_.RunFor(seconds(299));
+  EXPECT_EQ(queue_->attempts(), 3u);  // unschedulable, no event: waits
+  // An event moves them to backoff (attempt 1: 1 s, already over) -> tried at once; b is gone
+  // and c is bound elsewhere before the cycle runs.
+  queue_->OnPod(Change::kDeleted, Pending("b", "1"));
+  api::Pod bound = *Pending("c", "1");
+  bound.spec.node_name = "elsewhere";
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
+  queue_->OnNode(Change::kAdded, MakeNode("cpu-only").Capacity({{"cpu", "4"}}).Ready().Ptr());
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 4u);  // a only
+  EXPECT_EQ(queue_->NumPending(), 1u);
+  // a's second failure: unschedulable again; after 5 more minutes it is flushed and retried.
+  timers_.RunFor(seconds(299));
+  EXPECT_EQ(queue_->attempts(), 4u);
+  timers_.RunFor(seconds(1));
+  EXPECT_EQ(queue_->attempts(), 5u);
+}
+
 // kube-scheduler's nodeSchedulingPropertiesChange: a node update moves unschedulable pods only
 // when something scheduling reads changed; a heartbeat or a cordon moves none.
 TEST_F(SchedulingQueueTest, ANodeUpdateRetriesPodsOnlyWhenSchedulingCouldChange) {
