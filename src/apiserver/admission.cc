@@ -17,6 +17,7 @@
 #include "apiserver/validation/rbac.h"
 #include "apiserver/validation/scheduling.h"
 #include "apiserver/validation/storage.h"
+#include "common/base64.h"
 
 namespace tidepool::apiserver {
 
@@ -279,6 +280,21 @@ validation::NameRule NameRuleFor(const Resource& r) {
   return validation::NameRule::kDns1123Subdomain;
 }
 
+// Convert_v1_Secret_To_core_Secret: stringData is write-only - each of its keys overwrites data's
+// (base64-encoded) and the field is never stored.
+void MergeStringData(json& secret) {
+  auto it = secret.find("stringData");
+  if (it == secret.end()) return;
+  if (it->is_object() && !it->empty()) {
+    json& data = secret["data"];
+    if (!data.is_object()) data = json::object();
+    for (const auto& [key, value] : it->items()) {
+      if (value.is_string()) data[key] = Base64Encode(value.get_ref<const std::string&>());
+    }
+  }
+  secret.erase("stringData");
+}
+
 }  // namespace
 
 void ApplyDefaults(const Resource& r, json& object) {
@@ -305,6 +321,7 @@ void ApplyDefaults(const Resource& r, json& object) {
       meta["labels"]["kubernetes.io/metadata.name"] = meta["name"];
     }
   } else if (r.group.empty() && r.resource == "secrets") {
+    MergeStringData(object);
     // SetDefaults_Secret: an empty type is Opaque.
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group.empty() && r.resource == "persistentvolumes") {

@@ -125,7 +125,8 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
     }
     if (auto list =
             ApiResourceList(group.empty() ? version : group + "/" + version, crds_->Served())) {
-      SendJson(w, 200, *list);
+      w.Send(200, handlers::kJson,
+             list->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     } else {
       SendError(w, NotFoundPath(path));
     }

@@ -1030,6 +1030,62 @@ TEST_F(ApiServerTest, AProtobufBodyFromKubectlIsStoredWithTheDefaults) {
   EXPECT_EQ(s.Json()["type"], "Opaque");
 }
 
+// A Secret's stringData is write-only (Convert_v1_Secret_To_core_Secret): each key overwrites
+// data's, base64-encoded, on create and on update, and the field is never stored.
+TEST_F(ApiServerTest, ASecretsStringDataIsMergedIntoDataAndNotStored) {
+  auto c = Do("POST", "/api/v1/namespaces/default/secrets",
+              R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},
+                  "data":{"k1":"djE=","k2":""},"stringData":{"k2":"v2"}})");
+  ASSERT_EQ(c.code, 201) << c.body;
+  EXPECT_EQ(c.Json()["data"], json::parse(R"({"k1":"djE=","k2":"djI="})"));
+  EXPECT_FALSE(c.Json().contains("stringData"));
+  auto p = Do("PATCH", "/api/v1/namespaces/default/secrets/s", R"({"stringData":{"k3":"v3"}})",
+              {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(p.code, 200) << p.body;
+  EXPECT_EQ(p.Json()["data"], json::parse(R"({"k1":"djE=","k2":"djI=","k3":"djM="})"));
+  EXPECT_FALSE(Do("GET", "/api/v1/namespaces/default/secrets/s").Json().contains("stringData"));
+}
+
+// /api/v1 and /apis/G/V as kube-apiserver writes them: the members in metav1.APIResource's
+// order (clients grep the raw text), and each resource's storageVersionHash - base64 of the
+// first 8 bytes of SHA-256("group/version/kind") of its storage version (values a 1.32 cluster
+// publishes; autoscaling/v1 HPAs are stored as v2, events.k8s.io Events as core's).
+TEST_F(ApiServerTest, DiscoveryListsResourcesInGoFieldOrderWithStorageVersionHashes) {
+  const std::string core = Do("GET", "/api/v1").body;
+  EXPECT_EQ(core.rfind(R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":"v1",)", 0),
+            0u)
+      << core.substr(0, 100);
+  EXPECT_NE(core.find(R"({"name":"configmaps","singularName":"configmap","namespaced":true,)"
+                      R"("kind":"ConfigMap","verbs":["create","delete","deletecollection","get",)"
+                      R"("list","patch","update","watch"],"shortNames":["cm"],)"
+                      R"("storageVersionHash":"qFsyl6wFWjQ="})"),
+            std::string::npos);
+  EXPECT_NE(core.find(R"({"name":"pods/eviction","singularName":"","namespaced":true,)"
+                      R"("group":"policy","version":"v1","kind":"Eviction","verbs":["create"]})"),
+            std::string::npos);
+  struct Case {
+    std::string path, resource, hash;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"/api/v1", "pods", "xPOwRZ+Yhw8="},
+                         {"/apis/apps/v1", "deployments", "8aSe+NMegvE="},
+                         {"/api/v1", "events", "r2yiGXH7wu8="},
+                         {"/apis/events.k8s.io/v1", "events", "r2yiGXH7wu8="},
+                         {"/apis/autoscaling/v1", "horizontalpodautoscalers", "qwQve8ut294="}}) {
+    std::string hash;
+    const json list = Do("GET", c.path).Json();
+    for (const json& r : list["resources"]) {
+      if (r["name"] == c.resource) hash = r.value("storageVersionHash", "");
+    }
+    EXPECT_EQ(hash, c.hash) << c.path << " " << c.resource;
+  }
+  // `grep -o '"name":"pods"[^}]*}'` finds the pods' categories.
+  EXPECT_NE(core.find(R"("name":"pods","singularName":"pod","namespaced":true,"kind":"Pod",)"),
+            std::string::npos);
+  EXPECT_NE(core.find(R"("shortNames":["po"],"categories":["all"],"storageVersionHash":)"),
+            std::string::npos);
+}
+
 }  // namespace tidepool::apiserver
 
 namespace tidepool::apiserver {

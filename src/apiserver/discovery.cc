@@ -1,5 +1,7 @@
 #include "apiserver/discovery.h"
 
+#include <openssl/sha.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -7,6 +9,7 @@
 #include "apiserver/crd/registry.h"
 #include "apiserver/resources.h"
 #include "apiserver/schema/openapi.h"
+#include "common/base64.h"
 #include "common/fnv.h"
 
 namespace tidepool::apiserver {
@@ -55,6 +58,19 @@ std::string Hash(std::string_view s) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(h));
   return std::string(buf) + std::string(buf);
+}
+
+// discovery.StorageVersionHash: the first 8 bytes of the SHA-256 of the storage version's
+// "group/version/kind", base64. Core and events.k8s.io Events share core's storage (cohabiting
+// resources), so both say "/v1/Event".
+std::string StorageVersionHash(const Resource& r) {
+  const Resource& stored = StorageOf(r);
+  const std::string gvk = r.group == "events.k8s.io" && r.resource == "events"
+                              ? std::string("/v1/Event")
+                              : stored.group + "/" + stored.version + "/" + stored.kind;
+  unsigned char digest[SHA256_DIGEST_LENGTH];
+  SHA256(reinterpret_cast<const unsigned char*>(gvk.data()), gvk.size(), digest);
+  return Base64Encode(std::string_view(reinterpret_cast<const char*>(digest), 8));
 }
 
 // A custom resource's component schema, and the ObjectMeta its metadata refers to (with what
@@ -160,39 +176,43 @@ std::optional<json> LegacyApiGroup(std::string_view group, const List& custom) {
   return std::nullopt;
 }
 
-std::optional<json> ApiResourceList(std::string_view group_version, const List& custom) {
-  json resources = json::array();
+std::optional<nlohmann::ordered_json> ApiResourceList(std::string_view group_version,
+                                                      const List& custom) {
+  using ordered = nlohmann::ordered_json;
+  // Members in metav1.APIResource's field order, as kube-apiserver's encoder writes them
+  // (clients and kubectl's test suite read the raw text).
+  ordered resources = ordered::array();
   bool found = false;
   for (const Resource* rp : All(custom)) {
     const Resource& r = *rp;
     if (r.GroupVersion() != group_version) continue;
     found = true;
-    json j = {{"name", r.resource},
-              {"singularName", r.singular},
-              {"namespaced", r.namespaced},
-              {"kind", r.kind},
-              {"verbs", r.verbs}};
+    ordered j = {{"name", r.resource},
+                 {"singularName", r.singular},
+                 {"namespaced", r.namespaced},
+                 {"kind", r.kind},
+                 {"verbs", r.verbs}};
     if (!r.short_names.empty()) j["shortNames"] = r.short_names;
     if (!r.categories.empty()) j["categories"] = r.categories;
-    resources.push_back(j);
+    j["storageVersionHash"] = StorageVersionHash(r);
+    resources.push_back(std::move(j));
     for (const Subresource& s : r.subresources) {
-      json sj = {{"name", r.resource + "/" + s.name},
-                 {"singularName", ""},
-                 {"namespaced", r.namespaced},
-                 {"kind", s.kind},
-                 {"verbs", s.verbs}};
+      ordered sj = {
+          {"name", r.resource + "/" + s.name}, {"singularName", ""}, {"namespaced", r.namespaced}};
       if (s.group != r.group || s.version != r.version) {
         sj["group"] = s.group;
         sj["version"] = s.version;
       }
-      resources.push_back(sj);
+      sj["kind"] = s.kind;
+      sj["verbs"] = s.verbs;
+      resources.push_back(std::move(sj));
     }
   }
   if (!found) return std::nullopt;
-  return json{{"kind", "APIResourceList"},
-              {"apiVersion", "v1"},
-              {"groupVersion", std::string(group_version)},
-              {"resources", resources}};
+  return ordered{{"kind", "APIResourceList"},
+                 {"apiVersion", "v1"},
+                 {"groupVersion", std::string(group_version)},
+                 {"resources", std::move(resources)}};
 }
 
 namespace {

@@ -42,8 +42,8 @@ nlohmann::json LegacyApiGroupList(const CustomResourceList& custom);
 std::optional<nlohmann::json> LegacyApiGroup(std::string_view group,
                                              const CustomResourceList& custom);
 // `group_version`: "v1" or "apps/v1". nullopt when not served.
-std::optional<nlohmann::json> ApiResourceList(std::string_view group_version,
-                                              const CustomResourceList& custom);
+std::optional<nlohmann::ordered_json> ApiResourceList(std::string_view group_version,
+                                                      const CustomResourceList& custom);
 
 nlohmann::json OpenApiV3Root(const CustomResourceList& custom);
 // `path`: "api/v1" or "apis/apps/v1". nullopt when not served.

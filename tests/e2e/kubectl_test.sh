@@ -212,5 +212,18 @@ for kind in node service configmap job cronjob daemonset statefulset pdb priorit
   expect_in "$out" "DESCRIPTION:"
 done
 pass "kubectl explain for the built-in kinds"
+# Discovery's raw text as kube-apiserver writes it (kubectl's test-cmd discovery.sh greps it).
+out=$(k get --raw=/api/v1)
+expect_in "$out" '{"name":"configmaps","singularName":"configmap","namespaced":true,"kind":"ConfigMap","verbs":["create","delete","deletecollection","get","list","patch","update","watch"],"shortNames":["cm"],"storageVersionHash":"qFsyl6wFWjQ="}'
+expect_in "$(grep -o '"name":"pods"[^}]*}' <<<"$out")" '"categories":["all"]'
+pass "discovery: APIResource members in kube's order, storageVersionHash"
+# A Secret's stringData overwrites data's keys and is not stored.
+k create -f - >/dev/null <<'EOF_SECRET'
+{"kind":"Secret","apiVersion":"v1","metadata":{"name":"secret-string-data"},
+ "data":{"k1":"djE=","k2":""},"stringData":{"k2":"v2"}}
+EOF_SECRET
+expect_in "$(k get secret secret-string-data -o go-template='{{.data}}')" 'map[k1:djE= k2:djI=]'
+expect_in "$(k get secret secret-string-data -o go-template='{{.stringData}}')" '<no value>'
+pass "a Secret's stringData merged into data"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"
