@@ -7,6 +7,7 @@
 #include <iterator>
 #include <map>
 #include <optional>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -1028,6 +1029,52 @@ TEST_F(ApiServerTest, AProtobufBodyFromKubectlIsStoredWithTheDefaults) {
               R"({"apiVersion":"v1","kind":"Secret","metadata":{"name":"s"},"data":{"k":"dg=="}})");
   ASSERT_EQ(s.code, 201) << s.body;
   EXPECT_EQ(s.Json()["type"], "Opaque");
+}
+
+// NamespaceLifecycle's immortal namespaces: default, kube-system and kube-public are never
+// deleted (403, kube's text); any other namespace is.
+TEST_F(ApiServerTest, TheImmortalNamespacesAreNeverDeleted) {
+  for (const std::string ns : {"default", "kube-system", "kube-public", "kube-node-lease", "x"}) {
+    Do("POST", "/api/v1/namespaces",
+       R"({"apiVersion":"v1","kind":"Namespace","metadata":{"name":")" + ns + R"("}})");
+    auto d = Do("DELETE", "/api/v1/namespaces/" + ns);
+    const bool immortal = ns == "default" || ns == "kube-system" || ns == "kube-public";
+    EXPECT_EQ(d.code, immortal ? 403 : 200) << ns << " " << d.body;
+    if (immortal) {
+      EXPECT_EQ(d.Json()["message"],
+                "namespaces \"" + ns + "\" is forbidden: this namespace may not be deleted");
+      EXPECT_EQ(d.Json()["reason"], "Forbidden");
+      EXPECT_EQ(Do("GET", "/api/v1/namespaces/" + ns).Json()["status"]["phase"], "Active");
+    }
+  }
+}
+
+// kube's GuaranteedUpdate checks a write's resourceVersion before the strategy validates it: a
+// stale one is a 409 even when the change is also invalid (an immutable selector), and "0" is an
+// unconditional update.
+TEST_F(ApiServerTest, AStaleResourceVersionIsAConflictBeforeValidation) {
+  const std::string dep = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"web"},
+      "spec":{"selector":{"matchLabels":{"app":"SEL"}},
+      "template":{"metadata":{"labels":{"app":"SEL"}},
+                  "spec":{"containers":[{"name":"c","image":"nginx"}]}}}})";
+  auto with = [&](const std::string& sel, const std::string& rv) {
+    json d = json::parse(std::regex_replace(dep, std::regex("SEL"), sel));
+    if (!rv.empty()) d["metadata"]["resourceVersion"] = rv;
+    return d.dump();
+  };
+  ASSERT_EQ(Do("POST", "/apis/apps/v1/namespaces/default/deployments", with("web", "")).code, 201);
+  const std::string path = "/apis/apps/v1/namespaces/default/deployments/web";
+  auto stale = Do("PUT", path, with("web2", "99"));
+  EXPECT_EQ(stale.code, 409) << stale.body;
+  EXPECT_EQ(stale.Json()["reason"], "Conflict");
+  auto patched = Do("PATCH", path, R"({"metadata":{"resourceVersion":"99"},
+      "spec":{"selector":{"matchLabels":{"app":"web2"}}}})",
+                    {{"content-type", "application/merge-patch+json"}});
+  EXPECT_EQ(patched.code, 409) << patched.body;
+  auto invalid = Do("PUT", path, with("web2", ""));
+  EXPECT_EQ(invalid.code, 422) << invalid.body;
+  auto zero = Do("PUT", path, with("web", "0"));
+  EXPECT_EQ(zero.code, 200) << zero.body;
 }
 
 // A Secret's stringData is write-only (Convert_v1_Secret_To_core_Secret): each key overwrites

@@ -405,6 +405,22 @@ std::string ObjectStore::Key(const Resource& r, std::string_view ns, std::string
   return k;
 }
 
+Status ObjectStore::CheckResourceVersion(const Resource& r, std::string_view name, const json& meta,
+                                         int64_t current) {
+  const json* want = meta.is_object() ? Member(meta, "resourceVersion") : nullptr;
+  if (want == nullptr) return Status::Ok();
+  // "" and "0" parse to 0 (Versioner.ObjectResourceVersion): an unconditional update.
+  const auto unconditional = [](const std::string& rv) { return rv.empty() || rv == "0"; };
+  if (!want->is_string() || (!unconditional(want->get_ref<const std::string&>()) &&
+                             want->get_ref<const std::string&>() != std::to_string(current))) {
+    return Status(StatusCode::kAborted,
+                  "Operation cannot be fulfilled on " + Qualified(r, name) +
+                      ": the object has been modified; please apply your changes to the "
+                      "latest version and try again");
+  }
+  return Status::Ok();
+}
+
 std::string ObjectStore::Qualified(const Resource& r, std::string_view name) {
   std::string s = r.resource;
   if (!r.group.empty()) s += "." + r.group;
@@ -876,17 +892,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, st
       const json& cur = current->view;
       const json* cur_meta_p = Member(cur, "metadata");
       const json& cur_meta = cur_meta_p != nullptr ? *cur_meta_p : kEmpty;
-      if (meta.contains("resourceVersion")) {
-        const json& want = meta["resourceVersion"];
-        if (!want.is_string() ||
-            (!want.get<std::string>().empty() &&
-             want.get<std::string>() != std::to_string(current->resource_version))) {
-          return Status(StatusCode::kAborted,
-                        "Operation cannot be fulfilled on " + Qualified(r, name) +
-                            ": the object has been modified; please apply your changes to the "
-                            "latest version and try again");
-        }
-      }
+      TIDEPOOL_RETURN_IF_ERROR(CheckResourceVersion(r, name, meta, current->resource_version));
       // Server-owned metadata survives every update.
       for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp",
                             "deletionGracePeriodSeconds"}) {

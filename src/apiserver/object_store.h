@@ -301,6 +301,12 @@ class ObjectStore {
   static std::string Key(const Resource& r, std::string_view ns, std::string_view name);
   // `pods "x"` / `deployments.apps "x"`, the prefix of kube's NotFound/AlreadyExists texts.
   static std::string Qualified(const Resource& r, std::string_view name);
+  // The optimistic-concurrency precondition of an update: OK unless `meta` (the new object's
+  // metadata) names a resourceVersion other than `current`'s ("" and "0" name none: an
+  // unconditional update, as kube's) - then kube's Conflict
+  // (kAborted, "Operation cannot be fulfilled on ...: the object has been modified; ...").
+  static Status CheckResourceVersion(const Resource& r, std::string_view name,
+                                     const nlohmann::json& meta, int64_t current);
 
  private:
   struct Shard;  // one per resource

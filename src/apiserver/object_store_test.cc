@@ -134,7 +134,7 @@ TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
       return next;
     };
   };
-  auto stale = store_.Update(Pods(), "default", "a", set_label("0"), opts_);
+  auto stale = store_.Update(Pods(), "default", "a", set_label("7"), opts_);
   EXPECT_EQ(stale.status().code(), StatusCode::kAborted);
   EXPECT_EQ(stale.status().message(),
             "Operation cannot be fulfilled on pods \"a\": the object has been modified; please "
@@ -146,6 +146,10 @@ TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
   auto same = store_.Update(Pods(), "default", "a", set_label(""), opts_);
   ASSERT_TRUE(same.ok());
   EXPECT_FALSE(same->changed);
+  // "0", like "", is an unconditional update (kube's Versioner parses both to 0).
+  auto zero = store_.Update(Pods(), "default", "a", set_label("0"), opts_);
+  ASSERT_TRUE(zero.ok()) << zero.status().ToString();
+  EXPECT_FALSE(zero->changed);
   EXPECT_EQ(store_.resource_version(), 2);
   // Server-owned fields survive an update that drops them.
   auto drop = store_.Update(Pods(), "default", "a",

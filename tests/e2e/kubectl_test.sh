@@ -225,5 +225,25 @@ EOF_SECRET
 expect_in "$(k get secret secret-string-data -o go-template='{{.data}}')" 'map[k1:djE= k2:djI=]'
 expect_in "$(k get secret secret-string-data -o go-template='{{.stringData}}')" '<no value>'
 pass "a Secret's stringData merged into data"
+# A stale resourceVersion is a Conflict before validation (test-cmd apps.sh); "0" is none.
+k create deployment rv-web --image=nginx >/dev/null
+k get deployment rv-web -o json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d["metadata"]["resourceVersion"] = "99"
+d["spec"]["selector"]["matchLabels"]["app"] = "rv-web2"
+d["spec"]["template"]["metadata"]["labels"]["app"] = "rv-web2"
+print(json.dumps(d))' >"$WORK/rv-web-stale.json"
+out=$(k replace -f "$WORK/rv-web-stale.json" 2>&1) && fail "a stale resourceVersion is refused" "$out"
+expect_in "$out" 'Error from server (Conflict): error when replacing "'"$WORK"'/rv-web-stale.json": Operation cannot be fulfilled on deployments.apps "rv-web": the object has been modified; please apply your changes to the latest version and try again'
+k get deployment rv-web -o json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+d["metadata"]["resourceVersion"] = "0"
+d["metadata"].setdefault("annotations", {})["unconditional"] = "yes"
+print(json.dumps(d))' | k replace -f - >/dev/null || fail "resourceVersion 0 is an unconditional update"
+expect_in "$(k get deployment rv-web -o jsonpath='{.metadata.annotations.unconditional}')" yes
+k delete deployment rv-web >/dev/null
+pass "a stale resourceVersion is a Conflict before validation; \"0\" is unconditional"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"

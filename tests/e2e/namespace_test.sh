@@ -37,3 +37,11 @@ k get ns batch >/dev/null 2>&1 && fail "gone when kubectl returns" "$(k get ns b
 got=$(k get --raw /api/v1 | python3 -c 'import json,sys; print([r["verbs"] for r in json.load(sys.stdin)["resources"] if r["name"]=="namespaces/finalize"])')
 [ "$got" = "[['update']]" ] || fail "namespaces/finalize in discovery" "$got"
 pass "kubectl delete namespace returns once it is gone; namespaces/finalize is served"
+
+# NamespaceLifecycle's immortal namespaces (kubectl's test-cmd: `! kubectl delete namespace --all`).
+for ns in default kube-system kube-public; do
+  out=$(k delete namespace "$ns" 2>&1) && fail "$ns may not be deleted" "$out"
+  expect_in "$out" "Error from server (Forbidden): namespaces \"$ns\" is forbidden: this namespace may not be deleted"
+  expect_match "$(k get ns "$ns")" "^$ns +Active"
+done
+pass "default, kube-system and kube-public may not be deleted"

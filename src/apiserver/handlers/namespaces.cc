@@ -28,6 +28,13 @@ std::optional<api::FieldError> InvalidFinalizer(const json& f, size_t i) {
 }  // namespace
 
 void DeleteNamespace(Context& c, const DeleteOptions& opts) {
+  // NamespaceLifecycle admission's immortal namespaces.
+  if (c.r.name == "default" || c.r.name == "kube-system" || c.r.name == "kube-public") {
+    return SendError(c.w, {403, "Forbidden",
+                           ObjectStore::Qualified(c.res, c.r.name) +
+                               " is forbidden: this namespace may not be deleted",
+                           Details(&c.res, c.r.name)});
+  }
   const ObjectStore::WriteOptions wopts{c.wopts.origin, opts.dry_run};
   const std::string now = FormatRfc3339(c.clock.Now());
   auto result = c.store.Update(

@@ -309,6 +309,14 @@ StatusOr<json> Mutate(const Context& c, Write& u, const StoredObject* cur) {
                         : u.apply ? Applied(c, u, cur_value)
                                   : Patched(c, u, cur_value);
   if (!next.ok()) return next.status();
+  // kube's GuaranteedUpdate checks the precondition before the strategy validates: a stale
+  // resourceVersion is a Conflict even when the object is also invalid.
+  if (cur != nullptr && next->is_object()) {
+    if (const json* meta = Member(*next, "metadata"); meta != nullptr) {
+      TIDEPOOL_RETURN_IF_ERROR(
+          ObjectStore::CheckResourceVersion(c.res, c.r.name, *meta, cur->resource_version));
+    }
+  }
   return Admit(c, u, cur, cur_value, std::move(next).value(), &stored);
 }
 
