@@ -1,5 +1,7 @@
 #include "apiserver/api_server.h"
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "apiserver/crd/registry.h"
@@ -17,6 +19,39 @@ using http::ResponseWriter;
 using nlohmann::json;
 
 namespace {
+
+// A ResponseWriter that adds `extra` headers to every complete response, whatever the handler
+// answers (a warning about the whole request, such as a deprecated version's).
+class ExtraHeadersWriter final : public ResponseWriter {
+ public:
+  ExtraHeadersWriter(ResponseWriter& w, handlers::HeaderList extra)
+      : w_(w), extra_(std::move(extra)) {}
+  void Send(int status, std::string_view content_type, std::string body,
+            const handlers::HeaderList& headers) override {
+    w_.Send(status, content_type, std::move(body), With(headers));
+  }
+  void SendView(int status, std::string_view content_type, std::string_view body,
+                const handlers::HeaderList& headers) override {
+    w_.SendView(status, content_type, body, With(headers));
+  }
+  bool StartStream(int status, std::string_view content_type) override {
+    return w_.StartStream(status, content_type);
+  }
+  bool WriteChunk(std::string_view data) override { return w_.WriteChunk(data); }
+  void EndStream() override { w_.EndStream(); }
+  bool Closed() override { return w_.Closed(); }
+
+ private:
+  handlers::HeaderList With(const handlers::HeaderList& headers) const {
+    handlers::HeaderList all = headers;
+    for (const auto& h : extra_) {
+      if (std::find(all.begin(), all.end(), h) == all.end()) all.push_back(h);
+    }
+    return all;
+  }
+  ResponseWriter& w_;
+  const handlers::HeaderList extra_;
+};
 
 ApiError NotFoundPath(std::string_view path) {
   (void)path;
@@ -156,6 +191,12 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
   if (!r.resource->namespaced && !r.ns.empty()) {
     SendError(w, NotFoundPath(path));
     return;
+  }
+  // apiextensions: every request to a deprecated version of a custom resource is warned.
+  if (r.resource->custom != nullptr && r.resource->custom->deprecation_warning.has_value()) {
+    ExtraHeadersWriter warned(
+        w, {{"Warning", handlers::WarningHeader(*r.resource->custom->deprecation_warning)}});
+    return HandleResource(r, warned);
   }
   HandleResource(r, w);
 }

@@ -281,3 +281,23 @@ k wait --for condition=established --timeout=20s crd/provisioningrequests.autosc
 out=$(k get provreq 2>&1)
 expect_in "$out" "No resources found in default namespace."
 pass "deleting the CRD deletes its resources and stops serving them"
+
+# A deprecated version: kubectl prints apiextensions' warning on every request to it.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: deprecateds.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: deprecateds, kind: DeprecatedKind}
+  versions:
+  - {name: v1, served: true, storage: true, schema: {openAPIV3Schema: {type: object}}}
+  - {name: v1beta1, served: true, storage: false, deprecated: true, schema: {openAPIV3Schema: {type: object}}}
+YAML
+k wait --for condition=established --timeout=20s crd/deprecateds.example.com >/dev/null
+out=$(k get deprecateds.v1beta1.example.com 2>&1)
+expect_in "$out" "Warning: example.com/v1beta1 DeprecatedKind is deprecated"
+out=$(k get deprecateds.v1.example.com 2>&1)
+expect_not_in "$out" "is deprecated"
+pass "a deprecated custom resource version warns"

@@ -279,6 +279,12 @@ StatusOr<std::vector<Resource>> ResourcesOf(const json& definition) {
       sv->schema = std::make_shared<Schema>(std::move(parsed).value());
     }
     sv->printer = PrinterOf(v);
+    if (const json* d = Member(v, "deprecated"); d != nullptr && d->is_boolean() && d->get<bool>()) {
+      const json* text = Member(v, "deprecationWarning");
+      sv->deprecation_warning = text != nullptr && text->is_string()
+                                    ? text->get<std::string>()
+                                    : group + "/" + r.version + " " + kind + " is deprecated";
+    }
     if (const json* subs = Member(v, "subresources"); subs != nullptr) {
       if (const json* scale = Member(*subs, "scale"); scale != nullptr && scale->is_object()) {
         sv->scale =

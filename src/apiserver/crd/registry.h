@@ -58,6 +58,9 @@ struct ServedVersion {
   std::optional<Scale> scale;
   // The OpenAPI v3 component schema of the kind (for `kubectl explain`).
   nlohmann::json openapi;
+  // A version marked `deprecated: true`: the warning every request to it gets - its
+  // deprecationWarning, or apiextensions' "<group>/<version> <Kind> is deprecated".
+  std::optional<std::string> deprecation_warning;
 };
 
 // The DELETE of a definition: marks it deleted (deletionTimestamp, the cleanup finalizer, the

@@ -95,6 +95,40 @@ TEST_F(CustomResourceTest, DiscoveryListsTheResource) {
   EXPECT_EQ(group.Json()["preferredVersion"]["version"], "v1");
 }
 
+// A version marked deprecated: every request to it gets apiextensions' warning (its
+// deprecationWarning, else "<group>/<version> <Kind> is deprecated"); other versions none.
+TEST_F(CustomResourceTest, ADeprecatedVersionWarnsOnEveryRequest) {
+  auto w = Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", R"({
+    "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+    "metadata": {"name": "deprecateds.example.com"},
+    "spec": {"group": "example.com", "scope": "Namespaced",
+      "names": {"plural": "deprecateds", "kind": "DeprecatedKind"},
+      "versions": [
+        {"name": "v1", "served": true, "storage": true,
+         "schema": {"openAPIV3Schema": {"type": "object"}}},
+        {"name": "v1beta1", "served": true, "storage": false, "deprecated": true,
+         "schema": {"openAPIV3Schema": {"type": "object"}}},
+        {"name": "v1alpha1", "served": true, "storage": false, "deprecated": true,
+         "deprecationWarning": "use v1, \"alpha\" goes away",
+         "schema": {"openAPIV3Schema": {"type": "object"}}}]}})");
+  ASSERT_EQ(w.code, 201) << w.body;
+  struct Case {
+    std::string version, warning;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"v1", ""},
+           {"v1beta1", R"(299 - "example.com/v1beta1 DeprecatedKind is deprecated")"},
+           {"v1alpha1", R"(299 - "use v1, \"alpha\" goes away")"}}) {
+    auto list = Do("GET", "/apis/example.com/" + c.version + "/namespaces/default/deprecateds");
+    EXPECT_EQ(list.code, 200) << list.body;
+    std::string warning;
+    for (const auto& [name, value] : list.headers) {
+      if (name == "Warning") warning = value;
+    }
+    EXPECT_EQ(warning, c.warning) << c.version;
+  }
+}
+
 TEST_F(CustomResourceTest, CreateDefaultsPrunesAndCountsGenerations) {
   json ct = CronTab("a", {{"cronSpec", "* * * * */5"}, {"image", "img"}, {"extra", 1}});
   auto w = Do("POST", kPath, ct.dump());
