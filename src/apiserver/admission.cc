@@ -438,6 +438,9 @@ Status Validate(const Resource& r, const json& object, const json* old,
   if (g.empty() && res == "replicationcontrollers") {
     return validation::ValidateReplicationController(object, old, errors);
   }
+  if (g.empty() && res == "services" && old != nullptr) {
+    return validation::ValidateServiceUpdate(object, *old, errors);
+  }
   if (g.empty() && res == "resourcequotas") {
     return validation::ValidateResourceQuota(object, old, errors);
   }

@@ -1077,6 +1077,46 @@ TEST_F(ApiServerTest, AStaleResourceVersionIsAConflictBeforeValidation) {
   EXPECT_EQ(zero.code, 200) << zero.body;
 }
 
+// A Service's cluster IPs may not change once set (validateUpgradeDowngradeClusterIPs): an
+// update that names another is 422 with kube's text (the headless one too: kubectl test-cmd's
+// apply.sh), one that names none keeps the allocated IP.
+TEST_F(ApiServerTest, AServicesClusterIPMayNotChangeOnceSet) {
+  auto svc = [](const std::string& name, const std::string& ip) {
+    json s = {{"apiVersion", "v1"},
+              {"kind", "Service"},
+              {"metadata", {{"name", name}}},
+              {"spec", {{"ports", {{{"port", 80}}}}}}};
+    if (!ip.empty()) s["spec"]["clusterIP"] = ip;
+    return s.dump();
+  };
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/services", svc("web", "")).code, 201);
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/services", svc("headless", "None")).code, 201);
+  const std::string ip =
+      Do("GET", "/api/v1/namespaces/default/services/web").Json()["spec"]["clusterIP"];
+  struct Case {
+    std::string name, ip;
+    int code;
+    std::string message;
+  };
+  for (
+      const Case& c : std::vector<Case>{
+          {"web", "", 200, ""},
+          {"web", ip, 200, ""},
+          {"web", "34.118.224.99", 422,
+           R"(Service "web" is invalid: spec.clusterIPs[0]: Invalid value: []string{"34.118.224.99"}: may not change once set)"},
+          {"headless", "None", 200, ""},
+          {"headless", "10.0.0.12", 422,
+           R"(Service "headless" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set)"}}) {
+    auto w = Do("PUT", "/api/v1/namespaces/default/services/" + c.name, svc(c.name, c.ip));
+    EXPECT_EQ(w.code, c.code) << c.name << " " << c.ip << " " << w.body;
+    if (c.code == 200) {
+      EXPECT_EQ(w.Json()["spec"]["clusterIP"], c.name == "web" ? ip : "None");
+    } else {
+      EXPECT_EQ(w.Json()["message"], c.message);
+    }
+  }
+}
+
 // A Secret's stringData is write-only (Convert_v1_Secret_To_core_Secret): each key overwrites
 // data's, base64-encoded, on create and on update, and the field is never stored.
 TEST_F(ApiServerTest, ASecretsStringDataIsMergedIntoDataAndNotStored) {

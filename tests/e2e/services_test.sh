@@ -37,3 +37,16 @@ k delete svc web >/dev/null
 wait_for 20 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get endpoints web >/dev/null 2>&1" ||
   fail "a deleted Service's Endpoints go" "$(k get endpoints)"
 pass "node ports; a taken IP refused; a deleted Service's Endpoints go"
+
+# A cluster IP may not change once set (kubectl test-cmd apply.sh: headless -> an address).
+cat >"$WORK/svc-a.yaml" <<'YAML'
+apiVersion: v1
+kind: Service
+metadata: {name: a}
+spec: {clusterIP: None, ports: [{port: 80}]}
+YAML
+k apply -f "$WORK/svc-a.yaml" >/dev/null
+sed -i 's/clusterIP: None/clusterIP: 10.0.0.12/' "$WORK/svc-a.yaml"
+out=$(k apply -f "$WORK/svc-a.yaml" 2>&1) && fail "a cluster IP may not change" "$out"
+expect_in "$out" 'The Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set'
+pass "a Service's cluster IP may not change once set"

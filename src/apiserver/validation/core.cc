@@ -400,6 +400,39 @@ Status ValidatePodTemplateObject(const json& object, const json* old, FieldError
                              errors);
 }
 
+Status ValidateServiceUpdate(const json& object, const json& old, api::FieldErrors* errors) {
+  *errors = ValidateObjectMetaUpdate(object, old);
+  // validateUpgradeDowngradeClusterIPs: the cluster IPs stay as allocated, except to or from
+  // ExternalName and between two headless forms.
+  const std::string_view type = Str(At(object, {"spec", "type"}));
+  const std::string_view old_type = Str(At(old, {"spec", "type"}));
+  if (type == "ExternalName" || old_type == "ExternalName") return Status::Ok();
+  const std::vector<std::string> ips = Strings(At(object, {"spec", "clusterIPs"}));
+  const std::vector<std::string> old_ips = Strings(At(old, {"spec", "clusterIPs"}));
+  const auto headless = [](const std::vector<std::string>& v) {
+    return v.size() == 1 && v[0] == "None";
+  };
+  if (headless(ips) && headless(old_ips)) return Status::Ok();
+  const auto invalid = [&](size_t i, const char* why) {
+    errors->push_back(api::FieldError::InvalidRaw("spec.clusterIPs[" + std::to_string(i) + "]",
+                                                  GoStringSlice(ips), why));
+  };
+  if (ips.size() == old_ips.size()) {
+    for (size_t i = 0; i < ips.size(); ++i) {
+      if (ips[i] != old_ips[i]) invalid(i, "may not change once set");
+    }
+  } else if (ips.size() < old_ips.size()) {
+    if (ips.empty()) {
+      invalid(0, "primary clusterIP can not be unset");
+    } else if (ips[0] != old_ips[0]) {
+      invalid(0, "may not change once set");
+    }
+  } else if (!old_ips.empty() && ips[0] != old_ips[0]) {
+    invalid(0, "may not change once set");
+  }
+  return Status::Ok();
+}
+
 }  // namespace tidepool::apiserver::validation
 
 namespace tidepool::apiserver::validation {
@@ -539,6 +572,16 @@ void KeepServiceAddresses(json& object, const json& old) {
   if (spec == nullptr || old_spec == nullptr || !old_spec->is_object()) return;
   if (spec->contains("clusterIP") && (*spec)["clusterIP"].is_string() &&
       !(*spec)["clusterIP"].get<std::string>().empty()) {
+    // normalizeClusterIPs: a new clusterIP with the old clusterIPs moves clusterIPs[0].
+    const std::string ip = (*spec)["clusterIP"].get<std::string>();
+    const std::vector<std::string> old_ips = Strings(Member(old_spec, "clusterIPs"));
+    const json* ips = Member(spec, "clusterIPs");
+    if (ips == nullptr || Strings(ips) == old_ips) {
+      std::vector<std::string> moved = old_ips;
+      if (moved.empty()) moved.push_back(ip);
+      moved[0] = ip;
+      (*spec)["clusterIPs"] = moved;
+    }
     return;
   }
   for (const char* k : {"clusterIP", "clusterIPs", "ipFamilies", "ipFamilyPolicy"}) {

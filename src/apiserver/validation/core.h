@@ -63,8 +63,12 @@ Status ValidateReplicationController(const json& object, const json* old, api::F
 // targetPort its port, internalTrafficPolicy Cluster (and externalTrafficPolicy Cluster for
 // NodePort and LoadBalancer); not for ExternalName.
 void DefaultService(json& object);
-// An update that names no cluster IP keeps the allocated one (and its families).
+// An update that names no cluster IP keeps the allocated one (and its families); one that names
+// another with the old clusterIPs moves clusterIPs[0] to it (normalizeClusterIPs).
 void KeepServiceAddresses(json& object, const json& old);
+// ValidateServiceUpdate's checks: ObjectMeta's, and the cluster IPs "may not change once set"
+// (validateUpgradeDowngradeClusterIPs; ExternalName and headless-to-headless exempt).
+Status ValidateServiceUpdate(const json& object, const json& old, api::FieldErrors* errors);
 
 // SetDefaults_LimitRangeItem: a Container item's default from max, defaultRequest from
 // default, then from min.
