@@ -97,6 +97,8 @@ const KINDS = {
   'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
   'policy/v1/Eviction': 'V1Eviction',
   'coordination.k8s.io/v1/Lease': 'V1Lease',
+  'networking.k8s.io/v1/Ingress': 'V1Ingress',
+  'networking.k8s.io/v1/IngressClass': 'V1IngressClass',
   'events.k8s.io/v1/Event': 'EventsV1Event',
   'rbac.authorization.k8s.io/v1/Role': 'V1Role',
   'rbac.authorization.k8s.io/v1/RoleBinding': 'V1RoleBinding',

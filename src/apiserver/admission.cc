@@ -11,6 +11,7 @@
 #include "apiserver/validation/coordination.h"
 #include "apiserver/validation/core.h"
 #include "apiserver/validation/defaults.h"
+#include "apiserver/validation/networking.h"
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
 #include "apiserver/validation/policy.h"
@@ -453,6 +454,12 @@ Status Validate(const Resource& r, const json& object, const json* old,
     if (res == "csistoragecapacities") {
       return validation::ValidateCsiStorageCapacity(object, old, errors);
     }
+  }
+  if (g == "networking.k8s.io" && res == "ingresses") {
+    return validation::ValidateIngress(object, old, errors);
+  }
+  if (g == "networking.k8s.io" && res == "ingressclasses") {
+    return validation::ValidateIngressClass(object, old, errors);
   }
   if (g == "coordination.k8s.io" && res == "leases") {
     return validation::ValidateLease(object, old, errors);

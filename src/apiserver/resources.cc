@@ -149,6 +149,14 @@ std::vector<Resource> Build() {
     r.subresources = {Status(r)};
     v.push_back(r);
   }
+  // networking.k8s.io/v1: Ingresses and IngressClasses (stored, validated and printed; no
+  // ingress controller programs anything - as a cluster without one).
+  v.push_back(Make("networking.k8s.io", "ingressclasses", "ingressclass", "IngressClass", false));
+  {
+    Resource r = Make("networking.k8s.io", "ingresses", "ingress", "Ingress", true, {"ing"});
+    r.subresources = {Status(r)};
+    v.push_back(r);
+  }
   v.push_back(Make("coordination.k8s.io", "leases", "lease", "Lease", true));
   v.push_back(Make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
   {

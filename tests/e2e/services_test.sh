@@ -50,3 +50,42 @@ sed -i 's/clusterIP: None/clusterIP: 10.0.0.12/' "$WORK/svc-a.yaml"
 out=$(k apply -f "$WORK/svc-a.yaml" 2>&1) && fail "a cluster IP may not change" "$out"
 expect_in "$out" 'The Service "a" is invalid: spec.clusterIPs[0]: Invalid value: []string{"10.0.0.12"}: may not change once set'
 pass "a Service's cluster IP may not change once set"
+
+# networking.k8s.io/v1 Ingresses and IngressClasses: kubectl's generator (a protobuf body), kube's
+# columns, validation, and `kubectl apply --prune` (whose default list includes Ingress).
+out=$(k create ingress simple --rule="foo.com/bar=svc1:8080,tls=my-cert" 2>&1) || fail "kubectl create ingress" "$out"
+expect_in "$out" "ingress.networking.k8s.io/simple created"
+k create ingress catch --class=default --default-backend=defaultsvc:http --rule="/path=svc:port" >/dev/null
+out=$(k get ingress)
+expect_match "$out" '^NAME +CLASS +HOSTS +ADDRESS +PORTS +AGE$'
+expect_match "$out" '^catch +default +\* +80 +[0-9]+s$'
+expect_match "$out" '^simple +<none> +foo\.com +80, 443 +[0-9]+s$'
+expect_in "$(k get ing simple -o jsonpath='{.spec.rules[0].http.paths[0].pathType}')" Exact
+cat >"$WORK/ing-bad.yaml" <<'YAML'
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: bad}
+spec:
+  rules:
+  - http:
+      paths:
+      - path: /x
+        backend: {service: {name: svc, port: {number: 80}}}
+YAML
+out=$(k apply -f "$WORK/ing-bad.yaml" 2>&1) && fail "an Ingress path without pathType is refused" "$out"
+expect_in "$out" 'The Ingress "bad" is invalid: spec.rules[0].http.paths[0].pathType: Required value: pathType must be specified'
+k apply -f - >/dev/null <<'YAML'
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx, parameters: {apiGroup: k8s.example.com, kind: IngressParameters, name: external-lb}}
+YAML
+expect_match "$(k get ingressclass)" '^nginx +k8s\.io/ingress-nginx +IngressParameters\.k8s\.example\.com/external-lb +[0-9]+s$'
+mkdir -p "$WORK/prune"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: keep, labels: {prune: "yes"}}\n' >"$WORK/prune/keep.yaml"
+printf 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: gone, labels: {prune: "yes"}}\n' >"$WORK/prune/gone.yaml"
+k apply --prune -l prune=yes -f "$WORK/prune" >/dev/null 2>&1 || fail "apply --prune" "$(k apply --prune -l prune=yes -f "$WORK/prune" 2>&1)"
+rm "$WORK/prune/gone.yaml"
+out=$(k apply --prune -l prune=yes -f "$WORK/prune" 2>&1) || fail "apply --prune prunes" "$out"
+expect_in "$out" "configmap/gone pruned"
+pass "Ingresses and IngressClasses: create, columns, validation; apply --prune"

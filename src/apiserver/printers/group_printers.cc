@@ -2,6 +2,7 @@
 // printReplicaSet, printStatefulSet, printJob, printLease, printPodDisruptionBudget,
 // printRoleBinding, printClusterRoleBinding and printPriorityClass (kube-apiserver 1.32).
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -255,6 +256,59 @@ json JobCells(const json& job, TimePoint now) {
   });
 }
 
+// ---- networking.k8s.io
+// ----------------------------------------------------------------------------
+
+// printIngress: the class, formatHosts (at most 3, "*" for none, "+ N more..."), the load
+// balancer's addresses (sorted, unique; wide, as the server prints), formatPorts.
+json IngressCells(const json& ing, TimePoint now) {
+  const json* cls = Path(ing, "spec", "ingressClassName");
+  std::vector<std::string> hosts;
+  size_t rules = 0;
+  bool more = false;
+  if (const json* r = Path(ing, "spec", "rules"); r != nullptr && r->is_array()) {
+    rules = r->size();
+    for (const json& rule : *r) {
+      if (hosts.size() == 3) more = true;
+      const std::string host = Str(Path(rule, "host"));
+      if (!more && !host.empty()) hosts.push_back(host);
+    }
+  }
+  std::string hosts_cell = hosts.empty() ? "*" : Join(hosts, ",");
+  if (more && !hosts.empty()) hosts_cell += " + " + std::to_string(rules - 3) + " more...";
+  std::set<std::string> addresses;
+  if (const json* lb = Path(ing, "status", "loadBalancer", "ingress");
+      lb != nullptr && lb->is_array()) {
+    for (const json& point : *lb) {
+      const std::string ip = Str(Path(point, "ip")), hostname = Str(Path(point, "hostname"));
+      if (!ip.empty()) {
+        addresses.insert(ip);
+      } else if (!hostname.empty()) {
+        addresses.insert(hostname);
+      }
+    }
+  }
+  const json* tls = Path(ing, "spec", "tls");
+  const bool has_tls = tls != nullptr && tls->is_array() && !tls->empty();
+  return json::array({Name(ing), cls != nullptr && cls->is_string() ? Str(cls) : "<none>",
+                      hosts_cell,
+                      Join(std::vector<std::string>(addresses.begin(), addresses.end()), ","),
+                      has_tls ? "80, 443" : "80", Age(ing, now)});
+}
+
+// printIngressClass: parameters as Kind[.apiGroup]/name, or <none>.
+json IngressClassCells(const json& ic, TimePoint now) {
+  std::string parameters = "<none>";
+  if (const json* p = Path(ic, "spec", "parameters"); p != nullptr && p->is_object()) {
+    parameters = Str(Path(p, "kind"));
+    if (const json* g = Path(p, "apiGroup"); g != nullptr && g->is_string()) {
+      parameters += "." + Str(g);
+    }
+    parameters += "/" + Str(Path(p, "name"));
+  }
+  return json::array({Name(ic), Str(Path(ic, "spec", "controller")), parameters, Age(ic, now)});
+}
+
 // ---- coordination.k8s.io, policy, scheduling.k8s.io --------------------------------------------
 
 json LeaseCells(const json& lease, TimePoint now) {
@@ -506,6 +560,35 @@ Printer MakeJobPrinter() {
       {"Selector", "string", "", kJobSelectorDoc, 1},
   };
   p.cells = &JobCells;
+  return p;
+}
+
+Printer MakeIngressPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Class", "string", "",
+       "The name of the IngressClass resource that should be used for additional configuration", 0},
+      {"Hosts", "string", "",
+       "Hosts that incoming requests are matched against before the ingress rule", 0},
+      {"Address", "string", "", "Address is a list containing ingress points for the load-balancer",
+       0},
+      {"Ports", "string", "", "Ports of TLS configurations that open", 0},
+      AgeColumn(),
+  };
+  p.cells = &IngressCells;
+  return p;
+}
+
+Printer MakeIngressClassPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Controller", "string", "", "Controller that is responsible for handling this class", 0},
+      {"Parameters", "string", "", "A reference to a resource with additional parameters", 0},
+      AgeColumn(),
+  };
+  p.cells = &IngressClassCells;
   return p;
 }
 

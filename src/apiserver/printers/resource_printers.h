@@ -52,6 +52,8 @@ Printer MakeStatefulSetPrinter();
 Printer MakeHpaPrinter();
 Printer MakeCronJobPrinter();
 Printer MakeJobPrinter();
+Printer MakeIngressPrinter();
+Printer MakeIngressClassPrinter();
 Printer MakeLeasePrinter();
 Printer MakePodDisruptionBudgetPrinter();
 Printer MakeRoleBindingPrinter();

@@ -719,9 +719,9 @@ TEST(DecodeObjectTest, Errors) {
       {"illegal tag deep in a PodSpec",
        Envelope("v1", "Pod", Bytes(2, Bytes(2, std::string("\x00\x00", 2)))),
        StatusCode::kInvalidArgument, "proto: Container: illegal tag 0 (wire type 0)"},
-      {"unsupported kind", Envelope("networking.k8s.io/v1", "Ingress", Meta("i", "default")),
+      {"unsupported kind", Envelope("networking.k8s.io/v1", "NetworkPolicy", Meta("i", "default")),
        StatusCode::kUnimplemented,
-       R"(protobuf bodies of kind "Ingress" in version "networking.k8s.io/v1" are not supported; )"
+       R"(protobuf bodies of kind "NetworkPolicy" in version "networking.k8s.io/v1" are not supported; )"
        "send application/json"},
       {"supported kind in another version", Envelope("apps/v1", "ConfigMap", ""),
        StatusCode::kUnimplemented,

@@ -447,9 +447,9 @@ TEST(EncodeObjectTest, Errors) {
        "kind: missing"},
       {"apiVersion not a string", R"({"apiVersion":1,"kind":"ConfigMap"})",
        StatusCode::kInvalidArgument, "apiVersion: expected a string"},
-      {"unsupported kind", R"({"apiVersion":"networking.k8s.io/v1","kind":"Ingress"})",
+      {"unsupported kind", R"({"apiVersion":"networking.k8s.io/v1","kind":"NetworkPolicy"})",
        StatusCode::kUnimplemented,
-       R"(protobuf bodies of kind "Ingress" in version "networking.k8s.io/v1" are not supported; )"
+       R"(protobuf bodies of kind "NetworkPolicy" in version "networking.k8s.io/v1" are not supported; )"
        "send application/json"},
       {"supported kind in another version", R"({"apiVersion":"apps/v1","kind":"ConfigMap"})",
        StatusCode::kUnimplemented,
@@ -604,7 +604,7 @@ TEST(ListEncoderTest, ListsRoundTrip) {
 }
 
 TEST(ListEncoderTest, Errors) {
-  auto e = ListEncoder::Start("networking.k8s.io/v1", "Ingress", json::object());
+  auto e = ListEncoder::Start("networking.k8s.io/v1", "NetworkPolicy", json::object());
   EXPECT_EQ(e.status().code(), StatusCode::kUnimplemented);
   auto p = ListEncoder::Start("v1", "Pod", json::object());
   ASSERT_TRUE(p.ok());

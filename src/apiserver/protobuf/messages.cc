@@ -2,10 +2,10 @@
 //
 // The tables of messages.h. Field numbers and types are those of Kubernetes 1.32's
 // generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling,
-// events, coordination, storage v1; k8s.io/apimachinery meta/v1); JSON names, Go names, `omitempty`
-// and pointer-ness are those of the Go types (k8s.io/api/*/v1/types.go). Messages come before the
-// messages that use them. meta/v1 ManagedFieldsEntry is left out: the server owns managedFields, so
-// ObjectMeta skips field 17 as it skips unknown fields.
+// events, coordination, networking, storage v1; k8s.io/apimachinery meta/v1); JSON names, Go names,
+// `omitempty` and pointer-ness are those of the Go types (k8s.io/api/*/v1/types.go). Messages come
+// before the messages that use them. meta/v1 ManagedFieldsEntry is left out: the server owns
+// managedFields, so ObjectMeta skips field 17 as it skips unknown fields.
 #include "apiserver/protobuf/messages.h"
 
 namespace tidepool::apiserver::protobuf {
@@ -3097,6 +3097,141 @@ constexpr FieldSpec kMetaStatusDetailsFields[] = {
 };
 constexpr MessageSpec kMetaStatusDetails{"StatusDetails", kMetaStatusDetailsFields};
 
+// networking.v1.ServiceBackendPort
+constexpr FieldSpec kNetworkingServiceBackendPortFields[] = {
+    {1, "name", "Name", kString, kOmitEmpty},
+    {2, "number", "Number", kInt32, kOmitEmpty},
+};
+constexpr MessageSpec kNetworkingServiceBackendPort{"ServiceBackendPort",
+                                                    kNetworkingServiceBackendPortFields};
+
+// networking.v1.IngressServiceBackend
+constexpr FieldSpec kNetworkingIngressServiceBackendFields[] = {
+    {1, "name", "Name", kString, kAlways},
+    {2, "port", "Port", kMessage, kAlways, 0, &kNetworkingServiceBackendPort},
+};
+constexpr MessageSpec kNetworkingIngressServiceBackend{"IngressServiceBackend",
+                                                       kNetworkingIngressServiceBackendFields};
+
+// networking.v1.IngressBackend
+constexpr FieldSpec kNetworkingIngressBackendFields[] = {
+    {4, "service", "Service", kMessage, kOnWire, 0, &kNetworkingIngressServiceBackend},
+    {3, "resource", "Resource", kMessage, kOnWire, 0, &kCoreTypedLocalObjectReference},
+};
+constexpr MessageSpec kNetworkingIngressBackend{"IngressBackend", kNetworkingIngressBackendFields};
+
+// networking.v1.HTTPIngressPath
+constexpr FieldSpec kNetworkingHTTPIngressPathFields[] = {
+    {1, "path", "Path", kString, kOmitEmpty},
+    {3, "pathType", "PathType", kString, kOnWire},
+    {2, "backend", "Backend", kMessage, kAlways, 0, &kNetworkingIngressBackend},
+};
+constexpr MessageSpec kNetworkingHTTPIngressPath{"HTTPIngressPath",
+                                                 kNetworkingHTTPIngressPathFields};
+
+// networking.v1.HTTPIngressRuleValue
+constexpr FieldSpec kNetworkingHTTPIngressRuleValueFields[] = {
+    {1, "paths", "Paths", kMessage, kOmitEmpty, kRepeated, &kNetworkingHTTPIngressPath},
+};
+constexpr MessageSpec kNetworkingHTTPIngressRuleValue{"HTTPIngressRuleValue",
+                                                      kNetworkingHTTPIngressRuleValueFields};
+
+// networking.v1.IngressRuleValue
+constexpr FieldSpec kNetworkingIngressRuleValueFields[] = {
+    {1, "http", "HTTP", kMessage, kOnWire, 0, &kNetworkingHTTPIngressRuleValue},
+};
+constexpr MessageSpec kNetworkingIngressRuleValue{"IngressRuleValue",
+                                                  kNetworkingIngressRuleValueFields};
+
+// networking.v1.IngressRule
+constexpr FieldSpec kNetworkingIngressRuleFields[] = {
+    {1, "host", "Host", kString, kOmitEmpty},
+    {2, "", "IngressRuleValue", kMessage, kAlways, kInline, &kNetworkingIngressRuleValue},
+};
+constexpr MessageSpec kNetworkingIngressRule{"IngressRule", kNetworkingIngressRuleFields};
+
+// networking.v1.IngressTLS
+constexpr FieldSpec kNetworkingIngressTLSFields[] = {
+    {1, "hosts", "Hosts", kString, kOmitEmpty, kRepeated},
+    {2, "secretName", "SecretName", kString, kOmitEmpty},
+};
+constexpr MessageSpec kNetworkingIngressTLS{"IngressTLS", kNetworkingIngressTLSFields};
+
+// networking.v1.IngressSpec
+constexpr FieldSpec kNetworkingIngressSpecFields[] = {
+    {4, "ingressClassName", "IngressClassName", kString, kOnWire},
+    {1, "defaultBackend", "DefaultBackend", kMessage, kOnWire, 0, &kNetworkingIngressBackend},
+    {2, "tls", "TLS", kMessage, kOmitEmpty, kRepeated, &kNetworkingIngressTLS},
+    {3, "rules", "Rules", kMessage, kOmitEmpty, kRepeated, &kNetworkingIngressRule},
+};
+constexpr MessageSpec kNetworkingIngressSpec{"IngressSpec", kNetworkingIngressSpecFields};
+
+// networking.v1.IngressPortStatus
+constexpr FieldSpec kNetworkingIngressPortStatusFields[] = {
+    {1, "port", "Port", kInt32, kAlways},
+    {2, "protocol", "Protocol", kString, kAlways},
+    {3, "error", "Error", kString, kOnWire},
+};
+constexpr MessageSpec kNetworkingIngressPortStatus{"IngressPortStatus",
+                                                   kNetworkingIngressPortStatusFields};
+
+// networking.v1.IngressLoadBalancerIngress
+constexpr FieldSpec kNetworkingIngressLoadBalancerIngressFields[] = {
+    {1, "ip", "IP", kString, kOmitEmpty},
+    {2, "hostname", "Hostname", kString, kOmitEmpty},
+    {4, "ports", "Ports", kMessage, kOmitEmpty, kRepeated, &kNetworkingIngressPortStatus},
+};
+constexpr MessageSpec kNetworkingIngressLoadBalancerIngress{
+    "IngressLoadBalancerIngress", kNetworkingIngressLoadBalancerIngressFields};
+
+// networking.v1.IngressLoadBalancerStatus
+constexpr FieldSpec kNetworkingIngressLoadBalancerStatusFields[] = {
+    {1, "ingress", "Ingress", kMessage, kOmitEmpty, kRepeated,
+     &kNetworkingIngressLoadBalancerIngress},
+};
+constexpr MessageSpec kNetworkingIngressLoadBalancerStatus{
+    "IngressLoadBalancerStatus", kNetworkingIngressLoadBalancerStatusFields};
+
+// networking.v1.IngressStatus
+constexpr FieldSpec kNetworkingIngressStatusFields[] = {
+    {1, "loadBalancer", "LoadBalancer", kMessage, kAlways, 0,
+     &kNetworkingIngressLoadBalancerStatus},
+};
+constexpr MessageSpec kNetworkingIngressStatus{"IngressStatus", kNetworkingIngressStatusFields};
+
+// networking.v1.Ingress
+constexpr FieldSpec kNetworkingIngressFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kNetworkingIngressSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kNetworkingIngressStatus},
+};
+constexpr MessageSpec kNetworkingIngress{"Ingress", kNetworkingIngressFields};
+
+// networking.v1.IngressClassParametersReference
+constexpr FieldSpec kNetworkingIngressClassParametersReferenceFields[] = {
+    {1, "apiGroup", "APIGroup", kString, kOnWire},   {2, "kind", "Kind", kString, kAlways},
+    {3, "name", "Name", kString, kAlways},           {4, "scope", "Scope", kString, kOnWire},
+    {5, "namespace", "Namespace", kString, kOnWire},
+};
+constexpr MessageSpec kNetworkingIngressClassParametersReference{
+    "IngressClassParametersReference", kNetworkingIngressClassParametersReferenceFields};
+
+// networking.v1.IngressClassSpec
+constexpr FieldSpec kNetworkingIngressClassSpecFields[] = {
+    {1, "controller", "Controller", kString, kOmitEmpty},
+    {2, "parameters", "Parameters", kMessage, kOnWire, 0,
+     &kNetworkingIngressClassParametersReference},
+};
+constexpr MessageSpec kNetworkingIngressClassSpec{"IngressClassSpec",
+                                                  kNetworkingIngressClassSpecFields};
+
+// networking.v1.IngressClass
+constexpr FieldSpec kNetworkingIngressClassFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kNetworkingIngressClassSpec},
+};
+constexpr MessageSpec kNetworkingIngressClass{"IngressClass", kNetworkingIngressClassFields};
+
 // apis.meta.v1.Status
 constexpr FieldSpec kMetaStatusFields[] = {
     {1, "metadata", "ListMeta", kMessage, kAlways, 0, &kMetaListMeta},
@@ -3134,6 +3269,8 @@ constexpr KindSpec kKinds[] = {
     {"policy/v1", "PodDisruptionBudget", &kPolicyPodDisruptionBudget},
     {"policy/v1", "Eviction", &kPolicyEviction},
     {"coordination.k8s.io/v1", "Lease", &kCoordinationLease},
+    {"networking.k8s.io/v1", "Ingress", &kNetworkingIngress},
+    {"networking.k8s.io/v1", "IngressClass", &kNetworkingIngressClass},
     {"storage.k8s.io/v1", "StorageClass", &kStorageStorageClass},
     {"storage.k8s.io/v1", "CSINode", &kStorageCSINode},
     {"storage.k8s.io/v1", "CSIDriver", &kStorageCSIDriver},
