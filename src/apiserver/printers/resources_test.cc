@@ -603,6 +603,44 @@ TEST(GroupPrintersTest, LeasesPdbsBindingsPriorityClasses) {
                 {"p", 0, false, "10m", "PreemptLowerPriority"}}});
 }
 
+// printIngress / printIngressClass: formatHosts (at most three, then "+ N more..."; "*" for
+// none), the load balancer's addresses sorted and unique, "80, 443" with TLS.
+TEST(GroupPrintersTest, IngressesAndIngressClasses) {
+  auto rules = [](std::vector<std::string> hosts) {
+    json r = json::array();
+    for (const std::string& h : hosts) r.push_back(h.empty() ? json::object() : json{{"host", h}});
+    return r;
+  };
+  ExpectCells(
+      "networking.k8s.io", "ingresses",
+      {{"no rules, no class", {{"metadata", Meta("a")}}, {"a", "<none>", "*", "", "80", "10m"}},
+       {"two hosts, TLS, addresses",
+        {{"metadata", Meta("b")},
+         {"spec",
+          {{"ingressClassName", "nginx"},
+           {"rules", rules({"foo.com", "", "bar.com"})},
+           {"tls", json::array({{{"hosts", {"foo.com"}}}})}}},
+         {"status",
+          {{"loadBalancer",
+            {{"ingress", json::parse(R"([{"ip":"34.1.2.3"},{"hostname":"lb.example"},)"
+                                     R"({"ip":"10.0.0.9"},{"ip":"34.1.2.3"}])")}}}}}},
+        {"b", "nginx", "foo.com,bar.com", "10.0.0.9,34.1.2.3,lb.example", "80, 443", "10m"}},
+       {"five hosts",
+        {{"metadata", Meta("c")}, {"spec", {{"rules", rules({"a", "b", "c", "d", "e"})}}}},
+        {"c", "<none>", "a,b,c + 2 more...", "", "80", "10m"}}});
+  ExpectCells(
+      "networking.k8s.io", "ingressclasses",
+      {{"with parameters",
+        {{"metadata", Meta("nginx")},
+         {"spec",
+          {{"controller", "k8s.io/ingress-nginx"},
+           {"parameters", {{"apiGroup", "k8s.example.com"}, {"kind", "Params"}, {"name", "lb"}}}}}},
+        {"nginx", "k8s.io/ingress-nginx", "Params.k8s.example.com/lb", "10m"}},
+       {"without",
+        {{"metadata", Meta("gce")}, {"spec", {{"controller", "k8s.io/ingress-gce"}}}},
+        {"gce", "k8s.io/ingress-gce", "<none>", "10m"}}});
+}
+
 // ---- persistent volumes, replication controllers, storage.k8s.io --------------------------------
 
 TEST(CorePrintersTest, PersistentVolumes) {
