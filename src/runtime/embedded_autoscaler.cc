@@ -111,9 +111,19 @@ void EmbeddedAutoscaler::RunLoop() {
   if (MaySkip(now, view)) {
     ++skipped_loops_;
     engine_->SkipOnce(now);
-    ScheduleNext(std::max(now + options_.scan_interval, real_clock_.Now()));
-    return;
+  } else {
+    RunEngine(now, view);
   }
+  // CA starts the next loop a scan interval after this one started, or at once when this one
+  // took longer (its loop trigger). The queue's clock stood still while the loop ran; the real
+  // clock did not: a loop over 10,000 nodes can outlast a scan interval that --speed made 17 ms,
+  // and scheduling from the queue's time then would queue loop after loop in the past, leaving
+  // the world (VMs booting, shutdown) ever further behind the wall clock.
+  ScheduleNext(std::max(now + options_.scan_interval, real_clock_.Now()));
+}
+
+void EmbeddedAutoscaler::RunEngine(TimePoint now,
+                                   const std::shared_ptr<const autoscaler::ClusterView>& view) {
   Status s = engine_->RunOnce(now, *view);
   if (!s.ok()) log_.Error("Failed to run autoscaler loop", {{"err", s.ToString()}});
   settled_view_ = nullptr;
@@ -138,12 +148,6 @@ void EmbeddedAutoscaler::RunLoop() {
       }
     }
   }
-  // CA starts the next loop a scan interval after this one started, or at once when this one
-  // took longer (its loop trigger). The queue's clock stood still while the loop ran; the real
-  // clock did not: a loop over 10,000 nodes can outlast a scan interval that --speed made 17 ms,
-  // and scheduling from the queue's time then would queue loop after loop in the past, leaving
-  // the world (VMs booting, shutdown) ever further behind the wall clock.
-  ScheduleNext(std::max(now + options_.scan_interval, real_clock_.Now()));
 }
 
 }  // namespace tidepool::runtime

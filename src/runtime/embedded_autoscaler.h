@@ -79,6 +79,8 @@ class EmbeddedAutoscaler {
                      uint64_t seed, client::SharedInformerFactory* informers,
                      TimerService* executor);
   void RunLoop();
+  // One loop that is not skipped: the engine's RunOnce, whether it settled, the status ConfigMap.
+  void RunEngine(TimePoint now, const std::shared_ptr<const autoscaler::ClusterView>& view);
   void ScheduleNext(TimePoint at);
   // Whether `status` is to be written (options_.status_heartbeat).
   bool StatusChanged(const std::string& status) const;
