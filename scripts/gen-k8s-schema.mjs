@@ -81,6 +81,7 @@ const KINDS = {
   'v1/ReplicationController': 'V1ReplicationController',
   'v1/DeleteOptions': 'V1DeleteOptions',
   'apps/v1/Deployment': 'V1Deployment',
+  'apps/v1/ControllerRevision': 'V1ControllerRevision',
   'apps/v1/DaemonSet': 'V1DaemonSet',
   'apps/v1/ReplicaSet': 'V1ReplicaSet',
   'apps/v1/StatefulSet': 'V1StatefulSet',

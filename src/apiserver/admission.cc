@@ -345,7 +345,7 @@ void ApplyDefaults(const Resource& r, json& object) {
                      ? validation::ObjectMember(spec, "template")
                      : nullptr;
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
-  } else if (r.group == "apps" || r.group == "batch") {
+  } else if ((r.group == "apps" && r.resource != "controllerrevisions") || r.group == "batch") {
     if (r.resource == "deployments") validation::DefaultDeployment(object);
     if (r.resource == "replicasets") validation::DefaultReplicaSet(object);
     if (r.resource == "daemonsets") validation::DefaultDaemonSet(object);
@@ -419,6 +419,9 @@ Status Validate(const Resource& r, const json& object, const json* old,
   if (g == "apps" && res == "deployments") return validation::ValidateDeployment(object, old, errors);
   if (g == "apps" && res == "replicasets") return validation::ValidateReplicaSet(object, old, errors);
   if (g == "apps" && res == "daemonsets") return validation::ValidateDaemonSet(object, old, errors);
+  if (g == "apps" && res == "controllerrevisions") {
+    return validation::ValidateControllerRevision(object, old, errors);
+  }
   if (g == "apps" && res == "statefulsets") {
     return validation::ValidateStatefulSet(object, old, errors);
   }

@@ -418,4 +418,27 @@ std::string Dump(const json& value) {
   return out;
 }
 
+std::string GoMarshal(const json& value) {
+  const std::string compact = Dump(value);
+  std::string out;
+  out.reserve(compact.size());
+  for (size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (c == '\xe2' && i + 2 < compact.size() && compact[i + 1] == '\x80' &&
+               (compact[i + 2] == '\xa8' || compact[i + 2] == '\xa9')) {
+      out += compact[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 }  // namespace tidepool::apiserver::json_io

@@ -69,4 +69,10 @@ void AppendString(std::string_view s, std::string* out);
 // Dump into a new string.
 std::string Dump(const nlohmann::json& value);
 
+// What Go's json.Marshal writes for `value` decoded into an interface{} (maps with sorted keys,
+// as nlohmann::json keeps them): Dump's text with "<", ">", "&", U+2028 and U+2029 escaped as
+// \u003c \u003e \u0026 \u2028 \u2029 (encoding/json's HTML-safe default). Numbers are
+// Dump's (Go writes a float64 with exponents from 1e21 on). No trailing newline.
+std::string GoMarshal(const nlohmann::json& value);
+
 }  // namespace tidepool::apiserver::json_io

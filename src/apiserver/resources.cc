@@ -95,7 +95,9 @@ std::vector<Resource> Build() {
     r.subresources = {Status(r)};
     v.push_back(r);
   }
-  // apps/v1
+  // apps/v1 (ControllerRevisions: the DaemonSet and StatefulSet controllers' history).
+  v.push_back(
+      Make("apps", "controllerrevisions", "controllerrevision", "ControllerRevision", true));
   struct AppsKind {
     const char* resource;
     const char* singular;

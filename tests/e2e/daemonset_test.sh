@@ -116,4 +116,24 @@ expect_in "$(cat "$WORK/rollout3.log")" 'daemon set "node-agent" successfully ro
   fail "every node-agent pod on the new image" "$(k get pods -l app=node-agent -o wide)"
 expect_match "$(k get ds node-agent)" "^node-agent +3 +3 +3 +3 +3 "
 pass "set image: node-agent rolled out, 3 up to date"
+
+# 5. History: one ControllerRevision per template (kubectl get's columns), `rollout history`
+# lists them, `rollout undo` puts the first template back and renumbers its revision.
+revs=$(k get controllerrevisions -l app=node-agent)
+expect_match "$revs" "^NAME +CONTROLLER +REVISION +AGE"
+expect_match "$revs" "^node-agent-[bcdfghjklmnpqrstvwxz2456789]+ +daemonset.apps/node-agent +1 +"
+expect_match "$revs" "^node-agent-[bcdfghjklmnpqrstvwxz2456789]+ +daemonset.apps/node-agent +2 +"
+expect_match "$(k rollout history ds/node-agent)" "^REVISION +CHANGE-CAUSE"
+expect_in "$(k rollout history ds/node-agent --revision=1)" "busybox:1.36"
+k rollout undo ds/node-agent >"$WORK/undo.log" 2>&1 || fail "rollout undo ds/node-agent" "$(cat "$WORK/undo.log")"
+expect_in "$(cat "$WORK/undo.log")" "daemonset.apps/node-agent rolled back"
+k rollout status ds/node-agent --timeout=120s >/dev/null 2>&1 ||
+  fail "rollout status after undo" "$(k get ds,pods -o wide)"
+[ "$(k get pods -l app=node-agent -o jsonpath='{.items[*].spec.containers[0].image}' | tr ' ' '\n' | sort -u)" = busybox:1.36 ] ||
+  fail "every node-agent pod back on the first image" "$(k get pods -l app=node-agent -o wide)"
+revs=$(k get controllerrevisions -l app=node-agent --sort-by=.revision -o custom-columns=N:.metadata.name,R:.revision --no-headers)
+[ "$(awk '{print $2}' <<<"$revs" | tr '\n' ' ')" = "2 3 " ] || fail "revisions 2 and 3 after the undo" "$revs"
+hash=$(k get pods -l app=node-agent -o jsonpath='{.items[0].metadata.labels.controller-revision-hash}')
+expect_in "$(awk '$2 == 3 {print $1}' <<<"$revs")" "node-agent-$hash"
+pass "history: two revisions, rollout undo back to busybox:1.36 as revision 3"
 echo "ok: daemonset e2e"

@@ -127,4 +127,19 @@ wait_for 30 bash -c '[ "$(k get sts web -o jsonpath="{.status.replicas}/{.status
   fail "status 1/1" "$(k get sts web -o yaml)"
 expect_match "$(k get sts web)" "^web +1/1 +[0-9a-z]+$"
 pass "scale to 1: web-2, then web-1 deleted"
+
+# 5. History: the two templates are ControllerRevisions named by the status; `rollout undo`
+# puts nginx back as revision 3 (the first revision, renumbered), and web-0 follows.
+expect_match "$(k get controllerrevisions "$rev1" "$rev2")" "^$rev1 +statefulset.apps/web +1 +"
+expect_match "$(k get controllerrevisions "$rev1" "$rev2")" "^$rev2 +statefulset.apps/web +2 +"
+expect_match "$(k rollout history sts/web)" "^REVISION +CHANGE-CAUSE"
+k patch sts web --type merge -p '{"spec":{"updateStrategy":{"rollingUpdate":{"partition":0}}}}' >/dev/null
+k rollout undo sts/web --to-revision=1 >"$WORK/undo.log" 2>&1 || fail "rollout undo sts/web" "$(cat "$WORK/undo.log")"
+expect_in "$(cat "$WORK/undo.log")" "statefulset.apps/web rolled back"
+wait_for 60 bash -c '[ "$(k get sts web -o jsonpath="{.status.updateRevision} {.status.currentRevision} {.status.readyReplicas}")" = "'"$rev1 $rev1"' 1" ]' ||
+  fail "back at $rev1" "$(k get sts web -o yaml)"
+[ "$(k get controllerrevision "$rev1" -o jsonpath='{.revision}')" = 3 ] || fail "$rev1 renumbered 3" "$(k get controllerrevisions)"
+[ "$(k get pod web-0 -o jsonpath='{.spec.containers[0].image} {.metadata.labels.controller-revision-hash}')" = "nginx $rev1" ] ||
+  fail "web-0 on nginx at $rev1" "$(k get pod web-0 -o yaml)"
+pass "history: $rev1 and $rev2; rollout undo --to-revision=1 makes $rev1 revision 3"
 echo "ok: statefulset e2e"

@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "apiserver/json_io.h"
+
 namespace tidepool::apiserver::patch::internal {
 
 std::string GoValue(const nlohmann::json& v) {
@@ -37,27 +39,6 @@ std::string GoValue(const nlohmann::json& v) {
   }
 }
 
-std::string GoJsonEncode(const nlohmann::json& v) {
-  const std::string compact = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  std::string out;
-  out.reserve(compact.size() + 1);
-  for (size_t i = 0; i < compact.size(); ++i) {
-    const char c = compact[i];
-    if (c == '<') {
-      out += "\\u003c";
-    } else if (c == '>') {
-      out += "\\u003e";
-    } else if (c == '&') {
-      out += "\\u0026";
-    } else if (c == '\xe2' && i + 2 < compact.size() && compact[i + 1] == '\x80' &&
-               (compact[i + 2] == '\xa8' || compact[i + 2] == '\xa9')) {
-      out += compact[i + 2] == '\xa8' ? "\\u2028" : "\\u2029";
-      i += 2;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\n";
-}
+std::string GoJsonEncode(const nlohmann::json& v) { return json_io::GoMarshal(v) + "\n"; }
 
 }  // namespace tidepool::apiserver::patch::internal

@@ -57,6 +57,26 @@ json DaemonSetCells(const json& ds, TimePoint now) {
   });
 }
 
+// printControllerRevision: CONTROLLER is the controller reference as "<kind>.<group>/<name>"
+// in lower case ("daemonset.apps/bind"), "<none>" without one.
+json ControllerRevisionCells(const json& cr, TimePoint now) {
+  std::string controller = "<none>";
+  if (const json* refs = Path(cr, "metadata", "ownerReferences");
+      refs != nullptr && refs->is_array()) {
+    for (const json& ref : *refs) {
+      if (!ref.is_object() || !ref.value("controller", false)) continue;
+      const std::string api_version = Str(Field(ref, "apiVersion"));
+      const size_t slash = api_version.find('/');
+      std::string kind = Str(Field(ref, "kind"));
+      if (slash != std::string::npos) kind += "." + api_version.substr(0, slash);
+      for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      controller = kind + "/" + Str(Field(ref, "name"));
+      break;
+    }
+  }
+  return json::array({Name(cr), controller, Int(Field(cr, "revision")), Age(cr, now)});
+}
+
 json ReplicaSetCells(const json& rs, TimePoint now) {
   const ContainerCells containers =
       LayoutContainers(Path(rs, "spec", "template", "spec", "containers"));
@@ -444,6 +464,19 @@ Printer MakeDaemonSetPrinter() {
       {"Selector", "string", "", "A label query over pods that are managed by the daemon set.", 1},
   };
   p.cells = &DaemonSetCells;
+  return p;
+}
+
+Printer MakeControllerRevisionPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"Controller", "string", "", "Controller of the object", 0},
+      {"Revision", "string", "",
+       "Revision indicates the revision of the state represented by Data.", 0},
+      AgeColumn(),
+  };
+  p.cells = &ControllerRevisionCells;
   return p;
 }
 

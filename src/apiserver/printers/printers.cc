@@ -45,6 +45,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("", "replicationcontrollers")] = MakeReplicationControllerPrinter();
     (*m)[Key("", "podtemplates")] = MakePodTemplatePrinter();
     (*m)[Key("apps", "deployments")] = MakeDeploymentPrinter();
+    (*m)[Key("apps", "controllerrevisions")] = MakeControllerRevisionPrinter();
     (*m)[Key("apps", "daemonsets")] = MakeDaemonSetPrinter();
     (*m)[Key("apps", "replicasets")] = MakeReplicaSetPrinter();
     (*m)[Key("apps", "statefulsets")] = MakeStatefulSetPrinter();

@@ -46,6 +46,7 @@ Printer MakePersistentVolumePrinter();
 Printer MakeReplicationControllerPrinter();
 Printer MakePodTemplatePrinter();
 Printer MakeDeploymentPrinter();
+Printer MakeControllerRevisionPrinter();
 Printer MakeDaemonSetPrinter();
 Printer MakeReplicaSetPrinter();
 Printer MakeStatefulSetPrinter();

@@ -603,6 +603,28 @@ TEST(GroupPrintersTest, LeasesPdbsBindingsPriorityClasses) {
                 {"p", 0, false, "10m", "PreemptLowerPriority"}}});
 }
 
+// printControllerRevision: the controller as "<kind>.<group>/<name>" in lower case.
+TEST(GroupPrintersTest, ControllerRevisions) {
+  json owned = {{"metadata", Meta("web-6c5d8f7b9")}, {"revision", 3}};
+  owned["metadata"]["ownerReferences"] =
+      json::array({{{"apiVersion", "v1"}, {"kind", "Pod"}, {"name", "x"}, {"uid", "u0"}},
+                   {{"apiVersion", "apps/v1"},
+                    {"kind", "StatefulSet"},
+                    {"name", "web"},
+                    {"uid", "u1"},
+                    {"controller", true}}});
+  json core = {{"metadata", Meta("c")}, {"revision", 1}};
+  core["metadata"]["ownerReferences"] = json::array({{{"apiVersion", "v1"},
+                                                      {"kind", "ReplicationController"},
+                                                      {"name", "rc"},
+                                                      {"uid", "u2"},
+                                                      {"controller", true}}});
+  ExpectCells("apps", "controllerrevisions",
+              {{"owned", owned, {"web-6c5d8f7b9", "statefulset.apps/web", 3, "10m"}},
+               {"core group", core, {"c", "replicationcontroller/rc", 1, "10m"}},
+               {"none", {{"metadata", Meta("o")}}, {"o", "<none>", 0, "10m"}}});
+}
+
 // printIngress / printIngressClass: formatHosts (at most three, then "+ N more..."; "*" for
 // none), the load balancer's addresses sorted and unique, "80, 443" with TLS.
 TEST(GroupPrintersTest, IngressesAndIngressClasses) {

@@ -183,6 +183,25 @@ Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
   return OkStatus();
 }
 
+// runtime.RawExtension {1: raw}: the raw bytes as the JSON value they hold (a client that
+// encodes JSON objects into protobuf bodies, as client-go does, sends JSON there).
+StatusOr<json> RawExtensionJson(std::string_view data, const char* go) {
+  std::string_view raw;
+  Reader r(data, "RawExtension");
+  while (!r.Done()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
+    if (e.number == 1) {
+      TIDEPOOL_ASSIGN_OR_RETURN(raw, BytesValue(e, "Raw"));
+    }
+  }
+  if (raw.empty()) return json(nullptr);
+  json v = json::parse(raw, nullptr, /*allow_exceptions=*/false);
+  if (v.is_discarded()) {
+    return InvalidArgumentError(std::string("proto: ") + go + ": raw extension is not JSON");
+  }
+  return v;
+}
+
 // A field holding an embedded message (or a list element, or an inline struct).
 Status MessageField(const FieldSpec& f, std::string_view data, json& out) {
   if ((f.flags & kInline) != 0) {
@@ -247,6 +266,15 @@ Status DecodeField(const FieldSpec& f, const Field& field, json& out) {
         out.erase(f.json);  // the zero time: JSON null, omitted
       } else {
         out[f.json] = std::move(t);
+      }
+      return OkStatus();
+    }
+    case Kind::kRawExtension: {
+      TIDEPOOL_ASSIGN_OR_RETURN(json v, RawExtensionJson(data, f.go));
+      if (v.is_null()) {
+        out.erase(f.json);
+      } else {
+        out[f.json] = std::move(v);
       }
       return OkStatus();
     }

@@ -292,6 +292,12 @@ Status EncodeValue(const FieldSpec& f, const json& value, const std::string& pat
       if (!v.is_boolean()) return Expected(path, "a boolean");
       PutVarintField(out, f.number, v.get<bool>() ? 1 : 0);
       return OkStatus();
+    case Kind::kRawExtension: {
+      std::string sub;
+      if (!v.is_null()) PutBytesField(sub, 1, v.dump());
+      PutBytesField(out, f.number, sub);
+      return OkStatus();
+    }
     case Kind::kMessage: {
       if (!v.is_object()) return Expected(path, "an object");
       std::string sub;

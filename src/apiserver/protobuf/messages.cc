@@ -1548,6 +1548,14 @@ constexpr FieldSpec kAppsDaemonSetStatusFields[] = {
 };
 constexpr MessageSpec kAppsDaemonSetStatus{"DaemonSetStatus", kAppsDaemonSetStatusFields};
 
+// apps.v1.ControllerRevision
+constexpr FieldSpec kAppsControllerRevisionFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "data", "Data", kRawExtension, kOmitEmpty},
+    {3, "revision", "Revision", kInt64, kAlways},
+};
+constexpr MessageSpec kAppsControllerRevision{"ControllerRevision", kAppsControllerRevisionFields};
+
 // apps.v1.DaemonSet
 constexpr FieldSpec kAppsDaemonSetFields[] = {
     {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
@@ -3264,6 +3272,7 @@ constexpr KindSpec kKinds[] = {
     {"apps/v1", "ReplicaSet", &kAppsReplicaSet},
     {"apps/v1", "StatefulSet", &kAppsStatefulSet},
     {"apps/v1", "DaemonSet", &kAppsDaemonSet},
+    {"apps/v1", "ControllerRevision", &kAppsControllerRevision},
     {"batch/v1", "Job", &kBatchJob},
     {"batch/v1", "CronJob", &kBatchCronJob},
     {"policy/v1", "PodDisruptionBudget", &kPolicyPodDisruptionBudget},

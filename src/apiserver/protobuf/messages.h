@@ -33,15 +33,16 @@ enum class Kind : uint8_t {
   kInt32,  // a varint holding a sign-extended int32
   kInt64,
   kBool,
-  kMessage,      // FieldSpec::message
-  kStringMap,    // map<string, string>
-  kBytesMap,     // map<string, bytes>: values in base64
-  kQuantityMap,  // map<string, resource.Quantity> (ResourceList)
-  kTimeMap,      // map<string, metav1.Time>
-  kTime,         // metav1.Time {1: seconds, 2: nanos}: RFC 3339 in UTC, seconds precision
-  kMicroTime,    // metav1.MicroTime, the same message: RFC 3339 in UTC with six fractional digits
-  kQuantity,     // resource.Quantity {1: string}: the string
-  kIntOrString,  // intstr.IntOrString {1: type, 2: intVal, 3: strVal}: a number or a string
+  kMessage,       // FieldSpec::message
+  kStringMap,     // map<string, string>
+  kBytesMap,      // map<string, bytes>: values in base64
+  kQuantityMap,   // map<string, resource.Quantity> (ResourceList)
+  kTimeMap,       // map<string, metav1.Time>
+  kTime,          // metav1.Time {1: seconds, 2: nanos}: RFC 3339 in UTC, seconds precision
+  kMicroTime,     // metav1.MicroTime, the same message: RFC 3339 in UTC with six fractional digits
+  kQuantity,      // resource.Quantity {1: string}: the string
+  kIntOrString,   // intstr.IntOrString {1: type, 2: intVal, 3: strVal}: a number or a string
+  kRawExtension,  // runtime.RawExtension {1: raw}: the raw bytes are JSON, embedded as a value
 };
 
 enum class Presence : uint8_t { kOmitEmpty, kOnWire, kAlways };

@@ -370,6 +370,22 @@ Status ValidateDaemonSet(const json& object, const json* old, FieldErrors* error
   return Status::Ok();
 }
 
+Status ValidateControllerRevision(const json& object, const json* old, FieldErrors* errors) {
+  *errors = Meta(object, old, NameRule::kDns1123Subdomain);
+  const json* data = Member(&object, "data");
+  if (data == nullptr || data->is_null()) {
+    errors->push_back(FieldError::Required("data", "data is mandatory"));
+  }
+  NonNegative(Member(&object, "revision"), "revision", errors);
+  if (old != nullptr && data != nullptr) {
+    const json* before = Member(old, "data");
+    if (before == nullptr || *before != *data) {
+      errors->push_back(FieldError::InvalidRaw("data", data->dump(), "field is immutable"));
+    }
+  }
+  return Status::Ok();
+}
+
 Status ValidateStatefulSet(const json& object, const json* old, FieldErrors* errors) {
   *errors = Meta(object, old, NameRule::kDns1123Label);
   const json* spec = Member(object, "spec");

@@ -44,6 +44,10 @@ Status ValidateDeployment(const json& object, const json* old, api::FieldErrors*
 Status ValidateReplicaSet(const json& object, const json* old, api::FieldErrors* errors);
 Status ValidateDaemonSet(const json& object, const json* old, api::FieldErrors* errors);
 Status ValidateStatefulSet(const json& object, const json* old, api::FieldErrors* errors);
+// ControllerRevision: ObjectMeta (a DNS subdomain name), data required ("data is mandatory"),
+// revision not negative; on update data is immutable (the value is rendered as its JSON, not
+// as Go's %#v of runtime.Unknown).
+Status ValidateControllerRevision(const json& object, const json* old, api::FieldErrors* errors);
 
 // Shared with policy/v1 (PodDisruptionBudget): ValidatePositiveIntOrPercent and
 // IsNotMoreThan100Percent of an int-or-string at `path`.

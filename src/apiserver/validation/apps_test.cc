@@ -189,6 +189,36 @@ TEST(ReplicaSetTest, RulesAndTexts) {
       });
 }
 
+constexpr const char* kControllerRevision = R"({
+  "apiVersion": "apps/v1", "kind": "ControllerRevision",
+  "metadata": {"name": "web-6c5d8f7b9", "namespace": "default"},
+  "data": {"spec": {"template": {"$patch": "replace"}}}, "revision": 1})";
+
+TEST(ControllerRevisionTest, RulesAndTexts) {
+  RunCases(kControllerRevision, testing::NoDefaults, ValidateControllerRevision,
+           {
+               {"a valid revision", "", "", {}},
+               {"no data", R"({"data": null})", "", {"data: Required value: data is mandatory"}},
+               {"a negative revision",
+                R"({"revision": -1})",
+                "",
+                {"revision: Invalid value: -1: must be greater than or equal to 0"}},
+               {"a name that is no DNS subdomain",
+                R"({"metadata": {"name": "Web_1"}})",
+                "",
+                {"metadata.name: Invalid value: \"Web_1\": a lowercase RFC 1123 subdomain must "
+                 "consist of "
+                 "lower case alphanumeric characters, '-' or '.', and must start and end with an "
+                 "alphanumeric character (e.g. 'example.com', regex used for validation is "
+                 "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"}},
+               {"the revision number may change", R"({"revision": 3})", "{}", {}},
+               {"data may not",
+                R"({"data": {"spec": {"template": null}}})",
+                "{}",
+                {R"(data: Invalid value: {"spec":{}}: field is immutable)"}},
+           });
+}
+
 constexpr const char* kStatefulSet = R"({
   "apiVersion": "apps/v1", "kind": "StatefulSet",
   "metadata": {"name": "db", "namespace": "default"},

@@ -2,11 +2,11 @@
 
 #include <cmath>
 #include <cstdint>
-
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
 #include "api/taint.h"
+#include "controllers/history/controller_history.h"
 #include "scheduler/plugins/node_affinity/node_affinity.h"
 
 namespace tidepool::controllers::daemonset {
@@ -130,27 +130,15 @@ std::string TargetNode(const json& pod) {
 }
 
 std::string TemplateHash(const json& ds) {
-  json tmpl = json::object();
-  int64_t collisions = 0;
-  if (ds.contains("spec")) {
-    if (ds["spec"].contains("template")) tmpl = ds["spec"]["template"];
-  }
+  const json* spec = ds.contains("spec") ? &ds["spec"] : nullptr;
+  const json tmpl =
+      spec != nullptr && spec->contains("template") ? (*spec)["template"] : json::object();
+  std::optional<int32_t> collisions;
   if (ds.contains("status") && ds["status"].contains("collisionCount") &&
       ds["status"]["collisionCount"].is_number_integer()) {
-    collisions = ds["status"]["collisionCount"].get<int64_t>();
+    collisions = ds["status"]["collisionCount"].get<int32_t>();
   }
-  std::string text = tmpl.dump();
-  if (collisions > 0) text += std::to_string(collisions);
-  uint32_t h = 2166136261u;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 16777619u;
-  }
-  // rand.SafeEncodeString of the decimal sum.
-  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-  std::string out;
-  for (char c : std::to_string(h)) out += kAlphabet[static_cast<unsigned char>(c) % 27];
-  return out;
+  return history::ComputeHash(tmpl, collisions);
 }
 
 std::string TemplateGeneration(const json& ds) {

@@ -1,12 +1,12 @@
 #include "controllers/daemonset/daemonset_controller.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
-#include "controllers/daemonset/daemon_pods.h"
 #include "controllers/controller_ref.h"
+#include "controllers/daemonset/daemon_pods.h"
+#include "controllers/history/controller_history.h"
 #include "controllers/object_json.h"
 
 namespace tidepool::controllers::daemonset {
@@ -144,6 +144,15 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
          }
          queue_->Add(key);
        }});
+  // kcm's addHistory/updateHistory/deleteHistory: a revision's change queues its DaemonSet
+  // (an orphan's: those in its namespace whose selector matches it).
+  client::InformerOptions revisions;
+  revisions.path = "/apis/apps/v1/controllerrevisions";
+  revisions.name = "controllerrevisions";
+  revisions.seed = options.seed + 3;
+  revisions_ = client::MakeInformer(informers, client_, clock_, revisions, logger);
+  history_ = std::make_unique<history::History>(client_, revisions_,
+                                                [this](const json& cr) { OnRevision(cr); });
   queue_ = std::make_unique<WorkQueue>(
       clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); },
       std::chrono::milliseconds(50), executor_);
@@ -156,17 +165,167 @@ void DaemonSetController::Start() {
     pods_->Start();
     nodes_->Start();
     daemonsets_->Start();
+    revisions_->Start();
   }
   queue_->Start();
 }
 
 void DaemonSetController::Stop() {
   queue_->Stop();
-  client::StopAll({pods_.get(), nodes_.get(), daemonsets_.get()});
+  client::StopAll({pods_.get(), nodes_.get(), daemonsets_.get(), revisions_.get()});
 }
 
 bool DaemonSetController::HasSynced() const {
-  return pods_->HasSynced() && nodes_->HasSynced() && daemonsets_->HasSynced();
+  return pods_->HasSynced() && nodes_->HasSynced() && daemonsets_->HasSynced() &&
+         revisions_->HasSynced();
+}
+
+void DaemonSetController::OnRevision(const json& cr) {
+  const json& m = Meta(cr);
+  const std::string ns = Str(Member(m, "namespace"));
+  if (const json* ref = ControllerOf(cr)) {
+    if (Str(Member(*ref, "kind")) != "DaemonSet") return;
+    const std::string key = Key(ns, Str(Member(*ref, "name")));
+    const client::ObjectRef ds = daemonsets_->Get(key);
+    if (ds != nullptr && Str(Member(Meta(*ds), "uid")) == Str(Member(*ref, "uid")))
+      queue_->Add(key);
+    return;
+  }
+  const api::Labels labels = LabelsOf(Member(m, "labels"));
+  for (const client::ObjectRef& ds : daemonsets_->List()) {
+    if (Str(Member(Meta(*ds), "namespace")) != ns) continue;
+    std::optional<api::LabelSelector> sel = SelectorOf(*ds);
+    if (sel.has_value() && !sel->Empty() && sel->Matches(labels))
+      queue_->Add(client::Informer::KeyOf(*ds));
+  }
+}
+
+// kcm's snapshot: the revision of the DaemonSet's template as it is now, named
+// "<ds>-<hash>"; a name held by other data raises status.collisionCount and fails the sync.
+StatusOr<json> DaemonSetController::Snapshot(const json& ds, int64_t revision) {
+  const json& m = Meta(ds);
+  const std::string ns = Str(Member(m, "namespace")), name = Str(Member(m, "name"));
+  const std::string hash = TemplateHash(ds);
+  json labels = Member(Meta(Member(Member(ds, "spec"), "template")), "labels");
+  if (!labels.is_object()) labels = json::object();
+  labels[kRevisionHashLabel] = hash;
+  json meta = {{"name", name + "-" + hash},
+               {"namespace", ns},
+               {"labels", std::move(labels)},
+               {"ownerReferences", json::array({ControllerRef(ds)})}};
+  if (const json& a = Member(m, "annotations"); a.is_object()) meta["annotations"] = a;
+  const json cr = {{"apiVersion", "apps/v1"},
+                   {"kind", "ControllerRevision"},
+                   {"metadata", std::move(meta)},
+                   {"data", history::TemplatePatch(ds)},
+                   {"revision", revision}};
+  const std::string path = client::ResourcePath("apps", "v1", "controllerrevisions", ns);
+  StatusOr<json> created = client_.Create(path, cr);
+  if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) return created;
+  StatusOr<json> existing = client_.Get(path + "/" + name + "-" + hash);
+  if (!existing.ok()) return existing.status();
+  if (Member(*existing, "data") == cr["data"]) return existing;
+  // A hash collision: bump the collision count (unless the one hashed was stale) and retry.
+  const std::string ds_path = client::ResourcePath("apps", "v1", "daemonsets", ns, name);
+  StatusOr<json> current = client_.Get(ds_path);
+  if (!current.ok()) return current.status();
+  const json& seen = Member(Member(ds, "status"), "collisionCount");
+  json count = Member(Member(*current, "status"), "collisionCount");
+  if (count != seen) {
+    return AbortedError("found a stale collision count of DaemonSet \"" + name +
+                        "\" while processing; will retry until it is updated");
+  }
+  (*current)["status"]["collisionCount"] = count.is_number_integer() ? count.get<int64_t>() + 1 : 1;
+  TIDEPOOL_RETURN_IF_ERROR(client_.Update(ds_path + "/status", *current).status());
+  return created.status();
+}
+
+// kcm's constructHistory: the current revision (made, or renumbered to follow the old ones)
+// and the old ones.
+StatusOr<DaemonSetController::Revisions> DaemonSetController::ConstructHistory(
+    const json& ds, const api::LabelSelector& selector) {
+  Revisions out;
+  const json patch = history::TemplatePatch(ds);
+  std::vector<client::ObjectRef> current;
+  const std::string ns = Str(Member(Meta(ds), "namespace"));
+  for (client::ObjectRef cr : history_->Controlled(ds, selector, ControllerRef(ds))) {
+    if (Member(Member(Meta(*cr), "labels"), kRevisionHashLabel).is_null()) {  // named, not hashed
+      json labelled = *cr;
+      labelled["metadata"]["labels"][kRevisionHashLabel] = Member(Meta(*cr), "name");
+      StatusOr<json> updated =
+          client_.Update(client::ResourcePath("apps", "v1", "controllerrevisions", ns,
+                                              Str(Member(Meta(*cr), "name"))),
+                         labelled);
+      if (!updated.ok()) return updated.status();
+      cr = std::make_shared<const json>(*std::move(updated));
+    }
+    (Member(*cr, "data") == patch ? current : out.old).push_back(std::move(cr));
+  }
+  int64_t next = 1;
+  for (const client::ObjectRef& cr : out.old) next = std::max(next, history::RevisionOf(*cr) + 1);
+  if (current.empty()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(out.current, Snapshot(ds, next));
+    return out;
+  }
+  // dedupCurHistories: the highest revision stays; the others' pods take its hash, then go.
+  size_t keep = 0;
+  for (size_t i = 0; i < current.size(); ++i) {
+    if (history::RevisionOf(*current[i]) >= history::RevisionOf(*current[keep])) keep = i;
+  }
+  const std::string keep_hash =
+      Str(Member(Member(Meta(*current[keep]), "labels"), kRevisionHashLabel));
+  for (size_t i = 0; i < current.size(); ++i) {
+    if (i == keep) continue;
+    for (const DaemonPod& p : PodsControlledBy(Str(Member(Meta(ds), "uid")))) {
+      auto h = p.labels.find(kRevisionHashLabel);
+      if (h != p.labels.end() && h->second == keep_hash) continue;
+      TIDEPOOL_RETURN_IF_ERROR(
+          client_.PatchUnread(PodsPath(p.ns, p.name), client::PatchType::kStrategicMerge,
+                              {{"metadata", {{"labels", {{kRevisionHashLabel, keep_hash}}}}}}));
+    }
+    TIDEPOOL_RETURN_IF_ERROR(history_->Delete(*current[i]));
+  }
+  out.current = *current[keep];
+  if (history::RevisionOf(out.current) < next) {
+    TIDEPOOL_ASSIGN_OR_RETURN(out.current, history_->UpdateRevision(out.current, next));
+  }
+  return out;
+}
+
+std::vector<DaemonPod> DaemonSetController::PodsControlledBy(const std::string& uid) {
+  std::vector<DaemonPod> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
+    for (const std::string& k : it->second) out.push_back(pod_facts_.at(k));
+  }
+  return out;
+}
+
+// kcm's cleanupHistory: old revisions beyond spec.revisionHistoryLimit go, oldest first, but
+// never one a pod (a terminating one included) is still at.
+Status DaemonSetController::CleanupHistory(const json& ds, const Plan& plan,
+                                           std::vector<client::ObjectRef> old) {
+  const json& limit = Member(Member(ds, "spec"), "revisionHistoryLimit");
+  int64_t to_kill =
+      static_cast<int64_t>(old.size()) - (limit.is_number_integer() ? limit.get<int64_t>() : 10);
+  if (to_kill <= 0) return OkStatus();
+  std::set<std::string> live;
+  auto note = [&live](const DaemonPod& p) {
+    if (auto h = p.labels.find(kRevisionHashLabel); h != p.labels.end() && !h->second.empty())
+      live.insert(h->second);
+  };
+  for (const auto& [n, np] : plan.nodes) {
+    for (const DaemonPod& p : np.pods) note(p);
+  }
+  for (const DaemonPod& p : plan.orphaned) note(p);
+  history::SortByRevision(&old);
+  for (const client::ObjectRef& cr : old) {
+    if (to_kill <= 0) break;
+    if (live.count(Str(Member(Member(Meta(*cr), "labels"), kRevisionHashLabel)))) continue;
+    TIDEPOOL_RETURN_IF_ERROR(history_->Delete(*cr));
+    --to_kill;
+  }
+  return OkStatus();
 }
 
 void DaemonSetController::QueueAll() {
@@ -579,9 +738,17 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   }
   if (!Member(m, "deletionTimestamp").is_null()) return std::nullopt;
 
+  StatusOr<Revisions> revisions = ConstructHistory(ds, *sel);
+  if (!revisions.ok()) {
+    if (log_ != nullptr && revisions.status().code() != StatusCode::kAborted) {
+      log_->Warning("Failed to construct revisions of DaemonSet",
+                    {{"daemonSet", key}, {"err", revisions.status().ToString()}});
+    }
+    return clock_.Now() + options_.retry_after;
+  }
   Plan plan;
   plan.now = clock_.Now();
-  plan.hash = TemplateHash(ds);
+  plan.hash = Str(Member(Member(Meta(revisions->current), "labels"), kRevisionHashLabel));
   plan.generation = TemplateGeneration(ds);
   plan.tmpl = DaemonPodTemplate(ds, plan.hash, plan.generation);
   const json& spec = Member(ds, "spec");
@@ -630,6 +797,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     if (!create_on.empty() || !delete_pods.empty()) {
       synced = SyncNodes(ds, key, create_on, delete_pods, plan.hash);
     }
+    if (synced.ok()) synced = CleanupHistory(ds, plan, std::move(revisions->old));
   }
 
   // updateDaemonSetStatus.

@@ -27,14 +27,22 @@
 //     SelectingAll "This daemon set is selecting all pods. A non-empty selector is required.".
 //   - Claims as the ReplicaSet controller's: orphans matching the selector are adopted, owned
 //     pods that stop matching are released.
-//   - No ControllerRevisions: this API server does not serve them; the revision hash is
-//     computed from the template (daemon_pods.h TemplateHash).
+//   - History, kcm's constructHistory/cleanupHistory (controllers/history): each template the
+//     DaemonSet has had is a ControllerRevision "<ds>-<hash>" (hash: daemon_pods.h
+//     TemplateHash, with status.collisionCount) labelled with the template's labels and
+//     controller-revision-hash, carrying the DaemonSet's annotations (so kubectl's change-cause)
+//     and the template as data; the revision matching the template now is current and is
+//     renumbered above the old ones (so `kubectl rollout undo` to an old template makes that
+//     revision the newest), and its hash is the one new pods get. Old revisions beyond
+//     spec.revisionHistoryLimit that no pod is at are deleted, oldest first. A revision name
+//     held by other data raises status.collisionCount.
 //
-// An actor: informers on daemonsets, pods and nodes; writes pods, daemonsets/NAME/status,
-// events. One worker (controllers/work_queue.h). What queues a DaemonSet: its own changes, its
-// pods' changes, and nodes as kcm's addNode/updateNode: a new node queues the DaemonSets that
-// should run on it; an update that changes labels, taints or unschedulable queues those whose
-// placement there (shouldRun, shouldContinueRunning) changed; a deleted node queues all.
+// An actor: informers on daemonsets, pods, nodes and controllerrevisions; writes pods,
+// controllerrevisions, daemonsets/NAME/status, events. One worker (controllers/work_queue.h). What
+// queues a DaemonSet: its own changes, its pods' changes, and nodes as kcm's addNode/updateNode: a
+// new node queues the DaemonSets that should run on it; an update that changes labels, taints or
+// unschedulable queues those whose placement there (shouldRun, shouldContinueRunning) changed; a
+// deleted node queues all.
 //
 // Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
 // thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
@@ -63,6 +71,7 @@
 #include "common/speed.h"
 #include "common/timer_service.h"
 #include "controllers/daemonset/daemon_pods.h"
+#include "controllers/history/controller_history.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -121,6 +130,10 @@ class DaemonSetController {
     TimePoint last;
   };
   struct Plan;
+  struct Revisions {
+    nlohmann::json current;
+    std::vector<client::ObjectRef> old;
+  };
 
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
@@ -144,6 +157,13 @@ class DaemonSetController {
                    const std::vector<std::string>& create_on,
                    const std::vector<std::string>& delete_pods, const std::string& hash);
   bool Satisfied(const std::string& key);
+  void OnRevision(const nlohmann::json& cr);
+  StatusOr<nlohmann::json> Snapshot(const nlohmann::json& ds, int64_t revision);
+  StatusOr<Revisions> ConstructHistory(const nlohmann::json& ds,
+                                       const api::LabelSelector& selector);
+  Status CleanupHistory(const nlohmann::json& ds, const Plan& plan,
+                        std::vector<client::ObjectRef> old);
+  std::vector<DaemonPod> PodsControlledBy(const std::string& uid);
   void Event(const nlohmann::json& ds, std::string_view type, std::string_view reason,
              std::string message);
 
@@ -156,6 +176,8 @@ class DaemonSetController {
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> daemonsets_;
   std::shared_ptr<client::Informer> nodes_;
+  std::shared_ptr<client::Informer> revisions_;
+  std::unique_ptr<history::History> history_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;

@@ -242,6 +242,72 @@ TEST_F(DaemonSetControllerTest, RollingUpdateReplacesAtMostMaxUnavailableAtATime
   })) << Status().dump();
 }
 
+// kcm's constructHistory/cleanupHistory: a revision per template, renumbered when a template
+// comes back, old ones beyond revisionHistoryLimit deleted unless a pod is at them.
+TEST_F(DaemonSetControllerTest, KeepsItsTemplatesAsControllerRevisions) {
+  AddNode("n1");
+  controller_.Start();
+  json ds = DaemonSet();
+  ds["metadata"]["annotations"] = {{"kubernetes.io/change-cause", "first"}};
+  CreateDs(ds);
+  // name -> (revision, image, hash label)
+  auto revisions = [&] {
+    std::map<std::string, std::tuple<int64_t, std::string, std::string>> out;
+    auto list = client_.List(ResourcePath("apps", "v1", "controllerrevisions", "default"));
+    if (!list.ok()) return out;
+    for (const json& cr : (*list)["items"]) {
+      out[cr["metadata"]["name"]] = {
+          cr["revision"].get<int64_t>(),
+          cr["data"]["spec"]["template"]["spec"]["containers"][0]["image"],
+          cr["metadata"]["labels"].value("controller-revision-hash", "")};
+    }
+    return out;
+  };
+  ASSERT_TRUE(Eventually([&] { return revisions().size() == 1 && LivePods() == 1; }));
+  const auto initial = revisions();
+  auto first = initial.begin();
+  const std::string first_name = first->first;
+  const std::string first_hash = std::get<2>(first->second);
+  EXPECT_EQ(first_name, "agent-" + first_hash);
+  EXPECT_EQ(std::get<0>(first->second), 1);
+  auto cr = client_.Get(ResourcePath("apps", "v1", "controllerrevisions", "default", first_name));
+  ASSERT_TRUE(cr.ok());
+  EXPECT_EQ((*cr)["metadata"]["annotations"]["kubernetes.io/change-cause"], "first");
+  EXPECT_EQ((*cr)["metadata"]["labels"]["app"], "agent");
+  EXPECT_EQ((*cr)["metadata"]["ownerReferences"][0]["kind"], "DaemonSet");
+  EXPECT_EQ((*cr)["data"]["spec"]["template"]["$patch"], "replace");
+  EXPECT_EQ(PodsByNode()["n1"][0]["metadata"]["labels"]["controller-revision-hash"], first_hash);
+
+  auto set_image = [&](const std::string& image) {
+    ASSERT_TRUE(
+        client_
+            .Patch(DsPath(), client::PatchType::kMerge,
+                   {{"spec",
+                     {{"template",
+                       {{"spec",
+                         {{"containers", json::array({{{"name", "c"}, {"image", image}}})}}}}}}}})
+            .ok());
+  };
+  set_image("agent:2");
+  ASSERT_TRUE(Eventually([&] { return revisions().size() == 2; }));
+  MakeAllReady();
+  // Back to the first template: its revision becomes 3, and pods get its hash again.
+  set_image("agent:1");
+  ASSERT_TRUE(Eventually([&] { return std::get<0>(revisions()[first_name]) == 3; }));
+  ASSERT_TRUE(Eventually([&] {
+    MakeAllReady();
+    auto pods = PodsByNode()["n1"];
+    return pods.size() == 1 &&
+           pods[0]["metadata"]["labels"]["controller-revision-hash"] == first_hash;
+  }));
+  // revisionHistoryLimit 0: the old revision no pod is at goes; the current stays.
+  ASSERT_TRUE(
+      client_.Patch(DsPath(), client::PatchType::kMerge, {{"spec", {{"revisionHistoryLimit", 0}}}})
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return revisions().size() == 1; }));
+  EXPECT_EQ(revisions().begin()->first, first_name);
+}
+
 TEST_F(DaemonSetControllerTest, RollingUpdateWithSurgeStartsTheNewPodBesideTheOld) {
   AddNode("n1");
   controller_.Start();

@@ -2,9 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <numeric>
 
-#include <nlohmann/json.hpp>
+#include "controllers/history/controller_history.h"
 
 namespace tidepool::controllers::deployment {
 
@@ -151,24 +152,7 @@ std::vector<int32_t> Proportional(int32_t replicas, const Fenceposts& f,
 }
 
 std::string PodTemplateHash(const json& pod_template, std::optional<int32_t> collision_count) {
-  uint32_t h = 2166136261u;
-  auto feed = [&h](std::string_view s) {
-    for (unsigned char c : s) {
-      h ^= c;
-      h *= 16777619u;
-    }
-  };
-  feed(pod_template.dump());
-  if (collision_count.has_value()) {
-    const uint32_t c = static_cast<uint32_t>(*collision_count);
-    const char bytes[4] = {static_cast<char>(c & 0xff), static_cast<char>((c >> 8) & 0xff),
-                           static_cast<char>((c >> 16) & 0xff), static_cast<char>((c >> 24) & 0xff)};
-    feed(std::string_view(bytes, 4));
-  }
-  static constexpr std::string_view kAlphanums = "bcdfghjklmnpqrstvwxz2456789";
-  std::string out;
-  for (char d : std::to_string(h)) out += kAlphanums[static_cast<unsigned char>(d) % kAlphanums.size()];
-  return out;
+  return history::ComputeHash(pod_template, collision_count);
 }
 
 }  // namespace tidepool::controllers::deployment

@@ -13,8 +13,8 @@
 //   - Proportional: a scaling event while a rollout is under way spreads the change over the
 //     active ReplicaSets in proportion to their size (GetProportion, getReplicaSetFraction),
 //     the rounding leftover to the first of them in kcm's order.
-//   - PodTemplateHash: the pod-template-hash label - FNV-32a over the template and the
-//     collision count, written with rand.SafeEncodeString's alphabet, as ComputeHash. kcm hashes
+//   - PodTemplateHash: the pod-template-hash label - history::ComputeHash (FNV-32a over the
+//     template and the collision count, written with rand.SafeEncodeString's alphabet). kcm hashes
 //     the Go struct's printed form, so the value differs from a real cluster's for the same
 //     template; its form (up to 10 characters of "bcdfghjklmnpqrstvwxz2456789") and its use
 //     (a stable name per template) are the same.

@@ -108,10 +108,11 @@ class GarbageCollectorTest : public ::testing::Test {
 TEST_F(GarbageCollectorTest, WatchesTheDeletableResourcesButEvents) {
   StartCollector();
   // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, podtemplates,
-  // replicationcontrollers, secrets, serviceaccounts, services, 4 apps, HPAs (once, in their
-  // preferred version), cronjobs, jobs, ingresses, ingressclasses, leases, PDBs, 4 rbac, 4
-  // storage.k8s.io, priorityclasses: 35 of the 37 resources (no Events).
-  EXPECT_EQ(gc_->stats().monitors, 35u);
+  // replicationcontrollers, secrets, serviceaccounts, services, 5 apps (controllerrevisions
+  // too), HPAs (once, in their preferred version), cronjobs, jobs, ingresses, ingressclasses,
+  // leases, PDBs, 4 rbac, 4 storage.k8s.io, priorityclasses: 36 of the 38 resources (no
+  // Events).
+  EXPECT_EQ(gc_->stats().monitors, 36u);
 }
 
 // Background collection: a dependent none of whose owners exists is deleted.
@@ -401,8 +402,8 @@ std::string CollectOnAnEventQueue() {
   EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own, nor monitors'
   // Discovery ran on the queue; its monitors came from the factory and were fed.
   EXPECT_TRUE(gc.HasSynced());
-  EXPECT_EQ(gc.stats().monitors, 35u);
-  EXPECT_EQ(c.informers.informers(), 35u);
+  EXPECT_EQ(gc.stats().monitors, 36u);
+  EXPECT_EQ(c.informers.informers(), 36u);
 
   EXPECT_TRUE(c.client.Delete(kCms + "/owner", {{"propagationPolicy", "Background"}}).ok());
   EXPECT_TRUE(c.client.Delete(kCms + "/fg-owner", {{"propagationPolicy", "Foreground"}}).ok());

@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cctype>
-
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
-#include "controllers/deployment/rollout.h"
 #include "controllers/controller_ref.h"
+#include "controllers/history/controller_history.h"
 #include "controllers/object_json.h"
 
 namespace tidepool::controllers::statefulset {
@@ -412,15 +411,17 @@ StatefulSetController::StatefulSetController(const client::RestClient& client, c
   sets.seed = options.seed + 1;
   sets_ = client::MakeInformer(informers, client_, clock_, sets, logger);
   auto queue = [this](const client::ObjectRef& o) { queue_->Add(client::Informer::KeyOf(*o)); };
-  sets_->AddEventHandlers({[queue](const client::ObjectRef& o, bool) { queue(o); },
-                           [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },
-                           [this](const client::ObjectRef& o, bool) {
-                             {
-                               std::lock_guard<std::mutex> lock(mu_);
-                               revisions_.erase(Str(Member(Meta(*o), "uid")));
-                             }
-                             queue_->Add(client::Informer::KeyOf(*o));
-                           }});
+  sets_->AddEventHandlers(
+      {[queue](const client::ObjectRef& o, bool) { queue(o); },
+       [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },
+       [queue](const client::ObjectRef& o, bool) { queue(o); }});
+  // kcm's StatefulSet controller lists revisions and registers no handlers on them.
+  client::InformerOptions revisions;
+  revisions.path = "/apis/apps/v1/controllerrevisions";
+  revisions.name = "controllerrevisions";
+  revisions.seed = options.seed + 2;
+  revisions_ = client::MakeInformer(informers, client_, clock_, revisions, logger);
+  history_ = std::make_unique<history::History>(client_, revisions_, nullptr);
   queue_ = std::make_unique<WorkQueue>(
       clock_, [this](const std::string& key) { return SyncSet(key); },
       [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor_);
@@ -432,16 +433,19 @@ void StatefulSetController::Start() {
   if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
     pods_->Start();
     sets_->Start();
+    revisions_->Start();
   }
   queue_->Start();
 }
 
 void StatefulSetController::Stop() {
   queue_->Stop();
-  client::StopAll({pods_.get(), sets_.get()});
+  client::StopAll({pods_.get(), sets_.get(), revisions_.get()});
 }
 
-bool StatefulSetController::HasSynced() const { return pods_->HasSynced() && sets_->HasSynced(); }
+bool StatefulSetController::HasSynced() const {
+  return pods_->HasSynced() && sets_->HasSynced() && revisions_->HasSynced();
+}
 
 void StatefulSetController::Index(SetPod pod) {
   const std::string key = Key(pod.ns, pod.name);
@@ -538,6 +542,42 @@ std::vector<SetPod> StatefulSetController::PodsOf(const json& set) {
   return owned;
 }
 
+StatusOr<json> StatefulSetController::Revisions(const json& set,
+                                                const std::vector<client::ObjectRef>& revisions,
+                                                int32_t* collisions) {
+  const int64_t next = revisions.empty() ? 1 : history::RevisionOf(*revisions.back()) + 1;
+  json update = history::NewRevision(set, ControllerRef(set),
+                                     Member(Meta(Member(Spec(set), "template")), "labels"),
+                                     history::TemplatePatch(set), next, *collisions);
+  // newRevision: the set's annotations too (kubectl's change-cause among them).
+  if (const json& a = Member(Meta(set), "annotations"); a.is_object())
+    update["metadata"]["annotations"] = a;
+  const json* equal = nullptr;  // the last revision equal to the update
+  for (const client::ObjectRef& cr : revisions) {
+    if (history::EqualRevision(*cr, update)) equal = cr.get();
+  }
+  // The newest revision is it: unchanged. An older one: rolled back to, renumbered newest.
+  if (equal != nullptr && equal == revisions.back().get()) return *equal;
+  if (equal != nullptr) return history_->UpdateRevision(*equal, next);
+  return history_->Create(set, update, collisions);
+}
+
+// kcm's truncateHistory: of the revisions neither current, nor update, nor any pod's, those
+// beyond spec.revisionHistoryLimit go, oldest first.
+Status StatefulSetController::TruncateHistory(const json& set,
+                                              const std::vector<client::ObjectRef>& revisions,
+                                              const std::set<std::string>& live) {
+  std::vector<const json*> old;
+  for (const client::ObjectRef& cr : revisions) {
+    if (!live.count(Str(Member(Meta(*cr), "name")))) old.push_back(cr.get());
+  }
+  const int64_t limit = Int(Member(Spec(set), "revisionHistoryLimit"), 10);
+  for (size_t i = 0; static_cast<int64_t>(old.size() - i) > limit && i < old.size(); ++i) {
+    TIDEPOOL_RETURN_IF_ERROR(history_->Delete(*old[i]));
+  }
+  return OkStatus();
+}
+
 std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) {
   const client::ObjectRef obj = sets_->Get(key);
   if (obj == nullptr) return std::nullopt;
@@ -554,30 +594,36 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
   s.min_ready = std::chrono::seconds(Int(Member(spec, "minReadySeconds"), 0));
   s.now = clock_.Now();
 
-  // Revisions.
-  const int32_t collisions = static_cast<int32_t>(Int(Member(old_status, "collisionCount"), 0));
-  s.update_template = Member(spec, "template");
-  s.update_revision = s.name + "-" + deployment::PodTemplateHash(s.update_template, collisions);
+  // Revisions: kcm's getStatefulSetRevisions over the set's ControllerRevisions.
+  int32_t collisions = static_cast<int32_t>(Int(Member(old_status, "collisionCount"), 0));
   std::vector<SetPod> pods = PodsOf(set);
-  const std::string set_uid = Str(Member(m, "uid"));
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& known = revisions_[set_uid];
-    known[s.update_revision] = s.update_template;
-    s.current_revision = Str(Member(old_status, "currentRevision"));
-    // The status's current revision stands while its template is known or a pod is at it.
-    bool live = known.count(s.current_revision) > 0;
-    for (const SetPod& p : pods) live = live || p.Revision() == s.current_revision;
-    if (s.current_revision.empty() || !live) s.current_revision = s.update_revision;
-    auto it = known.find(s.current_revision);
-    s.current_template = it != known.end() ? it->second : s.update_template;
-    // Keep only the live revisions' templates.
-    for (auto r = known.begin(); r != known.end();) {
-      bool used = r->first == s.current_revision || r->first == s.update_revision;
-      for (const SetPod& p : pods) used = used || p.Revision() == r->first;
-      r = used ? std::next(r) : known.erase(r);
-    }
+  std::vector<client::ObjectRef> revisions;
+  if (std::optional<api::LabelSelector> sel = SelectorOf(set); sel.has_value() && !sel->Empty()) {
+    revisions = history_->Controlled(set, *sel, ControllerRef(set));
   }
+  history::SortByRevision(&revisions);
+  StatusOr<json> update = Revisions(set, revisions, &collisions);
+  if (!update.ok()) {
+    if (log_ != nullptr && update.status().code() != StatusCode::kAborted) {
+      log_->Warning("Failed to construct revisions of StatefulSet",
+                    {{"statefulSet", key}, {"err", update.status().ToString()}});
+    }
+    return s.now + options_.retry_after;
+  }
+  s.update_revision = Str(Member(Meta(*update), "name"));
+  s.update_template = history::TemplateOf(*update);
+  if (s.update_template.is_null()) s.update_template = Member(spec, "template");
+  const json* current_cr = &*update;
+  for (const client::ObjectRef& cr : revisions) {
+    if (Str(Member(Meta(*cr), "name")) == Str(Member(old_status, "currentRevision")))
+      current_cr = cr.get();
+  }
+  s.current_revision = Str(Member(Meta(*current_cr), "name"));
+  s.current_template = history::TemplateOf(*current_cr);
+  if (s.current_template.is_null()) s.current_template = s.update_template;
+  const std::string set_uid = Str(Member(m, "uid"));
+  std::set<std::string> live = {s.current_revision, s.update_revision};
+  for (const SetPod& p : pods) live.insert(p.Revision());
 
   // Members by ordinal, and the condemned (descending).
   s.members.assign(static_cast<size_t>(std::max(0, s.replicas)), std::nullopt);
@@ -596,6 +642,7 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
 
   Status err;
   if (Member(m, "deletionTimestamp").is_null()) s.Run(err);
+  if (Status t = TruncateHistory(set, revisions, live); err.ok()) err = t;
 
   // Status over the pods as they are now (the index holds this sync's own writes).
   int32_t replicas = 0, ready = 0, available = 0, current = 0, updated = 0;

@@ -20,10 +20,15 @@
 //     ordinal goes first, one at a time, and only while the others are healthy. Parallel: all
 //     at once (kcm's slow-start batches 1, 2, 4, ...).
 //   - Failed or Succeeded pods are deleted and made again on the next sync.
-//   - Revisions: the update revision is "<set>-<hash>", the hash over spec.template and
-//     status.collisionCount (FNV-32a, rand.SafeEncodeString's alphabet). This API serves no
-//     ControllerRevisions, so the templates of the revisions are kept in memory; after a restart
-//     mid-rollout, a pod below the partition that must be made again gets the update template.
+//   - Revisions, kcm's getStatefulSetRevisions and truncateHistory (controllers/history): each
+//     template is a ControllerRevision "<set>-<hash>" (HashControllerRevision of its data and
+//     status.collisionCount: the names a real cluster gives), labelled with the template's
+//     labels and controller.kubernetes.io/hash; the set's template now is the update revision
+//     (the newest revision when equal to it; an older equal one is renumbered newest - a
+//     rollback; else a new one); status.currentRevision names the current one (the update
+//     revision when it names none). Pods are labelled controller-revision-hash with the
+//     revision's name. Revisions that are neither current, update nor any pod's go beyond
+//     spec.revisionHistoryLimit, oldest first.
 //   - updateStrategy RollingUpdate: after scaling, the pod with the highest ordinal >=
 //     partition that is not at the update revision is deleted (and made again at it), one at a
 //     time, waiting for each to be Running and Ready; OnDelete: pods change revision only when
@@ -38,8 +43,9 @@
 //   - Orphan pods of its namespace whose labels match the selector and whose name is
 //     "<set>-<ordinal>" are adopted.
 //
-// An actor: it reads through informers (statefulsets, pods) and writes through the API (pods,
-// persistentvolumeclaims, statefulsets/NAME/status, events). One worker (work_queue.h).
+// An actor: it reads through informers (statefulsets, pods, controllerrevisions) and writes
+// through the API (pods, persistentvolumeclaims, controllerrevisions, statefulsets/NAME/status,
+// events). One worker (work_queue.h).
 //
 // Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
 // thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
@@ -67,6 +73,7 @@
 #include "common/log.h"
 #include "common/speed.h"
 #include "common/timer_service.h"
+#include "controllers/history/controller_history.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::statefulset {
@@ -133,6 +140,12 @@ class StatefulSetController {
   std::optional<TimePoint> SyncSet(const std::string& key);
   // The set's pods after adoption (kcm's getPodsForStatefulSet).
   std::vector<SetPod> PodsOf(const nlohmann::json& set);
+  // The update revision (found, renumbered or created); `revisions` sorted by revision.
+  StatusOr<nlohmann::json> Revisions(const nlohmann::json& set,
+                                     const std::vector<client::ObjectRef>& revisions,
+                                     int32_t* collisions);
+  Status TruncateHistory(const nlohmann::json& set, const std::vector<client::ObjectRef>& revisions,
+                         const std::set<std::string>& live);
 
   const client::RestClient& client_;
   const Clock& clock_;
@@ -142,14 +155,14 @@ class StatefulSetController {
   TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> sets_;
+  std::shared_ptr<client::Informer> revisions_;
+  std::unique_ptr<history::History> history_;
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
   std::map<std::string, SetPod> pods_by_key_;                   // "ns/name" -> pod
   std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
   std::map<std::string, std::set<std::string>> orphans_;        // namespace -> pod keys
-  // Set uid -> revision name -> spec.template (the ControllerRevisions this API lacks).
-  std::map<std::string, std::map<std::string, nlohmann::json>> revisions_;
 };
 
 }  // namespace tidepool::controllers::statefulset

@@ -3,12 +3,12 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/history/controller_history.h"
 
 namespace tidepool::controllers::statefulset {
 namespace {
@@ -280,6 +280,52 @@ TEST_F(StatefulSetControllerTest, RollingUpdateWithPartitionUpdatesHighOrdinalsF
   st = Get()["status"];
   EXPECT_EQ(st["currentReplicas"], 3);
   EXPECT_NE(st["currentRevision"], rev1);
+}
+
+// kcm's getStatefulSetRevisions: one ControllerRevision per template, named for the hash of its
+// data; a template that comes back renumbers its revision (a rollback); truncateHistory keeps
+// revisionHistoryLimit old ones.
+TEST_F(StatefulSetControllerTest, KeepsItsTemplatesAsControllerRevisions) {
+  Create(Set(1, "nginx", {{"revisionHistoryLimit", 1}}));
+  ASSERT_TRUE(Eventually([&] { return Settled(1); }));
+  auto revisions = [&] {
+    std::map<std::string, json> out;  // name -> revision
+    auto list = client_.List(ResourcePath("apps", "v1", "controllerrevisions", "default"));
+    if (list.ok()) {
+      for (const json& cr : (*list)["items"]) out[cr["metadata"]["name"]] = cr;
+    }
+    return out;
+  };
+  const std::string rev1 = Get()["status"]["updateRevision"];
+  json cr1 = revisions()[rev1];
+  ASSERT_TRUE(cr1.is_object());
+  const std::string hash = history::HashRevision(cr1["data"], 0);
+  EXPECT_EQ(rev1, "web-" + hash);
+  EXPECT_EQ(cr1["metadata"]["labels"][history::kHashLabel], hash);
+  EXPECT_EQ(cr1["data"], history::TemplatePatch(Get()));
+  EXPECT_EQ(cr1["revision"], 1);
+  EXPECT_EQ(Pods()["web-0"]["metadata"]["labels"]["controller-revision-hash"], rev1);
+
+  PatchSpec(Image("nginx:2"));
+  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx:2"; }));
+  const std::string rev2 = Get()["status"]["updateRevision"];
+  EXPECT_NE(rev2, rev1);
+  EXPECT_EQ(revisions()[rev2]["revision"], 2);
+  // Back: the first revision is renumbered 3 and is the update revision again.
+  PatchSpec(Image("nginx"));
+  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx"; }));
+  EXPECT_EQ(Get()["status"]["updateRevision"], rev1);
+  EXPECT_EQ(Get()["status"]["currentRevision"], rev1);
+  EXPECT_EQ(revisions()[rev1]["revision"], 3);
+  EXPECT_EQ(revisions().size(), 2u);
+  // A third template: of the two old revisions no pod is at, the oldest (rev2, revision 2) goes.
+  PatchSpec(Image("nginx:3"));
+  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx:3"; }));
+  const std::string rev3 = Get()["status"]["updateRevision"];
+  ASSERT_TRUE(Eventually([&] { return revisions().size() == 2; }));
+  EXPECT_TRUE(revisions().count(rev1));
+  EXPECT_TRUE(revisions().count(rev3));
+  EXPECT_EQ(revisions()[rev3]["revision"], 4);
 }
 
 TEST_F(StatefulSetControllerTest, OnDeleteChangesPodsOnlyWhenDeleted) {

@@ -1,0 +1,267 @@
+#include "controllers/history/controller_history.h"
+
+#include <algorithm>
+#include <tuple>
+
+#include "apiserver/json_io.h"
+#include "controllers/controller_ref.h"
+#include "controllers/object_json.h"
+
+namespace tidepool::controllers::history {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr size_t kMaxCreateAttempts = 100;  // kcm's loop has no bound; a guard against a bug
+constexpr int kUpdateAttempts = 5;          // retry.DefaultBackoff's steps
+
+std::string RevisionsPath(const std::string& ns, const std::string& name = "") {
+  return client::ResourcePath("apps", "v1", "controllerrevisions", ns, name);
+}
+
+uint32_t Fnv32(std::string_view s, bool one_a) {
+  uint32_t h = 2166136261u;
+  for (unsigned char c : s) {
+    if (one_a) {
+      h ^= c;
+      h *= 16777619u;
+    } else {
+      h *= 16777619u;
+      h ^= c;
+    }
+  }
+  return h;
+}
+
+// The hash label as strconv.ParseInt(.., 10, 32) reads it, when it does.
+std::optional<int64_t> NumericHash(const json& cr) {
+  const std::string h = Str(Member(Member(Meta(cr), "labels"), kHashLabel));
+  if (h.empty() || h.size() > 11) return std::nullopt;
+  size_t i = h[0] == '-' || h[0] == '+' ? 1 : 0;
+  if (i == h.size()) return std::nullopt;
+  for (size_t k = i; k < h.size(); ++k) {
+    if (h[k] < '0' || h[k] > '9') return std::nullopt;
+  }
+  const int64_t v = std::stoll(h);
+  if (v < INT32_MIN || v > INT32_MAX) return std::nullopt;
+  return v;
+}
+
+}  // namespace
+
+std::string SafeEncode(uint32_t sum) {
+  static constexpr std::string_view kAlphanums = "bcdfghjklmnpqrstvwxz2456789";
+  std::string out;
+  for (char d : std::to_string(sum))
+    out += kAlphanums[static_cast<unsigned char>(d) % kAlphanums.size()];
+  return out;
+}
+
+std::string ComputeHash(const json& pod_template, std::optional<int32_t> collision_count) {
+  std::string text = apiserver::json_io::Dump(pod_template);
+  if (collision_count.has_value()) {
+    const uint32_t c = static_cast<uint32_t>(*collision_count);
+    const char bytes[8] = {static_cast<char>(c & 0xff),
+                           static_cast<char>((c >> 8) & 0xff),
+                           static_cast<char>((c >> 16) & 0xff),
+                           static_cast<char>((c >> 24) & 0xff),
+                           0,
+                           0,
+                           0,
+                           0};
+    text.append(bytes, 8);
+  }
+  return SafeEncode(Fnv32(text, /*one_a=*/true));
+}
+
+json TemplatePatch(const json& parent) {
+  json tmpl = Member(Member(parent, "spec"), "template");
+  if (!tmpl.is_object()) tmpl = json::object();
+  tmpl["$patch"] = "replace";
+  return {{"spec", {{"template", std::move(tmpl)}}}};
+}
+
+std::string HashRevision(const json& data, std::optional<int32_t> probe) {
+  std::string text = data.is_null() ? "" : apiserver::json_io::GoMarshal(data);
+  if (probe.has_value()) text += std::to_string(*probe);
+  return SafeEncode(Fnv32(text, /*one_a=*/false));
+}
+
+std::string RevisionName(std::string_view prefix, std::string_view hash) {
+  return std::string(prefix.substr(0, 223)) + "-" + std::string(hash);
+}
+
+json NewRevision(const json& parent, const json& controller_ref, const json& template_labels,
+                 json data, int64_t revision, std::optional<int32_t> collision_count) {
+  const std::string hash = HashRevision(data, collision_count);
+  json labels = template_labels.is_object() ? template_labels : json::object();
+  labels[kHashLabel] = hash;
+  json meta = {{"name", RevisionName(Str(Member(Meta(parent), "name")), hash)},
+               {"namespace", Member(Meta(parent), "namespace")},
+               {"labels", std::move(labels)},
+               {"ownerReferences", json::array({controller_ref})}};
+  return {{"apiVersion", "apps/v1"},
+          {"kind", "ControllerRevision"},
+          {"metadata", std::move(meta)},
+          {"data", std::move(data)},
+          {"revision", revision}};
+}
+
+int64_t RevisionOf(const json& cr) {
+  const json& r = Member(cr, "revision");
+  return r.is_number_integer() ? r.get<int64_t>() : 0;
+}
+
+void SortByRevision(std::vector<client::ObjectRef>* revisions) {
+  auto key = [](const client::ObjectRef& cr) {
+    const std::optional<TimePoint> t = TimeOf(Member(Meta(*cr), "creationTimestamp"));
+    return std::make_tuple(RevisionOf(*cr), t.value_or(TimePoint{}),
+                           Str(Member(Meta(*cr), "name")));
+  };
+  std::stable_sort(
+      revisions->begin(), revisions->end(),
+      [&](const client::ObjectRef& a, const client::ObjectRef& b) { return key(a) < key(b); });
+}
+
+bool EqualRevision(const json& a, const json& b) {
+  const std::optional<int64_t> ha = NumericHash(a), hb = NumericHash(b);
+  if (ha.has_value() && hb.has_value() && *ha != *hb) return false;
+  return Member(a, "data") == Member(b, "data");
+}
+
+json TemplateOf(const json& cr) {
+  json tmpl = Member(Member(Member(cr, "data"), "spec"), "template");
+  if (tmpl.is_object()) tmpl.erase("$patch");
+  return tmpl;
+}
+
+History::History(const client::RestClient& client, std::shared_ptr<client::Informer> revisions,
+                 Handler on_change)
+    : client_(client), revisions_(std::move(revisions)) {
+  auto changed = [this, on_change](const client::ObjectRef& o) {
+    Index(o);
+    if (on_change) on_change(*o);
+  };
+  revisions_->AddEventHandlers(
+      {[changed](const client::ObjectRef& o, bool) { changed(o); },
+       [changed](const client::ObjectRef&, const client::ObjectRef& o) { changed(o); },
+       [this, on_change](const client::ObjectRef& o, bool) {
+         Unindex(client::Informer::KeyOf(*o));
+         if (on_change) on_change(*o);
+       }});
+}
+
+void History::Index(const client::ObjectRef& cr) {
+  const std::string key = client::Informer::KeyOf(*cr);
+  std::string owner;
+  if (const json* ref = ControllerOf(*cr)) owner = Str(Member(*ref, "uid"));
+  const std::string ns = Str(Member(Meta(*cr), "namespace"));
+  Unindex(key);
+  std::lock_guard<std::mutex> lock(mu_);
+  owner_of_[key] = owner;
+  if (owner.empty()) {
+    orphans_[ns].insert(key);
+  } else {
+    by_owner_[owner].insert(key);
+  }
+}
+
+void History::Unindex(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = owner_of_.find(key);
+  if (it == owner_of_.end()) return;
+  const bool orphan = it->second.empty();
+  auto& index = orphan ? orphans_ : by_owner_;
+  const std::string bucket = orphan ? key.substr(0, key.find('/')) : it->second;
+  if (auto b = index.find(bucket); b != index.end()) {
+    b->second.erase(key);
+    if (b->second.empty()) index.erase(b);
+  }
+  owner_of_.erase(it);
+}
+
+std::vector<client::ObjectRef> History::Controlled(const json& parent,
+                                                   const api::LabelSelector& selector,
+                                                   const json& controller_ref) const {
+  const json& m = Meta(parent);
+  const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
+  std::vector<std::string> owned, orphans;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto it = by_owner_.find(uid); it != by_owner_.end())
+      owned.assign(it->second.begin(), it->second.end());
+    if (auto it = orphans_.find(ns); it != orphans_.end())
+      orphans.assign(it->second.begin(), it->second.end());
+  }
+  const bool deleting = !Member(m, "deletionTimestamp").is_null();
+  std::vector<client::ObjectRef> out;
+  for (const std::string& key : owned) {
+    client::ObjectRef cr = revisions_->Get(key);
+    if (cr == nullptr) continue;
+    const std::string path = RevisionsPath(ns, Str(Member(Meta(*cr), "name")));
+    if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels"))) && !deleting) {
+      (void)ReleaseObject(client_, path, Str(Member(Meta(*cr), "uid")), uid);  // retried next sync
+      continue;
+    }
+    out.push_back(std::move(cr));
+  }
+  if (deleting || selector.Empty()) return out;
+  for (const std::string& key : orphans) {
+    client::ObjectRef cr = revisions_->Get(key);
+    if (cr == nullptr || !Member(Meta(*cr), "deletionTimestamp").is_null()) continue;
+    if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels")))) continue;
+    const std::string path = RevisionsPath(ns, Str(Member(Meta(*cr), "name")));
+    if (!AdoptObject(client_, path, Str(Member(Meta(*cr), "uid")), controller_ref).ok()) continue;
+    json adopted = *cr;
+    adopted["metadata"]["ownerReferences"] = json::array({controller_ref});
+    out.push_back(std::make_shared<const json>(std::move(adopted)));
+  }
+  return out;
+}
+
+StatusOr<json> History::Create(const json& parent, const json& revision,
+                               int32_t* collision_count) const {
+  const json& pm = Meta(parent);
+  const std::string ns = Str(Member(pm, "namespace")), prefix = Str(Member(pm, "name"));
+  json clone = revision;
+  for (size_t attempt = 0; attempt < kMaxCreateAttempts; ++attempt) {
+    clone["metadata"]["name"] =
+        RevisionName(prefix, HashRevision(Member(revision, "data"), *collision_count));
+    StatusOr<json> created = client_.Create(RevisionsPath(ns), clone);
+    if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) return created;
+    StatusOr<json> exists = client_.Get(RevisionsPath(ns, Str(clone["metadata"]["name"])));
+    if (!exists.ok()) return exists.status();
+    if (Member(*exists, "data") == Member(clone, "data")) return exists;
+    ++*collision_count;
+  }
+  return InternalError("no free ControllerRevision name for " + prefix);
+}
+
+StatusOr<json> History::UpdateRevision(const json& cr, int64_t revision) const {
+  json clone = cr;
+  const std::string path =
+      RevisionsPath(Str(Member(Meta(cr), "namespace")), Str(Member(Meta(cr), "name")));
+  for (int attempt = 0;; ++attempt) {
+    if (RevisionOf(clone) == revision) return clone;
+    clone["revision"] = revision;
+    StatusOr<json> updated = client_.Update(path, clone);
+    if (updated.ok() || updated.status().code() != StatusCode::kAborted ||
+        attempt + 1 >= kUpdateAttempts) {
+      return updated;
+    }
+    StatusOr<json> fresh = client_.Get(path);  // a conflict: read the latest and try again
+    if (!fresh.ok()) return fresh.status();
+    clone = *std::move(fresh);
+  }
+}
+
+Status History::Delete(const json& cr) const {
+  Status s =
+      client_
+          .Delete(RevisionsPath(Str(Member(Meta(cr), "namespace")), Str(Member(Meta(cr), "name"))))
+          .status();
+  return s.code() == StatusCode::kNotFound ? OkStatus() : s;
+}
+
+}  // namespace tidepool::controllers::history
