@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   libboost1.81-dev libboost-json1.81-dev libssl-dev libcurl4-openssl-dev nlohmann-json3-dev libyaml-dev
   libcli11-dev libspdlog-dev libfmt-dev prometheus-cpp-dev libsqlite3-dev libjemalloc-dev
-  libhowardhinnant-date-dev tzdata libre2-dev
+  libhowardhinnant-date-dev tzdata libre2-dev zlib1g-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   python3-kubernetes
   chromium

@@ -7,6 +7,7 @@
 #include "apiserver/crd/registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers/handler.h"
+#include "apiserver/http/compression.h"
 
 namespace tidepool::apiserver {
 
@@ -88,6 +89,14 @@ ApiServer::~ApiServer() = default;
 
 void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
   requests_.fetch_add(1);
+  if (http::WantsGzip(req.Header("accept-encoding"))) {
+    http::CompressingWriter compressing(w);
+    return Route(req, compressing);
+  }
+  Route(req, w);
+}
+
+void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
   const std::string& path = req.path;
   if (path == "/version" || path == "/version/") {
     SendJson(w, 200, VersionInfo());

@@ -29,6 +29,7 @@
 //   - fieldValidation Strict / Warn (default, as kube-apiserver 1.32) / Ignore against the schema
 //     generated from @kubernetes/client-node (schema/), with kube-apiserver's texts: 400 on
 //     create, 422 on patch, 500 on server-side apply;
+//   - responses over 128 KiB gzip-compressed for clients that accept gzip (http/compression.h);
 //   - defaulting and validation (admission.h), managedFields (patch/), optimistic concurrency,
 //     namespaces that must exist, errors as metav1.Status with kube's reasons and details.
 // Pods are deleted gracefully as kube-apiserver does: a pod bound to a node and not finished
@@ -83,6 +84,8 @@ class ApiServer {
   struct Request;  // one parsed request (handlers/handler.h)
 
  private:
+  // Handle, once the response writer is chosen.
+  void Route(const http::HttpRequest& req, http::ResponseWriter& w);
   // Routes a request for a resource to its verb's or subresource's handler (handlers/).
   void HandleResource(Request& r, http::ResponseWriter& w);
 
