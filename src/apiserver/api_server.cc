@@ -23,10 +23,10 @@ namespace {
 
 // A ResponseWriter that adds `extra` headers to every complete response, whatever the handler
 // answers (a warning about the whole request, such as a deprecated version's).
-class ExtraHeadersWriter final : public ResponseWriter {
+class ExtraHeadersWriter final : public http::ForwardingWriter {
  public:
   ExtraHeadersWriter(ResponseWriter& w, handlers::HeaderList extra)
-      : w_(w), extra_(std::move(extra)) {}
+      : ForwardingWriter(w), extra_(std::move(extra)) {}
   void Send(int status, std::string_view content_type, std::string body,
             const handlers::HeaderList& headers) override {
     w_.Send(status, content_type, std::move(body), With(headers));
@@ -35,12 +35,6 @@ class ExtraHeadersWriter final : public ResponseWriter {
                 const handlers::HeaderList& headers) override {
     w_.SendView(status, content_type, body, With(headers));
   }
-  bool StartStream(int status, std::string_view content_type) override {
-    return w_.StartStream(status, content_type);
-  }
-  bool WriteChunk(std::string_view data) override { return w_.WriteChunk(data); }
-  void EndStream() override { w_.EndStream(); }
-  bool Closed() override { return w_.Closed(); }
 
  private:
   handlers::HeaderList With(const handlers::HeaderList& headers) const {
@@ -50,7 +44,6 @@ class ExtraHeadersWriter final : public ResponseWriter {
     }
     return all;
   }
-  ResponseWriter& w_;
   const handlers::HeaderList extra_;
 };
 

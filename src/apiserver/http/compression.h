@@ -31,23 +31,16 @@ StatusOr<std::string> Gzip(std::string_view data, int level = 1);
 
 // A ResponseWriter that compresses complete responses as the file comment says and passes
 // everything else to `w`.
-class CompressingWriter final : public ResponseWriter {
+class CompressingWriter final : public ForwardingWriter {
  public:
   explicit CompressingWriter(ResponseWriter& w, size_t threshold = kGzipThresholdBytes)
-      : w_(w), threshold_(threshold) {}
+      : ForwardingWriter(w), threshold_(threshold) {}
   void Send(int status, std::string_view content_type, std::string body,
             const std::vector<std::pair<std::string, std::string>>& headers) override;
   void SendView(int status, std::string_view content_type, std::string_view body,
                 const std::vector<std::pair<std::string, std::string>>& headers) override;
-  bool StartStream(int status, std::string_view content_type) override {
-    return w_.StartStream(status, content_type);
-  }
-  bool WriteChunk(std::string_view data) override { return w_.WriteChunk(data); }
-  void EndStream() override { w_.EndStream(); }
-  bool Closed() override { return w_.Closed(); }
 
  private:
-  ResponseWriter& w_;
   const size_t threshold_;
 };
 

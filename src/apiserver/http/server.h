@@ -79,6 +79,30 @@ class ResponseWriter {
   }
 };
 
+// A ResponseWriter that passes everything to `w`: the base of decorators, which override what
+// they change (compression.h's CompressingWriter, the API server's extra headers).
+class ForwardingWriter : public ResponseWriter {
+ public:
+  explicit ForwardingWriter(ResponseWriter& w) : w_(w) {}
+  void Send(int status, std::string_view content_type, std::string body,
+            const std::vector<std::pair<std::string, std::string>>& headers) override {
+    w_.Send(status, content_type, std::move(body), headers);
+  }
+  void SendView(int status, std::string_view content_type, std::string_view body,
+                const std::vector<std::pair<std::string, std::string>>& headers) override {
+    w_.SendView(status, content_type, body, headers);
+  }
+  bool StartStream(int status, std::string_view content_type) override {
+    return w_.StartStream(status, content_type);
+  }
+  bool WriteChunk(std::string_view data) override { return w_.WriteChunk(data); }
+  void EndStream() override { w_.EndStream(); }
+  bool Closed() override { return w_.Closed(); }
+
+ protected:
+  ResponseWriter& w_;
+};
+
 using Handler = std::function<void(const HttpRequest&, ResponseWriter&)>;
 
 struct ServerOptions {

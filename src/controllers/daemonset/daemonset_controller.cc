@@ -146,13 +146,8 @@ DaemonSetController::DaemonSetController(const client::RestClient& client, const
        }});
   // kcm's addHistory/updateHistory/deleteHistory: a revision's change queues its DaemonSet
   // (an orphan's: those in its namespace whose selector matches it).
-  client::InformerOptions revisions;
-  revisions.path = "/apis/apps/v1/controllerrevisions";
-  revisions.name = "controllerrevisions";
-  revisions.seed = options.seed + 3;
-  revisions_ = client::MakeInformer(informers, client_, clock_, revisions, logger);
-  history_ = std::make_unique<history::History>(client_, revisions_,
-                                                [this](const json& cr) { OnRevision(cr); });
+  history_ = std::make_unique<history::History>(client_, clock_, informers, options.seed + 3,
+                                                logger, [this](const json& cr) { OnRevision(cr); });
   queue_ = std::make_unique<WorkQueue>(
       clock_, [this](const std::string& key) { return Sync(key); }, [this] { return HasSynced(); },
       std::chrono::milliseconds(50), executor_);
@@ -165,19 +160,19 @@ void DaemonSetController::Start() {
     pods_->Start();
     nodes_->Start();
     daemonsets_->Start();
-    revisions_->Start();
+    history_->informer().Start();
   }
   queue_->Start();
 }
 
 void DaemonSetController::Stop() {
   queue_->Stop();
-  client::StopAll({pods_.get(), nodes_.get(), daemonsets_.get(), revisions_.get()});
+  client::StopAll({pods_.get(), nodes_.get(), daemonsets_.get(), &history_->informer()});
 }
 
 bool DaemonSetController::HasSynced() const {
   return pods_->HasSynced() && nodes_->HasSynced() && daemonsets_->HasSynced() &&
-         revisions_->HasSynced();
+         history_->informer().HasSynced();
 }
 
 void DaemonSetController::OnRevision(const json& cr) {

@@ -176,7 +176,6 @@ class DaemonSetController {
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> daemonsets_;
   std::shared_ptr<client::Informer> nodes_;
-  std::shared_ptr<client::Informer> revisions_;
   std::unique_ptr<history::History> history_;
   std::unique_ptr<WorkQueue> queue_;
 

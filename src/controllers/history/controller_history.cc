@@ -136,9 +136,15 @@ json TemplateOf(const json& cr) {
   return tmpl;
 }
 
-History::History(const client::RestClient& client, std::shared_ptr<client::Informer> revisions,
+History::History(const client::RestClient& client, const Clock& clock,
+                 client::SharedInformerFactory* informers, uint64_t seed, log::Logger* logger,
                  Handler on_change)
-    : client_(client), revisions_(std::move(revisions)) {
+    : client_(client) {
+  client::InformerOptions options;
+  options.path = "/apis/apps/v1/controllerrevisions";
+  options.name = "controllerrevisions";
+  options.seed = seed;
+  revisions_ = client::MakeInformer(informers, client_, clock, options, logger);
   auto changed = [this, on_change](const client::ObjectRef& o) {
     Index(o);
     if (on_change) on_change(*o);

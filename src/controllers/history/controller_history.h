@@ -43,6 +43,7 @@
 #include "api/selector.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
+#include "client/shared_informers.h"
 #include "common/status_or.h"
 
 namespace tidepool::controllers::history {
@@ -77,11 +78,15 @@ class History {
  public:
   using Handler = std::function<void(const nlohmann::json& cr)>;
 
-  // `revisions` is an informer of /apis/apps/v1/controllerrevisions that has not started;
+  // Reads /apis/apps/v1/controllerrevisions through an informer from `informers` (a private
+  // one when null), not started: its owner starts and stops it with its others (informer()).
   // `on_change` (may be empty) runs on its handler thread for every add, update and delete.
-  // `client` must outlive the History.
-  History(const client::RestClient& client, std::shared_ptr<client::Informer> revisions,
+  // `client` and `clock` must outlive the History; `informers` and `logger` may be null.
+  History(const client::RestClient& client, const Clock& clock,
+          client::SharedInformerFactory* informers, uint64_t seed, log::Logger* logger,
           Handler on_change);
+
+  client::Informer& informer() const { return *revisions_; }
   History(const History&) = delete;
   History& operator=(const History&) = delete;
 

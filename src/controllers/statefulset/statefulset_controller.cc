@@ -416,12 +416,8 @@ StatefulSetController::StatefulSetController(const client::RestClient& client, c
        [queue](const client::ObjectRef&, const client::ObjectRef& o) { queue(o); },
        [queue](const client::ObjectRef& o, bool) { queue(o); }});
   // kcm's StatefulSet controller lists revisions and registers no handlers on them.
-  client::InformerOptions revisions;
-  revisions.path = "/apis/apps/v1/controllerrevisions";
-  revisions.name = "controllerrevisions";
-  revisions.seed = options.seed + 2;
-  revisions_ = client::MakeInformer(informers, client_, clock_, revisions, logger);
-  history_ = std::make_unique<history::History>(client_, revisions_, nullptr);
+  history_ = std::make_unique<history::History>(client_, clock_, informers, options.seed + 2,
+                                                logger, nullptr);
   queue_ = std::make_unique<WorkQueue>(
       clock_, [this](const std::string& key) { return SyncSet(key); },
       [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor_);
@@ -433,18 +429,18 @@ void StatefulSetController::Start() {
   if (executor_ == nullptr) {  // with an executor, a driver feeds the informers
     pods_->Start();
     sets_->Start();
-    revisions_->Start();
+    history_->informer().Start();
   }
   queue_->Start();
 }
 
 void StatefulSetController::Stop() {
   queue_->Stop();
-  client::StopAll({pods_.get(), sets_.get(), revisions_.get()});
+  client::StopAll({pods_.get(), sets_.get(), &history_->informer()});
 }
 
 bool StatefulSetController::HasSynced() const {
-  return pods_->HasSynced() && sets_->HasSynced() && revisions_->HasSynced();
+  return pods_->HasSynced() && sets_->HasSynced() && history_->informer().HasSynced();
 }
 
 void StatefulSetController::Index(SetPod pod) {

@@ -155,7 +155,6 @@ class StatefulSetController {
   TimerService* executor_ = nullptr;  // set by the constructor only
   std::shared_ptr<client::Informer> pods_;
   std::shared_ptr<client::Informer> sets_;
-  std::shared_ptr<client::Informer> revisions_;
   std::unique_ptr<history::History> history_;
   std::unique_ptr<WorkQueue> queue_;
 
