@@ -132,6 +132,9 @@ class DeploymentController::Sync {
 
  private:
   Status Claim();
+  // A live read of the Deployment: AbortedError when it is gone, another object, or being
+  // deleted (see the callers).
+  Status Recheck();
   Status EnsureNewReplicaSet(bool create);
   Status CreateNewReplicaSet();
   Status ScaleReplicaSet(json& rs, int32_t to);
@@ -196,6 +199,7 @@ Status DeploymentController::Sync::Claim() {
     if (client::ObjectRef rs = c_.replicasets_->Get(k)) owned_.push_back(*rs);
   }
   if (deleting || !sel.has_value() || sel->Empty()) return Status();
+  bool rechecked = false;
   for (const std::string& k : orphans) {
     client::ObjectRef rs = c_.replicasets_->Get(k);
     if (rs == nullptr || !Member(Meta(*rs), "deletionTimestamp").is_null()) continue;
@@ -204,6 +208,11 @@ Status DeploymentController::Sync::Claim() {
       if (lv.is_string()) labels[lk] = lv.get<std::string>();
     }
     if (!sel->Matches(labels)) continue;
+    // kcm's RecheckDeletionTimestamp: once, before the first adoption.
+    if (!rechecked) {
+      if (Status s = Recheck(); !s.ok()) return Status();
+      rechecked = true;
+    }
     json refs = Member(Meta(*rs), "ownerReferences");
     if (!refs.is_array()) refs = json::array();
     refs.push_back({{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"name", name_}, {"uid", uid_},
@@ -273,7 +282,27 @@ Status DeploymentController::Sync::EnsureNewReplicaSet(bool create) {
   return CreateNewReplicaSet();
 }
 
+Status DeploymentController::Sync::Recheck() {
+  StatusOr<json> fresh = c_.client_.Get(DeploymentsPath(ns_, name_));
+  if (!fresh.ok()) return fresh.status();
+  if (Str(Member(Meta(*fresh), "uid")) != uid_) {
+    return AbortedError("original Deployment " + ns_ + "/" + name_ + " is gone: got uid " +
+                        Str(Member(Meta(*fresh), "uid")) + ", wanted " + uid_);
+  }
+  if (!Member(Meta(*fresh), "deletionTimestamp").is_null()) {
+    return AbortedError(ns_ + "/" + name_ + " has just been deleted at " +
+                        Str(Member(Meta(*fresh), "deletionTimestamp")));
+  }
+  return Status();
+}
+
 Status DeploymentController::Sync::CreateNewReplicaSet() {
+  // Not kcm's: the Deployment is read live before a ReplicaSet is made for it. Its informers
+  // can show a ReplicaSet deleted (kubectl delete deploy,rs --all --cascade=orphan) before they
+  // show the Deployment's own deletion; a ReplicaSet made then is orphaned by the garbage
+  // collector and left behind. kcm has the same window, narrower where watches arrive together.
+  if (Status s = Recheck(); !s.ok())
+    return s.code() == StatusCode::kNotFound || s.code() == StatusCode::kAborted ? Status() : s;
   int64_t max_old = 0;
   for (const json& rs : old_) max_old = std::max(max_old, Revision(rs));
   std::optional<int32_t> collisions;
