@@ -256,7 +256,10 @@ expect_not_in "$headers" "Content-Encoding"
 python3 -c 'import json,sys; assert len(json.load(open(sys.argv[1]))["items"]) >= 3' "$WORK/plain.json" || fail "the plain list" "$headers"
 gz=$(curl -s -o "$WORK/gz.bin" -D - -H "Accept-Encoding: gzip" -H "Authorization: Bearer $(k config view --raw -o jsonpath='{.users[0].user.token}')" "$(k config view --raw -o jsonpath='{.clusters[0].cluster.server}')/api/v1/namespaces/default/configmaps" -k)
 expect_in "$gz" "Content-Encoding: gzip"
-[ "$(gunzip -c "$WORK/gz.bin" | cmp - "$WORK/plain.json" && echo same)" = same ] || fail "the gzipped list is the plain list"
+# (The lists' own resourceVersion moves with the cluster: compare the items.)
+gunzip -c "$WORK/gz.bin" >"$WORK/gz.json"
+python3 -c 'import json,sys; a,b=(json.load(open(f))["items"] for f in sys.argv[1:]); assert a==b' "$WORK/gz.json" "$WORK/plain.json" ||
+  fail "the gzipped list is the plain list" "$(head -c 300 "$WORK/gz.json")"
 k delete configmap big-a big-b big-c >/dev/null
 pass "a 240 KB list is gzipped for a client that accepts gzip, plain for one that does not"
 kill $logs_pid 2>/dev/null || true
