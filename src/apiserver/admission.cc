@@ -298,6 +298,15 @@ void MergeStringData(json& secret) {
 
 }  // namespace
 
+// An ObjectMeta embedded in a typed object (a pod template's, a job template's, a claim
+// template's) is a struct whose creationTimestamp Go writes as null: kube-apiserver serves
+// `creationTimestamp: null` there, and managedFields name it (f:creationTimestamp).
+void EmbeddedObjectMeta(json* holder) {
+  json* meta = validation::ObjectMember(holder, "metadata");
+  if (meta != nullptr && !meta->contains("creationTimestamp"))
+    (*meta)["creationTimestamp"] = nullptr;
+}
+
 void ApplyDefaults(const Resource& r, json& object) {
   if (!object.is_object()) return;
   if (r.custom != nullptr) return crd::DefaultCustom(r, object);
@@ -337,6 +346,7 @@ void ApplyDefaults(const Resource& r, json& object) {
             validation::ObjectMember(validation::ObjectMember(&object, "template"), "spec")) {
       DefaultPodSpec(*pod_spec, false);
     }
+    EmbeddedObjectMeta(validation::ObjectMember(&object, "template"));
   } else if (r.group.empty() && r.resource == "replicationcontrollers") {
     validation::DefaultReplicationController(object);
     // The template is a pointer here (nil stays nil), its pod spec a struct.
@@ -345,6 +355,7 @@ void ApplyDefaults(const Resource& r, json& object) {
                      ? validation::ObjectMember(spec, "template")
                      : nullptr;
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
+    if (tmpl != nullptr) EmbeddedObjectMeta(tmpl);
   } else if ((r.group == "apps" && r.resource != "controllerrevisions") || r.group == "batch") {
     if (r.resource == "deployments") validation::DefaultDeployment(object);
     if (r.resource == "replicasets") validation::DefaultReplicaSet(object);
@@ -356,10 +367,20 @@ void ApplyDefaults(const Resource& r, json& object) {
       validation::DefaultCronJob(object);
       // The job template's pod spec (a struct: defaulted even when absent); the JobSpec
       // itself gets no Job defaults (SetDefaults_Job is the Job's, not the JobSpec's).
+      EmbeddedObjectMeta(validation::ObjectMember(spec, "jobTemplate"));
       spec = validation::ObjectMember(validation::ObjectMember(spec, "jobTemplate"), "spec");
     }
     json* tmpl = spec != nullptr ? validation::ObjectMember(spec, "template") : nullptr;
     if (json* pod_spec = validation::ObjectMember(tmpl, "spec")) DefaultPodSpec(*pod_spec, false);
+    if (tmpl != nullptr) EmbeddedObjectMeta(tmpl);
+    if (r.resource == "statefulsets") {
+      if (spec != nullptr && spec->contains("volumeClaimTemplates") &&
+          (*spec)["volumeClaimTemplates"].is_array()) {
+        for (json& claim : (*spec)["volumeClaimTemplates"]) {
+          if (claim.is_object()) EmbeddedObjectMeta(&claim);
+        }
+      }
+    }
   } else if (r.group == "autoscaling" && r.resource == "horizontalpodautoscalers") {
     if (r.version == "v1") {
       validation::DefaultHpaV1(object);
