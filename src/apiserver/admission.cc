@@ -205,8 +205,29 @@ void AddExtendedResourceTolerations(json& spec) {
   }
 }
 
+// An ObjectMeta embedded in a typed object (a pod template's, a job template's, a claim
+// template's) is a struct whose creationTimestamp Go writes as null: kube-apiserver serves
+// `creationTimestamp: null` there, and managedFields name it (f:creationTimestamp).
+void EmbeddedObjectMeta(json* holder) {
+  json* meta = validation::ObjectMember(holder, "metadata");
+  if (meta != nullptr && !meta->contains("creationTimestamp"))
+    (*meta)["creationTimestamp"] = nullptr;
+}
+
 void DefaultPodSpec(json& spec, bool is_pod) {
   if (!spec.is_object()) return;
+  // Generic ephemeral volumes: the claim template's ObjectMeta is a struct too.
+  if (spec.contains("volumes") && spec["volumes"].is_array()) {
+    for (json& v : spec["volumes"]) {
+      if (!v.is_object() || !v.contains("ephemeral")) continue;
+      json* claim = validation::Member(validation::ObjectMember(&v, "ephemeral"),
+                                       "volumeClaimTemplate") != nullptr
+                        ? validation::ObjectMember(validation::ObjectMember(&v, "ephemeral"),
+                                                   "volumeClaimTemplate")
+                        : nullptr;
+      if (claim != nullptr) EmbeddedObjectMeta(claim);
+    }
+  }
   SetIfAbsent(spec, "restartPolicy", "Always");
   SetIfAbsent(spec, "terminationGracePeriodSeconds", 30);
   SetIfAbsent(spec, "dnsPolicy", "ClusterFirst");
@@ -297,15 +318,6 @@ void MergeStringData(json& secret) {
 }
 
 }  // namespace
-
-// An ObjectMeta embedded in a typed object (a pod template's, a job template's, a claim
-// template's) is a struct whose creationTimestamp Go writes as null: kube-apiserver serves
-// `creationTimestamp: null` there, and managedFields name it (f:creationTimestamp).
-void EmbeddedObjectMeta(json* holder) {
-  json* meta = validation::ObjectMember(holder, "metadata");
-  if (meta != nullptr && !meta->contains("creationTimestamp"))
-    (*meta)["creationTimestamp"] = nullptr;
-}
 
 void ApplyDefaults(const Resource& r, json& object) {
   if (!object.is_object()) return;

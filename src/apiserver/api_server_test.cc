@@ -1713,6 +1713,63 @@ TEST_F(ApiServerTest, PodTemplatesAreServedWithDefaultsValidationAndTable) {
       << empty.body;
 }
 
+// Every ObjectMeta embedded in a typed object comes back with creationTimestamp: null, as Go
+// writes the struct's zero metav1.Time; a pod's own metadata gets the server's time instead.
+TEST_F(ApiServerTest, EmbeddedObjectMetaIsServedWithANullCreationTimestamp) {
+  const std::string pod_spec =
+      R"({"containers":[{"name":"c","image":"nginx"}],
+          "volumes":[{"name":"scratch","ephemeral":{"volumeClaimTemplate":{"spec":{
+            "accessModes":["ReadWriteOnce"],"resources":{"requests":{"storage":"1Gi"}}}}}}]})";
+  const std::string tmpl = R"({"metadata":{"labels":{"app":"x"}},"spec":)" + pod_spec + "}";
+  const std::string sel = R"({"matchLabels":{"app":"x"}})";
+  struct Case {
+    std::string path, body;
+    std::vector<std::vector<std::string>> metas;  // paths to the embedded metadata
+  };
+  const std::vector<Case> cases = {
+      {"/api/v1/namespaces/default/pods",
+       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p"},"spec":)" + pod_spec + "}",
+       {{"spec", "volumes", "0", "ephemeral", "volumeClaimTemplate", "metadata"}}},
+      {"/apis/apps/v1/namespaces/default/deployments",
+       R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{"selector":)" +
+           sel + R"(,"template":)" + tmpl + "}}",
+       {{"spec", "template", "metadata"},
+        {"spec", "template", "spec", "volumes", "0", "ephemeral", "volumeClaimTemplate",
+         "metadata"}}},
+      {"/apis/apps/v1/namespaces/default/statefulsets",
+       R"({"apiVersion":"apps/v1","kind":"StatefulSet","metadata":{"name":"s"},"spec":{"selector":)" +
+           sel + R"(,"serviceName":"s","template":)" + tmpl +
+           R"(,"volumeClaimTemplates":[{"metadata":{"name":"data"},"spec":{"accessModes":["ReadWriteOnce"],
+              "resources":{"requests":{"storage":"1Gi"}}}}]}})",
+       {{"spec", "template", "metadata"}, {"spec", "volumeClaimTemplates", "0", "metadata"}}},
+      {"/apis/batch/v1/namespaces/default/cronjobs",
+       R"({"apiVersion":"batch/v1","kind":"CronJob","metadata":{"name":"cj"},"spec":{"schedule":"* * * * *",
+          "jobTemplate":{"spec":{"template":{"spec":{"restartPolicy":"Never","containers":[{"name":"c","image":"busybox"}]}}}}}})",
+       {{"spec", "jobTemplate", "metadata"},
+        {"spec", "jobTemplate", "spec", "template", "metadata"}}},
+      {"/api/v1/namespaces/default/podtemplates",
+       R"({"apiVersion":"v1","kind":"PodTemplate","metadata":{"name":"pt"},"template":)" + tmpl +
+           "}",
+       {{"template", "metadata"}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.path);
+    auto created = Do("POST", c.path, c.body);
+    ASSERT_EQ(created.code, 201) << created.body;
+    const json obj = created.Json();
+    EXPECT_TRUE(obj["metadata"]["creationTimestamp"].is_string());
+    for (const auto& path : c.metas) {
+      const json* at = &obj;
+      for (const std::string& k : path) {
+        at = at->is_array() ? &(*at)[std::stoul(k)] : &(*at)[k];
+      }
+      ASSERT_TRUE(at->is_object()) << json(path).dump();
+      EXPECT_TRUE(at->contains("creationTimestamp") && (*at)["creationTimestamp"].is_null())
+          << json(path).dump() << " " << at->dump();
+    }
+  }
+}
+
 // A create or PUT body that does not decode is kube's transformDecodeError: the kind it must be,
 // the decoder's error and the body's first 30 bytes (in hex unless they start with '{').
 TEST_F(ApiServerTest, ABodyThatDoesNotDecodeIsUnrecognizedAsKubeSaysIt) {

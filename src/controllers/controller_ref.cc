@@ -28,6 +28,22 @@ Status AdoptObject(const client::RestClient& client, const std::string& path,
   return PatchOwners(client, path, uid, std::move(refs));
 }
 
+Status RecheckDeletionTimestamp(const client::RestClient& client, const std::string& path,
+                                const std::string& uid, const std::string& kind) {
+  StatusOr<json> fresh = client.Get(path);
+  if (!fresh.ok()) return fresh.status();
+  const json& m = Meta(*fresh);
+  const std::string key = Str(Member(m, "namespace")) + "/" + Str(Member(m, "name"));
+  if (Str(Member(m, "uid")) != uid) {
+    return AbortedError("original " + kind + " " + key + " is gone: got uid " +
+                        Str(Member(m, "uid")) + ", wanted " + uid);
+  }
+  if (!Member(m, "deletionTimestamp").is_null()) {
+    return AbortedError(key + " has just been deleted at " + Str(Member(m, "deletionTimestamp")));
+  }
+  return OkStatus();
+}
+
 Status ReleaseObject(const client::RestClient& client, const std::string& path,
                      const std::string& uid, const std::string& owner_uid) {
   StatusOr<json> obj = client.Get(path);

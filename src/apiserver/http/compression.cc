@@ -2,6 +2,7 @@
 
 #include <zlib.h>
 
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,9 @@ bool WantsGzip(std::string_view accept_encoding) {
 }
 
 StatusOr<std::string> Gzip(std::string_view data, int level) {
+  // One deflate call: zlib counts in uInt (32 bits).
+  if (data.size() > std::numeric_limits<uInt>::max() / 2)
+    return OutOfRangeError("gzip: body too large");
   z_stream zs{};
   // windowBits 15 + 16: a gzip header and trailer around the deflate stream.
   if (deflateInit2(&zs, level, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {

@@ -243,7 +243,14 @@ StatusOr<DaemonSetController::Revisions> DaemonSetController::ConstructHistory(
   const json patch = history::TemplatePatch(ds);
   std::vector<client::ObjectRef> current;
   const std::string ns = Str(Member(Meta(ds), "namespace"));
-  for (client::ObjectRef cr : history_->Controlled(ds, selector, ControllerRef(ds))) {
+  const std::string ds_path =
+      client::ResourcePath("apps", "v1", "daemonsets", ns, Str(Member(Meta(ds), "name")));
+  TIDEPOOL_ASSIGN_OR_RETURN(std::vector<client::ObjectRef> controlled,
+                            history_->Controlled(ds, selector, ControllerRef(ds), [&] {
+                              return RecheckDeletionTimestamp(
+                                  client_, ds_path, Str(Member(Meta(ds), "uid")), "DaemonSet");
+                            }));
+  for (client::ObjectRef cr : controlled) {
     if (Member(Member(Meta(*cr), "labels"), kRevisionHashLabel).is_null()) {  // named, not hashed
       json labelled = *cr;
       labelled["metadata"]["labels"][kRevisionHashLabel] = Member(Meta(*cr), "name");

@@ -1,10 +1,10 @@
 #include "controllers/deployment/deployment_controller.h"
 
 #include <algorithm>
-
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
+#include "controllers/controller_ref.h"
 #include "controllers/deployment/rollout.h"
 #include "controllers/object_json.h"
 
@@ -132,8 +132,7 @@ class DeploymentController::Sync {
 
  private:
   Status Claim();
-  // A live read of the Deployment: AbortedError when it is gone, another object, or being
-  // deleted (see the callers).
+  // RecheckDeletionTimestamp of the Deployment (controller_ref.h; see the callers).
   Status Recheck();
   Status EnsureNewReplicaSet(bool create);
   Status CreateNewReplicaSet();
@@ -210,7 +209,7 @@ Status DeploymentController::Sync::Claim() {
     if (!sel->Matches(labels)) continue;
     // kcm's RecheckDeletionTimestamp: once, before the first adoption.
     if (!rechecked) {
-      if (Status s = Recheck(); !s.ok()) return Status();
+      TIDEPOOL_RETURN_IF_ERROR(Recheck());
       rechecked = true;
     }
     json refs = Member(Meta(*rs), "ownerReferences");
@@ -283,17 +282,7 @@ Status DeploymentController::Sync::EnsureNewReplicaSet(bool create) {
 }
 
 Status DeploymentController::Sync::Recheck() {
-  StatusOr<json> fresh = c_.client_.Get(DeploymentsPath(ns_, name_));
-  if (!fresh.ok()) return fresh.status();
-  if (Str(Member(Meta(*fresh), "uid")) != uid_) {
-    return AbortedError("original Deployment " + ns_ + "/" + name_ + " is gone: got uid " +
-                        Str(Member(Meta(*fresh), "uid")) + ", wanted " + uid_);
-  }
-  if (!Member(Meta(*fresh), "deletionTimestamp").is_null()) {
-    return AbortedError(ns_ + "/" + name_ + " has just been deleted at " +
-                        Str(Member(Meta(*fresh), "deletionTimestamp")));
-  }
-  return Status();
+  return RecheckDeletionTimestamp(c_.client_, DeploymentsPath(ns_, name_), uid_, "Deployment");
 }
 
 Status DeploymentController::Sync::CreateNewReplicaSet() {

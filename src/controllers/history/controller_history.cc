@@ -145,13 +145,28 @@ History::History(const client::RestClient& client, const Clock& clock,
   options.name = "controllerrevisions";
   options.seed = seed;
   revisions_ = client::MakeInformer(informers, client_, clock, options, logger);
-  auto changed = [this, on_change](const client::ObjectRef& o) {
-    Index(o);
-    if (on_change) on_change(*o);
-  };
+  // kcm's addHistory / updateHistory / deleteHistory: an update that changes nothing (a
+  // relist) is skipped; one that moves the revision to another controller tells the old one too.
   revisions_->AddEventHandlers(
-      {[changed](const client::ObjectRef& o, bool) { changed(o); },
-       [changed](const client::ObjectRef&, const client::ObjectRef& o) { changed(o); },
+      {[this, on_change](const client::ObjectRef& o, bool) {
+         Index(o);
+         if (on_change) on_change(*o);
+       },
+       [this, on_change](const client::ObjectRef& old_obj, const client::ObjectRef& o) {
+         if (old_obj != nullptr && Str(Member(Meta(*old_obj), "resourceVersion")) ==
+                                       Str(Member(Meta(*o), "resourceVersion"))) {
+           return;
+         }
+         Index(o);
+         if (!on_change) return;
+         on_change(*o);
+         const json* before = old_obj != nullptr ? ControllerOf(*old_obj) : nullptr;
+         const json* now = ControllerOf(*o);
+         if (before != nullptr &&
+             (now == nullptr || Member(*before, "uid") != Member(*now, "uid"))) {
+           on_change(*old_obj);
+         }
+       },
        [this, on_change](const client::ObjectRef& o, bool) {
          Unindex(client::Informer::KeyOf(*o));
          if (on_change) on_change(*o);
@@ -163,8 +178,8 @@ void History::Index(const client::ObjectRef& cr) {
   std::string owner;
   if (const json* ref = ControllerOf(*cr)) owner = Str(Member(*ref, "uid"));
   const std::string ns = Str(Member(Meta(*cr), "namespace"));
-  Unindex(key);
   std::lock_guard<std::mutex> lock(mu_);
+  UnindexLocked(key);
   owner_of_[key] = owner;
   if (owner.empty()) {
     orphans_[ns].insert(key);
@@ -175,6 +190,10 @@ void History::Index(const client::ObjectRef& cr) {
 
 void History::Unindex(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
+  UnindexLocked(key);
+}
+
+void History::UnindexLocked(const std::string& key) {
   auto it = owner_of_.find(key);
   if (it == owner_of_.end()) return;
   const bool orphan = it->second.empty();
@@ -187,42 +206,66 @@ void History::Unindex(const std::string& key) {
   owner_of_.erase(it);
 }
 
-std::vector<client::ObjectRef> History::Controlled(const json& parent,
-                                                   const api::LabelSelector& selector,
-                                                   const json& controller_ref) const {
+StatusOr<std::vector<client::ObjectRef>> History::Controlled(
+    const json& parent, const api::LabelSelector& selector, const json& controller_ref,
+    const std::function<Status()>& can_adopt) const {
   const json& m = Meta(parent);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::vector<std::string> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = by_owner_.find(uid); it != by_owner_.end())
+    if (auto it = by_owner_.find(uid); it != by_owner_.end()) {
       owned.assign(it->second.begin(), it->second.end());
-    if (auto it = orphans_.find(ns); it != orphans_.end())
+    }
+    if (auto it = orphans_.find(ns); it != orphans_.end()) {
       orphans.assign(it->second.begin(), it->second.end());
+    }
   }
+  // ClaimObject, by each object's own controllerRef (the index may lag the informer's cache).
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
+  Status failure;
+  auto note = [&failure](const Status& s) {
+    if (!s.ok() && s.code() != StatusCode::kNotFound && failure.ok()) failure = s;
+  };
   std::vector<client::ObjectRef> out;
   for (const std::string& key : owned) {
     client::ObjectRef cr = revisions_->Get(key);
     if (cr == nullptr) continue;
-    const std::string path = RevisionsPath(ns, Str(Member(Meta(*cr), "name")));
-    if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels"))) && !deleting) {
-      (void)ReleaseObject(client_, path, Str(Member(Meta(*cr), "uid")), uid);  // retried next sync
+    const json* ref = ControllerOf(*cr);
+    if (ref == nullptr || Str(Member(*ref, "uid")) != uid) continue;
+    if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels")))) {
+      // No longer selected: released, unless the parent is going (then only ignored).
+      if (!deleting) {
+        note(ReleaseObject(client_, RevisionsPath(ns, Str(Member(Meta(*cr), "name"))),
+                           Str(Member(Meta(*cr), "uid")), uid));
+      }
       continue;
     }
     out.push_back(std::move(cr));
   }
-  if (deleting || selector.Empty()) return out;
-  for (const std::string& key : orphans) {
-    client::ObjectRef cr = revisions_->Get(key);
-    if (cr == nullptr || !Member(Meta(*cr), "deletionTimestamp").is_null()) continue;
-    if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels")))) continue;
-    const std::string path = RevisionsPath(ns, Str(Member(Meta(*cr), "name")));
-    if (!AdoptObject(client_, path, Str(Member(Meta(*cr), "uid")), controller_ref).ok()) continue;
-    json adopted = *cr;
-    adopted["metadata"]["ownerReferences"] = json::array({controller_ref});
-    out.push_back(std::make_shared<const json>(std::move(adopted)));
+  if (!deleting && !selector.Empty()) {
+    bool rechecked = false;
+    for (const std::string& key : orphans) {
+      client::ObjectRef cr = revisions_->Get(key);
+      if (cr == nullptr || ControllerOf(*cr) != nullptr) continue;
+      if (!Member(Meta(*cr), "deletionTimestamp").is_null()) continue;
+      if (!selector.Matches(LabelsOf(Member(Meta(*cr), "labels")))) continue;
+      if (!rechecked && can_adopt) {  // RecheckDeletionTimestamp, once, before the first
+        TIDEPOOL_RETURN_IF_ERROR(can_adopt());
+      }
+      rechecked = true;
+      const Status adopted = AdoptObject(client_, RevisionsPath(ns, Str(Member(Meta(*cr), "name"))),
+                                         Str(Member(Meta(*cr), "uid")), controller_ref);
+      note(adopted);
+      if (!adopted.ok()) continue;
+      json copy = *cr;
+      json& refs = copy["metadata"]["ownerReferences"];
+      if (!refs.is_array()) refs = json::array();
+      refs.push_back(controller_ref);
+      out.push_back(std::make_shared<const json>(std::move(copy)));
+    }
   }
+  if (!failure.ok()) return failure;
   return out;
 }
 

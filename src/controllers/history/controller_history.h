@@ -18,12 +18,13 @@
 //     revision hash): FNV-32a over the template, then the collision count's 8 little-endian
 //     bytes (a uint32 in the first 4). kcm hashes the Go struct's spew dump; here the template's
 //     compact JSON - a hash of the same form, not the same value.
-//   - History is realHistory over one informer of controllerrevisions, for one kind of parent:
+//   - History is realHistory over one informer of controllerrevisions:
 //     Controlled() is ListRevisions + ClaimControllerRevisions (owned revisions; orphans of the
-//     namespace matching the selector are adopted by a controller ownerReference; owned ones that
-//     stop matching are released); Create() retries with the collision count raised while a
-//     revision of that name holds other data, and returns the existing one when it holds the
-//     same; UpdateRevision() and Delete() as realHistory's.
+//     namespace matching the selector are adopted by a controller ownerReference, once the
+//     parent is read live and is neither another object nor being deleted; owned ones that stop
+//     matching are released, or ignored while the parent is being deleted); Create() retries with
+//     the collision count raised while a revision of that name holds other data, and returns the
+//     existing one when it holds the same; UpdateRevision() and Delete() as realHistory's.
 //
 // An actor's part: reads through the informer, writes through the client. Thread-safe.
 #pragma once
@@ -91,9 +92,12 @@ class History {
   History& operator=(const History&) = delete;
 
   // The revisions `parent` controls, after claiming (see the file comment), unsorted.
-  std::vector<client::ObjectRef> Controlled(const nlohmann::json& parent,
-                                            const api::LabelSelector& selector,
-                                            const nlohmann::json& controller_ref) const;
+  // `can_adopt` (kcm's RecheckDeletionTimestamp of the parent; may be empty) runs once before
+  // the first adoption, and its error ends the claim. A failed adoption or release is the
+  // error (after the others are tried), as ClaimObject's: the caller syncs again.
+  StatusOr<std::vector<client::ObjectRef>> Controlled(
+      const nlohmann::json& parent, const api::LabelSelector& selector,
+      const nlohmann::json& controller_ref, const std::function<Status()>& can_adopt) const;
   // CreateControllerRevision of `revision` for `parent`: the created (or the equal existing)
   // revision; *collision_count is raised on each name collision.
   StatusOr<nlohmann::json> Create(const nlohmann::json& parent, const nlohmann::json& revision,
@@ -105,6 +109,7 @@ class History {
  private:
   void Index(const client::ObjectRef& cr);
   void Unindex(const std::string& key);
+  void UnindexLocked(const std::string& key);  // REQUIRES: mu_ held
 
   const client::RestClient& client_;
   std::shared_ptr<client::Informer> revisions_;

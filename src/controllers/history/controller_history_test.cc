@@ -2,6 +2,11 @@
 
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "client/test_api_server.h"
+#include "cluster/in_process_transport.h"
+
 namespace tidepool::controllers::history {
 namespace {
 
@@ -86,6 +91,86 @@ TEST(ControllerHistoryTest, SortsAndComparesAsKcm) {
   EXPECT_FALSE(EqualRevision(x, y));
   y["metadata"]["labels"][kHashLabel] = "abc";  // not a number: the data decide
   EXPECT_TRUE(EqualRevision(x, y));
+}
+
+// History::Controlled as ClaimControllerRevisions: orphans adopted only after the parent's
+// recheck passes; owned revisions that stop matching released, or only ignored while the
+// parent is being deleted.
+class HistoryClaimTest : public ::testing::Test {
+ protected:
+  HistoryClaimTest()
+      : transport_([this](const apiserver::http::HttpRequest& req,
+                          apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
+        client_(cluster::InProcessRestConfig(), api_.clock(),
+                cluster::InProcessRestOptions(transport_)),
+        history_(client_, api_.clock(), nullptr, 1, nullptr, nullptr) {}
+  ~HistoryClaimTest() override { history_.informer().Stop(); }
+
+  void CreateRevision(const std::string& name, const json& labels, const json& owners) {
+    json cr = {{"apiVersion", "apps/v1"},
+               {"kind", "ControllerRevision"},
+               {"metadata", {{"name", name}, {"labels", labels}}},
+               {"data", {{"spec", json::object()}}},
+               {"revision", 1}};
+    if (!owners.is_null()) cr["metadata"]["ownerReferences"] = owners;
+    ASSERT_TRUE(
+        client_.Create(client::ResourcePath("apps", "v1", "controllerrevisions", "default"), cr)
+            .ok());
+  }
+  json Get(const std::string& name) {
+    auto got =
+        client_.Get(client::ResourcePath("apps", "v1", "controllerrevisions", "default", name));
+    return got.ok() ? *got : json();
+  }
+  void WaitFor(size_t n) {
+    for (int i = 0; i < 500 && history_.informer().List().size() < n; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  client::testing::TestApiServer api_;
+  cluster::InProcessTransport transport_;
+  client::RestClient client_;
+  History history_;
+};
+
+TEST_F(HistoryClaimTest, AdoptsAfterTheRecheckAndReleasesWhatStopsMatching) {
+  const json ref = {{"apiVersion", "apps/v1"}, {"kind", "DaemonSet"}, {"name", "agent"},
+                    {"uid", "ds-1"},           {"controller", true},  {"blockOwnerDeletion", true}};
+  const json parent = {
+      {"metadata", {{"name", "agent"}, {"namespace", "default"}, {"uid", "ds-1"}}}};
+  CreateRevision("orphan", {{"app", "agent"}}, nullptr);
+  CreateRevision("other", {{"app", "else"}}, nullptr);
+  CreateRevision("owned-stale", {{"app", "else"}}, json::array({ref}));
+  history_.informer().Start();
+  WaitFor(3);
+  api::LabelSelector sel;
+  sel.match_labels = {{"app", "agent"}};
+
+  // While the parent is being deleted: nothing adopted, nothing released.
+  json deleting = parent;
+  deleting["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z";
+  auto ignored = history_.Controlled(deleting, sel, ref, [&] { return OkStatus(); });
+  ASSERT_TRUE(ignored.ok());
+  EXPECT_TRUE(ignored->empty());
+  EXPECT_EQ(Get("owned-stale")["metadata"]["ownerReferences"].size(), 1u);
+
+  int rechecks = 0;
+  auto refused = history_.Controlled(parent, sel, ref, [&] {
+    ++rechecks;
+    return AbortedError("default/agent has just been deleted");
+  });
+  EXPECT_EQ(refused.status().code(), StatusCode::kAborted);
+  EXPECT_EQ(rechecks, 1);
+  EXPECT_FALSE(Get("orphan")["metadata"].contains("ownerReferences"));
+  EXPECT_TRUE(Get("owned-stale")["metadata"]["ownerReferences"].empty());  // released all the same
+
+  auto claimed = history_.Controlled(parent, sel, ref, [&] { return OkStatus(); });
+  ASSERT_TRUE(claimed.ok()) << claimed.status().ToString();
+  ASSERT_EQ(claimed->size(), 1u);
+  EXPECT_EQ((*claimed->front())["metadata"]["name"], "orphan");
+  EXPECT_EQ(Get("orphan")["metadata"]["ownerReferences"][0]["uid"], "ds-1");
+  EXPECT_FALSE(Get("other")["metadata"].contains("ownerReferences"));
 }
 
 }  // namespace

@@ -595,7 +595,20 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
   std::vector<SetPod> pods = PodsOf(set);
   std::vector<client::ObjectRef> revisions;
   if (std::optional<api::LabelSelector> sel = SelectorOf(set); sel.has_value() && !sel->Empty()) {
-    revisions = history_->Controlled(set, *sel, ControllerRef(set));
+    StatusOr<std::vector<client::ObjectRef>> controlled =
+        history_->Controlled(set, *sel, ControllerRef(set), [&] {
+          return RecheckDeletionTimestamp(
+              client_, client::ResourcePath("apps", "v1", "statefulsets", s.ns, s.name),
+              Str(Member(m, "uid")), "StatefulSet");
+        });
+    if (!controlled.ok()) {
+      if (log_ != nullptr && controlled.status().code() != StatusCode::kAborted) {
+        log_->Warning("Failed to claim revisions of StatefulSet",
+                      {{"statefulSet", key}, {"err", controlled.status().ToString()}});
+      }
+      return s.now + options_.retry_after;
+    }
+    revisions = *std::move(controlled);
   }
   history::SortByRevision(&revisions);
   StatusOr<json> update = Revisions(set, revisions, &collisions);
