@@ -122,6 +122,8 @@ std::string_view PatchContentType(PatchType type) {
     case PatchType::kMerge: return "application/merge-patch+json";
     case PatchType::kStrategicMerge: return "application/strategic-merge-patch+json";
     case PatchType::kJsonPatch: return "application/json-patch+json";
+    case PatchType::kApply:
+      return "application/apply-patch+yaml";
   }
   return "application/merge-patch+json";
 }

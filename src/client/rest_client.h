@@ -50,6 +50,7 @@ enum class PatchType {
   kMerge,           // application/merge-patch+json (RFC 7386)
   kStrategicMerge,  // application/strategic-merge-patch+json
   kJsonPatch,       // application/json-patch+json (RFC 6902)
+  kApply,           // application/apply-patch+yaml (server-side apply; JSON is YAML)
 };
 std::string_view PatchContentType(PatchType type);
 

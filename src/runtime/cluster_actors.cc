@@ -9,6 +9,7 @@
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
 #include "cluster/in_process_transport.h"
+#include "controllers/clusterroleaggregation/clusterrole_aggregation_controller.h"
 #include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
 #include "controllers/deployment/deployment_controller.h"
@@ -79,6 +80,8 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
   std::unique_ptr<controllers::ns::NamespaceController> namespaces;
+  std::unique_ptr<controllers::clusterroleaggregation::ClusterRoleAggregationController>
+      aggregation;
   std::unique_ptr<controllers::resourcequota::ResourceQuotaController> quotas;
   std::unique_ptr<controllers::endpoint::EndpointsController> endpoints;
 };
@@ -178,6 +181,13 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   endpoints.seed = config.seed + 120;
   p->endpoints = std::make_unique<controllers::endpoint::EndpointsController>(
       p->Client(KcmAgent("endpoint-controller")), clock, endpoints, nullptr, informers, executor);
+  // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.
+  controllers::clusterroleaggregation::ClusterRoleAggregationControllerOptions aggregation;
+  aggregation.seed = config.seed + 130;
+  p->aggregation =
+      std::make_unique<controllers::clusterroleaggregation::ClusterRoleAggregationController>(
+          p->Client(KcmAgent("clusterrole-aggregation-controller")), clock, aggregation, nullptr,
+          informers, executor);
   return std::unique_ptr<ClusterActors>(new ClusterActors(std::move(p)));
 }
 
@@ -213,6 +223,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.namespaces->Start();
   p.quotas->Start();
   p.endpoints->Start();
+  p.aggregation->Start();
   p.garbage_collector->Start();
 }
 
@@ -237,6 +248,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
   stops.emplace_back([&] { p.endpoints->Stop(); });
+  stops.emplace_back([&] { p.aggregation->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.
     for (const auto& stop : stops) stop();

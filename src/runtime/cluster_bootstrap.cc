@@ -4,6 +4,7 @@
 
 #include "apiserver/resources.h"
 #include "kubelet/status_json.h"
+#include "runtime/bootstrap_policy.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -29,6 +30,7 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
                 {"status", {{"phase", "Active"}}}};
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
   }
+  TIDEPOOL_RETURN_IF_ERROR(EnsureBootstrapPolicy(store, opts));
   // The kubernetes Service of the default namespace and its Endpoints (the API server's own
   // reconciler's, with the first address of the service range and GKE's control-plane
   // endpoint).
