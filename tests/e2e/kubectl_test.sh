@@ -262,5 +262,22 @@ python3 -c 'import json,sys; a,b=(json.load(open(f))["items"] for f in sys.argv[
   fail "the gzipped list is the plain list" "$(head -c 300 "$WORK/gz.json")"
 k delete configmap big-a big-b big-c >/dev/null
 pass "a 240 KB list is gzipped for a client that accepts gzip, plain for one that does not"
+
+# RBAC's bootstrap policy, and kcm's aggregation: view gathers the aggregate-to-view roles, a
+# role of ours labelled so joins it (and, through edit and admin, those too).
+expect_match "$(k get clusterroles)" "^cluster-admin +[0-9TZ:-]+$"
+expect_match "$(k get clusterrolebinding cluster-admin -o wide)" "^cluster-admin +ClusterRole/cluster-admin .* system:masters"
+view_rules() { k get clusterrole "$1" -o go-template='{{len .rules}}'; }
+[ "$(view_rules view) $(view_rules edit) $(view_rules admin)" = "10 23 25" ] ||
+  fail "aggregated rules of view, edit, admin" "$(k get clusterrole view edit admin -o yaml)"
+k create clusterrole widget-viewer --verb=get,list --resource=configmaps --resource-name=widgets >/dev/null
+k label clusterrole widget-viewer rbac.authorization.k8s.io/aggregate-to-view=true >/dev/null
+wait_for 20 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get clusterrole admin -o go-template="{{len .rules}}")" = 26 ]' ||
+  fail "admin aggregates the new view rule" "$(k get clusterrole view -o yaml)"
+expect_in "$(k get clusterrole view -o jsonpath='{.rules[*].resourceNames}')" "widgets"
+k delete clusterrole widget-viewer >/dev/null
+wait_for 20 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get clusterrole view -o go-template="{{len .rules}}")" = 10 ]' ||
+  fail "view loses the deleted role's rule" "$(k get clusterrole view -o yaml)"
+pass "bootstrap ClusterRoles; view/edit/admin aggregated (10/23/25), a labelled role joins and leaves"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"
