@@ -220,12 +220,10 @@ void DefaultPodSpec(json& spec, bool is_pod) {
   if (spec.contains("volumes") && spec["volumes"].is_array()) {
     for (json& v : spec["volumes"]) {
       if (!v.is_object() || !v.contains("ephemeral")) continue;
-      json* claim = validation::Member(validation::ObjectMember(&v, "ephemeral"),
-                                       "volumeClaimTemplate") != nullptr
-                        ? validation::ObjectMember(validation::ObjectMember(&v, "ephemeral"),
-                                                   "volumeClaimTemplate")
-                        : nullptr;
-      if (claim != nullptr) EmbeddedObjectMeta(claim);
+      json* ephemeral = validation::ObjectMember(&v, "ephemeral");
+      if (validation::Member(ephemeral, "volumeClaimTemplate") != nullptr) {
+        EmbeddedObjectMeta(validation::ObjectMember(ephemeral, "volumeClaimTemplate"));
+      }
     }
   }
   SetIfAbsent(spec, "restartPolicy", "Always");

@@ -69,8 +69,7 @@ json ControllerRevisionCells(const json& cr, TimePoint now) {
       const size_t slash = api_version.find('/');
       std::string kind = Str(Field(ref, "kind"));
       if (slash != std::string::npos) kind += "." + api_version.substr(0, slash);
-      for (char& c : kind) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      controller = kind + "/" + Str(Field(ref, "name"));
+      controller = ToLower(kind) + "/" + Str(Field(ref, "name"));
       break;
     }
   }

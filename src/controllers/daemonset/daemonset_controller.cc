@@ -214,12 +214,8 @@ StatusOr<json> DaemonSetController::Snapshot(const json& ds, int64_t revision) {
                    {"metadata", std::move(meta)},
                    {"data", history::TemplatePatch(ds)},
                    {"revision", revision}};
-  const std::string path = client::ResourcePath("apps", "v1", "controllerrevisions", ns);
-  StatusOr<json> created = client_.Create(path, cr);
+  StatusOr<json> created = history_->CreateOrFindEqual(cr);
   if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) return created;
-  StatusOr<json> existing = client_.Get(path + "/" + name + "-" + hash);
-  if (!existing.ok()) return existing.status();
-  if (Member(*existing, "data") == cr["data"]) return existing;
   // A hash collision: bump the collision count (unless the one hashed was stale) and retry.
   const std::string ds_path = client::ResourcePath("apps", "v1", "daemonsets", ns, name);
   StatusOr<json> current = client_.Get(ds_path);

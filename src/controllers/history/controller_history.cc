@@ -269,19 +269,27 @@ StatusOr<std::vector<client::ObjectRef>> History::Controlled(
   return out;
 }
 
+StatusOr<json> History::CreateOrFindEqual(const json& revision) const {
+  const json& m = Meta(revision);
+  const std::string ns = Str(Member(m, "namespace"));
+  StatusOr<json> created = client_.Create(RevisionsPath(ns), revision);
+  if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) return created;
+  StatusOr<json> existing = client_.Get(RevisionsPath(ns, Str(Member(m, "name"))));
+  if (!existing.ok()) return existing.status();
+  if (Member(*existing, "data") == Member(revision, "data")) return existing;
+  return created;
+}
+
 StatusOr<json> History::Create(const json& parent, const json& revision,
                                int32_t* collision_count) const {
-  const json& pm = Meta(parent);
-  const std::string ns = Str(Member(pm, "namespace")), prefix = Str(Member(pm, "name"));
+  const std::string prefix = Str(Member(Meta(parent), "name"));
   json clone = revision;
+  clone["metadata"]["namespace"] = Member(Meta(parent), "namespace");
   for (size_t attempt = 0; attempt < kMaxCreateAttempts; ++attempt) {
     clone["metadata"]["name"] =
         RevisionName(prefix, HashRevision(Member(revision, "data"), *collision_count));
-    StatusOr<json> created = client_.Create(RevisionsPath(ns), clone);
-    if (created.ok() || created.status().code() != StatusCode::kAlreadyExists) return created;
-    StatusOr<json> exists = client_.Get(RevisionsPath(ns, Str(clone["metadata"]["name"])));
-    if (!exists.ok()) return exists.status();
-    if (Member(*exists, "data") == Member(clone, "data")) return exists;
+    StatusOr<json> found = CreateOrFindEqual(clone);
+    if (found.ok() || found.status().code() != StatusCode::kAlreadyExists) return found;
     ++*collision_count;
   }
   return InternalError("no free ControllerRevision name for " + prefix);

@@ -100,6 +100,9 @@ class History {
       const nlohmann::json& controller_ref, const std::function<Status()>& can_adopt) const;
   // CreateControllerRevision of `revision` for `parent`: the created (or the equal existing)
   // revision; *collision_count is raised on each name collision.
+  // One attempt: `revision` created, or the revision of its name when that holds the same data;
+  // the create's AlreadyExists when the name holds other data (a hash collision).
+  StatusOr<nlohmann::json> CreateOrFindEqual(const nlohmann::json& revision) const;
   StatusOr<nlohmann::json> Create(const nlohmann::json& parent, const nlohmann::json& revision,
                                   int32_t* collision_count) const;
   // UpdateControllerRevision: `cr` with its revision number set (retried on conflicts).

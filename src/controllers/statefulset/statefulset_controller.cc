@@ -568,9 +568,10 @@ Status StatefulSetController::TruncateHistory(const json& set,
     if (!live.count(Str(Member(Meta(*cr), "name")))) old.push_back(cr.get());
   }
   const int64_t limit = Int(Member(Spec(set), "revisionHistoryLimit"), 10);
-  for (size_t i = 0; static_cast<int64_t>(old.size() - i) > limit && i < old.size(); ++i) {
-    TIDEPOOL_RETURN_IF_ERROR(history_->Delete(*old[i]));
-  }
+  // The oldest go (all of them when a limit below 0 slipped past validation).
+  const int64_t size = static_cast<int64_t>(old.size());
+  const int64_t excess = std::min(size, size - limit);
+  for (int64_t i = 0; i < excess; ++i) TIDEPOOL_RETURN_IF_ERROR(history_->Delete(*old[i]));
   return OkStatus();
 }
 
