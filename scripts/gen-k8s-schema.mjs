@@ -303,6 +303,11 @@ const FIXED_DEFINITIONS = {
     description: 'MicroTime is version of Time with microsecond level precision.',
     type: 'string', format: 'date-time',
   },
+  [`${META_PKG}.Patch`]: {
+    description: 'Patch is provided to give a concrete name and type to the Kubernetes PATCH ' +
+        'request body.',
+    type: 'object',
+  },
   'io.k8s.apimachinery.pkg.api.resource.Quantity': {
     description: 'Quantity is a fixed-point representation of a number. It provides convenient ' +
         'marshaling/unmarshaling in JSON and YAML, in addition to String() and AsInt64() ' +
@@ -361,7 +366,9 @@ function parseModelsTypings(text, name) {
   return fields;
 }
 
-function openApiDefinitions(models, modelsDir, types, quantities, origin) {
+// `allKinds`: KINDS and the list kinds (apiVersion/kind -> model), each named in its model's
+// x-kubernetes-group-version-kind and in the output's "kinds".
+function openApiDefinitions(models, modelsDir, types, quantities, origin, allKinds) {
   // The Go type's name: the model's less its group-and-version prefix (V2MetricSpec, CoreV1Event).
   const goName = (model) => model.replace(/^(?:[A-Z][a-z]*)?V[0-9]+(?=[A-Z])/, '');
   const defName = (model) => (META_MODELS.has(model) ? META_PKG : packageOf(origin[model]).pkg) +
@@ -388,7 +395,7 @@ function openApiDefinitions(models, modelsDir, types, quantities, origin) {
     return { $ref: REF + defName(ts) };
   };
   const kindOf = {};
-  for (const [gvk, model] of Object.entries(KINDS)) {
+  for (const [gvk, model] of Object.entries(allKinds)) {
     if (gvk.endsWith('/DeleteOptions')) continue;
     const parts = gvk.split('/');
     const kind = parts.pop();
@@ -425,7 +432,7 @@ function openApiDefinitions(models, modelsDir, types, quantities, origin) {
     if (name in definitions) fail(`two models are named ${name}`);
     definitions[name] = def;
   }
-  for (const [gvk, model] of Object.entries(KINDS)) kinds[gvk] = defName(model);
+  for (const [gvk, model] of Object.entries(allKinds)) kinds[gvk] = defName(model);
   return { definitions, kinds };
 }
 
@@ -482,8 +489,33 @@ async function generate(pkgDir, quantities) {
   }
   }
 
+  // The list kinds of the served kinds (v1/PodList: V1PodList, where the models have one),
+  // Status and Scale, for the OpenAPI definitions only (what /openapi/v2's operations answer with): their
+  // models are walked after every kind's, so no kind's models change package, and
+  // k8s_schema.json keeps the kinds' types alone.
+  const kindTypes = new Set(Object.keys(types));
+  const lists = {};
+  for (const [gvk, model] of Object.entries(KINDS)) {
+    const list = `${model}List`;
+    if (gvk.endsWith('/DeleteOptions') || typeof models[list]?.getAttributeTypeMap !== 'function') {
+      continue;
+    }
+    lists[`${gvk}List`] = list;
+    current = gvk;
+    want(list);
+    walkPending();
+  }
+  // meta.k8s.io's Status (what deletions answer) and the /scale subresources' Scale.
+  for (const [gvk, model] of [['v1/Status', 'V1Status'], ['autoscaling/v1/Scale', 'V1Scale']]) {
+    lists[gvk] = model;
+    current = gvk;
+    want(model);
+    walkPending();
+  }
+  const schemaTypes = Object.fromEntries(Object.entries(types).filter(([t]) => kindTypes.has(t)));
+
   const leaves = new Set();
-  for (const fields of Object.values(types)) {
+  for (const fields of Object.values(schemaTypes)) {
     for (const t of Object.values(fields)) {
       const base = t.replace(/^(\[\]|map\[string\])+/, '');
       if (!(base in types)) leaves.add(base);
@@ -495,9 +527,10 @@ async function generate(pkgDir, quantities) {
     kubernetes: specVersion,
     kinds: KINDS,
     leaves: [...leaves].sort(),
-    types,
+    types: schemaTypes,
   }) + '\n';
-  const openapi = openApiDefinitions(models, modelsDir, types, quantities, origin);
+  const openapi =
+      openApiDefinitions(models, modelsDir, types, quantities, origin, { ...KINDS, ...lists });
   const openapiText = stableStringify({
     source: `${PACKAGE}@${VERSION}`,
     descriptions: `${PACKAGE}@${VERSION}, ${QUANTITY_PACKAGE}@${QUANTITY_VERSION}`,

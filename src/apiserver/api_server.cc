@@ -8,6 +8,7 @@
 #include "apiserver/discovery.h"
 #include "apiserver/handlers/handler.h"
 #include "apiserver/http/compression.h"
+#include "apiserver/openapi_v2.h"
 
 namespace tidepool::apiserver {
 
@@ -118,6 +119,10 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
     } else {
       SendJson(w, 200, LegacyApiGroupList(crds_->Served()));
     }
+    return;
+  }
+  if (path == "/openapi/v2") {
+    ServeOpenApiV2(req, w, crds_->Served());
     return;
   }
   if (path == "/openapi/v3" || path == "/openapi/v3/") {

@@ -56,7 +56,6 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   const json& patch = document["paths"]["/api/v1/namespaces/{namespace}/pods/{name}"]["patch"];
   EXPECT_EQ(patch["x-kubernetes-group-version-kind"]["kind"], "Pod");
   EXPECT_FALSE(patch.contains("requestBody"));
-  EXPECT_EQ(Do("GET", "/openapi/v2").code, 404);
 }
 
 // autoscaling serves HorizontalPodAutoscalers in v2 (stored, preferred) and v1, one object for

@@ -41,9 +41,7 @@ MediaRange ParseRange(std::string_view clause) {
   return r;
 }
 
-}  // namespace
-
-ResponseEncoding NegotiateResponse(std::string_view accept) {
+std::vector<MediaRange> SortedRanges(std::string_view accept) {
   std::vector<MediaRange> ranges;
   size_t start = 0;
   while (start <= accept.size()) {
@@ -57,7 +55,19 @@ ResponseEncoding NegotiateResponse(std::string_view accept) {
   }
   std::stable_sort(ranges.begin(), ranges.end(),
                    [](const MediaRange& a, const MediaRange& b) { return a.q > b.q; });
-  for (const MediaRange& r : ranges) {
+  return ranges;
+}
+
+}  // namespace
+
+std::vector<std::string> AcceptedMediaRanges(std::string_view accept) {
+  std::vector<std::string> out;
+  for (MediaRange& r : SortedRanges(accept)) out.push_back(std::move(r.type));
+  return out;
+}
+
+ResponseEncoding NegotiateResponse(std::string_view accept) {
+  for (const MediaRange& r : SortedRanges(accept)) {
     if (r.transform) return ResponseEncoding::kJson;
     if (r.type == kProtobufContentType) return ResponseEncoding::kProtobuf;
     if (r.type == "application/json" || r.type == "application/*" || r.type == "*/*" ||

@@ -17,7 +17,9 @@
 // as kube-apiserver answers JSON for custom resources.
 #pragma once
 
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace tidepool::apiserver {
 
@@ -29,5 +31,9 @@ inline constexpr char kProtobufWatchContentType[] =
     "application/vnd.kubernetes.protobuf;stream=watch";
 
 ResponseEncoding NegotiateResponse(std::string_view accept);
+
+// The media ranges of an Accept header in the order a server tries them: by q-value, highest
+// first, ties in the header's order, q=0 dropped; each lower-cased, without its parameters.
+std::vector<std::string> AcceptedMediaRanges(std::string_view accept);
 
 }  // namespace tidepool::apiserver

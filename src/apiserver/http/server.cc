@@ -82,7 +82,7 @@ class BeastWriter final : public ResponseWriter {
                 const std::vector<std::pair<std::string, std::string>>& headers) override {
     bhttp::response<bhttp::span_body<const char>> res{static_cast<bhttp::status>(status),
                                                       version_};
-    res.set(bhttp::field::content_type, content_type);
+    if (!content_type.empty()) res.set(bhttp::field::content_type, content_type);
     res.set("Audit-Id", "");
     res.set(bhttp::field::cache_control, "no-cache, private");
     for (const auto& [k, v] : headers) res.set(k, v);

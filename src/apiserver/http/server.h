@@ -60,7 +60,8 @@ void SplitRequestTarget(HttpRequest& r);
 class ResponseWriter {
  public:
   virtual ~ResponseWriter() = default;
-  // A complete response with Content-Length. `headers` are extra headers (name, value).
+  // A complete response with Content-Length. `headers` are extra headers (name, value). An
+  // empty `content_type` sends no Content-Type (a 304, a bodiless 406).
   virtual void Send(int status, std::string_view content_type, std::string body,
                     const std::vector<std::pair<std::string, std::string>>& headers = {}) = 0;
   // Starts a chunked response; false when the peer is gone.

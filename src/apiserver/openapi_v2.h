@@ -1,0 +1,53 @@
+// File: openapi_v2.h
+//
+// GET /openapi/v2: the Swagger 2.0 document of every served resource, in the shape
+// kube-apiserver 1.32 serves it (kube-openapi's builder and handler), for the clients that
+// still read it (swagger tooling, client generators, kubectl's test-cmd `run_swagger_tests`):
+//   - "paths": per resource, as kube's endpoint installer describes its routes: the collection
+//     (list with its query parameters, create, deletecollection), for a namespaced resource
+//     also the list across namespaces, the object (read, replace, partially update, delete),
+//     and the status and scale subresources; each operation with kube's description,
+//     operationId (listCoreV1NamespacedPod), tags (core_v1), consumes/produces,
+//     x-kubernetes-action and x-kubernetes-group-version-kind, and its parameters with kube's
+//     texts, written inline where kube refers to shared "#/parameters/..." entries (the same
+//     parameters, by value). Only the verbs the registry serves appear. Not described: the
+//     deprecated /watch/ paths, and pods' log, binding, eviction, exec/attach/proxy routes.
+//   - "definitions": the kinds, their lists and everything they reference, from the same
+//     generated schemas as /openapi/v3 (schema/openapi.h), rewritten into Swagger 2.0's form
+//     ("#/definitions/..." references with their description beside them, quantities and
+//     int-or-strings as strings); a custom resource's from its definition, with its list kind
+//     as apiextensions-apiserver builds it.
+//   - "securityDefinitions"/"security": kube's BearerToken.
+// Served as application/json only. kube-openapi also serves the document as gnostic protobuf
+// (Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf, what client-go's
+// OpenAPISchema() asks for); here that Accept alone is answered 406 Not Acceptable with an
+// empty body - kube-openapi's answer for a type it does not serve - which client-go treats as
+// it treated the 404 before this document existed.
+//
+// Thread-safe: the document of the built-in resources is made once, on first use.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "apiserver/discovery.h"
+#include "apiserver/http/server.h"
+
+namespace tidepool::apiserver {
+
+struct OpenApiV2Document {
+  std::string json;  // the document's text
+  std::string etag;  // a hash of the text, unquoted
+};
+
+// The document for the built-in resources and `custom`.
+std::shared_ptr<const OpenApiV2Document> OpenApiV2(const CustomResourceList& custom);
+
+// Answers GET /openapi/v2 as kube-openapi's handler does: the media ranges of Accept (none:
+// */*) by q-value, the first that application/json matches wins; the document with
+// `Etag: "<etag>"` and `Vary: Accept`, or 304 with no body when If-None-Match names that
+// ETag; 406 with no body when no range matches JSON.
+void ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
+                    const CustomResourceList& custom);
+
+}  // namespace tidepool::apiserver
