@@ -7,6 +7,7 @@
 #include <set>
 
 #include "apiserver/crd/registry.h"
+#include "apiserver/openapi_v2.h"
 #include "apiserver/resources.h"
 #include "apiserver/schema/openapi.h"
 #include "common/base64.h"
@@ -217,6 +218,15 @@ std::optional<nlohmann::ordered_json> ApiResourceList(std::string_view group_ver
 
 namespace {
 
+// A query parameter of kube's PATCH operations in OpenAPI v3's form.
+json V3QueryParameter(std::string_view name) {
+  const json p = KubeQueryParameter(name);
+  return {{"description", p["description"]},
+          {"in", "query"},
+          {"name", p["name"]},
+          {"schema", {{"type", p["type"]}, {"uniqueItems", true}}}};
+}
+
 // The OpenAPI v3 document of one group-version of `all`: a PATCH operation per resource (with
 // its group-version-kind and the fieldValidation parameter, no request body) and the component
 // schemas of its kinds: the built-in ones (schema/openapi.h), a custom resource's from its
@@ -238,23 +248,14 @@ json BuildDocument(const std::string& gv, const List& all) {
     const std::string prefix = gv == "v1" ? "/api/v1" : "/apis/" + gv;
     const std::string item = prefix + (r.namespaced ? "/namespaces/{namespace}/" : "/") +
                              r.resource + "/{name}";
-    json op = {
-        {"operationId", "patch" + r.kind},
-        {"x-kubernetes-action", "patch"},
-        {"x-kubernetes-group-version-kind",
-         {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
-        {"parameters",
-         json::array({{{"name", "dryRun"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
-                      {{"name", "fieldManager"}, {"in", "query"}, {"schema", {{"type", "string"}}}},
-                      {{"name", "fieldValidation"},
-                       {"in", "query"},
-                       {"description",
-                        "fieldValidation instructs the server on how to handle objects in the "
-                        "request (POST/PUT/PATCH) containing unknown or duplicate fields. Valid "
-                        "values are: - Ignore - Warn - Strict"},
-                       {"schema", {{"type", "string"}}}},
-                      {{"name", "force"}, {"in", "query"}, {"schema", {{"type", "boolean"}}}}})},
-        {"responses", {{"200", {{"description", "OK"}}}}}};
+    json op = {{"operationId", "patch" + r.kind},
+               {"x-kubernetes-action", "patch"},
+               {"x-kubernetes-group-version-kind",
+                {{"group", r.group}, {"version", r.version}, {"kind", r.kind}}},
+               {"parameters", json::array({V3QueryParameter("dryRun"), V3QueryParameter("force"),
+                                           V3QueryParameter("patchFieldManager"),
+                                           V3QueryParameter("fieldValidation")})},
+               {"responses", {{"200", {{"description", "OK"}}}}}};
     paths[item] = {{"patch", op}};
   }
   if (!found) return nullptr;

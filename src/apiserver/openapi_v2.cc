@@ -123,9 +123,9 @@ json QueryParam(const char* name, const char* type, const char* description) {
           {"in", "query"}};
 }
 
-// kube's texts of the query parameters (apimachinery's ListOptions, DeleteOptions,
-// CreateOptions, PatchOptions).
-json Param(std::string_view name) {
+}  // namespace
+
+json KubeQueryParameter(std::string_view name) {
   if (name == "labelSelector") {
     return QueryParam("labelSelector", "string",
                       "A selector to restrict the list of returned objects by their labels. "
@@ -237,18 +237,13 @@ json Param(std::string_view name) {
   if (name == "fieldValidation") {
     return QueryParam(
         "fieldValidation", "string",
-        "fieldValidation instructs the server on how to handle objects in the request "
-        "(POST/PUT/PATCH) containing unknown or duplicate fields. Valid values are: - Ignore: "
-        "This will ignore any unknown fields that are silently dropped from the object, and will "
-        "ignore all but the last duplicate field that the decoder encounters. This is the "
-        "default behavior prior to v1.23. - Warn: This will send a warning via the standard "
-        "warning response header for each unknown field that is dropped from the object, and for "
-        "each duplicate field that is encountered. The request will still succeed if there are "
-        "no other errors, and will only persist the last of any duplicate fields. This is the "
-        "default in v1.23+ - Strict: This will fail the request with a BadRequest error if any "
-        "unknown fields would be dropped from the object, or if any duplicate fields are "
-        "present. The error returned from the server will contain all unknown and duplicate "
-        "fields encountered.");
+        "fieldValidation determines how the server should respond to unknown/duplicate fields "
+        "in the object in the request. Introduced as alpha in 1.23, older servers or servers "
+        "with the `ServerSideFieldValidation` feature disabled will discard valid values "
+        "specified in  this param and not perform any server side field validation. Valid "
+        "values are: - Ignore: ignores unknown/duplicate fields. - Warn: responds with a warning "
+        "for each unknown/duplicate field, but successfully serves the request. - Strict: fails "
+        "the request on unknown/duplicate fields.");
   }
   if (name == "force") {
     return QueryParam("force", "boolean",
@@ -284,6 +279,10 @@ json Param(std::string_view name) {
   }
   return nullptr;
 }
+
+namespace {
+
+json Param(std::string_view name) { return KubeQueryParameter(name); }
 
 json Params(std::initializer_list<std::string_view> names) {
   json out = json::array();
@@ -431,7 +430,7 @@ class ResourcePaths {
                              Responses({{"200", "OK"}, {"201", "Created"}}, def), false);
     }
     if (Serves(verbs, "patch")) {
-      json params = Params({"dryRun", "patchFieldManager", "fieldValidation", "force"});
+      json params = Params({"dryRun", "force", "patchFieldManager", "fieldValidation"});
       params.insert(params.begin(), Body(std::string(kMeta) + "Patch"));
       json op = Operation("patch", name, "partially update " + what, "patch", std::move(params),
                           Responses({{"200", "OK"}, {"201", "Created"}}, def), false);

@@ -29,6 +29,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "apiserver/discovery.h"
 #include "apiserver/http/server.h"
@@ -39,6 +40,14 @@ struct OpenApiV2Document {
   std::string json;  // the document's text
   std::string etag;  // a hash of the text, unquoted
 };
+
+// A query parameter as kube's OpenAPI documents describe it, in Swagger 2.0's form
+// ({"uniqueItems": true, "type", "description", "name", "in": "query"}) with kube's text:
+// labelSelector, fieldSelector, watch, allowWatchBookmarks, resourceVersion,
+// resourceVersionMatch, timeoutSeconds, limit, continue, pretty, dryRun, fieldManager,
+// patchFieldManager (fieldManager as a PATCH describes it), fieldValidation, force,
+// gracePeriodSeconds, orphanDependents, propagationPolicy. Null for another name.
+nlohmann::json KubeQueryParameter(std::string_view name);
 
 // The document for the built-in resources and `custom`.
 std::shared_ptr<const OpenApiV2Document> OpenApiV2(const CustomResourceList& custom);
