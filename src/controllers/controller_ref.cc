@@ -18,6 +18,10 @@ Status PatchOwners(const client::RestClient& client, const std::string& path,
 
 }  // namespace
 
+std::string PodsPath(const std::string& ns, const std::string& name) {
+  return client::ResourcePath("", "v1", "pods", ns, name);
+}
+
 Status AdoptObject(const client::RestClient& client, const std::string& path,
                    const std::string& uid, const json& controller_ref) {
   StatusOr<json> obj = client.Get(path);

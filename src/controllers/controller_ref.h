@@ -4,16 +4,27 @@
 // shared by the controllers that claim pods by selector: the pod is read, and a merge patch
 // carrying its ownerReferences (whole, as merge patches replace lists) and `uid` (so a pod
 // recreated under the same name is never patched) is sent.
+//
+// ClaimPods is the rest of ClaimPods for a controller that keeps its pods in its own indexes
+// (the ReplicaSet, DaemonSet and StatefulSet controllers): the releases and adoptions, with
+// kcm's RecheckDeletionTimestamp once before the first adoption.
 #pragma once
 
-#include <string>
-
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "client/rest_client.h"
 #include "common/status.h"
+#include "common/status_or.h"
 
 namespace tidepool::controllers {
+
+// The path of the pod `name` in `ns` ("/api/v1/namespaces/NS/pods/NAME"; the collection when
+// `name` is empty).
+std::string PodsPath(const std::string& ns, const std::string& name = "");
 
 // Adds `controller_ref` to the ownerReferences of the object at `path` whose uid is `uid`.
 Status AdoptObject(const client::RestClient& client, const std::string& path,
@@ -27,5 +38,50 @@ Status RecheckDeletionTimestamp(const client::RestClient& client, const std::str
 // Removes the ownerReferences naming `owner_uid` from the object at `path` whose uid is `uid`.
 Status ReleaseObject(const client::RestClient& client, const std::string& path,
                      const std::string& uid, const std::string& owner_uid);
+
+// What ClaimPods needs of the owner.
+struct PodClaimOwner {
+  std::string ns;
+  std::string uid;
+  const nlohmann::json* controller_ref = nullptr;  // the ownerReference an adoption adds
+  // kcm's canAdopt: RecheckDeletionTimestamp of the owner; null: adopt without a recheck.
+  std::function<Status()> can_adopt;
+};
+
+// kcm's ControllerRefManager.ClaimPods once the caller has its candidates: `owned` are the
+// pods whose controller is the owner, `orphans` the pods without a controller that the owner's
+// selector matches (not being deleted). An owned pod is kept while `keep(pod)` (its selector
+// matches, or the owner is being deleted); otherwise it is released and left out. Orphans are
+// adopted, after one `can_adopt` before the first; an adopted pod's controller_uid becomes the
+// owner's. Returns the claimed pods, or - as kcm's ClaimPods, after which the sync is retried -
+// the recheck's error (nothing is adopted then) or the first adoption error other than
+// NotFound. Pod: a struct with name, uid and controller_uid.
+template <typename Pod, typename Keep>
+StatusOr<std::vector<Pod>> ClaimPods(const client::RestClient& client, const PodClaimOwner& owner,
+                                     std::vector<Pod> owned, const Keep& keep,
+                                     std::vector<Pod> orphans) {
+  std::vector<Pod> out;
+  for (Pod& p : owned) {
+    if (keep(p)) {
+      out.push_back(std::move(p));
+    } else {
+      (void)ReleaseObject(client, PodsPath(owner.ns, p.name), p.uid, owner.uid);
+    }
+  }
+  if (!orphans.empty() && owner.can_adopt) TIDEPOOL_RETURN_IF_ERROR(owner.can_adopt());
+  Status failed;
+  for (Pod& p : orphans) {
+    const Status adopted =
+        AdoptObject(client, PodsPath(owner.ns, p.name), p.uid, *owner.controller_ref);
+    if (adopted.ok()) {
+      p.controller_uid = owner.uid;
+      out.push_back(std::move(p));
+    } else if (failed.ok() && adopted.code() != StatusCode::kNotFound) {
+      failed = adopted;
+    }
+  }
+  if (!failed.ok()) return failed;
+  return out;
+}
 
 }  // namespace tidepool::controllers

@@ -61,10 +61,6 @@ json ControllerRef(const json& ds) {
           {"uid", Member(m, "uid")},  {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
-std::string PodsPath(const std::string& ns, const std::string& name = "") {
-  return client::ResourcePath("", "v1", "pods", ns, name);
-}
-
 // podByCreationTimestampAndPhase: bound before unbound, then older first, then by name.
 bool OlderFirst(const DaemonPod& a, const DaemonPod& b) {
   if (a.bound != b.bound) return a.bound;
@@ -459,7 +455,7 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-std::vector<DaemonPod> DaemonSetController::Claim(const json& ds) {
+StatusOr<std::vector<DaemonPod>> DaemonSetController::Claim(const json& ds) {
   const json& m = Meta(ds);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::optional<api::LabelSelector> sel = SelectorOf(ds);
@@ -478,21 +474,15 @@ std::vector<DaemonPod> DaemonSetController::Claim(const json& ds) {
       }
     }
   }
-  std::vector<DaemonPod> out;
-  for (DaemonPod& p : owned) {
-    if (deleting || (sel.has_value() && sel->Matches(p.labels))) {
-      out.push_back(std::move(p));
-      continue;
-    }
-    (void)ReleaseObject(client_, PodsPath(ns, p.name), p.uid, uid);
-  }
-  for (DaemonPod& p : orphans) {
-    if (AdoptObject(client_, PodsPath(ns, p.name), p.uid, ControllerRef(ds)).ok()) {
-      p.controller_uid = uid;
-      out.push_back(std::move(p));
-    }
-  }
-  return out;
+  const json ref = ControllerRef(ds);
+  const std::string path =
+      client::ResourcePath("apps", "v1", "daemonsets", ns, Str(Member(m, "name")));
+  const PodClaimOwner owner{
+      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "DaemonSet"); }};
+  return ClaimPods(
+      client_, owner, std::move(owned),
+      [&](const DaemonPod& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
+      std::move(orphans));
 }
 
 void DaemonSetController::Event(const json& ds, std::string_view type, std::string_view reason,
@@ -764,7 +754,15 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     np.placement = ShouldRun(shape, *node);
     if (np.placement.should_run) ++plan.desired;
   }
-  for (DaemonPod& p : Claim(ds)) {
+  StatusOr<std::vector<DaemonPod>> claimed = Claim(ds);
+  if (!claimed.ok()) {
+    if (log_ != nullptr && claimed.status().code() != StatusCode::kAborted) {
+      log_->Warning("Failed to claim pods of DaemonSet",
+                    {{"daemonSet", key}, {"err", claimed.status().ToString()}});
+    }
+    return clock_.Now() + options_.retry_after;
+  }
+  for (DaemonPod& p : *claimed) {
     auto it = plan.nodes.find(p.node_name);
     if (it == plan.nodes.end()) {
       plan.orphaned.push_back(std::move(p));

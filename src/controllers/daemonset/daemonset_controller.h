@@ -25,8 +25,9 @@
 //     NAME", FailedCreate "Error creating: ERR", FailedDelete "Error deleting: ERR",
 //     FailedDaemonPod "Found failed daemon pod NS/NAME on node NODE, will try to kill it",
 //     SelectingAll "This daemon set is selecting all pods. A non-empty selector is required.".
-//   - Claims as the ReplicaSet controller's: orphans matching the selector are adopted, owned
-//     pods that stop matching are released.
+//   - Claims as the ReplicaSet controller's: orphans matching the selector are adopted (after
+//     kcm's RecheckDeletionTimestamp of the DaemonSet), owned pods that stop matching are
+//     released.
 //   - History, kcm's constructHistory/cleanupHistory (controllers/history): each template the
 //     DaemonSet has had is a ControllerRevision "<ds>-<hash>" (hash: daemon_pods.h
 //     TemplateHash, with status.collisionCount) labelled with the template's labels and
@@ -146,7 +147,8 @@ class DaemonSetController {
   // The placement-relevant shape of `ds`'s pods, cached by resourceVersion (OnNode's only).
   const DaemonPodShape& ShapeFor(const nlohmann::json& ds);
   std::optional<TimePoint> Sync(const std::string& key);
-  std::vector<DaemonPod> Claim(const nlohmann::json& ds);
+  // Owned pods after adoption and release (controller_ref.h's ClaimPods).
+  StatusOr<std::vector<DaemonPod>> Claim(const nlohmann::json& ds);
   // kcm's manage: which nodes need a pod, which pods go.
   void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
               std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,

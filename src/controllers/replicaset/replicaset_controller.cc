@@ -90,10 +90,6 @@ json PodFromTemplate(const json& rs) {
   return {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", std::move(meta)}, {"spec", std::move(spec)}};
 }
 
-std::string PodsPath(const std::string& ns, const std::string& name = "") {
-  return client::ResourcePath("", "v1", "pods", ns, name);
-}
-
 json Condition(const std::string& reason, const std::string& message, TimePoint now) {
   return {{"type", "ReplicaFailure"}, {"status", "True"},
           {"lastTransitionTime", FormatRfc3339(now)}, {"reason", reason}, {"message", message}};
@@ -253,7 +249,7 @@ bool ReplicaSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-std::vector<PodFacts> ReplicaSetController::Claim(const json& rs) {
+StatusOr<std::vector<PodFacts>> ReplicaSetController::Claim(const json& rs) {
   const json& m = Meta(rs);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::optional<api::LabelSelector> sel = SelectorOf(rs);
@@ -272,22 +268,15 @@ std::vector<PodFacts> ReplicaSetController::Claim(const json& rs) {
       }
     }
   }
-  std::vector<PodFacts> out;
-  for (PodFacts& p : owned) {
-    if (deleting || (sel.has_value() && sel->Matches(p.labels))) {
-      out.push_back(std::move(p));
-      continue;
-    }
-    // Release: the pod's ownerReferences without this ReplicaSet.
-    (void)ReleaseObject(client_, PodsPath(ns, p.name), p.uid, uid);
-  }
-  for (PodFacts& p : orphans) {
-    if (AdoptObject(client_, PodsPath(ns, p.name), p.uid, ControllerRef(rs)).ok()) {
-      p.controller_uid = uid;
-      out.push_back(std::move(p));
-    }
-  }
-  return out;
+  const json ref = ControllerRef(rs);
+  const std::string path =
+      client::ResourcePath("apps", "v1", "replicasets", ns, Str(Member(m, "name")));
+  const PodClaimOwner owner{
+      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "ReplicaSet"); }};
+  return ClaimPods(
+      client_, owner, std::move(owned),
+      [&](const PodFacts& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
+      std::move(orphans));
 }
 
 void ReplicaSetController::Event(const json& rs, std::string_view type, std::string_view reason,
@@ -417,9 +406,16 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   const json& m = Meta(*rs);
   const std::string ns = Str(Member(m, "namespace")), name = Str(Member(m, "name"));
   const bool needs_sync = Satisfied(key);
-  std::vector<PodFacts> owned = Claim(*rs);
+  StatusOr<std::vector<PodFacts>> owned = Claim(*rs);
+  if (!owned.ok()) {
+    if (log_ != nullptr && owned.status().code() != StatusCode::kAborted) {
+      log_->Warning("Failed to claim pods of ReplicaSet",
+                    {{"replicaSet", key}, {"err", owned.status().ToString()}});
+    }
+    return clock_.Now() + options_.retry_after;
+  }
   std::vector<PodFacts> active;
-  for (PodFacts& p : owned) {
+  for (PodFacts& p : *owned) {
     if (p.Active()) active.push_back(std::move(p));
   }
   const int32_t replicas = Replicas(*rs);

@@ -14,7 +14,9 @@
 //     watch never makes it create twice.
 //   - Claims: orphan pods of its namespace whose labels match the selector are adopted
 //     (ownerReferences patched in), owned pods that no longer match are released - unless the
-//     ReplicaSet is being deleted.
+//     ReplicaSet is being deleted. Before the first adoption the ReplicaSet is read live
+//     (kcm's RecheckDeletionTimestamp); when it is gone or being deleted nothing is adopted
+//     and the sync is retried, as kcm's (controller_ref.h's ClaimPods).
 //   - Status: replicas (active owned pods), fullyLabeledReplicas, readyReplicas,
 //     availableReplicas (ready for minReadySeconds), observedGeneration, and the
 //     ReplicaFailure condition (reason FailedCreate / FailedDelete) while writes fail.
@@ -110,7 +112,7 @@ class ReplicaSetController {
   Status DeletePods(const nlohmann::json& rs, const std::string& key,
                     const std::vector<PodFacts>& active, int count);
   // Owned pods after adoption and release (kcm's ClaimPods).
-  std::vector<PodFacts> Claim(const nlohmann::json& rs);
+  StatusOr<std::vector<PodFacts>> Claim(const nlohmann::json& rs);
   bool Satisfied(const std::string& key);
   void Event(const nlohmann::json& rs, std::string_view type, std::string_view reason,
              std::string message);

@@ -59,9 +59,6 @@ json ControllerRef(const json& set) {
           {"uid", Member(m, "uid")},  {"controller", true},   {"blockOwnerDeletion", true}};
 }
 
-std::string PodsPath(const std::string& ns, const std::string& name = "") {
-  return client::ResourcePath("", "v1", "pods", ns, name);
-}
 std::string ClaimsPath(const std::string& ns, const std::string& name = "") {
   return client::ResourcePath("", "v1", "persistentvolumeclaims", ns, name);
 }
@@ -509,33 +506,37 @@ void StatefulSetController::QueueFor(const SetPod& p) {
   }
 }
 
-std::vector<SetPod> StatefulSetController::PodsOf(const json& set) {
+StatusOr<std::vector<SetPod>> StatefulSetController::PodsOf(const json& set) {
   const json& m = Meta(set);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid")),
                     name = Str(Member(m, "name"));
   std::optional<api::LabelSelector> sel = SelectorOf(set);
+  const bool deleting = !Member(m, "deletionTimestamp").is_null();
+  // kcm's isMemberOf with the selector: the match of its ClaimPods.
+  const auto member = [&](const SetPod& p) {
+    return sel.has_value() && !sel->Empty() && sel->Matches(p.labels) &&
+           OrdinalOf(p.name, name) >= 0;
+  };
   std::vector<SetPod> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
       for (const std::string& k : it->second) owned.push_back(pods_by_key_.at(k));
     }
-    if (auto it = orphans_.find(ns); it != orphans_.end() && Member(m, "deletionTimestamp").is_null() &&
-                                     sel.has_value() && !sel->Empty()) {
+    if (auto it = orphans_.find(ns); it != orphans_.end() && !deleting) {
       for (const std::string& k : it->second) {
         const SetPod& p = pods_by_key_.at(k);
-        if (!p.deleting && sel->Matches(p.labels) && OrdinalOf(p.name, name) >= 0) orphans.push_back(p);
+        if (!p.deleting && member(p)) orphans.push_back(p);
       }
     }
   }
-  // Adoption: the controller ownerReference patched in.
-  for (SetPod& p : orphans) {
-    if (AdoptObject(client_, PodsPath(ns, p.name), p.uid, ControllerRef(set)).ok()) {
-      p.controller_uid = uid;
-      owned.push_back(std::move(p));
-    }
-  }
-  return owned;
+  const json ref = ControllerRef(set);
+  const std::string path = client::ResourcePath("apps", "v1", "statefulsets", ns, name);
+  const PodClaimOwner owner{
+      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "StatefulSet"); }};
+  return ClaimPods(
+      client_, owner, std::move(owned), [&](const SetPod& p) { return deleting || member(p); },
+      std::move(orphans));
 }
 
 StatusOr<json> StatefulSetController::Revisions(const json& set,
@@ -593,7 +594,15 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
 
   // Revisions: kcm's getStatefulSetRevisions over the set's ControllerRevisions.
   int32_t collisions = static_cast<int32_t>(Int(Member(old_status, "collisionCount"), 0));
-  std::vector<SetPod> pods = PodsOf(set);
+  StatusOr<std::vector<SetPod>> claimed = PodsOf(set);
+  if (!claimed.ok()) {
+    if (log_ != nullptr && claimed.status().code() != StatusCode::kAborted) {
+      log_->Warning("Failed to claim pods of StatefulSet",
+                    {{"statefulSet", key}, {"err", claimed.status().ToString()}});
+    }
+    return s.now + options_.retry_after;
+  }
+  std::vector<SetPod> pods = *std::move(claimed);
   std::vector<client::ObjectRef> revisions;
   if (std::optional<api::LabelSelector> sel = SelectorOf(set); sel.has_value() && !sel->Empty()) {
     StatusOr<std::vector<client::ObjectRef>> controlled =

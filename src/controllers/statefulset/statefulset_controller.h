@@ -41,7 +41,8 @@
 //     "... failed error: ERR", and the claims' "create Claim CLAIM Pod NAME in StatefulSet SET
 //     success".
 //   - Orphan pods of its namespace whose labels match the selector and whose name is
-//     "<set>-<ordinal>" are adopted.
+//     "<set>-<ordinal>" are adopted (after kcm's RecheckDeletionTimestamp of the set); owned
+//     pods that stop matching are released, unless the set is being deleted.
 //
 // An actor: it reads through informers (statefulsets, pods, controllerrevisions) and writes
 // through the API (pods, persistentvolumeclaims, controllerrevisions, statefulsets/NAME/status,
@@ -138,8 +139,9 @@ class StatefulSetController {
   void Unindex(const std::string& key);
   void QueueFor(const SetPod& pod);
   std::optional<TimePoint> SyncSet(const std::string& key);
-  // The set's pods after adoption (kcm's getPodsForStatefulSet).
-  std::vector<SetPod> PodsOf(const nlohmann::json& set);
+  // The set's pods after adoption and release (kcm's getPodsForStatefulSet; controller_ref.h's
+  // ClaimPods).
+  StatusOr<std::vector<SetPod>> PodsOf(const nlohmann::json& set);
   // The update revision (found, renumbered or created); `revisions` sorted by revision.
   StatusOr<nlohmann::json> Revisions(const nlohmann::json& set,
                                      const std::vector<client::ObjectRef>& revisions,
