@@ -1396,6 +1396,54 @@ TEST_F(ApiServerTest, DeletionWithFinalizersAndPropagation) {
   }
 }
 
+// What a DELETE answers (the registry's finalizeDelete): the deleted object for the registries
+// with ReturnDeletedObject, a Status naming it otherwise (its details' kind is the resource),
+// dry run included; an object that stays (a finalizer) is answered itself.
+TEST_F(ApiServerTest, DeleteAnswersAsTheRegistryDoes) {
+  struct Case {
+    std::string collection, body, query;
+    std::string want_kind;  // "Status" or the object's kind
+    std::string want_details_kind, want_group;
+  };
+  const std::vector<Case> cases = {
+      {"/api/v1/namespaces/default/configmaps",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"a"}})", "", "Status",
+       "configmaps", ""},
+      {"/api/v1/namespaces/default/configmaps",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"b"}})", "?dryRun=All",
+       "Status", "configmaps", ""},
+      {"/apis/apps/v1/namespaces/default/controllerrevisions",
+       R"({"apiVersion":"apps/v1","kind":"ControllerRevision","metadata":{"name":"c"},"data":{},"revision":1})",
+       "", "Status", "controllerrevisions", "apps"},
+      {"/api/v1/namespaces/default/serviceaccounts",
+       R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"d"}})", "",
+       "ServiceAccount", "", ""},
+      {"/api/v1/namespaces/default/pods", kGoodPod, "?gracePeriodSeconds=0", "Pod", "", ""},
+      {"/api/v1/namespaces/default/configmaps",
+       R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"e","finalizers":["x/y"]}})",
+       "", "ConfigMap", "", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.collection + " " + c.query);
+    auto created = Do("POST", c.collection, c.body);
+    ASSERT_EQ(created.code, 201) << created.body;
+    const json obj = created.Json();
+    const std::string name = obj["metadata"]["name"];
+    auto del = Do("DELETE", c.collection + "/" + name + c.query);
+    ASSERT_EQ(del.code, 200) << del.body;
+    const json answer = del.Json();
+    EXPECT_EQ(answer["kind"], c.want_kind);
+    if (c.want_kind != "Status") continue;
+    EXPECT_EQ(del.body.rfind(R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Success","details":{"name":")", 0), 0u) << del.body;
+    EXPECT_EQ(answer["details"]["name"], name);
+    EXPECT_EQ(answer["details"]["kind"], c.want_details_kind);
+    EXPECT_EQ(answer["details"].value("group", ""), c.want_group);
+    EXPECT_EQ(answer["details"]["uid"], obj["metadata"]["uid"]);
+  }
+  // The dry run deleted nothing.
+  EXPECT_EQ(Do("GET", "/api/v1/namespaces/default/configmaps/b").code, 200);
+}
+
 TEST_F(ApiServerTest, DeletionTextsAndGeneration) {
   const json cm = {{"apiVersion", "v1"}, {"kind", "ConfigMap"}, {"metadata", {{"name", "x"}}}};
   ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/configmaps", cm.dump()).code, 201);

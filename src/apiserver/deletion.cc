@@ -1,6 +1,9 @@
 #include "apiserver/deletion.h"
 
 #include <algorithm>
+#include <functional>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "apiserver/json_members.h"
@@ -199,6 +202,21 @@ GcPolicy DefaultGarbageCollectionPolicy(const Resource& r) {
     return GcPolicy::kOrphanDependents;
   }
   return GcPolicy::kDeleteDependents;
+}
+
+bool ReturnsDeletedObject(const Resource& r) {
+  if (r.custom != nullptr) return false;
+  if (r.group.empty()) {
+    static const std::set<std::string, std::less<>> kCore = {
+        "pods",           "services",          "serviceaccounts",       "podtemplates",
+        "resourcequotas", "persistentvolumes", "persistentvolumeclaims"};
+    return kCore.count(r.resource) != 0;
+  }
+  if (r.group == "storage.k8s.io") {
+    return r.resource == "storageclasses" || r.resource == "csidrivers" ||
+           r.resource == "csinodes" || r.resource == "volumeattachments";
+  }
+  return false;
 }
 
 StatusOr<DeleteResult> DeleteObject(ObjectStore& store, const Resource& r, std::string_view ns,

@@ -63,6 +63,12 @@ GcPolicy DefaultGarbageCollectionPolicy(const Resource& r);
 inline constexpr std::string_view kOrphanFinalizer = "orphan";
 inline constexpr std::string_view kForegroundFinalizer = "foregroundDeletion";
 
+// The registry's ReturnDeletedObject: a DELETE that removes the object at once answers with
+// its last state (pods, services, serviceaccounts, podtemplates, resourcequotas, persistent
+// volumes and claims, and the storage.k8s.io kinds storageclasses, csidrivers, csinodes,
+// volumeattachments); every other resource answers a Status (finalizeDelete).
+bool ReturnsDeletedObject(const Resource& r);
+
 struct DeleteResult {
   // The object now (still there: deleted false), or its last state (deleted true).
   ObjectPtr object;

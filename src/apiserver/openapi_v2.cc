@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "apiserver/crd/registry.h"
+#include "apiserver/deletion.h"
 #include "apiserver/negotiation.h"
 #include "apiserver/schema/openapi.h"
 #include "common/fnv.h"
@@ -311,22 +312,6 @@ json Responses(std::initializer_list<std::pair<const char*, const char*>> codes,
   return out;
 }
 
-// Kube's registries that answer a deletion with the object (ReturnDeletedObject), as the
-// generated clients' delete_* operations return it: every other deletion answers a Status.
-bool DeleteReturnsObject(const Resource& r) {
-  static const std::set<std::string> kResources = {"persistentvolumeclaims",
-                                                   "pods",
-                                                   "podtemplates",
-                                                   "resourcequotas",
-                                                   "serviceaccounts",
-                                                   "persistentvolumes",
-                                                   "csidrivers",
-                                                   "csinodes",
-                                                   "storageclasses",
-                                                   "volumeattachments"};
-  return r.custom == nullptr && kResources.count(r.resource) != 0;
-}
-
 bool Serves(const std::vector<std::string>& verbs, std::string_view verb) {
   return std::find(verbs.begin(), verbs.end(), verb) != verbs.end();
 }
@@ -447,7 +432,7 @@ class ResourcePaths {
       json params =
           Params({"dryRun", "gracePeriodSeconds", "orphanDependents", "propagationPolicy"});
       params.insert(params.begin(), Body(std::string(kMeta) + "DeleteOptions", false));
-      const std::string answer = DeleteReturnsObject(r_) ? def : std::string(kMeta) + "Status";
+      const std::string answer = ReturnsDeletedObject(r_) ? def : std::string(kMeta) + "Status";
       ops["delete"] = Operation("delete", name, "delete" + Article(r_.kind) + r_.kind, "delete",
                                 std::move(params),
                                 Responses({{"200", "OK"}, {"202", "Accepted"}}, answer), false);

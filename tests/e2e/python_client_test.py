@@ -48,3 +48,14 @@ assert seen[-1][2] == "Running", seen
 got = v1.list_namespaced_pod("default", label_selector="made-by=python")
 assert [p.metadata.name for p in got.items] == ["py-pod"], got.items
 print("ok: python client list, watch, create", len(seen), "events")
+
+# Deletions answer as kube's registries do: a ConfigMap's is a Status (the generated client's
+# V1Status), a pod's is the pod.
+v1.create_namespaced_config_map("default", client.V1ConfigMap(
+    metadata=client.V1ObjectMeta(name="py-cm"), data={"k": "v"}))
+gone = v1.delete_namespaced_config_map("py-cm", "default")
+assert gone.status == "Success" and gone.details.name == "py-cm", gone
+assert gone.details.kind == "configmaps" and gone.details.uid, gone.details
+deleted = v1.delete_namespaced_pod("py-pod", "default")
+assert deleted.kind == "Pod" and deleted.metadata.deletion_timestamp, deleted.kind
+print("ok: python client deletes: a Status for a ConfigMap, the Pod for a pod")

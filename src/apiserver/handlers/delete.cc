@@ -73,6 +73,19 @@ void HandleDelete(Context& c) {
   // (delete.go: the only case kube tells apart, for its old clients).
   const int code =
       !d->deleted && opts.orphan_dependents.has_value() && !*opts.orphan_dependents ? 202 : 200;
+  if (d->deleted && !ReturnsDeletedObject(c.res)) {
+    // finalizeDelete: a Status naming what was deleted (its Kind is the resource, as kube's).
+    nlohmann::ordered_json details = {{"name", c.r.name}};
+    if (!c.res.group.empty()) details["group"] = c.res.group;
+    details["kind"] = c.res.resource;
+    details["uid"] = Str(d->object->view, "metadata", "uid");
+    const nlohmann::ordered_json status = {{"kind", "Status"},
+                                           {"apiVersion", "v1"},
+                                           {"metadata", json::object()},
+                                           {"status", "Success"},
+                                           {"details", std::move(details)}};
+    return c.w.Send(code, kJson, status.dump(), {});
+  }
   return c.SendText(code, d->object->text, {});
 }
 
