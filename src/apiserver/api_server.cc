@@ -122,7 +122,7 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
     return;
   }
   if (path == "/openapi/v2") {
-    ServeOpenApiV2(req, w, crds_->Served());
+    if (!ServeOpenApiV2(req, w, crds_->Served())) SendError(w, NotFoundPath(path));
     return;
   }
   if (path == "/openapi/v3" || path == "/openapi/v3/") {

@@ -564,7 +564,7 @@ std::shared_ptr<const OpenApiV2Document> OpenApiV2(const CustomResourceList& cus
   return Make(WithBuiltins(custom));
 }
 
-void ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
+bool ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
                     const CustomResourceList& custom) {
   std::string accept = req.Header("accept");
   if (accept.empty()) accept = "*/*";
@@ -580,9 +580,9 @@ void ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
     } else {
       w.SendView(200, "application/json", doc->json, headers);
     }
-    return;
+    return true;
   }
-  w.Send(406, "", "", {{"Vary", "Accept"}});
+  return false;
 }
 
 }  // namespace tidepool::apiserver

@@ -20,9 +20,15 @@
 //   - "securityDefinitions"/"security": kube's BearerToken.
 // Served as application/json only. kube-openapi also serves the document as gnostic protobuf
 // (Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf, what client-go's
-// OpenAPISchema() asks for); here that Accept alone is answered 406 Not Acceptable with an
-// empty body - kube-openapi's answer for a type it does not serve - which client-go treats as
-// it treated the 404 before this document existed.
+// OpenAPISchema() asks for). Here that Accept alone is answered 404, as before this document
+// existed, and not kube-openapi's 406 for a type it does not serve, whose text kubectl prints
+// in its validation errors ("the server was unable to respond with a content type that the
+// client supports"). Either way kubectl 1.32 cannot validate a `kind: List` manifest (it
+// validates a List's items against the v2 document only), so `kubectl create -f` of a List
+// needs --validate=false here. Serving the protobuf form would fix that, but kubectl's
+// client-side apply also computes strategic merge patches from the v2 document when it has
+// one, and these schemas carry no x-kubernetes-patch-strategy / patch-merge-key: lists would
+// be replaced where kubectl now merges them by key from its built-in types.
 //
 // Thread-safe: the document of the built-in resources is made once, on first use.
 #pragma once
@@ -55,8 +61,9 @@ std::shared_ptr<const OpenApiV2Document> OpenApiV2(const CustomResourceList& cus
 // Answers GET /openapi/v2 as kube-openapi's handler does: the media ranges of Accept (none:
 // */*) by q-value, the first that application/json matches wins; the document with
 // `Etag: "<etag>"` and `Vary: Accept`, or 304 with no body when If-None-Match names that
-// ETag; 406 with no body when no range matches JSON.
-void ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
+// ETag. False, with nothing sent, when no range matches JSON (the caller answers 404; see
+// above).
+bool ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
                     const CustomResourceList& custom);
 
 }  // namespace tidepool::apiserver
