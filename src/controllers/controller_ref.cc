@@ -22,6 +22,16 @@ std::string PodsPath(const std::string& ns, const std::string& name) {
   return client::ResourcePath("", "v1", "pods", ns, name);
 }
 
+PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const json& owner,
+                           const std::string& resource, const std::string& kind,
+                           const json& controller_ref) {
+  const json& m = Meta(owner);
+  const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
+  const std::string path = client::ResourcePath("apps", "v1", resource, ns, Str(Member(m, "name")));
+  return {ns, uid, &controller_ref,
+          [&client, path, uid, kind] { return RecheckDeletionTimestamp(client, path, uid, kind); }};
+}
+
 Status AdoptObject(const client::RestClient& client, const std::string& path,
                    const std::string& uid, const json& controller_ref) {
   StatusOr<json> obj = client.Get(path);

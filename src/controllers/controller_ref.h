@@ -48,6 +48,13 @@ struct PodClaimOwner {
   std::function<Status()> can_adopt;
 };
 
+// The PodClaimOwner of `owner`, an apps/v1 object of `resource` ("replicasets") and `kind`
+// ("ReplicaSet"): can_adopt is RecheckDeletionTimestamp of it. `controller_ref` (the
+// ownerReference adoptions add) and `client` must outlive the result.
+PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const nlohmann::json& owner,
+                           const std::string& resource, const std::string& kind,
+                           const nlohmann::json& controller_ref);
+
 // kcm's ControllerRefManager.ClaimPods once the caller has its candidates: `owned` are the
 // pods whose controller is the owner, `orphans` the pods without a controller that the owner's
 // selector matches (not being deleted). An owned pod is kept while `keep(pod)` (its selector

@@ -475,12 +475,8 @@ StatusOr<std::vector<DaemonPod>> DaemonSetController::Claim(const json& ds) {
     }
   }
   const json ref = ControllerRef(ds);
-  const std::string path =
-      client::ResourcePath("apps", "v1", "daemonsets", ns, Str(Member(m, "name")));
-  const PodClaimOwner owner{
-      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "DaemonSet"); }};
   return ClaimPods(
-      client_, owner, std::move(owned),
+      client_, ClaimOwnerOf(client_, ds, "daemonsets", "DaemonSet", ref), std::move(owned),
       [&](const DaemonPod& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
       std::move(orphans));
 }

@@ -269,12 +269,8 @@ StatusOr<std::vector<PodFacts>> ReplicaSetController::Claim(const json& rs) {
     }
   }
   const json ref = ControllerRef(rs);
-  const std::string path =
-      client::ResourcePath("apps", "v1", "replicasets", ns, Str(Member(m, "name")));
-  const PodClaimOwner owner{
-      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "ReplicaSet"); }};
   return ClaimPods(
-      client_, owner, std::move(owned),
+      client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(owned),
       [&](const PodFacts& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
       std::move(orphans));
 }

@@ -531,12 +531,9 @@ StatusOr<std::vector<SetPod>> StatefulSetController::PodsOf(const json& set) {
     }
   }
   const json ref = ControllerRef(set);
-  const std::string path = client::ResourcePath("apps", "v1", "statefulsets", ns, name);
-  const PodClaimOwner owner{
-      ns, uid, &ref, [&] { return RecheckDeletionTimestamp(client_, path, uid, "StatefulSet"); }};
   return ClaimPods(
-      client_, owner, std::move(owned), [&](const SetPod& p) { return deleting || member(p); },
-      std::move(orphans));
+      client_, ClaimOwnerOf(client_, set, "statefulsets", "StatefulSet", ref), std::move(owned),
+      [&](const SetPod& p) { return deleting || member(p); }, std::move(orphans));
 }
 
 StatusOr<json> StatefulSetController::Revisions(const json& set,
