@@ -27,9 +27,9 @@ constexpr char kMeta[] = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
 // A component schema of /openapi/v3 in Swagger 2.0's form, as kube-openapi writes the same
 // definition in /openapi/v2: a reference is "#/definitions/<name>" with the field's
-// description beside it (v3 wraps it in a one-element allOf), a quantity or int-or-string is a
-// string, and OpenAPI 3's nullable is dropped. Walks schema keywords only, so a property
-// named "allOf" or "$ref" (a CRD's JSONSchemaProps) is left alone.
+// description beside it (v3 wraps it in a one-element allOf), a quantity or int-or-string (a
+// oneOf without a type) is a string, and OpenAPI 3's nullable is dropped. Walks schema keywords
+// only, so a property named "allOf" or "$ref" (a CRD's JSONSchemaProps) is left alone.
 void ToSwagger2(json& s) {
   if (!s.is_object()) return;
   auto all = s.find("allOf");
@@ -39,7 +39,7 @@ void ToSwagger2(json& s) {
     s.erase(all);
     s["$ref"] = std::move(ref);
   }
-  if (s.contains("oneOf")) {
+  if (s.contains("oneOf") && !s.contains("type")) {  // Quantity, IntOrString (not a CRD's oneOf)
     s.erase("oneOf");
     s["type"] = "string";
   }

@@ -192,7 +192,11 @@ TEST_F(OpenApiV2Test, CustomResources) {
                            "subresources": {"status": {}},
                            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                              "spec": {"type": "object", "properties": {
-                               "size": {"type": "integer", "nullable": true}}}}}}}]}})");
+                               "size": {"type": "integer", "nullable": true},
+                               "pick": {"type": "object",
+                                        "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
+                                        "properties": {"a": {"type": "string"},
+                                                       "b": {"type": "string"}}}}}}}}}]}})");
   ASSERT_EQ(Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump()).code,
             201);
   const json doc = Document();
@@ -206,6 +210,10 @@ TEST_F(OpenApiV2Test, CustomResources) {
   EXPECT_EQ(list["properties"]["items"]["items"]["$ref"], "#/definitions/com.example.v1.Widget");
   const json& widget = doc["definitions"]["com.example.v1.Widget"];
   EXPECT_FALSE(widget["properties"]["spec"]["properties"]["size"].contains("nullable"));
+  // A CRD's oneOf (a validation beside a type) is kept as it is.
+  const json& pick = widget["properties"]["spec"]["properties"]["pick"];
+  EXPECT_EQ(pick["type"], "object");
+  EXPECT_EQ(pick["oneOf"].size(), 2u);
   const json& patch =
       doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status"]["patch"];
   EXPECT_EQ(patch["operationId"], "patchExampleComV1NamespacedWidgetStatus");
