@@ -4,7 +4,7 @@
 // kubectl (the measured surface is /work/shared/reference/kubectl-api.md; this file implements
 // its "Must implement" list):
 //   - /version, /healthz, /livez, /readyz; aggregated and legacy discovery; /openapi/v3 (the
-//     root and one document per group-version); /openapi/v2 is 404 as kubectl tolerates;
+//     root and one document per group-version); /openapi/v2 in JSON (openapi_v2.h);
 //   - for every resource in the registry: get, list, watch, create, update (PUT), patch
 //     (strategic merge, JSON merge, JSON patch, server-side apply), delete, deletecollection;
 //     status subresources; pods/log (follow, tailLines, container), pods/eviction (with

@@ -27,10 +27,14 @@ constexpr char kMeta[] = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 
 // A component schema of /openapi/v3 in Swagger 2.0's form, as kube-openapi writes the same
 // definition in /openapi/v2: a reference is "#/definitions/<name>" with the field's
-// description beside it (v3 wraps it in a one-element allOf), a quantity or int-or-string (a
-// oneOf without a type) is a string, and OpenAPI 3's nullable is dropped. Walks schema keywords
-// only, so a property named "allOf" or "$ref" (a CRD's JSONSchemaProps) is left alone.
-void ToSwagger2(json& s) {
+// description beside it (v3 wraps it in a one-element allOf), and OpenAPI 3's nullable is
+// dropped. A built-in kind's quantity or int-or-string (a oneOf without a type) is a string. A
+// custom resource's schema (`custom`) goes as apiextensions-apiserver's ToStructuralOpenAPIV2
+// takes it: Swagger 2.0 has no allOf/anyOf/oneOf/not, so those value validations go, and a
+// nullable field loses its type, items and properties and leaves its parent's required list.
+// Walks schema keywords only, so a property named "allOf" or "$ref" (a CRD's
+// JSONSchemaProps) is left alone.
+void ToSwagger2(json& s, bool custom) {
   if (!s.is_object()) return;
   auto all = s.find("allOf");
   if (all != s.end() && all->is_array() && all->size() == 1 && (*all)[0].is_object() &&
@@ -39,11 +43,15 @@ void ToSwagger2(json& s) {
     s.erase(all);
     s["$ref"] = std::move(ref);
   }
-  if (s.contains("oneOf") && !s.contains("type")) {  // Quantity, IntOrString (not a CRD's oneOf)
+  if (custom) {
+    for (const char* key : {"allOf", "anyOf", "oneOf", "not"}) s.erase(key);
+    if (s.value("nullable", false)) {
+      for (const char* key : {"type", "items", "properties", "additionalProperties"}) s.erase(key);
+    }
+  } else if (s.contains("oneOf") && !s.contains("type")) {  // Quantity, IntOrString
     s.erase("oneOf");
     s["type"] = "string";
   }
-  s.erase("nullable");
   auto ref = s.find("$ref");
   if (ref != s.end() && ref->is_string()) {
     const std::string& r = ref->get_ref<const std::string&>();
@@ -51,16 +59,26 @@ void ToSwagger2(json& s) {
   }
   auto props = s.find("properties");
   if (props != s.end() && props->is_object()) {
-    for (auto& [name, p] : props->items()) ToSwagger2(p);
+    auto required = s.find("required");
+    for (auto& [name, p] : props->items()) {
+      if (custom && required != s.end() && required->is_array() && p.is_object() &&
+          p.value("nullable", false)) {
+        required->erase(std::remove(required->begin(), required->end(), json(name)),
+                        required->end());
+      }
+      ToSwagger2(p, custom);
+    }
+    if (required != s.end() && required->is_array() && required->empty()) s.erase(required);
   }
+  s.erase("nullable");
   for (const char* key : {"additionalProperties", "items", "not"}) {
     auto it = s.find(key);
-    if (it != s.end()) ToSwagger2(*it);
+    if (it != s.end()) ToSwagger2(*it, custom);
   }
   for (const char* key : {"allOf", "anyOf", "oneOf"}) {
     auto it = s.find(key);
     if (it == s.end() || !it->is_array()) continue;
-    for (json& e : *it) ToSwagger2(e);
+    for (json& e : *it) ToSwagger2(e, custom);
   }
 }
 
@@ -70,7 +88,21 @@ json Ref(const std::string& definition) { return {{"$ref", kV2Ref + definition}}
 json CustomListSchema(const Resource& r, const std::string& item_definition) {
   return {{"description", r.list_kind + " is a list of " + r.kind},
           {"properties",
-           {{"items",
+           {{"apiVersion",
+             {{"description",
+               "APIVersion defines the versioned schema of this representation of an object. "
+               "Servers should convert recognized schemas to the latest internal value, and may "
+               "reject unrecognized values. More info: https://git.k8s.io/community/contributors/"
+               "devel/sig-architecture/api-conventions.md#resources"},
+              {"type", "string"}}},
+            {"kind",
+             {{"description",
+               "Kind is a string value representing the REST resource this object represents. "
+               "Servers may infer this from the endpoint the client submits requests to. Cannot "
+               "be updated. In CamelCase. More info: https://git.k8s.io/community/contributors/"
+               "devel/sig-architecture/api-conventions.md#types-kinds"},
+              {"type", "string"}}},
+            {"items",
              {{"description", "List of " + r.resource +
                                   ". More info: https://git.k8s.io/community/contributors/devel/"
                                   "sig-architecture/api-conventions.md"},
@@ -338,7 +370,7 @@ class ResourcePaths {
       coll["parameters"] = ScopeParams();
       paths[collection] = std::move(coll);
     }
-    if (r_.namespaced && Serves(r_.verbs, "list")) {
+    if (r_.namespaced && Serves(r_.verbs, "list") && !list_def_.empty()) {
       json all = {{"get", Operation("list", r_.kind + "ForAllNamespaces",
                                     "list or watch objects of kind " + r_.kind, "list", {},
                                     Responses({{"200", "OK"}}, list_def_), true)}};
@@ -357,6 +389,10 @@ class ResourcePaths {
       const std::string sub_def = s.name == "scale" ? "io.k8s.api.autoscaling.v1.Scale" : def_;
       json ops = ItemOperations(s.name, s.verbs, sub_def);
       if (ops.empty()) continue;
+      for (auto& [verb, op] : ops.items()) {  // a scale's operations take and give a Scale
+        op["x-kubernetes-group-version-kind"] = {
+            {"group", s.group}, {"kind", s.kind}, {"version", s.version}};
+      }
       ops["parameters"] = ItemParams();
       paths[collection + "/{name}/" + s.name] = std::move(ops);
     }
@@ -365,7 +401,7 @@ class ResourcePaths {
  private:
   json CollectionOperations() const {
     json ops = json::object();
-    if (Serves(r_.verbs, "list")) {
+    if (Serves(r_.verbs, "list") && !list_def_.empty()) {
       ops["get"] =
           Operation("list", scope_ + r_.kind, "list or watch objects of kind " + r_.kind, "list",
                     Params({"labelSelector", "fieldSelector", "watch", "allowWatchBookmarks",
@@ -492,6 +528,7 @@ class ResourcePaths {
 json Build(const CustomResourceList& all) {
   json paths = json::object();
   json definitions = json::object();
+  json custom_definitions = json::object();  // already in Swagger 2.0's form
   std::vector<std::string> kinds = {"v1/Status", "autoscaling/v1/Scale"};
   std::vector<std::string> names = {std::string(kMeta) + "Patch",
                                     std::string(kMeta) + "DeleteOptions"};
@@ -501,8 +538,10 @@ json Build(const CustomResourceList& all) {
     if (r.custom != nullptr) {
       def = crd::OpenApiComponentName(r);
       list_def = def + "List";
-      definitions[def] = r.custom->openapi;
-      definitions[list_def] = CustomListSchema(r, def);
+      json custom = r.custom->openapi;
+      ToSwagger2(custom, true);
+      custom_definitions[def] = std::move(custom);
+      custom_definitions[list_def] = CustomListSchema(r, def);
       names.push_back(std::string(kMeta) + "ObjectMeta");
       names.push_back(std::string(kMeta) + "ListMeta");
     } else {
@@ -524,7 +563,8 @@ json Build(const CustomResourceList& all) {
   }
   definitions.update(schema::OpenApiComponents(kinds));
   definitions.update(schema::OpenApiDefinitions(std::move(names)));
-  for (auto& [name, d] : definitions.items()) ToSwagger2(d);
+  for (auto& [name, d] : definitions.items()) ToSwagger2(d, false);
+  definitions.update(custom_definitions);
   return {{"swagger", "2.0"},
           {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
           {"paths", std::move(paths)},

@@ -73,6 +73,10 @@ TEST_F(OpenApiV2Test, OperationsAsKubeNamesThem) {
        "deleteRbacAuthorizationV1ClusterRole", "delete a ClusterRole", "delete",
        "rbacAuthorization_v1"},
   };
+  // A scale's operations take and give autoscaling/v1 Scale.
+  EXPECT_EQ(doc["paths"]["/apis/apps/v1/namespaces/{namespace}/deployments/{name}/scale"]["put"]
+               ["x-kubernetes-group-version-kind"],
+            json({{"group", "autoscaling"}, {"kind", "Scale"}, {"version", "v1"}}));
   for (const Case& c : cases) {
     SCOPED_TRACE(c.path + " " + c.method);
     ASSERT_TRUE(doc["paths"].contains(c.path));
@@ -193,12 +197,15 @@ TEST_F(OpenApiV2Test, CustomResources) {
                            "schema": {"openAPIV3Schema": {"type": "object", "properties": {
                              "spec": {"type": "object", "properties": {
                                "size": {"type": "integer", "nullable": true},
+                               "port": {"x-kubernetes-int-or-string": true,
+                                        "anyOf": [{"type": "integer"}, {"type": "string"}]},
                                "pick": {"type": "object",
                                         "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
                                         "properties": {"a": {"type": "string"},
-                                                       "b": {"type": "string"}}}}}}}}}]}})");
-  ASSERT_EQ(Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump()).code,
-            201);
+                                                       "b": {"type": "string"}}}},
+                             "required": ["size", "pick"]}}}}}]}})");
+  auto created = Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump());
+  ASSERT_EQ(created.code, 201) << created.body;
   const json doc = Document();
   const json& coll = doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets"];
   EXPECT_EQ(coll["get"]["operationId"], "listExampleComV1NamespacedWidget");
@@ -209,11 +216,19 @@ TEST_F(OpenApiV2Test, CustomResources) {
   EXPECT_EQ(list["description"], "WidgetList is a list of Widget");
   EXPECT_EQ(list["properties"]["items"]["items"]["$ref"], "#/definitions/com.example.v1.Widget");
   const json& widget = doc["definitions"]["com.example.v1.Widget"];
-  EXPECT_FALSE(widget["properties"]["spec"]["properties"]["size"].contains("nullable"));
-  // A CRD's oneOf (a validation beside a type) is kept as it is.
-  const json& pick = widget["properties"]["spec"]["properties"]["pick"];
-  EXPECT_EQ(pick["type"], "object");
-  EXPECT_EQ(pick["oneOf"].size(), 2u);
+  // As ToStructuralOpenAPIV2: no nullable (the field loses its type and leaves required), no
+  // anyOf/oneOf; a oneOf beside a type leaves the type alone.
+  const json& spec = widget["properties"]["spec"];
+  EXPECT_FALSE(spec["properties"]["size"].contains("nullable"));
+  EXPECT_FALSE(spec["properties"]["size"].contains("type"));
+  EXPECT_EQ(spec["required"], json::array({"pick"}));
+  EXPECT_FALSE(spec["properties"]["port"].contains("anyOf"));
+  EXPECT_EQ(spec["properties"]["port"]["x-kubernetes-int-or-string"], true);
+  EXPECT_EQ(spec["properties"]["pick"]["type"], "object");
+  EXPECT_FALSE(spec["properties"]["pick"].contains("oneOf"));
+  EXPECT_EQ(widget["properties"]["metadata"]["$ref"],
+            "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");
+  EXPECT_EQ(list["properties"]["kind"]["type"], "string");
   const json& patch =
       doc["paths"]["/apis/example.com/v1/namespaces/{namespace}/widgets/{name}/status"]["patch"];
   EXPECT_EQ(patch["operationId"], "patchExampleComV1NamespacedWidgetStatus");
