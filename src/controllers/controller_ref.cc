@@ -28,7 +28,8 @@ PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const json& owner,
   const json& m = Meta(owner);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   const std::string path = client::ResourcePath("apps", "v1", resource, ns, Str(Member(m, "name")));
-  return {ns, uid, &controller_ref,
+  const bool deleting = !Member(m, "deletionTimestamp").is_null();
+  return {ns, uid, deleting, &controller_ref,
           [&client, path, uid, kind] { return RecheckDeletionTimestamp(client, path, uid, kind); }};
 }
 

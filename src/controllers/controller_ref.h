@@ -43,6 +43,7 @@ Status ReleaseObject(const client::RestClient& client, const std::string& path,
 struct PodClaimOwner {
   std::string ns;
   std::string uid;
+  bool deleting = false;                           // the owner has a deletionTimestamp
   const nlohmann::json* controller_ref = nullptr;  // the ownerReference an adoption adds
   // kcm's canAdopt: RecheckDeletionTimestamp of the owner; null: adopt without a recheck.
   std::function<Status()> can_adopt;
@@ -57,34 +58,38 @@ PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const nlohmann::jso
 
 // kcm's ControllerRefManager.ClaimPods once the caller has its candidates: `owned` are the
 // pods whose controller is the owner, `orphans` the pods without a controller that the owner's
-// selector matches (not being deleted). An owned pod is kept while `keep(pod)` (its selector
-// matches, or the owner is being deleted); otherwise it is released and left out. Orphans are
-// adopted, after one `can_adopt` before the first; an adopted pod's controller_uid becomes the
-// owner's. Returns the claimed pods, or - as kcm's ClaimPods, after which the sync is retried -
-// the recheck's error (nothing is adopted then) or the first adoption error other than
-// NotFound. Pod: a struct with name, uid and controller_uid.
-template <typename Pod, typename Keep>
+// selector matches (not being deleted). An owned pod that `matches` is claimed; one that does
+// not is left out, and released unless the owner is being deleted (kcm's ClaimObject). Orphans
+// are adopted - none while the owner is being deleted - after one `can_adopt` before the first; an
+// adopted pod's controller_uid becomes the owner's. Returns the claimed pods, or - as kcm's
+// ClaimPods, after which the sync is retried - the recheck's error (nothing is adopted then) or the
+// first release or adoption error other than NotFound. Pod: a struct with name, uid and
+// controller_uid.
+template <typename Pod, typename Matches>
 StatusOr<std::vector<Pod>> ClaimPods(const client::RestClient& client, const PodClaimOwner& owner,
-                                     std::vector<Pod> owned, const Keep& keep,
+                                     std::vector<Pod> owned, const Matches& matches,
                                      std::vector<Pod> orphans) {
   std::vector<Pod> out;
+  Status failed;
+  const auto note = [&failed](const Status& s) {
+    if (!s.ok() && failed.ok() && s.code() != StatusCode::kNotFound) failed = s;
+  };
   for (Pod& p : owned) {
-    if (keep(p)) {
+    if (matches(p)) {
       out.push_back(std::move(p));
-    } else {
-      (void)ReleaseObject(client, PodsPath(owner.ns, p.name), p.uid, owner.uid);
+    } else if (!owner.deleting) {
+      note(ReleaseObject(client, PodsPath(owner.ns, p.name), p.uid, owner.uid));
     }
   }
+  if (owner.deleting) orphans.clear();  // a deleting owner adopts nothing
   if (!orphans.empty() && owner.can_adopt) TIDEPOOL_RETURN_IF_ERROR(owner.can_adopt());
-  Status failed;
   for (Pod& p : orphans) {
     const Status adopted =
         AdoptObject(client, PodsPath(owner.ns, p.name), p.uid, *owner.controller_ref);
+    note(adopted);
     if (adopted.ok()) {
       p.controller_uid = owner.uid;
       out.push_back(std::move(p));
-    } else if (failed.ok() && adopted.code() != StatusCode::kNotFound) {
-      failed = adopted;
     }
   }
   if (!failed.ok()) return failed;

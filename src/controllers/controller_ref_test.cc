@@ -56,7 +56,7 @@ TEST_F(ClaimPodsTest, KeepsReleasesAndAdoptsAfterOneRecheck) {
   struct Case {
     std::string name;
     Status recheck;       // what can_adopt answers
-    bool owner_deleting;  // keep() holds for every owned pod
+    bool owner_deleting;
     std::vector<std::string> want_claimed;
     bool want_ok;
     int want_rechecks;
@@ -69,12 +69,7 @@ TEST_F(ClaimPodsTest, KeepsReleasesAndAdoptsAfterOneRecheck) {
        {},
        false,
        1},
-      {"a deleting owner keeps what stopped matching",
-       Status(),
-       true,
-       {"kept", "stale", "orphan-a", "orphan-b"},
-       true,
-       1},
+      {"a deleting owner neither releases nor adopts", Status(), true, {"kept"}, true, 0},
   };
   int round = 0;
   for (const Case& c : cases) {
@@ -88,13 +83,12 @@ TEST_F(ClaimPodsTest, KeepsReleasesAndAdoptsAfterOneRecheck) {
     std::vector<FakePod> orphans = {MakePod("orphan-a" + suffix, nullptr),
                                     MakePod("orphan-b" + suffix, nullptr)};
     int rechecks = 0;
-    const PodClaimOwner owner{"default", "rs-uid" + suffix, &ref, [&] {
+    const PodClaimOwner owner{"default", "rs-uid" + suffix, c.owner_deleting, &ref, [&] {
                                 ++rechecks;
                                 return c.recheck;
                               }};
     StatusOr<std::vector<FakePod>> claimed = ClaimPods(
-        client_, owner, owned, [&](const FakePod& p) { return c.owner_deleting || p.matches; },
-        orphans);
+        client_, owner, owned, [&](const FakePod& p) { return p.matches; }, orphans);
     EXPECT_EQ(claimed.ok(), c.want_ok) << claimed.status().ToString();
     EXPECT_EQ(rechecks, c.want_rechecks);
     if (claimed.ok()) {
@@ -105,8 +99,9 @@ TEST_F(ClaimPodsTest, KeepsReleasesAndAdoptsAfterOneRecheck) {
       }
       EXPECT_EQ(names, c.want_claimed);
     }
-    // The store says the same: adopted orphans name the owner, a released pod names nobody.
-    const bool adopted = c.want_ok;
+    // The store says the same: adopted orphans name the owner, a released pod names nobody; a
+    // deleting owner's pod that stopped matching keeps its ownerReference.
+    const bool adopted = c.want_ok && !c.owner_deleting;
     EXPECT_EQ(OwnersOf("orphan-a" + suffix).size(), adopted ? 1u : 0u);
     EXPECT_EQ(OwnersOf("stale" + suffix).size(), c.owner_deleting ? 1u : 0u);
   }
@@ -120,7 +115,7 @@ TEST_F(ClaimPodsTest, NoOrphansNoRecheck) {
                     {"uid", "ds-uid"},
                     {"controller", true}};
   int rechecks = 0;
-  const PodClaimOwner owner{"default", "ds-uid", &ref, [&] {
+  const PodClaimOwner owner{"default", "ds-uid", false, &ref, [&] {
                               ++rechecks;
                               return Status();
                             }};
@@ -143,7 +138,7 @@ TEST_F(ClaimPodsTest, AnOrphanGoneBeforeAdoptionIsSkipped) {
   ASSERT_TRUE(
       client_.Delete(ResourcePath("", "v1", "pods", "default", "gone"), {{"gracePeriodSeconds", 0}})
           .ok());
-  const PodClaimOwner owner{"default", "sts-uid", &ref, nullptr};
+  const PodClaimOwner owner{"default", "sts-uid", false, &ref, nullptr};
   StatusOr<std::vector<FakePod>> claimed = ClaimPods(
       client_, owner, std::vector<FakePod>{}, [](const FakePod&) { return true; },
       std::vector<FakePod>{gone});

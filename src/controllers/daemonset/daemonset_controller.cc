@@ -477,7 +477,7 @@ StatusOr<std::vector<DaemonPod>> DaemonSetController::Claim(const json& ds) {
   const json ref = ControllerRef(ds);
   return ClaimPods(
       client_, ClaimOwnerOf(client_, ds, "daemonsets", "DaemonSet", ref), std::move(owned),
-      [&](const DaemonPod& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
+      [&](const DaemonPod& p) { return sel.has_value() && sel->Matches(p.labels); },
       std::move(orphans));
 }
 

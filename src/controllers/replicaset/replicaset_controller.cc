@@ -271,7 +271,7 @@ StatusOr<std::vector<PodFacts>> ReplicaSetController::Claim(const json& rs) {
   const json ref = ControllerRef(rs);
   return ClaimPods(
       client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(owned),
-      [&](const PodFacts& p) { return deleting || (sel.has_value() && sel->Matches(p.labels)); },
+      [&](const PodFacts& p) { return sel.has_value() && sel->Matches(p.labels); },
       std::move(orphans));
 }
 

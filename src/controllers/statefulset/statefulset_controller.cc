@@ -530,10 +530,11 @@ StatusOr<std::vector<SetPod>> StatefulSetController::PodsOf(const json& set) {
       }
     }
   }
+  // No usable selector: nothing is adopted or released (kcm's sync stops at the selector).
+  if (!sel.has_value() || sel->Empty()) return owned;
   const json ref = ControllerRef(set);
-  return ClaimPods(
-      client_, ClaimOwnerOf(client_, set, "statefulsets", "StatefulSet", ref), std::move(owned),
-      [&](const SetPod& p) { return deleting || member(p); }, std::move(orphans));
+  return ClaimPods(client_, ClaimOwnerOf(client_, set, "statefulsets", "StatefulSet", ref),
+                   std::move(owned), member, std::move(orphans));
 }
 
 StatusOr<json> StatefulSetController::Revisions(const json& set,
