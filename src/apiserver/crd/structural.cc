@@ -181,8 +181,16 @@ StatusOr<std::unique_ptr<Node>> ParseNode(const json& j, const std::string& wher
 
 // ---- Structural checks ----------------------------------------------------------------------
 
+// apiextensions' int-or-string pattern: anyOf: [{type: integer}, {type: string}], which a node
+// with x-kubernetes-int-or-string may have (directly, or as its first allOf's anyOf) although
+// value validations are otherwise typeless.
+bool IntOrStringAnyOf(const std::vector<std::unique_ptr<Schema::Node>>& any_of) {
+  return any_of.size() == 2 && any_of[0]->type == "integer" && any_of[1]->type == "string";
+}
+
+// `skip_any_of`: the node's anyOf is the int-or-string pattern of its parent (not checked).
 void CheckNode(const Node& n, const std::string& path, bool root, bool value_validation,
-               FieldErrors* errs, bool items = false) {
+               FieldErrors* errs, bool items = false, bool skip_any_of = false) {
   for (const auto& [member, detail] : n.parse_problems) {
     errs->push_back(FieldError::Forbidden(path + "." + member, detail));
   }
@@ -248,10 +256,16 @@ void CheckNode(const Node& n, const std::string& path, bool root, bool value_val
   if (n.additional) {
     CheckNode(*n.additional, path + ".additionalProperties", false, value_validation, errs);
   }
+  // kube's isIntOrStringAnyOfPattern / isIntOrStringAllOfPattern.
+  const bool int_or_string_any_of = n.int_or_string && IntOrStringAnyOf(n.any_of);
+  const bool int_or_string_all_of =
+      n.int_or_string && !n.all_of.empty() && IntOrStringAnyOf(n.all_of[0]->any_of);
   for (auto [key, list] : {std::pair{"allOf", &n.all_of}, std::pair{"anyOf", &n.any_of},
                            std::pair{"oneOf", &n.one_of}}) {
+    if (list == &n.any_of && (skip_any_of || int_or_string_any_of)) continue;
     for (size_t i = 0; i < list->size(); ++i) {
-      CheckNode(*(*list)[i], path + "." + key + "[" + std::to_string(i) + "]", false, true, errs);
+      CheckNode(*(*list)[i], path + "." + key + "[" + std::to_string(i) + "]", false, true, errs,
+                false, list == &n.all_of && i == 0 && int_or_string_all_of);
     }
   }
   if (n.not_) CheckNode(*n.not_, path + ".not", false, true, errs);

@@ -152,6 +152,22 @@ TEST(StructuralSchemaTest, ChecksStructuralRules) {
         "runtime complexity becomes quadratic",
         "s.properties[l].items.type: Required value: must not be empty for specified array "
         "items"}},
+      // x-kubernetes-int-or-string's two patterns (what controller-gen writes for an
+      // IntOrString field) may carry types; any other value validation may not.
+      {R"({"type": "object", "properties": {"q": {"x-kubernetes-int-or-string": true,
+          "anyOf": [{"type": "integer"}, {"type": "string"}]}}})",
+       {}},
+      {R"({"type": "object", "properties": {"q": {"x-kubernetes-int-or-string": true,
+          "allOf": [{"anyOf": [{"type": "integer"}, {"type": "string"}]}, {"pattern": "^x"}]}}})",
+       {}},
+      {R"({"type": "object", "properties": {"q": {"x-kubernetes-int-or-string": true,
+          "anyOf": [{"type": "string"}, {"type": "integer"}]}}})",
+       {"s.properties[q].anyOf[0].type: Forbidden: must be empty to be structural",
+        "s.properties[q].anyOf[1].type: Forbidden: must be empty to be structural"}},
+      {R"({"type": "object", "properties": {"q": {"type": "string",
+          "anyOf": [{"type": "integer"}, {"type": "string"}]}}})",
+       {"s.properties[q].anyOf[0].type: Forbidden: must be empty to be structural",
+        "s.properties[q].anyOf[1].type: Forbidden: must be empty to be structural"}},
   };
   for (const Case& c : cases) {
     const Schema s = MustParse(c.schema);
