@@ -301,3 +301,43 @@ expect_in "$out" "Warning: example.com/v1beta1 DeprecatedKind is deprecated"
 out=$(k get deprecateds.v1.example.com 2>&1)
 expect_not_in "$out" "is deprecated"
 pass "a deprecated custom resource version warns"
+
+# An IntOrString field as controller-gen writes it (x-kubernetes-int-or-string with anyOf
+# integer/string: structural, as apiextensions-apiserver allows); values of either type pass,
+# any other is refused with kube's text.
+k apply -f - >/dev/null <<'YAML'
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: probes.example.com}
+spec:
+  group: example.com
+  scope: Namespaced
+  names: {plural: probes, kind: Probe}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              port:
+                x-kubernetes-int-or-string: true
+                anyOf: [{type: integer}, {type: string}]
+YAML
+k wait --for condition=established --timeout=20s crd/probes.example.com >/dev/null
+for port in 80 '"http"'; do
+  out=$(k create -f - 2>&1 <<JSON
+{"apiVersion": "example.com/v1", "kind": "Probe", "metadata": {"generateName": "p-"}, "spec": {"port": $port}}
+JSON
+) || fail "a Probe with port $port" "$out"
+done
+out=$(k create -f - 2>&1 <<'JSON'
+{"apiVersion": "example.com/v1", "kind": "Probe", "metadata": {"name": "bad"}, "spec": {"port": true}}
+JSON
+) && fail "a boolean port is refused" "$out"
+expect_in "$out" 'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'
+pass "an int-or-string field (anyOf integer/string) is structural and validates"
