@@ -546,18 +546,11 @@ json Build(const CustomResourceList& all) {
       names.push_back(std::string(kMeta) + "ListMeta");
     } else {
       const std::string gv = r.GroupVersion() + "/";
-      const json one = schema::OpenApiComponents({gv + r.kind, gv + r.list_kind});
-      if (one.empty()) continue;  // a kind without a generated schema (reviews, internal)
+      def = schema::OpenApiDefinitionName(gv + r.kind);
+      if (def.empty()) continue;  // a kind without a generated schema (reviews, internal)
+      list_def = schema::OpenApiDefinitionName(gv + r.list_kind);
       kinds.push_back(gv + r.kind);
       kinds.push_back(gv + r.list_kind);
-      for (auto it = one.begin(); it != one.end(); ++it) {
-        const json& gvks = it->value("x-kubernetes-group-version-kind", json::array());
-        for (const json& g : gvks) {
-          if (g.value("kind", "") == r.kind) def = it.key();
-          if (g.value("kind", "") == r.list_kind) list_def = it.key();
-        }
-      }
-      if (def.empty()) continue;
     }
     ResourcePaths(r, def, list_def).AddTo(paths);
   }

@@ -62,12 +62,17 @@ json OpenApiDefinitions(std::vector<std::string> pending) {
   return out;
 }
 
-json OpenApiComponents(const std::vector<std::string>& kinds) {
+std::string OpenApiDefinitionName(const std::string& kind) {
   const json& by_kind = Embedded()["kinds"];
+  auto it = by_kind.find(kind);
+  return it != by_kind.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+json OpenApiComponents(const std::vector<std::string>& kinds) {
   std::vector<std::string> names;
   for (const std::string& k : kinds) {
-    auto it = by_kind.find(k);
-    if (it != by_kind.end() && it->is_string()) names.push_back(it->get<std::string>());
+    if (std::string name = OpenApiDefinitionName(k); !name.empty())
+      names.push_back(std::move(name));
   }
   return OpenApiDefinitions(std::move(names));
 }

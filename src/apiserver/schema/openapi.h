@@ -22,6 +22,9 @@ namespace tidepool::apiserver::schema {
 // definitions and every definition they reference, transitively. Kinds the file does not
 // describe are skipped.
 nlohmann::json OpenApiComponents(const std::vector<std::string>& kinds);
+// The definition name of `kind` ("v1/PodList" -> "io.k8s.api.core.v1.PodList"); empty when the
+// file does not describe it.
+std::string OpenApiDefinitionName(const std::string& kind);
 // The same for definitions named directly ("io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta":
 // what a custom resource's schema refers to).
 nlohmann::json OpenApiDefinitions(std::vector<std::string> names);
