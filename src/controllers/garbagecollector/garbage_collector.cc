@@ -97,17 +97,21 @@ void GarbageCollector::Stop() {
   if (own_timers_ != nullptr) own_timers_->Stop();
   // Each informer's Stop waits for its watch to notice; they are stopped together.
   std::vector<client::Informer*> informers;
-  for (const auto& i : informers_) informers.push_back(i.get());
+  for (const auto& i : informers_) {
+    if (i != nullptr) informers.push_back(i.get());
+  }
   client::StopAll(informers);
 }
 
 bool GarbageCollector::HasSynced() const {
+  std::vector<std::shared_ptr<client::Informer>> informers;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!discovered_) return false;
+    informers = informers_;
   }
-  for (const auto& i : informers_) {
-    if (!i->HasSynced()) return false;
+  for (const auto& i : informers) {
+    if (i != nullptr && !i->HasSynced()) return false;
   }
   return true;
 }
@@ -116,31 +120,33 @@ GarbageCollector::Stats GarbageCollector::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   Stats s = stats_;
   s.nodes = nodes_.size();
-  s.monitors = discovered_ ? informers_.size() : 0;
+  s.monitors = discovered_
+                   ? static_cast<size_t>(std::count_if(informers_.begin(), informers_.end(),
+                                                       [](const auto& i) { return i != nullptr; }))
+                   : 0;
   return s;
 }
 
 // ---- Discovery and monitors ------------------------------------------------------------------
 
-bool GarbageCollector::Discover() {
+std::optional<std::vector<GarbageCollector::Discovered>> GarbageCollector::Discover() const {
   // GetDeletableResources: every version's kinds map to the group/resource's first (preferred)
   // entry, which is the one watched.
   auto all = DiscoverApiResources(client_, /*preferred_only=*/false);
-  if (!all.ok()) return false;
-  std::vector<ResourceInfo> found;
+  if (!all.ok()) return std::nullopt;
+  std::vector<Discovered> found;
   std::map<std::string, size_t> seen;  // group/resource -> its entry
   for (const ApiResource& a : *all) {
     if (!a.Can("delete") || !a.Can("list") || !a.Can("watch")) continue;
     // kcm's ignored resources: Events, core and events.k8s.io.
     if (a.resource == "events" && (a.group.empty() || a.group == "events.k8s.io")) continue;
-    ResourceInfo info{a.group_version, a.resource, a.kind, a.namespaced};
     auto [it, inserted] = seen.emplace(a.group + "/" + a.resource, found.size());
-    if (inserted) found.push_back(info);
-    by_gvk_.emplace(a.group_version + "/" + info.kind, it->second);
-    by_gk_.emplace(a.group + "/" + info.kind, it->second);
+    if (inserted) {
+      found.push_back({ResourceInfo{a.group_version, a.resource, a.kind, a.namespaced}, {}});
+    }
+    found[it->second].gvk_gk.emplace_back(a.group_version + "/" + a.kind, a.group + "/" + a.kind);
   }
-  resources_ = std::move(found);
-  return true;
+  return found;
 }
 
 void GarbageCollector::Bootstrap() {
@@ -149,47 +155,97 @@ void GarbageCollector::Bootstrap() {
     bootstrap_.reset();
     if (stop_) return;
   }
-  const bool discovered = Discover();
+  const auto found = Discover();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
-    if (!discovered) {
+    if (!found.has_value()) {
       bootstrap_ = timers_->ScheduleAfter(kDiscoveryRetry, [this] { Bootstrap(); });
       return;
     }
   }
-  StartMonitors();
+  SyncMonitors(*found);
 }
 
-void GarbageCollector::StartMonitors() {
-  for (size_t i = 0; i < resources_.size(); ++i) {
-    const ResourceInfo& r = resources_[i];
-    client::InformerOptions o;
-    o.path = (r.group_version.find('/') == std::string::npos ? "/api/" : "/apis/") +
-             r.group_version + "/" + r.resource;
-    o.name = "garbagecollector-" + r.resource;
-    o.seed = options_.seed + i;
-    o.transform = [](json&& obj) { return SlimMeta(std::move(obj)); };
-    // The graph keeps what it needs; the informers keep only names and resourceVersions.
-    o.cache_metadata_only = true;
-    std::shared_ptr<client::Informer> inf =
-        client::MakeInformer(factory_, client_, clock_, o, log_);
-    auto upsert = [this, i](const client::ObjectRef& obj) {
-      json o = *obj;
-      o["apiVersion"] = resources_[i].group_version;
-      o["kind"] = resources_[i].kind;
-      OnUpsert(i, o);
-    };
-    inf->AddEventHandlers(
-        {[upsert](const client::ObjectRef& obj, bool) { upsert(obj); },
-         [upsert](const client::ObjectRef&, const client::ObjectRef& obj) { upsert(obj); },
-         [this, i](const client::ObjectRef& obj, bool) { OnDelete(i, *obj); }});
-    informers_.push_back(std::move(inf));
+void GarbageCollector::ScheduleDiscovery() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (stop_ || bootstrap_.has_value()) return;  // one pending discovery serves every event
+  bootstrap_ = timers_->ScheduleAt(clock_.Now(), [this] { Bootstrap(); });
+}
+
+std::shared_ptr<client::Informer> GarbageCollector::MakeMonitor(size_t index,
+                                                                const ResourceInfo& r) {
+  client::InformerOptions o;
+  o.path = (r.group_version.find('/') == std::string::npos ? "/api/" : "/apis/") + r.group_version +
+           "/" + r.resource;
+  o.name = "garbagecollector-" + r.resource;
+  o.seed = options_.seed + index;
+  o.transform = [](json&& obj) { return SlimMeta(std::move(obj)); };
+  // The graph keeps what it needs; the informers keep only names and resourceVersions.
+  o.cache_metadata_only = true;
+  std::shared_ptr<client::Informer> inf = client::MakeInformer(factory_, client_, clock_, o, log_);
+  // A CRD's change may add or remove served resources: discovery runs again.
+  const bool crds = r.resource == "customresourcedefinitions" &&
+                    r.group_version.rfind("apiextensions.k8s.io/", 0) == 0;
+  auto upsert = [this, index, crds, api_version = r.group_version,
+                 kind = r.kind](const client::ObjectRef& obj) {
+    json o = *obj;
+    o["apiVersion"] = api_version;
+    o["kind"] = kind;
+    OnUpsert(index, o);
+    if (crds) ScheduleDiscovery();
+  };
+  inf->AddEventHandlers(
+      {[upsert](const client::ObjectRef& obj, bool) { upsert(obj); },
+       [upsert](const client::ObjectRef&, const client::ObjectRef& obj) { upsert(obj); },
+       [this, index, crds](const client::ObjectRef& obj, bool) {
+         OnDelete(index, *obj);
+         if (crds) ScheduleDiscovery();
+       }});
+  return inf;
+}
+
+void GarbageCollector::SyncMonitors(const std::vector<Discovered>& found) {
+  std::vector<std::shared_ptr<client::Informer>> started, stopped;
+  std::vector<bool> served(resources_.size(), false);
+  by_gvk_.clear();
+  by_gk_.clear();
+  for (const Discovered& d : found) {
+    const std::string gr = GroupOfVersion(d.info.group_version) + "/" + d.info.resource;
+    auto [at, added] = index_by_gr_.emplace(gr, resources_.size());
+    const size_t i = at->second;
+    if (added) {
+      resources_.push_back(d.info);
+      served.push_back(false);
+      std::lock_guard<std::mutex> lock(mu_);
+      informers_.emplace_back();
+    }
+    served[i] = true;
+    for (const auto& [gvk, gk] : d.gvk_gk) {
+      by_gvk_.emplace(gvk, i);
+      by_gk_.emplace(gk, i);
+    }
+    if (informers_[i] != nullptr && resources_[i] == d.info) continue;
+    if (informers_[i] != nullptr) stopped.push_back(informers_[i]);
+    resources_[i] = d.info;
+    auto inf = MakeMonitor(i, d.info);
+    started.push_back(inf);
+    std::lock_guard<std::mutex> lock(mu_);
+    informers_[i] = std::move(inf);
   }
+  for (size_t i = 0; i < served.size(); ++i) {
+    if (served[i] || informers_[i] == nullptr) continue;
+    stopped.push_back(informers_[i]);
+    std::lock_guard<std::mutex> lock(mu_);
+    informers_[i] = nullptr;
+  }
+  std::vector<client::Informer*> to_stop;
+  for (const auto& inf : stopped) to_stop.push_back(inf.get());
+  client::StopAll(to_stop);
   // Without an executor they list and watch on threads of their own. With one, a driven
   // informer (the factory's, in simulate) is handed to its driver - Start makes no thread -
   // and one that is not driven is left alone: nothing may block the executor.
-  for (auto& inf : informers_) {
+  for (auto& inf : started) {
     if (own_timers_ != nullptr || inf->driven()) inf->Start();
   }
   std::lock_guard<std::mutex> lock(mu_);

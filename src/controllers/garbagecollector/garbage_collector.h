@@ -17,7 +17,11 @@
 //     the orphaning's promise is kept here.
 //
 // How (as kcm): the resources it watches are the API's deletable ones (discovery: verbs
-// delete, list and watch; Events ignored), each through a metadata-only informer. Their events
+// delete, list and watch; Events ignored), each through a metadata-only informer. Discovery is
+// run again whenever a CustomResourceDefinition changes (kcm polls it every 30 s): a resource
+// that appeared gets a monitor, one that is gone loses its monitor (its graph nodes stay, as
+// kcm's), so a custom resource created after start-up is collected and its orphan and
+// foreground finalizers are carried out. Their events
 // keep a graph of uid -> node (identity, owners, dependents, being deleted, deleting
 // dependents), updated per event, never rebuilt by rescans; the informers cache names and
 // resourceVersions only (client/informer.h's cache_metadata_only). An owner referenced but not
@@ -117,6 +121,10 @@ class GarbageCollector {
     std::string resource;       // "replicasets"
     std::string kind;           // "ReplicaSet"
     bool namespaced = true;
+    bool operator==(const ResourceInfo& o) const {
+      return group_version == o.group_version && resource == o.resource && kind == o.kind &&
+             namespaced == o.namespaced;
+    }
   };
 
  private:
@@ -143,11 +151,20 @@ class GarbageCollector {
   enum class Queue { kDelete, kOrphan };
   enum class Outcome { kDone, kRetry };
 
-  // Discovery and informers (the worker, before any work): Discover until it answers, then
-  // StartMonitors.
+  // Discovery and informers (the worker): Discover until it answers, then SyncMonitors; again
+  // whenever a CRD informer event calls ScheduleDiscovery.
   void Bootstrap();
-  bool Discover();
-  void StartMonitors();
+  // The deletable resources, each with the group-version-kinds that map to it.
+  struct Discovered {
+    ResourceInfo info;
+    std::vector<std::pair<std::string, std::string>> gvk_gk;  // by_gvk_ and by_gk_ keys
+  };
+  std::optional<std::vector<Discovered>> Discover() const;
+  // Starts a monitor for each resource discovered that has none (or whose version or kind
+  // changed), stops the monitors of resources gone, and rebuilds the mappings.
+  void SyncMonitors(const std::vector<Discovered>& found);
+  std::shared_ptr<client::Informer> MakeMonitor(size_t index, const ResourceInfo& r);
+  void ScheduleDiscovery();
   // Informer events: the graph (GraphBuilder.processGraphChanges).
   void OnUpsert(size_t resource, const nlohmann::json& obj);
   void OnDelete(size_t resource, const nlohmann::json& obj);
@@ -193,16 +210,19 @@ class GarbageCollector {
   std::unique_ptr<ThreadTimerService> own_timers_;
   TimerService* timers_ = nullptr;  // the executor or own_timers_
 
-  // Written by the worker before the informers start; read-only afterwards.
-  std::vector<ResourceInfo> resources_;
-  std::map<std::string, size_t> by_gvk_;  // "apps/v1/ReplicaSet" -> index
-  std::map<std::string, size_t> by_gk_;   // "apps/ReplicaSet" -> index (another version)
+  // The worker's alone (informer handlers capture what they need by value). resources_ only
+  // grows (a deque: Mapping's pointers stay valid); informers_[i] is resources_[i]'s monitor,
+  // null while that resource is not served. informers_ changes under mu_ as well (stats()).
+  std::deque<ResourceInfo> resources_;
+  std::map<std::string, size_t> index_by_gr_;  // "apps/replicasets" -> index
+  std::map<std::string, size_t> by_gvk_;       // "apps/v1/ReplicaSet" -> index
+  std::map<std::string, size_t> by_gk_;        // "apps/ReplicaSet" -> index (another version)
   std::vector<std::shared_ptr<client::Informer>> informers_;
 
   mutable std::mutex mu_;
   bool stop_ = false;
   bool discovered_ = false;
-  // The next discovery attempt, while one is scheduled.
+  // The next discovery, while one is scheduled.
   std::optional<TimerService::TimerId> bootstrap_;
   std::unordered_map<std::string, Node> nodes_;  // by uid
   // "<resource index>|<ns>/<name>" -> uid, for deletions a relist infers (the informers keep

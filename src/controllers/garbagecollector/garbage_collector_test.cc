@@ -333,6 +333,54 @@ TEST_F(GarbageCollectorTest, ADependentSeenAfterItsOwnerWasOrphanedStays) {
   EXPECT_TRUE(Exists(kPods, "late-orph-pod"));
 }
 
+// A CRD created after the collector started: discovery runs again, its resource gets a monitor,
+// and its objects' owners, dependents and finalizers are handled as a built-in's (kubectl
+// delete --cascade=orphan of a custom resource waits for exactly this); once the CRD is gone
+// the monitor goes too.
+TEST_F(GarbageCollectorTest, ACustomResourceDefinedLaterIsWatched) {
+  StartCollector();
+  const size_t before = gc_->stats().monitors;
+  const std::string crds =
+      ResourcePath("apiextensions.k8s.io", "v1", "customresourcedefinitions", "");
+  Create(crds, json::parse(R"({"apiVersion": "apiextensions.k8s.io/v1",
+      "kind": "CustomResourceDefinition", "metadata": {"name": "bars.company.com"},
+      "spec": {"group": "company.com", "scope": "Namespaced",
+               "names": {"plural": "bars", "kind": "Bar"},
+               "versions": [{"name": "v1", "served": true, "storage": true,
+                             "schema": {"openAPIV3Schema": {"type": "object",
+                               "x-kubernetes-preserve-unknown-fields": true}}}]}})"));
+  ASSERT_TRUE(Eventually([&] { return gc_->stats().monitors == before + 1 && gc_->HasSynced(); }));
+  const std::string bars = ResourcePath("company.com", "v1", "bars", "default");
+  auto bar = [&](const std::string& name) {
+    return Create(
+        bars, {{"apiVersion", "company.com/v1"}, {"kind", "Bar"}, {"metadata", {{"name", name}}}});
+  };
+  struct Case {
+    std::string policy;
+    bool dependent_stays;
+  };
+  for (const Case& c :
+       std::vector<Case>{{"Orphan", true}, {"Background", false}, {"Foreground", false}}) {
+    SCOPED_TRACE(c.policy);
+    std::string owner = "bar-" + c.policy;
+    for (char& ch : owner) ch = static_cast<char>(std::tolower(ch));
+    const std::string uid = bar(owner);
+    ConfigMap(owner + "-dep", {Ref("company.com/v1", "Bar", owner, uid, true)});
+    ASSERT_TRUE(Eventually([&] { return gc_->stats().nodes >= 2; }));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    Delete(bars, owner, c.policy);
+    EXPECT_TRUE(Eventually([&] { return !Exists(bars, owner); }));
+    if (c.dependent_stays) {
+      EXPECT_FALSE(Get(kCms, owner + "-dep")["metadata"].contains("ownerReferences"));
+    } else {
+      EXPECT_TRUE(Eventually([&] { return !Exists(kCms, owner + "-dep"); }));
+    }
+  }
+  auto gone = client_.Delete(crds + "/bars.company.com", json::object());
+  ASSERT_TRUE(gone.ok()) << gone.status().ToString();
+  EXPECT_TRUE(Eventually([&] { return gc_->stats().monitors == before; }));
+}
+
 }  // namespace
 }  // namespace tidepool::controllers::garbagecollector
 
