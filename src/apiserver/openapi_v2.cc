@@ -11,6 +11,8 @@
 #include "apiserver/crd/registry.h"
 #include "apiserver/deletion.h"
 #include "apiserver/negotiation.h"
+#include "apiserver/patch/patch_schema.h"
+#include "apiserver/protobuf/openapi_v2.h"
 #include "apiserver/schema/openapi.h"
 #include "common/fnv.h"
 
@@ -22,6 +24,11 @@ using json = nlohmann::json;
 constexpr std::string_view kV3Ref = "#/components/schemas/";
 constexpr char kV2Ref[] = "#/definitions/";
 constexpr char kMeta[] = "io.k8s.apimachinery.pkg.apis.meta.v1.";
+// kube-openapi's protobuf media types: the one it answers with, and the older spelling
+// client-go asks for.
+constexpr char kOpenApiV2Protobuf[] = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
+constexpr char kOpenApiV2ProtobufDeprecated[] =
+    "application/com.github.proto-openapi.spec.v2@v1.0+protobuf";
 
 // ---- definitions -------------------------------------------------------------------------------
 
@@ -30,8 +37,11 @@ constexpr char kMeta[] = "io.k8s.apimachinery.pkg.apis.meta.v1.";
 // description beside it (v3 wraps it in a one-element allOf), and OpenAPI 3's nullable is
 // dropped. A built-in kind's quantity or int-or-string (a oneOf without a type) is a string. A
 // custom resource's schema (`custom`) goes as apiextensions-apiserver's ToStructuralOpenAPIV2
-// takes it: Swagger 2.0 has no allOf/anyOf/oneOf/not, so those value validations go, and a
-// nullable field loses its type, items and properties and leaves its parent's required list.
+// takes it: Swagger 2.0 has no allOf/anyOf/oneOf/not, so those value validations go; a
+// nullable field loses its type, items and properties and leaves its parent's required list
+// (all of it when additionalProperties is nullable); x-kubernetes-preserve-unknown-fields
+// drops items and properties (kubectl would refuse the unknown fields), and an array left
+// without items loses its type.
 // Walks schema keywords only, so a property named "allOf" or "$ref" (a CRD's
 // JSONSchemaProps) is left alone.
 void ToSwagger2(json& s, bool custom) {
@@ -46,7 +56,15 @@ void ToSwagger2(json& s, bool custom) {
   if (custom) {
     for (const char* key : {"allOf", "anyOf", "oneOf", "not"}) s.erase(key);
     if (s.value("nullable", false)) {
-      for (const char* key : {"type", "items", "properties", "additionalProperties"}) s.erase(key);
+      for (const char* key : {"type", "items", "properties"}) s.erase(key);
+    }
+    if (s.value("x-kubernetes-preserve-unknown-fields", false)) {
+      for (const char* key : {"items", "properties"}) s.erase(key);
+    }
+    if (!s.contains("items") && s.value("type", "") == "array") s.erase("type");
+    auto extra = s.find("additionalProperties");
+    if (extra != s.end() && extra->is_object() && extra->value("nullable", false)) {
+      s.erase("required");
     }
   } else if (s.contains("oneOf") && !s.contains("type")) {  // Quantity, IntOrString
     s.erase("oneOf");
@@ -79,6 +97,59 @@ void ToSwagger2(json& s, bool custom) {
     auto it = s.find(key);
     if (it == s.end() || !it->is_array()) continue;
     for (json& e : *it) ToSwagger2(e, custom);
+  }
+}
+
+// The definition a property's value (or each of its items) refers to; "" for none.
+std::string DefinitionOf(const json& property) {
+  const json* p = &property;
+  if (auto items = property.find("items"); items != property.end()) p = &*items;
+  auto ref = p->find("$ref");
+  if (ref == p->end() || !ref->is_string()) return "";
+  const std::string& r = ref->get_ref<const std::string&>();
+  return r.rfind(kV2Ref, 0) == 0 ? r.substr(sizeof(kV2Ref) - 1) : "";
+}
+
+// kube-openapi writes a field's Go tags and markers as extensions: patchStrategy and
+// patchMergeKey as x-kubernetes-patch-strategy / -patch-merge-key (what kubectl's client-side
+// apply computes its strategic merge patches with), +listType / +listMapKey / +mapType as
+// x-kubernetes-list-type / -list-map-keys / -map-type. They come from the one table the
+// server's strategic merge patch and server-side apply read (patch/patch_schema.h), so kubectl
+// merges by the keys the server merges by: the fields of definition `name` as struct `type`,
+// then the definitions its typed fields refer to. `seen` holds the (definition, type) pairs
+// done.
+void AddPatchMetadata(json& definitions, const std::string& name, std::string_view type,
+                      std::set<std::pair<std::string, std::string>>& seen) {
+  if (!seen.emplace(name, std::string(type)).second) return;
+  auto def = definitions.find(name);
+  if (def == definitions.end()) return;
+  auto props = def->find("properties");
+  if (props == def->end() || !props->is_object()) return;
+  for (auto& [field_name, p] : props->items()) {
+    const patch::schema::Field& f = patch::schema::LookupField(type, field_name);
+    if (!f.patch_strategy.empty()) p["x-kubernetes-patch-strategy"] = f.patch_strategy;
+    if (!f.patch_merge_key.empty()) p["x-kubernetes-patch-merge-key"] = f.patch_merge_key;
+    const bool list = p.value("type", "") == "array";
+    switch (f.shape) {
+      case patch::schema::Shape::kDefault:
+        break;
+      case patch::schema::Shape::kAtomic:
+        p[list ? "x-kubernetes-list-type" : "x-kubernetes-map-type"] = "atomic";
+        break;
+      case patch::schema::Shape::kSet:
+        p["x-kubernetes-list-type"] = "set";
+        break;
+      case patch::schema::Shape::kMap: {
+        p["x-kubernetes-list-type"] = "map";
+        json keys = json::array();
+        for (const patch::schema::ListKey& k : f.keys) keys.push_back(k.name);
+        p["x-kubernetes-list-map-keys"] = std::move(keys);
+        break;
+      }
+    }
+    if (f.type.empty()) continue;
+    const std::string target = DefinitionOf(p);
+    if (!target.empty()) AddPatchMetadata(definitions, target, f.type, seen);
   }
 }
 
@@ -532,6 +603,7 @@ json Build(const CustomResourceList& all) {
   std::vector<std::string> kinds = {"v1/Status", "autoscaling/v1/Scale"};
   std::vector<std::string> names = {std::string(kMeta) + "Patch",
                                     std::string(kMeta) + "DeleteOptions"};
+  std::vector<std::pair<std::string, std::string_view>> roots;  // definition, patch type
   for (const Resource* rp : all) {
     const Resource& r = *rp;
     std::string def, list_def;
@@ -551,12 +623,15 @@ json Build(const CustomResourceList& all) {
       list_def = schema::OpenApiDefinitionName(gv + r.list_kind);
       kinds.push_back(gv + r.kind);
       kinds.push_back(gv + r.list_kind);
+      roots.emplace_back(def, patch::schema::RootType(r.GroupVersion(), r.kind));
     }
     ResourcePaths(r, def, list_def).AddTo(paths);
   }
   definitions.update(schema::OpenApiComponents(kinds));
   definitions.update(schema::OpenApiDefinitions(std::move(names)));
   for (auto& [name, d] : definitions.items()) ToSwagger2(d, false);
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const auto& [def, type] : roots) AddPatchMetadata(definitions, def, type, seen);
   definitions.update(custom_definitions);
   return {{"swagger", "2.0"},
           {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
@@ -573,7 +648,9 @@ json Build(const CustomResourceList& all) {
 
 std::shared_ptr<const OpenApiV2Document> Make(const CustomResourceList& all) {
   auto doc = std::make_shared<OpenApiV2Document>();
-  doc->json = Build(all).dump(-1, ' ', false, json::error_handler_t::replace);
+  const json built = Build(all);
+  doc->json = built.dump(-1, ' ', false, json::error_handler_t::replace);
+  doc->protobuf = protobuf::EncodeOpenApiV2Document(built);
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llX", static_cast<unsigned long long>(Fnv1a64(doc->json)));
   doc->etag = buf;
@@ -602,7 +679,11 @@ bool ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
   std::string accept = req.Header("accept");
   if (accept.empty()) accept = "*/*";
   for (const std::string& range : AcceptedMediaRanges(accept)) {
-    if (range != "application/json" && range != "application/*" && range != "*/*") continue;
+    const bool json_form =
+        range == "application/json" || range == "application/*" || range == "*/*";
+    if (!json_form && range != kOpenApiV2Protobuf && range != kOpenApiV2ProtobufDeprecated) {
+      continue;
+    }
     const auto doc = OpenApiV2(custom);
     const std::string etag = "\"" + doc->etag + "\"";
     const std::vector<std::pair<std::string, std::string>> headers = {{"Etag", etag},
@@ -610,8 +691,10 @@ bool ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
     const std::string match = req.Header("if-none-match");
     if (!match.empty() && (match == etag || match == "*")) {
       w.Send(304, "", "", headers);
-    } else {
+    } else if (json_form) {
       w.SendView(200, "application/json", doc->json, headers);
+    } else {
+      w.SendView(200, kOpenApiV2Protobuf, doc->protobuf, headers);
     }
     return true;
   }

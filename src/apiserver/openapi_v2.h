@@ -18,17 +18,16 @@
 //     int-or-strings as strings); a custom resource's from its definition, with its list kind
 //     as apiextensions-apiserver builds it.
 //   - "securityDefinitions"/"security": kube's BearerToken.
-// Served as application/json only. kube-openapi also serves the document as gnostic protobuf
-// (Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf, what client-go's
-// OpenAPISchema() asks for). Here that Accept alone is answered 404, as before this document
-// existed, and not kube-openapi's 406 for a type it does not serve, whose text kubectl prints
-// in its validation errors ("the server was unable to respond with a content type that the
-// client supports"). Either way kubectl 1.32 cannot validate a `kind: List` manifest (it
-// validates a List's items against the v2 document only), so `kubectl create -f` of a List
-// needs --validate=false here. Serving the protobuf form would fix that, but kubectl's
-// client-side apply also computes strategic merge patches from the v2 document when it has
-// one, and these schemas carry no x-kubernetes-patch-strategy / patch-merge-key: lists would
-// be replaced where kubectl now merges them by key from its built-in types.
+// Served as application/json, and as gnostic protobuf (protobuf/openapi_v2.h) for
+// Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf (what client-go's
+// OpenAPISchema() asks for; kubectl validates a `kind: List` manifest's items against it) or
+// its .v1.0+protobuf spelling, answered as the latter, as kube-openapi's handler does.
+// The built-in definitions carry x-kubernetes-patch-strategy / patch-merge-key and
+// x-kubernetes-list-type / list-map-keys / map-type from the table the server's patches use
+// (patch/patch_schema.h): kubectl's client-side apply computes its strategic merge patches from
+// this document once it can read it, and must merge lists by the keys the server merges by.
+// Fields that table does not list carry none (their lists are replaced whole, as the server
+// does).
 //
 // Thread-safe: the document of the built-in resources is made once, on first use.
 #pragma once
@@ -43,8 +42,9 @@
 namespace tidepool::apiserver {
 
 struct OpenApiV2Document {
-  std::string json;  // the document's text
-  std::string etag;  // a hash of the text, unquoted
+  std::string json;      // the document's text
+  std::string protobuf;  // the same document as gnostic's openapi.v2.Document
+  std::string etag;      // a hash of the text, unquoted
 };
 
 // A query parameter as kube's OpenAPI documents describe it, in Swagger 2.0's form
@@ -59,10 +59,10 @@ nlohmann::json KubeQueryParameter(std::string_view name);
 std::shared_ptr<const OpenApiV2Document> OpenApiV2(const CustomResourceList& custom);
 
 // Answers GET /openapi/v2 as kube-openapi's handler does: the media ranges of Accept (none:
-// */*) by q-value, the first that application/json matches wins; the document with
-// `Etag: "<etag>"` and `Vary: Accept`, or 304 with no body when If-None-Match names that
-// ETag. False, with nothing sent, when no range matches JSON (the caller answers 404; see
-// above).
+// */*) by q-value, the first that application/json or one of the protobuf types matches wins;
+// the document in that form with `Etag: "<etag>"` and `Vary: Accept`, or 304 with no body
+// when If-None-Match names that ETag. False, with nothing sent, when no range matches (the
+// caller answers 404).
 bool ServeOpenApiV2(const http::HttpRequest& req, http::ResponseWriter& w,
                     const CustomResourceList& custom);
 

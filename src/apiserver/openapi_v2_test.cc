@@ -150,18 +150,79 @@ TEST_F(OpenApiV2Test, ParametersResponsesAndDefinitions) {
 
 // kube-openapi's handler: JSON for */* or application/json, the ETag quoted and a matching
 // If-None-Match answered 304; the protobuf form alone is not found (openapi_v2.h says why).
+// The built-in definitions carry the patch metadata of the table the server merges by.
+TEST_F(OpenApiV2Test, PatchMetadataFromTheServersTable) {
+  const json doc = Document();
+  const json& defs = doc["definitions"];
+  auto field = [&](const std::string& def, const std::string& name) {
+    return defs[def]["properties"][name];
+  };
+  const std::string core = "io.k8s.api.core.v1.";
+  const std::string meta = "io.k8s.apimachinery.pkg.apis.meta.v1.";
+  struct Case {
+    std::string def, field;
+    json want;  // the x-kubernetes-* keys of the field
+  };
+  const std::vector<Case> cases = {
+      {core + "PodSpec",
+       "containers",
+       {{"x-kubernetes-list-map-keys", {"name"}},
+        {"x-kubernetes-list-type", "map"},
+        {"x-kubernetes-patch-merge-key", "name"},
+        {"x-kubernetes-patch-strategy", "merge"}}},
+      {core + "PodSpec",
+       "volumes",
+       {{"x-kubernetes-list-map-keys", {"name"}},
+        {"x-kubernetes-list-type", "map"},
+        {"x-kubernetes-patch-merge-key", "name"},
+        {"x-kubernetes-patch-strategy", "merge,retainKeys"}}},
+      {core + "PodSpec", "nodeSelector", {{"x-kubernetes-map-type", "atomic"}}},
+      {core + "PodSpec", "tolerations", json::object()},
+      {core + "Container",
+       "ports",
+       {{"x-kubernetes-list-map-keys", {"containerPort", "protocol"}},
+        {"x-kubernetes-list-type", "map"},
+        {"x-kubernetes-patch-merge-key", "containerPort"},
+        {"x-kubernetes-patch-strategy", "merge"}}},
+      {meta + "ObjectMeta",
+       "finalizers",
+       {{"x-kubernetes-list-type", "set"}, {"x-kubernetes-patch-strategy", "merge"}}},
+      {meta + "ObjectMeta",
+       "ownerReferences",
+       {{"x-kubernetes-list-map-keys", {"uid"}},
+        {"x-kubernetes-list-type", "map"},
+        {"x-kubernetes-patch-merge-key", "uid"},
+        {"x-kubernetes-patch-strategy", "merge"}}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.def + "." + c.field);
+    const json f = field(c.def, c.field);
+    ASSERT_TRUE(f.is_object());
+    json got = json::object();
+    for (const auto& [k, v] : f.items()) {
+      if (k.rfind("x-kubernetes-", 0) == 0) got[k] = v;
+    }
+    EXPECT_EQ(got, c.want);
+  }
+}
+
 TEST_F(OpenApiV2Test, Negotiation) {
+  const std::string pb = "application/com.github.proto-openapi.spec.v2.v1.0+protobuf";
   struct Case {
     std::string accept;
     int code;
+    std::string type;
   };
   const std::vector<Case> cases = {
-      {"", 200},
-      {"application/json", 200},
-      {"*/*", 200},
-      {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf", 404},
-      {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json", 200},
-      {"text/html", 404},
+      {"", 200, "application/json"},
+      {"application/json", 200, "application/json"},
+      {"*/*", 200, "application/json"},
+      // client-go's OpenAPISchema(): answered with kube-openapi's newer spelling.
+      {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf", 200, pb},
+      {pb, 200, pb},
+      {"application/com.github.proto-openapi.spec.v2@v1.0+protobuf, application/json", 200, pb},
+      {"application/json;q=0.5, " + pb, 200, pb},
+      {"text/html", 404, ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.accept);
@@ -170,7 +231,12 @@ TEST_F(OpenApiV2Test, Negotiation) {
     auto w = Do("GET", "/openapi/v2", "", headers);
     EXPECT_EQ(w.code, c.code);
     if (c.code == 200) {
+      EXPECT_EQ(w.type, c.type);
       EXPECT_EQ(HeaderOf(w, "Vary"), "Accept");
+      // gnostic's Document: field 1 (swagger) = "2.0" first.
+      if (c.type == pb)
+        EXPECT_EQ(w.body.substr(0, 5), std::string("\x0a\x03"
+                                                   "2.0"));
     } else {
       EXPECT_EQ(w.Json()["reason"], "NotFound");
     }
@@ -202,7 +268,13 @@ TEST_F(OpenApiV2Test, CustomResources) {
                                "pick": {"type": "object",
                                         "oneOf": [{"required": ["a"]}, {"required": ["b"]}],
                                         "properties": {"a": {"type": "string"},
-                                                       "b": {"type": "string"}}}},
+                                                       "b": {"type": "string"}}},
+                               "free": {"type": "object",
+                                        "x-kubernetes-preserve-unknown-fields": true,
+                                        "properties": {"a": {"type": "string"}}},
+                               "freeList": {"type": "array",
+                                            "x-kubernetes-preserve-unknown-fields": true,
+                                            "items": {"type": "string"}}},
                              "required": ["size", "pick"]}}}}}]}})");
   auto created = Do("POST", "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", crd.dump());
   ASSERT_EQ(created.code, 201) << created.body;
@@ -225,6 +297,11 @@ TEST_F(OpenApiV2Test, CustomResources) {
   EXPECT_FALSE(spec["properties"]["port"].contains("anyOf"));
   EXPECT_EQ(spec["properties"]["port"]["x-kubernetes-int-or-string"], true);
   EXPECT_EQ(spec["properties"]["pick"]["type"], "object");
+  // x-kubernetes-preserve-unknown-fields: no properties or items (kubectl would refuse the
+  // unknown fields), and an array without items loses its type.
+  EXPECT_EQ(spec["properties"]["free"],
+            json({{"type", "object"}, {"x-kubernetes-preserve-unknown-fields", true}}));
+  EXPECT_EQ(spec["properties"]["freeList"], json({{"x-kubernetes-preserve-unknown-fields", true}}));
   EXPECT_FALSE(spec["properties"]["pick"].contains("oneOf"));
   EXPECT_EQ(widget["properties"]["metadata"]["$ref"],
             "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta");

@@ -22,31 +22,6 @@ namespace {
 
 using nlohmann::json;
 
-// --- The writer: fields appended to a std::string. ---
-
-void PutVarint(std::string& out, uint64_t v) {
-  while (v >= 0x80) {
-    out += static_cast<char>((v & 0x7F) | 0x80);
-    v >>= 7;
-  }
-  out += static_cast<char>(v);
-}
-
-void PutKey(std::string& out, uint32_t number, WireType type) {
-  PutVarint(out, static_cast<uint64_t>(number) << 3 | static_cast<uint64_t>(type));
-}
-
-void PutVarintField(std::string& out, uint32_t number, uint64_t v) {
-  PutKey(out, number, WireType::kVarint);
-  PutVarint(out, v);
-}
-
-void PutBytesField(std::string& out, uint32_t number, std::string_view data) {
-  PutKey(out, number, WireType::kBytes);
-  PutVarint(out, data.size());
-  out.append(data);
-}
-
 // --- Field paths and errors. ---
 
 std::string Child(const std::string& path, std::string_view key) {

@@ -1,6 +1,7 @@
 // File: wire.cc
 #include "apiserver/protobuf/wire.h"
 
+#include <cstring>
 #include <limits>
 #include <string>
 
@@ -98,6 +99,36 @@ StatusOr<uint64_t> VarintValue(const Field& f, std::string_view go_name) {
     return WrongWireType(f, go_name);
   }
   return f.varint;
+}
+
+void PutVarint(std::string& out, uint64_t v) {
+  while (v >= 0x80) {
+    out += static_cast<char>((v & 0x7F) | 0x80);
+    v >>= 7;
+  }
+  out += static_cast<char>(v);
+}
+
+void PutKey(std::string& out, uint32_t number, WireType type) {
+  PutVarint(out, static_cast<uint64_t>(number) << 3 | static_cast<uint64_t>(type));
+}
+
+void PutVarintField(std::string& out, uint32_t number, uint64_t v) {
+  PutKey(out, number, WireType::kVarint);
+  PutVarint(out, v);
+}
+
+void PutBytesField(std::string& out, uint32_t number, std::string_view data) {
+  PutKey(out, number, WireType::kBytes);
+  PutVarint(out, data.size());
+  out.append(data);
+}
+
+void PutDoubleField(std::string& out, uint32_t number, double v) {
+  PutKey(out, number, WireType::kFixed64);
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof(bits));
+  for (int i = 0; i < 8; ++i) out += static_cast<char>((bits >> (8 * i)) & 0xFF);
 }
 
 }  // namespace tidepool::apiserver::protobuf

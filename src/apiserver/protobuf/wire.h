@@ -1,8 +1,8 @@
 // File: wire.h
 //
 // The protobuf wire format (https://protobuf.dev/programming-guides/encoding/), just enough to
-// read the proto2 messages of Kubernetes' generated.proto files as their gogo-generated Go
-// Unmarshal methods read them:
+// write fields (the Put* functions below) and to read the proto2 messages of Kubernetes'
+// generated.proto files as their gogo-generated Go Unmarshal methods read them:
 //   - a field is a varint key (number << 3 | wire type) and a value: a varint (type 0), 8 or 4
 //     little-endian bytes (types 1 and 5, read as a number into Field::varint), or a varint
 //     length and that many bytes (type 2: strings, bytes, embedded messages, map entries);
@@ -19,6 +19,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "common/status_or.h"
@@ -67,5 +68,14 @@ class Reader {
 // "proto: wrong wireType = <type> for field <go_name>" (`go_name` is the Go field name, "Name").
 StatusOr<std::string_view> BytesValue(const Field& f, std::string_view go_name);
 StatusOr<uint64_t> VarintValue(const Field& f, std::string_view go_name);
+
+// The writer: fields appended to `out` (a varint key, then the value).
+void PutVarint(std::string& out, uint64_t v);
+void PutKey(std::string& out, uint32_t number, WireType type);
+void PutVarintField(std::string& out, uint32_t number, uint64_t v);
+// Type 2: strings, bytes and embedded messages (`data` is the message's encoding).
+void PutBytesField(std::string& out, uint32_t number, std::string_view data);
+// Type 1: a double's IEEE 754 bits, little-endian.
+void PutDoubleField(std::string& out, uint32_t number, double v);
 
 }  // namespace tidepool::apiserver::protobuf
