@@ -341,3 +341,25 @@ JSON
 ) && fail "a boolean port is refused" "$out"
 expect_in "$out" 'spec.port: Invalid value: "boolean": spec.port in body must be of type integer,string: "boolean"'
 pass "an int-or-string field (anyOf integer/string) is structural and validates"
+
+# The garbage collector watches a resource defined after it started: a custom resource deleted
+# with --cascade=orphan goes (its orphan finalizer is carried out; kubectl waits for that) and
+# leaves its dependent, one deleted in the background takes its dependent with it.
+for cascade in orphan background; do
+  k create -f - >/dev/null <<JSON
+{"apiVersion": "example.com/v1", "kind": "Probe", "metadata": {"name": "owner-$cascade"}, "spec": {"port": 1}}
+JSON
+  uid=$(k get probe "owner-$cascade" -o jsonpath='{.metadata.uid}')
+  k create -f - >/dev/null <<JSON
+{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "dep-$cascade", "ownerReferences":
+ [{"apiVersion": "example.com/v1", "kind": "Probe", "name": "owner-$cascade", "uid": "$uid"}]}}
+JSON
+  sleep 1
+  out=$(timeout 30 kubectl --cache-dir "$WORK/kube-cache" delete probe "owner-$cascade" --cascade=$cascade 2>&1) ||
+    fail "kubectl delete probe --cascade=$cascade returns" "$out"
+  expect_in "$out" "probe.example.com \"owner-$cascade\" deleted"
+done
+expect_in "$(k get configmap dep-orphan -o jsonpath='{.metadata.ownerReferences}')" ""
+k get configmap dep-orphan >/dev/null || fail "the orphaned dependent stays" ""
+wait_for 20 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get configmap dep-background >/dev/null 2>&1"
+pass "the garbage collector handles a custom resource defined after start-up (orphan, background)"

@@ -218,8 +218,7 @@ expect_in "$out" '{"name":"configmaps","singularName":"configmap","namespaced":t
 expect_in "$(grep -o '"name":"pods"[^}]*}' <<<"$out")" '"categories":["all"]'
 pass "discovery: APIResource members in kube's order, storageVersionHash"
 # /openapi/v2: the Swagger 2.0 document (test-cmd's run_swagger_tests greps these texts), in
-# JSON only: the gnostic protobuf form client-go asks for is not found, as before the document
-# existed (src/apiserver/openapi_v2.h says why).
+# JSON and in the gnostic protobuf form client-go asks for.
 api_url=$(k config view --raw -o jsonpath='{.clusters[0].cluster.server}')
 api_token=$(k config view --raw -o jsonpath='{.users[0].user.token}')
 curl -kfsS -H "Authorization: Bearer $api_token" "$api_url/openapi/v2" >"$WORK/swagger.json" ||
@@ -237,11 +236,47 @@ assert op["responses"]["200"]["schema"]["$ref"] == "#/definitions/io.k8s.api.app
 refs = json.dumps(doc).count('"#/definitions/')
 assert refs > 1000, refs
 EOF_SWAGGER
-code=$(curl -ks -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $api_token" \
+out=$(curl -ks -o /dev/null -w '%{http_code} %{content_type}' -H "Authorization: Bearer $api_token" \
   -H 'Accept: application/com.github.proto-openapi.spec.v2@v1.0+protobuf' "$api_url/openapi/v2")
-[[ "$code" == 404 ]] || fail "/openapi/v2 in protobuf alone is not found" "$code"
+expect_in "$out" "200 application/com.github.proto-openapi.spec.v2.v1.0+protobuf"
 expect_in "$(k get --raw /openapi/v2 | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["swagger"])')" "2.0"
-pass "/openapi/v2: Swagger 2.0 with kube's operations and texts"
+pass "/openapi/v2: Swagger 2.0 with kube's operations and texts, JSON and protobuf"
+# kubectl validates a List's items against the protobuf document (client-side): a List is
+# created, and an unknown field in an item is refused with kubectl's text before any request.
+cat >"$WORK/list.yaml" <<'EOF_LIST'
+apiVersion: v1
+kind: List
+items:
+- {apiVersion: v1, kind: ConfigMap, metadata: {name: list-cm}, data: {a: "1"}}
+- {apiVersion: v1, kind: Service, metadata: {name: list-svc}, spec: {ports: [{port: 80}]}}
+EOF_LIST
+expect_in "$(k create -f "$WORK/list.yaml")" "service/list-svc created"
+sed 's/data: {a: "1"}/data: {a: "1"}, bogus: 1/; s/list-cm/list-cm2/; s/list-svc/list-svc2/' "$WORK/list.yaml" >"$WORK/list-bad.yaml"
+out=$(k create -f "$WORK/list-bad.yaml" 2>&1) && fail "a List item with an unknown field is refused" "$out"
+expect_in "$out" 'error validating data: ValidationError(ConfigMap): unknown field "bogus" in io.k8s.api.core.v1.ConfigMap'
+k get configmap list-cm2 >/dev/null 2>&1 && fail "nothing of the refused List is created" ""
+# Client-side apply computes its strategic merge patch from the same document: a container
+# and an env var dropped from the manifest are removed, the rest merged by name.
+cat >"$WORK/csa.yaml" <<'EOF_CSA'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: csa}
+spec:
+  replicas: 0
+  selector: {matchLabels: {app: csa}}
+  template:
+    metadata: {labels: {app: csa}}
+    spec:
+      containers:
+      - {name: a, image: nginx, env: [{name: KEEP, value: "1"}, {name: DROP, value: "2"}]}
+      - {name: b, image: busybox}
+EOF_CSA
+k apply -f "$WORK/csa.yaml" >/dev/null
+sed -e '/name: b, image: busybox/d' -e 's/, {name: DROP, value: "2"}//' "$WORK/csa.yaml" >"$WORK/csa2.yaml"
+k apply -f "$WORK/csa2.yaml" >/dev/null
+expect_in "$(k get deploy csa -o jsonpath='{range .spec.template.spec.containers[*]}{.name}={.env[*].name};{end}')" "a=KEEP;"
+k delete deploy csa >/dev/null
+pass "kubectl create -f of a List validated client-side; client-side apply merges lists by key"
 # A Secret's stringData overwrites data's keys and is not stored.
 k create -f - >/dev/null <<'EOF_SECRET'
 {"kind":"Secret","apiVersion":"v1","metadata":{"name":"secret-string-data"},
