@@ -146,6 +146,10 @@ int main(int argc, char** argv) {
                      "Persist every acknowledged write in SQLite under this directory, and resume "
                      "from it");
   up_cmd->add_flag("--no-autoscaler", no_autoscaler, "Do not run the embedded autoscaler");
+  up_cmd->add_option("--service-cluster-ip-range", up.service_cluster_ip_range,
+                     "Services' cluster IP range, a CIDR (kube-apiserver's flag; default: the "
+                     "config's cluster.servicesIpv4Cidr, else GKE's 34.118.224.0/20 or EKS's "
+                     "10.100.0.0/16)");
   auto* external_grpc = up_cmd->add_option(
       "--external-autoscaler-grpc", up.external_autoscaler_grpc,
       "Serve the emulated cloud's node pools as the Cluster Autoscaler's externalgrpc cloud "

@@ -43,6 +43,7 @@
 #include <memory>
 #include <string>
 
+#include "api/ipv4_cidr.h"
 #include "apiserver/http/server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
@@ -60,6 +61,9 @@ struct ApiServerOptions {
   std::string server_address;
   // How often a watch that asked for bookmarks gets one.
   Duration bookmark_interval = std::chrono::seconds(30);
+  // Services' cluster IPs (kube-apiserver's --service-cluster-ip-range): GKE's default unless
+  // the cluster names another (the cloud's DefaultServiceRange, cluster.servicesIpv4Cidr).
+  api::Ipv4Cidr service_range = *api::Ipv4Cidr::Parse("34.118.224.0/20");
 
   // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,
   // client-go, a real cluster autoscaler) as progress notices on their own connections: real

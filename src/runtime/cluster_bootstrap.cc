@@ -18,7 +18,8 @@ const apiserver::Resource* Res(std::string_view group, std::string_view resource
   return apiserver::FindResource(group, "v1", resource);
 }
 
-Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
+Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
+                           const api::Ipv4Cidr& service_range) {
   const apiserver::ObjectStore::WriteOptions opts{kOrigin, false};
   const apiserver::Resource* namespaces = Res("", "namespaces");
   for (const char* ns : {"default", "kube-node-lease", "kube-public", "kube-system"}) {
@@ -44,8 +45,8 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
           {"namespace", "default"},
           {"labels", {{"component", "apiserver"}, {"provider", "kubernetes"}}}}},
         {"spec",
-         {{"clusterIP", "34.118.224.1"},
-          {"clusterIPs", json::array({"34.118.224.1"})},
+         {{"clusterIP", api::Ipv4String(service_range.Address(1))},
+          {"clusterIPs", json::array({api::Ipv4String(service_range.Address(1))})},
           {"internalTrafficPolicy", "Cluster"},
           {"ipFamilies", json::array({"IPv4"})},
           {"ipFamilyPolicy", "SingleStack"},
@@ -72,8 +73,8 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator) {
             {"kubernetes.io/cluster-service", "true"},
             {"kubernetes.io/name", "KubeDNS"}}}}},
         {"spec",
-         {{"clusterIP", "34.118.224.10"},
-          {"clusterIPs", json::array({"34.118.224.10"})},
+         {{"clusterIP", api::Ipv4String(service_range.Address(10))},
+          {"clusterIPs", json::array({api::Ipv4String(service_range.Address(10))})},
           {"internalTrafficPolicy", "Cluster"},
           {"ipFamilies", json::array({"IPv4"})},
           {"ipFamilyPolicy", "SingleStack"},
@@ -206,7 +207,7 @@ json SystemPodJson(const SystemPod& p, const std::string& host) {
 
 StatusOr<std::string> BootstrapCluster(apiserver::ObjectStore& store,
                                        const ClusterBootstrapOptions& options) {
-  TIDEPOOL_RETURN_IF_ERROR(EnsureSystemObjects(store, options.gpu_operator));
+  TIDEPOOL_RETURN_IF_ERROR(EnsureSystemObjects(store, options.gpu_operator, options.service_range));
   const std::vector<std::string> nodes = PruneNodes(store, options);
   const apiserver::Resource* pods = Res("", "pods");
   std::string autoscaler_pod;

@@ -24,6 +24,7 @@
 #include <set>
 #include <string>
 
+#include "api/ipv4_cidr.h"
 #include "apiserver/object_store.h"
 #include "common/status_or.h"
 
@@ -34,6 +35,8 @@ struct ClusterBootstrapOptions {
   std::string cluster;
   bool gpu_operator = true;
   bool autoscaler_pod = false;
+  // The service range: the kubernetes Service gets its first address, kube-dns its tenth.
+  api::Ipv4Cidr service_range = *api::Ipv4Cidr::Parse("34.118.224.0/20");
   // The emulated cloud's registered VMs (= node names), after its restore.
   std::set<std::string> cloud_nodes;
 };

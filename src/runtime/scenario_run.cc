@@ -485,6 +485,7 @@ StatusOr<std::unique_ptr<SimCluster>> RunScenario(const sim::Scenario& scenario,
   }
   UpComponentOptions components;
   components.world = scenario.world;
+  components.ApplyWorld();
   TIDEPOOL_RETURN_IF_ERROR(
       PreparePacking(scenario, trace.has_value() ? &*trace : nullptr, components.world));
   TIDEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<SimCluster> cluster,

@@ -333,6 +333,15 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
     err << "error: --aws-config needs --cloud aws\n";
     return 2;
   }
+  if (!options.service_cluster_ip_range.empty()) {
+    auto range = api::Ipv4Cidr::ParseServiceRange(options.service_cluster_ip_range);
+    if (!range.ok()) {
+      err << "error: --service-cluster-ip-range: " << range.status().message() << "\n";
+      return 2;
+    }
+    w.service_range = range->ToString();
+  }
+  components.ApplyWorld();
   const TimePoint now = clock.Now();
   w.start = std::chrono::time_point_cast<std::chrono::seconds>(now);
   if (options.seed != 0) w.seed = options.seed;
@@ -414,6 +423,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   bootstrap.cluster = w.cluster;
   bootstrap.gpu_operator = options.gpu_operator;
   bootstrap.autoscaler_pod = autoscaler_on;
+  bootstrap.service_range = components.api_server.service_range;
   for (const cloud::emulated::InstanceInfo& i : cloud->ListInstances()) {
     if (i.registered) bootstrap.cloud_nodes.insert(i.name);
   }
@@ -503,6 +513,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   cluster_info.endpoint = listeners.endpoint;
   cluster_info.ca_pem = listeners.tls->ca_pem();
   cluster_info.create_time = ClusterCreateTime(cloud_journal, w);
+  cluster_info.services_ipv4_cidr = components.api_server.service_range.ToString();
   // Compute Engine's networkIP of a VM: its Node's InternalIP, as its kubelet registered it
   // (kubelet/api_node_sink.h).
   const apiserver::Resource* nodes_resource = apiserver::FindResource("", "v1", "nodes");
@@ -531,6 +542,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   eks_info.endpoint = "https://" + listeners.endpoint;
   eks_info.ca_pem = listeners.tls->ca_pem();
   eks_info.created = cluster_info.create_time;
+  eks_info.service_ipv4_cidr = cluster_info.services_ipv4_cidr;
   cloud::aws::AwsApi aws_front(gke_control, w.cloud.catalog, eks_info, clock, SubSeed(w.seed, 7),
                                &aws_verifier);
   if (aws) {

@@ -94,6 +94,9 @@ struct UpOptions {
   // Events are deleted this long after their last write (kube-apiserver's --event-ttl); an
   // emulated duration, divided by --speed. Zero: never.
   Duration event_ttl = std::chrono::hours(1);
+  // kube-apiserver's --service-cluster-ip-range: Services' cluster IPs; empty: the config's
+  // cluster.servicesIpv4Cidr, else the cloud's default (GKE 34.118.224.0/20, EKS 10.100.0.0/16).
+  std::string service_cluster_ip_range;
   // For tests: a file to write "<port>\n" to once ready.
   std::string port_file;
 };

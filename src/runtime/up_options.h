@@ -46,6 +46,17 @@ struct UpComponentOptions {
   controllers::ns::NamespaceControllerOptions namespace_controller;
   controllers::resourcequota::ResourceQuotaControllerOptions resourcequota;
 
+  // The options that follow from `world`, once it is set: the API server's service range is
+  // the world's (cluster.servicesIpv4Cidr, already validated), else its cloud's default.
+  void ApplyWorld() {
+    const std::string range = world.service_range.empty()
+                                  ? std::string(world.cloud.style->DefaultServiceRange())
+                                  : world.service_range;
+    if (auto parsed = api::Ipv4Cidr::ParseServiceRange(range); parsed.ok()) {
+      api_server.service_range = *parsed;
+    }
+  }
+
   // Names as the --config file spells them ("cloud.delays.provisioning",
   // "autoscaler.scan-interval"); the object store's, the API server's and the GKE API's under
   // "store.", "apiServer." and "gkeApi.".

@@ -57,11 +57,14 @@ struct IsOpaqueLeaf<std::function<F>> : std::true_type {};
 // Vouched for by reading them (they have private members, so Boost.PFR cannot walk them); a
 // class added here must hold no Duration, now or later:
 //   Catalog  machine and accelerator types: sizes, prices, zones (cloud/emulated/catalog.h)
+//   Ipv4Cidr an IPv4 network: an address and a prefix length (api/ipv4_cidr.h)
 template <>
 struct IsOpaqueLeaf<cloud::emulated::Catalog> : std::true_type {};
 // The scheduler's profile: plugin names, weights and arguments, no time.
 template <>
 struct IsOpaqueLeaf<scheduler::Profile> : std::true_type {};
+template <>
+struct IsOpaqueLeaf<api::Ipv4Cidr> : std::true_type {};
 
 // Every Duration member inside a value, by address, with where it is ("member #3 of
 // tidepool::cloud::emulated::LifecycleDelays at .0.7.0.3"). Empty lists, optionals and maps

@@ -13,6 +13,7 @@
 #include "api/codec/config_fields.h"
 #include "api/codec/json_codec.h"
 #include "api/codec/yaml.h"
+#include "api/ipv4_cidr.h"
 #include "autoscaler/flags.h"
 #include "cloud/aws/aws_catalog.h"
 #include "common/duration.h"
@@ -653,11 +654,18 @@ Status ParseTop(const json& root, const std::string& base_dir, ScenarioUse use, 
       }
       w.seed = v.get<uint64_t>();
     } else if (k == "cluster") {
-      TIDEPOOL_RETURN_IF_ERROR(CheckKeys(v, k, {"project", "name", "zone", "cloud"}));
+      TIDEPOOL_RETURN_IF_ERROR(
+          CheckKeys(v, k, {"project", "name", "zone", "cloud", "servicesIpv4Cidr"}));
       for (const auto& [ck, cv] : v.items()) {
         TIDEPOOL_ASSIGN_OR_RETURN(std::string s, GetString(cv, Join(k, ck)));
         if (s.empty()) {
           return Err(Join(k, ck), "must not be empty");
+        }
+        if (ck == "servicesIpv4Cidr") {
+          auto range = api::Ipv4Cidr::ParseServiceRange(s);
+          if (!range.ok()) return Err(Join(k, ck), std::string(range.status().message()));
+          w.service_range = range->ToString();
+          continue;
         }
         if (ck == "cloud") {
           if (s != "gke" && s != "aws") return Err(Join(k, ck), "must be gke or aws, not " + s);

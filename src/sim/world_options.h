@@ -25,6 +25,9 @@ struct WorldOptions {
   std::string project = "tidepool-local";
   std::string cluster = "tidepool";
   std::string zone = "us-central1-a";
+  // The service cluster IP range (cluster.servicesIpv4Cidr, `tidepool up
+  // --service-cluster-ip-range`); empty: the cloud style's DefaultServiceRange.
+  std::string service_range;
   // The scenario's time zero (timeline stamps count from it).
   TimePoint start = SimulatedClock::kDefaultStart;
   // How long before `start` the initial node pools are created.

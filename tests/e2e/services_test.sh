@@ -89,3 +89,24 @@ rm "$WORK/prune/gone.yaml"
 out=$(k apply --prune -l prune=yes -f "$WORK/prune" 2>&1) || fail "apply --prune prunes" "$out"
 expect_in "$out" "configmap/gone pruned"
 pass "Ingresses and IngressClasses: create, columns, validation; apply --prune"
+kill "$UP_PID"
+wait "$UP_PID" 2>/dev/null || true
+
+# Another service range, as kube-apiserver's --service-cluster-ip-range (test-cmd's 10.0.0.0/24)
+# or the config's cluster.servicesIpv4Cidr: the system Services take its first and tenth
+# addresses, an address in it is allocated as asked, one outside is refused naming the range,
+# and GKE's API reports it.
+out=$("$TIDEPOOL_BIN" up --port 0 --service-cluster-ip-range 10.0.0.0/8 2>&1) && fail "a /8 service range is refused" "$out"
+expect_in "$out" "error: --service-cluster-ip-range: specified service range is too large; for 32-bit addresses, the mask must be >= 12"
+printf 'cluster: {servicesIpv4Cidr: 10.0.0/24}\nnodePools: [{name: default-pool, machineType: e2-standard-4, initialNodeCount: 1}]\n' >"$WORK/bad-range.yaml"
+out=$("$TIDEPOOL_BIN" up --port 0 --config "$WORK/bad-range.yaml" 2>&1) && fail "a malformed servicesIpv4Cidr is refused" "$out"
+expect_in "$out" "cluster.servicesIpv4Cidr: invalid CIDR address: 10.0.0/24"
+start_up --no-autoscaler --service-cluster-ip-range 10.0.0.0/24 --gcloud-config "$WORK/gcloud"
+expect_match "$(k get svc kubernetes)" '^kubernetes +ClusterIP +10\.0\.0\.1 +<none> +443/TCP +'
+expect_match "$(k get svc kube-dns -n kube-system)" '^kube-dns +ClusterIP +10\.0\.0\.10 +'
+k create service clusterip fixed --tcp=80 --clusterip=10.0.0.12 >/dev/null
+expect_match "$(k get svc fixed)" '^fixed +ClusterIP +10\.0\.0\.12 +'
+out=$(k create service clusterip outside --tcp=80 --clusterip=34.118.224.12 2>&1) && fail "an address outside the range is refused" "$out"
+expect_in "$out" 'failed to allocate IP 34.118.224.12: the provided IP (34.118.224.12) is not in the valid range. The range of valid IPs is 10.0.0.0/24'
+expect_in "$(CLOUDSDK_CONFIG="$WORK/gcloud" timeout 60 gcloud container clusters describe tidepool --zone us-central1-a --format 'value(servicesIpv4Cidr)' 2>&1)" "10.0.0.0/24"
+pass "--service-cluster-ip-range / cluster.servicesIpv4Cidr: the service range, validated and reported"

@@ -1,14 +1,14 @@
 // The service registry's allocations (kube's pkg/registry/core/service, 1.32): a Service that
-// is not ExternalName gets a cluster IP from the service range (GKE's default,
-// 34.118.224.0/20: the kubernetes Service holds its first address) unless it asks for one or
+// is not ExternalName gets a cluster IP from the service range (ApiServerOptions'
+// service_range, kube-apiserver's --service-cluster-ip-range; GKE's default 34.118.224.0/20:
+// the kubernetes Service holds its first address) unless it asks for one or
 // for none ("None": headless), with spec.clusterIPs, ipFamilies [IPv4] and ipFamilyPolicy
 // SingleStack; NodePort and LoadBalancer ports get node ports from 30000-32767. Taken
 // addresses and ports are read from the stored Services (a registry of a few hundred objects).
 // An update keeps the allocated IP when the new object does not name one.
-#include <arpa/inet.h>
-
 #include <set>
 
+#include "api/ipv4_cidr.h"
 #include "apiserver/handlers/handler.h"
 
 namespace tidepool::apiserver::handlers {
@@ -17,21 +17,8 @@ using nlohmann::json;
 
 namespace {
 
-constexpr uint32_t kRangeBase = (34u << 24) | (118u << 16) | (224u << 8);  // 34.118.224.0
-constexpr uint32_t kRangeSize = 1u << 12;                                  // /20
 constexpr int kNodePortMin = 30000;
 constexpr int kNodePortMax = 32767;
-
-std::string IpString(uint32_t ip) {
-  return std::to_string(ip >> 24) + "." + std::to_string((ip >> 16) & 255) + "." +
-         std::to_string((ip >> 8) & 255) + "." + std::to_string(ip & 255);
-}
-
-std::optional<uint32_t> ParseIp(const std::string& s) {
-  in_addr a{};
-  if (inet_pton(AF_INET, s.c_str(), &a) != 1) return std::nullopt;
-  return ntohl(a.s_addr);
-}
 
 ApiError InvalidService(const Context& c, const std::string& name, api::FieldError e) {
   return Invalid(c.res, name, {std::move(e)});
@@ -49,7 +36,7 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
   std::set<int64_t> taken_ports;
   for (const ObjectPtr& o : c.store.List(StorageOf(c.res), "").items) {
     const json other = o->Parse();
-    if (auto ip = ParseIp(Str(other, "spec", "clusterIP"))) taken_ips.insert(*ip);
+    if (auto ip = api::ParseIpv4(Str(other, "spec", "clusterIP"))) taken_ips.insert(*ip);
     const json* ports = Member(other, "spec");
     ports = ports != nullptr ? Member(*ports, "ports") : nullptr;
     if (ports == nullptr || !ports->is_array()) continue;
@@ -58,13 +45,14 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
       if (np != nullptr && np->is_number_integer()) taken_ports.insert(np->get<int64_t>());
     }
   }
+  const api::Ipv4Cidr& range = c.options.service_range;
   std::string ip = Str(spec, "clusterIP");
   if (ip.empty()) {
     // The first free address after the range's base and its first (the kubernetes Service's).
-    for (uint32_t i = 1; i < kRangeSize - 1; ++i) {
-      if (taken_ips.count(kRangeBase + i) == 0 &&
+    for (uint64_t i = 1; i + 1 < range.size(); ++i) {
+      if (taken_ips.count(range.Address(i)) == 0 &&
           (i != 1 || (ns == "default" && name == "kubernetes"))) {
-        ip = IpString(kRangeBase + i);
+        ip = api::Ipv4String(range.Address(i));
         break;
       }
     }
@@ -74,14 +62,16 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
                       json()};
     }
   } else if (ip != "None") {
-    auto parsed = ParseIp(ip);
-    if (!parsed || *parsed <= kRangeBase || *parsed >= kRangeBase + kRangeSize - 1) {
+    auto parsed = api::ParseIpv4(ip);
+    if (!parsed || !range.Contains(*parsed) || *parsed == range.Address(0) ||
+        *parsed == range.Address(range.size() - 1)) {
       return InvalidService(
           c, name,
           api::FieldError::InvalidRaw("spec.clusterIPs", "[]string{\"" + ip + "\"}",
                                       "failed to allocate IP " + ip + ": the provided IP (" + ip +
                                           ") is not in the valid range. The range of valid IPs "
-                                          "is 34.118.224.0/20"));
+                                          "is " +
+                                          range.ToString()));
     }
     if (taken_ips.count(*parsed) != 0) {
       return InvalidService(

@@ -84,6 +84,7 @@ struct EksClusterInfo {
   std::string version = "1.32";
   std::string platform_version = "eks.9";
   TimePoint created{};
+  std::string service_ipv4_cidr = "10.100.0.0/16";
 };
 
 struct AwsRequest {

@@ -48,6 +48,7 @@ class EksStyle final : public emu::NodeStyle {
   }
   bool TaintsGpuPools() const override { return false; }
   int64_t DefaultDiskGb() const override { return 20; }  // EKS's diskSize default
+  std::string_view DefaultServiceRange() const override { return "10.100.0.0/16"; }
   // An EKS-optimised Amazon Linux 2023 AMI for 1.32 (release 1.32.3-20250519).
   emu::NodeSystem System() const override {
     return {"6.1.134-152.225.amzn2023.x86_64", "Amazon Linux 2023.7.20250512",

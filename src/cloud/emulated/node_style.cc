@@ -16,6 +16,7 @@ class GkeStyle final : public NodeStyle {
   }
   bool TaintsGpuPools() const override { return true; }
   int64_t DefaultDiskGb() const override { return kDefaultBootDiskGb; }
+  std::string_view DefaultServiceRange() const override { return "34.118.224.0/20"; }
   std::string DefaultGroupId(std::string_view) const override { return ""; }
   // GKE 1.32.4-gke.1106006's node image.
   NodeSystem System() const override {

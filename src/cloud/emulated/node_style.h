@@ -89,6 +89,9 @@ class NodeStyle {
   virtual std::string DefaultGroupId(std::string_view pool) const = 0;
   // A node's boot disk when the pool names none, in GB (GKE: 100; EKS: 20).
   virtual int64_t DefaultDiskGb() const = 0;
+  // The cluster's service range when the cluster names none (GKE's servicesIpv4Cidr:
+  // "34.118.224.0/20"; EKS's kubernetesNetworkConfig.serviceIpv4Cidr: "10.100.0.0/16").
+  virtual std::string_view DefaultServiceRange() const = 0;
   // Whether a GPU pool gets nvidia.com/gpu=present:NoSchedule by itself (GKE: yes; EKS: the
   // user's taint only).
   virtual bool TaintsGpuPools() const = 0;

@@ -368,7 +368,7 @@ json GkeApi::Impl::ClusterJson(const ClusterInfo& c) {
             {"network", "default"},
             {"subnetwork", "default"},
             {"clusterIpv4Cidr", "10.4.0.0/14"},
-            {"servicesIpv4Cidr", "34.118.224.0/20"},
+            {"servicesIpv4Cidr", c.services_ipv4_cidr},
             {"loggingService", "logging.googleapis.com/kubernetes"},
             {"monitoringService", "monitoring.googleapis.com/kubernetes"},
             {"selfLink", std::string(kContainerBase) + ClusterPath(c)},

@@ -106,6 +106,7 @@ struct ClusterInfo {
   std::string ca_pem;
   std::string version = "1.32.4-gke.1106006";
   TimePoint create_time{};
+  std::string services_ipv4_cidr = "34.118.224.0/20";
 };
 
 // A VM as Compute Engine lists it.
