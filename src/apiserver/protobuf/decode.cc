@@ -139,6 +139,21 @@ Status AppendInts(const FieldSpec& f, const Field& field, json& out) {
 
 Status DecodeInto(const MessageSpec& m, std::string_view data, json& out);
 
+// ExtraValue {1: repeated string items}: the items as a JSON array, [] when there are none (a
+// value on the wire starts a fresh slice, as gogo's Unmarshal does).
+StatusOr<json> StringListJson(std::string_view data) {
+  json items = json::array();
+  Reader r(data, "ExtraValue");
+  while (!r.Done()) {
+    TIDEPOOL_ASSIGN_OR_RETURN(const Field e, r.Next());
+    if (e.number == 1) {
+      TIDEPOOL_ASSIGN_OR_RETURN(const std::string_view item, BytesValue(e, "Items"));
+      items.push_back(std::string(item));
+    }
+  }
+  return items;
+}
+
 // One entry of a map field: {1: key, 2: value}.
 Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
   std::string_view k;
@@ -149,6 +164,9 @@ Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
       break;
     case Kind::kTimeMap:
       v = nullptr;
+      break;
+    case Kind::kStringListMap:
+      v = json::array();  // gogo's `&ExtraValue{}`: a non-nil empty slice, JSON []
       break;
     default:
       v = "";
@@ -171,6 +189,10 @@ Status MapEntry(const FieldSpec& f, std::string_view entry, json& out) {
         }
         case Kind::kTimeMap: {
           TIDEPOOL_ASSIGN_OR_RETURN(v, TimeJson(value, f.json, /*micro=*/false));
+          break;
+        }
+        case Kind::kStringListMap: {
+          TIDEPOOL_ASSIGN_OR_RETURN(v, StringListJson(value));
           break;
         }
         default:
@@ -254,6 +276,7 @@ Status DecodeField(const FieldSpec& f, const Field& field, json& out) {
     case Kind::kBytesMap:
     case Kind::kQuantityMap:
     case Kind::kTimeMap:
+    case Kind::kStringListMap:
       return MapEntry(f, data, out);
     case Kind::kMessage:
       return MessageField(f, data, out);

@@ -30,6 +30,8 @@
 //   rbac.authorization.k8s.io/v1   Role, RoleBinding, ClusterRole, ClusterRoleBinding
 //   autoscaling/v1                 Scale
 //   events.k8s.io/v1               Event
+//   certificates.k8s.io/v1         CertificateSigningRequest (`kubectl certificate approve|deny`
+//                                  PUTs it to .../approval)
 //   any "v1" or "<group>/v1"       DeleteOptions, Status (every group version registers them)
 // ObjectMeta's managedFields (17) is skipped: the server owns it.
 //
@@ -58,7 +60,10 @@
 //     omitted as for Time;
 //   - a resource.Quantity is its string (validated later, as a JSON body's would be); an
 //     IntOrString is a number (type 0) or a string (type 1);
-//   - bytes (binaryData, Secret data) are standard base64 with padding;
+//   - bytes (binaryData, Secret data, a CSR's request and certificate) are standard base64 with
+//     padding;
+//   - a map<string, ExtraValue> (a CSR's spec.extra) has a JSON array of strings per key, [] for
+//     an entry with no items;
 //   - strings are copied as bytes: invalid UTF-8 stays invalid (api/codec's DumpJson replaces it
 //     with U+FFFD when writing).
 //

@@ -620,6 +620,101 @@ TEST(DecodeObjectTest, NodesAndEvents) {
   }
 }
 
+// certificates.k8s.io/v1 CertificateSigningRequests as client-go's typed client writes them:
+// `kubectl certificate approve|deny` PUTs the whole object, with its new condition, to
+// .../certificatesigningrequests/NAME/approval. gogo writes every non-pointer field, a non-nil
+// request and certificate, and each spec.extra value (an ExtraValue {1: repeated string}) even
+// when empty. 1795992000 = 2026-11-29T22:40:00Z, 1795992622 = 2026-11-29T22:50:22Z.
+TEST(DecodeObjectTest, CertificateSigningRequests) {
+  struct Case {
+    std::string name;
+    std::string body;
+    std::string want;
+  };
+  const std::string request =
+      "-----BEGIN CERTIFICATE REQUEST-----\nMIIBVTCB\n-----END CERTIFICATE REQUEST-----\n";
+  const std::string certificate = "-----BEGIN CERTIFICATE-----\nMIIC\n-----END CERTIFICATE-----\n";
+  const std::string approve_message = "This CSR was approved by kubectl certificate approve.";
+  const std::string csr_meta = Bytes(
+      1, Bytes(1, "alice") + Bytes(2, "") + Bytes(3, "") + Bytes(4, "") + Bytes(5, "9d1c7e0a-uid") +
+             Bytes(6, "812") + Int(7, 0) + Bytes(8, Time(1795992000)));
+  const std::vector<Case> cases = {
+      {"kubectl certificate approve: the PUT to /approval",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                csr_meta +
+                    Bytes(2, Bytes(1, request) + Bytes(2, "kubernetes-admin") + Bytes(3, "") +
+                                 Bytes(4, "kubeadm:cluster-admins") +
+                                 Bytes(4, "system:authenticated") + Bytes(5, "client auth") +
+                                 Bytes(6, Bytes(1, "authentication.kubernetes.io/credential-id") +
+                                              Bytes(2, Bytes(1, "X509SHA256=ab12"))) +
+                                 Bytes(7, "kubernetes.io/kube-apiserver-client") + Int(8, 86400)) +
+                    Bytes(3, Bytes(1, Bytes(1, "Approved") + Bytes(2, "KubectlApprove") +
+                                          Bytes(3, approve_message) + Bytes(4, Time(1795992622)) +
+                                          Bytes(5, "") + Bytes(6, "True")))),
+       R"({"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+           "metadata":{"name":"alice","uid":"9d1c7e0a-uid","resourceVersion":"812",
+                       "creationTimestamp":"2026-11-29T22:40:00Z"},
+           "spec":{"request":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURSBSRVFVRVNULS0tLS0KTUlJQlZUQ0IKLS0tLS1FTkQgQ0VSVElGSUNBVEUgUkVRVUVTVC0tLS0tCg==",
+                   "signerName":"kubernetes.io/kube-apiserver-client","expirationSeconds":86400,
+                   "usages":["client auth"],"username":"kubernetes-admin",
+                   "groups":["kubeadm:cluster-admins","system:authenticated"],
+                   "extra":{"authentication.kubernetes.io/credential-id":["X509SHA256=ab12"]}},
+           "status":{"conditions":[{"type":"Approved","status":"True","reason":"KubectlApprove",
+                                    "message":"This CSR was approved by kubectl certificate approve.",
+                                    "lastUpdateTime":"2026-11-29T22:50:22Z"}]}})"},
+      {"a CSR as created: nil request and no expirationSeconds left out, spec and status written",
+       Envelope(
+           "certificates.k8s.io/v1", "CertificateSigningRequest",
+           Meta("bob", "") + Bytes(2, Bytes(2, "") + Bytes(3, "") + Bytes(7, "example.com/x"))),
+       R"({"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+           "metadata":{"name":"bob"},"spec":{"signerName":"example.com/x"},"status":{}})"},
+      {"an empty request is written, expirationSeconds 0 kept, an empty certificate left out",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                Bytes(2, Bytes(1, "") + Int(8, 0)) + Bytes(3, Bytes(2, ""))),
+       R"({"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+           "metadata":{},"spec":{"request":"","signerName":"","expirationSeconds":0},
+           "status":{}})"},
+      {"extra: no value or no items is [], empty items kept, the last value of a key wins",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                Bytes(2, Bytes(6, Bytes(1, "a")) + Bytes(6, Bytes(1, "b") + Bytes(2, "")) +
+                             Bytes(6, Bytes(1, "c") +
+                                          Bytes(2, Bytes(1, "") + Bytes(1, "x") + Int(9, 1))) +
+                             Bytes(6, Bytes(1, "d") + Bytes(2, Bytes(1, "old")) +
+                                          Bytes(2, Bytes(1, "new") + Bytes(1, "newer"))) +
+                             Bytes(6, Bytes(2, Bytes(1, "no key"))))),
+       R"({"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+           "metadata":{},
+           "spec":{"signerName":"","extra":{"a":[],"b":[],"c":["","x"],"d":["new","newer"],
+                                            "":["no key"]}},
+           "status":{}})"},
+      {"an issued certificate (bytes in base64) and a Failed condition with both times",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                Meta("carol", "") + Bytes(2, Bytes(1, std::string("\x00\xff", 2))) +
+                    Bytes(3, Bytes(1, Bytes(1, "Approved") + Bytes(2, "") + Bytes(3, "") +
+                                          Bytes(4, Time(1795992000)) + Bytes(5, Time(1795992000)) +
+                                          Bytes(6, "True")) +
+                                 Bytes(1, Bytes(1, "Failed") + Bytes(2, "SignerValidationFailure") +
+                                              Bytes(3, "") + Bytes(4, Time(1795992622)) +
+                                              Bytes(5, Time(1795992622)) + Bytes(6, "True")) +
+                                 Bytes(2, certificate))),
+       R"({"apiVersion":"certificates.k8s.io/v1","kind":"CertificateSigningRequest",
+           "metadata":{"name":"carol"},"spec":{"request":"AP8=","signerName":""},
+           "status":{"conditions":[
+               {"type":"Approved","status":"True","lastUpdateTime":"2026-11-29T22:40:00Z",
+                "lastTransitionTime":"2026-11-29T22:40:00Z"},
+               {"type":"Failed","status":"True","reason":"SignerValidationFailure",
+                "lastUpdateTime":"2026-11-29T22:50:22Z",
+                "lastTransitionTime":"2026-11-29T22:50:22Z"}],
+             "certificate":"LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS0tLS0tCk1JSUMKLS0tLS1FTkQgQ0VSVElGSUNBVEUtLS0tLQo="}})"},
+  };
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    auto obj = DecodeObject(tc.body);
+    ASSERT_TRUE(obj.ok()) << obj.status().ToString();
+    EXPECT_EQ(*obj, json::parse(tc.want)) << obj->dump();
+  }
+}
+
 TEST(DecodeObjectTest, MicroTimes) {
   struct Case {
     std::string name;
@@ -735,6 +830,22 @@ TEST(DecodeObjectTest, Errors) {
        StatusCode::kUnimplemented,
        R"(protobuf bodies of kind "ConfigMap" in version "apps/v1" are not supported; )"
        "send application/json"},
+      {"wrong wire type for ExtraValue.Items",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                Bytes(2, Bytes(6, Bytes(1, "k") + Bytes(2, Int(1, 1))))),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 0 for field Items"},
+      {"illegal tag in an ExtraValue",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest",
+                Bytes(2, Bytes(6, Bytes(1, "k") + Bytes(2, std::string("\x00\x00", 2))))),
+       StatusCode::kInvalidArgument, "proto: ExtraValue: illegal tag 0 (wire type 0)"},
+      {"a truncated ExtraValue",
+       Envelope(
+           "certificates.k8s.io/v1", "CertificateSigningRequest",
+           Bytes(2, Bytes(6, Bytes(1, "k") + Bytes(2, Varint(1 << 3 | 2) + Varint(5) + "ab")))),
+       StatusCode::kInvalidArgument, "unexpected EOF"},
+      {"wrong wire type for expirationSeconds",
+       Envelope("certificates.k8s.io/v1", "CertificateSigningRequest", Bytes(2, Bytes(8, "1"))),
+       StatusCode::kInvalidArgument, "proto: wrong wireType = 2 for field ExpirationSeconds"},
       {"no TypeMeta", std::string(kMagic) + Bytes(2, ""), StatusCode::kUnimplemented,
        R"(protobuf bodies of kind "" in version "" are not supported; send application/json)"},
   };

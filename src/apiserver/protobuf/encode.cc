@@ -301,6 +301,25 @@ Status EncodeValue(const FieldSpec& f, const json& value, const std::string& pat
   }
 }
 
+// ExtraValue {1: repeated string items} from a JSON array of strings; null is the empty
+// message, a null element "" (encoding/json leaves it zero).
+StatusOr<std::string> StringListMessage(const json& v, const std::string& path) {
+  std::string out;
+  if (v.is_null()) return out;
+  if (!v.is_array()) return Expected(path, "an array");
+  for (size_t i = 0; i < v.size(); ++i) {
+    const json& item = v[i];
+    if (item.is_null()) {
+      PutBytesField(out, 1, "");
+    } else if (item.is_string()) {
+      PutBytesField(out, 1, item.get_ref<const std::string&>());
+    } else {
+      return Expected(Index(path, i), "a string");
+    }
+  }
+  return out;
+}
+
 // A map field: one entry {1: key, 2: value} per key, in sorted key order as gogo writes them
 // (nlohmann::json keeps an object's keys in a std::map, ordered bytewise as Go's sort.Strings).
 Status EncodeMap(const FieldSpec& f, const json& map, const std::string& path, std::string& out) {
@@ -338,6 +357,11 @@ Status EncodeMap(const FieldSpec& f, const json& map, const std::string& path, s
         PutBytesField(entry, 2, t);
         break;
       }
+      case Kind::kStringListMap: {
+        TIDEPOOL_ASSIGN_OR_RETURN(const std::string items, StringListMessage(v, vpath));
+        PutBytesField(entry, 2, items);
+        break;
+      }
       default:
         break;
     }
@@ -348,7 +372,7 @@ Status EncodeMap(const FieldSpec& f, const json& map, const std::string& path, s
 
 bool IsMap(Kind kind) {
   return kind == Kind::kStringMap || kind == Kind::kBytesMap || kind == Kind::kQuantityMap ||
-         kind == Kind::kTimeMap;
+         kind == Kind::kTimeMap || kind == Kind::kStringListMap;
 }
 
 // One field of `m` from `object` (whose path is `path`).

@@ -20,8 +20,10 @@
 //   - repeated scalars unpacked (proto2: one key per element), repeated messages one field per
 //     element; a null element is the Go zero value ("", 0, false, an empty message);
 //   - maps as repeated entries {1: key, 2: value} in sorted key order (gogo sorts the keys);
-//     ResourceList values are resource.Quantity {1: string}, kTimeMap values metav1.Time; a null
-//     value is the Go zero value ("", no bytes, Quantity "0", the zero Time's empty message);
+//     ResourceList values are resource.Quantity {1: string}, kTimeMap values metav1.Time,
+//     kStringListMap values (JSON arrays of strings) ExtraValue {1: each string}, written even
+//     when empty; a null value is the Go zero value ("", no bytes, Quantity "0", the zero Time's
+//     or ExtraValue's empty message), a null element of an array "";
 //   - an embedded Go struct (kInline) takes its fields from the same JSON object as its parent
 //     and is always written, as one length-delimited field;
 //   - metav1.Time and MicroTime: RFC 3339 (any offset, up to nanoseconds, years 0000-9999) ->

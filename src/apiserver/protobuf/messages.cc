@@ -2,10 +2,11 @@
 //
 // The tables of messages.h. Field numbers and types are those of Kubernetes 1.32's
 // generated.proto files (k8s.io/api core, apps, batch, policy, scheduling, rbac, autoscaling,
-// events, coordination, networking, storage v1; k8s.io/apimachinery meta/v1); JSON names, Go names,
-// `omitempty` and pointer-ness are those of the Go types (k8s.io/api/*/v1/types.go). Messages come
-// before the messages that use them. meta/v1 ManagedFieldsEntry is left out: the server owns
-// managedFields, so ObjectMeta skips field 17 as it skips unknown fields.
+// events, coordination, networking, storage, certificates v1; k8s.io/apimachinery meta/v1); JSON
+// names, Go names, `omitempty` and pointer-ness are those of the Go types
+// (k8s.io/api/*/v1/types.go). Messages come before the messages that use them. meta/v1
+// ManagedFieldsEntry is left out: the server owns managedFields, so ObjectMeta skips field 17 as
+// it skips unknown fields.
 #include "apiserver/protobuf/messages.h"
 
 namespace tidepool::apiserver::protobuf {
@@ -3240,6 +3241,48 @@ constexpr FieldSpec kNetworkingIngressClassFields[] = {
 };
 constexpr MessageSpec kNetworkingIngressClass{"IngressClass", kNetworkingIngressClassFields};
 
+// certificates.v1.CertificateSigningRequestSpec (extra's ExtraValue is a kStringListMap value)
+constexpr FieldSpec kCertificatesCsrSpecFields[] = {
+    {1, "request", "Request", kBytes, kAlways},
+    {2, "username", "Username", kString, kOmitEmpty},
+    {3, "uid", "UID", kString, kOmitEmpty},
+    {4, "groups", "Groups", kString, kOmitEmpty, kRepeated},
+    {5, "usages", "Usages", kString, kOmitEmpty, kRepeated},
+    {6, "extra", "Extra", kStringListMap, kOmitEmpty},
+    {7, "signerName", "SignerName", kString, kAlways},
+    {8, "expirationSeconds", "ExpirationSeconds", kInt32, kOnWire},
+};
+constexpr MessageSpec kCertificatesCsrSpec{"CertificateSigningRequestSpec",
+                                           kCertificatesCsrSpecFields};
+
+// certificates.v1.CertificateSigningRequestCondition
+constexpr FieldSpec kCertificatesCsrConditionFields[] = {
+    {1, "type", "Type", kString, kAlways},
+    {2, "reason", "Reason", kString, kOmitEmpty},
+    {3, "message", "Message", kString, kOmitEmpty},
+    {4, "lastUpdateTime", "LastUpdateTime", kTime, kAlways},
+    {5, "lastTransitionTime", "LastTransitionTime", kTime, kAlways},
+    {6, "status", "Status", kString, kAlways},
+};
+constexpr MessageSpec kCertificatesCsrCondition{"CertificateSigningRequestCondition",
+                                                kCertificatesCsrConditionFields};
+
+// certificates.v1.CertificateSigningRequestStatus
+constexpr FieldSpec kCertificatesCsrStatusFields[] = {
+    {1, "conditions", "Conditions", kMessage, kOmitEmpty, kRepeated, &kCertificatesCsrCondition},
+    {2, "certificate", "Certificate", kBytes, kOmitEmpty},
+};
+constexpr MessageSpec kCertificatesCsrStatus{"CertificateSigningRequestStatus",
+                                             kCertificatesCsrStatusFields};
+
+// certificates.v1.CertificateSigningRequest
+constexpr FieldSpec kCertificatesCsrFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kCertificatesCsrSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kCertificatesCsrStatus},
+};
+constexpr MessageSpec kCertificatesCsr{"CertificateSigningRequest", kCertificatesCsrFields};
+
 // apis.meta.v1.Status
 constexpr FieldSpec kMetaStatusFields[] = {
     {1, "metadata", "ListMeta", kMessage, kAlways, 0, &kMetaListMeta},
@@ -3298,6 +3341,7 @@ constexpr KindSpec kKinds[] = {
     {"authorization.k8s.io/v1", "SelfSubjectRulesReview", &kAuthzSelfSubjectRulesReview},
     {"authentication.k8s.io/v1", "SelfSubjectReview", &kAuthnSelfSubjectReview},
     {"events.k8s.io/v1", "Event", &kEventsEvent},
+    {"certificates.k8s.io/v1", "CertificateSigningRequest", &kCertificatesCsr},
     {"*/v1", "DeleteOptions", &kMetaDeleteOptions},
     {"*/v1", "Status", &kMetaStatus},
 };

@@ -6,7 +6,8 @@
 // encoding/json does with the Go field. One generic walker in decode.cc reads any of them.
 //
 // Field numbers and types are wire-format facts of Kubernetes 1.32 (core, apps, batch, policy,
-// scheduling, rbac, autoscaling, events, coordination, storage v1; meta/v1; resource; intstr).
+// scheduling, rbac, autoscaling, events, coordination, storage, certificates v1; meta/v1;
+// resource; intstr).
 // Presence says how the Go field is written by encoding/json, which is what a JSON client would
 // have sent:
 //   kOmitEmpty  a non-pointer field with `omitempty`: written when not the zero value (and every
@@ -43,6 +44,11 @@ enum class Kind : uint8_t {
   kQuantity,      // resource.Quantity {1: string}: the string
   kIntOrString,   // intstr.IntOrString {1: type, 2: intVal, 3: strVal}: a number or a string
   kRawExtension,  // runtime.RawExtension {1: raw}: the raw bytes are JSON, embedded as a value
+  // map<string, ExtraValue>, ExtraValue being the message {1: repeated string items} whose Go
+  // type is []string (certificates, authentication and authorization v1 each define one): each
+  // value a JSON array of strings; an entry with no value or no items is [] (gogo's
+  // `&ExtraValue{}`), and gogo writes the value even when empty.
+  kStringListMap,
 };
 
 enum class Presence : uint8_t { kOmitEmpty, kOnWire, kAlways };
