@@ -95,6 +95,7 @@ const KINDS = {
   'authorization.k8s.io/v1/SelfSubjectRulesReview': 'V1SelfSubjectRulesReview',
   'authentication.k8s.io/v1/SelfSubjectReview': 'V1SelfSubjectReview',
   'apiextensions.k8s.io/v1/CustomResourceDefinition': 'V1CustomResourceDefinition',
+  'certificates.k8s.io/v1/CertificateSigningRequest': 'V1CertificateSigningRequest',
   'policy/v1/PodDisruptionBudget': 'V1PodDisruptionBudget',
   'policy/v1/Eviction': 'V1Eviction',
   'coordination.k8s.io/v1/Lease': 'V1Lease',

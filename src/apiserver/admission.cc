@@ -4,6 +4,7 @@
 #include <string>
 
 #include "api/name_validation.h"
+#include "apiserver/certificates/csr.h"
 #include "apiserver/crd/strategy.h"
 #include "apiserver/validation/apps.h"
 #include "apiserver/validation/autoscaling.h"
@@ -408,7 +409,10 @@ void ApplyDefaults(const Resource& r, json& object) {
 
 bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resource == "jobs"; }
 
-void PrepareForCreate(const Resource& r, json& object) {
+void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* user) {
+  if (r.group == "certificates.k8s.io" && r.resource == "certificatesigningrequests") {
+    certificates::PrepareCsrForCreate(object, user != nullptr ? *user : authn::UserInfo{});
+  }
   if (crd::IsDefinition(r)) crd::PrepareDefinitionForCreate(object);
   if (r.custom != nullptr) crd::PrepareCustomForCreate(r, object);
   if (NeedsUidOnCreate(r)) validation::PrepareJobForCreate(object);
@@ -427,15 +431,23 @@ void PrepareForCreate(const Resource& r, json& object) {
   }
 }
 
-void PrepareForUpdate(const Resource& r, json& object, const json& old, bool status_only) {
-  if (status_only) return;
+void PrepareForUpdate(const Resource& r, json& object, const json& old,
+                      std::string_view subresource, TimePoint now) {
+  if (r.group == "certificates.k8s.io" && r.resource == "certificatesigningrequests") {
+    certificates::PrepareCsrForUpdate(object, old, subresource, FormatRfc3339(now));
+  }
+  if (!subresource.empty()) return;
   if (r.group.empty() && r.resource == "services") validation::KeepServiceAddresses(object, old);
   if (crd::IsDefinition(r)) crd::PrepareDefinitionForUpdate(object, old);
   if (r.custom != nullptr) crd::PrepareCustomForUpdate(r, object, old);
 }
 
-Status Validate(const Resource& r, const json& object, const json* old,
-                api::FieldErrors* errors) {
+Status Validate(const Resource& r, const json& object, const json* old, api::FieldErrors* errors,
+                std::string_view subresource) {
+  if (r.group == "certificates.k8s.io" && r.resource == "certificatesigningrequests") {
+    *errors = certificates::ValidateCsr(object, old, subresource);
+    return Status::Ok();
+  }
   if (r.custom != nullptr || crd::IsDefinition(r)) {
     *errors = old == nullptr ? validation::ValidateObjectMeta(object, NameRuleFor(r), r.namespaced)
                              : validation::ValidateObjectMetaUpdate(object, *old);

@@ -33,12 +33,13 @@
 // the decoder fails before validation in kube-apiserver.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "api/field_error.h"
+#include "apiserver/authn/user.h"
 #include "apiserver/resources.h"
+#include "common/clock.h"
 #include "common/status.h"
 
 namespace tidepool::apiserver {
@@ -51,16 +52,21 @@ bool NeedsUidOnCreate(const Resource& r);
 // What kube's strategies do to a new object before validating it (a Job's generated selector
 // and template labels, a PersistentVolume's or ReplicationController's status). REQUIRES:
 // ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate; metadata.creationTimestamp set.
-void PrepareForCreate(const Resource& r, nlohmann::json& object);
+// `user` is who asks (authn/user.h): a CertificateSigningRequest records it; null: nobody.
+void PrepareForCreate(const Resource& r, nlohmann::json& object,
+                      const authn::UserInfo* user = nullptr);
 
-// What kube's strategies do to an updated object (PrepareForUpdate): a custom resource with a
+// What kube's strategies do to an updated object (PrepareForUpdate) written through
+// `subresource` ("" for the object itself, "status", "approval"): a custom resource with a
 // status subresource keeps its stored status; a CustomResourceDefinition keeps its status and
-// accepts its new names (crd/strategy.h). Nothing on the status subresource (`status_only`).
+// accepts its new names (crd/strategy.h); a CertificateSigningRequest keeps what its
+// subresource may not change (certificates/csr.h; `now` stamps its conditions). Nothing else on
+// the status subresource.
 void PrepareForUpdate(const Resource& r, nlohmann::json& object, const nlohmann::json& old,
-                      bool status_only);
+                      std::string_view subresource, TimePoint now);
 
 // `old` is null on create. InvalidArgument (BadRequest) when the object cannot be decoded.
 Status Validate(const Resource& r, const nlohmann::json& object, const nlohmann::json* old,
-                api::FieldErrors* errors);
+                api::FieldErrors* errors, std::string_view subresource = "");
 
 }  // namespace tidepool::apiserver

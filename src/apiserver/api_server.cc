@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "apiserver/authn/user.h"
 #include "apiserver/crd/registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers/handler.h"
@@ -92,6 +93,11 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
 
 void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
   const std::string& path = req.path;
+  // kube's impersonation filter, before any handler: groups, a uid or extras without a user.
+  if (auto user = authn::RequestUser(req); !user.ok()) {
+    SendError(w, {400, "BadRequest", std::string(user.status().message()), json()});
+    return;
+  }
   if (path == "/version" || path == "/version/") {
     SendJson(w, 200, VersionInfo());
     return;

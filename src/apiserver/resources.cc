@@ -151,6 +151,16 @@ std::vector<Resource> Build() {
     r.subresources = {Status(r)};
     v.push_back(r);
   }
+  // certificates.k8s.io/v1: CertificateSigningRequests, approved or denied through their
+  // approval subresource (certificates/csr.h); nothing signs them.
+  {
+    Resource r = Make("certificates.k8s.io", "certificatesigningrequests",
+                      "certificatesigningrequest", "CertificateSigningRequest", false, {"csr"});
+    Subresource approval = Status(r);
+    approval.name = "approval";
+    r.subresources = {approval, Status(r)};
+    v.push_back(r);
+  }
   // networking.k8s.io/v1: Ingresses and IngressClasses (stored, validated and printed; no
   // ingress controller programs anything - as a cluster without one).
   v.push_back(Make("networking.k8s.io", "ingressclasses", "ingressclass", "IngressClass", false));

@@ -80,7 +80,8 @@ void HandleCreate(Context& c) {
   c.r.name = name;
   ApplyDefaults(res, obj);
   FillSystemFields(obj, c.store.GenerateUid(), c.clock.Now());
-  PrepareForCreate(res, obj);
+  auto user = authn::RequestUser(c.req);
+  PrepareForCreate(res, obj, user.ok() ? &*user : nullptr);
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);

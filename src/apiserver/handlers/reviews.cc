@@ -3,12 +3,13 @@
 // reaches the API at all), so:
 //   - SelfSubjectAccessReview, SubjectAccessReview, LocalSubjectAccessReview: allowed;
 //   - SelfSubjectRulesReview: every verb on every resource and non-resource URL;
-//   - SelfSubjectReview (`kubectl auth whoami`): a request with a bearer token is tidepool's
-//     administrator ("tidepool-admin", groups system:masters and system:authenticated); one
-//     without is kube's anonymous user (system:anonymous, system:unauthenticated).
+//   - SelfSubjectReview (`kubectl auth whoami`): the user the request is served as
+//     (authn/user.h: tidepool's administrator with a bearer token, else kube's anonymous user;
+//     or whom it impersonates).
 // Validation as kube's: an access review names exactly one of resourceAttributes and
 // nonResourceAttributes; a SubjectAccessReview a user or a group.
 
+#include "apiserver/authn/user.h"
 #include "apiserver/handlers/handler.h"
 
 namespace tidepool::apiserver::handlers {
@@ -59,17 +60,13 @@ api::FieldErrors ValidateReview(const Resource& r, const json& review) {
 json Status(const Context& c) {
   const Resource& r = c.res;
   if (r.resource == "selfsubjectreviews") {
-    const std::string auth = c.req.Header("authorization");
-    const bool bearer = auth.size() > 7 &&
-                        (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0);
-    if (bearer) {
-      return {{"userInfo",
-               {{"username", "tidepool-admin"},
-                {"groups", json::array({"system:masters", "system:authenticated"})}}}};
-    }
-    return {
-        {"userInfo",
-         {{"username", "system:anonymous"}, {"groups", json::array({"system:unauthenticated"})}}}};
+    const auto user = authn::RequestUser(c.req);  // checked before routing
+    if (!user.ok()) return {{"userInfo", json::object()}};
+    json info = {{"username", user->username}};
+    if (!user->uid.empty()) info["uid"] = user->uid;
+    if (!user->groups.empty()) info["groups"] = user->groups;
+    if (!user->extra.empty()) info["extra"] = user->extra;
+    return {{"userInfo", std::move(info)}};
   }
   if (r.resource == "selfsubjectrulesreviews") {
     return {{"resourceRules",

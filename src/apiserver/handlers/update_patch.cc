@@ -90,7 +90,8 @@ bool ReadWrite(Context& c, Write& u) {
   u.fv = FieldValidationParam(c.req);
   u.manager = FieldManager(c.req);
   u.put = c.method == "PUT";
-  u.status_only = c.r.subresource == "status";
+  // A CertificateSigningRequest's approval is written as its status is (csr.h keeps the rest).
+  u.status_only = c.r.subresource == "status" || c.r.subresource == "approval";
   u.apply = c.method == "PATCH" && u.ct.find("application/apply-patch") == 0;
   u.patch_body = std::move(body).value();
   if (u.put) {
@@ -273,11 +274,14 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
     }
     next = conversion::ToStorage(res, std::move(next));
   }
-  if (cur == nullptr) PrepareForCreate(sres, next);
+  if (cur == nullptr) {
+    auto user = authn::RequestUser(c.req);
+    PrepareForCreate(sres, next, user.ok() ? &*user : nullptr);
+  }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
-  if (old != nullptr) PrepareForUpdate(sres, next, *old, u.status_only);
+  if (old != nullptr) PrepareForUpdate(sres, next, *old, c.r.subresource, c.clock.Now());
   api::FieldErrors errors;
-  TIDEPOOL_RETURN_IF_ERROR(Validate(sres, next, old, &errors));
+  TIDEPOOL_RETURN_IF_ERROR(Validate(sres, next, old, &errors, c.r.subresource));
   if (!errors.empty()) {
     u.invalid = true;
     u.invalid_error = Invalid(sres, c.r.name, errors);

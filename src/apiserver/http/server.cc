@@ -56,6 +56,17 @@ std::string HttpRequest::Header(std::string_view name) const {
   return it == headers.end() ? "" : it->second;
 }
 
+std::vector<std::string> HttpRequest::HeaderValues(std::string_view name) const {
+  const std::string key(name);
+  std::vector<std::string> out;
+  auto [first, last] = repeated_headers.equal_range(key);
+  for (auto it = first; it != last; ++it) out.push_back(it->second);
+  if (out.empty()) {
+    if (auto it = headers.find(key); it != headers.end()) out.push_back(it->second);
+  }
+  return out;
+}
+
 namespace {
 
 struct Connection {
@@ -195,7 +206,15 @@ class RequestParser final : public bhttp::basic_parser<true> {
                      beast::error_code&) override {
     std::string lower(name.data(), name.size());
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    out_->headers[std::move(lower)].assign(value.data(), value.size());
+    std::string v(value.data(), value.size());
+    auto [it, added] = out_->headers.try_emplace(lower, v);
+    if (!added) {
+      // A repeated header: every value is kept (the first one too, once).
+      if (out_->repeated_headers.count(lower) == 0)
+        out_->repeated_headers.emplace(lower, it->second);
+      out_->repeated_headers.emplace(lower, v);
+      it->second = std::move(v);
+    }
   }
   void on_header_impl(beast::error_code&) override {}
   // The body limit was checked before this call (Content-Length), so reserving is bounded.

@@ -41,8 +41,11 @@ struct HttpRequest {
   std::string path;    // percent-decoded path, without the query
   // Decoded query parameters; a repeated parameter keeps every value in order.
   std::multimap<std::string, std::string> query;
-  // Lower-case header names.
+  // Lower-case header names; a repeated header's last value.
   std::map<std::string, std::string> headers;
+  // Every value of a header sent more than once, in order (Impersonate-Group is one line per
+  // group, and a group may contain commas); other headers are in `headers` only.
+  std::multimap<std::string, std::string> repeated_headers;
   std::string body;
   std::string remote;  // "127.0.0.1:53422"
 
@@ -51,6 +54,8 @@ struct HttpRequest {
   bool HasQuery(std::string_view name) const;
   // The value of a header (lower-case name), or "".
   std::string Header(std::string_view name) const;
+  // Every value of a header (lower-case name), in the order sent; empty when absent.
+  std::vector<std::string> HeaderValues(std::string_view name) const;
 };
 
 // Sets `path` (percent-decoded) and `query` (decoded, '+' as space) from `target`, as the

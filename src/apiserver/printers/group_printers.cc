@@ -328,6 +328,34 @@ json IngressClassCells(const json& ic, TimePoint now) {
   return json::array({Name(ic), Str(Path(ic, "spec", "controller")), parameters, Age(ic, now)});
 }
 
+// printCertificateSigningRequest: the signer (<none>), the requestor (spec.username), the
+// requested duration (HumanDuration of spec.expirationSeconds, <none>) and extractCSRStatus's
+// condition: Denied, else Approved, else Pending; then ",Failed" and ",Issued" as they apply.
+json CertificateSigningRequestCells(const json& csr, TimePoint now) {
+  bool approved = false, denied = false, failed = false;
+  if (const json* conds = Path(csr, "status", "conditions");
+      conds != nullptr && conds->is_array()) {
+    for (const json& c : *conds) {
+      const std::string type = Str(Path(&c, "type"));
+      approved = approved || type == "Approved";
+      denied = denied || type == "Denied";
+      failed = failed || type == "Failed";
+    }
+  }
+  std::string condition = denied ? "Denied" : approved ? "Approved" : "Pending";
+  if (failed) condition += ",Failed";
+  if (!Str(Path(csr, "status", "certificate")).empty()) condition += ",Issued";
+  std::string signer = Str(Path(csr, "spec", "signerName"));
+  if (signer.empty()) signer = "<none>";
+  std::string duration = "<none>";
+  if (const json* e = Path(csr, "spec", "expirationSeconds");
+      e != nullptr && e->is_number_integer()) {
+    duration = HumanDuration(std::chrono::seconds(e->get<int64_t>()));
+  }
+  return json::array(
+      {Name(csr), Age(csr, now), signer, Str(Path(csr, "spec", "username")), duration, condition});
+}
+
 // ---- coordination.k8s.io, policy, scheduling.k8s.io --------------------------------------------
 
 json LeaseCells(const json& lease, TimePoint now) {
@@ -621,6 +649,66 @@ Printer MakeIngressClassPrinter() {
       AgeColumn(),
   };
   p.cells = &IngressClassCells;
+  return p;
+}
+
+Printer MakeCertificateSigningRequestPrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      AgeColumn(),
+      {"SignerName", "string", "",
+       "signerName indicates the requested signer, and is a qualified name.  List/watch "
+       "requests for CertificateSigningRequests can filter on this field using a \"spec.s"
+       "ignerName=NAME\" fieldSelector.  Well-known Kubernetes signers are:  1. \"kubernet"
+       "es.io/kube-apiserver-client\": issues client certificates that can be used to aut"
+       "henticate to kube-apiserver.   Requests for this signer are never auto-approved "
+       "by kube-controller-manager, can be issued by the \"csrsigning\" controller in kube"
+       "-controller-manager.  2. \"kubernetes.io/kube-apiserver-client-kubelet\": issues c"
+       "lient certificates that kubelets use to authenticate to kube-apiserver.   Reques"
+       "ts for this signer can be auto-approved by the \"csrapproving\" controller in kube"
+       "-controller-manager, and can be issued by the \"csrsigning\" controller in kube-co"
+       "ntroller-manager.  3. \"kubernetes.io/kubelet-serving\" issues serving certificate"
+       "s that kubelets use to serve TLS endpoints, which kube-apiserver can connect to "
+       "securely.   Requests for this signer are never auto-approved by kube-controller-"
+       "manager, and can be issued by the \"csrsigning\" controller in kube-controller-man"
+       "ager.  More details are available at https://k8s.io/docs/reference/access-authn-"
+       "authz/certificate-signing-requests/#kubernetes-signers  Custom signerNames can a"
+       "lso be specified. The signer defines:  1. Trust distribution: how trust (CA bund"
+       "les) are distributed.  2. Permitted subjects: and behavior when a disallowed sub"
+       "ject is requested.  3. Required, permitted, or forbidden x509 extensions in the "
+       "request (including whether subjectAltNames are allowed, which types, restriction"
+       "s on allowed values) and behavior when a disallowed extension is requested.  4. "
+       "Required, permitted, or forbidden key usages / extended key usages.  5. Expirati"
+       "on/certificate lifetime: whether it is fixed by the signer, configurable by the "
+       "admin.  6. Whether or not requests for CA certificates are allowed.",
+       0},
+      {"Requestor", "string", "",
+       "request contains an x509 certificate signing request encoded in a \"CERTIFICATE R"
+       "EQUEST\" PEM block. When serialized as JSON or YAML, the data is additionally bas"
+       "e64-encoded.",
+       0},
+      {"RequestedDuration", "string", "",
+       "expirationSeconds is the requested duration of validity of the issued certificat"
+       "e. The certificate signer may issue a certificate with a different validity dura"
+       "tion so a client must check the delta between the notBefore and and notAfter fie"
+       "lds in the issued certificate to determine the actual duration.  The v1.22+ in-t"
+       "ree implementations of the well-known Kubernetes signers will honor this field a"
+       "s long as the requested duration is not greater than the maximum duration they w"
+       "ill honor per the --cluster-signing-duration CLI flag to the Kubernetes controll"
+       "er manager.  Certificate signers may not honor this field for various reasons:  "
+       "  1. Old signer that is unaware of the field (such as the in-tree      implement"
+       "ations prior to v1.22)   2. Signer whose configured maximum is shorter than the "
+       "requested duration   3. Signer whose configured minimum is longer than the reque"
+       "sted duration  The minimum valid value for expirationSeconds is 600, i.e. 10 min"
+       "utes.",
+       0},
+      {"Condition", "string", "",
+       "conditions applied to the request. Known conditions are \"Approved\", \"Denied\", an"
+       "d \"Failed\".",
+       0},
+  };
+  p.cells = &CertificateSigningRequestCells;
   return p;
 }
 

@@ -54,6 +54,8 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("autoscaling", "horizontalpodautoscalers")] = MakeHpaPrinter();
     (*m)[Key("networking.k8s.io", "ingresses")] = MakeIngressPrinter();
     (*m)[Key("networking.k8s.io", "ingressclasses")] = MakeIngressClassPrinter();
+    (*m)[Key("certificates.k8s.io", "certificatesigningrequests")] =
+        MakeCertificateSigningRequestPrinter();
     (*m)[Key("coordination.k8s.io", "leases")] = MakeLeasePrinter();
     (*m)[Key("policy", "poddisruptionbudgets")] = MakePodDisruptionBudgetPrinter();
     (*m)[Key("rbac.authorization.k8s.io", "rolebindings")] = MakeRoleBindingPrinter();

@@ -55,6 +55,7 @@ Printer MakeCronJobPrinter();
 Printer MakeJobPrinter();
 Printer MakeIngressPrinter();
 Printer MakeIngressClassPrinter();
+Printer MakeCertificateSigningRequestPrinter();
 Printer MakeLeasePrinter();
 Printer MakePodDisruptionBudgetPrinter();
 Printer MakeRoleBindingPrinter();

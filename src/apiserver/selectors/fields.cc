@@ -159,6 +159,12 @@ Value JobField(const json& o, std::string_view f) {
   return MetaField(o, f, true);
 }
 
+// certificates/v1's: metadata.name and spec.signerName.
+Value CsrField(const json& o, std::string_view f) {
+  if (f == "spec.signerName") return Str(o, {"spec", "signerName"});
+  return MetaField(o, f, false);
+}
+
 // DefaultMetaV1FieldSelectorConversion: both names for every resource; metadata.namespace of a
 // cluster-scoped object is simply "".
 Value DefaultField(const json& o, std::string_view f) { return MetaField(o, f, true); }
@@ -184,6 +190,8 @@ ResourceFields Lookup(std::string_view group, std::string_view resource) {
     return {EventsV1EventField, ErrorStyle::kNotSupported};
   } else if (group == "batch" && resource == "jobs") {
     return {JobField, ErrorStyle::kJob};
+  } else if (group == "certificates.k8s.io" && resource == "certificatesigningrequests") {
+    return {CsrField, ErrorStyle::kNotSupported};
   }
   return {DefaultField, ErrorStyle::kDefault};
 }

@@ -28,6 +28,8 @@ std::vector<std::string> NameErrors(NameRule rule, const std::string& name) {
       return api::IsDns1035Label(name);
     case NameRule::kPathSegment:
       return api::IsValidPathSegmentName(name);
+    case NameRule::kAny:
+      return {};
   }
   return {};
 }

@@ -38,6 +38,7 @@ enum class NameRule {
   kDns1123Label,      // namespaces, statefulsets
   kDns1035Label,      // services
   kPathSegment,       // rbac kinds (path.IsValidPathSegmentName)
+  kAny,               // any non-empty name (CertificateSigningRequests)
 };
 
 // `object` is the whole object (its "metadata" member is validated).
