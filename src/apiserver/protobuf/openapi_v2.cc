@@ -178,58 +178,50 @@ std::string Schema(const json& s) {
 
 // ---- Parameters. ----
 
-// PrimitivesItems (a non-body parameter's "items").
+// The fields PrimitivesItems and the non-body parameter sub-schemas share, in the same order:
+// type, format, items, collectionFormat, default, maximum, exclusiveMaximum, minimum,
+// exclusiveMinimum, maxLength, minLength, pattern, maxItems, minItems, uniqueItems, enum,
+// multipleOf and the vendor extensions, numbered from `first` on.
+std::string Primitives(const json& p);
+void PrimitiveFields(std::string& out, const json& p, uint32_t first) {
+  uint32_t n = first;
+  String(out, n++, p, "type");
+  String(out, n++, p, "format");
+  Message(out, n++, p, "items", Primitives);
+  String(out, n++, p, "collectionFormat");
+  Any(out, n++, p, "default");
+  Double(out, n++, p, "maximum");
+  Bool(out, n++, p, "exclusiveMaximum");
+  Double(out, n++, p, "minimum");
+  Bool(out, n++, p, "exclusiveMinimum");
+  Int64(out, n++, p, "maxLength");
+  Int64(out, n++, p, "minLength");
+  String(out, n++, p, "pattern");
+  Int64(out, n++, p, "maxItems");
+  Int64(out, n++, p, "minItems");
+  Bool(out, n++, p, "uniqueItems");
+  Anys(out, n++, p, "enum");
+  Double(out, n++, p, "multipleOf");
+  VendorExtensions(out, n, p);
+}
+
+// PrimitivesItems (a non-body parameter's "items"): from field 1.
 std::string Primitives(const json& p) {
   std::string out;
-  String(out, 1, p, "type");
-  String(out, 2, p, "format");
-  Message(out, 3, p, "items", Primitives);
-  String(out, 4, p, "collectionFormat");
-  Any(out, 5, p, "default");
-  Double(out, 6, p, "maximum");
-  Bool(out, 7, p, "exclusiveMaximum");
-  Double(out, 8, p, "minimum");
-  Bool(out, 9, p, "exclusiveMinimum");
-  Int64(out, 10, p, "maxLength");
-  Int64(out, 11, p, "minLength");
-  String(out, 12, p, "pattern");
-  Int64(out, 13, p, "maxItems");
-  Int64(out, 14, p, "minItems");
-  Bool(out, 15, p, "uniqueItems");
-  Anys(out, 16, p, "enum");
-  Double(out, 17, p, "multipleOf");
-  VendorExtensions(out, 18, p);
+  PrimitiveFields(out, p, 1);
   return out;
 }
 
-// Query/FormData/Header/PathParameterSubSchema: the same fields, but query and formData have
-// allow_empty_value as field 5 and every later field one number higher.
+// Query/FormData/Header/PathParameterSubSchema: required, in, description, name; query and
+// formData then allow_empty_value (5); then the primitive fields.
 std::string NonBodySubSchema(const json& p, bool allow_empty) {
   std::string out;
   Bool(out, 1, p, "required");
   String(out, 2, p, "in");
   String(out, 3, p, "description");
   String(out, 4, p, "name");
-  const uint32_t d = allow_empty ? 1 : 0;
   if (allow_empty) Bool(out, 5, p, "allowEmptyValue");
-  String(out, 5 + d, p, "type");
-  String(out, 6 + d, p, "format");
-  Message(out, 7 + d, p, "items", Primitives);
-  String(out, 8 + d, p, "collectionFormat");
-  Any(out, 9 + d, p, "default");
-  Double(out, 10 + d, p, "maximum");
-  Bool(out, 11 + d, p, "exclusiveMaximum");
-  Double(out, 12 + d, p, "minimum");
-  Bool(out, 13 + d, p, "exclusiveMinimum");
-  Int64(out, 14 + d, p, "maxLength");
-  Int64(out, 15 + d, p, "minLength");
-  String(out, 16 + d, p, "pattern");
-  Int64(out, 17 + d, p, "maxItems");
-  Int64(out, 18 + d, p, "minItems");
-  Bool(out, 19 + d, p, "uniqueItems");
-  Anys(out, 20 + d, p, "enum");
-  Double(out, 21 + d, p, "multipleOf");
-  VendorExtensions(out, 22 + d, p);
+  PrimitiveFields(out, p, allow_empty ? 6 : 5);
   return out;
 }
 
