@@ -42,6 +42,10 @@ StatusOr<Ipv4Cidr> Ipv4Cidr::ParseServiceRange(std::string_view text) {
     return InvalidArgumentError(
         "specified service range is too large; for 32-bit addresses, the mask must be >= 12");
   }
+  if (c.prefix_ > 28) {
+    // tidepool's own limit: GKE's kube-dns Service takes the range's tenth address.
+    return InvalidArgumentError("specified service range is too small: the mask must be <= 28");
+  }
   return c;
 }
 

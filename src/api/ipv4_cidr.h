@@ -24,7 +24,8 @@ class Ipv4Cidr {
   // "a.b.c.d/n". InvalidArgument: `invalid CIDR address: <text>` (Go's net.ParseCIDR text).
   static StatusOr<Ipv4Cidr> Parse(std::string_view text);
   // The same, for a service range: also `specified service range is too large; for 32-bit
-  // addresses, the mask must be >= 12` (kube-apiserver's check).
+  // addresses, the mask must be >= 12` (kube-apiserver's check), and `specified service range
+  // is too small: the mask must be <= 28` (tidepool's: kube-dns takes the tenth address).
   static StatusOr<Ipv4Cidr> ParseServiceRange(std::string_view text);
 
   uint32_t base() const { return base_; }

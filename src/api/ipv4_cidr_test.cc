@@ -46,6 +46,10 @@ TEST(Ipv4CidrTest, ServiceRangeAddresses) {
   EXPECT_TRUE(r->Contains(*ParseIpv4("10.0.0.255")));
   EXPECT_FALSE(r->Contains(*ParseIpv4("10.0.1.0")));
   EXPECT_FALSE(r->Contains(*ParseIpv4("9.255.255.255")));
+  auto small = Ipv4Cidr::ParseServiceRange("10.0.0.0/29");
+  ASSERT_FALSE(small.ok());
+  EXPECT_EQ(small.status().message(),
+            "specified service range is too small: the mask must be <= 28");
   auto big = Ipv4Cidr::ParseServiceRange("10.0.0.0/11");
   ASSERT_FALSE(big.ok());
   EXPECT_EQ(big.status().message(),

@@ -44,6 +44,17 @@ constexpr char kOpenApiV2ProtobufDeprecated[] =
 // without items loses its type.
 // Walks schema keywords only, so a property named "allOf" or "$ref" (a CRD's
 // JSONSchemaProps) is left alone.
+// A schema keyword's value when it has the expected type (a CRD's schema may carry null there:
+// nothing here may throw).
+bool FlagOf(const json& s, const char* key) {
+  auto it = s.find(key);
+  return it != s.end() && it->is_boolean() && it->get<bool>();
+}
+std::string TypeOf(const json& s) {
+  auto it = s.find("type");
+  return it != s.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 void ToSwagger2(json& s, bool custom) {
   if (!s.is_object()) return;
   auto all = s.find("allOf");
@@ -55,15 +66,15 @@ void ToSwagger2(json& s, bool custom) {
   }
   if (custom) {
     for (const char* key : {"allOf", "anyOf", "oneOf", "not"}) s.erase(key);
-    if (s.value("nullable", false)) {
+    if (FlagOf(s, "nullable")) {
       for (const char* key : {"type", "items", "properties"}) s.erase(key);
     }
-    if (s.value("x-kubernetes-preserve-unknown-fields", false)) {
+    if (FlagOf(s, "x-kubernetes-preserve-unknown-fields")) {
       for (const char* key : {"items", "properties"}) s.erase(key);
     }
-    if (!s.contains("items") && s.value("type", "") == "array") s.erase("type");
+    if (!s.contains("items") && TypeOf(s) == "array") s.erase("type");
     auto extra = s.find("additionalProperties");
-    if (extra != s.end() && extra->is_object() && extra->value("nullable", false)) {
+    if (extra != s.end() && extra->is_object() && FlagOf(*extra, "nullable")) {
       s.erase("required");
     }
   } else if (s.contains("oneOf") && !s.contains("type")) {  // Quantity, IntOrString
@@ -80,7 +91,7 @@ void ToSwagger2(json& s, bool custom) {
     auto required = s.find("required");
     for (auto& [name, p] : props->items()) {
       if (custom && required != s.end() && required->is_array() && p.is_object() &&
-          p.value("nullable", false)) {
+          FlagOf(p, "nullable")) {
         required->erase(std::remove(required->begin(), required->end(), json(name)),
                         required->end());
       }
@@ -129,7 +140,7 @@ void AddPatchMetadata(json& definitions, const std::string& name, std::string_vi
     const patch::schema::Field& f = patch::schema::LookupField(type, field_name);
     if (!f.patch_strategy.empty()) p["x-kubernetes-patch-strategy"] = f.patch_strategy;
     if (!f.patch_merge_key.empty()) p["x-kubernetes-patch-merge-key"] = f.patch_merge_key;
-    const bool list = p.value("type", "") == "array";
+    const bool list = TypeOf(p) == "array";
     switch (f.shape) {
       case patch::schema::Shape::kDefault:
         break;

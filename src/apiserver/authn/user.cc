@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "api/name_validation.h"
+
 namespace tidepool::apiserver::authn {
 namespace {
 
@@ -43,16 +45,22 @@ std::string Reference(const std::string& kind, const std::string& ns, const std:
   return "{" + kind + " " + ns + " " + name + "  " + api_version + "  " + field_path + "}";
 }
 
-// serviceaccount.SplitUsername: "system:serviceaccount:<ns>:<name>", both parts non-empty and
-// without ':'.
+// serviceaccount.SplitUsername: "system:serviceaccount:<ns>:<name>" with a valid namespace
+// name (a DNS-1123 label) and service account name (a DNS-1123 subdomain).
 bool SplitServiceAccount(const std::string& user, std::string* ns, std::string* name) {
   if (user.rfind(kServiceAccountPrefix, 0) != 0) return false;
   const std::string rest = user.substr(sizeof(kServiceAccountPrefix) - 1);
   const size_t colon = rest.find(':');
-  if (colon == std::string::npos || colon == 0 || colon + 1 == rest.size()) return false;
+  if (colon == std::string::npos || rest.find(':', colon + 1) != std::string::npos) return false;
   *ns = rest.substr(0, colon);
   *name = rest.substr(colon + 1);
-  return name->find(':') == std::string::npos;
+  return api::IsDns1123Label(*ns).empty() && api::IsDns1123Subdomain(*name).empty();
+}
+
+// Go's Header.Get: a header's first value.
+std::string First(const http::HttpRequest& req, const char* name) {
+  const std::vector<std::string> values = req.HeaderValues(name);
+  return values.empty() ? "" : values.front();
 }
 
 }  // namespace
@@ -66,13 +74,14 @@ StatusOr<UserInfo> RequestUser(const http::HttpRequest& req) {
     requester.username = kAnonymous;
     requester.groups = {kUnauthenticated};
   }
-  const std::string user = req.Header("impersonate-user");
+  const std::string user = First(req, "impersonate-user");
   const std::vector<std::string> groups = req.HeaderValues("impersonate-group");
-  const std::string uid = req.Header("impersonate-uid");
+  const std::string uid = First(req, "impersonate-uid");
   std::map<std::string, std::vector<std::string>> extra;
   for (const auto& [name, value] : req.headers) {
     if (name.rfind(kExtraPrefix, 0) != 0) continue;
-    extra[PathUnescape(name.substr(sizeof(kExtraPrefix) - 1))] = req.HeaderValues(name);
+    std::vector<std::string>& values = extra[PathUnescape(name.substr(sizeof(kExtraPrefix) - 1))];
+    for (std::string& v : req.HeaderValues(name)) values.push_back(std::move(v));
   }
   if (user.empty()) {
     if (groups.empty() && uid.empty() && extra.empty()) return requester;

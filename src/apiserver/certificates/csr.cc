@@ -63,6 +63,13 @@ std::string Str(const json& o, std::initializer_list<std::string_view> path) {
   return v != nullptr && v->is_string() ? v->get<std::string>() : "";
 }
 
+// A condition's string member ("" when absent or not a string: nothing here may throw).
+std::string Member(const json& c, const char* key) {
+  if (!c.is_object()) return "";
+  auto it = c.find(key);
+  return it != c.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 const json& Array(const json& o, std::initializer_list<std::string_view> path) {
   static const json kEmpty = json::array();
   const json* v = validation::At(o, path);
@@ -166,7 +173,7 @@ struct Options {
 size_t Count(const json& conditions, const std::string& type) {
   return static_cast<size_t>(
       std::count_if(conditions.begin(), conditions.end(),
-                    [&](const json& c) { return c.is_object() && c.value("type", "") == type; }));
+                    [&](const json& c) { return Member(c, "type") == type; }));
 }
 
 Options OptionsFor(const json& csr, const json* old) {
@@ -183,12 +190,14 @@ Options OptionsFor(const json& csr, const json* old) {
   o.both_approved_and_denied = Count(conds, "Approved") > 0 && Count(conds, "Denied") > 0;
   std::set<std::string> types;
   for (const json& c : conds) {
-    const std::string t = c.is_object() ? c.value("type", "") : "";
+    const std::string t = Member(c, "type");
     if (t.empty()) o.empty_condition_types = true;
     if (!types.insert(t).second) o.duplicate_condition_types = true;
   }
-  o.arbitrary_certificate =
-      Bytes(*old, {"status", "certificate"}) == Bytes(csr, {"status", "certificate"});
+  // The certificate is not changing, or the old one was not valid either.
+  const std::string old_cert = Bytes(*old, {"status", "certificate"});
+  o.arbitrary_certificate = old_cert == Bytes(csr, {"status", "certificate"}) ||
+                            (!old_cert.empty() && !CertificateError(old_cert).empty());
   return o;
 }
 
@@ -245,8 +254,8 @@ void ValidateConditions(const json& csr, const Options& o, api::FieldErrors* err
   for (size_t i = 0; i < conds.size(); ++i) {
     const std::string at = "status.conditions[" + std::to_string(i) + "]";
     const json& c = conds[i];
-    const std::string type = c.is_object() ? c.value("type", "") : "";
-    const std::string status = c.is_object() ? c.value("status", "") : "";
+    const std::string type = Member(c, "type");
+    const std::string status = Member(c, "status");
     if (!o.empty_condition_types && type.empty()) {
       errors->push_back(FieldError::Required(at + ".type", ""));
     }
@@ -338,9 +347,9 @@ void ValidateUpdate(const json& csr, const json& old, std::string_view subresour
       }
       std::vector<json> a, b;
       for (const json& c : conds)
-        if (c.is_object() && c.value("type", "") == t) a.push_back(c);
+        if (Member(c, "type") == t) a.push_back(c);
       for (const json& c : old_conds)
-        if (c.is_object() && c.value("type", "") == t) b.push_back(c);
+        if (Member(c, "type") == t) b.push_back(c);
       if (a != b) {
         errors->push_back(FieldError::Forbidden(
             "status.conditions",
@@ -375,8 +384,8 @@ void PopulateTimestamps(json& csr, const json& old, const std::string& now) {
     if (!c.value("lastTransitionTime", json()).is_null()) continue;
     c["lastTransitionTime"] = now;
     for (const json& o : old_conds) {
-      if (o.is_object() && o.value("type", "") == c.value("type", "") &&
-          o.value("status", "") == c.value("status", "") &&
+      if (o.is_object() && Member(o, "type") == Member(c, "type") &&
+          Member(o, "status") == Member(c, "status") &&
           o.value("lastTransitionTime", json()).is_string()) {
         c["lastTransitionTime"] = o["lastTransitionTime"];
         break;
@@ -397,10 +406,10 @@ void PreserveConditions(json& csr, const json& old, const std::string& type) {
   if (Count(conds, type) != Count(old_conds, type)) return;
   std::vector<json> olds;
   for (const json& c : old_conds)
-    if (c.is_object() && c.value("type", "") == type) olds.push_back(c);
+    if (Member(c, "type") == type) olds.push_back(c);
   size_t i = 0;
   for (json& c : conds) {
-    if (c.is_object() && c.value("type", "") == type) c = olds[i++];
+    if (Member(c, "type") == type) c = olds[i++];
   }
 }
 

@@ -26,7 +26,8 @@
 // not be removed; Approved/Denied added or changed only through approval; the certificate set
 // only through status and never changed once set. Whatever an old object already had that is
 // no longer valid (a duplicate usage, the legacy signer) is tolerated, as kube's compatibility
-// options do.
+// options do. Not reproduced: the cmp.Diff kube appends to "updates may not modify a condition
+// of type ..." (only that first line is given), and Go's ASN.1 error texts.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -41,7 +41,13 @@ void Bool(std::string& out, uint32_t n, const json& o, std::string_view key) {
 void Int64(std::string& out, uint32_t n, const json& o, std::string_view key) {
   const json* v = Get(o, key);
   if (v == nullptr || !v->is_number()) return;
-  const auto i = v->is_number_float() ? static_cast<int64_t>(v->get<double>()) : v->get<int64_t>();
+  int64_t i = 0;
+  if (!v->is_number_float()) {
+    i = v->is_number_unsigned() && v->get<uint64_t>() > uint64_t{INT64_MAX} ? INT64_MAX
+                                                                            : v->get<int64_t>();
+  } else if (const double d = v->get<double>(); d >= -9.2e18 && d <= 9.2e18) {
+    i = static_cast<int64_t>(d);  // (a value outside int64 is not a length or a count)
+  }
   if (i != 0) PutVarintField(out, n, static_cast<uint64_t>(i));
 }
 
@@ -83,13 +89,15 @@ void VendorExtensions(std::string& out, uint32_t n, const json& o) {
   }
 }
 
-// A Named<T>{name = 1, value = 2} per key of the object under `key` (vendor extensions left
-// out), the value encoded by `encode`.
+// A Named<T>{name = 1, value = 2} per key of `map`, the value encoded by `encode`. Paths and
+// Responses keep their "x-..." keys as vendor extensions instead (`vendor_apart`); every other
+// map (definitions, properties, ...) has them as ordinary entries, as gnostic's compiler does.
 template <typename Encode>
-void NamedMap(std::string& out, uint32_t n, const json* map, Encode encode) {
+void NamedMap(std::string& out, uint32_t n, const json* map, Encode encode,
+              bool vendor_apart = false) {
   if (map == nullptr || !map->is_object()) return;
   for (auto it = map->begin(); it != map->end(); ++it) {
-    if (it.key().rfind("x-", 0) == 0) continue;
+    if (vendor_apart && it.key().rfind("x-", 0) == 0) continue;
     std::string named;
     PutBytesField(named, 1, it.key());
     PutBytesField(named, 2, encode(it.value()));
@@ -297,7 +305,7 @@ std::string ResponseValue(const json& r) {
 
 std::string Responses(const json& r) {
   std::string out;
-  NamedMap(out, 1, &r, ResponseValue);
+  NamedMap(out, 1, &r, ResponseValue, /*vendor_apart=*/true);
   VendorExtensions(out, 2, r);
   return out;
 }
@@ -354,7 +362,7 @@ std::string PathItem(const json& item) {
 std::string Paths(const json& paths) {
   std::string out;
   VendorExtensions(out, 1, paths);
-  NamedMap(out, 2, &paths, PathItem);
+  NamedMap(out, 2, &paths, PathItem, /*vendor_apart=*/true);
   return out;
 }
 

@@ -96,8 +96,13 @@ void GarbageCollector::Stop() {
   // A callback in progress finishes; then the worker is joined (informers_ is settled).
   if (own_timers_ != nullptr) own_timers_->Stop();
   // Each informer's Stop waits for its watch to notice; they are stopped together.
+  std::vector<std::shared_ptr<client::Informer>> held;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    held = informers_;
+  }
   std::vector<client::Informer*> informers;
-  for (const auto& i : informers_) {
+  for (const auto& i : held) {
     if (i != nullptr) informers.push_back(i.get());
   }
   client::StopAll(informers);
@@ -160,7 +165,10 @@ void GarbageCollector::Bootstrap() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
     if (!found.has_value()) {
-      bootstrap_ = timers_->ScheduleAfter(kDiscoveryRetry, [this] { Bootstrap(); });
+      // (A CRD event may have scheduled one meanwhile: that one serves.)
+      if (!bootstrap_.has_value()) {
+        bootstrap_ = timers_->ScheduleAfter(kDiscoveryRetry, [this] { Bootstrap(); });
+      }
       return;
     }
   }
@@ -233,23 +241,56 @@ void GarbageCollector::SyncMonitors(const std::vector<Discovered>& found) {
     std::lock_guard<std::mutex> lock(mu_);
     informers_[i] = std::move(inf);
   }
+  std::vector<size_t> gone;
   for (size_t i = 0; i < served.size(); ++i) {
     if (served[i] || informers_[i] == nullptr) continue;
     stopped.push_back(informers_[i]);
+    gone.push_back(i);
     std::lock_guard<std::mutex> lock(mu_);
     informers_[i] = nullptr;
   }
   std::vector<client::Informer*> to_stop;
   for (const auto& inf : stopped) to_stop.push_back(inf.get());
   client::StopAll(to_stop);
+  // A resource no longer served: its objects went with it (a CRD's are deleted before it), but
+  // its monitor may not have told the graph yet. Their nodes go now, as deletions would.
+  for (size_t i : gone) ForgetResource(i);
+  bool stopping;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping = stop_;
+    if (!stopping) discovered_ = true;
+  }
+  if (stopping) {  // Stop ran meanwhile: the new monitors must not start after it
+    to_stop.clear();
+    for (const auto& inf : started) to_stop.push_back(inf.get());
+    client::StopAll(to_stop);
+    return;
+  }
   // Without an executor they list and watch on threads of their own. With one, a driven
   // informer (the factory's, in simulate) is handed to its driver - Start makes no thread -
   // and one that is not driven is left alone: nothing may block the executor.
   for (auto& inf : started) {
     if (own_timers_ != nullptr || inf->driven()) inf->Start();
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  discovered_ = true;
+}
+
+void GarbageCollector::ForgetResource(size_t resource) {
+  const std::string prefix = std::to_string(resource) + "|";
+  std::vector<json> objects;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, uid] : uid_by_key_) {
+      if (key.rfind(prefix, 0) != 0) continue;
+      const std::string ns_name = key.substr(prefix.size());
+      const size_t slash = ns_name.find('/');
+      objects.push_back({{"metadata",
+                          {{"namespace", ns_name.substr(0, slash)},
+                           {"name", ns_name.substr(slash + 1)},
+                           {"uid", uid}}}});
+    }
+  }
+  for (const json& o : objects) OnDelete(resource, o);
 }
 
 // ---- The graph (GraphBuilder) ------------------------------------------------------------------

@@ -164,6 +164,8 @@ class GarbageCollector {
   // changed), stops the monitors of resources gone, and rebuilds the mappings.
   void SyncMonitors(const std::vector<Discovered>& found);
   std::shared_ptr<client::Informer> MakeMonitor(size_t index, const ResourceInfo& r);
+  // The graph's nodes of a resource no longer served, removed as their deletions would.
+  void ForgetResource(size_t resource);
   void ScheduleDiscovery();
   // Informer events: the graph (GraphBuilder.processGraphChanges).
   void OnUpsert(size_t resource, const nlohmann::json& obj);
