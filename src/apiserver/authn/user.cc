@@ -20,22 +20,16 @@ bool HasBearerToken(const http::HttpRequest& req) {
          (auth.compare(0, 7, "Bearer ") == 0 || auth.compare(0, 7, "bearer ") == 0);
 }
 
-// url.PathUnescape; the text as given when it is malformed (unescapeExtraKey).
+// url.PathUnescape; the text as given when it is malformed (unescapeExtraKey): a '%' not
+// followed by two hex digits.
 std::string PathUnescape(const std::string& s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] != '%') {
-      out += s[i];
-      continue;
-    }
+  for (size_t i = s.find('%'); i != std::string::npos; i = s.find('%', i + 1)) {
     if (i + 2 >= s.size() || !std::isxdigit(static_cast<unsigned char>(s[i + 1])) ||
         !std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
       return s;
     }
-    out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
-    i += 2;
   }
-  return out;
+  return http::UrlDecode(s, /*plus_is_space=*/false);
 }
 
 // Go's %v of a v1.ObjectReference: its 7 fields (Kind, Namespace, Name, UID, APIVersion,

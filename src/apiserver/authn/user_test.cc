@@ -77,14 +77,7 @@ TEST(RequestUserTest, RequesterAndImpersonation) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     http::HttpRequest req;
-    for (const auto& [k, v] : c.headers) {
-      auto [it, added] = req.headers.try_emplace(k, v);
-      if (!added) {
-        if (req.repeated_headers.count(k) == 0) req.repeated_headers.emplace(k, it->second);
-        req.repeated_headers.emplace(k, v);
-        it->second = v;
-      }
-    }
+    for (const auto& [k, v] : c.headers) req.AddHeader(k, v);
     auto got = RequestUser(req);
     if (!c.error.empty()) {
       ASSERT_FALSE(got.ok());

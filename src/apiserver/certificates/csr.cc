@@ -16,6 +16,7 @@
 #include "apiserver/validation/fields.h"
 #include "apiserver/validation/object_meta.h"
 #include "common/base64.h"
+#include "common/strings.h"
 
 namespace tidepool::apiserver::certificates {
 
@@ -58,16 +59,12 @@ const std::vector<std::string>& ValidUsages() {
   return kUsages;
 }
 
+// String values ("" when absent or not a string: nothing here may throw).
 std::string Str(const json& o, std::initializer_list<std::string_view> path) {
-  const json* v = validation::At(o, path);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
+  return std::string(validation::Str(validation::At(o, path)));
 }
-
-// A condition's string member ("" when absent or not a string: nothing here may throw).
 std::string Member(const json& c, const char* key) {
-  if (!c.is_object()) return "";
-  auto it = c.find(key);
-  return it != c.end() && it->is_string() ? it->get<std::string>() : "";
+  return std::string(validation::Str(validation::Member(c, key)));
 }
 
 const json& Array(const json& o, std::initializer_list<std::string_view> path) {
@@ -99,7 +96,7 @@ std::string GoBytes(const std::string& b) {
 struct PemBlock {
   std::string type;
   bool headers = false;
-  size_t end = 0;
+  size_t begin = 0, end = 0;  // the block's text is data[begin, end)
 };
 std::optional<PemBlock> NextPemBlock(const std::string& data, size_t from) {
   const size_t begin = data.find("-----BEGIN ", from);
@@ -107,6 +104,7 @@ std::optional<PemBlock> NextPemBlock(const std::string& data, size_t from) {
   const size_t type_end = data.find("-----", begin + 11);
   if (type_end == std::string::npos) return std::nullopt;
   PemBlock b;
+  b.begin = begin;
   b.type = data.substr(begin + 11, type_end - begin - 11);
   const std::string end_marker = "-----END " + b.type + "-----";
   const size_t end = data.find(end_marker, type_end);
@@ -145,8 +143,7 @@ std::string CertificateError(const std::string& data) {
     if (b->type != "CERTIFICATE")
       return "only CERTIFICATE PEM blocks are allowed, found \"" + b->type + "\"";
     if (b->headers) return "no PEM block headers are permitted";
-    const std::string one =
-        data.substr(data.find("-----BEGIN ", at), b->end - data.find("-----BEGIN ", at));
+    const std::string one = data.substr(b->begin, b->end - b->begin);
     std::unique_ptr<BIO, decltype(&BIO_free)> bio(
         BIO_new_mem_buf(one.data(), static_cast<int>(one.size())), &BIO_free);
     std::unique_ptr<X509, decltype(&X509_free)> cert(
@@ -207,43 +204,34 @@ void ValidateSignerName(const std::string& name, api::FieldErrors* errors) {
     errors->push_back(FieldError::Required(path, ""));
     return;
   }
-  const size_t slash = name.find('/');
-  if (slash == std::string::npos || name.find('/', slash + 1) != std::string::npos) {
+  const std::vector<std::string> segments = SplitString(name, '/');
+  if (segments.size() != 2) {
     errors->push_back(FieldError::Invalid(
         path, name,
         "must be a fully qualified domain and path of the form 'example.com/signer-name'"));
     return;
   }
-  const std::string domain = name.substr(0, slash), rest = name.substr(slash + 1);
-  if (domain.size() > 253) errors->push_back(FieldError::TooLong(path, 253));
-  std::vector<std::string> labels;
-  for (size_t at = 0;;) {
-    const size_t dot = domain.find('.', at);
-    labels.push_back(domain.substr(at, dot == std::string::npos ? std::string::npos : dot - at));
-    if (dot == std::string::npos) break;
-    at = dot + 1;
-  }
-  for (const std::string& l : labels) {
-    const auto errs = api::IsDns1123Label(l);
-    for (const std::string& e : errs) {
-      errors->push_back(FieldError::Invalid(path, domain, "validating label \"" + l + "\": " + e));
+  // Each of `labels` checked with `check`; the first one refused is reported (with every
+  // message it has) against `value`, and no further one.
+  auto first_invalid = [&](const std::vector<std::string>& labels, const std::string& value,
+                           std::vector<std::string> (*check)(std::string_view)) {
+    for (const std::string& l : labels) {
+      const auto errs = check(l);
+      for (const std::string& e : errs) {
+        errors->push_back(FieldError::Invalid(path, value, "validating label \"" + l + "\": " + e));
+      }
+      if (!errs.empty()) break;
     }
-    if (!errs.empty()) break;
-  }
+  };
+  const std::string& domain = segments[0];
+  if (domain.size() > 253) errors->push_back(FieldError::TooLong(path, 253));
+  const std::vector<std::string> labels = SplitString(domain, '.');
+  first_invalid(labels, domain, &api::IsDns1123Label);
   if (labels.size() < 2) {
     errors->push_back(FieldError::Invalid(
         path, domain, "should be a domain with at least two segments separated by dots"));
   }
-  for (size_t at = 0;;) {
-    const size_t dot = rest.find('.', at);
-    const std::string l = rest.substr(at, dot == std::string::npos ? std::string::npos : dot - at);
-    const auto errs = api::IsDns1123Subdomain(l);
-    for (const std::string& e : errs) {
-      errors->push_back(FieldError::Invalid(path, rest, "validating label \"" + l + "\": " + e));
-    }
-    if (!errs.empty() || dot == std::string::npos) break;
-    at = dot + 1;
-  }
+  first_invalid(SplitString(segments[1], '.'), segments[1], &api::IsDns1123Subdomain);
   if (name.size() > 253 + 253 + 63 + 1 + 1) errors->push_back(FieldError::TooLong(path, 571));
 }
 

@@ -56,6 +56,15 @@ std::string HttpRequest::Header(std::string_view name) const {
   return it == headers.end() ? "" : it->second;
 }
 
+void HttpRequest::AddHeader(const std::string& name, std::string value) {
+  auto [it, added] = headers.try_emplace(name, value);
+  if (added) return;
+  // A repeated header: every value is kept (the first one too, once).
+  if (repeated_headers.count(name) == 0) repeated_headers.emplace(name, it->second);
+  repeated_headers.emplace(name, value);
+  it->second = std::move(value);
+}
+
 std::vector<std::string> HttpRequest::HeaderValues(std::string_view name) const {
   const std::string key(name);
   std::vector<std::string> out;
@@ -206,15 +215,7 @@ class RequestParser final : public bhttp::basic_parser<true> {
                      beast::error_code&) override {
     std::string lower(name.data(), name.size());
     for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    std::string v(value.data(), value.size());
-    auto [it, added] = out_->headers.try_emplace(lower, v);
-    if (!added) {
-      // A repeated header: every value is kept (the first one too, once).
-      if (out_->repeated_headers.count(lower) == 0)
-        out_->repeated_headers.emplace(lower, it->second);
-      out_->repeated_headers.emplace(lower, v);
-      it->second = std::move(v);
-    }
+    out_->AddHeader(lower, std::string(value.data(), value.size()));
   }
   void on_header_impl(beast::error_code&) override {}
   // The body limit was checked before this call (Content-Length), so reserving is bounded.

@@ -56,6 +56,9 @@ struct HttpRequest {
   std::string Header(std::string_view name) const;
   // Every value of a header (lower-case name), in the order sent; empty when absent.
   std::vector<std::string> HeaderValues(std::string_view name) const;
+  // Records one header line (lower-case name) as the server reads it: `headers` gets the
+  // value; a name already there keeps every value in `repeated_headers`.
+  void AddHeader(const std::string& name, std::string value);
 };
 
 // Sets `path` (percent-decoded) and `query` (decoded, '+' as space) from `target`, as the
