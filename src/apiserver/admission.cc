@@ -407,9 +407,35 @@ void ApplyDefaults(const Resource& r, json& object) {
   }
 }
 
+namespace {
+
+// The TaintNodesByCondition admission plugin: every new node carries
+// node.kubernetes.io/not-ready:NoSchedule, so that no pod lands on it before the node lifecycle
+// controller has seen it Ready (and removed the taint). A spec or taints of the wrong type are
+// left to validation.
+void AddNotReadyTaint(json& node) {
+  if (!node.is_object()) return;
+  json& spec = node["spec"];
+  if (spec.is_null()) spec = json::object();
+  if (!spec.is_object()) return;
+  json& taints = spec["taints"];
+  if (taints.is_null()) taints = json::array();
+  if (!taints.is_array()) return;
+  for (const json& t : taints) {
+    if (t.is_object() && t.value("key", json()) == "node.kubernetes.io/not-ready" &&
+        t.value("effect", json()) == "NoSchedule") {
+      return;
+    }
+  }
+  taints.push_back({{"key", "node.kubernetes.io/not-ready"}, {"effect", "NoSchedule"}});
+}
+
+}  // namespace
+
 bool NeedsUidOnCreate(const Resource& r) { return r.group == "batch" && r.resource == "jobs"; }
 
-void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* user) {
+void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* user,
+                      bool taint_nodes_by_condition) {
   if (r.group == "certificates.k8s.io" && r.resource == "certificatesigningrequests") {
     certificates::PrepareCsrForCreate(object, user != nullptr ? *user : authn::UserInfo{});
   }
@@ -428,6 +454,8 @@ void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* us
         std::string(validation::Str(validation::At(object, {"metadata", "creationTimestamp"}))));
   } else if (r.group.empty() && r.resource == "replicationcontrollers") {
     validation::PrepareReplicationControllerForCreate(object);
+  } else if (r.group.empty() && r.resource == "nodes" && taint_nodes_by_condition) {
+    AddNotReadyTaint(object);
   }
 }
 

@@ -22,7 +22,8 @@
 //     PersistentVolume and ReplicationController (whose template gets the pod-spec defaults
 //     above): validation/core.h; StorageClass and CSIDriver: validation/storage.h.
 // A Job's generated selector is set on create only (PrepareForCreate), as are a
-// PersistentVolume's status (Pending since now) and a ReplicationController's ({replicas: 0}).
+// PersistentVolume's status (Pending since now) and a ReplicationController's ({replicas: 0}),
+// and the TaintNodesByCondition plugin's node.kubernetes.io/not-ready:NoSchedule on a new Node.
 // Validation returns field errors; the caller makes them a 422 Invalid with causes. Pods,
 // Deployments, ReplicaSets, DaemonSets, StatefulSets, Jobs, PodDisruptionBudgets,
 // PriorityClasses, Leases, the RBAC kinds, PersistentVolumes, ReplicationControllers and the
@@ -53,8 +54,10 @@ bool NeedsUidOnCreate(const Resource& r);
 // and template labels, a PersistentVolume's or ReplicationController's status). REQUIRES:
 // ApplyDefaults ran; metadata.uid set if NeedsUidOnCreate; metadata.creationTimestamp set.
 // `user` is who asks (authn/user.h): a CertificateSigningRequest records it; null: nobody.
+// `taint_nodes_by_condition`: the admission plugin of that name is enabled (a new Node gets
+// node.kubernetes.io/not-ready:NoSchedule).
 void PrepareForCreate(const Resource& r, nlohmann::json& object,
-                      const authn::UserInfo* user = nullptr);
+                      const authn::UserInfo* user = nullptr, bool taint_nodes_by_condition = true);
 
 // What kube's strategies do to an updated object (PrepareForUpdate) written through
 // `subresource` ("" for the object itself, "status", "approval"): a custom resource with a

@@ -64,6 +64,11 @@ struct ApiServerOptions {
   // Services' cluster IPs (kube-apiserver's --service-cluster-ip-range): GKE's default unless
   // the cluster names another (the cloud's DefaultServiceRange, cluster.servicesIpv4Cidr).
   api::Ipv4Cidr service_range = *api::Ipv4Cidr::Parse("34.118.224.0/20");
+  // kube-apiserver's TaintNodesByCondition admission plugin (enabled by default): a new Node
+  // gets node.kubernetes.io/not-ready:NoSchedule, which the node lifecycle controller removes.
+  // Off is --disable-admission-plugins=TaintNodesByCondition (tests of one component without
+  // that controller).
+  bool taint_nodes_by_condition = true;
 
   // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,
   // client-go, a real cluster autoscaler) as progress notices on their own connections: real

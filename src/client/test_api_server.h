@@ -49,15 +49,32 @@ class CaptureWriter : public apiserver::http::ResponseWriter {
   std::vector<std::pair<std::string, std::string>> headers;
 };
 
+// The API server's options for a test of components without kcm's node lifecycle controller:
+// kube-apiserver with --disable-admission-plugins=TaintNodesByCondition, so that a Node created
+// Ready is not left with the not-ready taint no one removes.
+inline apiserver::ApiServerOptions ComponentTestOptions(
+    Duration bookmark_interval = std::chrono::seconds(30)) {
+  apiserver::ApiServerOptions o{"127.0.0.1:6443", bookmark_interval};
+  o.taint_nodes_by_condition = false;
+  return o;
+}
+
 class TestApiServer {
  public:
   // Returns true when it answered the request itself.
   using Interceptor = std::function<bool(const apiserver::http::HttpRequest&, apiserver::http::ResponseWriter&)>;
 
+  // `taint_nodes_by_condition`: that admission plugin on (kube-apiserver's default), for a test
+  // of what a real API server does to a new Node.
   explicit TestApiServer(apiserver::StoreOptions store_options = {},
-                         Duration bookmark_interval = std::chrono::seconds(30))
+                         Duration bookmark_interval = std::chrono::seconds(30),
+                         bool taint_nodes_by_condition = false)
       : store_(clock_, nullptr, store_options),
-        api_(clock_, store_, logs_, apiserver::ApiServerOptions{"127.0.0.1:6443", bookmark_interval}) {
+        api_(clock_, store_, logs_, [&] {
+          apiserver::ApiServerOptions o = ComponentTestOptions(bookmark_interval);
+          o.taint_nodes_by_condition = taint_nodes_by_condition;
+          return o;
+        }()) {
     for (const char* ns : {"default", "kube-system"}) {
       CaptureWriter w;
       apiserver::http::HttpRequest req;

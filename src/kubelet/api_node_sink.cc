@@ -143,14 +143,11 @@ Status ApiNodeSink::TryUpsert(const api::Node& node, const json& reported) {
   if (reported["metadata"].contains("annotations")) {
     MergeByKey(next["metadata"]["annotations"], reported["metadata"]["annotations"]);
   }
-  std::vector<api::Taint> previous;
-  if (auto it = reported_taints_.find(name); it != reported_taints_.end()) {
-    previous = it->second;
-  } else {
-    previous = node.spec.taints;
-    previous.push_back(api::Taint{std::string(api::kTaintNodeNotReady), "",
-                                  api::TaintEffect::kNoSchedule, std::nullopt});
-  }
+  // A node not written in this process (a restart with --data-dir): the taints it reports now
+  // count as its own.
+  auto it = reported_taints_.find(name);
+  const std::vector<api::Taint>& previous =
+      it != reported_taints_.end() ? it->second : node.spec.taints;
   api::Node merged;
   merged.spec.taints = api::MergeOwnedTaints(stored.spec.taints, previous, node.spec.taints);
   merged.spec.provider_id = node.spec.provider_id;

@@ -13,9 +13,10 @@
 //     spec.unschedulable and every other field are left as they are;
 //   - status: the reported one, with the kubelet's addresses, daemonEndpoints and nodeInfo
 //     (kubelet/node_status.h).
-// The taints it reported last are remembered per node. For a node it has not written in this
-// process (a restart with --data-dir) the reported taints and the not-ready taint count as its
-// own, so a node that turns Ready loses node.kubernetes.io/not-ready.
+// The taints it reported last are remembered per node; for a node it has not written in this
+// process (a restart with --data-dir) the taints reported now count as its own. The not-ready
+// taint is not the kubelet's: the API server's admission puts it on a new node and the node
+// lifecycle controller removes it once the node is Ready.
 // DeleteNode deletes the Node; its Lease goes with it (owner reference, garbage collector).
 // The node's Lease and heartbeats are the kubelets' (runtime/kube_kubelets.h).
 //

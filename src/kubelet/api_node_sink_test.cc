@@ -19,10 +19,6 @@ api::Node Reported(bool ready) {
   n.meta.labels = {{"cloud.google.com/gke-nodepool", "gpu"}};
   n.spec.provider_id = "gce://p/us-central1-a/gke-gpu-1";
   n.spec.taints = {{"nvidia.com/gpu", "present", api::TaintEffect::kNoSchedule, std::nullopt}};
-  if (!ready) {
-    n.spec.taints.push_back(
-        {std::string(api::kTaintNodeNotReady), "", api::TaintEffect::kNoSchedule, std::nullopt});
-  }
   n.status.capacity["cpu"] = api::Quantity::FromInt(4, api::QuantityFormat::kDecimalSI);
   n.status.allocatable["cpu"] = api::Quantity::FromInt(4, api::QuantityFormat::kDecimalSI);
   api::NodeCondition c;
@@ -60,7 +56,8 @@ class ApiNodeSinkTest : public ::testing::Test {
     return out;
   }
 
-  client::testing::TestApiServer api_;
+  // A real API server's admission: a new node gets the not-ready taint.
+  client::testing::TestApiServer api_{{}, std::chrono::seconds(30), /*taint_nodes_by_condition=*/true};
   cluster::InProcessTransport transport_;
   client::RestClient client_;
   ApiNodeSink sink_;
@@ -79,7 +76,7 @@ TEST_F(ApiNodeSinkTest, RegistersWithTheKubeletsFields) {
   EXPECT_FALSE(n["metadata"].value("uid", "").empty());
 }
 
-TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
+TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetTheNotReadyTaintIncluded) {
   Upsert(Reported(false));
   // A user cordons the node and labels it; CA taints it.
   json n = Node();
@@ -94,17 +91,24 @@ TEST_F(ApiNodeSinkTest, KeepsWhatOthersSetAndDropsItsOwnNotReadyTaint) {
   EXPECT_TRUE(n["spec"].value("unschedulable", false));
   EXPECT_EQ(n["metadata"]["labels"]["team"], "ml");
   EXPECT_EQ(n["metadata"]["labels"]["cloud.google.com/gke-nodepool"], "gpu");
+  // The API server's not-ready taint is the node lifecycle controller's to remove.
   EXPECT_EQ(Taints(), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule",
+                                                "node.kubernetes.io/not-ready:NoSchedule",
                                                 "ToBeDeletedByClusterAutoscaler:NoSchedule"}));
   EXPECT_EQ(n["status"]["conditions"][0]["status"], "True");
 }
 
-TEST_F(ApiNodeSinkTest, ANodeOfAnEarlierRunLosesTheNotReadyTaintWhenReady) {
+TEST_F(ApiNodeSinkTest, ANodeOfAnEarlierRunKeepsItsTaintsWhenReady) {
   ApiNodeSink earlier(client_, nullptr);
   Upsert(Reported(false), &earlier);
-  // This process has not written the node: the not-ready taint still counts as the kubelet's.
-  Upsert(Reported(true));
-  EXPECT_EQ(Taints(), std::vector<std::string>{"nvidia.com/gpu:NoSchedule"});
+  // This process has not written the node: the taints it reports now are its own.
+  api::Node ready = Reported(true);
+  ready.spec.taints.push_back({"example.com/pool", "a", api::TaintEffect::kNoSchedule, std::nullopt});
+  Upsert(ready);
+  EXPECT_EQ(Taints(), (std::vector<std::string>{"nvidia.com/gpu:NoSchedule",
+                                                "example.com/pool:NoSchedule",
+                                                "node.kubernetes.io/not-ready:NoSchedule"}));
+  EXPECT_EQ(Node()["status"]["conditions"][0]["status"], "True");
 }
 
 TEST_F(ApiNodeSinkTest, DeleteRemovesTheNode) {

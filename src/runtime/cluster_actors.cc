@@ -18,6 +18,7 @@
 #include "controllers/garbagecollector/garbage_collector.h"
 #include "controllers/job/job_controller.h"
 #include "controllers/namespace/namespace_controller.h"
+#include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
@@ -79,6 +80,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::statefulset::StatefulSetController> statefulsets;
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
+  std::unique_ptr<controllers::nodelifecycle::NodeLifecycleController> node_lifecycle;
   std::unique_ptr<controllers::ns::NamespaceController> namespaces;
   std::unique_ptr<controllers::clusterroleaggregation::ClusterRoleAggregationController>
       aggregation;
@@ -166,6 +168,15 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   podgc.seed = config.seed + 80;
   p->podgc = std::make_unique<controllers::podgc::PodGcController>(
       p->Client(KcmAgent("pod-garbage-collector")), clock, podgc, nullptr, informers, executor);
+  // kcm's node lifecycle controller: node health, condition taints, NoExecute taints, with
+  // events as "node-controller".
+  client::RestClient& node_client = p->Client(KcmAgent("node-controller"));
+  auto node_lifecycle = c.node_lifecycle;
+  node_lifecycle.seed = config.seed + 140;
+  node_lifecycle.kubelet_heartbeats = w.kubelet.heartbeats;
+  p->node_lifecycle = std::make_unique<controllers::nodelifecycle::NodeLifecycleController>(
+      node_client, clock, node_lifecycle, &p->Recorder(node_client, "node-controller"), nullptr,
+      informers, executor);
   // kcm's namespace controller: a deleted namespace's contents, then its finalizer.
   auto namespaces = c.namespace_controller;
   namespaces.seed = config.seed + 100;
@@ -220,6 +231,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.statefulsets->Start();
   p.daemonsets->Start();
   p.podgc->Start();
+  p.node_lifecycle->Start();
   p.namespaces->Start();
   p.quotas->Start();
   p.endpoints->Start();
@@ -245,6 +257,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.statefulsets->Stop(); });
   stops.emplace_back([&] { p.daemonsets->Stop(); });
   stops.emplace_back([&] { p.podgc->Stop(); });
+  stops.emplace_back([&] { p.node_lifecycle->Stop(); });
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
   stops.emplace_back([&] { p.endpoints->Stop(); });

@@ -20,6 +20,7 @@
 #include "cluster/in_process_transport.h"
 #include "cluster/store_informer_driver.h"
 #include "common/event_queue.h"
+#include "client/test_api_server.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
@@ -69,7 +70,7 @@ class DrivenCluster {
  public:
   DrivenCluster()
       : store_(queue_.clock(), nullptr, apiserver::StoreOptions{}),
-        api_(queue_.clock(), store_, logs_, apiserver::ApiServerOptions{"127.0.0.1:6443"}),
+        api_(queue_.clock(), store_, logs_, client::testing::ComponentTestOptions()),
         transport_([this](const apiserver::http::HttpRequest& req,
                           apiserver::http::ResponseWriter& w) { api_.Handle(req, w); }),
         client_(cluster::InProcessRestConfig(), queue_.clock(),

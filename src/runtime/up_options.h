@@ -21,6 +21,7 @@
 #include "controllers/garbagecollector/garbage_collector.h"
 #include "controllers/job/job_controller.h"
 #include "controllers/namespace/namespace_controller.h"
+#include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
@@ -43,6 +44,7 @@ struct UpComponentOptions {
   controllers::statefulset::StatefulSetControllerOptions statefulset;
   controllers::daemonset::DaemonSetControllerOptions daemonset;
   controllers::podgc::PodGcControllerOptions podgc;
+  controllers::nodelifecycle::NodeLifecycleControllerOptions node_lifecycle;
   controllers::ns::NamespaceControllerOptions namespace_controller;
   controllers::resourcequota::ResourceQuotaControllerOptions resourcequota;
 
@@ -75,6 +77,7 @@ struct UpComponentOptions {
     statefulset.ForEachDuration(WithPrefix("statefulset.", f));
     daemonset.ForEachDuration(WithPrefix("daemonset.", f));
     podgc.ForEachDuration(WithPrefix("podgc.", f));
+    node_lifecycle.ForEachDuration(WithPrefix("nodeLifecycle.", f));
     namespace_controller.ForEachDuration(WithPrefix("namespace.", f));
     resourcequota.ForEachDuration(WithPrefix("resourceQuota.", f));
   }

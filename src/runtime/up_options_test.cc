@@ -300,11 +300,12 @@ TEST(UpOptionsTest, OnlyTheseDurationsAreRealTime) {
     }
   }
   // A node's Lease renewals and status heartbeats are stamped and read in wall-clock time
-  // (kubelet/pod_lifecycle.h); watch bookmarks go to real clients on their connections
-  // (api_server.h).
-  EXPECT_EQ(real, (std::vector<std::string>{"kubelet.nodeLeaseRenewInterval",
-                                            "kubelet.nodeStatusReportFrequency",
-                                            "apiServer.bookmarkInterval"}));
+  // (kubelet/pod_lifecycle.h), and so is the node lifecycle controller's health check that reads
+  // them; watch bookmarks go to real clients on their connections (api_server.h).
+  EXPECT_EQ(real, (std::vector<std::string>{
+                      "kubelet.nodeLeaseRenewInterval", "kubelet.nodeStatusReportFrequency",
+                      "apiServer.bookmarkInterval", "nodeLifecycle.monitorPeriod",
+                      "nodeLifecycle.monitorGrace", "nodeLifecycle.startupGrace"}));
   // Issue 15: under --speed 60 the unremovable-node recheck waited 5 real minutes.
   for (const char* name :
        {"autoscaler.unremovable-node-recheck-timeout", "autoscaler.scan-interval",

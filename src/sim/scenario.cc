@@ -132,7 +132,7 @@ StatusOr<emu::Faults> ParseFaults(const json& j, const std::string& path) {
 
 Status ParseCloud(const json& j, const std::string& path, emu::EmulatedCloudOptions& c) {
   TIDEPOOL_RETURN_IF_ERROR(
-      CheckKeys(j, path, {"delays", "faults", "gpuBeforeDriver", "taintNotReady"}));
+      CheckKeys(j, path, {"delays", "faults", "gpuBeforeDriver"}));
   for (const auto& [k, v] : j.items()) {
     const std::string p = Join(path, k);
     if (k == "delays") {
@@ -166,8 +166,6 @@ Status ParseCloud(const json& j, const std::string& path, emu::EmulatedCloudOpti
       } else {
         return Err(p, "expected \"absent\" or \"zeroAllocatable\", got \"" + s + "\"");
       }
-    } else if (k == "taintNotReady") {
-      TIDEPOOL_ASSIGN_OR_RETURN(c.taint_not_ready, GetBool(v, p));
     }
   }
   return OkStatus();

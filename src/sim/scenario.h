@@ -36,7 +36,6 @@
 //     delays: {provisioning: 35s, registration: 15s, kubeletReady: 30s, driver: 120s,
 //              deletion: 30s, spotExtra: 0s}
 //     gpuBeforeDriver: absent          # or zeroAllocatable
-//     taintNotReady: true
 //     faults:                          # each match: nodePool, zone, machineType, accelerator,
 //       stockout: [{nodePool: gpu-pool, probability: 1}]   # probability (all optional)
 //       stockoutDelay: 20s

@@ -81,7 +81,7 @@ void HandleCreate(Context& c) {
   ApplyDefaults(res, obj);
   FillSystemFields(obj, c.store.GenerateUid(), c.clock.Now());
   auto user = authn::RequestUser(c.req);
-  PrepareForCreate(res, obj, user.ok() ? &*user : nullptr);
+  PrepareForCreate(res, obj, user.ok() ? &*user : nullptr, c.options.taint_nodes_by_condition);
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);

@@ -276,7 +276,7 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   }
   if (cur == nullptr) {
     auto user = authn::RequestUser(c.req);
-    PrepareForCreate(sres, next, user.ok() ? &*user : nullptr);
+    PrepareForCreate(sres, next, user.ok() ? &*user : nullptr, c.options.taint_nodes_by_condition);
   }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
   if (old != nullptr) PrepareForUpdate(sres, next, *old, c.r.subresource, c.clock.Now());

@@ -1111,10 +1111,6 @@ api::Node EmulatedCloud::BuildNode(const Pool& pool, const std::string& name,
   }
 
   node.spec.taints = pool.spec.taints;
-  if (stage == NodeStage::kRegistered && options_.taint_not_ready) {
-    node.spec.taints.push_back(api::Taint{std::string(api::kTaintNodeNotReady), "",
-                                          api::TaintEffect::kNoSchedule, registered_at});
-  }
   if (auto vm = vms_.find(name); !is_template && vm != vms_.end()) {
     node.spec.provider_id = vm->second.provider_id;
   }

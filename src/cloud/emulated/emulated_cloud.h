@@ -9,8 +9,9 @@
 // Design
 //   - The cluster side is a NodeSink (the object store, or a test recorder): the cloud calls
 //     UpsertNode when a VM's kubelet registers or the node's status changes and DeleteNode when
-//     the VM is gone. It plays the kubelet, the GPU device plugin / GPU Feature Discovery and the
-//     node lifecycle controller's not-ready taint, so no other component has to.
+//     the VM is gone. It plays the kubelet and the GPU device plugin / GPU Feature Discovery.
+//     (The not-ready taint is the API server's admission and the node lifecycle controller's,
+//     as in a real cluster.)
 //   - Observers (CloudObserver) see every lifecycle step as a CloudEvent: instance requested /
 //     running / failed / stopping / deleted, node registered / ready / GPU ready, pool status.
 //     Simulation reports, Kubernetes Events and tests hang off this hook.
@@ -22,7 +23,7 @@
 //   requested (PROVISIONING)
 //     -> [stockout fault: after faults.stockout_delay, FAILED with ZONE_RESOURCE_POOL_EXHAUSTED]
 //     -> RUNNING after `provisioning` (+ `spot_extra` for spot, + slow-boot faults)
-//     -> Node registered, Ready=False (KubeletNotReady), tainted not-ready, after `registration`
+//     -> Node registered, Ready=False (KubeletNotReady), after `registration`
 //        [never-registers fault: stops at RUNNING, no Node ever appears]
 //     -> Ready=True (KubeletReady) after `kubelet_ready`
 //     -> GPU pools: nvidia.com/gpu capacity/allocatable and nvidia.com/gpu.* labels after
@@ -99,7 +100,7 @@ inline constexpr std::string_view kTaintGpuValue = "present";
 // UpsertNode receives the whole Node as the kubelet (plus device plugin and GPU Feature
 // Discovery) would publish it: first at registration (create), then at each status change of
 // the same name. The emulated cloud owns: metadata.labels it sets, spec.providerID, spec.taints
-// it sets (pool taints, the GPU taint, the not-ready taint), status.capacity, allocatable and
+// it sets (pool taints, the GPU taint), status.capacity, allocatable and
 // conditions. A store that lets other writers change nodes (a cordon, cluster-autoscaler's
 // ToBeDeleted taint) should merge on update: replace status, add/overwrite labels by key, and
 // keep taints and spec.unschedulable that others added; uid, resourceVersion and
@@ -264,9 +265,6 @@ struct EmulatedCloudOptions {
   // nvidia.com/gpu.deploy.device-plugin=true from registration on, which its device-plugin
   // DaemonSet selects (`tidepool up` without --no-gpu-operator).
   bool gpu_operator_labels = false;
-  // Taint NotReady nodes node.kubernetes.io/not-ready:NoSchedule (the node lifecycle
-  // controller's TaintNodesByCondition; kube-scheduler relies on it, not on the condition).
-  bool taint_not_ready = true;
   // Optional; must outlive the cloud.
   log::Logger* logger = nullptr;
   // Optional; must outlive the cloud. Where the cloud's state is kept durably (see "Journal"

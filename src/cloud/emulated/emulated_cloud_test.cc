@@ -254,7 +254,7 @@ TEST_F(EmulatedCloudTest, GpuPoolScaledFromZeroWalksTheWholeLifecycle) {
                         }));
   ASSERT_EQ(sink_.upserts.size(), 3u);
 
-  // Registered: NotReady, tainted not-ready, labelled, no GPUs yet.
+  // Registered: NotReady, labelled, no GPUs yet. (The not-ready taint is the API server's.)
   {
     SCOPED_TRACE("registered");
     const auto& [at, n] = sink_.upserts[0];
@@ -265,7 +265,7 @@ TEST_F(EmulatedCloudTest, GpuPoolScaledFromZeroWalksTheWholeLifecycle) {
     EXPECT_EQ(ready.status, api::ConditionStatus::kFalse);
     EXPECT_EQ(ready.reason, "KubeletNotReady");
     EXPECT_EQ(ready.message, "container runtime status check may not have completed yet");
-    EXPECT_TRUE(HasTaint(n, "node.kubernetes.io/not-ready"));
+    EXPECT_FALSE(HasTaint(n, "node.kubernetes.io/not-ready"));
     EXPECT_TRUE(HasTaint(n, "nvidia.com/gpu"));
     EXPECT_EQ(Label(n, "cloud.google.com/gke-nodepool"), "gpu-pool");
     EXPECT_EQ(Label(n, "cloud.google.com/gke-accelerator"), "nvidia-tesla-t4");
@@ -302,7 +302,7 @@ TEST_F(EmulatedCloudTest, GpuPoolScaledFromZeroWalksTheWholeLifecycle) {
     bare.spec.provider_id.clear();
     EXPECT_EQ(cloud.Provider().NodeGroupForNode(bare), nullptr);
   }
-  // Ready: the not-ready taint is gone; still no GPUs.
+  // Ready; still no GPUs.
   {
     SCOPED_TRACE("ready");
     const auto& [at, n] = sink_.upserts[1];

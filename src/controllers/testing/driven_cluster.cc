@@ -4,6 +4,8 @@
 #include <utility>
 #include <vector>
 
+#include "client/test_api_server.h"
+
 #include "common/check.h"
 
 namespace tidepool::controllers::testing {
@@ -11,7 +13,7 @@ using nlohmann::json;
 
 DrivenCluster::DrivenCluster()
     : store(events.clock(), nullptr),
-      api(events.clock(), store, logs, apiserver::ApiServerOptions{"127.0.0.1:6443"}),
+      api(events.clock(), store, logs, client::testing::ComponentTestOptions()),
       transport([this](const apiserver::http::HttpRequest& req,
                        apiserver::http::ResponseWriter& w) { api.Handle(req, w); }),
       client(cluster::InProcessRestConfig(), events.clock(),
