@@ -13,8 +13,11 @@ using json = nlohmann::json;
 
 constexpr char kMonitorKey[] = "monitor";
 constexpr char kTaintKey[] = "taint";
-constexpr char kNodePrefix[] = "node/";
-constexpr char kPodPrefix[] = "pod/";
+// The nodes whose NoSchedule taints to reconcile, and the pods bound since, are taken in one
+// sync each (kcm drains them with several workers): a burst of nodes turning Ready costs the
+// controllers that follow node updates one sync, not one per node.
+constexpr char kNoScheduleKey[] = "noschedule";
+constexpr char kPodsKey[] = "pods";
 
 constexpr char kReady[] = "Ready";
 constexpr char kTrue[] = "True";
@@ -121,32 +124,38 @@ void NodeLifecycleController::ZoneQueue::Swap(Duration next, TimePoint now) {
   if (!had_token) TryAccept(now);
 }
 
-bool NodeLifecycleController::ZoneQueue::Add(const std::string& name, TimePoint now,
-                                             uint64_t seq) {
+bool NodeLifecycleController::ZoneQueue::Add(const std::string& name, TimePoint now, uint64_t seq) {
   if (!members.insert(name).second) return false;
-  queue.insert(Item{now, seq, name});
+  Push(Item{now, seq, name});
   return true;
 }
 
 bool NodeLifecycleController::ZoneQueue::Remove(const std::string& name) {
-  for (auto it = queue.begin(); it != queue.end(); ++it) {
-    if (it->name == name) {
-      queue.erase(it);
-      break;
-    }
+  if (auto it = queued.find(name); it != queued.end()) {
+    queue.erase(it->second);
+    queued.erase(it);
   }
   return members.erase(name) > 0;
 }
 
+NodeLifecycleController::ZoneQueue::Item NodeLifecycleController::ZoneQueue::Pop() {
+  Item item = *queue.begin();
+  queue.erase(queue.begin());
+  queued.erase(item.name);
+  return item;
+}
+
+void NodeLifecycleController::ZoneQueue::Push(Item item) {
+  queued[item.name] = item;
+  queue.insert(std::move(item));
+}
+
 // ---- Construction and informers --------------------------------------------------------------
 
-NodeLifecycleController::NodeLifecycleController(const client::RestClient& client,
-                                                 const Clock& clock,
-                                                 NodeLifecycleControllerOptions options,
-                                                 autoscaler::EventRecorder* recorder,
-                                                 log::Logger* logger,
-                                                 client::SharedInformerFactory* informers,
-                                                 TimerService* executor)
+NodeLifecycleController::NodeLifecycleController(
+    const client::RestClient& client, const Clock& clock, NodeLifecycleControllerOptions options,
+    autoscaler::EventRecorder* recorder, log::Logger* logger,
+    client::SharedInformerFactory* informers, TimerService* executor)
     : client_(client),
       clock_(clock),
       options_(options),
@@ -235,7 +244,9 @@ void NodeLifecycleController::OnNode(const json& node, bool deleted) {
   const json& taints = Member(spec, "taints");
   if (taints.is_array()) {
     for (const json& t : taints) f.taints.insert(TaintId(t));
+    f.taints_json = taints;
   }
+  f.resource_version = Str(Member(meta, "resourceVersion"));
   const json& conditions = Member(Member(node, "status"), "conditions");
   if (conditions.is_array()) {
     for (const json& c : conditions) {
@@ -256,7 +267,7 @@ void NodeLifecycleController::OnNode(const json& node, bool deleted) {
   for (const std::string& t : f.taints) {
     if (OwnedNoScheduleTaint(t)) have.insert(t);
   }
-  if (want != have) queue_.Add(kNodePrefix + name);
+  if (want != have && noschedule_pending_.insert(name).second) queue_.Add(kNoScheduleKey);
 
   // The monitor: a Ready condition, zone or NoExecute taint that changed needs a pass; a
   // heartbeat alone only moves the probe time, as that pass would.
@@ -342,7 +353,8 @@ void NodeLifecycleController::OnPod(const json& pod, bool deleted) {
     }
     if (!p.node.empty()) {
       pods_by_node_[p.node].insert(key);
-      queue_.Add(kPodPrefix + key);  // podUpdated: bound to a node, or to another one
+      // podUpdated: bound to a node, or to another one.
+      if (pods_pending_.insert(key).second) queue_.Add(kPodsKey);
     }
   }
   pods_facts_[key] = std::move(p);
@@ -372,7 +384,8 @@ TimePoint NodeLifecycleController::TickAtOrAfterLocked(TimePoint t) const {
 
 void NodeLifecycleController::WakeLocked(TimePoint at) {
   TimePoint t = TickAtOrAfterLocked(at);
-  if (last_pass_.has_value() && t <= *last_pass_) t = TickAtOrAfterLocked(*last_pass_ + Duration(1));
+  if (last_pass_.has_value() && t <= *last_pass_)
+    t = TickAtOrAfterLocked(*last_pass_ + Duration(1));
   if (wake_.has_value() && *wake_ <= t) return;
   wake_ = t;
   queue_.AddAt(kMonitorKey, t);
@@ -403,10 +416,17 @@ void NodeLifecycleController::SetDeadlineLocked(const std::string& name, const H
 std::optional<TimePoint> NodeLifecycleController::Sync(const std::string& key) {
   if (key == kMonitorKey) return Monitor();
   if (key == kTaintKey) return TaintPass();
-  if (key.rfind(kNodePrefix, 0) == 0) {
-    NoScheduleTaints(key.substr(sizeof(kNodePrefix) - 1));
-  } else if (key.rfind(kPodPrefix, 0) == 0) {
-    ProcessPod(key.substr(sizeof(kPodPrefix) - 1));
+  std::set<std::string> pending;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pending.swap(key == kNoScheduleKey ? noschedule_pending_ : pods_pending_);
+  }
+  for (const std::string& name : pending) {
+    if (key == kNoScheduleKey) {
+      NoScheduleTaints(name);
+    } else {
+      ProcessPod(name);
+    }
   }
   return std::nullopt;
 }
@@ -610,8 +630,7 @@ std::optional<NodeLifecycleController::Condition> NodeLifecycleController::MarkU
   return result;
 }
 
-void NodeLifecycleController::ProcessTaintBasedEviction(const std::string& name,
-                                                        const NodeFacts& f,
+void NodeLifecycleController::ProcessTaintBasedEviction(const std::string& name, const NodeFacts& f,
                                                         const std::string& observed,
                                                         TimePoint now) {
   auto mark_for_tainting = [&](const char* taint) {
@@ -693,14 +712,16 @@ void NodeLifecycleController::HandleDisruption(TimePoint now) {
         q.Swap(options_.eviction_interval, now);
       } else if (s == ZoneState::kPartialDisruption) {
         q.Swap(size > options_.large_cluster_threshold ? options_.secondary_eviction_interval
-                                                        : Duration::zero(),
+                                                       : Duration::zero(),
                now);
       }
     };
     if (all_are_full) {
       if (log_ != nullptr) {
-        log_->Info("Controller detected that all Nodes are not-Ready. Entering master "
-                   "disruption mode", {});
+        log_->Info(
+            "Controller detected that all Nodes are not-Ready. Entering master "
+            "disruption mode",
+            {});
       }
       for (const auto& [name, f] : facts_) {
         std::vector<std::string> taints;
@@ -713,8 +734,10 @@ void NodeLifecycleController::HandleDisruption(TimePoint now) {
       for (auto& [zone, s] : zone_states_) s = ZoneState::kFullDisruption;
     } else if (all_were_full) {
       if (log_ != nullptr) {
-        log_->Info("Controller detected that some Nodes are Ready. Exiting master disruption "
-                   "mode", {});
+        log_->Info(
+            "Controller detected that some Nodes are Ready. Exiting master disruption "
+            "mode",
+            {});
       }
       for (auto& [name, h] : health_) {
         h.probe = now;
@@ -767,8 +790,7 @@ std::optional<TimePoint> NodeLifecycleController::TaintPass() {
         ZoneQueue& q = zone_queues_[zone];
         if (q.queue.empty() || !q.TryAccept(now)) break;
         if (now < q.queue.begin()->process_at) break;
-        item = *q.queue.begin();
-        q.queue.erase(q.queue.begin());
+        item = q.Pop();
       }
       // What to do with the node as the informer has it now.
       std::string status;
@@ -797,7 +819,7 @@ std::optional<TimePoint> NodeLifecycleController::TaintPass() {
         ZoneQueue& q = zone_queues_[zone];
         if (q.members.count(item.name) > 0) {
           item.process_at = now + wait + Duration(1);
-          q.queue.insert(item);
+          q.Push(item);
         }
       }
     }
@@ -869,46 +891,62 @@ bool NodeLifecycleController::SwapTaints(const std::string& name,
                                          const std::vector<std::string>& remove) {
   const std::string path = client::ResourcePath("", "v1", "nodes", "", name);
   const std::string at = FormatRfc3339(clock_.Now());
-  for (int attempt = 0; attempt < 5; ++attempt) {
-    StatusOr<json> got = client_.Get(path);
-    if (!got.ok()) return got.status().code() == StatusCode::kNotFound;
-    json node = std::move(got).value();
-    json& taints = node["spec"]["taints"];
-    json next = json::array();
+  // `taints` with `remove` and `add` taken out, then `add` appended (timeAdded now).
+  auto swapped = [&](const json& taints, json* next) {
     bool changed = false;
+    *next = json::array();
     if (taints.is_array()) {
       for (const json& t : taints) {
         const std::string id = TaintId(t);
-        const bool replaced = std::find(add.begin(), add.end(), id) != add.end();
-        if (replaced || std::find(remove.begin(), remove.end(), id) != remove.end()) {
+        if (std::find(add.begin(), add.end(), id) != add.end() ||
+            std::find(remove.begin(), remove.end(), id) != remove.end()) {
           changed = true;
           continue;
         }
-        next.push_back(t);
+        next->push_back(t);
       }
     }
     for (const std::string& id : add) {
       const size_t colon = id.rfind(':');
-      next.push_back(
+      next->push_back(
           {{"key", id.substr(0, colon)}, {"effect", id.substr(colon + 1)}, {"timeAdded", at}});
       changed = true;
     }
-    if (!changed) return true;
-    if (next.empty()) {
-      node["spec"].erase("taints");
-    } else {
-      taints = std::move(next);
+    return changed;
+  };
+  auto failed = [&](const Status& s) {
+    if (s.code() == StatusCode::kNotFound) return false;
+    if (log_ != nullptr) {
+      log_->Warning("unable to update the taints of node", {{"node", name}, {"err", s.ToString()}});
     }
-    auto r = client_.Update(path, node);
-    if (r.ok()) return true;
-    if (r.status().code() == StatusCode::kNotFound) return true;
-    if (r.status().code() != StatusCode::kAborted) {
-      if (log_ != nullptr) {
-        log_->Warning("unable to update the taints of node",
-                      {{"node", name}, {"err", r.status().ToString()}});
-      }
-      return false;
+    return true;
+  };
+  // First from the informer's copy, as a merge patch with its resourceVersion as precondition
+  // (kcm's PatchNodeTaints); after a conflict, from a fresh read.
+  std::string rv;
+  json current;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto f = facts_.find(name); f != facts_.end()) {
+      rv = f->second.resource_version;
+      current = f->second.taints_json;
     }
+  }
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    if (rv.empty()) {
+      StatusOr<json> got = client_.Get(path);
+      if (!got.ok()) return got.status().code() == StatusCode::kNotFound;
+      rv = Str(Member(Meta(*got), "resourceVersion"));
+      current = Member(Member(*got, "spec"), "taints");
+    }
+    json next;
+    if (!swapped(current, &next)) return true;
+    const json patch = {{"metadata", {{"resourceVersion", rv}}},
+                        {"spec", {{"taints", next.empty() ? json() : next}}}};
+    auto r = client_.Patch(path, client::PatchType::kMerge, patch);
+    if (r.ok() || r.status().code() == StatusCode::kNotFound) return true;
+    if (r.status().code() != StatusCode::kAborted) return !failed(r.status());
+    rv.clear();
   }
   return false;
 }
@@ -927,10 +965,10 @@ void NodeLifecycleController::MarkPodsNotReady(const std::string& node,
       ns = key.substr(0, slash);
       name = key.substr(slash + 1);
     }
-    const json patch = {{"status",
-                         {{"conditions", json::array({{{"type", kReady},
-                                                       {"status", kFalse},
-                                                       {"lastTransitionTime", at}}})}}}};
+    const json patch = {
+        {"status",
+         {{"conditions",
+           json::array({{{"type", kReady}, {"status", kFalse}, {"lastTransitionTime", at}}})}}}};
     auto r = client_.Patch(client::ResourcePath("", "v1", "pods", ns, name, "status"),
                            client::PatchType::kStrategicMerge, patch);
     if (!r.ok()) {

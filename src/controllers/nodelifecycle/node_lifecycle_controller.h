@@ -59,6 +59,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
 #include <string>
@@ -77,11 +78,11 @@
 namespace tidepool::controllers::nodelifecycle {
 
 struct NodeLifecycleControllerOptions {
-  Duration monitor_period = std::chrono::seconds(5);                // --node-monitor-period
-  Duration monitor_grace = std::chrono::seconds(50);                // --node-monitor-grace-period
-  Duration startup_grace = std::chrono::seconds(60);                // --node-startup-grace-period
-  Duration eviction_period = std::chrono::milliseconds(100);        // nodeEvictionPeriod
-  Duration eviction_interval = std::chrono::seconds(10);            // 1 / --node-eviction-rate
+  Duration monitor_period = std::chrono::seconds(5);                 // --node-monitor-period
+  Duration monitor_grace = std::chrono::seconds(50);                 // --node-monitor-grace-period
+  Duration startup_grace = std::chrono::seconds(60);                 // --node-startup-grace-period
+  Duration eviction_period = std::chrono::milliseconds(100);         // nodeEvictionPeriod
+  Duration eviction_interval = std::chrono::seconds(10);             // 1 / --node-eviction-rate
   Duration secondary_eviction_interval = std::chrono::seconds(100);  // 1 / --secondary-...-rate
   int large_cluster_threshold = 50;        // --large-cluster-size-threshold
   double unhealthy_zone_threshold = 0.55;  // --unhealthy-zone-threshold
@@ -139,6 +140,8 @@ class NodeLifecycleController {
     std::map<std::string, Condition> conditions;  // by type
     // Its taints' "<key>:<effect>".
     std::set<std::string> taints;
+    nlohmann::json taints_json;  // spec.taints as delivered (a patch starts from it)
+    std::string resource_version;
   };
   // nodeHealthData.
   struct Health {
@@ -157,7 +160,8 @@ class NodeLifecycleController {
       }
     };
     std::set<Item> queue;
-    std::set<std::string> members;  // kept after processing, until Remove
+    std::map<std::string, Item> queued;  // the items of `queue` by name
+    std::set<std::string> members;       // kept after processing, until Remove
     Duration interval{0};
     double tokens = 1;
     TimePoint last{};
@@ -167,6 +171,9 @@ class NodeLifecycleController {
     void Swap(Duration next, TimePoint now);
     bool Add(const std::string& name, TimePoint now, uint64_t seq);
     bool Remove(const std::string& name);
+    // Takes the head out of `queue` (it stays a member). REQUIRES: !queue.empty().
+    Item Pop();
+    void Push(Item item);
   };
   enum class ZoneState { kInitial, kNormal, kFullDisruption, kPartialDisruption };
   struct PodFacts {
@@ -229,8 +236,8 @@ class NodeLifecycleController {
   std::set<std::string> dirty_;    // changed since the last pass
   std::set<std::string> deleted_;  // gone since the last pass (with their uid below)
   std::map<std::string, std::string> deleted_uids_;
-  std::map<std::string, std::string> ready_status_;  // the status each node was counted with
-  std::map<std::string, TimePoint> lease_renew_;     // Leases of nodes not evaluated yet
+  std::map<std::string, std::string> ready_status_;        // the status each node was counted with
+  std::map<std::string, TimePoint> lease_renew_;           // Leases of nodes not evaluated yet
   std::set<std::pair<TimePoint, std::string>> deadlines_;  // first tick a node may be expired
   std::map<std::string, TimePoint> deadline_of_;
   std::optional<TimePoint> origin_;  // the first pass: the monitor's grid starts there
@@ -240,6 +247,8 @@ class NodeLifecycleController {
   std::map<std::string, ZoneState> zone_states_;
   std::map<std::string, PodFacts> pods_facts_;
   std::map<std::string, std::set<std::string>> pods_by_node_;
+  std::set<std::string> noschedule_pending_;  // nodes for the NoSchedule pass
+  std::set<std::string> pods_pending_;        // pods bound since the last processPod sync
   uint64_t seq_ = 0;
   uint64_t passes_ = 0;
   WorkQueue queue_;

@@ -47,11 +47,16 @@ json Node(const std::string& name, const std::string& zone, const char* ready,
                 {"topology.kubernetes.io/zone", zone}}}}}};
   if (ready != nullptr) {
     const std::string at = FormatRfc3339(heartbeat);
-    n["status"]["conditions"] = json::array(
-        {{{"type", "MemoryPressure"}, {"status", "False"}, {"lastHeartbeatTime", at},
-          {"lastTransitionTime", at}, {"reason", "KubeletHasSufficientMemory"}},
-         {{"type", "Ready"}, {"status", ready}, {"lastHeartbeatTime", at},
-          {"lastTransitionTime", at}, {"reason", "KubeletReady"}}});
+    n["status"]["conditions"] = json::array({{{"type", "MemoryPressure"},
+                                              {"status", "False"},
+                                              {"lastHeartbeatTime", at},
+                                              {"lastTransitionTime", at},
+                                              {"reason", "KubeletHasSufficientMemory"}},
+                                             {{"type", "Ready"},
+                                              {"status", ready},
+                                              {"lastHeartbeatTime", at},
+                                              {"lastTransitionTime", at},
+                                              {"reason", "KubeletReady"}}});
   }
   return n;
 }
@@ -59,8 +64,9 @@ json Node(const std::string& name, const std::string& zone, const char* ready,
 class NodeLifecycleControllerTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    c_.Create("/api/v1/namespaces",
-              {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "kube-node-lease"}}}});
+    c_.Create(
+        "/api/v1/namespaces",
+        {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "kube-node-lease"}}}});
   }
   void Start(NodeLifecycleControllerOptions o = {}) {
     controller_ = std::make_unique<NodeLifecycleController>(
@@ -93,8 +99,9 @@ class NodeLifecycleControllerTest : public ::testing::Test {
     const std::string at = FormatRfc3339(c_.events.Now());
     auto r = c_.client.Patch(
         std::string(kNodes) + "/" + name + "/status", client::PatchType::kStrategicMerge,
-        {{"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", ready},
-                                                  {"lastHeartbeatTime", at}}})}}}});
+        {{"status",
+          {{"conditions",
+            json::array({{{"type", "Ready"}, {"status", ready}, {"lastHeartbeatTime", at}}})}}}});
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
   void RenewLease(const std::string& name) {
@@ -151,15 +158,19 @@ TEST_F(NodeLifecycleControllerTest, LeasesKeepANodeHealthyAndItsPodsAreMarkedWhe
   c_.Create(kNodes, Node("n1", "a", "True", t0));
   c_.Create(kNodes, Node("n2", "a", "True", t0));
   c_.Create(kNodes, Node("n3", "a", "True", t0));
-  c_.Create("/api/v1/namespaces/default/pods",
-            {{"apiVersion", "v1"},
-             {"kind", "Pod"},
-             {"metadata", {{"name", "p"}}},
-             {"spec", {{"nodeName", "n1"}, {"containers", json::array({{{"name", "c"}, {"image", "x"}}})}}}});
-  ASSERT_TRUE(c_.client
-                  .Patch("/api/v1/namespaces/default/pods/p/status", client::PatchType::kMerge,
-                         {{"status", {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}})
-                  .ok());
+  c_.Create(
+      "/api/v1/namespaces/default/pods",
+      {{"apiVersion", "v1"},
+       {"kind", "Pod"},
+       {"metadata", {{"name", "p"}}},
+       {"spec",
+        {{"nodeName", "n1"}, {"containers", json::array({{{"name", "c"}, {"image", "x"}}})}}}});
+  ASSERT_TRUE(
+      c_.client
+          .Patch("/api/v1/namespaces/default/pods/p/status", client::PatchType::kMerge,
+                 {{"status",
+                   {{"conditions", json::array({{{"type", "Ready"}, {"status", "True"}}})}}}})
+          .ok());
   Start();
   // n1's and n2's kubelets renew their Leases every 10 s for 3 minutes; n3's and then n1's stop.
   for (int i = 0; i < 18; ++i) {
