@@ -40,6 +40,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -69,6 +70,10 @@ struct ApiServerOptions {
   // Off is --disable-admission-plugins=TaintNodesByCondition (tests of one component without
   // that controller).
   bool taint_nodes_by_condition = true;
+  // TokenReview's token authenticator: whether a bearer token is one this API accepts (`tidepool
+  // up`: the run's token; its user is then tidepool's administrator, authn/user.h). Unset: a
+  // review is answered without a status, as kube-apiserver without a token authenticator.
+  std::function<bool(std::string_view token)> token_valid;
 
   // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,
   // client-go, a real cluster autoscaler) as progress notices on their own connections: real

@@ -2107,3 +2107,76 @@ TEST_F(ApiServerTest, ProtobufResponsesWhenTheClientPrefersThem) {
 }
 
 }  // namespace tidepool::apiserver
+
+namespace tidepool::apiserver {
+namespace {
+
+using nlohmann::json;
+
+// A POST of `body` to `target` on `server`.
+FakeWriter PostTo(ApiServer& server, const std::string& target, const std::string& body) {
+  http::HttpRequest req;
+  req.method = "POST";
+  req.target = target;
+  http::SplitRequestTarget(req);
+  req.headers["content-type"] = "application/json";
+  req.body = body;
+  FakeWriter w;
+  server.Handle(req, w);
+  return w;
+}
+
+TEST(ApiServerAuthnTest, ATokenReviewAuthenticatesTheTokenAsABearerToken) {
+  SimulatedClock clock;
+  ObjectStore store(clock, nullptr);
+  PodLogs logs;
+  ApiServerOptions options{"127.0.0.1:6443"};
+  options.token_valid = [](std::string_view t) { return t == "good"; };
+  ApiServer server(clock, store, logs, options);
+  const std::string path = "/apis/authentication.k8s.io/v1/tokenreviews";
+  auto review = [&](const std::string& token) {
+    return PostTo(
+        server, path,
+        R"({"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1","spec":{"token":")" +
+            token + R"("}})");
+  };
+  auto good = review("good");
+  ASSERT_EQ(good.code, 201) << good.body;
+  EXPECT_EQ(json::parse(good.body)["status"], json::parse(R"({"authenticated": true,
+      "user": {"username": "tidepool-admin", "groups": ["system:masters", "system:authenticated"]}})"));
+  auto bad = review("test-token");
+  ASSERT_EQ(bad.code, 201) << bad.body;
+  EXPECT_EQ(json::parse(bad.body)["status"],
+            json::parse(R"({"user": {}, "error": "invalid bearer token"})"));
+  auto none =
+      PostTo(server, path, R"({"kind":"TokenReview","apiVersion":"authentication.k8s.io/v1"})");
+  EXPECT_EQ(none.code, 400);
+  EXPECT_EQ(json::parse(none.body)["message"],
+            "token is required for TokenReview in authentication");
+}
+
+TEST(ApiServerAdmissionTest, ANewNodeIsTaintedNotReadyUnlessThePluginIsOff) {
+  for (const bool plugin : {true, false}) {
+    SCOPED_TRACE(plugin);
+    SimulatedClock clock;
+    ObjectStore store(clock, nullptr);
+    PodLogs logs;
+    ApiServerOptions options{"127.0.0.1:6443"};
+    options.taint_nodes_by_condition = plugin;
+    ApiServer server(clock, store, logs, options);
+    auto w = PostTo(server, "/api/v1/nodes",
+                    R"({"kind":"Node","apiVersion":"v1","metadata":{"name":"n1"},
+                        "spec":{"taints":[{"key":"a","effect":"NoExecute"}]}})");
+    ASSERT_EQ(w.code, 201) << w.body;
+    const json taints = json::parse(w.body)["spec"]["taints"];
+    if (plugin) {
+      EXPECT_EQ(taints, json::parse(R"([{"key":"a","effect":"NoExecute"},
+                                        {"key":"node.kubernetes.io/not-ready","effect":"NoSchedule"}])"));
+    } else {
+      EXPECT_EQ(taints.size(), 1u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tidepool::apiserver

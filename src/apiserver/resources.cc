@@ -125,6 +125,7 @@ std::vector<Resource> Build() {
     return r;
   };
   v.push_back(review("authentication.k8s.io", "selfsubjectreviews", "SelfSubjectReview", false));
+  v.push_back(review("authentication.k8s.io", "tokenreviews", "TokenReview", false));
   v.push_back(review("authorization.k8s.io", "localsubjectaccessreviews",
                      "LocalSubjectAccessReview", true));
   v.push_back(

@@ -386,6 +386,10 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
 
   apiserver::PodLogs logs(&clock);
   components.api_server.server_address = options.address + ":" + std::to_string(options.port);
+  // TokenReview: the run's token is tidepool's administrator (exposure.h).
+  components.api_server.token_valid = [run_token = *token](std::string_view t) {
+    return BearerMatches("Bearer " + std::string(t), run_token);
+  };
   auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
   // Every actor below reaches the API through this process's transport (no socket).
   cluster::InProcessTransport api_transport(

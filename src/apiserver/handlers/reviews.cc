@@ -6,6 +6,9 @@
 //   - SelfSubjectReview (`kubectl auth whoami`): the user the request is served as
 //     (authn/user.h: tidepool's administrator with a bearer token, else kube's anonymous user;
 //     or whom it impersonates).
+//   - TokenReview: spec.token authenticated as a bearer token (ApiServerOptions::token_valid):
+//     authenticated, with tidepool's administrator as the user, or the bearer authenticator's
+//     "invalid bearer token"; no status without an authenticator. A token is required.
 // Validation as kube's: an access review names exactly one of resourceAttributes and
 // nonResourceAttributes; a SubjectAccessReview a user or a group.
 
@@ -57,8 +60,26 @@ api::FieldErrors ValidateReview(const Resource& r, const json& review) {
   return errors;
 }
 
-json Status(const Context& c) {
+// TokenReview's status: the token authenticated as a request with only that bearer token.
+json TokenStatus(const Context& c, const std::string& token) {
+  if (!c.options.token_valid) return json::object();
+  if (!c.options.token_valid(token)) {
+    return {{"user", json::object()}, {"error", "invalid bearer token"}};
+  }
+  http::HttpRequest fake;
+  fake.AddHeader("authorization", "Bearer " + token);
+  const auto user = authn::RequestUser(fake);
+  json info = json::object();
+  if (user.ok()) {
+    info["username"] = user->username;
+    if (!user->groups.empty()) info["groups"] = user->groups;
+  }
+  return {{"authenticated", true}, {"user", std::move(info)}};
+}
+
+json Status(const Context& c, const json& review) {
   const Resource& r = c.res;
+  if (r.resource == "tokenreviews") return TokenStatus(c, String(Object(review, "spec"), "token"));
   if (r.resource == "selfsubjectreviews") {
     const auto user = authn::RequestUser(c.req);  // checked before routing
     if (!user.ok()) return {{"userInfo", json::object()}};
@@ -102,12 +123,16 @@ void HandleReview(Context& c) {
   }
   const api::FieldErrors errors = ValidateReview(c.res, review);
   if (!errors.empty()) return SendError(c.w, Invalid(c.res, "", errors));
+  if (c.res.resource == "tokenreviews" && String(Object(review, "spec"), "token").empty()) {
+    return SendError(
+        c.w, {400, "BadRequest", "token is required for TokenReview in authentication", json()});
+  }
   review["apiVersion"] = c.res.GroupVersion();
   review["kind"] = c.res.kind;
   json meta = Object(review, "metadata");
   meta["creationTimestamp"] = nullptr;
   review["metadata"] = std::move(meta);
-  review["status"] = Status(c);
+  review["status"] = Status(c, review);
   SendJson(c.w, 201, review);
 }
 
