@@ -12,6 +12,32 @@ namespace {
 
 using json = nlohmann::json;
 
+// The node lifecycle controller's reason for a kubelet that stopped posting.
+constexpr char kNodeStatusUnknown[] = "NodeStatusUnknown";
+
+// node.status.conditions, or null.
+const json* ConditionsOf(const json& node) {
+  if (!node.is_object()) return nullptr;
+  auto status = node.find("status");
+  if (status == node.end() || !status->is_object()) return nullptr;
+  auto conditions = status->find("conditions");
+  return conditions == status->end() || !conditions->is_array() ? nullptr : &*conditions;
+}
+
+// The node's Ready condition: its status and reason ("" when it has none).
+std::pair<std::string, std::string> ReadyOf(const json& node) {
+  const json* conditions = ConditionsOf(node);
+  if (conditions == nullptr) return {};
+  for (const json& c : *conditions) {
+    if (c.is_object() && c.value("type", json()) == "Ready") {
+      const json st = c.value("status", json()), r = c.value("reason", json());
+      return {st.is_string() ? st.get<std::string>() : "",
+              r.is_string() ? r.get<std::string>() : ""};
+    }
+  }
+  return {};
+}
+
 int64_t ResourceVersion(const json& obj) {
   const auto m = obj.find("metadata");
   if (m == obj.end() || !m->is_object()) return 0;
@@ -58,15 +84,31 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
     return [this, c](const client::ObjectRef& o, bool) {
       timers_.Post([this, c, o] { OnNode(c, o); });
       if (c == Change::kDeleted) {
+        {
+          std::lock_guard<std::mutex> lock(ready_mu_);
+          ready_seen_.erase(client::Informer::KeyOf(*o));
+        }
         node_timers_.Post([this, name = client::Informer::KeyOf(*o)] { StopNodeStatus(name); });
       } else {
         node_timers_.Post([this, o] { StartNodeStatus(*o); });
       }
     };
   };
-  // A node's add comes before its updates, and an update changes nothing for its kubelet: no
-  // handler for updates (each would be a post per node status write).
-  node_informer_->AddEventHandlers({node(Change::kAdded), nullptr, node(Change::kDeleted)});
+  // A node's add comes before its updates, and an update changes nothing for its kubelet; its
+  // node side hears only of a Ready status that changed (a post per node status write would
+  // cost the heartbeats' thread), or one the node lifecycle controller marked Unknown.
+  auto update = [this](const client::ObjectRef&, const client::ObjectRef& o) {
+    const std::string name = client::Informer::KeyOf(*o);
+    const auto [status, reason] = ReadyOf(*o);
+    {
+      std::lock_guard<std::mutex> lock(ready_mu_);
+      std::string& seen = ready_seen_[name];
+      if (seen == status && reason != kNodeStatusUnknown) return;
+      seen = status;
+    }
+    node_timers_.Post([this, o] { OnNodeConditions(*o); });
+  };
+  node_informer_->AddEventHandlers({node(Change::kAdded), update, node(Change::kDeleted)});
   auto pod = [this](Change c, const client::ObjectRef& o) {
     // Not bound yet: nobody's to run (a deletion, maybe inferred from a stub, is always passed on).
     if (c != Change::kDeleted && !Bound(*o)) return;
@@ -190,6 +232,7 @@ void KubeKubelets::StartNodeStatus(const json& node) {
   }
   NodeBeat& beat = beats_[name];
   beat.condition_types = std::move(types);
+  if (const json* conditions = ConditionsOf(node)) beat.conditions = *conditions;
   if (auto m = node.find("metadata"); m != node.end() && m->is_object()) {
     beat.uid = m->value("uid", "");
   }
@@ -244,6 +287,47 @@ void KubeKubelets::RenewLease(const std::string& name) {
   if (!options_.heartbeats) return;
   beat.lease_timer = node_timers_.ScheduleAfter(Jittered(options_.node_lease_renew_interval),
                                                 [this, name] { RenewLease(name); });
+}
+
+void KubeKubelets::OnNodeConditions(const json& node) {
+  auto it = beats_.find(client::Informer::KeyOf(node));
+  if (it == beats_.end()) return;  // no kubelet of this process reports on it
+  NodeBeat& beat = it->second;
+  const json* found = ConditionsOf(node);
+  const json current = found != nullptr ? *found : json::array();
+  if (ReadyOf(node).second != kNodeStatusUnknown) {
+    beat.conditions = current;
+    return;
+  }
+  // Marked Unknown while this kubelet lives: its conditions again, as now.
+  const std::string at =
+      FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(clock_.Now()));
+  json patch = json::array();
+  for (const json& c : beat.conditions) {
+    if (!c.is_object()) continue;
+    json next = c;
+    next["lastHeartbeatTime"] = at;
+    for (const json& now : current) {
+      if (now.is_object() && now.value("type", json()) == c.value("type", json()) &&
+          now.value("status", json()) != c.value("status", json())) {
+        next["lastTransitionTime"] = at;
+      }
+    }
+    patch.push_back(std::move(next));
+  }
+  if (patch.empty()) return;
+  const std::string name = it->first;
+  const Status r = kube_.PatchUnread(client::ResourcePath("", "v1", "nodes", "", name, "status"),
+                                     client::PatchType::kStrategicMerge,
+                                     {{"status", {{"conditions", std::move(patch)}}}});
+  if (logger_ != nullptr) {
+    if (r.ok()) {
+      logger_->Info("kubelet: node status reported again", {{"node", name}});
+    } else if (r.code() != StatusCode::kNotFound) {
+      logger_->Warning("kubelet: error updating node status",
+                       {{"node", name}, {"err", r.ToString()}});
+    }
+  }
 }
 
 void KubeKubelets::ReportNodeStatus(const std::string& name) {

@@ -42,6 +42,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "client/informer.h"
@@ -89,6 +90,7 @@ class KubeKubelets final : private kubelet::KubeletHost {
   struct NodeBeat {
     std::string uid;
     std::vector<std::string> condition_types;  // what the heartbeat touches
+    nlohmann::json conditions;  // as last reported by its kubelet (not the node controller's)
     int64_t lease_rv = 0;
     TimerService::TimerId lease_timer = 0;
     TimerService::TimerId status_timer = 0;
@@ -99,6 +101,10 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void StopNodeStatus(const std::string& name);
   void RenewLease(const std::string& name);
   void ReportNodeStatus(const std::string& name);
+  // The node's conditions as the controller manager left them: its kubelet's, remembered; or
+  // marked Unknown by the node lifecycle controller while the kubelet lives (a stall of this
+  // process, a suspended machine): reported again, as a kubelet's next status update does.
+  void OnNodeConditions(const nlohmann::json& node);
   Duration Jittered(Duration d);
   void OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
@@ -121,6 +127,9 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
+  // The node informer's handler: each node's Ready status as last posted to node_timers_.
+  std::mutex ready_mu_;
+  std::map<std::string, std::string, std::less<>> ready_seen_;
   // On node_timers_'s thread only: the nodes whose Lease and heartbeats this process keeps.
   ActorTimers node_timers_;  // its own thread, or the executor
   std::map<std::string, NodeBeat, std::less<>> beats_;

@@ -198,5 +198,33 @@ TEST_F(KubeKubeletsTest, AKwokNodeTurnsReadyAndEveryRegisteredNodeKeepsALease) {
   EXPECT_EQ(node("n1")["status"]["conditions"].size(), 1u);
 }
 
+TEST_F(KubeKubeletsTest, ANodeMarkedUnknownWhileItsKubeletLivesIsReportedAgain) {
+  json registered = Node("n1");
+  registered["status"]["conditions"] = json::array(
+      {{{"type", "Ready"}, {"status", "True"}, {"reason", "KubeletReady"},
+        {"message", "kubelet is posting ready status"}}});
+  Create("nodes", registered);
+  kubelets_->Start();
+  auto ready = [&] {
+    return (*client_.Get(ResourcePath("", "v1", "nodes", "", "n1")))["status"]["conditions"][0];
+  };
+  // Its kubelet started: it reported the node's status.
+  ASSERT_TRUE(Eventually([&] { return ready().contains("lastHeartbeatTime"); }));
+  const std::string path = ResourcePath("", "v1", "nodes", "", "n1", "status");
+  // The node lifecycle controller, after this process stalled past the grace period.
+  ASSERT_TRUE(client_
+                  .Patch(path, client::PatchType::kStrategicMerge,
+                         {{"status",
+                           {{"conditions", json::array({{{"type", "Ready"},
+                                                         {"status", "Unknown"},
+                                                         {"reason", "NodeStatusUnknown"},
+                                                         {"message", "Kubelet stopped posting node status."}}})}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return ready()["status"] == "True"; })) << ready().dump();
+  EXPECT_EQ(ready()["reason"], "KubeletReady");
+  EXPECT_EQ(ready()["message"], "kubelet is posting ready status");
+  EXPECT_TRUE(ready().contains("lastTransitionTime"));
+}
+
 }  // namespace
 }  // namespace tidepool::runtime
