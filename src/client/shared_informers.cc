@@ -85,4 +85,12 @@ std::shared_ptr<Informer> MakeInformer(SharedInformerFactory* factory, const Res
   return std::make_shared<Informer>(client, clock, std::move(options), logger);
 }
 
+std::shared_ptr<Informer> MakeDecodingInformer(SharedInformerFactory* factory,
+                                               const RestClient& client, const Clock& clock,
+                                               std::string name, std::string path, uint64_t seed,
+                                               log::Logger* logger) {
+  return MakeInformer(factory, client, clock,
+                      DecodingInformerOptions(std::move(name), std::move(path), seed), logger);
+}
+
 }  // namespace tidepool::client

@@ -83,5 +83,11 @@ class SharedInformerFactory {
 std::shared_ptr<Informer> MakeInformer(SharedInformerFactory* factory, const RestClient& client,
                                        const Clock& clock, InformerOptions options,
                                        log::Logger* logger);
+// MakeInformer with DecodingInformerOptions(name, path, seed) (informer.h): the informer of a
+// component whose handlers decode what they keep.
+std::shared_ptr<Informer> MakeDecodingInformer(SharedInformerFactory* factory,
+                                               const RestClient& client, const Clock& clock,
+                                               std::string name, std::string path, uint64_t seed,
+                                               log::Logger* logger);
 
 }  // namespace tidepool::client

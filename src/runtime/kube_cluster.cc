@@ -219,8 +219,7 @@ KubeClusterCache::KubeClusterCache(const client::RestClient& client, const Clock
   // PodInfo, a budget's selector); the informer itself keeps only metadata stubs for its
   // relists, not a JSON tree of every pod.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    return client::MakeInformer(informers, client, clock,
-                                client::DecodingInformerOptions(name, path, seed + s), logger);
+    return client::MakeDecodingInformer(informers, client, clock, name, path, seed + s, logger);
   };
   nodes_ = make("nodes", "/api/v1/nodes", 1);
   pods_ = make("pods", "/api/v1/pods", 2);

@@ -72,8 +72,7 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       jitter_(seed + 3) {
   // The kubelets keep the decoded pods.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    return client::MakeInformer(informers, kube_, clock_,
-                                client::DecodingInformerOptions(name, path, seed + s), logger_);
+    return client::MakeDecodingInformer(informers, kube_, clock_, name, path, seed + s, logger_);
   };
   node_informer_ = make("kubelet-nodes", "/api/v1/nodes", 1);
   // Every pod, as the scheduler's (so that the two share one informer): a kubelet's own is

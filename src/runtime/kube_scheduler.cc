@@ -29,8 +29,7 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
       events_(kube, clock, "default-scheduler", logger, executor) {
   // The queue keeps the decoded objects.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
-    return client::MakeInformer(informers, kube_, clock_,
-                                client::DecodingInformerOptions(name, path, seed + s), logger_);
+    return client::MakeDecodingInformer(informers, kube_, clock_, name, path, seed + s, logger_);
   };
   nodes_ = make("scheduler-nodes", "/api/v1/nodes", 1);
   pods_ = make("scheduler-pods", "/api/v1/pods", 2);

@@ -29,9 +29,8 @@ EndpointsController::EndpointsController(const client::RestClient& client, const
           clock, [this](const std::string& key) { return Sync(key); },
           [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return client::MakeInformer(informers, client_, clock_,
-                                client::DecodingInformerOptions(name, path, options_.seed + s),
-                                logger);
+    return client::MakeDecodingInformer(informers, client_, clock_, name, path, options_.seed + s,
+                                        logger);
   };
   services_ = make("endpoint-services", "/api/v1/services", 0);
   pods_ = make("endpoint-pods", "/api/v1/pods", 1);

@@ -165,9 +165,8 @@ NodeLifecycleController::NodeLifecycleController(
           clock, [this](const std::string& key) { return Sync(key); },
           [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return client::MakeInformer(informers, client_, clock_,
-                                client::DecodingInformerOptions(name, path, options_.seed + s),
-                                logger);
+    return client::MakeDecodingInformer(informers, client_, clock_, name, path, options_.seed + s,
+                                        logger);
   };
   nodes_ = make("nodelifecycle-nodes", "/api/v1/nodes", 0);
   leases_ = make("nodelifecycle-leases",

@@ -27,9 +27,8 @@ PodGcController::PodGcController(const client::RestClient& client, const Clock& 
           clock, [this](const std::string&) { return Gc(); }, [this] { return HasSynced(); },
           std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return client::MakeInformer(informers, client_, clock_,
-                                client::DecodingInformerOptions(name, path, options_.seed + s),
-                                logger);
+    return client::MakeDecodingInformer(informers, client_, clock_, name, path, options_.seed + s,
+                                        logger);
   };
   pods_ = make("podgc-pods", "/api/v1/pods", 0);
   nodes_ = make("podgc-nodes", "/api/v1/nodes", 1);

@@ -47,9 +47,8 @@ ResourceQuotaController::ResourceQuotaController(
           clock, [this](const std::string& key) { return Sync(key); },
           [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t s) {
-    return client::MakeInformer(informers, client_, clock_,
-                                client::DecodingInformerOptions(name, path, options_.seed + s),
-                                logger);
+    return client::MakeDecodingInformer(informers, client_, clock_, name, path, options_.seed + s,
+                                        logger);
   };
   quotas_ = make("resourcequota-quotas", "/api/v1/resourcequotas", 0);
   pods_ = make("resourcequota-pods", "/api/v1/pods", 1);
