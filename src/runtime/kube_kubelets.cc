@@ -38,6 +38,41 @@ std::pair<std::string, std::string> ReadyOf(const json& node) {
   return {};
 }
 
+// Whether the node's Ready condition is the node lifecycle controller's, not a kubelet's.
+bool MarkedByController(const json& node) {
+  const std::string reason = ReadyOf(node).second;
+  return reason == kNodeStatusUnknown || reason == "NodeStatusNeverUpdated";
+}
+
+// What a kubelet that runs reports of a condition it has no record of (kubelet's setters).
+json KubeletCondition(const std::string& type) {
+  if (type == "Ready") {
+    return {{"type", type},
+            {"status", "True"},
+            {"reason", "KubeletReady"},
+            {"message", "kubelet is posting ready status"}};
+  }
+  if (type == "MemoryPressure") {
+    return {{"type", type},
+            {"status", "False"},
+            {"reason", "KubeletHasSufficientMemory"},
+            {"message", "kubelet has sufficient memory available"}};
+  }
+  if (type == "DiskPressure") {
+    return {{"type", type},
+            {"status", "False"},
+            {"reason", "KubeletHasNoDiskPressure"},
+            {"message", "kubelet has no disk pressure"}};
+  }
+  if (type == "PIDPressure") {
+    return {{"type", type},
+            {"status", "False"},
+            {"reason", "KubeletHasSufficientPID"},
+            {"message", "kubelet has sufficient PID available"}};
+  }
+  return json();
+}
+
 int64_t ResourceVersion(const json& obj) {
   const auto m = obj.find("metadata");
   if (m == obj.end() || !m->is_object()) return 0;
@@ -201,6 +236,35 @@ void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) 
   }
   it->second.rec.pod = pod;
   if (kubelet::PodLifecycle* k = KubeletOf(pod->spec.node_name)) k->OnPod(change, pod);
+  if (change == Change::kModified && rv > it->second.written_rv) RestoreReady(key);
+}
+
+void KubeKubelets::RestoreReady(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  const Record& r = it->second;
+  const api::Pod& pod = *r.rec.pod;
+  if (pod.status.phase != api::PodPhase::kRunning || pod.meta.deletion_timestamp.has_value() ||
+      r.rec.containers.empty()) {
+    return;
+  }
+  for (const kubelet::ContainerStatus& c : r.rec.containers) {
+    if (c.state != kubelet::ContainerStatus::State::kRunning || !c.ready) return;
+  }
+  api::PodStatus status = pod.status;
+  bool changed = false;
+  for (api::PodCondition& c : status.conditions) {
+    if ((c.type == "Ready" || c.type == "ContainersReady") &&
+        c.status != api::ConditionStatus::kTrue) {
+      c.status = api::ConditionStatus::kTrue;
+      c.last_transition_time = clock_.Now();
+      changed = true;
+    }
+  }
+  // Another writer (the node lifecycle controller's MarkPodsNotReady while the node was
+  // Unknown) set Ready False under running, ready containers: the kubelet's status manager
+  // writes its own status back.
+  if (changed) UpdatePodStatus(key, std::move(status), r.rec.containers);
 }
 
 // ---- The node's status, Lease and heartbeats -------------------------------------------------
@@ -231,7 +295,9 @@ void KubeKubelets::StartNodeStatus(const json& node) {
   }
   NodeBeat& beat = beats_[name];
   beat.condition_types = std::move(types);
-  if (const json* conditions = ConditionsOf(node)) beat.conditions = *conditions;
+  if (const json* conditions = ConditionsOf(node); conditions && !MarkedByController(node)) {
+    beat.conditions = *conditions;
+  }
   if (auto m = node.find("metadata"); m != node.end() && m->is_object()) {
     beat.uid = m->value("uid", "");
   }
@@ -294,15 +360,25 @@ void KubeKubelets::OnNodeConditions(const json& node) {
   NodeBeat& beat = it->second;
   const json* found = ConditionsOf(node);
   const json current = found != nullptr ? *found : json::array();
-  if (ReadyOf(node).second != kNodeStatusUnknown) {
+  if (!MarkedByController(node)) {
     beat.conditions = current;
     return;
   }
-  // Marked Unknown while this kubelet lives: its conditions again, as now.
+  // Marked Unknown while this kubelet lives: its conditions again, as now - those it last
+  // reported, or (none on record: a node marked before this process started) a running
+  // kubelet's.
   const std::string at =
       FormatRfc3339(std::chrono::time_point_cast<std::chrono::seconds>(clock_.Now()));
+  json mine = beat.conditions;
+  if (mine.empty()) {
+    for (const json& c : current) {
+      if (json k = KubeletCondition(c.is_object() ? c.value("type", "") : ""); !k.is_null()) {
+        mine.push_back(std::move(k));
+      }
+    }
+  }
   json patch = json::array();
-  for (const json& c : beat.conditions) {
+  for (const json& c : mine) {
     if (!c.is_object()) continue;
     json next = c;
     next["lastHeartbeatTime"] = at;
@@ -319,14 +395,21 @@ void KubeKubelets::OnNodeConditions(const json& node) {
   const Status r = kube_.PatchUnread(client::ResourcePath("", "v1", "nodes", "", name, "status"),
                                      client::PatchType::kStrategicMerge,
                                      {{"status", {{"conditions", std::move(patch)}}}});
-  if (logger_ != nullptr) {
-    if (r.ok()) {
-      logger_->Info("kubelet: node status reported again", {{"node", name}});
-    } else if (r.code() != StatusCode::kNotFound) {
-      logger_->Warning("kubelet: error updating node status",
-                       {{"node", name}, {"err", r.ToString()}});
-    }
+  if (r.ok()) {
+    if (logger_ != nullptr) logger_->Info("kubelet: node status reported again", {{"node", name}});
+    return;
   }
+  if (r.code() == StatusCode::kNotFound) return;
+  if (logger_ != nullptr) {
+    logger_->Warning("kubelet: error updating node status",
+                     {{"node", name}, {"err", r.ToString()}});
+  }
+  // Tried again at the next Lease renewal's pace, with what the node says then.
+  node_timers_.ScheduleAfter(options_.node_lease_renew_interval, [this, name] {
+    if (beats_.count(name) == 0) return;
+    auto n = kube_.Get(client::ResourcePath("", "v1", "nodes", "", name));
+    if (n.ok()) OnNodeConditions(*n);
+  });
 }
 
 void KubeKubelets::ReportNodeStatus(const std::string& name) {

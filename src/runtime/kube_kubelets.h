@@ -107,6 +107,9 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void OnNodeConditions(const nlohmann::json& node);
   Duration Jittered(Duration d);
   void OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv);
+  // A running pod whose every container is ready but whose Ready or ContainersReady another
+  // writer set otherwise: the kubelet's status again (its status manager's sync).
+  void RestoreReady(const std::string& key);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
 
   const kubelet::PodRecord* GetPod(const std::string& key) const override;

@@ -226,5 +226,27 @@ TEST_F(KubeKubeletsTest, ANodeMarkedUnknownWhileItsKubeletLivesIsReportedAgain) 
   EXPECT_TRUE(ready().contains("lastTransitionTime"));
 }
 
+TEST_F(KubeKubeletsTest, APodMarkedNotReadyByAnotherWriterIsReadyAgainWhileItRuns) {
+  Create("nodes", Node("n1"));
+  Create("pods", BoundPod("p", "n1"));
+  kubelets_->Start();
+  auto ready = [&] {
+    for (const json& c : (*Pod("p"))["status"].value("conditions", json::array())) {
+      if (c.value("type", "") == "Ready") return c.value("status", "");
+    }
+    return std::string();
+  };
+  ASSERT_TRUE(Eventually([&] { return ready() == "True"; }));
+  // The node lifecycle controller's MarkPodsNotReady while the node was Unknown.
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("", "v1", "pods", "default", "p", "status"),
+                         client::PatchType::kStrategicMerge,
+                         {{"status", {{"conditions", json::array({{{"type", "Ready"},
+                                                                  {"status", "False"}}})}}}})
+                  .ok());
+  EXPECT_TRUE(Eventually([&] { return ready() == "True"; })) << ready();
+  EXPECT_EQ(Phase("p"), "Running");
+}
+
 }  // namespace
 }  // namespace tidepool::runtime

@@ -178,7 +178,11 @@ NodeLifecycleController::NodeLifecycleController(
        [this](const client::ObjectRef& o, bool) { OnNode(*o, true); }});
   leases_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnLease(*o); },
-       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnLease(*o); }, nullptr});
+       [this](const client::ObjectRef&, const client::ObjectRef& o) { OnLease(*o); },
+       [this](const client::ObjectRef& o, bool) {
+         std::lock_guard<std::mutex> lock(mu_);
+         lease_renew_.erase(Str(Member(Meta(*o), "name")));
+       }});
   pods_->AddEventHandlers(
       {[this](const client::ObjectRef& o, bool) { OnPod(*o, false); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(*o, false); },
@@ -219,6 +223,7 @@ void NodeLifecycleController::OnNode(const json& node, bool deleted) {
   if (deleted) {
     facts_.erase(name);
     dirty_.erase(name);
+    lease_renew_.erase(name);
     if (known_.count(name) > 0) {
       deleted_.insert(name);
       deleted_uids_[name] = Str(Member(meta, "uid"));
@@ -470,15 +475,23 @@ std::optional<TimePoint> NodeLifecycleController::Monitor() {
   }
   for (const std::string& name : added) {
     std::string uid;
+    std::vector<std::string> no_execute;
     {
       std::lock_guard<std::mutex> lock(mu_);
       auto f = facts_.find(name);
       if (f == facts_.end()) continue;
       uid = f->second.uid;
       known_.insert(name);
+      for (const char* t : {kUnreachableNoExecute, kNotReadyNoExecute}) {
+        if (f->second.taints.count(t) > 0) no_execute.push_back(t);
+      }
+      QueueLocked(f->second.zone, now).Remove(name);
     }
     if (log_ != nullptr) log_->Info("Controller observed a new Node", {{"node", name}});
     NodeEvent(name, uid, "RegisteredNode", "Registered Node " + name + " in Controller");
+    // markNodeAsReachable: a node first seen starts without the NoExecute taints; its pass
+    // below queues it again at its zone's rate if it is not Ready.
+    if (!no_execute.empty()) SwapTaints(name, {}, no_execute);
   }
   for (const std::string& name : work) UpdateNodeHealth(name, now);
   HandleDisruption(now);
@@ -541,6 +554,7 @@ void NodeLifecycleController::UpdateNodeHealth(const std::string& name, TimePoin
         MarkUnknown(name, ready == f.conditions.end() ? "" : ready->second.heartbeat, now);
     if (!written.has_value()) {
       std::lock_guard<std::mutex> lock(mu_);
+      MergeHealthLocked(name, h);
       health_[name] = h;
       dirty_.insert(name);  // "Skipping - no pods will be evicted"; tried again next pass
       return;
@@ -553,6 +567,7 @@ void NodeLifecycleController::UpdateNodeHealth(const std::string& name, TimePoin
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
+    MergeHealthLocked(name, h);
     health_[name] = h;
     SetDeadlineLocked(name, h, f);
     ready_status_[name] = current.value_or("");
@@ -570,6 +585,17 @@ void NodeLifecycleController::UpdateNodeHealth(const std::string& name, TimePoin
       }
     }
     MarkPodsNotReady(name, pods);
+  }
+}
+
+void NodeLifecycleController::MergeHealthLocked(const std::string& name, Health& h) const {
+  auto it = health_.find(name);
+  if (it == health_.end()) return;
+  const Health& stored = it->second;
+  if (stored.probe > h.probe) h.probe = stored.probe;
+  if (stored.lease_renew.has_value() &&
+      (!h.lease_renew.has_value() || *stored.lease_renew > *h.lease_renew)) {
+    h.lease_renew = stored.lease_renew;
   }
 }
 

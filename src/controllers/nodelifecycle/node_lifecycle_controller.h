@@ -204,6 +204,9 @@ class NodeLifecycleController {
   std::optional<Duration> GraceFor(const NodeFacts& f) const;
   // tryUpdateNodeHealth + what monitorNodeHealth does with its answer, for one node.
   void UpdateNodeHealth(const std::string& name, TimePoint now);
+  // Under mu_: `h`, computed without the lock, keeps the later probe time and Lease renewal a
+  // handler stored for `name` meanwhile.
+  void MergeHealthLocked(const std::string& name, Health& h) const;
   // Marks the node's conditions Unknown (PUT of its status, after a GET that still shows the
   // Ready heartbeat `heartbeat` - "" when it has no Ready condition). Returns the node's Ready
   // condition then, or nullopt when the write failed or the node changed.

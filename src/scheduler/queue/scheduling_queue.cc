@@ -63,19 +63,6 @@ void SchedulingQueue::SnapshotRemovePod(const std::string& key) {
 
 namespace {
 
-// Whether a taint of `old` is gone (or changed) in `now`. Taints only added cannot make a pod
-// schedulable: TaintToleration's queueing hint in 1.32 (isSchedulableAfterNodeChange) queues a
-// pod only when the node's taints go from untolerated to tolerated, so the node lifecycle
-// controller's NoExecute taint on a node turning not-ready moves no pod.
-bool TaintsRemoved(const api::Node& old, const api::Node& now) {
-  for (const api::Taint& t : old.spec.taints) {
-    if (std::find(now.spec.taints.begin(), now.spec.taints.end(), t) == now.spec.taints.end()) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // kube-scheduler 1.32's nodeSchedulingPropertiesChange (eventhandlers.go): whether a node update
 // is a cluster event at all. Conditions compare by type -> status only (nodeConditionsChanged),
 // so a kubelet's heartbeat moves no pod.
@@ -83,7 +70,7 @@ bool SchedulingPropertiesChanged(const api::Node& old, const api::Node& now) {
   // nodeSpecUnschedulableChanged: only a node that becomes schedulable (an uncordon).
   if ((old.spec.unschedulable && !now.spec.unschedulable) ||
       old.status.allocatable != now.status.allocatable || old.meta.labels != now.meta.labels ||
-      TaintsRemoved(old, now) || old.meta.annotations != now.meta.annotations) {
+      old.spec.taints != now.spec.taints || old.meta.annotations != now.meta.annotations) {
     return true;
   }
   const auto statuses = [](const api::Node& n) {

@@ -183,14 +183,6 @@ TEST_F(SchedulingQueueTest, ANodeUpdateRetriesPodsOnlyWhenSchedulingCouldChange)
       {"a cordon", [](api::Node& n) { n.spec.unschedulable = true; }, false},
       {"a new label", [](api::Node& n) { n.meta.labels["x"] = "y"; }, true},
       {"a taint removed", [](api::Node& n) { n.spec.taints.clear(); }, true},
-      {"a taint added (TaintToleration's queueing hint)",
-       [](api::Node& n) {
-         n.spec.taints.push_back(api::Taint{"node.kubernetes.io/not-ready", "",
-                                            api::TaintEffect::kNoExecute, TimePoint(seconds(9))});
-       },
-       false},
-      {"a taint's value changed",
-       [](api::Node& n) { n.spec.taints[0].value = "y"; }, true},
       {"more allocatable",
        [](api::Node& n) { n.status.allocatable["cpu"] = api::Quantity::Parse("8").value(); }, true},
       {"Ready turns False",
