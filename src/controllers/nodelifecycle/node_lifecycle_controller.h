@@ -16,7 +16,7 @@
 //     "NodeNotReady" warning on each, "Node is not ready"); a pod bound later to a node that is
 //     not Ready is marked too. A node seen for the first time gets "RegisteredNode" ("Node <n>
 //     event: Registered Node <n> in Controller"); one gone, "RemovingNode".
-//   - Condition taints (doNoSchedulingTaintingPass, on every node change): NoSchedule taints
+//   - Condition taints (doNoScheduleTaintingPass, after node changes): NoSchedule taints
 //     mirror the conditions - Ready False: node.kubernetes.io/not-ready, Ready Unknown:
 //     unreachable, MemoryPressure/DiskPressure/PIDPressure/NetworkUnavailable True: memory-,
 //     disk-, pid-pressure, network-unavailable - and spec.unschedulable:
@@ -37,7 +37,8 @@
 // What kcm polls, this computes from what changed: a pass runs at the next tick of the monitor's
 // grid (its first pass, then every `monitor_period`) after a node changed, and at the first tick
 // after a node's probe time plus grace - so kcm's decisions and their times are kept, and a
-// quiet cluster costs no pass (thousands of idle passes in a month-long `simulate`). A probe
+// quiet cluster costs about one pass per grace period, not one per 5 s (a month-long `simulate`
+// would make half a million). A probe
 // moved by a Lease or heartbeat seen at t counts from the first tick at or after t, as kcm's
 // next pass would stamp it. The NoExecute queue is tried on its own 100 ms grid
 // (`eviction_period`, kcm's nodeEvictionPeriod) when it holds a node.
@@ -46,8 +47,11 @@
 // NoExecute pace is divided. With `kubelet_heartbeats` off (`simulate`'s default) a node whose
 // kubelet posted its status never times out.
 //
-// What it keeps per node and pod is the few fields it reads (names, uid, zone, taint keys,
-// condition statuses and times), never the object; a write reads the node first.
+// What it keeps per node and pod is the few fields it reads (names, uid, zone, taints,
+// resourceVersion, condition statuses and times), never the object. A taint change is a merge
+// patch from the taints it has, with their resourceVersion as precondition (kcm's
+// PatchNodeTaints; read again after a conflict); marking a node Unknown reads it first. Bursts
+// of nodes to re-taint and pods to check are taken in one sync each.
 //
 // Threads: as podgc_controller.h - without an executor the informers and the queue's worker
 // thread; with one (`tidepool simulate`) callbacks on it, informers fed by a driver.
@@ -55,7 +59,6 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
