@@ -116,13 +116,47 @@ bool IsKwokNode(const json& node) {
          v->get_ref<const std::string&>() == kKwokNodeAnnotationValue;
 }
 
-bool NodeReady(const json& node) {
+const json* NodeConditions(const json& node) {
   const json* conditions = Path(node, "status", "conditions");
-  if (conditions == nullptr || !conditions->is_array()) return false;
+  return conditions != nullptr && conditions->is_array() ? conditions : nullptr;
+}
+
+const json* NodeReadyCondition(const json& node) {
+  const json* conditions = NodeConditions(node);
+  if (conditions == nullptr) return nullptr;
   for (const json& c : *conditions) {
-    if (c.value("type", "") == "Ready") return c.value("status", "") == "True";
+    const json* type = Member(c, "type");
+    if (type != nullptr && *type == "Ready") return &c;
   }
-  return false;
+  return nullptr;
+}
+
+bool NodeReady(const json& node) {
+  const json* ready = NodeReadyCondition(node);
+  const json* status = ready == nullptr ? nullptr : Member(*ready, "status");
+  return status != nullptr && *status == "True";
+}
+
+json RunningKubeletCondition(std::string_view type) {
+  struct Setter {
+    const char* type;
+    const char* status;
+    const char* reason;
+    const char* message;
+  };
+  static constexpr Setter kSetters[] = {
+      {"Ready", "True", "KubeletReady", "kubelet is posting ready status"},
+      {"MemoryPressure", "False", "KubeletHasSufficientMemory",
+       "kubelet has sufficient memory available"},
+      {"DiskPressure", "False", "KubeletHasNoDiskPressure", "kubelet has no disk pressure"},
+      {"PIDPressure", "False", "KubeletHasSufficientPID", "kubelet has sufficient PID available"},
+  };
+  for (const Setter& s : kSetters) {
+    if (type == s.type) {
+      return {{"type", s.type}, {"status", s.status}, {"reason", s.reason}, {"message", s.message}};
+    }
+  }
+  return json();
 }
 
 json KwokNodeInitializePatch(const json& node, TimePoint now) {
@@ -132,16 +166,15 @@ json KwokNodeInitializePatch(const json& node, TimePoint now) {
       NonEmpty(created) && created->is_string() ? created->get<std::string>() : at;
   const std::string name = Name(node);
   json status;
-  status["conditions"] = json::array(
-      {Condition("Ready", "True", "KubeletReady", "kubelet is posting ready status", at, since),
-       Condition("MemoryPressure", "False", "KubeletHasSufficientMemory",
-                 "kubelet has sufficient memory available", at, since),
-       Condition("DiskPressure", "False", "KubeletHasNoDiskPressure",
-                 "kubelet has no disk pressure", at, since),
-       Condition("PIDPressure", "False", "KubeletHasSufficientPID",
-                 "kubelet has sufficient PID available", at, since),
-       Condition("NetworkUnavailable", "False", "RouteCreated", "RouteController created a route",
-                 at, since)});
+  json& conditions = status["conditions"] = json::array();
+  for (const char* type : {"Ready", "MemoryPressure", "DiskPressure", "PIDPressure"}) {
+    json c = RunningKubeletCondition(type);
+    c["lastHeartbeatTime"] = at;
+    c["lastTransitionTime"] = since;
+    conditions.push_back(std::move(c));
+  }
+  conditions.push_back(Condition("NetworkUnavailable", "False", "RouteCreated",
+                                 "RouteController created a route", at, since));
   const json* addresses = Path(node, "status", "addresses");
   status["addresses"] = NonEmpty(addresses) ? *addresses : NodeAddressesJson(name);
   status["daemonEndpoints"] = DaemonEndpointsJson();

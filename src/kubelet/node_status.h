@@ -58,8 +58,16 @@ nlohmann::json NodeHeartbeatPatch(const std::vector<std::string>& condition_type
 
 // True when `node` carries kwok.x-k8s.io/node=fake.
 bool IsKwokNode(const nlohmann::json& node);
+// The node's status.conditions (an array), or null.
+const nlohmann::json* NodeConditions(const nlohmann::json& node);
+// The node's Ready condition (an object), or null.
+const nlohmann::json* NodeReadyCondition(const nlohmann::json& node);
 // True when the node's Ready condition is True.
 bool NodeReady(const nlohmann::json& node);
+// What a running kubelet reports of a condition of `type` (its setters' status, reason and
+// message: Ready True "KubeletReady", MemoryPressure, DiskPressure and PIDPressure False), with
+// no times; null for another type.
+nlohmann::json RunningKubeletCondition(std::string_view type);
 // KWOK's node-initialize patch of `node`'s status at `now` (merge patch of nodes/<name>/status):
 // Ready with MemoryPressure, DiskPressure, PIDPressure and NetworkUnavailable False, each
 // transitioned at the node's creationTimestamp (or now); the node's addresses or NodeIp's;

@@ -15,62 +15,18 @@ using json = nlohmann::json;
 // The node lifecycle controller's reason for a kubelet that stopped posting.
 constexpr char kNodeStatusUnknown[] = "NodeStatusUnknown";
 
-// node.status.conditions, or null.
-const json* ConditionsOf(const json& node) {
-  if (!node.is_object()) return nullptr;
-  auto status = node.find("status");
-  if (status == node.end() || !status->is_object()) return nullptr;
-  auto conditions = status->find("conditions");
-  return conditions == status->end() || !conditions->is_array() ? nullptr : &*conditions;
-}
-
-// The node's Ready condition: its status and reason ("" when it has none).
-std::pair<std::string, std::string> ReadyOf(const json& node) {
-  const json* conditions = ConditionsOf(node);
-  if (conditions == nullptr) return {};
-  for (const json& c : *conditions) {
-    if (c.is_object() && c.value("type", json()) == "Ready") {
-      const json st = c.value("status", json()), r = c.value("reason", json());
-      return {st.is_string() ? st.get<std::string>() : "",
-              r.is_string() ? r.get<std::string>() : ""};
-    }
-  }
-  return {};
+// The node's Ready condition's `field` ("status", "reason"), or "".
+std::string ReadyField(const json& node, const char* field) {
+  const json* ready = kubelet::NodeReadyCondition(node);
+  if (ready == nullptr) return "";
+  auto v = ready->find(field);
+  return v != ready->end() && v->is_string() ? v->get<std::string>() : "";
 }
 
 // Whether the node's Ready condition is the node lifecycle controller's, not a kubelet's.
 bool MarkedByController(const json& node) {
-  const std::string reason = ReadyOf(node).second;
+  const std::string reason = ReadyField(node, "reason");
   return reason == kNodeStatusUnknown || reason == "NodeStatusNeverUpdated";
-}
-
-// What a kubelet that runs reports of a condition it has no record of (kubelet's setters).
-json KubeletCondition(const std::string& type) {
-  if (type == "Ready") {
-    return {{"type", type},
-            {"status", "True"},
-            {"reason", "KubeletReady"},
-            {"message", "kubelet is posting ready status"}};
-  }
-  if (type == "MemoryPressure") {
-    return {{"type", type},
-            {"status", "False"},
-            {"reason", "KubeletHasSufficientMemory"},
-            {"message", "kubelet has sufficient memory available"}};
-  }
-  if (type == "DiskPressure") {
-    return {{"type", type},
-            {"status", "False"},
-            {"reason", "KubeletHasNoDiskPressure"},
-            {"message", "kubelet has no disk pressure"}};
-  }
-  if (type == "PIDPressure") {
-    return {{"type", type},
-            {"status", "False"},
-            {"reason", "KubeletHasSufficientPID"},
-            {"message", "kubelet has sufficient PID available"}};
-  }
-  return json();
 }
 
 int64_t ResourceVersion(const json& obj) {
@@ -133,7 +89,7 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
   // cost the heartbeats' thread), or one the node lifecycle controller marked Unknown.
   auto update = [this](const client::ObjectRef&, const client::ObjectRef& o) {
     const std::string name = client::Informer::KeyOf(*o);
-    const auto [status, reason] = ReadyOf(*o);
+    const std::string status = ReadyField(*o, "status"), reason = ReadyField(*o, "reason");
     {
       std::lock_guard<std::mutex> lock(ready_mu_);
       std::string& seen = ready_seen_[name];
@@ -295,7 +251,8 @@ void KubeKubelets::StartNodeStatus(const json& node) {
   }
   NodeBeat& beat = beats_[name];
   beat.condition_types = std::move(types);
-  if (const json* conditions = ConditionsOf(node); conditions && !MarkedByController(node)) {
+  if (const json* conditions = kubelet::NodeConditions(node);
+      conditions && !MarkedByController(node)) {
     beat.conditions = *conditions;
   }
   if (auto m = node.find("metadata"); m != node.end() && m->is_object()) {
@@ -358,7 +315,7 @@ void KubeKubelets::OnNodeConditions(const json& node) {
   auto it = beats_.find(client::Informer::KeyOf(node));
   if (it == beats_.end()) return;  // no kubelet of this process reports on it
   NodeBeat& beat = it->second;
-  const json* found = ConditionsOf(node);
+  const json* found = kubelet::NodeConditions(node);
   const json current = found != nullptr ? *found : json::array();
   if (!MarkedByController(node)) {
     beat.conditions = current;
@@ -372,7 +329,10 @@ void KubeKubelets::OnNodeConditions(const json& node) {
   json mine = beat.conditions;
   if (mine.empty()) {
     for (const json& c : current) {
-      if (json k = KubeletCondition(c.is_object() ? c.value("type", "") : ""); !k.is_null()) {
+      auto type = c.is_object() ? c.find("type") : c.end();
+      if (json k = kubelet::RunningKubeletCondition(
+              type != c.end() && type->is_string() ? type->get_ref<const std::string&>() : "");
+          !k.is_null()) {
         mine.push_back(std::move(k));
       }
     }

@@ -60,6 +60,15 @@ api::FieldErrors ValidateReview(const Resource& r, const json& review) {
   return errors;
 }
 
+// authentication/v1 UserInfo: the fields the user has.
+json UserInfoJson(const authn::UserInfo& user) {
+  json info = {{"username", user.username}};
+  if (!user.uid.empty()) info["uid"] = user.uid;
+  if (!user.groups.empty()) info["groups"] = user.groups;
+  if (!user.extra.empty()) info["extra"] = user.extra;
+  return info;
+}
+
 // TokenReview's status: the token authenticated as a request with only that bearer token.
 json TokenStatus(const Context& c, const std::string& token) {
   if (!c.options.token_valid) return json::object();
@@ -69,12 +78,7 @@ json TokenStatus(const Context& c, const std::string& token) {
   http::HttpRequest fake;
   fake.AddHeader("authorization", "Bearer " + token);
   const auto user = authn::RequestUser(fake);
-  json info = json::object();
-  if (user.ok()) {
-    info["username"] = user->username;
-    if (!user->groups.empty()) info["groups"] = user->groups;
-  }
-  return {{"authenticated", true}, {"user", std::move(info)}};
+  return {{"authenticated", true}, {"user", user.ok() ? UserInfoJson(*user) : json::object()}};
 }
 
 json Status(const Context& c, const json& review) {
@@ -82,12 +86,7 @@ json Status(const Context& c, const json& review) {
   if (r.resource == "tokenreviews") return TokenStatus(c, String(Object(review, "spec"), "token"));
   if (r.resource == "selfsubjectreviews") {
     const auto user = authn::RequestUser(c.req);  // checked before routing
-    if (!user.ok()) return {{"userInfo", json::object()}};
-    json info = {{"username", user->username}};
-    if (!user->uid.empty()) info["uid"] = user->uid;
-    if (!user->groups.empty()) info["groups"] = user->groups;
-    if (!user->extra.empty()) info["extra"] = user->extra;
-    return {{"userInfo", std::move(info)}};
+    return {{"userInfo", user.ok() ? UserInfoJson(*user) : json::object()}};
   }
   if (r.resource == "selfsubjectrulesreviews") {
     return {{"resourceRules",

@@ -260,18 +260,11 @@ void NodeLifecycleController::OnNode(const json& node, bool deleted) {
     }
   }
   // The NoSchedule pass, when the node's condition taints are not what its conditions say.
-  std::set<std::string> want, have;
-  for (const ConditionTaint& ct : kConditionTaints) {
-    auto c = f.conditions.find(ct.condition);
-    if (c != f.conditions.end() && c->second.status == ct.status) {
-      want.insert(std::string(ct.taint) + ":NoSchedule");
-    }
+  std::vector<std::string> add, remove;
+  NoScheduleDiff(f, &add, &remove);
+  if ((!add.empty() || !remove.empty()) && noschedule_pending_.insert(name).second) {
+    queue_.Add(kNoScheduleKey);
   }
-  if (f.unschedulable) want.insert(std::string(kUnschedulableTaint) + ":NoSchedule");
-  for (const std::string& t : f.taints) {
-    if (OwnedNoScheduleTaint(t)) have.insert(t);
-  }
-  if (want != have && noschedule_pending_.insert(name).second) queue_.Add(kNoScheduleKey);
 
   // The monitor: a Ready condition, zone or NoExecute taint that changed needs a pass; a
   // heartbeat alone only moves the probe time, as that pass would.
@@ -328,14 +321,16 @@ void NodeLifecycleController::OnPod(const json& pod, bool deleted) {
   std::lock_guard<std::mutex> lock(mu_);
   auto old = pods_facts_.find(key);
   const std::string old_node = old == pods_facts_.end() ? "" : old->second.node;
+  // Takes `key` out of pods_by_node_[old_node].
+  auto unindex = [&] {
+    auto n = pods_by_node_.find(old_node);
+    if (n != pods_by_node_.end() && n->second.erase(key) > 0 && n->second.empty()) {
+      pods_by_node_.erase(n);
+    }
+  };
   if (deleted) {
     if (old == pods_facts_.end()) return;
-    if (!old_node.empty()) {
-      auto n = pods_by_node_.find(old_node);
-      if (n != pods_by_node_.end() && n->second.erase(key) > 0 && n->second.empty()) {
-        pods_by_node_.erase(n);
-      }
-    }
+    unindex();
     pods_facts_.erase(old);
     return;
   }
@@ -349,12 +344,7 @@ void NodeLifecycleController::OnPod(const json& pod, bool deleted) {
     }
   }
   if (p.node != old_node) {
-    if (!old_node.empty()) {
-      auto n = pods_by_node_.find(old_node);
-      if (n != pods_by_node_.end() && n->second.erase(key) > 0 && n->second.empty()) {
-        pods_by_node_.erase(n);
-      }
-    }
+    unindex();
     if (!p.node.empty()) {
       pods_by_node_[p.node].insert(key);
       // podUpdated: bound to a node, or to another one.
@@ -375,6 +365,32 @@ NodeLifecycleController::ZoneQueue& NodeLifecycleController::QueueLocked(const s
     it->second.last = now;
   }
   return it->second;
+}
+
+void NodeLifecycleController::NoScheduleDiff(const NodeFacts& f, std::vector<std::string>* add,
+                                             std::vector<std::string>* remove) {
+  std::set<std::string> want;
+  for (const ConditionTaint& ct : kConditionTaints) {
+    auto c = f.conditions.find(ct.condition);
+    if (c != f.conditions.end() && c->second.status == ct.status) {
+      want.insert(std::string(ct.taint) + ":NoSchedule");
+    }
+  }
+  if (f.unschedulable) want.insert(std::string(kUnschedulableTaint) + ":NoSchedule");
+  for (const std::string& t : want) {
+    if (f.taints.count(t) == 0) add->push_back(t);
+  }
+  for (const std::string& t : f.taints) {
+    if (OwnedNoScheduleTaint(t) && want.count(t) == 0) remove->push_back(t);
+  }
+}
+
+std::vector<std::string> NodeLifecycleController::NoExecuteTaints(const NodeFacts& f) {
+  std::vector<std::string> out;
+  for (const char* t : {kUnreachableNoExecute, kNotReadyNoExecute}) {
+    if (f.taints.count(t) > 0) out.push_back(t);
+  }
+  return out;
 }
 
 // ---- Timing ----------------------------------------------------------------------------------
@@ -482,9 +498,7 @@ std::optional<TimePoint> NodeLifecycleController::Monitor() {
       if (f == facts_.end()) continue;
       uid = f->second.uid;
       known_.insert(name);
-      for (const char* t : {kUnreachableNoExecute, kNotReadyNoExecute}) {
-        if (f->second.taints.count(t) > 0) no_execute.push_back(t);
-      }
+      no_execute = NoExecuteTaints(f->second);
       QueueLocked(f->second.zone, now).Remove(name);
     }
     if (log_ != nullptr) log_->Info("Controller observed a new Node", {{"node", name}});
@@ -678,11 +692,9 @@ void NodeLifecycleController::ProcessTaintBasedEviction(const std::string& name,
     }
   } else if (observed == kTrue) {
     // markNodeAsReachable.
-    std::vector<std::string> remove;
-    for (const char* t : {kUnreachableNoExecute, kNotReadyNoExecute}) {
-      if (f.taints.count(t) > 0) remove.push_back(t);
+    if (const std::vector<std::string> remove = NoExecuteTaints(f); !remove.empty()) {
+      SwapTaints(name, {}, remove);
     }
-    if (!remove.empty()) SwapTaints(name, {}, remove);
     std::lock_guard<std::mutex> lock(mu_);
     QueueLocked(f.zone, now).Remove(name);
   }
@@ -749,11 +761,7 @@ void NodeLifecycleController::HandleDisruption(TimePoint now) {
             {});
       }
       for (const auto& [name, f] : facts_) {
-        std::vector<std::string> taints;
-        for (const char* t : {kUnreachableNoExecute, kNotReadyNoExecute}) {
-          if (f.taints.count(t) > 0) taints.push_back(t);
-        }
-        reachable.emplace_back(name, std::move(taints));
+        reachable.emplace_back(name, NoExecuteTaints(f));
       }
       for (auto& [zone, q] : zone_queues_) q.Swap(Duration::zero(), now);
       for (auto& [zone, s] : zone_states_) s = ZoneState::kFullDisruption;
@@ -874,20 +882,7 @@ void NodeLifecycleController::NoScheduleTaints(const std::string& name) {
     std::lock_guard<std::mutex> lock(mu_);
     auto f = facts_.find(name);
     if (f == facts_.end()) return;
-    std::set<std::string> want;
-    for (const ConditionTaint& ct : kConditionTaints) {
-      auto c = f->second.conditions.find(ct.condition);
-      if (c != f->second.conditions.end() && c->second.status == ct.status) {
-        want.insert(std::string(ct.taint) + ":NoSchedule");
-      }
-    }
-    if (f->second.unschedulable) want.insert(std::string(kUnschedulableTaint) + ":NoSchedule");
-    for (const std::string& t : want) {
-      if (f->second.taints.count(t) == 0) add.push_back(t);
-    }
-    for (const std::string& t : f->second.taints) {
-      if (OwnedNoScheduleTaint(t) && want.count(t) == 0) remove.push_back(t);
-    }
+    NoScheduleDiff(f->second, &add, &remove);
   }
   if (add.empty() && remove.empty()) return;
   if (!SwapTaints(name, add, remove) && log_ != nullptr) {

@@ -197,6 +197,12 @@ class NodeLifecycleController {
 
   // Under mu_: the first monitor tick at or after `t` (t itself before the first pass).
   TimePoint TickAtOrAfterLocked(TimePoint t) const;
+  // The NoSchedule condition and unschedulable taints (doNoScheduleTaintingPass) the node lacks
+  // (`add`) and has without its conditions saying so (`remove`), as "<key>:NoSchedule".
+  static void NoScheduleDiff(const NodeFacts& f, std::vector<std::string>* add,
+                             std::vector<std::string>* remove);
+  // The not-ready and unreachable NoExecute taints the node has.
+  static std::vector<std::string> NoExecuteTaints(const NodeFacts& f);
   // Under mu_: `zone`'s queue, made when new (addPodEvictorForNewZone; state initial).
   ZoneQueue& QueueLocked(const std::string& zone, TimePoint now);
   // Under mu_: queues a monitor pass at the next tick.
