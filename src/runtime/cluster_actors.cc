@@ -20,6 +20,7 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/podgc_controller.h"
+#include "controllers/tainteviction/taint_eviction_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
@@ -81,6 +82,7 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::daemonset::DaemonSetController> daemonsets;
   std::unique_ptr<controllers::podgc::PodGcController> podgc;
   std::unique_ptr<controllers::nodelifecycle::NodeLifecycleController> node_lifecycle;
+  std::unique_ptr<controllers::tainteviction::TaintEvictionController> taint_eviction;
   std::unique_ptr<controllers::ns::NamespaceController> namespaces;
   std::unique_ptr<controllers::clusterroleaggregation::ClusterRoleAggregationController>
       aggregation;
@@ -177,6 +179,14 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   p->node_lifecycle = std::make_unique<controllers::nodelifecycle::NodeLifecycleController>(
       node_client, clock, node_lifecycle, &p->Recorder(node_client, "node-controller"), nullptr,
       informers, executor);
+  // kcm's taint-eviction-controller: the pods of nodes with NoExecute taints they do not
+  // tolerate (or no longer: tolerationSeconds).
+  client::RestClient& taint_client = p->Client(KcmAgent("taint-eviction-controller"));
+  controllers::tainteviction::TaintEvictionControllerOptions taint_eviction;
+  taint_eviction.seed = config.seed + 150;
+  p->taint_eviction = std::make_unique<controllers::tainteviction::TaintEvictionController>(
+      taint_client, clock, taint_eviction,
+      &p->Recorder(taint_client, "taint-eviction-controller"), nullptr, informers, executor);
   // kcm's namespace controller: a deleted namespace's contents, then its finalizer.
   auto namespaces = c.namespace_controller;
   namespaces.seed = config.seed + 100;
@@ -232,6 +242,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.daemonsets->Start();
   p.podgc->Start();
   p.node_lifecycle->Start();
+  p.taint_eviction->Start();
   p.namespaces->Start();
   p.quotas->Start();
   p.endpoints->Start();
@@ -258,6 +269,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.daemonsets->Stop(); });
   stops.emplace_back([&] { p.podgc->Stop(); });
   stops.emplace_back([&] { p.node_lifecycle->Stop(); });
+  stops.emplace_back([&] { p.taint_eviction->Stop(); });
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
   stops.emplace_back([&] { p.endpoints->Stop(); });

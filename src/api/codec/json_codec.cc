@@ -1023,6 +1023,18 @@ StatusOr<LabelSelector> LabelSelectorFromJson(const json& j) {
   return s;
 }
 
+StatusOr<std::vector<Taint>> TaintsFromJson(const json& j) {
+  std::vector<Taint> out;
+  TIDEPOOL_RETURN_IF_ERROR(DecodeList(j, Path::Root(), &out, DecodeTaint));
+  return out;
+}
+
+StatusOr<std::vector<Toleration>> TolerationsFromJson(const json& j) {
+  std::vector<Toleration> out;
+  TIDEPOOL_RETURN_IF_ERROR(DecodeList(j, Path::Root(), &out, DecodeToleration));
+  return out;
+}
+
 StatusOr<PodDisruptionBudget> PodDisruptionBudgetFromJson(const json& j) {
   const Path root = Path::Root();
   if (!j.is_object()) {

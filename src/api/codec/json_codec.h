@@ -42,6 +42,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json_fwd.hpp>
 
@@ -63,6 +64,11 @@ StatusOr<LabelSelector> LabelSelectorFromJson(const nlohmann::json& j);
 // A policy/v1 PodDisruptionBudget: metadata.namespace and name, spec.selector (absent or null:
 // selects nothing) and status.disruptionsAllowed (absent: 0); everything else is ignored.
 StatusOr<PodDisruptionBudget> PodDisruptionBudgetFromJson(const nlohmann::json& j);
+
+// A list of taints (a Node's spec.taints) or of tolerations (a Pod's spec.tolerations); null is
+// empty. The same decoding rules and error texts as the objects' (paths from the list: "[1].key").
+StatusOr<std::vector<Taint>> TaintsFromJson(const nlohmann::json& j);
+StatusOr<std::vector<Toleration>> TolerationsFromJson(const nlohmann::json& j);
 
 nlohmann::json PodToJson(const Pod& p);
 nlohmann::json NodeToJson(const Node& n);
