@@ -15,10 +15,12 @@
 #include <memory>
 #include <optional>
 #include <set>
-#include <string>
 #include <span>
+#include <string>
 #include <string_view>
 
+#include "api/node.h"
+#include "api/pod.h"
 #include "scheduler/framework/cycle_state.h"
 #include "scheduler/framework/node_info.h"
 #include "scheduler/framework/plugin_status.h"
@@ -111,6 +113,49 @@ class ReservePlugin : public virtual Plugin {
   // `reservation`; a non-success status fails the pod's scheduling cycle.
   virtual PluginStatus Reserve(CycleState& state, const PodInfo& pod, const NodeInfo& node,
                                Reservation& reservation) const = 0;
+};
+
+// A change of the cluster that may make a pod that was found unschedulable schedulable
+// (framework.ClusterEvent with its old and new objects), as the scheduling queue sees it.
+struct ClusterEvent {
+  enum class Kind {
+    kNodeAdd,
+    kNodeUpdate,
+    // A pod bound to a node was deleted or finished (its resources freed: AssignedPodDelete).
+    kAssignedPodDelete,
+  };
+  // framework.ActionType's node update bits (nodeSchedulingPropertiesChange).
+  static constexpr uint32_t kUpdateNodeAllocatable = 1;
+  static constexpr uint32_t kUpdateNodeLabel = 2;
+  // A taint changed, or spec.unschedulable became false.
+  static constexpr uint32_t kUpdateNodeTaint = 4;
+  static constexpr uint32_t kUpdateNodeCondition = 8;
+  static constexpr uint32_t kUpdateNodeAnnotation = 16;
+
+  Kind kind = Kind::kNodeAdd;
+  uint32_t node_update = 0;                // kNodeUpdate: what changed
+  const api::Node* old_node = nullptr;     // kNodeUpdate
+  const api::Node* node = nullptr;         // kNodeAdd, kNodeUpdate
+  const api::Pod* assigned_pod = nullptr;  // kAssignedPodDelete
+
+  // A node added, or updated in one of `update_bits` (the node events a plugin registers:
+  // Node/Add | <those updates>).
+  bool IsNodeChange(uint32_t update_bits) const {
+    return kind == Kind::kNodeAdd || (kind == Kind::kNodeUpdate && (node_update & update_bits));
+  }
+};
+
+// framework.QueueingHint.
+enum class QueueingHint { kSkip, kQueue };
+
+// framework.EnqueueExtensions with its QueueingHintFns (SchedulerQueueingHints, on by default in
+// kube-scheduler 1.32): which cluster events may make a pod this plugin rejected schedulable.
+// A plugin that does not implement it is asked about every event, and always says kQueue.
+class EnqueueExtensions : public virtual Plugin {
+ public:
+  // nullopt: the plugin does not register for `event`; otherwise whether `event` may make `pod`
+  // pass this plugin.
+  virtual std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const = 0;
 };
 
 // helper.DefaultNormalizeScore: scales so the maximum becomes `max_priority`; with `reverse`,

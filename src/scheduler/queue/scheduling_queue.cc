@@ -66,29 +66,43 @@ namespace {
 // kube-scheduler 1.32's nodeSchedulingPropertiesChange (eventhandlers.go): whether a node update
 // is a cluster event at all. Conditions compare by type -> status only (nodeConditionsChanged),
 // so a kubelet's heartbeat moves no pod.
-bool SchedulingPropertiesChanged(const api::Node& old, const api::Node& now) {
-  // nodeSpecUnschedulableChanged: only a node that becomes schedulable (an uncordon).
-  if ((old.spec.unschedulable && !now.spec.unschedulable) ||
-      old.status.allocatable != now.status.allocatable || old.meta.labels != now.meta.labels ||
-      old.spec.taints != now.spec.taints || old.meta.annotations != now.meta.annotations) {
-    return true;
+// nodeSchedulingPropertiesChange: what of `now` changed since `old` that scheduling reads, as
+// ClusterEvent's update bits (0: nothing; a heartbeat alone is no event).
+uint32_t NodeUpdate(const api::Node& old, const api::Node& now) {
+  uint32_t bits = 0;
+  if (old.status.allocatable != now.status.allocatable)
+    bits |= ClusterEvent::kUpdateNodeAllocatable;
+  if (old.meta.labels != now.meta.labels) bits |= ClusterEvent::kUpdateNodeLabel;
+  // nodeSpecUnschedulableChanged counts only a node that becomes schedulable (an uncordon).
+  if (old.spec.taints != now.spec.taints || (old.spec.unschedulable && !now.spec.unschedulable)) {
+    bits |= ClusterEvent::kUpdateNodeTaint;
   }
+  if (old.meta.annotations != now.meta.annotations) bits |= ClusterEvent::kUpdateNodeAnnotation;
   const auto statuses = [](const api::Node& n) {
     std::map<std::string, api::ConditionStatus> m;
     for (const api::NodeCondition& c : n.status.conditions) m[c.type] = c.status;
     return m;
   };
-  return statuses(old) != statuses(now);
+  if (statuses(old) != statuses(now)) bits |= ClusterEvent::kUpdateNodeCondition;
+  return bits;
 }
 
 }  // namespace
 
 void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node) {
   const std::string& name = node->meta.name;
-  bool event = change != Change::kDeleted;
-  if (change == Change::kModified) {
+  // The event for the queueing hints: Node/Add, or an update of what scheduling reads (a node
+  // first seen as an update counts as added). A deleted node makes no pod schedulable.
+  std::optional<ClusterEvent> event;
+  api::NodeConstSharedPtr old;  // keeps the old state alive for the event
+  if (change != Change::kDeleted) {
     const auto seen = nodes_.find(name);
-    event = seen == nodes_.end() || SchedulingPropertiesChanged(*seen->second, *node);
+    if (change == Change::kAdded || seen == nodes_.end()) {
+      event = ClusterEvent{ClusterEvent::Kind::kNodeAdd, 0, nullptr, node.get(), nullptr};
+    } else if (const uint32_t bits = NodeUpdate(*seen->second, *node); bits != 0) {
+      old = seen->second;
+      event = ClusterEvent{ClusterEvent::Kind::kNodeUpdate, bits, old.get(), node.get(), nullptr};
+    }
   }
   if (change == Change::kDeleted) {
     nodes_.erase(name);
@@ -122,7 +136,7 @@ void SchedulingQueue::OnNode(Change change, const api::NodeConstSharedPtr& node)
       break;
     }
   }
-  if (event) MoveAllToActiveOrBackoff();
+  if (event.has_value()) MoveAllToActiveOrBackoff(&*event);
 }
 
 void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
@@ -131,15 +145,15 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
     Dequeue(key);
     const bool was_assigned = snap_pods_.count(key) > 0;
     SnapshotRemovePod(key);
-    if (was_assigned) MoveAllToActiveOrBackoff();  // AssignedPodDelete
+    if (was_assigned) AssignedPodGone(*pod);
     return;
   }
   if (!pod->spec.node_name.empty()) {
     Dequeue(key);
-    if (pod->Terminal()) {
+    if (pod->Terminal()) {  // its resources are free: as deleted for the queue
       const bool was_assigned = snap_pods_.count(key) > 0;
       SnapshotRemovePod(key);
-      if (was_assigned) MoveAllToActiveOrBackoff();
+      if (was_assigned) AssignedPodGone(*pod);
     } else {
       SnapshotAddPod(pod);
     }
@@ -150,7 +164,15 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
     return;
   }
   auto [it, inserted] = queue_.try_emplace(key);
+  // A waiting pod that now tolerates more (UpdatePodToleration; tolerations can only be
+  // added) is worth another try.
+  const bool more_tolerations =
+      !inserted && it->second.pod->spec.tolerations != pod->spec.tolerations;
   it->second.pod = pod;
+  if (more_tolerations && it->second.where == Where::kUnschedulable) {
+    Requeue(key, Now());
+    ScheduleNextCycle();
+  }
   if (inserted) {
     it->second.seq = next_seq_++;
     it->second.priority = pod->Priority();  // immutable once admitted
@@ -170,10 +192,26 @@ void SchedulingQueue::Index(const std::string& key, const Queued& q) {
     case Where::kBackoff:
       backoff_.emplace(std::pair(q.backoff_until, q.seq), key);
       break;
-    case Where::kUnschedulable:
-      unschedulable_.emplace(std::pair(q.unschedulable_since, q.seq), key);
+    case Where::kUnschedulable: {
+      const std::pair<TimePoint, uint64_t> at(q.unschedulable_since, q.seq);
+      unschedulable_.emplace(at, key);
+      HintGroup& g = groups_[GroupKey(q)];
+      if (g.sample == nullptr) {
+        g.sample = q.info;
+        g.rejectors = q.rejectors;
+      }
+      g.members.insert(at);
       break;
+    }
   }
+}
+
+std::string SchedulingQueue::GroupKey(const Queued& q) {
+  // The class is kept alive by the group's sample while the group exists, so its address
+  // names it.
+  std::string key = std::to_string(reinterpret_cast<uintptr_t>(q.info->pod_class().get()));
+  for (const std::string& r : q.rejectors) key += "/" + r;
+  return key;
 }
 
 void SchedulingQueue::Unindex(const Queued& q) {
@@ -184,9 +222,14 @@ void SchedulingQueue::Unindex(const Queued& q) {
     case Where::kBackoff:
       backoff_.erase(std::pair(q.backoff_until, q.seq));
       break;
-    case Where::kUnschedulable:
-      unschedulable_.erase(std::pair(q.unschedulable_since, q.seq));
+    case Where::kUnschedulable: {
+      const std::pair<TimePoint, uint64_t> at(q.unschedulable_since, q.seq);
+      unschedulable_.erase(at);
+      auto g = groups_.find(GroupKey(q));
+      g->second.members.erase(at);
+      if (g->second.members.empty()) groups_.erase(g);
       break;
+    }
   }
 }
 
@@ -197,19 +240,34 @@ void SchedulingQueue::Dequeue(const std::string& key) {
   queue_.erase(it);
 }
 
-void SchedulingQueue::ActivateOrBackoff(std::map<std::pair<TimePoint, uint64_t>, std::string>& from,
-                                        TimePoint now) {
-  const std::string key = std::move(from.extract(from.begin()).mapped());
+// `key` by value: callers pass the index entry that Unindex erases.
+void SchedulingQueue::Requeue(std::string key, TimePoint now) {
   Queued& q = queue_.find(key)->second;
+  Unindex(q);
   q.where = q.backoff_until <= now ? Where::kActive : Where::kBackoff;
   Index(key, q);
 }
 
-void SchedulingQueue::MoveAllToActiveOrBackoff() {
+void SchedulingQueue::MoveAllToActiveOrBackoff(const ClusterEvent* event) {
   if (unschedulable_.empty()) return;
   const TimePoint now = Now();
-  while (!unschedulable_.empty()) ActivateOrBackoff(unschedulable_, now);
+  // Pods of one class rejected by the same plugins get the same hints: asked once per group.
+  std::vector<std::string> moving;
+  for (const auto& [name, group] : groups_) {
+    if (event != nullptr &&
+        !scheduler_.framework().WorthRequeuing(group.rejectors, *event, *group.sample)) {
+      continue;
+    }
+    for (const auto& at : group.members) moving.push_back(unschedulable_.at(at));
+  }
+  if (moving.empty()) return;
+  for (const std::string& key : moving) Requeue(key, now);
   ScheduleNextCycle();
+}
+
+void SchedulingQueue::AssignedPodGone(const api::Pod& pod) {
+  const ClusterEvent event{ClusterEvent::Kind::kAssignedPodDelete, 0, nullptr, nullptr, &pod};
+  MoveAllToActiveOrBackoff(&event);
 }
 
 void SchedulingQueue::RequestCycle(TimePoint at) {
@@ -245,11 +303,11 @@ void SchedulingQueue::RunCycle() {
   // Backoffs that ended, and pods unschedulable for longer than max_unschedulable (flushed to
   // active, or to backoff if theirs has not ended).
   while (!backoff_.empty() && backoff_.begin()->first.first <= now) {
-    ActivateOrBackoff(backoff_, now);
+    Requeue(backoff_.begin()->second, now);
   }
   while (!unschedulable_.empty() &&
          now - unschedulable_.begin()->first.first >= options_.max_unschedulable) {
-    ActivateOrBackoff(unschedulable_, now);
+    Requeue(unschedulable_.begin()->second, now);
   }
   // PrioritySort: higher priority first, then arrival (active_'s order).
   std::vector<std::string> order;
@@ -285,6 +343,8 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
   }
   Queued& q = qit->second;
   Unindex(q);
+  q.info = info;
+  q.rejectors = std::move(r.diagnosis.unschedulable_plugins);
   ++q.attempts;
   q.backoff_until = now + BackoffFor(q.attempts);
   q.unschedulable_since = now;

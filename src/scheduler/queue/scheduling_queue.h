@@ -17,13 +17,18 @@
 //     pod condition PodScheduled=False, reason Unschedulable, with the same message; the pod
 //     waits among the unschedulable pods. If preemption chose victims, each gets the event
 //     Preempted and is deleted, and the pod's status.nominatedNodeName is set;
-//   - retries, as kube-scheduler's queue does them: a cluster change that may help (node added,
-//     a node update that changes what scheduling reads - kube-scheduler's
-//     nodeSchedulingPropertiesChange: an uncordon, allocatable, labels, taints, annotations,
-//     or a condition's status; a heartbeat alone is no event -, a pod on a node deleted or
-//     finished) moves unschedulable pods back, each
-//     after its backoff (1 s doubling per attempt up to 10 s); a pod left unschedulable for
-//     5 minutes is retried anyway (podMaxInUnschedulablePodsDuration).
+//   - retries, as kube-scheduler 1.32's queue does them with queueing hints
+//     (SchedulerQueueingHints, on by default): each cluster change - a node added, a node
+//     update of what scheduling reads (nodeSchedulingPropertiesChange: allocatable, labels,
+//     taints or an uncordon, annotations, a condition's status; a heartbeat alone is no
+//     event), a pod bound to a node deleted or finished - is put to the plugins that rejected
+//     each unschedulable pod (EnqueueExtensions::Hint, scheduler/framework/plugin.h); a pod
+//     one of them answers kQueue for (or that no plugin rejected) goes back, after its backoff
+//     (1 s doubling per attempt up to 10 s). So a node's Ready condition alone retries nobody,
+//     the removal of a taint the pod did not tolerate does. A deleted node retries nobody. A
+//     waiting pod given more tolerations is retried. A pod left unschedulable for 5 minutes is
+//     retried anyway (podMaxInUnschedulablePodsDuration). Pods of one class rejected by the same
+//     plugins are asked about once per change.
 //
 // Time: every wait is a timer of the injected TimerService; durations are the options'
 // (divided by --speed where the runtime says so).
@@ -34,6 +39,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -131,6 +137,16 @@ class SchedulingQueue {
     Where where = Where::kActive;
     TimePoint backoff_until;
     TimePoint unschedulable_since;
+    // The last failed attempt's pod and the plugins that rejected it (kUnschedulable only).
+    PodInfoConstSharedPtr info;
+    std::set<std::string> rejectors;
+  };
+  // Unschedulable pods of one class rejected by the same plugins: the queueing hints'
+  // answers are the same for all of them.
+  struct HintGroup {
+    PodInfoConstSharedPtr sample;
+    std::set<std::string> rejectors;
+    std::set<std::pair<TimePoint, uint64_t>> members;  // their unschedulable_ entries
   };
 
   TimePoint Now() const { return timers_.clock().Now(); }
@@ -141,12 +157,14 @@ class SchedulingQueue {
   void Index(const std::string& key, const Queued& q);
   void Unindex(const Queued& q);
   void Dequeue(const std::string& key);
-  // Moves the first pod of `from` (backoff_ or unschedulable_) to active_, or to backoff_ if
-  // its backoff has not ended at `now`.
-  void ActivateOrBackoff(std::map<std::pair<TimePoint, uint64_t>, std::string>& from,
-                         TimePoint now);
-  // A cluster change that may make unschedulable pods schedulable.
-  void MoveAllToActiveOrBackoff();
+  static std::string GroupKey(const Queued& q);
+  // Moves a queued pod to active_, or to backoff_ if its backoff has not ended at `now`.
+  void Requeue(std::string key, TimePoint now);
+  // A cluster change: the unschedulable pods it may help (every one when `event` is null) go
+  // back (see the file comment).
+  void MoveAllToActiveOrBackoff(const ClusterEvent* event);
+  // AssignedPodDelete: `pod`, bound to a node, was deleted or finished.
+  void AssignedPodGone(const api::Pod& pod);
   void RequestCycle(TimePoint at);
   void RunCycle();
   void TryOne(const std::string& key, TimePoint now);
@@ -172,6 +190,7 @@ class SchedulingQueue {
   std::map<std::pair<int64_t, uint64_t>, std::string> active_;
   std::map<std::pair<TimePoint, uint64_t>, std::string> backoff_;
   std::map<std::pair<TimePoint, uint64_t>, std::string> unschedulable_;
+  std::map<std::string, HintGroup> groups_;  // by GroupKey
   uint64_t next_seq_ = 1;
   uint64_t attempts_ = 0;
   std::optional<TimePoint> cycle_at_;

@@ -166,39 +166,81 @@ TEST_F(SchedulingQueueTest, EachWaitingPodIsTriedWhenItsWaitEndsAndOnlyWhileItIs
   EXPECT_EQ(queue_->attempts(), 5u);
 }
 
-// kube-scheduler's nodeSchedulingPropertiesChange: a node update moves unschedulable pods only
-// when something scheduling reads changed; a heartbeat or a cordon moves none.
-TEST_F(SchedulingQueueTest, ANodeUpdateRetriesPodsOnlyWhenSchedulingCouldChange) {
+// kube-scheduler 1.32's queueing hints: a node change retries an unschedulable pod only when a
+// plugin that rejected it says the change may help - the taint it did not tolerate went
+// (TaintToleration), an uncordon (NodeUnschedulable), more of what it requests
+// (NodeResourcesFit), a label its selector wants (NodeAffinity). A heartbeat, a condition, a
+// cordon or an unrelated change retries nobody.
+TEST_F(SchedulingQueueTest, ANodeChangeRetriesAPodOnlyWhenAPluginThatRejectedItSaysSo) {
+  enum Rejector { kTaint, kFit, kCordon, kSelector };
   struct Case {
     std::string name;
+    Rejector rejector;
     void (*mutate)(api::Node&);
     bool retried;
   };
   const std::vector<Case> cases = {
-      {"a heartbeat",
+      {"a heartbeat", kTaint,
        [](api::Node& n) {
          for (auto& c : n.status.conditions) c.last_heartbeat_time = TimePoint(seconds(99));
        },
        false},
-      {"a cordon", [](api::Node& n) { n.spec.unschedulable = true; }, false},
-      {"a new label", [](api::Node& n) { n.meta.labels["x"] = "y"; }, true},
-      {"a taint removed", [](api::Node& n) { n.spec.taints.clear(); }, true},
-      {"more allocatable",
-       [](api::Node& n) { n.status.allocatable["cpu"] = api::Quantity::Parse("8").value(); }, true},
-      {"Ready turns False",
+      {"Ready turns False", kTaint,
        [](api::Node& n) {
          for (auto& c : n.status.conditions) c.status = api::ConditionStatus::kFalse;
        },
+       false},
+      {"the untolerated taint removed", kTaint, [](api::Node& n) { n.spec.taints.clear(); }, true},
+      {"another taint added, the first kept", kTaint,
+       [](api::Node& n) {
+         n.spec.taints.push_back(api::Taint{"other", "x", api::TaintEffect::kNoSchedule, {}});
+       },
+       false},
+      {"a new label, still tainted", kTaint, [](api::Node& n) { n.meta.labels["x"] = "y"; }, false},
+      {"more cpu, still tainted", kTaint,
+       [](api::Node& n) { n.status.allocatable["cpu"] = api::Quantity::Parse("8").value(); },
+       false},
+      {"GPUs appear", kFit,
+       [](api::Node& n) {
+         n.status.allocatable["nvidia.com/gpu"] = api::Quantity::Parse("1").value();
+       },
        true},
+      {"more cpu, still no GPU", kFit,
+       [](api::Node& n) { n.status.allocatable["cpu"] = api::Quantity::Parse("8").value(); },
+       false},
+      {"a taint removed where resources rejected it", kFit,
+       [](api::Node& n) { n.spec.taints.clear(); }, false},
+      {"a cordon", kTaint, [](api::Node& n) { n.spec.unschedulable = true; }, false},
+      {"a label on a cordoned node", kCordon, [](api::Node& n) { n.meta.labels["x"] = "y"; },
+       false},
+      {"an uncordon", kCordon, [](api::Node& n) { n.spec.unschedulable = false; }, true},
+      {"the label the selector wants", kSelector,
+       [](api::Node& n) { n.meta.labels["pool"] = "gpu"; }, true},
+      {"another label", kSelector, [](api::Node& n) { n.meta.labels["pool"] = "cpu"; }, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     SetUp();
     actions_.log.clear();
-    api::Node node = *MakeNode("n1").Capacity({{"cpu", "4"}, {"memory", "16Gi"}}).Ready().Ptr();
-    node.spec.taints.push_back(api::Taint{"dedicated", "x", api::TaintEffect::kNoSchedule, {}});
+    // The pod asks for a GPU: a node of 4 CPUs and `gpus` GPUs, with what rejects it.
+    api::Node node = *MakeNode("n1")
+                          .Capacity({{"cpu", "4"},
+                                     {"memory", "16Gi"},
+                                     {"nvidia.com/gpu", c.rejector == kFit ? "0" : "1"}})
+                          .Ready()
+                          .Ptr();
+    if (c.rejector == kTaint || c.rejector == kFit) {
+      node.spec.taints.push_back(api::Taint{"dedicated", "x", api::TaintEffect::kNoSchedule, {}});
+    }
+    api::Pod pod = *Pending("p", "1");
+    if (c.rejector == kFit) {
+      pod.spec.tolerations.push_back(
+          api::Toleration{"dedicated", api::TolerationOperator::kExists, "", {}, {}});
+    }
+    if (c.rejector == kCordon) node.spec.unschedulable = true;
+    if (c.rejector == kSelector) pod.spec.node_selector["pool"] = "gpu";
     queue_->OnNode(Change::kAdded, std::make_shared<const api::Node>(node));
-    queue_->OnPod(Change::kAdded, Pending("p", "1"));  // wants a GPU: never fits
+    queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(pod));
     timers_.RunFor(seconds(0));
     const size_t before = actions_.log.size();
     ASSERT_EQ(before, 2u);
@@ -209,6 +251,54 @@ TEST_F(SchedulingQueueTest, ANodeUpdateRetriesPodsOnlyWhenSchedulingCouldChange)
     timers_.RunFor(seconds(30));
     EXPECT_EQ(actions_.log.size() > before, c.retried) << ::testing::PrintToString(actions_.log);
   }
+}
+
+// NodeResourcesFit's hints for a node that is added (it must fit the pod's request) and for a
+// pod bound to a node that goes or finishes (always: its resources are free); a deleted node
+// retries nobody.
+TEST_F(SchedulingQueueTest, NodesAddedAndBoundPodsGoneRetryThePodsTheyMayHelp) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  api::Pod bound = *Pending("holder", "1");
+  bound.spec.node_name = "n1";
+  queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(bound));
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 1u);
+  timers_.RunFor(seconds(30));
+  queue_->OnNode(Change::kAdded, MakeNode("cpu-only").Capacity({{"cpu", "4"}}).Ready().Ptr());
+  queue_->OnNode(Change::kDeleted, MakeNode("cpu-only").Capacity({{"cpu", "4"}}).Ready().Ptr());
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);  // a node without GPUs, then a node gone: no retry
+  queue_->OnNode(Change::kAdded, GpuNode("n2", "0"));
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);
+  bound.status.phase = api::PodPhase::kSucceeded;  // finished: its GPU is free
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 2u);
+  EXPECT_EQ(actions_.log.back(), "event p Normal Scheduled: Successfully assigned default/p to n1");
+}
+
+// A waiting pod given a toleration is tried again at once (its backoff permitting); another
+// update of it (a label) is not.
+TEST_F(SchedulingQueueTest, AWaitingPodGivenATolerationIsRetried) {
+  api::Node node = *GpuNode("n1", "1");
+  node.spec.taints.push_back(api::Taint{"dedicated", "x", api::TaintEffect::kNoSchedule, {}});
+  queue_->OnNode(Change::kAdded, std::make_shared<const api::Node>(node));
+  api::Pod pod = *Pending("p", "1");
+  queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);
+  pod.meta.labels["x"] = "y";
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);
+  pod.spec.tolerations.push_back(
+      api::Toleration{"dedicated", api::TolerationOperator::kExists, "", {}, {}});
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 2u);
+  EXPECT_EQ(actions_.log.back(), "event p Normal Scheduled: Successfully assigned default/p to n1");
 }
 
 TEST_F(SchedulingQueueTest, HigherPriorityFirstThenArrival) {

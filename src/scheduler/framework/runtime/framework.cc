@@ -432,6 +432,20 @@ NodeId Framework::SelectHost(CycleState& state, const PodInfo& pod,
   return reps[best];
 }
 
+bool Framework::WorthRequeuing(const std::set<std::string>& rejectors, const ClusterEvent& event,
+                               const PodInfo& pod) const {
+  if (rejectors.empty()) return true;
+  for (const std::string& name : rejectors) {
+    auto it = std::find_if(plugins_.begin(), plugins_.end(),
+                           [&](const PluginPtr& p) { return p->Name() == name; });
+    const auto* hints =
+        it == plugins_.end() ? nullptr : dynamic_cast<const EnqueueExtensions*>(it->get());
+    if (hints == nullptr) return true;  // registered for every event, always kQueue
+    if (hints->Hint(event, pod) == QueueingHint::kQueue) return true;
+  }
+  return false;
+}
+
 ScheduleResult Framework::Schedule(const PodInfo& pod, ClusterSnapshot& snapshot,
                                    bool explain) const {
   ScheduleResult result;

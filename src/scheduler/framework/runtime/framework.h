@@ -152,6 +152,13 @@ class Framework {
   // go).
   ScheduleResult Schedule(const PodInfo& pod, ClusterSnapshot& snapshot, bool explain = true) const;
 
+  // The scheduling queue's isPodWorthRequeuing: whether `event` may make `pod`, which the
+  // plugins named `rejectors` (its diagnosis' unschedulable_plugins) rejected, schedulable:
+  // yes when it has no rejector (an error, no nodes at all), or when one of them says kQueue
+  // (EnqueueExtensions::Hint; a plugin without hints, or not in this profile, always does).
+  bool WorthRequeuing(const std::set<std::string>& rejectors, const ClusterEvent& event,
+                      const PodInfo& pod) const;
+
  private:
   Framework() = default;
 

@@ -21,7 +21,8 @@ namespace tidepool::scheduler::plugins {
 class NodeAffinity final : public PreFilterPlugin,
                            public FilterPlugin,
                            public PreScorePlugin,
-                           public ScorePlugin {
+                           public ScorePlugin,
+                           public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "NodeAffinity";
   static constexpr const char* kErrReasonPod = "node(s) didn't match Pod's node affinity/selector";
@@ -38,6 +39,9 @@ class NodeAffinity final : public PreFilterPlugin,
   int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   void NormalizeScore(const CycleState& state, const PodInfo& pod,
                       std::span<int64_t> scores) const override;
+  // Node/Add | UpdateNodeLabel | UpdateNodeTaint: kQueue when the pod's nodeSelector and
+  // required affinity admit the node and did not admit it before (or it is new).
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 // True if the pod's nodeSelector and required node affinity admit the node

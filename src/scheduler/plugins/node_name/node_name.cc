@@ -9,4 +9,10 @@ PluginStatus NodeName::Filter(const CycleState&, const PodInfo& pod, const NodeI
   return PluginStatus::Unresolvable(kErrReason);
 }
 
+std::optional<QueueingHint> NodeName::Hint(const ClusterEvent& event, const PodInfo& pod) const {
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
+  return pod.node_name().empty() || pod.node_name() == event.node->meta.name ? QueueingHint::kQueue
+                                                                             : QueueingHint::kSkip;
+}
+
 }  // namespace tidepool::scheduler::plugins

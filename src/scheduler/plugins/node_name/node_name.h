@@ -8,7 +8,7 @@
 
 namespace tidepool::scheduler::plugins {
 
-class NodeName final : public FilterPlugin {
+class NodeName final : public FilterPlugin, public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "NodeName";
   static constexpr const char* kErrReason = "node(s) didn't match the requested node name";
@@ -20,6 +20,9 @@ class NodeName final : public FilterPlugin {
   }
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;
+  // Node/Add | UpdateNodeTaint: kQueue when the node is the one the pod names (or it names
+  // none).
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 }  // namespace tidepool::scheduler::plugins

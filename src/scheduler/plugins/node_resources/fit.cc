@@ -78,6 +78,55 @@ bool RequestFits(const Resource& request, const NodeInfo& node,
   return fits;
 }
 
+namespace {
+
+// isFit: `request` fits a node of allocatable `alloc` that runs nothing (fitsRequest on an empty
+// NodeInfo).
+bool FitsEmpty(const Resource& request, const Resource& alloc,
+               const std::vector<std::string>& ignored) {
+  if (alloc.allowed_pod_number < 1) return false;
+  if (request.milli_cpu > alloc.milli_cpu || request.memory > alloc.memory ||
+      request.ephemeral_storage > alloc.ephemeral_storage) {
+    return false;
+  }
+  for (const auto& [name, quantity] : request.scalars) {
+    if (std::find(ignored.begin(), ignored.end(), name) != ignored.end()) continue;
+    if (quantity > alloc.Scalar(name)) return false;
+  }
+  return true;
+}
+
+// haveAnyRequestedResourcesIncreased.
+bool RequestedResourceGrew(const Resource& request, const Resource& before, const Resource& now) {
+  if (now.allowed_pod_number > before.allowed_pod_number) return true;
+  if ((request.milli_cpu > 0 && now.milli_cpu > before.milli_cpu) ||
+      (request.memory > 0 && now.memory > before.memory) ||
+      (request.ephemeral_storage > 0 && now.ephemeral_storage > before.ephemeral_storage)) {
+    return true;
+  }
+  for (const auto& [name, quantity] : request.scalars) {
+    if (quantity > 0 && now.Scalar(name) > before.Scalar(name)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::optional<QueueingHint> Fit::Hint(const ClusterEvent& event, const PodInfo& pod) const {
+  if (event.kind == ClusterEvent::Kind::kAssignedPodDelete) return QueueingHint::kQueue;
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeAllocatable | ClusterEvent::kUpdateNodeTaint |
+                          ClusterEvent::kUpdateNodeLabel)) {
+    return std::nullopt;
+  }
+  const Resource alloc = Resource::FromList(event.node->status.allocatable);
+  if (!FitsEmpty(pod.request(), alloc, args_.ignored_resources)) return QueueingHint::kSkip;
+  if (event.old_node == nullptr) return QueueingHint::kQueue;
+  return RequestedResourceGrew(pod.request(),
+                               Resource::FromList(event.old_node->status.allocatable), alloc)
+             ? QueueingHint::kQueue
+             : QueueingHint::kSkip;
+}
+
 PluginStatus Fit::PreFilter(CycleState&, const PodInfo&, PreFilterResult&) const {
   // The pod's request is computed once per pod object (PodInfo), not per cycle.
   return PluginStatus::Success();

@@ -38,7 +38,8 @@ bool RequestFits(const Resource& request, const NodeInfo& node,
 class Fit final : public PreFilterPlugin,
                   public FilterPlugin,
                   public PreScorePlugin,
-                  public ScorePlugin {
+                  public ScorePlugin,
+                  public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "NodeResourcesFit";
 
@@ -64,6 +65,11 @@ class Fit final : public PreFilterPlugin,
 
  private:
   NodeResourcesFitArgs args_;
+  // Node/Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel: kQueue when the
+  // pod's request fits the node's allocatable (as if it ran nothing) and the node is new or
+  // has more of a resource the pod requests (isSchedulableAfterNodeChange). A pod bound to a
+  // node that was deleted or finished: kQueue (isSchedulableAfterPodEvent).
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 }  // namespace tidepool::scheduler::plugins

@@ -15,4 +15,12 @@ PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
   return PluginStatus::Unresolvable(kErrReasonUnschedulable);
 }
 
+std::optional<QueueingHint> NodeUnschedulable::Hint(const ClusterEvent& event,
+                                                    const PodInfo&) const {
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
+  const bool was_unschedulable = event.old_node == nullptr || event.old_node->spec.unschedulable;
+  return was_unschedulable && !event.node->spec.unschedulable ? QueueingHint::kQueue
+                                                              : QueueingHint::kSkip;
+}
+
 }  // namespace tidepool::scheduler::plugins

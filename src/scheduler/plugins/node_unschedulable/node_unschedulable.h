@@ -9,7 +9,7 @@
 
 namespace tidepool::scheduler::plugins {
 
-class NodeUnschedulable final : public FilterPlugin {
+class NodeUnschedulable final : public FilterPlugin, public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "NodeUnschedulable";
   static constexpr const char* kErrReasonUnschedulable = "node(s) were unschedulable";
@@ -20,6 +20,9 @@ class NodeUnschedulable final : public FilterPlugin {
   }
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;
+  // Node/Add | UpdateNodeTaint: kQueue for a schedulable node that is new or was
+  // unschedulable.
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 }  // namespace tidepool::scheduler::plugins

@@ -33,6 +33,22 @@ PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
                                     taint->value + "}");
 }
 
+std::optional<QueueingHint> TaintToleration::Hint(const ClusterEvent& event,
+                                                  const PodInfo& pod) const {
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint | ClusterEvent::kUpdateNodeLabel)) {
+    return std::nullopt;
+  }
+  const auto untolerated = [&](const api::Node& node) {
+    return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec().tolerations,
+                                             [](const api::Taint& t) {
+                                               return t.effect == api::TaintEffect::kNoSchedule ||
+                                                      t.effect == api::TaintEffect::kNoExecute;
+                                             }) != nullptr;
+  };
+  const bool was = event.old_node == nullptr || untolerated(*event.old_node);
+  return was && !untolerated(*event.node) ? QueueingHint::kQueue : QueueingHint::kSkip;
+}
+
 PluginStatus TaintToleration::PreScore(CycleState& state, const PodInfo& pod) const {
   auto s = std::make_unique<PreScoreState>();
   s->tolerations_prefer_no_schedule = PreferNoScheduleTolerations(pod.spec());

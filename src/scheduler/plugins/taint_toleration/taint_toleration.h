@@ -12,7 +12,10 @@
 
 namespace tidepool::scheduler::plugins {
 
-class TaintToleration final : public FilterPlugin, public PreScorePlugin, public ScorePlugin {
+class TaintToleration final : public FilterPlugin,
+                              public PreScorePlugin,
+                              public ScorePlugin,
+                              public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "TaintToleration";
 
@@ -29,6 +32,10 @@ class TaintToleration final : public FilterPlugin, public PreScorePlugin, public
   int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   void NormalizeScore(const CycleState& state, const PodInfo& pod,
                       std::span<int64_t> scores) const override;
+  // Node/Add | UpdateNodeTaint | UpdateNodeLabel: kQueue when the node had a NoSchedule or
+  // NoExecute taint the pod did not tolerate (or is new) and has none now
+  // (isSchedulableAfterNodeChange).
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 }  // namespace tidepool::scheduler::plugins
