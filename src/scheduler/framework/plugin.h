@@ -149,7 +149,8 @@ struct ClusterEvent {
 enum class QueueingHint { kSkip, kQueue };
 
 // framework.EnqueueExtensions with its QueueingHintFns (SchedulerQueueingHints, on by default in
-// kube-scheduler 1.32): which cluster events may make a pod this plugin rejected schedulable.
+// kube-scheduler 1.32; the plugins register the events 1.32 registers with it on): which cluster
+// events may make a pod this plugin rejected schedulable.
 // A plugin that does not implement it is asked about every event, and always says kQueue.
 class EnqueueExtensions : public virtual Plugin {
  public:

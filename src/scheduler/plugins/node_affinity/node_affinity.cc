@@ -201,9 +201,7 @@ void NodeAffinity::NormalizeScore(const CycleState&, const PodInfo&,
 
 std::optional<QueueingHint> NodeAffinity::Hint(const ClusterEvent& event,
                                                const PodInfo& pod) const {
-  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeLabel | ClusterEvent::kUpdateNodeTaint)) {
-    return std::nullopt;
-  }
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeLabel)) return std::nullopt;
   if (!RequiredNodeAffinityMatches(pod.spec(), *event.node)) return QueueingHint::kSkip;
   const bool was =
       event.old_node != nullptr && RequiredNodeAffinityMatches(pod.spec(), *event.old_node);

@@ -39,7 +39,7 @@ class NodeAffinity final : public PreFilterPlugin,
   int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   void NormalizeScore(const CycleState& state, const PodInfo& pod,
                       std::span<int64_t> scores) const override;
-  // Node/Add | UpdateNodeLabel | UpdateNodeTaint: kQueue when the pod's nodeSelector and
+  // Node/Add | UpdateNodeLabel: kQueue when the pod's nodeSelector and
   // required affinity admit the node and did not admit it before (or it is new).
   std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };

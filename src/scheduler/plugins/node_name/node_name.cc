@@ -10,7 +10,7 @@ PluginStatus NodeName::Filter(const CycleState&, const PodInfo& pod, const NodeI
 }
 
 std::optional<QueueingHint> NodeName::Hint(const ClusterEvent& event, const PodInfo& pod) const {
-  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
+  if (event.kind != ClusterEvent::Kind::kNodeAdd) return std::nullopt;
   return pod.node_name().empty() || pod.node_name() == event.node->meta.name ? QueueingHint::kQueue
                                                                              : QueueingHint::kSkip;
 }

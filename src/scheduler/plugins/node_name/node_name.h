@@ -20,7 +20,7 @@ class NodeName final : public FilterPlugin, public EnqueueExtensions {
   }
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;
-  // Node/Add | UpdateNodeTaint: kQueue when the node is the one the pod names (or it names
+  // Node/Add: kQueue when the node is the one the pod names (or it names
   // none).
   std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };

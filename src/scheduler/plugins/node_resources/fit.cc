@@ -114,10 +114,7 @@ bool RequestedResourceGrew(const Resource& request, const Resource& before, cons
 
 std::optional<QueueingHint> Fit::Hint(const ClusterEvent& event, const PodInfo& pod) const {
   if (event.kind == ClusterEvent::Kind::kAssignedPodDelete) return QueueingHint::kQueue;
-  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeAllocatable | ClusterEvent::kUpdateNodeTaint |
-                          ClusterEvent::kUpdateNodeLabel)) {
-    return std::nullopt;
-  }
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeAllocatable)) return std::nullopt;
   const Resource alloc = Resource::FromList(event.node->status.allocatable);
   if (!FitsEmpty(pod.request(), alloc, args_.ignored_resources)) return QueueingHint::kSkip;
   if (event.old_node == nullptr) return QueueingHint::kQueue;

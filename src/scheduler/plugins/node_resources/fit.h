@@ -65,7 +65,7 @@ class Fit final : public PreFilterPlugin,
 
  private:
   NodeResourcesFitArgs args_;
-  // Node/Add | UpdateNodeAllocatable | UpdateNodeTaint | UpdateNodeLabel: kQueue when the
+  // Node/Add | UpdateNodeAllocatable (1.32's registration with hints on): kQueue when the
   // pod's request fits the node's allocatable (as if it ran nothing) and the node is new or
   // has more of a resource the pod requests (isSchedulableAfterNodeChange). A pod bound to a
   // node that was deleted or finished: kQueue (isSchedulableAfterPodEvent).

@@ -35,9 +35,7 @@ PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
 
 std::optional<QueueingHint> TaintToleration::Hint(const ClusterEvent& event,
                                                   const PodInfo& pod) const {
-  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint | ClusterEvent::kUpdateNodeLabel)) {
-    return std::nullopt;
-  }
+  if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
   const auto untolerated = [&](const api::Node& node) {
     return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec().tolerations,
                                              [](const api::Taint& t) {
