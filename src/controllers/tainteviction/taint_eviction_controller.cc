@@ -112,43 +112,53 @@ uint64_t TaintEvictionController::deleted() const {
 }
 
 void TaintEvictionController::OnPod(const json& pod, bool deleted) {
+  const json& spec = Member(pod, "spec");
   const json& meta = Meta(pod);
-  PodFacts f;
-  f.namespace_ = Str(Member(meta, "namespace"));
-  f.name = Str(Member(meta, "name"));
-  const std::string key = Key(f.namespace_, f.name);
+  const std::string key = Key(Str(Member(meta, "namespace")), Str(Member(meta, "name")));
+  const std::string node = deleted ? "" : Str(Member(spec, "nodeName"));
   std::lock_guard<std::mutex> lock(mu_);
   auto it = facts_.find(key);
-  if (deleted) {
-    if (it == facts_.end()) return;
-    if (!it->second.node.empty()) {
-      auto n = by_node_.find(it->second.node);
-      n->second.erase(key);
-      if (n->second.empty()) by_node_.erase(n);
-    }
-    facts_.erase(it);
-    if (work_.count(key) > 0) queue_.Add(kPodKey + key);  // only a cancellation to do
-    return;
-  }
-  const json& spec = Member(pod, "spec");
-  f.node = Str(Member(spec, "nodeName"));
-  auto tolerations = api::codec::TolerationsFromJson(Member(spec, "tolerations"));
-  if (tolerations.ok()) f.tolerations = std::move(*tolerations);
-  // PodUpdated: only a change of tolerations or node matters.
-  if (it != facts_.end() && it->second.node == f.node && it->second.tolerations == f.tolerations) {
-    return;
-  }
-  if (it != facts_.end() && it->second.node != f.node && !it->second.node.empty()) {
+  if (it != facts_.end() && it->second.node != node) {
     auto n = by_node_.find(it->second.node);
     n->second.erase(key);
     if (n->second.empty()) by_node_.erase(n);
+    facts_.erase(it);
+    it = facts_.end();
   }
-  if (!f.node.empty()) by_node_[f.node].insert(key);
-  // Nothing to do for a pod on no node or on a node without NoExecute taints, handled or not
-  // (a node's pending sync looks at its pods).
-  const bool act = !f.node.empty() && (tainted_.count(f.node) > 0 || HasTaintsLocked(f.node));
-  facts_[key] = std::move(f);
-  if (act) queue_.Add(kPodKey + key);
+  if (node.empty()) {  // gone, or bound to no node yet: nothing kept
+    if (deleted && work_.count(key) > 0) queue_.Add(kPodKey + key);  // a cancellation to do
+    return;
+  }
+  Tolerations tolerations = InternLocked(Member(spec, "tolerations"));
+  // PodUpdated: only a change of tolerations or node matters (interned lists: the same list
+  // is the same pointer).
+  if (it != facts_.end() && it->second.tolerations == tolerations) return;
+  if (it == facts_.end()) {
+    it = facts_.try_emplace(key).first;
+    it->second.node = node;
+    by_node_[node].insert(key);
+  }
+  it->second.tolerations = std::move(tolerations);
+  // Nothing to do on a node without NoExecute taints, handled or not (a node's pending sync
+  // looks at its pods).
+  if (tainted_.count(node) > 0 || HasTaintsLocked(node)) queue_.Add(kPodKey + key);
+}
+
+TaintEvictionController::Tolerations TaintEvictionController::InternLocked(
+    const json& tolerations) {
+  // Expired entries go every so often, so that the table stays about as large as the lists in
+  // use.
+  if (++interned_since_sweep_ >= 1024 && interned_.size() >= 1024) {
+    interned_since_sweep_ = 0;
+    std::erase_if(interned_, [](const auto& e) { return e.second.expired(); });
+  }
+  std::weak_ptr<const std::vector<api::Toleration>>& slot = interned_[tolerations.dump()];
+  if (Tolerations shared = slot.lock()) return shared;
+  auto decoded = api::codec::TolerationsFromJson(tolerations);
+  Tolerations shared = std::make_shared<const std::vector<api::Toleration>>(
+      decoded.ok() ? std::move(*decoded) : std::vector<api::Toleration>());
+  slot = shared;
+  return shared;
 }
 
 bool TaintEvictionController::HasTaintsLocked(const std::string& node) const {
@@ -230,7 +240,7 @@ void TaintEvictionController::HandleNode(const std::string& name, TimePoint now)
     return;
   }
   for (const std::string& key : pods->second) {
-    ProcessPodLocked(key, facts_.at(key).tolerations, it->second, now);
+    ProcessPodLocked(key, *facts_.at(key).tolerations, it->second, now);
   }
 }
 
@@ -241,10 +251,9 @@ void TaintEvictionController::HandlePod(const std::string& key, TimePoint now) {
     CancelLocked(key);
     return;
   }
-  if (it->second.node.empty()) return;
   auto taints = tainted_.find(it->second.node);
   if (taints == tainted_.end()) return;
-  ProcessPodLocked(key, it->second.tolerations, taints->second, now);
+  ProcessPodLocked(key, *it->second.tolerations, taints->second, now);
 }
 
 void TaintEvictionController::ProcessPodLocked(const std::string& key,

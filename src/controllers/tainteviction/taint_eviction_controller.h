@@ -28,7 +28,8 @@
 // activeDeadlineSeconds: `tidepool up --speed N` does not divide it); the controller has no
 // duration of its own.
 //
-// Kept per pod: its namespace, name, node and tolerations; per node: its NoExecute taints.
+// Kept per pod bound to a node: its node and its tolerations (one decoded list shared by the pods
+// that have the same); per node: its NoExecute taints.
 //
 // Threads: without an executor, Start() starts the informers and the queue's worker thread
 // (controllers/work_queue.h). With one (`tidepool simulate`), the controller creates no thread:
@@ -86,9 +87,11 @@ class TaintEvictionController {
   uint64_t deleted() const;
 
  private:
+  // A pod's tolerations, shared by every pod with the same list (pods of one template).
+  using Tolerations = std::shared_ptr<const std::vector<api::Toleration>>;
   struct PodFacts {
-    std::string namespace_, name, node;
-    std::vector<api::Toleration> tolerations;
+    std::string node;
+    Tolerations tolerations;
   };
   // A pod's entry of kcm's TimedWorkerQueue: a deletion due at `fire`, or (no `fire`) one that
   // ran or runs now - the queue's nil worker.
@@ -99,6 +102,8 @@ class TaintEvictionController {
 
   // Informer handlers: record, and queue a key when what the controller reads changed.
   void OnPod(const nlohmann::json& pod, bool deleted);
+  // Under mu_: the shared, decoded form of a spec.tolerations list.
+  Tolerations InternLocked(const nlohmann::json& tolerations);
   void OnNode(const nlohmann::json& node, bool deleted);
   // Under mu_: the informer's node has NoExecute taints.
   bool HasTaintsLocked(const std::string& node) const;
@@ -126,9 +131,11 @@ class TaintEvictionController {
   std::shared_ptr<client::Informer> nodes_;
 
   mutable std::mutex mu_;
-  // What the informers delivered: pods by "<ns>/<name>", bound pods by node, and each node's
-  // NoExecute taints (nodes without any have no entry).
+  // What the informers delivered: bound pods by "<ns>/<name>" and by node, and each node's
+  // NoExecute taints (an empty list for a node without any).
   std::map<std::string, PodFacts> facts_;
+  std::map<std::string, std::weak_ptr<const std::vector<api::Toleration>>> interned_;  // by JSON
+  size_t interned_since_sweep_ = 0;
   std::map<std::string, std::set<std::string>> by_node_;
   std::map<std::string, std::vector<api::Taint>> node_taints_;
   // taintedNodes: the NoExecute taints of each node as last handled.
