@@ -13,28 +13,10 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 using testing::DrivenCluster;
+using testing::RecordedEvents;
 
 constexpr char kNodes[] = "/api/v1/nodes";
 constexpr char kLeases[] = "/apis/coordination.k8s.io/v1/namespaces/kube-node-lease/leases";
-
-struct Recorded {
-  std::string kind, name, type, reason, message;
-};
-class VectorRecorder : public autoscaler::EventRecorder {
- public:
-  void Event(const autoscaler::ObjectRef& o, std::string_view type, std::string_view reason,
-             std::string message) override {
-    events.push_back({o.kind, o.name, std::string(type), std::string(reason), message});
-  }
-  std::vector<std::string> Reasons(const std::string& name) const {
-    std::vector<std::string> out;
-    for (const Recorded& e : events) {
-      if (e.name == name) out.push_back(e.reason);
-    }
-    return out;
-  }
-  std::vector<Recorded> events;
-};
 
 json Node(const std::string& name, const std::string& zone, const char* ready,
           TimePoint heartbeat) {
@@ -122,7 +104,7 @@ class NodeLifecycleControllerTest : public ::testing::Test {
   }
 
   DrivenCluster c_;
-  VectorRecorder events_;
+  RecordedEvents events_;
   std::unique_ptr<NodeLifecycleController> controller_;
 };
 
@@ -133,7 +115,7 @@ TEST_F(NodeLifecycleControllerTest, ANodeNoKubeletPostedGetsUnknownAfterTheStart
   c_.RunFor(seconds(1));
   // Registered; the admission's not-ready taint goes: no condition says not ready.
   EXPECT_EQ(events_.Reasons("fake"), std::vector<std::string>{"RegisteredNode"});
-  EXPECT_EQ(events_.events[0].message, "Node fake event: Registered Node fake in Controller");
+  EXPECT_EQ(events_.entries[0].message, "Node fake event: Registered Node fake in Controller");
   EXPECT_TRUE(Taints("fake").empty());
   c_.RunUntil(t0 + seconds(60));
   EXPECT_EQ(Condition("fake", "Ready"), "");

@@ -14,19 +14,10 @@ namespace {
 using nlohmann::json;
 using std::chrono::seconds;
 using testing::DrivenCluster;
+using testing::RecordedEvents;
 
 constexpr char kNodes[] = "/api/v1/nodes";
 constexpr char kPods[] = "/api/v1/namespaces/default/pods";
-
-class VectorRecorder : public autoscaler::EventRecorder {
- public:
-  void Event(const autoscaler::ObjectRef& o, std::string_view type, std::string_view reason,
-             std::string message) override {
-    events.push_back(o.kind + " " + o.namespace_ + "/" + o.name + " " + std::string(type) + " " +
-                     std::string(reason) + " " + message);
-  }
-  std::vector<std::string> events;
-};
 
 json Node(const std::string& name, const json& taints) {
   json n = {{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", name}}}};
@@ -89,7 +80,7 @@ class TaintEvictionControllerTest : public ::testing::Test {
   }
 
   DrivenCluster c_;
-  VectorRecorder events_;
+  RecordedEvents events_;
   std::unique_ptr<TaintEvictionController> controller_;
 };
 
@@ -122,7 +113,7 @@ TEST_F(TaintEvictionControllerTest, DeletesAPodWhenItsTolerationsRunOut) {
   for (const Case& tc : cases) {
     SCOPED_TRACE(tc.name);
     DrivenCluster c;
-    VectorRecorder events;
+    RecordedEvents events;
     const TimePoint t0 = c.events.Now();
     c.Create(kNodes, Node("n1", tc.taints));
     c.Create(kNodes, Node("n2", json::array()));
@@ -143,13 +134,13 @@ TEST_F(TaintEvictionControllerTest, DeletesAPodWhenItsTolerationsRunOut) {
       c.RunUntil(t0 + seconds(*tc.deleted_after_s + 1));
       EXPECT_TRUE(deleting("p"));
       EXPECT_EQ(controller.deleted(), 1u);
-      EXPECT_EQ(events.events,
+      EXPECT_EQ(events.Lines(),
                 std::vector<std::string>{"Pod default/p Normal TaintManagerEviction Marking for "
                                          "deletion Pod default/p"});
     } else {
       c.RunUntil(t0 + seconds(400));
       EXPECT_FALSE(deleting("p"));
-      EXPECT_TRUE(events.events.empty());
+      EXPECT_TRUE(events.entries.empty());
     }
     EXPECT_FALSE(deleting("elsewhere"));
   }
@@ -173,7 +164,7 @@ TEST_F(TaintEvictionControllerTest, TaintsThatGoCancelAndTaintsThatComeSchedule)
   SetTaints("n1", json::array());
   c_.RunUntil(t0 + seconds(200));
   EXPECT_FALSE(Deleting("p60"));
-  EXPECT_EQ(events_.events,
+  EXPECT_EQ(events_.Lines(),
             (std::vector<std::string>{
                 "Pod default/p30 Normal TaintManagerEviction Marking for deletion Pod default/p30",
                 "Pod default/p60 Normal TaintManagerEviction Cancelling deletion of Pod "
@@ -206,8 +197,8 @@ TEST_F(TaintEvictionControllerTest, APodThatGoesCancelsItsDeletion) {
                   {{"apiVersion", "v1"}, {"kind", "DeleteOptions"}, {"gracePeriodSeconds", 0}})
           .ok());
   c_.RunFor(seconds(100));
-  EXPECT_EQ(events_.events, std::vector<std::string>{"Pod default/p Normal TaintManagerEviction "
-                                                     "Cancelling deletion of Pod default/p"});
+  EXPECT_EQ(events_.Lines(), std::vector<std::string>{"Pod default/p Normal TaintManagerEviction "
+                                                      "Cancelling deletion of Pod default/p"});
   EXPECT_EQ(controller_->deleted(), 0u);
 }
 

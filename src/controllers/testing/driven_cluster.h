@@ -22,6 +22,7 @@
 #include "apiserver/api_server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
+#include "autoscaler/events.h"
 #include "client/informer.h"
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
@@ -30,6 +31,37 @@
 #include "common/event_queue.h"
 
 namespace tidepool::controllers::testing {
+
+// An EventRecorder that keeps what it is given, in order (the controllers' tests).
+class RecordedEvents final : public autoscaler::EventRecorder {
+ public:
+  struct Entry {
+    std::string kind, namespace_, name, type, reason, message;
+  };
+  void Event(const autoscaler::ObjectRef& o, std::string_view type, std::string_view reason,
+             std::string message) override {
+    entries.push_back(
+        {o.kind, o.namespace_, o.name, std::string(type), std::string(reason), std::move(message)});
+  }
+  // The reasons recorded for objects named `name`, in order.
+  std::vector<std::string> Reasons(const std::string& name) const {
+    std::vector<std::string> out;
+    for (const Entry& e : entries) {
+      if (e.name == name) out.push_back(e.reason);
+    }
+    return out;
+  }
+  // Each as "<kind> <namespace>/<name> <type> <reason> <message>".
+  std::vector<std::string> Lines() const {
+    std::vector<std::string> out;
+    for (const Entry& e : entries) {
+      out.push_back(e.kind + " " + e.namespace_ + "/" + e.name + " " + e.type + " " + e.reason +
+                    " " + e.message);
+    }
+    return out;
+  }
+  std::vector<Entry> entries;
+};
 
 class DrivenCluster {
  public:
