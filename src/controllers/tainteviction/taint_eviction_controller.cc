@@ -342,11 +342,11 @@ Status TaintEvictionController::AddConditionAndDelete(const std::string& ns,
         {"type", "DisruptionTarget"}, {"status", "True"},
         {"lastProbeTime", nullptr},   {"lastTransitionTime", FormatRfc3339(clock_.Now())},
         {"reason", kReason},          {"message", kMessage}};
+    // utilpod.PatchPodStatus: the pod's uid as a precondition.
+    const json patch = {{"metadata", {{"uid", Member(Meta(pod), "uid")}}},
+                        {"status", {{"conditions", json::array({condition})}}}};
     TIDEPOOL_RETURN_IF_ERROR(
-        client_
-            .Patch(path + "/status", client::PatchType::kStrategicMerge,
-                   json{{"status", {{"conditions", json::array({condition})}}}})
-            .status());
+        client_.Patch(path + "/status", client::PatchType::kStrategicMerge, patch).status());
   }
   return client_.Delete(path).status();
 }

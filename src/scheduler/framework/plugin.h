@@ -123,6 +123,8 @@ struct ClusterEvent {
     kNodeUpdate,
     // A pod bound to a node was deleted or finished (its resources freed: AssignedPodDelete).
     kAssignedPodDelete,
+    // The unschedulable pod itself was given tolerations (UpdatePodToleration).
+    kPodTolerationUpdate,
   };
   // framework.ActionType's node update bits (nodeSchedulingPropertiesChange).
   static constexpr uint32_t kUpdateNodeAllocatable = 1;
@@ -136,7 +138,7 @@ struct ClusterEvent {
   uint32_t node_update = 0;                // kNodeUpdate: what changed
   const api::Node* old_node = nullptr;     // kNodeUpdate
   const api::Node* node = nullptr;         // kNodeAdd, kNodeUpdate
-  const api::Pod* assigned_pod = nullptr;  // kAssignedPodDelete
+  const api::Pod* pod = nullptr;  // kAssignedPodDelete: the pod gone; kPodTolerationUpdate: as now
 
   // A node added, or updated in one of `update_bits` (the node events a plugin registers:
   // Node/Add | <those updates>).

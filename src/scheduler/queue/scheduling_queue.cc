@@ -143,7 +143,8 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
   const std::string key = pod->Key();
   if (change == Change::kDeleted) {
     Dequeue(key);
-    const bool was_assigned = snap_pods_.count(key) > 0;
+    // AssignedPodDelete for every bound pod (its node may be gone from the snapshot already).
+    const bool was_assigned = snap_pods_.count(key) > 0 || !pod->spec.node_name.empty();
     SnapshotRemovePod(key);
     if (was_assigned) AssignedPodGone(*pod);
     return;
@@ -164,14 +165,18 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
     return;
   }
   auto [it, inserted] = queue_.try_emplace(key);
-  // A waiting pod that now tolerates more (UpdatePodToleration; tolerations can only be
-  // added) is worth another try.
+  // A waiting pod given tolerations (UpdatePodToleration; they can only be added) is asked
+  // about like any change, by the plugins that rejected it.
   const bool more_tolerations =
       !inserted && it->second.pod->spec.tolerations != pod->spec.tolerations;
   it->second.pod = pod;
   if (more_tolerations && it->second.where == Where::kUnschedulable) {
-    Requeue(key, Now());
-    ScheduleNextCycle();
+    const ClusterEvent event{ClusterEvent::Kind::kPodTolerationUpdate, 0, nullptr, nullptr,
+                             pod.get()};
+    if (scheduler_.framework().WorthRequeuing(it->second.rejectors, event, *it->second.info)) {
+      Requeue(key, Now());
+      ScheduleNextCycle();
+    }
   }
   if (inserted) {
     it->second.seq = next_seq_++;

@@ -301,6 +301,45 @@ TEST_F(SchedulingQueueTest, AWaitingPodGivenATolerationIsRetried) {
   EXPECT_EQ(actions_.log.back(), "event p Normal Scheduled: Successfully assigned default/p to n1");
 }
 
+// UpdatePodToleration is asked of the plugins that rejected the pod: a pod refused for its
+// GPU only is not retried for a new toleration.
+TEST_F(SchedulingQueueTest, ATolerationDoesNotRetryAPodRefusedForItsResources) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "0"));
+  api::Pod pod = *Pending("p", "1");
+  queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(30));
+  ASSERT_EQ(queue_->attempts(), 1u);
+  pod.spec.tolerations.push_back(
+      api::Toleration{"dedicated", api::TolerationOperator::kExists, "", {}, {}});
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);
+}
+
+// A pod pinned to one node by name (required affinity on metadata.name) is rejected by
+// NodeAffinity, whose PreFilter narrowed the nodes: a change elsewhere does not retry it; the
+// node it names arriving does.
+TEST_F(SchedulingQueueTest, APodPinnedToAMissingNodeWaitsForThatNode) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  api::NodeSelectorTerm term;
+  term.match_fields.push_back(
+      api::SelectorRequirement{"metadata.name", api::SelectorOperator::kIn, {"n9"}});
+  api::Pod pod = MakePod("p").Req("nvidia.com/gpu", "1").RequiredAffinity(term).Obj();
+  pod.spec.scheduler_name = "default-scheduler";
+  pod.meta.uid = "uid-p";
+  queue_->OnPod(Change::kAdded, std::make_shared<const api::Pod>(pod));
+  timers_.RunFor(seconds(30));
+  ASSERT_EQ(queue_->attempts(), 1u);
+  api::Node n1 = *GpuNode("n1", "2");  // more GPUs on n1: not the pod's node
+  queue_->OnNode(Change::kModified, std::make_shared<const api::Node>(n1));
+  timers_.RunFor(seconds(30));
+  EXPECT_EQ(queue_->attempts(), 1u);
+  queue_->OnNode(Change::kAdded, GpuNode("n9", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(queue_->attempts(), 2u);
+  EXPECT_EQ(actions_.log.back(), "event p Normal Scheduled: Successfully assigned default/p to n9");
+}
+
 TEST_F(SchedulingQueueTest, HigherPriorityFirstThenArrival) {
   queue_->OnNode(Change::kAdded, GpuNode("n1", "2"));
   queue_->OnPod(Change::kAdded, Pending("a", "1"));

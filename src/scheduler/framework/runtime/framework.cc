@@ -298,6 +298,10 @@ FilterOutcome Framework::FindFeasible(const CycleState& state, const PodInfo& po
         out.num_feasible_nodes += 1;
       }
     }
+    // The plugins that narrowed the nodes rejected the pod too (diagnosis.UnschedulablePlugins
+    // gets RunPreFilterPlugins' plugins with nodes).
+    out.diagnosis.unschedulable_plugins.insert(skip->plugins_with_nodes.begin(),
+                                               skip->plugins_with_nodes.end());
     size_t absent = snapshot.NumNodes() - considered;
     if (absent > 0) {
       out.diagnosis.reason_counts["node(s) didn't satisfy plugin(s) " +

@@ -17,6 +17,15 @@ PluginStatus NodeUnschedulable::Filter(const CycleState&, const PodInfo& pod,
 
 std::optional<QueueingHint> NodeUnschedulable::Hint(const ClusterEvent& event,
                                                     const PodInfo&) const {
+  if (event.kind == ClusterEvent::Kind::kPodTolerationUpdate) {
+    // isSchedulableAfterPodTolerationChange: it now tolerates node.kubernetes.io/unschedulable.
+    const api::Taint unschedulable{
+        "node.kubernetes.io/unschedulable", "", api::TaintEffect::kNoSchedule, {}};
+    for (const api::Toleration& t : event.pod->spec.tolerations) {
+      if (t.ToleratesTaint(unschedulable)) return QueueingHint::kQueue;
+    }
+    return QueueingHint::kSkip;
+  }
   if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
   const bool was_unschedulable = event.old_node == nullptr || event.old_node->spec.unschedulable;
   return was_unschedulable && !event.node->spec.unschedulable ? QueueingHint::kQueue

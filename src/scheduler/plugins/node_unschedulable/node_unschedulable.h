@@ -21,7 +21,8 @@ class NodeUnschedulable final : public FilterPlugin, public EnqueueExtensions {
   PluginStatus Filter(const CycleState& state, const PodInfo& pod,
                       const NodeInfo& node) const override;
   // Node/Add | UpdateNodeTaint: kQueue for a schedulable node that is new or was
-  // unschedulable.
+  // unschedulable. Pod/UpdatePodToleration of the pod itself: kQueue when it now tolerates
+  // node.kubernetes.io/unschedulable:NoSchedule.
   std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 

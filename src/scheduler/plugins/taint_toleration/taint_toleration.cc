@@ -35,6 +35,8 @@ PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
 
 std::optional<QueueingHint> TaintToleration::Hint(const ClusterEvent& event,
                                                   const PodInfo& pod) const {
+  // isSchedulableAfterPodTolerationChange: the pod's own new tolerations may do.
+  if (event.kind == ClusterEvent::Kind::kPodTolerationUpdate) return QueueingHint::kQueue;
   if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
   const auto untolerated = [&](const api::Node& node) {
     return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec().tolerations,

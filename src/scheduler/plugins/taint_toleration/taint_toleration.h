@@ -32,6 +32,7 @@ class TaintToleration final : public FilterPlugin,
   int64_t Score(const CycleState& state, const PodInfo& pod, const NodeInfo& node) const override;
   void NormalizeScore(const CycleState& state, const PodInfo& pod,
                       std::span<int64_t> scores) const override;
+  // Pod/UpdatePodToleration of the pod itself: kQueue.
   // Node/Add | UpdateNodeTaint: kQueue when the node had a NoSchedule or
   // NoExecute taint the pod did not tolerate (or is new) and has none now
   // (isSchedulableAfterNodeChange).
