@@ -48,6 +48,11 @@ class Fit final : public PreFilterPlugin,
   std::string_view Name() const override { return kName; }
   PluginStatus PreFilter(CycleState& state, const PodInfo& pod,
                          PreFilterResult& result) const override;
+  // Node/Add | UpdateNodeAllocatable (1.32's registration with hints on): kQueue when the
+  // pod's request fits the node's allocatable (as if it ran nothing) and the node is new or
+  // has more of a resource the pod requests (isSchedulableAfterNodeChange). A pod bound to a
+  // node that was deleted or finished: kQueue (isSchedulableAfterPodEvent).
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
   NodeScope FilterScope(const CycleState&, const PodInfo&) const override {
     return NodeScope::kUsage;
   }
@@ -65,11 +70,6 @@ class Fit final : public PreFilterPlugin,
 
  private:
   NodeResourcesFitArgs args_;
-  // Node/Add | UpdateNodeAllocatable (1.32's registration with hints on): kQueue when the
-  // pod's request fits the node's allocatable (as if it ran nothing) and the node is new or
-  // has more of a resource the pod requests (isSchedulableAfterNodeChange). A pod bound to a
-  // node that was deleted or finished: kQueue (isSchedulableAfterPodEvent).
-  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
 };
 
 }  // namespace tidepool::scheduler::plugins

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -380,6 +381,77 @@ TEST(FitTest, NoNormalizeScore) {
   plugin.NormalizeScore(state, *MakePodInfo(MakePod("p").Ptr()), scores);
   EXPECT_EQ(scores, (std::vector<int64_t>{3, 50, 97}));
   EXPECT_EQ(plugin.Name(), "NodeResourcesFit");
+}
+
+// Queueing hints with 1.32's registration (Node/Add | UpdateNodeAllocatable, Pod/Delete): a
+// node queues the pod when the pod's request fits its allocatable and the node is new or has
+// more of a resource the pod requests; any bound pod gone queues it.
+TEST(FitTest, Hint) {
+  const api::Node small =
+      MakeNode("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj();
+  const api::Node more_cpu =
+      MakeNode("n").Capacity({{"cpu", "8"}, {"memory", "8Gi"}, {"pods", "110"}}).Obj();
+  const api::Node gpu =
+      MakeNode("n")
+          .Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "110"}, {"nvidia.com/gpu", "1"}})
+          .Obj();
+  const api::Node full =
+      MakeNode("n").Capacity({{"cpu", "4"}, {"memory", "8Gi"}, {"pods", "0"}}).Obj();
+  const api::Pod gone = MakePod("q").Obj();
+  using Kind = ClusterEvent::Kind;
+  constexpr uint32_t kAlloc = ClusterEvent::kUpdateNodeAllocatable;
+  struct Case {
+    std::string name;
+    api::Pod pod;
+    ClusterEvent event;
+    std::optional<QueueingHint> want;
+  };
+  const api::Pod gpu_pod = MakePod("p").Req("cpu", "1").Req("nvidia.com/gpu", "1").Obj();
+  const api::Pod cpu_pod = MakePod("p").Req("cpu", "6").Obj();
+  const std::vector<Case> cases = {
+      {"a new node that can hold it",
+       gpu_pod,
+       {Kind::kNodeAdd, 0, nullptr, &gpu, nullptr},
+       QueueingHint::kQueue},
+      {"a new node without GPUs",
+       gpu_pod,
+       {Kind::kNodeAdd, 0, nullptr, &small, nullptr},
+       QueueingHint::kSkip},
+      {"a new node that takes no pods",
+       MakePod("p").Obj(),
+       {Kind::kNodeAdd, 0, nullptr, &full, nullptr},
+       QueueingHint::kSkip},
+      {"its GPUs appear",
+       gpu_pod,
+       {Kind::kNodeUpdate, kAlloc, &small, &gpu, nullptr},
+       QueueingHint::kQueue},
+      {"more cpu, still no GPU",
+       gpu_pod,
+       {Kind::kNodeUpdate, kAlloc, &small, &more_cpu, nullptr},
+       QueueingHint::kSkip},
+      {"more cpu, now enough",
+       cpu_pod,
+       {Kind::kNodeUpdate, kAlloc, &small, &more_cpu, nullptr},
+       QueueingHint::kQueue},
+      {"enough all along, nothing it requests grew",
+       gpu_pod,
+       {Kind::kNodeUpdate, kAlloc, &gpu, &gpu, nullptr},
+       QueueingHint::kSkip},
+      {"a taint change is not registered",
+       gpu_pod,
+       {Kind::kNodeUpdate, ClusterEvent::kUpdateNodeTaint, &small, &gpu, nullptr},
+       std::nullopt},
+      {"a bound pod gone",
+       gpu_pod,
+       {Kind::kAssignedPodDelete, 0, nullptr, nullptr, &gone},
+       QueueingHint::kQueue},
+  };
+  Fit plugin{NodeResourcesFitArgs{}};
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    const PodInfoConstSharedPtr info = MakePodInfo(std::make_shared<const api::Pod>(tc.pod));
+    EXPECT_EQ(plugin.Hint(tc.event, *info), tc.want);
+  }
 }
 
 }  // namespace

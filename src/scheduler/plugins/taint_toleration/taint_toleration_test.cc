@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -177,6 +178,55 @@ TEST(TaintTolerationTest, ScoreAndNormalizeAcrossNodes) {
   EXPECT_EQ(scores, (std::vector<int64_t>{0, 0, 1, 3}));
   plugin.NormalizeScore(state, *pod, scores);
   EXPECT_EQ(scores, (std::vector<int64_t>{100, 100, 67, 0}));
+}
+
+// Queueing hints (isSchedulableAfterNodeChange, isSchedulableAfterPodTolerationChange): a
+// node added or whose taints changed queues the pod when it had an untolerated NoSchedule or
+// NoExecute taint (or is new) and has none now; the pod's own new tolerations queue it; other
+// events are not registered.
+TEST(TaintTolerationTest, Hint) {
+  const api::Node tainted = MakeNode("n").Taint("gpu", "present", kNoSchedule).Obj();
+  const api::Node preferred = MakeNode("n").Taint("gpu", "present", kPreferNoSchedule).Obj();
+  const api::Node bare = MakeNode("n").Obj();
+  const api::Pod pod = MakePod("p").Obj();
+  using Kind = ClusterEvent::Kind;
+  struct Case {
+    std::string name;
+    ClusterEvent event;
+    std::optional<QueueingHint> want;
+  };
+  const std::vector<Case> cases = {
+      {"a new node it tolerates",
+       {Kind::kNodeAdd, 0, nullptr, &bare, nullptr},
+       QueueingHint::kQueue},
+      {"a new node with an untolerated taint",
+       {Kind::kNodeAdd, 0, nullptr, &tainted, nullptr},
+       QueueingHint::kSkip},
+      {"a PreferNoSchedule taint does not count",
+       {Kind::kNodeAdd, 0, nullptr, &preferred, nullptr},
+       QueueingHint::kQueue},
+      {"the untolerated taint removed",
+       {Kind::kNodeUpdate, ClusterEvent::kUpdateNodeTaint, &tainted, &bare, nullptr},
+       QueueingHint::kQueue},
+      {"an untolerated taint added",
+       {Kind::kNodeUpdate, ClusterEvent::kUpdateNodeTaint, &bare, &tainted, nullptr},
+       QueueingHint::kSkip},
+      {"a label change is not registered",
+       {Kind::kNodeUpdate, ClusterEvent::kUpdateNodeLabel, &tainted, &bare, nullptr},
+       std::nullopt},
+      {"its own tolerations",
+       {Kind::kPodTolerationUpdate, 0, nullptr, nullptr, &pod},
+       QueueingHint::kQueue},
+      {"a bound pod gone is not registered",
+       {Kind::kAssignedPodDelete, 0, nullptr, nullptr, &pod},
+       std::nullopt},
+  };
+  TaintToleration plugin;
+  const PodInfoConstSharedPtr info = MakePodInfo(std::make_shared<const api::Pod>(pod));
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    EXPECT_EQ(plugin.Hint(tc.event, *info), tc.want);
+  }
 }
 
 }  // namespace
