@@ -26,9 +26,10 @@
 //     one of them answers kQueue for (or that no plugin rejected) goes back, after its backoff
 //     (1 s doubling per attempt up to 10 s). So a node's Ready condition alone retries nobody,
 //     the removal of a taint the pod did not tolerate does. A deleted node retries nobody. A
-//     waiting pod given more tolerations is retried. A pod left unschedulable for 5 minutes is
-//     retried anyway (podMaxInUnschedulablePodsDuration). Pods of one class rejected by the same
-//     plugins are asked about once per change.
+//     waiting pod given more tolerations is a change too (UpdatePodToleration), put to its
+//     rejectors. A pod left unschedulable for 5 minutes is retried anyway
+//     (podMaxInUnschedulablePodsDuration). Pods of one class rejected by the same plugins are
+//     asked about once per change.
 //
 // Time: every wait is a timer of the injected TimerService; durations are the options'
 // (divided by --speed where the runtime says so).
