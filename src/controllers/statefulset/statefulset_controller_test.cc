@@ -306,21 +306,31 @@ TEST_F(StatefulSetControllerTest, KeepsItsTemplatesAsControllerRevisions) {
   EXPECT_EQ(cr1["revision"], 1);
   EXPECT_EQ(Pods()["web-0"]["metadata"]["labels"]["controller-revision-hash"], rev1);
 
+  // Settled on the new revision: the status is written after the pods, so a pod with the new
+  // image can be seen beside the old revision's settled status.
+  auto settled_on = [&](const std::string& image, auto&& revision_ok) {
+    return Eventually([&] {
+      const json st = Get()["status"];
+      return Settled(1) && Images()["web-0"] == image &&
+             revision_ok(st.value("updateRevision", "")) &&
+             st.value("currentRevision", "") == st.value("updateRevision", "x");
+    });
+  };
   PatchSpec(Image("nginx:2"));
-  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx:2"; }));
+  ASSERT_TRUE(settled_on("nginx:2", [&](const std::string& r) { return r != rev1; }));
   const std::string rev2 = Get()["status"]["updateRevision"];
   EXPECT_NE(rev2, rev1);
   EXPECT_EQ(revisions()[rev2]["revision"], 2);
   // Back: the first revision is renumbered 3 and is the update revision again.
   PatchSpec(Image("nginx"));
-  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx"; }));
+  ASSERT_TRUE(settled_on("nginx", [&](const std::string& r) { return r == rev1; }));
   EXPECT_EQ(Get()["status"]["updateRevision"], rev1);
   EXPECT_EQ(Get()["status"]["currentRevision"], rev1);
   EXPECT_EQ(revisions()[rev1]["revision"], 3);
   EXPECT_EQ(revisions().size(), 2u);
   // A third template: of the two old revisions no pod is at, the oldest (rev2, revision 2) goes.
   PatchSpec(Image("nginx:3"));
-  ASSERT_TRUE(Eventually([&] { return Settled(1) && Images()["web-0"] == "nginx:3"; }));
+  ASSERT_TRUE(settled_on("nginx:3", [&](const std::string& r) { return r != rev1 && r != rev2; }));
   const std::string rev3 = Get()["status"]["updateRevision"];
   ASSERT_TRUE(Eventually([&] { return revisions().size() == 2; }));
   EXPECT_TRUE(revisions().count(rev1));
@@ -363,23 +373,30 @@ TEST_F(StatefulSetControllerTest, OrdinalsStart) {
 
 TEST_F(StatefulSetControllerTest, MinReadySecondsHoldsTheNextOrdinal) {
   Create(Set(2, "nginx", {{"minReadySeconds", 1}}));
-  // Whatever the machine's load: web-1 never exists while nothing is available yet. The pods
-  // are read before the status, so a web-1 seen with availableReplicas 0 was created too soon.
-  bool held = true;
   bool saw_ready_unavailable = false;
   ASSERT_TRUE(Eventually(
       [&] {
-        const size_t pods = PodNames().size();
         const json status = Get()["status"];
         const int available = status.value("availableReplicas", 0);
         if (available == 0 && status.value("readyReplicas", 0) == 1) saw_ready_unavailable = true;
-        if (available == 0 && pods > 1) held = false;
         return available == 2;
       },
       4000));
-  EXPECT_TRUE(held) << "web-1 was created before web-0 had been ready for minReadySeconds";
   EXPECT_TRUE(saw_ready_unavailable) << "web-0 was never seen ready and not yet available";
-  EXPECT_EQ(PodNames().size(), 2u);
+  ASSERT_EQ(PodNames().size(), 2u);
+  // Whatever the machine's load, by the objects' own times (whole seconds): web-1 was created
+  // no earlier than web-0's Ready transition + minReadySeconds. (Watching the status instead
+  // races the controller, which creates web-1 before it writes availableReplicas 1.)
+  const json web0 = Pods()["web-0"];
+  const json web1 = Pods()["web-1"];
+  StatusOr<TimePoint> ready = InvalidArgumentError("web-0 has no Ready condition");
+  for (const json& c : web0["status"]["conditions"]) {
+    if (c.value("type", "") == "Ready") ready = ParseRfc3339(c.value("lastTransitionTime", ""));
+  }
+  const StatusOr<TimePoint> created = ParseRfc3339(web1["metadata"].value("creationTimestamp", ""));
+  ASSERT_TRUE(ready.ok() && created.ok());
+  EXPECT_GE(*created, *ready + std::chrono::seconds(1))
+      << "web-1 was created before web-0 had been ready for minReadySeconds";
 }
 
 TEST_F(StatefulSetControllerTest, VolumeClaimTemplatesAndRetentionPolicy) {
