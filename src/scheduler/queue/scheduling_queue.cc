@@ -63,11 +63,9 @@ void SchedulingQueue::SnapshotRemovePod(const std::string& key) {
 
 namespace {
 
-// kube-scheduler 1.32's nodeSchedulingPropertiesChange (eventhandlers.go): whether a node update
-// is a cluster event at all. Conditions compare by type -> status only (nodeConditionsChanged),
-// so a kubelet's heartbeat moves no pod.
-// nodeSchedulingPropertiesChange: what of `now` changed since `old` that scheduling reads, as
-// ClusterEvent's update bits (0: nothing; a heartbeat alone is no event).
+// kube-scheduler 1.32's nodeSchedulingPropertiesChange (eventhandlers.go): what of `now` changed
+// since `old` that scheduling reads, as ClusterEvent's update bits (0: no event). Conditions
+// compare by type -> status only (nodeConditionsChanged), so a kubelet's heartbeat is no event.
 uint32_t NodeUpdate(const api::Node& old, const api::Node& now) {
   uint32_t bits = 0;
   if (old.status.allocatable != now.status.allocatable)

@@ -10,14 +10,12 @@
 namespace tidepool::scheduler::plugins {
 namespace {
 
-// fitsRequest's checks in its order: calls f(resource, requested, used, capacity) for each
-// shortfall, stopping when f returns false.
+// fitsRequest's checks in its order, on a node of allocatable `alloc` whose `num_pods` pods
+// request `used`: calls f(resource, requested, used, capacity) for each shortfall, stopping when
+// f returns false.
 template <typename F>
-void ForEachShortfall(const Resource& request, const NodeInfo& node,
-                      const std::vector<std::string>& ignored, F&& f) {
-  const Resource& alloc = node.allocatable();
-  const Resource& used = node.requested();
-  const int64_t num_pods = static_cast<int64_t>(node.pods().size());
+void ForEachShortfall(const Resource& request, const Resource& alloc, const Resource& used,
+                      int64_t num_pods, const std::vector<std::string>& ignored, F&& f) {
   if (num_pods + 1 > alloc.allowed_pod_number &&
       !f(api::kResourcePods, 1, num_pods, alloc.allowed_pod_number)) {
     return;
@@ -52,6 +50,13 @@ void ForEachShortfall(const Resource& request, const NodeInfo& node,
   }
 }
 
+template <typename F>
+void ForEachShortfall(const Resource& request, const NodeInfo& node,
+                      const std::vector<std::string>& ignored, F&& f) {
+  ForEachShortfall(request, node.allocatable(), node.requested(),
+                   static_cast<int64_t>(node.pods().size()), ignored, std::forward<F>(f));
+}
+
 }  // namespace
 
 std::vector<InsufficientResource> FitsRequest(const Resource& request, const NodeInfo& node,
@@ -84,16 +89,10 @@ namespace {
 // NodeInfo).
 bool FitsEmpty(const Resource& request, const Resource& alloc,
                const std::vector<std::string>& ignored) {
-  if (alloc.allowed_pod_number < 1) return false;
-  if (request.milli_cpu > alloc.milli_cpu || request.memory > alloc.memory ||
-      request.ephemeral_storage > alloc.ephemeral_storage) {
-    return false;
-  }
-  for (const auto& [name, quantity] : request.scalars) {
-    if (std::find(ignored.begin(), ignored.end(), name) != ignored.end()) continue;
-    if (quantity > alloc.Scalar(name)) return false;
-  }
-  return true;
+  bool fits = true;
+  ForEachShortfall(request, alloc, Resource{}, 0, ignored,
+                   [&](std::string_view, int64_t, int64_t, int64_t) { return fits = false; });
+  return fits;
 }
 
 // haveAnyRequestedResourcesIncreased.

@@ -17,15 +17,19 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const api::PodSpec& spe
   return out;
 }
 
+// The first NoSchedule or NoExecute taint of `taints` the pod does not tolerate
+// (FindMatchingUntoleratedTaint with helper.DoNotScheduleTaintsFilterFunc), or null.
+const api::Taint* UntoleratedTaint(const std::vector<api::Taint>& taints, const PodInfo& pod) {
+  return api::FindMatchingUntoleratedTaint(taints, pod.spec().tolerations, [](const api::Taint& t) {
+    return t.effect == api::TaintEffect::kNoSchedule || t.effect == api::TaintEffect::kNoExecute;
+  });
+}
+
 }  // namespace
 
 PluginStatus TaintToleration::Filter(const CycleState&, const PodInfo& pod,
                                      const NodeInfo& node) const {
-  const api::Taint* taint = api::FindMatchingUntoleratedTaint(
-      node.taints(), pod.spec().tolerations, [](const api::Taint& t) {
-        return t.effect == api::TaintEffect::kNoSchedule ||
-               t.effect == api::TaintEffect::kNoExecute;
-      });
+  const api::Taint* taint = UntoleratedTaint(node.taints(), pod);
   if (taint == nullptr) {
     return PluginStatus::Success();
   }
@@ -38,15 +42,10 @@ std::optional<QueueingHint> TaintToleration::Hint(const ClusterEvent& event,
   // isSchedulableAfterPodTolerationChange: the pod's own new tolerations may do.
   if (event.kind == ClusterEvent::Kind::kPodTolerationUpdate) return QueueingHint::kQueue;
   if (!event.IsNodeChange(ClusterEvent::kUpdateNodeTaint)) return std::nullopt;
-  const auto untolerated = [&](const api::Node& node) {
-    return api::FindMatchingUntoleratedTaint(node.spec.taints, pod.spec().tolerations,
-                                             [](const api::Taint& t) {
-                                               return t.effect == api::TaintEffect::kNoSchedule ||
-                                                      t.effect == api::TaintEffect::kNoExecute;
-                                             }) != nullptr;
-  };
-  const bool was = event.old_node == nullptr || untolerated(*event.old_node);
-  return was && !untolerated(*event.node) ? QueueingHint::kQueue : QueueingHint::kSkip;
+  const bool was =
+      event.old_node == nullptr || UntoleratedTaint(event.old_node->spec.taints, pod) != nullptr;
+  return was && UntoleratedTaint(event.node->spec.taints, pod) == nullptr ? QueueingHint::kQueue
+                                                                          : QueueingHint::kSkip;
 }
 
 PluginStatus TaintToleration::PreScore(CycleState& state, const PodInfo& pod) const {
