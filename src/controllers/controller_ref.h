@@ -11,6 +11,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
@@ -64,7 +65,29 @@ PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const nlohmann::jso
 // adopted pod's controller_uid becomes the owner's. Returns the claimed pods, or - as kcm's
 // ClaimPods, after which the sync is retried - the recheck's error (nothing is adopted then) or the
 // first release or adoption error other than NotFound. Pod: a struct with name, uid and
-// controller_uid.
+// controller_uid, or a shared pointer to a const one (an adopted pod is then a copy with the
+// new controller_uid; the others are handed on as they are).
+namespace claim_internal {
+template <typename P>
+const P& Facts(const P& p) {
+  return p;
+}
+template <typename T>
+const T& Facts(const std::shared_ptr<const T>& p) {
+  return *p;
+}
+template <typename P>
+void SetController(P& p, const std::string& uid) {
+  p.controller_uid = uid;
+}
+template <typename T>
+void SetController(std::shared_ptr<const T>& p, const std::string& uid) {
+  auto copy = std::make_shared<T>(*p);
+  copy->controller_uid = uid;
+  p = std::move(copy);
+}
+}  // namespace claim_internal
+
 template <typename Pod, typename Matches>
 StatusOr<std::vector<Pod>> ClaimPods(const client::RestClient& client, const PodClaimOwner& owner,
                                      std::vector<Pod> owned, const Matches& matches,
@@ -74,21 +97,22 @@ StatusOr<std::vector<Pod>> ClaimPods(const client::RestClient& client, const Pod
   const auto note = [&failed](const Status& s) {
     if (!s.ok() && failed.ok() && s.code() != StatusCode::kNotFound) failed = s;
   };
+  using claim_internal::Facts;
   for (Pod& p : owned) {
     if (matches(p)) {
       out.push_back(std::move(p));
     } else if (!owner.deleting) {
-      note(ReleaseObject(client, PodsPath(owner.ns, p.name), p.uid, owner.uid));
+      note(ReleaseObject(client, PodsPath(owner.ns, Facts(p).name), Facts(p).uid, owner.uid));
     }
   }
   if (owner.deleting) orphans.clear();  // a deleting owner adopts nothing
   if (!orphans.empty() && owner.can_adopt) TIDEPOOL_RETURN_IF_ERROR(owner.can_adopt());
   for (Pod& p : orphans) {
     const Status adopted =
-        AdoptObject(client, PodsPath(owner.ns, p.name), p.uid, *owner.controller_ref);
+        AdoptObject(client, PodsPath(owner.ns, Facts(p).name), Facts(p).uid, *owner.controller_ref);
     note(adopted);
     if (adopted.ok()) {
-      p.controller_uid = owner.uid;
+      claim_internal::SetController(p, owner.uid);
       out.push_back(std::move(p));
     }
   }

@@ -62,7 +62,9 @@ json ControllerRef(const json& ds) {
 }
 
 // podByCreationTimestampAndPhase: bound before unbound, then older first, then by name.
-bool OlderFirst(const DaemonPod& a, const DaemonPod& b) {
+bool OlderFirst(const DaemonPodPtr& ap, const DaemonPodPtr& bp) {
+  const DaemonPod& a = *ap;
+  const DaemonPod& b = *bp;
   if (a.bound != b.bound) return a.bound;
   if (a.created != b.created) {
     if (!a.created.has_value()) return false;
@@ -79,11 +81,20 @@ bool Terminal(const DaemonPod& p) { return p.phase == "Succeeded" || p.phase == 
 // One sync's view of a DaemonSet: every node's placement and daemon pods.
 struct DaemonSetController::Plan {
   struct NodePlan {
+    api::NodeConstSharedPtr node;
     Placement placement;
-    std::vector<DaemonPod> pods;  // oldest first
+    std::vector<DaemonPodPtr> pods;  // oldest first
+    const std::string& name() const { return node->meta.name; }
   };
-  std::map<std::string, NodePlan> nodes;  // every existing node
-  std::vector<DaemonPod> orphaned;         // pods for nodes that do not exist
+  std::vector<NodePlan> nodes;         // every existing node, by name
+  std::vector<DaemonPodPtr> orphaned;  // pods for nodes that do not exist
+  // The plan of the node `name`, or null.
+  NodePlan* Find(const std::string& name) {
+    auto it =
+        std::lower_bound(nodes.begin(), nodes.end(), name,
+                         [](const NodePlan& np, const std::string& n) { return np.name() < n; });
+    return it != nodes.end() && it->name() == name ? &*it : nullptr;
+  }
   json tmpl;
   std::string hash, generation;
   Duration min_ready{};
@@ -270,7 +281,8 @@ StatusOr<DaemonSetController::Revisions> DaemonSetController::ConstructHistory(
       Str(Member(Member(Meta(*current[keep]), "labels"), kRevisionHashLabel));
   for (size_t i = 0; i < current.size(); ++i) {
     if (i == keep) continue;
-    for (const DaemonPod& p : PodsControlledBy(Str(Member(Meta(ds), "uid")))) {
+    for (const DaemonPodPtr& pp : PodsControlledBy(Str(Member(Meta(ds), "uid")))) {
+      const DaemonPod& p = *pp;
       auto h = p.labels.find(kRevisionHashLabel);
       if (h != p.labels.end() && h->second == keep_hash) continue;
       TIDEPOOL_RETURN_IF_ERROR(
@@ -286,11 +298,12 @@ StatusOr<DaemonSetController::Revisions> DaemonSetController::ConstructHistory(
   return out;
 }
 
-std::vector<DaemonPod> DaemonSetController::PodsControlledBy(const std::string& uid) {
-  std::vector<DaemonPod> out;
+std::vector<DaemonPodPtr> DaemonSetController::PodsControlledBy(const std::string& uid) {
+  std::vector<DaemonPodPtr> out;
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-    for (const std::string& k : it->second) out.push_back(pod_facts_.at(k));
+    out.reserve(it->second.size());
+    for (const auto& [k, p] : it->second) out.push_back(p);
   }
   return out;
 }
@@ -304,14 +317,14 @@ Status DaemonSetController::CleanupHistory(const json& ds, const Plan& plan,
       static_cast<int64_t>(old.size()) - (limit.is_number_integer() ? limit.get<int64_t>() : 10);
   if (to_kill <= 0) return OkStatus();
   std::set<std::string> live;
-  auto note = [&live](const DaemonPod& p) {
-    if (auto h = p.labels.find(kRevisionHashLabel); h != p.labels.end() && !h->second.empty())
+  auto note = [&live](const DaemonPodPtr& p) {
+    if (auto h = p->labels.find(kRevisionHashLabel); h != p->labels.end() && !h->second.empty())
       live.insert(h->second);
   };
-  for (const auto& [n, np] : plan.nodes) {
-    for (const DaemonPod& p : np.pods) note(p);
+  for (const Plan::NodePlan& np : plan.nodes) {
+    for (const DaemonPodPtr& p : np.pods) note(p);
   }
-  for (const DaemonPod& p : plan.orphaned) note(p);
+  for (const DaemonPodPtr& p : plan.orphaned) note(p);
   history::SortByRevision(&old);
   for (const client::ObjectRef& cr : old) {
     if (to_kill <= 0) break;
@@ -376,13 +389,14 @@ const DaemonPodShape& DaemonSetController::ShapeFor(const json& ds) {
 }
 
 void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
-  DaemonPod facts = FactsOf(*obj);
-  std::optional<DaemonPod> before;
+  auto made = std::make_shared<const DaemonPod>(FactsOf(*obj));
+  const DaemonPod& facts = *made;
+  DaemonPodPtr before;
   const std::string key = Key(facts.ns, facts.name);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = pod_facts_.find(key); it != pod_facts_.end()) before = it->second;
-    const bool seen_before = before.has_value() && old_obj != nullptr;
+    const bool seen_before = before != nullptr && old_obj != nullptr;
     if (facts.controller_kind == "DaemonSet") {
       auto e = expectations_.find(Key(facts.ns, facts.controller_name));
       if (e != expectations_.end()) {
@@ -390,20 +404,20 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
         if (facts.deleting) e->second.deletes.erase(key);
       }
     }
-    if (before.has_value()) {
+    if (before != nullptr) {
       auto& set = before->controller_uid.empty() ? orphans_[before->ns]
                                                  : by_controller_[before->controller_uid];
       set.erase(key);
     }
     if (facts.controller_uid.empty()) {
-      orphans_[facts.ns].insert(key);
+      orphans_[facts.ns][key] = made;
     } else {
-      by_controller_[facts.controller_uid].insert(key);
+      by_controller_[facts.controller_uid][key] = made;
     }
-    pod_facts_[key] = facts;
+    pod_facts_[key] = made;
   }
   QueueFor(facts);
-  if (before.has_value() &&
+  if (before != nullptr &&
       (before->controller_uid != facts.controller_uid || before->labels != facts.labels)) {
     QueueFor(*before);
   }
@@ -411,7 +425,7 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
 
 void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
   const std::string key = client::Informer::KeyOf(*obj);
-  std::optional<DaemonPod> facts;
+  DaemonPodPtr facts;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = pod_facts_.find(key);
@@ -455,29 +469,29 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-StatusOr<std::vector<DaemonPod>> DaemonSetController::Claim(const json& ds) {
+StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds) {
   const json& m = Meta(ds);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::optional<api::LabelSelector> sel = SelectorOf(ds);
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
-  std::vector<DaemonPod> owned, orphans;
+  std::vector<DaemonPodPtr> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-      for (const std::string& k : it->second) owned.push_back(pod_facts_.at(k));
+      owned.reserve(it->second.size());
+      for (const auto& [k, p] : it->second) owned.push_back(p);
     }
     if (auto it = orphans_.find(ns);
         it != orphans_.end() && !deleting && sel.has_value() && !sel->Empty()) {
-      for (const std::string& k : it->second) {
-        const DaemonPod& p = pod_facts_.at(k);
-        if (!p.deleting && sel->Matches(p.labels)) orphans.push_back(p);
+      for (const auto& [k, p] : it->second) {
+        if (!p->deleting && sel->Matches(p->labels)) orphans.push_back(p);
       }
     }
   }
   const json ref = ControllerRef(ds);
   return ClaimPods(
       client_, ClaimOwnerOf(client_, ds, "daemonsets", "DaemonSet", ref), std::move(owned),
-      [&](const DaemonPod& p) { return sel.has_value() && sel->Matches(p.labels); },
+      [&](const DaemonPodPtr& p) { return sel.has_value() && sel->Matches(p->labels); },
       std::move(orphans));
 }
 
@@ -495,20 +509,22 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
                                  std::vector<std::string>* delete_pods,
                                  std::optional<TimePoint>* recheck) {
   const std::string ds_uid = Str(Member(Meta(ds), "uid"));
-  for (const auto& [node, np] : plan.nodes) {
+  for (const Plan::NodePlan& np : plan.nodes) {
+    const std::string& node = np.name();
     const bool exists = !np.pods.empty();
     if (np.placement.should_run && !exists) {
       create_on->push_back(node);
       continue;
     }
     if (!np.placement.should_continue_running) {
-      for (const DaemonPod& p : np.pods) {
-        if (!p.deleting) delete_pods->push_back(p.name);
+      for (const DaemonPodPtr& p : np.pods) {
+        if (!p->deleting) delete_pods->push_back(p->name);
       }
       continue;
     }
-    std::vector<DaemonPod> running;
-    for (const DaemonPod& p : np.pods) {
+    std::vector<const DaemonPod*> running;
+    for (const DaemonPodPtr& pp : np.pods) {
+      const DaemonPod& p = *pp;
       if (p.deleting) continue;
       if (p.phase == "Failed") {
         // failedPodsBackoff: one kill per backoff period per node.
@@ -530,26 +546,26 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
       } else if (p.phase == "Succeeded") {
         delete_pods->push_back(p.name);
       } else {
-        running.push_back(p);
+        running.push_back(&p);
       }
     }
     if (running.size() <= 1) continue;
     if (!plan.surge) {
-      for (size_t i = 1; i < running.size(); ++i) delete_pods->push_back(running[i].name);
+      for (size_t i = 1; i < running.size(); ++i) delete_pods->push_back(running[i]->name);
       continue;
     }
     // With surge: at most the oldest new pod and the oldest old pod; the old one goes once it
     // is not ready or the new one is available.
     const DaemonPod* oldest_new = nullptr;
     const DaemonPod* oldest_old = nullptr;
-    for (const DaemonPod& p : running) {
-      const bool is_new = IsUpdated(p.labels, plan.generation, plan.hash);
+    for (const DaemonPod* p : running) {
+      const bool is_new = IsUpdated(p->labels, plan.generation, plan.hash);
       const DaemonPod*& slot = is_new ? oldest_new : oldest_old;
       if (slot == nullptr) {
-        slot = &p;
+        slot = p;
         continue;
       }
-      delete_pods->push_back(p.name);
+      delete_pods->push_back(p->name);
     }
     if (oldest_new != nullptr && oldest_old != nullptr &&
         (!oldest_old->ready || oldest_new->Available(plan.min_ready, plan.now))) {
@@ -557,8 +573,9 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
     }
   }
   // Pods pinned to nodes that no longer exist and never bound (getUnscheduledPodsWithoutNode).
-  for (const DaemonPod& p : plan.orphaned) {
-    if (!p.deleting && (p.phase.empty() || p.phase == "Pending")) delete_pods->push_back(p.name);
+  for (const DaemonPodPtr& p : plan.orphaned) {
+    if (!p->deleting && (p->phase.empty() || p->phase == "Pending"))
+      delete_pods->push_back(p->name);
   }
   (void)key;
 }
@@ -573,20 +590,21 @@ void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
     const DaemonPod* old_pod = nullptr;
     bool ok = true;
   };
-  auto find = [&](const std::vector<DaemonPod>& pods) {
+  auto find = [&](const std::vector<DaemonPodPtr>& pods) {
     OnNode r;
-    for (const DaemonPod& p : pods) {
-      if (p.deleting) continue;
-      const DaemonPod*& slot = IsUpdated(p.labels, plan.generation, plan.hash) ? r.new_pod : r.old_pod;
+    for (const DaemonPodPtr& p : pods) {
+      if (p->deleting) continue;
+      const DaemonPod*& slot =
+          IsUpdated(p->labels, plan.generation, plan.hash) ? r.new_pod : r.old_pod;
       if (slot != nullptr) r.ok = false;
-      slot = &p;
+      slot = p.get();
     }
     return r;
   };
   int unavailable = 0;
   if (!plan.surge) {
     std::vector<std::string> allowed, candidates;
-    for (const auto& [node, np] : plan.nodes) {
+    for (const Plan::NodePlan& np : plan.nodes) {
       if (np.pods.empty()) continue;
       const OnNode r = find(np.pods);
       if (!r.ok || (r.new_pod == nullptr) == (r.old_pod == nullptr)) {
@@ -606,7 +624,8 @@ void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
   }
   int surged = 0;
   std::vector<std::string> allowed, candidates;
-  for (const auto& [node, np] : plan.nodes) {
+  for (const Plan::NodePlan& np : plan.nodes) {
+    const std::string& node = np.name();
     if (np.pods.empty()) continue;
     const OnNode r = find(np.pods);
     if (!r.ok) {
@@ -704,9 +723,36 @@ Status DaemonSetController::SyncNodes(const json& ds, const std::string& key,
   return failure;
 }
 
+void DaemonSetController::PlaceNodes(const std::string& key, const std::string& shape_key,
+                                     const DaemonPodShape& shape, Plan* plan) {
+  Placements& cache = placements_[key];
+  if (cache.shape_key != shape_key) {
+    cache.shape_key = shape_key;
+    cache.by_node.clear();
+  }
+  // node_facts_ and the cache are both by name: one walk of each, the cache's entries of nodes
+  // gone dropped, those of changed nodes computed again.
+  std::lock_guard<std::mutex> lock(mu_);
+  plan->nodes.reserve(node_facts_.size());
+  auto c = cache.by_node.begin();
+  for (const auto& [name, node] : node_facts_) {
+    while (c != cache.by_node.end() && c->first < name) c = cache.by_node.erase(c);
+    if (c == cache.by_node.end() || c->first != name) {
+      c = cache.by_node.emplace_hint(c, name, std::pair(node, ShouldRun(shape, *node)));
+    } else if (c->second.first != node) {
+      c->second = {node, ShouldRun(shape, *node)};
+    }
+    plan->nodes.push_back({node, c->second.second, {}});
+    if (c->second.second.should_run) ++plan->desired;
+    ++c;
+  }
+  cache.by_node.erase(c, cache.by_node.end());
+}
+
 std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   const client::ObjectRef dsp = daemonsets_->Get(key);
   if (dsp == nullptr) {
+    placements_.erase(key);
     std::lock_guard<std::mutex> lock(mu_);
     expectations_.erase(key);
     return std::nullopt;
@@ -739,18 +785,9 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   if (const json& mrs = Member(spec, "minReadySeconds"); mrs.is_number_integer()) {
     plan.min_ready = std::chrono::seconds(mrs.get<int64_t>());
   }
-  std::map<std::string, api::NodeConstSharedPtr> nodes;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    nodes = node_facts_;
-  }
   const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
-  for (const auto& [n, node] : nodes) {
-    Plan::NodePlan& np = plan.nodes[n];
-    np.placement = ShouldRun(shape, *node);
-    if (np.placement.should_run) ++plan.desired;
-  }
-  StatusOr<std::vector<DaemonPod>> claimed = Claim(ds);
+  PlaceNodes(key, Str(Member(m, "resourceVersion")) + "/" + plan.hash, shape, &plan);
+  StatusOr<std::vector<DaemonPodPtr>> claimed = Claim(ds);
   if (!claimed.ok()) {
     if (log_ != nullptr && claimed.status().code() != StatusCode::kAborted) {
       log_->Warning("Failed to claim pods of DaemonSet",
@@ -758,15 +795,16 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     }
     return clock_.Now() + options_.retry_after;
   }
-  for (DaemonPod& p : *claimed) {
-    auto it = plan.nodes.find(p.node_name);
-    if (it == plan.nodes.end()) {
-      plan.orphaned.push_back(std::move(p));
+  for (DaemonPodPtr& p : *claimed) {
+    if (Plan::NodePlan* np = plan.Find(p->node_name)) {
+      np->pods.push_back(std::move(p));
     } else {
-      it->second.pods.push_back(std::move(p));
+      plan.orphaned.push_back(std::move(p));
     }
   }
-  for (auto& [n, np] : plan.nodes) std::sort(np.pods.begin(), np.pods.end(), OlderFirst);
+  for (Plan::NodePlan& np : plan.nodes) {
+    if (np.pods.size() > 1) std::sort(np.pods.begin(), np.pods.end(), OlderFirst);
+  }
 
   const json& strategy = Member(spec, "updateStrategy");
   const bool rolling = Str(Member(strategy, "type")) != "OnDelete";
@@ -794,10 +832,10 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
 
   // updateDaemonSetStatus.
   int32_t current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
-  for (const auto& [n, np] : plan.nodes) {
+  for (const Plan::NodePlan& np : plan.nodes) {
     std::vector<const DaemonPod*> pods;
-    for (const DaemonPod& p : np.pods) {
-      if (!(p.deleting && Terminal(p))) pods.push_back(&p);
+    for (const DaemonPodPtr& p : np.pods) {
+      if (!(p->deleting && Terminal(*p))) pods.push_back(p.get());
     }
     if (!np.placement.should_run) {
       if (!pods.empty()) ++misscheduled;

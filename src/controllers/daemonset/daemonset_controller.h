@@ -83,6 +83,8 @@ namespace tidepool::controllers::daemonset {
 struct DaemonPod : replicaset::PodFacts {
   bool bound = false;  // spec.nodeName set
 };
+// Immutable once made, indexed and handed round by pointer (as replicaset::PodFactsPtr).
+using DaemonPodPtr = std::shared_ptr<const DaemonPod>;
 
 struct DaemonSetControllerOptions {
   // kcm's BurstReplicas for DaemonSets.
@@ -148,7 +150,7 @@ class DaemonSetController {
   const DaemonPodShape& ShapeFor(const nlohmann::json& ds);
   std::optional<TimePoint> Sync(const std::string& key);
   // Owned pods after adoption and release (controller_ref.h's ClaimPods).
-  StatusOr<std::vector<DaemonPod>> Claim(const nlohmann::json& ds);
+  StatusOr<std::vector<DaemonPodPtr>> Claim(const nlohmann::json& ds);
   // kcm's manage: which nodes need a pod, which pods go.
   void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
               std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,
@@ -165,7 +167,12 @@ class DaemonSetController {
                                        const api::LabelSelector& selector);
   Status CleanupHistory(const nlohmann::json& ds, const Plan& plan,
                         std::vector<client::ObjectRef> old);
-  std::vector<DaemonPod> PodsControlledBy(const std::string& uid);
+  std::vector<DaemonPodPtr> PodsControlledBy(const std::string& uid);
+  // Every node's placement for the DaemonSet `key` whose pods have `shape` (made from the
+  // template identified by `shape_key`), into `plan`: ShouldRun only for the nodes that
+  // changed since the last sync of `key` with the same shape (placements_).
+  void PlaceNodes(const std::string& key, const std::string& shape_key, const DaemonPodShape& shape,
+                  Plan* plan);
   void Event(const nlohmann::json& ds, std::string_view type, std::string_view reason,
              std::string message);
 
@@ -182,15 +189,23 @@ class DaemonSetController {
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
-  std::map<std::string, DaemonPod> pod_facts_;  // "ns/name" -> facts (node_name: target node)
-  std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
-  std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
+  // "ns/name" -> facts (node_name: target node), and the same facts by controller uid and
+  // (orphans) by namespace.
+  std::map<std::string, DaemonPodPtr> pod_facts_;
+  std::map<std::string, std::map<std::string, DaemonPodPtr>> by_controller_;
+  std::map<std::string, std::map<std::string, DaemonPodPtr>> orphans_;
   std::map<std::string, api::NodeConstSharedPtr> node_facts_;  // name -> node
   std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
-  std::map<std::string, Backoff> backoff_;
+  std::map<std::string, Backoff> backoff_;            // "<ds uid>/<node>" -> failed-pod backoff
   // ShapeFor's: DaemonSet key -> (resourceVersion, shape). Read and written by OnNode only.
-  std::map<std::string, std::pair<std::string, DaemonPodShape>>
-      shapes_;  // "<ds uid>/<node>" -> failed-pod backoff
+  std::map<std::string, std::pair<std::string, DaemonPodShape>> shapes_;
+  // PlaceNodes' (the sync worker's only): DaemonSet key -> the shape key and, by node name,
+  // the node it was computed for and its placement.
+  struct Placements {
+    std::string shape_key;
+    std::map<std::string, std::pair<api::NodeConstSharedPtr, Placement>> by_node;
+  };
+  std::map<std::string, Placements> placements_;
 };
 
 }  // namespace tidepool::controllers::daemonset

@@ -21,6 +21,7 @@
 // and podsWithRanks do.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,6 +55,10 @@ struct PodFacts {
   // Ready for at least `min_ready` at `now` (podutil.IsPodAvailable).
   bool Available(Duration min_ready, TimePoint now) const;
 };
+
+// Facts are immutable once made: the controllers index and hand them round by pointer, so a
+// sync over thousands of pods copies pointers, not strings and label maps.
+using PodFactsPtr = std::shared_ptr<const PodFacts>;
 
 struct RankedPod {
   const PodFacts* pod = nullptr;

@@ -154,21 +154,21 @@ bool ReplicaSetController::HasSynced() const {
   return pods_->HasSynced() && replicasets_->HasSynced();
 }
 
-void ReplicaSetController::IndexPod(PodFacts facts) {
-  const std::string key = Key(facts.ns, facts.name);
+void ReplicaSetController::IndexPod(PodFactsPtr facts) {
+  const std::string key = Key(facts->ns, facts->name);
   UnindexPod(key);
-  if (facts.controller_uid.empty()) {
-    orphans_[facts.ns].insert(key);
+  if (facts->controller_uid.empty()) {
+    orphans_[facts->ns].emplace(key, facts);
   } else {
-    by_controller_[facts.controller_uid].insert(key);
+    by_controller_[facts->controller_uid].emplace(key, facts);
   }
-  pod_facts_[key] = std::move(facts);
+  pod_facts_.emplace(key, std::move(facts));
 }
 
 void ReplicaSetController::UnindexPod(const std::string& key) {
   auto it = pod_facts_.find(key);
   if (it == pod_facts_.end()) return;
-  const PodFacts& f = it->second;
+  const PodFacts& f = *it->second;
   auto& set = f.controller_uid.empty() ? orphans_[f.ns] : by_controller_[f.controller_uid];
   set.erase(key);
   if (set.empty()) {
@@ -182,13 +182,14 @@ void ReplicaSetController::UnindexPod(const std::string& key) {
 }
 
 void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
-  PodFacts facts = FactsOf(*obj);
-  std::optional<PodFacts> before;
+  auto made = std::make_shared<const PodFacts>(FactsOf(*obj));
+  const PodFacts& facts = *made;
+  PodFactsPtr before;
   const std::string key = Key(facts.ns, facts.name);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = pod_facts_.find(key); it != pod_facts_.end()) before = it->second;
-    const bool seen_before = before.has_value() && old_obj != nullptr;
+    const bool seen_before = before != nullptr && old_obj != nullptr;
     if (!facts.controller_kind.empty() && facts.controller_kind == "ReplicaSet") {
       const std::string rs_key = Key(facts.ns, facts.controller_name);
       auto e = expectations_.find(rs_key);
@@ -197,18 +198,18 @@ void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client:
         if (facts.deleting) e->second.deletes.erase(key);           // deletionObserved
       }
     }
-    IndexPod(facts);
+    IndexPod(made);
   }
   QueueFor(facts);
-  if (before.has_value() && (before->controller_uid != facts.controller_uid ||
-                             before->labels != facts.labels)) {
+  if (before != nullptr &&
+      (before->controller_uid != facts.controller_uid || before->labels != facts.labels)) {
     QueueFor(*before);
   }
 }
 
 void ReplicaSetController::OnPodDeleted(const client::ObjectRef& obj) {
   const std::string key = client::Informer::KeyOf(*obj);
-  std::optional<PodFacts> facts;
+  PodFactsPtr facts;
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = pod_facts_.find(key);
@@ -249,29 +250,29 @@ bool ReplicaSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-StatusOr<std::vector<PodFacts>> ReplicaSetController::Claim(const json& rs) {
+StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs) {
   const json& m = Meta(rs);
   const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
   std::optional<api::LabelSelector> sel = SelectorOf(rs);
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
-  std::vector<PodFacts> owned, orphans;
+  std::vector<PodFactsPtr> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-      for (const std::string& k : it->second) owned.push_back(pod_facts_.at(k));
+      owned.reserve(it->second.size());
+      for (const auto& [k, p] : it->second) owned.push_back(p);
     }
     if (auto it = orphans_.find(ns); it != orphans_.end() && !deleting && sel.has_value() &&
                                      !sel->Empty()) {
-      for (const std::string& k : it->second) {
-        const PodFacts& p = pod_facts_.at(k);
-        if (!p.deleting && sel->Matches(p.labels)) orphans.push_back(p);
+      for (const auto& [k, p] : it->second) {
+        if (!p->deleting && sel->Matches(p->labels)) orphans.push_back(p);
       }
     }
   }
   const json ref = ControllerRef(rs);
   return ClaimPods(
       client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(owned),
-      [&](const PodFacts& p) { return sel.has_value() && sel->Matches(p.labels); },
+      [&](const PodFactsPtr& p) { return sel.has_value() && sel->Matches(p->labels); },
       std::move(orphans));
 }
 
@@ -320,7 +321,7 @@ Status ReplicaSetController::CreatePods(const json& rs, const std::string& key, 
 }
 
 Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
-                                        const std::vector<PodFacts>& active, int count) {
+                                        const std::vector<PodFactsPtr>& active, int count) {
   // Related pods: those of every ReplicaSet with the same controller (a Deployment's), or
   // this one's, counted per node.
   const json& m = Meta(rs);
@@ -344,16 +345,15 @@ Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
     for (const std::string& uid : related_uids) {
       auto it = by_controller_.find(uid);
       if (it == by_controller_.end()) continue;
-      for (const std::string& k : it->second) {
-        const PodFacts& p = pod_facts_.at(k);
-        if (p.Active() && !p.node_name.empty()) ++per_node[p.node_name];
+      for (const auto& [k, p] : it->second) {
+        if (p->Active() && !p->node_name.empty()) ++per_node[p->node_name];
       }
     }
   }
   std::vector<RankedPod> ranked;
-  for (const PodFacts& p : active) {
-    auto it = per_node.find(p.node_name);
-    ranked.push_back({&p, p.node_name.empty() || it == per_node.end() ? 0 : it->second});
+  for (const PodFactsPtr& p : active) {
+    auto it = per_node.find(p->node_name);
+    ranked.push_back({p.get(), p->node_name.empty() || it == per_node.end() ? 0 : it->second});
   }
   SortForDeletion(ranked, clock_.Now());
   ranked.resize(std::min<size_t>(ranked.size(), static_cast<size_t>(count)));
@@ -385,7 +385,7 @@ Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
 }
 
 Status ReplicaSetController::Manage(const json& rs, const std::string& key,
-                                    const std::vector<PodFacts>& active, int32_t replicas) {
+                                    const std::vector<PodFactsPtr>& active, int32_t replicas) {
   const int diff = static_cast<int>(active.size()) - replicas;
   if (diff < 0) return CreatePods(rs, key, std::min(-diff, options_.burst_replicas));
   if (diff > 0) return DeletePods(rs, key, active, std::min(diff, options_.burst_replicas));
@@ -402,7 +402,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   const json& m = Meta(*rs);
   const std::string ns = Str(Member(m, "namespace")), name = Str(Member(m, "name"));
   const bool needs_sync = Satisfied(key);
-  StatusOr<std::vector<PodFacts>> owned = Claim(*rs);
+  StatusOr<std::vector<PodFactsPtr>> owned = Claim(*rs);
   if (!owned.ok()) {
     if (log_ != nullptr && owned.status().code() != StatusCode::kAborted) {
       log_->Warning("Failed to claim pods of ReplicaSet",
@@ -410,9 +410,10 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
     }
     return clock_.Now() + options_.retry_after;
   }
-  std::vector<PodFacts> active;
-  for (PodFacts& p : *owned) {
-    if (p.Active()) active.push_back(std::move(p));
+  std::vector<PodFactsPtr> active;
+  active.reserve(owned->size());
+  for (PodFactsPtr& p : *owned) {
+    if (p->Active()) active.push_back(std::move(p));
   }
   const int32_t replicas = Replicas(*rs);
   Status manage;
@@ -430,7 +431,8 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   const api::Labels template_labels = LabelsOf(Member(Meta(Member(spec, "template")), "labels"));
   int32_t fully_labeled = 0, ready = 0, available = 0;
   std::optional<TimePoint> recheck;
-  for (const PodFacts& p : active) {
+  for (const PodFactsPtr& pp : active) {
+    const PodFacts& p = *pp;
     bool all = true;
     for (const auto& [k, v] : template_labels) {
       auto it = p.labels.find(k);

@@ -99,7 +99,7 @@ class ReplicaSetController {
 
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
-  void IndexPod(PodFacts facts);
+  void IndexPod(PodFactsPtr facts);
   void UnindexPod(const std::string& key);
   // Queues the ReplicaSet controlling `p`, or for an orphan every one of its namespace whose
   // selector matches it.
@@ -107,12 +107,12 @@ class ReplicaSetController {
   std::optional<TimePoint> Sync(const std::string& key);
   // Creates or deletes pods; returns the failure to report in the ReplicaFailure condition.
   Status Manage(const nlohmann::json& rs, const std::string& key,
-                const std::vector<PodFacts>& active, int32_t replicas);
+                const std::vector<PodFactsPtr>& active, int32_t replicas);
   Status CreatePods(const nlohmann::json& rs, const std::string& key, int count);
   Status DeletePods(const nlohmann::json& rs, const std::string& key,
-                    const std::vector<PodFacts>& active, int count);
+                    const std::vector<PodFactsPtr>& active, int count);
   // Owned pods after adoption and release (kcm's ClaimPods).
-  StatusOr<std::vector<PodFacts>> Claim(const nlohmann::json& rs);
+  StatusOr<std::vector<PodFactsPtr>> Claim(const nlohmann::json& rs);
   bool Satisfied(const std::string& key);
   void Event(const nlohmann::json& rs, std::string_view type, std::string_view reason,
              std::string message);
@@ -128,9 +128,10 @@ class ReplicaSetController {
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
-  std::map<std::string, PodFacts> pod_facts_;  // "ns/name" -> facts
-  std::map<std::string, std::set<std::string>> by_controller_;  // controller uid -> pod keys
-  std::map<std::string, std::set<std::string>> orphans_;  // namespace -> pod keys
+  // "ns/name" -> facts, and the same facts by controller uid and (orphans) by namespace.
+  std::map<std::string, PodFactsPtr> pod_facts_;
+  std::map<std::string, std::map<std::string, PodFactsPtr>> by_controller_;
+  std::map<std::string, std::map<std::string, PodFactsPtr>> orphans_;
   std::map<std::string, Expectations> expectations_;  // ReplicaSet key -> expectations
 };
 
