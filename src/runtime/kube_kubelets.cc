@@ -166,8 +166,8 @@ void KubeKubelets::OnNode(Change change, client::ObjectRef node) {
   kubelets_.emplace(name, std::move(k));
   // The pods already bound to it (they were seen before the node).
   std::vector<api::PodConstSharedPtr> bound;
-  for (const auto& [key, r] : pods_) {
-    if (r.rec.pod->spec.node_name == name) bound.push_back(r.rec.pod);
+  if (auto on = pods_by_node_.find(name); on != pods_by_node_.end()) {
+    for (const std::string& key : on->second) bound.push_back(pods_.at(key).rec.pod);
   }
   for (const api::PodConstSharedPtr& p : bound) kp->OnPod(Change::kAdded, p);
 }
@@ -180,6 +180,10 @@ void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) 
       (change == Change::kDeleted || it->second.rec.pod->meta.uid != pod->meta.uid)) {
     const api::PodConstSharedPtr last = it->second.rec.pod;
     pods_.erase(it);
+    if (auto on = pods_by_node_.find(last->spec.node_name); on != pods_by_node_.end()) {
+      on->second.erase(key);
+      if (on->second.empty()) pods_by_node_.erase(on);
+    }
     if (kubelet::PodLifecycle* k = KubeletOf(last->spec.node_name)) k->OnPod(Change::kDeleted, last);
     it = pods_.end();
   }
@@ -187,6 +191,7 @@ void KubeKubelets::OnPod(Change change, api::PodConstSharedPtr pod, int64_t rv) 
   if (pod->spec.node_name.empty()) return;  // not bound yet: nobody's to run
   if (it == pods_.end()) {
     it = pods_.emplace(key, Record{}).first;
+    pods_by_node_[pod->spec.node_name].insert(key);
   } else if (rv != 0 && rv < it->second.written_rv) {
     return;  // an echo of an older write than this kubelet's last one
   }

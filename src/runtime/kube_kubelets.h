@@ -43,6 +43,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 
 #include "client/informer.h"
@@ -130,6 +131,8 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
+  // The keys of pods_ by node name (a node that appears finds its pods without a scan).
+  std::map<std::string, std::set<std::string>, std::less<>> pods_by_node_;
   // The node informer's handler: each node's Ready status as last posted to node_timers_.
   std::mutex ready_mu_;
   std::map<std::string, std::string, std::less<>> ready_seen_;

@@ -345,19 +345,20 @@ void DaemonSetController::OnNode(const client::ObjectRef& old_obj, const client:
   StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
   if (!node.ok()) return;
   auto next = std::make_shared<const api::Node>(std::move(*node));
+  // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
+  const auto same_placement = [&next](const api::NodeConstSharedPtr& n) {
+    return n != nullptr && n->meta.labels == next->meta.labels &&
+           n->spec.taints == next->spec.taints && n->spec.unschedulable == next->spec.unschedulable;
+  };
   api::NodeConstSharedPtr before;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    api::NodeConstSharedPtr& seen = node_facts_[next->meta.name];
-    if (old_obj != nullptr) before = seen;
-    seen = next;
+    NodeFacts& seen = node_facts_[next->meta.name];
+    if (old_obj != nullptr) before = seen.node;
+    if (!same_placement(seen.node)) seen.placement_version = ++placement_versions_;
+    seen.node = next;
   }
-  // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
-  if (before != nullptr && before->meta.labels == next->meta.labels &&
-      before->spec.taints == next->spec.taints &&
-      before->spec.unschedulable == next->spec.unschedulable) {
-    return;
-  }
+  if (same_placement(before)) return;
   QueueForNode(before.get(), *next);
 }
 
@@ -731,18 +732,20 @@ void DaemonSetController::PlaceNodes(const std::string& key, const std::string& 
     cache.by_node.clear();
   }
   // node_facts_ and the cache are both by name: one walk of each, the cache's entries of nodes
-  // gone dropped, those of changed nodes computed again.
+  // gone dropped, those of nodes whose placement inputs changed computed again.
   std::lock_guard<std::mutex> lock(mu_);
   plan->nodes.reserve(node_facts_.size());
   auto c = cache.by_node.begin();
-  for (const auto& [name, node] : node_facts_) {
+  for (const auto& [name, facts] : node_facts_) {
+    const api::Node& node = *facts.node;
     while (c != cache.by_node.end() && c->first < name) c = cache.by_node.erase(c);
     if (c == cache.by_node.end() || c->first != name) {
-      c = cache.by_node.emplace_hint(c, name, std::pair(node, ShouldRun(shape, *node)));
-    } else if (c->second.first != node) {
-      c->second = {node, ShouldRun(shape, *node)};
+      c = cache.by_node.emplace_hint(c, name,
+                                     std::pair(facts.placement_version, ShouldRun(shape, node)));
+    } else if (c->second.first != facts.placement_version) {
+      c->second = {facts.placement_version, ShouldRun(shape, node)};
     }
-    plan->nodes.push_back({node, c->second.second, {}});
+    plan->nodes.push_back({facts.node, c->second.second, {}});
     if (c->second.second.should_run) ++plan->desired;
     ++c;
   }

@@ -194,16 +194,23 @@ class DaemonSetController {
   std::map<std::string, DaemonPodPtr> pod_facts_;
   std::map<std::string, std::map<std::string, DaemonPodPtr>> by_controller_;
   std::map<std::string, std::map<std::string, DaemonPodPtr>> orphans_;
-  std::map<std::string, api::NodeConstSharedPtr> node_facts_;  // name -> node
+  // name -> the node, and a number that changes only when what placement reads of it (labels,
+  // taints, unschedulable) changed.
+  struct NodeFacts {
+    api::NodeConstSharedPtr node;
+    uint64_t placement_version = 0;
+  };
+  std::map<std::string, NodeFacts> node_facts_;
+  uint64_t placement_versions_ = 0;
   std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
   std::map<std::string, Backoff> backoff_;            // "<ds uid>/<node>" -> failed-pod backoff
   // ShapeFor's: DaemonSet key -> (resourceVersion, shape). Read and written by OnNode only.
   std::map<std::string, std::pair<std::string, DaemonPodShape>> shapes_;
   // PlaceNodes' (the sync worker's only): DaemonSet key -> the shape key and, by node name,
-  // the node it was computed for and its placement.
+  // the node's placement_version it was computed for and its placement.
   struct Placements {
     std::string shape_key;
-    std::map<std::string, std::pair<api::NodeConstSharedPtr, Placement>> by_node;
+    std::map<std::string, std::pair<uint64_t, Placement>> by_node;
   };
   std::map<std::string, Placements> placements_;
 };
