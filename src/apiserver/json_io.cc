@@ -25,6 +25,19 @@ using boost::json::string_view;
 // filled are on `stack_` (pointers stay valid: a container's parent does not grow while the
 // container is on the stack); keys, strings and numbers may arrive in parts and are gathered
 // in buffers first.
+// What TreeBuilder::DropManagedFields leaves out, removed from a tree built otherwise.
+void DropManagedFieldsOf(json& v) {
+  if (v.is_array()) {
+    for (json& x : v) DropManagedFieldsOf(x);
+    return;
+  }
+  if (!v.is_object()) return;
+  for (auto& [k, x] : v.items()) {
+    if (k == "metadata" && x.is_object()) x.erase("managedFields");
+    DropManagedFieldsOf(x);
+  }
+}
+
 class TreeBuilder {
  public:
   static constexpr size_t max_object_size = std::numeric_limits<size_t>::max();
@@ -33,6 +46,9 @@ class TreeBuilder {
   static constexpr size_t max_string_size = std::numeric_limits<size_t>::max();
 
   json& root() { return root_; }
+  // Every ObjectMeta's managedFields (a "managedFields" member of an object that is the value
+  // of a "metadata" member) is skipped, never built.
+  void DropManagedFields() { drop_managed_fields_ = true; }
   // With a list, the path of every repeated key is appended to it (schema.h's path form).
   void TrackDuplicates(std::vector<std::string>* out) { duplicates_ = out; }
 
@@ -40,22 +56,32 @@ class TreeBuilder {
   bool on_document_end(error_code&) { return true; }
 
   bool on_object_begin(error_code&) {
+    if (SkipBegin()) return true;
+    const bool meta =
+        drop_managed_fields_ && !stack_.empty() && stack_.back()->is_object() && key_ == "metadata";
     stack_.push_back(Insert(json::object()));
+    if (drop_managed_fields_) meta_.push_back(meta);
     if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_object_end(size_t, error_code&) {
+    if (SkipEnd()) return true;
     stack_.pop_back();
+    if (drop_managed_fields_) meta_.pop_back();
     if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
   bool on_array_begin(error_code&) {
+    if (SkipBegin()) return true;
     stack_.push_back(Insert(json::array()));
+    if (drop_managed_fields_) meta_.push_back(false);
     if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_array_end(size_t, error_code&) {
+    if (SkipEnd()) return true;
     stack_.pop_back();
+    if (drop_managed_fields_) meta_.pop_back();
     if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
@@ -66,6 +92,12 @@ class TreeBuilder {
   }
   bool on_key(string_view s, size_t, error_code&) {
     key_.append(s.data(), s.size());
+    if (skipping_ >= 0) {
+      key_.clear();
+    } else if (drop_managed_fields_ && meta_.back() && key_ == "managedFields") {
+      key_.clear();
+      skipping_ = 0;  // the value that follows
+    }
     return true;
   }
   bool on_string_part(string_view s, size_t, error_code&) {
@@ -73,6 +105,7 @@ class TreeBuilder {
     return true;
   }
   bool on_string(string_view s, size_t, error_code&) {
+    if (SkipScalar()) return true;
     if (text_.empty()) {
       Insert(json(std::string(s.data(), s.size())));
     } else {
@@ -90,6 +123,7 @@ class TreeBuilder {
   // nlohmann keeps a number without fraction or exponent as unsigned when it has no minus sign
   // and as signed otherwise ("-0" included), as long as it fits; everything else is a double.
   bool on_int64(int64_t i, string_view s, error_code&) {
+    if (SkipScalar()) return true;
     const bool minus = text_.empty() ? (!s.empty() && s[0] == '-') : text_[0] == '-';
     text_.clear();
     if (minus) {
@@ -100,6 +134,7 @@ class TreeBuilder {
     return true;
   }
   bool on_uint64(uint64_t u, string_view, error_code&) {
+    if (SkipScalar()) return true;
     text_.clear();
     Insert(json(static_cast<json::number_unsigned_t>(u)));
     return true;
@@ -108,6 +143,7 @@ class TreeBuilder {
   // nlohmann), whatever rounding Boost's own conversion applied. Beyond a double's range
   // nlohmann refuses the text (as Go's encoding/json does); below it, it keeps strtod's 0.
   bool on_double(double d, string_view s, error_code& ec) {
+    if (SkipScalar()) return true;
     text_.append(s.data(), s.size());
     double v = d;
     const auto r = std::from_chars(text_.data(), text_.data() + text_.size(), v);
@@ -123,10 +159,12 @@ class TreeBuilder {
     return true;
   }
   bool on_bool(bool b, error_code&) {
+    if (SkipScalar()) return true;
     Insert(json(b));
     return true;
   }
   bool on_null(error_code&) {
+    if (SkipScalar()) return true;
     Insert(json(nullptr));
     return true;
   }
@@ -160,6 +198,28 @@ class TreeBuilder {
     return &it->second;
   }
 
+  // Skipping a dropped value: a container of it begins (true: not built), ends, or a scalar of
+  // it is read (its text forgotten).
+  bool SkipBegin() {
+    if (skipping_ < 0) return false;
+    ++skipping_;
+    return true;
+  }
+  bool SkipEnd() {
+    if (skipping_ <= 0) return false;
+    if (--skipping_ == 0) skipping_ = -1;  // the dropped value ended
+    return true;
+  }
+  bool SkipScalar() {
+    if (skipping_ < 0) return false;
+    if (skipping_ == 0) skipping_ = -1;  // the dropped value was this scalar
+    text_.clear();
+    return true;
+  }
+
+  bool drop_managed_fields_ = false;
+  std::vector<bool> meta_;  // per container on stack_ (when dropping): a "metadata" object
+  int skipping_ = -1;       // -1, or the nesting inside the dropped value (0: before it)
   json root_;
   std::vector<json*> stack_;
   std::string key_;
@@ -362,13 +422,15 @@ size_t MaxNesting(std::string_view text) {
 
 }  // namespace
 
-StatusOr<json> Parse(std::string_view text) { return Parse(text, nullptr); }
+namespace {
 
-StatusOr<json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths) {
+StatusOr<json> ParseWith(std::string_view text, std::vector<std::string>* duplicate_paths,
+                         bool drop_managed_fields) {
   boost::json::parse_options opt;
   opt.max_depth = kMaxDepth;
   boost::json::basic_parser<TreeBuilder> p(opt);
   p.handler().TrackDuplicates(duplicate_paths);
+  if (drop_managed_fields) p.handler().DropManagedFields();
   error_code ec;
   const size_t n = p.write_some(/*more=*/false, text.data(), text.size(), ec);
   if (!ec && n != text.size()) ec = boost::json::error::extra_data;
@@ -378,13 +440,28 @@ StatusOr<json> Parse(std::string_view text, std::vector<std::string>* duplicate_
     // and so nlohmann, reads as 0 (or as infinity, which nlohmann refuses): let nlohmann read
     // such a text (found by the json fuzz target).
     json v = json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-    if (!v.is_discarded()) return v;
+    if (!v.is_discarded()) {
+      if (drop_managed_fields) DropManagedFieldsOf(v);
+      return v;
+    }
   }
   if (ec) {
     return Status(StatusCode::kInvalidArgument,
                   ec.message() + " at byte " + std::to_string(n));
   }
   return std::move(p.handler().root());
+}
+
+}  // namespace
+
+StatusOr<json> Parse(std::string_view text) { return ParseWith(text, nullptr, false); }
+
+StatusOr<json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths) {
+  return ParseWith(text, duplicate_paths, false);
+}
+
+StatusOr<json> ParseWithoutManagedFields(std::string_view text) {
+  return ParseWith(text, nullptr, true);
 }
 
 void Dump(const json& value, std::string* out, const json* mark, size_t* mark_at) {

@@ -39,6 +39,11 @@ StatusOr<nlohmann::json> Parse(std::string_view text);
 // ("metadata.name", "spec.containers[0].name": the strict decoder's form, schema.h) - what
 // kube-apiserver reports as `duplicate field "metadata.name"` under fieldValidation Strict.
 StatusOr<nlohmann::json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths);
+// Parse without every ObjectMeta's managedFields: the "managedFields" member of any object that
+// is the value of a "metadata" member (an object's, a list item's, a watch event's object's) is
+// read past and never built. For readers that would drop them anyway (informers that strip
+// them); everything else is Parse's tree.
+StatusOr<nlohmann::json> ParseWithoutManagedFields(std::string_view text);
 
 // What Go's encoding/json says about text that is not JSON, the error kube-apiserver's decoder
 // prints: "invalid character 'x' looking for beginning of value", "invalid character '}'

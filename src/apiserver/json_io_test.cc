@@ -187,6 +187,43 @@ const SyntaxCase kSyntaxCases[] = {
     {"\xc3", "invalid character '\xc3\x83' looking for beginning of value"},
 };
 
+// ParseWithoutManagedFields: Parse's tree minus every ObjectMeta's managedFields, whatever
+// the value's shape; a "managedFields" anywhere else, and everything around, stays.
+TEST(ParseTest, WithoutManagedFieldsDropsOnlyObjectMetas) {
+  const std::string mf =
+      R"([{"manager":"kubectl","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:a":{}}}},"n":[1,-2,3.5,true,null]}])";
+  struct Case {
+    std::string name, text, want;
+  };
+  const std::vector<Case> cases = {
+      {"object",
+       R"({"metadata":{"name":"a","managedFields":)" + mf + R"(,"uid":"u"},"spec":{"x":1}})",
+       R"({"metadata":{"name":"a","uid":"u"},"spec":{"x":1}})"},
+      {"watch event",
+       R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"managedFields":)" + mf +
+           R"(,"labels":{"managedFields":"v"}}}})",
+       R"({"type":"ADDED","object":{"kind":"Pod","metadata":{"labels":{"managedFields":"v"}}}})"},
+      {"list items",
+       R"({"items":[{"metadata":{"managedFields":[]}},{"metadata":{"managedFields":"s"}}]})",
+       R"({"items":[{"metadata":{}},{"metadata":{}}]})"},
+      {"scalar and null values", R"({"metadata":{"managedFields":null,"b":2}})",
+       R"({"metadata":{"b":2}})"},
+      {"not a metadata object", R"({"data":{"managedFields":"kept"},"spec":{"managedFields":[1]}})",
+       R"({"data":{"managedFields":"kept"},"spec":{"managedFields":[1]}})"},
+      {"metadata that is not an object", R"({"metadata":["managedFields"]})",
+       R"({"metadata":["managedFields"]})"},
+      {"nested template", R"({"spec":{"template":{"metadata":{"managedFields":[{}],"name":"t"}}}})",
+       R"({"spec":{"template":{"metadata":{"name":"t"}}}})"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    StatusOr<json> got = ParseWithoutManagedFields(c.text);
+    ASSERT_TRUE(got.ok()) << got.status().ToString();
+    EXPECT_EQ(Typed(*got), Typed(json::parse(c.want)));
+  }
+  EXPECT_FALSE(ParseWithoutManagedFields(R"({"metadata":{"managedFields":[1,}})").ok());
+}
+
 TEST(GoSyntaxErrorTest, SaysWhatGoSays) {
   for (const SyntaxCase& c : kSyntaxCases) {
     EXPECT_EQ(GoSyntaxError(c.text), c.want) << c.text;

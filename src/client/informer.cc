@@ -554,6 +554,7 @@ RestResult Informer::WatchOnce(bool* expired) {
   wo.field_selector = options_.field_selector;
   wo.resource_version = last_rv_;
   wo.allow_bookmarks = true;
+  wo.drop_managed_fields = options_.drop_managed_fields;
   const double secs = std::chrono::duration<double>(options_.min_watch_timeout).count();
   wo.timeout_seconds = std::max<int64_t>(1, static_cast<int64_t>(secs * (random_.UniformDouble() + 1.0)));
   {
@@ -682,7 +683,8 @@ InformerOptions DecodingInformerOptions(std::string name, std::string path, uint
   o.seed = seed;
   o.field_selector = std::move(field_selector);
   o.transform = StripManagedFields;
-  o.transform_name = "strip-managed-fields";
+  o.transform_name = kStripManagedFieldsName;
+  o.drop_managed_fields = true;
   o.cache_metadata_only = true;
   return o;
 }

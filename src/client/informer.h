@@ -131,6 +131,9 @@ struct InformerOptions {
   std::string name;
   // Keep only a metadata stub per object (see the file comment).
   bool cache_metadata_only = false;
+  // The consumers never read metadata.managedFields: watch events are decoded without them
+  // (WatchOptions::drop_managed_fields; a driver may do the same), before `transform` runs.
+  bool drop_managed_fields = false;
 };
 
 class Informer;
@@ -312,6 +315,8 @@ using InformerPtr = std::unique_ptr<Informer>;
 // A transform that drops metadata.managedFields (what CA and most controllers never read;
 // client-go's TransformStripManagedFields).
 nlohmann::json StripManagedFields(nlohmann::json&& obj);
+// The transform_name of StripManagedFields.
+inline constexpr char kStripManagedFieldsName[] = "strip-managed-fields";
 
 // Stops every informer of the list together: each notices within its watch's poll, so one by
 // one would take that long each.
@@ -320,8 +325,9 @@ void StopAll(const std::vector<Informer*>& informers);
 
 // The options of an informer whose handlers decode what they keep (the scheduler's, the
 // kubelets', the autoscaler's, the controllers'): managedFields stripped (transform_name
-// "strip-managed-fields"), only metadata stubs cached (see the file comment), a field
-// selector when given. Informers of these options on the same path share (shared_informers.h).
+// "strip-managed-fields", and dropped while decoding), only metadata stubs cached (see the file
+// comment), a field selector when given. Informers of these options on the same path share
+// (shared_informers.h).
 InformerOptions DecodingInformerOptions(std::string name, std::string path, uint64_t seed,
                                         std::string field_selector = "");
 

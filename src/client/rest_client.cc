@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "apiserver/json_io.h"
+
 namespace tidepool::client {
 namespace {
 
@@ -59,6 +61,14 @@ std::optional<Duration> ParseRetryAfter(const std::string& v) {
   return std::chrono::seconds(std::atoll(v.c_str()));
 }
 
+// The JSON of a response body or a watch event line: the API server's parser (Boost.JSON's,
+// into the same trees nlohmann builds), null when the text is not JSON.
+json ParseOrNull(std::string_view text, bool drop_managed_fields = false) {
+  StatusOr<json> j = drop_managed_fields ? apiserver::json_io::ParseWithoutManagedFields(text)
+                                         : apiserver::json_io::Parse(text);
+  return j.ok() ? std::move(*j) : json(nullptr);
+}
+
 RestResult DecodeResponse(http::HttpResponse&& resp, bool decode_body = true) {
   RestResult out;
   out.http_status = resp.status;
@@ -68,8 +78,7 @@ RestResult DecodeResponse(http::HttpResponse&& resp, bool decode_body = true) {
     return out;
   }
   if (!resp.body.empty()) {
-    out.body = json::parse(resp.body, nullptr, /*allow_exceptions=*/false);
-    if (out.body.is_discarded()) out.body = nullptr;
+    out.body = ParseOrNull(resp.body);
   }
   out.headers = std::move(resp.headers);
   if (Is2xx(resp.status)) {
@@ -322,8 +331,8 @@ RestResult RestClient::Watch(const std::string& collection_path, const WatchOpti
     auto on_chunk = [&](std::string_view chunk) {
       return splitter.Feed(chunk, [&](std::string_view line) {
         if (line.empty()) return true;
-        json ev = json::parse(line, nullptr, /*allow_exceptions=*/false);
-        if (ev.is_discarded() || !ev.is_object() || !ev.contains("type") || !ev["type"].is_string()) {
+        json ev = ParseOrNull(line, options.drop_managed_fields);
+        if (!ev.is_object() || !ev.contains("type") || !ev["type"].is_string()) {
           decode_error = InternalError("unable to decode an event from the watch stream: " +
                                        std::string(line.substr(0, 200)));
           return false;

@@ -111,6 +111,10 @@ struct WatchOptions {
   bool allow_bookmarks = true;
   // Server-side timeout (timeoutSeconds); 0: none.
   int64_t timeout_seconds = 0;
+  // Each event object's metadata.managedFields is skipped while the event is decoded, never
+  // built (apiserver/json_io.h's ParseWithoutManagedFields), for a consumer that never reads
+  // them (InformerOptions::drop_managed_fields).
+  bool drop_managed_fields = false;
 };
 
 // One decoded watch event. `type` is ADDED, MODIFIED, DELETED, BOOKMARK or ERROR (then `object`

@@ -257,6 +257,36 @@ TEST_F(RestClientTest, WatchDeliversEvents) {
   EXPECT_EQ(events, (std::vector<std::string>{"ADDED w", "MODIFIED w", "DELETED w"}));
 }
 
+// drop_managed_fields: only metadata.managedFields is left out of the decoded object; a data key
+// of the same name and the rest of the metadata stay. Without it the server's managedFields
+// come through (so the first case is not vacuous).
+TEST_F(RestClientTest, WatchCanDropManagedFieldsWhileDecoding) {
+  RestClient client(api_.Config(), clock_);
+  const std::string coll = ResourcePath("", "v1", "configmaps", "default");
+  const std::string rv = (*client.List(coll))["metadata"]["resourceVersion"];
+  json cm = ConfigMap("mf", "1");
+  cm["metadata"]["labels"] = {{"app", "x"}};
+  cm["data"]["managedFields"] = "kept";
+  ASSERT_TRUE(client.Create(coll, cm).ok());
+  for (const bool drop : {false, true}) {
+    SCOPED_TRACE(drop ? "dropped" : "kept");
+    WatchOptions wo;
+    wo.resource_version = rv;
+    wo.timeout_seconds = 10;
+    wo.drop_managed_fields = drop;
+    json seen;
+    RestResult r = client.Watch(coll, wo, [&](WatchEvent&& e) {
+      seen = std::move(e.object);
+      return false;
+    });
+    EXPECT_TRUE(r.ok()) << r.status.ToString();
+    EXPECT_EQ(seen["metadata"].contains("managedFields"), !drop);
+    EXPECT_EQ(seen["metadata"]["name"], "mf");
+    EXPECT_EQ(seen["metadata"]["labels"], json({{"app", "x"}}));
+    EXPECT_EQ(seen["data"]["managedFields"], "kept");
+  }
+}
+
 // HTTPS as `gcloud container clusters get-credentials` sets it up for tidepool up: a kubeconfig
 // with certificate-authority-data and a token, through cloud/gke's TLS front.
 TEST_F(RestClientTest, OverHttpsFromAKubeconfig) {

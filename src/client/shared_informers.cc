@@ -15,6 +15,7 @@ std::string ShareKey(const InformerOptions& o) {
   }
   key += '\0';
   key += o.cache_metadata_only ? 'm' : 'f';
+  key += o.drop_managed_fields ? 'd' : 'k';
   return key;
 }
 

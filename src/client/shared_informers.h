@@ -8,10 +8,10 @@
 // in one process on one API, and shares the same way across all of them.
 //
 // Sharing rule: two InformerOptions get the same informer when their path, label selector,
-// field selector, cache mode (cache_metadata_only) and transform_name are equal and either
-// both have no transform or transform_name is set (a transform is a function: only its name
-// says two are the same). Anything else gets an informer of its own, made by the factory
-// all the same. The first caller's name, seed, backoff and page size are the shared
+// field selector, cache mode (cache_metadata_only), drop_managed_fields and transform_name are
+// equal and either both have no transform or transform_name is set (a transform is a function:
+// only its name says two are the same). Anything else gets an informer of its own, made by the
+// factory all the same. The first caller's name, seed, backoff and page size are the shared
 // informer's.
 //
 // Lifecycle, as client-go's: every consumer gets its informer and adds its handlers first

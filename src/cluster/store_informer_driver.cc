@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "apiserver/json_io.h"
 #include "apiserver/object_filter.h"
 #include "apiserver/resources.h"
 
@@ -138,12 +139,21 @@ void StoreInformerDriver::Deliver() {
       if (stopped_) return;
       if (e->resource_version <= feds[i]->listed_rv) continue;  // in its list already
       if (!have) {
-        parsed = e->object->Parse();
+        parsed = ParseFor(feds, *e->object);
         have = true;
       }
       DeliverTo(*feds[i], *e, &parsed, i + 1 == feds.size());
     }
   }
+}
+
+json StoreInformerDriver::ParseFor(const std::vector<std::shared_ptr<Fed>>& feds,
+                                   const apiserver::StoredObject& object) {
+  for (const std::shared_ptr<Fed>& f : feds) {
+    if (!f->informer->options().drop_managed_fields) return object.Parse();
+  }
+  StatusOr<json> j = apiserver::json_io::ParseWithoutManagedFields(object.text);
+  return j.ok() ? std::move(*j) : json::object();
 }
 
 void StoreInformerDriver::DeliverTo(Fed& fed, const apiserver::WatchEvent& e, json* parsed,

@@ -18,7 +18,8 @@
 //     field selectors filter as the API's watch does: an object that leaves the selection is
 //     DELETED for the informer, one that enters it ADDED;
 //   - objects are the stored JSON (what a JSON list or watch answer carries), parsed once per
-//     event and copied for each further informer of the same resource.
+//     event and copied for each further informer of the same resource; without managedFields
+//     when none of those informers reads them (InformerOptions::drop_managed_fields).
 // An informer whose path the store does not serve is logged and never synced.
 //
 // Determinism: deliveries follow the store's revisions; informers of one resource are fed in
@@ -69,6 +70,9 @@ class StoreInformerDriver final : public client::InformerDriver {
   void List(const std::shared_ptr<Fed>& fed);
   void EnsureWatch();
   void ScheduleDelivery();
+  // The event object's tree for `feds` (see the file comment).
+  static nlohmann::json ParseFor(const std::vector<std::shared_ptr<Fed>>& feds,
+                                 const apiserver::StoredObject& object);
   void DeliverTo(Fed& fed, const apiserver::WatchEvent& e, nlohmann::json* parsed, bool last);
 
   apiserver::ObjectStore& store_;

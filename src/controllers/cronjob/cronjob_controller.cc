@@ -220,7 +220,8 @@ CronJobController::CronJobController(const client::RestClient& client, const Clo
     o.name = name;
     o.seed = seed;
     o.transform = client::StripManagedFields;
-    o.transform_name = "strip-managed-fields";
+    o.transform_name = client::kStripManagedFieldsName;
+    o.drop_managed_fields = true;
     return client::MakeInformer(informers, client_, clock_, o, logger);
   };
   cronjobs_ = make("cronjobs", kCronJobsPath, options.seed);

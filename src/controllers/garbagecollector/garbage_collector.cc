@@ -189,6 +189,7 @@ std::shared_ptr<client::Informer> GarbageCollector::MakeMonitor(size_t index,
   o.name = "garbagecollector-" + r.resource;
   o.seed = options_.seed + index;
   o.transform = [](json&& obj) { return SlimMeta(std::move(obj)); };
+  o.drop_managed_fields = true;  // SlimMeta does not keep them
   // The graph keeps what it needs; the informers keep only names and resourceVersions.
   o.cache_metadata_only = true;
   std::shared_ptr<client::Informer> inf = client::MakeInformer(factory_, client_, clock_, o, log_);

@@ -191,7 +191,8 @@ JobController::JobController(const client::RestClient& client, const Clock& cloc
   jobs.name = "jobs";
   jobs.seed = options.seed;
   jobs.transform = client::StripManagedFields;
-  jobs.transform_name = "strip-managed-fields";
+  jobs.transform_name = client::kStripManagedFieldsName;
+  jobs.drop_managed_fields = true;
   jobs_ = client::MakeInformer(informers, client_, clock_, jobs, logger);
   auto mark_now = [this](const client::ObjectRef& o) {
     Mark(client::Informer::KeyOf(*o), clock_.Now());
