@@ -21,23 +21,27 @@ using json = nlohmann::json;
 using boost::json::error_code;
 using boost::json::string_view;
 
+// What TreeBuilder::DropManagedFields leaves out (see ParseWithoutManagedFields), removed from
+// a tree built otherwise.
+void DropManagedFieldsOf(json& root) {
+  const auto drop = [](json& object) {
+    if (!object.is_object()) return;
+    if (auto m = object.find("metadata"); m != object.end() && m->is_object()) {
+      m->erase("managedFields");
+    }
+  };
+  if (!root.is_object()) return;
+  drop(root);
+  if (auto o = root.find("object"); o != root.end()) drop(*o);
+  if (auto items = root.find("items"); items != root.end() && items->is_array()) {
+    for (json& item : *items) drop(item);
+  }
+}
+
 // basic_parser's handler: builds the nlohmann tree as the text is read. Containers being
 // filled are on `stack_` (pointers stay valid: a container's parent does not grow while the
 // container is on the stack); keys, strings and numbers may arrive in parts and are gathered
 // in buffers first.
-// What TreeBuilder::DropManagedFields leaves out, removed from a tree built otherwise.
-void DropManagedFieldsOf(json& v) {
-  if (v.is_array()) {
-    for (json& x : v) DropManagedFieldsOf(x);
-    return;
-  }
-  if (!v.is_object()) return;
-  for (auto& [k, x] : v.items()) {
-    if (k == "metadata" && x.is_object()) x.erase("managedFields");
-    DropManagedFieldsOf(x);
-  }
-}
-
 class TreeBuilder {
  public:
   static constexpr size_t max_object_size = std::numeric_limits<size_t>::max();
@@ -46,8 +50,8 @@ class TreeBuilder {
   static constexpr size_t max_string_size = std::numeric_limits<size_t>::max();
 
   json& root() { return root_; }
-  // Every ObjectMeta's managedFields (a "managedFields" member of an object that is the value
-  // of a "metadata" member) is skipped, never built.
+  // The managedFields of the document's ObjectMetas (ParseWithoutManagedFields) are skipped,
+  // never built.
   void DropManagedFields() { drop_managed_fields_ = true; }
   // With a list, the path of every repeated key is appended to it (schema.h's path form).
   void TrackDuplicates(std::vector<std::string>* out) { duplicates_ = out; }
@@ -57,31 +61,31 @@ class TreeBuilder {
 
   bool on_object_begin(error_code&) {
     if (SkipBegin()) return true;
-    const bool meta =
-        drop_managed_fields_ && !stack_.empty() && stack_.back()->is_object() && key_ == "metadata";
+    const Frame frame = drop_managed_fields_ ? ChildFrame(/*object=*/true) : Frame::kOther;
     stack_.push_back(Insert(json::object()));
-    if (drop_managed_fields_) meta_.push_back(meta);
+    if (drop_managed_fields_) frames_.push_back(frame);
     if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_object_end(size_t, error_code&) {
     if (SkipEnd()) return true;
     stack_.pop_back();
-    if (drop_managed_fields_) meta_.pop_back();
+    if (drop_managed_fields_) frames_.pop_back();
     if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
   bool on_array_begin(error_code&) {
     if (SkipBegin()) return true;
+    const Frame frame = drop_managed_fields_ ? ChildFrame(/*object=*/false) : Frame::kOther;
     stack_.push_back(Insert(json::array()));
-    if (drop_managed_fields_) meta_.push_back(false);
+    if (drop_managed_fields_) frames_.push_back(frame);
     if (duplicates_ != nullptr) paths_.push_back(std::move(child_path_));
     return true;
   }
   bool on_array_end(size_t, error_code&) {
     if (SkipEnd()) return true;
     stack_.pop_back();
-    if (drop_managed_fields_) meta_.pop_back();
+    if (drop_managed_fields_) frames_.pop_back();
     if (duplicates_ != nullptr) paths_.pop_back();
     return true;
   }
@@ -94,7 +98,7 @@ class TreeBuilder {
     key_.append(s.data(), s.size());
     if (skipping_ >= 0) {
       key_.clear();
-    } else if (drop_managed_fields_ && meta_.back() && key_ == "managedFields") {
+    } else if (drop_managed_fields_ && frames_.back() == Frame::kMeta && key_ == "managedFields") {
       key_.clear();
       skipping_ = 0;  // the value that follows
     }
@@ -143,18 +147,18 @@ class TreeBuilder {
   // nlohmann), whatever rounding Boost's own conversion applied. Beyond a double's range
   // nlohmann refuses the text (as Go's encoding/json does); below it, it keeps strtod's 0.
   bool on_double(double d, string_view s, error_code& ec) {
-    if (SkipScalar()) return true;
     text_.append(s.data(), s.size());
     double v = d;
     const auto r = std::from_chars(text_.data(), text_.data() + text_.size(), v);
     text_.clear();
     if (r.ec == std::errc::result_out_of_range) {
       if (!std::isfinite(d)) {
-        ec = boost::json::error::exponent_overflow;
+        ec = boost::json::error::exponent_overflow;  // refused, skipped or not
         return false;
       }
       v = d;
     }
+    if (SkipScalar()) return true;
     Insert(json(static_cast<json::number_float_t>(v)));
     return true;
   }
@@ -217,8 +221,29 @@ class TreeBuilder {
     return true;
   }
 
+  // Where a container sits (when dropping): an object whose "metadata" is an ObjectMeta (the
+  // root, the root's "object", an element of the root's "items"), the root's "items", such an
+  // ObjectMeta, or anything else.
+  enum class Frame : uint8_t { kTop, kItems, kMeta, kOther };
+  // The frame of a container that begins now, as the value of key_ (or an array element).
+  Frame ChildFrame(bool object) const {
+    if (frames_.empty()) return object ? Frame::kTop : Frame::kOther;
+    const bool at_root = frames_.size() == 1;
+    switch (frames_.back()) {
+      case Frame::kTop:
+        if (object && key_ == "metadata") return Frame::kMeta;
+        if (object && at_root && key_ == "object") return Frame::kTop;
+        if (!object && at_root && key_ == "items") return Frame::kItems;
+        return Frame::kOther;
+      case Frame::kItems:
+        return object ? Frame::kTop : Frame::kOther;
+      default:
+        return Frame::kOther;
+    }
+  }
+
   bool drop_managed_fields_ = false;
-  std::vector<bool> meta_;  // per container on stack_ (when dropping): a "metadata" object
+  std::vector<Frame> frames_;  // per container on stack_ (when dropping)
   int skipping_ = -1;       // -1, or the nesting inside the dropped value (0: before it)
   json root_;
   std::vector<json*> stack_;

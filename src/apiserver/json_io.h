@@ -1,7 +1,8 @@
 // File: json_io.h
 //
 // JSON text into and out of nlohmann trees on the API server's hot paths (a create parses its
-// body once and serializes the stored object once). nlohmann's own lexer reads a byte at a time
+// body once and serializes the stored object once), and for the REST client's decoding of
+// answers and watch events (client/rest_client.cc). nlohmann's own lexer reads a byte at a time
 // through an input adapter and its serializer decodes every string byte as UTF-8 before
 // writing it; here the text is read by Boost.JSON's parser (its SAX interface,
 // boost::json::basic_parser) and strings are written by Boost.JSON's serializer, both from the
@@ -14,6 +15,7 @@
 //                ("1\0x" is 1); here, as in Go's encoding/json, it is an error ("extra
 //                data").
 //   Dump(v)   == v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).
+//   ParseWithoutManagedFields(t) == Parse(t) minus the managedFields of its ObjectMetas.
 // Nothing throws.
 #pragma once
 
@@ -39,10 +41,11 @@ StatusOr<nlohmann::json> Parse(std::string_view text);
 // ("metadata.name", "spec.containers[0].name": the strict decoder's form, schema.h) - what
 // kube-apiserver reports as `duplicate field "metadata.name"` under fieldValidation Strict.
 StatusOr<nlohmann::json> Parse(std::string_view text, std::vector<std::string>* duplicate_paths);
-// Parse without every ObjectMeta's managedFields: the "managedFields" member of any object that
-// is the value of a "metadata" member (an object's, a list item's, a watch event's object's) is
-// read past and never built. For readers that would drop them anyway (informers that strip
-// them); everything else is Parse's tree.
+// Parse without the document's ObjectMetas' managedFields: the "managedFields" member of the
+// "metadata" object of the root, of the root's "object" (a watch event's) and of each element
+// of the root's "items" (a list's) is read past and never built; a template's metadata inside
+// them, or any other "managedFields", stays. For readers that would strip them anyway (the
+// client's informers, client/informer.h); everything else, errors included, is Parse's.
 StatusOr<nlohmann::json> ParseWithoutManagedFields(std::string_view text);
 
 // What Go's encoding/json says about text that is not JSON, the error kube-apiserver's decoder

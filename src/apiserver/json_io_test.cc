@@ -187,8 +187,9 @@ const SyntaxCase kSyntaxCases[] = {
     {"\xc3", "invalid character '\xc3\x83' looking for beginning of value"},
 };
 
-// ParseWithoutManagedFields: Parse's tree minus every ObjectMeta's managedFields, whatever
-// the value's shape; a "managedFields" anywhere else, and everything around, stays.
+// ParseWithoutManagedFields: Parse's tree minus the managedFields of the document's
+// ObjectMetas (the root's, a watch event object's, a list item's), whatever the value's shape;
+// a "managedFields" anywhere else, a template's included, and everything around, stays.
 TEST(ParseTest, WithoutManagedFieldsDropsOnlyObjectMetas) {
   const std::string mf =
       R"([{"manager":"kubectl","fieldsV1":{"f:metadata":{"f:labels":{".":{},"f:a":{}}}},"n":[1,-2,3.5,true,null]}])";
@@ -212,8 +213,14 @@ TEST(ParseTest, WithoutManagedFieldsDropsOnlyObjectMetas) {
        R"({"data":{"managedFields":"kept"},"spec":{"managedFields":[1]}})"},
       {"metadata that is not an object", R"({"metadata":["managedFields"]})",
        R"({"metadata":["managedFields"]})"},
-      {"nested template", R"({"spec":{"template":{"metadata":{"managedFields":[{}],"name":"t"}}}})",
-       R"({"spec":{"template":{"metadata":{"name":"t"}}}})"},
+      {"a template's metadata",
+       R"({"spec":{"template":{"metadata":{"managedFields":[{}],"name":"t"}}}})",
+       R"({"spec":{"template":{"metadata":{"managedFields":[{}],"name":"t"}}}})"},
+      {"an event object's template",
+       R"({"type":"ADDED","object":{"metadata":{"managedFields":[]},"spec":{"jobTemplate":{"metadata":{"managedFields":[]}}}}})",
+       R"({"type":"ADDED","object":{"metadata":{},"spec":{"jobTemplate":{"metadata":{"managedFields":[]}}}}})"},
+      {"items below the root", R"({"spec":{"items":[{"metadata":{"managedFields":[]}}]}})",
+       R"({"spec":{"items":[{"metadata":{"managedFields":[]}}]}})"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -221,7 +228,12 @@ TEST(ParseTest, WithoutManagedFieldsDropsOnlyObjectMetas) {
     ASSERT_TRUE(got.ok()) << got.status().ToString();
     EXPECT_EQ(Typed(*got), Typed(json::parse(c.want)));
   }
-  EXPECT_FALSE(ParseWithoutManagedFields(R"({"metadata":{"managedFields":[1,}})").ok());
+  // Refused where Parse refuses, inside the skipped value too.
+  for (const char* bad :
+       {R"({"metadata":{"managedFields":[1,}})", R"({"metadata":{"managedFields":1e400}})"}) {
+    EXPECT_FALSE(Parse(bad).ok()) << bad;
+    EXPECT_FALSE(ParseWithoutManagedFields(bad).ok()) << bad;
+  }
 }
 
 TEST(GoSyntaxErrorTest, SaysWhatGoSays) {

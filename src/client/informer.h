@@ -133,6 +133,7 @@ struct InformerOptions {
   bool cache_metadata_only = false;
   // The consumers never read metadata.managedFields: watch events are decoded without them
   // (WatchOptions::drop_managed_fields; a driver may do the same), before `transform` runs.
+  // Lists are decoded whole; `transform` must still drop them if they must not be kept.
   bool drop_managed_fields = false;
 };
 

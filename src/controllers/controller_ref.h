@@ -57,16 +57,7 @@ PodClaimOwner ClaimOwnerOf(const client::RestClient& client, const nlohmann::jso
                            const std::string& resource, const std::string& kind,
                            const nlohmann::json& controller_ref);
 
-// kcm's ControllerRefManager.ClaimPods once the caller has its candidates: `owned` are the
-// pods whose controller is the owner, `orphans` the pods without a controller that the owner's
-// selector matches (not being deleted). An owned pod that `matches` is claimed; one that does
-// not is left out, and released unless the owner is being deleted (kcm's ClaimObject). Orphans
-// are adopted - none while the owner is being deleted - after one `can_adopt` before the first; an
-// adopted pod's controller_uid becomes the owner's. Returns the claimed pods, or - as kcm's
-// ClaimPods, after which the sync is retried - the recheck's error (nothing is adopted then) or the
-// first release or adoption error other than NotFound. Pod: a struct with name, uid and
-// controller_uid, or a shared pointer to a const one (an adopted pod is then a copy with the
-// new controller_uid; the others are handed on as they are).
+// ClaimPods' access to a pod that is a struct or a shared pointer to a const one.
 namespace claim_internal {
 template <typename P>
 const P& Facts(const P& p) {
@@ -88,6 +79,16 @@ void SetController(std::shared_ptr<const T>& p, const std::string& uid) {
 }
 }  // namespace claim_internal
 
+// kcm's ControllerRefManager.ClaimPods once the caller has its candidates: `owned` are the
+// pods whose controller is the owner, `orphans` the pods without a controller that the owner's
+// selector matches (not being deleted). An owned pod that `matches` is claimed; one that does
+// not is left out, and released unless the owner is being deleted (kcm's ClaimObject). Orphans
+// are adopted - none while the owner is being deleted - after one `can_adopt` before the first; an
+// adopted pod's controller_uid becomes the owner's. Returns the claimed pods, or - as kcm's
+// ClaimPods, after which the sync is retried - the recheck's error (nothing is adopted then) or the
+// first release or adoption error other than NotFound. Pod: a struct with name, uid and
+// controller_uid, or a shared pointer to a const one (an adopted pod is then a copy with the
+// new controller_uid; the others are handed on as they are).
 template <typename Pod, typename Matches>
 StatusOr<std::vector<Pod>> ClaimPods(const client::RestClient& client, const PodClaimOwner& owner,
                                      std::vector<Pod> owned, const Matches& matches,

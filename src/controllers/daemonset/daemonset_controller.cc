@@ -389,6 +389,15 @@ const DaemonPodShape& DaemonSetController::ShapeFor(const json& ds) {
   return it->second.second;
 }
 
+void DaemonSetController::UnindexPod(const DaemonPod& p, const std::string& key) {
+  auto& index = p.controller_uid.empty() ? orphans_ : by_controller_;
+  const std::string& by = p.controller_uid.empty() ? p.ns : p.controller_uid;
+  auto it = index.find(by);
+  if (it == index.end()) return;
+  it->second.erase(key);
+  if (it->second.empty()) index.erase(it);
+}
+
 void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
   auto made = std::make_shared<const DaemonPod>(FactsOf(*obj));
   const DaemonPod& facts = *made;
@@ -405,11 +414,7 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
         if (facts.deleting) e->second.deletes.erase(key);
       }
     }
-    if (before != nullptr) {
-      auto& set = before->controller_uid.empty() ? orphans_[before->ns]
-                                                 : by_controller_[before->controller_uid];
-      set.erase(key);
-    }
+    if (before != nullptr) UnindexPod(*before, key);
     if (facts.controller_uid.empty()) {
       orphans_[facts.ns][key] = made;
     } else {
@@ -436,9 +441,7 @@ void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
       auto e = expectations_.find(Key(facts->ns, facts->controller_name));
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
-    auto& set = facts->controller_uid.empty() ? orphans_[facts->ns]
-                                              : by_controller_[facts->controller_uid];
-    set.erase(key);
+    UnindexPod(*facts, key);
     pod_facts_.erase(it);
   }
   QueueFor(*facts);
@@ -726,27 +729,36 @@ Status DaemonSetController::SyncNodes(const json& ds, const std::string& key,
 
 void DaemonSetController::PlaceNodes(const std::string& key, const std::string& shape_key,
                                      const DaemonPodShape& shape, Plan* plan) {
+  // The nodes, by name, with their placement versions: taken under the lock, placed after it.
+  std::vector<uint64_t> versions;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    plan->nodes.reserve(node_facts_.size());
+    versions.reserve(node_facts_.size());
+    for (const auto& [name, facts] : node_facts_) {
+      plan->nodes.push_back({facts.node, {}, {}});
+      versions.push_back(facts.placement_version);
+    }
+  }
   Placements& cache = placements_[key];
   if (cache.shape_key != shape_key) {
     cache.shape_key = shape_key;
     cache.by_node.clear();
   }
-  // node_facts_ and the cache are both by name: one walk of each, the cache's entries of nodes
+  // The plan and the cache are both by name: one walk of each, the cache's entries of nodes
   // gone dropped, those of nodes whose placement inputs changed computed again.
-  std::lock_guard<std::mutex> lock(mu_);
-  plan->nodes.reserve(node_facts_.size());
   auto c = cache.by_node.begin();
-  for (const auto& [name, facts] : node_facts_) {
-    const api::Node& node = *facts.node;
+  for (size_t i = 0; i < plan->nodes.size(); ++i) {
+    Plan::NodePlan& np = plan->nodes[i];
+    const std::string& name = np.name();
     while (c != cache.by_node.end() && c->first < name) c = cache.by_node.erase(c);
     if (c == cache.by_node.end() || c->first != name) {
-      c = cache.by_node.emplace_hint(c, name,
-                                     std::pair(facts.placement_version, ShouldRun(shape, node)));
-    } else if (c->second.first != facts.placement_version) {
-      c->second = {facts.placement_version, ShouldRun(shape, node)};
+      c = cache.by_node.emplace_hint(c, name, std::pair(versions[i], ShouldRun(shape, *np.node)));
+    } else if (c->second.first != versions[i]) {
+      c->second = {versions[i], ShouldRun(shape, *np.node)};
     }
-    plan->nodes.push_back({facts.node, c->second.second, {}});
-    if (c->second.second.should_run) ++plan->desired;
+    np.placement = c->second.second;
+    if (np.placement.should_run) ++plan->desired;
     ++c;
   }
   cache.by_node.erase(c, cache.by_node.end());
@@ -789,7 +801,8 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     plan.min_ready = std::chrono::seconds(mrs.get<int64_t>());
   }
   const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
-  PlaceNodes(key, Str(Member(m, "resourceVersion")) + "/" + plan.hash, shape, &plan);
+  // The shape follows the template, its hash and generation (not status writes).
+  PlaceNodes(key, Str(Member(m, "uid")) + "/" + plan.generation + "/" + plan.hash, shape, &plan);
   StatusOr<std::vector<DaemonPodPtr>> claimed = Claim(ds);
   if (!claimed.ok()) {
     if (log_ != nullptr && claimed.status().code() != StatusCode::kAborted) {

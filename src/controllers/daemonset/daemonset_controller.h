@@ -140,6 +140,9 @@ class DaemonSetController {
 
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
+  // Removes `p` (at `key`) from by_controller_ or orphans_, and an index entry left empty.
+  // REQUIRES: mu_ held.
+  void UnindexPod(const DaemonPod& p, const std::string& key);
   void OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void QueueFor(const DaemonPod& p);
   void QueueAll();
