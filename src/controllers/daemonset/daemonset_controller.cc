@@ -299,13 +299,8 @@ StatusOr<DaemonSetController::Revisions> DaemonSetController::ConstructHistory(
 }
 
 std::vector<DaemonPodPtr> DaemonSetController::PodsControlledBy(const std::string& uid) {
-  std::vector<DaemonPodPtr> out;
   std::lock_guard<std::mutex> lock(mu_);
-  if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-    out.reserve(it->second.size());
-    for (const auto& [k, p] : it->second) out.push_back(p);
-  }
-  return out;
+  return pods_index_.Controlled(uid);
 }
 
 // kcm's cleanupHistory: old revisions beyond spec.revisionHistoryLimit go, oldest first, but
@@ -389,15 +384,6 @@ const DaemonPodShape& DaemonSetController::ShapeFor(const json& ds) {
   return it->second.second;
 }
 
-void DaemonSetController::UnindexPod(const DaemonPod& p, const std::string& key) {
-  auto& index = p.controller_uid.empty() ? orphans_ : by_controller_;
-  const std::string& by = p.controller_uid.empty() ? p.ns : p.controller_uid;
-  auto it = index.find(by);
-  if (it == index.end()) return;
-  it->second.erase(key);
-  if (it->second.empty()) index.erase(it);
-}
-
 void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
   auto made = std::make_shared<const DaemonPod>(FactsOf(*obj));
   const DaemonPod& facts = *made;
@@ -405,7 +391,7 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
   const std::string key = Key(facts.ns, facts.name);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = pod_facts_.find(key); it != pod_facts_.end()) before = it->second;
+    before = pods_index_.Find(key);
     const bool seen_before = before != nullptr && old_obj != nullptr;
     if (facts.controller_kind == "DaemonSet") {
       auto e = expectations_.find(Key(facts.ns, facts.controller_name));
@@ -414,13 +400,7 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
         if (facts.deleting) e->second.deletes.erase(key);
       }
     }
-    if (before != nullptr) UnindexPod(*before, key);
-    if (facts.controller_uid.empty()) {
-      orphans_[facts.ns][key] = made;
-    } else {
-      by_controller_[facts.controller_uid][key] = made;
-    }
-    pod_facts_[key] = made;
+    pods_index_.Put(key, made);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -434,15 +414,13 @@ void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
   DaemonPodPtr facts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = pod_facts_.find(key);
-    if (it == pod_facts_.end()) return;
-    facts = it->second;
+    facts = pods_index_.Find(key);
+    if (facts == nullptr) return;
     if (facts->controller_kind == "DaemonSet") {
       auto e = expectations_.find(Key(facts->ns, facts->controller_name));
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
-    UnindexPod(*facts, key);
-    pod_facts_.erase(it);
+    pods_index_.Remove(key);
   }
   QueueFor(*facts);
 }
@@ -481,15 +459,10 @@ StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds) {
   std::vector<DaemonPodPtr> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-      owned.reserve(it->second.size());
-      for (const auto& [k, p] : it->second) owned.push_back(p);
-    }
-    if (auto it = orphans_.find(ns);
-        it != orphans_.end() && !deleting && sel.has_value() && !sel->Empty()) {
-      for (const auto& [k, p] : it->second) {
-        if (!p->deleting && sel->Matches(p->labels)) orphans.push_back(p);
-      }
+    owned = pods_index_.Controlled(uid);
+    if (!deleting && sel.has_value() && !sel->Empty()) {
+      orphans = pods_index_.Orphans(
+          ns, [&sel](const DaemonPod& p) { return !p.deleting && sel->Matches(p.labels); });
     }
   }
   const json ref = ControllerRef(ds);

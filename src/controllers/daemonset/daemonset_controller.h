@@ -73,6 +73,7 @@
 #include "common/timer_service.h"
 #include "controllers/daemonset/daemon_pods.h"
 #include "controllers/history/controller_history.h"
+#include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -140,9 +141,6 @@ class DaemonSetController {
 
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
-  // Removes `p` (at `key`) from by_controller_ or orphans_, and an index entry left empty.
-  // REQUIRES: mu_ held.
-  void UnindexPod(const DaemonPod& p, const std::string& key);
   void OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void QueueFor(const DaemonPod& p);
   void QueueAll();
@@ -192,11 +190,7 @@ class DaemonSetController {
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
-  // "ns/name" -> facts (node_name: target node), and the same facts by controller uid and
-  // (orphans) by namespace.
-  std::map<std::string, DaemonPodPtr> pod_facts_;
-  std::map<std::string, std::map<std::string, DaemonPodPtr>> by_controller_;
-  std::map<std::string, std::map<std::string, DaemonPodPtr>> orphans_;
+  PodIndex<DaemonPod> pods_index_;  // node_name: the pod's target node
   // name -> the node, and a number that changes only when what placement reads of it (labels,
   // taints, unschedulable) changed.
   struct NodeFacts {

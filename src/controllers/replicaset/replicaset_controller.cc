@@ -154,33 +154,6 @@ bool ReplicaSetController::HasSynced() const {
   return pods_->HasSynced() && replicasets_->HasSynced();
 }
 
-void ReplicaSetController::IndexPod(PodFactsPtr facts) {
-  const std::string key = Key(facts->ns, facts->name);
-  UnindexPod(key);
-  if (facts->controller_uid.empty()) {
-    orphans_[facts->ns].emplace(key, facts);
-  } else {
-    by_controller_[facts->controller_uid].emplace(key, facts);
-  }
-  pod_facts_.emplace(key, std::move(facts));
-}
-
-void ReplicaSetController::UnindexPod(const std::string& key) {
-  auto it = pod_facts_.find(key);
-  if (it == pod_facts_.end()) return;
-  const PodFacts& f = *it->second;
-  auto& set = f.controller_uid.empty() ? orphans_[f.ns] : by_controller_[f.controller_uid];
-  set.erase(key);
-  if (set.empty()) {
-    if (f.controller_uid.empty()) {
-      orphans_.erase(f.ns);
-    } else {
-      by_controller_.erase(f.controller_uid);
-    }
-  }
-  pod_facts_.erase(it);
-}
-
 void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
   auto made = std::make_shared<const PodFacts>(FactsOf(*obj));
   const PodFacts& facts = *made;
@@ -188,7 +161,7 @@ void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client:
   const std::string key = Key(facts.ns, facts.name);
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = pod_facts_.find(key); it != pod_facts_.end()) before = it->second;
+    before = pods_index_.Find(key);
     const bool seen_before = before != nullptr && old_obj != nullptr;
     if (!facts.controller_kind.empty() && facts.controller_kind == "ReplicaSet") {
       const std::string rs_key = Key(facts.ns, facts.controller_name);
@@ -198,7 +171,7 @@ void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client:
         if (facts.deleting) e->second.deletes.erase(key);           // deletionObserved
       }
     }
-    IndexPod(made);
+    pods_index_.Put(key, made);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -212,14 +185,13 @@ void ReplicaSetController::OnPodDeleted(const client::ObjectRef& obj) {
   PodFactsPtr facts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = pod_facts_.find(key);
-    if (it == pod_facts_.end()) return;
-    facts = it->second;
+    facts = pods_index_.Find(key);
+    if (facts == nullptr) return;
     if (facts->controller_kind == "ReplicaSet") {
       auto e = expectations_.find(Key(facts->ns, facts->controller_name));
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
-    UnindexPod(key);
+    pods_index_.Remove(key);
   }
   QueueFor(*facts);
 }
@@ -258,15 +230,10 @@ StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs) {
   std::vector<PodFactsPtr> owned, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = by_controller_.find(uid); it != by_controller_.end()) {
-      owned.reserve(it->second.size());
-      for (const auto& [k, p] : it->second) owned.push_back(p);
-    }
-    if (auto it = orphans_.find(ns); it != orphans_.end() && !deleting && sel.has_value() &&
-                                     !sel->Empty()) {
-      for (const auto& [k, p] : it->second) {
-        if (!p->deleting && sel->Matches(p->labels)) orphans.push_back(p);
-      }
+    owned = pods_index_.Controlled(uid);
+    if (!deleting && sel.has_value() && !sel->Empty()) {
+      orphans = pods_index_.Orphans(
+          ns, [&sel](const PodFacts& p) { return !p.deleting && sel->Matches(p.labels); });
     }
   }
   const json ref = ControllerRef(rs);
@@ -343,11 +310,9 @@ Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
     }
     std::lock_guard<std::mutex> lock(mu_);
     for (const std::string& uid : related_uids) {
-      auto it = by_controller_.find(uid);
-      if (it == by_controller_.end()) continue;
-      for (const auto& [k, p] : it->second) {
+      pods_index_.ForEachControlled(uid, [&per_node](const PodFactsPtr& p) {
         if (p->Active() && !p->node_name.empty()) ++per_node[p->node_name];
-      }
+      });
     }
   }
   std::vector<RankedPod> ranked;

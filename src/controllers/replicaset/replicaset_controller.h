@@ -52,6 +52,7 @@
 #include "common/log.h"
 #include "common/speed.h"
 #include "common/timer_service.h"
+#include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
@@ -99,8 +100,6 @@ class ReplicaSetController {
 
   void OnPod(const client::ObjectRef& old_obj, const client::ObjectRef& obj);
   void OnPodDeleted(const client::ObjectRef& obj);
-  void IndexPod(PodFactsPtr facts);
-  void UnindexPod(const std::string& key);
   // Queues the ReplicaSet controlling `p`, or for an orphan every one of its namespace whose
   // selector matches it.
   void QueueFor(const PodFacts& p);
@@ -128,10 +127,7 @@ class ReplicaSetController {
   std::unique_ptr<WorkQueue> queue_;
 
   mutable std::mutex mu_;
-  // "ns/name" -> facts, and the same facts by controller uid and (orphans) by namespace.
-  std::map<std::string, PodFactsPtr> pod_facts_;
-  std::map<std::string, std::map<std::string, PodFactsPtr>> by_controller_;
-  std::map<std::string, std::map<std::string, PodFactsPtr>> orphans_;
+  PodIndex<PodFacts> pods_index_;
   std::map<std::string, Expectations> expectations_;  // ReplicaSet key -> expectations
 };
 
