@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -48,7 +49,10 @@ class DeploymentControllerTest : public ::testing::Test {
     deployments_.Start();
     kubelet_thread_ = std::thread([this] {
       while (!stop_) {
-        if (kubelet_) MakePodsReady();
+        {
+          std::lock_guard<std::mutex> lock(kubelet_mu_);  // SetKubelet waits for a pass
+          if (kubelet_) MakePodsReady();
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     });
@@ -123,13 +127,20 @@ class DeploymentControllerTest : public ::testing::Test {
   Recorder recorder_;
   replicaset::ReplicaSetController replicasets_;
   DeploymentController deployments_;
-  std::atomic<bool> kubelet_{true};
+  // Turns the "kubelet" on or off; once it returns, no pass of it is under way.
+  void SetKubelet(bool on) {
+    std::lock_guard<std::mutex> lock(kubelet_mu_);
+    kubelet_ = on;
+  }
+
+  std::mutex kubelet_mu_;
+  bool kubelet_ = true;  // guarded by kubelet_mu_
   std::atomic<bool> stop_{false};
   std::thread kubelet_thread_;
 };
 
 TEST_F(DeploymentControllerTest, CreatesAReplicaSetAndReportsAvailability) {
-  kubelet_ = false;
+  SetKubelet(false);
   ASSERT_TRUE(client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(3, "nginx")).ok());
   ASSERT_TRUE(Eventually([&] { return ReplicaSets().size() == 1; }));
   json rs = ReplicaSets()[0];
@@ -148,7 +159,7 @@ TEST_F(DeploymentControllerTest, CreatesAReplicaSetAndReportsAvailability) {
   EXPECT_EQ(d["status"]["unavailableReplicas"], 3);
   EXPECT_EQ(Condition(d, "Available"), "False/MinimumReplicasUnavailable");
   EXPECT_EQ(Condition(d, "Progressing"), "True/ReplicaSetUpdated");
-  kubelet_ = true;
+  SetKubelet(true);
   ASSERT_TRUE(Eventually([&] { return Condition(Get(), "Progressing") == "True/NewReplicaSetAvailable"; }));
   d = Get();
   EXPECT_EQ(Condition(d, "Available"), "True/MinimumReplicasAvailable");

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -64,7 +65,10 @@ class StatefulSetControllerTest : public ::testing::Test {
     controller_.Start();
     kubelet_thread_ = std::thread([this] {
       while (!stop_) {
-        if (kubelet_) MakePodsReady();
+        {
+          std::lock_guard<std::mutex> lock(kubelet_mu_);  // SetKubelet waits for a pass
+          if (kubelet_) MakePodsReady();
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
     });
@@ -169,13 +173,20 @@ class StatefulSetControllerTest : public ::testing::Test {
   client::RestClient client_;
   Recorder recorder_;
   StatefulSetController controller_;
-  std::atomic<bool> kubelet_{true};
+  // Turns the "kubelet" on or off; once it returns, no pass of it is under way.
+  void SetKubelet(bool on) {
+    std::lock_guard<std::mutex> lock(kubelet_mu_);
+    kubelet_ = on;
+  }
+
+  std::mutex kubelet_mu_;
+  bool kubelet_ = true;  // guarded by kubelet_mu_
   std::atomic<bool> stop_{false};
   std::thread kubelet_thread_;
 };
 
 TEST_F(StatefulSetControllerTest, OrderedReadyMakesOnePodAtATimeWithItsIdentity) {
-  kubelet_ = false;
+  SetKubelet(false);
   Create(Set(3, "nginx"));
   ASSERT_TRUE(Eventually([&] { return PodNames().size() == 1; }));
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -200,7 +211,7 @@ TEST_F(StatefulSetControllerTest, OrderedReadyMakesOnePodAtATimeWithItsIdentity)
   EXPECT_EQ(set["status"]["collisionCount"], 0);
   EXPECT_EQ(set["status"]["observedGeneration"], 1);
 
-  kubelet_ = true;
+  SetKubelet(true);
   ASSERT_TRUE(Eventually([&] { return Settled(3); }));
   const json st = Get()["status"];
   EXPECT_EQ(st["currentReplicas"], 3);
@@ -225,7 +236,7 @@ TEST_F(StatefulSetControllerTest, OrderedReadyScalesDownFromTheHighestOrdinal) {
 TEST_F(StatefulSetControllerTest, OrderedReadyScaleDownWaitsForUnhealthyPods) {
   Create(Set(3, "nginx"));
   ASSERT_TRUE(Eventually([&] { return Settled(3); }));
-  kubelet_ = false;
+  SetKubelet(false);
   SetPhase("web-0", "Running", false);  // web-0 not Ready: no condemned pod may go
   ASSERT_TRUE(Eventually([&] { return Get()["status"].value("readyReplicas", 0) == 2; }));
   PatchSpec({{"replicas", 1}});
@@ -237,14 +248,14 @@ TEST_F(StatefulSetControllerTest, OrderedReadyScaleDownWaitsForUnhealthyPods) {
 }
 
 TEST_F(StatefulSetControllerTest, ParallelMakesAndDeletesAllAtOnce) {
-  kubelet_ = false;
+  SetKubelet(false);
   Create(Set(4, "nginx", {{"podManagementPolicy", "Parallel"}}));
   ASSERT_TRUE(Eventually([&] { return PodNames().size() == 4; }));
   EXPECT_EQ(PodNames(), (std::vector<std::string>{"web-0", "web-1", "web-2", "web-3"}));
   EXPECT_EQ(Get()["status"].value("readyReplicas", 0), 0);
   PatchSpec({{"replicas", 1}});  // no pod is Ready; Parallel deletes anyway
   ASSERT_TRUE(Eventually([&] { return PodNames().size() == 1; }));
-  kubelet_ = true;
+  SetKubelet(true);
   ASSERT_TRUE(Eventually([&] { return Settled(1); }));
 }
 
