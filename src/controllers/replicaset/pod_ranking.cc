@@ -43,9 +43,15 @@ bool Less(const RankedPod& a, const RankedPod& b, TimePoint now) {
 }  // namespace
 
 bool PodFacts::Available(Duration min_ready, TimePoint now) const {
-  if (!ready) return false;
-  if (min_ready <= Duration::zero()) return true;
-  return ready_since.has_value() && *ready_since + min_ready <= now;
+  const std::optional<TimePoint> at = AvailableAt(min_ready);
+  return at.has_value() && *at <= now;
+}
+
+std::optional<TimePoint> PodFacts::AvailableAt(Duration min_ready) const {
+  if (!ready) return std::nullopt;
+  if (min_ready <= Duration::zero()) return TimePoint::min();
+  if (!ready_since.has_value()) return std::nullopt;
+  return *ready_since + min_ready;
 }
 
 void SortForDeletion(std::vector<RankedPod>& pods, TimePoint now) {

@@ -54,6 +54,10 @@ struct PodFacts {
   bool Active() const { return phase != "Succeeded" && phase != "Failed" && !deleting; }
   // Ready for at least `min_ready` at `now` (podutil.IsPodAvailable).
   bool Available(Duration min_ready, TimePoint now) const;
+  // From when it is available as it stands: TimePoint::min() when ready and `min_ready` is
+  // zero, ready_since + min_ready when ready, nullopt when not ready (or ready with no
+  // lastTransitionTime under a minReadySeconds).
+  std::optional<TimePoint> AvailableAt(Duration min_ready) const;
 };
 
 // Facts are immutable once made: the controllers index and hand them round by pointer, so a

@@ -172,6 +172,8 @@ void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client:
       }
     }
     pods_index_.Put(key, made);
+    if (before != nullptr) ChangedLocked(before->controller_uid, key);
+    ChangedLocked(facts.controller_uid, key);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -192,6 +194,7 @@ void ReplicaSetController::OnPodDeleted(const client::ObjectRef& obj) {
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
     pods_index_.Remove(key);
+    ChangedLocked(facts->controller_uid, key);
   }
   QueueFor(*facts);
 }
@@ -222,25 +225,53 @@ bool ReplicaSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs) {
+void ReplicaSetController::ChangedLocked(const std::string& uid, const std::string& key) {
+  if (uid.empty()) return;
+  if (auto it = tallies_.find(uid); it != tallies_.end()) it->second.changed.insert(key);
+}
+
+Tally& ReplicaSetController::TallyLocked(const std::string& key, const Tally::Params& params) {
+  if (auto k = tally_uids_.find(key); k != tally_uids_.end() && k->second != params.uid) {
+    tallies_.erase(k->second);  // a ReplicaSet of the same name before this one
+  }
+  tally_uids_[key] = params.uid;
+  auto it = tallies_.find(params.uid);
+  if (it == tallies_.end() || !(it->second.tally.params() == params)) {
+    Tracked fresh{Tally(params), {}};
+    pods_index_.ForEachControlled(
+        params.uid, [&fresh](const PodFactsPtr& p) { fresh.tally.Set(Key(p->ns, p->name), p); });
+    return tallies_.insert_or_assign(params.uid, std::move(fresh)).first->second.tally;
+  }
+  Tracked& t = it->second;
+  for (const std::string& pod_key : t.changed) {
+    PodFactsPtr p = pods_index_.Find(pod_key);
+    t.tally.Set(pod_key, p != nullptr && p->controller_uid == params.uid ? std::move(p) : nullptr);
+  }
+  t.changed.clear();
+  return t.tally;
+}
+
+StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs,
+                                                               const std::string& key,
+                                                               const Tally::Params& params) {
   const json& m = Meta(rs);
-  const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
-  std::optional<api::LabelSelector> sel = SelectorOf(rs);
+  const std::string ns = Str(Member(m, "namespace"));
+  const std::optional<api::LabelSelector>& sel = params.selector;
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
-  std::vector<PodFactsPtr> owned, orphans;
+  std::vector<PodFactsPtr> unmatched, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    owned = pods_index_.Controlled(uid);
+    unmatched = TallyLocked(key, params).Unmatched();
     if (!deleting && sel.has_value() && !sel->Empty()) {
       orphans = pods_index_.Orphans(
           ns, [&sel](const PodFacts& p) { return !p.deleting && sel->Matches(p.labels); });
     }
   }
   const json ref = ControllerRef(rs);
+  // The owned pods the selector matches are the tally's; those it does not are released.
   return ClaimPods(
-      client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(owned),
-      [&](const PodFactsPtr& p) { return sel.has_value() && sel->Matches(p->labels); },
-      std::move(orphans));
+      client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(unmatched),
+      [](const PodFactsPtr&) { return false; }, std::move(orphans));
 }
 
 void ReplicaSetController::Event(const json& rs, std::string_view type, std::string_view reason,
@@ -349,12 +380,21 @@ Status ReplicaSetController::DeletePods(const json& rs, const std::string& key,
   return failure;
 }
 
-Status ReplicaSetController::Manage(const json& rs, const std::string& key,
-                                    const std::vector<PodFactsPtr>& active, int32_t replicas) {
-  const int diff = static_cast<int>(active.size()) - replicas;
+Status ReplicaSetController::Manage(const json& rs, const std::string& key, const std::string& uid,
+                                    int32_t active, const std::vector<PodFactsPtr>& adopted,
+                                    int32_t replicas) {
+  const int diff = active - replicas;
   if (diff < 0) return CreatePods(rs, key, std::min(-diff, options_.burst_replicas));
-  if (diff > 0) return DeletePods(rs, key, active, std::min(diff, options_.burst_replicas));
-  return Status();
+  if (diff == 0) return Status();
+  std::vector<PodFactsPtr> pods;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    pods = tallies_.at(uid).tally.Active();
+  }
+  for (const PodFactsPtr& p : adopted) {
+    if (p->Active()) pods.push_back(p);
+  }
+  return DeletePods(rs, key, pods, std::min(diff, options_.burst_replicas));
 }
 
 std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
@@ -362,62 +402,63 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   if (rs == nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
     expectations_.erase(key);
+    if (auto k = tally_uids_.find(key); k != tally_uids_.end()) {
+      tallies_.erase(k->second);
+      tally_uids_.erase(k);
+    }
     return std::nullopt;
   }
   const json& m = Meta(*rs);
   const std::string ns = Str(Member(m, "namespace")), name = Str(Member(m, "name"));
+  const json& spec = Member(*rs, "spec");
+  Tally::Params params;
+  params.uid = Str(Member(m, "uid"));
+  params.selector = SelectorOf(*rs);
+  params.template_labels = LabelsOf(Member(Meta(Member(spec, "template")), "labels"));
+  params.min_ready = std::chrono::seconds(Member(spec, "minReadySeconds").is_number_integer()
+                                              ? spec["minReadySeconds"].get<int64_t>()
+                                              : 0);
   const bool needs_sync = Satisfied(key);
-  StatusOr<std::vector<PodFactsPtr>> owned = Claim(*rs);
-  if (!owned.ok()) {
-    if (log_ != nullptr && owned.status().code() != StatusCode::kAborted) {
+  StatusOr<std::vector<PodFactsPtr>> adopted = Claim(*rs, key, params);
+  if (!adopted.ok()) {
+    if (log_ != nullptr && adopted.status().code() != StatusCode::kAborted) {
       log_->Warning("Failed to claim pods of ReplicaSet",
-                    {{"replicaSet", key}, {"err", owned.status().ToString()}});
+                    {{"replicaSet", key}, {"err", adopted.status().ToString()}});
     }
     return clock_.Now() + options_.retry_after;
   }
-  std::vector<PodFactsPtr> active;
-  active.reserve(owned->size());
-  for (PodFactsPtr& p : *owned) {
-    if (p->Active()) active.push_back(std::move(p));
+  int32_t active = 0;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    active = tallies_.at(params.uid).tally.replicas();
+  }
+  for (const PodFactsPtr& p : *adopted) {
+    if (p->Active()) ++active;
   }
   const int32_t replicas = Replicas(*rs);
   Status manage;
   bool managed = false;
   if (needs_sync && Member(m, "deletionTimestamp").is_null()) {
-    manage = Manage(*rs, key, active, replicas);
+    manage = Manage(*rs, key, params.uid, active, *adopted, replicas);
     managed = true;
   }
 
-  // calculateStatus.
+  // calculateStatus: the tally's counts and the adopted pods'.
   const TimePoint now = clock_.Now();
-  const json& spec = Member(*rs, "spec");
-  const Duration min_ready = std::chrono::seconds(
-      Member(spec, "minReadySeconds").is_number_integer() ? spec["minReadySeconds"].get<int64_t>() : 0);
-  const api::Labels template_labels = LabelsOf(Member(Meta(Member(spec, "template")), "labels"));
-  int32_t fully_labeled = 0, ready = 0, available = 0;
-  std::optional<TimePoint> recheck;
-  for (const PodFactsPtr& pp : active) {
-    const PodFacts& p = *pp;
-    bool all = true;
-    for (const auto& [k, v] : template_labels) {
-      auto it = p.labels.find(k);
-      if (it == p.labels.end() || it->second != v) all = false;
-    }
-    if (all) ++fully_labeled;
-    if (p.ready) ++ready;
-    if (p.Available(min_ready, now)) {
-      ++available;
-    } else if (p.ready && p.ready_since.has_value()) {
-      const TimePoint at = *p.ready_since + min_ready;
-      recheck = recheck.has_value() ? std::min(*recheck, at) : at;
-    }
+  Tally::Counts counts;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    Tally& tally = tallies_.at(params.uid).tally;
+    counts = tally.CountsAt(now);
+    for (const PodFactsPtr& p : *adopted) counts.Add(tally.CountsOf(*p, now));
   }
+  const std::optional<TimePoint> recheck = counts.recheck;
   const json& old_status = Member(*rs, "status");
   json status = json::object();
-  status["replicas"] = static_cast<int32_t>(active.size());
-  if (fully_labeled > 0) status["fullyLabeledReplicas"] = fully_labeled;
-  if (ready > 0) status["readyReplicas"] = ready;
-  if (available > 0) status["availableReplicas"] = available;
+  status["replicas"] = counts.replicas;
+  if (counts.fully_labeled > 0) status["fullyLabeledReplicas"] = counts.fully_labeled;
+  if (counts.ready > 0) status["readyReplicas"] = counts.ready;
+  if (counts.available > 0) status["availableReplicas"] = counts.available;
   if (const json& g = Member(m, "generation"); g.is_number_integer()) status["observedGeneration"] = g;
   json conditions = json::array();
   for (const json& c : Member(old_status, "conditions")) {
@@ -429,7 +470,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
     }
   }
   if (managed && !manage.ok() && conditions.empty()) {
-    const bool create = static_cast<int>(active.size()) < replicas;
+    const bool create = active < replicas;
     conditions.push_back(Condition(create ? "FailedCreate" : "FailedDelete", std::string(manage.message()), now));
   }
   if (!conditions.empty()) status["conditions"] = conditions;

@@ -25,8 +25,11 @@
 //
 // An actor: it reads through informers (replicasets, pods) and writes through the API (pods,
 // replicasets/NAME/status, pod ownerReferences, events), over whatever transport its
-// RestClient has. Pods are indexed by their controller's uid and orphans by namespace, so a
-// sync touches only its own pods. One worker (controllers/work_queue.h).
+// RestClient has. Pods are indexed by their controller's uid and orphans by namespace, and
+// each ReplicaSet's counts are a Tally (tally.h) that a sync brings up to date with the pods
+// changed since the last one, so a sync costs what changed and its namespace's orphans, not
+// a pass over its pods (but for a scale-down, which ranks them all). One worker
+// (controllers/work_queue.h).
 //
 // Threads: without an executor, as kcm: Start() starts the informers and the queue's worker
 // thread. With one (`tidepool simulate`), the controller creates no thread: syncs run as
@@ -54,6 +57,7 @@
 #include "common/timer_service.h"
 #include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
+#include "controllers/replicaset/tally.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::replicaset {
@@ -104,14 +108,24 @@ class ReplicaSetController {
   // selector matches it.
   void QueueFor(const PodFacts& p);
   std::optional<TimePoint> Sync(const std::string& key);
-  // Creates or deletes pods; returns the failure to report in the ReplicaFailure condition.
-  Status Manage(const nlohmann::json& rs, const std::string& key,
-                const std::vector<PodFactsPtr>& active, int32_t replicas);
+  // Creates or deletes pods, `active` of them counted now (`adopted` among them, beside the
+  // tally of `uid`); returns the failure to report in the ReplicaFailure condition.
+  Status Manage(const nlohmann::json& rs, const std::string& key, const std::string& uid,
+                int32_t active, const std::vector<PodFactsPtr>& adopted, int32_t replicas);
   Status CreatePods(const nlohmann::json& rs, const std::string& key, int count);
   Status DeletePods(const nlohmann::json& rs, const std::string& key,
                     const std::vector<PodFactsPtr>& active, int count);
-  // Owned pods after adoption and release (kcm's ClaimPods).
-  StatusOr<std::vector<PodFactsPtr>> Claim(const nlohmann::json& rs);
+  // kcm's ClaimPods: brings the tally of `params.uid` up to date, releases the pods it no
+  // longer matches and adopts matching orphans; returns the adopted pods (which the tally
+  // counts once their change is seen).
+  StatusOr<std::vector<PodFactsPtr>> Claim(const nlohmann::json& rs, const std::string& key,
+                                           const Tally::Params& params);
+  // The tally of the ReplicaSet `key` with `params`, up to date with the changed pods (made
+  // afresh from the index when there is none or its params differ). REQUIRES: mu_ held.
+  Tally& TallyLocked(const std::string& key, const Tally::Params& params);
+  // Notes that the pod at `key` changed, for the tally of controller `uid` if there is one.
+  // REQUIRES: mu_ held.
+  void ChangedLocked(const std::string& uid, const std::string& key);
   bool Satisfied(const std::string& key);
   void Event(const nlohmann::json& rs, std::string_view type, std::string_view reason,
              std::string message);
@@ -129,6 +143,12 @@ class ReplicaSetController {
   mutable std::mutex mu_;
   PodIndex<PodFacts> pods_index_;
   std::map<std::string, Expectations> expectations_;  // ReplicaSet key -> expectations
+  struct Tracked {
+    Tally tally;
+    std::set<std::string> changed;  // keys of its pods changed since its last sync
+  };
+  std::map<std::string, Tracked> tallies_;         // ReplicaSet uid -> its tally
+  std::map<std::string, std::string> tally_uids_;  // ReplicaSet key -> uid of its tally
 };
 
 }  // namespace tidepool::controllers::replicaset
