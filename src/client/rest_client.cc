@@ -257,29 +257,42 @@ RestResult RestClient::ListResult(const std::string& path, const ListOptions& op
   return Do(r);
 }
 
-RestResult RestClient::CreateResult(const std::string& collection_path, const json& object) const {
+namespace {
+
+RestRequest WriteRequest(std::string method, const std::string& path, const json& body) {
   RestRequest r;
-  r.method = "POST";
-  r.path = collection_path;
-  r.body = object;
-  return Do(r);
+  r.method = std::move(method);
+  r.path = path;
+  r.body = body;
+  return r;
+}
+
+}  // namespace
+
+RestResult RestClient::CreateResult(const std::string& collection_path, const json& object) const {
+  return Do(WriteRequest("POST", collection_path, object));
+}
+
+Status RestClient::CreateUnread(const std::string& collection_path, const json& object) const {
+  RestRequest r = WriteRequest("POST", collection_path, object);
+  r.decode_body = false;
+  return Do(r).status;
 }
 
 RestResult RestClient::UpdateResult(const std::string& path, const json& object) const {
-  RestRequest r;
-  r.method = "PUT";
-  r.path = path;
-  r.body = object;
-  return Do(r);
+  return Do(WriteRequest("PUT", path, object));
+}
+
+Status RestClient::UpdateUnread(const std::string& path, const json& object) const {
+  RestRequest r = WriteRequest("PUT", path, object);
+  r.decode_body = false;
+  return Do(r).status;
 }
 
 namespace {
 
 RestRequest PatchRequest(const std::string& path, PatchType type, const json& patch) {
-  RestRequest r;
-  r.method = "PATCH";
-  r.path = path;
-  r.body = patch;
+  RestRequest r = WriteRequest("PATCH", path, patch);
   r.content_type = std::string(PatchContentType(type));
   return r;
 }

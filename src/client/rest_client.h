@@ -166,8 +166,10 @@ class RestClient {
   RestResult CreateResult(const std::string& collection_path, const nlohmann::json& object) const;
   RestResult UpdateResult(const std::string& path, const nlohmann::json& object) const;
   RestResult PatchResult(const std::string& path, PatchType type, const nlohmann::json& patch) const;
-  // A PATCH whose answer the caller never reads: a 2xx body is not decoded (RestRequest's
+  // Writes whose answer the caller never reads: a 2xx body is not decoded (RestRequest's
   // decode_body), so only its status comes back (a status write that keeps nothing).
+  Status CreateUnread(const std::string& collection_path, const nlohmann::json& object) const;
+  Status UpdateUnread(const std::string& path, const nlohmann::json& object) const;
   Status PatchUnread(const std::string& path, PatchType type, const nlohmann::json& patch) const;
   RestResult DeleteResult(const std::string& path, const nlohmann::json& delete_options = nullptr) const;
 

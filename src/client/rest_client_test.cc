@@ -121,6 +121,18 @@ TEST_F(RestClientTest, CrudAndErrors) {
                                          PatchType::kMerge, json{{"data", {{"u", "1"}}}});
   EXPECT_EQ(gone.code(), StatusCode::kNotFound);
   EXPECT_EQ(gone.message(), "configmaps \"none\" not found");
+  // The same for a create and an update.
+  ASSERT_TRUE(client.CreateUnread(coll, ConfigMap("cm2", "c")).ok());
+  EXPECT_EQ((*client.Get(ResourcePath("", "v1", "configmaps", "default", "cm2")))["data"]["k"],
+            "c");
+  EXPECT_EQ(client.CreateUnread(coll, ConfigMap("cm2", "c")).code(), StatusCode::kAlreadyExists);
+  json current = *client.Get(path);
+  current["data"]["p"] = "2";
+  ASSERT_TRUE(client.UpdateUnread(path, current).ok());
+  EXPECT_EQ((*client.Get(path))["data"]["p"], "2");
+  EXPECT_EQ(client.UpdateUnread(path, current).code(),
+            StatusCode::kAborted);  // stale resourceVersion
+  ASSERT_TRUE(client.Delete(ResourcePath("", "v1", "configmaps", "default", "cm2")).ok());
 
   // List.
   auto list = client.List(coll);

@@ -13,7 +13,7 @@ namespace {
 Status PatchOwners(const client::RestClient& client, const std::string& path,
                    const std::string& uid, json refs) {
   json patch = {{"metadata", {{"ownerReferences", std::move(refs)}, {"uid", uid}}}};
-  return client.Patch(path, client::PatchType::kMerge, patch).status();
+  return client.PatchUnread(path, client::PatchType::kMerge, patch);
 }
 
 }  // namespace

@@ -134,7 +134,7 @@ Status ApiNodeSink::TryUpsert(const api::Node& node, const json& reported) {
     json obj = reported;
     obj["metadata"].erase("creationTimestamp");  // the API server's to set
     obj["metadata"].erase("uid");
-    return kube_.Create(client::ResourcePath("", "v1", "nodes"), obj).status();
+    return kube_.CreateUnread(client::ResourcePath("", "v1", "nodes"), obj);
   }
   if (!current.ok()) return current.status();
   TIDEPOOL_ASSIGN_OR_RETURN(api::Node stored, api::codec::NodeFromJson(*current));
@@ -166,7 +166,7 @@ Status ApiNodeSink::TryUpsert(const api::Node& node, const json& reported) {
   }
   if (next.value("status", json::object()) == status) return OkStatus();
   next["status"] = status;
-  return kube_.Update(NodePath(name, "status"), next).status();
+  return kube_.UpdateUnread(NodePath(name, "status"), next);
 }
 
 Status ApiNodeSink::RemoveNode(const std::string& name) {

@@ -234,7 +234,7 @@ StatusOr<json> DaemonSetController::Snapshot(const json& ds, int64_t revision) {
                         "\" while processing; will retry until it is updated");
   }
   (*current)["status"]["collisionCount"] = count.is_number_integer() ? count.get<int64_t>() + 1 : 1;
-  TIDEPOOL_RETURN_IF_ERROR(client_.Update(ds_path + "/status", *current).status());
+  TIDEPOOL_RETURN_IF_ERROR(client_.UpdateUnread(ds_path + "/status", *current));
   return created.status();
 }
 
@@ -855,8 +855,8 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   if (status != old_status) {
     json next = ds;
     next["status"] = status;
-    Status s = client_.Update(client::ResourcePath("apps", "v1", "daemonsets", ns, name, "status"), next)
-                   .status();
+    Status s = client_.UpdateUnread(
+        client::ResourcePath("apps", "v1", "daemonsets", ns, name, "status"), next);
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       if (log_ != nullptr && s.code() != StatusCode::kAborted) {
         log_->Warning("Failed to update DaemonSet status", {{"daemonSet", key}, {"err", s.ToString()}});

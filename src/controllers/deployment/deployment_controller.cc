@@ -584,7 +584,7 @@ std::optional<TimePoint> DeploymentController::Sync::WriteStatus(bool rollout) {
   if (st == StatusOf(d_)) return requeue;
   json next = d_;
   next["status"] = st;
-  Status s = c_.client_.Update(DeploymentsPath(ns_, name_, "status"), next).status();
+  Status s = c_.client_.UpdateUnread(DeploymentsPath(ns_, name_, "status"), next);
   if (!s.ok() && s.code() != StatusCode::kNotFound) return now + c_.options_.retry_after;
   return requeue;
 }
@@ -597,7 +597,7 @@ std::optional<TimePoint> DeploymentController::Sync::Run() {
     if (Member(StatusOf(d_), "observedGeneration") != Member(Meta(d_), "generation")) {
       json next = d_;
       next["status"]["observedGeneration"] = Member(Meta(d_), "generation");
-      (void)c_.client_.Update(DeploymentsPath(ns_, name_, "status"), next);
+      (void)c_.client_.UpdateUnread(DeploymentsPath(ns_, name_, "status"), next);
     }
     return std::nullopt;
   }

@@ -197,7 +197,7 @@ std::optional<TimePoint> DisruptionController::Sync(const std::string& key) {
   json next = *pdb;
   next["status"] = r.status;
   const std::string path = "/apis/policy/v1/namespaces/" + ns + "/poddisruptionbudgets/" + name + "/status";
-  Status s = client_.Update(path, next).status();
+  Status s = client_.UpdateUnread(path, next);
   if (!s.ok()) {
     if (log_ != nullptr && s.code() != StatusCode::kAborted && s.code() != StatusCode::kNotFound) {
       log_->Warning("Failed to sync PodDisruptionBudget", {{"pdb", key}, {"err", s.ToString()}});

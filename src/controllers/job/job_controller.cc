@@ -924,14 +924,14 @@ bool JobController::RemoveFinalizer(const std::string& key, const JobPod& pod, S
   }
   const json patch = {{"metadata", {{"$deleteFromPrimitiveList/finalizers",
                                      json::array({kJobTrackingFinalizer})}}}};
-  StatusOr<json> r = client_.Patch("/api/v1/namespaces/" + pod.namespace_ + "/pods/" + pod.name,
-                                   client::PatchType::kStrategicMerge, patch);
-  if (r.ok() || r.status().code() == StatusCode::kNotFound) return true;
+  const Status r = client_.PatchUnread("/api/v1/namespaces/" + pod.namespace_ + "/pods/" + pod.name,
+                                       client::PatchType::kStrategicMerge, patch);
+  if (r.ok() || r.code() == StatusCode::kNotFound) return true;
   if (!key.empty()) {
     std::lock_guard<std::mutex> lock(mu_);
     finalizer_expectations_[key].erase(pod.uid);
   }
-  error = r.status();
+  error = r;
   return false;
 }
 

@@ -963,9 +963,9 @@ bool NodeLifecycleController::SwapTaints(const std::string& name,
     if (!swapped(current, &next)) return true;
     const json patch = {{"metadata", {{"resourceVersion", rv}}},
                         {"spec", {{"taints", next.empty() ? json() : next}}}};
-    auto r = client_.Patch(path, client::PatchType::kMerge, patch);
-    if (r.ok() || r.status().code() == StatusCode::kNotFound) return true;
-    if (r.status().code() != StatusCode::kAborted) return !failed(r.status());
+    const Status r = client_.PatchUnread(path, client::PatchType::kMerge, patch);
+    if (r.ok() || r.code() == StatusCode::kNotFound) return true;
+    if (r.code() != StatusCode::kAborted) return !failed(r);
     rv.clear();
   }
   return false;

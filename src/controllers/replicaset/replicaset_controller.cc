@@ -477,9 +477,8 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   if (status != old_status) {
     json next = *rs;
     next["status"] = status;
-    Status s = client_.Update(client::ResourcePath("apps", "v1", "replicasets", ns, name, "status"),
-                              next)
-                   .status();
+    Status s = client_.UpdateUnread(
+        client::ResourcePath("apps", "v1", "replicasets", ns, name, "status"), next);
     if (!s.ok() && s.code() != StatusCode::kNotFound) {
       if (log_ != nullptr && s.code() != StatusCode::kAborted) {
         log_->Warning("Failed to update ReplicaSet status", {{"replicaSet", key}, {"err", s.ToString()}});

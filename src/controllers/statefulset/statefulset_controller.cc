@@ -701,8 +701,8 @@ std::optional<TimePoint> StatefulSetController::SyncSet(const std::string& key) 
   if (status != old_status) {
     json next = set;
     next["status"] = status;
-    Status st = client_.Update(client::ResourcePath("apps", "v1", "statefulsets", s.ns, s.name, "status"), next)
-                    .status();
+    Status st = client_.UpdateUnread(
+        client::ResourcePath("apps", "v1", "statefulsets", s.ns, s.name, "status"), next);
     if (!st.ok() && st.code() != StatusCode::kNotFound) {
       if (log_ != nullptr && st.code() != StatusCode::kAborted) {
         log_->Warning("Failed to update StatefulSet status", {{"statefulSet", key}, {"err", st.ToString()}});

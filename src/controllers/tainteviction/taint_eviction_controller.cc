@@ -346,7 +346,7 @@ Status TaintEvictionController::AddConditionAndDelete(const std::string& ns,
     const json patch = {{"metadata", {{"uid", Member(Meta(pod), "uid")}}},
                         {"status", {{"conditions", json::array({condition})}}}};
     TIDEPOOL_RETURN_IF_ERROR(
-        client_.Patch(path + "/status", client::PatchType::kStrategicMerge, patch).status());
+        client_.PatchUnread(path + "/status", client::PatchType::kStrategicMerge, patch));
   }
   return client_.Delete(path).status();
 }
