@@ -126,4 +126,11 @@ bool TolerationsTolerateTaint(const std::vector<Toleration>& tolerations, const 
   return false;
 }
 
+const Taint* UntoleratedDoNotScheduleTaint(const std::vector<Taint>& taints,
+                                           const std::vector<Toleration>& tolerations) {
+  return FindMatchingUntoleratedTaint(taints, tolerations, [](const Taint& t) {
+    return t.effect == TaintEffect::kNoSchedule || t.effect == TaintEffect::kNoExecute;
+  });
+}
+
 }  // namespace tidepool::api

@@ -86,4 +86,11 @@ const Taint* FindMatchingUntoleratedTaint(const std::vector<Taint>& taints,
   return nullptr;
 }
 
+// The first NoSchedule or NoExecute taint no toleration tolerates, or nullptr
+// (FindMatchingUntoleratedTaint with helper.DoNotScheduleTaintsFilterFunc): what keeps a pod
+// off a node, for the scheduler's TaintToleration and the DaemonSet controller's
+// predicates.
+const Taint* UntoleratedDoNotScheduleTaint(const std::vector<Taint>& taints,
+                                           const std::vector<Toleration>& tolerations);
+
 }  // namespace tidepool::api

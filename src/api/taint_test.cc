@@ -165,6 +165,8 @@ TEST(TolerationTest, FindMatchingUntoleratedTaint) {
       ASSERT_NE(got, nullptr);
       EXPECT_EQ(got, &tc.taints[*tc.want]);
     }
+    // The same filter, named.
+    EXPECT_EQ(UntoleratedDoNotScheduleTaint(tc.taints, tc.tolerations), got);
   }
 }
 

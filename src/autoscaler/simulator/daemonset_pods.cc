@@ -11,9 +11,7 @@ bool DaemonPodShouldRun(const scheduler::PodInfo& daemon_pod, const api::Node& n
   // The template's nodeName (PodInfo keeps it apart from the shared spec).
   if (!daemon_pod.node_name().empty() && daemon_pod.node_name() != node.meta.name) return false;
   if (!scheduler::plugins::RequiredNodeAffinityMatches(spec, node)) return false;
-  return api::FindMatchingUntoleratedTaint(node.spec.taints, spec.tolerations, [](const api::Taint& t) {
-           return t.effect == api::TaintEffect::kNoSchedule || t.effect == api::TaintEffect::kNoExecute;
-         }) == nullptr;
+  return api::UntoleratedDoNotScheduleTaint(node.spec.taints, spec.tolerations) == nullptr;
 }
 
 std::vector<scheduler::PodInfoConstSharedPtr> DaemonSetPodsForNode(

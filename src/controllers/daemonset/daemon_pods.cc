@@ -93,10 +93,7 @@ Placement ShouldRun(const DaemonPodShape& shape, const api::Node& node) {
   if (!scheduler::plugins::RequiredNodeAffinityMatches(*pod, node)) return {};
   const std::vector<api::Taint>& taints = node.spec.taints;
   const auto& tols = pod->spec.tolerations;
-  const api::Taint* blocking = api::FindMatchingUntoleratedTaint(taints, tols, [](const api::Taint& t) {
-    return t.effect == api::TaintEffect::kNoExecute || t.effect == api::TaintEffect::kNoSchedule;
-  });
-  if (blocking == nullptr) return {true, true};
+  if (api::UntoleratedDoNotScheduleTaint(taints, tols) == nullptr) return {true, true};
   const api::Taint* evicting = api::FindMatchingUntoleratedTaint(
       taints, tols, [](const api::Taint& t) { return t.effect == api::TaintEffect::kNoExecute; });
   return {false, evicting == nullptr};

@@ -17,12 +17,9 @@ std::vector<api::Toleration> PreferNoScheduleTolerations(const api::PodSpec& spe
   return out;
 }
 
-// The first NoSchedule or NoExecute taint of `taints` the pod does not tolerate
-// (FindMatchingUntoleratedTaint with helper.DoNotScheduleTaintsFilterFunc), or null.
+// The first NoSchedule or NoExecute taint of `taints` the pod does not tolerate, or null.
 const api::Taint* UntoleratedTaint(const std::vector<api::Taint>& taints, const PodInfo& pod) {
-  return api::FindMatchingUntoleratedTaint(taints, pod.spec().tolerations, [](const api::Taint& t) {
-    return t.effect == api::TaintEffect::kNoSchedule || t.effect == api::TaintEffect::kNoExecute;
-  });
+  return api::UntoleratedDoNotScheduleTaint(taints, pod.spec().tolerations);
 }
 
 }  // namespace
