@@ -167,7 +167,8 @@ class RestClient {
   RestResult UpdateResult(const std::string& path, const nlohmann::json& object) const;
   RestResult PatchResult(const std::string& path, PatchType type, const nlohmann::json& patch) const;
   // Writes whose answer the caller never reads: a 2xx body is not decoded (RestRequest's
-  // decode_body), so only its status comes back (a status write that keeps nothing).
+  // decode_body), so only its status comes back (a status write that keeps nothing); a 2xx
+  // whose body is not JSON is OK here.
   Status CreateUnread(const std::string& collection_path, const nlohmann::json& object) const;
   Status UpdateUnread(const std::string& path, const nlohmann::json& object) const;
   Status PatchUnread(const std::string& path, PatchType type, const nlohmann::json& patch) const;

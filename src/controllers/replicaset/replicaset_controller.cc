@@ -264,11 +264,12 @@ StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs,
     unmatched = TallyLocked(key, params).Unmatched();
     if (!deleting && sel.has_value() && !sel->Empty()) {
       orphans = pods_index_.Orphans(
-          ns, [&sel](const PodFacts& p) { return !p.deleting && sel->Matches(p.labels); });
+          ns, [&sel](const PodFacts& p) { return p.Active() && sel->Matches(p.labels); });
     }
   }
   const json ref = ControllerRef(rs);
-  // The owned pods the selector matches are the tally's; those it does not are released.
+  // kcm claims active pods only (FilterActivePods before claimPods). The owned ones the
+  // selector matches are the tally's; those it does not are released.
   return ClaimPods(
       client_, ClaimOwnerOf(client_, rs, "replicasets", "ReplicaSet", ref), std::move(unmatched),
       [](const PodFactsPtr&) { return false; }, std::move(orphans));

@@ -174,6 +174,46 @@ TEST_F(ReplicaSetControllerTest, AdoptsMatchingOrphansInsteadOfCreating) {
   EXPECT_EQ(Status()["fullyLabeledReplicas"], 1);  // the orphan lacks tier=front
 }
 
+// What the tally keeps pod by pod follows relabelled pods, template changes and a ReplicaSet
+// made again under the same name.
+TEST_F(ReplicaSetControllerTest, CountsFollowReleasesTemplatesAndANewReplicaSetOfTheSameName) {
+  controller_.Start();
+  ASSERT_TRUE(
+      client_.Create(ResourcePath("apps", "v1", "replicasets", "default"), ReplicaSet(2)).ok());
+  ASSERT_TRUE(Eventually([&] { return Status().value("fullyLabeledReplicas", 0) == 2; }));
+  // A pod relabelled out of the selector is released and replaced.
+  const std::string moved = Pods()[0]["metadata"]["name"];
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("", "v1", "pods", "default", moved),
+                         client::PatchType::kMerge,
+                         {{"metadata", {{"labels", {{"app", "other"}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    auto p = client_.Get(ResourcePath("", "v1", "pods", "default", moved));
+    return p.ok() && (*p)["metadata"].value("ownerReferences", json::array()).empty() &&
+           Pods().size() == 3;
+  }));
+  ASSERT_TRUE(Eventually([&] { return Status().value("replicas", 0) == 2; }));
+  // A template label the pods lack: none is fully labeled any more.
+  ASSERT_TRUE(
+      client_
+          .Patch(RsPath(), client::PatchType::kMerge,
+                 {{"spec", {{"template", {{"metadata", {{"labels", {{"tier", "back"}}}}}}}}}})
+          .ok());
+  ASSERT_TRUE(Eventually([&] {
+    const json st = Status();
+    return st.value("observedGeneration", 0) == 2 && !st.contains("fullyLabeledReplicas");
+  }));
+  EXPECT_EQ(Status()["replicas"], 2);
+  // The ReplicaSet deleted (no garbage collector here: its pods stay, owned by the old uid) and
+  // made again: it counts only pods of its own.
+  ASSERT_TRUE(client_.Delete(RsPath()).ok());
+  ASSERT_TRUE(
+      client_.Create(ResourcePath("apps", "v1", "replicasets", "default"), ReplicaSet(1)).ok());
+  ASSERT_TRUE(Eventually([&] { return Pods().size() == 4 && Status().value("replicas", 0) == 1; }));
+  EXPECT_EQ(Status()["fullyLabeledReplicas"], 1);
+}
+
 TEST_F(ReplicaSetControllerTest, CreatesInSlowStartBatchesAndStopsAtTheFirstFailure) {
   // A quota of sorts: pods named in the 3rd creation and later are refused.
   int creates = 0;

@@ -1,5 +1,6 @@
 #include "controllers/replicaset/tally.h"
 
+#include <cassert>
 #include <utility>
 
 namespace tidepool::controllers::replicaset {
@@ -43,7 +44,10 @@ void Tally::Add(const Entry& e, int sign) {
   } else if (sign > 0) {
     pending_.insert(*e.available_at);
   } else {
-    pending_.erase(pending_.find(*e.available_at));
+    // Due after last_now_ when it was added, and CountsAt moves only what is due by then.
+    auto it = pending_.find(*e.available_at);
+    assert(it != pending_.end());
+    pending_.erase(it);
   }
 }
 
@@ -58,7 +62,7 @@ void Tally::Set(const std::string& key, PodFactsPtr pod) {
   Entry e = EntryOf(*pod);
   e.pod = std::move(pod);
   Add(e, +1);
-  if (!e.matches) unmatched_.emplace(key, e.pod);
+  if (!e.matches && e.pod->Active()) unmatched_.emplace(key, e.pod);
   entries_.emplace(key, std::move(e));
 }
 

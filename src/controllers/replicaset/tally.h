@@ -1,7 +1,8 @@
 // File: tally.h
 //
-// Tally: what one ReplicaSet's sync counts of the pods it controls - which of them its
-// selector no longer matches (to release), its active pods, and the status counts
+// Tally: what one ReplicaSet's sync counts of the pods it controls - the active ones its
+// selector no longer matches (to release: kcm claims active pods only), its active pods that
+// it matches, and the status counts
 // (replicas, fullyLabeledReplicas, readyReplicas, availableReplicas) - kept up to date pod by
 // pod. The controller hands it only the pods that changed since its last sync, so a sync of
 // a ReplicaSet with 10,000 pods costs what changed, not a pass over all of them (kcm's
@@ -11,7 +12,7 @@
 //     it is fully labeled when it carries every template label; ready by its Ready condition;
 //     available when ready for min_ready (PodFacts::Available).
 //   - Availability moves with time: a ready pod whose ready_since + min_ready is still ahead
-//     waits in a queue ordered by that time, and Counts(now) moves those due into the count
+//     waits in a queue ordered by that time, and CountsAt(now) moves those due into the count
 //     (so `recheck` is the earliest still ahead). An earlier `now` than the last one is
 //     counted afresh.
 //   - What a Tally counts is fixed by its Params (the ReplicaSet's uid, selector, template
@@ -65,7 +66,7 @@ class Tally {
   // What one pod adds to the counts at `now` (recheck: when it becomes available), for pods
   // counted beside the tally (a sync's adoptions).
   Counts CountsOf(const PodFacts& pod, TimePoint now) const;
-  // The pods the selector no longer matches, by key.
+  // The active pods the selector no longer matches, by key.
   std::vector<PodFactsPtr> Unmatched() const;
   // The active pods the selector matches, by key.
   std::vector<PodFactsPtr> Active() const;

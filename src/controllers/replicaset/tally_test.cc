@@ -94,6 +94,11 @@ TEST(TallyTest, CountsWhatKcmsCalculateStatusCounts) {
       {"failed", Pod("p", {{"app", "a"}}, false, {}, "Failed"), {}, {}, false},
       {"being deleted", Pod("p", {{"app", "a"}}, true, {}, "Running", true), {}, {}, false},
       {"selector no longer matches", Pod("p", {{"app", "b"}}, true), {}, {}, true},
+      {"no longer matches, but succeeded (not released: kcm claims active pods)",
+       Pod("p", {{"app", "b"}}, false, {}, "Succeeded"),
+       {},
+       {},
+       false},
   };
   for (const Case& c : cases) {
     Tally t(Params(c.min_ready));
@@ -153,7 +158,8 @@ TEST(TallyTest, AgreesWithARecountThroughRandomChanges) {
         ExpectCounts(t.CountsAt(now), Recount(params, pods, now), what);
         EXPECT_EQ(t.replicas(), Recount(params, pods, now).replicas) << what;
         size_t unmatched = 0;
-        for (const auto& [key, p] : pods) unmatched += params.selector->Matches(p->labels) ? 0 : 1;
+        for (const auto& [key, p] : pods)
+          unmatched += !params.selector->Matches(p->labels) && p->Active();
         ASSERT_EQ(t.Unmatched().size(), unmatched) << what;
       }
     }
