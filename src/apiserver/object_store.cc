@@ -296,8 +296,16 @@ struct RvText {
 };
 
 // `fields_v1_text`, when not empty, is written as metadata.managedFields[0].fieldsV1.
+// ObjectMeta's empty lists and maps are dropped first: kube-apiserver decodes every object
+// into its Go type, whose labels, annotations, finalizers, ownerReferences and managedFields
+// are omitempty, so it stores `"finalizers": []` (a released or orphaned object's) as absent.
 RvText DumpWithEmptyRv(json& object, std::string_view fields_v1_text = {}) {
   json& meta = object["metadata"];
+  for (const char* k :
+       {"labels", "annotations", "finalizers", "ownerReferences", "managedFields"}) {
+    auto it = meta.find(k);
+    if (it != meta.end() && (it->is_array() || it->is_object()) && it->empty()) meta.erase(it);
+  }
   json& rv = meta["resourceVersion"];
   rv = "";
   json_io::RawNode raw;

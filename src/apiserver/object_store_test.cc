@@ -124,6 +124,51 @@ TEST_F(ObjectStoreTest, ListByNamespaceSortedWithRevision) {
   ASSERT_EQ(filtered.items.size(), 1u);
 }
 
+// ObjectMeta's omitempty lists and maps are stored absent when empty, on create and update,
+// as kube-apiserver's typed round trip leaves them; others and non-empty ones stay.
+TEST_F(ObjectStoreTest, EmptyObjectMetaListsAndMapsAreNotStored) {
+  json pod = Pod("default", "e");
+  pod["metadata"]["labels"] = json::object();
+  pod["metadata"]["annotations"] = json::object();
+  pod["metadata"]["finalizers"] = json::array();
+  pod["metadata"]["ownerReferences"] = json::array();
+  pod["spec"]["tolerations"] = json::array();  // not ObjectMeta: the schema's business
+  auto o = store_.Create(Pods(), pod, opts_);
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  json m = (*o)->Parse()["metadata"];
+  for (const char* k : {"labels", "annotations", "finalizers", "ownerReferences"}) {
+    EXPECT_FALSE(m.contains(k)) << k;
+  }
+  EXPECT_EQ((*o)->Parse()["spec"]["tolerations"], json::array());
+  EXPECT_EQ((*o)->text, (*o)->Parse().dump());
+  struct Case {
+    const char* field;
+    json value;
+    bool kept;
+  };
+  const Case cases[] = {
+      {"finalizers", json::array({"x/y"}), true},
+      {"finalizers", json::array(), false},
+      {"labels", {{"a", "b"}}, true},
+      {"labels", json::object(), false},
+      {"ownerReferences", json::array(), false},
+      {"annotations", json::object(), false},
+  };
+  for (const Case& c : cases) {
+    auto u = store_.Update(
+        Pods(), "default", "e",
+        [&c](const StoredObject* cur) -> StatusOr<json> {
+          json next = cur->Parse();
+          next["metadata"][c.field] = c.value;
+          return next;
+        },
+        opts_);
+    ASSERT_TRUE(u.ok()) << u.status().ToString();
+    EXPECT_EQ(u->object->Parse()["metadata"].contains(c.field), c.kept) << c.field << c.value;
+    EXPECT_EQ(u->object->text, u->object->Parse().dump());
+  }
+}
+
 TEST_F(ObjectStoreTest, UpdateConflictsAndNoOps) {
   ASSERT_TRUE(store_.Create(Pods(), Pod("default", "a"), opts_).ok());
   auto set_label = [](std::string rv) {
