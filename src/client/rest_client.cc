@@ -267,6 +267,18 @@ RestRequest WriteRequest(std::string method, const std::string& path, const json
   return r;
 }
 
+RestRequest PatchRequest(const std::string& path, PatchType type, const json& patch) {
+  RestRequest r = WriteRequest("PATCH", path, patch);
+  r.content_type = std::string(PatchContentType(type));
+  return r;
+}
+
+// `r` with its 2xx answer left undecoded.
+RestRequest Unread(RestRequest r) {
+  r.decode_body = false;
+  return r;
+}
+
 }  // namespace
 
 RestResult RestClient::CreateResult(const std::string& collection_path, const json& object) const {
@@ -274,9 +286,7 @@ RestResult RestClient::CreateResult(const std::string& collection_path, const js
 }
 
 Status RestClient::CreateUnread(const std::string& collection_path, const json& object) const {
-  RestRequest r = WriteRequest("POST", collection_path, object);
-  r.decode_body = false;
-  return Do(r).status;
+  return Do(Unread(WriteRequest("POST", collection_path, object))).status;
 }
 
 RestResult RestClient::UpdateResult(const std::string& path, const json& object) const {
@@ -284,20 +294,8 @@ RestResult RestClient::UpdateResult(const std::string& path, const json& object)
 }
 
 Status RestClient::UpdateUnread(const std::string& path, const json& object) const {
-  RestRequest r = WriteRequest("PUT", path, object);
-  r.decode_body = false;
-  return Do(r).status;
+  return Do(Unread(WriteRequest("PUT", path, object))).status;
 }
-
-namespace {
-
-RestRequest PatchRequest(const std::string& path, PatchType type, const json& patch) {
-  RestRequest r = WriteRequest("PATCH", path, patch);
-  r.content_type = std::string(PatchContentType(type));
-  return r;
-}
-
-}  // namespace
 
 RestResult RestClient::PatchResult(const std::string& path, PatchType type,
                                    const json& patch) const {
@@ -305,9 +303,7 @@ RestResult RestClient::PatchResult(const std::string& path, PatchType type,
 }
 
 Status RestClient::PatchUnread(const std::string& path, PatchType type, const json& patch) const {
-  RestRequest r = PatchRequest(path, type, patch);
-  r.decode_body = false;
-  return Do(r).status;
+  return Do(Unread(PatchRequest(path, type, patch))).status;
 }
 
 RestResult RestClient::DeleteResult(const std::string& path, const json& delete_options) const {
