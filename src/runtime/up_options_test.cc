@@ -301,11 +301,16 @@ TEST(UpOptionsTest, OnlyTheseDurationsAreRealTime) {
   }
   // A node's Lease renewals and status heartbeats are stamped and read in wall-clock time
   // (kubelet/pod_lifecycle.h), and so is the node lifecycle controller's health check that reads
-  // them; watch bookmarks go to real clients on their connections (api_server.h).
+  // them; watch bookmarks go to real clients on their connections (api_server.h). The
+  // controllers' expectations timeouts wait out their informers' lag, which is this machine's
+  // work: divided by 600 (0.5 s), they expired under load and a ReplicaSet of 2,000 replicas
+  // made 40 pods too many, and the autoscaler nodes for them.
   EXPECT_EQ(real, (std::vector<std::string>{
                       "kubelet.nodeLeaseRenewInterval", "kubelet.nodeStatusReportFrequency",
-                      "apiServer.bookmarkInterval", "nodeLifecycle.monitorPeriod",
-                      "nodeLifecycle.monitorGrace", "nodeLifecycle.startupGrace"}));
+                      "apiServer.bookmarkInterval", "replicaset.expectationsTimeout",
+                      "job.expectationsTimeout", "daemonset.expectationsTimeout",
+                      "nodeLifecycle.monitorPeriod", "nodeLifecycle.monitorGrace",
+                      "nodeLifecycle.startupGrace"}));
   // Issue 15: under --speed 60 the unremovable-node recheck waited 5 real minutes.
   for (const char* name :
        {"autoscaler.unremovable-node-recheck-timeout", "autoscaler.scan-interval",

@@ -90,6 +90,7 @@ using DaemonPodPtr = std::shared_ptr<const DaemonPod>;
 struct DaemonSetControllerOptions {
   // kcm's BurstReplicas for DaemonSets.
   int burst_replicas = 250;
+  // kcm's ExpectationsTimeout; real time, as the ReplicaSet controller's.
   Duration expectations_timeout = std::chrono::minutes(5);
   Duration retry_after = std::chrono::seconds(1);
   // failedPodsBackoff: initial and maximum delay.
@@ -99,7 +100,7 @@ struct DaemonSetControllerOptions {
 
   template <typename F>
   void ForEachDuration(F&& f) {
-    f("expectationsTimeout", expectations_timeout, TimeBase::kEmulated);
+    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
     f("retryAfter", retry_after, TimeBase::kEmulated);
     f("failedPodBackoff", failed_pod_backoff, TimeBase::kEmulated);
     f("failedPodBackoffMax", failed_pod_backoff_max, TimeBase::kEmulated);

@@ -90,7 +90,7 @@ struct JobControllerOptions {
   // DefaultJobApiBackOff / MaxJobApiBackOff: retries of a failed sync.
   Duration api_backoff = std::chrono::seconds(1);
   Duration api_backoff_max = std::chrono::minutes(1);
-  // controller.ExpectationsTimeout.
+  // controller.ExpectationsTimeout; real time, as the ReplicaSet controller's.
   Duration expectations_timeout = std::chrono::minutes(5);
   uint64_t seed = 1;
 
@@ -102,7 +102,7 @@ struct JobControllerOptions {
     f("podFailureBackoffMax", pod_failure_backoff_max, TimeBase::kEmulated);
     f("apiBackoff", api_backoff, TimeBase::kEmulated);
     f("apiBackoffMax", api_backoff_max, TimeBase::kEmulated);
-    f("expectationsTimeout", expectations_timeout, TimeBase::kEmulated);
+    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
   }
 };
 

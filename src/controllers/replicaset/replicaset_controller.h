@@ -65,7 +65,9 @@ namespace tidepool::controllers::replicaset {
 struct ReplicaSetControllerOptions {
   // kcm's BurstReplicas: pods created or deleted per sync at most.
   int burst_replicas = 500;
-  // kcm's ExpectationsTimeout (emulated time).
+  // kcm's ExpectationsTimeout: how long a sync trusts its own record of pods it created or
+  // deleted and has not yet seen in its informer. Real time (common/speed.h): it covers the
+  // informer's lag, which is work on this machine and does not shrink with --speed.
   Duration expectations_timeout = std::chrono::minutes(5);
   // Wait before a failed sync is tried again.
   Duration retry_after = std::chrono::seconds(1);
@@ -73,7 +75,7 @@ struct ReplicaSetControllerOptions {
 
   template <typename F>
   void ForEachDuration(F&& f) {
-    f("expectationsTimeout", expectations_timeout, TimeBase::kEmulated);
+    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
     f("retryAfter", retry_after, TimeBase::kEmulated);
   }
 };
