@@ -392,9 +392,7 @@ Status ReplicaSetController::Manage(const json& rs, const std::string& key, cons
     std::lock_guard<std::mutex> lock(mu_);
     pods = tallies_.at(uid).tally.Active();
   }
-  for (const PodFactsPtr& p : adopted) {
-    if (p->Active()) pods.push_back(p);
-  }
+  pods.insert(pods.end(), adopted.begin(), adopted.end());  // active, as Claim adopts
   return DeletePods(rs, key, pods, std::min(diff, options_.burst_replicas));
 }
 
@@ -430,11 +428,9 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   }
   int32_t active = 0;
   {
+    // Claim adopts active pods only (kcm's FilterActivePods runs before claimPods).
     std::lock_guard<std::mutex> lock(mu_);
-    active = tallies_.at(params.uid).tally.replicas();
-  }
-  for (const PodFactsPtr& p : *adopted) {
-    if (p->Active()) ++active;
+    active = tallies_.at(params.uid).tally.replicas() + static_cast<int32_t>(adopted->size());
   }
   const int32_t replicas = Replicas(*rs);
   Status manage;

@@ -20,14 +20,7 @@ Tally::Entry Tally::EntryOf(const PodFacts& pod) const {
   e.matches = params_.selector.has_value() && params_.selector->Matches(pod.labels);
   e.counted = e.matches && pod.Active();
   if (e.counted) {
-    e.fully_labeled = true;
-    for (const auto& [k, v] : params_.template_labels) {
-      auto it = pod.labels.find(k);
-      if (it == pod.labels.end() || it->second != v) {
-        e.fully_labeled = false;
-        break;
-      }
-    }
+    e.fully_labeled = template_selector_.Matches(pod.labels);
     e.available_at = pod.AvailableAt(params_.min_ready);
   }
   return e;

@@ -56,7 +56,8 @@ class Tally {
     void Add(const Counts& other);
   };
 
-  explicit Tally(Params params) : params_(std::move(params)) {}
+  explicit Tally(Params params)
+      : params_(std::move(params)), template_selector_{params_.template_labels, {}} {}
 
   const Params& params() const { return params_; }
   // Counts `pod` at `key` in place of what was counted there; null: nothing is there now.
@@ -85,6 +86,8 @@ class Tally {
   void Add(const Entry& e, int sign);
 
   Params params_;
+  // kcm's labels.Set(template.Labels).AsSelectorPreValidated(): fullyLabeledReplicas.
+  api::LabelSelector template_selector_;
   std::map<std::string, Entry> entries_;
   int32_t replicas_ = 0, fully_labeled_ = 0, ready_ = 0;
   // Counted ready pods by when they become available: those due by `last_now_` are in
