@@ -61,19 +61,6 @@ json ControllerRef(const json& ds) {
           {"uid", Member(m, "uid")},  {"controller", true}, {"blockOwnerDeletion", true}};
 }
 
-// podByCreationTimestampAndPhase: bound before unbound, then older first, then by name.
-bool OlderFirst(const DaemonPodPtr& ap, const DaemonPodPtr& bp) {
-  const DaemonPod& a = *ap;
-  const DaemonPod& b = *bp;
-  if (a.bound != b.bound) return a.bound;
-  if (a.created != b.created) {
-    if (!a.created.has_value()) return false;
-    if (!b.created.has_value()) return true;
-    return *a.created < *b.created;
-  }
-  return a.name < b.name;
-}
-
 bool Terminal(const DaemonPod& p) { return p.phase == "Succeeded" || p.phase == "Failed"; }
 
 }  // namespace
@@ -83,11 +70,14 @@ struct DaemonSetController::Plan {
   struct NodePlan {
     api::NodeConstSharedPtr node;
     Placement placement;
-    std::vector<DaemonPodPtr> pods;  // oldest first
+    const NodePods::Group* pods = &kNone;  // in kcm's order (OlderFirst); never null
     const std::string& name() const { return node->meta.name; }
   };
+  static inline const NodePods::Group kNone;
   std::vector<NodePlan> nodes;         // every existing node, by name
   std::vector<DaemonPodPtr> orphaned;  // pods for nodes that do not exist
+  // The groups of nodes with adopted pods (NodePlan::pods of those nodes point here).
+  std::map<std::string, NodePods::Group> with_adopted;
   // The plan of the node `name`, or null.
   NodePlan* Find(const std::string& name) {
     auto it =
@@ -317,7 +307,7 @@ Status DaemonSetController::CleanupHistory(const json& ds, const Plan& plan,
       live.insert(h->second);
   };
   for (const Plan::NodePlan& np : plan.nodes) {
-    for (const DaemonPodPtr& p : np.pods) note(p);
+    for (const DaemonPodPtr& p : *np.pods) note(p);
   }
   for (const DaemonPodPtr& p : plan.orphaned) note(p);
   history::SortByRevision(&old);
@@ -401,6 +391,8 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
       }
     }
     pods_index_.Put(key, made);
+    if (before != nullptr) ChangedLocked(before->controller_uid, key);
+    ChangedLocked(facts.controller_uid, key);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -421,6 +413,7 @@ void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
     pods_index_.Remove(key);
+    ChangedLocked(facts->controller_uid, key);
   }
   QueueFor(*facts);
 }
@@ -451,25 +444,54 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds) {
+void DaemonSetController::ChangedLocked(const std::string& uid, const std::string& key) {
+  if (uid.empty()) return;
+  if (auto it = node_pods_.find(uid); it != node_pods_.end()) it->second.changed.insert(key);
+}
+
+NodePods& DaemonSetController::NodePodsLocked(const std::string& key,
+                                              const NodePods::Params& params) {
+  if (auto k = node_pods_uids_.find(key); k != node_pods_uids_.end() && k->second != params.uid) {
+    node_pods_.erase(k->second);  // a DaemonSet of the same name before this one
+  }
+  node_pods_uids_[key] = params.uid;
+  auto it = node_pods_.find(params.uid);
+  if (it == node_pods_.end() || !(it->second.pods.params() == params)) {
+    Tracked fresh{NodePods(params), {}};
+    pods_index_.ForEachControlled(
+        params.uid, [&fresh](const DaemonPodPtr& p) { fresh.pods.Set(Key(p->ns, p->name), p); });
+    return node_pods_.insert_or_assign(params.uid, std::move(fresh)).first->second.pods;
+  }
+  Tracked& t = it->second;
+  for (const std::string& pod_key : t.changed) {
+    DaemonPodPtr p = pods_index_.Find(pod_key);
+    t.pods.Set(pod_key, p != nullptr && p->controller_uid == params.uid ? std::move(p) : nullptr);
+  }
+  t.changed.clear();
+  return t.pods;
+}
+
+StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds,
+                                                               const std::string& key,
+                                                               const NodePods::Params& params) {
   const json& m = Meta(ds);
-  const std::string ns = Str(Member(m, "namespace")), uid = Str(Member(m, "uid"));
-  std::optional<api::LabelSelector> sel = SelectorOf(ds);
+  const std::string ns = Str(Member(m, "namespace"));
+  const std::optional<api::LabelSelector>& sel = params.selector;
   const bool deleting = !Member(m, "deletionTimestamp").is_null();
-  std::vector<DaemonPodPtr> owned, orphans;
+  std::vector<DaemonPodPtr> unmatched, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    owned = pods_index_.Controlled(uid);
+    unmatched = NodePodsLocked(key, params).Unmatched();
     if (!deleting && sel.has_value() && !sel->Empty()) {
       orphans = pods_index_.Orphans(
           ns, [&sel](const DaemonPod& p) { return !p.deleting && sel->Matches(p.labels); });
     }
   }
   const json ref = ControllerRef(ds);
+  // The controlled pods the selector matches are the NodePods'; those it does not are released.
   return ClaimPods(
-      client_, ClaimOwnerOf(client_, ds, "daemonsets", "DaemonSet", ref), std::move(owned),
-      [&](const DaemonPodPtr& p) { return sel.has_value() && sel->Matches(p->labels); },
-      std::move(orphans));
+      client_, ClaimOwnerOf(client_, ds, "daemonsets", "DaemonSet", ref), std::move(unmatched),
+      [](const DaemonPodPtr&) { return false; }, std::move(orphans));
 }
 
 void DaemonSetController::Event(const json& ds, std::string_view type, std::string_view reason,
@@ -488,19 +510,19 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
   const std::string ds_uid = Str(Member(Meta(ds), "uid"));
   for (const Plan::NodePlan& np : plan.nodes) {
     const std::string& node = np.name();
-    const bool exists = !np.pods.empty();
+    const bool exists = !np.pods->empty();
     if (np.placement.should_run && !exists) {
       create_on->push_back(node);
       continue;
     }
     if (!np.placement.should_continue_running) {
-      for (const DaemonPodPtr& p : np.pods) {
+      for (const DaemonPodPtr& p : *np.pods) {
         if (!p->deleting) delete_pods->push_back(p->name);
       }
       continue;
     }
     std::vector<const DaemonPod*> running;
-    for (const DaemonPodPtr& pp : np.pods) {
+    for (const DaemonPodPtr& pp : *np.pods) {
       const DaemonPod& p = *pp;
       if (p.deleting) continue;
       if (p.phase == "Failed") {
@@ -582,8 +604,8 @@ void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
   if (!plan.surge) {
     std::vector<std::string> allowed, candidates;
     for (const Plan::NodePlan& np : plan.nodes) {
-      if (np.pods.empty()) continue;
-      const OnNode r = find(np.pods);
+      if (np.pods->empty()) continue;
+      const OnNode r = find(*np.pods);
       if (!r.ok || (r.new_pod == nullptr) == (r.old_pod == nullptr)) {
         ++unavailable;
       } else if (r.new_pod != nullptr) {
@@ -603,8 +625,8 @@ void DaemonSetController::RollingUpdate(const json& ds, const Plan& plan,
   std::vector<std::string> allowed, candidates;
   for (const Plan::NodePlan& np : plan.nodes) {
     const std::string& node = np.name();
-    if (np.pods.empty()) continue;
-    const OnNode r = find(np.pods);
+    if (np.pods->empty()) continue;
+    const OnNode r = find(*np.pods);
     if (!r.ok) {
       ++unavailable;
       continue;
@@ -700,6 +722,34 @@ Status DaemonSetController::SyncNodes(const json& ds, const std::string& key,
   return failure;
 }
 
+void DaemonSetController::GroupPods(const NodePods& pods, std::vector<DaemonPodPtr> adopted,
+                                    Plan* plan) {
+  // Both by name: one walk of each.
+  auto np = plan->nodes.begin();
+  for (const auto& [node, group] : pods.by_node()) {
+    while (np != plan->nodes.end() && np->name() < node) ++np;
+    if (np != plan->nodes.end() && np->name() == node) {
+      np->pods = &group;
+    } else {
+      plan->orphaned.insert(plan->orphaned.end(), group.begin(), group.end());
+    }
+  }
+  // Adopted pods join their node's group for this sync (the informer has not shown them as
+  // controlled yet).
+  for (DaemonPodPtr& p : adopted) {
+    Plan::NodePlan* target = plan->Find(p->node_name);
+    if (target == nullptr) {
+      plan->orphaned.push_back(std::move(p));
+      continue;
+    }
+    auto [it, made] = plan->with_adopted.try_emplace(p->node_name);
+    NodePods::Group& group = it->second;
+    if (made) group = *target->pods;
+    group.insert(std::upper_bound(group.begin(), group.end(), p, OlderFirst), p);
+    target->pods = &group;
+  }
+}
+
 void DaemonSetController::PlaceNodes(const std::string& key, const std::string& shape_key,
                                      const DaemonPodShape& shape, Plan* plan) {
   // The nodes, by name, with their placement versions: taken under the lock, placed after it.
@@ -709,7 +759,7 @@ void DaemonSetController::PlaceNodes(const std::string& key, const std::string& 
     plan->nodes.reserve(node_facts_.size());
     versions.reserve(node_facts_.size());
     for (const auto& [name, facts] : node_facts_) {
-      plan->nodes.push_back({facts.node, {}, {}});
+      plan->nodes.push_back({facts.node, {}});  // pods: kNone
       versions.push_back(facts.placement_version);
     }
   }
@@ -743,6 +793,10 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     placements_.erase(key);
     std::lock_guard<std::mutex> lock(mu_);
     expectations_.erase(key);
+    if (auto k = node_pods_uids_.find(key); k != node_pods_uids_.end()) {
+      node_pods_.erase(k->second);
+      node_pods_uids_.erase(k);
+    }
     return std::nullopt;
   }
   const json& ds = *dsp;
@@ -776,24 +830,27 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
   // The shape follows the template, its hash and generation (not status writes).
   PlaceNodes(key, Str(Member(m, "uid")) + "/" + plan.generation + "/" + plan.hash, shape, &plan);
-  StatusOr<std::vector<DaemonPodPtr>> claimed = Claim(ds);
-  if (!claimed.ok()) {
-    if (log_ != nullptr && claimed.status().code() != StatusCode::kAborted) {
+  const NodePods::Params params{Str(Member(m, "uid")), sel, plan.generation, plan.hash};
+  StatusOr<std::vector<DaemonPodPtr>> adopted = Claim(ds, key, params);
+  if (!adopted.ok()) {
+    if (log_ != nullptr && adopted.status().code() != StatusCode::kAborted) {
       log_->Warning("Failed to claim pods of DaemonSet",
-                    {{"daemonSet", key}, {"err", claimed.status().ToString()}});
+                    {{"daemonSet", key}, {"err", adopted.status().ToString()}});
     }
     return clock_.Now() + options_.retry_after;
   }
-  for (DaemonPodPtr& p : *claimed) {
-    if (Plan::NodePlan* np = plan.Find(p->node_name)) {
-      np->pods.push_back(std::move(p));
-    } else {
-      plan.orphaned.push_back(std::move(p));
-    }
+  const NodePods* pods = nullptr;
+  {
+    // Only this worker adds or erases node_pods_ entries: the pointer stays good unlocked.
+    std::lock_guard<std::mutex> lock(mu_);
+    pods = &node_pods_.at(params.uid).pods;
   }
-  for (Plan::NodePlan& np : plan.nodes) {
-    if (np.pods.size() > 1) std::sort(np.pods.begin(), np.pods.end(), OlderFirst);
-  }
+  // rollingUpdate has nothing to do when every pod is up to date.
+  const bool outdated =
+      pods->outdated() > 0 || std::any_of(adopted->begin(), adopted->end(), [&](const auto& p) {
+        return !IsUpdated(p->labels, plan.generation, plan.hash);
+      });
+  GroupPods(*pods, std::move(*adopted), &plan);
 
   const json& strategy = Member(spec, "updateStrategy");
   const bool rolling = Str(Member(strategy, "type")) != "OnDelete";
@@ -810,7 +867,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   if (Satisfied(key)) {
     std::vector<std::string> create_on, delete_pods;
     Manage(ds, key, plan, &create_on, &delete_pods, &recheck);
-    if (create_on.empty() && delete_pods.empty() && rolling) {
+    if (create_on.empty() && delete_pods.empty() && rolling && outdated) {
       RollingUpdate(ds, plan, &create_on, &delete_pods);
     }
     if (!create_on.empty() || !delete_pods.empty()) {
@@ -823,7 +880,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   int32_t current = 0, misscheduled = 0, ready = 0, available = 0, updated = 0;
   for (const Plan::NodePlan& np : plan.nodes) {
     std::vector<const DaemonPod*> pods;
-    for (const DaemonPodPtr& p : np.pods) {
+    for (const DaemonPodPtr& p : *np.pods) {
       if (!(p->deleting && Terminal(*p))) pods.push_back(p.get());
     }
     if (!np.placement.should_run) {

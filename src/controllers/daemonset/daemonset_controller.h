@@ -27,7 +27,8 @@
 //     SelectingAll "This daemon set is selecting all pods. A non-empty selector is required.".
 //   - Claims as the ReplicaSet controller's: orphans matching the selector are adopted (after
 //     kcm's RecheckDeletionTimestamp of the DaemonSet), owned pods that stop matching are
-//     released.
+//     released. Its pods by node (node_pods.h) are brought up to date on each sync by the pods
+//     that changed since the last, not regrouped.
 //   - History, kcm's constructHistory/cleanupHistory (controllers/history): each template the
 //     DaemonSet has had is a ControllerRevision "<ds>-<hash>" (hash: daemon_pods.h
 //     TemplateHash, with status.collisionCount) labelled with the template's labels and
@@ -72,20 +73,13 @@
 #include "common/speed.h"
 #include "common/timer_service.h"
 #include "controllers/daemonset/daemon_pods.h"
+#include "controllers/daemonset/node_pods.h"
 #include "controllers/history/controller_history.h"
 #include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
 
 namespace tidepool::controllers::daemonset {
-
-// What the controller keeps of a pod: the ReplicaSet controller's PodFacts (node_name is the
-// pod's target node: its nodeName, or the node its affinity pins it to) and whether it is bound.
-struct DaemonPod : replicaset::PodFacts {
-  bool bound = false;  // spec.nodeName set
-};
-// Immutable once made, indexed and handed round by pointer (as replicaset::PodFactsPtr).
-using DaemonPodPtr = std::shared_ptr<const DaemonPod>;
 
 struct DaemonSetControllerOptions {
   // kcm's BurstReplicas for DaemonSets.
@@ -151,8 +145,16 @@ class DaemonSetController {
   // The placement-relevant shape of `ds`'s pods, cached by resourceVersion (OnNode's only).
   const DaemonPodShape& ShapeFor(const nlohmann::json& ds);
   std::optional<TimePoint> Sync(const std::string& key);
-  // Owned pods after adoption and release (controller_ref.h's ClaimPods).
-  StatusOr<std::vector<DaemonPodPtr>> Claim(const nlohmann::json& ds);
+  // kcm's ClaimPods: releases the controlled pods `params`' selector no longer matches and
+  // adopts the matching orphans (controller_ref.h); returns the adopted pods. The others are
+  // NodePodsLocked(key, params)'s.
+  StatusOr<std::vector<DaemonPodPtr>> Claim(const nlohmann::json& ds, const std::string& key,
+                                            const NodePods::Params& params);
+  // Records that the pod `key` changed, for the NodePods of the DaemonSet `uid` if any.
+  void ChangedLocked(const std::string& uid, const std::string& key);
+  // The NodePods of the DaemonSet `key` with `params`, brought up to date with the pods changed
+  // since (made afresh from the index when new or when its params changed).
+  NodePods& NodePodsLocked(const std::string& key, const NodePods::Params& params);
   // kcm's manage: which nodes need a pod, which pods go.
   void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
               std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,
@@ -173,6 +175,9 @@ class DaemonSetController {
   // Every node's placement for the DaemonSet `key` whose pods have `shape` (made from the
   // template identified by `shape_key`), into `plan`: ShouldRun only for the nodes that
   // changed since the last sync of `key` with the same shape (placements_).
+  // Points each node's plan at its group of `pods` (pods for nodes the plan does not have go to
+  // plan->orphaned) and adds the `adopted` pods. REQUIRES: PlaceNodes ran.
+  static void GroupPods(const NodePods& pods, std::vector<DaemonPodPtr> adopted, Plan* plan);
   void PlaceNodes(const std::string& key, const std::string& shape_key, const DaemonPodShape& shape,
                   Plan* plan);
   void Event(const nlohmann::json& ds, std::string_view type, std::string_view reason,
@@ -202,6 +207,15 @@ class DaemonSetController {
   uint64_t placement_versions_ = 0;
   std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
   std::map<std::string, Backoff> backoff_;            // "<ds uid>/<node>" -> failed-pod backoff
+  // DaemonSet uid -> its pods by node and the keys of its pods changed since the last sync;
+  // DaemonSet key -> the uid its NodePods is for. Only the sync worker adds or erases entries
+  // (so a NodePods it holds stays put while it works unlocked); the handlers add keys.
+  struct Tracked {
+    NodePods pods;
+    std::set<std::string> changed;
+  };
+  std::map<std::string, Tracked> node_pods_;
+  std::map<std::string, std::string> node_pods_uids_;
   // ShapeFor's: DaemonSet key -> (resourceVersion, shape). Read and written by OnNode only.
   std::map<std::string, std::pair<std::string, DaemonPodShape>> shapes_;
   // PlaceNodes' (the sync worker's only): DaemonSet key -> the shape key and, by node name,

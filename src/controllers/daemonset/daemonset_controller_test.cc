@@ -387,5 +387,53 @@ TEST_F(DaemonSetControllerTest, AdoptsAMatchingOrphan) {
   EXPECT_FALSE((*stray)["metadata"].contains("deletionTimestamp"));  // adopted and kept
 }
 
+// The pods by node are kept up to date by the pods that change (NodePods): a relabelled pod is
+// released and its node gets a new one; a pod pinned to a node that goes is deleted.
+TEST_F(DaemonSetControllerTest, ReleasesAPodThatStopsMatchingAndFollowsNodesThatGo) {
+  AddNode("n1");
+  AddNode("n2");
+  controller_.Start();
+  json ds = CreateDs(DaemonSet());
+  ASSERT_TRUE(Eventually([&] { return LivePods() == 2; }));
+  const std::string relabelled = PodsByNode()["n1"][0]["metadata"]["name"];
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("", "v1", "pods", "default", relabelled),
+                         client::PatchType::kMerge, {{"metadata", {{"labels", {{"app", "mine"}}}}}})
+                  .ok());
+  // Released (no controller left) and replaced by a pod of the DaemonSet on n1.
+  ASSERT_TRUE(Eventually([&] {
+    auto p = client_.Get(ResourcePath("", "v1", "pods", "default", relabelled));
+    if (!p.ok() || (*p)["metadata"].contains("ownerReferences")) return false;
+    return PodsByNode()["n1"].size() == 2 && StatusIs({{"currentNumberScheduled", 2}});
+  })) << Status().dump();
+  // n2 goes: its pod (never bound) is deleted, and the status counts one node.
+  ASSERT_TRUE(client_.Delete(ResourcePath("", "v1", "nodes", "", "n2")).ok());
+  ASSERT_TRUE(Eventually([&] {
+    return PodsByNode()["n2"].empty() &&
+           StatusIs({{"desiredNumberScheduled", 1}, {"currentNumberScheduled", 1}});
+  })) << Status().dump();
+}
+
+// A DaemonSet deleted (its pods orphaned elsewhere: here kept, owned by the old uid) and made
+// again under the same name counts only its own pods and makes one per node.
+TEST_F(DaemonSetControllerTest, ADaemonSetMadeAgainUnderItsNameStartsAfresh) {
+  AddNode("n1");
+  controller_.Start();
+  json first = CreateDs(DaemonSet());
+  ASSERT_TRUE(Eventually([&] { return LivePods() == 1; }));
+  ASSERT_TRUE(client_.Delete(DsPath()).ok());
+  json second = CreateDs(DaemonSet());
+  ASSERT_NE(first["metadata"]["uid"], second["metadata"]["uid"]);
+  ASSERT_TRUE(Eventually([&] {
+    size_t mine = 0;
+    auto pods = PodsByNode();
+    for (const json& p : pods["n1"]) {
+      const json refs = p["metadata"].value("ownerReferences", json::array());
+      mine += !refs.empty() && refs[0].value("uid", "") == second["metadata"]["uid"] ? 1 : 0;
+    }
+    return mine == 1 && StatusIs({{"currentNumberScheduled", 1}, {"desiredNumberScheduled", 1}});
+  })) << Status().dump();
+}
+
 }  // namespace
 }  // namespace tidepool::controllers::daemonset
