@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "api/codec/json_codec.h"
+#include "client/decoded.h"
 #include "common/set_replace.h"
 #include "controllers/daemonset/daemon_pods.h"
 #include "runtime/event_json.h"
@@ -284,10 +285,10 @@ void KubeClusterCache::OnNode(const client::ObjectRef& obj, bool deleted) {
     node_map_.erase(key);
     return;
   }
-  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  StatusOr<api::NodeConstSharedPtr> node = client::DecodedNode(obj);
   std::optional<api::Node> kept;
   if (node.ok()) {
-    kept = NodeForCache(std::move(*node));
+    kept = NodeForCache(api::Node(**node));
   }
   std::lock_guard<std::mutex> lock(mu_);
   ++version_;
@@ -314,7 +315,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
     EraseKey(pod_map_, std::string_view(key));
     return;
   }
-  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
+  StatusOr<api::PodConstSharedPtr> pod = client::DecodedPod(obj);
   if (!pod.ok()) {
     std::lock_guard<std::mutex> lock(mu_);
     ++version_;
@@ -325,7 +326,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
     EraseKey(pod_map_, std::string_view(key));
     return;
   }
-  if (pod->Terminal()) {
+  if ((*pod)->Terminal()) {
     std::lock_guard<std::mutex> lock(mu_);
     ++version_;
     EraseKey(pod_map_, std::string_view(key));
@@ -333,8 +334,7 @@ void KubeClusterCache::OnPod(const client::ObjectRef& obj, bool deleted) {
   }
   // The scheduler's precomputed view of the pod (requests, tolerations, affinity), built once
   // per change rather than once per loop.
-  scheduler::PodInfoConstSharedPtr info =
-      scheduler::MakePodInfo(*pod);
+  scheduler::PodInfoConstSharedPtr info = scheduler::MakePodInfo(**pod);
   std::lock_guard<std::mutex> lock(mu_);
   ++version_;
   // The entry is keyed by the PodInfo itself: replacing it swaps the PodInfo of the set's node
@@ -739,10 +739,11 @@ Status WriteStatusConfigMap(const client::RestClient& client, const std::string&
   return client.Create("/api/v1/namespaces/" + namespace_ + "/configmaps", cm).status();
 }
 
-api::PodConstSharedPtr DecodePodOrStub(const json& obj, Status* error) {
-  StatusOr<api::Pod> pod = api::codec::PodFromJson(obj);
-  if (pod.ok()) return std::make_shared<const api::Pod>(std::move(pod).value());
+api::PodConstSharedPtr DecodePodOrStub(const client::ObjectRef& ref, Status* error) {
+  StatusOr<api::PodConstSharedPtr> pod = client::DecodedPod(ref);
+  if (pod.ok()) return *std::move(pod);
   if (error != nullptr) *error = pod.status();
+  const json& obj = *ref;
   api::Pod stub;
   if (const auto m = obj.find("metadata"); m != obj.end() && m->is_object()) {
     stub.meta.name = m->value("name", "");

@@ -261,6 +261,6 @@ std::string GoTimeString(TimePoint t);
 // A pod from an informer, decoded; when it cannot be (an inferred deletion's stub, a pod the
 // codec refuses), a pod with only its namespace and name - enough to forget it - and `error`
 // set (when not null).
-api::PodConstSharedPtr DecodePodOrStub(const nlohmann::json& obj, Status* error);
+api::PodConstSharedPtr DecodePodOrStub(const client::ObjectRef& obj, Status* error);
 
 }  // namespace tidepool::runtime

@@ -103,7 +103,7 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
     // Not bound yet: nobody's to run (a deletion, maybe inferred from a stub, is always passed on).
     if (c != Change::kDeleted && !Bound(*o)) return;
     Status error;
-    api::PodConstSharedPtr ptr = DecodePodOrStub(*o, &error);
+    api::PodConstSharedPtr ptr = DecodePodOrStub(o, &error);
     if (!error.ok()) {
       // A pod it cannot read is one it cannot run: forgotten (as if deleted).
       if (c != Change::kDeleted && logger_ != nullptr) {

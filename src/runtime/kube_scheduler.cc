@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "api/codec/json_codec.h"
+#include "client/decoded.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -99,10 +100,10 @@ void KubeScheduler::Deliver(bool node, std::function<void()> fn) {
 }
 
 void KubeScheduler::OnNode(Change change, const client::ObjectRef& obj) {
-  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  StatusOr<api::NodeConstSharedPtr> node = client::DecodedNode(obj);
   api::NodeConstSharedPtr ptr;
   if (node.ok()) {
-    ptr = std::make_shared<const api::Node>(std::move(node).value());
+    ptr = *std::move(node);
   } else {
     if (change != Change::kDeleted) {
       if (logger_ != nullptr) {
@@ -119,7 +120,7 @@ void KubeScheduler::OnNode(Change change, const client::ObjectRef& obj) {
 
 void KubeScheduler::OnPod(Change change, const client::ObjectRef& obj) {
   Status error;
-  api::PodConstSharedPtr ptr = DecodePodOrStub(*obj, &error);
+  api::PodConstSharedPtr ptr = DecodePodOrStub(obj, &error);
   if (!error.ok()) {
     if (change != Change::kDeleted && logger_ != nullptr) {
       logger_->Warning("scheduler: cannot decode pod", {{"err", error.ToString()}});

@@ -4,6 +4,7 @@
 
 #include "api/codec/json_codec.h"
 #include "api/codec/json_fields.h"
+#include "client/decoded.h"
 #include "kubelet/status_json.h"
 
 namespace tidepool::runtime {
@@ -80,13 +81,12 @@ void TimelineFeed::OnPod(const client::ObjectRef& obj, bool deleted, bool initia
     observer_.OnPodChange(change);
     return;
   }
-  StatusOr<api::Pod> pod = api::codec::PodFromJson(*obj);
+  StatusOr<api::PodConstSharedPtr> pod = client::DecodedPod(obj);
   if (!pod.ok()) {
     ++decode_errors_;
     return;
   }
-  sim::PodRecord rec{std::make_shared<const api::Pod>(std::move(pod).value()),
-                     kubelet::ContainerStatusesFromJson(*obj)};
+  sim::PodRecord rec{*std::move(pod), kubelet::ContainerStatusesFromJson(*obj)};
   change.type = known == pods_by_key_.end() ? sim::ChangeType::kAdded : sim::ChangeType::kModified;
   if (known != pods_by_key_.end()) change.old_pod = known->second;
   change.pod = rec;
@@ -107,7 +107,7 @@ void TimelineFeed::OnNode(const client::ObjectRef& obj, bool deleted, bool initi
     observer_.OnNodeChange(change);
     return;
   }
-  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  StatusOr<api::NodeConstSharedPtr> node = client::DecodedNode(obj);
   if (!node.ok()) {
     ++decode_errors_;
     return;
@@ -115,7 +115,7 @@ void TimelineFeed::OnNode(const client::ObjectRef& obj, bool deleted, bool initi
   change.type =
       known == nodes_by_name_.end() ? sim::ChangeType::kAdded : sim::ChangeType::kModified;
   if (known != nodes_by_name_.end()) change.old_node = known->second;
-  change.node = std::make_shared<const api::Node>(std::move(node).value());
+  change.node = *std::move(node);
   nodes_by_name_[key] = change.node;
   if (!initial) observer_.OnNodeChange(change);
 }

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "api/codec/json_codec.h"
+#include "client/decoded.h"
 #include "controllers/controller_ref.h"
 #include "controllers/daemonset/daemon_pods.h"
 #include "controllers/history/controller_history.h"
@@ -327,9 +328,9 @@ void DaemonSetController::QueueAll() {
 }
 
 void DaemonSetController::OnNode(const client::ObjectRef& old_obj, const client::ObjectRef& obj) {
-  StatusOr<api::Node> node = api::codec::NodeFromJson(*obj);
+  StatusOr<api::NodeConstSharedPtr> node = client::DecodedNode(obj);
   if (!node.ok()) return;
-  auto next = std::make_shared<const api::Node>(std::move(*node));
+  api::NodeConstSharedPtr next = *std::move(node);
   // Only what placement reads: labels, taints, unschedulable (kcm's shouldIgnoreNodeUpdate).
   const auto same_placement = [&next](const api::NodeConstSharedPtr& n) {
     return n != nullptr && n->meta.labels == next->meta.labels &&

@@ -5,6 +5,7 @@
 
 #include "api/codec/json_codec.h"
 #include "api/quota.h"
+#include "client/decoded.h"
 #include "controllers/api_discovery.h"
 #include "controllers/object_json.h"
 
@@ -78,10 +79,10 @@ ResourceQuotaController::ResourceQuotaController(
          if (it != quotas_by_ns_.end()) it->second.erase(Str(Member(Meta(*o), "name")));
        }});
   auto on_pod = [this](const client::ObjectRef& o) {
-    auto pod = api::codec::PodFromJson(*o);
+    auto pod = client::DecodedPod(o);
     const std::string key = client::Informer::KeyOf(*o);
     const std::string ns = Str(Member(Meta(*o), "namespace"));
-    OnPod(key, ns, pod.ok() ? api::PodQuotaUsage(*pod) : api::ResourceList{});
+    OnPod(key, ns, pod.ok() ? api::PodQuotaUsage(**pod) : api::ResourceList{});
   };
   pods_->AddEventHandlers(
       {[on_pod](const client::ObjectRef& o, bool) { on_pod(o); },
