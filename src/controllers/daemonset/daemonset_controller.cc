@@ -392,8 +392,8 @@ void DaemonSetController::OnPod(const client::ObjectRef& old_obj, const client::
       }
     }
     pods_index_.Put(key, made);
-    if (before != nullptr) ChangedLocked(before->controller_uid, key);
-    ChangedLocked(facts.controller_uid, key);
+    if (before != nullptr) node_pods_.Changed(before->controller_uid, key);
+    node_pods_.Changed(facts.controller_uid, key);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -414,7 +414,7 @@ void DaemonSetController::OnPodDeleted(const client::ObjectRef& obj) {
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
     pods_index_.Remove(key);
-    ChangedLocked(facts->controller_uid, key);
+    node_pods_.Changed(facts->controller_uid, key);
   }
   QueueFor(*facts);
 }
@@ -445,33 +445,6 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-void DaemonSetController::ChangedLocked(const std::string& uid, const std::string& key) {
-  if (uid.empty()) return;
-  if (auto it = node_pods_.find(uid); it != node_pods_.end()) it->second.changed.insert(key);
-}
-
-NodePods& DaemonSetController::NodePodsLocked(const std::string& key,
-                                              const NodePods::Params& params) {
-  if (auto k = node_pods_uids_.find(key); k != node_pods_uids_.end() && k->second != params.uid) {
-    node_pods_.erase(k->second);  // a DaemonSet of the same name before this one
-  }
-  node_pods_uids_[key] = params.uid;
-  auto it = node_pods_.find(params.uid);
-  if (it == node_pods_.end() || !(it->second.pods.params() == params)) {
-    Tracked fresh{NodePods(params), {}};
-    pods_index_.ForEachControlled(
-        params.uid, [&fresh](const DaemonPodPtr& p) { fresh.pods.Set(Key(p->ns, p->name), p); });
-    return node_pods_.insert_or_assign(params.uid, std::move(fresh)).first->second.pods;
-  }
-  Tracked& t = it->second;
-  for (const std::string& pod_key : t.changed) {
-    DaemonPodPtr p = pods_index_.Find(pod_key);
-    t.pods.Set(pod_key, p != nullptr && p->controller_uid == params.uid ? std::move(p) : nullptr);
-  }
-  t.changed.clear();
-  return t.pods;
-}
-
 StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds,
                                                                const std::string& key,
                                                                const NodePods::Params& params) {
@@ -482,7 +455,7 @@ StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds,
   std::vector<DaemonPodPtr> unmatched, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    unmatched = NodePodsLocked(key, params).Unmatched();
+    unmatched = node_pods_.Refresh(key, params, pods_index_).Unmatched();
     if (!deleting && sel.has_value() && !sel->Empty()) {
       orphans = pods_index_.Orphans(
           ns, [&sel](const DaemonPod& p) { return !p.deleting && sel->Matches(p.labels); });
@@ -794,10 +767,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     placements_.erase(key);
     std::lock_guard<std::mutex> lock(mu_);
     expectations_.erase(key);
-    if (auto k = node_pods_uids_.find(key); k != node_pods_uids_.end()) {
-      node_pods_.erase(k->second);
-      node_pods_uids_.erase(k);
-    }
+    node_pods_.Forget(key);
     return std::nullopt;
   }
   const json& ds = *dsp;
@@ -844,7 +814,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   {
     // Only this worker adds or erases node_pods_ entries: the pointer stays good unlocked.
     std::lock_guard<std::mutex> lock(mu_);
-    pods = &node_pods_.at(params.uid).pods;
+    pods = &node_pods_.At(params.uid);
   }
   // rollingUpdate has nothing to do when every pod is up to date.
   const bool outdated =

@@ -75,6 +75,7 @@
 #include "controllers/daemonset/daemon_pods.h"
 #include "controllers/daemonset/node_pods.h"
 #include "controllers/history/controller_history.h"
+#include "controllers/owned_views.h"
 #include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/work_queue.h"
@@ -147,14 +148,9 @@ class DaemonSetController {
   std::optional<TimePoint> Sync(const std::string& key);
   // kcm's ClaimPods: releases the controlled pods `params`' selector no longer matches and
   // adopts the matching orphans (controller_ref.h); returns the adopted pods. The others are
-  // NodePodsLocked(key, params)'s.
+  // in node_pods_.At(params.uid), brought up to date.
   StatusOr<std::vector<DaemonPodPtr>> Claim(const nlohmann::json& ds, const std::string& key,
                                             const NodePods::Params& params);
-  // Records that the pod `key` changed, for the NodePods of the DaemonSet `uid` if any.
-  void ChangedLocked(const std::string& uid, const std::string& key);
-  // The NodePods of the DaemonSet `key` with `params`, brought up to date with the pods changed
-  // since (made afresh from the index when new or when its params changed).
-  NodePods& NodePodsLocked(const std::string& key, const NodePods::Params& params);
   // kcm's manage: which nodes need a pod, which pods go.
   void Manage(const nlohmann::json& ds, const std::string& key, const Plan& plan,
               std::vector<std::string>* create_on, std::vector<std::string>* delete_pods,
@@ -207,15 +203,9 @@ class DaemonSetController {
   uint64_t placement_versions_ = 0;
   std::map<std::string, Expectations> expectations_;  // DaemonSet key -> expectations
   std::map<std::string, Backoff> backoff_;            // "<ds uid>/<node>" -> failed-pod backoff
-  // DaemonSet uid -> its pods by node and the keys of its pods changed since the last sync;
-  // DaemonSet key -> the uid its NodePods is for. Only the sync worker adds or erases entries
-  // (so a NodePods it holds stays put while it works unlocked); the handlers add keys.
-  struct Tracked {
-    NodePods pods;
-    std::set<std::string> changed;
-  };
-  std::map<std::string, Tracked> node_pods_;
-  std::map<std::string, std::string> node_pods_uids_;
+  // By DaemonSet uid. Only the sync worker refreshes or forgets (so a NodePods it holds stays
+  // put while it works unlocked); the handlers record changes.
+  OwnedViews<NodePods, DaemonPod> node_pods_;
   // ShapeFor's: DaemonSet key -> (resourceVersion, shape). Read and written by OnNode only.
   std::map<std::string, std::pair<std::string, DaemonPodShape>> shapes_;
   // PlaceNodes' (the sync worker's only): DaemonSet key -> the shape key and, by node name,

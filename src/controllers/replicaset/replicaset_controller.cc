@@ -172,8 +172,8 @@ void ReplicaSetController::OnPod(const client::ObjectRef& old_obj, const client:
       }
     }
     pods_index_.Put(key, made);
-    if (before != nullptr) ChangedLocked(before->controller_uid, key);
-    ChangedLocked(facts.controller_uid, key);
+    if (before != nullptr) tallies_.Changed(before->controller_uid, key);
+    tallies_.Changed(facts.controller_uid, key);
   }
   QueueFor(facts);
   if (before != nullptr &&
@@ -194,7 +194,7 @@ void ReplicaSetController::OnPodDeleted(const client::ObjectRef& obj) {
       if (e != expectations_.end()) e->second.deletes.erase(key);
     }
     pods_index_.Remove(key);
-    ChangedLocked(facts->controller_uid, key);
+    tallies_.Changed(facts->controller_uid, key);
   }
   QueueFor(*facts);
 }
@@ -225,32 +225,6 @@ bool ReplicaSetController::Satisfied(const std::string& key) {
   return clock_.Now() - it->second.at >= options_.expectations_timeout;
 }
 
-void ReplicaSetController::ChangedLocked(const std::string& uid, const std::string& key) {
-  if (uid.empty()) return;
-  if (auto it = tallies_.find(uid); it != tallies_.end()) it->second.changed.insert(key);
-}
-
-Tally& ReplicaSetController::TallyLocked(const std::string& key, const Tally::Params& params) {
-  if (auto k = tally_uids_.find(key); k != tally_uids_.end() && k->second != params.uid) {
-    tallies_.erase(k->second);  // a ReplicaSet of the same name before this one
-  }
-  tally_uids_[key] = params.uid;
-  auto it = tallies_.find(params.uid);
-  if (it == tallies_.end() || !(it->second.tally.params() == params)) {
-    Tracked fresh{Tally(params), {}};
-    pods_index_.ForEachControlled(
-        params.uid, [&fresh](const PodFactsPtr& p) { fresh.tally.Set(Key(p->ns, p->name), p); });
-    return tallies_.insert_or_assign(params.uid, std::move(fresh)).first->second.tally;
-  }
-  Tracked& t = it->second;
-  for (const std::string& pod_key : t.changed) {
-    PodFactsPtr p = pods_index_.Find(pod_key);
-    t.tally.Set(pod_key, p != nullptr && p->controller_uid == params.uid ? std::move(p) : nullptr);
-  }
-  t.changed.clear();
-  return t.tally;
-}
-
 StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs,
                                                                const std::string& key,
                                                                const Tally::Params& params) {
@@ -261,7 +235,7 @@ StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs,
   std::vector<PodFactsPtr> unmatched, orphans;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    unmatched = TallyLocked(key, params).Unmatched();
+    unmatched = tallies_.Refresh(key, params, pods_index_).Unmatched();
     if (!deleting && sel.has_value() && !sel->Empty()) {
       orphans = pods_index_.Orphans(
           ns, [&sel](const PodFacts& p) { return p.Active() && sel->Matches(p.labels); });
@@ -390,7 +364,7 @@ Status ReplicaSetController::Manage(const json& rs, const std::string& key, cons
   std::vector<PodFactsPtr> pods;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    pods = tallies_.at(uid).tally.Active();
+    pods = tallies_.At(uid).Active();
   }
   pods.insert(pods.end(), adopted.begin(), adopted.end());  // active, as Claim adopts
   return DeletePods(rs, key, pods, std::min(diff, options_.burst_replicas));
@@ -401,10 +375,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   if (rs == nullptr) {
     std::lock_guard<std::mutex> lock(mu_);
     expectations_.erase(key);
-    if (auto k = tally_uids_.find(key); k != tally_uids_.end()) {
-      tallies_.erase(k->second);
-      tally_uids_.erase(k);
-    }
+    tallies_.Forget(key);
     return std::nullopt;
   }
   const json& m = Meta(*rs);
@@ -430,7 +401,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   {
     // Claim adopts active pods only (kcm's FilterActivePods runs before claimPods).
     std::lock_guard<std::mutex> lock(mu_);
-    active = tallies_.at(params.uid).tally.replicas() + static_cast<int32_t>(adopted->size());
+    active = tallies_.At(params.uid).replicas() + static_cast<int32_t>(adopted->size());
   }
   const int32_t replicas = Replicas(*rs);
   Status manage;
@@ -445,7 +416,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
   Tally::Counts counts;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Tally& tally = tallies_.at(params.uid).tally;
+    Tally& tally = tallies_.At(params.uid);
     counts = tally.CountsAt(now);
     for (const PodFactsPtr& p : *adopted) counts.Add(tally.CountsOf(*p, now));
   }

@@ -55,6 +55,7 @@
 #include "common/log.h"
 #include "common/speed.h"
 #include "common/timer_service.h"
+#include "controllers/owned_views.h"
 #include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
 #include "controllers/replicaset/tally.h"
@@ -122,12 +123,6 @@ class ReplicaSetController {
   // counts once their change is seen).
   StatusOr<std::vector<PodFactsPtr>> Claim(const nlohmann::json& rs, const std::string& key,
                                            const Tally::Params& params);
-  // The tally of the ReplicaSet `key` with `params`, up to date with the changed pods (made
-  // afresh from the index when there is none or its params differ). REQUIRES: mu_ held.
-  Tally& TallyLocked(const std::string& key, const Tally::Params& params);
-  // Notes that the pod at `key` changed, for the tally of controller `uid` if there is one.
-  // REQUIRES: mu_ held.
-  void ChangedLocked(const std::string& uid, const std::string& key);
   bool Satisfied(const std::string& key);
   void Event(const nlohmann::json& rs, std::string_view type, std::string_view reason,
              std::string message);
@@ -145,12 +140,7 @@ class ReplicaSetController {
   mutable std::mutex mu_;
   PodIndex<PodFacts> pods_index_;
   std::map<std::string, Expectations> expectations_;  // ReplicaSet key -> expectations
-  struct Tracked {
-    Tally tally;
-    std::set<std::string> changed;  // keys of its pods changed since its last sync
-  };
-  std::map<std::string, Tracked> tallies_;         // ReplicaSet uid -> its tally
-  std::map<std::string, std::string> tally_uids_;  // ReplicaSet key -> uid of its tally
+  OwnedViews<Tally, PodFacts> tallies_;               // by ReplicaSet uid
 };
 
 }  // namespace tidepool::controllers::replicaset
