@@ -6,9 +6,10 @@
 // PodFromJson / NodeFromJson per write. DecodedPod and DecodedNode remember what they decoded for
 // as long as the object lives: a table keyed by the object's address, each entry holding a weak
 // reference to its object (an entry whose object died is a miss, and is swept once the table has
-// doubled since the last sweep), so the table stays about as large as the set of objects
-// handlers still hold. An ObjectRef is to a const json: a remembered result is never stale.
-// Handlers of one event on different threads (`up`'s listeners) may both decode it once.
+// doubled since the last sweep), so the table, and the decoded objects it keeps, stay at most
+// about twice the set of objects handlers still hold (plus 64). An ObjectRef is to a const json: a
+// remembered result is never stale. Handlers of one event on different threads (`up`'s listeners)
+// may both decode it once.
 //
 // Thread-safe.
 #pragma once

@@ -23,9 +23,10 @@
 //              --speed divides it.
 //   kReal      a real-world deadline or interval between tidepool and real programs (HTTP
 //              timeouts, watch bookmarks sent to real clients, leader election against a real
-//              cluster), or a bound on work this machine does (the controllers' expectations
-//              timeouts wait out their informers' lag). Never divided: the other side keeps real
-//              time, and this machine's work does not speed up with --speed.
+//              cluster), or a wait for this machine's own work to be seen (the floor of the
+//              controllers' expectations timeouts: their informers' lag). Never divided: the
+//              other side keeps real time, and this machine's work does not speed up with
+//              --speed.
 //
 // DivideEmulatedDurations(options, speed) is the one function that applies --speed; it is
 // used on every options struct `tidepool up` builds (runtime/up_options.h), and

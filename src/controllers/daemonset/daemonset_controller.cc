@@ -442,7 +442,7 @@ bool DaemonSetController::Satisfied(const std::string& key) {
   auto it = expectations_.find(key);
   if (it == expectations_.end()) return true;
   if (it->second.adds <= 0 && it->second.deletes.empty()) return true;
-  return clock_.Now() - it->second.at >= options_.expectations_timeout;
+  return clock_.Now() - it->second.at >= options_.expectations.get();
 }
 
 StatusOr<std::vector<DaemonPodPtr>> DaemonSetController::Claim(const json& ds,
@@ -545,10 +545,10 @@ void DaemonSetController::Manage(const json& ds, const std::string& key, const P
       delete_pods->push_back(oldest_old->name);
     }
   }
-  // Pods pinned to nodes that no longer exist and never bound (getUnscheduledPodsWithoutNode).
+  // Pods pinned to nodes that no longer exist and never bound (getUnscheduledPodsWithoutNode:
+  // spec.nodeName empty; a bound one is PodGC's). One already being deleted is not asked again.
   for (const DaemonPodPtr& p : plan.orphaned) {
-    if (!p->deleting && (p->phase.empty() || p->phase == "Pending"))
-      delete_pods->push_back(p->name);
+    if (!p->bound && !p->deleting) delete_pods->push_back(p->name);
   }
   (void)key;
 }
@@ -698,9 +698,11 @@ Status DaemonSetController::SyncNodes(const json& ds, const std::string& key,
 
 void DaemonSetController::GroupPods(const NodePods& pods, std::vector<DaemonPodPtr> adopted,
                                     Plan* plan) {
-  // Both by name: one walk of each.
+  // Both by name: one walk of each. Pods for no node (neither bound nor pinned) are left out,
+  // as kcm's getNodesToDaemonPods leaves out pods GetTargetNodeName fails on.
   auto np = plan->nodes.begin();
   for (const auto& [node, group] : pods.by_node()) {
+    if (node.empty()) continue;
     while (np != plan->nodes.end() && np->name() < node) ++np;
     if (np != plan->nodes.end() && np->name() == node) {
       np->pods = &group;
@@ -708,9 +710,13 @@ void DaemonSetController::GroupPods(const NodePods& pods, std::vector<DaemonPodP
       plan->orphaned.insert(plan->orphaned.end(), group.begin(), group.end());
     }
   }
+  // By name (the order they were claimed in before NodePods), adopted ones last.
+  std::sort(plan->orphaned.begin(), plan->orphaned.end(),
+            [](const DaemonPodPtr& a, const DaemonPodPtr& b) { return a->name < b->name; });
   // Adopted pods join their node's group for this sync (the informer has not shown them as
   // controlled yet).
   for (DaemonPodPtr& p : adopted) {
+    if (p->node_name.empty()) continue;
     Plan::NodePlan* target = plan->Find(p->node_name);
     if (target == nullptr) {
       plan->orphaned.push_back(std::move(p));
@@ -901,7 +907,7 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
     std::lock_guard<std::mutex> lock(mu_);
     auto e = expectations_.find(key);
     if (e != expectations_.end() && (e->second.adds > 0 || !e->second.deletes.empty())) {
-      const TimePoint at = e->second.at + options_.expectations_timeout;
+      const TimePoint at = e->second.at + options_.expectations.get();
       recheck = recheck.has_value() ? std::min(*recheck, at) : at;
     }
   }

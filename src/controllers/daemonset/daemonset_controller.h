@@ -74,6 +74,7 @@
 #include "common/timer_service.h"
 #include "controllers/daemonset/daemon_pods.h"
 #include "controllers/daemonset/node_pods.h"
+#include "controllers/expectations_timeout.h"
 #include "controllers/history/controller_history.h"
 #include "controllers/owned_views.h"
 #include "controllers/pod_index.h"
@@ -85,8 +86,8 @@ namespace tidepool::controllers::daemonset {
 struct DaemonSetControllerOptions {
   // kcm's BurstReplicas for DaemonSets.
   int burst_replicas = 250;
-  // kcm's ExpectationsTimeout; real time, as the ReplicaSet controller's.
-  Duration expectations_timeout = std::chrono::minutes(5);
+  // kcm's ExpectationsTimeout, with a real-time floor (expectations_timeout.h).
+  ExpectationsTimeout expectations;
   Duration retry_after = std::chrono::seconds(1);
   // failedPodsBackoff: initial and maximum delay.
   Duration failed_pod_backoff = std::chrono::seconds(1);
@@ -95,7 +96,7 @@ struct DaemonSetControllerOptions {
 
   template <typename F>
   void ForEachDuration(F&& f) {
-    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
+    expectations.ForEachDuration(f);
     f("retryAfter", retry_after, TimeBase::kEmulated);
     f("failedPodBackoff", failed_pod_backoff, TimeBase::kEmulated);
     f("failedPodBackoffMax", failed_pod_backoff_max, TimeBase::kEmulated);
@@ -171,11 +172,11 @@ class DaemonSetController {
   // Every node's placement for the DaemonSet `key` whose pods have `shape` (made from the
   // template identified by `shape_key`), into `plan`: ShouldRun only for the nodes that
   // changed since the last sync of `key` with the same shape (placements_).
-  // Points each node's plan at its group of `pods` (pods for nodes the plan does not have go to
-  // plan->orphaned) and adds the `adopted` pods. REQUIRES: PlaceNodes ran.
-  static void GroupPods(const NodePods& pods, std::vector<DaemonPodPtr> adopted, Plan* plan);
   void PlaceNodes(const std::string& key, const std::string& shape_key, const DaemonPodShape& shape,
                   Plan* plan);
+  // Points each node's plan at its group of `pods` (pods for nodes the plan does not have go to
+  // plan->orphaned, by name) and adds the `adopted` pods. REQUIRES: PlaceNodes ran.
+  static void GroupPods(const NodePods& pods, std::vector<DaemonPodPtr> adopted, Plan* plan);
   void Event(const nlohmann::json& ds, std::string_view type, std::string_view reason,
              std::string message);
 

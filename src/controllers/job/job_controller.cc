@@ -377,7 +377,7 @@ bool JobController::SatisfiedExpectations(const std::string& key) const {
   auto it = expectations_.find(key);
   if (it == expectations_.end()) return true;
   const Expectations& e = it->second;
-  return (e.adds <= 0 && e.dels <= 0) || clock_.Now() - e.at > options_.expectations_timeout;
+  return (e.adds <= 0 && e.dels <= 0) || clock_.Now() - e.at > options_.expectations.get();
 }
 
 void JobController::ExpectCreations(const std::string& key, int64_t n) {

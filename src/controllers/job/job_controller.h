@@ -47,7 +47,7 @@
 // in a second queue of pod keys; a failed sync is retried after the API back-off (1 s
 // doubling to 1 min). Expectations (creations and deletions not yet seen by the pod informer,
 // and finalizer removals) hold back pod management until the informer caught up or
-// `expectations_timeout` passed, so a slow informer does not double-create.
+// the expectations timeout passed, so a slow informer does not double-create.
 //
 // Threads: without an executor, Start() starts the informers and one worker thread (a
 // ThreadTimerService of the controller's) on which both queues sync. With one (`tidepool
@@ -76,6 +76,7 @@
 #include "common/speed.h"
 #include "common/thread_timer_service.h"
 #include "common/timer_service.h"
+#include "controllers/expectations_timeout.h"
 #include "controllers/job/job_pods.h"
 #include "controllers/work_queue.h"
 
@@ -90,8 +91,8 @@ struct JobControllerOptions {
   // DefaultJobApiBackOff / MaxJobApiBackOff: retries of a failed sync.
   Duration api_backoff = std::chrono::seconds(1);
   Duration api_backoff_max = std::chrono::minutes(1);
-  // controller.ExpectationsTimeout; real time, as the ReplicaSet controller's.
-  Duration expectations_timeout = std::chrono::minutes(5);
+  // controller.ExpectationsTimeout, with a real-time floor (expectations_timeout.h).
+  ExpectationsTimeout expectations;
   uint64_t seed = 1;
 
   // Every Duration member, once (common/speed.h).
@@ -102,7 +103,7 @@ struct JobControllerOptions {
     f("podFailureBackoffMax", pod_failure_backoff_max, TimeBase::kEmulated);
     f("apiBackoff", api_backoff, TimeBase::kEmulated);
     f("apiBackoffMax", api_backoff_max, TimeBase::kEmulated);
-    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
+    expectations.ForEachDuration(f);
   }
 };
 

@@ -222,7 +222,7 @@ bool ReplicaSetController::Satisfied(const std::string& key) {
   auto it = expectations_.find(key);
   if (it == expectations_.end()) return true;
   if (it->second.adds <= 0 && it->second.deletes.empty()) return true;
-  return clock_.Now() - it->second.at >= options_.expectations_timeout;
+  return clock_.Now() - it->second.at >= options_.expectations.get();
 }
 
 StatusOr<std::vector<PodFactsPtr>> ReplicaSetController::Claim(const json& rs,
@@ -459,7 +459,7 @@ std::optional<TimePoint> ReplicaSetController::Sync(const std::string& key) {
     // Expectations expire: look again then.
     std::lock_guard<std::mutex> lock(mu_);
     auto e = expectations_.find(key);
-    if (e != expectations_.end()) return e->second.at + options_.expectations_timeout;
+    if (e != expectations_.end()) return e->second.at + options_.expectations.get();
   }
   return recheck;
 }

@@ -10,7 +10,7 @@
 //     stops the rest), at most 500 (burstReplicas) per sync; too many are deleted in
 //     pod_ranking.h's order, at most 500 per sync.
 //   - Expectations: after creating or deleting, the controller waits until its informer has
-//     seen those pods (or `expectations_timeout` passed) before it counts again, so a slow
+//     seen those pods (or the expectations timeout passed) before it counts again, so a slow
 //     watch never makes it create twice.
 //   - Claims: orphan pods of its namespace whose labels match the selector are adopted
 //     (ownerReferences patched in), owned pods that no longer match are released - unless the
@@ -55,6 +55,7 @@
 #include "common/log.h"
 #include "common/speed.h"
 #include "common/timer_service.h"
+#include "controllers/expectations_timeout.h"
 #include "controllers/owned_views.h"
 #include "controllers/pod_index.h"
 #include "controllers/replicaset/pod_ranking.h"
@@ -66,17 +67,15 @@ namespace tidepool::controllers::replicaset {
 struct ReplicaSetControllerOptions {
   // kcm's BurstReplicas: pods created or deleted per sync at most.
   int burst_replicas = 500;
-  // kcm's ExpectationsTimeout: how long a sync trusts its own record of pods it created or
-  // deleted and has not yet seen in its informer. Real time (common/speed.h): it covers the
-  // informer's lag, which is work on this machine and does not shrink with --speed.
-  Duration expectations_timeout = std::chrono::minutes(5);
+  // kcm's ExpectationsTimeout, with a real-time floor (expectations_timeout.h).
+  ExpectationsTimeout expectations;
   // Wait before a failed sync is tried again.
   Duration retry_after = std::chrono::seconds(1);
   uint64_t seed = 1;
 
   template <typename F>
   void ForEachDuration(F&& f) {
-    f("expectationsTimeout", expectations_timeout, TimeBase::kReal);
+    expectations.ForEachDuration(f);
     f("retryAfter", retry_after, TimeBase::kEmulated);
   }
 };
