@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "api/codec/json_codec.h"
 #include "client/decoded.h"
 
 namespace tidepool::runtime {

@@ -806,8 +806,9 @@ std::optional<TimePoint> DaemonSetController::Sync(const std::string& key) {
   }
   const DaemonPodShape shape = ShapeOf(plan.tmpl);  // decoded once, not once per node
   // The shape follows the template, its hash and generation (not status writes).
-  PlaceNodes(key, Str(Member(m, "uid")) + "/" + plan.generation + "/" + plan.hash, shape, &plan);
-  const NodePods::Params params{Str(Member(m, "uid")), sel, plan.generation, plan.hash};
+  const std::string uid = Str(Member(m, "uid"));
+  PlaceNodes(key, uid + "/" + plan.generation + "/" + plan.hash, shape, &plan);
+  const NodePods::Params params{uid, sel, plan.generation, plan.hash};
   StatusOr<std::vector<DaemonPodPtr>> adopted = Claim(ds, key, params);
   if (!adopted.ok()) {
     if (log_ != nullptr && adopted.status().code() != StatusCode::kAborted) {

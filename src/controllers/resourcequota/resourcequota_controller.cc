@@ -3,7 +3,6 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
-#include "api/codec/json_codec.h"
 #include "api/quota.h"
 #include "client/decoded.h"
 #include "controllers/api_discovery.h"
