@@ -4,6 +4,7 @@
 // ClusterWriter that records its calls and fails on request.
 #pragma once
 
+#include <map>
 #include <ostream>
 #include <set>
 #include <string>
@@ -51,6 +52,14 @@ class RecordingEventRecorder final : public autoscaler::EventRecorder {
 
 class FakeClusterWriter final : public autoscaler::ClusterWriter {
  public:
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> PodsOnNodes(
+      const std::set<std::string, std::less<>>& nodes) const override {
+    std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> out;
+    for (const auto& [node, pods] : pods_on) {
+      if (nodes.count(node) > 0) out[node] = pods;
+    }
+    return out;
+  }
   Status AddNodeTaint(const std::string& node, const api::Taint& taint) override {
     calls.push_back("taint " + node + " " + taint.ToString());
     if (fail_taint.count(node) > 0) {
@@ -70,6 +79,8 @@ class FakeClusterWriter final : public autoscaler::ClusterWriter {
     }
     return OkStatus();
   }
+  // What PodsOnNodes answers: the pods bound to each node now (none unless set).
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> pods_on;
   std::set<std::string> fail_taint;
   std::set<std::string> fail_evict;
   std::vector<std::string> calls;

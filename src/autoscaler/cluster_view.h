@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -57,12 +58,17 @@ struct ClusterView {
   std::vector<scheduler::PodInfoConstSharedPtr> daemonset_pods;
 };
 
-// The autoscaler's writes to the cluster. Implementation: the Kubernetes client
-// (runtime/kube_cluster.h), over HTTP or the in-process transport; tests' fakes. All calls are
-// synchronous.
+// The autoscaler's writes to the cluster, and the one read its actuator makes between them.
+// Implementation: the Kubernetes client and the autoscaler's informers (runtime/kube_cluster.h),
+// over HTTP or the in-process transport; tests' fakes. All calls are synchronous.
 class ClusterWriter {
  public:
   virtual ~ClusterWriter() = default;
+  // The non-terminal pods bound to each of `nodes` now, as the autoscaler's informers see them
+  // (not the loop's view: CA's deleteNodesAsync builds a new snapshot from its listers after
+  // tainting the nodes it removes). A node with no pod is absent.
+  virtual std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> PodsOnNodes(
+      const std::set<std::string, std::less<>>& nodes) const = 0;
   // Adds (or replaces, by key and effect) a taint on a node.
   virtual Status AddNodeTaint(const std::string& node, const api::Taint& taint) = 0;
   // Removes every taint with this key from a node.

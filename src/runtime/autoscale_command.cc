@@ -282,7 +282,7 @@ int RunAutoscale(const AutoscaleOptions& o, std::ostream& out, std::ostream& err
 
   // ---- Engine --------------------------------------------------------------------------------
   KubeClusterCache cache(kube, clock, &logger, o.seed);
-  KubeClusterWriter writer(kube);
+  KubeClusterWriter writer(kube, cache);
   KubeEventRecorder recorder(kube, clock, "cluster-autoscaler", &logger);
   Random random(o.seed);
   StatusOr<std::unique_ptr<autoscaler::Autoscaler>> engine =

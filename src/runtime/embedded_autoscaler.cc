@@ -26,7 +26,7 @@ EmbeddedAutoscaler::EmbeddedAutoscaler(const autoscaler::AutoscalingOptions& opt
       kube_(cluster::InProcessRestConfig(), real_clock,
             cluster::InProcessRestOptions(api, kUserAgent)),
       cache_(kube_, real_clock, &logger, seed, informers, executor),
-      writer_(kube_),
+      writer_(kube_, cache_),
       recorder_(kube_, real_clock, "cluster-autoscaler", &logger, executor),
       random_(seed),
       cloud_(cloud),

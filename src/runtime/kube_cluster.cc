@@ -399,6 +399,19 @@ void KubeClusterCache::OnDaemonSet(const client::ObjectRef& obj, bool deleted) {
 
 autoscaler::ClusterView KubeClusterCache::View() const { return *SharedView(); }
 
+std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> KubeClusterCache::PodsOnNodes(
+    const std::set<std::string, std::less<>>& nodes) const {
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> out;
+  if (nodes.empty()) return out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const scheduler::PodInfoConstSharedPtr& info : pod_map_) {
+    if (!info->node_name().empty() && nodes.count(info->node_name()) > 0) {
+      out[std::string(info->node_name())].push_back(info);
+    }
+  }
+  return out;
+}
+
 std::shared_ptr<const autoscaler::ClusterView> KubeClusterCache::SharedView() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (view_ != nullptr && view_version_ == version_) return view_;

@@ -16,7 +16,8 @@
 //   KubeClusterWriter  ClusterWriter: taints by read-modify-update with optimistic concurrency
 //                      (retried on 409 Conflict, as client-go's RetryOnConflict); evictions
 //                      through policy/v1 Eviction (429: a PodDisruptionBudget forbids it now,
-//                      returned as ResourceExhausted so that the engine retries later).
+//                      returned as ResourceExhausted so that the engine retries later); the
+//                      pods on nodes now, from KubeClusterCache.
 //   KubeEventRecorder  EventRecorder: core/v1 Events as client-go's recorder writes them
 //                      (event_json.h), posted from a background thread (the loop never waits
 //                      on the API; a queue of at most 1,000 events, as client-go's broadcaster,
@@ -120,6 +121,10 @@ class KubeClusterCache {
   // The same, shared: made again only when the cache changed since the last call (a quiet
   // loop of a large cluster does not copy every pod's pointer).
   std::shared_ptr<const autoscaler::ClusterView> SharedView() const;
+  // The non-terminal pods bound to each of `nodes` now (ClusterWriter::PodsOnNodes): one pass
+  // over the pods.
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> PodsOnNodes(
+      const std::set<std::string, std::less<>>& nodes) const;
 
   // Informer counters (lists, relists on 410, watches, errors), for logs, metrics and tests.
   std::map<std::string, client::InformerStats> Stats() const;
@@ -174,13 +179,21 @@ class KubeClusterCache {
 
 class KubeClusterWriter final : public autoscaler::ClusterWriter {
  public:
-  explicit KubeClusterWriter(const client::RestClient& client) : client_(client) {}
+  // `client` and `cache` (the autoscaler's informers, whose pods PodsOnNodes reads) must
+  // outlive the writer.
+  KubeClusterWriter(const client::RestClient& client, const KubeClusterCache& cache)
+      : client_(client), cache_(cache) {}
+  std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> PodsOnNodes(
+      const std::set<std::string, std::less<>>& nodes) const override {
+    return cache_.PodsOnNodes(nodes);
+  }
   Status AddNodeTaint(const std::string& node, const api::Taint& taint) override;
   Status RemoveNodeTaint(const std::string& node, const std::string& key) override;
   Status EvictPod(const std::string& namespace_, const std::string& name) override;
 
  private:
   const client::RestClient& client_;
+  const KubeClusterCache& cache_;
 };
 
 class KubeEventRecorder final : public autoscaler::EventRecorder {

@@ -72,6 +72,14 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
   EXPECT_EQ(v.scheduled_pods.size(), 2u);
   EXPECT_TRUE(v.pending_pods.empty());
   EXPECT_TRUE(v.pdbs.empty());
+  // The pods on nodes now, for the actuator (the writer reads them from the cache).
+  KubeClusterWriter on_nodes(*client_, cache);
+  auto by_node = on_nodes.PodsOnNodes({"n1", "n2"});
+  ASSERT_EQ(by_node.size(), 1u);
+  ASSERT_EQ(by_node["n1"].size(), 2u);
+  EXPECT_EQ(by_node["n1"][0]->name(), "bound");
+  EXPECT_EQ(by_node["n1"][1]->name(), "dns");
+  EXPECT_TRUE(on_nodes.PodsOnNodes({"n2"}).empty());
 
   // A pending pod, a budget over kube-dns, and a pod that finished.
   ASSERT_TRUE(client_->Create("/api/v1/namespaces/default/pods", Pod("default", "pending", "")).ok());
@@ -101,7 +109,8 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
 
 TEST_F(KubeClusterTest, WriterTaintsNodesAndEvictsPods) {
   ASSERT_TRUE(client_->Create("/api/v1/nodes", Node("n1")).ok());
-  KubeClusterWriter writer(*client_);
+  KubeClusterCache cache(*client_, server_.clock(), nullptr, 1);
+  KubeClusterWriter writer(*client_, cache);
   api::Taint t{"ToBeDeletedByClusterAutoscaler", "1764540000", api::TaintEffect::kNoSchedule, {}};
   ASSERT_TRUE(writer.AddNodeTaint("n1", t).ok());
   ASSERT_TRUE(writer.AddNodeTaint("n1", t).ok());  // replaces, never duplicates

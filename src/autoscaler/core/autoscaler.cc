@@ -766,7 +766,8 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (!cooldown) {
       std::vector<scaledown::NodeToRemove> remove = planner_.NodesToDelete(now);
       if (!remove.empty()) {
-        std::vector<std::string> deleting = actuator_.StartDeletion(now, remove);
+        std::vector<std::string> deleting =
+            actuator_.StartDeletion(now, remove, view.controllers.get());
         if (!deleting.empty()) {
           last_scale_down_delete_ = now;
         }

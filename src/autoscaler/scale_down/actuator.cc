@@ -1,5 +1,6 @@
 // Actuator: CA's core/scaledown/actuation (actuator.go, drain.go, delete_in_batch.go), made
 // synchronous.
+#include "autoscaler/scale_down/drainability.h"
 #include "autoscaler/scale_down/go_format.h"
 #include "autoscaler/scale_down/scale_down.h"
 #include "autoscaler/scale_down/utilization.h"
@@ -30,7 +31,8 @@ Actuator::Actuator(const AutoscalingOptions& options, cloud::CloudProvider& clou
     : options_(options), cloud_(cloud), writer_(writer), recorder_(recorder), log_(logger) {}
 
 std::vector<std::string> Actuator::StartDeletion(TimePoint now,
-                                                 const std::vector<NodeToRemove>& nodes) {
+                                                 const std::vector<NodeToRemove>& nodes,
+                                                 const ControllerLister* controllers) {
   std::vector<std::string> deleted;
   std::vector<const NodeToRemove*> empty;
   std::vector<const NodeToRemove*> drain;
@@ -48,8 +50,11 @@ std::vector<std::string> Actuator::StartDeletion(TimePoint now,
       log_.Info(msg);
       recorder_.Event(status_cm, "Normal", "ScaleDownEmpty", msg);
     }
+    std::set<std::string, std::less<>> names;
+    for (const NodeToRemove* n : empty) names.insert(n->node);
+    const auto pods_now = writer_.PodsOnNodes(names);
     for (const NodeToRemove* n : empty) {
-      if (DrainAndDelete(*n, false)) {
+      if (StillEmpty(now, *n, pods_now, controllers) && DrainAndDelete(*n, false)) {
         deleted.push_back(n->node);
       }
     }
@@ -102,6 +107,27 @@ bool Actuator::TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& n
     recorder_.Event(NodeRef(n->node), "Normal", "ScaleDown",
                     "marked the node as toBeDeleted/unschedulable");
     tainted.push_back(n);
+  }
+  return true;
+}
+
+bool Actuator::StillEmpty(
+    TimePoint now, const NodeToRemove& node,
+    const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now,
+    const ControllerLister* controllers) {
+  auto it = pods_now.find(node.node);
+  if (it == pods_now.end()) return true;
+  const PodsToMove ptm = GetPodsToMove(it->second, DrainOptions::From(options_, controllers),
+                                       RemainingPdbTracker(), now);
+  if (ptm.blocked()) {
+    FailDeletion(node, false, "failed to get pods to move on node",
+                 "GetPodsToMove for " + GoQuote(node.node) + " returned error: " + ptm.message);
+    return false;
+  }
+  if (!ptm.pods.empty()) {
+    FailDeletion(node, false, "node is not empty",
+                 "failed to delete empty node " + GoQuote(node.node) + ", new pods scheduled");
+    return false;
   }
   return true;
 }

@@ -179,8 +179,14 @@ PodDrainability CheckPodDrainability(const scheduler::PodInfo& pod, const DrainO
 
 PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
                          const RemainingPdbTracker& pdbs, TimePoint now) {
+  return GetPodsToMove(node.pods(), options, pdbs, now);
+}
+
+PodsToMove GetPodsToMove(const std::vector<scheduler::PodInfoConstSharedPtr>& pods,
+                         const DrainOptions& options, const RemainingPdbTracker& pdbs,
+                         TimePoint now) {
   PodsToMove out;
-  for (const scheduler::PodInfoConstSharedPtr& p : node.pods()) {
+  for (const scheduler::PodInfoConstSharedPtr& p : pods) {
     PodDrainability d = CheckPodDrainability(*p, options, pdbs, now);
     switch (d.outcome) {
       case DrainOutcome::kMove:

@@ -120,6 +120,10 @@ struct PodsToMove {
 // CA's GetPodsToMove: stops at the first blocking pod.
 PodsToMove GetPodsToMove(const scheduler::NodeInfo& node, const DrainOptions& options,
                          const RemainingPdbTracker& pdbs, TimePoint now);
+// The same for the pods of a node listed apart from a snapshot.
+PodsToMove GetPodsToMove(const std::vector<scheduler::PodInfoConstSharedPtr>& pods,
+                         const DrainOptions& options, const RemainingPdbTracker& pdbs,
+                         TimePoint now);
 
 // True iff GetPodsToMove would find nothing to move and nothing blocking (only DaemonSet,
 // mirror, long-terminating and terminal pods): stops at the first pod that must move or blocks.

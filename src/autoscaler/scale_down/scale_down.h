@@ -224,16 +224,31 @@ class Planner {
 // tainted first (all of them; one failure removes the taints already added and stops), then
 // deleted one by one; then the nodes to drain likewise, each evicted before its deletion. A
 // failed eviction or deletion emits ScaleDownFailed on the node and removes its taint.
+// Before an empty node is deleted its pods are read again (ClusterWriter::PodsOnNodes, once
+// for all of them, after the taints), as CA's deleteNodesAsync builds a new snapshot: a pod
+// that landed there since the loop's view (the scheduler bound it before it saw the taint)
+// must move ("node is not empty": "failed to delete empty node %q, new pods scheduled") or
+// blocks ("failed to get pods to move on node"), and the deletion is abandoned with
+// ScaleDownFailed and the taint removed, instead of deleting the node under the pod. Budgets
+// are not consulted there (CA gives them to drained nodes only).
 class Actuator {
  public:
   Actuator(const AutoscalingOptions& options, cloud::CloudProvider& cloud, ClusterWriter& writer,
            EventRecorder& recorder, log::Logger& logger);
-  // Returns the nodes whose deletion was requested.
-  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes);
+  // Returns the nodes whose deletion was requested. `controllers` (ClusterView::controllers,
+  // may be null) for the drainability rules of the pods read again.
+  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes,
+                                         const ControllerLister* controllers = nullptr);
 
  private:
   // Taints every node; on a failure removes the taints added and returns false.
   bool TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& nodes);
+  // The pods on an empty node now (`pods_now`: PodsOnNodes's answer) leave it empty; otherwise
+  // its deletion fails as CA's (see the class comment).
+  bool StillEmpty(
+      TimePoint now, const NodeToRemove& node,
+      const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now,
+      const ControllerLister* controllers);
   // Evicts (drained nodes) and deletes one tainted node; true if the cloud accepted.
   bool DrainAndDelete(const NodeToRemove& node, bool drain);
   void FailDeletion(const NodeToRemove& node, bool drain, const std::string& err_msg,

@@ -792,6 +792,50 @@ TEST_F(ActuatorTest, DeletesEmptyNodesInBulk) {
   EXPECT_TRUE(Logged("] Scale-down: removing empty node \"n1\""));
 }
 
+// CA's deleteNodesAsync: after the taints, an empty node's pods are read again; a pod that
+// landed there since the loop's view keeps the node (must move: "node is not empty"; blocks:
+// "failed to get pods to move on node"), with ScaleDownFailed and the taint removed. DaemonSet
+// pods go with the node. The other empty node is deleted either way.
+TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
+  const std::string ds = std::string(kDaemonSetPodAnnotation);
+  struct Case {
+    const char* name;
+    api::Pod landed;
+    std::string err_msg;  // empty: n1 is still empty and goes
+    std::string err;
+  };
+  const Case cases[] = {
+      {"replicated", RsPod("late", "100m"), "node is not empty",
+       "failed to delete empty node \"n1\", new pods scheduled"},
+      {"bare", MakePod("bare").Req("cpu", "100m").Obj(), "failed to get pods to move on node",
+       "GetPodsToMove for \"n1\" returned error: default/bare is not replicated"},
+      {"daemonset", Annotated(MakePod("agent").Req("cpu", "100m").Obj(), ds, "true"), "", ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+    writer_ = FakeWriter();
+    recorder_.events.clear();
+    writer_.pods_on["n1"] = {scheduler::MakePodInfo(std::make_shared<const api::Pod>(c.landed))};
+    const bool kept = !c.err.empty();
+    auto deleted = Run({Empty("n1", "cpu-pool"), Empty("n2", "cpu-pool")});
+    const std::vector<std::string> want =
+        kept ? std::vector<std::string>{"n2"} : std::vector<std::string>{"n1", "n2"};
+    EXPECT_EQ(deleted, want);
+    EXPECT_EQ(g.deleted, deleted);
+    if (!kept) continue;
+    EXPECT_EQ(writer_.calls,
+              (std::vector<std::string>{TaintOf("n1"), TaintOf("n2"),
+                                        "untaint n1 ToBeDeletedByClusterAutoscaler"}));
+    ASSERT_GE(recorder_.events.size(), 5u);
+    EXPECT_EQ(recorder_.events[4], (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
+                                                  "failed to delete empty node: " + c.err}));
+    EXPECT_TRUE(Logged("] Scale-down: couldn't delete empty node, " + c.err_msg +
+                       ", status error: " + c.err));
+  }
+}
+
 TEST_F(ActuatorTest, DrainsThenDeletes) {
   testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
   auto deleted = Run({Drain("n1", "cpu-pool", {"a", "b"})});
