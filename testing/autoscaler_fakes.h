@@ -1,7 +1,8 @@
 // File: autoscaler_fakes.h
 //
 // Fakes for the autoscaler's outputs: an EventRecorder that keeps every event, and a
-// ClusterWriter that records its calls and fails on request.
+// ClusterWriter that records its calls (its one read too: "pods n1,n2"), answers that read
+// from `pods_on` and fails on request.
 #pragma once
 
 #include <map>
@@ -54,6 +55,9 @@ class FakeClusterWriter final : public autoscaler::ClusterWriter {
  public:
   std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> PodsOnNodes(
       const std::set<std::string, std::less<>>& nodes) const override {
+    std::string names;
+    for (const std::string& n : nodes) names += (names.empty() ? "" : ",") + n;
+    calls.push_back("pods " + names);
     std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> out;
     for (const auto& [node, pods] : pods_on) {
       if (nodes.count(node) > 0) out[node] = pods;
@@ -83,7 +87,7 @@ class FakeClusterWriter final : public autoscaler::ClusterWriter {
   std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>> pods_on;
   std::set<std::string> fail_taint;
   std::set<std::string> fail_evict;
-  std::vector<std::string> calls;
+  mutable std::vector<std::string> calls;
 };
 
 }  // namespace tidepool::testing

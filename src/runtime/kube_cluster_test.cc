@@ -80,6 +80,10 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
   EXPECT_EQ(by_node["n1"][0]->name(), "bound");
   EXPECT_EQ(by_node["n1"][1]->name(), "dns");
   EXPECT_TRUE(on_nodes.PodsOnNodes({"n2"}).empty());
+  // A pod bound later is seen there once the informer has it; a pending pod never is.
+  ASSERT_TRUE(
+      client_->Create("/api/v1/namespaces/default/pods", Pod("default", "late", "n1")).ok());
+  EXPECT_TRUE(Eventually([&] { return on_nodes.PodsOnNodes({"n1"})["n1"].size() == 3; }));
 
   // A pending pod, a budget over kube-dns, and a pod that finished.
   ASSERT_TRUE(client_->Create("/api/v1/namespaces/default/pods", Pod("default", "pending", "")).ok());
@@ -94,6 +98,7 @@ TEST_F(KubeClusterTest, TheViewFollowsTheApiWithTypedObjectsAndPdbCoverage) {
            w.pdbs[0]->namespace_ == "kube-system" && w.pdbs[0]->selector.has_value() &&
            w.pdbs[0]->selector->match_labels.at("k8s-app") == "kube-dns";
   }));
+  EXPECT_EQ(on_nodes.PodsOnNodes({"n1"})["n1"].size(), 3u);  // not the pending pod
   // Deletions leave the view.
   ASSERT_TRUE(client_->Delete("/api/v1/namespaces/default/pods/pending",
                               json{{"gracePeriodSeconds", 0}})

@@ -766,8 +766,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (!cooldown) {
       std::vector<scaledown::NodeToRemove> remove = planner_.NodesToDelete(now);
       if (!remove.empty()) {
-        std::vector<std::string> deleting =
-            actuator_.StartDeletion(now, remove, view.controllers.get());
+        std::vector<std::string> deleting = actuator_.StartDeletion(now, remove);
         if (!deleting.empty()) {
           last_scale_down_delete_ = now;
         }

@@ -31,8 +31,7 @@ Actuator::Actuator(const AutoscalingOptions& options, cloud::CloudProvider& clou
     : options_(options), cloud_(cloud), writer_(writer), recorder_(recorder), log_(logger) {}
 
 std::vector<std::string> Actuator::StartDeletion(TimePoint now,
-                                                 const std::vector<NodeToRemove>& nodes,
-                                                 const ControllerLister* controllers) {
+                                                 const std::vector<NodeToRemove>& nodes) {
   std::vector<std::string> deleted;
   std::vector<const NodeToRemove*> empty;
   std::vector<const NodeToRemove*> drain;
@@ -54,7 +53,7 @@ std::vector<std::string> Actuator::StartDeletion(TimePoint now,
     for (const NodeToRemove* n : empty) names.insert(n->node);
     const auto pods_now = writer_.PodsOnNodes(names);
     for (const NodeToRemove* n : empty) {
-      if (StillEmpty(now, *n, pods_now, controllers) && DrainAndDelete(*n, false)) {
+      if (StillEmpty(now, *n, pods_now) && DrainAndDelete(*n, false)) {
         deleted.push_back(n->node);
       }
     }
@@ -113,12 +112,12 @@ bool Actuator::TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& n
 
 bool Actuator::StillEmpty(
     TimePoint now, const NodeToRemove& node,
-    const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now,
-    const ControllerLister* controllers) {
+    const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now) {
   auto it = pods_now.find(node.node);
   if (it == pods_now.end()) return true;
-  const PodsToMove ptm = GetPodsToMove(it->second, DrainOptions::From(options_, controllers),
-                                       RemainingPdbTracker(), now);
+  // No listers and no budgets: CA's deleteNodesAsync sets them when draining only.
+  const PodsToMove ptm =
+      GetPodsToMove(it->second, DrainOptions::From(options_), RemainingPdbTracker(), now);
   if (ptm.blocked()) {
     FailDeletion(node, false, "failed to get pods to move on node",
                  "GetPodsToMove for " + GoQuote(node.node) + " returned error: " + ptm.message);

@@ -229,16 +229,21 @@ class Planner {
 // that landed there since the loop's view (the scheduler bound it before it saw the taint)
 // must move ("node is not empty": "failed to delete empty node %q, new pods scheduled") or
 // blocks ("failed to get pods to move on node"), and the deletion is abandoned with
-// ScaleDownFailed and the taint removed, instead of deleting the node under the pod. Budgets
-// are not consulted there (CA gives them to drained nodes only).
+// ScaleDownFailed and the taint removed, instead of deleting the node under the pod. Neither
+// budgets nor the controllers' listers are consulted there (CA gives both to drained nodes
+// only, so its replica-count rule does not apply). Differences from CA: it reads at once,
+// where CA first waits --node-delete-delay-after-taint (5 s): a binding the informers have not
+// delivered yet is still missed (the window is the informers' lag, not the loop's); and it
+// keeps expendable pods (under --expendable-pods-priority-cutoff), as the loop's view does.
+// In `tidepool simulate` the informers cannot change during a loop, so the check never fires
+// there; it acts in `up` and `autoscale`. The pods to evict from a drained node are still the
+// planner's (CA evicts those of its new snapshot).
 class Actuator {
  public:
   Actuator(const AutoscalingOptions& options, cloud::CloudProvider& cloud, ClusterWriter& writer,
            EventRecorder& recorder, log::Logger& logger);
-  // Returns the nodes whose deletion was requested. `controllers` (ClusterView::controllers,
-  // may be null) for the drainability rules of the pods read again.
-  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes,
-                                         const ControllerLister* controllers = nullptr);
+  // Returns the nodes whose deletion was requested.
+  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes);
 
  private:
   // Taints every node; on a failure removes the taints added and returns false.
@@ -247,8 +252,7 @@ class Actuator {
   // its deletion fails as CA's (see the class comment).
   bool StillEmpty(
       TimePoint now, const NodeToRemove& node,
-      const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now,
-      const ControllerLister* controllers);
+      const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now);
   // Evicts (drained nodes) and deletes one tainted node; true if the cloud accepted.
   bool DrainAndDelete(const NodeToRemove& node, bool drain);
   void FailDeletion(const NodeToRemove& node, bool drain, const std::string& err_msg,

@@ -777,7 +777,7 @@ TEST_F(ActuatorTest, DeletesEmptyNodesInBulk) {
   auto deleted = Run({Empty("n1", "cpu-pool"), Empty("n2", "cpu-pool")});
   EXPECT_EQ(deleted, (std::vector<std::string>{"n1", "n2"}));
   EXPECT_EQ(g.deleted, (std::vector<std::string>{"n1", "n2"}));
-  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("n1"), TaintOf("n2")}));
+  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("n1"), TaintOf("n2"), "pods n1,n2"}));
   std::vector<RecordedEvent> want = {
       {"Node/n1", "Normal", "ScaleDown", "marked the node as toBeDeleted/unschedulable"},
       {"Node/n2", "Normal", "ScaleDown", "marked the node as toBeDeleted/unschedulable"},
@@ -810,6 +810,10 @@ TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
       {"bare", MakePod("bare").Req("cpu", "100m").Obj(), "failed to get pods to move on node",
        "GetPodsToMove for \"n1\" returned error: default/bare is not replicated"},
       {"daemonset", Annotated(MakePod("agent").Req("cpu", "100m").Obj(), ds, "true"), "", ""},
+      {"mirror",
+       Annotated(MakePod("static").Req("cpu", "100m").Obj(), std::string(kMirrorPodAnnotation),
+                 "ignored"),
+       "", ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -826,7 +830,7 @@ TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
     EXPECT_EQ(g.deleted, deleted);
     if (!kept) continue;
     EXPECT_EQ(writer_.calls,
-              (std::vector<std::string>{TaintOf("n1"), TaintOf("n2"),
+              (std::vector<std::string>{TaintOf("n1"), TaintOf("n2"), "pods n1,n2",
                                         "untaint n1 ToBeDeletedByClusterAutoscaler"}));
     ASSERT_GE(recorder_.events.size(), 5u);
     EXPECT_EQ(recorder_.events[4], (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
@@ -885,8 +889,8 @@ TEST_F(ActuatorTest, FailedCloudDeletionRemovesTheTaint) {
   Group("cpu-pool", 3, 5, 3);  // DeleteNodes refuses below min size
   auto deleted = Run({Empty("n1", "cpu-pool")});
   EXPECT_TRUE(deleted.empty());
-  EXPECT_EQ(writer_.calls,
-            (std::vector<std::string>{TaintOf("n1"), "untaint n1 ToBeDeletedByClusterAutoscaler"}));
+  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("n1"), "pods n1",
+                                                     "untaint n1 ToBeDeletedByClusterAutoscaler"}));
   EXPECT_EQ(recorder_.events.back(),
             (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
                            "failed to delete empty node: failed to delete nodes from group "
@@ -922,8 +926,8 @@ TEST_F(ActuatorTest, PlannerAndActuatorEndToEnd) {
   EXPECT_EQ(deleted, (std::vector<std::string>{"g2", "g1"}));
   EXPECT_EQ(gpu.deleted, (std::vector<std::string>{"g2", "g1"}));
   EXPECT_EQ(*gpu.TargetSize(), 0);
-  EXPECT_EQ(writer_.calls,
-            (std::vector<std::string>{TaintOf("g2"), TaintOf("g1"), "evict default/web"}));
+  EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("g2"), "pods g2", TaintOf("g1"),
+                                                     "evict default/web"}));
   bool saw = false;
   for (const auto& e : recorder_.events) {
     saw = saw || e.message ==
