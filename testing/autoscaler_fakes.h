@@ -75,8 +75,9 @@ class FakeClusterWriter final : public autoscaler::ClusterWriter {
     calls.push_back("untaint " + node + " " + key);
     return OkStatus();
   }
-  Status EvictPod(const std::string& ns, const std::string& name) override {
-    calls.push_back("evict " + ns + "/" + name);
+  Status EvictPod(const std::string& ns, const std::string& name,
+                  int64_t grace_period_seconds) override {
+    calls.push_back("evict " + ns + "/" + name + " grace " + std::to_string(grace_period_seconds));
     if (fail_evict.count(ns + "/" + name) > 0) {
       return ResourceExhaustedError(
           "Cannot evict pod as it would violate the pod's disruption budget.");

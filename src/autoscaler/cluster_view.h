@@ -73,9 +73,10 @@ class ClusterWriter {
   virtual Status AddNodeTaint(const std::string& node, const api::Taint& taint) = 0;
   // Removes every taint with this key from a node.
   virtual Status RemoveNodeTaint(const std::string& node, const std::string& key) = 0;
-  // Evicts a pod through the Eviction API; ResourceExhausted (429) when a PodDisruptionBudget
-  // forbids it now.
-  virtual Status EvictPod(const std::string& namespace_, const std::string& name) = 0;
+  // Evicts a pod through the Eviction API, its deleteOptions.gracePeriodSeconds set to
+  // `grace_period_seconds`; ResourceExhausted (429) when a PodDisruptionBudget forbids it now.
+  virtual Status EvictPod(const std::string& namespace_, const std::string& name,
+                          int64_t grace_period_seconds) = 0;
 };
 
 // CA's taints.

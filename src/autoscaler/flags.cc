@@ -97,6 +97,10 @@ const std::vector<Flag>& Table() {
        "resource, below which a node can be considered for scale down"},
       {"max-graceful-termination-sec", &O::max_graceful_termination_sec,
        "Maximum number of seconds CA waits for pod termination when trying to scale down a node"},
+      {"daemonset-eviction-for-empty-nodes", &O::daemonset_eviction_for_empty_nodes,
+       "DaemonSet pods will be gracefully terminated from empty nodes"},
+      {"daemonset-eviction-for-occupied-nodes", &O::daemonset_eviction_for_occupied_nodes,
+       "DaemonSet pods will be gracefully terminated from non-empty nodes"},
       {"max-scale-down-parallelism", &O::max_scale_down_parallelism,
        "Maximum number of nodes (both empty and needing drain) that can be deleted in parallel"},
       {"max-drain-parallelism", &O::max_drain_parallelism,
@@ -121,8 +125,7 @@ const std::vector<Flag>& Table() {
        "operations"},
       {"write-status-configmap", &O::write_status_configmap,
        "Should CA write status information to a configmap"},
-      {"status-config-map-name", &O::status_config_map_name,
-       "Status configmap name"},
+      {"status-config-map-name", &O::status_config_map_name, "Status configmap name"},
   };
   return flags;
 }

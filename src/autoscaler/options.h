@@ -60,9 +60,14 @@ struct AutoscalingOptions {
   std::chrono::nanoseconds scale_down_unready_time = minutes(20);        // --scale-down-unready-time
   double scale_down_utilization_threshold = 0.5;      // --scale-down-utilization-threshold
   double scale_down_gpu_utilization_threshold = 0.5;  // --scale-down-gpu-utilization-threshold
-  // Not a Duration: unused so far; it would cap an eviction's gracePeriodSeconds, a field of the
-  // API request (object time), which --speed does not touch.
+  // Not a Duration: it caps an eviction's gracePeriodSeconds (CA's single drain rule), a field
+  // of the API request (object time), which --speed does not touch.
   int max_graceful_termination_sec = 600;             // --max-graceful-termination-sec
+  // DaemonSet pods evicted (best effort) before an empty / a drained node is deleted; a pod's
+  // annotation cluster-autoscaler.kubernetes.io/enable-ds-eviction "true"/"false" decides
+  // for itself.
+  bool daemonset_eviction_for_empty_nodes = false;    // --daemonset-eviction-for-empty-nodes
+  bool daemonset_eviction_for_occupied_nodes = true;  // --daemonset-eviction-for-occupied-nodes
   int max_scale_down_parallelism = 10;                // --max-scale-down-parallelism
   int max_drain_parallelism = 1;                      // --max-drain-parallelism
   bool skip_nodes_with_system_pods = true;            // --skip-nodes-with-system-pods

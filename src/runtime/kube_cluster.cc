@@ -518,10 +518,12 @@ Status KubeClusterWriter::RemoveNodeTaint(const std::string& node, const std::st
   return s.code() == StatusCode::kNotFound ? OkStatus() : s;
 }
 
-Status KubeClusterWriter::EvictPod(const std::string& namespace_, const std::string& name) {
+Status KubeClusterWriter::EvictPod(const std::string& namespace_, const std::string& name,
+                                   int64_t grace_period_seconds) {
   const json eviction = {{"apiVersion", "policy/v1"},
                          {"kind", "Eviction"},
-                         {"metadata", {{"name", name}, {"namespace", namespace_}}}};
+                         {"metadata", {{"name", name}, {"namespace", namespace_}}},
+                         {"deleteOptions", {{"gracePeriodSeconds", grace_period_seconds}}}};
   client::RestRequest req;
   req.method = "POST";
   req.path = "/api/v1/namespaces/" + namespace_ + "/pods/" + name + "/eviction";

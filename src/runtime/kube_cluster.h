@@ -189,7 +189,8 @@ class KubeClusterWriter final : public autoscaler::ClusterWriter {
   }
   Status AddNodeTaint(const std::string& node, const api::Taint& taint) override;
   Status RemoveNodeTaint(const std::string& node, const std::string& key) override;
-  Status EvictPod(const std::string& namespace_, const std::string& name) override;
+  Status EvictPod(const std::string& namespace_, const std::string& name,
+                  int64_t grace_period_seconds) override;
 
  private:
   const client::RestClient& client_;

@@ -129,8 +129,13 @@ TEST_F(KubeClusterTest, WriterTaintsNodesAndEvictsPods) {
   EXPECT_TRUE(writer.RemoveNodeTaint("gone", "x").ok());  // a deleted node has no taint left
 
   ASSERT_TRUE(client_->Create("/api/v1/namespaces/default/pods", Pod("default", "p", "")).ok());
-  EXPECT_TRUE(writer.EvictPod("default", "p").ok());
-  EXPECT_EQ(writer.EvictPod("default", "nope").code(), StatusCode::kNotFound);
+  ASSERT_TRUE(client_->Create("/api/v1/namespaces/default/pods", Pod("default", "q", "n1")).ok());
+  EXPECT_TRUE(writer.EvictPod("default", "p", 30).ok());
+  EXPECT_TRUE(writer.EvictPod("default", "q", 7).ok());  // bound: deleted gracefully
+  StatusOr<json> q = client_->Get("/api/v1/namespaces/default/pods/q");
+  ASSERT_TRUE(q.ok());
+  EXPECT_EQ((*q)["metadata"]["deletionGracePeriodSeconds"], 7) << q->dump();
+  EXPECT_EQ(writer.EvictPod("default", "nope", 30).code(), StatusCode::kNotFound);
 }
 
 TEST_F(KubeClusterTest, EventsAreClientGoShapedAndRepeatsAggregate) {

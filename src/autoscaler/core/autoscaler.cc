@@ -178,6 +178,11 @@ class AutoscalerImpl final : public Autoscaler {
   // for an unchanged object) are not touched. Rebuilding it every loop was most of a loop's
   // fixed cost. At fork depth 0 between loops.
   void SyncSnapshot(const ClusterView& view, const std::vector<const NodeFacts*>& started);
+  // Under --expendable-pods-priority-cutoff: CA neither scales up for it nor counts it where it
+  // runs (its snapshot holds the other scheduled pods only).
+  bool Expendable(const scheduler::PodInfo& p) const {
+    return p.Priority() < options_.expendable_pods_priority_cutoff;
+  }
   scheduler::ClusterSnapshot snapshot_;
   NodeFactsCache facts_;
   struct SnapNode {
@@ -241,6 +246,7 @@ void AutoscalerImpl::SyncSnapshot(const ClusterView& view,
   }
   std::vector<const scheduler::PodInfoConstSharedPtr*> pod_adds;
   for (const auto& p : view.scheduled_pods) {
+    if (Expendable(*p)) continue;  // CA's nonExpendableScheduledPods
     auto n = snap_nodes_.find(p->node_name());
     if (n == snap_nodes_.end() || n->second.mark != mark) {
       continue;
@@ -574,6 +580,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
   }
   if (scan) {
     for (const scheduler::PodInfoConstSharedPtr& p : view.scheduled_pods) {
+      if (Expendable(*p)) continue;
       auto it = on_example.find(p->node_name());
       if (it != on_example.end() && snapshot.GetNodeInfo(it->first) == nullptr) {
         it->second.push_back(p);
@@ -626,7 +633,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (!p->marked_unschedulable()) {  // PodScheduled False, reason Unschedulable
       continue;
     }
-    if (p->Priority() < options_.expendable_pods_priority_cutoff) {
+    if (Expendable(*p)) {
       continue;
     }
     unschedulable.push_back(p);
@@ -766,7 +773,7 @@ Status AutoscalerImpl::RunOnce(TimePoint now, const ClusterView& view) {
     if (!cooldown) {
       std::vector<scaledown::NodeToRemove> remove = planner_.NodesToDelete(now);
       if (!remove.empty()) {
-        std::vector<std::string> deleting = actuator_.StartDeletion(now, remove);
+        std::vector<std::string> deleting = actuator_.StartDeletion(now, remove, view);
         if (!deleting.empty()) {
           last_scale_down_delete_ = now;
         }

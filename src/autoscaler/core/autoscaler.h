@@ -9,7 +9,9 @@
 //      (5 min doubling to 30 min) and are deleted, so the next loop falls back to another group;
 //      scale-ups whose nodes do not register within max-node-provision-time are reverted;
 //   3. pending pods that fit existing or upcoming nodes are dropped (FilterOutSchedulable);
-//      expendable pods are ignored; the rest go to the scale-up orchestrator;
+//      expendable pods (priority under --expendable-pods-priority-cutoff) are ignored, pending
+//      or scheduled (the snapshot holds no expendable pod, as CA's); the rest go to the
+//      scale-up orchestrator;
 //   4. scale-down (unneeded tracking always; deletions outside cooldown).
 // Logs and events are CA's wording. Not thread-safe: one loop at a time.
 #pragma once

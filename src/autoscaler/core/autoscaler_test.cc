@@ -258,6 +258,37 @@ TEST_F(AutoscalerTest, APodThatFoundNoPlaceIsLookedAtAgainWhenTheClusterChanges)
   EXPECT_EQ(fakes_.Count("NotTriggerScaleUp"), 2);
 }
 
+// CA's snapshot holds no expendable pod (priority under --expendable-pods-priority-cutoff): the
+// GPU a filler pod holds counts as free, so the pending pod fits there (the scheduler preempts
+// the filler) and nothing scales up; a pod of priority 0 in its place takes the GPU.
+TEST_F(AutoscalerTest, AnExpendablePodsGpuCountsAsFree) {
+  for (int32_t priority : {-20, 0}) {
+    SCOPED_TRACE(priority);
+    testing::FakeCloudProvider cloud;
+    testing::FakeNodeGroup& gpu = cloud.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
+    view_ = ClusterView();
+    AddNode(MakeNode("big")
+                .Capacity({{"cpu", "4"}, {"memory", "15Gi"}, {"nvidia.com/gpu", "1"}})
+                .Taint("nvidia.com/gpu", "present")
+                .Obj());
+    api::Pod filler = MakePod("filler")
+                          .OwnedBy("ReplicaSet", "filler")
+                          .Req("nvidia.com/gpu", "1")
+                          .Toleration("nvidia.com/gpu", "present")
+                          .Obj();
+    filler.spec.priority = priority;
+    filler.spec.node_name = "big";
+    filler.status.phase = api::PodPhase::kRunning;
+    view_.scheduled_pods.push_back(
+        scheduler::MakePodInfo(std::make_shared<const api::Pod>(filler)));
+    AddPendingGpuPod("gpu-test-pod", minutes(1));
+    auto a = Autoscaler::Create(options_, cloud, writer_, fakes_, logger_, random_);
+    ASSERT_TRUE(a.ok());
+    ASSERT_TRUE((*a)->RunOnce(clock_.Now(), view_).ok());
+    EXPECT_EQ(gpu.increases, priority < 0 ? std::vector<int>{} : std::vector<int>{1});
+  }
+}
+
 TEST_F(AutoscalerTest, ANodeThatNeverRegistersTimesOutAndIsReverted) {
   testing::FakeNodeGroup& gpu = cloud_.AddGroup("gpu-pool", 0, 5, 0, GpuTemplate());
   AddPendingGpuPod("gpu-test-pod", minutes(1));

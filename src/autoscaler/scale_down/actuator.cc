@@ -31,7 +31,8 @@ Actuator::Actuator(const AutoscalingOptions& options, cloud::CloudProvider& clou
     : options_(options), cloud_(cloud), writer_(writer), recorder_(recorder), log_(logger) {}
 
 std::vector<std::string> Actuator::StartDeletion(TimePoint now,
-                                                 const std::vector<NodeToRemove>& nodes) {
+                                                 const std::vector<NodeToRemove>& nodes,
+                                                 const ClusterView& view) {
   std::vector<std::string> deleted;
   std::vector<const NodeToRemove*> empty;
   std::vector<const NodeToRemove*> drain;
@@ -49,11 +50,12 @@ std::vector<std::string> Actuator::StartDeletion(TimePoint now,
       log_.Info(msg);
       recorder_.Event(status_cm, "Normal", "ScaleDownEmpty", msg);
     }
-    std::set<std::string, std::less<>> names;
-    for (const NodeToRemove* n : empty) names.insert(n->node);
-    const auto pods_now = writer_.PodsOnNodes(names);
+    // No listers and no budgets: CA's deleteNodesAsync sets them when draining only.
+    const PodsNow pods_now = ReadPods(empty);
     for (const NodeToRemove* n : empty) {
-      if (StillEmpty(now, *n, pods_now) && DrainAndDelete(*n, false)) {
+      const Pods& pods = PodsOf(pods_now, n->node);
+      if (Movable(now, *n, false, pods, DrainOptions::From(options_), RemainingPdbTracker()) &&
+          Delete(*n, false, pods)) {
         deleted.push_back(n->node);
       }
     }
@@ -72,13 +74,37 @@ std::vector<std::string> Actuator::StartDeletion(TimePoint now,
       log_.Info(msg);
       recorder_.Event(status_cm, "Normal", "ScaleDown", msg);
     }
+    const PodsNow pods_now = ReadPods(drain);
+    RemainingPdbTracker pdbs;
+    pdbs.SetPdbs(view.pdbs);
+    const DrainOptions options = DrainOptions::From(options_, view.controllers.get());
     for (const NodeToRemove* n : drain) {
-      if (DrainAndDelete(*n, true)) {
+      const Pods& pods = PodsOf(pods_now, n->node);
+      if (Movable(now, *n, true, pods, options, pdbs) && Delete(*n, true, pods)) {
         deleted.push_back(n->node);
       }
     }
   }
   return deleted;
+}
+
+Actuator::PodsNow Actuator::ReadPods(const std::vector<const NodeToRemove*>& nodes) const {
+  std::set<std::string, std::less<>> names;
+  for (const NodeToRemove* n : nodes) names.insert(n->node);
+  PodsNow pods_now = writer_.PodsOnNodes(names);
+  // CA's deletion snapshot holds the non-expendable scheduled pods only.
+  for (auto& [node, pods] : pods_now) {
+    std::erase_if(pods, [&](const scheduler::PodInfoConstSharedPtr& p) {
+      return p->Priority() < options_.expendable_pods_priority_cutoff;
+    });
+  }
+  return pods_now;
+}
+
+const Actuator::Pods& Actuator::PodsOf(const PodsNow& pods_now, const std::string& node) {
+  static const Pods kNone;
+  auto it = pods_now.find(node);
+  return it == pods_now.end() ? kNone : it->second;
 }
 
 bool Actuator::TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& nodes) {
@@ -110,20 +136,18 @@ bool Actuator::TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& n
   return true;
 }
 
-bool Actuator::StillEmpty(
-    TimePoint now, const NodeToRemove& node,
-    const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now) {
-  auto it = pods_now.find(node.node);
-  if (it == pods_now.end()) return true;
-  // No listers and no budgets: CA's deleteNodesAsync sets them when draining only.
-  const PodsToMove ptm =
-      GetPodsToMove(it->second, DrainOptions::From(options_), RemainingPdbTracker(), now);
+bool Actuator::Movable(TimePoint now, const NodeToRemove& node, bool drain, const Pods& pods,
+                       const DrainOptions& options, const RemainingPdbTracker& pdbs) {
+  const PodsToMove ptm = GetPodsToMove(pods, options, pdbs, now);
   if (ptm.blocked()) {
-    FailDeletion(node, false, "failed to get pods to move on node",
+    log_.Error("Scale-down: couldn't delete node " + GoQuote(node.node) + ", err: " + ptm.message);
+    FailDeletion(node, drain, "failed to get pods to move on node",
                  "GetPodsToMove for " + GoQuote(node.node) + " returned error: " + ptm.message);
     return false;
   }
-  if (!ptm.pods.empty()) {
+  if (!drain && !ptm.pods.empty()) {
+    log_.Error("Scale-down: couldn't delete empty node " + GoQuote(node.node) +
+               ", new pods got scheduled");
     FailDeletion(node, false, "node is not empty",
                  "failed to delete empty node " + GoQuote(node.node) + ", new pods scheduled");
     return false;
@@ -131,23 +155,54 @@ bool Actuator::StillEmpty(
   return true;
 }
 
-bool Actuator::DrainAndDelete(const NodeToRemove& node, bool drain) {
-  if (drain) {
-    // DrainNode: evict every pod that must move; a pod already gone counts as evicted.
-    std::vector<std::string> errors;
-    for (const scheduler::PodInfoConstSharedPtr& p : node.pods_to_move) {
-      const scheduler::PodInfo& pod = *p;
-      recorder_.Event(PodRef(pod), "Normal", "ScaleDown", "deleting pod for node scale down");
-      Status s = writer_.EvictPod(pod.namespace_(), std::string(pod.name()));
-      if (s.ok() || s.code() == StatusCode::kNotFound) {
-        continue;
-      }
-      log_.Error("Failed to evict pod " + std::string(pod.name()) + ", error: " + std::string(s.message()));
-      recorder_.Event(PodRef(pod), "Warning", "ScaleDownFailed",
-                      "failed to delete pod for ScaleDown");
-      errors.push_back("failed to evict pod " + pod.Key() +
-                       " within allowed timeout (last error: " + std::string(s.message()) + ")");
+int64_t Actuator::GracePeriod(const scheduler::PodInfo& pod) const {
+  // CA's evictPod: the pod's own grace period (default 30 s), at most the drain rule's
+  // (--max-graceful-termination-sec).
+  int64_t grace = pod.spec().termination_grace_period_seconds.value_or(30);
+  const int64_t max = options_.max_graceful_termination_sec;
+  return max > 0 && grace > max ? max : grace;
+}
+
+std::vector<std::string> Actuator::Evict(const Pods& pods, bool full_eviction) {
+  // A best-effort eviction's failure is neither logged nor an event, and fails nothing.
+  std::vector<std::string> errors;
+  for (const scheduler::PodInfoConstSharedPtr& p : pods) {
+    const scheduler::PodInfo& pod = *p;
+    recorder_.Event(PodRef(pod), "Normal", "ScaleDown", "deleting pod for node scale down");
+    Status s = writer_.EvictPod(pod.namespace_(), std::string(pod.name()), GracePeriod(pod));
+    if (s.ok() || s.code() == StatusCode::kNotFound) {
+      continue;
     }
+    if (!full_eviction) continue;
+    log_.Error("Failed to evict pod " + std::string(pod.name()) +
+               ", error: " + std::string(s.message()));
+    recorder_.Event(PodRef(pod), "Warning", "ScaleDownFailed",
+                    "failed to delete pod for ScaleDown");
+    errors.push_back("failed to evict pod " + pod.Key() +
+                     " within allowed timeout (last error: " + std::string(s.message()) + ")");
+  }
+  return errors;
+}
+
+bool Actuator::Delete(const NodeToRemove& node, bool drain, const Pods& pods) {
+  // CA's podsToEvict: every pod but mirror pods; the DaemonSet pods apart, those its flag for
+  // the node's kind (or their own annotation) lets go, evicted best effort.
+  Pods others;
+  Pods daemonset;
+  const bool evict_ds = drain ? options_.daemonset_eviction_for_occupied_nodes
+                              : options_.daemonset_eviction_for_empty_nodes;
+  for (const scheduler::PodInfoConstSharedPtr& p : pods) {
+    if (IsMirrorPod(*p)) continue;
+    if (!IsDaemonSetPod(*p)) {
+      others.push_back(p);
+      continue;
+    }
+    auto a = p->annotations().find(std::string(kEnableDsEvictionAnnotation));
+    if (a != p->annotations().end() ? a->second == "true" : evict_ds) daemonset.push_back(p);
+  }
+  if (drain) {
+    const std::vector<std::string> errors = Evict(others, true);
+    Evict(daemonset, false);
     if (!errors.empty()) {
       std::string joined;
       for (size_t i = 0; i < errors.size(); ++i) {
@@ -159,6 +214,8 @@ bool Actuator::DrainAndDelete(const NodeToRemove& node, bool drain) {
       return false;
     }
     log_.V(1, "All pods removed from " + node.node);
+  } else {
+    Evict(daemonset, false);  // EvictDaemonSetPods: best effort, never fails the deletion
   }
 
   cloud::NodeGroup* group = nullptr;

@@ -58,6 +58,9 @@ inline constexpr std::string_view kSafeToEvictAnnotation =
 inline constexpr std::string_view kDaemonSetPodAnnotation =
     "cluster-autoscaler.kubernetes.io/daemonset-pod";
 inline constexpr std::string_view kMirrorPodAnnotation = "kubernetes.io/config.mirror";
+// "true"/"false": whether the actuator evicts this DaemonSet pod, whatever its flags say.
+inline constexpr std::string_view kEnableDsEvictionAnnotation =
+    "cluster-autoscaler.kubernetes.io/enable-ds-eviction";
 inline constexpr std::string_view kLocalStorageAnnotation = "tidepool.dev/local-storage";
 inline constexpr std::string_view kScaleDownDisabledAnnotation =
     "cluster-autoscaler.kubernetes.io/scale-down-disabled";

@@ -28,12 +28,15 @@
 #include "autoscaler/events.h"
 #include "autoscaler/node_facts.h"
 #include "autoscaler/options.h"
+#include "autoscaler/scale_down/pdb_tracker.h"
 #include "cloud/cloud_provider.h"
 #include "common/log.h"
 #include "scheduler/framework/runtime/framework.h"
 #include "scheduler/snapshot/cluster_snapshot.h"
 
 namespace tidepool::autoscaler::scaledown {
+
+struct DrainOptions;  // drainability.h
 
 // Why a node cannot be removed (CA's simulator.UnremovableReason), for status and metrics.
 enum class UnremovableReason {
@@ -214,47 +217,67 @@ class Planner {
 };
 
 // Carries out deletions (CA's actuator): taints each node ToBeDeletedByClusterAutoscaler=<unix
-// ts>:NoSchedule, evicts the pods that must move (drained nodes), then asks the node's group to
-// delete it. Events and log lines are CA's (ScaleDownEmpty "Scale-down: removing empty node
-// %q", ScaleDown "Scale-down: removing node %s, utilization: %v, pods to reschedule: %s", node
-// events "marked the node as toBeDeleted/unschedulable", pod events "deleting pod for node
-// scale down").
+// ts>:NoSchedule, reads the pods on the nodes again, evicts them (drained nodes), then asks the
+// node's group to delete it. Events and log lines are CA's (ScaleDownEmpty "Scale-down:
+// removing empty node %q", ScaleDown "Scale-down: removing node %s, utilization: %v, pods to
+// reschedule: %s", node events "marked the node as toBeDeleted/unschedulable", pod events
+// "deleting pod for node scale down").
 //
 // Synchronous: every call on the writer and the cloud returns before the next. Empty nodes are
 // tainted first (all of them; one failure removes the taints already added and stops), then
 // deleted one by one; then the nodes to drain likewise, each evicted before its deletion. A
 // failed eviction or deletion emits ScaleDownFailed on the node and removes its taint.
-// Before an empty node is deleted its pods are read again (ClusterWriter::PodsOnNodes, once
-// for all of them, after the taints), as CA's deleteNodesAsync builds a new snapshot: a pod
-// that landed there since the loop's view (the scheduler bound it before it saw the taint)
-// must move ("node is not empty": "failed to delete empty node %q, new pods scheduled") or
-// blocks ("failed to get pods to move on node"), and the deletion is abandoned with
-// ScaleDownFailed and the taint removed, instead of deleting the node under the pod. Neither
-// budgets nor the controllers' listers are consulted there (CA gives both to drained nodes
-// only, so its replica-count rule does not apply). Differences from CA: it reads at once,
-// where CA first waits --node-delete-delay-after-taint (5 s): a binding the informers have not
-// delivered yet is still missed (the window is the informers' lag, not the loop's); and it
-// keeps expendable pods (under --expendable-pods-priority-cutoff), as the loop's view does.
-// In `tidepool simulate` the informers cannot change during a loop, so the check never fires
-// there; it acts in `up` and `autoscale`. The pods to evict from a drained node are still the
-// planner's (CA evicts those of its new snapshot).
+//
+// After the taints the pods on the nodes are read again (ClusterWriter::PodsOnNodes, once for
+// the empty nodes and once for the drained ones; pods under --expendable-pods-priority-cutoff
+// left out), as CA's deleteNodesAsync builds a new snapshot, and GetPodsToMove runs on each
+// node's pods:
+//   - a pod that blocks abandons the node ("failed to get pods to move on node": "GetPodsToMove
+//     for %q returned error: ..."); for a drained node the rules see the controllers and the
+//     PodDisruptionBudgets (their disruptionsAllowed, whole for each node), for an empty node
+//     neither, as CA gives both to drained nodes only;
+//   - an empty node where a pod now must move (the scheduler bound it before it saw the taint)
+//     is abandoned ("node is not empty": "failed to delete empty node %q, new pods scheduled")
+//     instead of deleted under the pod.
+// Abandoned: ScaleDownFailed on the node and its taint removed. A drained node's evictions are
+// those of the new read (CA's podsToEvict): every pod but mirror pods, each with
+// gracePeriodSeconds = its terminationGracePeriodSeconds (default 30) capped at
+// --max-graceful-termination-sec; DaemonSet pods best effort (a failure is ignored) when
+// --daemonset-eviction-for-occupied-nodes (default true), and on an empty node when
+// --daemonset-eviction-for-empty-nodes (default false), a pod's annotation
+// cluster-autoscaler.kubernetes.io/enable-ds-eviction deciding for itself.
+// Differences from CA: it reads at once, where CA first waits --node-delete-delay-after-taint
+// (5 s), so a binding the informers have not delivered yet is still missed (the window is the
+// informers' lag, not the loop's); the budgets are the loop's view's (CA lists them again);
+// each eviction is tried once (CA retries for --max-pod-eviction-time, 2 min) and the node is
+// deleted without waiting for its pods to be gone. In `tidepool simulate` the informers cannot
+// change during a loop, so the new read finds the loop's pods there.
 class Actuator {
  public:
   Actuator(const AutoscalingOptions& options, cloud::CloudProvider& cloud, ClusterWriter& writer,
            EventRecorder& recorder, log::Logger& logger);
-  // Returns the nodes whose deletion was requested.
-  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes);
+  // Returns the nodes whose deletion was requested. `view`: the loop's (its budgets and
+  // controllers).
+  std::vector<std::string> StartDeletion(TimePoint now, const std::vector<NodeToRemove>& nodes,
+                                         const ClusterView& view);
 
  private:
+  using Pods = std::vector<scheduler::PodInfoConstSharedPtr>;
+  using PodsNow = std::map<std::string, Pods>;
   // Taints every node; on a failure removes the taints added and returns false.
   bool TaintAll(TimePoint now, const std::vector<const NodeToRemove*>& nodes);
-  // The pods on an empty node now (`pods_now`: PodsOnNodes's answer) leave it empty; otherwise
-  // its deletion fails as CA's (see the class comment).
-  bool StillEmpty(
-      TimePoint now, const NodeToRemove& node,
-      const std::map<std::string, std::vector<scheduler::PodInfoConstSharedPtr>>& pods_now);
-  // Evicts (drained nodes) and deletes one tainted node; true if the cloud accepted.
-  bool DrainAndDelete(const NodeToRemove& node, bool drain);
+  // The non-expendable pods on the nodes now, by node.
+  PodsNow ReadPods(const std::vector<const NodeToRemove*>& nodes) const;
+  static const Pods& PodsOf(const PodsNow& pods_now, const std::string& node);
+  // False (the deletion abandoned, see the class comment) when a pod blocks, or when an empty
+  // node's pods must move.
+  bool Movable(TimePoint now, const NodeToRemove& node, bool drain, const Pods& pods,
+               const DrainOptions& options, const RemainingPdbTracker& pdbs);
+  // Evicts (see the class comment) and deletes one tainted node; true if the cloud accepted.
+  bool Delete(const NodeToRemove& node, bool drain, const Pods& pods);
+  // Evicts each pod; the errors of failed full evictions (CA's texts).
+  std::vector<std::string> Evict(const Pods& pods, bool full_eviction);
+  int64_t GracePeriod(const scheduler::PodInfo& pod) const;
   void FailDeletion(const NodeToRemove& node, bool drain, const std::string& err_msg,
                     const std::string& err);
 

@@ -745,21 +745,36 @@ class ActuatorTest : public ScaleDownTest {
     n.empty = true;
     return n;
   }
+  // A node to drain whose `pods` the planner found to move; they are on it when the actuator
+  // reads it again too.
   NodeToRemove Drain(const std::string& node, const std::string& group,
                      std::vector<std::string> pods) {
     NodeToRemove n;
     n.node = node;
     n.node_group = group;
     for (const auto& p : pods) {
-      n.pods_to_move.push_back(
-          scheduler::MakePodInfo(std::make_shared<const api::Pod>(RsPod(p, "100m"))));
+      n.pods_to_move.push_back(OnNode(RsPod(p, "100m"), node));
     }
+    writer_.pods_on[node] = n.pods_to_move;
     n.utilization = Utilization{0.25, 0.125, 0, 0.25, "cpu"};
     return n;
   }
-  std::vector<std::string> Run(const std::vector<NodeToRemove>& nodes) {
+  static scheduler::PodInfoConstSharedPtr OnNode(api::Pod p, const std::string& node) {
+    p.spec.node_name = node;
+    p.status.phase = api::PodPhase::kRunning;
+    return scheduler::MakePodInfo(std::make_shared<const api::Pod>(std::move(p)));
+  }
+  std::vector<std::string> Run(const std::vector<NodeToRemove>& nodes,
+                               const ClusterView& view = ClusterView()) {
     Actuator a(options_, *cloud_, writer_, recorder_, logger_);
-    return a.StartDeletion(clock_.Now(), nodes);
+    return a.StartDeletion(clock_.Now(), nodes, view);
+  }
+  std::vector<std::string> Evictions() const {
+    std::vector<std::string> out;
+    for (const std::string& c : writer_.calls) {
+      if (c.rfind("evict ", 0) == 0) out.push_back(c);
+    }
+    return out;
   }
   std::string TaintOf(const std::string& node) {
     return "taint " + node +
@@ -794,10 +809,12 @@ TEST_F(ActuatorTest, DeletesEmptyNodesInBulk) {
 
 // CA's deleteNodesAsync: after the taints, an empty node's pods are read again; a pod that
 // landed there since the loop's view keeps the node (must move: "node is not empty"; blocks:
-// "failed to get pods to move on node"), with ScaleDownFailed and the taint removed. DaemonSet
-// pods go with the node. The other empty node is deleted either way.
+// "failed to get pods to move on node"), with ScaleDownFailed and the taint removed. DaemonSet,
+// mirror and expendable pods go with the node. The other empty node is deleted either way.
 TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
   const std::string ds = std::string(kDaemonSetPodAnnotation);
+  api::Pod expendable = RsPod("filler", "100m");  // under --expendable-pods-priority-cutoff
+  expendable.spec.priority = -20;
   struct Case {
     const char* name;
     api::Pod landed;
@@ -814,6 +831,7 @@ TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
        Annotated(MakePod("static").Req("cpu", "100m").Obj(), std::string(kMirrorPodAnnotation),
                  "ignored"),
        "", ""},
+      {"expendable", expendable, "", ""},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -846,7 +864,8 @@ TEST_F(ActuatorTest, DrainsThenDeletes) {
   EXPECT_EQ(deleted, std::vector<std::string>{"n1"});
   EXPECT_EQ(g.deleted, std::vector<std::string>{"n1"});
   EXPECT_EQ(writer_.calls,
-            (std::vector<std::string>{TaintOf("n1"), "evict default/a", "evict default/b"}));
+            (std::vector<std::string>{TaintOf("n1"), "pods n1", "evict default/a grace 30",
+                                      "evict default/b grace 30"}));
   const std::string removing =
       "Scale-down: removing node n1, utilization: {0.25 0.125 0 0 cpu 0.25}, pods to "
       "reschedule: a,b";
@@ -883,6 +902,149 @@ TEST_F(ActuatorTest, FailedEvictionKeepsTheNodeAndRemovesTheTaint) {
       Logged("] Scale-down: couldn't delete node \"n1\" with drain, prepareNodeForDeletion "
              "failed, status error: " +
              err));
+}
+
+// CA's podsToEvict on the pods read after the taints: every pod there but mirror and expendable
+// pods (a pod that landed since the loop's view too), the DaemonSet pods after them as their
+// flag and annotation say, each eviction's grace period the pod's capped at
+// --max-graceful-termination-sec.
+TEST_F(ActuatorTest, ADrainedNodeEvictsThePodsFoundAfterTheTaint) {
+  const std::string ds = std::string(kDaemonSetPodAnnotation);
+  const std::string enable = std::string(kEnableDsEvictionAnnotation);
+  auto ds_pod = [&](const std::string& name, const std::string& enabled) {
+    api::Pod p = Annotated(MakePod(name).Req("cpu", "10m").Obj(), ds, "true");
+    if (!enabled.empty()) p = Annotated(p, enable, enabled);
+    return p;
+  };
+  api::Pod slow = RsPod("slow", "100m");
+  slow.spec.termination_grace_period_seconds = 900;
+  api::Pod quick = RsPod("quick", "100m");
+  quick.spec.termination_grace_period_seconds = 5;
+  api::Pod expendable = RsPod("filler", "100m");
+  expendable.spec.priority = -20;
+  const api::Pod mirror =
+      Annotated(MakePod("static").Req("cpu", "10m").Obj(), std::string(kMirrorPodAnnotation), "x");
+  struct Case {
+    const char* name;
+    std::vector<api::Pod> also_there;  // besides the planner's "a"
+    bool ds_flag;
+    std::vector<std::string> evicted;
+  };
+  const Case cases[] = {
+      {"a pod landed since",
+       {RsPod("late", "100m")},
+       true,
+       {"evict default/a grace 30", "evict default/late grace 30"}},
+      {"grace periods",
+       {slow, quick},
+       true,
+       {"evict default/a grace 30", "evict default/slow grace 600", "evict default/quick grace 5"}},
+      {"mirror and expendable pods stay", {mirror, expendable}, true, {"evict default/a grace 30"}},
+      {"daemonset pods last",
+       {ds_pod("agent", ""), RsPod("b", "100m")},
+       true,
+       {"evict default/a grace 30", "evict default/b grace 30", "evict default/agent grace 30"}},
+      {"annotation false keeps it", {ds_pod("agent", "false")}, true, {"evict default/a grace 30"}},
+      {"flag off", {ds_pod("agent", "")}, false, {"evict default/a grace 30"}},
+      {"flag off, annotation true",
+       {ds_pod("agent", "true")},
+       false,
+       {"evict default/a grace 30", "evict default/agent grace 30"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+    writer_ = FakeWriter();
+    recorder_.events.clear();
+    options_.daemonset_eviction_for_occupied_nodes = c.ds_flag;
+    NodeToRemove n = Drain("n1", "cpu-pool", {"a"});
+    for (const api::Pod& p : c.also_there) writer_.pods_on["n1"].push_back(OnNode(p, "n1"));
+    EXPECT_EQ(Run({n}), std::vector<std::string>{"n1"});
+    EXPECT_EQ(g.deleted, std::vector<std::string>{"n1"});
+    EXPECT_EQ(Evictions(), c.evicted);
+  }
+}
+
+// A DaemonSet pod's eviction is best effort: its failure neither fails the drain nor is an
+// event; an empty node's DaemonSet pods go only with --daemonset-eviction-for-empty-nodes.
+TEST_F(ActuatorTest, DaemonSetPodsAreEvictedBestEffort) {
+  const api::Pod agent = Annotated(MakePod("agent").Req("cpu", "10m").Obj(),
+                                   std::string(kDaemonSetPodAnnotation), "true");
+  testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+  NodeToRemove n = Drain("n1", "cpu-pool", {"a"});
+  writer_.pods_on["n1"].push_back(OnNode(agent, "n1"));
+  writer_.fail_evict = {"default/agent"};
+  EXPECT_EQ(Run({n}), std::vector<std::string>{"n1"});
+  EXPECT_EQ(recorder_.Count("ScaleDownFailed"), 0);
+
+  for (bool flag : {false, true}) {
+    SCOPED_TRACE(flag);
+    writer_ = FakeWriter();
+    options_.daemonset_eviction_for_empty_nodes = flag;
+    writer_.pods_on["n2"] = {OnNode(agent, "n2")};
+    EXPECT_EQ(Run({Empty("n2", "cpu-pool")}), std::vector<std::string>{"n2"});
+    EXPECT_EQ(Evictions(), flag ? std::vector<std::string>{"evict default/agent grace 30"}
+                                : std::vector<std::string>{});
+  }
+  EXPECT_EQ(g.deleted, (std::vector<std::string>{"n1", "n2", "n2"}));
+}
+
+// What blocks now keeps a drained node: the rules see the loop's budgets (whole for each node)
+// and controllers, as CA's deleteNodesAsync gives them to drained nodes. Nothing is evicted.
+TEST_F(ActuatorTest, ADrainedNodeABlockingPodKeeps) {
+  class NoControllers : public ControllerLister {
+   public:
+    StatusOr<std::optional<int32_t>> Replicas(std::string_view, std::string_view,
+                                              std::string_view name) const override {
+      return NotFoundError("replicaset.apps \"" + std::string(name) + "\" not found");
+    }
+    uint64_t version() const override { return 1; }
+  };
+  struct Case {
+    const char* name;
+    ClusterView view;
+    std::string err;  // empty: deleted
+  };
+  ClusterView no_budget;
+  no_budget.pdbs = {Budget("default", 0)};
+  ClusterView budget;
+  budget.pdbs = {Budget("default", 1)};
+  ClusterView no_controller;
+  no_controller.controllers = std::make_shared<NoControllers>();
+  const Case cases[] = {
+      {"budget allows none", no_budget, "not enough pod disruption budget to move default/a"},
+      {"budget allows one per pod", budget, ""},
+      {"controller gone", no_controller,
+       "replication controller for default/a is not available, err: replicaset.apps \"rs\" not "
+       "found"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Reset();
+    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
+    writer_ = FakeWriter();
+    recorder_.events.clear();
+    NodeToRemove n = Drain("n1", "cpu-pool", {"a", "b"});
+    const std::vector<std::string> deleted = Run({n}, c.view);
+    if (c.err.empty()) {
+      EXPECT_EQ(deleted, std::vector<std::string>{"n1"});
+      continue;
+    }
+    EXPECT_TRUE(deleted.empty());
+    EXPECT_TRUE(g.deleted.empty());
+    EXPECT_EQ(writer_.calls,
+              (std::vector<std::string>{TaintOf("n1"), "pods n1",
+                                        "untaint n1 ToBeDeletedByClusterAutoscaler"}));
+    const std::string err = "GetPodsToMove for \"n1\" returned error: " + c.err;
+    EXPECT_EQ(recorder_.events.back(), (RecordedEvent{"Node/n1", "Warning", "ScaleDownFailed",
+                                                      "failed to drain and delete node: " + err}));
+    EXPECT_TRUE(Logged("] Scale-down: couldn't delete node \"n1\", err: " + c.err));
+    EXPECT_TRUE(
+        Logged("] Scale-down: couldn't delete node \"n1\" with drain, failed to get pods "
+               "to move on node, status error: " +
+               err));
+  }
 }
 
 TEST_F(ActuatorTest, FailedCloudDeletionRemovesTheTaint) {
@@ -922,12 +1084,13 @@ TEST_F(ActuatorTest, PlannerAndActuatorEndToEnd) {
   Update();
   std::vector<NodeToRemove> del = planner().NodesToDelete(clock_.Now());
   ASSERT_EQ(Names(del), (std::vector<std::string>{"g2", "g1"}));
+  writer_.pods_on["g1"] = del[1].pods_to_move;
   auto deleted = Run(del);
   EXPECT_EQ(deleted, (std::vector<std::string>{"g2", "g1"}));
   EXPECT_EQ(gpu.deleted, (std::vector<std::string>{"g2", "g1"}));
   EXPECT_EQ(*gpu.TargetSize(), 0);
   EXPECT_EQ(writer_.calls, (std::vector<std::string>{TaintOf("g2"), "pods g2", TaintOf("g1"),
-                                                     "evict default/web"}));
+                                                     "pods g1", "evict default/web grace 30"}));
   bool saw = false;
   for (const auto& e : recorder_.events) {
     saw = saw || e.message ==
