@@ -234,8 +234,6 @@ void DefaultPodSpec(json& spec, bool is_pod) {
   SetIfAbsent(spec, "schedulerName", "default-scheduler");
   if (is_pod) {
     SetIfAbsent(spec, "enableServiceLinks", true);
-    SetIfAbsent(spec, "priority", 0);
-    SetIfAbsent(spec, "preemptionPolicy", "PreemptLowerPriority");
     SetIfAbsent(spec, "serviceAccountName", "default");
     SetIfAbsent(spec, "serviceAccount", spec["serviceAccountName"]);
   }

@@ -1,14 +1,16 @@
 // File: admission.h
 //
 // What kube-apiserver does to an object between decoding and storage: defaulting
-// (pkg/apis/*/v1/defaults.go and the admission plugins that matter here: DefaultTolerationSeconds,
-// Priority) and validation (pkg/apis/*/validation), with kube-apiserver 1.32's messages.
+// (pkg/apis/*/v1/defaults.go and the admission plugins that matter here:
+// DefaultTolerationSeconds) and validation (pkg/apis/*/validation), with kube-apiserver
+// 1.32's messages.
 //
 // Defaulting (every write: create, update and patch, as kube-apiserver defaults every decoded
 // body):
 //   - Pod: restartPolicy Always, terminationGracePeriodSeconds 30, dnsPolicy ClusterFirst,
-//     securityContext {}, schedulerName default-scheduler, enableServiceLinks true, priority 0,
-//     preemptionPolicy PreemptLowerPriority, serviceAccountName/serviceAccount "default";
+//     securityContext {}, schedulerName default-scheduler, enableServiceLinks true,
+//     serviceAccountName/serviceAccount "default" (priority and preemptionPolicy are the
+//     Priority admission plugin's, on create: handlers/handler.h AdmitPodPriority);
 //     containers: terminationMessagePath/Policy, imagePullPolicy (Always for ":latest" or no
 //     tag, else IfNotPresent), requests default to limits; tolerations for
 //     node.kubernetes.io/not-ready and /unreachable (NoExecute, 300 s) unless tolerated;

@@ -942,6 +942,123 @@ TEST_F(ApiServerTest, AGpuPodToleratesItsResourcesTaintAsOnGke) {
   }
 }
 
+// The Priority admission plugin: a new pod's priority and preemptionPolicy come from its
+// PriorityClass, or the globalDefault one, else 0; an update keeps them; a second globalDefault
+// class is refused.
+TEST_F(ApiServerTest, PriorityComesFromThePodsPriorityClass) {
+  auto pc = [](const std::string& name, int value, bool global, const char* policy) {
+    json o = {{"apiVersion", "scheduling.k8s.io/v1"},
+              {"kind", "PriorityClass"},
+              {"metadata", {{"name", name}}},
+              {"value", value}};
+    if (global) o["globalDefault"] = true;
+    if (policy != nullptr) o["preemptionPolicy"] = policy;
+    return o.dump();
+  };
+  ASSERT_EQ(
+      Do("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", pc("high", 1000, false, "Never"))
+          .code,
+      201);
+  struct Case {
+    std::string name;
+    json spec;  // besides the container
+    int code;
+    json want;  // {priorityClassName, priority, preemptionPolicy} or the error message
+  };
+  const std::string forbidden = "pods \"p\" is forbidden: ";
+  const std::vector<Case> cases = {
+      {"no class, no default", json::object(), 201, {nullptr, 0, "PreemptLowerPriority"}},
+      {"its class", {{"priorityClassName", "high"}}, 201, {"high", 1000, "Never"}},
+      {"the same priority may be given",
+       {{"priorityClassName", "high"}, {"priority", 1000}},
+       201,
+       {"high", 1000, "Never"}},
+      {"an unknown class",
+       {{"priorityClassName", "nope"}},
+       403,
+       forbidden + "no PriorityClass with name nope was found"},
+      {"another priority",
+       {{"priorityClassName", "high"}, {"priority", 7}},
+       403,
+       forbidden + "the integer value of priority (7) must not be provided in pod spec; priority "
+                   "admission controller computed 1000 from the given PriorityClass name"},
+      {"another preemptionPolicy",
+       {{"priorityClassName", "high"}, {"preemptionPolicy", "PreemptLowerPriority"}},
+       403,
+       forbidden + "the string value of PreemptionPolicy (PreemptLowerPriority) must not be "
+                   "provided in pod spec; priority admission controller computed Never from the "
+                   "given PriorityClass name"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    json pod = {
+        {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "p"}}}, {"spec", c.spec}};
+    pod["spec"]["containers"] = json::array({{{"name", "c"}, {"image", "nginx"}}});
+    FakeWriter out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+    ASSERT_EQ(out.code, c.code) << out.body;
+    if (c.code != 201) {
+      EXPECT_EQ(out.Json()["message"], c.want);
+      EXPECT_EQ(out.Json()["reason"], "Forbidden");
+      continue;
+    }
+    json spec = out.Json()["spec"];
+    EXPECT_EQ(spec.value("priorityClassName", json()), c.want[0]);
+    EXPECT_EQ(spec["priority"], c.want[1]);
+    EXPECT_EQ(spec["preemptionPolicy"], c.want[2]);
+    // An update that leaves them out keeps them.
+    json put = out.Json();
+    put["spec"].erase("priority");
+    put["spec"].erase("preemptionPolicy");
+    FakeWriter updated = Do("PUT", "/api/v1/namespaces/default/pods/p", put.dump());
+    ASSERT_EQ(updated.code, 200) << updated.body;
+    EXPECT_EQ(updated.Json()["spec"]["priority"], c.want[1]);
+    EXPECT_EQ(updated.Json()["spec"]["preemptionPolicy"], c.want[2]);
+    ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/p?gracePeriodSeconds=0").code, 200);
+  }
+
+  // A globalDefault class names itself on pods without one; only one may exist.
+  ASSERT_EQ(
+      Do("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", pc("batch", 100, true, nullptr))
+          .code,
+      201);
+  FakeWriter second =
+      Do("POST", "/apis/scheduling.k8s.io/v1/priorityclasses", pc("other", 50, true, nullptr));
+  ASSERT_EQ(second.code, 403) << second.body;
+  EXPECT_EQ(second.Json()["message"],
+            "priorityclasses.scheduling.k8s.io \"other\" is forbidden: PriorityClass batch is "
+            "already marked as default. Only one default can exist");
+  json pod = {{"apiVersion", "v1"},
+              {"kind", "Pod"},
+              {"metadata", {{"generateName", "d-"}}},
+              {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+  FakeWriter out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+  ASSERT_EQ(out.code, 201) << out.body;
+  EXPECT_EQ(out.Json()["spec"]["priorityClassName"], "batch");
+  EXPECT_EQ(out.Json()["spec"]["priority"], 100);
+  EXPECT_EQ(out.Json()["spec"]["preemptionPolicy"], "PreemptLowerPriority");
+  pod["spec"]["priorityClassName"] = "nope";
+  out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+  EXPECT_EQ(out.Json()["message"],
+            "pods \"d-\" is forbidden: no PriorityClass with name nope was found");
+
+  // A pod made by server-side apply is admitted as a create (inside the store's write: the
+  // classes were read before it). A PUT never creates a pod (404), as kube's pod strategy.
+  const std::map<std::string, std::string> apply = {
+      {"content-type", "application/apply-patch+yaml"}};
+  json made = {{"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "made"}}},
+               {"spec", {{"priorityClassName", "high"},
+                         {"containers", json::array({{{"name", "c"}, {"image", "nginx"}}})}}}};
+  out = Do("PATCH", "/api/v1/namespaces/default/pods/made?fieldManager=test", made.dump(), apply);
+  ASSERT_EQ(out.code, 201) << out.body;
+  EXPECT_EQ(out.Json()["spec"]["priority"], 1000);
+  made["spec"]["priorityClassName"] = "nope";
+  made["metadata"]["name"] = "refused";
+  out = Do("PATCH", "/api/v1/namespaces/default/pods/refused?fieldManager=test", made.dump(),
+           apply);
+  EXPECT_EQ(out.code, 403) << out.body;
+  EXPECT_EQ(Do("PUT", "/api/v1/namespaces/default/pods/refused", made.dump()).code, 404);
+}
+
 }  // namespace tidepool::apiserver
 
 namespace tidepool::apiserver {

@@ -32,6 +32,29 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
   }
   TIDEPOOL_RETURN_IF_ERROR(EnsureBootstrapPolicy(store, opts));
+  // kube-apiserver's scheduling/bootstrap-system-priority-classes
+  // (scheduling.SystemPriorityClasses).
+  const apiserver::Resource* classes =
+      apiserver::FindResource("scheduling.k8s.io", "v1", "priorityclasses");
+  const struct {
+    const char* name;
+    int64_t value;
+    const char* description;
+  } system_classes[] = {
+      {"system-node-critical", 2000001000,
+       "Used for system critical pods that must not be moved from their current node."},
+      {"system-cluster-critical", 2000000000,
+       "Used for system critical pods that must run in the cluster, but can be moved to another "
+       "node if necessary."},
+  };
+  for (const auto& pc : system_classes) {
+    if (store.Get(*classes, "", pc.name).ok()) continue;
+    json obj = {
+        {"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"},
+        {"metadata", {{"name", pc.name}}},      {"value", pc.value},
+        {"description", pc.description},        {"preemptionPolicy", "PreemptLowerPriority"}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*classes, std::move(obj), opts).status());
+  }
   // The kubernetes Service of the default namespace and its Endpoints (the API server's own
   // reconciler's, with the first address of the service range and GKE's control-plane
   // endpoint).

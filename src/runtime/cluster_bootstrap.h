@@ -4,7 +4,8 @@
 // the API's object store (as kube-apiserver's bootstrap controller creates the system
 // namespaces and GKE's addon manager installs the kube-system workloads):
 //   - the namespaces default, kube-node-lease, kube-public, kube-system;
-//   - kube-apiserver's RBAC bootstrap ClusterRoles and ClusterRoleBindings (bootstrap_policy.h);
+//   - kube-apiserver's RBAC bootstrap ClusterRoles and ClusterRoleBindings (bootstrap_policy.h)
+//     and its system PriorityClasses system-node-critical and system-cluster-critical;
 //   - with the GPU operator: namespace gpu-operator and the DaemonSet
 //     nvidia-device-plugin-daemonset selecting nvidia.com/gpu.deploy.device-plugin=true (the
 //     label the emulated cloud puts on GPU nodes, cloud::emulated gpu_operator_labels), as

@@ -85,6 +85,12 @@ void HandleCreate(Context& c) {
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);
+  const std::vector<ObjectPtr> classes = PriorityClasses(c.store, res, "");
+  if (res.group.empty() && res.resource == "pods") {
+    if (auto e = AdmitPodPriority(res, classes, obj, nullptr, name)) {
+      return SendError(c.w, *e, c.r.Headers());
+    }
+  }
   if (res.group.empty() && res.resource == "services") {
     if (auto e = AllocateService(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   }
@@ -92,6 +98,11 @@ void HandleCreate(Context& c) {
   if (Status s = Validate(res, obj, nullptr, &errors); !s.ok()) return c.Fail(s);
   if (!errors.empty()) return SendError(c.w, Invalid(res, name, errors), c.r.Headers());
   if (auto e = c.NamespaceRefusal(ns, name)) return SendError(c.w, *e, c.r.Headers());
+  if (res.group == "scheduling.k8s.io" && res.resource == "priorityclasses") {
+    if (auto e = AdmitPriorityClass(res, classes, obj, true)) {
+      return SendError(c.w, *e, c.r.Headers());
+    }
+  }
   if (auto e = CheckLimitRanges(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   if (auto e = AdmitQuota(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   obj["metadata"].erase("resourceVersion");

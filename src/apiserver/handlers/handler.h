@@ -224,6 +224,28 @@ std::optional<ApiError> AllocateService(Context& c, nlohmann::json& svc, const s
 // status.used then holds it), else kube's 403.
 std::optional<ApiError> AdmitQuota(Context& c, const nlohmann::json& obj, const std::string& ns,
                                    const std::string& name);
+// admission.NewForbidden's 403: `<resource> "<name>" is forbidden: <why>`, the name the
+// object's, else its generateName, else "Unknown" (priority.cc).
+ApiError AdmissionForbidden(const Resource& res, const nlohmann::json& obj, const std::string& name,
+                            const std::string& why);
+// The Priority admission plugin (priority.cc), given the PriorityClasses read before the write
+// (PriorityClasses: none unless `res` is pods or priorityclasses and no subresource is
+// written; an update's admission runs under the store's lock, which no read may take again).
+std::vector<ObjectPtr> PriorityClasses(const ObjectStore& store, const Resource& res,
+                                       std::string_view subresource);
+// A pod create (`old` null): spec.priority and spec.preemptionPolicy from its
+// priorityClassName's PriorityClass, or from the globalDefault class (setting
+// priorityClassName), else 0 and PreemptLowerPriority; 403 "no PriorityClass with name <n> was
+// found", or when the pod gives another priority or preemptionPolicy. A pod update keeps the
+// old values the new object leaves out. nullopt: admitted.
+std::optional<ApiError> AdmitPodPriority(const Resource& res, const std::vector<ObjectPtr>& classes,
+                                         nlohmann::json& pod, const nlohmann::json* old,
+                                         const std::string& name);
+// Its validation of a PriorityClass written with globalDefault: true: 403 "PriorityClass <d> is
+// already marked as default. Only one default can exist" while another class <d> is.
+std::optional<ApiError> AdmitPriorityClass(const Resource& res,
+                                           const std::vector<ObjectPtr>& classes,
+                                           const nlohmann::json& pc, bool create);
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding

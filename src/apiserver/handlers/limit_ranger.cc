@@ -201,9 +201,7 @@ std::optional<ApiError> CheckLimitRanges(Context& c, const json& obj, const std:
     if (std::find(unique.begin(), unique.end(), e) == unique.end()) unique.push_back(e);
   }
   const std::string agg = unique.size() == 1 ? unique[0] : "[" + Join(unique, ", ") + "]";
-  const std::string shown = name.empty() ? Str(obj, "metadata", "generateName") : name;
-  return ApiError{403, "Forbidden", ObjectStore::Qualified(c.res, shown) + " is forbidden: " + agg,
-                  Details(&c.res, shown)};
+  return AdmissionForbidden(c.res, obj, name, agg);
 }
 
 }  // namespace tidepool::apiserver::handlers

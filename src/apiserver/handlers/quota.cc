@@ -49,23 +49,10 @@ std::string Pretty(const api::ResourceList& list, const std::vector<std::string>
   return out;
 }
 
-ApiError Forbidden(const Resource& res, const std::string& name, const std::string& why) {
-  return {403, "Forbidden", ObjectStore::Qualified(res, name) + " is forbidden: " + why,
-          Details(&res, name)};
-}
-
-// admission.NewForbidden's name: the object's, else its generateName, else "Unknown".
-std::string NameOf(const json& obj, const std::string& name) {
-  if (!name.empty()) return name;
-  const std::string generate = Str(obj, "metadata", "generateName");
-  return generate.empty() ? "Unknown" : generate;
-}
-
 }  // namespace
 
 std::optional<ApiError> AdmitQuota(Context& c, const json& obj, const std::string& ns,
                                    const std::string& object_name) {
-  const std::string name = NameOf(obj, object_name);
   const Resource& res = StorageOf(c.res);
   if (!res.namespaced || ns.empty()) return std::nullopt;
   const auto quotas = c.store.List(QuotaResource(), ns).items;
@@ -99,7 +86,8 @@ std::optional<ApiError> AdmitQuota(Context& c, const json& obj, const std::strin
           for (const std::string& n : containers) list += (list.empty() ? "" : ",") + n;
           what += resource + " for: " + list;
         }
-        return Forbidden(c.res, name, "failed quota: " + qname + ": must specify " + what);
+        return AdmissionForbidden(c.res, obj, object_name,
+                                  "failed quota: " + qname + ": must specify " + what);
       }
     }
     std::vector<std::string> tracked;
@@ -118,7 +106,8 @@ std::optional<ApiError> AdmitQuota(Context& c, const json& obj, const std::strin
     if (!unknown.empty()) {
       std::string list;
       for (const std::string& r : unknown) list += (list.empty() ? "" : ",") + r;
-      return Forbidden(c.res, name, "status unknown for quota: " + qname + ", resources: " + list);
+      return AdmissionForbidden(c.res, obj, object_name,
+                                "status unknown for quota: " + qname + ", resources: " + list);
     }
     std::vector<std::string> exceeded;
     api::ResourceList charge;
@@ -129,10 +118,10 @@ std::optional<ApiError> AdmitQuota(Context& c, const json& obj, const std::strin
       charge[resource] = api::Get(delta, resource);
     }
     if (!exceeded.empty()) {
-      return Forbidden(c.res, name,
-                       "exceeded quota: " + qname + ", requested: " + Pretty(delta, exceeded) +
-                           ", used: " + Pretty(used, exceeded) +
-                           ", limited: " + Pretty(hard, exceeded));
+      return AdmissionForbidden(
+          c.res, obj, object_name,
+          "exceeded quota: " + qname + ", requested: " + Pretty(delta, exceeded) +
+              ", used: " + Pretty(used, exceeded) + ", limited: " + Pretty(hard, exceeded));
     }
     charges.push_back({qname, std::move(charge)});
   }

@@ -64,9 +64,11 @@ struct Write {
   // store's lock (the generator takes it).
   std::string create_uid;
   std::string ns_for_apply;
+  // Read before the store's lock for the Priority admission plugin (handler.h).
+  std::vector<ObjectPtr> priority_classes;
 
   std::string strict_error;  // set when strict validation refuses
-  ApiError invalid_error;
+  ApiError invalid_error;    // the answer when admission or validation refuses (Refuse)
   bool invalid = false;
   bool too_many_operations = false;
   bool too_large = false;  // the result is over the storage limit
@@ -89,6 +91,7 @@ bool ReadWrite(Context& c, Write& u) {
   u.ct = c.req.Header("content-type");
   u.fv = FieldValidationParam(c.req);
   u.manager = FieldManager(c.req);
+  u.priority_classes = PriorityClasses(c.store, c.res, c.r.subresource);
   u.put = c.method == "PUT";
   // A CertificateSigningRequest's approval is written as its status is (csr.h keeps the rest).
   u.status_only = c.r.subresource == "status" || c.r.subresource == "approval";
@@ -241,6 +244,13 @@ StatusOr<json> Patched(const Context& c, Write& u, const json& target) {
   return next;
 }
 
+// Admission or validation refused the write: `e` is the answer (AnswerRefusal).
+Status Refuse(Write& u, ApiError e) {
+  u.invalid = true;
+  u.invalid_error = std::move(e);
+  return Status(StatusCode::kInvalidArgument, u.invalid_error.message);
+}
+
 // What every new object goes through before the store writes it: fieldValidation (an apply's
 // was done before), defaults, a create's system fields, validation, managedFields (apply keeps
 // its own), the namespace, and the storage limit.
@@ -280,12 +290,20 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
   if (old != nullptr) PrepareForUpdate(sres, next, *old, c.r.subresource, c.clock.Now());
+  // Admission plugins see the object itself, never a subresource.
+  const bool admitted = c.r.subresource.empty();
+  if (admitted && sres.group.empty() && sres.resource == "pods") {
+    if (auto e = AdmitPodPriority(sres, u.priority_classes, next, old, c.r.name)) {
+      return Refuse(u, std::move(*e));
+    }
+  }
   api::FieldErrors errors;
   TIDEPOOL_RETURN_IF_ERROR(Validate(sres, next, old, &errors, c.r.subresource));
-  if (!errors.empty()) {
-    u.invalid = true;
-    u.invalid_error = Invalid(sres, c.r.name, errors);
-    return Status(StatusCode::kInvalidArgument, u.invalid_error.message);
+  if (!errors.empty()) return Refuse(u, Invalid(sres, c.r.name, errors));
+  if (admitted && sres.group == "scheduling.k8s.io" && sres.resource == "priorityclasses") {
+    if (auto e = AdmitPriorityClass(sres, u.priority_classes, next, cur == nullptr)) {
+      return Refuse(u, std::move(*e));
+    }
   }
   if (!u.apply && !convert) {
     next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now());
