@@ -51,7 +51,6 @@ json MutableStripped(json spec) {
   spec.erase("activeDeadlineSeconds");
   spec.erase("tolerations");
   spec.erase("terminationGracePeriodSeconds");
-  spec.erase("nodeName");  // set by binding, not by updates of users
   return spec;
 }
 

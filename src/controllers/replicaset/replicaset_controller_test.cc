@@ -12,6 +12,14 @@
 namespace tidepool::controllers::replicaset {
 namespace {
 
+// A pod's binding to a node (what the scheduler posts; spec.nodeName is immutable otherwise).
+nlohmann::json BindingTo(const std::string& pod, const std::string& node) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Binding"},
+          {"metadata", {{"name", pod}}},
+          {"target", {{"kind", "Node"}, {"name", node}}}};
+}
+
 using client::ResourcePath;
 using nlohmann::json;
 
@@ -130,8 +138,8 @@ TEST_F(ReplicaSetControllerTest, ScalesDownUnassignedPodsFirstAndCountsReadiness
   std::vector<std::string> names;
   for (const json& p : Pods()) names.push_back(p["metadata"]["name"]);
   for (int i = 0; i < 2; ++i) {
-    ASSERT_TRUE(client_.Patch(ResourcePath("", "v1", "pods", "default", names[i]),
-                              client::PatchType::kMerge, {{"spec", {{"nodeName", "n1"}}}})
+    ASSERT_TRUE(client_.Create(ResourcePath("", "v1", "pods", "default", names[i], "binding"),
+                               BindingTo(names[i], "n1"))
                     .ok());
     json st = {{"status", {{"phase", "Running"},
                            {"conditions", json::array({{{"type", "Ready"}, {"status", "True"},
@@ -312,8 +320,8 @@ Transcript ScaleUpAndDownOnAnEventQueue() {
   for (int i = 0; i < 2 && i < static_cast<int>(pods.size()); ++i) {
     const std::string name = pods[i]["metadata"]["name"];
     EXPECT_TRUE(c.client
-                    .Patch(ResourcePath("", "v1", "pods", "default", name),
-                           client::PatchType::kMerge, {{"spec", {{"nodeName", "n1"}}}})
+                    .Create(ResourcePath("", "v1", "pods", "default", name, "binding"),
+                            BindingTo(name, "n1"))
                     .ok());
     json st = {
         {"status",
