@@ -123,14 +123,20 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   disruption.seed = config.seed;
   p->disruption = std::make_unique<controllers::disruption::DisruptionController>(
       kcm, clock, disruption, &kcm_events, nullptr, informers, executor);
+  // Each of kcm's controllers has its own client and event source (the disruption controller's
+  // is "controllermanager").
+  client::RestClient& rs_client = p->Client(KcmAgent("replicaset-controller"));
   auto replicaset = c.replicaset;
   replicaset.seed = config.seed + 10;
   p->replicasets = std::make_unique<controllers::replicaset::ReplicaSetController>(
-      kcm, clock, replicaset, &kcm_events, nullptr, informers, executor);
+      rs_client, clock, replicaset, &p->Recorder(rs_client, "replicaset-controller"), nullptr,
+      informers, executor);
+  client::RestClient& deploy_client = p->Client(KcmAgent("deployment-controller"));
   auto deployment = c.deployment;
   deployment.seed = config.seed + 20;
   p->deployments = std::make_unique<controllers::deployment::DeploymentController>(
-      kcm, clock, deployment, &kcm_events, nullptr, informers, executor);
+      deploy_client, clock, deployment, &p->Recorder(deploy_client, "deployment-controller"),
+      nullptr, informers, executor);
   // The Job controller (and kcm's TTL-after-finished controller) with its own identity and
   // events, as job-controller's.
   client::RestClient& job_client = p->Client(KcmAgent("job-controller"));
@@ -148,11 +154,12 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
       informers, executor);
   // The garbage collector: ownerReferences, and the orphan / foregroundDeletion finalizers the
   // API server puts on deletion. It discovers the API and watches what it finds.
+  client::RestClient& gc_client = p->Client(KcmAgent("generic-garbage-collector"));
   auto gc = c.garbage_collector;
   gc.seed = config.seed + 30;
   p->garbage_collector = std::make_unique<controllers::garbagecollector::GarbageCollector>(
-      p->Client(KcmAgent("generic-garbage-collector")), clock, gc, &kcm_events, nullptr, informers,
-      executor);
+      gc_client, clock, gc, &p->Recorder(gc_client, "garbage-collector-controller"), nullptr,
+      informers, executor);
   client::RestClient& sts_client = p->Client(KcmAgent("statefulset-controller"));
   auto statefulset = c.statefulset;
   statefulset.seed = config.seed + 40;

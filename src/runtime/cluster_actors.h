@@ -8,9 +8,11 @@
 //   kube-scheduler          runtime/kube_scheduler.h        "kube-scheduler/v1.32.4 ..."
 //   the kubelets            runtime/kube_kubelets.h         "kubelet/v1.32.4 ..."
 //   cluster autoscaler      runtime/embedded_autoscaler.h   (optional; its loop on `timers`)
-//   kube-controller-manager controllers/: disruption, replicaset, deployment (events
-//                           "controllermanager"), job ("job-controller"), statefulset,
-//                           daemonset, pod GC, garbage collector - each with kcm's
+//   kube-controller-manager controllers/: disruption (events "controllermanager"),
+//                           replicaset ("replicaset-controller"), deployment
+//                           ("deployment-controller"), job ("job-controller"), statefulset,
+//                           daemonset, pod GC, garbage collector
+//                           ("garbage-collector-controller") - each with kcm's
 //                           service-account identity
 //
 // `tidepool up` builds them over its in-process transport (cluster/in_process_transport.h),

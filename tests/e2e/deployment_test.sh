@@ -30,8 +30,10 @@ k rollout status deployment/gpu-infer --timeout=120s >"$WORK/rollout2.log" 2>&1 
 expect_in "$(cat "$WORK/rollout2.log")" "Waiting for deployment \"gpu-infer\" rollout to finish:"
 [ "$(gpu_nodes)" = 3 ] || fail "the GPU pool at 3" "$(k get nodes)"
 expect_match "$(k get rs -l app=gpu-infer)" "$rs1 +0 +0 +0 "
-expect_in "$(k get events --field-selector involvedObject.kind=Deployment -o custom-columns=R:.reason,M:.message --no-headers)" \
-  "ScalingReplicaSet   Scaled down replica set $rs1 to 0 from 1"
+expect_in "$(k get events --field-selector involvedObject.kind=Deployment -o custom-columns=R:.reason,M:.message,S:.source.component --no-headers)" \
+  "ScalingReplicaSet   Scaled down replica set $rs1 to 0 from 1   deployment-controller"
+expect_in "$(k get events --field-selector involvedObject.kind=ReplicaSet,reason=SuccessfulCreate -o custom-columns=S:.source.component --no-headers | sort -u)" \
+  "replicaset-controller"
 pass "GPU rollout: the pool goes 0 -> 3, the old ReplicaSet at 0"
 
 # 3. rollout history / undo / restart / pause / resume.
