@@ -295,7 +295,8 @@ TEST_F(ApiServerTest, CreateGetTableAndDefaults) {
   auto c = Do("POST", "/api/v1/namespaces/default/pods?fieldManager=kubectl-client-side-apply&fieldValidation=Strict", kGoodPod);
   ASSERT_EQ(c.code, 201) << c.body;
   const json pod = c.Json();
-  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"], 1);
+  // Sent as the number 1: a quantity, stored as its canonical string.
+  EXPECT_EQ(pod["spec"]["containers"][0]["resources"]["requests"]["nvidia.com/gpu"], "1");
   // + not-ready, unreachable, and GKE's nvidia.com/gpu Exists (the sent one is Equal/present)
   EXPECT_EQ(pod["spec"]["tolerations"].size(), 4u);
   EXPECT_EQ(pod["status"]["phase"], "Pending");
@@ -939,6 +940,53 @@ TEST_F(ApiServerTest, AGpuPodToleratesItsResourcesTaintAsOnGke) {
       if (t.value("key", "").rfind("node.kubernetes.io/", 0) != 0) extended.push_back(t);
     }
     EXPECT_EQ(extended, c.want) << tol.dump();
+  }
+}
+
+// Quantities are decoded and encoded again, as kube-apiserver's resource.Quantity: stored and
+// answered in their canonical form, so equal values are equal text (the QoS class compares
+// them; a template's hash is of its text).
+TEST_F(ApiServerTest, QuantitiesAreStoredCanonical) {
+  json pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "q"}}},
+      {"spec",
+       {{"containers",
+         json::array(
+             {{{"name", "c"},
+               {"image", "nginx"},
+               {"resources",
+                {{"requests", {{"cpu", "500m"}, {"memory", "1Gi"}}},
+                 {"limits", {{"cpu", "0.5"}, {"memory", "1024Mi"}, {"nvidia.com/gpu", 1}}}}}}})}}}};
+  FakeWriter out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+  ASSERT_EQ(out.code, 201) << out.body;
+  const json limits = out.Json()["spec"]["containers"][0]["resources"]["limits"];
+  EXPECT_EQ(limits, (json{{"cpu", "500m"}, {"memory", "1Gi"}, {"nvidia.com/gpu", "1"}}));
+  EXPECT_EQ(out.Json()["status"]["qosClass"], "Guaranteed");
+  // A patch and a stored read say the same.
+  out = Do("PATCH", "/api/v1/namespaces/default/pods/q", R"({"spec":{"activeDeadlineSeconds":60}})",
+           {{"content-type", "application/strategic-merge-patch+json"}});
+  ASSERT_EQ(out.code, 200) << out.body;
+  EXPECT_EQ(out.Json()["spec"]["containers"][0]["resources"]["limits"], limits);
+  struct Case {
+    json given;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {0.25, "250m"},  {"0.25", "250m"},   {"1000m", "1"}, {"1.5Gi", "1536Mi"}, {"1e3", "1e3"},
+      {"1000M", "1G"}, {"100Mi", "100Mi"}, {2, "2"},       {"0.0001", "100u"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.given.dump());
+    json cm = {{"apiVersion", "v1"},
+               {"kind", "ResourceQuota"},
+               {"metadata", {{"name", "rq"}}},
+               {"spec", {{"hard", {{"cpu", c.given}}}}}};
+    out = Do("POST", "/api/v1/namespaces/default/resourcequotas", cm.dump());
+    ASSERT_EQ(out.code, 201) << out.body;
+    EXPECT_EQ(out.Json()["spec"]["hard"]["cpu"], c.want);
+    ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/resourcequotas/rq").code, 200);
   }
 }
 

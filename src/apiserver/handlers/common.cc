@@ -302,7 +302,7 @@ std::optional<ApiError> DecodeTyped(std::string_view api_version, std::string_vi
     return ApiError{400, "BadRequest",
                     schema::CannotBeHandledMessage(api_version, kind, t->JsonMessage()), json()};
   }
-  schema.ZeroNulls(api_version, kind, obj);
+  schema.AsDecoded(api_version, kind, obj);
   return std::nullopt;
 }
 std::optional<ApiError> DecodeTyped(const Resource& res, json& obj) {

@@ -187,7 +187,7 @@ StatusOr<json> Applied(const Context& c, Write& u, const json& cur_value) {
                                     c.clock.Now(), &u.conflicts);
   if (!out.ok()) return out.status();
   json next = std::move(out).value();
-  if (next.is_object()) schema.ZeroNulls(res.GroupVersion(), res.kind, next);
+  if (next.is_object()) schema.AsDecoded(res.GroupVersion(), res.kind, next);
   return next;
 }
 
@@ -224,7 +224,7 @@ StatusOr<json> Patched(const Context& c, Write& u, const json& target) {
     u.invalid_error = *e;
     return Status(StatusCode::kInvalidArgument, u.invalid_error.message);
   }
-  if (next.is_object()) schema::Schema::Builtin().ZeroNulls(res.GroupVersion(), res.kind, next);
+  if (next.is_object()) schema::Schema::Builtin().AsDecoded(res.GroupVersion(), res.kind, next);
   if (u.status_only) {
     // A patch whose result is not an object is refused below, as any other; the
     // status path must not read it first (the fuzzer's second PATCH crash).

@@ -155,13 +155,17 @@ class Schema {
   std::optional<TypeError> FindTypeError(std::string_view api_version, std::string_view kind,
                                          const nlohmann::json& object) const;
 
-  // What Go's decoder makes of nulls, done to an object that FindTypeError accepted: a struct
-  // field that is null is removed (its zero value, which kube writes back omitted or empty); a
-  // null map value or array element becomes its type's zero value ("", 0, false, {}), as it
-  // does in the decoded Go value. Afterwards no value of a known field is null but free-form
-  // ones (any). No-op for an unknown kind.
-  void ZeroNulls(std::string_view api_version, std::string_view kind,
-                 nlohmann::json& object) const;
+  // What Go's decoder (and kube's encoder after it) make of an object that FindTypeError
+  // accepted:
+  //   - nulls: a struct field that is null is removed (its zero value, which kube writes back
+  //     omitted or empty); a null map value or array element becomes its type's zero value
+  //     ("", 0, false, {}, "0"), as it does in the decoded Go value. Afterwards no value of a
+  //     known field is null but free-form ones (any);
+  //   - quantities: each resource.Quantity (a string or a number) becomes its canonical string
+  //     (Quantity.String(): "0.5" and 0.5 are "500m", "1024Mi" is "1Gi", 2 is "2"), so that
+  //     two equal quantities are equal text (a pod's QoS class, a template's hash).
+  // No-op for an unknown kind.
+  void AsDecoded(std::string_view api_version, std::string_view kind, nlohmann::json& object) const;
 
   // The leaf types of a schema.
   enum class Leaf : unsigned char {

@@ -278,6 +278,7 @@ class NullZeroer {
     const Schema::TypeNode& node = schema_.nodes_[node_index];
     switch (node.kind) {
       case Schema::TypeNode::kLeaf:
+        if (static_cast<Leaf>(node.target) == Leaf::kQuantity) Canonical(value);
         return;
       case Schema::TypeNode::kModel:
         if (value.is_object()) WalkModel(schema_.models_[node.target], value);
@@ -323,6 +324,17 @@ class NullZeroer {
     return nullptr;
   }
 
+  // resource.Quantity decoded and encoded again: its canonical string ("0.5" and 0.5 are
+  // "500m", "1024Mi" is "1Gi"). A value that does not parse is left (FindTypeError's).
+  static void Canonical(nlohmann::json& value) {
+    if (!value.is_string() && !value.is_number()) return;
+    const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+    auto q = api::Quantity::Parse(text);
+    if (!q.ok()) return;
+    std::string canonical = q->ToString();
+    if (!value.is_string() || canonical != text) value = std::move(canonical);
+  }
+
   void WalkModel(const Schema::Model& model, nlohmann::json& object) {
     for (auto it = object.begin(); it != object.end();) {
       const auto field = model.fields.find(it.key());
@@ -340,7 +352,7 @@ class NullZeroer {
   const Schema& schema_;
 };
 
-void Schema::ZeroNulls(std::string_view api_version, std::string_view kind,
+void Schema::AsDecoded(std::string_view api_version, std::string_view kind,
                        nlohmann::json& object) const {
   const int node = FindKind(api_version, kind);
   if (node < 0) return;
