@@ -124,7 +124,8 @@ api::PodCondition Cond(std::string type, api::ConditionStatus status, std::strin
   return c;
 }
 
-// Replaces (by type) or appends each condition, keeping the transition time of unchanged ones.
+// Replaces (by type) or appends each condition, keeping the transition time of unchanged ones,
+// and puts them in the kubelet's order.
 void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds) {
   for (api::PodCondition& c : conds) {
     bool found = false;
@@ -142,6 +143,18 @@ void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds)
       status.conditions.push_back(std::move(c));
     }
   }
+  // The kubelet's order (generateAPIPodStatus, then the status manager's mergePodStatus): the
+  // conditions it does not own first, as they were, then its own, PodScheduled last.
+  static constexpr std::string_view kOwned[] = {"PodReadyToStartContainers", "Initialized", "Ready",
+                                                "ContainersReady", "PodScheduled"};
+  auto rank = [](const api::PodCondition& c) {
+    for (size_t i = 0; i < std::size(kOwned); ++i) {
+      if (c.type == kOwned[i]) return static_cast<int>(i) + 1;
+    }
+    return 0;
+  };
+  std::stable_sort(status.conditions.begin(), status.conditions.end(),
+                   [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
 }
 
 }  // namespace

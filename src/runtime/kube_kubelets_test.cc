@@ -118,6 +118,29 @@ TEST_F(KubeKubeletsTest, ABoundPodRunsWithContainerStatusesAddressesAndKubeletEv
                          }));
 }
 
+// The kubelet's condition order: conditions of other writers first, as they were, then its own
+// with PodScheduled last (generateAPIPodStatus and mergePodStatus), what describe shows.
+TEST_F(KubeKubeletsTest, PodConditionsAreInTheKubeletsOrder) {
+  Create("nodes", Node("n1"));
+  Create("pods", BoundPod("p", "n1"));
+  const json conditions = {
+      {"status",
+       {{"conditions", json::array({{{"type", "PodScheduled"}, {"status", "True"}},
+                                    {{"type", "example.com/Gate"}, {"status", "True"}}})}}}};
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("", "v1", "pods", "default", "p", "status"),
+                         client::PatchType::kMerge, conditions)
+                  .ok());
+  kubelets_->Start();
+  ASSERT_TRUE(Eventually([&] { return Phase("p") == "Running"; }));
+  const json pod = *Pod("p");
+  std::vector<std::string> types;
+  for (const json& c : pod["status"]["conditions"]) types.push_back(c["type"]);
+  EXPECT_EQ(types,
+            (std::vector<std::string>{"example.com/Gate", "PodReadyToStartContainers",
+                                      "Initialized", "Ready", "ContainersReady", "PodScheduled"}));
+}
+
 TEST_F(KubeKubeletsTest, AFinishedRunEndsTheNeverRestartedPodSucceeded) {
   Create("nodes", Node("n1"));
   kubelets_->Start();
