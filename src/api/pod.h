@@ -27,6 +27,8 @@ struct ResourceRequirements {
 struct Container {
   std::string name;
   std::string image;
+  // "Always", "IfNotPresent" or "Never" (the API defaults it); empty: IfNotPresent.
+  std::string image_pull_policy;
   std::vector<std::string> command;
   std::vector<std::string> args;
   ResourceRequirements resources;

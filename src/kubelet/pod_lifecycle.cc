@@ -322,14 +322,24 @@ void PodLifecycle::Start(const std::string& key) {
   host_.UpdatePodStatus(key, std::move(status), std::move(containers));
 
   bool pulls = false;
+  std::vector<std::string> never_pulled;
   for (const api::Container& c : pod.spec.containers) {
-    if (images_.count(c.image) > 0) {
-      Emit(pod, "Normal", "Pulled",
-           "Container image \"" + c.image + "\" already present on machine");
-    } else {
+    const bool present = images_.count(c.image) > 0;
+    if (c.image_pull_policy == "Never" && !present) {
+      never_pulled.push_back(c.name);
+      continue;
+    }
+    if (c.image_pull_policy == "Always" || !present) {
       Emit(pod, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
       pulls = true;
+    } else {
+      Emit(pod, "Normal", "Pulled",
+           "Container image \"" + c.image + "\" already present on machine");
     }
+  }
+  if (!never_pulled.empty()) {
+    NeverPulled(key, pod, never_pulled);
+    return;
   }
   if (pulls) {
     Schedule(key, options_.image_pull, &PodLifecycle::FinishPulls);
@@ -347,20 +357,16 @@ void PodLifecycle::FinishPulls(const std::string& key) {
   const api::PodConstSharedPtr keep = rec->pod;
   const api::Pod& pod = *keep;
   pods_[key].stage = Stage::kPulled;
-  const std::string took = FormatGoDuration(options_.image_pull);
   std::set<std::string> done;
   for (const api::Container& c : pod.spec.containers) {
     if (done.count(c.image) > 0) {
       continue;
     }
     done.insert(c.image);
-    if (images_.count(c.image) > 0) {
+    if (images_.count(c.image) > 0 && c.image_pull_policy != "Always") {
       continue;
     }
-    const uint64_t size = 10000000ULL + Fnv1a64(c.image) % 990000000ULL;
-    Emit(pod, "Normal", "Pulled",
-         "Successfully pulled image \"" + c.image + "\" in " + took + " (" + took +
-             " including waiting). Image size: " + std::to_string(size) + " bytes.");
+    EmitPulled(pod, c.image);
   }
   for (const std::string& image : done) {
     images_.insert(image);
@@ -496,7 +502,7 @@ void PodLifecycle::Exit(const std::string& key) {
                       unready, now)});
   host_.UpdatePodStatus(key, std::move(status), std::move(containers));
   if (delay == Duration::zero()) {
-    Restart(key);
+    RestartPulling(key);
     return;
   }
   for (const std::string& name : backing_off) {
@@ -504,7 +510,57 @@ void PodLifecycle::Exit(const std::string& key) {
          "Back-off restarting failed container " + name + " in pod " + pod_id);
   }
   s.stage = Stage::kBackOff;
-  Schedule(key, delay, &PodLifecycle::Restart);
+  Schedule(key, delay, &PodLifecycle::RestartPulling);
+}
+
+void PodLifecycle::RestartPulling(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  bool pulls = false;
+  for (const api::Container& c : keep->spec.containers) {
+    if (c.image_pull_policy != "Always") continue;
+    Emit(*keep, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
+    pulls = true;
+  }
+  if (!pulls) {
+    Restart(key);
+    return;
+  }
+  pods_[key].stage = Stage::kBackOff;
+  Schedule(key, options_.image_pull, &PodLifecycle::Restart);
+}
+
+void PodLifecycle::EmitPulled(const api::Pod& pod, const std::string& image) {
+  const std::string took = FormatGoDuration(options_.image_pull);
+  const uint64_t size = 10000000ULL + Fnv1a64(image) % 990000000ULL;
+  Emit(pod, "Normal", "Pulled",
+       "Successfully pulled image \"" + image + "\" in " + took + " (" + took +
+           " including waiting). Image size: " + std::to_string(size) + " bytes.");
+}
+
+void PodLifecycle::NeverPulled(const std::string& key, const api::Pod& pod,
+                               const std::vector<std::string>& containers) {
+  // kubelet's ErrImageNeverPull: the pod waits (the kubelet tries again at each sync; nothing
+  // here puts the image on the node, so it stays).
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) return;
+  std::vector<ContainerStatus> statuses = rec->containers;
+  for (const api::Container& c : pod.spec.containers) {
+    if (std::find(containers.begin(), containers.end(), c.name) == containers.end()) continue;
+    const std::string msg =
+        "Container image \"" + c.image + "\" is not present with pull policy of Never";
+    Emit(pod, "Warning", "ErrImageNeverPull", msg);
+    for (ContainerStatus& cs : statuses) {
+      if (cs.name != c.name) continue;
+      cs.state = ContainerStatus::State::kWaiting;
+      cs.reason = "ErrImageNeverPull";
+      cs.message = msg;
+    }
+  }
+  host_.UpdatePodStatus(key, pod.status, std::move(statuses));
 }
 
 void PodLifecycle::Restart(const std::string& key) {
@@ -525,7 +581,12 @@ void PodLifecycle::Restart(const std::string& key) {
       continue;
     }
     const api::Container& c = pod.spec.containers[i];
-    Emit(pod, "Normal", "Pulled", "Container image \"" + c.image + "\" already present on machine");
+    if (c.image_pull_policy == "Always") {
+      EmitPulled(pod, c.image);  // pulled while the restart waited (RestartPulling)
+    } else {
+      Emit(pod, "Normal", "Pulled",
+           "Container image \"" + c.image + "\" already present on machine");
+    }
     Emit(pod, "Normal", "Created", "Created container: " + c.name);
     Emit(pod, "Normal", "Started", "Started container " + c.name);
     cs.state = ContainerStatus::State::kRunning;

@@ -8,7 +8,11 @@
 //
 //   bound        phase Pending, containers waiting "ContainerCreating", startTime;
 //                events Pulling `Pulling image "<image>"` (or Pulled `Container image "<image>"
-//                already present on machine` when the node has it)
+//                already present on machine` when the node has it, unless the container's
+//                imagePullPolicy is Always: pulled at every start and restart, as the kubelet's
+//                shouldPullImage; Never with the image absent: Warning ErrImageNeverPull
+//                `Container image "<image>" is not present with pull policy of Never`, the
+//                container waiting with that reason, and nothing more)
 //   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
 //                Image size: <n> bytes.`
 //   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
@@ -168,7 +172,16 @@ class PodLifecycle {
   void ScheduleExit(const std::string& key, const api::Pod& pod);
   // The containers end (kubelet.h's file comment): terminal phase or a restart.
   void Exit(const std::string& key);
+  // After a crash (and its back-off): containers whose imagePullPolicy is Always are pulled
+  // again (Pulling, then Restart after image_pull); Restart at once when none is.
+  void RestartPulling(const std::string& key);
   void Restart(const std::string& key);
+  // Pulled "Successfully pulled image ..." (image_pull's duration, the image's size).
+  void EmitPulled(const api::Pod& pod, const std::string& image);
+  // imagePullPolicy Never and the image absent: Warning ErrImageNeverPull, the containers
+  // waiting with that reason; the pod stays Pending.
+  void NeverPulled(const std::string& key, const api::Pod& pod,
+                   const std::vector<std::string>& containers);
   void BeginTermination(const std::string& key);
   void Remove(const std::string& key);
   void Emit(const api::Pod& pod, std::string_view type, std::string_view reason,

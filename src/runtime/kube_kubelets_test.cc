@@ -141,6 +141,55 @@ TEST_F(KubeKubeletsTest, PodConditionsAreInTheKubeletsOrder) {
                                       "Initialized", "Ready", "ContainersReady", "PodScheduled"}));
 }
 
+// The kubelet's shouldPullImage: IfNotPresent pulls an image the node lacks, Always pulls at
+// every start (and restart), Never does not pull and the pod waits with ErrImageNeverPull.
+TEST_F(KubeKubeletsTest, ImagePullPolicies) {
+  Create("nodes", Node("n1"));
+  kubelets_->Start();
+  auto pod = [](const std::string& name, const std::string& image, const std::string& policy) {
+    json p = BoundPod(name, "n1");
+    p["spec"]["containers"][0]["image"] = image;
+    p["spec"]["containers"][0]["imagePullPolicy"] = policy;
+    return p;
+  };
+  auto reasons = [&](const std::string& name) {
+    std::vector<std::string> out;
+    for (const std::string& e : Events(name)) out.push_back(e.substr(0, e.find(':')));
+    return out;
+  };
+  const std::vector<std::string> pulled = {"kubelet/n1 Pulling", "kubelet/n1 Pulled",
+                                           "kubelet/n1 Created", "kubelet/n1 Started"};
+  Create("pods", pod("first", "busybox:1.36", "IfNotPresent"));
+  ASSERT_TRUE(Eventually([&] { return Phase("first") == "Running"; }));
+  EXPECT_EQ(reasons("first"), pulled);
+  // The image is on the node now.
+  Create("pods", pod("again", "busybox:1.36", "IfNotPresent"));
+  ASSERT_TRUE(Eventually([&] { return Phase("again") == "Running"; }));
+  EXPECT_EQ(reasons("again"),
+            (std::vector<std::string>{"kubelet/n1 Pulled", "kubelet/n1 Created",
+                                      "kubelet/n1 Started"}));
+  EXPECT_EQ(Events("again")[0],
+            "kubelet/n1 Pulled: Container image \"busybox:1.36\" already present on machine");
+  Create("pods", pod("always", "busybox:1.36", "Always"));
+  ASSERT_TRUE(Eventually([&] { return Phase("always") == "Running"; }));
+  EXPECT_EQ(reasons("always"), pulled);
+  EXPECT_EQ(Events("always")[1].rfind(
+                "kubelet/n1 Pulled: Successfully pulled image \"busybox:1.36\" in 100ms", 0),
+            0u);
+  Create("pods", pod("never", "absent:1", "Never"));
+  ASSERT_TRUE(Eventually([&] { return !Events("never").empty(); }));
+  EXPECT_EQ(Events("never"),
+            (std::vector<std::string>{"kubelet/n1 ErrImageNeverPull: Container image "
+                                      "\"absent:1\" is not present with pull policy of Never"}));
+  ASSERT_TRUE(Eventually([&] {
+    auto p = Pod("never");
+    return p.ok() && (*p)["status"].contains("containerStatuses") &&
+           (*p)["status"]["containerStatuses"][0]["state"]["waiting"].value("reason", "") ==
+               "ErrImageNeverPull";
+  }));
+  EXPECT_EQ(Phase("never"), "Pending");
+}
+
 TEST_F(KubeKubeletsTest, AFinishedRunEndsTheNeverRestartedPodSucceeded) {
   Create("nodes", Node("n1"));
   kubelets_->Start();

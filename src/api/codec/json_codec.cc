@@ -473,6 +473,7 @@ Status DecodeContainer(const json& v, const Path& p, Container* out) {
   }
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "name", &out->name, DecodeString));
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "image", &out->image, DecodeString));
+  TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "imagePullPolicy", &out->image_pull_policy, DecodeString));
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "command", &out->command, DecodeStringList));
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "args", &out->args, DecodeStringList));
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "resources", &out->resources, DecodeResources));
@@ -820,6 +821,7 @@ json ContainerToJson(const Container& c) {
   json j = json::object();
   j["name"] = c.name;
   PutString(j, "image", c.image);
+  PutString(j, "imagePullPolicy", c.image_pull_policy);
   PutStringList(j, "command", c.command);
   PutStringList(j, "args", c.args);
   if (!c.resources.requests.empty() || !c.resources.limits.empty()) {
