@@ -769,6 +769,13 @@ class ActuatorTest : public ScaleDownTest {
     Actuator a(options_, *cloud_, writer_, recorder_, logger_);
     return a.StartDeletion(clock_.Now(), nodes, view);
   }
+  // A new case of a table: the fixture, writer and events reset; the group cpu-pool (0..5, 3).
+  testing::FakeNodeGroup& Fresh() {
+    Reset();
+    writer_ = FakeWriter();
+    recorder_.events.clear();
+    return Group("cpu-pool", 0, 5, 3);
+  }
   std::vector<std::string> Evictions() const {
     std::vector<std::string> out;
     for (const std::string& c : writer_.calls) {
@@ -835,10 +842,7 @@ TEST_F(ActuatorTest, AnEmptyNodeAPodLandedOnIsKept) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Reset();
-    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
-    writer_ = FakeWriter();
-    recorder_.events.clear();
+    testing::FakeNodeGroup& g = Fresh();
     writer_.pods_on["n1"] = {scheduler::MakePodInfo(std::make_shared<const api::Pod>(c.landed))};
     const bool kept = !c.err.empty();
     auto deleted = Run({Empty("n1", "cpu-pool"), Empty("n2", "cpu-pool")});
@@ -953,10 +957,7 @@ TEST_F(ActuatorTest, ADrainedNodeEvictsThePodsFoundAfterTheTaint) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Reset();
-    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
-    writer_ = FakeWriter();
-    recorder_.events.clear();
+    testing::FakeNodeGroup& g = Fresh();
     options_.daemonset_eviction_for_occupied_nodes = c.ds_flag;
     NodeToRemove n = Drain("n1", "cpu-pool", {"a"});
     for (const api::Pod& p : c.also_there) writer_.pods_on["n1"].push_back(OnNode(p, "n1"));
@@ -1021,10 +1022,7 @@ TEST_F(ActuatorTest, ADrainedNodeABlockingPodKeeps) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    Reset();
-    testing::FakeNodeGroup& g = Group("cpu-pool", 0, 5, 3);
-    writer_ = FakeWriter();
-    recorder_.events.clear();
+    testing::FakeNodeGroup& g = Fresh();
     NodeToRemove n = Drain("n1", "cpu-pool", {"a", "b"});
     const std::vector<std::string> deleted = Run({n}, c.view);
     if (c.err.empty()) {
