@@ -157,6 +157,13 @@ void SetConditions(api::PodStatus& status, std::vector<api::PodCondition> conds)
                    [&](const auto& a, const auto& b) { return rank(a) < rank(b); });
 }
 
+// Whether a container that ended is started again: all but one that completed under
+// restartPolicy OnFailure.
+bool Restarts(const api::Pod& pod, const ContainerStatus& cs) {
+  return !(cs.state == ContainerStatus::State::kTerminated && cs.reason == "Completed" &&
+           pod.spec.restart_policy == "OnFailure");
+}
+
 }  // namespace
 
 StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
@@ -311,35 +318,39 @@ void PodLifecycle::Start(const std::string& key) {
        Cond("Initialized", api::ConditionStatus::kTrue, "", "", now),
        Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
        Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now)});
+  // imagePullPolicy Never with the image absent: ErrImageNeverPull (kubelet's
+  // ErrImageNeverPullPolicy). This kubelet starts a pod's containers together, so the pod
+  // waits as a whole; it is tried again when an image arrives on the node (FinishPulls).
+  std::vector<std::string> never_pulled;
   std::vector<ContainerStatus> containers;
   for (const api::Container& c : pod.spec.containers) {
     ContainerStatus cs;
     cs.name = c.name;
     cs.state = ContainerStatus::State::kWaiting;
     cs.reason = "ContainerCreating";
+    if (c.image_pull_policy == "Never" && images_.count(c.image) == 0) {
+      cs.reason = "ErrImageNeverPull";
+      cs.message = "Container image \"" + c.image + "\" is not present with pull policy of Never";
+      never_pulled.push_back(cs.message);
+    }
     containers.push_back(std::move(cs));
   }
   host_.UpdatePodStatus(key, std::move(status), std::move(containers));
+  if (!never_pulled.empty()) {
+    for (const std::string& msg : never_pulled) Emit(pod, "Warning", "ErrImageNeverPull", msg);
+    never_waiting_.insert(key);
+    return;
+  }
 
   bool pulls = false;
-  std::vector<std::string> never_pulled;
   for (const api::Container& c : pod.spec.containers) {
-    const bool present = images_.count(c.image) > 0;
-    if (c.image_pull_policy == "Never" && !present) {
-      never_pulled.push_back(c.name);
-      continue;
-    }
-    if (c.image_pull_policy == "Always" || !present) {
+    if (c.image_pull_policy == "Always" || images_.count(c.image) == 0) {
       Emit(pod, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
       pulls = true;
     } else {
       Emit(pod, "Normal", "Pulled",
            "Container image \"" + c.image + "\" already present on machine");
     }
-  }
-  if (!never_pulled.empty()) {
-    NeverPulled(key, pod, never_pulled);
-    return;
   }
   if (pulls) {
     Schedule(key, options_.image_pull, &PodLifecycle::FinishPulls);
@@ -370,6 +381,13 @@ void PodLifecycle::FinishPulls(const std::string& key) {
   }
   for (const std::string& image : done) {
     images_.insert(image);
+  }
+  // Pods waiting for an image they may not pull: tried again (the kubelet's next sync).
+  for (const std::string& waiting : std::exchange(never_waiting_, {})) {
+    auto w = pods_.find(waiting);
+    if (w != pods_.end() && w->second.stage == Stage::kStarting) {
+      Schedule(waiting, Duration::zero(), &PodLifecycle::Start);
+    }
   }
   Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
            &PodLifecycle::RunContainers);
@@ -520,8 +538,9 @@ void PodLifecycle::RestartPulling(const std::string& key) {
   }
   const api::PodConstSharedPtr keep = rec->pod;
   bool pulls = false;
-  for (const api::Container& c : keep->spec.containers) {
-    if (c.image_pull_policy != "Always") continue;
+  for (size_t i = 0; i < rec->containers.size() && i < keep->spec.containers.size(); ++i) {
+    const api::Container& c = keep->spec.containers[i];
+    if (c.image_pull_policy != "Always" || !Restarts(*keep, rec->containers[i])) continue;
     Emit(*keep, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
     pulls = true;
   }
@@ -541,28 +560,6 @@ void PodLifecycle::EmitPulled(const api::Pod& pod, const std::string& image) {
            " including waiting). Image size: " + std::to_string(size) + " bytes.");
 }
 
-void PodLifecycle::NeverPulled(const std::string& key, const api::Pod& pod,
-                               const std::vector<std::string>& containers) {
-  // kubelet's ErrImageNeverPull: the pod waits (the kubelet tries again at each sync; nothing
-  // here puts the image on the node, so it stays).
-  const PodRecord* rec = host_.GetPod(key);
-  if (rec == nullptr) return;
-  std::vector<ContainerStatus> statuses = rec->containers;
-  for (const api::Container& c : pod.spec.containers) {
-    if (std::find(containers.begin(), containers.end(), c.name) == containers.end()) continue;
-    const std::string msg =
-        "Container image \"" + c.image + "\" is not present with pull policy of Never";
-    Emit(pod, "Warning", "ErrImageNeverPull", msg);
-    for (ContainerStatus& cs : statuses) {
-      if (cs.name != c.name) continue;
-      cs.state = ContainerStatus::State::kWaiting;
-      cs.reason = "ErrImageNeverPull";
-      cs.message = msg;
-    }
-  }
-  host_.UpdatePodStatus(key, pod.status, std::move(statuses));
-}
-
 void PodLifecycle::Restart(const std::string& key) {
   const PodRecord* rec = host_.GetPod(key);
   if (rec == nullptr) {
@@ -575,8 +572,7 @@ void PodLifecycle::Restart(const std::string& key) {
   bool all_running = true;
   for (size_t i = 0; i < containers.size() && i < pod.spec.containers.size(); ++i) {
     ContainerStatus& cs = containers[i];
-    if (cs.state == ContainerStatus::State::kTerminated && cs.reason == "Completed" &&
-        pod.spec.restart_policy == "OnFailure") {
+    if (!Restarts(pod, cs)) {
       all_running = false;  // done for good
       continue;
     }

@@ -12,7 +12,9 @@
 //                imagePullPolicy is Always: pulled at every start and restart, as the kubelet's
 //                shouldPullImage; Never with the image absent: Warning ErrImageNeverPull
 //                `Container image "<image>" is not present with pull policy of Never`, the
-//                container waiting with that reason, and nothing more)
+//                container waiting with that reason, the pod Pending until another pod
+//                brings the image to the node. Deviation: the pod's containers start
+//                together, so its other containers wait too)
 //   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
 //                Image size: <n> bytes.`
 //   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
@@ -178,10 +180,7 @@ class PodLifecycle {
   void Restart(const std::string& key);
   // Pulled "Successfully pulled image ..." (image_pull's duration, the image's size).
   void EmitPulled(const api::Pod& pod, const std::string& image);
-  // imagePullPolicy Never and the image absent: Warning ErrImageNeverPull, the containers
-  // waiting with that reason; the pod stays Pending.
-  void NeverPulled(const std::string& key, const api::Pod& pod,
-                   const std::vector<std::string>& containers);
+
   void BeginTermination(const std::string& key);
   void Remove(const std::string& key);
   void Emit(const api::Pod& pod, std::string_view type, std::string_view reason,
@@ -196,6 +195,8 @@ class PodLifecycle {
   std::map<std::string, PodState, std::less<>> pods_;
   std::set<std::string, std::less<>> images_;   // present on the node
   std::set<std::string, std::less<>> pulling_;  // being pulled
+  // Pods waiting with ErrImageNeverPull, started again when an image arrives.
+  std::set<std::string, std::less<>> never_waiting_;
   uint64_t next_token_ = 1;
 };
 

@@ -188,6 +188,37 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
                "ErrImageNeverPull";
   }));
   EXPECT_EQ(Phase("never"), "Pending");
+  const json waiting = (*Pod("never"))["status"];
+  EXPECT_TRUE(waiting.contains("startTime"));
+  std::vector<std::string> types;
+  for (const json& c : waiting["conditions"]) types.push_back(c["type"]);
+  EXPECT_EQ(types, (std::vector<std::string>{"PodReadyToStartContainers", "Initialized", "Ready",
+                                             "ContainersReady"}));
+  // Another pod brings the image to the node: the waiting pod starts (the kubelet's next sync).
+  Create("pods", pod("bringer", "absent:1", "IfNotPresent"));
+  ASSERT_TRUE(Eventually([&] { return Phase("never") == "Running"; }));
+}
+
+// A crash-looping container whose imagePullPolicy is Always is pulled again at each restart.
+TEST_F(KubeKubeletsTest, AnAlwaysContainerIsPulledAtEveryRestart) {
+  Create("nodes", Node("n1"));
+  json p = BoundPod("crash", "n1", "10ms");
+  p["spec"]["containers"][0]["imagePullPolicy"] = "Always";
+  p["metadata"]["annotations"]["tidepool.dev/exit-code"] = "1";
+  Create("pods", p);
+  kubelets_->Start();
+  auto count = [&](const std::string& reason) {
+    int n = 0;
+    auto list = client_.List(ResourcePath("", "v1", "events", "default"));
+    if (!list.ok()) return 0;
+    for (const json& e : (*list)["items"]) {
+      if (e.value("reason", "") == reason) n += e.value("count", 1);
+    }
+    return n;
+  };
+  ASSERT_TRUE(Eventually([&] { return count("Started") >= 2; }));
+  EXPECT_GE(count("Pulling"), 2);
+  EXPECT_EQ(count("Pulling"), count("Pulled"));
 }
 
 TEST_F(KubeKubeletsTest, AFinishedRunEndsTheNeverRestartedPodSucceeded) {

@@ -91,11 +91,15 @@ bool ReadWrite(Context& c, Write& u) {
   u.ct = c.req.Header("content-type");
   u.fv = FieldValidationParam(c.req);
   u.manager = FieldManager(c.req);
-  u.priority_classes = PriorityClasses(c.store, c.res, c.r.subresource);
   u.put = c.method == "PUT";
   // A CertificateSigningRequest's approval is written as its status is (csr.h keeps the rest).
   u.status_only = c.r.subresource == "status" || c.r.subresource == "approval";
   u.apply = c.method == "PATCH" && u.ct.find("application/apply-patch") == 0;
+  // A pod's admission needs the classes only when the write may create it (an apply).
+  const Resource& sres = StorageOf(c.res);
+  if (u.apply || !(sres.group.empty() && sres.resource == "pods")) {
+    u.priority_classes = PriorityClasses(c.store, c.res, c.r.subresource);
+  }
   u.patch_body = std::move(body).value();
   if (u.put) {
     // A PUT replaces an object: anything else is refused as a create's body is (the fuzzer

@@ -1,6 +1,7 @@
 #include "apiserver/validation/pod.h"
 
 #include "api/codec/json_codec.h"
+#include "api/quantity.h"
 #include "api/validation.h"
 #include "apiserver/validation/object_meta.h"
 
@@ -54,6 +55,28 @@ json MutableStripped(json spec) {
   return spec;
 }
 
+// The spec's container resources with every quantity canonical: a pod stored by an earlier
+// tidepool (which kept quantities as written) compares equal to itself written again.
+json CanonicalResources(json spec) {
+  for (const char* list : {"containers", "initContainers"}) {
+    if (!spec.contains(list) || !spec[list].is_array()) continue;
+    for (json& c : spec[list]) {
+      json* resources = c.is_object() && c.contains("resources") ? &c["resources"] : nullptr;
+      if (resources == nullptr || !resources->is_object()) continue;
+      for (auto& [kind, list_of] : resources->items()) {
+        if (!list_of.is_object()) continue;
+        for (auto& [name, value] : list_of.items()) {
+          if (!value.is_string() && !value.is_number()) continue;
+          auto q =
+              api::Quantity::Parse(value.is_string() ? value.get<std::string>() : value.dump());
+          if (q.ok()) value = q->ToString();
+        }
+      }
+    }
+  }
+  return spec;
+}
+
 json TolerationsOf(const json* spec) {
   const json* t = Member(spec, "tolerations");
   return t != nullptr && t->is_array() ? *t : json::array();
@@ -61,7 +84,8 @@ json TolerationsOf(const json* spec) {
 
 // ValidatePodUpdate's spec rule. REQUIRES: both specs are objects.
 void ValidatePodSpecUpdate(const json& spec, const json& old_spec, api::FieldErrors* errors) {
-  if (MutableStripped(old_spec) != MutableStripped(spec)) {
+  if (MutableStripped(old_spec) != MutableStripped(spec) &&
+      MutableStripped(CanonicalResources(old_spec)) != MutableStripped(spec)) {
     errors->push_back(api::FieldError::Forbidden(
         "spec",
         "pod updates may not change fields other than `spec.containers[*].image`,"

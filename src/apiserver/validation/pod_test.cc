@@ -29,28 +29,47 @@ constexpr const char* kSpecForbidden =
     "negative)";
 
 TEST(PodTest, WhatAnUpdateMayChange) {
-  RunCases(kPod, NoDefaults, ValidatePod,
-           {
-               {"nothing changed", "", "{}", {}},
-               {"an image", R"({"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}})",
-                "{}", {}},
-               {"activeDeadlineSeconds", R"({"spec": {"activeDeadlineSeconds": 30}})", "{}", {}},
-               {"a toleration added",
-                R"({"spec": {"tolerations": [{"key": "a", "operator": "Exists",
+  RunCases(
+      kPod, NoDefaults, ValidatePod,
+      {
+          {"nothing changed", "", "{}", {}},
+          {"an image",
+           R"({"spec": {"containers": [{"name": "c", "image": "nginx:2"}]}})",
+           "{}",
+           {}},
+          {"activeDeadlineSeconds", R"({"spec": {"activeDeadlineSeconds": 30}})", "{}", {}},
+          {"a toleration added",
+           R"({"spec": {"tolerations": [{"key": "a", "operator": "Exists",
                    "effect": "NoExecute", "tolerationSeconds": 5}, {"key": "b",
                    "operator": "Exists"}]}})",
-                "{}", {}},
-               {"a toleration removed", R"({"spec": {"tolerations": []}})", "{}",
-                {"spec.tolerations: Forbidden: existing toleration can not be modified except "
-                 "its tolerationSeconds"}},
-               {"nodeName of a bound pod", R"({"spec": {"nodeName": "foo"}})", "{}",
-                {kSpecForbidden}},
-               {"nodeName cleared", R"({"spec": {"nodeName": null}})", "{}", {kSpecForbidden}},
-               {"nodeName of an unbound pod", R"({"spec": {"nodeName": "foo"}})",
-                R"({"spec": {"nodeName": null}})", {kSpecForbidden}},
-               {"restartPolicy", R"({"spec": {"restartPolicy": "Never"}})", "{}",
-                {kSpecForbidden}},
-           });
+           "{}",
+           {}},
+          {"a toleration removed",
+           R"({"spec": {"tolerations": []}})",
+           "{}",
+           {"spec.tolerations: Forbidden: existing toleration can not be modified except "
+            "its tolerationSeconds"}},
+          {"nodeName of a bound pod", R"({"spec": {"nodeName": "foo"}})", "{}", {kSpecForbidden}},
+          {"nodeName cleared", R"({"spec": {"nodeName": null}})", "{}", {kSpecForbidden}},
+          {"nodeName of an unbound pod",
+           R"({"spec": {"nodeName": "foo"}})",
+           R"({"spec": {"nodeName": null}})",
+           {kSpecForbidden}},
+          {"restartPolicy", R"({"spec": {"restartPolicy": "Never"}})", "{}", {kSpecForbidden}},
+          // Stored by an earlier tidepool with a quantity as written, updated canonical.
+          {"a quantity stored as written",
+           R"({"spec": {"containers": [{"name": "c", "image": "nginx:1",
+                   "resources": {"limits": {"cpu": "500m"}}}]}})",
+           R"({"spec": {"containers": [{"name": "c", "image": "nginx:1",
+                   "resources": {"limits": {"cpu": "0.5"}}}]}})",
+           {}},
+          {"a quantity changed",
+           R"({"spec": {"containers": [{"name": "c", "image": "nginx:1",
+                   "resources": {"limits": {"cpu": "600m"}}}]}})",
+           R"({"spec": {"containers": [{"name": "c", "image": "nginx:1",
+                   "resources": {"limits": {"cpu": "0.5"}}}]}})",
+           {kSpecForbidden}},
+      });
 }
 
 }  // namespace

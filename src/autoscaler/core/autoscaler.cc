@@ -181,7 +181,7 @@ class AutoscalerImpl final : public Autoscaler {
   // Under --expendable-pods-priority-cutoff: CA neither scales up for it nor counts it where it
   // runs (its snapshot holds the other scheduled pods only).
   bool Expendable(const scheduler::PodInfo& p) const {
-    return p.Priority() < options_.expendable_pods_priority_cutoff;
+    return scaledown::IsExpendablePod(p, options_.expendable_pods_priority_cutoff);
   }
   scheduler::ClusterSnapshot snapshot_;
   NodeFactsCache facts_;

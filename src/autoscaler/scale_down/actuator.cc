@@ -95,7 +95,7 @@ Actuator::PodsNow Actuator::ReadPods(const std::vector<const NodeToRemove*>& nod
   // CA's deletion snapshot holds the non-expendable scheduled pods only.
   for (auto& [node, pods] : pods_now) {
     std::erase_if(pods, [&](const scheduler::PodInfoConstSharedPtr& p) {
-      return p->Priority() < options_.expendable_pods_priority_cutoff;
+      return IsExpendablePod(*p, options_.expendable_pods_priority_cutoff);
     });
   }
   return pods_now;

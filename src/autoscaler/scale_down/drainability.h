@@ -68,6 +68,11 @@ inline constexpr std::string_view kScaleDownDisabledAnnotation =
 // The node carries cluster-autoscaler.kubernetes.io/scale-down-disabled: "true".
 bool HasScaleDownDisabledAnnotation(const api::Node& node);
 
+// CA's IsExpendablePod: spec.priority set and below --expendable-pods-priority-cutoff (the
+// autoscaler neither scales up for such a pod nor counts it where it runs).
+inline bool IsExpendablePod(const scheduler::PodInfo& pod, int cutoff) {
+  return pod.spec().priority.has_value() && *pod.spec().priority < cutoff;
+}
 bool IsMirrorPod(const scheduler::PodInfo& pod);
 bool IsDaemonSetPod(const scheduler::PodInfo& pod);
 // CA's drain.IsPodTerminal: Failed, or Succeeded with restartPolicy Never or OnFailure.
