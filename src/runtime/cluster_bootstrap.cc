@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "apiserver/resources.h"
+#include "apiserver/validation/scheduling.h"
 #include "kubelet/status_json.h"
 #include "runtime/bootstrap_policy.h"
 
@@ -36,18 +37,7 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
   // (scheduling.SystemPriorityClasses).
   const apiserver::Resource* classes =
       apiserver::FindResource("scheduling.k8s.io", "v1", "priorityclasses");
-  const struct {
-    const char* name;
-    int64_t value;
-    const char* description;
-  } system_classes[] = {
-      {"system-node-critical", 2000001000,
-       "Used for system critical pods that must not be moved from their current node."},
-      {"system-cluster-critical", 2000000000,
-       "Used for system critical pods that must run in the cluster, but can be moved to another "
-       "node if necessary."},
-  };
-  for (const auto& pc : system_classes) {
+  for (const auto& pc : apiserver::validation::kSystemPriorityClasses) {
     if (store.Get(*classes, "", pc.name).ok()) continue;
     json obj = {
         {"apiVersion", "scheduling.k8s.io/v1"}, {"kind", "PriorityClass"},

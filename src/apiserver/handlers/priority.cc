@@ -22,7 +22,9 @@ ObjectPtr DefaultClass(const std::vector<ObjectPtr>& classes) {
   for (const ObjectPtr& o : classes) {
     const json& v = o->view;
     if (!v.value("globalDefault", false)) continue;
-    if (best == nullptr || best->view.value("value", int64_t{0}) > v.value("value", int64_t{0})) best = o;
+    if (best == nullptr || best->view.value("value", int64_t{0}) > v.value("value", int64_t{0})) {
+      best = o;
+    }
   }
   return best;
 }
@@ -39,9 +41,9 @@ ObjectPtr Find(const std::vector<ObjectPtr>& classes, const std::string& name) {
 std::vector<ObjectPtr> PriorityClasses(const ObjectStore& store, const Resource& res,
                                        std::string_view subresource) {
   const Resource& r = StorageOf(res);
-  const bool needed = subresource.empty() && ((r.group.empty() && r.resource == "pods") ||
-                                              (r.group == "scheduling.k8s.io" &&
-                                               r.resource == "priorityclasses"));
+  const bool needed =
+      subresource.empty() && ((r.group.empty() && r.resource == "pods") ||
+                              (r.group == "scheduling.k8s.io" && r.resource == "priorityclasses"));
   if (!needed) return {};
   return store.List(PriorityClassResource(), "").items;
 }
@@ -59,9 +61,8 @@ ApiError AdmissionForbidden(const Resource& res, const json& obj, const std::str
           Details(&res, shown)};
 }
 
-std::optional<ApiError> AdmitPodPriority(const Resource& res,
-                                         const std::vector<ObjectPtr>& classes, json& pod,
-                                         const json* old, const std::string& name) {
+std::optional<ApiError> AdmitPodPriority(const Resource& res, const std::vector<ObjectPtr>& classes,
+                                         json& pod, const json* old, const std::string& name) {
   json* spec = pod.is_object() ? validation::ObjectMember(&pod, "spec") : nullptr;
   if (spec == nullptr) return std::nullopt;  // validation answers
   if (old != nullptr) {

@@ -10,12 +10,7 @@ constexpr int64_t kHighestUserDefinablePriority = 1000000000;
 
 // scheduling.IsKnownSystemPriorityClass's error, or "" when the class is a known one.
 std::string SystemClassError(const std::string& name, int64_t value, bool global_default) {
-  struct Known {
-    const char* name;
-    int64_t value;
-  };
-  for (const Known& k : {Known{"system-node-critical", 2000001000},
-                         Known{"system-cluster-critical", 2000000000}}) {
+  for (const SystemPriorityClass& k : kSystemPriorityClasses) {
     if (name != k.name) continue;
     if (value != k.value) {
       return "value of " + name + " PriorityClass must be " + std::to_string(k.value);

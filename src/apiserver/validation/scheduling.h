@@ -11,10 +11,27 @@
 // store).
 #pragma once
 
+#include <cstdint>
+
 #include "apiserver/validation/fields.h"
 #include "common/status.h"
 
 namespace tidepool::apiserver::validation {
+
+// scheduling.SystemPriorityClasses: the classes kube-apiserver creates at start-up
+// (runtime/cluster_bootstrap.cc writes them) and the only "system-" names validation accepts.
+struct SystemPriorityClass {
+  const char* name;
+  int64_t value;
+  const char* description;
+};
+inline constexpr SystemPriorityClass kSystemPriorityClasses[] = {
+    {"system-node-critical", 2000001000,
+     "Used for system critical pods that must not be moved from their current node."},
+    {"system-cluster-critical", 2000000000,
+     "Used for system critical pods that must run in the cluster, but can be moved to another "
+     "node if necessary."},
+};
 
 void DefaultPriorityClass(json& object);
 Status ValidatePriorityClass(const json& object, const json* old, api::FieldErrors* errors);
