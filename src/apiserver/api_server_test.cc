@@ -990,6 +990,172 @@ TEST_F(ApiServerTest, QuantitiesAreStoredCanonical) {
   }
 }
 
+// The ServiceAccount admission plugin on a pod create: the account must exist ("default" is
+// admitted before kcm makes it); the token, the root CA and the namespace are mounted in every
+// container and init container from one kube-api-access-* volume unless automount is off (the
+// pod's, else the account's) or the container mounts that path itself; the account's
+// imagePullSecrets go to a pod without any. A server-side apply that creates a pod is admitted
+// as a create; an update is not.
+TEST_F(ApiServerTest, ServiceAccountAdmissionMountsTheTokenVolume) {
+  const std::string mount = "/var/run/secrets/kubernetes.io/serviceaccount";
+  auto sa = [](const std::string& name, const json& extra) {
+    json o = {{"apiVersion", "v1"}, {"kind", "ServiceAccount"}, {"metadata", {{"name", name}}}};
+    o.update(extra);
+    return o.dump();
+  };
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/serviceaccounts",
+               sa("builder", {{"imagePullSecrets", json::array({{{"name", "regcred"}}})}}))
+                .code,
+            201);
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/serviceaccounts",
+               sa("quiet", {{"automountServiceAccountToken", false}}))
+                .code,
+            201);
+  const json container = {{"name", "c"}, {"image", "nginx"}};
+  const json own_mount = {
+      {"name", "c"},
+      {"image", "nginx"},
+      {"volumeMounts", json::array({{{"name", "mine"}, {"mountPath", mount}}})}};
+  struct Case {
+    std::string name;
+    json spec;
+    int code;
+    int mounted;               // containers mounting the kube-api-access volume
+    bool volume;               // the pod has it
+    json pull_secrets;         // null: none
+    std::string message = "";  // the 403's
+  };
+  const std::vector<Case> cases = {
+      {"default account, created by kcm later",
+       {{"containers", json::array({container})}},
+       201,
+       1,
+       true,
+       nullptr},
+      {"init containers too",
+       {{"initContainers", json::array({container})},
+        {"containers", json::array({container, {{"name", "d"}, {"image", "nginx"}}})}},
+       201,
+       3,
+       true,
+       nullptr},
+      {"the account's pull secrets",
+       {{"serviceAccountName", "builder"}, {"containers", json::array({container})}},
+       201,
+       1,
+       true,
+       json::array({{{"name", "regcred"}}})},
+      {"the pod's own pull secrets stay",
+       {{"serviceAccountName", "builder"},
+        {"imagePullSecrets", json::array({{{"name", "mine"}}})},
+        {"containers", json::array({container})}},
+       201,
+       1,
+       true,
+       json::array({{{"name", "mine"}}})},
+      {"the account opts out",
+       {{"serviceAccountName", "quiet"}, {"containers", json::array({container})}},
+       201,
+       0,
+       false,
+       nullptr},
+      {"the pod opts back in",
+       {{"serviceAccountName", "quiet"},
+        {"automountServiceAccountToken", true},
+        {"containers", json::array({container})}},
+       201,
+       1,
+       true,
+       nullptr},
+      {"the pod opts out",
+       {{"automountServiceAccountToken", false}, {"containers", json::array({container})}},
+       201,
+       0,
+       false,
+       nullptr},
+      {"a container mounting the path itself",
+       {{"containers", json::array({own_mount})},
+        {"volumes", json::array({{{"name", "mine"}, {"emptyDir", json::object()}}})}},
+       201,
+       0,
+       false,
+       nullptr},
+      {"an unknown account",
+       {{"serviceAccountName", "ghost"}, {"containers", json::array({container})}},
+       403,
+       0,
+       false,
+       nullptr,
+       "pods \"p\" is forbidden: error looking up service account default/ghost: "
+       "serviceaccount \"ghost\" not found"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    json pod = {
+        {"apiVersion", "v1"}, {"kind", "Pod"}, {"metadata", {{"name", "p"}}}, {"spec", c.spec}};
+    FakeWriter out = Do("POST", "/api/v1/namespaces/default/pods", pod.dump());
+    ASSERT_EQ(out.code, c.code) << out.body;
+    if (c.code != 201) {
+      EXPECT_EQ(out.Json()["message"], c.message);
+      continue;
+    }
+    const json spec = out.Json()["spec"];
+    std::string volume;
+    for (const json& v : spec.value("volumes", json::array())) {
+      if (v["name"].get<std::string>().rfind("kube-api-access-", 0) == 0) volume = v["name"];
+    }
+    EXPECT_EQ(!volume.empty(), c.volume) << spec.dump();
+    if (!volume.empty()) {
+      EXPECT_EQ(volume.size(), std::string("kube-api-access-").size() + 5);
+      const json want_sources = json::parse(R"([
+        {"serviceAccountToken": {"expirationSeconds": 3607, "path": "token"}},
+        {"configMap": {"name": "kube-root-ca.crt", "items": [{"key": "ca.crt", "path": "ca.crt"}]}},
+        {"downwardAPI": {"items": [{"path": "namespace",
+                                    "fieldRef": {"apiVersion": "v1", "fieldPath": "metadata.namespace"}}]}}])");
+      for (const json& v : spec["volumes"]) {
+        if (v["name"] != volume) continue;
+        EXPECT_EQ(v["projected"]["sources"], want_sources);
+        EXPECT_EQ(v["projected"]["defaultMode"], 420);
+      }
+    }
+    int mounted = 0;
+    for (const char* list : {"initContainers", "containers"}) {
+      for (const json& k : spec.value(list, json::array())) {
+        for (const json& m : k.value("volumeMounts", json::array())) {
+          if (m["name"] == volume && m["mountPath"] == mount && m["readOnly"] == true) ++mounted;
+        }
+      }
+    }
+    EXPECT_EQ(mounted, c.mounted) << spec.dump();
+    EXPECT_EQ(spec.contains("imagePullSecrets") ? spec["imagePullSecrets"] : json(),
+              c.pull_secrets);
+    ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/pods/p?gracePeriodSeconds=0").code, 200);
+  }
+
+  // Server-side apply: a create is admitted (an unknown account refused), an update is not
+  // touched again.
+  const std::map<std::string, std::string> apply = {
+      {"content-type", "application/apply-patch+yaml"}};
+  json made = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "made"}}},
+      {"spec", {{"serviceAccountName", "ghost"}, {"containers", json::array({container})}}}};
+  FakeWriter out =
+      Do("PATCH", "/api/v1/namespaces/default/pods/made?fieldManager=test", made.dump(), apply);
+  ASSERT_EQ(out.code, 403) << out.body;
+  made["spec"].erase("serviceAccountName");
+  out = Do("PATCH", "/api/v1/namespaces/default/pods/made?fieldManager=test", made.dump(), apply);
+  ASSERT_EQ(out.code, 201) << out.body;
+  const json volumes = out.Json()["spec"]["volumes"];
+  ASSERT_EQ(volumes.size(), 1u);
+  made["metadata"]["labels"] = {{"x", "y"}};
+  out = Do("PATCH", "/api/v1/namespaces/default/pods/made?fieldManager=test", made.dump(), apply);
+  ASSERT_EQ(out.code, 200) << out.body;
+  EXPECT_EQ(out.Json()["spec"]["volumes"], volumes);
+  EXPECT_EQ(out.Json()["spec"]["containers"][0]["volumeMounts"].size(), 1u);
+}
+
 // The Priority admission plugin: a new pod's priority and preemptionPolicy come from its
 // PriorityClass, or the globalDefault one, else 0; an update keeps them; a second globalDefault
 // class is refused.

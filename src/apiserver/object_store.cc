@@ -388,7 +388,8 @@ ObjectStore::ObjectStore(const Clock& clock, std::unique_ptr<storage::Backend> b
     : clock_(clock),
       backend_(backend ? std::move(backend) : storage::NewMemoryBackend()),
       options_(options),
-      random_(options.seed) {}
+      random_(options.seed),
+      name_random_(options.seed ^ 0x6e616d6573ull) {}
 
 ObjectStore::~ObjectStore() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -522,6 +523,22 @@ int64_t ObjectStore::resource_version() const {
 std::string ObjectStore::GenerateUid() {
   std::lock_guard<std::mutex> lock(mu_);
   return NewUid();
+}
+
+namespace {
+
+// names.SimpleNameGenerator: `prefix` and five characters of its alphabet.
+std::string RandomName(std::string prefix, Random& random) {
+  static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  for (int i = 0; i < 5; ++i) prefix += kAlphabet[random.Uniform(sizeof(kAlphabet) - 1)];
+  return prefix;
+}
+
+}  // namespace
+
+std::string ObjectStore::GenerateName(std::string_view prefix) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return RandomName(std::string(prefix), name_random_);
 }
 
 std::string ObjectStore::NewUid() {
@@ -802,10 +819,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r_in, json object,
     // Names and uids come from the store's seeded generator.
     std::lock_guard<std::mutex> lock(mu_);
     if (name.empty()) {
-      const std::string gen = Str(object, "metadata", "generateName");
-      static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
-      name = gen;
-      for (int i = 0; i < 5; ++i) name += kAlphabet[random_.Uniform(sizeof(kAlphabet) - 1)];
+      name = RandomName(Str(object, "metadata", "generateName"), random_);
       meta["name"] = name;
     }
     local = LocalKey(ns, name);

@@ -207,6 +207,11 @@ class ObjectStore {
   // before the store writes it (a Job's generated selector). Thread-safe; do not call from a
   // Mutator (the store's lock is held then).
   std::string GenerateUid();
+  // `prefix` and five characters of names.SimpleNameGenerator's alphabet, as a generateName
+  // gets, for names an admission plugin makes (a pod's kube-api-access-xxxxx volume). From a
+  // seeded generator of its own, so that those names do not move the store's uids and names.
+  // Thread-safe; do not call from a Mutator.
+  std::string GenerateName(std::string_view prefix);
 
   struct WriteOptions {
     std::string origin;      // recorded on the WatchEvent (e.g. "api", "system")
@@ -341,6 +346,7 @@ class ObjectStore {
   mutable std::mutex mu_;
   int64_t revision_ = 0;
   Random random_;
+  Random name_random_;  // GenerateName's
   // One shard per stored resource, by its storage identity "<group>/<resource>": every
   // Resource value naming it (a CustomResourceDefinition's are made anew when it changes)
   // reads the same objects. `shard_of_` caches the lookup by the Resource's address.

@@ -20,10 +20,11 @@
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
 #include "controllers/podgc/podgc_controller.h"
-#include "controllers/tainteviction/taint_eviction_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
+#include "controllers/serviceaccount/serviceaccounts_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
+#include "controllers/tainteviction/taint_eviction_controller.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
@@ -88,6 +89,8 @@ struct ClusterActors::Parts {
       aggregation;
   std::unique_ptr<controllers::resourcequota::ResourceQuotaController> quotas;
   std::unique_ptr<controllers::endpoint::EndpointsController> endpoints;
+  std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> service_accounts;
+  std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> root_ca;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -209,6 +212,20 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   endpoints.seed = config.seed + 120;
   p->endpoints = std::make_unique<controllers::endpoint::EndpointsController>(
       p->Client(KcmAgent("endpoint-controller")), clock, endpoints, nullptr, informers, executor);
+  // kcm's serviceaccount-controller (every namespace's "default" ServiceAccount) and
+  // root-ca-cert-publisher (every namespace's kube-root-ca.crt, when there is a CA).
+  controllers::serviceaccount::ServiceAccountsControllerOptions service_accounts;
+  service_accounts.seed = config.seed + 160;
+  p->service_accounts = controllers::serviceaccount::NewServiceAccountsController(
+      p->Client(KcmAgent("service-account-controller")), clock, service_accounts, informers,
+      executor);
+  if (!config.root_ca_pem.empty()) {
+    controllers::serviceaccount::RootCaCertPublisherOptions root_ca;
+    root_ca.seed = config.seed + 170;
+    root_ca.ca_pem = config.root_ca_pem;
+    p->root_ca = controllers::serviceaccount::NewRootCaCertPublisher(
+        p->Client(KcmAgent("root-ca-cert-publisher")), clock, root_ca, informers, executor);
+  }
   // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.
   controllers::clusterroleaggregation::ClusterRoleAggregationControllerOptions aggregation;
   aggregation.seed = config.seed + 130;
@@ -253,6 +270,8 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.namespaces->Start();
   p.quotas->Start();
   p.endpoints->Start();
+  p.service_accounts->Start();
+  if (p.root_ca != nullptr) p.root_ca->Start();
   p.aggregation->Start();
   p.garbage_collector->Start();
 }
@@ -280,6 +299,8 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
   stops.emplace_back([&] { p.endpoints->Stop(); });
+  stops.emplace_back([&] { p.service_accounts->Stop(); });
+  if (p.root_ca != nullptr) stops.emplace_back([&] { p.root_ca->Stop(); });
   stops.emplace_back([&] { p.aggregation->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.

@@ -64,6 +64,10 @@ struct ClusterActorsConfig {
   // informers are driven by `driver` (null: list+watch threads). Set both or neither.
   TimerService* executor = nullptr;
   client::InformerDriver* driver = nullptr;
+  // The CA (PEM) clients verify the API server with, which kcm's root-ca-cert-publisher puts in
+  // every namespace's kube-root-ca.crt ConfigMap; empty (simulate: no HTTPS endpoint): no
+  // publisher.
+  std::string root_ca_pem;
 };
 
 class ClusterActors {

@@ -583,6 +583,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   actors_config.cloud = &cloud->Provider();
   actors_config.autoscaler_timers = &queue;
   actors_config.autoscaler_log = &autoscaler_log;
+  actors_config.root_ca_pem = listeners.tls->ca_pem();
   auto actors_or = ClusterActors::Create(actors_config, api_transport, clock);
   if (!actors_or.ok()) {
     err << "error: " << actors_or.status().message() << "\n";

@@ -85,6 +85,10 @@ void HandleCreate(Context& c) {
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);
+  const PodServiceAccount account = ReadPodServiceAccount(c.store, res, "", obj, ns);
+  if (auto e = AdmitServiceAccount(res, account, obj, nullptr, name, ns)) {
+    return SendError(c.w, *e, c.r.Headers());
+  }
   const std::vector<ObjectPtr> classes = PriorityClasses(c.store, res, "");
   if (res.group.empty() && res.resource == "pods") {
     if (auto e = AdmitPodPriority(res, classes, obj, nullptr, name)) {

@@ -246,6 +246,29 @@ std::optional<ApiError> AdmitPodPriority(const Resource& res, const std::vector<
 std::optional<ApiError> AdmitPriorityClass(const Resource& res,
                                            const std::vector<ObjectPtr>& classes,
                                            const nlohmann::json& pc, bool create);
+// The ServiceAccount admission plugin (service_accounts.cc) on a pod create, given what
+// ReadPodServiceAccount read before the write (nothing unless `res` is pods, no subresource is
+// written and the pod is not a mirror pod; an update's admission runs under the store's lock):
+// the pod's serviceAccountName ("default" when empty) must name a ServiceAccount of its
+// namespace, else 403 "error looking up service account <ns>/<name>: serviceaccount "<name>"
+// not found" ("default" is admitted before kcm made it, as kube's plugin waits for it); unless
+// automountServiceAccountToken is false (the pod's, else the account's), every container and
+// init container without a mount at /var/run/secrets/kubernetes.io/serviceaccount mounts
+// (readOnly) the pod's kube-api-access-<5 characters> projected volume (the token, expiring in
+// 3607 s; kube-root-ca.crt's ca.crt; the namespace), added when needed; a pod without
+// imagePullSecrets gets the account's. Nothing on updates.
+struct PodServiceAccount {
+  bool needed = false;
+  std::string name;
+  ObjectPtr account;        // null: not found
+  std::string volume_name;  // the name a new volume gets
+};
+PodServiceAccount ReadPodServiceAccount(ObjectStore& store, const Resource& res,
+                                        std::string_view subresource, const nlohmann::json& pod,
+                                        const std::string& ns);
+std::optional<ApiError> AdmitServiceAccount(const Resource& res, const PodServiceAccount& sa,
+                                            nlohmann::json& pod, const nlohmann::json* old,
+                                            const std::string& name, const std::string& ns);
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
 void HandleBinding(Context& c);           // subresources.cc: pods/binding

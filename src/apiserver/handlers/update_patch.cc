@@ -66,6 +66,8 @@ struct Write {
   std::string ns_for_apply;
   // Read before the store's lock for the Priority admission plugin (handler.h).
   std::vector<ObjectPtr> priority_classes;
+  // ... and for the ServiceAccount plugin, when an apply may create a pod.
+  PodServiceAccount service_account;
 
   std::string strict_error;  // set when strict validation refuses
   ApiError invalid_error;    // the answer when admission or validation refuses (Refuse)
@@ -101,6 +103,10 @@ bool ReadWrite(Context& c, Write& u) {
     u.priority_classes = PriorityClasses(c.store, c.res, c.r.subresource);
   }
   u.patch_body = std::move(body).value();
+  if (u.apply && sres.group.empty() && sres.resource == "pods" && sres.namespaced) {
+    u.service_account =
+        ReadPodServiceAccount(c.store, c.res, c.r.subresource, u.patch_body, c.r.ns);
+  }
   if (u.put) {
     // A PUT replaces an object: anything else is refused as a create's body is (the fuzzer
     // found a status PUT of an array reaching json::value()).
@@ -297,6 +303,10 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   // Admission plugins see the object itself, never a subresource.
   const bool admitted = c.r.subresource.empty();
   if (admitted && sres.group.empty() && sres.resource == "pods") {
+    if (auto e =
+            AdmitServiceAccount(sres, u.service_account, next, old, c.r.name, u.ns_for_apply)) {
+      return Refuse(u, std::move(*e));
+    }
     if (auto e = AdmitPodPriority(sres, u.priority_classes, next, old, c.r.name)) {
       return Refuse(u, std::move(*e));
     }
