@@ -13,14 +13,15 @@ source "$(dirname "$0")/lib.sh"
 start_up --no-autoscaler --seed 37
 
 k create namespace team-a >/dev/null
-out=$(k create quota gpu -n team-a --hard=requests.nvidia.com/gpu=1,pods=4,count/configmaps=1 2>&1) ||
+# A new namespace holds one ConfigMap already: kube-root-ca.crt (kcm's root-ca-cert-publisher).
+out=$(k create quota gpu -n team-a --hard=requests.nvidia.com/gpu=1,pods=4,count/configmaps=2 2>&1) ||
   fail "kubectl create quota" "$out"
 expect_in "$out" "resourcequota/gpu created"
-wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' get quota gpu -n team-a -o jsonpath='{.status.used.pods}' | grep -q 0" ||
+wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' get quota gpu -n team-a -o jsonpath='{.status.used}' | grep -q '\"count/configmaps\":\"1\"'" ||
   fail "the controller writes status.used" "$(k get quota gpu -n team-a -o yaml)"
 out=$(k get quota -n team-a)
 expect_match "$out" '^NAME +AGE +REQUEST +LIMIT'
-expect_match "$out" '^gpu +[0-9]+s +count/configmaps: 0/1, pods: 0/4, requests.nvidia.com/gpu: 0/1 *$'
+expect_match "$out" '^gpu +[0-9]+s +count/configmaps: 1/2, pods: 0/4, requests.nvidia.com/gpu: 0/1 *$'
 out=$(k describe quota gpu -n team-a)
 expect_match "$out" '^Resource +Used +Hard$'
 expect_match "$out" '^requests.nvidia.com/gpu +0 +1$'
@@ -60,7 +61,7 @@ out=$(k run bare -n team-a --image=x 2>&1) && fail "a pod without requests is re
 expect_in "$out" 'pods "bare" is forbidden: failed quota: compute: must specify limits.memory for: bare; requests.cpu for: bare'
 k create configmap one -n team-a >/dev/null
 out=$(k create configmap two -n team-a 2>&1) && fail "the configmap count is enforced" "$out"
-expect_in "$out" 'configmaps "two" is forbidden: exceeded quota: gpu, requested: count/configmaps=1, used: count/configmaps=1, limited: count/configmaps=1'
+expect_in "$out" 'configmaps "two" is forbidden: exceeded quota: gpu, requested: count/configmaps=1, used: count/configmaps=2, limited: count/configmaps=2'
 out=$(k create quota bad -n team-a --hard=gpus=1,pods=-1 2>&1) && fail "invalid quota refused" "$out"
 expect_in "$out" 'ResourceQuota "bad" is invalid: [spec.hard[gpus]: Invalid value: "gpus": must be a standard resource type or fully qualified, spec.hard[gpus]: Invalid value: "gpus": must be a standard resource for quota, spec.hard[pods]: Invalid value: "-1": must be greater than or equal to 0]'
 pass "must specify; object counts; quota validation"
