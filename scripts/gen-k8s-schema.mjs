@@ -75,6 +75,8 @@ const KINDS = {
   'v1/Service': 'V1Service',
   'v1/ServiceAccount': 'V1ServiceAccount',
   'v1/Endpoints': 'V1Endpoints',
+  'discovery.k8s.io/v1/EndpointSlice': 'V1EndpointSlice',
+  'authentication.k8s.io/v1/TokenRequest': 'AuthenticationV1TokenRequest',
   'v1/PersistentVolumeClaim': 'V1PersistentVolumeClaim',
   'v1/PersistentVolume': 'V1PersistentVolume',
   'v1/PodTemplate': 'V1PodTemplate',

@@ -12,6 +12,7 @@
 #include "apiserver/validation/coordination.h"
 #include "apiserver/validation/core.h"
 #include "apiserver/validation/defaults.h"
+#include "apiserver/validation/discovery.h"
 #include "apiserver/validation/networking.h"
 #include "apiserver/validation/object_meta.h"
 #include "apiserver/validation/pod.h"
@@ -535,6 +536,9 @@ Status Validate(const Resource& r, const json& object, const json* old, api::Fie
   }
   if (g == "coordination.k8s.io" && res == "leases") {
     return validation::ValidateLease(object, old, errors);
+  }
+  if (g == "discovery.k8s.io" && res == "endpointslices") {
+    return validation::ValidateEndpointSlice(object, old, errors);
   }
   if (g == "rbac.authorization.k8s.io" && (res == "roles" || res == "clusterroles")) {
     return validation::ValidateRole(object, old, r.namespaced, errors);

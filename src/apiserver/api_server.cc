@@ -78,7 +78,52 @@ ApiServer::ApiServer(const Clock& clock, ObjectStore& store, PodLogs& logs,
       store_(store),
       logs_(logs),
       crds_(std::make_unique<crd::Registry>(store)),
-      options_(std::move(options)) {}
+      options_(std::move(options)),
+      tokens_(std::make_unique<authn::ServiceAccountTokens>(options_.service_account_issuer)),
+      bearer_([this](std::string_view token) { return AuthenticateToken(token); }) {}
+
+StatusOr<std::optional<authn::UserInfo>> ApiServer::AuthenticateToken(
+    std::string_view token) const {
+  StatusOr<std::optional<authn::TokenClaims>> verified = tokens_->Verify(token, clock_.Now());
+  if (!verified.ok()) return verified.status();
+  if (!verified->has_value()) return std::optional<authn::UserInfo>();
+  const authn::TokenClaims* claims = &**verified;
+  const Status invalidated(StatusCode::kUnauthenticated, "token has been invalidated");
+  const auto& auds = claims->audiences;
+  if (std::find(auds.begin(), auds.end(), tokens_->issuer()) == auds.end()) {
+    return Status(StatusCode::kUnauthenticated,
+                  "token audiences is invalid for the target audiences");
+  }
+  // The account, and the object the token is bound to, still there with the same uid.
+  auto alive = [&](const char* resource, const std::string& ns, const authn::TokenClaims::Ref& r) {
+    auto o = store_.Get(*FindResource("", "v1", resource), ns, r.name);
+    if (!o.ok()) return false;
+    const json v = (*o)->Parse();
+    const json* meta = Member(v, "metadata");
+    const json* deleting = meta != nullptr ? Member(*meta, "deletionTimestamp") : nullptr;
+    return Str(v, "metadata", "uid") == r.uid && (deleting == nullptr || deleting->is_null());
+  };
+  if (!alive("serviceaccounts", claims->ns, claims->service_account)) return invalidated;
+  if (claims->pod && !alive("pods", claims->ns, *claims->pod)) return invalidated;
+  if (claims->secret && !alive("secrets", claims->ns, *claims->secret)) return invalidated;
+  authn::UserInfo user;
+  user.username = "system:serviceaccount:" + claims->ns + ":" + claims->service_account.name;
+  user.uid = claims->service_account.uid;
+  user.groups = {"system:serviceaccounts", "system:serviceaccounts:" + claims->ns,
+                 "system:authenticated"};
+  if (!claims->jti.empty()) {
+    user.extra["authentication.kubernetes.io/credential-id"] = {"JTI=" + claims->jti};
+  }
+  if (claims->node) {
+    user.extra["authentication.kubernetes.io/node-name"] = {claims->node->name};
+    user.extra["authentication.kubernetes.io/node-uid"] = {claims->node->uid};
+  }
+  if (claims->pod) {
+    user.extra["authentication.kubernetes.io/pod-name"] = {claims->pod->name};
+    user.extra["authentication.kubernetes.io/pod-uid"] = {claims->pod->uid};
+  }
+  return std::optional<authn::UserInfo>(std::move(user));
+}
 
 ApiServer::~ApiServer() = default;
 
@@ -94,7 +139,13 @@ void ApiServer::Handle(const HttpRequest& req, ResponseWriter& w) {
 void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
   const std::string& path = req.path;
   // kube's impersonation filter, before any handler: groups, a uid or extras without a user.
-  if (auto user = authn::RequestUser(req); !user.ok()) {
+  // ... and kube's authentication: a service account's token this server issued that is no
+  // longer valid is a 401.
+  if (auto user = authn::RequestUser(req, &bearer_); !user.ok()) {
+    if (user.status().code() == StatusCode::kUnauthenticated) {
+      SendError(w, {401, "Unauthorized", "Unauthorized", json()});
+      return;
+    }
     SendError(w, {400, "BadRequest", std::string(user.status().message()), json()});
     return;
   }
@@ -219,6 +270,8 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
 void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   if (r.resource == &crd::DefinitionResource()) crds_->Sync();
   handlers::Context c(clock_, store_, logs_, *crds_, options_, r, w);
+  c.tokens = tokens_.get();
+  c.bearer = &bearer_;
   const std::string& method = c.method;
   if (handlers::IsReviewResource(*r.resource)) return handlers::HandleReview(c);
   if (handlers::IsMetricsResource(*r.resource)) return handlers::HandleMetrics(c);
@@ -227,6 +280,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   if (r.subresource == "binding") return handlers::HandleBinding(c);
   if (r.subresource == "scale") return handlers::HandleScale(c);
   if (r.subresource == "finalize") return handlers::HandleFinalize(c);
+  if (r.subresource == "token") return handlers::HandleTokenRequest(c);
   if (r.name.empty()) {
     if (method == "GET") {
       return handlers::QueryBool(*r.http, "watch") ? handlers::HandleWatch(c)

@@ -42,9 +42,12 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "api/ipv4_cidr.h"
+#include "apiserver/authn/service_account_token.h"
+#include "apiserver/authn/user.h"
 #include "apiserver/http/server.h"
 #include "apiserver/object_store.h"
 #include "apiserver/pod_logs.h"
@@ -74,6 +77,10 @@ struct ApiServerOptions {
   // up`: the run's token; its user is then tidepool's administrator, authn/user.h). Unset: a
   // review is answered without a status, as kube-apiserver without a token authenticator.
   std::function<bool(std::string_view token)> token_valid;
+  // kube-apiserver's --service-account-issuer, also its API audience: the issuer of the tokens
+  // TokenRequest makes, and the audience a token must have to authenticate a request
+  // (`tidepool up`: GKE's https://container.googleapis.com/v1/projects/P/locations/L/clusters/C).
+  std::string service_account_issuer = "https://kubernetes.default.svc.cluster.local";
 
   // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,
   // client-go, a real cluster autoscaler) as progress notices on their own connections: real
@@ -102,12 +109,19 @@ class ApiServer {
   void Route(const http::HttpRequest& req, http::ResponseWriter& w);
   // Routes a request for a resource to its verb's or subresource's handler (handlers/).
   void HandleResource(Request& r, http::ResponseWriter& w);
+  // The user of a service account's token this server issued, while it is valid, has the API
+  // audience, and its account (and bound object) exist with their uids and are not being
+  // deleted, as kube's service-account token validator checks (Unauthenticated otherwise;
+  // nullopt for a token it did not issue: authn/user.h).
+  StatusOr<std::optional<authn::UserInfo>> AuthenticateToken(std::string_view token) const;
 
   const Clock& clock_;
   ObjectStore& store_;
   PodLogs& logs_;
   std::unique_ptr<crd::Registry> crds_;  // the custom resources served
   ApiServerOptions options_;
+  std::unique_ptr<authn::ServiceAccountTokens> tokens_;
+  authn::BearerAuthenticator bearer_;
   std::atomic<uint64_t> requests_{0};
 };
 

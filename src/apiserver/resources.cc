@@ -88,7 +88,11 @@ std::vector<Resource> Build() {
     v.push_back(r);
   }
   v.push_back(Make("", "secrets", "secret", "Secret", true));
-  v.push_back(Make("", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"}));
+  {
+    Resource r = Make("", "serviceaccounts", "serviceaccount", "ServiceAccount", true, {"sa"});
+    r.subresources = {{"token", "authentication.k8s.io", "v1", "TokenRequest", {"create"}}};
+    v.push_back(r);
+  }
   {
     Resource r = Make("", "services", "service", "Service", true, {"svc"}, {"all"});
     r.verbs = {"create", "delete", "deletecollection", "get", "list", "patch", "update", "watch"};
@@ -171,6 +175,9 @@ std::vector<Resource> Build() {
     v.push_back(r);
   }
   v.push_back(Make("coordination.k8s.io", "leases", "lease", "Lease", true));
+  // discovery.k8s.io/v1: EndpointSlices (kcm's endpointslice controller writes those of
+  // selecting Services).
+  v.push_back(Make("discovery.k8s.io", "endpointslices", "endpointslice", "EndpointSlice", true));
   v.push_back(Make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
   {
     Resource r = Make("policy", "poddisruptionbudgets", "poddisruptionbudget",

@@ -207,9 +207,11 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   quotas.seed = config.seed + 110;
   p->quotas = std::make_unique<controllers::resourcequota::ResourceQuotaController>(
       p->Client(KcmAgent("resourcequota-controller")), clock, quotas, nullptr, informers, executor);
-  // kcm's endpoints controller: every selecting Service's Endpoints.
+  // kcm's endpoints and endpointslice controllers: every selecting Service's Endpoints and
+  // EndpointSlices.
   controllers::endpoint::EndpointsControllerOptions endpoints;
   endpoints.seed = config.seed + 120;
+  endpoints.slice_client = &p->Client(KcmAgent("endpointslice-controller"));
   p->endpoints = std::make_unique<controllers::endpoint::EndpointsController>(
       p->Client(KcmAgent("endpoint-controller")), clock, endpoints, nullptr, informers, executor);
   // kcm's serviceaccount-controller (every namespace's "default" ServiceAccount) and

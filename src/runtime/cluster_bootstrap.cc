@@ -45,8 +45,8 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
         {"description", pc.description},        {"preemptionPolicy", "PreemptLowerPriority"}};
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*classes, std::move(obj), opts).status());
   }
-  // The kubernetes Service of the default namespace and its Endpoints (the API server's own
-  // reconciler's, with the first address of the service range and GKE's control-plane
+  // The kubernetes Service of the default namespace, its Endpoints and EndpointSlice (the API
+  // server's own reconciler's, with the first address of the service range and GKE's control-plane
   // endpoint).
   const apiserver::Resource* services = Res("", "services");
   if (!store.Get(*services, "default", "kubernetes").ok()) {
@@ -115,6 +115,22 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
                       {"ports",
                        json::array({{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}}})}}})}};
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*endpoints, std::move(ep), opts).status());
+  }
+  // ... and its EndpointSlice, as that reconciler's endpointsadapter writes it beside them.
+  const apiserver::Resource* slices = Res("discovery.k8s.io", "endpointslices");
+  if (!store.Get(*slices, "default", "kubernetes").ok()) {
+    json slice = {
+        {"apiVersion", "discovery.k8s.io/v1"},
+        {"kind", "EndpointSlice"},
+        {"metadata",
+         {{"name", "kubernetes"},
+          {"namespace", "default"},
+          {"labels", {{"kubernetes.io/service-name", "kubernetes"}}}}},
+        {"addressType", "IPv4"},
+        {"endpoints", json::array({{{"addresses", json::array({"172.16.0.2"})},
+                                    {"conditions", {{"ready", true}}}}})},
+        {"ports", json::array({{{"name", "https"}, {"port", 443}, {"protocol", "TCP"}}})}};
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*slices, std::move(slice), opts).status());
   }
   if (!gpu_operator) return Status::Ok();
   if (!store.Get(*namespaces, "", "gpu-operator").ok()) {

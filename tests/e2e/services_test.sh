@@ -2,8 +2,9 @@
 # Issue 17: Services and Endpoints as a real cluster has them, with the real kubectl: the
 # default namespace's kubernetes Service (the first address of GKE's default service range,
 # 34.118.224.0/20) and its Endpoints; cluster IPs and node ports allocated on create (a taken
-# IP refused in kube's words); kube-controller-manager's endpoints controller keeping a
-# Deployment's Service's Endpoints as its pods come and go.
+# IP refused in kube's words); kube-controller-manager's endpoints and endpointslice
+# controllers keeping a Deployment's Service's Endpoints and EndpointSlices as its pods come
+# and go.
 source "$(dirname "$0")/lib.sh"
 start_up --no-autoscaler --seed 41
 
@@ -27,6 +28,18 @@ k scale deployment web --replicas=1 >/dev/null
 wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get endpoints web -o jsonpath='{.subsets[0].addresses[*].ip}' | grep -Eq '^[0-9.]+$'" ||
   fail "a pod that goes leaves the Endpoints" "$(k get endpoints web -o yaml)"
 pass "kubectl expose: a cluster IP; the Endpoints follow the Deployment's pods"
+
+# discovery.k8s.io/v1 EndpointSlices, kcm's endpointslice controller's: what `kubectl describe
+# service` reads (it never falls back to Endpoints).
+wait_for 60 bash -c "kubectl --cache-dir '$WORK/kube-cache' get endpointslices -l kubernetes.io/service-name=web -o jsonpath='{.items[0].endpoints[*].addresses[0]}' | grep -Eq '^[0-9.]+$'" ||
+  fail "the web Service's EndpointSlice lists its pod" "$(k get endpointslices -o yaml)"
+out=$(k get endpointslices -l kubernetes.io/service-name=web)
+expect_match "$out" '^NAME +ADDRESSTYPE +PORTS +ENDPOINTS +AGE$'
+expect_match "$out" '^web-[a-z0-9]{5} +IPv4 +8080 +[0-9.]+ +[0-9]+s$'
+got=$(k get endpointslices -l kubernetes.io/service-name=web -o jsonpath='{.items[0].metadata.labels.endpointslice\.kubernetes\.io/managed-by} {.items[0].metadata.ownerReferences[0].kind}/{.items[0].metadata.ownerReferences[0].name} {.items[0].endpoints[0].conditions.ready} {.items[0].endpoints[0].zone}')
+expect_match "$got" '^endpointslice-controller\.k8s\.io Service/web true us-central1-[a-z]$'
+expect_match "$(k describe svc web)" '^Endpoints: +[0-9.]+:8080$'
+pass "EndpointSlices as kcm writes them; kubectl describe service shows their endpoints"
 
 out=$(k create service nodeport np --tcp=80:8080 2>&1) || fail "a NodePort service" "$out"
 expect_match "$(k get svc np)" '^np +NodePort +34\.118\.224\.[0-9]+ +<none> +80:3[0-9]{4}/TCP +'

@@ -59,9 +59,18 @@ std::string First(const http::HttpRequest& req, const char* name) {
 
 }  // namespace
 
-StatusOr<UserInfo> RequestUser(const http::HttpRequest& req) {
+StatusOr<UserInfo> RequestUser(const http::HttpRequest& req, const BearerAuthenticator* bearer) {
   UserInfo requester;
-  if (HasBearerToken(req)) {
+  std::optional<UserInfo> known;
+  if (HasBearerToken(req) && bearer != nullptr && *bearer) {
+    const std::string authorization = req.Header("authorization");
+    StatusOr<std::optional<UserInfo>> user = (*bearer)(std::string_view(authorization).substr(7));
+    if (!user.ok()) return user.status();
+    known = *std::move(user);
+  }
+  if (known) {
+    requester = std::move(*known);
+  } else if (HasBearerToken(req)) {
     requester.username = "tidepool-admin";
     requester.groups = {"system:masters", kAuthenticated};
   } else {

@@ -4,7 +4,9 @@
 // decide it (k8s.io/apiserver endpoints/filters/impersonation.go), for what records the user:
 // a CertificateSigningRequest's spec.username/uid/groups/extra, SelfSubjectReview (`kubectl
 // auth whoami`).
-//   - The requester: with a bearer token, tidepool's administrator ("tidepool-admin", groups
+//   - The requester: with a service account's token this server issued, that account (the
+//     BearerAuthenticator's user); with another bearer token, tidepool's administrator
+//     ("tidepool-admin", groups
 //     system:masters and system:authenticated; exposure.h checks the token where one is
 //     required); without one, kube's anonymous user (system:anonymous, system:unauthenticated).
 //   - Impersonation (kubectl --as, --as-group, --as-uid; every requester may impersonate, as
@@ -19,8 +21,11 @@
 //     impersonating a user", the references printed as Go's %v prints v1.ObjectReference.
 #pragma once
 
+#include <functional>
 #include <map>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "apiserver/http/server.h"
@@ -35,8 +40,16 @@ struct UserInfo {
   std::map<std::string, std::vector<std::string>> extra;
 };
 
-// The user `req` is served as. InvalidArgument (kube's BadRequest text) for impersonation
-// headers without Impersonate-User.
-StatusOr<UserInfo> RequestUser(const http::HttpRequest& req);
+// The user of a bearer token the API server issued itself (a service account's token,
+// service_account_token.h); Unauthenticated for one it issued that is no longer valid (kube's
+// 401); nullopt for any other token.
+using BearerAuthenticator =
+    std::function<StatusOr<std::optional<UserInfo>>(std::string_view token)>;
+
+// The user `req` is served as (a bearer token `bearer` knows is its user, not the
+// administrator). InvalidArgument (kube's BadRequest text) for impersonation headers without
+// Impersonate-User; Unauthenticated for a token `bearer` refuses.
+StatusOr<UserInfo> RequestUser(const http::HttpRequest& req,
+                               const BearerAuthenticator* bearer = nullptr);
 
 }  // namespace tidepool::apiserver::authn

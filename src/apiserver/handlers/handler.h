@@ -180,6 +180,9 @@ struct Context {
   // client prefers it (negotiation.h) and the kind has a table; errors stay JSON Status (see
   // api_server.h).
   const bool protobuf_out;
+  // The server's service-account tokens, and its authenticator of them (authn/user.h).
+  const authn::ServiceAccountTokens* tokens = nullptr;
+  const authn::BearerAuthenticator* bearer = nullptr;
 
   // An object's JSON text as the answer, in protobuf when negotiated and it encodes.
   void SendText(int code, std::string_view text, const HeaderList& headers);
@@ -271,6 +274,13 @@ std::optional<ApiError> AdmitServiceAccount(const Resource& res, const PodServic
                                             const std::string& name, const std::string& ns);
 void HandleLog(Context& c);               // subresources.cc: pods/log
 void HandleEviction(Context& c);          // subresources.cc: pods/eviction
+// serviceaccounts/<name>/token (tokens.cc): TokenRequest. The account must exist (404); spec
+// validated as kube's (expirationSeconds at least 600: "may not specify a duration less than 10
+// minutes"; a metadata name or namespace must match the URL's); audiences default to the
+// issuer, expirationSeconds to 3600; a boundObjectRef names an existing Pod (running as the
+// account; its node is bound too), Secret or Node, its uid matching; 201 with status.token (a
+// JWT, authn/service_account_token.h) and status.expirationTimestamp.
+void HandleTokenRequest(Context& c);
 void HandleBinding(Context& c);           // subresources.cc: pods/binding
 // GET, PUT and PATCH of deployments/scale, replicasets/scale, statefulsets/scale and
 // replicationcontrollers/scale (scale.h). subresources.cc.

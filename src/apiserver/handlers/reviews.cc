@@ -71,6 +71,17 @@ json UserInfoJson(const authn::UserInfo& user) {
 
 // TokenReview's status: the token authenticated as a request with only that bearer token.
 json TokenStatus(const Context& c, const std::string& token) {
+  if (c.bearer != nullptr) {
+    StatusOr<std::optional<authn::UserInfo>> account = (*c.bearer)(token);
+    if (!account.ok()) {
+      return {{"user", json::object()}, {"error", std::string(account.status().message())}};
+    }
+    if (account->has_value()) {
+      return {{"authenticated", true},
+              {"user", UserInfoJson(**account)},
+              {"audiences", json::array({c.tokens->issuer()})}};
+    }
+  }
   if (!c.options.token_valid) return json::object();
   if (!c.options.token_valid(token)) {
     return {{"user", json::object()}, {"error", "invalid bearer token"}};
@@ -85,7 +96,7 @@ json Status(const Context& c, const json& review) {
   const Resource& r = c.res;
   if (r.resource == "tokenreviews") return TokenStatus(c, String(Object(review, "spec"), "token"));
   if (r.resource == "selfsubjectreviews") {
-    const auto user = authn::RequestUser(c.req);  // checked before routing
+    const auto user = authn::RequestUser(c.req, c.bearer);  // checked before routing
     return {{"userInfo", user.ok() ? UserInfoJson(*user) : json::object()}};
   }
   if (r.resource == "selfsubjectrulesreviews") {

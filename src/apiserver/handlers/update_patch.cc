@@ -295,7 +295,7 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
     next = conversion::ToStorage(res, std::move(next));
   }
   if (cur == nullptr) {
-    auto user = authn::RequestUser(c.req);
+    auto user = authn::RequestUser(c.req, c.bearer);
     PrepareForCreate(sres, next, user.ok() ? &*user : nullptr, c.options.taint_nodes_by_condition);
   }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;

@@ -362,6 +362,39 @@ json LeaseCells(const json& lease, TimePoint now) {
   return json::array({Name(lease), Str(Path(lease, "spec", "holderIdentity")), Age(lease, now)});
 }
 
+// printers.go listWithMoreString: up to three items, then "+ N more..."; "<unset>" for none.
+std::string ListWithMore(const std::vector<std::string>& all) {
+  constexpr size_t kMax = 3;
+  std::vector<std::string> shown(all.begin(), all.begin() + std::min(all.size(), kMax));
+  std::string ret = Join(shown, ",");
+  if (all.size() > kMax) return ret + " + " + std::to_string(all.size() - kMax) + " more...";
+  return ret.empty() ? "<unset>" : ret;
+}
+
+// printEndpointSlice: each port's number (its name when it has none, else "*"), and every
+// endpoint's addresses.
+json EndpointSliceCells(const json& slice, TimePoint now) {
+  std::vector<std::string> ports, addresses;
+  if (const json* p = Field(slice, "ports"); p != nullptr && p->is_array()) {
+    for (const json& port : *p) {
+      const json* number = Field(port, "port");
+      const json* name = Field(port, "name");
+      ports.push_back(number != nullptr && number->is_number_integer() ? std::to_string(Int(number))
+                      : name != nullptr && name->is_string()           ? Str(name)
+                                                                       : "*");
+    }
+  }
+  if (const json* e = Field(slice, "endpoints"); e != nullptr && e->is_array()) {
+    for (const json& ep : *e) {
+      const json* a = Field(ep, "addresses");
+      if (a == nullptr || !a->is_array()) continue;
+      for (const json& address : *a) addresses.push_back(Str(&address));
+    }
+  }
+  return json::array({Name(slice), Str(Field(slice, "addressType")), ListWithMore(ports),
+                      ListWithMore(addresses), Age(slice, now)});
+}
+
 // intstr.IntOrString.String(), or "N/A" when unset.
 std::string IntOrStringOrNA(const json* v) {
   if (v == nullptr || v->is_null()) {
@@ -721,6 +754,32 @@ Printer MakeLeasePrinter() {
       AgeColumn(),
   };
   p.cells = &LeaseCells;
+  return p;
+}
+
+Printer MakeEndpointSlicePrinter() {
+  Printer p;
+  p.columns = {
+      NameColumn(),
+      {"AddressType", "string", "",
+       "addressType specifies the type of address carried by this EndpointSlice. All addresses "
+       "in this slice must be the same type. This field is immutable after creation. The "
+       "following address types are currently supported: * IPv4: Represents an IPv4 Address. * "
+       "IPv6: Represents an IPv6 Address. * FQDN: Represents a Fully Qualified Domain Name.",
+       0},
+      {"Ports", "string", "",
+       "ports specifies the list of network ports exposed by each endpoint in this slice. Each "
+       "port must have a unique name. When ports is empty, it indicates that there are no "
+       "defined ports. When a port is defined with a nil port value, it indicates \"all "
+       "ports\". Each slice may include a maximum of 100 ports.",
+       0},
+      {"Endpoints", "string", "",
+       "endpoints is a list of unique endpoints in this slice. Each slice may include a maximum "
+       "of 1000 endpoints.",
+       0},
+      AgeColumn(),
+  };
+  p.cells = &EndpointSliceCells;
   return p;
 }
 

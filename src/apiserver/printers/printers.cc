@@ -57,6 +57,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("certificates.k8s.io", "certificatesigningrequests")] =
         MakeCertificateSigningRequestPrinter();
     (*m)[Key("coordination.k8s.io", "leases")] = MakeLeasePrinter();
+    (*m)[Key("discovery.k8s.io", "endpointslices")] = MakeEndpointSlicePrinter();
     (*m)[Key("policy", "poddisruptionbudgets")] = MakePodDisruptionBudgetPrinter();
     (*m)[Key("rbac.authorization.k8s.io", "rolebindings")] = MakeRoleBindingPrinter();
     (*m)[Key("rbac.authorization.k8s.io", "clusterrolebindings")] = MakeClusterRoleBindingPrinter();

@@ -57,6 +57,7 @@ Printer MakeIngressPrinter();
 Printer MakeIngressClassPrinter();
 Printer MakeCertificateSigningRequestPrinter();
 Printer MakeLeasePrinter();
+Printer MakeEndpointSlicePrinter();
 Printer MakePodDisruptionBudgetPrinter();
 Printer MakeRoleBindingPrinter();
 Printer MakeClusterRoleBindingPrinter();

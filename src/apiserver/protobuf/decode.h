@@ -30,6 +30,7 @@
 //   rbac.authorization.k8s.io/v1   Role, RoleBinding, ClusterRole, ClusterRoleBinding
 //   autoscaling/v1                 Scale
 //   events.k8s.io/v1               Event
+//   authentication.k8s.io/v1       TokenRequest (`kubectl create token`)
 //   certificates.k8s.io/v1         CertificateSigningRequest (`kubectl certificate approve|deny`
 //                                  PUTs it to .../approval)
 //   any "v1" or "<group>/v1"       DeleteOptions, Status (every group version registers them)

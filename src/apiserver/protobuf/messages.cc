@@ -2655,6 +2655,34 @@ constexpr FieldSpec kPolicyEvictionFields[] = {
 };
 constexpr MessageSpec kPolicyEviction{"Eviction", kPolicyEvictionFields};
 
+// authentication.v1.TokenRequest (serviceaccounts/<name>/token)
+constexpr FieldSpec kAuthnBoundObjectReferenceFields[] = {
+    {1, "kind", "Kind", kString, kOmitEmpty},
+    {2, "apiVersion", "APIVersion", kString, kOmitEmpty},
+    {3, "name", "Name", kString, kOmitEmpty},
+    {4, "uid", "UID", kString, kOmitEmpty},
+};
+constexpr MessageSpec kAuthnBoundObjectReference{"BoundObjectReference",
+                                                 kAuthnBoundObjectReferenceFields};
+constexpr FieldSpec kAuthnTokenRequestSpecFields[] = {
+    {1, "audiences", "Audiences", kString, kOmitEmpty, kRepeated},
+    {4, "expirationSeconds", "ExpirationSeconds", kInt64, kOnWire},
+    {3, "boundObjectRef", "BoundObjectRef", kMessage, kOnWire, 0, &kAuthnBoundObjectReference},
+};
+constexpr MessageSpec kAuthnTokenRequestSpec{"TokenRequestSpec", kAuthnTokenRequestSpecFields};
+constexpr FieldSpec kAuthnTokenRequestStatusFields[] = {
+    {1, "token", "Token", kString, kAlways},
+    {2, "expirationTimestamp", "ExpirationTimestamp", kTime, kAlways},
+};
+constexpr MessageSpec kAuthnTokenRequestStatus{"TokenRequestStatus",
+                                               kAuthnTokenRequestStatusFields};
+constexpr FieldSpec kAuthnTokenRequestFields[] = {
+    {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
+    {2, "spec", "Spec", kMessage, kAlways, 0, &kAuthnTokenRequestSpec},
+    {3, "status", "Status", kMessage, kAlways, 0, &kAuthnTokenRequestStatus},
+};
+constexpr MessageSpec kAuthnTokenRequest{"TokenRequest", kAuthnTokenRequestFields};
+
 // core.v1.Binding
 constexpr FieldSpec kCoreBindingFields[] = {
     {1, "metadata", "ObjectMeta", kMessage, kAlways, 0, &kMetaObjectMeta},
@@ -3320,6 +3348,7 @@ constexpr KindSpec kKinds[] = {
     {"batch/v1", "CronJob", &kBatchCronJob},
     {"policy/v1", "PodDisruptionBudget", &kPolicyPodDisruptionBudget},
     {"policy/v1", "Eviction", &kPolicyEviction},
+    {"authentication.k8s.io/v1", "TokenRequest", &kAuthnTokenRequest},
     {"coordination.k8s.io/v1", "Lease", &kCoordinationLease},
     {"networking.k8s.io/v1", "Ingress", &kNetworkingIngress},
     {"networking.k8s.io/v1", "IngressClass", &kNetworkingIngressClass},

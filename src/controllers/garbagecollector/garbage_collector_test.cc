@@ -110,9 +110,9 @@ TEST_F(GarbageCollectorTest, WatchesTheDeletableResourcesButEvents) {
   // configmaps, endpoints, namespaces, nodes, pvcs, pvs, pods, podtemplates,
   // replicationcontrollers, secrets, serviceaccounts, services, 5 apps (controllerrevisions
   // too), HPAs (once, in their preferred version), cronjobs, jobs, ingresses, ingressclasses,
-  // leases, PDBs, 4 rbac, 4 storage.k8s.io, priorityclasses, CSRs: 37 of the 39 resources (no
-  // Events).
-  EXPECT_EQ(gc_->stats().monitors, 37u);
+  // leases, endpointslices, PDBs, 4 rbac, 4 storage.k8s.io, priorityclasses, CSRs: 38 of the
+  // 40 resources (no Events).
+  EXPECT_EQ(gc_->stats().monitors, 38u);
 }
 
 // Background collection: a dependent none of whose owners exists is deleted.
@@ -450,8 +450,8 @@ std::string CollectOnAnEventQueue() {
   EXPECT_EQ(testing::DrivenCluster::Threads(), threads);  // none of its own, nor monitors'
   // Discovery ran on the queue; its monitors came from the factory and were fed.
   EXPECT_TRUE(gc.HasSynced());
-  EXPECT_EQ(gc.stats().monitors, 37u);
-  EXPECT_EQ(c.informers.informers(), 37u);
+  EXPECT_EQ(gc.stats().monitors, 38u);
+  EXPECT_EQ(c.informers.informers(), 38u);
 
   EXPECT_TRUE(c.client.Delete(kCms + "/owner", {{"propagationPolicy", "Background"}}).ok());
   EXPECT_TRUE(c.client.Delete(kCms + "/fg-owner", {{"propagationPolicy", "Foreground"}}).ok());
