@@ -235,6 +235,12 @@ void DefaultPodSpec(json& spec, bool is_pod) {
   SetIfAbsent(spec, "schedulerName", "default-scheduler");
   if (is_pod) {
     SetIfAbsent(spec, "enableServiceLinks", true);
+    // The deprecated serviceAccount names the account when serviceAccountName does not (the
+    // conversion's DeprecatedServiceAccount).
+    if (auto old = spec.find("serviceAccount");
+        old != spec.end() && old->is_string() && !old->get<std::string>().empty()) {
+      SetIfAbsent(spec, "serviceAccountName", *old);
+    }
     SetIfAbsent(spec, "serviceAccountName", "default");
     SetIfAbsent(spec, "serviceAccount", spec["serviceAccountName"]);
   }
@@ -350,6 +356,8 @@ void ApplyDefaults(const Resource& r, json& object) {
     validation::DefaultService(object);
   } else if (r.group.empty() && r.resource == "limitranges") {
     validation::DefaultLimitRange(object);
+  } else if (r.group == "discovery.k8s.io" && r.resource == "endpointslices") {
+    validation::DefaultEndpointSlice(object);
   } else if (r.group.empty() && r.resource == "podtemplates") {
     // The template is a struct: its pod spec is defaulted even when absent.
     if (json* pod_spec =

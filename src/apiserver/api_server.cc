@@ -95,17 +95,22 @@ StatusOr<std::optional<authn::UserInfo>> ApiServer::AuthenticateToken(
                   "token audiences is invalid for the target audiences");
   }
   // The account, and the object the token is bound to, still there with the same uid.
+  // The account, and the objects the token is bound to, still there with the same uid and not
+  // deleted over a minute ago (kube's validator lets a terminating pod's token work through
+  // its grace period).
+  const TimePoint deleted_before = clock_.Now() - std::chrono::seconds(60);
   auto alive = [&](const char* resource, const std::string& ns, const authn::TokenClaims::Ref& r) {
     auto o = store_.Get(*FindResource("", "v1", resource), ns, r.name);
     if (!o.ok()) return false;
     const json v = (*o)->Parse();
-    const json* meta = Member(v, "metadata");
-    const json* deleting = meta != nullptr ? Member(*meta, "deletionTimestamp") : nullptr;
-    return Str(v, "metadata", "uid") == r.uid && (deleting == nullptr || deleting->is_null());
+    const StatusOr<TimePoint> deleted = ParseRfc3339(Str(v, "metadata", "deletionTimestamp"));
+    return Str(v, "metadata", "uid") == r.uid && !(deleted.ok() && *deleted < deleted_before);
   };
   if (!alive("serviceaccounts", claims->ns, claims->service_account)) return invalidated;
   if (claims->pod && !alive("pods", claims->ns, *claims->pod)) return invalidated;
   if (claims->secret && !alive("secrets", claims->ns, *claims->secret)) return invalidated;
+  // A node-bound token (not a pod's, whose node is informational): the node too.
+  if (!claims->pod && claims->node && !alive("nodes", "", *claims->node)) return invalidated;
   authn::UserInfo user;
   user.username = "system:serviceaccount:" + claims->ns + ":" + claims->service_account.name;
   user.uid = claims->service_account.uid;

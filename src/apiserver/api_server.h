@@ -79,7 +79,8 @@ struct ApiServerOptions {
   std::function<bool(std::string_view token)> token_valid;
   // kube-apiserver's --service-account-issuer, also its API audience: the issuer of the tokens
   // TokenRequest makes, and the audience a token must have to authenticate a request
-  // (`tidepool up`: GKE's https://container.googleapis.com/v1/projects/P/locations/L/clusters/C).
+  // (`tidepool up`: GKE's https://container.googleapis.com/v1/projects/P/locations/L/clusters/C,
+  // or EKS's https://oidc.eks.<region>.amazonaws.com/id/<cluster>).
   std::string service_account_issuer = "https://kubernetes.default.svc.cluster.local";
 
   // Every Duration member, once (common/speed.h). Bookmarks go to real clients (kubectl,

@@ -1156,6 +1156,92 @@ TEST_F(ApiServerTest, ServiceAccountAdmissionMountsTheTokenVolume) {
   EXPECT_EQ(out.Json()["spec"]["containers"][0]["volumeMounts"].size(), 1u);
 }
 
+// serviceaccounts/<name>/token: kube's TokenRequest answers (malformed bodies are 400s and
+// 422s, never a crash); the token authenticates as its account, also for a server-side apply
+// that creates an object (authenticated before the store's lock), until the account goes.
+TEST_F(ApiServerTest, TokenRequestsAndTheirTokens) {
+  const std::string sa = R"({"apiVersion":"v1","kind":"ServiceAccount","metadata":{"name":"ci"}})";
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/serviceaccounts", sa).code, 201);
+  const std::string token_path = "/api/v1/namespaces/default/serviceaccounts/ci/token";
+  auto request = [](const std::string& spec) {
+    return R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","spec":)" + spec + "}";
+  };
+  const json other_pod = {
+      {"apiVersion", "v1"},
+      {"kind", "Pod"},
+      {"metadata", {{"name", "other"}}},
+      {"spec", {{"containers", json::array({{{"name", "c"}, {"image", "x"}}})}}}};
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/pods", other_pod.dump()).code, 201);
+  struct Case {
+    std::string name;
+    std::string path;
+    std::string body;
+    int code;
+    std::string message;  // empty: not checked
+  };
+  const std::vector<Case> cases = {
+      {"an unknown account", "/api/v1/namespaces/default/serviceaccounts/nope/token",
+       request(R"({"expirationSeconds": 60})"), 404, "serviceaccounts \"nope\" not found"},
+      {"too short", token_path, request(R"({"expirationSeconds": 60})"), 422,
+       "TokenRequest.authentication.k8s.io \"\" is invalid: spec.expirationSeconds: Invalid "
+       "value: 60: may not specify a duration less than 10 minutes"},
+      {"too short, as a float", token_path, request(R"({"expirationSeconds": 60.0})"), 422, ""},
+      {"a string", token_path, request(R"({"expirationSeconds": "3600"})"), 400, ""},
+      {"a spec that is an array", token_path, request("[]"), 400, ""},
+      {"another name", token_path,
+       R"({"apiVersion":"authentication.k8s.io/v1","kind":"TokenRequest","metadata":{"name":"x"}})",
+       422,
+       "TokenRequest.authentication.k8s.io \"ci\" is invalid: metadata.name: Invalid value: "
+       "\"x\": must match the service account name if specified"},
+      {"a kind that does not bind", token_path,
+       request(R"({"boundObjectRef": {"kind": "ConfigMap", "apiVersion": "v1", "name": "c"}})"),
+       400, "cannot bind token to object of type /v1, Kind=ConfigMap"},
+      {"a pod of another group", token_path,
+       request(R"({"boundObjectRef": {"kind": "Pod", "apiVersion": "apps/v1", "name": "p"}})"), 400,
+       "cannot bind token to object of type apps/v1, Kind=Pod"},
+      {"a pod of another account", token_path,
+       request(R"({"boundObjectRef": {"kind": "Pod", "apiVersion": "v1", "name": "other"}})"), 400,
+       "cannot bind token for serviceaccount \"ci\" to pod running with different serviceaccount "
+       "name."},
+      {"a bound object of another type", token_path, request(R"({"boundObjectRef": 7})"), 400, ""},
+      {"defaults", token_path, request("{}"), 201, ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeWriter out = Do("POST", c.path, c.body);
+    ASSERT_EQ(out.code, c.code) << out.body;
+    if (!c.message.empty()) EXPECT_EQ(out.Json()["message"], c.message);
+  }
+  FakeWriter made = Do("POST", token_path, request("{}"));
+  ASSERT_EQ(made.code, 201) << made.body;
+  EXPECT_EQ(made.Json()["spec"]["expirationSeconds"], 3600);
+  EXPECT_EQ(made.Json()["spec"]["audiences"],
+            json::array({"https://kubernetes.default.svc.cluster.local"}));
+  const std::string token = made.Json()["status"]["token"];
+  const std::map<std::string, std::string> bearer = {{"authorization", "Bearer " + token}};
+  const std::string review =
+      R"({"apiVersion":"authentication.k8s.io/v1","kind":"SelfSubjectReview"})";
+  FakeWriter who = Do("POST", "/apis/authentication.k8s.io/v1/selfsubjectreviews", review, bearer);
+  ASSERT_EQ(who.code, 201) << who.body;
+  EXPECT_EQ(who.Json()["status"]["userInfo"]["username"], "system:serviceaccount:default:ci");
+  // A server-side apply that creates, with the token: authenticated before the write.
+  std::map<std::string, std::string> apply = bearer;
+  apply["content-type"] = "application/apply-patch+yaml";
+  FakeWriter created =
+      Do("PATCH", "/api/v1/namespaces/default/configmaps/made?fieldManager=t",
+         R"({"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"made"}})", apply);
+  EXPECT_EQ(created.code, 201) << created.body;
+  // A header whose members have other types is not this server's token (no throw).
+  const std::string odd = "Bearer eyJhbGciOjEsImtpZCI6WyJ4Il19.e30.c2ln";
+  EXPECT_EQ(
+      Do("GET", "/api/v1/namespaces/default/configmaps/made", "", {{"authorization", odd}}).code,
+      200);
+  ASSERT_EQ(Do("DELETE", "/api/v1/namespaces/default/serviceaccounts/ci").code, 200);
+  FakeWriter gone = Do("GET", "/api/v1/namespaces/default/configmaps/made", "", bearer);
+  EXPECT_EQ(gone.code, 401);
+  EXPECT_EQ(gone.Json()["reason"], "Unauthorized");
+}
+
 // The Priority admission plugin: a new pod's priority and preemptionPolicy come from its
 // PriorityClass, or the globalDefault one, else 0; an update keeps them; a second globalDefault
 // class is refused.

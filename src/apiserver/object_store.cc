@@ -527,9 +527,12 @@ std::string ObjectStore::GenerateUid() {
 
 namespace {
 
-// names.SimpleNameGenerator: `prefix` and five characters of its alphabet.
+// names.SimpleNameGenerator: `prefix` (at most 58 characters of it) and five characters of its
+// alphabet.
 std::string RandomName(std::string prefix, Random& random) {
   static constexpr char kAlphabet[] = "bcdfghjklmnpqrstvwxz2456789";
+  constexpr size_t kMaxPrefix = 63 - 5;  // maxGeneratedNameLength: the base is cut to fit
+  if (prefix.size() > kMaxPrefix) prefix.resize(kMaxPrefix);
   for (int i = 0; i < 5; ++i) prefix += kAlphabet[random.Uniform(sizeof(kAlphabet) - 1)];
   return prefix;
 }

@@ -390,6 +390,11 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   components.api_server.token_valid = [run_token = *token](std::string_view t) {
     return BearerMatches("Bearer " + std::string(t), run_token);
   };
+  // The service-account issuer as the cloud names it: GKE's cluster URL, or EKS's OIDC issuer.
+  components.api_server.service_account_issuer =
+      aws ? "https://oidc.eks." + cloud::aws::AwsRegionOf(w.zone) + ".amazonaws.com/id/" + w.cluster
+          : "https://container.googleapis.com/v1/projects/" + w.project + "/locations/" + w.zone +
+                "/clusters/" + w.cluster;
   auto api = std::make_unique<apiserver::ApiServer>(clock, store, logs, components.api_server);
   // Every actor below reaches the API through this process's transport (no socket).
   cluster::InProcessTransport api_transport(

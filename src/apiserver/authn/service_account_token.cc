@@ -46,7 +46,11 @@ json RefJson(const TokenClaims::Ref& r) { return {{"name", r.name}, {"uid", r.ui
 std::optional<TokenClaims::Ref> RefOf(const json& j, const char* key) {
   auto it = j.find(key);
   if (it == j.end() || !it->is_object()) return std::nullopt;
-  return TokenClaims::Ref{it->value("name", ""), it->value("uid", "")};
+  auto str = [&](const char* k) {
+    auto m = it->find(k);
+    return m != it->end() && m->is_string() ? m->get<std::string>() : std::string();
+  };
+  return TokenClaims::Ref{str("name"), str("uid")};
 }
 
 }  // namespace
@@ -125,7 +129,11 @@ StatusOr<std::optional<TokenClaims>> ServiceAccountTokens::Verify(std::string_vi
     std::lock_guard<std::mutex> lock(mu_);
     key = key_.get();  // no key yet: nothing was issued
   }
-  if (key == nullptr || header.value("alg", "") != "RS256" || header.value("kid", "") != key->kid) {
+  const auto text = [](const json& j, const char* k) {
+    auto it = j.find(k);
+    return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (key == nullptr || text(header, "alg") != "RS256" || text(header, "kid") != key->kid) {
     return NotMine();
   }
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), &EVP_MD_CTX_free);
@@ -138,7 +146,7 @@ StatusOr<std::optional<TokenClaims>> ServiceAccountTokens::Verify(std::string_vi
     return NotMine();
   }
   // Signed with this server's key from here on.
-  if (claims.value("iss", "") != issuer_)
+  if (text(claims, "iss") != issuer_)
     return Status(StatusCode::kUnauthenticated, "token has another issuer");
   const auto number = [&](const char* k) -> std::optional<int64_t> {
     auto it = claims.find(k);
@@ -154,7 +162,7 @@ StatusOr<std::optional<TokenClaims>> ServiceAccountTokens::Verify(std::string_vi
     return Status(StatusCode::kUnauthenticated, "token has no kubernetes.io claims");
   }
   TokenClaims out;
-  out.ns = k8s->value("namespace", "");
+  out.ns = text(*k8s, "namespace");
   auto sa = RefOf(*k8s, "serviceaccount");
   if (!sa || out.ns.empty() || sa->name.empty()) {
     return Status(StatusCode::kUnauthenticated, "token names no service account");
@@ -170,7 +178,7 @@ StatusOr<std::optional<TokenClaims>> ServiceAccountTokens::Verify(std::string_vi
   }
   out.issued_at = FromSeconds(iat.value_or(0));
   out.expires_at = FromSeconds(*exp);
-  out.jti = claims.value("jti", "");
+  out.jti = text(claims, "jti");
   return std::optional<TokenClaims>(std::move(out));
 }
 

@@ -70,8 +70,13 @@ TEST(ServiceAccountTokensTest, IssuesRs256JwtsItVerifiesWhileValid) {
     TimePoint now;
     bool ours;  // signed with this key: refused (Unauthenticated), else not this server's
   };
+  // Another signature of the right length: the RSA check itself refuses it.
   std::string tampered = *token;
-  tampered[tampered.find('.') + 5] ^= 1;
+  const size_t sig = tampered.rfind('.') + 1;
+  tampered[sig + 10] = tampered[sig + 10] == 'A' ? 'B' : 'A';
+  // A header of our key id whose members have other types (any client may send one).
+  const std::string odd_header =
+      Base64Encode(R"({"alg":1,"kid":["x"]})", Base64Encoding::kRawUrl) + ".e30.c2ln";
   ServiceAccountTokens other("https://kubernetes.default.svc.cluster.local");
   const std::string foreign = *other.Issue(Claims());
   ServiceAccountTokens elsewhere("https://issuer.example");

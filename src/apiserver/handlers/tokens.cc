@@ -13,12 +13,24 @@ constexpr int64_t kMaxExpirationSeconds = int64_t{1} << 32;
 
 const Resource& Core(const char* resource) { return *FindResource("", "v1", resource); }
 
+// A JSON number with an integral value (the decoder takes 3600.0 for an int64), or nullopt.
+std::optional<int64_t> IntegralNumber(const json* v) {
+  if (v == nullptr) return std::nullopt;
+  if (v->is_number_integer()) return v->get<int64_t>();
+  if (v->is_number_float()) {
+    const double d = v->get<double>();
+    if (d >= -9.2e18 && d <= 9.2e18 && d == static_cast<double>(static_cast<int64_t>(d))) {
+      return static_cast<int64_t>(d);
+    }
+  }
+  return std::nullopt;
+}
+
 // ValidateTokenRequest.
 api::FieldErrors ValidateSpec(const json& spec) {
   api::FieldErrors errors;
-  const json* e = Member(spec, "expirationSeconds");
-  if (e != nullptr && e->is_number_integer()) {
-    const int64_t s = e->get<int64_t>();
+  if (const std::optional<int64_t> e = IntegralNumber(Member(spec, "expirationSeconds"))) {
+    const int64_t s = *e;
     if (s < kMinExpirationSeconds) {
       errors.push_back(
           api::FieldError::InvalidRaw("spec.expirationSeconds", std::to_string(s),
@@ -50,40 +62,49 @@ std::optional<ApiError> Bind(Context& c, const json& ref, const std::string& acc
   const std::string kind = Str(ref, "kind");
   const std::string name = Str(ref, "name");
   const std::string uid = Str(ref, "uid");
-  const char* resource = kind == "Pod"      ? "pods"
+  const std::string api_version = Str(ref, "apiVersion");
+  // schema.FromAPIVersionAndKind: only the core group's kinds bind.
+  const bool core = api_version.find('/') == std::string::npos;
+  const char* resource = !core              ? nullptr
+                         : kind == "Pod"    ? "pods"
                          : kind == "Secret" ? "secrets"
                          : kind == "Node"   ? "nodes"
                                             : nullptr;
   if (resource == nullptr) {
-    return ApiError{400, "BadRequest", "cannot bind token to object of type " + kind, json()};
+    // gvk.String(): "<group>/<version>, Kind=<kind>".
+    const std::string gv = core ? "/" + api_version : api_version;
+    return ApiError{400, "BadRequest",
+                    "cannot bind token to object of type " + gv + ", Kind=" + kind, json()};
   }
+  if (name.empty()) return ApiError{400, "BadRequest", "Name parameter required.", json()};
   const Resource& r = Core(resource);
   auto got = c.store.Get(r, r.namespaced ? c.r.ns : "", name);
   if (!got.ok()) return FromStatus(got.status(), &r, name);
   const json o = (*got)->Parse();
   const std::string have_uid = Str(o, "metadata", "uid");
+  if (kind == "Pod" && Str(o, "spec", "serviceAccountName") != account) {
+    return ApiError{400, "BadRequest",
+                    "cannot bind token for serviceaccount \"" + account +
+                        "\" to pod running with different serviceaccount name.",
+                    json()};
+  }
   if (!uid.empty() && uid != have_uid) {
-    return ApiError{
-        409, "Conflict",
-        "Operation cannot be fulfilled on TokenRequest.authentication.k8s.io \"" + name +
-            "\": the UID in the bound object reference (" + uid +
-            ") does not match the UID in record. The object might have been "
-            "deleted and then recreated",
-        json{{"name", name}, {"group", "authentication.k8s.io"}, {"kind", "TokenRequest"}}};
+    // errors.NewConflict(GroupResource{Group: "", Resource: <kind>}, name, ...).
+    return ApiError{409, "Conflict",
+                    "Operation cannot be fulfilled on " + kind + " \"" + name +
+                        "\": the UID in the bound object reference (" + uid +
+                        ") does not match the UID in record. The object might have been "
+                        "deleted and then recreated",
+                    json{{"name", name}, {"group", ""}, {"kind", kind}}};
   }
   const authn::TokenClaims::Ref bound{name, have_uid};
   if (kind == "Pod") {
-    if (Str(o, "spec", "serviceAccountName") != account) {
-      return ApiError{400, "BadRequest",
-                      "cannot bind token for serviceaccount \"" + account +
-                          "\" to pod running with different serviceaccount name.",
-                      json()};
-    }
     claims->pod = bound;
     if (const std::string node = Str(o, "spec", "nodeName"); !node.empty()) {
       auto n = c.store.Get(Core("nodes"), "", node);
-      if (n.ok())
+      if (n.ok()) {
         claims->node = authn::TokenClaims::Ref{node, Str((*n)->Parse(), "metadata", "uid")};
+      }
     }
   } else if (kind == "Secret") {
     claims->secret = bound;
@@ -104,9 +125,6 @@ void HandleTokenRequest(Context& c) {
   }
   json spec =
       body->contains("spec") && (*body)["spec"].is_object() ? (*body)["spec"] : json::object();
-  if (auto errors = ValidateSpec(spec); !errors.empty()) {
-    return SendError(c.w, TokenInvalid("", errors));
-  }
   const std::string name = c.r.name;
   const std::string ns = c.r.ns;
   api::FieldErrors errors;
@@ -123,13 +141,15 @@ void HandleTokenRequest(Context& c) {
   if (!errors.empty()) return SendError(c.w, TokenInvalid(name, errors));
   auto account = c.store.Get(c.res, ns, name);
   if (!account.ok()) return c.Fail(account.status());
+  if (auto invalid = ValidateSpec(spec); !invalid.empty()) {
+    return SendError(c.w, TokenInvalid("", invalid));
+  }
   const authn::ServiceAccountTokens& tokens = *c.tokens;
   if (!spec.contains("audiences") || !spec["audiences"].is_array() || spec["audiences"].empty()) {
     spec["audiences"] = json::array({tokens.issuer()});
   }
-  if (!spec.contains("expirationSeconds") || !spec["expirationSeconds"].is_number_integer()) {
-    spec["expirationSeconds"] = 3600;  // SetDefaults_TokenRequestSpec
-  }
+  // SetDefaults_TokenRequestSpec: an hour.
+  spec["expirationSeconds"] = IntegralNumber(Member(spec, "expirationSeconds")).value_or(3600);
   if (!spec.contains("boundObjectRef")) spec["boundObjectRef"] = nullptr;
   const TimePoint now = c.clock.Now();
   authn::TokenClaims claims;
@@ -149,7 +169,7 @@ void HandleTokenRequest(Context& c) {
   const json out = {
       {"kind", "TokenRequest"},
       {"apiVersion", "authentication.k8s.io/v1"},
-      {"metadata", {{"name", name}, {"namespace", ns}, {"creationTimestamp", nullptr}}},
+      {"metadata", {{"name", name}, {"namespace", ns}, {"creationTimestamp", FormatRfc3339(now)}}},
       {"spec", spec},
       {"status", {{"token", *token}, {"expirationTimestamp", FormatRfc3339(claims.expires_at)}}}};
   SendJson(c.w, 201, out, c.r.Headers());

@@ -94,6 +94,16 @@ void ValidatePorts(const json* ports, api::FieldErrors* errors) {
 
 }  // namespace
 
+void DefaultEndpointSlice(json& object) {
+  auto ports = object.find("ports");
+  if (ports == object.end() || !ports->is_array()) return;
+  for (json& p : *ports) {
+    if (!p.is_object()) continue;
+    if (!p.contains("name") || p["name"].is_null()) p["name"] = "";
+    if (!p.contains("protocol") || p["protocol"].is_null()) p["protocol"] = "TCP";
+  }
+}
+
 Status ValidateEndpointSlice(const json& object, const json* old, api::FieldErrors* errors) {
   *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
                            : ValidateObjectMetaUpdate(object, *old);

@@ -14,6 +14,9 @@
 
 namespace tidepool::apiserver::validation {
 
+// SetDefaults_EndpointPort: each port's name "" and protocol TCP when unset.
+void DefaultEndpointSlice(json& object);
+
 Status ValidateEndpointSlice(const json& object, const json* old, api::FieldErrors* errors);
 
 }  // namespace tidepool::apiserver::validation

@@ -17,7 +17,7 @@ constexpr const char* kSlice = R"({
 
 TEST(EndpointSliceTest, AddressesPortsAndTheirTexts) {
   testing::RunCases(
-      kSlice, testing::NoDefaults, ValidateEndpointSlice,
+      kSlice, [](json& o) { DefaultEndpointSlice(o); }, ValidateEndpointSlice,
       {
           {"valid", "", "", {}},
           {"no address type", R"({"addressType": null})", "", {"addressType: Required value"}},
@@ -44,10 +44,12 @@ TEST(EndpointSliceTest, AddressesPortsAndTheirTexts) {
                          {"name": "", "port": 81, "protocol": "TCP"}]})",
            "",
            {"ports[1].name: Duplicate value: \"\""}},
-          {"a port without protocol",
-           R"({"ports": [{"name": "a", "port": 80}]})",
+          {"a port defaulted (name \"\", protocol TCP)", R"({"ports": [{"port": 80}]})", "", {}},
+          {"an unknown protocol",
+           R"({"ports": [{"name": "a", "port": 80, "protocol": "HTTP"}]})",
            "",
-           {"ports[0].protocol: Required value"}},
+           {"ports[0].protocol: Unsupported value: \"HTTP\": supported values: \"SCTP\", \"TCP\", "
+            "\"UDP\""}},
           {"a bad port name",
            R"({"ports": [{"name": "HTTP", "port": 80, "protocol": "TCP"}]})",
            "",

@@ -379,8 +379,7 @@ std::optional<TimePoint> EndpointsController::SyncSlices(const json& service) {
                                     {"controller", true},
                                     {"blockOwnerDeletion", true}}});
   // Each wanted slice updates an existing one with its ports, else one that would be deleted
-  // (of its address type and owned by this Service: kcm's finalize turns a create and a delete
-  // into an update), else is created.
+  // (kcm's finalize turns a create and a delete into an update), else is created.
   const std::string uid = Str(Member(Meta(service), "uid"));
   auto owned = [&](const json& slice) {
     const json& refs = Member(Meta(slice), "ownerReferences");
@@ -390,12 +389,17 @@ std::optional<TimePoint> EndpointsController::SyncSlices(const json& service) {
     }
     return false;
   };
+  // Slices of another address type, another owner (an earlier Service of the name, being
+  // collected) or being deleted are never reused: they go (kcm's slicesToDelete).
+  auto reusable = [&](const json& slice) {
+    return Str(Member(slice, "addressType")) == "IPv4" && owned(slice) &&
+           Member(Meta(slice), "deletionTimestamp").is_null();
+  };
   std::vector<bool> used(have.size(), false);
   std::vector<int> target(want.size(), -1);
   for (size_t w = 0; w < want.size(); ++w) {
     for (size_t i = 0; i < have.size() && target[w] < 0; ++i) {
-      if (!used[i] && Str(Member(have[i], "addressType")) == "IPv4" &&
-          SameItems(Member(have[i], "ports"), want[w]["ports"])) {
+      if (!used[i] && reusable(have[i]) && SameItems(Member(have[i], "ports"), want[w]["ports"])) {
         used[i] = true;
         target[w] = static_cast<int>(i);
       }
@@ -403,7 +407,7 @@ std::optional<TimePoint> EndpointsController::SyncSlices(const json& service) {
   }
   for (size_t w = 0; w < want.size(); ++w) {
     for (size_t i = 0; i < have.size() && target[w] < 0; ++i) {
-      if (!used[i] && Str(Member(have[i], "addressType")) == "IPv4" && owned(have[i])) {
+      if (!used[i] && reusable(have[i])) {
         used[i] = true;
         target[w] = static_cast<int>(i);
       }

@@ -13,6 +13,19 @@ const char kRootCaDescription[] =
     "endpoints such as the internal service IP or kubernetes.default.svc. No other usage is "
     "guaranteed across distributions of Kubernetes clusters.";
 
+namespace {
+
+bool Terminating(const client::RestResult& r) {
+  const json& causes = Member(Member(r.body, "details"), "causes");
+  if (r.http_status != 403 || !causes.is_array()) return false;
+  for (const json& c : causes) {
+    if (Str(Member(c, "reason")) == "NamespaceTerminating") return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 PerNamespaceObjectController::PerNamespaceObjectController(const client::RestClient& client,
                                                            const Clock& clock, Kind kind, Want want,
                                                            uint64_t seed,
@@ -85,8 +98,9 @@ std::optional<TimePoint> PerNamespaceObjectController::Sync(const std::string& n
   const std::string collection = "/api/v1/namespaces/" + ns + "/" + kind_.resource;
   if (have == nullptr) {
     client::RestResult r = client_.CreateResult(collection, want);
-    // Created, there already (the cache was behind), or the namespace is terminating.
-    if (r.ok() || r.http_status == 409 || r.http_status == 403 || r.http_status == 404) {
+    // Created, there already (the cache was behind), or the namespace is gone or terminating
+    // (a 403 with the NamespaceTerminating cause; any other 403, a quota's, is retried).
+    if (r.ok() || r.http_status == 409 || r.http_status == 404 || Terminating(r)) {
       return std::nullopt;
     }
   } else {
