@@ -146,7 +146,10 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
   // kube's impersonation filter, before any handler: groups, a uid or extras without a user.
   // ... and kube's authentication: a service account's token this server issued that is no
   // longer valid is a 401.
-  if (auto user = authn::RequestUser(req, &bearer_); !user.ok()) {
+  // Worked out once: the handlers read it from the Request (an update's admission runs under
+  // the store's lock, where authenticating a token, which reads the store, may not).
+  StatusOr<authn::UserInfo> user = authn::RequestUser(req, &bearer_);
+  if (!user.ok()) {
     if (user.status().code() == StatusCode::kUnauthenticated) {
       SendError(w, {401, "Unauthorized", "Unauthorized", json()});
       return;
@@ -202,6 +205,7 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
   const std::vector<std::string> seg = Split(path);
   Request r;
   r.http = &req;
+  r.user = *std::move(user);
   size_t rest = 0;
   std::string group, version;
   if (seg.size() >= 2 && seg[0] == "api" && seg[1] == "v1") {

@@ -80,8 +80,7 @@ void HandleCreate(Context& c) {
   c.r.name = name;
   ApplyDefaults(res, obj);
   FillSystemFields(obj, c.store.GenerateUid(), c.clock.Now());
-  auto user = authn::RequestUser(c.req, c.bearer);
-  PrepareForCreate(res, obj, user.ok() ? &*user : nullptr, c.options.taint_nodes_by_condition);
+  PrepareForCreate(res, obj, &c.r.user, c.options.taint_nodes_by_condition);
   // Mutating admission, before validation; the pod's QoS class follows what it set (kube's
   // PrepareForCreate computes it after admission).
   if (ApplyLimitRanges(c, obj, ns)) ApplyDefaults(res, obj);

@@ -42,6 +42,8 @@ namespace tidepool::apiserver {
 // One request whose path named a resource (api_server.cc parses it).
 struct ApiServer::Request {
   const http::HttpRequest* http = nullptr;
+  // Who asks (authn/user.h), authenticated once by the router.
+  authn::UserInfo user;
   const Resource* resource = nullptr;
   std::string ns;           // from the URL
   std::string name;         // item name, empty for collections

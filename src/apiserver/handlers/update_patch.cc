@@ -63,9 +63,6 @@ struct Write {
   // An object this request may create (server-side apply, PUT) gets its uid before the
   // store's lock (the generator takes it).
   std::string create_uid;
-  // ... and its requester (authn/user.h), worked out before the lock too: authenticating a
-  // service account's token reads the store.
-  std::optional<authn::UserInfo> creator;
   std::string ns_for_apply;
   // Read before the store's lock for the Priority admission plugin (handler.h).
   std::vector<ObjectPtr> priority_classes;
@@ -121,9 +118,6 @@ bool ReadWrite(Context& c, Write& u) {
     }
   }
   u.create_uid = u.apply || u.put ? c.store.GenerateUid() : "";
-  if (u.apply || u.put) {
-    if (auto user = authn::RequestUser(c.req, c.bearer); user.ok()) u.creator = *std::move(user);
-  }
   u.ns_for_apply = c.res.namespaced ? c.r.ns : "";
   return true;
 }
@@ -301,8 +295,7 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
     next = conversion::ToStorage(res, std::move(next));
   }
   if (cur == nullptr) {
-    PrepareForCreate(sres, next, u.creator ? &*u.creator : nullptr,
-                     c.options.taint_nodes_by_condition);
+    PrepareForCreate(sres, next, &c.r.user, c.options.taint_nodes_by_condition);
   }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
   if (old != nullptr) PrepareForUpdate(sres, next, *old, c.r.subresource, c.clock.Now());

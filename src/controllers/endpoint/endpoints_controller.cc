@@ -288,10 +288,6 @@ std::optional<TimePoint> EndpointsController::SyncEndpoints(const json& service)
   return put.ok() ? std::nullopt : std::optional<TimePoint>(retry);
 }
 
-}  // namespace tidepool::controllers::endpoint
-
-namespace tidepool::controllers::endpoint {
-
 std::vector<json> EndpointsController::SlicesLocked(const json& service) const {
   const std::string ns = Str(Member(Meta(service), "namespace"));
   const json& spec = Member(service, "spec");
@@ -372,27 +368,21 @@ std::optional<TimePoint> EndpointsController::SyncSlices(const json& service) {
   labels[kServiceName] = name;
   labels[kManagedBy] = kSliceController;
   if (Str(Member(spec, "clusterIP")) == "None") labels[kHeadless] = "";
+  const std::string uid = Str(Member(Meta(service), "uid"));
   const json owners = json::array({{{"apiVersion", "v1"},
                                     {"kind", "Service"},
                                     {"name", name},
-                                    {"uid", Str(Member(Meta(service), "uid"))},
+                                    {"uid", uid},
                                     {"controller", true},
                                     {"blockOwnerDeletion", true}}});
   // Each wanted slice updates an existing one with its ports, else one that would be deleted
   // (kcm's finalize turns a create and a delete into an update), else is created.
-  const std::string uid = Str(Member(Meta(service), "uid"));
-  auto owned = [&](const json& slice) {
-    const json& refs = Member(Meta(slice), "ownerReferences");
-    if (!refs.is_array()) return false;
-    for (const json& r : refs) {
-      if (Str(Member(r, "uid")) == uid && Member(r, "controller") == json(true)) return true;
-    }
-    return false;
-  };
   // Slices of another address type, another owner (an earlier Service of the name, being
   // collected) or being deleted are never reused: they go (kcm's slicesToDelete).
   auto reusable = [&](const json& slice) {
-    return Str(Member(slice, "addressType")) == "IPv4" && owned(slice) &&
+    const json* controller = ControllerOf(slice);
+    return Str(Member(slice, "addressType")) == "IPv4" && controller != nullptr &&
+           Str(Member(*controller, "uid")) == uid &&
            Member(Meta(slice), "deletionTimestamp").is_null();
   };
   std::vector<bool> used(have.size(), false);
