@@ -44,6 +44,14 @@ expect_in "$out" "Expected replicas to be 5, was 2"
 scale=$(k get --raw /apis/apps/v1/namespaces/default/deployments/gpu-infer/scale)
 # status.replicas is the Deployment's (its controller's count, 0 to 6 while it scales).
 expect_match "$scale" '"spec":\{"replicas":2\},"status":\{"replicas":[0-9],"selector":"app=gpu-infer"\}'
+# kube-apiserver records the scale as kubectl's write to the subresource, in the Deployment's
+# terms: spec.replicas, taken from kubectl-create.
+out=$(k get deploy gpu-infer -o json --show-managed-fields | /usr/bin/python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["metadata"]["managedFields"]:
+    print(e["manager"], e["operation"], e["apiVersion"], e.get("subresource", "-"), json.dumps(e["fieldsV1"].get("f:spec", {}).get("f:replicas")))')
+expect_in "$out" 'kubectl Update apps/v1 scale {}'
+expect_in "$out" 'kubectl-create Update apps/v1 - null'
 pass "kubectl scale deployment (deployments/scale: PATCH, GET and PUT)"
 
 create deployment web --image=busybox:1.36 --port=8080 -- sleep 3600

@@ -135,6 +135,44 @@ out=$(k get pod ssa-pod -o jsonpath='{.spec.containers[0].image}')
 [ "$out" = "nvidia/cuda:11.4.2-base-ubuntu20.04" ] || fail "server-side apply kept the pod" "$out"
 pass "apply unchanged/changed, --server-side"
 
+# --- subresources in managedFields; server-side apply to status (a controller's way of
+# reporting): the kubelet's status writes are an entry of their own, an apply to status
+# changes status only and meets the kubelet's fields as kube-apiserver words it
+k wait --for=condition=Ready pod/ssa-pod --timeout=60s >/dev/null
+out=$(k get pod ssa-pod -o yaml --show-managed-fields)
+expect_match "$out" 'manager: kubelet'
+expect_match "$out" 'subresource: status'
+cat >"$WORK/ssa-status.yaml" <<'YAML'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: ssa-pod
+spec:
+  nodeName: elsewhere
+status:
+  conditions:
+  - type: example.com/Calibrated
+    status: "True"
+YAML
+out=$(k apply --server-side --subresource=status --field-manager=calibrator -f "$WORK/ssa-status.yaml")
+expect_in "$out" "pod/ssa-pod serverside-applied"
+out=$(k get pod ssa-pod -o jsonpath='{.status.conditions[?(@.type=="example.com/Calibrated")].status} {.spec.nodeName}')
+[ "${out%% *}" = True ] || fail "apply to status set the condition" "$out"
+[ "${out#* }" != elsewhere ] || fail "apply to status left spec alone" "$out"
+out=$(k get pod ssa-pod -o json --show-managed-fields | /usr/bin/python3 -c '
+import json, sys
+for e in json.load(sys.stdin)["metadata"]["managedFields"]:
+    if e["manager"] == "calibrator":
+        print(e["operation"], e.get("subresource"), sorted(e["fieldsV1"]))')
+[ "$out" = "Apply status ['f:status']" ] || fail "the applier's entry" "$out"
+printf 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: ssa-pod\nstatus:\n  phase: Failed\n' >"$WORK/ssa-phase.yaml"
+out=$(k apply --server-side --subresource=status --field-manager=calibrator -f "$WORK/ssa-phase.yaml" 2>&1 || true)
+expect_in "$out" 'Apply failed with 1 conflict: conflict with "kubelet" with subresource "status" using v1: .status.phase'
+out=$(sed 's/name: ssa-pod/name: no-such-pod/' "$WORK/ssa-status.yaml" |
+  k apply --server-side --subresource=status -f - 2>&1 || true)
+expect_in "$out" 'pods "no-such-pod" not found'
+pass "managedFields of subresources; apply --server-side --subresource=status"
+
 # --- label, taint, cordon/uncordon, configmaps
 node=$(k get nodes -o name | grep default-pool | awk 'NR==1' | cut -d/ -f2)
 expect_in "$(k label node "$node" accelerator=none)" "node/$node labeled"

@@ -401,7 +401,8 @@ void HandleScale(Context& c) {
           refused = Invalid(res, r.name, object_errors);
           return Status(StatusCode::kInvalidArgument, refused->message);
         }
-        return patch::UpdateManagedFields(current, std::move(next), manager, c.clock.Now());
+        return patch::UpdateManagedFields(current, std::move(next), manager, c.clock.Now(), nullptr,
+                                          "scale");
       },
       c.wopts);
   if (refused) return SendError(c.w, *refused, r.Headers());

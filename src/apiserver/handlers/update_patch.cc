@@ -194,7 +194,7 @@ StatusOr<json> Applied(const Context& c, Write& u, const json& cur_value) {
     u.warn_fields = DropUnknownFieldsOf(res, applied);
   }
   auto out = patch::ServerSideApply(cur_value, applied, u.manager, QueryBool(c.req, "force"),
-                                    c.clock.Now(), &u.conflicts);
+                                    c.clock.Now(), &u.conflicts, c.r.subresource);
   if (!out.ok()) return out.status();
   json next = std::move(out).value();
   if (next.is_object()) schema.AsDecoded(res.GroupVersion(), res.kind, next);
@@ -290,7 +290,8 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   const Resource& sres = StorageOf(res);
   if (convert) {
     if (!u.apply) {
-      next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now());
+      next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now(),
+                                        nullptr, c.r.subresource);
     }
     next = conversion::ToStorage(res, std::move(next));
   }
@@ -319,7 +320,8 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
     }
   }
   if (!u.apply && !convert) {
-    next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now());
+    next = patch::UpdateManagedFields(cur_value, std::move(next), u.manager, c.clock.Now(), nullptr,
+                                      c.r.subresource);
   }
   if (res.namespaced && !Str(next, "metadata", "namespace").empty() &&
       Str(next, "metadata", "namespace") != u.ns_for_apply) {
@@ -402,7 +404,7 @@ void HandleUpdatePatch(Context& c) {
   if (auto e = CheckPatch(c, u)) return SendError(c.w, *e);
   auto result = c.store.Update(
       c.res, c.r.ns, c.r.name, [&](const StoredObject* cur) { return Mutate(c, u, cur); }, c.wopts,
-      /*allow_create=*/u.apply);
+      /*allow_create=*/u.apply && c.r.subresource.empty());
   if (u.fv == FieldValidation::kWarn) WarnFields(c.r, u.warn_fields, u.duplicates);
   if (!result.ok()) return AnswerRefusal(c, u, result.status());
   c.SendText(result->created ? 201 : 200, result->object->text, c.r.Headers());

@@ -213,7 +213,15 @@ json WithEntries(const json& object) {
   json labelled = created;
   if (!labelled.contains("metadata") || !labelled["metadata"].is_object()) return created;
   labelled["metadata"]["labels"]["tidepool.dev/second"] = "x";
-  return UpdateManagedFields(created, labelled, "second-manager", kNow + std::chrono::seconds(5));
+  labelled =
+      UpdateManagedFields(created, labelled, "second-manager", kNow + std::chrono::seconds(5));
+  // Then a status writer's conditions (a keyed list where the kind's schema says so).
+  json reported = labelled;
+  reported["status"]["conditions"] = json::parse(
+      R"([{"type":"Ready","status":"False","lastHeartbeatTime":"2026-01-01T00:00:00Z"},
+          {"type":"MemoryPressure","status":"False","lastHeartbeatTime":"2026-01-01T00:00:00Z"}])");
+  return UpdateManagedFields(labelled, reported, "status-writer", kNow + std::chrono::seconds(6),
+                             nullptr, "status");
 }
 
 TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
@@ -299,6 +307,31 @@ TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
          o["kind"] = "Other";
          o["apiVersion"] = "v2";
        }},
+      {"a condition's heartbeat",
+       [](json& o) { o["status"]["conditions"][0]["lastHeartbeatTime"] = "2026-01-01T00:01:00Z"; }},
+      {"both conditions' heartbeats and a status",
+       [](json& o) {
+         for (json& c : o["status"]["conditions"]) c["lastHeartbeatTime"] = "2026-01-01T00:01:00Z";
+         o["status"]["conditions"][1]["status"] = "True";
+       }},
+      {"a condition's status to a number", [](json& o) { o["status"]["conditions"][0]["status"] = 1; }},
+      {"a condition's type", [](json& o) { o["status"]["conditions"][0]["type"] = "Other"; }},
+      {"a condition added",
+       [](json& o) { o["status"]["conditions"].push_back({{"type", "X"}, {"status", "True"}}); }},
+      {"the conditions reordered",
+       [](json& o) { std::swap(o["status"]["conditions"][0], o["status"]["conditions"][1]); }},
+      {"a condition's new member",
+       [](json& o) { o["status"]["conditions"][0]["reason"] = "KubeletReady"; }},
+      {"the first container's image",
+       [](json& o) {
+         json* spec = o.contains("spec") ? &o["spec"] : nullptr;
+         if (spec && spec->is_object() && spec->contains("containers") &&
+             (*spec)["containers"].is_array() && !(*spec)["containers"].empty()) {
+           (*spec)["containers"][0]["image"] = "tidepool/new:1";
+         }
+       }},
+      {"the tolerations",
+       [](json& o) { o["spec"]["tolerations"] = json::array({{{"operator", "Exists"}}}); }},
   };
   int compared = 0;
   for (const json& object : RepositoryObjects()) {
@@ -307,11 +340,14 @@ TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
     for (const auto& [name, edit] : edits) {
       json updated = old;
       edit(updated);
-      for (const char* writer : {"creator", "second-manager", "writer"}) {
-        SCOPED_TRACE(name + " by " + writer + " on " + object.dump().substr(0, 120));
-        EXPECT_EQ(UpdateManagedFields(old, updated, writer, later),
-                  UpdateManagedFieldsGeneralForTest(old, updated, writer, later));
-        ++compared;
+      for (const char* writer : {"creator", "second-manager", "status-writer", "writer"}) {
+        for (const char* subresource : {"", "status", "scale"}) {
+          SCOPED_TRACE(name + " by " + writer + " to \"" + subresource + "\" on " +
+                       object.dump().substr(0, 120));
+          EXPECT_EQ(UpdateManagedFields(old, updated, writer, later, nullptr, subresource),
+                    UpdateManagedFieldsGeneralForTest(old, updated, writer, later, subresource));
+          ++compared;
+        }
       }
     }
   }

@@ -430,8 +430,9 @@ struct Entry {
   std::optional<std::string> time;
   FieldSet set;
 
-  bool Is(std::string_view m, std::string_view op, std::string_view version) const {
-    return manager == m && operation == op && subresource.empty() &&
+  bool Is(std::string_view m, std::string_view op, std::string_view version,
+          std::string_view sub) const {
+    return manager == m && operation == op && subresource == sub &&
            (op == "Apply" || api_version == version);
   }
   std::string Printed() const {
@@ -510,10 +511,21 @@ void WriteEntries(json& object, std::vector<Entry> entries) {
 
 // ---- Fields nobody owns -------------------------------------------------------------------
 
-bool Ignored(const FieldPath& p) {
+// The part of an object a write owns fields of, by the subresource written: the status
+// subresources (status, and a CertificateSigningRequest's approval) only status, as their
+// strategies reset everything else; the object itself and its other subresources (scale)
+// everything but status, which their strategies reset.
+enum class Part { kAllButStatus, kStatus };
+Part PartOf(std::string_view subresource) {
+  return subresource == "status" || subresource == "approval" ? Part::kStatus : Part::kAllButStatus;
+}
+
+bool Ignored(const FieldPath& p, Part part = Part::kAllButStatus) {
   using namespace std::string_view_literals;
   if (p.empty()) return true;
   const std::string_view first = p[0];
+  // Within status, every field is owned; status itself is not (as spec is not).
+  if (part == Part::kStatus) return first != "f:status"sv || p.size() == 1;
   if (first == "f:status"sv) return true;
   if (p.size() == 1) return first == "f:apiVersion"sv || first == "f:kind"sv || first == "f:metadata"sv;
   if (first != "f:metadata"sv) return false;
@@ -523,20 +535,20 @@ bool Ignored(const FieldPath& p) {
   return kStripped.count(p[1]) > 0 && (p.size() == 2 || p[1] == "f:managedFields"sv);
 }
 
-FieldSet Filter(const FieldSet& s) {
+FieldSet Filter(const FieldSet& s, Part part = Part::kAllButStatus) {
   FieldSet out;
   for (const auto& p : s.paths()) {
-    if (!Ignored(p)) out.Insert(p);
+    if (!Ignored(p, part)) out.Insert(p);
   }
   return out;
 }
 
-Comparison CompareObjectsFiltered(const json& before, const json& after,
-                                  const Field& root_field) {
+Comparison CompareObjectsFiltered(const json& before, const json& after, const Field& root_field,
+                                  Part part = Part::kAllButStatus) {
   Comparison c;
   FieldPath path;
   CompareValue(&before, &after, root_field, path, c);
-  return Comparison{Filter(c.added), Filter(c.modified), Filter(c.removed)};
+  return Comparison{Filter(c.added, part), Filter(c.modified, part), Filter(c.removed, part)};
 }
 
 // ---- The create shortcut --------------------------------------------------------------------
@@ -724,6 +736,15 @@ json WithoutManagedFieldsAndStatus(const json& object) {
   return out;
 }
 
+// What of `object` a write to `part` compares and owns: all but status and managedFields, or
+// {"status": ...} alone (empty when the object has no status).
+json OwnedPart(const json& object, Part part) {
+  if (part == Part::kAllButStatus) return WithoutManagedFieldsAndStatus(object);
+  json out = json::object();
+  if (auto s = object.find("status"); s != object.end()) out["status"] = *s;
+  return out;
+}
+
 std::string ApiVersionOf(const json& a, const json& b) {
   for (const json* o : {&a, &b}) {
     if (o->is_object()) {
@@ -774,16 +795,17 @@ struct CoreResult {
 // structured-merge-diff's Updater.Apply: merge, prune, conflicts, ownership.
 CoreResult ApplyCore(const json& live, const json& live_plain, const json& cfg,
                      std::vector<Entry> entries, std::string_view manager,
-                     const std::string& api_version, const Field& root, bool force,
-                     TimePoint now) {
-  auto is_mine = [&](const Entry& e) { return e.Is(manager, "Apply", ""); };
+                     std::string_view subresource, const std::string& api_version,
+                     const Field& root, bool force, TimePoint now) {
+  const Part part = PartOf(subresource);
+  auto is_mine = [&](const Entry& e) { return e.Is(manager, "Apply", "", subresource); };
   auto mine = std::find_if(entries.begin(), entries.end(), is_mine);
   const FieldSet last_set = mine == entries.end() ? FieldSet() : mine->set;
   FieldSet new_set;
   {
     FieldPath path;
     CollectValue(cfg, root, path, new_set);
-    new_set = Filter(new_set);
+    new_set = Filter(new_set, part);
   }
 
   // Merge.
@@ -801,7 +823,7 @@ CoreResult ApplyCore(const json& live, const json& live_plain, const json& cfg,
   }
 
   // Conflicts.
-  const Comparison cmp = CompareObjectsFiltered(live_plain, merged, root);
+  const Comparison cmp = CompareObjectsFiltered(live_plain, merged, root, part);
   const FieldSet changed = cmp.added.Union(cmp.modified);
   CoreResult result;
   if (!force) {
@@ -823,6 +845,7 @@ CoreResult ApplyCore(const json& live, const json& live_plain, const json& cfg,
     Entry e;
     e.manager = std::string(manager);
     e.operation = "Apply";
+    e.subresource = std::string(subresource);
     entries.push_back(std::move(e));
     mine = entries.end() - 1;
   }
@@ -830,7 +853,16 @@ CoreResult ApplyCore(const json& live, const json& live_plain, const json& cfg,
   mine->api_version = api_version;
   if (merged != live_plain) mine->time = FormatRfc3339(now);
 
-  if (live.is_object()) {
+  // The rest of the live object is kept: its status, or all but its status.
+  if (part == Part::kStatus) {
+    json whole = live;
+    if (auto status = merged.find("status"); status != merged.end()) {
+      whole["status"] = std::move(*status);
+    } else {
+      whole.erase("status");
+    }
+    merged = std::move(whole);
+  } else if (live.is_object()) {
     if (auto status = live.find("status"); status != live.end()) merged["status"] = *status;
   }
   WriteEntries(merged, std::move(entries));
@@ -876,8 +908,9 @@ void SyncLastApplied(json& object, const json& applied) {
   if (total > kTotalAnnotationSizeLimit) annotations.erase(kLastApplied);
 }
 
-StatusOr<json> Apply(const json& live, const json& applied, std::string_view manager, bool force,
-                     TimePoint now, std::vector<ApplyConflict>* conflicts) {
+StatusOr<json> Apply(const json& live, const json& applied, std::string_view manager,
+                     std::string_view subresource, bool force, TimePoint now,
+                     std::vector<ApplyConflict>* conflicts) {
   if (manager.empty()) return InvalidArgumentError("fieldManager is required for apply requests");
   if (!applied.is_object()) return InvalidArgumentError("the apply configuration must be an object");
   if (!live.is_null() && !live.is_object()) return InvalidArgumentError("invalid live object");
@@ -889,9 +922,18 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
   }
 
   // The configuration.
+  const Part part = PartOf(subresource);
+  if (part == Part::kStatus && !live.is_object()) return NotFoundError("no object to apply to");
   json cfg = applied;
   internal::PruneNulls(cfg);
-  cfg.erase("status");
+  const std::string api_version = ApiVersionOf(cfg, live);
+  const Field root = TypeField(schema::RootType(api_version, KindOf(cfg, live)));
+  if (part == Part::kStatus) {
+    // The status strategy resets everything else (kube's reset fields).
+    cfg = OwnedPart(cfg, part);
+  } else {
+    cfg.erase("status");
+  }
   if (auto meta = cfg.find("metadata"); meta != cfg.end() && meta->is_object()) {
     for (const char* k : {"managedFields", "uid", "resourceVersion", "creationTimestamp",
                           "generation", "selfLink", "deletionTimestamp",
@@ -899,14 +941,13 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
       meta->erase(k);
     }
   }
-  const json live_plain = live.is_object() ? WithoutManagedFieldsAndStatus(live) : json::object();
-  const std::string api_version = ApiVersionOf(cfg, live);
-  const Field root = TypeField(schema::RootType(api_version, KindOf(cfg, live)));
+  const json live_plain = live.is_object() ? OwnedPart(live, part) : json::object();
   const std::vector<Entry> entries = ParseEntries(live);
 
-  CoreResult result =
-      ApplyCore(live, live_plain, cfg, entries, manager, api_version, root, force, now);
-  if (!result.conflicts.empty() && manager == "kubectl") {
+  CoreResult result = ApplyCore(live, live_plain, cfg, entries, manager, subresource, api_version,
+                                root, force, now);
+  // kube's last-applied handling is the object's own: a subresource's apply has none.
+  if (!result.conflicts.empty() && manager == "kubectl" && subresource.empty()) {
     // Upgrade from client-side apply: conflicts on fields that still hold their
     // last-applied values are not conflicts for kubectl's own manager.
     if (auto allowed = AllowedFromLastApplied(live, live_plain, api_version, root)) {
@@ -916,7 +957,7 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
         if (!c.fields.empty()) remaining.push_back(std::move(c));
       }
       if (remaining.empty()) {
-        result = ApplyCore(live, live_plain, cfg, entries, manager, api_version, root,
+        result = ApplyCore(live, live_plain, cfg, entries, manager, subresource, api_version, root,
                            /*force=*/true, now);
       } else {
         result.conflicts = std::move(remaining);
@@ -949,27 +990,29 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
     if (conflicts != nullptr) *conflicts = std::move(list);
     return AbortedError(message);
   }
-  if (manager == "kubectl") SyncLastApplied(result.object, applied);
+  if (manager == "kubectl" && subresource.empty()) SyncLastApplied(result.object, applied);
   return std::move(result.object);
 }
 
 }  // namespace
 
-StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
-                                         const nlohmann::json& applied, std::string_view manager,
-                                         bool force, TimePoint now,
-                                         std::vector<ApplyConflict>* conflicts) {
+StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live, const nlohmann::json& applied,
+                                         std::string_view manager, bool force, TimePoint now,
+                                         std::vector<ApplyConflict>* conflicts,
+                                         std::string_view subresource) {
   if (conflicts != nullptr) conflicts->clear();
   try {
-    return Apply(live, applied, manager, force, now, conflicts);
+    return Apply(live, applied, manager, subresource, force, now, conflicts);
   } catch (const nlohmann::json::exception& e) {
     return InternalError(std::string("server-side apply: ") + e.what());
   }
 }
 
 nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
-                                   std::string_view manager, TimePoint now) {
+                                                 std::string_view manager, TimePoint now,
+                                                 std::string_view subresource) {
   if (manager.empty() || !updated.is_object()) return updated;
+  const Part part = PartOf(subresource);
   try {
     std::vector<Entry> entries;
     const json* provided = nullptr;
@@ -981,13 +1024,13 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
     }
     entries = ParseEntries(provided != nullptr ? updated : old);
 
-    const json after = WithoutManagedFieldsAndStatus(updated);
+    const json after = OwnedPart(updated, part);
     const std::string api_version = ApiVersionOf(updated, old);
     const std::string_view root_type = schema::RootType(api_version, KindOf(updated, old));
     const Field root = TypeField(root_type);
     json before;
     if (old.is_object()) {
-      before = WithoutManagedFieldsAndStatus(old);
+      before = OwnedPart(old, part);
     } else {
       // kube compares a created object against the empty typed object.
       before = json::parse(schema::ZeroObjectJson(root_type));
@@ -995,21 +1038,22 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
         before["spec"] = json::object();
       }
     }
-    const Comparison cmp = CompareObjectsFiltered(before, after, root);
+    const Comparison cmp = CompareObjectsFiltered(before, after, root, part);
     const FieldSet changed = cmp.added.Union(cmp.modified);
 
     for (auto& e : entries) {
-      if (e.Is(manager, "Update", api_version)) continue;
+      if (e.Is(manager, "Update", api_version, subresource)) continue;
       e.set = e.set.Difference(changed).Difference(cmp.removed);
     }
     auto mine = std::find_if(entries.begin(), entries.end(), [&](const Entry& e) {
-      return e.Is(manager, "Update", api_version);
+      return e.Is(manager, "Update", api_version, subresource);
     });
     if (mine == entries.end() && !changed.empty()) {
       Entry e;
       e.manager = std::string(manager);
       e.operation = "Update";
       e.api_version = api_version;
+      e.subresource = std::string(subresource);
       entries.push_back(std::move(e));
       mine = entries.end() - 1;
     }
@@ -1028,35 +1072,52 @@ nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nloh
 //
 // Two kinds of update leave the entries' sets as they are, and are most of a cluster's writes
 // (status writes, Lease renewals, heartbeats):
-//   1. a write that changes nothing a manager can own: only status, managedFields, or the
-//      server's metadata (resourceVersion, uid, creationTimestamp... which a client's PUT may
-//      leave out) differ. The general path would parse
-//      old's entries, find no field added, modified or removed, and write them back: every
-//      entry stays as it was.
-//   2. a write whose only changes are new values of scalar fields (reached through maps only,
-//      present on both sides) that the writer's own Update entry already owns and no other
-//      entry owns: the general path would take them from nobody and give them to the writer,
-//      who has them; only the writer's time becomes `now` (and the entries are re-sorted, as
-//      the time is part of their order).
+//   1. a write that changes nothing its part of the object holds (see Part): e.g. only status,
+//      managedFields, or the server's metadata (resourceVersion, uid, creationTimestamp...
+//      which a client's PUT may leave out) differ for a write to the object itself. The
+//      general path would parse old's entries, find no field added, modified or removed, and
+//      write them back: every entry stays as it was.
+//   2. a write whose only changes are new values of fields the sets hold whole (scalars,
+//      atomic maps and lists; reached through maps and the items of keyed lists, present on
+//      both sides: a node's heartbeat times, a condition's status) that the writer's own
+//      Update entry already owns and no other entry owns: the general path would take them
+//      from nobody and give them to the writer, who has them; only the writer's time becomes
+//      `now` (and the entries are re-sorted, as the time is part of their order).
 // Neither applies when the client sends entries of its own, or when old's entries are not in
 // the form WriteEntries gives them (as every entry the store holds is); the general path runs.
 
-// The changes from `old` to `updated` when they are all scalar values replaced (paths of
-// "f:<key>", through maps only; what no manager owns is skipped: status, managedFields, and
-// scalar apiVersion, kind, metadata name, namespace, uid, creationTimestamp, resourceVersion,
-// generation...); nullopt for any other change (a member added or removed, a list changed,
-// null, a type changed) or more than a few.
+// The changes from `old` to `updated` when they are all values the sets hold whole replaced by
+// others of their type (paths of "f:<key>" through maps, and "k:{...}" through the items of
+// keyed lists whose keys stay in place; what the write's part does not own is skipped: for the
+// object, status, managedFields, and scalar apiVersion, kind, metadata name, namespace, uid,
+// creationTimestamp, resourceVersion, generation...; for status, everything else); nullopt for
+// any other change (a member or item added, removed or moved, a set changed, null, a type
+// changed) or more than a few.
 using ScalarChanges = std::vector<std::vector<std::string>>;
 const std::set<std::string, std::less<>> kServerMetadata = {
     "name", "namespace",   "creationTimestamp", "selfLink",
     "uid",  "clusterName", "generation",        "resourceVersion"};
 constexpr size_t kMaxScalarChanges = 8;
 
-bool DiffScalars(const json& a, const json& b, std::vector<std::string>& path, ScalarChanges& out) {
+bool DiffScalars(const json& a, const json& b, const Field& f, Part part,
+                 std::vector<std::string>& path, ScalarChanges& out) {
+  // A value the set holds whole (a scalar, an atomic map or list) replaced by another of its
+  // type: one change at `path`, as CompareLeaf's "modified".
+  auto leaf_changed = [&] {
+    if (a == b) return true;
+    if (a.is_null() || b.is_null() || a.type() != b.type() || out.size() == kMaxScalarChanges) {
+      return false;
+    }
+    out.push_back(path);
+    return true;
+  };
   if (a.is_object() && b.is_object()) {
+    if (f.shape == Shape::kAtomic) return leaf_changed();
     // What Ignored() leaves out: all of status and managedFields; scalar apiVersion, kind and
-    // the server's metadata fields (a structured one has children that count).
+    // the server's metadata fields (a structured one has children that count). Of a status
+    // write, everything but status.
     auto skipped = [&](const std::string& k, const json& v) {
+      if (part == Part::kStatus) return path.empty() && k != "status";
       if (path.empty())
         return k == "status" || ((k == "apiVersion" || k == "kind") && !v.is_structured());
       if (path.size() == 1 && path[0] == "f:metadata") {
@@ -1071,7 +1132,8 @@ bool DiffScalars(const json& a, const json& b, std::vector<std::string>& path, S
       auto other = b.find(it.key());
       if (other == b.end() || skipped(other.key(), *other)) return false;
       path.push_back("f:" + it.key());
-      const bool ok = DiffScalars(it.value(), *other, path, out);
+      const bool ok =
+          DiffScalars(it.value(), *other, LookupField(f.type, it.key()), part, path, out);
       path.pop_back();
       if (!ok) return false;
     }
@@ -1080,19 +1142,34 @@ bool DiffScalars(const json& a, const json& b, std::vector<std::string>& path, S
     }
     return counted == 0;  // b has no member a lacks
   }
-  if (a == b) return true;
-  if (a.is_structured() || b.is_structured() || a.is_null() || b.is_null() ||
-      a.type() != b.type() || out.size() == kMaxScalarChanges) {
-    return false;
+  if (a.is_array() && b.is_array()) {
+    if (a == b) return true;
+    std::vector<std::string> b_keys;
+    const ListMode mode = ModeFor(f, &a, &b, &b_keys);
+    if (mode == ListMode::kAtomic) return leaf_changed();
+    // Items of a keyed list, the same keys in the same order: their members, item by item.
+    // Anything else (an item added, removed or moved; a set's values) is not a scalar change.
+    if (mode != ListMode::kKeyed || a.size() != b.size()) return false;
+    const Field item = TypeField(f.type);
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i] == b[i]) continue;
+      if (ItemKey(a[i], f) != b_keys[i]) return false;
+      path.push_back(b_keys[i]);
+      const bool ok = DiffScalars(a[i], b[i], item, part, path, out);
+      path.pop_back();
+      if (!ok) return false;
+    }
+    return true;
   }
-  out.push_back(path);
-  return true;
+  if (a.is_structured() || b.is_structured()) return a == b;
+  return leaf_changed();
 }
 
-std::optional<ScalarChanges> ScalarChangesOf(const json& old, const json& updated) {
+std::optional<ScalarChanges> ScalarChangesOf(const json& old, const json& updated, Part part) {
   ScalarChanges out;
   std::vector<std::string> path;
-  if (!DiffScalars(old, updated, path, out)) return std::nullopt;
+  const Field root = TypeField(schema::RootType(ApiVersionOf(updated, old), KindOf(updated, old)));
+  if (!DiffScalars(old, updated, root, part, path, out)) return std::nullopt;
   return out;
 }
 
@@ -1157,12 +1234,13 @@ bool EntriesInWrittenForm(const json* managed_fields) {
 // change is not the writer's alone.
 std::optional<json> EntriesAfterOwnedChanges(const json& entries, const ScalarChanges& changes,
                                              std::string_view manager, std::string_view api_version,
-                                             TimePoint now) {
+                                             std::string_view subresource, TimePoint now) {
   std::optional<size_t> mine;
   for (size_t i = 0; i < entries.size(); ++i) {
     const json& e = entries[i];
     if (StringMember(e, "manager") == manager && StringMember(e, "operation") == "Update" &&
-        !e.contains("subresource") && StringMember(e, "apiVersion") == api_version) {
+        StringMember(e, "subresource") == subresource &&
+        StringMember(e, "apiVersion") == api_version) {
       mine = i;
     }
   }
@@ -1192,7 +1270,7 @@ std::optional<json> EntriesAfterOwnedChanges(const json& entries, const ScalarCh
 
 // The shortcuts' result, or nullopt when the general path must run.
 std::optional<json> OwnershipShortcut(const json& old, json& updated, std::string_view manager,
-                                      TimePoint now) {
+                                      std::string_view subresource, TimePoint now) {
   const json* old_mf = nullptr;
   if (auto meta = old.find("metadata"); meta != old.end() && meta->is_object()) {
     if (auto mf = meta->find("managedFields"); mf != meta->end()) old_mf = &*mf;
@@ -1204,7 +1282,7 @@ std::optional<json> OwnershipShortcut(const json& old, json& updated, std::strin
     return std::nullopt;  // the client's own entries
   }
   if (!EntriesInWrittenForm(old_mf)) return std::nullopt;
-  const std::optional<ScalarChanges> changes = ScalarChangesOf(old, updated);
+  const std::optional<ScalarChanges> changes = ScalarChangesOf(old, updated, PartOf(subresource));
   if (!changes) return std::nullopt;
   if (changes->empty()) {  // shortcut 1
     if (old_mf == nullptr) {
@@ -1215,8 +1293,8 @@ std::optional<json> OwnershipShortcut(const json& old, json& updated, std::strin
     return std::move(updated);
   }
   if (old_mf == nullptr) return std::nullopt;
-  std::optional<json> entries =
-      EntriesAfterOwnedChanges(*old_mf, *changes, manager, ApiVersionOf(updated, old), now);
+  std::optional<json> entries = EntriesAfterOwnedChanges(
+      *old_mf, *changes, manager, ApiVersionOf(updated, old), subresource, now);
   if (!entries) return std::nullopt;
   (*meta)["managedFields"] = std::move(*entries);
   return std::move(updated);
@@ -1224,22 +1302,25 @@ std::optional<json> OwnershipShortcut(const json& old, json& updated, std::strin
 
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
                                    std::string_view manager, TimePoint now,
-                                   std::string* fields_v1_text) {
+                                   std::string* fields_v1_text, std::string_view subresource) {
   if (fields_v1_text != nullptr) fields_v1_text->clear();
   if (manager.empty() || !updated.is_object()) return updated;
   if (old.is_object()) {
     try {
-      if (auto same = OwnershipShortcut(old, updated, manager, now)) return std::move(*same);
+      if (auto same = OwnershipShortcut(old, updated, manager, subresource, now)) {
+        return std::move(*same);
+      }
     } catch (const nlohmann::json::exception&) {
     }
-    return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+    return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now, subresource);
   }
   try {
     if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
       if (auto mf = meta->find("managedFields");
           mf != meta->end() && mf->is_array() && !mf->empty()) {
         // The client's entries are the starting point: the general path.
-        return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now);
+        return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now,
+                                                 subresource);
       }
     }
     // A create: the set is every field of the new object that differs from the kind's zero

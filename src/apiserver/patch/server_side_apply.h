@@ -12,8 +12,15 @@
 // apiVersion, subresource). Entries are written sorted as kube sorts them: operation
 // ("Apply" before "Update"), then time (absent first; times compare as their RFC 3339 text),
 // manager, apiVersion, subresource. Entries whose set is empty are dropped; no entries means no
-// managedFields key. Entries that cannot be parsed are dropped. "subresource" is kept when
-// present but never written by these functions.
+// managedFields key. Entries that cannot be parsed are dropped.
+//
+// Subresources. Both functions take the subresource written ("" for the object itself); a
+// write's entry carries it ("subresource": "status"), so a manager's writes to the object and
+// to its status are two entries, as kube's. What a write owns is the part of the object its
+// strategy lets it change (kube's reset fields): a write to status (or to a
+// CertificateSigningRequest's approval) owns fields under status only, never status itself;
+// the object and its other subresources (scale) own everything but status. A conflict names
+// the subresource: conflict with "kubelet" with subresource "status" using v1.
 //
 // Field sets. A set lists the fields of the object at the granularity SMD uses: every leaf
 // value; maps and structs only through their fields (an empty map, or a +mapType=atomic one,
@@ -29,7 +36,9 @@
 //   `live` is the stored object, or null when it does not exist (create). `applied` is the
 //   apply configuration, already parsed to JSON. Steps:
 //   1. The configuration is cleaned: null members are dropped (a null never sets or owns a
-//      field here), status is ignored (the live status is kept) and so are the server-owned
+//      field here), status is ignored (the live status is kept; of an apply to status,
+//      everything but status is ignored, and a missing object is NotFound) and so are the
+//      server-owned
 //      metadata fields above other than name/namespace (the live values are kept; preconditions
 //      on uid or resourceVersion are the caller's job). A non-empty
 //      metadata.managedFields in `applied` is InvalidArgument
@@ -49,7 +58,8 @@
 //      changes to a different value is a conflict. Equal values are shared, not conflicts.
 //      Without force, any conflict fails the whole apply with Aborted (HTTP 409 Conflict) whose
 //      message is kube's:
-//        Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1: .metadata.labels.app
+//        Apply failed with 1 conflict: conflict with "kubectl-client-side-apply" using v1:
+//        .metadata.labels.app
 //      or for several (managers sorted, paths in SMD order):
 //        Apply failed with 2 conflicts: conflicts with "a" using v1:\n- .spec.replicas\n- ...
 //      and `*conflicts` (when not null) receives one entry per conflicting field:
@@ -120,10 +130,10 @@ struct ApplyConflict {
   std::string message;  // "conflict with \"kubectl-client-side-apply\" using v1"
 };
 
-StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
-                                         const nlohmann::json& applied, std::string_view manager,
-                                         bool force, TimePoint now,
-                                         std::vector<ApplyConflict>* conflicts);
+StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live, const nlohmann::json& applied,
+                                         std::string_view manager, bool force, TimePoint now,
+                                         std::vector<ApplyConflict>* conflicts,
+                                         std::string_view subresource = "");
 
 // A create (`old` null, no managedFields in `updated`) takes a shortcut that writes the entry's
 // FieldsV1 as JSON text in one walk over the new object; its result is identical to the
@@ -133,11 +143,13 @@ StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live,
 // the tree.
 nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json updated,
                                    std::string_view manager, TimePoint now,
-                                   std::string* fields_v1_text = nullptr);
+                                   std::string* fields_v1_text = nullptr,
+                                   std::string_view subresource = "");
 
 // UpdateManagedFields without the create shortcut: the reference the shortcut is tested
 // against.
 nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
-                                                 std::string_view manager, TimePoint now);
+                                                 std::string_view manager, TimePoint now,
+                                                 std::string_view subresource = "");
 
 }  // namespace tidepool::apiserver::patch

@@ -511,5 +511,152 @@ TEST(UpdateManagedFieldsTest, CreateOfConfigMapMarksNewDataMap) {
             J(R"({"f:data":{".":{},"f:k":{}}})"));
 }
 
+// ---- Subresources ------------------------------------------------------------------------
+
+// The entry of (manager, operation, subresource), or null.
+json EntryOf(const json& obj, std::string_view manager, std::string_view operation,
+             std::string_view subresource) {
+  for (const auto& e : ManagedFields(obj)) {
+    if (e.value("manager", "") == manager && e.value("operation", "") == operation &&
+        e.value("subresource", "") == subresource) {
+      return e;
+    }
+  }
+  return nullptr;
+}
+
+struct SubresourceCase {
+  std::string name;
+  std::string subresource;
+  std::string merge_patch;      // applied to CsaCreated() with MergePatch
+  std::string want_fields;      // fieldsV1 of ("writer", Update, subresource); "" = none
+  std::string want_csa_fields;  // the client-side apply entry's afterwards
+};
+
+void PrintTo(const SubresourceCase& c, std::ostream* os) { *os << c.name; }
+
+class SubresourceWriteTest : public ::testing::TestWithParam<SubresourceCase> {};
+
+// A write to a subresource is an entry of its own, owning what that subresource may change;
+// the shortcuts give what the general path gives.
+TEST_P(SubresourceWriteTest, OwnsItsPart) {
+  const SubresourceCase& c = GetParam();
+  json old = CsaCreated();
+  json updated = *MergePatch(old, J(c.merge_patch));
+  json got = UpdateManagedFields(old, updated, "writer", kT1, nullptr, c.subresource);
+  EXPECT_EQ(got, UpdateManagedFieldsGeneralForTest(old, updated, "writer", kT1, c.subresource));
+  json entry = EntryOf(got, "writer", "Update", c.subresource);
+  if (c.want_fields.empty()) {
+    EXPECT_TRUE(entry.is_null()) << ManagedFields(got).dump();
+  } else {
+    ASSERT_TRUE(entry.is_object()) << ManagedFields(got).dump();
+    EXPECT_EQ(entry["fieldsV1"], J(c.want_fields)) << entry["fieldsV1"].dump();
+    EXPECT_EQ(entry["subresource"], c.subresource);
+    EXPECT_EQ(entry["time"], "2026-01-01T00:01:00Z");
+  }
+  EXPECT_TRUE(EntryOf(got, "writer", "Update", "").is_null());
+  json csa = EntryOf(got, "kubectl-client-side-apply", "Update");
+  EXPECT_EQ(csa["fieldsV1"], J(c.want_csa_fields)) << csa["fieldsV1"].dump();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Writes, SubresourceWriteTest,
+    ::testing::Values(
+        SubresourceCase{"status_scalar", "status", R"({"status":{"phase":"Running"}})",
+                        R"({"f:status":{"f:phase":{}}})", std::string(kCsaFields)},
+        SubresourceCase{"status_conditions", "status",
+                        R"({"status":{"conditions":[{"type":"Ready","status":"True"}]}})",
+                        R"({"f:status":{"f:conditions":{".":{},
+                            "k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}})",
+                        std::string(kCsaFields)},
+        SubresourceCase{"status_unchanged", "status", R"({"status":{"phase":"Pending"}})", "",
+                        std::string(kCsaFields)},
+        // The status strategy keeps the rest: had a status write changed it, it is not owned.
+        SubresourceCase{"status_owns_no_label", "status", R"({"metadata":{"labels":{"tier":"x"}}})",
+                        "", std::string(kCsaFields)},
+        SubresourceCase{"approval_conditions", "approval",
+                        R"({"status":{"conditions":[{"type":"Approved","status":"True"}]}})",
+                        R"({"f:status":{"f:conditions":{".":{},
+                            "k:{\"type\":\"Approved\"}":{".":{},"f:status":{},"f:type":{}}}}})",
+                        std::string(kCsaFields)},
+        SubresourceCase{"scale_takes_the_field", "scale", R"({"spec":{"nodeName":"n1"}})",
+                        R"({"f:spec":{"f:nodeName":{}}})", std::string(kCsaFields)},
+        SubresourceCase{"scale_moves_ownership", "scale", R"({"metadata":{"labels":{"app":"x"}}})",
+                        R"({"f:metadata":{"f:labels":{"f:app":{}}}})",
+                        CsaFieldsWith(R"([{"op":"remove","path":"/f:metadata/f:labels/f:app"}])")}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(SubresourceWriteTest, StatusTwiceMovesOnlyTheTime) {
+  json old = CsaCreated();
+  json a = UpdateManagedFields(old, *MergePatch(old, J(R"({"status":{"phase":"Running"}})")),
+                               "kubelet", kT1, nullptr, "status");
+  json b = UpdateManagedFields(a, *MergePatch(a, J(R"({"status":{"phase":"Succeeded"}})")),
+                               "kubelet", kT2, nullptr, "status");
+  json entry = EntryOf(b, "kubelet", "Update", "status");
+  EXPECT_EQ(entry["fieldsV1"], J(R"({"f:status":{"f:phase":{}}})"));
+  EXPECT_EQ(entry["time"], "2026-01-01T00:02:00Z");
+  // A write to the object itself by the same manager is another entry.
+  json c = UpdateManagedFields(b, *MergePatch(b, J(R"({"metadata":{"labels":{"k":"v"}}})")),
+                               "kubelet", kT2, nullptr, "");
+  EXPECT_EQ(EntryOf(c, "kubelet", "Update", "")["fieldsV1"],
+            J(R"({"f:metadata":{"f:labels":{"f:k":{}}}})"));
+  EXPECT_EQ(EntryOf(c, "kubelet", "Update", "status")["fieldsV1"], entry["fieldsV1"]);
+}
+
+TEST(ServerSideApplyTest, ApplyToStatusAppliesStatusOnly) {
+  json live = CsaCreated();
+  json cfg =
+      J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpu-pod","labels":{"app":"x"}},
+                   "spec":{"nodeName":"elsewhere"},
+                   "status":{"conditions":[{"type":"Ready","status":"True"}]}})");
+  auto got = ServerSideApply(live, cfg, "ctrl", false, kT1, nullptr, "status");
+  ASSERT_TRUE(got.ok()) << got.status().ToString();
+  EXPECT_EQ((*got)["spec"], live["spec"]);
+  EXPECT_EQ((*got)["metadata"]["labels"], live["metadata"]["labels"]);
+  EXPECT_EQ((*got)["status"],
+            J(R"({"phase":"Pending","conditions":[{"type":"Ready","status":"True"}]})"));
+  json entry = EntryOf(*got, "ctrl", "Apply", "status");
+  EXPECT_EQ(entry["fieldsV1"], J(R"({"f:status":{"f:conditions":{
+      "k:{\"type\":\"Ready\"}":{".":{},"f:status":{},"f:type":{}}}}})"));
+  EXPECT_EQ(entry["time"], "2026-01-01T00:01:00Z");
+  EXPECT_EQ(EntryOf(*got, "kubectl-client-side-apply", "Update")["fieldsV1"], J(kCsaFields));
+
+  // Dropping the condition from the next apply removes it; the phase nobody applied stays.
+  json again = cfg;
+  again["status"] = J(R"({"conditions":[]})");
+  auto pruned = ServerSideApply(*got, again, "ctrl", false, kT2, nullptr, "status");
+  ASSERT_TRUE(pruned.ok()) << pruned.status().ToString();
+  EXPECT_EQ((*pruned)["status"]["phase"], "Pending");
+  EXPECT_TRUE((*pruned)["status"].value("conditions", json::array()).empty())
+      << (*pruned)["status"].dump();
+}
+
+TEST(ServerSideApplyTest, ApplyToStatusConflictsWithTheStatusWriter) {
+  json live = CsaCreated();
+  live = UpdateManagedFields(live, *MergePatch(live, J(R"({"status":{"phase":"Running"}})")),
+                             "kubelet", kT1, nullptr, "status");
+  json cfg = J(R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"gpu-pod"},
+                   "status":{"phase":"Failed"}})");
+  std::vector<ApplyConflict> conflicts;
+  auto got = ServerSideApply(live, cfg, "ctrl", false, kT2, &conflicts, "status");
+  ASSERT_EQ(got.status().code(), StatusCode::kAborted);
+  EXPECT_EQ(got.status().message(),
+            "Apply failed with 1 conflict: conflict with \"kubelet\" with subresource \"status\" "
+            "using v1: .status.phase");
+  ASSERT_EQ(conflicts.size(), 1u);
+  EXPECT_EQ(conflicts[0].field, ".status.phase");
+  // The same manager applying to the object itself does not meet the status writer.
+  EXPECT_TRUE(ServerSideApply(live, Manifest(), "ctrl", false, kT2, nullptr, "").ok());
+  auto forced = ServerSideApply(live, cfg, "ctrl", true, kT2, nullptr, "status");
+  ASSERT_TRUE(forced.ok());
+  EXPECT_EQ((*forced)["status"]["phase"], "Failed");
+  EXPECT_TRUE(EntryOf(*forced, "kubelet", "Update", "status").is_null());
+}
+
+TEST(ServerSideApplyTest, ApplyToStatusOfNothingIsNotFound) {
+  auto got = ServerSideApply(nullptr, Manifest(), "ctrl", false, kT0, nullptr, "status");
+  EXPECT_EQ(got.status().code(), StatusCode::kNotFound);
+}
+
 }  // namespace
 }  // namespace tidepool::apiserver::patch
