@@ -58,6 +58,78 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   EXPECT_FALSE(patch.contains("requestBody"));
 }
 
+// core/v1 and events.k8s.io/v1 Events are one resource, kept in core's form, as kube-apiserver
+// keeps them: an Event written through either API is read, listed, selected and watched through
+// both, with each API's field names and Go's encoding of its empty fields.
+TEST_F(ApiServerTest, EventsOfBothApisAreOneResource) {
+  const json v1 = json::parse(R"({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+    "metadata": {"name": "gpu-pod.1"},
+    "eventTime": "2026-01-01T00:05:00.000000Z", "reportingController": "kueue-admission",
+    "reportingInstance": "kueue-admission-0", "action": "Admit", "reason": "Admitted",
+    "type": "Normal", "regarding": {"kind": "Pod", "namespace": "default", "name": "gpu-pod"},
+    "note": "Admitted by ClusterQueue gpu"})");
+  auto created = Do("POST", "/apis/events.k8s.io/v1/namespaces/default/events", v1.dump());
+  ASSERT_EQ(created.code, 201) << created.body;
+  const json answer = created.Json();
+  EXPECT_EQ(answer["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ(answer["note"], "Admitted by ClusterQueue gpu");
+  EXPECT_EQ(answer["deprecatedSource"], json::object());
+  EXPECT_TRUE(answer["deprecatedFirstTimestamp"].is_null());
+  EXPECT_FALSE(answer.contains("message"));
+
+  const json core = Do("GET", "/api/v1/namespaces/default/events/gpu-pod.1").Json();
+  EXPECT_EQ(core["apiVersion"], "v1");
+  EXPECT_EQ(core["message"], "Admitted by ClusterQueue gpu");
+  EXPECT_EQ(core["involvedObject"]["name"], "gpu-pod");
+  EXPECT_EQ(core["reportingComponent"], "kueue-admission");
+  EXPECT_EQ(core["reportingInstance"], "kueue-admission-0");
+  EXPECT_EQ(core["source"], json::object());
+  EXPECT_TRUE(core["firstTimestamp"].is_null());
+  for (const char* k : {"note", "regarding", "reportingController", "deprecatedSource"}) {
+    EXPECT_FALSE(core.contains(k)) << k;
+  }
+  // The pod's events as `kubectl describe pod` asks for them (core, by involvedObject).
+  const json selected = Do("GET",
+                           "/api/v1/namespaces/default/events?fieldSelector="
+                           "involvedObject.name%3Dgpu-pod")
+                            .Json();
+  ASSERT_EQ(selected["items"].size(), 1u);
+
+  // A core Event read through events.k8s.io.
+  const json old_api = json::parse(R"({"apiVersion": "v1", "kind": "Event",
+    "metadata": {"name": "gpu-pod.2"}, "reason": "Pulled", "type": "Normal", "count": 3,
+    "message": "Container image pulled", "source": {"component": "kubelet", "host": "node-1"},
+    "firstTimestamp": "2026-01-01T00:01:00Z", "lastTimestamp": "2026-01-01T00:04:00Z",
+    "involvedObject": {"kind": "Pod", "namespace": "default", "name": "gpu-pod"}})");
+  ASSERT_EQ(Do("POST", "/api/v1/namespaces/default/events", old_api.dump()).code, 201);
+  const json as_v1 = Do("GET", "/apis/events.k8s.io/v1/namespaces/default/events/gpu-pod.2").Json();
+  EXPECT_EQ(as_v1["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ(as_v1["note"], "Container image pulled");
+  EXPECT_EQ(as_v1["deprecatedCount"], 3);
+  EXPECT_EQ(as_v1["deprecatedSource"]["host"], "node-1");
+  EXPECT_EQ(as_v1["deprecatedLastTimestamp"], "2026-01-01T00:04:00Z");
+  EXPECT_TRUE(as_v1["eventTime"].is_null());
+  EXPECT_FALSE(as_v1.contains("reportingController"));  // "" in core, omitted here
+  // Both in either list, selected by either API's names.
+  EXPECT_EQ(Do("GET", "/apis/events.k8s.io/v1/namespaces/default/events").Json()["items"].size(),
+            2u);
+  const json by_regarding = Do("GET",
+                               "/apis/events.k8s.io/v1/namespaces/default/events?fieldSelector="
+                               "regarding.name%3Dgpu-pod,reportingController%3Dkueue-admission")
+                                .Json();
+  ASSERT_EQ(by_regarding["items"].size(), 1u);
+  EXPECT_EQ(by_regarding["items"][0]["metadata"]["name"], "gpu-pod.1");
+  EXPECT_EQ(by_regarding["items"][0]["apiVersion"], "events.k8s.io/v1");
+  // A merge patch through events.k8s.io changes the one object.
+  auto patched = Do("PATCH", "/apis/events.k8s.io/v1/namespaces/default/events/gpu-pod.2",
+                    R"({"note": "pulled again", "deprecatedCount": 4})",
+                    {{"content-type", "application/merge-patch+json"}});
+  ASSERT_EQ(patched.code, 200) << patched.body;
+  const json after = Do("GET", "/api/v1/namespaces/default/events/gpu-pod.2").Json();
+  EXPECT_EQ(after["message"], "pulled again");
+  EXPECT_EQ(after["count"], 4);
+}
+
 // autoscaling serves HorizontalPodAutoscalers in v2 (stored, preferred) and v1, one object for
 // both, converted as kube-apiserver converts them (v1's CPU target is a v2 Resource metric; what
 // v1 cannot say travels in annotations).

@@ -1,5 +1,9 @@
 #include "apiserver/conversion.h"
 
+#include <initializer_list>
+#include <string>
+#include <utility>
+
 #include "apiserver/json_io.h"
 
 namespace tidepool::apiserver::conversion {
@@ -341,6 +345,84 @@ bool IsHpaV1(const Resource& r) {
   return r.group == "autoscaling" && r.resource == "horizontalpodautoscalers" && r.version == "v1";
 }
 
+// ---- events.k8s.io/v1 Events over core/v1 storage ---------------------------------------------
+//
+// kube-apiserver keeps both APIs' Events as one internal Event (pkg/apis/events/v1
+// conversion.go): regarding is involvedObject, note message, deprecatedSource source,
+// deprecatedFirstTimestamp / deprecatedLastTimestamp / deprecatedCount firstTimestamp /
+// lastTimestamp / count, reportingController reportingComponent; eventTime, series, related,
+// action, reason, type and reportingInstance are the same fields. Each side is written as Go
+// encodes its struct: what has no omitempty (or is a struct, or a metav1.Time that encodes its
+// zero as null) is always there.
+
+bool IsEventsV1(const Resource& r) { return r.group == "events.k8s.io" && r.resource == "events"; }
+
+constexpr std::pair<const char*, const char*> kRenamed[] = {
+    {"regarding", "involvedObject"},
+    {"note", "message"},
+    {"deprecatedSource", "source"},
+    {"deprecatedFirstTimestamp", "firstTimestamp"},
+    {"deprecatedLastTimestamp", "lastTimestamp"},
+    {"deprecatedCount", "count"},
+    {"reportingController", "reportingComponent"},
+};
+
+// `obj` with the members kRenamed names under their other side's names; the rest kept.
+json Renamed(json obj, bool to_core) {
+  json out = json::object();
+  for (auto& [k, v] : obj.items()) {
+    std::string name = k;
+    for (const auto& [v1, core] : kRenamed) {
+      if (k == (to_core ? v1 : core)) name = to_core ? core : v1;
+    }
+    out[name] = std::move(v);
+  }
+  return out;
+}
+
+// Go's encoding of the fields: empty ones dropped where omitempty, written where not.
+void EncodeAsGo(json& out, std::initializer_list<const char*> always_struct,
+                std::initializer_list<const char*> always_time,
+                std::initializer_list<const char*> always_string,
+                std::initializer_list<const char*> omit_empty) {
+  for (const char* k : always_struct) {
+    if (!out.contains(k) || out[k].is_null()) out[k] = json::object();
+  }
+  for (const char* k : always_time) {
+    if (!out.contains(k)) out[k] = nullptr;
+  }
+  for (const char* k : always_string) {
+    if (!out.contains(k) || out[k].is_null()) out[k] = "";
+  }
+  for (const char* k : omit_empty) {
+    auto it = out.find(k);
+    if (it == out.end()) continue;
+    if (it->is_null() || (it->is_string() && it->get_ref<const std::string&>().empty()) ||
+        (it->is_number() && *it == 0)) {
+      out.erase(it);
+    }
+  }
+}
+
+json EventToCore(json obj) {
+  json out = Renamed(std::move(obj), /*to_core=*/true);
+  out["apiVersion"] = "v1";
+  EncodeAsGo(out, {"involvedObject", "source"}, {"firstTimestamp", "lastTimestamp", "eventTime"},
+             {"reportingComponent", "reportingInstance"},
+             {"reason", "message", "count", "type", "action", "series", "related"});
+  return out;
+}
+
+json EventFromCore(json obj) {
+  json out = Renamed(std::move(obj), /*to_core=*/false);
+  out["apiVersion"] = "events.k8s.io/v1";
+  EncodeAsGo(out, {"regarding", "deprecatedSource"},
+             {"eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"}, {},
+             {"series", "reportingController", "reportingInstance", "action", "reason", "related",
+              "note", "type", "deprecatedCount"});
+  return out;
+}
+
 }  // namespace
 
 bool Converts(const Resource& served) { return &StorageOf(served) != &served; }
@@ -353,6 +435,7 @@ json ToStorage(const Resource& served, json obj) {
     return obj;
   }
   if (IsHpaV1(served)) return HpaFromV1(std::move(obj));
+  if (IsEventsV1(served)) return EventToCore(std::move(obj));
   return obj;
 }
 
@@ -363,6 +446,7 @@ json FromStorage(const Resource& served, json obj) {
     return obj;
   }
   if (IsHpaV1(served)) return HpaToV1(std::move(obj));
+  if (IsEventsV1(served)) return EventFromCore(std::move(obj));
   return obj;
 }
 

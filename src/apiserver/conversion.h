@@ -15,6 +15,11 @@
 //     annotations;
 //   - from v1, those annotations are read back and dropped; to v1, old ones are replaced.
 // The annotation values are Go's json.Marshal of the v1 types (fields in struct order).
+// And events.k8s.io/v1 Events over core/v1 storage (another group: Resource::storage_group), as
+// kube-apiserver keeps both Event APIs in one resource: regarding / involvedObject, note /
+// message, deprecatedSource / source, deprecated{First,Last}Timestamp and deprecatedCount /
+// {first,last}Timestamp and count, reportingController / reportingComponent; each side's empty
+// fields as Go encodes its struct (eventTime: null; reportingComponent: "" in core).
 //
 // Thread-safe (pure functions). Nothing throws.
 #pragma once

@@ -468,6 +468,7 @@ StatusOr<size_t> ObjectStore::Load() {
   TIDEPOOL_ASSIGN_OR_RETURN(storage::Snapshot snap, backend_->Load());
   std::lock_guard<std::mutex> lock(mu_);
   size_t n = 0;
+  std::vector<std::string> dropped;  // keys of records no shard keeps any more
   for (storage::Record& rec : snap.records) {
     // key: group/resource/ns/name
     std::vector<std::string> parts;
@@ -483,6 +484,12 @@ StatusOr<size_t> ObjectStore::Load() {
     }
     const std::string group = parts[0] == "core" ? "" : parts[0];
     const Resource* r = FindStoredResource(group, "v1", parts[1]);
+    if (r != nullptr && r->storage_group.has_value()) {
+      // Kept by an earlier tidepool in a group that is now another group's form (events.k8s.io
+      // Events, now core's): Events expire within the hour, so they are dropped, not converted.
+      dropped.push_back(rec.key);
+      continue;
+    }
     if (r != nullptr) r = &StorageOf(*r);  // the shard every version reads
     if (r == nullptr && group.find('.') != std::string::npos &&
         FindInternalResource(group, parts[1]) == nullptr) {
@@ -509,6 +516,9 @@ StatusOr<size_t> ObjectStore::Load() {
     ++n;
   }
   revision_ = std::max(revision_, snap.revision);
+  uint64_t ticket = 0;
+  for (std::string& key : dropped) ticket = backend_->Delete(std::move(key), ++revision_);
+  TIDEPOOL_RETURN_IF_ERROR(backend_->Wait(ticket));
   loaded_revision_ = revision_;
   // uids must not repeat across restarts: mix the restored revision into the generator.
   random_ = Random(options_.seed ^ (static_cast<uint64_t>(revision_) * 0x9e3779b97f4a7c15ull));

@@ -38,7 +38,8 @@
 // Durability: with a persistent storage::Backend (--data-dir) every write is handed to it under
 // the store's lock (so revisions reach it in order) and the write call returns only after the
 // backend made it durable: acknowledged means persisted. Load() restores objects and the
-// revision after a restart.
+// revision after a restart (records of a shard no resource keeps any more - events.k8s.io
+// Events of an earlier tidepool, now kept with core's - are dropped and deleted).
 //
 // Watching: OpenWatch() returns a stream of WatchEvents for one resource (optionally one
 // namespace) with revision > from_rv, in revision order, then live ones. A watch from revision 0

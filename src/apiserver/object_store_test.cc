@@ -500,10 +500,12 @@ TEST(ObjectStoreTtlTest, EventsExpireAnHourAfterTheirLastWrite) {
   // Watchers saw the deletions, as kube's watchers see an expired lease's key go.
   std::vector<EventPtr> seen;
   (*w)->Drain(&seen);
-  ASSERT_EQ(seen.size(), 3u);  // the update, then two deletions
-  EXPECT_EQ(seen[1]->type, EventType::kDeleted);
-  EXPECT_EQ(seen[1]->origin, "event-ttl");
-  EXPECT_EQ(seen[2]->type, EventType::kDeleted);
+  // The update, then three deletions: events.k8s.io Events are kept with core's.
+  ASSERT_EQ(seen.size(), 4u);
+  for (size_t i = 1; i < seen.size(); ++i) {
+    EXPECT_EQ(seen[i]->type, EventType::kDeleted);
+    EXPECT_EQ(seen[i]->origin, "event-ttl");
+  }
   // An Event deleted by a client leaves nothing behind in the queue.
   ASSERT_TRUE(store.Create(events, event("deleted"), {"t", false}).ok());
   ASSERT_TRUE(store.Delete(events, "default", "deleted", {"t", false}).ok());
@@ -550,6 +552,42 @@ TEST(ObjectStorePersistenceTest, AnObjectOfTwoVersionsIsOneAndSurvivesARestart) 
   ASSERT_TRUE(store.Load().ok());
   EXPECT_TRUE(store.Get(v1, "default", "web").ok());
   EXPECT_EQ(store.List(v2, "default").items.size(), 1u);
+}
+
+// events.k8s.io Events kept in a shard of their own by an earlier tidepool are dropped at the
+// next start (they are core's now, and expire within the hour), and deleted from the storage.
+TEST(ObjectStorePersistenceTest, EventsOfTheOldEventsShardAreDropped) {
+  const std::string dir = tidepool::testing::TestTempDir();
+  {
+    auto b = storage::OpenSqlite(dir);
+    ASSERT_TRUE(b.ok()) << b.status().ToString();
+    ASSERT_TRUE((*b)->Load().ok());
+    const std::string old_event = R"({"apiVersion":"events.k8s.io/v1","kind":"Event",)"
+                                  R"("metadata":{"name":"old","namespace":"default"},"note":"n"})";
+    const std::string core_event = R"({"apiVersion":"v1","kind":"Event",)"
+                                   R"("metadata":{"name":"kept","namespace":"default"}})";
+    (*b)->Put("events.k8s.io/events/default/old", 1, old_event);
+    ASSERT_TRUE((*b)->Wait((*b)->Put("core/events/default/kept", 2, core_event)).ok());
+    ASSERT_TRUE((*b)->Close().ok());
+  }
+  SimulatedClock clock;
+  const Resource& events_v1 = *FindResource("events.k8s.io", "v1", "events");
+  {
+    auto b = storage::OpenSqlite(dir);
+    ASSERT_TRUE(b.ok());
+    ObjectStore store(clock, std::move(b).value());
+    auto n = store.Load();
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    EXPECT_EQ(*n, 1u);
+    EXPECT_EQ(store.resource_version(), 3);  // the deletion's revision
+    EXPECT_EQ(store.List(events_v1, "default").items.size(), 1u);
+  }
+  auto b = storage::OpenSqlite(dir);
+  ASSERT_TRUE(b.ok());
+  auto snap = (*b)->Load();
+  ASSERT_TRUE(snap.ok());
+  ASSERT_EQ(snap->records.size(), 1u);
+  EXPECT_EQ(snap->records[0].key, "core/events/default/kept");
 }
 
 TEST(ObjectStorePersistenceTest, ReopenRestoresObjectsAndRevision) {

@@ -178,7 +178,14 @@ std::vector<Resource> Build() {
   // discovery.k8s.io/v1: EndpointSlices (kcm's endpointslice controller writes those of
   // selecting Services).
   v.push_back(Make("discovery.k8s.io", "endpointslices", "endpointslice", "EndpointSlice", true));
-  v.push_back(Make("events.k8s.io", "events", "event", "Event", true, {"ev"}));
+  {
+    // One store for both Event APIs, in core's form, as kube-apiserver keeps them: an event
+    // written through either is read through both.
+    Resource r = Make("events.k8s.io", "events", "event", "Event", true, {"ev"});
+    r.storage_group = "";
+    r.storage_version = "v1";
+    v.push_back(r);
+  }
   {
     Resource r = Make("policy", "poddisruptionbudgets", "poddisruptionbudget",
                       "PodDisruptionBudget", true, {"pdb"});
@@ -238,7 +245,8 @@ const Resource* FindResource(std::string_view group, std::string_view version,
 const Resource& StorageOf(const Resource& r) {
   if (r.custom_storage != nullptr) return *r.custom_storage;
   if (r.storage_version.empty()) return r;
-  const Resource* s = FindResource(r.group, r.storage_version, r.resource);
+  const Resource* s =
+      FindResource(r.storage_group.value_or(r.group), r.storage_version, r.resource);
   return s != nullptr ? *s : r;
 }
 

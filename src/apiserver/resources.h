@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,9 @@ struct Resource {
   // storage version (autoscaling/v1 horizontalpodautoscalers: "v2"); empty when this is it.
   // The store keeps one object for both (StorageOf); conversion.h converts between them.
   std::string storage_version;
+  // The group of that version when it is another group's (events.k8s.io/v1 events are kept as
+  // core v1 events, kube's cohabiting resources): set with storage_version.
+  std::optional<std::string> storage_group;
   // A resource a CustomResourceDefinition defines (crd/registry.h): its schema, printer
   // columns and subresources, and the Resource of its storage version (itself when this is
   // it). Null for the built-in resources.

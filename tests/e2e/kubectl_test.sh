@@ -173,6 +173,32 @@ out=$(sed 's/name: ssa-pod/name: no-such-pod/' "$WORK/ssa-status.yaml" |
 expect_in "$out" 'pods "no-such-pod" not found'
 pass "managedFields of subresources; apply --server-side --subresource=status"
 
+# --- Events of both APIs are one resource: one written through events.k8s.io/v1 (as
+# client-go's new events recorder writes them) is the pod's event for `describe` and `get
+# events`; core's are listed through events.k8s.io
+uid=$(k get pod ssa-pod -o jsonpath='{.metadata.uid}')
+cat >"$WORK/ev.yaml" <<YAML
+apiVersion: events.k8s.io/v1
+kind: Event
+metadata:
+  name: ssa-pod.calibrated
+eventTime: "$(date -u +%Y-%m-%dT%H:%M:%S.000000Z)"
+reportingController: example.com/calibrator
+reportingInstance: calibrator-0
+action: Calibrate
+reason: Calibrated
+type: Normal
+regarding: {kind: Pod, namespace: default, name: ssa-pod, uid: $uid}
+note: GPU calibration passed
+YAML
+expect_in "$(k create -f "$WORK/ev.yaml")" "event.events.k8s.io/ssa-pod.calibrated created"
+expect_match "$(k describe pod ssa-pod)" 'Normal +Calibrated +.* +example.com/calibrator +GPU calibration passed'
+expect_match "$(k get events --field-selector involvedObject.name=ssa-pod)" 'Normal +Calibrated +pod/ssa-pod +GPU calibration passed'
+out=$(k get events.v1.events.k8s.io --field-selector regarding.name=ssa-pod -o jsonpath='{range .items[*]}{.reason}:{.note}{"\n"}{end}')
+expect_in "$out" 'Calibrated:GPU calibration passed'
+expect_in "$out" 'Scheduled:Successfully assigned default/ssa-pod to'
+pass "events.k8s.io/v1 and core/v1 Events are one resource"
+
 # --- label, taint, cordon/uncordon, configmaps
 node=$(k get nodes -o name | grep default-pool | awk 'NR==1' | cut -d/ -f2)
 expect_in "$(k label node "$node" accelerator=none)" "node/$node labeled"

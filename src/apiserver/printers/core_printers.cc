@@ -82,38 +82,19 @@ json NodeCells(const json& node, TimePoint now) {
 
 // ---- events ----------------------------------------------------------------------------------
 
-// Where a field lives in core/v1 and in events.k8s.io/v1 Events.
-struct EventFields {
-  std::string_view involved_object;       // involvedObject / regarding
-  std::string_view message;               // message / note
-  std::string_view source;                // source / deprecatedSource
-  std::string_view first_timestamp;       // firstTimestamp / deprecatedFirstTimestamp
-  std::string_view last_timestamp;        // lastTimestamp / deprecatedLastTimestamp
-  std::string_view count;                 // count / deprecatedCount
-  std::string_view reporting_controller;  // reportingComponent / reportingController
-};
-
-constexpr EventFields kCoreEvent = {"involvedObject",    "message",       "source",
-                                    "firstTimestamp",    "lastTimestamp", "count",
-                                    "reportingComponent"};
-constexpr EventFields kEventsV1 = {"regarding",
-                                   "note",
-                                   "deprecatedSource",
-                                   "deprecatedFirstTimestamp",
-                                   "deprecatedLastTimestamp",
-                                   "deprecatedCount",
-                                   "reportingController"};
-
 std::string FirstNonEmpty(std::string a, std::string b) { return a.empty() ? b : a; }
 
-json EventCellsFor(const json& event, TimePoint now, const EventFields& f) {
-  std::string first_seen = TimeField(Field(event, f.first_timestamp)).has_value()
-                               ? Since(Field(event, f.first_timestamp), now)
+// An Event's row, from core/v1's fields: events.k8s.io/v1 Events are stored as core's
+// (conversion.h) and printed from the same fields, as kube-apiserver prints its one internal
+// Event.
+json CoreEventCells(const json& event, TimePoint now) {
+  std::string first_seen = TimeField(Field(event, "firstTimestamp")).has_value()
+                               ? Since(Field(event, "firstTimestamp"), now)
                                : Since(Field(event, "eventTime"), now);
-  std::string last_seen = TimeField(Field(event, f.last_timestamp)).has_value()
-                              ? Since(Field(event, f.last_timestamp), now)
+  std::string last_seen = TimeField(Field(event, "lastTimestamp")).has_value()
+                              ? Since(Field(event, "lastTimestamp"), now)
                               : first_seen;
-  int64_t count = Int(Field(event, f.count));
+  int64_t count = Int(Field(event, "count"));
   if (const json* series = Field(event, "series"); series != nullptr && !series->is_null()) {
     last_seen = Since(Field(series, "lastObservedTime"), now);
     count = Int(Field(series, "count"));
@@ -121,14 +102,14 @@ json EventCellsFor(const json& event, TimePoint now, const EventFields& f) {
     count = 1;  // singleton events have no count in the new API
   }
 
-  const json* involved = Field(event, f.involved_object);
+  const json* involved = Field(event, "involvedObject");
   const std::string kind = ToLower(Str(Field(involved, "kind")));
   const std::string involved_name = Str(Field(involved, "name"));
   const std::string target = involved_name.empty() ? kind : kind + "/" + involved_name;
 
-  const json* source = Field(event, f.source);
+  const json* source = Field(event, "source");
   const std::string component =
-      FirstNonEmpty(Str(Field(source, "component")), Str(Field(event, f.reporting_controller)));
+      FirstNonEmpty(Str(Field(source, "component")), Str(Field(event, "reportingComponent")));
   const std::string instance =
       FirstNonEmpty(Str(Field(source, "host")), Str(Field(event, "reportingInstance")));
   const std::string source_str = instance.empty() ? component : component + ", " + instance;
@@ -140,18 +121,11 @@ json EventCellsFor(const json& event, TimePoint now, const EventFields& f) {
       target,
       Str(Field(involved, "fieldPath")),
       source_str,
-      TrimSpace(Str(Field(event, f.message))),
+      TrimSpace(Str(Field(event, "message"))),
       first_seen,
       count,
       Name(event),
   });
-}
-
-json CoreEventCells(const json& event, TimePoint now) {
-  return EventCellsFor(event, now, kCoreEvent);
-}
-json EventsV1Cells(const json& event, TimePoint now) {
-  return EventCellsFor(event, now, kEventsV1);
 }
 
 std::vector<Column> EventColumns() {
@@ -609,13 +583,6 @@ Printer MakeEventPrinter() {
   Printer p;
   p.columns = EventColumns();
   p.cells = &CoreEventCells;
-  return p;
-}
-
-Printer MakeEventsV1Printer() {
-  Printer p;
-  p.columns = EventColumns();
-  p.cells = &EventsV1Cells;
   return p;
 }
 

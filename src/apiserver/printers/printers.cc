@@ -66,7 +66,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("storage.k8s.io", "csidrivers")] = MakeCsiDriverPrinter();
     (*m)[Key("storage.k8s.io", "csinodes")] = MakeCsiNodePrinter();
     (*m)[Key("storage.k8s.io", "csistoragecapacities")] = MakeCsiStorageCapacityPrinter();
-    (*m)[Key("events.k8s.io", "events")] = MakeEventsV1Printer();
+    (*m)[Key("events.k8s.io", "events")] = MakeEventPrinter();  // stored as core's
     return m;
   }();
   return *registry;

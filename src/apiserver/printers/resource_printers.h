@@ -32,8 +32,7 @@ const Printer& DefaultPrinter();
 // Defined in pods.cc, core_printers.cc, group_printers.cc and storage_printers.cc.
 Printer MakePodPrinter();
 Printer MakeNodePrinter();
-Printer MakeEventPrinter();     // core/v1 events
-Printer MakeEventsV1Printer();  // events.k8s.io/v1 events (same columns, v1 field names)
+Printer MakeEventPrinter();  // core/v1 events, and events.k8s.io/v1's (stored as core's)
 Printer MakeNamespacePrinter();
 Printer MakeConfigMapPrinter();
 Printer MakeResourceQuotaPrinter();

@@ -115,28 +115,20 @@ Value CoreEventField(const json& o, std::string_view f) {
   return MetaField(o, f, true);
 }
 
-// events.k8s.io/v1 names map to the core field set, computed from the events.k8s.io JSON.
+// events.k8s.io/v1's names for the core field set, read from the stored (core) Event: kube
+// converts the label (regarding.* is involvedObject.*, reportingController is
+// reportingComponent) and selects on the one internal Event.
 Value EventsV1EventField(const json& o, std::string_view f) {
-  static constexpr std::pair<std::string_view, const char*> kRegarding[] = {
-      {"regarding.kind", "kind"},
-      {"regarding.namespace", "namespace"},
-      {"regarding.name", "name"},
-      {"regarding.uid", "uid"},
-      {"regarding.apiVersion", "apiVersion"},
-      {"regarding.resourceVersion", "resourceVersion"},
-      {"regarding.fieldPath", "fieldPath"},
-  };
-  for (const auto& [name, key] : kRegarding) {
-    if (f == name) return Str(o, {"regarding", key});
+  constexpr std::string_view kRegarding = "regarding.";
+  if (f.substr(0, kRegarding.size()) == kRegarding) {
+    return CoreEventField(o, "involvedObject." + std::string(f.substr(kRegarding.size())));
   }
-  if (f == "reason") return Str(o, {"reason"});
-  if (f == "reportingController") return Str(o, {"reportingController"});
-  if (f == "source") {
-    std::string source = Str(o, {"deprecatedSource", "component"});
-    return source.empty() ? Str(o, {"reportingController"}) : source;
+  if (f == "reportingController") return CoreEventField(o, "reportingComponent");
+  if (f.substr(0, std::string_view("involvedObject.").size()) == "involvedObject." ||
+      f == "reportingComponent") {
+    return std::nullopt;  // not an events.k8s.io name
   }
-  if (f == "type") return Str(o, {"type"});
-  return MetaField(o, f, true);
+  return CoreEventField(o, f);
 }
 
 Value NamespaceField(const json& o, std::string_view f) {

@@ -268,10 +268,12 @@ TEST(FieldSelectorTest, FieldValue) {
   const json node = {{"metadata", {{"name", "node-1"}}}, {"spec", {{"unschedulable", true}}}};
   const json event_from_controller = {{"reportingComponent", "my-controller"},
                                       {"source", json::object()}};
+  // An events.k8s.io Event as the store keeps it (core's form, conversion.h): its field labels
+  // are read from the core fields.
   const json events_v1 = {{"metadata", {{"name", "e"}, {"namespace", "ml"}}},
-                          {"regarding", {{"kind", "Pod"}, {"name", "p"}}},
-                          {"reportingController", "kubelet"},
-                          {"deprecatedSource", {{"component", ""}}},
+                          {"involvedObject", {{"kind", "Pod"}, {"name", "p"}}},
+                          {"reportingComponent", "kubelet"},
+                          {"source", {{"component", ""}}},
                           {"reason", "Started"},
                           {"type", "Normal"}};
   struct Case {
@@ -322,6 +324,8 @@ TEST(FieldSelectorTest, FieldValue) {
        events_v1, "source", "kubelet"},
       {"events.k8s.io reportingController", "events.k8s.io", "events", events_v1,
        "reportingController", "kubelet"},
+      {"events.k8s.io has no involvedObject label", "events.k8s.io", "events", events_v1,
+       "involvedObject.name", std::nullopt},
       {"default: name", "", "configmaps", json{{"metadata", {{"name", "c"}}}}, "metadata.name",
        "c"},
       {"default: namespace of a cluster-scoped object", "", "persistentvolumes",
