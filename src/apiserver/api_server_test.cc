@@ -68,7 +68,8 @@ TEST_F(ApiServerTest, EventsOfBothApisAreOneResource) {
     "reportingInstance": "kueue-admission-0", "action": "Admit", "reason": "Admitted",
     "type": "Normal", "regarding": {"kind": "Pod", "namespace": "default", "name": "gpu-pod"},
     "note": "Admitted by ClusterQueue gpu"})");
-  auto created = Do("POST", "/apis/events.k8s.io/v1/namespaces/default/events", v1.dump());
+  auto created = Do(
+      "POST", "/apis/events.k8s.io/v1/namespaces/default/events?fieldManager=kueue", v1.dump());
   ASSERT_EQ(created.code, 201) << created.body;
   const json answer = created.Json();
   EXPECT_EQ(answer["apiVersion"], "events.k8s.io/v1");
@@ -128,6 +129,24 @@ TEST_F(ApiServerTest, EventsOfBothApisAreOneResource) {
   const json after = Do("GET", "/api/v1/namespaces/default/events/gpu-pod.2").Json();
   EXPECT_EQ(after["message"], "pulled again");
   EXPECT_EQ(after["count"], 4);
+
+  // What the request's version says: the creator's managedFields, a table row's object, the
+  // NotFound's resource.
+  ASSERT_EQ(answer["metadata"].value("managedFields", json()).size(), 1u) << answer.dump();
+  const json entry = answer["metadata"]["managedFields"][0];
+  EXPECT_EQ(entry["apiVersion"], "events.k8s.io/v1");
+  EXPECT_TRUE(entry["fieldsV1"].contains("f:note")) << entry.dump();
+  EXPECT_TRUE(entry["fieldsV1"].contains("f:regarding")) << entry.dump();
+  auto table = Do("GET", "/apis/events.k8s.io/v1/namespaces/default/events?includeObject=Object",
+                  "", {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}});
+  ASSERT_EQ(table.code, 200) << table.body;
+  for (const json& row : table.Json()["rows"]) {
+    EXPECT_EQ(row["object"]["apiVersion"], "events.k8s.io/v1");
+    EXPECT_TRUE(row["object"].contains("note"));
+  }
+  auto missing = Do("GET", "/apis/events.k8s.io/v1/namespaces/default/events/nope");
+  EXPECT_EQ(missing.code, 404);
+  EXPECT_EQ(missing.Json()["message"], "events.events.k8s.io \"nope\" not found");
 }
 
 // autoscaling serves HorizontalPodAutoscalers in v2 (stored, preferred) and v1, one object for

@@ -404,8 +404,20 @@ void EncodeAsGo(json& out, std::initializer_list<const char*> always_struct,
   }
 }
 
+// An EventSeries: count is omitempty in core's, not in events.k8s.io's; lastObservedTime (a
+// MicroTime) is always written, null when zero.
+void EncodeSeries(json& out, bool core) {
+  auto it = out.find("series");
+  if (it == out.end() || !it->is_object()) return;
+  auto count = it->find("count");
+  if (core && count != it->end() && (count->is_null() || *count == 0)) it->erase(count);
+  if (!core && (count == it->end() || count->is_null())) (*it)["count"] = 0;
+  if (!it->contains("lastObservedTime")) (*it)["lastObservedTime"] = nullptr;
+}
+
 json EventToCore(json obj) {
   json out = Renamed(std::move(obj), /*to_core=*/true);
+  EncodeSeries(out, /*core=*/true);
   out["apiVersion"] = "v1";
   EncodeAsGo(out, {"involvedObject", "source"}, {"firstTimestamp", "lastTimestamp", "eventTime"},
              {"reportingComponent", "reportingInstance"},
@@ -415,6 +427,7 @@ json EventToCore(json obj) {
 
 json EventFromCore(json obj) {
   json out = Renamed(std::move(obj), /*to_core=*/false);
+  EncodeSeries(out, /*core=*/false);
   out["apiVersion"] = "events.k8s.io/v1";
   EncodeAsGo(out, {"regarding", "deprecatedSource"},
              {"eventTime", "deprecatedFirstTimestamp", "deprecatedLastTimestamp"}, {},

@@ -466,7 +466,7 @@ const Resource* ObjectStore::RestoredResource(const std::string& group,
 
 StatusOr<size_t> ObjectStore::Load() {
   TIDEPOOL_ASSIGN_OR_RETURN(storage::Snapshot snap, backend_->Load());
-  std::lock_guard<std::mutex> lock(mu_);
+  std::unique_lock<std::mutex> lock(mu_);
   size_t n = 0;
   std::vector<std::string> dropped;  // keys of records no shard keeps any more
   for (storage::Record& rec : snap.records) {
@@ -518,10 +518,11 @@ StatusOr<size_t> ObjectStore::Load() {
   revision_ = std::max(revision_, snap.revision);
   uint64_t ticket = 0;
   for (std::string& key : dropped) ticket = backend_->Delete(std::move(key), ++revision_);
-  TIDEPOOL_RETURN_IF_ERROR(backend_->Wait(ticket));
   loaded_revision_ = revision_;
   // uids must not repeat across restarts: mix the restored revision into the generator.
   random_ = Random(options_.seed ^ (static_cast<uint64_t>(revision_) * 0x9e3779b97f4a7c15ull));
+  lock.unlock();  // waits, as every write does, outside the lock
+  TIDEPOOL_RETURN_IF_ERROR(backend_->Wait(ticket));
   return n;
 }
 
@@ -572,7 +573,7 @@ StatusOr<ObjectPtr> ObjectStore::Get(const Resource& r_in, std::string_view ns,
   Shard& s = ShardFor(r);
   auto it = s.objects.find(LocalKey(r.namespaced ? ns : "", name));
   if (it == s.objects.end()) {
-    return Status(StatusCode::kNotFound, Qualified(r, name) + " not found");
+    return Status(StatusCode::kNotFound, Qualified(r_in, name) + " not found");
   }
   return it->second;
 }
@@ -837,7 +838,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r_in, json object,
     }
     local = LocalKey(ns, name);
     if (ShardFor(r).objects.count(local) != 0) {
-      return Status(StatusCode::kAlreadyExists, Qualified(r, name) + " already exists");
+      return Status(StatusCode::kAlreadyExists, Qualified(r_in, name) + " already exists");
     }
     if (!meta.contains("uid") || !meta["uid"].is_string() ||
         meta["uid"].get<std::string>().empty()) {
@@ -869,7 +870,7 @@ StatusOr<ObjectPtr> ObjectStore::Create(const Resource& r_in, json object,
     std::lock_guard<std::mutex> lock(mu_);
     // Checked again: another create of the same name may have committed meanwhile.
     if (ShardFor(r).objects.count(local) != 0) {
-      return Status(StatusCode::kAlreadyExists, Qualified(r, name) + " already exists");
+      return Status(StatusCode::kAlreadyExists, Qualified(r_in, name) + " already exists");
     }
     if (opts.dry_run) {
       set_revision(revision_ + 1);
@@ -902,7 +903,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, st
     auto it = s.objects.find(local);
     ObjectPtr current = it == s.objects.end() ? nullptr : it->second;
     if (current == nullptr && !allow_create) {
-      return Status(StatusCode::kNotFound, Qualified(r, name) + " not found");
+      return Status(StatusCode::kNotFound, Qualified(r_in, name) + " not found");
     }
     TIDEPOOL_ASSIGN_OR_RETURN(json next, mutate(current.get()));
     next = Prepare(r, std::move(next), nsv);
@@ -927,7 +928,7 @@ StatusOr<ObjectStore::UpdateResult> ObjectStore::Update(const Resource& r_in, st
       const json& cur = current->view;
       const json* cur_meta_p = Member(cur, "metadata");
       const json& cur_meta = cur_meta_p != nullptr ? *cur_meta_p : kEmpty;
-      TIDEPOOL_RETURN_IF_ERROR(CheckResourceVersion(r, name, meta, current->resource_version));
+      TIDEPOOL_RETURN_IF_ERROR(CheckResourceVersion(r_in, name, meta, current->resource_version));
       // Server-owned metadata survives every update.
       for (const char* k : {"uid", "creationTimestamp", "deletionTimestamp",
                             "deletionGracePeriodSeconds"}) {
@@ -1030,21 +1031,21 @@ StatusOr<ObjectPtr> ObjectStore::Delete(const Resource& r_in, std::string_view n
     Shard& s = ShardFor(r);
     auto it = s.objects.find(local);
     if (it == s.objects.end()) {
-      return Status(StatusCode::kNotFound, Qualified(r, name) + " not found");
+      return Status(StatusCode::kNotFound, Qualified(r_in, name) + " not found");
     }
     ObjectPtr current = it->second;
     if (precondition_uid && Str(current->view, "metadata", "uid") != *precondition_uid) {
       return Status(StatusCode::kAborted,
-                    "Operation cannot be fulfilled on " + Qualified(r, name) +
+                    "Operation cannot be fulfilled on " + Qualified(r_in, name) +
                         ": Precondition failed: UID in precondition: " + *precondition_uid +
                         ", UID in object meta: " + Str(current->view, "metadata", "uid"));
     }
     if (precondition_rv && std::to_string(current->resource_version) != *precondition_rv) {
-      return Status(StatusCode::kAborted,
-                    "Operation cannot be fulfilled on " + Qualified(r, name) +
-                        ": Precondition failed: ResourceVersion in precondition: " +
-                        *precondition_rv + ", ResourceVersion in object meta: " +
-                        std::to_string(current->resource_version));
+      return Status(
+          StatusCode::kAborted,
+          "Operation cannot be fulfilled on " + Qualified(r_in, name) +
+              ": Precondition failed: ResourceVersion in precondition: " + *precondition_rv +
+              ", ResourceVersion in object meta: " + std::to_string(current->resource_version));
     }
     if (opts.dry_run) return current;
     ++revision_;

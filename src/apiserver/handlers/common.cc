@@ -408,10 +408,14 @@ void Context::SendText(int code, std::string_view text, const HeaderList& header
 
 void Context::SendObject(int code, const ObjectPtr& o) {
   if (WantsTable(req) && method == "GET") {
-    w.Send(code, kJson,
-           TableText(res, {{&o->view, o->text}}, std::to_string(o->resource_version), clock.Now(),
-                     IncludeObjectParam(req), true),
-           r.Headers());
+    // A row's object (includeObject=Object) is in the request's version.
+    const std::string served =
+        conversion::Converts(res) ? conversion::FromStorageText(res, o->text) : std::string();
+    w.Send(
+        code, kJson,
+        TableText(res, {{&o->view, served.empty() ? std::string_view(o->text) : served}},
+                  std::to_string(o->resource_version), clock.Now(), IncludeObjectParam(req), true),
+        r.Headers());
   } else {
     SendText(code, o->text, r.Headers());  // `o` outlives the call: no copy
   }

@@ -59,8 +59,15 @@ void HandleCreate(Context& c) {
   if (auto e = DecodeCreateBody(c, obj, duplicates)) return SendError(c.w, *e);
   // Decoded (and defaulted) in the request's version; stored, admitted and validated in the
   // storage version; answered in the request's (Context::SendObject).
+  // Its managedFields are the request's too (kube's field manager runs on the request's
+  // version): computed before the conversion, kept as they are after it.
+  std::optional<json> converted_entries;
   if (conversion::Converts(c.res)) {
     ApplyDefaults(c.res, obj);
+    json entries = patch::UpdateManagedFields(json(), obj, FieldManager(c.req), c.clock.Now());
+    converted_entries = entries.contains("metadata") && entries["metadata"].is_object()
+                            ? entries["metadata"].value("managedFields", json())
+                            : json();
     obj = conversion::ToStorage(c.res, std::move(obj));
   }
   const Resource& res = StorageOf(c.res);
@@ -110,8 +117,14 @@ void HandleCreate(Context& c) {
   if (auto e = AdmitQuota(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   obj["metadata"].erase("resourceVersion");
   std::string fields_v1;  // the new entry's FieldsV1, as text: no tree is built for it
-  obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(c.req), c.clock.Now(),
-                                   &fields_v1);
+  if (!converted_entries) {
+    obj = patch::UpdateManagedFields(json(), std::move(obj), FieldManager(c.req), c.clock.Now(),
+                                     &fields_v1);
+  } else if (converted_entries->is_array()) {
+    obj["metadata"]["managedFields"] = std::move(*converted_entries);
+  } else {
+    obj["metadata"].erase("managedFields");
+  }
   if (TooLargeForStorage(obj, fields_v1.size())) {
     return SendError(c.w, EtcdRequestTooLarge(), c.r.Headers());
   }

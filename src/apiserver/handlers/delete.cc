@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "apiserver/conversion.h"
 #include "apiserver/crd/registry.h"
 #include "apiserver/crd/strategy.h"
 #include "apiserver/deletion.h"
@@ -112,7 +113,8 @@ void HandleDeleteCollection(Context& c) {
     if (!d.ok()) return c.Fail(d.status());
     if (!first) body += ',';
     first = false;
-    body += d->object->text;
+    body += conversion::Converts(c.res) ? conversion::FromStorageText(c.res, d->object->text)
+                                        : d->object->text;
   }
   body += "]}";
   c.w.Send(200, kJson, std::move(body));

@@ -65,7 +65,7 @@ std::optional<ApiError> AdmitQuota(Context& c, const json& obj, const std::strin
     pod = std::move(decoded).value();
     delta = api::PodQuotaUsage(*pod);
   } else {
-    delta = api::ObjectQuotaUsage(res.group, res.resource);
+    delta = api::ObjectQuotaUsage(c.res.group, c.res.resource);  // the request's resource
   }
   struct Charge {
     std::string quota;

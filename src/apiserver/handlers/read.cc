@@ -267,7 +267,18 @@ void HandleList(Context& c) {
   if (WantsTable(req)) {
     std::vector<printers::TableObject> objs;
     objs.reserve(list.items.size());
-    for (const ObjectPtr& o : list.items) objs.push_back({&o->view, o->text});
+    // Rows' objects (includeObject=Object) in the request's version.
+    std::vector<std::string> served;
+    if (conversion::Converts(res)) {
+      served.reserve(list.items.size());
+      for (const ObjectPtr& o : list.items) {
+        served.push_back(conversion::FromStorageText(res, o->text));
+      }
+    }
+    for (size_t i = 0; i < list.items.size(); ++i) {
+      const ObjectPtr& o = list.items[i];
+      objs.push_back({&o->view, served.empty() ? std::string_view(o->text) : served[i]});
+    }
     c.w.Send(200, kJson,
              TableText(res, objs, std::to_string(list.resource_version), c.clock.Now(),
                        IncludeObjectParam(req), true, page.continue_token, page.remaining_items));

@@ -43,14 +43,15 @@
 //                       "metadata.namespace"`)
 //
 // FieldValue is the resource's GetAttrs field set (registry ToSelectableFields) computed from
-// the object's v1 JSON. A missing string is "" (a pending pod's spec.nodeName is "", so
+// the object's stored JSON (events.k8s.io Events are stored as core's: their labels read the
+// core fields they convert to). A missing string is "" (a pending pod's spec.nodeName is "", so
 // "spec.nodeName=" selects it); booleans are "true"/"false" (spec.hostNetwork,
 // spec.unschedulable, false when absent); counters are decimal (status.successful from
 // status.succeeded, status.replicas, 0 when absent); status.podIP is status.podIPs[0].ip (else
 // status.podIP); status.podIPs is accepted but has no value ("") as in kube-apiserver; an
-// event's source is source.component, or reportingComponent when that is empty
-// (events.k8s.io: deprecatedSource.component, else reportingController); metadata.namespace of
-// a cluster-scoped object is "".
+// event's source is source.component, or reportingComponent when that is empty (for
+// events.k8s.io the same: deprecatedSource.component, else reportingController); metadata.namespace
+// of a cluster-scoped object is "".
 #pragma once
 
 #include <optional>
