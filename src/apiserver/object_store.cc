@@ -210,7 +210,8 @@ struct ObjectStore::Shard {
   size_t history_bytes = 0;
   // The revision of the newest event dropped from the history; 0 while none was.
   int64_t dropped_through = 0;
-  // Core/v1 or events.k8s.io Events: deleted event_ttl after their last write.
+  // Events (core/v1's shard, which events.k8s.io/v1's share): deleted event_ttl after their
+  // last write.
   bool has_ttl = false;
 };
 
@@ -444,7 +445,7 @@ ObjectStore::Shard& ObjectStore::ShardFor(const Resource& r) const {
   auto& s = shards_[r.group + "/" + r.resource];
   if (!s) {
     s = std::make_unique<Shard>();
-    s->has_ttl = r.resource == "events" && (r.group.empty() || r.group == "events.k8s.io");
+    s->has_ttl = r.group.empty() && r.resource == "events";  // events.k8s.io's are core's
   }
   shard_of_[&r] = s.get();
   return *s;

@@ -95,7 +95,7 @@ bool ReadWrite(Context& c, Write& u) {
   u.manager = FieldManager(c.req);
   u.put = c.method == "PUT";
   // A CertificateSigningRequest's approval is written as its status is (csr.h keeps the rest).
-  u.status_only = c.r.subresource == "status" || c.r.subresource == "approval";
+  u.status_only = patch::IsStatusSubresource(c.r.subresource);
   u.apply = c.method == "PATCH" && u.ct.find("application/apply-patch") == 0;
   // A pod's admission needs the classes only when the write may create it (an apply).
   const Resource& sres = StorageOf(c.res);

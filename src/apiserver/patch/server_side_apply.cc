@@ -517,7 +517,7 @@ void WriteEntries(json& object, std::vector<Entry> entries) {
 // everything but status, which their strategies reset.
 enum class Part { kAllButStatus, kStatus };
 Part PartOf(std::string_view subresource) {
-  return subresource == "status" || subresource == "approval" ? Part::kStatus : Part::kAllButStatus;
+  return IsStatusSubresource(subresource) ? Part::kStatus : Part::kAllButStatus;
 }
 
 bool Ignored(const FieldPath& p, Part part = Part::kAllButStatus) {
@@ -995,6 +995,10 @@ StatusOr<json> Apply(const json& live, const json& applied, std::string_view man
 }
 
 }  // namespace
+
+bool IsStatusSubresource(std::string_view subresource) {
+  return subresource == "status" || subresource == "approval";
+}
 
 StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live, const nlohmann::json& applied,
                                          std::string_view manager, bool force, TimePoint now,

@@ -125,6 +125,10 @@
 
 namespace tidepool::apiserver::patch {
 
+// Whether writes to `subresource` change (and own) status only: status, and a
+// CertificateSigningRequest's approval (whose strategy keeps all but its status, as status's).
+bool IsStatusSubresource(std::string_view subresource);
+
 struct ApplyConflict {
   std::string field;    // ".metadata.labels.app"
   std::string message;  // "conflict with \"kubectl-client-side-apply\" using v1"
