@@ -8,6 +8,7 @@
 #include "apiserver/crd/registry.h"
 #include "apiserver/discovery.h"
 #include "apiserver/handlers/handler.h"
+#include "apiserver/health.h"
 #include "apiserver/http/compression.h"
 #include "apiserver/openapi_v2.h"
 
@@ -161,10 +162,7 @@ void ApiServer::Route(const HttpRequest& req, ResponseWriter& w) {
     SendJson(w, 200, VersionInfo());
     return;
   }
-  if (path == "/healthz" || path == "/livez" || path == "/readyz") {
-    w.Send(200, "text/plain; charset=utf-8", "ok");
-    return;
-  }
+  if (ServeHealth(req, w)) return;
   const bool aggregated =
       req.Header("accept").find("as=APIGroupDiscoveryList") != std::string::npos;
   if (path == "/api" || path == "/api/") {

@@ -34,6 +34,7 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto v = Do("GET", "/version?timeout=5s");
   EXPECT_EQ(v.code, 200);
   EXPECT_EQ(v.Json()["minor"], "32");
+  EXPECT_EQ(v.Json()["gitVersion"], "v1.32.4-gke.1106006");  // as GKE's control plane says
   auto agg = Do("GET", "/api", "",
                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
   EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
@@ -397,8 +398,8 @@ TEST_F(ApiServerTest, CreateGetTableAndDefaults) {
   // bytes when read back.
   json sent = pod;
   sent["metadata"].erase("managedFields");
-  const json want = patch::UpdateManagedFieldsGeneralForTest(
-      json(), sent, "kubectl-client-side-apply", TimePoint());
+  const json want =
+      patch::UpdateManagedFieldsGeneral(json(), sent, "kubectl-client-side-apply", TimePoint());
   EXPECT_EQ(pod["metadata"]["managedFields"][0]["fieldsV1"],
             want["metadata"]["managedFields"][0]["fieldsV1"]);
   EXPECT_TRUE(pod["metadata"]["managedFields"][0]["fieldsV1"]["f:spec"].contains("f:containers"));

@@ -12,6 +12,7 @@
 #include "apiserver/schema/openapi.h"
 #include "common/base64.h"
 #include "common/fnv.h"
+#include "common/kube_version.h"
 
 namespace tidepool::apiserver {
 
@@ -125,14 +126,10 @@ json GroupEntry(const List& all, const std::string& group) {
 }  // namespace
 
 json VersionInfo() {
-  return {{"major", "1"},
-          {"minor", "32"},
-          {"gitVersion", "v1.32.4"},
-          {"gitCommit", "59526cd4867447956156ae3a602fcbac5b1c3e2"},
-          {"gitTreeState", "clean"},
-          {"buildDate", "2025-04-22T16:02:27Z"},
-          {"goVersion", "go1.23.6"},
-          {"compiler", "gc"},
+  return {{"major", kKubeMajor},           {"minor", kKubeMinor},
+          {"gitVersion", kKubeGitVersion}, {"gitCommit", "59526cd4867447956156ae3a602fcbac5b1c3e2"},
+          {"gitTreeState", "clean"},       {"buildDate", "2025-04-22T16:02:27Z"},
+          {"goVersion", "go1.23.6"},       {"compiler", "gc"},
           {"platform", "linux/amd64"}};
 }
 
@@ -261,7 +258,7 @@ json BuildDocument(const std::string& gv, const List& all) {
   if (!found) return nullptr;
   if (!builtin_kinds.empty()) schemas.update(schema::OpenApiComponents(builtin_kinds));
   return json{{"openapi", "3.0.0"},
-              {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
+              {"info", {{"title", "Kubernetes"}, {"version", kKubeGitVersion}}},
               {"paths", paths},
               {"components", {{"schemas", schemas}}}};
 }

@@ -15,6 +15,7 @@
 #include "apiserver/protobuf/openapi_v2.h"
 #include "apiserver/schema/openapi.h"
 #include "common/fnv.h"
+#include "common/kube_version.h"
 
 namespace tidepool::apiserver {
 namespace {
@@ -645,7 +646,7 @@ json Build(const CustomResourceList& all) {
   for (const auto& [def, type] : roots) AddPatchMetadata(definitions, def, type, seen);
   definitions.update(custom_definitions);
   return {{"swagger", "2.0"},
-          {"info", {{"title", "Kubernetes"}, {"version", "v1.32.4"}}},
+          {"info", {{"title", "Kubernetes"}, {"version", kKubeGitVersion}}},
           {"paths", std::move(paths)},
           {"definitions", std::move(definitions)},
           {"securityDefinitions",

@@ -4,6 +4,7 @@
 #include <string_view>
 #include <utility>
 
+#include "apiserver/conversion.h"
 #include "apiserver/json_io.h"
 #include "apiserver/object_filter.h"
 #include "apiserver/resources.h"
@@ -102,10 +103,12 @@ void StoreInformerDriver::List(const std::shared_ptr<Fed>& fed) {
       store_.List(*fed->resource, fed->ns, [&fed](const json& view) { return fed->Matches(view); });
   std::vector<json> items;
   items.reserve(list.items.size());
-  for (const apiserver::ObjectPtr& obj : list.items) items.push_back(obj->Parse());
+  for (const apiserver::ObjectPtr& obj : list.items) {
+    items.push_back(apiserver::conversion::FromStorage(*fed->resource, obj->Parse()));
+  }
   fed->listed_rv = list.resource_version;
   fed->listed = true;
-  by_resource_[fed->resource].push_back(fed);
+  by_resource_[&apiserver::StorageOf(*fed->resource)].push_back(fed);
   fed->informer->FeedList(std::move(items), std::to_string(list.resource_version));
 }
 
@@ -159,13 +162,17 @@ json StoreInformerDriver::ParseFor(const std::vector<std::shared_ptr<Fed>>& feds
 void StoreInformerDriver::DeliverTo(Fed& fed, const apiserver::WatchEvent& e, json* parsed,
                                     bool last) {
   // The object for this informer: the shared parse moved into the last one, copied otherwise.
-  auto object = [&]() -> json { return last ? std::move(*parsed) : *parsed; };
+  auto object = [&]() -> json {
+    return apiserver::conversion::FromStorage(*fed.resource, last ? std::move(*parsed) : *parsed);
+  };
   if (!fed.InNamespace(e.object->view)) return;
   const std::optional<apiserver::ObjectFilter::Seen> seen = fed.filter->Select(e);
   if (!seen) return;
   fed.informer->FeedEvent(
       std::string(seen->type),
-      seen->left ? apiserver::AtRevision(*seen->object, e.resource_version) : object());
+      seen->left ? apiserver::conversion::FromStorage(
+                       *fed.resource, apiserver::AtRevision(*seen->object, e.resource_version))
+                 : object());
 }
 
 void StoreInformerDriver::Stop() {

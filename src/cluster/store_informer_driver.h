@@ -17,6 +17,9 @@
 //     "/api/v1/namespaces/NS/configmaps", "/apis/apps/v1/replicasets", ...); its label and
 //     field selectors filter as the API's watch does: an object that leaves the selection is
 //     DELETED for the informer, one that enters it ADDED;
+//   - a served version kept in another resource's storage (resources.h's StorageOf: an
+//     events.k8s.io/v1 Event is a core/v1 Event; an autoscaling/v1 HPA is a v2 one) is fed
+//     every write to that storage, converted to the informer's version (conversion.h);
 //   - objects are the stored JSON (what a JSON list or watch answer carries), parsed once per
 //     event and copied for each further informer of the same resource; without managedFields
 //     when none of those informers reads them (InformerOptions::drop_managed_fields).
@@ -83,6 +86,7 @@ class StoreInformerDriver final : public client::InformerDriver {
   bool stopped_ = false;
   uint64_t events_ = 0;
   // Listed informers by resource, in the order they started.
+  // Keyed by storage resource (StorageOf), as the store's watch events name it.
   std::map<const apiserver::Resource*, std::vector<std::shared_ptr<Fed>>> by_resource_;
   std::vector<std::shared_ptr<Fed>> fed_;
 };

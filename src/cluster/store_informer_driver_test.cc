@@ -192,6 +192,68 @@ TEST_F(StoreInformerDriverTest, AnInformerStartedLaterGetsEachObjectOnce) {
   EXPECT_EQ(later, (std::vector<std::string>{"LISTED a", "LISTED b", "ADDED c"}));
 }
 
+TEST_F(StoreInformerDriverTest, AVersionStoredAsAnotherIsFedItsWritesInItsOwnVersion) {
+  // events.k8s.io/v1 Events are core/v1 Events in the store (one resource, two APIs).
+  std::vector<std::string> core_log, v1_log;
+  auto core = Watched("/api/v1/events", &core_log);
+  auto events = Watched("/apis/events.k8s.io/v1/events", &v1_log, "",
+                        "regarding.name=p1");  // the events API's own field name
+  auto regarding = [](const std::string& name) {
+    return json{{"kind", "Pod"}, {"namespace", "default"}, {"name", name}, {"apiVersion", "v1"}};
+  };
+  ASSERT_TRUE(
+      client_
+          .Create(ResourcePath("", "v1", "events", "default"), {{"apiVersion", "v1"},
+                                                                {"kind", "Event"},
+                                                                {"metadata", {{"name", "before"}}},
+                                                                {"involvedObject", regarding("p1")},
+                                                                {"reason", "Old"},
+                                                                {"message", "listed"}})
+          .ok());
+  factory_.Start();
+  queue_.RunUntilIdle(100);
+  ASSERT_TRUE(client_
+                  .Create(ResourcePath("events.k8s.io", "v1", "events", "default"),
+                          {{"apiVersion", "events.k8s.io/v1"},
+                           {"kind", "Event"},
+                           {"metadata", {{"name", "after"}}},
+                           {"regarding", regarding("p1")},
+                           {"reason", "New"},
+                           {"note", "watched"},
+                           {"action", "Start"},
+                           {"type", "Normal"},
+                           {"eventTime", "2026-12-07T10:00:00.000000Z"},
+                           {"reportingController", "test"},
+                           {"reportingInstance", "test-1"}})
+                  .ok());
+  ASSERT_TRUE(client_
+                  .Create(ResourcePath("", "v1", "events", "default"),
+                          {{"apiVersion", "v1"},
+                           {"kind", "Event"},
+                           {"metadata", {{"name", "elsewhere"}}},
+                           {"involvedObject", regarding("p2")},
+                           {"reason", "Other"}})
+                  .ok());
+  queue_.RunUntilIdle(100);
+  EXPECT_EQ(core_log,
+            (std::vector<std::string>{"LISTED before", "ADDED after", "ADDED elsewhere"}));
+  EXPECT_EQ(v1_log, (std::vector<std::string>{"LISTED before", "ADDED after"}));
+  const client::ObjectRef listed = events->Get("default/before");
+  ASSERT_NE(listed, nullptr);
+  EXPECT_EQ((*listed)["apiVersion"], "events.k8s.io/v1");
+  EXPECT_EQ((*listed)["note"], "listed");
+  EXPECT_EQ((*listed)["regarding"]["name"], "p1");
+  const client::ObjectRef watched = core->Get("default/after");
+  ASSERT_NE(watched, nullptr);
+  EXPECT_EQ((*watched)["apiVersion"], "v1");
+  EXPECT_EQ((*watched)["message"], "watched");
+  EXPECT_EQ((*watched)["involvedObject"]["name"], "p1");
+  const client::ObjectRef also = events->Get("default/after");
+  ASSERT_NE(also, nullptr);
+  EXPECT_EQ((*also)["note"], "watched");
+  EXPECT_FALSE(also->contains("involvedObject"));
+}
+
 TEST_F(StoreInformerDriverTest, APathTheApiDoesNotServeNeverSyncs) {
   std::vector<std::string> log;
   auto bad = Watched("/apis/nope.example.com/v1/widgets", &log);

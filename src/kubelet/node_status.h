@@ -23,6 +23,7 @@
 
 #include "cloud/emulated/node_style.h"
 #include "common/clock.h"
+#include "common/kube_version.h"
 
 namespace tidepool::kubelet {
 
@@ -34,7 +35,7 @@ inline constexpr std::string_view kKwokNodeAnnotationValue = "fake";
 // The KWOK release whose stages KwokNodeInitializePatch follows ("kwok-<version>" in nodeInfo).
 inline constexpr std::string_view kKwokVersion = "v0.7.0";
 // The kubelet version emulated nodes report (GKE 1.32's).
-inline constexpr std::string_view kKubeletVersion = "v1.32.4-gke.1106006";
+inline constexpr std::string_view kKubeletVersion = kKubeGitVersion;
 // pkg/kubelet: a Lease of 40 s, renewed every quarter of it.
 inline constexpr int kNodeLeaseDurationSeconds = 40;
 

@@ -7,7 +7,7 @@ start_up --speed 60 --config "$SRC/examples/up/gpu-cluster.yaml" --seed 7
 
 # --- version, discovery
 out=$(k version 2>&1)
-expect_in "$out" "Server Version: v1.32.4"
+expect_in "$out" "Server Version: v1.32.4-gke.1106006"
 pass "kubectl version"
 
 # --- the cluster as it starts

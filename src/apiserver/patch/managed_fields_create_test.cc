@@ -1,4 +1,4 @@
-// UpdateManagedFields's shortcuts against the general path (UpdateManagedFieldsGeneralForTest).
+// UpdateManagedFields's shortcuts against the general path (UpdateManagedFieldsGeneral).
 // The create shortcut:
 // byte-identical results on every Kubernetes object in the repository's examples and
 // end-to-end tests, on the benchmark's objects, on hand-written shapes that exercise every
@@ -131,7 +131,7 @@ void ForEachVariant(const json& obj, const std::function<void(const json&)>& fn)
 // The shortcut against the general path, both ways: with the entry's FieldsV1 as a tree, and
 // handed over as text (which must be exactly the tree's serialization).
 size_t CompareOn(const json& obj) {
-  const json want = UpdateManagedFieldsGeneralForTest(json(), obj, "kubectl-client-side-apply", kNow);
+  const json want = UpdateManagedFieldsGeneral(json(), obj, "kubectl-client-side-apply", kNow);
   const json got = UpdateManagedFields(json(), obj, "kubectl-client-side-apply", kNow);
   EXPECT_EQ(got.dump(), want.dump()) << "object: " << obj.dump();
   std::string text = "not cleared";
@@ -345,7 +345,7 @@ TEST(ManagedFieldsUpdateTest, UnchangedOwnershipMatchesTheGeneralPath) {
           SCOPED_TRACE(name + " by " + writer + " to \"" + subresource + "\" on " +
                        object.dump().substr(0, 120));
           EXPECT_EQ(UpdateManagedFields(old, updated, writer, later, nullptr, subresource),
-                    UpdateManagedFieldsGeneralForTest(old, updated, writer, later, subresource));
+                    UpdateManagedFieldsGeneral(old, updated, writer, later, subresource));
           ++compared;
         }
       }
@@ -390,7 +390,7 @@ TEST(ManagedFieldsUpdateTest, EntriesNotInTheStoresFormTakeTheGeneralPath) {
     updated["metadata"].erase("managedFields");
     updated["status"]["phase"] = "Running";
     const json got = UpdateManagedFields(old, updated, "kubelet", kNow);
-    EXPECT_EQ(got, UpdateManagedFieldsGeneralForTest(old, updated, "kubelet", kNow));
+    EXPECT_EQ(got, UpdateManagedFieldsGeneral(old, updated, "kubelet", kNow));
   }
 }
 
@@ -430,7 +430,7 @@ TEST(ManagedFieldsUpdateTest, SharedOrUnownedScalarsMatchTheGeneralPath) {
     json updated = old;
     updated["data"]["k"] = "changed";
     EXPECT_EQ(UpdateManagedFields(old, updated, "writer", kNow),
-              UpdateManagedFieldsGeneralForTest(old, updated, "writer", kNow));
+              UpdateManagedFieldsGeneral(old, updated, "writer", kNow));
   }
 }
 
@@ -441,11 +441,11 @@ TEST(ManagedFieldsCreateTest, ProvidedEntriesAndUpdatesUseTheGeneralPath) {
     "managedFields":[{"manager":"m","operation":"Update","apiVersion":"v1","fieldsType":"FieldsV1",
     "fieldsV1":{"f:metadata":{"f:labels":{"f:a":{}}}}}]},"spec":{}})");
   EXPECT_EQ(UpdateManagedFields(json(), pod, "x", kNow),
-            UpdateManagedFieldsGeneralForTest(json(), pod, "x", kNow));
+            UpdateManagedFieldsGeneral(json(), pod, "x", kNow));
   json next = pod;
   next["metadata"]["labels"]["c"] = "d";
   EXPECT_EQ(UpdateManagedFields(pod, next, "x", kNow),
-            UpdateManagedFieldsGeneralForTest(pod, next, "x", kNow));
+            UpdateManagedFieldsGeneral(pod, next, "x", kNow));
 }
 
 }  // namespace

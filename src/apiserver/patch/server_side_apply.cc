@@ -560,7 +560,7 @@ Comparison CompareObjectsFiltered(const json& before, const json& after, const F
 // and modifications (removals cannot reach an empty starting set), and writes what
 // FieldSet::ToFieldsV1 would build, serialized, instead of building path sets, filtering and
 // converting them (no tree: for a create that text is all the store needs). The general path
-// stays the reference (UpdateManagedFieldsGeneralForTest; tests compare the two on many
+// stays the reference (UpdateManagedFieldsGeneral; tests compare the two on many
 // objects).
 
 class CreateFieldsWalker {
@@ -1012,9 +1012,9 @@ StatusOr<nlohmann::json> ServerSideApply(const nlohmann::json& live, const nlohm
   }
 }
 
-nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
-                                                 std::string_view manager, TimePoint now,
-                                                 std::string_view subresource) {
+nlohmann::json UpdateManagedFieldsGeneral(const nlohmann::json& old, nlohmann::json updated,
+                                          std::string_view manager, TimePoint now,
+                                          std::string_view subresource) {
   if (manager.empty() || !updated.is_object()) return updated;
   const Part part = PartOf(subresource);
   try {
@@ -1316,19 +1316,18 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
       }
     } catch (const nlohmann::json::exception&) {
     }
-    return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now, subresource);
+    return UpdateManagedFieldsGeneral(old, std::move(updated), manager, now, subresource);
   }
   try {
     if (auto meta = updated.find("metadata"); meta != updated.end() && meta->is_object()) {
       if (auto mf = meta->find("managedFields");
           mf != meta->end() && mf->is_array() && !mf->empty()) {
         // The client's entries are the starting point: the general path.
-        return UpdateManagedFieldsGeneralForTest(old, std::move(updated), manager, now,
-                                                 subresource);
+        return UpdateManagedFieldsGeneral(old, std::move(updated), manager, now, subresource);
       }
     }
     // A create: the set is every field of the new object that differs from the kind's zero
-    // object (see UpdateManagedFieldsGeneralForTest for the general rule).
+    // object (see UpdateManagedFieldsGeneral for the general rule).
     const std::string api_version = ApiVersionOf(updated, old);
     const std::string_view root_type = schema::RootType(api_version, KindOf(updated, old));
     const auto spec = updated.find("spec");

@@ -150,10 +150,10 @@ nlohmann::json UpdateManagedFields(const nlohmann::json& old, nlohmann::json upd
                                    std::string* fields_v1_text = nullptr,
                                    std::string_view subresource = "");
 
-// UpdateManagedFields without the create shortcut: the reference the shortcut is tested
-// against.
-nlohmann::json UpdateManagedFieldsGeneralForTest(const nlohmann::json& old, nlohmann::json updated,
-                                                 std::string_view manager, TimePoint now,
-                                                 std::string_view subresource = "");
+// UpdateManagedFields without its shortcuts: the path every write the shortcuts do not cover
+// takes, and the reference the shortcuts are tested against.
+nlohmann::json UpdateManagedFieldsGeneral(const nlohmann::json& old, nlohmann::json updated,
+                                          std::string_view manager, TimePoint now,
+                                          std::string_view subresource = "");
 
 }  // namespace tidepool::apiserver::patch

@@ -544,7 +544,7 @@ TEST_P(SubresourceWriteTest, OwnsItsPart) {
   json old = CsaCreated();
   json updated = *MergePatch(old, J(c.merge_patch));
   json got = UpdateManagedFields(old, updated, "writer", kT1, nullptr, c.subresource);
-  EXPECT_EQ(got, UpdateManagedFieldsGeneralForTest(old, updated, "writer", kT1, c.subresource));
+  EXPECT_EQ(got, UpdateManagedFieldsGeneral(old, updated, "writer", kT1, c.subresource));
   json entry = EntryOf(got, "writer", "Update", c.subresource);
   if (c.want_fields.empty()) {
     EXPECT_TRUE(entry.is_null()) << ManagedFields(got).dump();

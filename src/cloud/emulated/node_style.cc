@@ -1,6 +1,7 @@
 #include "cloud/emulated/node_style.h"
 
 #include "cloud/emulated/emulated_cloud.h"
+#include "common/kube_version.h"
 
 namespace tidepool::cloud::emulated {
 namespace {
@@ -21,7 +22,7 @@ class GkeStyle final : public NodeStyle {
   // GKE 1.32.4-gke.1106006's node image.
   NodeSystem System() const override {
     return {"6.6.72+", "Container-Optimized OS from Google", "containerd://1.7.24",
-            "v1.32.4-gke.1106006"};
+            std::string(kKubeGitVersion)};
   }
   std::string RegionOf(std::string_view zone) const override {
     return EmulatedCloud::RegionOf(zone);

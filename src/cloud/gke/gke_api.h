@@ -89,6 +89,7 @@
 #include "cloud/cloud_journal.h"
 #include "cloud/emulated/emulated_cloud.h"
 #include "common/clock.h"
+#include "common/kube_version.h"
 #include "common/speed.h"
 #include "common/status_or.h"
 
@@ -104,7 +105,7 @@ struct ClusterInfo {
   // PEM of the CA that signed the endpoint's certificate; empty: none (get-credentials then
   // writes insecure-skip-tls-verify).
   std::string ca_pem;
-  std::string version = "1.32.4-gke.1106006";
+  std::string version = std::string(kGkeVersion);
   TimePoint create_time{};
   std::string services_ipv4_cidr = "34.118.224.0/20";
 };
