@@ -102,9 +102,12 @@ int main(int argc, char** argv) {
       "the autoscaler");
   up_cmd->footer(
       "Emulated containers: a container runs for its pod's annotation tidepool.dev/duration (a "
-      "Go duration, e.g. \"2m\") or the `sleep N` of its command and args (neither: until "
-      "deleted), then exits with the annotation tidepool.dev/exit-code (an integer) or the first "
-      "`exit N` of its command, else 0: terminated Completed (0) or Error. restartPolicy Never: "
+      "Go duration, e.g. \"2m\") or the `sleep N` of its command and args; a command made only "
+      "of commands that end at once (echo, printf, true, false, exit, date, env, nvidia-smi...) "
+      "and sleeps ends after its sleeps; otherwise (a while loop, the image's entrypoint, any "
+      "other program) it runs until deleted. It exits with the annotation "
+      "tidepool.dev/exit-code (an integer), the first `exit N` of its command, or 1 when its last "
+      "command is `false`, else 0: terminated Completed (0) or Error. restartPolicy Never: "
       "the pod Succeeds (0) or Fails; OnFailure (non-zero) and Always restart the container as the "
       "kubelet does (restartCount, lastState, CrashLoopBackOff 10s doubling to 5m, divided by "
       "--speed). Run times are the pod's own: --speed does not divide them.");

@@ -96,6 +96,59 @@ std::vector<std::string> ShellWords(const api::Container& c) {
   return words;
 }
 
+// The commands a container runs, each as its words: `sh -c SCRIPT` (sh, bash, ash, dash, by
+// any path) is SCRIPT's commands, split at ; & | and newlines, quotes dropped; any other
+// command line is one command. Empty when the container runs its image's entrypoint.
+std::vector<std::vector<std::string>> Commands(const api::Container& c) {
+  std::vector<std::string> argv = c.command;
+  argv.insert(argv.end(), c.args.begin(), c.args.end());
+  auto base = [](const std::string& w) {
+    const size_t slash = w.rfind('/');
+    return slash == std::string::npos ? w : w.substr(slash + 1);
+  };
+  std::vector<std::vector<std::string>> out;
+  const std::string shell = argv.empty() ? "" : base(argv[0]);
+  if ((shell == "sh" || shell == "bash" || shell == "ash" || shell == "dash") && argv.size() >= 3 &&
+      argv[1] == "-c") {
+    std::vector<std::string> cmd;
+    std::string cur;
+    auto word = [&] {
+      if (!cur.empty()) cmd.push_back(std::move(cur));
+      cur.clear();
+    };
+    auto end = [&] {
+      word();
+      if (!cmd.empty()) out.push_back(std::move(cmd));
+      cmd.clear();
+    };
+    for (char ch : argv[2]) {
+      if (ch == ';' || ch == '&' || ch == '|' || ch == '\n') {
+        end();
+      } else if (std::isspace(static_cast<unsigned char>(ch))) {
+        word();
+      } else if (ch != '"' && ch != '\'') {
+        cur.push_back(ch);
+      }
+    }
+    end();
+    return out;
+  }
+  if (!argv.empty()) out.push_back(argv);
+  return out;
+}
+
+// Whether a command ends by itself at once: a shell builtin or utility that prints and exits
+// (echo, printf, true, false, exit, date, env, ...), or nvidia-smi (the GPU check pods run).
+bool EndsAtOnce(const std::vector<std::string>& cmd) {
+  static constexpr std::string_view kPrompt[] = {
+      ":",  "date",       "echo",     "env",    "exit", "false", "hostname", "id",
+      "ls", "nvidia-smi", "printenv", "printf", "pwd",  "true",  "uname",    "whoami"};
+  const std::string& w = cmd.front();
+  const std::string_view name =
+      std::string_view(w).substr(w.rfind('/') == std::string::npos ? 0 : w.rfind('/') + 1);
+  return std::find(std::begin(kPrompt), std::end(kPrompt), name) != std::end(kPrompt);
+}
+
 std::optional<int32_t> ParseInt32(std::string_view s) {
   int32_t v = 0;
   auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
@@ -179,6 +232,16 @@ StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
   }
   const std::vector<std::string> words = ShellWords(container);
   std::optional<Duration> total;
+  // Commands that all end at once (or sleep) make a container that ends by itself.
+  const std::vector<std::vector<std::string>> commands = Commands(container);
+  bool ends = !commands.empty();
+  for (const std::vector<std::string>& cmd : commands) {
+    // `while true; do ...; done` (or until): a loop that runs until deleted.
+    if (cmd.front() == "while" || cmd.front() == "until") return std::optional<Duration>();
+    ends = ends && (EndsAtOnce(cmd) || cmd.front() == "sleep" || cmd.front() == "/bin/sleep" ||
+                    cmd.front() == "/usr/bin/sleep");
+  }
+  if (ends) total = Duration::zero();
   for (size_t i = 0; i + 1 < words.size(); ++i) {
     const std::string& w = words[i];
     if (w != "sleep" && w != "/bin/sleep" && w != "/usr/bin/sleep") {
@@ -212,6 +275,12 @@ StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& c
         return *code;
       }
     }
+  }
+  // Else the last command's: `false` fails with 1.
+  const std::vector<std::vector<std::string>> commands = Commands(container);
+  if (!commands.empty() &&
+      (commands.back().front() == "false" || commands.back().front() == "/bin/false")) {
+    return 1;
   }
   return 0;
 }

@@ -152,3 +152,16 @@ out=$(k wait --for=condition=failed job/retry --timeout=120s 2>&1) || fail "Job 
 events=$(k get events --field-selector involvedObject.kind=Pod)
 expect_match "$events" 'Warning +BackOff +pod/retry-[a-z0-9]{5} +Back-off restarting failed container c in pod retry-[a-z0-9]{5}_default\('
 pass "restartPolicy OnFailure: restarts with CrashLoopBackOff count towards backoffLimit"
+
+# --- 5. kubectl's own generators with a command that ends at once (the emulated container
+# ends when its commands do: echo, exit N, false...), as in Kubernetes' documentation.
+out=$(k create job hello --image=busybox -- echo "Hello from the Kubernetes cluster" 2>&1) ||
+  fail "kubectl create job hello -- echo" "$out"
+out=$(k wait --for=condition=complete job/hello --timeout=120s 2>&1) ||
+  fail "job hello (echo) completes" "$out" "$(k get job hello -o yaml)" "$(k get pods -o wide)"
+k run boom --image=busybox -- sh -c 'echo boom; exit 1' >/dev/null
+wait_for 120 bash -c "kubectl --cache-dir $WORK/kube-cache get pod boom -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode} {.status.containerStatuses[0].restartCount}' | grep -qE '^1 [1-9]'" ||
+  fail "kubectl run -- sh -c 'echo boom; exit 1' restarts after exit 1" "$(k get pod boom -o yaml)"
+reason=$(k get pod boom -o jsonpath='{.status.containerStatuses[0].lastState.terminated.reason}')
+[ "$reason" = Error ] || fail "boom's last state: terminated Error" "$(k get pod boom -o yaml)"
+pass "kubectl create job -- echo completes; kubectl run -- sh -c 'exit 1' fails and restarts"

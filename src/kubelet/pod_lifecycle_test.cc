@@ -1,0 +1,81 @@
+#include "kubelet/pod_lifecycle.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tidepool::kubelet {
+namespace {
+
+using std::chrono::seconds;
+
+struct RunCase {
+  std::string name;
+  std::vector<std::string> command, args;
+  std::optional<Duration> run;  // nullopt: until deleted
+  int32_t exit_code = 0;
+};
+
+TEST(PodLifecycleTest, RunTimeAndExitCodeOfAContainerComeFromItsCommand) {
+  const std::vector<RunCase> cases = {
+      {"image entrypoint", {}, {}, std::nullopt},
+      {"a server", {"nginx", "-g", "daemon off;"}, {}, std::nullopt},
+      {"an interactive shell", {}, {"sh"}, std::nullopt},
+      {"sleep", {"sleep", "3600"}, {}, seconds(3600)},
+      {"sleep in a script", {"/bin/bash", "-c", "sleep 3600"}, {}, seconds(3600)},
+      {"sleep infinity", {"sleep", "infinity"}, {}, std::nullopt},
+      {"sleeps add up, exit code", {"sh", "-c", "sleep 60; sleep 1m; exit 3"}, {}, seconds(120), 3},
+      // kubectl create job/cronjob/run ... -- echo hi: ends at once.
+      {"echo", {"echo", "hi"}, {}, seconds(0)},
+      {"kubectl run -- sh -c", {}, {"sh", "-c", "echo boom; exit 1"}, seconds(0), 1},
+      {"date and echo",
+       {"/bin/sh", "-c", "date; echo Hello from the Kubernetes cluster"},
+       {},
+       seconds(0)},
+      {"nvidia-smi", {"nvidia-smi"}, {}, seconds(0)},
+      {"false fails", {"sh", "-c", "echo x && false"}, {}, seconds(0), 1},
+      {"false then true", {"sh", "-c", "false; true"}, {}, seconds(0), 0},
+      {"echo then sleep", {"sh", "-c", "echo start; sleep 5; echo done"}, {}, seconds(5)},
+      {"a loop runs until deleted",
+       {"sh", "-c", "while true; do echo hi; sleep 5; done"},
+       {},
+       std::nullopt},
+      {"until loop", {"bash", "-c", "until false; do sleep 1; done"}, {}, std::nullopt},
+      // A program of unknown length: until deleted (or the duration annotation).
+      {"perl", {"perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"}, {}, std::nullopt},
+      {"a script with a program", {"sh", "-c", "echo go; python train.py"}, {}, std::nullopt},
+  };
+  for (const RunCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    api::Pod pod;
+    api::Container ctr;
+    ctr.name = "c";
+    ctr.command = c.command;
+    ctr.args = c.args;
+    pod.spec.containers.push_back(ctr);
+    StatusOr<std::optional<Duration>> run = ContainerRunTime(pod, ctr);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(*run, c.run);
+    StatusOr<int32_t> code = ContainerExitCode(pod, ctr);
+    ASSERT_TRUE(code.ok());
+    EXPECT_EQ(*code, c.exit_code);
+  }
+}
+
+TEST(PodLifecycleTest, AnnotationsWinOverTheCommand) {
+  api::Pod pod;
+  api::Container ctr;
+  ctr.command = {"echo", "hi"};
+  pod.spec.containers.push_back(ctr);
+  pod.meta.annotations["tidepool.dev/duration"] = "2m";
+  pod.meta.annotations["tidepool.dev/exit-code"] = "7";
+  EXPECT_EQ(*ContainerRunTime(pod, ctr), std::optional<Duration>(seconds(120)));
+  EXPECT_EQ(*ContainerExitCode(pod, ctr), 7);
+  pod.meta.annotations["tidepool.dev/duration"] = "soon";
+  EXPECT_FALSE(ContainerRunTime(pod, ctr).ok());
+}
+
+}  // namespace
+}  // namespace tidepool::kubelet
