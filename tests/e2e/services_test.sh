@@ -46,10 +46,17 @@ expect_match "$(k get svc np)" '^np +NodePort +34\.118\.224\.[0-9]+ +<none> +80:
 ip=$(k get svc web -o jsonpath='{.spec.clusterIP}')
 out=$(k create service clusterip taken --tcp=80 --clusterip="$ip" 2>&1) && fail "a taken cluster IP is refused" "$out"
 expect_in "$out" "Service \"taken\" is invalid: spec.clusterIPs: Invalid value: []string{\"$ip\"}: failed to allocate IP $ip: provided IP is already allocated"
+np=$(k get svc np -o jsonpath='{.spec.ports[0].nodePort}')
+out=$(k create service nodeport np2 --tcp=80:80 --node-port="$np" 2>&1) && fail "a taken node port is refused" "$out"
+expect_in "$out" "Service \"np2\" is invalid: spec.ports[0].nodePort: Invalid value: $np: provided port is already allocated"
+out=$(k create service nodeport np3 --tcp=80:80 --node-port=40000 2>&1) && fail "a node port out of range is refused" "$out"
+expect_in "$out" 'Service "np3" is invalid: spec.ports[0].nodePort: Invalid value: 40000: provided port is not in the valid range. The range of valid ports is 30000-32767'
+out=$(k run badport --image=nginx --port=99999 2>&1) && fail "a container port out of range is refused" "$out"
+expect_in "$out" 'The Pod "badport" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 99999: must be between 1 and 65535, inclusive'
 k delete svc web >/dev/null
 wait_for 20 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get endpoints web >/dev/null 2>&1" ||
   fail "a deleted Service's Endpoints go" "$(k get endpoints)"
-pass "node ports; a taken IP refused; a deleted Service's Endpoints go"
+pass "node ports; a taken IP, a taken or out-of-range node port and a container port out of range refused; a deleted Service's Endpoints go"
 
 # A cluster IP may not change once set (kubectl test-cmd apply.sh: headless -> an address).
 cat >"$WORK/svc-a.yaml" <<'YAML'

@@ -3,7 +3,9 @@
 // service_range, kube-apiserver's --service-cluster-ip-range; GKE's default 34.118.224.0/20:
 // the kubernetes Service holds its first address) unless it asks for one or
 // for none ("None": headless), with spec.clusterIPs, ipFamilies [IPv4] and ipFamilyPolicy
-// SingleStack; NodePort and LoadBalancer ports get node ports from 30000-32767. Taken
+// SingleStack; NodePort and LoadBalancer ports get node ports from 30000-32767 (one a Service
+// names must be in that range and free: portallocator's "provided port is not in the valid
+// range. The range of valid ports is 30000-32767", "provided port is already allocated"). Taken
 // addresses and ports are read from the stored Services (a registry of a few hundred objects).
 // An update keeps the allocated IP when the new object does not name one.
 #include <set>
@@ -89,6 +91,28 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
   if (Member(spec, "ipFamilyPolicy") == nullptr) spec["ipFamilyPolicy"] = "SingleStack";
   if (type != "NodePort" && type != "LoadBalancer") return std::nullopt;
   if (!spec.contains("ports") || !spec["ports"].is_array()) return std::nullopt;
+  // Node ports the Service names: in the range and free (portallocator's errors); one it names
+  // twice (a port's TCP and UDP) is allocated once.
+  std::set<int64_t> own;
+  for (size_t i = 0; i < spec["ports"].size(); ++i) {
+    const json* np = Member(spec["ports"][i], "nodePort");
+    if (np == nullptr || !np->is_number_integer()) continue;
+    const int64_t port = np->get<int64_t>();
+    if (!own.insert(port).second) continue;
+    std::string why;
+    if (port < kNodePortMin || port > kNodePortMax) {
+      why = "provided port is not in the valid range. The range of valid ports is " +
+            std::to_string(kNodePortMin) + "-" + std::to_string(kNodePortMax);
+    } else if (!taken_ports.insert(port).second) {
+      why = "provided port is already allocated";
+    }
+    if (!why.empty()) {
+      return InvalidService(
+          c, name,
+          api::FieldError::InvalidRaw("spec.ports[" + std::to_string(i) + "].nodePort",
+                                      std::to_string(port), why));
+    }
+  }
   int64_t next = kNodePortMin;
   for (json& p : spec["ports"]) {
     if (!p.is_object() || (p.contains("nodePort") && p["nodePort"].is_number_integer())) continue;

@@ -169,4 +169,30 @@ void AppendPrefixed(api::FieldErrors from, std::string_view prefix, api::FieldEr
   }
 }
 
+std::vector<std::string> PortNumErrors(int64_t port) {
+  if (port >= 1 && port <= 65535) return {};
+  return {"must be between 1 and 65535, inclusive"};
+}
+
+std::vector<std::string> PortNameErrors(std::string_view name) {
+  std::vector<std::string> errs;
+  if (name.size() > 15) errs.push_back("must be no more than 15 characters");
+  bool charset = !name.empty(), letter = false;
+  for (char c : name) {
+    charset = charset && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-');
+    letter = letter || (c >= 'a' && c <= 'z');
+  }
+  if (!charset) {
+    errs.push_back("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  }
+  if (!letter) errs.push_back("must contain at least one letter (a-z)");
+  if (name.find("--") != std::string_view::npos) {
+    errs.push_back("must not contain consecutive hyphens");
+  }
+  if (!name.empty() && (name.front() == '-' || name.back() == '-')) {
+    errs.push_back("must not begin or end with a hyphen");
+  }
+  return errs;
+}
+
 }  // namespace tidepool::apiserver::validation

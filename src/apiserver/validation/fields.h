@@ -54,6 +54,12 @@ std::string GoIntOrString(const json& v);
 // Go's %#v of a pointer field inside a struct: (*<type>)(nil), or (*<type>)(0xc000010000).
 std::string GoPointer(std::string_view type, bool set);
 
+// apimachinery's IsValidPortNum ("must be between 1 and 65535, inclusive") and IsValidPortName
+// (an IANA_SVC_NAME: at most 15 of [-a-z0-9], a letter, no "--", no hyphen at either end):
+// their messages, none when valid.
+std::vector<std::string> PortNumErrors(int64_t port);
+std::vector<std::string> PortNameErrors(std::string_view name);
+
 // Whether `v` written as compact JSON takes more than `limit` bytes (escapes in strings are
 // not counted, so a string full of control characters is counted short). Stops walking once
 // over the limit; allocates nothing.

@@ -1,5 +1,9 @@
 #include "apiserver/validation/pod.h"
 
+#include <set>
+#include <string>
+#include <vector>
+
 #include "api/codec/json_codec.h"
 #include "api/quantity.h"
 #include "api/validation.h"
@@ -7,6 +11,51 @@
 
 namespace tidepool::apiserver::validation {
 namespace {
+
+// validateContainerPorts: names unique IANA service names, containerPort required and a port
+// number, hostPort a port number when set, protocol one of SCTP, TCP, UDP (defaulted to TCP).
+void ValidateContainerPorts(const json* ports, const std::string& path, api::FieldErrors* errors) {
+  if (ports == nullptr || !ports->is_array()) return;
+  std::set<std::string> names;
+  for (size_t i = 0; i < ports->size(); ++i) {
+    const json& p = (*ports)[i];
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    const std::string name(Str(Member(p, "name")));
+    if (!name.empty()) {
+      const std::vector<std::string> msgs = PortNameErrors(name);
+      for (const std::string& m : msgs) {
+        errors->push_back(api::FieldError::Invalid(at + ".name", name, m));
+      }
+      if (msgs.empty() && !names.insert(name).second) {
+        errors->push_back(api::FieldError::Duplicate(at + ".name", name));
+      }
+    }
+    const int64_t container_port = Int(Member(p, "containerPort")).value_or(0);
+    if (container_port == 0) {
+      errors->push_back(api::FieldError::Required(at + ".containerPort", ""));
+    } else {
+      for (const std::string& m : PortNumErrors(container_port)) {
+        errors->push_back(
+            api::FieldError::InvalidRaw(at + ".containerPort", std::to_string(container_port), m));
+      }
+    }
+    const int64_t host_port = Int(Member(p, "hostPort")).value_or(0);
+    if (host_port != 0) {
+      for (const std::string& m : PortNumErrors(host_port)) {
+        errors->push_back(
+            api::FieldError::InvalidRaw(at + ".hostPort", std::to_string(host_port), m));
+      }
+    }
+    const json* protocol = Member(p, "protocol");
+    const std::string proto(Str(protocol));
+    if (protocol != nullptr && proto.empty()) {
+      errors->push_back(api::FieldError::Required(at + ".protocol", ""));
+    } else if (protocol != nullptr && proto != "SCTP" && proto != "TCP" && proto != "UDP") {
+      errors->push_back(
+          api::FieldError::NotSupported(at + ".protocol", proto, {"SCTP", "TCP", "UDP"}));
+    }
+  }
+}
 
 void ValidateContainers(const json* spec, api::FieldErrors* errors) {
   const json* containers = Member(spec, "containers");
@@ -23,6 +72,7 @@ void ValidateContainers(const json* spec, api::FieldErrors* errors) {
     if (Str(Member(c, "image")).empty()) {
       errors->push_back(api::FieldError::Required(path + ".image", ""));
     }
+    ValidateContainerPorts(Member(c, "ports"), path + ".ports", errors);
   }
 }
 

@@ -72,5 +72,60 @@ TEST(PodTest, WhatAnUpdateMayChange) {
       });
 }
 
+TEST(PodTest, ContainerPorts) {
+  auto ports = [](const char* list) {
+    return std::string(R"({"spec": {"containers": [{"name": "c", "image": "nginx:1", "ports": )") +
+           list + "}]}}";
+  };
+  const std::string p0 = "spec.containers[0].ports[0]";
+  const std::string p1 = "spec.containers[0].ports[1]";
+  RunCases(
+      kPod, NoDefaults, ValidatePod,
+      {
+          {"valid",
+           ports(R"([{"name": "http", "containerPort": 80, "protocol": "TCP"},
+                                   {"name": "metrics", "containerPort": 9090, "hostPort": 9090,
+                                    "protocol": "UDP"}])"),
+           "",
+           {}},
+          // kubectl run p --image=nginx --port=99999
+          {"containerPort out of range",
+           ports(R"([{"containerPort": 99999, "protocol": "TCP"}])"),
+           "",
+           {p0 + ".containerPort: Invalid value: 99999: must be between 1 and 65535, inclusive"}},
+          {"containerPort missing",
+           ports(R"([{"protocol": "TCP"}])"),
+           "",
+           {p0 + ".containerPort: Required value"}},
+          {"hostPort out of range",
+           ports(R"([{"containerPort": 80, "hostPort": -1, "protocol": "TCP"}])"),
+           "",
+           {p0 + ".hostPort: Invalid value: -1: must be between 1 and 65535, inclusive"}},
+          {"protocol",
+           ports(R"([{"containerPort": 80, "protocol": "HTTP"}])"),
+           "",
+           {p0 +
+            R"(.protocol: Unsupported value: "HTTP": supported values: "SCTP", "TCP", "UDP")"}},
+          {"name",
+           ports(R"([{"name": "HTTP--", "containerPort": 80, "protocol": "TCP"}])"),
+           "",
+           {p0 +
+                R"(.name: Invalid value: "HTTP--": must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-))",
+            p0 + R"(.name: Invalid value: "HTTP--": must contain at least one letter (a-z))",
+            p0 + R"(.name: Invalid value: "HTTP--": must not contain consecutive hyphens)",
+            p0 + R"(.name: Invalid value: "HTTP--": must not begin or end with a hyphen)"}},
+          {"name too long",
+           ports(R"([{"name": "a-very-long-port-name", "containerPort": 80, "protocol": "TCP"}])"),
+           "",
+           {p0 +
+            R"(.name: Invalid value: "a-very-long-port-name": must be no more than 15 characters)"}},
+          {"duplicate name",
+           ports(R"([{"name": "web", "containerPort": 80, "protocol": "TCP"},
+                          {"name": "web", "containerPort": 81, "protocol": "TCP"}])"),
+           "",
+           {p1 + R"(.name: Duplicate value: "web")"}},
+      });
+}
+
 }  // namespace
 }  // namespace tidepool::apiserver::validation
