@@ -61,7 +61,11 @@ k rollout restart deployment/gpu-infer >/dev/null
 k rollout status deployment/gpu-infer --timeout=120s >/dev/null || fail "rollout status after restart" "$(k get deploy,rs,pods)"
 [ "$(k get rs -l app=gpu-infer -o name | grep -c .)" = 4 ] || fail "restart makes a fourth ReplicaSet" "$(k get rs)"
 expect_match "$(k rollout history deployment/gpu-infer)" "^6 +<none>"
-pass "rollout history, undo (revision 3, then 4), pause (no rollout), resume, restart"
+# The Deployment documentation's change-cause: annotated after the rollout, shown for revision 6.
+k annotate deployment/gpu-infer kubernetes.io/change-cause="restarted for the docs" >/dev/null
+wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' rollout history deployment/gpu-infer | grep -qE '^6 +restarted for the docs'" ||
+  fail "change-cause on the current revision" "$(k rollout history deployment/gpu-infer)"
+pass "rollout history, undo (revision 3, then 4), pause (no rollout), resume, restart, change-cause"
 
 # 4. Scale 5 -> 5 nodes; 6 -> the sixth pod Pending with CA's reason; 0 -> the pool back to 0.
 expect_in "$(k scale deployment gpu-infer --replicas=5)" "deployment.apps/gpu-infer scaled"

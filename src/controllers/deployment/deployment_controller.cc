@@ -29,6 +29,25 @@ std::string ControllerUid(const json& obj) {
   return o != nullptr ? Str(Member(*o, "uid")) : "";
 }
 
+// copyDeploymentAnnotationsToReplicaSet: the Deployment's annotations onto a ReplicaSet's
+// (`rs_ann`, an object), but kubectl's last-applied and the deployment.kubernetes.io ones; none
+// is removed. Whether one was added or changed.
+bool CopyDeploymentAnnotations(const json& deployment_ann, json& rs_ann) {
+  bool changed = false;
+  if (!deployment_ann.is_object()) return false;
+  for (const auto& [k, v] : deployment_ann.items()) {
+    if (k == "kubectl.kubernetes.io/last-applied-configuration" || k == kRevision ||
+        k == kRevisionHistory || k == kDesiredReplicas || k == kMaxReplicas ||
+        k == "deprecated.deployment.rollback.to") {
+      continue;
+    }
+    if (rs_ann.contains(k) && rs_ann[k] == v) continue;
+    rs_ann[k] = v;
+    changed = true;
+  }
+  return changed;
+}
+
 int64_t Revision(const json& rs) {
   const std::string r = Str(Member(Member(Meta(rs), "annotations"), kRevision));
   return r.empty() ? 0 : std::atoll(r.c_str());
@@ -253,8 +272,16 @@ Status DeploymentController::Sync::EnsureNewReplicaSet(bool create) {
     json& rs = *new_;
     const int64_t had = Revision(rs);
     const int32_t min_ready = Int(Member(Spec(d_), "minReadySeconds"));
-    if (had < max_old + 1 || Int(Member(Spec(rs), "minReadySeconds")) != min_ready) {
+    json copied = Member(Meta(rs), "annotations");
+    if (!copied.is_object()) copied = json::object();
+    // kcm's SetNewReplicaSetAnnotations: `kubectl annotate deploy x kubernetes.io/change-cause=`
+    // reaches the current ReplicaSet, so `rollout history` shows it.
+    const bool annotations_changed =
+        CopyDeploymentAnnotations(Member(Meta(d_), "annotations"), copied);
+    if (annotations_changed || had < max_old + 1 ||
+        Int(Member(Spec(rs), "minReadySeconds")) != min_ready) {
       json next = rs;
+      next["metadata"]["annotations"] = std::move(copied);
       json& ann = next["metadata"]["annotations"];
       if (had != 0 && had < max_old + 1) {
         const std::string hist = Str(Member(ann, kRevisionHistory));
@@ -302,14 +329,7 @@ Status DeploymentController::Sync::CreateNewReplicaSet() {
   json selector = Member(Spec(d_), "selector");
   selector["matchLabels"][kHashLabel] = hash;
   json annotations = json::object();
-  for (const auto& [k, v] : Member(Meta(d_), "annotations").items()) {
-    if (k == "kubectl.kubernetes.io/last-applied-configuration" || k == kRevision ||
-        k == kRevisionHistory || k == kDesiredReplicas || k == kMaxReplicas ||
-        k == "deprecated.deployment.rollback.to") {
-      continue;
-    }
-    annotations[k] = v;
-  }
+  CopyDeploymentAnnotations(Member(Meta(d_), "annotations"), annotations);
   annotations[kRevision] = std::to_string(max_old + 1);
   annotations[kDesiredReplicas] = std::to_string(replicas_);
   annotations[kMaxReplicas] = std::to_string(replicas_ + fence_.max_surge);

@@ -7,7 +7,9 @@
 //   - The new ReplicaSet is "<deployment>-<pod-template-hash>" (rollout.h's PodTemplateHash),
 //     its selector and template labelled pod-template-hash, a controller ownerReference, the
 //     Deployment's annotations (kubectl's last-applied and the deployment.kubernetes.io ones
-//     excepted, so kubernetes.io/change-cause reaches `rollout history`) and
+//     excepted, so kubernetes.io/change-cause reaches `rollout history`; copied again onto the
+//     current ReplicaSet whenever the Deployment's change, as kcm's
+//     SetNewReplicaSetAnnotations) and
 //     deployment.kubernetes.io/revision (1 + the highest old one), desired-replicas and
 //     max-replicas. A template seen before (`rollout undo`) makes its old ReplicaSet new again
 //     with the next revision. The Deployment carries the new revision as its annotation.

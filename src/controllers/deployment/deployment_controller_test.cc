@@ -139,6 +139,34 @@ class DeploymentControllerTest : public ::testing::Test {
   std::thread kubelet_thread_;
 };
 
+TEST_F(DeploymentControllerTest, AnAnnotationOfTheDeploymentReachesItsCurrentReplicaSet) {
+  // The Deployment documentation's flow: `kubectl annotate deployment web
+  // kubernetes.io/change-cause=...` after a rollout, then `kubectl rollout history`.
+  ASSERT_TRUE(
+      client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(2, "nginx"))
+          .ok());
+  ASSERT_TRUE(Eventually([&] { return ReplicaSets().size() == 1; }));
+  const std::string rs_name = ReplicaSets()[0]["metadata"]["name"];
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("apps", "v1", "deployments", "default", "web"),
+                         client::PatchType::kMerge,
+                         json{{"metadata",
+                               {{"annotations",
+                                 {{"kubernetes.io/change-cause", "image updated to nginx"},
+                                  {"kubectl.kubernetes.io/last-applied-configuration", "{}"}}}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] {
+    const std::vector<json> rss = ReplicaSets();
+    return rss.size() == 1 && rss[0]["metadata"]["annotations"].value(
+                                  "kubernetes.io/change-cause", "") == "image updated to nginx";
+  }));
+  const json rs = ReplicaSets()[0];
+  EXPECT_EQ(rs["metadata"]["name"], rs_name);  // the same ReplicaSet, no new revision
+  EXPECT_EQ(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"], "1");
+  EXPECT_FALSE(
+      rs["metadata"]["annotations"].contains("kubectl.kubernetes.io/last-applied-configuration"));
+}
+
 TEST_F(DeploymentControllerTest, CreatesAReplicaSetAndReportsAvailability) {
   SetKubelet(false);
   ASSERT_TRUE(client_.Create(ResourcePath("apps", "v1", "deployments", "default"), Deployment(3, "nginx")).ok());
