@@ -412,9 +412,12 @@ void PodLifecycle::Start(const std::string& key) {
   }
 
   bool pulls = false;
+  std::set<std::string>& pulling = pods_[key].pulling;
+  pulling.clear();
   for (const api::Container& c : pod.spec.containers) {
     if (c.image_pull_policy == "Always" || images_.count(c.image) == 0) {
       Emit(pod, "Normal", "Pulling", "Pulling image \"" + c.image + "\"");
+      pulling.insert(c.image);
       pulls = true;
     } else {
       Emit(pod, "Normal", "Pulled",
@@ -436,18 +439,22 @@ void PodLifecycle::FinishPulls(const std::string& key) {
   }
   const api::PodConstSharedPtr keep = rec->pod;
   const api::Pod& pod = *keep;
-  pods_[key].stage = Stage::kPulled;
+  PodState& state = pods_[key];
+  state.stage = Stage::kPulled;
   std::set<std::string> done;
   for (const api::Container& c : pod.spec.containers) {
     if (done.count(c.image) > 0) {
       continue;
     }
     done.insert(c.image);
-    if (images_.count(c.image) > 0 && c.image_pull_policy != "Always") {
+    // Pulled for what this pod pulled (another pod's pull of the same image may have ended
+    // since: the kubelet still reports this pod's pull).
+    if (state.pulling.count(c.image) == 0) {
       continue;
     }
     EmitPulled(pod, c.image);
   }
+  state.pulling.clear();
   for (const std::string& image : done) {
     images_.insert(image);
   }

@@ -167,6 +167,9 @@ class PodLifecycle {
     // Crash back-off: exits since the last reset, and the current run's start.
     int32_t crashes = 0;
     TimePoint run_started;
+    // The images this start is pulling (Pulling emitted): each gets its Pulled when the pull
+    // ends, even if another pod's pull of the same image ended first.
+    std::set<std::string> pulling;
   };
   using Step = void (PodLifecycle::*)(const std::string& key);
 

@@ -199,6 +199,22 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
   ASSERT_TRUE(Eventually([&] { return Phase("never") == "Running"; }));
 }
 
+// Two pods that start together pull the same image: each reports its pull (Pulling, then
+// Pulled "Successfully pulled image"), as the kubelet does for each pod's EnsureImageExists.
+TEST_F(KubeKubeletsTest, PodsPullingOneImageTogetherEachReportTheirPull) {
+  Create("nodes", Node("n1"));
+  for (const char* name : {"a", "b"}) Create("pods", BoundPod(name, "n1"));
+  kubelets_->Start();  // both pods are listed, and start, at once
+  ASSERT_TRUE(Eventually([&] { return Phase("a") == "Running" && Phase("b") == "Running"; }));
+  for (const char* name : {"a", "b"}) {
+    SCOPED_TRACE(name);
+    const std::vector<std::string> events = Events(name);
+    ASSERT_GE(events.size(), 2u);
+    EXPECT_EQ(events[0].rfind("kubelet/n1 Pulling", 0), 0u);
+    EXPECT_EQ(events[1].rfind("kubelet/n1 Pulled: Successfully pulled image", 0), 0u);
+  }
+}
+
 // A crash-looping container whose imagePullPolicy is Always is pulled again at each restart.
 TEST_F(KubeKubeletsTest, AnAlwaysContainerIsPulledAtEveryRestart) {
   Create("nodes", Node("n1"));
