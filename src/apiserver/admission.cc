@@ -123,10 +123,12 @@ void DefaultContainer(json& c) {
   if (c.contains("image") && c["image"].is_string()) {
     SetIfAbsent(c, "imagePullPolicy", ImagePullPolicy(c["image"].get<std::string>()));
   }
-  // ContainerPort.protocol is `+default="TCP"`.
+  // ContainerPort.protocol is `+default="TCP"` (SetDefaults_ContainerPort: "" too).
   if (c.contains("ports") && c["ports"].is_array()) {
     for (json& p : c["ports"]) {
-      if (p.is_object()) SetIfAbsent(p, "protocol", "TCP");
+      if (!p.is_object()) continue;
+      SetIfAbsent(p, "protocol", "TCP");
+      if (p["protocol"] == "") p["protocol"] = "TCP";
     }
   }
   if (!c.contains("resources") || !c["resources"].is_object()) c["resources"] = json::object();

@@ -68,84 +68,110 @@ std::optional<Duration> ParseSleepArg(std::string_view s) {
   return Duration(nanos);
 }
 
-std::vector<std::string> ShellWords(const api::Container& c) {
-  std::vector<std::string> words;
-  auto split = [&](const std::string& s) {
-    std::string cur;
-    for (char ch : s) {
-      if (std::isspace(static_cast<unsigned char>(ch)) || ch == ';' || ch == '&' || ch == '|' ||
-          ch == '(' || ch == ')' || ch == '"' || ch == '\'') {
-        if (!cur.empty()) {
-          words.push_back(cur);
-          cur.clear();
-        }
-      } else {
-        cur.push_back(ch);
-      }
-    }
-    if (!cur.empty()) {
-      words.push_back(cur);
-    }
-  };
-  for (const std::string& s : c.command) {
-    split(s);
-  }
-  for (const std::string& s : c.args) {
-    split(s);
-  }
-  return words;
+std::string BaseName(const std::string& w) {
+  const size_t slash = w.rfind('/');
+  return slash == std::string::npos ? w : w.substr(slash + 1);
 }
 
+bool IsSleep(const std::string& w) { return BaseName(w) == "sleep"; }
+
 // The commands a container runs, each as its words: `sh -c SCRIPT` (sh, bash, ash, dash, by
-// any path) is SCRIPT's commands, split at ; & | and newlines, quotes dropped; any other
-// command line is one command. Empty when the container runs its image's entrypoint.
+// any path) is SCRIPT's commands, split outside quotes at ;, newlines, &&, ||, | and a lone &,
+// quotes dropped, redirections (>file, 2>&1, >&2, <in, &>file) left out, and nothing after an
+// `exit`; any other command line is one command. Empty when the container runs its image's
+// entrypoint.
 std::vector<std::vector<std::string>> Commands(const api::Container& c) {
   std::vector<std::string> argv = c.command;
   argv.insert(argv.end(), c.args.begin(), c.args.end());
-  auto base = [](const std::string& w) {
-    const size_t slash = w.rfind('/');
-    return slash == std::string::npos ? w : w.substr(slash + 1);
-  };
   std::vector<std::vector<std::string>> out;
-  const std::string shell = argv.empty() ? "" : base(argv[0]);
-  if ((shell == "sh" || shell == "bash" || shell == "ash" || shell == "dash") && argv.size() >= 3 &&
-      argv[1] == "-c") {
-    std::vector<std::string> cmd;
-    std::string cur;
-    auto word = [&] {
-      if (!cur.empty()) cmd.push_back(std::move(cur));
-      cur.clear();
-    };
-    auto end = [&] {
-      word();
-      if (!cmd.empty()) out.push_back(std::move(cmd));
-      cmd.clear();
-    };
-    for (char ch : argv[2]) {
-      if (ch == ';' || ch == '&' || ch == '|' || ch == '\n') {
-        end();
-      } else if (std::isspace(static_cast<unsigned char>(ch))) {
-        word();
-      } else if (ch != '"' && ch != '\'') {
-        cur.push_back(ch);
-      }
-    }
-    end();
+  const std::string shell = argv.empty() ? "" : BaseName(argv[0]);
+  if (!((shell == "sh" || shell == "bash" || shell == "ash" || shell == "dash") &&
+        argv.size() >= 3 && argv[1] == "-c")) {
+    if (!argv.empty()) out.push_back(argv);
     return out;
   }
-  if (!argv.empty()) out.push_back(argv);
+  const std::string& script = argv[2];
+  std::vector<std::string> cmd;
+  std::string cur;
+  bool redirect = false;  // the word being read is a redirection's target
+  bool exited = false;
+  auto word = [&] {
+    if (!cur.empty() && !redirect) cmd.push_back(std::move(cur));
+    cur.clear();
+    redirect = false;
+  };
+  auto end = [&] {
+    word();
+    if (!cmd.empty() && !exited) {
+      exited = cmd.front() == "exit";
+      out.push_back(std::move(cmd));
+    }
+    cmd.clear();
+  };
+  char quote = 0;
+  for (size_t i = 0; i < script.size(); ++i) {
+    const char ch = script[i];
+    const char next = i + 1 < script.size() ? script[i + 1] : 0;
+    if (quote != 0) {
+      if (ch == quote) {
+        quote = 0;
+      } else {
+        cur.push_back(ch);
+      }
+    } else if (ch == '"' || ch == '\'') {
+      quote = ch;
+    } else if (ch == '>' || ch == '<') {
+      // A redirection: the descriptor before it (the 2 of 2>) and its target are not words.
+      if (!cur.empty() &&
+          std::all_of(cur.begin(), cur.end(), [](char d) { return d >= '0' && d <= '9'; })) {
+        cur.clear();
+      }
+      word();
+      redirect = true;
+      if (next == '&' || next == '>') ++i;  // >&2, >>file
+      while (i + 1 < script.size() && std::isspace(static_cast<unsigned char>(script[i + 1]))) {
+        ++i;
+      }
+    } else if (ch == '&' && next == '>') {
+      word();  // &>file: the > that follows makes the target a redirection
+    } else if (ch == ';' || ch == '\n' || ch == '|' || ch == '&') {
+      end();
+      if ((ch == '|' || ch == '&') && next == ch) ++i;
+    } else if (std::isspace(static_cast<unsigned char>(ch))) {
+      word();
+    } else {
+      cur.push_back(ch);
+    }
+  }
+  end();
   return out;
 }
 
 // Whether a command ends by itself at once: a shell builtin or utility that prints and exits
-// (echo, printf, true, false, exit, date, env, ...), or nvidia-smi (the GPU check pods run).
+// (echo, printf, true, false, exit, date, ...); `env [-i] [NAME=VALUE...] [command]` as its
+// command does; nvidia-smi unless it loops (-l, --loop, -lms, dmon, pmon).
 bool EndsAtOnce(const std::vector<std::string>& cmd) {
-  static constexpr std::string_view kPrompt[] = {
-      ":",  "date",       "echo",     "env",    "exit", "false", "hostname", "id",
-      "ls", "nvidia-smi", "printenv", "printf", "pwd",  "true",  "uname",    "whoami"};
-  const std::string& w = cmd.front();
-  const std::string_view name =
-      std::string_view(w).substr(w.rfind('/') == std::string::npos ? 0 : w.rfind('/') + 1);
+  static constexpr std::string_view kPrompt[] = {":",        "date", "echo",  "exit",     "false",
+                                                 "hostname", "id",   "ls",    "printenv", "printf",
+                                                 "pwd",      "true", "uname", "whoami"};
+  if (cmd.empty()) return true;
+  const std::string name = BaseName(cmd.front());
+  if (name == "env") {
+    size_t i = 1;
+    while (i < cmd.size() && (cmd[i].find('=') != std::string::npos || cmd[i].rfind('-', 0) == 0)) {
+      ++i;
+    }
+    return EndsAtOnce(std::vector<std::string>(cmd.begin() + static_cast<long>(i), cmd.end()));
+  }
+  if (name == "nvidia-smi") {
+    for (size_t i = 1; i < cmd.size(); ++i) {
+      const std::string& a = cmd[i];
+      if (a == "dmon" || a == "pmon" || a.rfind("--loop", 0) == 0 || a.rfind("-l", 0) == 0) {
+        return false;
+      }
+    }
+    return true;
+  }
   return std::find(std::begin(kPrompt), std::end(kPrompt), name) != std::end(kPrompt);
 }
 
@@ -230,32 +256,35 @@ StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
     }
     return std::optional<Duration>(*d);
   }
-  const std::vector<std::string> words = ShellWords(container);
-  std::optional<Duration> total;
-  // Commands that all end at once (or sleep) make a container that ends by itself.
   const std::vector<std::vector<std::string>> commands = Commands(container);
-  bool ends = !commands.empty();
+  bool loop = false, ends = !commands.empty();
+  std::optional<Duration> sleeps;  // the sum of its `sleep N`s, when it has any
   for (const std::vector<std::string>& cmd : commands) {
-    // `while true; do ...; done` (or until): a loop that runs until deleted.
-    if (cmd.front() == "while" || cmd.front() == "until") return std::optional<Duration>();
-    ends = ends && (EndsAtOnce(cmd) || cmd.front() == "sleep" || cmd.front() == "/bin/sleep" ||
-                    cmd.front() == "/usr/bin/sleep");
-  }
-  if (ends) total = Duration::zero();
-  for (size_t i = 0; i + 1 < words.size(); ++i) {
-    const std::string& w = words[i];
-    if (w != "sleep" && w != "/bin/sleep" && w != "/usr/bin/sleep") {
-      continue;
-    }
-    if (words[i + 1] == "infinity") {
+    const std::string& w = cmd.front();
+    const std::string cond = cmd.size() > 1 ? cmd[1] : "";
+    // `while true; do ...; done` (while :, until false): runs until deleted.
+    if ((w == "while" && (cond == "true" || cond == ":")) || (w == "until" && cond == "false")) {
       return std::optional<Duration>();
     }
-    std::optional<Duration> d = ParseSleepArg(words[i + 1]);
-    if (d.has_value()) {
-      total = total.value_or(Duration::zero()) + *d;
+    loop = loop || w == "while" || w == "until" || w == "for" || w == "do" || w == "done";
+    // A sleep, also as a loop's or a branch's body (do sleep 2).
+    size_t k = 0;
+    while (k + 1 < cmd.size() && (cmd[k] == "do" || cmd[k] == "then" || cmd[k] == "else")) ++k;
+    if (IsSleep(cmd[k])) {
+      // One of unknown length (sleep $DELAY, sleep infinity) leaves the run time unknown.
+      std::optional<Duration> d =
+          k + 1 < cmd.size() ? ParseSleepArg(cmd[k + 1]) : std::optional<Duration>();
+      if (!d.has_value()) return std::optional<Duration>();
+      sleeps = sleeps.value_or(Duration::zero()) + *d;
+      continue;
     }
+    ends = ends && EndsAtOnce(cmd);
   }
-  return total;
+  // Only commands that end at once, and sleeps: ends after its sleeps. Otherwise its sleeps,
+  // when it has any (the documented sleep rule: loops, other programs beside them), else
+  // unknown.
+  if (ends && !loop) return std::optional<Duration>(sleeps.value_or(Duration::zero()));
+  return sleeps;
 }
 
 StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container) {
@@ -268,20 +297,13 @@ StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& c
     }
     return *code;
   }
-  const std::vector<std::string> words = ShellWords(container);
-  for (size_t i = 0; i + 1 < words.size(); ++i) {
-    if (words[i] == "exit") {
-      if (std::optional<int32_t> code = ParseInt32(words[i + 1])) {
-        return *code;
-      }
-    }
-  }
-  // Else the last command's: `false` fails with 1.
+  // Its `exit N` (Commands stops there; a bare exit is 0), else 1 when its last command is
+  // `false`, else 0.
   const std::vector<std::vector<std::string>> commands = Commands(container);
-  if (!commands.empty() &&
-      (commands.back().front() == "false" || commands.back().front() == "/bin/false")) {
-    return 1;
+  for (const std::vector<std::string>& cmd : commands) {
+    if (cmd.front() == "exit") return cmd.size() > 1 ? ParseInt32(cmd[1]).value_or(0) : 0;
   }
+  if (!commands.empty() && BaseName(commands.back().front()) == "false") return 1;
   return 0;
 }
 

@@ -34,17 +34,22 @@
 //                grace period) the pod is removed from the store.
 //
 // The run time of a container comes from the annotation tidepool.dev/duration (a Go duration,
-// for every container of the pod) or from a `sleep N` in its command and args (N in seconds,
-// or with GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]; several add up).
-// A command line (or `sh -c` script) made only of commands that end at once - echo, printf,
-// true, false, exit, date, env, printenv, hostname, uname, pwd, whoami, id, ls, :, nvidia-smi -
-// and sleeps runs for its sleeps (0 without): `kubectl create job x --image=busybox -- echo hi`
-// completes. A `while`/`until` loop, the image's entrypoint or any other program (nginx,
-// python, perl) runs until deleted unless a sleep or the annotation says otherwise. A pod's
-// containers end together, when its longest one does. The exit code comes from the annotation
-// tidepool.dev/exit-code (an integer, for every container), else the first `exit N` in the
-// container's command and args (e.g. ["sh", "-c", "sleep 60; exit 3"]), else 1 when its last
-// command is `false`, else 0.
+// for every container of the pod), else from its command and args, read as a shell would
+// (`sh -c SCRIPT` is SCRIPT's commands, split outside quotes at ; && || | & and newlines,
+// redirections left out, nothing after `exit`):
+//   - commands that all end at once - echo, printf, true, false, exit, date, printenv,
+//     hostname, uname, pwd, whoami, id, ls, :, `env [NAME=VALUE] <one of those>`, nvidia-smi
+//     (unless it loops: -l, --loop, dmon, pmon) - and sleeps: the sum of its sleeps (0
+//     without): `kubectl create job x --image=busybox -- echo hi` completes;
+//   - `while true` (or `while :`, `until false`), a sleep of unknown length (`sleep $D`,
+//     `sleep infinity`): until deleted;
+//   - otherwise (other loops, other programs) the sum of its `sleep N`s (N in seconds or with
+//     GNU sleep's s/m/h/d suffix; e.g. ["/bin/bash", "-c", "sleep 3600"]), and without one
+//     until deleted (the image's entrypoint, nginx, python, perl).
+// A pod's containers end together, when its longest one does. The exit code comes from the
+// annotation tidepool.dev/exit-code (an integer, for every container), else the script's
+// `exit N` (e.g. ["sh", "-c", "sleep 60; exit 3"]), else 1 when its last command is `false`,
+// else 0.
 // Image sizes are a deterministic function of the image name.
 //
 // Every step is a timer on the TimerService; the kubelet reads and writes only through its

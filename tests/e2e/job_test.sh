@@ -159,9 +159,9 @@ out=$(k create job hello --image=busybox -- echo "Hello from the Kubernetes clus
   fail "kubectl create job hello -- echo" "$out"
 out=$(k wait --for=condition=complete job/hello --timeout=120s 2>&1) ||
   fail "job hello (echo) completes" "$out" "$(k get job hello -o yaml)" "$(k get pods -o wide)"
-k run boom --image=busybox -- sh -c 'echo boom; exit 1' >/dev/null
+k run boom --image=busybox -- sh -c 'echo boom >&2; exit 1' >/dev/null
 wait_for 120 bash -c "kubectl --cache-dir $WORK/kube-cache get pod boom -o jsonpath='{.status.containerStatuses[0].lastState.terminated.exitCode} {.status.containerStatuses[0].restartCount}' | grep -qE '^1 [1-9]'" ||
-  fail "kubectl run -- sh -c 'echo boom; exit 1' restarts after exit 1" "$(k get pod boom -o yaml)"
+  fail "kubectl run -- sh -c 'echo boom >&2; exit 1' restarts after exit 1" "$(k get pod boom -o yaml)"
 reason=$(k get pod boom -o jsonpath='{.status.containerStatuses[0].lastState.terminated.reason}')
 [ "$reason" = Error ] || fail "boom's last state: terminated Error" "$(k get pod boom -o yaml)"
 pass "kubectl create job -- echo completes; kubectl run -- sh -c 'exit 1' fails and restarts"

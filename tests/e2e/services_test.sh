@@ -51,6 +51,16 @@ out=$(k create service nodeport np2 --tcp=80:80 --node-port="$np" 2>&1) && fail 
 expect_in "$out" "Service \"np2\" is invalid: spec.ports[0].nodePort: Invalid value: $np: provided port is already allocated"
 out=$(k create service nodeport np3 --tcp=80:80 --node-port=40000 2>&1) && fail "a node port out of range is refused" "$out"
 expect_in "$out" 'Service "np3" is invalid: spec.ports[0].nodePort: Invalid value: 40000: provided port is not in the valid range. The range of valid ports is 30000-32767'
+# kube's initNodePorts: two port numbers may not share a node port; one port's TCP and UDP do.
+out=$(printf '%s\n' 'apiVersion: v1' 'kind: Service' 'metadata: {name: np4}' \
+  'spec: {type: NodePort, ports: [{name: a, port: 80, nodePort: 32080}, {name: b, port: 81, nodePort: 32080}]}' |
+  k create -f - 2>&1) && fail "two port numbers sharing a node port are refused" "$out"
+expect_in "$out" 'spec.ports[1].nodePort: Invalid value: 32080: provided port is already allocated'
+printf '%s\n' 'apiVersion: v1' 'kind: Service' 'metadata: {name: dns}' \
+  'spec: {type: NodePort, ports: [{name: tcp, port: 53, protocol: TCP, nodePort: 32053}, {name: udp, port: 53, protocol: UDP}]}' |
+  k create -f - >/dev/null || fail "a port's TCP and UDP share its node port"
+[ "$(k get svc dns -o jsonpath='{.spec.ports[*].nodePort}')" = "32053 32053" ] ||
+  fail "the UDP entry gets the TCP entry's node port" "$(k get svc dns -o yaml)"
 out=$(k run badport --image=nginx --port=99999 2>&1) && fail "a container port out of range is refused" "$out"
 expect_in "$out" 'The Pod "badport" is invalid: spec.containers[0].ports[0].containerPort: Invalid value: 99999: must be between 1 and 65535, inclusive'
 k delete svc web >/dev/null

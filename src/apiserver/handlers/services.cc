@@ -8,6 +8,7 @@
 // range. The range of valid ports is 30000-32767", "provided port is already allocated"). Taken
 // addresses and ports are read from the stored Services (a registry of a few hundred objects).
 // An update keeps the allocated IP when the new object does not name one.
+#include <map>
 #include <set>
 
 #include "api/ipv4_cidr.h"
@@ -91,39 +92,65 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
   if (Member(spec, "ipFamilyPolicy") == nullptr) spec["ipFamilyPolicy"] = "SingleStack";
   if (type != "NodePort" && type != "LoadBalancer") return std::nullopt;
   if (!spec.contains("ports") || !spec["ports"].is_array()) return std::nullopt;
-  // Node ports the Service names: in the range and free (portallocator's errors); one it names
-  // twice (a port's TCP and UDP) is allocated once.
-  std::set<int64_t> own;
-  for (size_t i = 0; i < spec["ports"].size(); ++i) {
-    const json* np = Member(spec["ports"][i], "nodePort");
-    if (np == nullptr || !np->is_number_integer()) continue;
-    const int64_t port = np->get<int64_t>();
-    if (!own.insert(port).second) continue;
+  // kube's initNodePorts: a node port the Service names must be in the range and free; the
+  // entries of one port number (its TCP and UDP) share one node port, the first named among
+  // them or the next free one.
+  json& ports = spec["ports"];
+  auto port_of = [](const json& p) -> int64_t {
+    const json* v = p.is_object() ? Member(p, "port") : nullptr;
+    return v != nullptr && v->is_number_integer() ? v->get<int64_t>() : 0;
+  };
+  auto named = [](const json& p) -> int64_t {
+    const json* np = p.is_object() ? Member(p, "nodePort") : nullptr;
+    return np != nullptr && np->is_number_integer() ? np->get<int64_t>() : 0;
+  };
+  auto take = [&](int64_t np, size_t i) -> std::optional<ApiError> {
     std::string why;
-    if (port < kNodePortMin || port > kNodePortMax) {
+    if (np < kNodePortMin || np > kNodePortMax) {
       why = "provided port is not in the valid range. The range of valid ports is " +
             std::to_string(kNodePortMin) + "-" + std::to_string(kNodePortMax);
-    } else if (!taken_ports.insert(port).second) {
+    } else if (!taken_ports.insert(np).second) {
       why = "provided port is already allocated";
     }
-    if (!why.empty()) {
-      return InvalidService(
-          c, name,
-          api::FieldError::InvalidRaw("spec.ports[" + std::to_string(i) + "].nodePort",
-                                      std::to_string(port), why));
-    }
-  }
+    if (why.empty()) return std::nullopt;
+    return InvalidService(
+        c, name,
+        api::FieldError::InvalidRaw("spec.ports[" + std::to_string(i) + "].nodePort",
+                                    std::to_string(np), why));
+  };
+  std::map<int64_t, int64_t> by_port;  // service port -> its node port
   int64_t next = kNodePortMin;
-  for (json& p : spec["ports"]) {
-    if (!p.is_object() || (p.contains("nodePort") && p["nodePort"].is_number_integer())) continue;
-    while (next <= kNodePortMax && taken_ports.count(next) != 0) ++next;
-    if (next > kNodePortMax) {
-      return ApiError{500, "InternalError",
-                      "Internal error occurred: failed to allocate a nodePort: range is full",
-                      json()};
+  for (size_t i = 0; i < ports.size(); ++i) {
+    json& p = ports[i];
+    if (!p.is_object()) continue;
+    const int64_t port = port_of(p), requested = named(p);
+    auto it = by_port.find(port);
+    if (it == by_port.end()) {
+      int64_t np = requested;
+      for (size_t j = i + 1; np == 0 && j < ports.size(); ++j) {
+        if (port_of(ports[j]) == port) np = named(ports[j]);
+      }
+      if (np != 0) {
+        if (auto e = take(np, i)) return e;
+      } else {
+        while (next <= kNodePortMax && taken_ports.count(next) != 0) ++next;
+        if (next > kNodePortMax) {
+          return ApiError{500, "InternalError",
+                          "Internal error occurred: failed to allocate a nodePort: range is full",
+                          json()};
+        }
+        np = next;
+        taken_ports.insert(next++);
+      }
+      p["nodePort"] = np;
+      by_port[port] = np;
+    } else if (requested != it->second) {
+      if (requested == 0) {
+        p["nodePort"] = it->second;
+      } else if (auto e = take(requested, i)) {
+        return e;
+      }
     }
-    p["nodePort"] = next;
-    taken_ports.insert(next++);
   }
   return std::nullopt;
 }
