@@ -1,5 +1,7 @@
 #include "apiserver/validation/fields.h"
 
+#include <cmath>
+
 #include "common/go_quote.h"
 
 namespace tidepool::apiserver::validation {
@@ -32,7 +34,8 @@ std::optional<int64_t> Int(const json* v) {
   if (v->is_number_integer()) return v->get<int64_t>();
   if (v->is_number_float()) {
     const double d = v->get<double>();
-    if (d == static_cast<double>(static_cast<int64_t>(d))) return static_cast<int64_t>(d);
+    // In int64's range before the cast (1e300 would be undefined behaviour).
+    if (d >= -9.2e18 && d <= 9.2e18 && d == std::trunc(d)) return static_cast<int64_t>(d);
   }
   return std::nullopt;
 }

@@ -57,15 +57,27 @@ void ValidateContainerPorts(const json* ports, const std::string& path, api::Fie
   }
 }
 
+void ValidateContainerList(const json& containers, const std::string& list,
+                           api::FieldErrors* errors);
+
+// validateContainers, then validateInitContainers (optional): each one's name, image, ports.
 void ValidateContainers(const json* spec, api::FieldErrors* errors) {
   const json* containers = Member(spec, "containers");
   if (containers == nullptr || !containers->is_array() || containers->empty()) {
     errors->push_back(api::FieldError::Required("spec.containers", ""));
-    return;
+  } else {
+    ValidateContainerList(*containers, "spec.containers", errors);
   }
-  for (size_t i = 0; i < containers->size(); ++i) {
-    const json& c = (*containers)[i];
-    const std::string path = "spec.containers[" + std::to_string(i) + "]";
+  const json* init = Member(spec, "initContainers");
+  if (init != nullptr && init->is_array())
+    ValidateContainerList(*init, "spec.initContainers", errors);
+}
+
+void ValidateContainerList(const json& containers, const std::string& list,
+                           api::FieldErrors* errors) {
+  for (size_t i = 0; i < containers.size(); ++i) {
+    const json& c = containers[i];
+    const std::string path = list + "[" + std::to_string(i) + "]";
     if (Str(Member(c, "name")).empty()) {
       errors->push_back(api::FieldError::Required(path + ".name", ""));
     }
