@@ -22,6 +22,7 @@
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
+#include "controllers/service/service_controller.h"
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/tainteviction/taint_eviction_controller.h"
@@ -89,6 +90,7 @@ struct ClusterActors::Parts {
       aggregation;
   std::unique_ptr<controllers::resourcequota::ResourceQuotaController> quotas;
   std::unique_ptr<controllers::endpoint::EndpointsController> endpoints;
+  std::unique_ptr<controllers::service::ServiceController> services;
   std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> service_accounts;
   std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> root_ca;
 };
@@ -214,6 +216,22 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   endpoints.slice_client = &p->Client(KcmAgent("endpointslice-controller"));
   p->endpoints = std::make_unique<controllers::endpoint::EndpointsController>(
       p->Client(KcmAgent("endpoint-controller")), clock, endpoints, nullptr, informers, executor);
+  // The cloud-controller-manager's service controller: LoadBalancer Services get the cloud's
+  // load balancer (its address as the cloud style writes it), with its events.
+  client::RestClient& svc_client = p->Client(KcmAgent("service-controller"));
+  auto service = c.service;
+  service.seed = config.seed + 180;
+  if (!service.address) {
+    const cloud::emulated::NodeStyle* style = w.cloud.style;
+    const std::string region = style->RegionOf(w.zone);
+    service.address = [style, region](uint32_t n, const std::string& uid) {
+      const cloud::emulated::NodeStyle::LoadBalancerIngress a = style->LoadBalancer(n, uid, region);
+      return a.ip.empty() ? nlohmann::json{{"hostname", a.hostname}} : nlohmann::json{{"ip", a.ip}};
+    };
+  }
+  p->services = std::make_unique<controllers::service::ServiceController>(
+      svc_client, clock, service, &p->Recorder(svc_client, "service-controller"), informers,
+      executor);
   // kcm's serviceaccount-controller (every namespace's "default" ServiceAccount) and
   // root-ca-cert-publisher (every namespace's kube-root-ca.crt, when there is a CA).
   controllers::serviceaccount::ServiceAccountsControllerOptions service_accounts;
@@ -272,6 +290,7 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.namespaces->Start();
   p.quotas->Start();
   p.endpoints->Start();
+  p.services->Start();
   p.service_accounts->Start();
   if (p.root_ca != nullptr) p.root_ca->Start();
   p.aggregation->Start();
@@ -301,6 +320,7 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.namespaces->Stop(); });
   stops.emplace_back([&] { p.quotas->Stop(); });
   stops.emplace_back([&] { p.endpoints->Stop(); });
+  stops.emplace_back([&] { p.services->Stop(); });
   stops.emplace_back([&] { p.service_accounts->Stop(); });
   if (p.root_ca != nullptr) stops.emplace_back([&] { p.root_ca->Stop(); });
   stops.emplace_back([&] { p.aggregation->Stop(); });

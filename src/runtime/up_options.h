@@ -25,6 +25,7 @@
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
+#include "controllers/service/service_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "sim/world_options.h"
 
@@ -47,6 +48,7 @@ struct UpComponentOptions {
   controllers::nodelifecycle::NodeLifecycleControllerOptions node_lifecycle;
   controllers::ns::NamespaceControllerOptions namespace_controller;
   controllers::resourcequota::ResourceQuotaControllerOptions resourcequota;
+  controllers::service::ServiceControllerOptions service;
 
   // The options that follow from `world`, once it is set: the API server's service range is
   // the world's (cluster.servicesIpv4Cidr, already validated), else its cloud's default.
@@ -80,6 +82,7 @@ struct UpComponentOptions {
     node_lifecycle.ForEachDuration(WithPrefix("nodeLifecycle.", f));
     namespace_controller.ForEachDuration(WithPrefix("namespace.", f));
     resourcequota.ForEachDuration(WithPrefix("resourceQuota.", f));
+    service.ForEachDuration(WithPrefix("service.", f));
   }
 };
 

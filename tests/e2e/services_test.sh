@@ -6,7 +6,7 @@
 # controllers keeping a Deployment's Service's Endpoints and EndpointSlices as its pods come
 # and go.
 source "$(dirname "$0")/lib.sh"
-start_up --no-autoscaler --seed 41
+start_up --no-autoscaler --seed 41 --speed 10
 
 expect_match "$(k get svc kubernetes)" '^kubernetes +ClusterIP +34\.118\.224\.1 +<none> +443/TCP +'
 expect_match "$(k get endpoints kubernetes)" '^kubernetes +172\.16\.0\.2:443 +'
@@ -67,6 +67,27 @@ k delete svc web >/dev/null
 wait_for 20 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get endpoints web >/dev/null 2>&1" ||
   fail "a deleted Service's Endpoints go" "$(k get endpoints)"
 pass "node ports; a taken IP, a taken or out-of-range node port and a container port out of range refused; a deleted Service's Endpoints go"
+
+# A LoadBalancer Service: EXTERNAL-IP <pending>, then the cloud's address (45 emulated seconds,
+# divided by start_up's --speed) with the service controller's events; deleted, its load
+# balancer goes first (the finalizer), then the Service.
+k create deployment lbweb --image=nginx >/dev/null
+out=$(k expose deployment lbweb --type=LoadBalancer --port=80 2>&1) || fail "kubectl expose --type=LoadBalancer" "$out"
+expect_match "$(k get svc lbweb)" '^lbweb +LoadBalancer +34\.118\.224\.[0-9]+ +<pending> +80:3[0-9]{4}/TCP'
+wait_for 120 bash -c "kubectl --cache-dir '$WORK/kube-cache' get svc lbweb -o jsonpath='{.status.loadBalancer.ingress[0].ip}' | grep -q ." ||
+  fail "the LoadBalancer gets its address" "$(k get svc lbweb -o yaml)"
+expect_match "$(k get svc lbweb)" '^lbweb +LoadBalancer +34\.118\.224\.[0-9]+ +34\.41\.0\.[0-9]+ +80:3[0-9]{4}/TCP'
+[ "$(k get svc lbweb -o jsonpath='{.status.loadBalancer.ingress[0].ipMode} {.metadata.finalizers}')" = 'VIP ["service.kubernetes.io/load-balancer-cleanup"]' ] ||
+  fail "ipMode VIP and the cleanup finalizer" "$(k get svc lbweb -o yaml)"
+events=$(k describe svc lbweb)
+expect_match "$events" 'LoadBalancer Ingress: +34\.41\.0\.[0-9]+ \(VIP\)'
+expect_match "$events" 'Normal +EnsuringLoadBalancer +.* +service-controller +Ensuring load balancer'
+expect_match "$events" 'Normal +EnsuredLoadBalancer +.* +service-controller +Ensured load balancer'
+k delete svc lbweb --timeout=60s >/dev/null || fail "the LoadBalancer Service is deleted" "$(k get svc lbweb -o yaml)"
+events=$(k get events --field-selector involvedObject.kind=Service,involvedObject.name=lbweb)
+expect_match "$events" 'Normal +DeletingLoadBalancer +service/lbweb +Deleting load balancer'
+expect_match "$events" 'Normal +DeletedLoadBalancer +service/lbweb +Deleted load balancer'
+pass "LoadBalancer Services: <pending>, then the cloud's address (ipMode VIP) with the service controller's events and finalizer; deleted after their load balancer"
 
 # A cluster IP may not change once set (kubectl test-cmd apply.sh: headless -> an address).
 cat >"$WORK/svc-a.yaml" <<'YAML'

@@ -547,6 +547,20 @@ void DefaultLimitRange(json& object) {
 namespace tidepool::apiserver::validation {
 
 void DefaultService(json& object) {
+  // LoadBalancerIPMode (beta, on in 1.32): an ingress IP without an ipMode is a VIP.
+  if (json* status = ObjectMember(&object, "status")) {
+    if (json* lb = ObjectMember(status, "loadBalancer")) {
+      if (lb->contains("ingress") && (*lb)["ingress"].is_array()) {
+        for (json& ing : (*lb)["ingress"]) {
+          if (ing.is_object() && ing.contains("ip") && ing["ip"].is_string() &&
+              !ing["ip"].get_ref<const std::string&>().empty() &&
+              (!ing.contains("ipMode") || ing["ipMode"].is_null())) {
+            ing["ipMode"] = "VIP";
+          }
+        }
+      }
+    }
+  }
   json* spec = ObjectMember(&object, "spec");
   if (spec == nullptr) return;
   if (!spec->contains("type") || !(*spec)["type"].is_string()) (*spec)["type"] = "ClusterIP";

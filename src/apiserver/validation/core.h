@@ -61,7 +61,8 @@ Status ValidateReplicationController(const json& object, const json* old, api::F
 // template at "template" (a zero template when absent: its spec needs containers).
 // SetDefaults_Service: type ClusterIP, sessionAffinity None, each port's protocol TCP and
 // targetPort its port, internalTrafficPolicy Cluster (and externalTrafficPolicy Cluster for
-// NodePort and LoadBalancer); not for ExternalName.
+// NodePort and LoadBalancer); not for ExternalName. A status.loadBalancer.ingress entry with
+// an ip and no ipMode gets ipMode VIP (LoadBalancerIPMode, on by default in 1.32).
 void DefaultService(json& object);
 // An update that names no cluster IP keeps the allocated one (and its families); one that names
 // another with the old clusterIPs moves clusterIPs[0] to it (normalizeClusterIPs).

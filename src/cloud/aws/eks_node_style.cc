@@ -49,6 +49,18 @@ class EksStyle final : public emu::NodeStyle {
   bool TaintsGpuPools() const override { return false; }
   int64_t DefaultDiskGb() const override { return 20; }  // EKS's diskSize default
   std::string_view DefaultServiceRange() const override { return "10.100.0.0/16"; }
+  // The AWS cloud provider's classic ELB: named "a" + the Service's uid without dashes (32
+  // characters), its DNS name "<name>-<10 digits>.<region>.elb.amazonaws.com".
+  LoadBalancerIngress LoadBalancer(uint32_t, std::string_view uid,
+                                   std::string_view region) const override {
+    std::string name = "a";
+    for (char c : uid) {
+      if (c != '-' && name.size() < 32) name += c;
+    }
+    const uint64_t digits = 1000000000ULL + Fnv1a64(uid) % 9000000000ULL;
+    return {"",
+            name + "-" + std::to_string(digits) + "." + std::string(region) + ".elb.amazonaws.com"};
+  }
   // An EKS-optimised Amazon Linux 2023 AMI for 1.32 (release 1.32.3-20250519).
   emu::NodeSystem System() const override {
     return {"6.1.134-152.225.amzn2023.x86_64", "Amazon Linux 2023.7.20250512",

@@ -16,6 +16,11 @@ class GkeStyle final : public NodeStyle {
     return spot != labels.end() && spot->second == "true";
   }
   bool TaintsGpuPools() const override { return true; }
+  // Ephemeral external IPs, in order from 34.41.0.1 (us-central1 hands out 34.x addresses).
+  LoadBalancerIngress LoadBalancer(uint32_t n, std::string_view, std::string_view) const override {
+    const uint32_t host = n + 1;
+    return {"34.41." + std::to_string((host >> 8) & 255) + "." + std::to_string(host & 255), ""};
+  }
   int64_t DefaultDiskGb() const override { return kDefaultBootDiskGb; }
   std::string_view DefaultServiceRange() const override { return "34.118.224.0/20"; }
   std::string DefaultGroupId(std::string_view) const override { return ""; }

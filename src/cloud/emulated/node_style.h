@@ -92,6 +92,16 @@ class NodeStyle {
   // The cluster's service range when the cluster names none (GKE's servicesIpv4Cidr:
   // "34.118.224.0/20"; EKS's kubernetesNetworkConfig.serviceIpv4Cidr: "10.100.0.0/16").
   virtual std::string_view DefaultServiceRange() const = 0;
+  // The address of the cluster's `n`-th load balancer (0, 1, ...), for the Service `uid` in
+  // `region`: what the cloud's service controller writes in status.loadBalancer.ingress[0].
+  // GKE: an external IP ({"ip": "34.41.0.1"}); EKS: a classic ELB's DNS name ({"hostname":
+  // "a<uid without dashes>-<10 digits>.<region>.elb.amazonaws.com"}).
+  struct LoadBalancerIngress {
+    std::string ip;
+    std::string hostname;
+  };
+  virtual LoadBalancerIngress LoadBalancer(uint32_t n, std::string_view uid,
+                                           std::string_view region) const = 0;
   // Whether a GPU pool gets nvidia.com/gpu=present:NoSchedule by itself (GKE: yes; EKS: the
   // user's taint only).
   virtual bool TaintsGpuPools() const = 0;
