@@ -77,6 +77,7 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
         {
           std::lock_guard<std::mutex> lock(ready_mu_);
           ready_seen_.erase(client::Informer::KeyOf(*o));
+          unschedulable_seen_.erase(client::Informer::KeyOf(*o));
         }
         node_timers_.Post([this, name = client::Informer::KeyOf(*o)] { StopNodeStatus(name); });
       } else {
@@ -90,6 +91,25 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
   auto update = [this](const client::ObjectRef&, const client::ObjectRef& o) {
     const std::string name = client::Informer::KeyOf(*o);
     const std::string status = ReadyField(*o, "status"), reason = ReadyField(*o, "reason");
+    // recordNodeSchedulableEvent: `kubectl cordon` / `uncordon` (spec.unschedulable) is the
+    // kubelet's NodeNotSchedulable / NodeSchedulable event on its node.
+    const json* spec = o->is_object() && o->contains("spec") ? &(*o)["spec"] : nullptr;
+    const bool unschedulable = spec != nullptr && spec->is_object() &&
+                               spec->value("unschedulable", json(false)) == json(true);
+    bool flipped = false;
+    {
+      std::lock_guard<std::mutex> lock(ready_mu_);
+      bool& was = unschedulable_seen_[name];
+      flipped = was != unschedulable;
+      was = unschedulable;
+    }
+    if (flipped) {
+      node_timers_.Post([this, name, unschedulable] {
+        const std::string what = unschedulable ? "NodeNotSchedulable" : "NodeSchedulable";
+        events_.EventOnHost(autoscaler::ObjectRef{"Node", "", name, name}, "Normal", what,
+                            "Node " + name + " status is now: " + what, name);
+      });
+    }
     {
       std::lock_guard<std::mutex> lock(ready_mu_);
       std::string& seen = ready_seen_[name];

@@ -136,6 +136,8 @@ class KubeKubelets final : private kubelet::KubeletHost {
   // The node informer's handler: each node's Ready status as last posted to node_timers_.
   std::mutex ready_mu_;
   std::map<std::string, std::string, std::less<>> ready_seen_;
+  // Each node's spec.unschedulable as last seen (the kubelet's lastNodeUnschedulable).
+  std::map<std::string, bool, std::less<>> unschedulable_seen_;
   // On node_timers_'s thread only: the nodes whose Lease and heartbeats this process keeps.
   ActorTimers node_timers_;  // its own thread, or the executor
   std::map<std::string, NodeBeat, std::less<>> beats_;

@@ -209,6 +209,10 @@ expect_in "$(k taint nodes "$node" dedicated=ml:NoSchedule-)" "node/$node untain
 expect_in "$(k cordon "$node")" "node/$node cordoned"
 expect_match "$(k get node "$node")" "Ready,SchedulingDisabled"
 expect_in "$(k uncordon "$node")" "node/$node uncordoned"
+# The kubelet's events of both (recordNodeSchedulableEvent), on its node.
+wait_for 20 bash -c "kubectl --cache-dir '$WORK/kube-cache' get events --field-selector involvedObject.name=$node | grep -q 'NodeSchedulable .*status is now: NodeSchedulable'" ||
+  fail "NodeNotSchedulable / NodeSchedulable events" "$(k get events --field-selector involvedObject.name="$node")"
+expect_match "$(k describe node "$node")" "Normal +NodeNotSchedulable +.* +kubelet +Node $node status is now: NodeNotSchedulable"
 expect_in "$(k create configmap gpu-config --from-literal=mode=mig --from-literal=count=8)" "configmap/gpu-config created"
 out=$(k create configmap gpu-config --from-literal=mode=mig 2>&1 || true)
 expect_in "$out" 'error: failed to create configmap: configmaps "gpu-config" already exists'
