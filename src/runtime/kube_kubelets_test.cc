@@ -202,6 +202,14 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
 // Two pods that start together pull the same image: each reports its pull (Pulling, then
 // Pulled "Successfully pulled image"), as the kubelet does for each pod's EnsureImageExists.
 TEST_F(KubeKubeletsTest, PodsPullingOneImageTogetherEachReportTheirPull) {
+  // A pull long enough that both pods start within it on a busy machine.
+  kubelet::KubeletOptions o;
+  o.start_delay = milliseconds(3000);
+  o.image_pull = milliseconds(2000);
+  o.termination = milliseconds(100);
+  o.node_lease_renew_interval = milliseconds(100);
+  o.node_status_report_frequency = milliseconds(200);
+  kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), o, nullptr, 1);
   Create("nodes", Node("n1"));
   for (const char* name : {"a", "b"}) Create("pods", BoundPod(name, "n1"));
   kubelets_->Start();  // both pods are listed, and start, at once
