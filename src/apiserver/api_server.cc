@@ -282,6 +282,7 @@ void ApiServer::HandleResource(Request& r, ResponseWriter& w) {
   const std::string& method = c.method;
   if (handlers::IsReviewResource(*r.resource)) return handlers::HandleReview(c);
   if (handlers::IsMetricsResource(*r.resource)) return handlers::HandleMetrics(c);
+  if (handlers::IsComponentStatusResource(*r.resource)) return handlers::HandleComponentStatuses(c);
   if (r.subresource == "log") return handlers::HandleLog(c);
   if (r.subresource == "eviction") return handlers::HandleEviction(c);
   if (r.subresource == "binding") return handlers::HandleBinding(c);

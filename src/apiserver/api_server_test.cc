@@ -30,6 +30,48 @@ constexpr char kGoodPod[] = R"({"apiVersion":"v1","kind":"Pod","metadata":{"name
  "resources":{"limits":{"nvidia.com/gpu":1}}}],
  "tolerations":[{"key":"nvidia.com/gpu","operator":"Equal","value":"present","effect":"NoSchedule"}]}})";
 
+TEST_F(ApiServerTest, ComponentStatusesAreServedDeprecated) {
+  const std::string warning = R"(299 - "v1 ComponentStatus is deprecated in v1.19+")";
+  auto list = Do("GET", "/api/v1/componentstatuses");
+  ASSERT_EQ(list.code, 200) << list.body;
+  EXPECT_EQ(list.body,
+            R"({"apiVersion":"v1","items":[)"
+            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"controller-manager"}},)"
+            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"etcd-0"}},)"
+            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"scheduler"}}],)"
+            R"("kind":"ComponentStatusList","metadata":{}})");
+  ASSERT_EQ(list.headers.size(), 1u);
+  EXPECT_EQ(list.headers[0], std::make_pair(std::string("Warning"), warning));
+  auto one = Do("GET", "/api/v1/componentstatuses/scheduler");
+  EXPECT_EQ(one.code, 200);
+  EXPECT_EQ(one.Json()["metadata"]["name"], "scheduler");
+  auto missing = Do("GET", "/api/v1/componentstatuses/nope");
+  EXPECT_EQ(missing.code, 404);
+  EXPECT_EQ(missing.Json()["message"], "componentstatuses \"nope\" not found");
+  EXPECT_EQ(Do("GET", "/api/v1/componentstatuses?watch=true").code, 405);
+  EXPECT_EQ(Do("DELETE", "/api/v1/componentstatuses/etcd-0").code, 405);
+  // kubectl get cs: the server's table.
+  auto table = Do("GET", "/api/v1/componentstatuses", "",
+                  {{"accept", "application/json;as=Table;v=v1;g=meta.k8s.io"}});
+  ASSERT_EQ(table.code, 200) << table.body;
+  const json t = table.Json();
+  std::vector<std::string> columns;
+  for (const json& col : t["columnDefinitions"]) columns.push_back(col["name"]);
+  EXPECT_EQ(columns, (std::vector<std::string>{"Name", "Status", "Message", "Error"}));
+  EXPECT_EQ(t["rows"][1]["cells"], json::parse(R"(["etcd-0", "Healthy", "ok", ""])"));
+  // Discovery: get and list, short name cs, no storageVersionHash (never stored).
+  bool found = false;
+  const json core = Do("GET", "/api/v1").Json();
+  for (const json& r : core["resources"]) {
+    if (r["name"] != "componentstatuses") continue;
+    found = true;
+    EXPECT_EQ(r["verbs"], json::parse(R"(["get","list"])"));
+    EXPECT_EQ(r["shortNames"], json::parse(R"(["cs"])"));
+    EXPECT_FALSE(r.contains("storageVersionHash"));
+  }
+  EXPECT_TRUE(found);
+}
+
 TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto v = Do("GET", "/version?timeout=5s");
   EXPECT_EQ(v.code, 200);
@@ -38,7 +80,7 @@ TEST_F(ApiServerTest, VersionAndDiscovery) {
   auto agg = Do("GET", "/api", "",
                 {{"accept", "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json"}});
   EXPECT_EQ(agg.type, kAggregatedDiscoveryType);
-  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 15u);
+  EXPECT_EQ(agg.Json()["items"][0]["versions"][0]["resources"].size(), 16u);
   auto legacy = Do("GET", "/api/v1");
   ASSERT_EQ(legacy.code, 200) << legacy.body;
   bool eviction = false;

@@ -192,7 +192,7 @@ std::optional<nlohmann::ordered_json> ApiResourceList(std::string_view group_ver
                  {"verbs", r.verbs}};
     if (!r.short_names.empty()) j["shortNames"] = r.short_names;
     if (!r.categories.empty()) j["categories"] = r.categories;
-    j["storageVersionHash"] = StorageVersionHash(r);
+    if (r.stored) j["storageVersionHash"] = StorageVersionHash(r);
     resources.push_back(std::move(j));
     for (const Subresource& s : r.subresources) {
       ordered sj = {

@@ -34,6 +34,13 @@ Subresource Status(const Resource& r) {
 std::vector<Resource> Build() {
   std::vector<Resource> v;
   // core/v1, in the order kube-apiserver lists them.
+  {
+    // Deprecated since 1.19, still served (handlers/component_statuses.cc): never stored.
+    Resource r = Make("", "componentstatuses", "componentstatus", "ComponentStatus", false, {"cs"});
+    r.verbs = {"get", "list"};
+    r.stored = false;
+    v.push_back(r);
+  }
   v.push_back(Make("", "configmaps", "configmap", "ConfigMap", true, {"cm"}));
   v.push_back(Make("", "endpoints", "endpoints", "Endpoints", true, {"ep"}));
   {
@@ -220,6 +227,7 @@ std::vector<Resource> Build() {
     Resource r = Make("metrics.k8s.io", resource, "", kind, namespaced);
     r.version = "v1beta1";
     r.verbs = {"get", "list"};
+    r.stored = false;
     v.push_back(r);
   }
   v.push_back(Make("scheduling.k8s.io", "priorityclasses", "priorityclass", "PriorityClass",

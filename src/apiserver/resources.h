@@ -39,6 +39,9 @@ struct Resource {
   std::vector<std::string> short_names;
   std::vector<std::string> categories;
   std::vector<Subresource> subresources;
+  // False for a resource its handler computes and never stores (componentstatuses,
+  // metrics.k8s.io's): its discovery entry has no storageVersionHash.
+  bool stored = true;
   // The version its objects are stored in, when another version of the same resource is the
   // storage version (autoscaling/v1 horizontalpodautoscalers: "v2"); empty when this is it.
   // The store keeps one object for both (StorageOf); conversion.h converts between them.

@@ -8,6 +8,17 @@ start_up --speed 60 --config "$SRC/examples/up/gpu-cluster.yaml" --seed 7
 # --- version, discovery
 out=$(k version 2>&1)
 expect_in "$out" "Server Version: v1.32.4-gke.1106006"
+# kubectl get componentstatuses: deprecated (kubectl prints the API's warning), still served.
+out=$(k get cs 2>&1)
+expect_in "$out" "Warning: v1 ComponentStatus is deprecated in v1.19+"
+expect_match "$out" '^etcd-0 +Healthy +ok *$'
+expect_match "$out" '^scheduler +Healthy +ok *$'
+# The health endpoints' checks (kubectl get --raw='/readyz?verbose').
+out=$(k get --raw='/readyz?verbose&exclude=etcd')
+expect_in "$out" "[+]etcd excluded: ok"
+expect_in "$out" "[+]poststarthook/rbac/bootstrap-roles ok"
+expect_in "$out" "readyz check passed"
+[ "$(k get --raw=/livez/ping)" = ok ] || fail "/livez/ping" "$(k get --raw=/livez/ping 2>&1)"
 pass "kubectl version"
 
 # --- the cluster as it starts

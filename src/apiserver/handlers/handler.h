@@ -292,6 +292,9 @@ void HandleScale(Context& c);
 void HandleReview(Context& c);
 // A resource whose only verb is create (the reviews).
 bool IsReviewResource(const Resource& r);
+// GET / LIST of core/v1 ComponentStatuses (deprecated; computed). component_statuses.cc.
+void HandleComponentStatuses(Context& c);
+bool IsComponentStatusResource(const Resource& r);
 // GET / LIST of metrics.k8s.io's NodeMetrics and PodMetrics, from emulated usage. metrics.cc.
 void HandleMetrics(Context& c);
 bool IsMetricsResource(const Resource& r);

@@ -168,6 +168,22 @@ json NamespaceCells(const json& ns, TimePoint now) {
   return json::array({Name(ns), Str(Path(ns, "status", "phase")), Age(ns, now)});
 }
 
+// printComponentStatus: the Healthy condition's status (Healthy / Unhealthy; Unknown without
+// one), message and error.
+json ComponentStatusCells(const json& cs, TimePoint) {
+  std::string status = "Unknown", message, error;
+  if (const json* conds = Field(cs, "conditions"); conds != nullptr && conds->is_array()) {
+    for (const json& c : *conds) {
+      if (Str(Field(c, "type")) != "Healthy") continue;
+      status = Str(Field(c, "status")) == "True" ? "Healthy" : "Unhealthy";
+      message = Str(Field(c, "message"));
+      error = Str(Field(c, "error"));
+      break;
+    }
+  }
+  return json::array({Name(cs), status, message, error});
+}
+
 json ConfigMapCells(const json& cm, TimePoint now) {
   return json::array(
       {Name(cm), Size(Field(cm, "data")) + Size(Field(cm, "binaryData")), Age(cm, now)});
@@ -591,6 +607,16 @@ Printer MakeNamespacePrinter() {
   p.columns = {
       NameColumn(), {"Status", "string", "", "The status of the namespace", 0}, AgeColumn()};
   p.cells = &NamespaceCells;
+  return p;
+}
+
+Printer MakeComponentStatusPrinter() {
+  Printer p;
+  p.columns = {NameColumn(),
+               {"Status", "string", "", "Status of the component conditions", 0},
+               {"Message", "string", "", "Message of the component conditions", 0},
+               {"Error", "string", "", "Error of the component conditions", 0}};
+  p.cells = &ComponentStatusCells;
   return p;
 }
 

@@ -34,6 +34,7 @@ const std::map<std::string, Printer, std::less<>>& Registry() {
     (*m)[Key("", "nodes")] = MakeNodePrinter();
     (*m)[Key("", "events")] = MakeEventPrinter();
     (*m)[Key("", "namespaces")] = MakeNamespacePrinter();
+    (*m)[Key("", "componentstatuses")] = MakeComponentStatusPrinter();
     (*m)[Key("", "configmaps")] = MakeConfigMapPrinter();
     (*m)[Key("", "secrets")] = MakeSecretPrinter();
     (*m)[Key("", "resourcequotas")] = MakeResourceQuotaPrinter();

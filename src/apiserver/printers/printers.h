@@ -25,7 +25,8 @@
 // columns unless `-o wide`. Cells are JSON strings, integers or booleans, as in printers.go.
 //
 // Resources with a printer (group "" is core):
-//   core: pods, nodes, events, namespaces, configmaps, secrets, serviceaccounts, services,
+//   core: pods, nodes, events, namespaces, componentstatuses, configmaps, secrets,
+//         serviceaccounts, services,
 //         endpoints, persistentvolumeclaims, persistentvolumes, replicationcontrollers
 //   apps: deployments, daemonsets, replicasets, statefulsets        batch: jobs
 //   coordination.k8s.io: leases                       policy: poddisruptionbudgets

@@ -34,6 +34,7 @@ Printer MakePodPrinter();
 Printer MakeNodePrinter();
 Printer MakeEventPrinter();  // core/v1 events, and events.k8s.io/v1's (stored as core's)
 Printer MakeNamespacePrinter();
+Printer MakeComponentStatusPrinter();
 Printer MakeConfigMapPrinter();
 Printer MakeResourceQuotaPrinter();
 Printer MakeSecretPrinter();
