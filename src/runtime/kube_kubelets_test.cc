@@ -45,13 +45,17 @@ class KubeKubeletsTest : public ::testing::Test {
                           apiserver::http::ResponseWriter& w) { api_.api().Handle(req, w); }),
         client_(cluster::InProcessRestConfig(), api_.clock(),
                 cluster::InProcessRestOptions(transport_, "kubelet/v1.32.4")) {
+    kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), FastOptions(), nullptr, 1);
+  }
+  // The kubelets' durations in milliseconds, so that the tests run fast.
+  static kubelet::KubeletOptions FastOptions() {
     kubelet::KubeletOptions o;
     o.start_delay = milliseconds(200);
     o.image_pull = milliseconds(100);
     o.termination = milliseconds(100);
     o.node_lease_renew_interval = milliseconds(100);
     o.node_status_report_frequency = milliseconds(200);
-    kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), o, nullptr, 1);
+    return o;
   }
   ~KubeKubeletsTest() override { kubelets_->Stop(); }
 
@@ -203,12 +207,9 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
 // Pulled "Successfully pulled image"), as the kubelet does for each pod's EnsureImageExists.
 TEST_F(KubeKubeletsTest, PodsPullingOneImageTogetherEachReportTheirPull) {
   // A pull long enough that both pods start within it on a busy machine.
-  kubelet::KubeletOptions o;
+  kubelet::KubeletOptions o = FastOptions();
   o.start_delay = milliseconds(3000);
   o.image_pull = milliseconds(2000);
-  o.termination = milliseconds(100);
-  o.node_lease_renew_interval = milliseconds(100);
-  o.node_status_report_frequency = milliseconds(200);
   kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), o, nullptr, 1);
   Create("nodes", Node("n1"));
   for (const char* name : {"a", "b"}) Create("pods", BoundPod(name, "n1"));
