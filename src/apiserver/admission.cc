@@ -456,6 +456,11 @@ void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* us
   }
   // cronJobStrategy.PrepareForCreate: the status is the server's.
   if (r.group == "batch" && r.resource == "cronjobs") object["status"] = json::object();
+  // svcStrategy.PrepareForCreate: a new Service's status is empty (its load balancer is the
+  // service controller's to write: a copied address is not kept).
+  if (r.group.empty() && r.resource == "services") {
+    object["status"] = json{{"loadBalancer", json::object()}};
+  }
   if (r.group.empty() && r.resource == "persistentvolumes") {
     // The strategy's NowFunc: the instant FillSystemFields gave creationTimestamp.
     validation::PreparePersistentVolumeForCreate(

@@ -34,20 +34,22 @@ TEST_F(ApiServerTest, ComponentStatusesAreServedDeprecated) {
   const std::string warning = R"(299 - "v1 ComponentStatus is deprecated in v1.19+")";
   auto list = Do("GET", "/api/v1/componentstatuses");
   ASSERT_EQ(list.code, 200) << list.body;
-  EXPECT_EQ(list.body,
-            R"({"apiVersion":"v1","items":[)"
-            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"controller-manager"}},)"
-            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"etcd-0"}},)"
-            R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"name":"scheduler"}}],)"
-            R"("kind":"ComponentStatusList","metadata":{}})");
+  EXPECT_EQ(
+      list.body,
+      R"({"apiVersion":"v1","items":[)"
+      R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"creationTimestamp":null,"name":"controller-manager"}},)"
+      R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"creationTimestamp":null,"name":"etcd-0"}},)"
+      R"({"apiVersion":"v1","conditions":[{"message":"ok","status":"True","type":"Healthy"}],"kind":"ComponentStatus","metadata":{"creationTimestamp":null,"name":"scheduler"}}],)"
+      R"("kind":"ComponentStatusList","metadata":{}})");
   ASSERT_EQ(list.headers.size(), 1u);
   EXPECT_EQ(list.headers[0], std::make_pair(std::string("Warning"), warning));
   auto one = Do("GET", "/api/v1/componentstatuses/scheduler");
   EXPECT_EQ(one.code, 200);
   EXPECT_EQ(one.Json()["metadata"]["name"], "scheduler");
   auto missing = Do("GET", "/api/v1/componentstatuses/nope");
-  EXPECT_EQ(missing.code, 404);
-  EXPECT_EQ(missing.Json()["message"], "componentstatuses \"nope\" not found");
+  EXPECT_EQ(missing.code, 500);
+  EXPECT_EQ(missing.Json()["message"], "Component not found: nope");
+  EXPECT_FALSE(missing.Json().contains("reason"));
   EXPECT_EQ(Do("GET", "/api/v1/componentstatuses?watch=true").code, 405);
   EXPECT_EQ(Do("DELETE", "/api/v1/componentstatuses/etcd-0").code, 405);
   // kubectl get cs: the server's table.

@@ -85,28 +85,42 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
   argv.insert(argv.end(), c.args.begin(), c.args.end());
   std::vector<std::vector<std::string>> out;
   const std::string shell = argv.empty() ? "" : BaseName(argv[0]);
-  if (!((shell == "sh" || shell == "bash" || shell == "ash" || shell == "dash") &&
-        argv.size() >= 3 && argv[1] == "-c")) {
+  // The script of `sh [options] -c SCRIPT` (-c alone or in a cluster: -ec, -lc; -o NAME's
+  // name skipped); nullptr when this is no such command line.
+  const std::string* script_arg = nullptr;
+  if (shell == "sh" || shell == "bash" || shell == "ash" || shell == "dash") {
+    for (size_t i = 1; i < argv.size() && argv[i].size() > 1 && argv[i][0] == '-'; ++i) {
+      if (argv[i].find('c') != std::string::npos) {
+        if (i + 1 < argv.size()) script_arg = &argv[i + 1];
+        break;
+      }
+      if (argv[i].find('o') != std::string::npos) ++i;  // -o pipefail
+    }
+  }
+  if (script_arg == nullptr) {
     if (!argv.empty()) out.push_back(argv);
     return out;
   }
-  const std::string& script = argv[2];
+  const std::string& script = *script_arg;
   std::vector<std::string> cmd;
   std::string cur;
   bool redirect = false;  // the word being read is a redirection's target
   bool exited = false;
+  bool after_or = false;  // the command being read follows ||: it may not run
   auto word = [&] {
     if (!cur.empty() && !redirect) cmd.push_back(std::move(cur));
     cur.clear();
     redirect = false;
   };
-  auto end = [&] {
+  auto end = [&](bool next_after_or) {
     word();
-    if (!cmd.empty() && !exited) {
+    // An `exit` ends the script, unless it follows || (the command before it succeeded).
+    if (!cmd.empty() && !exited && !(after_or && cmd.front() == "exit")) {
       exited = cmd.front() == "exit";
       out.push_back(std::move(cmd));
     }
     cmd.clear();
+    after_or = next_after_or;
   };
   char quote = 0;
   for (size_t i = 0; i < script.size(); ++i) {
@@ -118,6 +132,13 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
       } else {
         cur.push_back(ch);
       }
+    } else if (ch == '\\') {
+      // An escaped character is itself; an escaped newline joins the lines.
+      if (next != 0 && next != '\n') cur.push_back(next);
+      if (next == '\n') word();
+      ++i;
+    } else if (ch == '#' && cur.empty()) {
+      while (i + 1 < script.size() && script[i + 1] != '\n') ++i;  // a comment
     } else if (ch == '"' || ch == '\'') {
       quote = ch;
     } else if (ch == '>' || ch == '<') {
@@ -135,7 +156,8 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
     } else if (ch == '&' && next == '>') {
       word();  // &>file: the > that follows makes the target a redirection
     } else if (ch == ';' || ch == '\n' || ch == '|' || ch == '&') {
-      end();
+      const bool orr = ch == '|' && next == '|';
+      end(orr);
       if ((ch == '|' || ch == '&') && next == ch) ++i;
     } else if (std::isspace(static_cast<unsigned char>(ch))) {
       word();
@@ -143,7 +165,7 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
       cur.push_back(ch);
     }
   }
-  end();
+  end(false);
   return out;
 }
 
@@ -166,7 +188,7 @@ bool EndsAtOnce(const std::vector<std::string>& cmd) {
   if (name == "nvidia-smi") {
     for (size_t i = 1; i < cmd.size(); ++i) {
       const std::string& a = cmd[i];
-      if (a == "dmon" || a == "pmon" || a.rfind("--loop", 0) == 0 || a.rfind("-l", 0) == 0) {
+      if (a == "dmon" || a == "pmon" || a == "-l" || a == "-lms" || a.rfind("--loop", 0) == 0) {
         return false;
       }
     }
@@ -301,7 +323,8 @@ StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& c
   // `false`, else 0.
   const std::vector<std::vector<std::string>> commands = Commands(container);
   for (const std::vector<std::string>& cmd : commands) {
-    if (cmd.front() == "exit") return cmd.size() > 1 ? ParseInt32(cmd[1]).value_or(0) : 0;
+    // The shell's status is the low 8 bits (exit 256 is 0).
+    if (cmd.front() == "exit") return cmd.size() > 1 ? ParseInt32(cmd[1]).value_or(0) & 255 : 0;
   }
   if (!commands.empty() && BaseName(commands.back().front()) == "false") return 1;
   return 0;

@@ -5,7 +5,8 @@
 // process). Deprecated since 1.19: every answer carries kube's Warning
 // `299 - "v1 ComponentStatus is deprecated in v1.19+"`, which kubectl prints. Nothing is stored:
 // no resourceVersion, no watch (405), no creationTimestamp. Listed by name (kube lists them in
-// the order its concurrent checks finish).
+// the order its concurrent checks finish). An unknown name is rest.Get's plain error: a 500
+// "Component not found: <name>" (kubectl: `Error from server: Component not found: x`).
 
 #include "apiserver/handlers/handler.h"
 
@@ -21,7 +22,7 @@ json ComponentStatus(const std::string& name) {
   return {
       {"kind", "ComponentStatus"},
       {"apiVersion", "v1"},
-      {"metadata", {{"name", name}}},
+      {"metadata", {{"name", name}, {"creationTimestamp", nullptr}}},
       {"conditions", json::array({{{"type", "Healthy"}, {"status", "True"}, {"message", "ok"}}})}};
 }
 
@@ -42,10 +43,8 @@ void HandleComponentStatuses(Context& c) {
     if (c.r.name.empty() || c.r.name == name) items.push_back(ComponentStatus(name));
   }
   if (!c.r.name.empty() && items.empty()) {
-    return SendError(c.w,
-                     {404, "NotFound", "componentstatuses \"" + c.r.name + "\" not found",
-                      Details(&c.res, c.r.name)},
-                     warned);
+    // rest.Get's fmt.Errorf, which the API answers as an unknown 500.
+    return SendError(c.w, {500, "", "Component not found: " + c.r.name, json()}, warned);
   }
   if (WantsTable(c.req)) {
     std::vector<printers::TableObject> objs;

@@ -39,6 +39,11 @@ bool HasIngress(const json& svc) {
   return ingress.is_array() && !ingress.empty();
 }
 
+// An ingress entry's identity: its ip and hostname.
+std::string AddressKey(const json& ingress) {
+  return Str(Member(ingress, "ip")) + "|" + Str(Member(ingress, "hostname"));
+}
+
 std::string ServicePath(const json& svc) {
   return "/api/v1/namespaces/" + Str(Member(Meta(svc), "namespace")) + "/services/" +
          Str(Member(Meta(svc), "name"));
@@ -90,6 +95,7 @@ std::optional<TimePoint> ServiceController::Sync(const std::string& key) {
   if (svc == nullptr) {
     building_.erase(key);
     written_.erase(key);
+    assigned_.erase(key);
     deleting_.erase(key);
     cleaned_.erase(key);
     return std::nullopt;
@@ -101,7 +107,9 @@ std::optional<TimePoint> ServiceController::Sync(const std::string& key) {
   }
   building_.erase(key);
   written_.erase(key);
-  if (cleaned_.count(key) > 0 || (!HasFinalizer(*svc) && !HasIngress(*svc))) return std::nullopt;
+  assigned_.erase(key);
+  // needsCleanup: only a Service carrying our finalizer has a load balancer of ours.
+  if (cleaned_.count(key) > 0 || !HasFinalizer(*svc)) return std::nullopt;
   return Delete(key, *svc);
 }
 
@@ -129,7 +137,7 @@ std::optional<TimePoint> ServiceController::Ensure(const std::string& key, const
     return std::nullopt;
   }
   if (now < it->second) return it->second;
-  const json address = FreeAddress(Str(Member(Meta(svc), "uid")));
+  const json address = FreeAddress(key, Str(Member(Meta(svc), "uid")));
   const client::RestResult r = client_.PatchResult(
       ServicePath(svc) + "/status", client::PatchType::kMerge,
       json{{"status", {{"loadBalancer", {{"ingress", json::array({address})}}}}}});
@@ -137,13 +145,16 @@ std::optional<TimePoint> ServiceController::Ensure(const std::string& key, const
   if (!r.ok()) return now + std::chrono::seconds(1);
   building_.erase(key);
   written_.insert(key);
+  assigned_[key] = AddressKey(address);
   Event(svc, "EnsuredLoadBalancer", "Ensured load balancer");
   return std::nullopt;
 }
 
 std::optional<TimePoint> ServiceController::Delete(const std::string& key, const json& svc) {
   const TimePoint now = clock_.Now();
-  if (deleting_.insert(key).second) {
+  // A load balancer that was built (its address written): deleted with its events; one still
+  // being built is abandoned quietly (upstream: GetLoadBalancer finds none).
+  if (HasIngress(svc) && deleting_.insert(key).second) {
     Event(svc, "DeletingLoadBalancer", "Deleting load balancer");
     Event(svc, "DeletedLoadBalancer", "Deleted load balancer");
   }
@@ -175,22 +186,25 @@ std::optional<TimePoint> ServiceController::Delete(const std::string& key, const
   return std::nullopt;
 }
 
-json ServiceController::FreeAddress(const std::string& uid) const {
+json ServiceController::FreeAddress(const std::string& key, const std::string& uid) const {
   std::set<std::string> taken;
   for (const client::ObjectRef& s : services_->List()) {
     const json& ingress = Ingress(*s);
-    if (!ingress.is_array()) continue;
-    for (const json& i : ingress)
-      taken.insert(Str(Member(i, "ip")) + "|" + Str(Member(i, "hostname")));
+    if (!ingress.is_array() || client::Informer::KeyOf(*s) == key) continue;
+    for (const json& i : ingress) taken.insert(AddressKey(i));
   }
-  for (uint32_t n = 0;; ++n) {
-    json address = options_.address ? options_.address(n, uid)
-                                    : json{{"ip", "34.41." + std::to_string(((n + 1) >> 8) & 255) +
-                                                      "." + std::to_string((n + 1) & 255)}};
-    if (taken.count(Str(Member(address, "ip")) + "|" + Str(Member(address, "hostname"))) == 0) {
-      return address;
-    }
+  // And those written that the informer may not show yet.
+  for (const auto& [other, address] : assigned_) {
+    if (other != key) taken.insert(address);
   }
+  json address;
+  for (uint32_t n = 0; n < (1u << 16); ++n) {  // bounded: an address may ignore n (EKS's)
+    address = options_.address ? options_.address(n, uid)
+                               : json{{"ip", "34.41." + std::to_string(((n + 1) >> 8) & 255) + "." +
+                                                 std::to_string((n + 1) & 255)}};
+    if (taken.count(AddressKey(address)) == 0) break;
+  }
+  return address;
 }
 
 void ServiceController::Event(const json& svc, const char* reason, const char* message) {

@@ -10,9 +10,13 @@
 //     VIP) and event Normal EnsuredLoadBalancer "Ensured load balancer". The address is the
 //     cloud's (NodeStyle::LoadBalancer: GKE an external IP, EKS an ELB's DNS name): the lowest
 //     index no other Service's status holds.
-//   - Delete (the Service deleted, or no longer of type LoadBalancer): events Normal
-//     DeletingLoadBalancer "Deleting load balancer" and DeletedLoadBalancer "Deleted load
-//     balancer", its status cleared, the finalizer removed (so a deleted Service goes).
+//   - Delete (a Service with the finalizer deleted, or no longer of type LoadBalancer): events
+//     Normal DeletingLoadBalancer "Deleting load balancer" and DeletedLoadBalancer "Deleted load
+//     balancer" when its load balancer was built, its status cleared, the finalizer removed (so
+//     a deleted Service goes). A Service without the finalizer is not ours (another
+//     loadBalancerClass's, or a status someone else wrote): left alone.
+// Not done: re-ensuring on spec changes (ports, loadBalancerIP; upstream's needsUpdate and
+// its Type / LoadbalancerIP events); spec.loadBalancerIP is not honoured.
 // What `kubectl get svc -w` shows: EXTERNAL-IP <pending>, then the address.
 //
 // An actor: an informer on services (in), API writes and events (out); one worker
@@ -77,8 +81,9 @@ class ServiceController {
   std::optional<TimePoint> Sync(const std::string& key);
   std::optional<TimePoint> Ensure(const std::string& key, const nlohmann::json& svc);
   std::optional<TimePoint> Delete(const std::string& key, const nlohmann::json& svc);
-  // The lowest-index address no other Service's status holds.
-  nlohmann::json FreeAddress(const std::string& uid) const;
+  // The lowest-index address no other Service's status holds (by ip and hostname), nor one this
+  // controller wrote that the informer does not show yet.
+  nlohmann::json FreeAddress(const std::string& key, const std::string& uid) const;
   void Event(const nlohmann::json& svc, const char* reason, const char* message);
 
   const client::RestClient& client_;
@@ -92,6 +97,8 @@ class ServiceController {
   // cleaned up (until they want a load balancer again, or go).
   std::map<std::string, TimePoint> building_;
   std::set<std::string> written_, deleting_, cleaned_;
+  // The addresses it wrote, by Service (AddressKey), until the Service no longer wants one.
+  std::map<std::string, std::string> assigned_;
   WorkQueue queue_;
 };
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -107,7 +108,36 @@ TEST_F(ServiceControllerTest, AServiceOfAnotherLoadBalancerClassIsLeftAlone) {
   c_.Create(ResourcePath("", "v1", "services", "default"), svc);
   c_.RunFor(seconds(60));
   EXPECT_EQ(Ingress("custom"), "");
+  // Its own controller writes its address: not ours to clean up.
+  ASSERT_TRUE(
+      c_.client
+          .Patch(ResourcePath("", "v1", "services", "default", "custom") + "/status",
+                 client::PatchType::kMerge,
+                 json{{"status", {{"loadBalancer", {{"ingress", {{{"ip", "10.9.9.9"}}}}}}}}})
+          .ok());
+  c_.RunFor(seconds(10));
+  EXPECT_EQ(Ingress("custom"), R"({"ip":"10.9.9.9","ipMode":"VIP"})");
   EXPECT_TRUE(events_.Reasons("custom").empty());
+}
+
+TEST_F(ServiceControllerTest, ServicesReadyTogetherGetDistinctAddresses) {
+  const std::string services = ResourcePath("", "v1", "services", "default");
+  for (const char* name : {"a", "b", "c"}) c_.Create(services, Service(name, "LoadBalancer"));
+  c_.RunFor(seconds(60));
+  std::set<std::string> seen;
+  for (const char* name : {"a", "b", "c"}) seen.insert(Ingress(name));
+  EXPECT_EQ(seen, (std::set<std::string>{R"({"ip":"34.41.0.1","ipMode":"VIP"})",
+                                         R"({"ip":"34.41.0.2","ipMode":"VIP"})",
+                                         R"({"ip":"34.41.0.3","ipMode":"VIP"})"}));
+}
+
+TEST_F(ServiceControllerTest, AServiceDeletedWhileItsLoadBalancerIsBuiltGoesQuietly) {
+  c_.Create(ResourcePath("", "v1", "services", "default"), Service("brief", "LoadBalancer"));
+  c_.RunFor(seconds(5));
+  ASSERT_TRUE(c_.client.Delete(ResourcePath("", "v1", "services", "default", "brief")).ok());
+  c_.RunFor(seconds(60));
+  EXPECT_TRUE(Get("brief").is_null());
+  EXPECT_EQ(events_.Reasons("brief"), std::vector<std::string>{"EnsuringLoadBalancer"});
 }
 
 }  // namespace
