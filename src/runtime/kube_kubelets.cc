@@ -96,12 +96,15 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
     const json* spec = o->is_object() && o->contains("spec") ? &(*o)["spec"] : nullptr;
     const bool unschedulable = spec != nullptr && spec->is_object() &&
                                spec->value("unschedulable", json(false)) == json(true);
-    bool flipped = false;
+    bool flipped = false, ready_changed = false;
     {
       std::lock_guard<std::mutex> lock(ready_mu_);
       bool& was = unschedulable_seen_[name];
       flipped = was != unschedulable;
       was = unschedulable;
+      std::string& seen = ready_seen_[name];
+      ready_changed = seen != status || reason == kNodeStatusUnknown;
+      seen = status;
     }
     if (flipped) {
       node_timers_.Post([this, name, unschedulable] {
@@ -110,13 +113,7 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
                             "Node " + name + " status is now: " + what, name);
       });
     }
-    {
-      std::lock_guard<std::mutex> lock(ready_mu_);
-      std::string& seen = ready_seen_[name];
-      if (seen == status && reason != kNodeStatusUnknown) return;
-      seen = status;
-    }
-    node_timers_.Post([this, o] { OnNodeConditions(*o); });
+    if (ready_changed) node_timers_.Post([this, o] { OnNodeConditions(*o); });
   };
   node_informer_->AddEventHandlers({node(Change::kAdded), update, node(Change::kDeleted)});
   auto pod = [this](Change c, const client::ObjectRef& o) {

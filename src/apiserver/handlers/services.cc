@@ -96,13 +96,10 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
   // entries of one port number (its TCP and UDP) share one node port, the first named among
   // them or the next free one.
   json& ports = spec["ports"];
-  auto port_of = [](const json& p) -> int64_t {
-    const json* v = p.is_object() ? Member(p, "port") : nullptr;
+  // An entry's integer member (port, nodePort); 0 when absent or not an integer.
+  auto int_of = [](const json& p, std::string_view key) -> int64_t {
+    const json* v = p.is_object() ? Member(p, key) : nullptr;
     return v != nullptr && v->is_number_integer() ? v->get<int64_t>() : 0;
-  };
-  auto named = [](const json& p) -> int64_t {
-    const json* np = p.is_object() ? Member(p, "nodePort") : nullptr;
-    return np != nullptr && np->is_number_integer() ? np->get<int64_t>() : 0;
   };
   auto take = [&](int64_t np, size_t i) -> std::optional<ApiError> {
     std::string why;
@@ -123,12 +120,12 @@ std::optional<ApiError> AllocateService(Context& c, json& svc, const std::string
   for (size_t i = 0; i < ports.size(); ++i) {
     json& p = ports[i];
     if (!p.is_object()) continue;
-    const int64_t port = port_of(p), requested = named(p);
+    const int64_t port = int_of(p, "port"), requested = int_of(p, "nodePort");
     auto it = by_port.find(port);
     if (it == by_port.end()) {
       int64_t np = requested;
       for (size_t j = i + 1; np == 0 && j < ports.size(); ++j) {
-        if (port_of(ports[j]) == port) np = named(ports[j]);
+        if (int_of(ports[j], "port") == port) np = int_of(ports[j], "nodePort");
       }
       if (np != 0) {
         if (auto e = take(np, i)) return e;
