@@ -24,6 +24,30 @@ struct ResourceRequirements {
   friend bool operator==(const ResourceRequirements&, const ResourceRequirements&) = default;
 };
 
+// A ConfigMap or Secret the pod reads, which the kubelet must find before the containers start:
+// a container's environment (envFrom, env[].valueFrom) or a volume (configMap, secret, a
+// projected volume's configMap and secret sources). Decoded leniently: a reference of the
+// wrong shape is left out (the API server's validation is where a bad one is refused).
+struct ConfigReference {
+  enum class Kind { kConfigMap, kSecret };
+  Kind kind = Kind::kConfigMap;
+  std::string name;
+  // The keys read: env valueFrom's key, a volume's items' keys; none for envFrom and for a
+  // volume without items (every key).
+  std::vector<std::string> keys;
+  bool optional = false;
+  friend bool operator==(const ConfigReference&, const ConfigReference&) = default;
+};
+
+// A volume of the pod, as far as the kubelet's mounts and the scheduler read it.
+struct Volume {
+  std::string name;
+  // configMap, secret, or a projected volume's configMap and secret sources, in order.
+  std::vector<ConfigReference> config;
+  std::string claim_name;  // persistentVolumeClaim.claimName
+  friend bool operator==(const Volume&, const Volume&) = default;
+};
+
 struct Container {
   std::string name;
   std::string image;
@@ -32,6 +56,9 @@ struct Container {
   std::vector<std::string> command;
   std::vector<std::string> args;
   ResourceRequirements resources;
+  // What its environment reads, in the kubelet's order (makeEnvironmentVariables): envFrom's
+  // configMapRef and secretRef, then env's valueFrom configMapKeyRef and secretKeyRef.
+  std::vector<ConfigReference> env_config;
   // Only init containers: "Always" makes it a restartable sidecar (KEP-753).
   std::optional<std::string> restart_policy;
   friend bool operator==(const Container&, const Container&) = default;
@@ -80,6 +107,7 @@ struct PodSpec {
   std::optional<std::string> preemption_policy;  // "PreemptLowerPriority" (default) or "Never"
   std::string restart_policy = "Always";
   std::optional<int64_t> termination_grace_period_seconds;
+  std::vector<Volume> volumes;
   friend bool operator==(const PodSpec&, const PodSpec&) = default;
 };
 

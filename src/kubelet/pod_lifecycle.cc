@@ -410,6 +410,79 @@ void PodLifecycle::OnPod(Change change, const api::PodConstSharedPtr& changed) {
   }
 }
 
+std::string EnvConfigError(const KubeletHost& host, const api::Pod& pod,
+                           const api::Container& container) {
+  for (const api::ConfigReference& r : container.env_config) {
+    const bool cm = r.kind == api::ConfigReference::Kind::kConfigMap;
+    const ConfigObject* found = host.FindConfig(r.kind, pod.meta.namespace_, r.name);
+    if (found == nullptr) {
+      if (r.optional) continue;
+      return std::string(cm ? "configmap" : "secret") + " \"" + r.name + "\" not found";
+    }
+    for (const std::string& key : r.keys) {  // env reads data only
+      if (found->data.count(key) > 0 || r.optional) continue;
+      return "couldn't find key " + key + " in " + (cm ? "ConfigMap " : "Secret ") +
+             pod.meta.namespace_ + "/" + r.name;
+    }
+  }
+  return "";
+}
+
+std::string MountError(const KubeletHost& host, const api::Pod& pod, const api::Volume& volume) {
+  std::vector<std::string> errors;  // utilerrors.NewAggregate: deduplicated, in order
+  auto add = [&errors](std::string e) {
+    if (std::find(errors.begin(), errors.end(), e) == errors.end()) errors.push_back(std::move(e));
+  };
+  for (const api::ConfigReference& r : volume.config) {
+    const bool cm = r.kind == api::ConfigReference::Kind::kConfigMap;
+    const ConfigObject* found = host.FindConfig(r.kind, pod.meta.namespace_, r.name);
+    if (found == nullptr) {
+      if (!r.optional)
+        add(std::string(cm ? "configmap" : "secret") + " \"" + r.name + "\" not found");
+      continue;
+    }
+    for (const std::string& key : r.keys) {  // MakePayload: a volume reads binaryData too
+      if (found->data.count(key) > 0 || (cm && found->binary_data.count(key) > 0) || r.optional) {
+        continue;
+      }
+      add(cm ? "configmap references non-existent config key: " + key
+             : "references non-existent secret key: " + key);
+      break;
+    }
+  }
+  if (errors.size() <= 1) return errors.empty() ? "" : errors.front();
+  std::string joined = "[";
+  for (size_t i = 0; i < errors.size(); ++i) joined += (i > 0 ? ", " : "") + errors[i];
+  return joined + "]";
+}
+
+std::vector<std::string> PodLifecycle::FailedMounts(const api::Pod& pod) const {
+  std::vector<std::string> out;
+  for (const api::Volume& v : pod.spec.volumes) {
+    const std::string error = MountError(host_, pod, v);
+    if (!error.empty()) {
+      out.push_back("MountVolume.SetUp failed for volume \"" + v.name + "\" : " + error);
+    }
+  }
+  return out;
+}
+
+std::vector<ContainerStatus> PodLifecycle::WaitingContainers(const api::Pod& pod) const {
+  std::vector<ContainerStatus> containers;
+  for (const api::Container& c : pod.spec.containers) {
+    ContainerStatus cs;
+    cs.name = c.name;
+    cs.state = ContainerStatus::State::kWaiting;
+    cs.reason = "ContainerCreating";
+    if (c.image_pull_policy == "Never" && images_.count(c.image) == 0) {
+      cs.reason = "ErrImageNeverPull";
+      cs.message = "Container image \"" + c.image + "\" is not present with pull policy of Never";
+    }
+    containers.push_back(std::move(cs));
+  }
+  return containers;
+}
+
 void PodLifecycle::Start(const std::string& key) {
   const PodRecord* rec = host_.GetPod(key);
   if (rec == nullptr) {
@@ -422,36 +495,69 @@ void PodLifecycle::Start(const std::string& key) {
   s.stage = Stage::kStarting;
   s.started = now;
 
+  // The volume manager mounts first: the sandbox (PodReadyToStartContainers) waits for it.
+  const std::vector<std::string> unmounted = FailedMounts(pod);
   api::PodStatus status = pod.status;
   status.phase = api::PodPhase::kPending;
   status.start_time = now;
   const std::string unready = "containers with unready status: " + ContainerNames(pod);
   SetConditions(
       status,
-      {Cond("PodReadyToStartContainers", api::ConditionStatus::kTrue, "", "", now),
+      {Cond("PodReadyToStartContainers",
+            unmounted.empty() ? api::ConditionStatus::kTrue : api::ConditionStatus::kFalse, "", "",
+            now),
        Cond("Initialized", api::ConditionStatus::kTrue, "", "", now),
        Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
        Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now)});
+  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod));
+  if (!unmounted.empty()) {
+    for (const std::string& msg : unmounted) Emit(pod, "Warning", "FailedMount", msg);
+    s.mount_backoff = options_.mount_retry_initial;
+    Schedule(key, s.mount_backoff, &PodLifecycle::Mount);
+    return;
+  }
+  Pull(key);
+}
+
+void PodLifecycle::Mount(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
+  PodState& s = pods_[key];
+  const std::vector<std::string> unmounted = FailedMounts(pod);
+  if (!unmounted.empty()) {
+    for (const std::string& msg : unmounted) Emit(pod, "Warning", "FailedMount", msg);
+    s.mount_backoff = std::min(s.mount_backoff * 2, options_.mount_retry_max);
+    Schedule(key, s.mount_backoff, &PodLifecycle::Mount);
+    return;
+  }
+  api::PodStatus status = pod.status;
+  SetConditions(status, {Cond("PodReadyToStartContainers", api::ConditionStatus::kTrue, "", "",
+                              timers_.clock().Now())});
+  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod));
+  Pull(key);
+}
+
+void PodLifecycle::Pull(const std::string& key) {
+  const PodRecord* rec = host_.GetPod(key);
+  if (rec == nullptr) {
+    return;
+  }
+  const api::PodConstSharedPtr keep = rec->pod;
+  const api::Pod& pod = *keep;
   // imagePullPolicy Never with the image absent: ErrImageNeverPull (kubelet's
   // ErrImageNeverPullPolicy). This kubelet starts a pod's containers together, so the pod
   // waits as a whole; it is tried again when an image arrives on the node (FinishPulls).
-  std::vector<std::string> never_pulled;
-  std::vector<ContainerStatus> containers;
-  for (const api::Container& c : pod.spec.containers) {
-    ContainerStatus cs;
-    cs.name = c.name;
-    cs.state = ContainerStatus::State::kWaiting;
-    cs.reason = "ContainerCreating";
-    if (c.image_pull_policy == "Never" && images_.count(c.image) == 0) {
-      cs.reason = "ErrImageNeverPull";
-      cs.message = "Container image \"" + c.image + "\" is not present with pull policy of Never";
-      never_pulled.push_back(cs.message);
-    }
-    containers.push_back(std::move(cs));
+  bool never_pulled = false;
+  for (const ContainerStatus& cs : WaitingContainers(pod)) {
+    if (cs.reason != "ErrImageNeverPull") continue;
+    Emit(pod, "Warning", "ErrImageNeverPull", cs.message);
+    never_pulled = true;
   }
-  host_.UpdatePodStatus(key, std::move(status), std::move(containers));
-  if (!never_pulled.empty()) {
-    for (const std::string& msg : never_pulled) Emit(pod, "Warning", "ErrImageNeverPull", msg);
+  if (never_pulled) {
     never_waiting_.insert(key);
     return;
   }
@@ -507,11 +613,31 @@ void PodLifecycle::FinishPulls(const std::string& key) {
   for (const std::string& waiting : std::exchange(never_waiting_, {})) {
     auto w = pods_.find(waiting);
     if (w != pods_.end() && w->second.stage == Stage::kStarting) {
-      Schedule(waiting, Duration::zero(), &PodLifecycle::Start);
+      Schedule(waiting, Duration::zero(), &PodLifecycle::Pull);
     }
   }
   Schedule(key, std::max(Duration::zero(), options_.start_delay - options_.image_pull),
            &PodLifecycle::RunContainers);
+}
+
+bool PodLifecycle::ConfigFailed(const std::string& key, const PodRecord& rec) {
+  const api::Pod& pod = *rec.pod;
+  std::vector<ContainerStatus> containers = WaitingContainers(pod);
+  bool failed = false;
+  for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
+    std::string error = EnvConfigError(host_, pod, pod.spec.containers[i]);
+    if (error.empty()) continue;
+    Emit(pod, "Warning", "Failed", "Error: " + error);
+    containers[i].reason = "CreateContainerConfigError";
+    containers[i].message = std::move(error);
+    failed = true;
+  }
+  if (!failed) return false;
+  if (containers != rec.containers) {
+    host_.UpdatePodStatus(key, pod.status, std::move(containers));
+  }
+  Schedule(key, options_.config_retry, &PodLifecycle::Pull);
+  return true;
 }
 
 void PodLifecycle::RunContainers(const std::string& key) {
@@ -521,6 +647,9 @@ void PodLifecycle::RunContainers(const std::string& key) {
   }
   const api::Pod pod = *rec->pod;
   const TimePoint now = timers_.clock().Now();
+  if (ConfigFailed(key, *rec)) {
+    return;
+  }
   for (const api::Container& c : pod.spec.containers) {
     Emit(pod, "Normal", "Created", "Created container: " + c.name);
     Emit(pod, "Normal", "Started", "Started container " + c.name);

@@ -15,10 +15,26 @@
 //                container waiting with that reason, the pod Pending until another pod
 //                brings the image to the node. Deviation: the pod's containers start
 //                together, so its other containers wait too)
+//   volumes      a volume whose ConfigMap or Secret is missing (or lacks an item's key), and is
+//                not optional, does not mount (the volume manager's MountVolume.SetUp): Warning
+//                FailedMount `MountVolume.SetUp failed for volume "<v>" : configmap "<n>" not
+//                found` (`secret "<n>" not found`, `configmap references non-existent config
+//                key: <k>`, `references non-existent secret key: <k>`; a projected volume's
+//                several errors as `[<e1>, <e2>]`), PodReadyToStartContainers False, tried
+//                again after mountRetryInitial doubling to mountRetryMax (500 ms to 2m2s), no
+//                pull before every volume mounted
 //   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
 //                Image size: <n> bytes.`
 //   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
-//                phase Running, containers ready
+//                phase Running, containers ready. Unless a container's environment reads a
+//                ConfigMap or Secret that is missing, or a key it lacks (not optional; the
+//                kubelet's makeEnvironmentVariables): Warning Failed `Error: configmap "<n>"
+//                not found` (`secret "<n>" not found`, `couldn't find key <k> in ConfigMap
+//                <ns>/<n>`, `... in Secret <ns>/<n>`), the container waiting
+//                CreateContainerConfigError with that message, the pod Pending; the pod
+//                worker tries again after configRetry (10 s: Pulled, then Created or Failed).
+//                Deviation: the pod's other containers wait too (they start together), and a
+//                restart does not check again
 //   +run time    the containers exit with the pod's exit code (below): terminated, reason
 //                Completed (exit 0) or Error (any other code).
 //                restartPolicy Never: phase Succeeded (exit 0) or Failed.
@@ -97,6 +113,12 @@ struct KubeletOptions {
   // nothing in it reads a heartbeat, and they are most of an idle cluster's writes (a Lease
   // every 10 s per node: 68 % of the CPU of 50 idle nodes simulated for 2 h).
   bool heartbeats = true;
+  // A pod whose volumes do not mount is tried again after mount_retry_initial, doubling up to
+  // mount_retry_max (the volume manager's exponential back-off, 500 ms to 2m2s); one whose
+  // container environment cannot be made after config_retry (the pod worker's back-off).
+  Duration mount_retry_initial = std::chrono::milliseconds(500);
+  Duration mount_retry_max = std::chrono::seconds(122);
+  Duration config_retry = std::chrono::seconds(10);
 
   // Every Duration member, once, by its config name (common/speed.h). Not options, so not
   // here: a container's run time (tidepool.dev/duration, `sleep N`) and the pod's grace
@@ -108,6 +130,9 @@ struct KubeletOptions {
     f("termination", termination, TimeBase::kEmulated);
     f("crashBackoffInitial", crash_backoff_initial, TimeBase::kEmulated);
     f("crashBackoffMax", crash_backoff_max, TimeBase::kEmulated);
+    f("mountRetryInitial", mount_retry_initial, TimeBase::kEmulated);
+    f("mountRetryMax", mount_retry_max, TimeBase::kEmulated);
+    f("configRetry", config_retry, TimeBase::kEmulated);
     f("nodeLeaseRenewInterval", node_lease_renew_interval, TimeBase::kReal);
     f("nodeStatusReportFrequency", node_status_report_frequency, TimeBase::kReal);
   }
@@ -122,10 +147,21 @@ StatusOr<std::optional<Duration>> ContainerRunTime(const api::Pod& pod,
 // command and args, else 0. InvalidArgument for an annotation that is not an int32.
 StatusOr<int32_t> ContainerExitCode(const api::Pod& pod, const api::Container& container);
 
+// What a kubelet finds of a ConfigMap (the keys of its data and binaryData) or a Secret (of its
+// data).
+struct ConfigObject {
+  std::set<std::string, std::less<>> data;
+  std::set<std::string, std::less<>> binary_data;
+  friend bool operator==(const ConfigObject&, const ConfigObject&) = default;
+};
+
 // What a kubelet reads and writes: the cluster's store in `simulate`, the API in `up`.
 class KubeletHost {
  public:
   virtual ~KubeletHost() = default;
+  // The ConfigMap or Secret `name` of namespace `ns`; null when there is none.
+  virtual const ConfigObject* FindConfig(api::ConfigReference::Kind kind, std::string_view ns,
+                                         std::string_view name) const = 0;
   // The pod as it is now, with its containers' states as last written; null when it is gone.
   virtual const PodRecord* GetPod(const std::string& key) const = 0;
   // The pod's status (phase, conditions, startTime) and its containers' states.
@@ -137,6 +173,14 @@ class KubeletHost {
   // The containers are gone: the final removal (the kubelet's DELETE with grace period 0).
   virtual void RemovePod(const std::string& key) = 0;
 };
+
+// The error of a container's environment (makeEnvironmentVariables: the first reference, in
+// envFrom-then-env order, that `host` cannot satisfy); empty when there is none.
+std::string EnvConfigError(const KubeletHost& host, const api::Pod& pod,
+                           const api::Container& container);
+// The mount error of a volume (MountVolume.SetUp's error: one message, or a projected
+// volume's several as "[a, b]"); empty when it mounts.
+std::string MountError(const KubeletHost& host, const api::Pod& pod, const api::Volume& volume);
 
 class PodLifecycle {
  public:
@@ -175,13 +219,27 @@ class PodLifecycle {
     // The images this start is pulling (Pulling emitted): each gets its Pulled when the pull
     // ends, even if another pod's pull of the same image ended first.
     std::set<std::string> pulling;
+    // The volume manager's back-off while a volume does not mount.
+    Duration mount_backoff{};
   };
   using Step = void (PodLifecycle::*)(const std::string& key);
 
   void Schedule(const std::string& key, Duration after, Step step);
   void CancelTimer(PodState& s);
+  // The first sync: Pending status, then Mount's check (and Pull when the volumes mount).
   void Start(const std::string& key);
+  // The volumes mount again after a failure: PodReadyToStartContainers, then Pull.
+  void Mount(const std::string& key);
+  // "MountVolume.SetUp failed ..." for each volume that does not mount.
+  std::vector<std::string> FailedMounts(const api::Pod& pod) const;
+  // The containers waiting to be created (ContainerCreating, or ErrImageNeverPull).
+  std::vector<ContainerStatus> WaitingContainers(const api::Pod& pod) const;
+  // Images: ErrImageNeverPull, or Pulling / Pulled, then FinishPulls or RunContainers.
+  void Pull(const std::string& key);
   void FinishPulls(const std::string& key);
+  // A container's environment cannot be made (EnvConfigError): Failed events, the containers
+  // waiting CreateContainerConfigError, Pull again after config_retry; true then.
+  bool ConfigFailed(const std::string& key, const PodRecord& rec);
   void RunContainers(const std::string& key);
   // Schedules Exit after the pod's run time, when every container's is known.
   void ScheduleExit(const std::string& key, const api::Pod& pod);

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -118,6 +119,91 @@ TEST(PodLifecycleTest, AnnotationsWinOverTheCommand) {
   EXPECT_EQ(*ContainerExitCode(pod, ctr), 7);
   pod.meta.annotations["tidepool.dev/duration"] = "soon";
   EXPECT_FALSE(ContainerRunTime(pod, ctr).ok());
+}
+
+// A host that holds ConfigMaps and Secrets only (what EnvConfigError and MountError read).
+class ConfigHost : public KubeletHost {
+ public:
+  std::map<std::string, ConfigObject> configmaps, secrets;  // by namespace/name
+  const ConfigObject* FindConfig(api::ConfigReference::Kind kind, std::string_view ns,
+                                 std::string_view name) const override {
+    const auto& index = kind == api::ConfigReference::Kind::kConfigMap ? configmaps : secrets;
+    auto it = index.find(std::string(ns) + "/" + std::string(name));
+    return it == index.end() ? nullptr : &it->second;
+  }
+  const PodRecord* GetPod(const std::string&) const override { return nullptr; }
+  void UpdatePodStatus(const std::string&, api::PodStatus, std::vector<ContainerStatus>) override {}
+  void Event(const api::Pod&, const std::string&, std::string_view, std::string_view,
+             std::string) override {}
+  void RemovePod(const std::string&) override {}
+};
+
+api::ConfigReference Ref(api::ConfigReference::Kind kind, std::string name,
+                         std::vector<std::string> keys = {}, bool optional = false) {
+  return api::ConfigReference{kind, std::move(name), std::move(keys), optional};
+}
+
+struct ConfigCase {
+  std::string name;
+  std::vector<api::ConfigReference> refs;
+  std::string env_error, mount_error;
+};
+
+// The kubelet's makeEnvironmentVariables (env reads a ConfigMap's data only) and the configmap,
+// secret and projected volume plugins' SetUp (binaryData counts; errors aggregated).
+TEST(PodLifecycleTest, MissingConfigMapsSecretsAndKeysAreTheKubeletsErrors) {
+  ConfigHost host;
+  host.configmaps["default/cfg"] = ConfigObject{{"mode"}, {"blob"}};
+  host.secrets["default/creds"] = ConfigObject{{"token"}, {}};
+  host.configmaps["other/elsewhere"] = ConfigObject{{"mode"}, {}};
+  constexpr auto kCm = api::ConfigReference::Kind::kConfigMap;
+  constexpr auto kSecret = api::ConfigReference::Kind::kSecret;
+  const std::vector<ConfigCase> cases = {
+      {"all found", {Ref(kCm, "cfg", {"mode"}), Ref(kSecret, "creds", {"token"})}, "", ""},
+      {"no references", {}, "", ""},
+      {"a missing ConfigMap",
+       {Ref(kCm, "absent")},
+       "configmap \"absent\" not found",
+       "configmap \"absent\" not found"},
+      {"another namespace's is not found",
+       {Ref(kCm, "elsewhere")},
+       "configmap \"elsewhere\" not found",
+       "configmap \"elsewhere\" not found"},
+      {"a missing Secret",
+       {Ref(kSecret, "nope", {"token"})},
+       "secret \"nope\" not found",
+       "secret \"nope\" not found"},
+      {"optional and missing", {Ref(kCm, "absent", {"k"}, true)}, "", ""},
+      {"a missing key",
+       {Ref(kCm, "cfg", {"port"})},
+       "couldn't find key port in ConfigMap default/cfg",
+       "configmap references non-existent config key: port"},
+      {"a Secret's missing key",
+       {Ref(kSecret, "creds", {"password"})},
+       "couldn't find key password in Secret default/creds",
+       "references non-existent secret key: password"},
+      {"optional and a missing key", {Ref(kCm, "cfg", {"port"}, true)}, "", ""},
+      {"a binaryData key: a volume's, not env's",
+       {Ref(kCm, "cfg", {"blob"})},
+       "couldn't find key blob in ConfigMap default/cfg",
+       ""},
+      {"the first error of env, all of a projected volume",
+       {Ref(kCm, "absent"), Ref(kSecret, "nope"), Ref(kCm, "absent")},
+       "configmap \"absent\" not found",
+       "[configmap \"absent\" not found, secret \"nope\" not found]"},
+  };
+  for (const ConfigCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    api::Pod pod;
+    pod.meta.namespace_ = "default";
+    api::Container ctr;
+    ctr.env_config = c.refs;
+    api::Volume vol;
+    vol.name = "v";
+    vol.config = c.refs;
+    EXPECT_EQ(EnvConfigError(host, pod, ctr), c.env_error);
+    EXPECT_EQ(MountError(host, pod, vol), c.mount_error);
+  }
 }
 
 }  // namespace

@@ -233,19 +233,19 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
       svc_client, clock, service, &p->Recorder(svc_client, "service-controller"), informers,
       executor);
   // kcm's serviceaccount-controller (every namespace's "default" ServiceAccount) and
-  // root-ca-cert-publisher (every namespace's kube-root-ca.crt, when there is a CA).
+  // root-ca-cert-publisher (every namespace's kube-root-ca.crt).
   controllers::serviceaccount::ServiceAccountsControllerOptions service_accounts;
   service_accounts.seed = config.seed + 160;
   p->service_accounts = controllers::serviceaccount::NewServiceAccountsController(
       p->Client(KcmAgent("service-account-controller")), clock, service_accounts, informers,
       executor);
-  if (!config.root_ca_pem.empty()) {
-    controllers::serviceaccount::RootCaCertPublisherOptions root_ca;
-    root_ca.seed = config.seed + 170;
-    root_ca.ca_pem = config.root_ca_pem;
-    p->root_ca = controllers::serviceaccount::NewRootCaCertPublisher(
-        p->Client(KcmAgent("root-ca-cert-publisher")), clock, root_ca, informers, executor);
-  }
+  // Always: the kubelets mount kube-root-ca.crt into every pod with a service account token
+  // (its kube-api-access-xxxxx volume), and a pod whose volume does not mount never starts.
+  controllers::serviceaccount::RootCaCertPublisherOptions root_ca;
+  root_ca.seed = config.seed + 170;
+  root_ca.ca_pem = config.root_ca_pem;
+  p->root_ca = controllers::serviceaccount::NewRootCaCertPublisher(
+      p->Client(KcmAgent("root-ca-cert-publisher")), clock, root_ca, informers, executor);
   // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.
   controllers::clusterroleaggregation::ClusterRoleAggregationControllerOptions aggregation;
   aggregation.seed = config.seed + 130;

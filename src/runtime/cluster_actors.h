@@ -65,8 +65,8 @@ struct ClusterActorsConfig {
   TimerService* executor = nullptr;
   client::InformerDriver* driver = nullptr;
   // The CA (PEM) clients verify the API server with, which kcm's root-ca-cert-publisher puts in
-  // every namespace's kube-root-ca.crt ConfigMap; empty (simulate: no HTTPS endpoint): no
-  // publisher.
+  // every namespace's kube-root-ca.crt ConfigMap; empty in simulate (no HTTPS endpoint), where
+  // the ConfigMap's ca.crt is empty (it exists: every pod's token volume mounts it).
   std::string root_ca_pem;
 };
 

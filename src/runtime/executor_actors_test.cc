@@ -81,6 +81,9 @@ class DrivenCluster {
     for (const char* ns : {"default", "kube-system", "kube-node-lease"}) {
       Create(ResourcePath("", "v1", "namespaces"),
              {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", ns}}}});
+      // kcm's root-ca-cert-publisher: the pods' token volumes mount it.
+      Create(ResourcePath("", "v1", "configmaps", ns),
+             {{"metadata", {{"name", "kube-root-ca.crt"}}}, {"data", {{"ca.crt", ""}}}});
     }
     auto s = scheduler::Scheduler::Create();
     EXPECT_TRUE(s.ok());

@@ -48,6 +48,19 @@ bool Bound(const json& pod) {
   return node != spec->end() && node->is_string() && !node->get_ref<const std::string&>().empty();
 }
 
+// The keys of a ConfigMap's data and binaryData, or of a Secret's data.
+kubelet::ConfigObject ConfigKeys(const json& obj) {
+  kubelet::ConfigObject out;
+  auto keys = [&obj](const char* field, std::set<std::string, std::less<>>& into) {
+    auto m = obj.find(field);
+    if (m == obj.end() || !m->is_object()) return;
+    for (auto it = m->begin(); it != m->end(); ++it) into.insert(it.key());
+  };
+  keys("data", out.data);
+  keys("binaryData", out.binary_data);
+  return out;
+}
+
 }  // namespace
 
 KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
@@ -135,6 +148,30 @@ KubeKubelets::KubeKubelets(const client::RestClient& kube, const Clock& clock,
       {[pod](const client::ObjectRef& o, bool) { pod(Change::kAdded, o); },
        [pod](const client::ObjectRef&, const client::ObjectRef& o) { pod(Change::kModified, o); },
        [pod](const client::ObjectRef& o, bool) { pod(Change::kDeleted, o); }});
+  // The ConfigMaps and Secrets a pod's volumes and environment read (the kubelet's
+  // configMapManager and secretManager): their keys, by namespace/name.
+  configmap_informer_ = make("kubelet-configmaps", "/api/v1/configmaps", 4);
+  secret_informer_ = make("kubelet-secrets", "/api/v1/secrets", 5);
+  auto config = [this](ConfigIndex* index, bool deleted) {
+    return [this, index, deleted](const client::ObjectRef& o) {
+      std::string key = client::Informer::KeyOf(*o);
+      if (deleted) {
+        timers_.Post([index, key = std::move(key)] { index->erase(key); });
+      } else {
+        timers_.Post([index, key = std::move(key), keys = ConfigKeys(*o)]() mutable {
+          (*index)[std::move(key)] = std::move(keys);
+        });
+      }
+    };
+  };
+  for (auto [informer, index] : {std::pair{configmap_informer_.get(), &configmaps_},
+                                 std::pair{secret_informer_.get(), &secrets_}}) {
+    auto set = config(index, false), erase = config(index, true);
+    informer->AddEventHandlers(
+        {[set](const client::ObjectRef& o, bool) { set(o); },
+         [set](const client::ObjectRef&, const client::ObjectRef& o) { set(o); },
+         [erase](const client::ObjectRef& o, bool) { erase(o); }});
+  }
 }
 
 KubeKubelets::~KubeKubelets() { Stop(); }
@@ -145,14 +182,18 @@ void KubeKubelets::Start() {
   timers_.Start();
   node_timers_.Start();
   if (!timers_.threaded()) return;  // driven informers
-  node_informer_->Start();
-  pod_informer_->Start();
+  for (client::Informer* i : Informers()) i->Start();
+}
+
+std::vector<client::Informer*> KubeKubelets::Informers() const {
+  return {node_informer_.get(), pod_informer_.get(), configmap_informer_.get(),
+          secret_informer_.get()};
 }
 
 void KubeKubelets::Stop() {
   if (!started_) return;
   started_ = false;
-  if (timers_.threaded()) client::StopAll({node_informer_.get(), pod_informer_.get()});
+  if (timers_.threaded()) client::StopAll(Informers());
   timers_.Stop();
   node_timers_.Stop();
   kubelets_.clear();
@@ -160,7 +201,29 @@ void KubeKubelets::Stop() {
 }
 
 bool KubeKubelets::HasSynced() const {
-  return node_informer_->HasSynced() && pod_informer_->HasSynced();
+  for (client::Informer* i : Informers()) {
+    if (!i->HasSynced()) return false;
+  }
+  return true;
+}
+
+const kubelet::ConfigObject* KubeKubelets::FindConfig(api::ConfigReference::Kind kind,
+                                                      std::string_view ns,
+                                                      std::string_view name) const {
+  const bool cm = kind == api::ConfigReference::Kind::kConfigMap;
+  ConfigIndex& index = cm ? configmaps_ : secrets_;
+  std::string key;
+  key.reserve(ns.size() + 1 + name.size());
+  key.append(ns).append("/").append(name);
+  auto it = index.find(key);
+  if (it != index.end()) return &it->second;
+  // Not (yet) delivered by the informer - one created a moment ago, or the informer still
+  // listing: read from the API, as the kubelet's manager does for an object it has no copy of
+  // (the informer's later events replace what this read).
+  auto got = kube_.Get(client::ResourcePath("", "v1", cm ? "configmaps" : "secrets",
+                                            std::string(ns), std::string(name)));
+  if (!got.ok()) return nullptr;
+  return &index.insert_or_assign(std::move(key), ConfigKeys(*got)).first->second;
 }
 
 kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {

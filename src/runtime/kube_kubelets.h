@@ -7,11 +7,13 @@
 //   - status: a merge PATCH of pods/<name>/status (kubelet/status_json.h: phase, conditions,
 //     startTime, host and pod IPs, containerStatuses);
 //   - events with source {kubelet, <node>} (Pulling, Pulled, Created, Started, Killing,
-//     BackOff);
+//     BackOff, FailedMount, Failed);
 //   - the final removal once the containers stopped: DELETE with gracePeriodSeconds 0 and the
 //     pod's uid as precondition (a pod with finalizers stays, terminating, until they go).
 // What a kubelet reads of a pod is the object the informer delivered, with the status it wrote
-// itself since (an older echo of its own write never replaces a newer write).
+// itself since (an older echo of its own write never replaces a newer write). The keys of every
+// ConfigMap and Secret come from informers too (what a pod's volumes and environment need), or,
+// for one the informers have not delivered, from a GET.
 //
 // The node side (kubelet/node_status.h), for each node a kubelet registered (its status has
 // conditions) and each KWOK node (annotated kwok.x-k8s.io/node=fake):
@@ -113,6 +115,10 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void RestoreReady(const std::string& key);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
 
+  using ConfigIndex = std::map<std::string, kubelet::ConfigObject, std::less<>>;
+  std::vector<client::Informer*> Informers() const;
+  const kubelet::ConfigObject* FindConfig(api::ConfigReference::Kind kind, std::string_view ns,
+                                          std::string_view name) const override;
   const kubelet::PodRecord* GetPod(const std::string& key) const override;
   void UpdatePodStatus(const std::string& key, api::PodStatus status,
                        std::vector<kubelet::ContainerStatus> containers) override;
@@ -128,9 +134,13 @@ class KubeKubelets final : private kubelet::KubeletHost {
   KubeEventRecorder events_;
   std::shared_ptr<client::Informer> node_informer_;
   std::shared_ptr<client::Informer> pod_informer_;
+  std::shared_ptr<client::Informer> configmap_informer_;
+  std::shared_ptr<client::Informer> secret_informer_;
   // On the kubelets' thread only.
   std::map<std::string, std::unique_ptr<kubelet::PodLifecycle>, std::less<>> kubelets_;
   std::map<std::string, Record, std::less<>> pods_;  // pods bound to a node, by key
+  // Keys by namespace/name: the informers' and FindConfig's reads.
+  mutable ConfigIndex configmaps_, secrets_;
   // The keys of pods_ by node name (a node that appears finds its pods without a scan).
   std::map<std::string, std::set<std::string>, std::less<>> pods_by_node_;
   // The node informer's handler: each node's Ready status as last posted to node_timers_.

@@ -2,10 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
-#include <thread>
-
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "client/test_api_server.h"
 #include "cluster/in_process_transport.h"
@@ -46,6 +46,10 @@ class KubeKubeletsTest : public ::testing::Test {
         client_(cluster::InProcessRestConfig(), api_.clock(),
                 cluster::InProcessRestOptions(transport_, "kubelet/v1.32.4")) {
     kubelets_ = std::make_unique<KubeKubelets>(client_, api_.clock(), FastOptions(), nullptr, 1);
+    // What kcm's root-ca-cert-publisher keeps in every namespace: the pods' token volumes
+    // (kube-api-access-xxxxx, added by the API's admission) mount it.
+    Create("configmaps",
+           {{"metadata", {{"name", "kube-root-ca.crt"}}}, {"data", {{"ca.crt", ""}}}});
   }
   // The kubelets' durations in milliseconds, so that the tests run fast.
   static kubelet::KubeletOptions FastOptions() {
@@ -55,6 +59,9 @@ class KubeKubeletsTest : public ::testing::Test {
     o.termination = milliseconds(100);
     o.node_lease_renew_interval = milliseconds(100);
     o.node_status_report_frequency = milliseconds(200);
+    o.mount_retry_initial = milliseconds(20);
+    o.mount_retry_max = milliseconds(100);
+    o.config_retry = milliseconds(100);
     return o;
   }
   ~KubeKubeletsTest() override { kubelets_->Stop(); }
@@ -201,6 +208,72 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
   // Another pod brings the image to the node: the waiting pod starts (the kubelet's next sync).
   Create("pods", pod("bringer", "absent:1", "IfNotPresent"));
   ASSERT_TRUE(Eventually([&] { return Phase("never") == "Running"; }));
+}
+
+// The waiting state of the pod's first container: "reason: message".
+std::string Waiting(const StatusOr<json>& pod) {
+  if (!pod.ok() || !(*pod)["status"].contains("containerStatuses")) return "";
+  const json& w = (*pod)["status"]["containerStatuses"][0]["state"]["waiting"];
+  return w.is_object() ? w.value("reason", "") + ": " + w.value("message", "") : "";
+}
+
+// A volume whose ConfigMap is missing does not mount (FailedMount, PodReadyToStartContainers
+// False, nothing pulled); once it exists the pod starts at the next retry.
+TEST_F(KubeKubeletsTest, APodWaitsForTheConfigMapItsVolumeMounts) {
+  Create("nodes", Node("n1"));
+  kubelets_->Start();
+  json p = BoundPod("mounts", "n1");
+  p["spec"]["volumes"] = {{{"name", "cfg"}, {"configMap", {{"name", "app-config"}}}}};
+  Create("pods", p);
+  const std::string failed =
+      "kubelet/n1 FailedMount: MountVolume.SetUp failed for volume \"cfg\" : configmap "
+      "\"app-config\" not found";
+  ASSERT_TRUE(Eventually([&] { return !Events("mounts").empty(); }));
+  EXPECT_EQ(Events("mounts"), std::vector<std::string>{failed});
+  const json status = (*Pod("mounts"))["status"];
+  EXPECT_EQ(status["phase"], "Pending");
+  EXPECT_EQ(status["conditions"][0]["type"], "PodReadyToStartContainers");
+  EXPECT_EQ(status["conditions"][0]["status"], "False");
+  EXPECT_EQ(Waiting(Pod("mounts")), "ContainerCreating: ");
+  Create("configmaps", {{"metadata", {{"name", "app-config"}}}, {"data", {{"k", "v"}}}});
+  ASSERT_TRUE(Eventually([&] { return Phase("mounts") == "Running"; }));
+  const std::vector<std::string> events = Events("mounts");
+  ASSERT_GE(events.size(), 5u);
+  EXPECT_EQ(events[0], failed);
+  EXPECT_EQ(events[1], "kubelet/n1 Pulling: Pulling image \"busybox:1.36\"");
+  EXPECT_EQ((*Pod("mounts"))["status"]["conditions"][0]["status"], "True");
+}
+
+// A container whose environment reads a missing ConfigMap, then a key it lacks, waits with
+// CreateContainerConfigError (event Failed "Error: ..."), and runs once the key is there.
+TEST_F(KubeKubeletsTest, AContainerWaitsForTheConfigMapKeyItsEnvironmentReads) {
+  Create("nodes", Node("n1"));
+  kubelets_->Start();
+  json p = BoundPod("env", "n1");
+  p["spec"]["containers"][0]["env"] = {
+      {{"name", "MODE"},
+       {"valueFrom", {{"configMapKeyRef", {{"name", "app-config"}, {"key", "mode"}}}}}}};
+  Create("pods", p);
+  ASSERT_TRUE(Eventually([&] {
+    return Waiting(Pod("env")) == "CreateContainerConfigError: configmap \"app-config\" not found";
+  }));
+  EXPECT_EQ(Phase("env"), "Pending");
+  auto has = [&](const std::string& event) {
+    const std::vector<std::string> events = Events("env");
+    return std::find(events.begin(), events.end(), event) != events.end();
+  };
+  EXPECT_TRUE(has("kubelet/n1 Failed: Error: configmap \"app-config\" not found"));
+  Create("configmaps", {{"metadata", {{"name", "app-config"}}}, {"data", {{"other", "v"}}}});
+  ASSERT_TRUE(Eventually([&] {
+    return Waiting(Pod("env")) ==
+           "CreateContainerConfigError: couldn't find key mode in ConfigMap default/app-config";
+  }));
+  ASSERT_TRUE(client_
+                  .Patch(ResourcePath("", "v1", "configmaps", "default", "app-config"),
+                         client::PatchType::kMerge, json{{"data", {{"mode", "fast"}}}})
+                  .ok());
+  ASSERT_TRUE(Eventually([&] { return Phase("env") == "Running"; }));
+  EXPECT_TRUE(has("kubelet/n1 Started: Started container c"));
 }
 
 // Two pods that start together pull the same image: each reports its pull (Pulling, then

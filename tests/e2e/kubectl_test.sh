@@ -418,5 +418,54 @@ k delete clusterrole widget-viewer >/dev/null
 wait_for 20 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get clusterrole view -o go-template="{{len .rules}}")" = 10 ]' ||
   fail "view loses the deleted role's rule" "$(k get clusterrole view -o yaml)"
 pass "bootstrap ClusterRoles; view/edit/admin aggregated (10/23/25), a labelled role joins and leaves"
+# --- pods whose ConfigMap or Secret is missing: the volume does not mount (FailedMount), the
+# environment cannot be made (CreateContainerConfigError); both run once the objects exist.
+cat >"$WORK/config-pods.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-volume}
+spec:
+  containers:
+  - {name: app, image: nginx:1.27, volumeMounts: [{name: cfg, mountPath: /etc/app}]}
+  volumes: [{name: cfg, configMap: {name: app-config}}]
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-env}
+spec:
+  containers:
+  - name: app
+    image: nginx:1.27
+    env: [{name: TOKEN, valueFrom: {secretKeyRef: {name: app-secret, key: token}}}]
+EOF
+k apply -f "$WORK/config-pods.yaml" >/dev/null
+# describe_has <pod> <text>: kubectl describe shows the text (retried by wait_for).
+describe_has() { kubectl --cache-dir "$WORK/kube-cache" describe pod "$1" | grep -qF -- "$2"; }
+export -f describe_has
+export WORK
+wait_for 30 describe_has needs-env 'Error: secret "app-secret" not found' ||
+  fail "needs-env: Failed" "$(k describe pod needs-env)"
+wait_for 30 describe_has needs-volume 'MountVolume.SetUp failed for volume "cfg" : configmap "app-config" not found' ||
+  fail "needs-volume: FailedMount" "$(k describe pod needs-volume)"
+out=$(k get pods needs-env needs-volume)
+expect_match "$out" '^needs-env +0/1 +CreateContainerConfigError +0 '
+expect_match "$out" '^needs-volume +0/1 +ContainerCreating +0 '
+out=$(k describe pod needs-volume)
+expect_match "$out" 'PodReadyToStartContainers +False'
+expect_not_in "$out" "Pulling"
+expect_match "$(k describe pod needs-env)" 'Reason: +CreateContainerConfigError'
+k create secret generic app-secret --from-literal=other=x >/dev/null
+wait_for 30 describe_has needs-env "couldn't find key token in Secret default/app-secret" ||
+  fail "needs-env: the missing key" "$(k describe pod needs-env)"
+k create configmap app-config --from-literal=mode=fast >/dev/null
+k patch secret app-secret -p '{"stringData":{"token":"abc"}}' >/dev/null
+phases() { kubectl --cache-dir "$WORK/kube-cache" get pod needs-env needs-volume -o jsonpath='{.items[*].status.phase}'; }
+export -f phases
+wait_for 60 bash -c '[ "$(phases)" = "Running Running" ]' ||
+  fail "both run once their objects exist" "$(k get pods needs-env needs-volume; k describe pod needs-env needs-volume)"
+k delete pod needs-env needs-volume --wait=false >/dev/null
+k delete configmap app-config >/dev/null
+k delete secret app-secret >/dev/null
+pass "a missing ConfigMap or Secret: FailedMount, CreateContainerConfigError; running once they exist"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"

@@ -466,6 +466,89 @@ Status DecodeResources(const json& v, const Path& p, ResourceRequirements* out) 
   return OkStatus();
 }
 
+// The lenient readers of a pod's ConfigMap and Secret references (pod.h's ConfigReference):
+// members of the wrong type are read as absent.
+std::string StringMember(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<ConfigReference> ReadConfigReference(const json* src, ConfigReference::Kind kind,
+                                                   const char* name_key) {
+  if (src == nullptr || !src->is_object()) return std::nullopt;
+  ConfigReference r;
+  r.kind = kind;
+  r.name = StringMember(*src, name_key);
+  auto optional = src->find("optional");
+  r.optional = optional != src->end() && optional->is_boolean() && optional->get<bool>();
+  if (auto key = src->find("key"); key != src->end() && key->is_string()) {
+    r.keys.push_back(key->get<std::string>());
+  }
+  if (auto items = src->find("items"); items != src->end() && items->is_array()) {
+    for (const json& item : *items) {
+      if (item.is_object()) r.keys.push_back(StringMember(item, "key"));
+    }
+  }
+  return r;
+}
+
+const json* ObjectMember(const json& o, const char* key) {
+  auto it = o.find(key);
+  return it != o.end() && it->is_object() ? &*it : nullptr;
+}
+
+void AddReference(const json* src, ConfigReference::Kind kind, const char* name_key,
+                  std::vector<ConfigReference>* out) {
+  if (auto r = ReadConfigReference(src, kind, name_key)) out->push_back(std::move(*r));
+}
+
+constexpr auto kConfigMapRef = ConfigReference::Kind::kConfigMap;
+constexpr auto kSecretRef = ConfigReference::Kind::kSecret;
+
+void ReadEnvConfig(const json& c, std::vector<ConfigReference>* out) {
+  if (auto from = c.find("envFrom"); from != c.end() && from->is_array()) {
+    for (const json& e : *from) {
+      if (!e.is_object()) continue;
+      AddReference(ObjectMember(e, "configMapRef"), kConfigMapRef, "name", out);
+      AddReference(ObjectMember(e, "secretRef"), kSecretRef, "name", out);
+    }
+  }
+  if (auto env = c.find("env"); env != c.end() && env->is_array()) {
+    for (const json& e : *env) {
+      const json* value_from = e.is_object() ? ObjectMember(e, "valueFrom") : nullptr;
+      if (value_from == nullptr) continue;
+      AddReference(ObjectMember(*value_from, "configMapKeyRef"), kConfigMapRef, "name", out);
+      AddReference(ObjectMember(*value_from, "secretKeyRef"), kSecretRef, "name", out);
+    }
+  }
+}
+
+void ReadVolumes(const json& spec, std::vector<Volume>* out) {
+  auto volumes = spec.find("volumes");
+  if (volumes == spec.end() || !volumes->is_array()) return;
+  for (const json& v : *volumes) {
+    if (!v.is_object()) continue;
+    Volume vol;
+    vol.name = StringMember(v, "name");
+    AddReference(ObjectMember(v, "configMap"), kConfigMapRef, "name", &vol.config);
+    AddReference(ObjectMember(v, "secret"), kSecretRef, "secretName", &vol.config);
+    if (const json* projected = ObjectMember(v, "projected")) {
+      auto sources = projected->find("sources");
+      if (sources != projected->end() && sources->is_array()) {
+        for (const json& src : *sources) {
+          if (!src.is_object()) continue;
+          AddReference(ObjectMember(src, "configMap"), kConfigMapRef, "name", &vol.config);
+          AddReference(ObjectMember(src, "secret"), kSecretRef, "name", &vol.config);
+        }
+      }
+    }
+    if (const json* claim = ObjectMember(v, "persistentVolumeClaim")) {
+      vol.claim_name = StringMember(*claim, "claimName");
+    }
+    out->push_back(std::move(vol));
+  }
+}
+
 Status DecodeContainer(const json& v, const Path& p, Container* out) {
   TIDEPOOL_RETURN_IF_ERROR(ExpectObject(v, p));
   if (v.is_null()) {
@@ -478,6 +561,7 @@ Status DecodeContainer(const json& v, const Path& p, Container* out) {
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "args", &out->args, DecodeStringList));
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "resources", &out->resources, DecodeResources));
   TIDEPOOL_RETURN_IF_ERROR(OptField(v, p, "restartPolicy", &out->restart_policy, DecodeString));
+  ReadEnvConfig(v, &out->env_config);
   return OkStatus();
 }
 
@@ -627,6 +711,7 @@ Status DecodePodSpec(const json& v, const Path& p, PodSpec* out) {
       Field(v, p, "restartPolicy", &out->restart_policy, DecodeDefaultedString));
   TIDEPOOL_RETURN_IF_ERROR(OptField(v, p, "terminationGracePeriodSeconds",
                                     &out->termination_grace_period_seconds, DecodeInt<int64_t>));
+  ReadVolumes(v, &out->volumes);
   return OkStatus();
 }
 
@@ -817,6 +902,61 @@ json ObjectMetaToJson(const ObjectMeta& m) {
   return j;
 }
 
+// A reference as the API writes it: `name_key` names the object; `key` (env valueFrom) or
+// items (a volume).
+json ConfigReferenceToJson(const ConfigReference& r, const char* name_key, bool single_key) {
+  json j = json::object();
+  j[name_key] = r.name;
+  if (single_key && !r.keys.empty()) {
+    j["key"] = r.keys.front();
+  } else if (!r.keys.empty()) {
+    json items = json::array();
+    for (const std::string& k : r.keys) items.push_back({{"key", k}, {"path", k}});
+    j["items"] = std::move(items);
+  }
+  if (r.optional) j["optional"] = true;
+  return j;
+}
+
+void PutEnvConfig(json& j, const std::vector<ConfigReference>& refs) {
+  json env = json::array(), env_from = json::array();
+  for (const ConfigReference& r : refs) {
+    const bool cm = r.kind == ConfigReference::Kind::kConfigMap;
+    if (r.keys.empty()) {
+      env_from.push_back(
+          {{cm ? "configMapRef" : "secretRef", ConfigReferenceToJson(r, "name", false)}});
+    } else {
+      env.push_back(
+          {{"name", r.keys.front()},
+           {"valueFrom",
+            {{cm ? "configMapKeyRef" : "secretKeyRef", ConfigReferenceToJson(r, "name", true)}}}});
+    }
+  }
+  if (!env_from.empty()) j["envFrom"] = std::move(env_from);
+  if (!env.empty()) j["env"] = std::move(env);
+}
+
+json VolumeToJson(const Volume& v) {
+  json j = {{"name", v.name}};
+  if (!v.claim_name.empty()) j["persistentVolumeClaim"] = {{"claimName", v.claim_name}};
+  if (v.config.size() == 1) {
+    const ConfigReference& r = v.config.front();
+    if (r.kind == ConfigReference::Kind::kConfigMap) {
+      j["configMap"] = ConfigReferenceToJson(r, "name", false);
+    } else {
+      j["secret"] = ConfigReferenceToJson(r, "secretName", false);
+    }
+  } else if (!v.config.empty()) {
+    json sources = json::array();
+    for (const ConfigReference& r : v.config) {
+      const bool cm = r.kind == ConfigReference::Kind::kConfigMap;
+      sources.push_back({{cm ? "configMap" : "secret", ConfigReferenceToJson(r, "name", false)}});
+    }
+    j["projected"] = {{"sources", std::move(sources)}};
+  }
+  return j;
+}
+
 json ContainerToJson(const Container& c) {
   json j = json::object();
   j["name"] = c.name;
@@ -833,6 +973,7 @@ json ContainerToJson(const Container& c) {
   if (c.restart_policy) {
     j["restartPolicy"] = *c.restart_policy;
   }
+  PutEnvConfig(j, c.env_config);
   return j;
 }
 
@@ -923,6 +1064,7 @@ json PodSpecToJson(const PodSpec& s) {
   if (s.termination_grace_period_seconds) {
     j["terminationGracePeriodSeconds"] = *s.termination_grace_period_seconds;
   }
+  PutList(j, "volumes", s.volumes, VolumeToJson);
   return j;
 }
 

@@ -304,6 +304,56 @@ TEST(JsonCodecTest, BuiltObjectsRoundTrip) {
   ExpectSameTaintTimes(*node_back, node);
 }
 
+// What the kubelet must find before a pod starts: envFrom then env valueFrom references (in
+// that order), configMap, secret and projected volumes' references, PVC claims; a reference of
+// the wrong shape is left out, not an error.
+TEST(JsonCodecTest, ConfigReferencesAndClaimsAreRead) {
+  const json j = J(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{
+    "containers":[{"name":"c","env":[
+        {"name":"A","value":"x"},
+        {"name":"B","valueFrom":{"configMapKeyRef":{"name":"cfg","key":"mode","optional":true}}},
+        {"name":"C","valueFrom":{"secretKeyRef":{"name":"creds","key":"token"}}},
+        {"name":"D","valueFrom":{"fieldRef":{"fieldPath":"metadata.name"}}},
+        {"name":"E","valueFrom":{"configMapKeyRef":"bad"}}],
+      "envFrom":[{"configMapRef":{"name":"all"}},{"prefix":"S_","secretRef":{"name":"sec"}}]}],
+    "volumes":[
+      {"name":"v1","configMap":{"name":"cfg","items":[{"key":"mode","path":"m"}]}},
+      {"name":"v2","secret":{"secretName":"creds","optional":true}},
+      {"name":"v3","projected":{"sources":[{"serviceAccountToken":{"path":"token"}},
+          {"configMap":{"name":"kube-root-ca.crt","items":[{"key":"ca.crt","path":"ca.crt"}]}},
+          {"secret":{"name":"s2"}}]}},
+      {"name":"v4","persistentVolumeClaim":{"claimName":"data"}},
+      {"name":"v5","emptyDir":{}},
+      {"name":7}]}})");
+  auto pod = PodFromJson(j);
+  ASSERT_TRUE(pod.ok()) << pod.status().ToString();
+  using Kind = ConfigReference::Kind;
+  const std::vector<ConfigReference> env = {
+      {Kind::kConfigMap, "all", {}, false},
+      {Kind::kSecret, "sec", {}, false},
+      {Kind::kConfigMap, "cfg", {"mode"}, true},
+      {Kind::kSecret, "creds", {"token"}, false},
+  };
+  EXPECT_EQ(pod->spec.containers[0].env_config, env);
+  const std::vector<Volume> volumes = {
+      {"v1", {{Kind::kConfigMap, "cfg", {"mode"}, false}}, ""},
+      {"v2", {{Kind::kSecret, "creds", {}, true}}, ""},
+      {"v3",
+       {{Kind::kConfigMap, "kube-root-ca.crt", {"ca.crt"}, false},
+        {Kind::kSecret, "s2", {}, false}},
+       ""},
+      {"v4", {}, "data"},
+      {"v5", {}, ""},
+      {"", {}, ""},
+  };
+  EXPECT_EQ(pod->spec.volumes, volumes);
+  // What the typed pod says, it writes back (the round trip of the typed form).
+  auto again = PodFromJson(PodToJson(*pod));
+  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  EXPECT_EQ(again->spec.containers[0].env_config, env);
+  EXPECT_EQ(again->spec.volumes, volumes);
+}
+
 TEST(JsonCodecTest, EmptyFieldsAreOmitted) {
   Pod pod;
   pod.meta.name = "p";
@@ -526,7 +576,8 @@ TEST(JsonCodecTest, UnknownFieldsAreIgnored) {
   EXPECT_EQ(pod->spec.tolerations[0].value, "present");
   json out = PodToJson(*pod);
   EXPECT_FALSE(out.contains("extra"));
-  EXPECT_FALSE(out["spec"].contains("volumes"));
+  EXPECT_FALSE(out["spec"].contains("hostNetwork"));
+  EXPECT_EQ(out["spec"]["volumes"], J(R"([{"name": "v"}])"));  // what the kubelet reads
 }
 
 TEST(JsonCodecTest, NullsAreLikeMissingFields) {

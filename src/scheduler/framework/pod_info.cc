@@ -12,8 +12,25 @@
 namespace tidepool::scheduler {
 namespace {
 
-// Every field of the spec except nodeName. Spelled out so that the comparison needs no copy of
-// the pod; the static_assert below trips when PodSpec gains a field, which must be added here.
+// The claims of the pods' volumes, in order: all that scheduling reads of volumes (the
+// names differ per pod: the service account's kube-api-access-xxxxx).
+bool SameClaims(const std::vector<api::Volume>& a, const std::vector<api::Volume>& b) {
+  auto claim = [](const std::vector<api::Volume>& v, size_t& i) -> const std::string* {
+    while (i < v.size() && v[i].claim_name.empty()) ++i;
+    return i < v.size() ? &v[i++].claim_name : nullptr;
+  };
+  size_t i = 0, j = 0;
+  while (true) {
+    const std::string* x = claim(a, i);
+    const std::string* y = claim(b, j);
+    if (x == nullptr || y == nullptr) return x == y;
+    if (*x != *y) return false;
+  }
+}
+
+// Every field of the spec except nodeName, and of volumes their claims. Spelled out so that the
+// comparison needs no copy of the pod; the static_assert below trips when PodSpec gains a field,
+// which must be added here.
 bool SameSpecExceptNodeName(const api::PodSpec& a, const api::PodSpec& b) {
   return a.init_containers == b.init_containers && a.containers == b.containers &&
          a.overhead == b.overhead && a.node_selector == b.node_selector &&
@@ -21,10 +38,11 @@ bool SameSpecExceptNodeName(const api::PodSpec& a, const api::PodSpec& b) {
          a.scheduler_name == b.scheduler_name && a.priority == b.priority &&
          a.priority_class_name == b.priority_class_name &&
          a.preemption_policy == b.preemption_policy && a.restart_policy == b.restart_policy &&
-         a.termination_grace_period_seconds == b.termination_grace_period_seconds;
+         a.termination_grace_period_seconds == b.termination_grace_period_seconds &&
+         SameClaims(a.volumes, b.volumes);
 }
 #if defined(__x86_64__) && defined(__GLIBCXX__)
-static_assert(sizeof(api::PodSpec) == 432,
+static_assert(sizeof(api::PodSpec) == 456,
               "api::PodSpec changed: update SameSpecExceptNodeName and MakeShape");
 static_assert(sizeof(api::ObjectMeta) == 320,
               "api::ObjectMeta changed: update SameClass and MakeShape");
