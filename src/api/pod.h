@@ -36,6 +36,7 @@ struct ConfigReference {
   // volume without items (every key).
   std::vector<std::string> keys;
   bool optional = false;
+  bool env_from = false;  // an envFrom source (every key, as variables), not env's valueFrom
   friend bool operator==(const ConfigReference&, const ConfigReference&) = default;
 };
 
@@ -59,6 +60,9 @@ struct Container {
   // What its environment reads, in the kubelet's order (makeEnvironmentVariables): envFrom's
   // configMapRef and secretRef, then env's valueFrom configMapKeyRef and secretKeyRef.
   std::vector<ConfigReference> env_config;
+  // The volumes it uses (volumeMounts' and volumeDevices' names): the kubelet mounts only
+  // volumes some container or init container uses.
+  std::vector<std::string> volume_mounts;
   // Only init containers: "Always" makes it a restartable sidecar (KEP-753).
   std::optional<std::string> restart_policy;
   friend bool operator==(const Container&, const Container&) = default;

@@ -385,6 +385,7 @@ void PodLifecycle::OnPod(Change change, const api::PodConstSharedPtr& changed) {
       CancelTimer(it->second);
       pods_.erase(it);
     }
+    never_waiting_.erase(key);
     return;
   }
   const api::Pod& pod = *changed;
@@ -458,7 +459,15 @@ std::string MountError(const KubeletHost& host, const api::Pod& pod, const api::
 
 std::vector<std::string> PodLifecycle::FailedMounts(const api::Pod& pod) const {
   std::vector<std::string> out;
+  if (pod.spec.volumes.empty()) return out;
+  // Only volumes a container uses are mounted (the volume manager skips unused ones).
+  std::set<std::string_view> used;
+  for (const auto* list : {&pod.spec.init_containers, &pod.spec.containers}) {
+    for (const api::Container& c : *list)
+      used.insert(c.volume_mounts.begin(), c.volume_mounts.end());
+  }
   for (const api::Volume& v : pod.spec.volumes) {
+    if (used.count(v.name) == 0) continue;
     const std::string error = MountError(host_, pod, v);
     if (!error.empty()) {
       out.push_back("MountVolume.SetUp failed for volume \"" + v.name + "\" : " + error);
@@ -467,14 +476,15 @@ std::vector<std::string> PodLifecycle::FailedMounts(const api::Pod& pod) const {
   return out;
 }
 
-std::vector<ContainerStatus> PodLifecycle::WaitingContainers(const api::Pod& pod) const {
+std::vector<ContainerStatus> PodLifecycle::WaitingContainers(const api::Pod& pod,
+                                                             bool mounted) const {
   std::vector<ContainerStatus> containers;
   for (const api::Container& c : pod.spec.containers) {
     ContainerStatus cs;
     cs.name = c.name;
     cs.state = ContainerStatus::State::kWaiting;
     cs.reason = "ContainerCreating";
-    if (c.image_pull_policy == "Never" && images_.count(c.image) == 0) {
+    if (mounted && c.image_pull_policy == "Never" && images_.count(c.image) == 0) {
       cs.reason = "ErrImageNeverPull";
       cs.message = "Container image \"" + c.image + "\" is not present with pull policy of Never";
     }
@@ -509,14 +519,18 @@ void PodLifecycle::Start(const std::string& key) {
        Cond("Initialized", api::ConditionStatus::kTrue, "", "", now),
        Cond("Ready", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now),
        Cond("ContainersReady", api::ConditionStatus::kFalse, "ContainersNotReady", unready, now)});
-  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod));
-  if (!unmounted.empty()) {
-    for (const std::string& msg : unmounted) Emit(pod, "Warning", "FailedMount", msg);
-    s.mount_backoff = options_.mount_retry_initial;
-    Schedule(key, s.mount_backoff, &PodLifecycle::Mount);
-    return;
-  }
+  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod, unmounted.empty()));
+  if (RetryMounts(key, pod, unmounted, options_.mount_retry_initial)) return;
   Pull(key);
+}
+
+bool PodLifecycle::RetryMounts(const std::string& key, const api::Pod& pod,
+                               const std::vector<std::string>& unmounted, Duration backoff) {
+  if (unmounted.empty()) return false;
+  for (const std::string& msg : unmounted) Emit(pod, "Warning", "FailedMount", msg);
+  pods_[key].mount_backoff = backoff;
+  Schedule(key, backoff, &PodLifecycle::Mount);
+  return true;
 }
 
 void PodLifecycle::Mount(const std::string& key) {
@@ -526,18 +540,12 @@ void PodLifecycle::Mount(const std::string& key) {
   }
   const api::PodConstSharedPtr keep = rec->pod;
   const api::Pod& pod = *keep;
-  PodState& s = pods_[key];
-  const std::vector<std::string> unmounted = FailedMounts(pod);
-  if (!unmounted.empty()) {
-    for (const std::string& msg : unmounted) Emit(pod, "Warning", "FailedMount", msg);
-    s.mount_backoff = std::min(s.mount_backoff * 2, options_.mount_retry_max);
-    Schedule(key, s.mount_backoff, &PodLifecycle::Mount);
-    return;
-  }
+  const Duration backoff = std::min(pods_[key].mount_backoff * 2, options_.mount_retry_max);
+  if (RetryMounts(key, pod, FailedMounts(pod), backoff)) return;
   api::PodStatus status = pod.status;
   SetConditions(status, {Cond("PodReadyToStartContainers", api::ConditionStatus::kTrue, "", "",
                               timers_.clock().Now())});
-  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod));
+  host_.UpdatePodStatus(key, std::move(status), WaitingContainers(pod, true));
   Pull(key);
 }
 
@@ -552,7 +560,7 @@ void PodLifecycle::Pull(const std::string& key) {
   // ErrImageNeverPullPolicy). This kubelet starts a pod's containers together, so the pod
   // waits as a whole; it is tried again when an image arrives on the node (FinishPulls).
   bool never_pulled = false;
-  for (const ContainerStatus& cs : WaitingContainers(pod)) {
+  for (const ContainerStatus& cs : WaitingContainers(pod, true)) {
     if (cs.reason != "ErrImageNeverPull") continue;
     Emit(pod, "Warning", "ErrImageNeverPull", cs.message);
     never_pulled = true;
@@ -622,7 +630,7 @@ void PodLifecycle::FinishPulls(const std::string& key) {
 
 bool PodLifecycle::ConfigFailed(const std::string& key, const PodRecord& rec) {
   const api::Pod& pod = *rec.pod;
-  std::vector<ContainerStatus> containers = WaitingContainers(pod);
+  std::vector<ContainerStatus> containers = WaitingContainers(pod, true);
   bool failed = false;
   for (size_t i = 0; i < pod.spec.containers.size(); ++i) {
     std::string error = EnvConfigError(host_, pod, pod.spec.containers[i]);
@@ -865,6 +873,7 @@ void PodLifecycle::BeginTermination(const std::string& key) {
   const Stage was = it->second.stage;
   CancelTimer(it->second);
   it->second.stage = Stage::kTerminating;
+  never_waiting_.erase(key);
   const api::PodConstSharedPtr keep = rec->pod;
   const api::Pod& pod = *keep;
   if (was == Stage::kRunning || was == Stage::kBackOff) {

@@ -15,14 +15,14 @@
 //                container waiting with that reason, the pod Pending until another pod
 //                brings the image to the node. Deviation: the pod's containers start
 //                together, so its other containers wait too)
-//   volumes      a volume whose ConfigMap or Secret is missing (or lacks an item's key), and is
-//                not optional, does not mount (the volume manager's MountVolume.SetUp): Warning
-//                FailedMount `MountVolume.SetUp failed for volume "<v>" : configmap "<n>" not
-//                found` (`secret "<n>" not found`, `configmap references non-existent config
-//                key: <k>`, `references non-existent secret key: <k>`; a projected volume's
-//                several errors as `[<e1>, <e2>]`), PodReadyToStartContainers False, tried
-//                again after mountRetryInitial doubling to mountRetryMax (500 ms to 2m2s), no
-//                pull before every volume mounted
+//   volumes      a volume some container mounts whose ConfigMap or Secret is missing (or lacks
+//                an item's key), and is not optional, does not mount (the volume manager's
+//                MountVolume.SetUp): Warning FailedMount `MountVolume.SetUp failed for volume "<v>"
+//                : configmap "<n>" not found` (`secret "<n>" not found`, `configmap references
+//                non-existent config key: <k>`, `references non-existent secret key: <k>`; a
+//                projected volume's several errors as `[<e1>, <e2>]`), PodReadyToStartContainers
+//                False, tried again after mountRetryInitial doubling to mountRetryMax (500 ms to
+//                2m2s), no pull before every volume mounted
 //   +image_pull  Pulled `Successfully pulled image "<image>" in 4s (4s including waiting).
 //                Image size: <n> bytes.`
 //   +start_delay Created `Created container: <name>`, Started `Started container <name>`;
@@ -33,8 +33,9 @@
 //                <ns>/<n>`, `... in Secret <ns>/<n>`), the container waiting
 //                CreateContainerConfigError with that message, the pod Pending; the pod
 //                worker tries again after configRetry (10 s: Pulled, then Created or Failed).
-//                Deviation: the pod's other containers wait too (they start together), and a
-//                restart does not check again
+//                Deviation: the pod's other containers wait too (they start together), a
+//                restart does not check again, and init containers are not checked (they do
+//                not run: the pod's containers start at once)
 //   +run time    the containers exit with the pod's exit code (below): terminated, reason
 //                Completed (exit 0) or Error (any other code).
 //                restartPolicy Never: phase Succeeded (exit 0) or Failed.
@@ -228,12 +229,17 @@ class PodLifecycle {
   void CancelTimer(PodState& s);
   // The first sync: Pending status, then Mount's check (and Pull when the volumes mount).
   void Start(const std::string& key);
+  // Some volumes do not mount (`unmounted`, FailedMounts'): FailedMount for each, Mount again
+  // after `backoff`; false when every volume mounted.
+  bool RetryMounts(const std::string& key, const api::Pod& pod,
+                   const std::vector<std::string>& unmounted, Duration backoff);
   // The volumes mount again after a failure: PodReadyToStartContainers, then Pull.
   void Mount(const std::string& key);
   // "MountVolume.SetUp failed ..." for each volume that does not mount.
   std::vector<std::string> FailedMounts(const api::Pod& pod) const;
-  // The containers waiting to be created (ContainerCreating, or ErrImageNeverPull).
-  std::vector<ContainerStatus> WaitingContainers(const api::Pod& pod) const;
+  // The containers waiting to be created: ContainerCreating, or, once the volumes are
+  // `mounted`, ErrImageNeverPull for an image it may not pull.
+  std::vector<ContainerStatus> WaitingContainers(const api::Pod& pod, bool mounted) const;
   // Images: ErrImageNeverPull, or Pulling / Pulled, then FinishPulls or RunContainers.
   void Pull(const std::string& key);
   void FinishPulls(const std::string& key);

@@ -127,9 +127,8 @@ std::vector<ContainerStatus> ContainerStatusesFromJson(const json& pod) {
 
 json PodStatusPatch(const PodRecord& rec) {
   const api::Pod& p = *rec.pod;
-  const json typed = api::codec::PodToJson(p);
+  const json ts = api::codec::PodStatusToJson(p.status);
   json status = json::object();
-  const json& ts = typed["status"];
   for (const char* k : {"phase", "conditions", "startTime", "reason", "message"}) {
     status[k] = ts.contains(k) ? ts[k] : json();
   }

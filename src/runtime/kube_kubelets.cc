@@ -216,14 +216,17 @@ const kubelet::ConfigObject* KubeKubelets::FindConfig(api::ConfigReference::Kind
   key.reserve(ns.size() + 1 + name.size());
   key.append(ns).append("/").append(name);
   auto it = index.find(key);
-  if (it != index.end()) return &it->second;
+  if (it != index.end()) return it->second ? &*it->second : nullptr;
   // Not (yet) delivered by the informer - one created a moment ago, or the informer still
-  // listing: read from the API, as the kubelet's manager does for an object it has no copy of
-  // (the informer's later events replace what this read).
+  // listing: read from the API, as the kubelet's manager does for an object it has no copy of.
+  // What it read, found or NotFound, stays until the informer's next event of that name.
   auto got = kube_.Get(client::ResourcePath("", "v1", cm ? "configmaps" : "secrets",
                                             std::string(ns), std::string(name)));
-  if (!got.ok()) return nullptr;
-  return &index.insert_or_assign(std::move(key), ConfigKeys(*got)).first->second;
+  if (!got.ok() && got.status().code() != StatusCode::kNotFound) return nullptr;  // not kept
+  std::optional<kubelet::ConfigObject> keys;
+  if (got.ok()) keys = ConfigKeys(*got);
+  it = index.insert_or_assign(std::move(key), std::move(keys)).first;
+  return it->second ? &*it->second : nullptr;
 }
 
 kubelet::PodLifecycle* KubeKubelets::KubeletOf(const std::string& node) {

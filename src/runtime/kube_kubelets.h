@@ -45,6 +45,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -115,7 +116,8 @@ class KubeKubelets final : private kubelet::KubeletHost {
   void RestoreReady(const std::string& key);
   kubelet::PodLifecycle* KubeletOf(const std::string& node);
 
-  using ConfigIndex = std::map<std::string, kubelet::ConfigObject, std::less<>>;
+  // By namespace/name; nullopt: known absent (a GET's NotFound).
+  using ConfigIndex = std::map<std::string, std::optional<kubelet::ConfigObject>, std::less<>>;
   std::vector<client::Informer*> Informers() const;
   const kubelet::ConfigObject* FindConfig(api::ConfigReference::Kind kind, std::string_view ns,
                                           std::string_view name) const override;

@@ -473,18 +473,24 @@ std::string StringMember(const json& o, const char* key) {
   return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// Where a reference is: envFrom (no keys), env valueFrom (its `key`), a volume (its items').
+enum class RefSite { kEnvFrom, kEnvValue, kVolume };
+
 std::optional<ConfigReference> ReadConfigReference(const json* src, ConfigReference::Kind kind,
-                                                   const char* name_key) {
+                                                   const char* name_key, RefSite site) {
   if (src == nullptr || !src->is_object()) return std::nullopt;
   ConfigReference r;
   r.kind = kind;
   r.name = StringMember(*src, name_key);
+  r.env_from = site == RefSite::kEnvFrom;
   auto optional = src->find("optional");
   r.optional = optional != src->end() && optional->is_boolean() && optional->get<bool>();
-  if (auto key = src->find("key"); key != src->end() && key->is_string()) {
+  auto key = src->find("key");
+  if (site == RefSite::kEnvValue && key != src->end() && key->is_string()) {
     r.keys.push_back(key->get<std::string>());
   }
-  if (auto items = src->find("items"); items != src->end() && items->is_array()) {
+  auto items = src->find("items");
+  if (site == RefSite::kVolume && items != src->end() && items->is_array()) {
     for (const json& item : *items) {
       if (item.is_object()) r.keys.push_back(StringMember(item, "key"));
     }
@@ -497,9 +503,20 @@ const json* ObjectMember(const json& o, const char* key) {
   return it != o.end() && it->is_object() ? &*it : nullptr;
 }
 
-void AddReference(const json* src, ConfigReference::Kind kind, const char* name_key,
+void AddReference(const json* src, ConfigReference::Kind kind, const char* name_key, RefSite site,
                   std::vector<ConfigReference>* out) {
-  if (auto r = ReadConfigReference(src, kind, name_key)) out->push_back(std::move(*r));
+  if (auto r = ReadConfigReference(src, kind, name_key, site)) out->push_back(std::move(*r));
+}
+
+// The names of a container's volumeMounts and volumeDevices.
+void ReadVolumeMounts(const json& c, std::vector<std::string>* out) {
+  for (const char* list : {"volumeMounts", "volumeDevices"}) {
+    auto mounts = c.find(list);
+    if (mounts == c.end() || !mounts->is_array()) continue;
+    for (const json& m : *mounts) {
+      if (m.is_object()) out->push_back(StringMember(m, "name"));
+    }
+  }
 }
 
 constexpr auto kConfigMapRef = ConfigReference::Kind::kConfigMap;
@@ -509,16 +526,18 @@ void ReadEnvConfig(const json& c, std::vector<ConfigReference>* out) {
   if (auto from = c.find("envFrom"); from != c.end() && from->is_array()) {
     for (const json& e : *from) {
       if (!e.is_object()) continue;
-      AddReference(ObjectMember(e, "configMapRef"), kConfigMapRef, "name", out);
-      AddReference(ObjectMember(e, "secretRef"), kSecretRef, "name", out);
+      AddReference(ObjectMember(e, "configMapRef"), kConfigMapRef, "name", RefSite::kEnvFrom, out);
+      AddReference(ObjectMember(e, "secretRef"), kSecretRef, "name", RefSite::kEnvFrom, out);
     }
   }
   if (auto env = c.find("env"); env != c.end() && env->is_array()) {
     for (const json& e : *env) {
       const json* value_from = e.is_object() ? ObjectMember(e, "valueFrom") : nullptr;
       if (value_from == nullptr) continue;
-      AddReference(ObjectMember(*value_from, "configMapKeyRef"), kConfigMapRef, "name", out);
-      AddReference(ObjectMember(*value_from, "secretKeyRef"), kSecretRef, "name", out);
+      AddReference(ObjectMember(*value_from, "configMapKeyRef"), kConfigMapRef, "name",
+                   RefSite::kEnvValue, out);
+      AddReference(ObjectMember(*value_from, "secretKeyRef"), kSecretRef, "name",
+                   RefSite::kEnvValue, out);
     }
   }
 }
@@ -530,15 +549,19 @@ void ReadVolumes(const json& spec, std::vector<Volume>* out) {
     if (!v.is_object()) continue;
     Volume vol;
     vol.name = StringMember(v, "name");
-    AddReference(ObjectMember(v, "configMap"), kConfigMapRef, "name", &vol.config);
-    AddReference(ObjectMember(v, "secret"), kSecretRef, "secretName", &vol.config);
+    AddReference(ObjectMember(v, "configMap"), kConfigMapRef, "name", RefSite::kVolume,
+                 &vol.config);
+    AddReference(ObjectMember(v, "secret"), kSecretRef, "secretName", RefSite::kVolume,
+                 &vol.config);
     if (const json* projected = ObjectMember(v, "projected")) {
       auto sources = projected->find("sources");
       if (sources != projected->end() && sources->is_array()) {
         for (const json& src : *sources) {
           if (!src.is_object()) continue;
-          AddReference(ObjectMember(src, "configMap"), kConfigMapRef, "name", &vol.config);
-          AddReference(ObjectMember(src, "secret"), kSecretRef, "name", &vol.config);
+          AddReference(ObjectMember(src, "configMap"), kConfigMapRef, "name", RefSite::kVolume,
+                       &vol.config);
+          AddReference(ObjectMember(src, "secret"), kSecretRef, "name", RefSite::kVolume,
+                       &vol.config);
         }
       }
     }
@@ -562,6 +585,7 @@ Status DecodeContainer(const json& v, const Path& p, Container* out) {
   TIDEPOOL_RETURN_IF_ERROR(Field(v, p, "resources", &out->resources, DecodeResources));
   TIDEPOOL_RETURN_IF_ERROR(OptField(v, p, "restartPolicy", &out->restart_policy, DecodeString));
   ReadEnvConfig(v, &out->env_config);
+  ReadVolumeMounts(v, &out->volume_mounts);
   return OkStatus();
 }
 
@@ -902,17 +926,17 @@ json ObjectMetaToJson(const ObjectMeta& m) {
   return j;
 }
 
-// A reference as the API writes it: `name_key` names the object; `key` (env valueFrom) or
-// items (a volume).
-json ConfigReferenceToJson(const ConfigReference& r, const char* name_key, bool single_key) {
+// A reference as the API writes it: `name_key` names the object; env valueFrom's `key`, or a
+// volume's items.
+json ConfigReferenceToJson(const ConfigReference& r, const char* name_key, bool volume) {
   json j = json::object();
   j[name_key] = r.name;
-  if (single_key && !r.keys.empty()) {
-    j["key"] = r.keys.front();
-  } else if (!r.keys.empty()) {
+  if (volume && !r.keys.empty()) {
     json items = json::array();
     for (const std::string& k : r.keys) items.push_back({{"key", k}, {"path", k}});
     j["items"] = std::move(items);
+  } else if (!volume && !r.keys.empty()) {
+    j["key"] = r.keys.front();
   }
   if (r.optional) j["optional"] = true;
   return j;
@@ -922,14 +946,14 @@ void PutEnvConfig(json& j, const std::vector<ConfigReference>& refs) {
   json env = json::array(), env_from = json::array();
   for (const ConfigReference& r : refs) {
     const bool cm = r.kind == ConfigReference::Kind::kConfigMap;
-    if (r.keys.empty()) {
+    if (r.env_from) {
       env_from.push_back(
           {{cm ? "configMapRef" : "secretRef", ConfigReferenceToJson(r, "name", false)}});
     } else {
       env.push_back(
-          {{"name", r.keys.front()},
+          {{"name", r.keys.empty() ? "" : r.keys.front()},
            {"valueFrom",
-            {{cm ? "configMapKeyRef" : "secretKeyRef", ConfigReferenceToJson(r, "name", true)}}}});
+            {{cm ? "configMapKeyRef" : "secretKeyRef", ConfigReferenceToJson(r, "name", false)}}}});
     }
   }
   if (!env_from.empty()) j["envFrom"] = std::move(env_from);
@@ -942,15 +966,15 @@ json VolumeToJson(const Volume& v) {
   if (v.config.size() == 1) {
     const ConfigReference& r = v.config.front();
     if (r.kind == ConfigReference::Kind::kConfigMap) {
-      j["configMap"] = ConfigReferenceToJson(r, "name", false);
+      j["configMap"] = ConfigReferenceToJson(r, "name", true);
     } else {
-      j["secret"] = ConfigReferenceToJson(r, "secretName", false);
+      j["secret"] = ConfigReferenceToJson(r, "secretName", true);
     }
   } else if (!v.config.empty()) {
     json sources = json::array();
     for (const ConfigReference& r : v.config) {
       const bool cm = r.kind == ConfigReference::Kind::kConfigMap;
-      sources.push_back({{cm ? "configMap" : "secret", ConfigReferenceToJson(r, "name", false)}});
+      sources.push_back({{cm ? "configMap" : "secret", ConfigReferenceToJson(r, "name", true)}});
     }
     j["projected"] = {{"sources", std::move(sources)}};
   }
@@ -974,6 +998,9 @@ json ContainerToJson(const Container& c) {
     j["restartPolicy"] = *c.restart_policy;
   }
   PutEnvConfig(j, c.env_config);
+  PutList(j, "volumeMounts", c.volume_mounts, [](const std::string& name) {
+    return json{{"name", name}};
+  });
   return j;
 }
 
@@ -1068,7 +1095,7 @@ json PodSpecToJson(const PodSpec& s) {
   return j;
 }
 
-json PodStatusToJson(const PodStatus& s) {
+json PodStatusJson(const PodStatus& s) {
   json j = json::object();
   j["phase"] = PodPhaseName(s.phase);
   PutList(j, "conditions", s.conditions, PodConditionToJson);
@@ -1219,13 +1246,15 @@ StatusOr<Node> NodeFromJson(const json& j) {
   }
 }
 
+json PodStatusToJson(const PodStatus& s) { return PodStatusJson(s); }
+
 json PodToJson(const Pod& p) {
   json j = json::object();
   j["apiVersion"] = "v1";
   j["kind"] = "Pod";
   j["metadata"] = ObjectMetaToJson(p.meta);
   j["spec"] = PodSpecToJson(p.spec);
-  j["status"] = PodStatusToJson(p.status);
+  j["status"] = PodStatusJson(p.status);
   return j;
 }
 

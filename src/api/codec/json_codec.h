@@ -71,6 +71,8 @@ StatusOr<std::vector<Taint>> TaintsFromJson(const nlohmann::json& j);
 StatusOr<std::vector<Toleration>> TolerationsFromJson(const nlohmann::json& j);
 
 nlohmann::json PodToJson(const Pod& p);
+// The pod's status alone, as PodToJson writes it under "status".
+nlohmann::json PodStatusToJson(const PodStatus& s);
 nlohmann::json NodeToJson(const Node& n);
 
 // Parses one JSON text. Syntax errors are InvalidArgument with the position:

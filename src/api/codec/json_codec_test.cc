@@ -309,7 +309,8 @@ TEST(JsonCodecTest, BuiltObjectsRoundTrip) {
 // the wrong shape is left out, not an error.
 TEST(JsonCodecTest, ConfigReferencesAndClaimsAreRead) {
   const json j = J(R"({"metadata":{"name":"p","namespace":"ns"},"spec":{
-    "containers":[{"name":"c","env":[
+    "containers":[{"name":"c","volumeMounts":[{"name":"v1","mountPath":"/etc/a"}],
+      "volumeDevices":[{"name":"v4","devicePath":"/dev/x"}],"env":[
         {"name":"A","value":"x"},
         {"name":"B","valueFrom":{"configMapKeyRef":{"name":"cfg","key":"mode","optional":true}}},
         {"name":"C","valueFrom":{"secretKeyRef":{"name":"creds","key":"token"}}},
@@ -329,12 +330,13 @@ TEST(JsonCodecTest, ConfigReferencesAndClaimsAreRead) {
   ASSERT_TRUE(pod.ok()) << pod.status().ToString();
   using Kind = ConfigReference::Kind;
   const std::vector<ConfigReference> env = {
-      {Kind::kConfigMap, "all", {}, false},
-      {Kind::kSecret, "sec", {}, false},
+      {Kind::kConfigMap, "all", {}, false, true},
+      {Kind::kSecret, "sec", {}, false, true},
       {Kind::kConfigMap, "cfg", {"mode"}, true},
       {Kind::kSecret, "creds", {"token"}, false},
   };
   EXPECT_EQ(pod->spec.containers[0].env_config, env);
+  EXPECT_EQ(pod->spec.containers[0].volume_mounts, (std::vector<std::string>{"v1", "v4"}));
   const std::vector<Volume> volumes = {
       {"v1", {{Kind::kConfigMap, "cfg", {"mode"}, false}}, ""},
       {"v2", {{Kind::kSecret, "creds", {}, true}}, ""},
@@ -350,8 +352,18 @@ TEST(JsonCodecTest, ConfigReferencesAndClaimsAreRead) {
   // What the typed pod says, it writes back (the round trip of the typed form).
   auto again = PodFromJson(PodToJson(*pod));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
-  EXPECT_EQ(again->spec.containers[0].env_config, env);
-  EXPECT_EQ(again->spec.volumes, volumes);
+  EXPECT_EQ(*again, *pod);
+  // An env reference without a key stays env's, a key of envFrom or items of env are not read.
+  auto odd = PodFromJson(J(R"({"spec":{"containers":[{"name":"c",
+      "env":[{"name":"A","valueFrom":{"configMapKeyRef":{"name":"a","items":[{"key":"x"}]}}}],
+      "envFrom":[{"secretRef":{"name":"b","key":"y"}}]}]}})"));
+  ASSERT_TRUE(odd.ok()) << odd.status().ToString();
+  const std::vector<ConfigReference> odd_env = {{Kind::kSecret, "b", {}, false, true},
+                                                {Kind::kConfigMap, "a", {}, false, false}};
+  EXPECT_EQ(odd->spec.containers[0].env_config, odd_env);
+  auto odd_again = PodFromJson(PodToJson(*odd));
+  ASSERT_TRUE(odd_again.ok());
+  EXPECT_EQ(*odd_again, *odd);
 }
 
 TEST(JsonCodecTest, EmptyFieldsAreOmitted) {

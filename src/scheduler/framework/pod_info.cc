@@ -91,6 +91,9 @@ api::Pod MakeShape(const api::Pod& pod) {
   shape.meta.owner_references = pod.meta.owner_references;
   shape.spec = pod.spec;
   shape.spec.node_name.clear();
+  // Of volumes, the class keeps what it compares (SameClaims): their claims.
+  std::erase_if(shape.spec.volumes, [](const api::Volume& v) { return v.claim_name.empty(); });
+  for (api::Volume& v : shape.spec.volumes) v = api::Volume{.claim_name = v.claim_name};
   return shape;
 }
 
