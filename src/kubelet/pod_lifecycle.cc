@@ -106,21 +106,28 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
   std::string cur;
   bool redirect = false;  // the word being read is a redirection's target
   bool exited = false;
-  bool after_or = false;  // the command being read follows ||: it may not run
+  // The status of the last command that ran, as far as it is known: `false`'s 1, any other's 0
+  // (programs are taken to succeed); and what precedes the command being read: '&' for &&, '|'
+  // for ||, 0 for anything else.
+  int status = 0;
+  char op = 0;
   auto word = [&] {
     if (!cur.empty() && !redirect) cmd.push_back(std::move(cur));
     cur.clear();
     redirect = false;
   };
-  auto end = [&](bool next_after_or) {
+  auto end = [&](char next_op) {
     word();
-    // An `exit` ends the script, unless it follows || (the command before it succeeded).
-    if (!cmd.empty() && !exited && !(after_or && cmd.front() == "exit")) {
+    // A command after && runs when the last status is 0, one after || when it is not (`false
+    // && echo x` is false's 1, `echo start || exit 1` does not exit); an `exit` ends the script.
+    const bool runs = !(op == '&' && status != 0) && !(op == '|' && status == 0);
+    if (!cmd.empty() && !exited && runs) {
       exited = cmd.front() == "exit";
+      status = BaseName(cmd.front()) == "false" ? 1 : 0;
       out.push_back(std::move(cmd));
     }
     cmd.clear();
-    after_or = next_after_or;
+    op = next_op;
   };
   char quote = 0;
   for (size_t i = 0; i < script.size(); ++i) {
@@ -156,16 +163,16 @@ std::vector<std::vector<std::string>> Commands(const api::Container& c) {
     } else if (ch == '&' && next == '>') {
       word();  // &>file: the > that follows makes the target a redirection
     } else if (ch == ';' || ch == '\n' || ch == '|' || ch == '&') {
-      const bool orr = ch == '|' && next == '|';
-      end(orr);
-      if ((ch == '|' || ch == '&') && next == ch) ++i;
+      const bool doubled = (ch == '|' || ch == '&') && next == ch;  // || or &&
+      end(doubled ? ch : 0);
+      if (doubled) ++i;
     } else if (std::isspace(static_cast<unsigned char>(ch))) {
       word();
     } else {
       cur.push_back(ch);
     }
   }
-  end(false);
+  end(0);
   return out;
 }
 

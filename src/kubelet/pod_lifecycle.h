@@ -53,7 +53,8 @@
 // The run time of a container comes from the annotation tidepool.dev/duration (a Go duration,
 // for every container of the pod), else from its command and args, read as a shell would
 // (`sh -c SCRIPT` is SCRIPT's commands, split outside quotes at ; && || | & and newlines,
-// redirections left out, nothing after `exit`):
+// redirections left out, nothing after `exit`, a command after && or || run or skipped by the
+// last status - `false`'s 1, any other command's 0):
 //   - commands that all end at once - echo, printf, true, false, exit, date, printenv,
 //     hostname, uname, pwd, whoami, id, ls, :, `env [NAME=VALUE] <one of those>`, nvidia-smi
 //     (unless it loops: -l, --loop, dmon, pmon) - and sleeps: the sum of its sleeps (0

@@ -87,6 +87,12 @@ TEST(PodLifecycleTest, RunTimeAndExitCodeOfAContainerComeFromItsCommand) {
       {"exit 256", {"sh", "-c", "exit 256"}, {}, seconds(0), 0},
       {"nvidia-smi -lgc locks clocks", {"nvidia-smi", "-lgc", "1500"}, {}, seconds(0)},
       {"nvidia-smi -lms loops", {"nvidia-smi", "-lms", "500"}, {}, std::nullopt},
+      // && and || run a command by the last status (false's 1, any other's 0).
+      {"false && echo: false's status", {"sh", "-c", "false && echo x"}, {}, seconds(0), 1},
+      {"false || exit 3", {"sh", "-c", "false || exit 3"}, {}, seconds(0), 3},
+      {"true || sleep: no sleep", {"sh", "-c", "true || sleep 60"}, {}, seconds(0)},
+      {"false && sleep; sleep", {"sh", "-c", "false && sleep 60; sleep 5"}, {}, seconds(5)},
+      {"a pipe is no condition", {"sh", "-c", "false | echo x && exit 2"}, {}, seconds(0), 2},
       // A program of unknown length: until deleted (or the duration annotation).
       {"perl", {"perl", "-Mbignum=bpi", "-wle", "print bpi(2000)"}, {}, std::nullopt},
       {"a script with a program", {"sh", "-c", "echo go; python train.py"}, {}, std::nullopt},
