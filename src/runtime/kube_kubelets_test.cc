@@ -170,12 +170,18 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
   };
   const std::vector<std::string> pulled = {"kubelet/n1 Pulling", "kubelet/n1 Pulled",
                                            "kubelet/n1 Created", "kubelet/n1 Started"};
+  // (The status may land before the events: each waits for its events.)
+  auto has_events = [&](const std::string& name, size_t n) {
+    return Eventually([&] { return reasons(name).size() >= n; });
+  };
   Create("pods", pod("first", "busybox:1.36", "IfNotPresent"));
   ASSERT_TRUE(Eventually([&] { return Phase("first") == "Running"; }));
+  ASSERT_TRUE(has_events("first", 4));
   EXPECT_EQ(reasons("first"), pulled);
   // The image is on the node now.
   Create("pods", pod("again", "busybox:1.36", "IfNotPresent"));
   ASSERT_TRUE(Eventually([&] { return Phase("again") == "Running"; }));
+  ASSERT_TRUE(has_events("again", 3));
   EXPECT_EQ(reasons("again"),
             (std::vector<std::string>{"kubelet/n1 Pulled", "kubelet/n1 Created",
                                       "kubelet/n1 Started"}));
@@ -183,6 +189,7 @@ TEST_F(KubeKubeletsTest, ImagePullPolicies) {
             "kubelet/n1 Pulled: Container image \"busybox:1.36\" already present on machine");
   Create("pods", pod("always", "busybox:1.36", "Always"));
   ASSERT_TRUE(Eventually([&] { return Phase("always") == "Running"; }));
+  ASSERT_TRUE(has_events("always", 4));
   EXPECT_EQ(reasons("always"), pulled);
   EXPECT_EQ(Events("always")[1].rfind(
                 "kubelet/n1 Pulled: Successfully pulled image \"busybox:1.36\" in 100ms", 0),
@@ -244,8 +251,8 @@ TEST_F(KubeKubeletsTest, APodWaitsForTheConfigMapItsVolumeMounts) {
   EXPECT_EQ(Waiting(Pod("mounts")), "ContainerCreating: ");
   Create("configmaps", {{"metadata", {{"name", "app-config"}}}, {"data", {{"k", "v"}}}});
   ASSERT_TRUE(Eventually([&] { return Phase("mounts") == "Running"; }));
+  ASSERT_TRUE(Eventually([&] { return Events("mounts").size() >= 4; }));  // Started may lag
   const std::vector<std::string> events = Events("mounts");
-  ASSERT_GE(events.size(), 4u);
   EXPECT_EQ(events[0], failed);
   // (The unused pod brought the image.)
   EXPECT_EQ(events[1],
@@ -282,7 +289,7 @@ TEST_F(KubeKubeletsTest, AContainerWaitsForTheConfigMapKeyItsEnvironmentReads) {
                          client::PatchType::kMerge, json{{"data", {{"mode", "fast"}}}})
                   .ok());
   ASSERT_TRUE(Eventually([&] { return Phase("env") == "Running"; }));
-  EXPECT_TRUE(has("kubelet/n1 Started: Started container c"));
+  EXPECT_TRUE(Eventually([&] { return has("kubelet/n1 Started: Started container c"); }));
 }
 
 // Two pods that start together pull the same image: each reports its pull (Pulling, then
