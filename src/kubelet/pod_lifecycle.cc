@@ -418,6 +418,16 @@ void PodLifecycle::OnPod(Change change, const api::PodConstSharedPtr& changed) {
   }
 }
 
+namespace {
+
+// The kubelet's managers' NotFound for a reference: `configmap "x" not found`.
+std::string NotFoundError(const api::ConfigReference& r) {
+  const bool cm = r.kind == api::ConfigReference::Kind::kConfigMap;
+  return std::string(cm ? "configmap" : "secret") + " \"" + r.name + "\" not found";
+}
+
+}  // namespace
+
 std::string EnvConfigError(const KubeletHost& host, const api::Pod& pod,
                            const api::Container& container) {
   for (const api::ConfigReference& r : container.env_config) {
@@ -425,7 +435,7 @@ std::string EnvConfigError(const KubeletHost& host, const api::Pod& pod,
     const ConfigObject* found = host.FindConfig(r.kind, pod.meta.namespace_, r.name);
     if (found == nullptr) {
       if (r.optional) continue;
-      return std::string(cm ? "configmap" : "secret") + " \"" + r.name + "\" not found";
+      return NotFoundError(r);
     }
     for (const std::string& key : r.keys) {  // env reads data only
       if (found->data.count(key) > 0 || r.optional) continue;
@@ -445,8 +455,7 @@ std::string MountError(const KubeletHost& host, const api::Pod& pod, const api::
     const bool cm = r.kind == api::ConfigReference::Kind::kConfigMap;
     const ConfigObject* found = host.FindConfig(r.kind, pod.meta.namespace_, r.name);
     if (found == nullptr) {
-      if (!r.optional)
-        add(std::string(cm ? "configmap" : "secret") + " \"" + r.name + "\" not found");
+      if (!r.optional) add(NotFoundError(r));
       continue;
     }
     for (const std::string& key : r.keys) {  // MakePayload: a volume reads binaryData too
