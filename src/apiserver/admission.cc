@@ -354,6 +354,8 @@ void ApplyDefaults(const Resource& r, json& object) {
     if (!object.contains("type") || object["type"] == "") object["type"] = "Opaque";
   } else if (r.group.empty() && r.resource == "persistentvolumes") {
     validation::DefaultPersistentVolume(object);
+  } else if (r.group.empty() && r.resource == "persistentvolumeclaims") {
+    validation::DefaultPersistentVolumeClaim(object);
   } else if (r.group.empty() && r.resource == "services") {
     validation::DefaultService(object);
   } else if (r.group.empty() && r.resource == "limitranges") {
@@ -466,6 +468,8 @@ void PrepareForCreate(const Resource& r, json& object, const authn::UserInfo* us
     validation::PreparePersistentVolumeForCreate(
         object,
         std::string(validation::Str(validation::At(object, {"metadata", "creationTimestamp"}))));
+  } else if (r.group.empty() && r.resource == "persistentvolumeclaims") {
+    validation::PreparePersistentVolumeClaimForCreate(object);
   } else if (r.group.empty() && r.resource == "replicationcontrollers") {
     validation::PrepareReplicationControllerForCreate(object);
   } else if (r.group.empty() && r.resource == "nodes" && taint_nodes_by_condition) {
@@ -523,6 +527,9 @@ Status Validate(const Resource& r, const json& object, const json* old, api::Fie
   }
   if (g.empty() && res == "persistentvolumes") {
     return validation::ValidatePersistentVolume(object, old, errors);
+  }
+  if (g.empty() && res == "persistentvolumeclaims") {
+    return validation::ValidatePersistentVolumeClaim(object, old, errors);
   }
   if (g.empty() && res == "replicationcontrollers") {
     return validation::ValidateReplicationController(object, old, errors);

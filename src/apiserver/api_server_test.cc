@@ -1378,6 +1378,77 @@ TEST_F(ApiServerTest, TokenRequestsAndTheirTokens) {
   EXPECT_EQ(gone.Json()["reason"], "Unauthorized");
 }
 
+// DefaultStorageClass and StorageObjectInUseProtection: a claim without a class gets the newest
+// default class (by name among equals), an explicit "" or the beta annotation keeps it
+// classless; every new claim and volume gets its protection finalizer, by create and by apply.
+TEST_F(ApiServerTest, ClaimsGetTheDefaultClassAndFinalizers) {
+  auto sc = [](const std::string& name, const char* is_default) {
+    json o = {{"apiVersion", "storage.k8s.io/v1"},
+              {"kind", "StorageClass"},
+              {"metadata", {{"name", name}}},
+              {"provisioner", "pd.csi.storage.gke.io"}};
+    if (is_default != nullptr) {
+      o["metadata"]["annotations"]["storageclass.kubernetes.io/is-default-class"] = is_default;
+    }
+    return o.dump();
+  };
+  auto claim = [](const std::string& name, const json& extra) {
+    json o = {{"apiVersion", "v1"},
+              {"kind", "PersistentVolumeClaim"},
+              {"metadata", {{"name", name}}},
+              {"spec",
+               {{"accessModes", {"ReadWriteOnce"}},
+                {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
+    o.merge_patch(extra);
+    return o.dump();
+  };
+  const std::string pvcs = "/api/v1/namespaces/default/persistentvolumeclaims";
+  auto class_of = [&](const std::string& name) {
+    return json::parse(Do("GET", pvcs + "/" + name).body)["spec"].value("storageClassName",
+                                                                        "<none>");
+  };
+  ASSERT_EQ(Do("POST", pvcs, claim("none", json::object())).code, 201);
+  EXPECT_EQ(class_of("none"), "<none>") << "no default class yet";
+  ASSERT_EQ(Do("POST", "/apis/storage.k8s.io/v1/storageclasses", sc("older", "true")).code, 201);
+  ASSERT_EQ(Do("POST", "/apis/storage.k8s.io/v1/storageclasses", sc("not", "false")).code, 201);
+  ASSERT_EQ(Do("POST", pvcs, claim("one", json::object())).code, 201);
+  EXPECT_EQ(class_of("one"), "older");
+  clock_.Advance(std::chrono::seconds(5));
+  ASSERT_EQ(Do("POST", "/apis/storage.k8s.io/v1/storageclasses", sc("zeta", "true")).code, 201);
+  ASSERT_EQ(Do("POST", "/apis/storage.k8s.io/v1/storageclasses", sc("alpha", "true")).code, 201);
+  ASSERT_EQ(Do("POST", pvcs, claim("two", json::object())).code, 201);
+  EXPECT_EQ(class_of("two"), "alpha") << "the newest, then the first by name";
+  ASSERT_EQ(Do("POST", pvcs, claim("empty", {{"spec", {{"storageClassName", ""}}}})).code, 201);
+  EXPECT_EQ(class_of("empty"), "");
+  ASSERT_EQ(
+      Do("POST", pvcs,
+         claim("beta", {{"metadata",
+                         {{"annotations", {{"volume.beta.kubernetes.io/storage-class", "x"}}}}}}))
+          .code,
+      201);
+  EXPECT_EQ(class_of("beta"), "<none>");
+  const json created = json::parse(Do("GET", pvcs + "/one").body);
+  EXPECT_EQ(created["metadata"]["finalizers"], json::array({"kubernetes.io/pvc-protection"}));
+  EXPECT_EQ(created["status"], json::parse(R"({"phase": "Pending"})"));
+  EXPECT_EQ(created["spec"]["volumeMode"], "Filesystem");
+
+  // Created by a server-side apply: the same admission.
+  auto applied = Do("PATCH", pvcs + "/ssa?fieldManager=me", claim("ssa", json::object()),
+                    {{"content-type", "application/apply-patch+yaml"}});
+  ASSERT_EQ(applied.code, 201) << applied.body;
+  const json ssa = json::parse(applied.body);
+  EXPECT_EQ(ssa["spec"]["storageClassName"], "alpha");
+  EXPECT_EQ(ssa["metadata"]["finalizers"], json::array({"kubernetes.io/pvc-protection"}));
+
+  auto pv = Do("POST", "/api/v1/persistentvolumes",
+               R"({"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv-1"},
+                   "spec": {"capacity": {"storage": "1Gi"}, "accessModes": ["ReadWriteOnce"],
+                            "hostPath": {"path": "/d"}}})");
+  ASSERT_EQ(pv.code, 201) << pv.body;
+  EXPECT_EQ(json::parse(pv.body)["metadata"]["finalizers"],
+            json::array({"kubernetes.io/pv-protection"}));
+}
+
 // The Priority admission plugin: a new pod's priority and preemptionPolicy come from its
 // PriorityClass, or the globalDefault one, else 0; an update keeps them; a second globalDefault
 // class is refused.
@@ -2213,9 +2284,22 @@ TEST_F(ApiServerTest, TheStorageKindsListWatchAndWrite) {
                       {{"content-type", "application/merge-patch+json"}});
     ASSERT_EQ(patched.code, 200) << patched.body;
     EXPECT_EQ(patched.Json()["metadata"]["labels"]["team"], "storage");
+    // A PersistentVolume's pv-protection finalizer (admission's) is its controller's to take
+    // off: here, by hand.
+    const bool protected_kind = created.Json()["metadata"].contains("finalizers");
+    EXPECT_EQ(protected_kind, k.resource == "persistentvolumes");
+    auto unprotect = [&] {
+      if (!protected_kind) return;
+      ASSERT_EQ(Do("PATCH", item, R"({"metadata":{"finalizers":null}})",
+                   {{"content-type", "application/merge-patch+json"}})
+                    .code,
+                200);
+    };
+    unprotect();
     ASSERT_EQ(Do("DELETE", item).code, 200);
     EXPECT_EQ(Do("GET", item).code, 404);
     ASSERT_EQ(Do("POST", k.collection, k.body).code, 201);
+    unprotect();
     auto collection = Do("DELETE", k.collection);
     ASSERT_EQ(collection.code, 200) << collection.body;
     EXPECT_EQ(collection.Json()["items"].size(), 1u);

@@ -26,6 +26,7 @@
 #include "controllers/serviceaccount/serviceaccounts_controller.h"
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/tainteviction/taint_eviction_controller.h"
+#include "controllers/volumeprotection/volume_protection_controller.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
@@ -93,6 +94,8 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::service::ServiceController> services;
   std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> service_accounts;
   std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> root_ca;
+  std::unique_ptr<controllers::volumeprotection::PvcProtectionController> pvc_protection;
+  std::unique_ptr<controllers::volumeprotection::PvProtectionController> pv_protection;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -246,6 +249,15 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   root_ca.ca_pem = config.root_ca_pem;
   p->root_ca = controllers::serviceaccount::NewRootCaCertPublisher(
       p->Client(KcmAgent("root-ca-cert-publisher")), clock, root_ca, informers, executor);
+  // kcm's pvc-protection and pv-protection controllers: the finalizers admission gives every
+  // claim and volume come off once nothing uses them.
+  controllers::volumeprotection::VolumeProtectionOptions protection;
+  protection.seed = config.seed + 180;
+  p->pvc_protection = std::make_unique<controllers::volumeprotection::PvcProtectionController>(
+      p->Client(KcmAgent("pvc-protection-controller")), clock, protection, informers, executor);
+  protection.seed = config.seed + 190;
+  p->pv_protection = std::make_unique<controllers::volumeprotection::PvProtectionController>(
+      p->Client(KcmAgent("pv-protection-controller")), clock, protection, informers, executor);
   // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.
   controllers::clusterroleaggregation::ClusterRoleAggregationControllerOptions aggregation;
   aggregation.seed = config.seed + 130;
@@ -293,6 +305,8 @@ void ClusterActors::Start(bool defer_autoscaler) {
   p.services->Start();
   p.service_accounts->Start();
   if (p.root_ca != nullptr) p.root_ca->Start();
+  p.pvc_protection->Start();
+  p.pv_protection->Start();
   p.aggregation->Start();
   p.garbage_collector->Start();
 }
@@ -323,6 +337,8 @@ void ClusterActors::Stop() {
   stops.emplace_back([&] { p.services->Stop(); });
   stops.emplace_back([&] { p.service_accounts->Stop(); });
   if (p.root_ca != nullptr) stops.emplace_back([&] { p.root_ca->Stop(); });
+  stops.emplace_back([&] { p.pvc_protection->Stop(); });
+  stops.emplace_back([&] { p.pv_protection->Stop(); });
   stops.emplace_back([&] { p.aggregation->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.

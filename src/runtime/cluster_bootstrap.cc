@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "apiserver/admission.h"
 #include "apiserver/resources.h"
 #include "apiserver/validation/scheduling.h"
 #include "kubelet/status_json.h"
@@ -14,9 +15,62 @@ using kubelet::Fnv;
 using nlohmann::json;
 
 constexpr char kOrigin[] = "system";
+constexpr char kPdCsiDriver[] = "pd.csi.storage.gke.io";
 
 const apiserver::Resource* Res(std::string_view group, std::string_view resource) {
   return apiserver::FindResource(group, "v1", resource);
+}
+
+// GKE's PD CSI driver addon: its CSIDriver and StorageClasses standard-rwo (the default,
+// pd-balanced) and premium-rwo (pd-ssd), both WaitForFirstConsumer, and the in-tree class
+// standard (pd-standard, Immediate; migrated to the CSI driver). Defaulted as the API would.
+Status EnsureStorageObjects(apiserver::ObjectStore& store,
+                            const apiserver::ObjectStore::WriteOptions& opts) {
+  const apiserver::Resource* drivers =
+      apiserver::FindResource("storage.k8s.io", "v1", "csidrivers");
+  const json addon_labels = {{"addonmanager.kubernetes.io/mode", "EnsureExists"},
+                             {"k8s-app", "gcp-compute-persistent-disk-csi-driver"}};
+  if (!store.Get(*drivers, "", std::string(kPdCsiDriver)).ok()) {
+    json obj = {{"apiVersion", "storage.k8s.io/v1"},
+                {"kind", "CSIDriver"},
+                {"metadata", {{"name", kPdCsiDriver}, {"labels", addon_labels}}},
+                {"spec", {{"attachRequired", true}, {"podInfoOnMount", false}}}};
+    apiserver::ApplyDefaults(*drivers, obj);
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*drivers, std::move(obj), opts).status());
+  }
+  struct Class {
+    const char* name;
+    const char* provisioner;
+    const char* type;
+    const char* binding_mode;
+    bool is_default;
+  };
+  static constexpr Class kClasses[] = {
+      {"premium-rwo", kPdCsiDriver, "pd-ssd", "WaitForFirstConsumer", false},
+      {"standard", "kubernetes.io/gce-pd", "pd-standard", "Immediate", false},
+      {"standard-rwo", kPdCsiDriver, "pd-balanced", "WaitForFirstConsumer", true},
+  };
+  const apiserver::Resource* classes =
+      apiserver::FindResource("storage.k8s.io", "v1", "storageclasses");
+  for (const Class& c : kClasses) {
+    if (store.Get(*classes, "", c.name).ok()) continue;
+    const bool csi = std::string_view(c.provisioner) == kPdCsiDriver;
+    json meta = {
+        {"name", c.name},
+        {"labels", csi ? addon_labels : json{{"addonmanager.kubernetes.io/mode", "EnsureExists"}}}};
+    if (csi) {
+      meta["annotations"] = {{"components.gke.io/component-name", "pdcsi"},
+                             {"components.gke.io/layer", "addon"}};
+    }
+    if (c.is_default) meta["annotations"]["storageclass.kubernetes.io/is-default-class"] = "true";
+    json obj = {{"apiVersion", "storage.k8s.io/v1"},   {"kind", "StorageClass"},
+                {"metadata", std::move(meta)},         {"provisioner", c.provisioner},
+                {"parameters", {{"type", c.type}}},    {"reclaimPolicy", "Delete"},
+                {"volumeBindingMode", c.binding_mode}, {"allowVolumeExpansion", true}};
+    apiserver::ApplyDefaults(*classes, obj);
+    TIDEPOOL_RETURN_IF_ERROR(store.Create(*classes, std::move(obj), opts).status());
+  }
+  return Status::Ok();
 }
 
 Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
@@ -33,6 +87,7 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
   }
   TIDEPOOL_RETURN_IF_ERROR(EnsureBootstrapPolicy(store, opts));
+  TIDEPOOL_RETURN_IF_ERROR(EnsureStorageObjects(store, opts));
   // kube-apiserver's scheduling/bootstrap-system-priority-classes
   // (scheduling.SystemPriorityClasses).
   const apiserver::Resource* classes =

@@ -4,6 +4,10 @@
 // the API's object store (as kube-apiserver's bootstrap controller creates the system
 // namespaces and GKE's addon manager installs the kube-system workloads):
 //   - the namespaces default, kube-node-lease, kube-public, kube-system;
+//   - GKE's storage: the CSIDriver pd.csi.storage.gke.io and the StorageClasses standard-rwo
+//     (the default; pd-balanced, WaitForFirstConsumer), premium-rwo (pd-ssd,
+//     WaitForFirstConsumer) and standard (kubernetes.io/gce-pd, pd-standard, Immediate), as the
+//     PD CSI driver addon installs them;
 //   - kube-apiserver's RBAC bootstrap ClusterRoles and ClusterRoleBindings (bootstrap_policy.h)
 //     and its system PriorityClasses system-node-critical and system-cluster-critical;
 //   - with the GPU operator: namespace gpu-operator and the DaemonSet

@@ -101,6 +101,7 @@ void HandleCreate(Context& c) {
       return SendError(c.w, *e, c.r.Headers());
     }
   }
+  AdmitStorageOnCreate(DefaultStorageClassName(c.store, res), res, obj);
   if (res.group.empty() && res.resource == "services") {
     if (auto e = AllocateService(c, obj, ns, name)) return SendError(c.w, *e, c.r.Headers());
   }

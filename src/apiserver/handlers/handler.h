@@ -233,6 +233,21 @@ std::optional<ApiError> AdmitQuota(Context& c, const nlohmann::json& obj, const 
 // object's, else its generateName, else "Unknown" (priority.cc).
 ApiError AdmissionForbidden(const Resource& res, const nlohmann::json& obj, const std::string& name,
                             const std::string& why);
+// The storage admission plugins on create (storage.cc), mutating before validation:
+// DefaultStorageClass - a PersistentVolumeClaim without a class (no spec.storageClassName, not
+// even "", and no volume.beta.kubernetes.io/storage-class annotation) gets the default class:
+// of the StorageClasses annotated storageclass.kubernetes.io/is-default-class "true" (or its
+// beta key) the newest, then the first by name; none: it stays without one.
+// StorageObjectInUseProtection - a new PersistentVolumeClaim gets the finalizer
+// kubernetes.io/pvc-protection, a new PersistentVolume kubernetes.io/pv-protection (their
+// protection controllers remove them once nothing uses the object).
+// `default_class` is DefaultStorageClassName's, read before the write (an apply's admission
+// runs under the store's lock).
+void AdmitStorageOnCreate(const std::string& default_class, const Resource& res,
+                          nlohmann::json& obj);
+// The default StorageClass's name as DefaultStorageClass picks it; "" when there is none or
+// `res` is not persistentvolumeclaims.
+std::string DefaultStorageClassName(const ObjectStore& store, const Resource& res);
 // The Priority admission plugin (priority.cc), given the PriorityClasses read before the write
 // (PriorityClasses: none unless `res` is pods or priorityclasses and no subresource is
 // written; an update's admission runs under the store's lock, which no read may take again).

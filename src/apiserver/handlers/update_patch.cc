@@ -66,6 +66,7 @@ struct Write {
   std::string ns_for_apply;
   // Read before the store's lock for the Priority admission plugin (handler.h).
   std::vector<ObjectPtr> priority_classes;
+  std::string default_storage_class;  // DefaultStorageClassName's, for a create by apply
   // ... and for the ServiceAccount plugin, when an apply may create a pod.
   PodServiceAccount service_account;
 
@@ -102,6 +103,7 @@ bool ReadWrite(Context& c, Write& u) {
   if (u.apply || !(sres.group.empty() && sres.resource == "pods")) {
     u.priority_classes = PriorityClasses(c.store, c.res, c.r.subresource);
   }
+  if (u.apply) u.default_storage_class = DefaultStorageClassName(c.store, sres);
   u.patch_body = std::move(body).value();
   if (u.apply && sres.group.empty() && sres.resource == "pods" && sres.namespaced) {
     u.service_account =
@@ -297,6 +299,7 @@ StatusOr<json> Admit(const Context& c, Write& u, const StoredObject* cur, const 
   }
   if (cur == nullptr) {
     PrepareForCreate(sres, next, &c.r.user, c.options.taint_nodes_by_condition);
+    if (c.r.subresource.empty()) AdmitStorageOnCreate(u.default_storage_class, sres, next);
   }
   const json* old = cur == nullptr ? nullptr : convert ? stored_cur : &cur_value;
   if (old != nullptr) PrepareForUpdate(sres, next, *old, c.r.subresource, c.clock.Now());

@@ -175,12 +175,13 @@ std::string GoResourceList(const json* capacity) {
   return out + "}";
 }
 
-void ValidateAccessModes(const json* spec, FieldErrors* errors) {
+void ValidateAccessModes(const json* spec, FieldErrors* errors,
+                         std::string_view required_message = "") {
   static const std::vector<std::string> kModes = {"ReadOnlyMany", "ReadWriteMany", "ReadWriteOnce",
                                                   "ReadWriteOncePod"};
   const json* modes = Member(spec, "accessModes");
   if (modes == nullptr || !modes->is_array() || modes->empty()) {
-    errors->push_back(FieldError::Required("spec.accessModes", ""));
+    errors->push_back(FieldError::Required("spec.accessModes", std::string(required_message)));
   }
   bool rwop = false, other = false;
   for (const std::string& mode : Strings(modes)) {
@@ -258,6 +259,34 @@ void ValidatePersistentVolumeSpec(const json* spec, FieldErrors* errors) {
       errors->push_back(FieldError::Forbidden("spec.persistentVolumeReclaimPolicy",
                                               "may not be 'recycle' for a hostPath mount of '/'"));
     }
+  }
+  const std::string storage_class(StrOf(spec, "storageClassName"));
+  if (!storage_class.empty()) {
+    for (const std::string& msg : api::IsDns1123Subdomain(storage_class)) {
+      errors->push_back(FieldError::Invalid("spec.storageClassName", storage_class, msg));
+    }
+  }
+  if (const json* mode = Member(spec, "volumeMode")) {
+    const std::string m(Str(mode));
+    if (m != "Block" && m != "Filesystem") {
+      errors->push_back(FieldError::NotSupported("spec.volumeMode", m, {"Block", "Filesystem"}));
+    }
+  }
+}
+
+// ---- PersistentVolumeClaim
+// ------------------------------------------------------------------------
+
+void ValidatePersistentVolumeClaimSpec(const json* spec, FieldErrors* errors) {
+  ValidateAccessModes(spec, errors, "at least 1 access mode is required");
+  const json* storage = Member(Member(Member(spec, "resources"), "requests"), "storage");
+  if (storage == nullptr) {
+    errors->push_back(FieldError::Required("spec.resources[storage]", ""));
+  } else if (auto q = api::Quantity::Parse(storage->is_string() ? storage->get<std::string>()
+                                                                : storage->dump());
+             q.ok() && q->Sign() <= 0) {
+    errors->push_back(
+        FieldError::Invalid("spec.resources[storage]", q->ToString(), "must be greater than zero"));
   }
   const std::string storage_class(StrOf(spec, "storageClassName"));
   if (!storage_class.empty()) {
@@ -354,6 +383,24 @@ Status ValidatePersistentVolume(const json& object, const json* old, FieldErrors
           "volumeMode", mode == nullptr ? "null" : std::string(Str(mode)), "field is immutable"));
     }
   }
+  return Status::Ok();
+}
+
+void DefaultPersistentVolumeClaim(json& object) {
+  if (!object.is_object()) return;
+  SetDefault(ObjectMember(&object, "spec"), "volumeMode", "Filesystem");
+  DefaultString(ObjectMember(&object, "status"), "phase", "Pending");
+}
+
+void PreparePersistentVolumeClaimForCreate(json& object) {
+  if (!object.is_object()) return;
+  object["status"] = {{"phase", "Pending"}};
+}
+
+Status ValidatePersistentVolumeClaim(const json& object, const json* old, FieldErrors* errors) {
+  *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
+                           : ValidateObjectMetaUpdate(object, *old);
+  ValidatePersistentVolumeClaimSpec(Member(object, "spec"), errors);
   return Status::Ok();
 }
 

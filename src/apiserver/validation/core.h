@@ -24,6 +24,17 @@
 //   the volume source (kube's text embeds a diff), deprecation warnings,
 //   volumeAttributesClassName (its feature gate is off in 1.32).
 //
+// PersistentVolumeClaim
+//   Defaults: spec.volumeMode Filesystem, status.phase Pending. On create the status is the
+//   server's: {phase: Pending} (PrepareForCreate resets it; decoding defaults the phase).
+//   Validation (ValidatePersistentVolumeClaimSpec): ObjectMeta (namespaced, DNS-1123
+//   subdomain); accessModes required ("at least 1 access mode is required"), each one of
+//   ReadOnlyMany / ReadWriteMany / ReadWriteOnce / ReadWriteOncePod, ReadWriteOncePod alone;
+//   resources.requests[storage] required and greater than zero; storageClassName (when not
+//   empty) a DNS-1123 subdomain; volumeMode Block or Filesystem.
+//   Not modelled: the selector's and dataSource's rules, and on update the spec's
+//   immutability (kube's text embeds a Go diff) and the no-shrink rule of requests.
+//
 // ReplicationController
 //   Defaults: spec.selector from the template's labels when empty, metadata.labels likewise,
 //   spec.replicas 1 (the template's pod spec defaults are admission's, as for apps kinds).
@@ -48,6 +59,10 @@ void DefaultPersistentVolume(json& object);
 // The strategy's PrepareForCreate: the status reset to Pending at `now` (RFC 3339).
 void PreparePersistentVolumeForCreate(json& object, const std::string& now);
 Status ValidatePersistentVolume(const json& object, const json* old, api::FieldErrors* errors);
+
+void DefaultPersistentVolumeClaim(json& object);
+void PreparePersistentVolumeClaimForCreate(json& object);
+Status ValidatePersistentVolumeClaim(const json& object, const json* old, api::FieldErrors* errors);
 
 // apivalidation.ValidateCSIDriverName (a PersistentVolume's spec.csi.driver, a CSINode's
 // drivers): required, at most 63 bytes, a DNS-1123 subdomain once lowercased.

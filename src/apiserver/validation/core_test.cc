@@ -126,6 +126,60 @@ constexpr const char* kReplicationController = R"({
                         "spec": {"restartPolicy": "Always",
                                  "containers": [{"name": "c", "image": "nginx"}]}}}})";
 
+constexpr const char* kClaim = R"({
+  "apiVersion": "v1", "kind": "PersistentVolumeClaim",
+  "metadata": {"name": "data", "namespace": "default", "uid": "u1"},
+  "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}}}})";
+
+TEST(PersistentVolumeClaimTest, DefaultsAndCreate) {
+  json pvc = json::parse(kClaim);
+  DefaultPersistentVolumeClaim(pvc);
+  EXPECT_EQ(pvc["spec"]["volumeMode"], "Filesystem");
+  EXPECT_EQ(pvc["status"], json::parse(R"({"phase": "Pending"})"));
+  EXPECT_FALSE(pvc["spec"].contains("storageClassName")) << "the admission plugin's, not a default";
+  // A client's status is replaced on create.
+  pvc["status"] = {{"phase", "Bound"}, {"capacity", {{"storage", "10Gi"}}}};
+  PreparePersistentVolumeClaimForCreate(pvc);
+  EXPECT_EQ(pvc["status"], json::parse(R"({"phase": "Pending"})"));
+}
+
+TEST(PersistentVolumeClaimTest, RulesAndTexts) {
+  RunCases(kClaim, DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim,
+           {
+               {"a valid claim", "", "", {}},
+               {"no access modes and no storage request",
+                R"({"spec": {"accessModes": null, "resources": null}})",
+                "",
+                {"spec.accessModes: Required value: at least 1 access mode is required",
+                 "spec.resources[storage]: Required value"}},
+               {"an unknown access mode",
+                R"({"spec": {"accessModes": ["Always"]}})",
+                "",
+                {"spec.accessModes: Unsupported value: \"Always\": supported values: "
+                 "\"ReadOnlyMany\", \"ReadWriteMany\", \"ReadWriteOnce\", \"ReadWriteOncePod\""}},
+               {"ReadWriteOncePod with another mode",
+                R"({"spec": {"accessModes": ["ReadWriteOncePod", "ReadWriteOnce"]}})",
+                "",
+                {"spec.accessModes: Forbidden: may not use ReadWriteOncePod with other access "
+                 "modes"}},
+               {"a zero request",
+                R"({"spec": {"resources": {"requests": {"storage": "0"}}}})",
+                "",
+                {"spec.resources[storage]: Invalid value: \"0\": must be greater than zero"}},
+               {"an empty class is no class", R"({"spec": {"storageClassName": ""}})", "", {}},
+               {"a class that is no DNS subdomain",
+                R"({"spec": {"storageClassName": "Fast_SSD"}})",
+                "",
+                {std::string("spec.storageClassName: Invalid value: \"Fast_SSD\": ") +
+                 kSubdomainMessage}},
+               {"an unknown volume mode",
+                R"({"spec": {"volumeMode": "Raw"}})",
+                "",
+                {"spec.volumeMode: Unsupported value: \"Raw\": supported values: \"Block\", "
+                 "\"Filesystem\""}},
+           });
+}
+
 TEST(ReplicationControllerTest, Defaults) {
   json rc = json::parse(R"({"metadata": {"name": "web"},
       "spec": {"template": {"metadata": {"labels": {"app": "web", "tier": "fe"}}}}})");
