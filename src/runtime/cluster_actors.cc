@@ -109,19 +109,26 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
       p->Client("tidepool-up/shared-informers"), clock);
   if (config.driver != nullptr) p->informers->SetDriver(config.driver);
   client::SharedInformerFactory* informers = p->informers.get();
+  // The claims, volumes and classes VolumeBinding reads, kept by the scheduler's informers and
+  // read by the scheduler's and the autoscaler's estimator's plugins alike.
+  auto volumes = std::make_shared<scheduler::VolumeCache>();
   if (config.autoscaler) {
+    autoscaler::AutoscalingOptions autoscaling = w.autoscaling;
+    autoscaling.scheduler_profile.args.volumes = volumes;
     auto a =
-        EmbeddedAutoscaler::Create(w.autoscaling, api, *config.cloud, *config.autoscaler_timers,
+        EmbeddedAutoscaler::Create(autoscaling, api, *config.cloud, *config.autoscaler_timers,
                                    clock, *config.autoscaler_log, config.seed, informers, executor);
     if (!a.ok()) return a.status();
     p->autoscaler = std::move(a).value();
   }
-  auto scheduler = scheduler::Scheduler::Create(w.scheduler.profile);
+  scheduler::SchedulingQueueOptions queue_options = w.scheduler;
+  queue_options.profile.args.volumes = volumes;
+  auto scheduler = scheduler::Scheduler::Create(queue_options.profile);
   if (!scheduler.ok()) return scheduler.status();
   p->scheduler = std::move(scheduler).value();
-  p->kube_scheduler =
-      std::make_unique<KubeScheduler>(p->Client(kSchedulerAgent), clock, *p->scheduler, w.scheduler,
-                                      nullptr, config.seed + 60, informers, executor);
+  p->kube_scheduler = std::make_unique<KubeScheduler>(
+      p->Client(kSchedulerAgent), clock, *p->scheduler, queue_options, nullptr, config.seed + 60,
+      informers, executor, volumes);
   p->kubelets = std::make_unique<KubeKubelets>(p->Client(kKubeletUserAgent), clock, w.kubelet,
                                                nullptr, config.seed + 70, informers, executor);
 
@@ -252,10 +259,10 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   // kcm's pvc-protection and pv-protection controllers: the finalizers admission gives every
   // claim and volume come off once nothing uses them.
   controllers::volumeprotection::VolumeProtectionOptions protection;
-  protection.seed = config.seed + 180;
+  protection.seed = config.seed + 200;
   p->pvc_protection = std::make_unique<controllers::volumeprotection::PvcProtectionController>(
       p->Client(KcmAgent("pvc-protection-controller")), clock, protection, informers, executor);
-  protection.seed = config.seed + 190;
+  protection.seed = config.seed + 210;
   p->pv_protection = std::make_unique<controllers::volumeprotection::PvProtectionController>(
       p->Client(KcmAgent("pv-protection-controller")), clock, protection, informers, executor);
   // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
+#include "api/codec/json_codec.h"
 #include "client/decoded.h"
 
 namespace tidepool::runtime {
@@ -20,13 +21,15 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
                              const scheduler::Scheduler& scheduler,
                              scheduler::SchedulingQueueOptions options, log::Logger* logger,
                              uint64_t seed, client::SharedInformerFactory* informers,
-                             TimerService* executor)
+                             TimerService* executor,
+                             std::shared_ptr<scheduler::VolumeCache> volumes)
     : kube_(kube),
       clock_(clock),
       logger_(logger),
       timers_(clock, executor),
       queue_(timers_, scheduler, *this, options),
-      events_(kube, clock, "default-scheduler", logger, executor) {
+      events_(kube, clock, "default-scheduler", logger, executor),
+      volumes_(std::move(volumes)) {
   // The queue keeps the decoded objects.
   auto make = [&](const std::string& name, const std::string& path, uint64_t s) {
     return client::MakeDecodingInformer(informers, kube_, clock_, name, path, seed + s, logger_);
@@ -41,6 +44,28 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
       {[this](const client::ObjectRef& o, bool) { OnPod(Change::kAdded, o); },
        [this](const client::ObjectRef&, const client::ObjectRef& o) { OnPod(Change::kModified, o); },
        [this](const client::ObjectRef& o, bool) { OnPod(Change::kDeleted, o); }});
+  if (volumes_ == nullptr) return;
+  using Storage = scheduler::ClusterEvent::Storage;
+  struct Kind {
+    Storage kind;
+    const char* name;
+    const char* path;
+  };
+  static constexpr Kind kKinds[] = {
+      {Storage::kClaim, "scheduler-persistentvolumeclaims", "/api/v1/persistentvolumeclaims"},
+      {Storage::kVolume, "scheduler-persistentvolumes", "/api/v1/persistentvolumes"},
+      {Storage::kClass, "scheduler-storageclasses", "/apis/storage.k8s.io/v1/storageclasses"}};
+  uint64_t s = 3;
+  for (const auto& [kind, name, path] : kKinds) {
+    auto inf = make(name, path, s++);
+    inf->AddEventHandlers(
+        {[this, kind](const client::ObjectRef& o, bool) { OnStorage(kind, Change::kAdded, o); },
+         [this, kind](const client::ObjectRef&, const client::ObjectRef& o) {
+           OnStorage(kind, Change::kModified, o);
+         },
+         [this, kind](const client::ObjectRef& o, bool) { OnStorage(kind, Change::kDeleted, o); }});
+    storage_.push_back(std::move(inf));
+  }
 }
 
 KubeScheduler::~KubeScheduler() { Stop(); }
@@ -56,7 +81,10 @@ void KubeScheduler::Start() {
   }
   nodes_->Start();
   pods_->Start();
-  if (!nodes_->WaitForSync(kSyncTimeout) || !pods_->WaitForSync(kSyncTimeout)) {
+  for (const auto& inf : storage_) inf->Start();
+  bool synced = nodes_->WaitForSync(kSyncTimeout) && pods_->WaitForSync(kSyncTimeout);
+  for (const auto& inf : storage_) synced = synced && inf->WaitForSync(kSyncTimeout);
+  if (!synced) {
     if (logger_ != nullptr) logger_->Warning("scheduler: informers did not sync; scheduling anyway");
   }
   ReleaseHeld();
@@ -83,11 +111,20 @@ void KubeScheduler::ReleaseHeld() {
 void KubeScheduler::Stop() {
   if (!started_) return;
   started_ = false;
-  if (timers_.threaded()) client::StopAll({nodes_.get(), pods_.get()});
+  if (timers_.threaded()) {
+    std::vector<client::Informer*> all = {nodes_.get(), pods_.get()};
+    for (const auto& inf : storage_) all.push_back(inf.get());
+    client::StopAll(all);
+  }
   timers_.Stop();
 }
 
-bool KubeScheduler::HasSynced() const { return nodes_->HasSynced() && pods_->HasSynced(); }
+bool KubeScheduler::HasSynced() const {
+  for (const auto& inf : storage_) {
+    if (!inf->HasSynced()) return false;
+  }
+  return nodes_->HasSynced() && pods_->HasSynced();
+}
 
 void KubeScheduler::Deliver(bool node, std::function<void()> fn) {
   std::lock_guard<std::mutex> lock(mu_);
@@ -127,6 +164,58 @@ void KubeScheduler::OnPod(Change change, const client::ObjectRef& obj) {
     change = Change::kDeleted;  // a pod it cannot read is forgotten
   }
   Deliver(false, [this, change, ptr] { queue_.OnPod(change, ptr); });
+}
+
+void KubeScheduler::OnStorage(scheduler::ClusterEvent::Storage kind, Change change,
+                              const client::ObjectRef& obj) {
+  using Storage = scheduler::ClusterEvent::Storage;
+  std::string ns, name;
+  if (obj->is_object()) {
+    if (auto m = obj->find("metadata"); m != obj->end() && m->is_object()) {
+      ns = m->value("namespace", "");
+      name = m->value("name", "");
+    }
+  }
+  Status error;
+  if (kind == Storage::kClaim) {
+    auto claim = api::codec::PersistentVolumeClaimFromJson(*obj);
+    if (change == Change::kDeleted || !claim.ok()) {
+      volumes_->RemoveClaim(ns, name);
+    } else {
+      volumes_->PutClaim(std::make_shared<const api::PersistentVolumeClaim>(*std::move(claim)));
+    }
+    error = claim.status();
+  } else if (kind == Storage::kVolume) {
+    auto volume = api::codec::PersistentVolumeFromJson(*obj);
+    if (change == Change::kDeleted || !volume.ok()) {
+      volumes_->RemoveVolume(name);
+    } else {
+      volumes_->PutVolume(std::make_shared<const api::PersistentVolume>(*std::move(volume)));
+    }
+    error = volume.status();
+  } else {
+    auto sc = api::codec::StorageClassFromJson(*obj);
+    if (change == Change::kDeleted || !sc.ok()) {
+      volumes_->RemoveClass(name);
+    } else {
+      volumes_->PutClass(std::make_shared<const api::StorageClass>(*std::move(sc)));
+    }
+    error = sc.status();
+  }
+  if (!error.ok() && change != Change::kDeleted && logger_ != nullptr) {
+    logger_->Warning("scheduler: cannot decode a storage object",
+                     {{"name", name}, {"err", error.ToString()}});
+  }
+  // EventsToRegister: claims, volumes and classes added or updated (a deletion helps no pod).
+  if (change == Change::kDeleted) return;
+  scheduler::ClusterEvent event;
+  event.kind = scheduler::ClusterEvent::Kind::kStorageChange;
+  event.storage = kind;
+  if (kind == Storage::kClaim) {
+    event.claim_namespace = ns;
+    event.claim_name = name;
+  }
+  Deliver(false, [this, event] { queue_.OnStorageChange(event); });
 }
 
 // ---- What the queue does through the API ---------------------------------------------------

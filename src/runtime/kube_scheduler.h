@@ -14,6 +14,10 @@
 // In `tidepool up` it runs over the in-process transport, so a node created through the API
 // (KWOK's, or a user's) is a node to schedule onto like the emulated cloud's.
 //
+// With a VolumeCache (the one the scheduler's VolumeBinding plugin reads, scheduler/framework/
+// volume_lister.h), informers of persistentvolumeclaims, persistentvolumes and storageclasses
+// keep it, and each add or update is a storage event for the queue (its unschedulable pods'
+// hints); scheduling waits for them to sync too.
 // Threads: informer handlers decode objects on the informers' threads and post them to the
 // scheduler's own thread (common/thread_timer_service.h), where the queue, its timers and every
 // API write run; nothing is scheduled before both informers have synced (kube-scheduler's
@@ -41,6 +45,7 @@
 #include "common/log.h"
 #include "common/timer_service.h"
 #include "runtime/kube_cluster.h"
+#include "scheduler/framework/volume_lister.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler.h"
 
@@ -56,7 +61,8 @@ class KubeScheduler final : private scheduler::SchedulingActions {
                 const scheduler::Scheduler& scheduler, scheduler::SchedulingQueueOptions options,
                 log::Logger* logger, uint64_t seed,
                 client::SharedInformerFactory* informers = nullptr,
-                TimerService* executor = nullptr);
+                TimerService* executor = nullptr,
+                std::shared_ptr<scheduler::VolumeCache> volumes = nullptr);
   ~KubeScheduler() override;  // Stop()
   KubeScheduler(const KubeScheduler&) = delete;
   KubeScheduler& operator=(const KubeScheduler&) = delete;
@@ -74,6 +80,10 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   using Change = scheduler::SchedulingQueue::Change;
   void OnNode(Change change, const client::ObjectRef& obj);
   void OnPod(Change change, const client::ObjectRef& obj);
+  // A claim, volume or class: kept in volumes_ (on the informer's thread), then a storage
+  // event for the queue.
+  void OnStorage(scheduler::ClusterEvent::Storage kind, Change change,
+                 const client::ObjectRef& obj);
   // Hands a change to the queue's thread: before both informers synced, changes are held and
   // delivered in order (nodes first) once they have.
   void Deliver(bool node, std::function<void()> fn);
@@ -98,6 +108,9 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   KubeEventRecorder events_;
   std::shared_ptr<client::Informer> nodes_;
   std::shared_ptr<client::Informer> pods_;
+  // With a VolumeCache: the claims, volumes and classes that fill it (VolumeBinding's listers).
+  std::shared_ptr<scheduler::VolumeCache> volumes_;
+  std::vector<std::shared_ptr<client::Informer>> storage_;
   std::mutex mu_;  // guards synced_ and the held changes
   bool synced_ = false;
   std::vector<std::function<void()>> held_nodes_;

@@ -467,5 +467,47 @@ k delete pod needs-env needs-volume --wait=false >/dev/null
 k delete configmap app-config >/dev/null
 k delete secret app-secret >/dev/null
 pass "a missing ConfigMap or Secret: FailedMount, CreateContainerConfigError; running once they exist"
+# --- storage: GKE's classes; a pod whose claim is missing is not scheduled (VolumeBinding's
+# text, and the autoscaler does not scale up for it); the claim, given the default class and
+# pvc-protection, lets it run; deleted while the pod uses it, the claim waits for the pod.
+out=$(k get storageclass)
+expect_match "$out" '^premium-rwo +pd\.csi\.storage\.gke\.io +Delete +WaitForFirstConsumer +true '
+expect_match "$out" '^standard +kubernetes\.io/gce-pd +Delete +Immediate +true '
+expect_match "$out" '^standard-rwo \(default\) +pd\.csi\.storage\.gke\.io +Delete +WaitForFirstConsumer +true '
+cat >"$WORK/claim-pod.yaml" <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-claim}
+spec:
+  containers:
+  - {name: app, image: nginx:1.27, volumeMounts: [{name: data, mountPath: /data}]}
+  volumes: [{name: data, persistentVolumeClaim: {claimName: data}}]
+EOF
+k apply -f "$WORK/claim-pod.yaml" >/dev/null
+wait_for 30 describe_has needs-claim 'persistentvolumeclaim "data" not found. preemption: ' ||
+  fail "needs-claim: FailedScheduling" "$(k describe pod needs-claim)"
+wait_for 30 describe_has needs-claim "pod didn't trigger scale-up:" ||
+  fail "needs-claim: NotTriggerScaleUp" "$(k describe pod needs-claim)"
+expect_match "$(k describe pod needs-claim)" "pod didn't trigger scale-up: [0-9]+ persistentvolumeclaim \"data\" not found"
+cat >"$WORK/claim.yaml" <<'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: data}
+spec:
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 10Gi}}
+EOF
+k apply -f "$WORK/claim.yaml" >/dev/null
+expect_match "$(k get pvc data)" '^data +Pending +standard-rwo '
+expect_in "$(k get pvc data -o jsonpath='{.metadata.finalizers}')" 'kubernetes.io/pvc-protection'
+wait_for 60 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pod needs-claim -o jsonpath={.status.phase})" = Running ]' ||
+  fail "needs-claim runs once its claim exists" "$(k describe pod needs-claim)"
+k delete pvc data --wait=false >/dev/null
+sleep 2
+expect_match "$(k get pvc data)" '^data +Terminating +standard-rwo '
+k delete pod needs-claim --grace-period=0 --force >/dev/null 2>&1
+wait_for 30 bash -c '! kubectl --cache-dir "$WORK/kube-cache" get pvc data >/dev/null 2>&1' ||
+  fail "the claim goes with its last pod" "$(k get pvc data -o yaml)"
+pass "storage classes; a missing claim: FailedScheduling, NotTriggerScaleUp; pvc-protection"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"

@@ -1194,6 +1194,101 @@ StatusOr<LabelSelector> LabelSelectorFromJson(const json& j) {
   return s;
 }
 
+namespace {
+
+// A member object (absent or null: an empty object, so nothing below it is read).
+const json& Sub(const json& obj, std::string_view key) {
+  static const json kEmpty = json::object();
+  if (!obj.is_object()) return kEmpty;
+  auto it = obj.find(key);
+  return it == obj.end() || !it->is_object() ? kEmpty : *it;
+}
+
+std::string StrOr(const json& obj, std::string_view key, std::string fallback = "") {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// A storage quantity in bytes (0 when absent).
+Status StorageBytes(const json& resources, const Path& p, int64_t* out) {
+  Quantity q;
+  TIDEPOOL_RETURN_IF_ERROR(Field(resources, p, "storage", &q, DecodeQuantity));
+  *out = q.Value();
+  return OkStatus();
+}
+
+}  // namespace
+
+StatusOr<PersistentVolumeClaim> PersistentVolumeClaimFromJson(const json& j) {
+  const Path root = Path::Root();
+  if (!j.is_object()) return TypeError(root, "object", j);
+  PersistentVolumeClaim c;
+  TIDEPOOL_RETURN_IF_ERROR(Field(j, root, "metadata", &c.meta, DecodeObjectMeta));
+  const json& spec = Sub(j, "spec");
+  const Path sp = root.Field("spec");
+  TIDEPOOL_RETURN_IF_ERROR(Field(spec, sp, "accessModes", &c.access_modes, DecodeStringList));
+  TIDEPOOL_RETURN_IF_ERROR(StorageBytes(Sub(Sub(spec, "resources"), "requests"),
+                                        sp.Field("resources").Field("requests"),
+                                        &c.storage_request));
+  if (auto it = spec.find("storageClassName"); it != spec.end() && it->is_string()) {
+    c.storage_class_name = it->get<std::string>();
+  }
+  c.volume_mode = StrOr(spec, "volumeMode", "Filesystem");
+  c.volume_name = StrOr(spec, "volumeName");
+  c.phase = StrOr(Sub(j, "status"), "phase");
+  return c;
+}
+
+StatusOr<PersistentVolume> PersistentVolumeFromJson(const json& j) {
+  const Path root = Path::Root();
+  if (!j.is_object()) return TypeError(root, "object", j);
+  PersistentVolume v;
+  TIDEPOOL_RETURN_IF_ERROR(Field(j, root, "metadata", &v.meta, DecodeObjectMeta));
+  const json& spec = Sub(j, "spec");
+  const Path sp = root.Field("spec");
+  TIDEPOOL_RETURN_IF_ERROR(Field(spec, sp, "accessModes", &v.access_modes, DecodeStringList));
+  TIDEPOOL_RETURN_IF_ERROR(StorageBytes(Sub(spec, "capacity"), sp.Field("capacity"), &v.capacity));
+  v.storage_class_name = StrOr(spec, "storageClassName");
+  v.volume_mode = StrOr(spec, "volumeMode", "Filesystem");
+  const json& affinity = Sub(spec, "nodeAffinity");
+  TIDEPOOL_RETURN_IF_ERROR(OptField(affinity, sp.Field("nodeAffinity"), "required",
+                                    &v.node_affinity, DecodeNodeSelector));
+  if (auto it = spec.find("claimRef"); it != spec.end() && it->is_object()) {
+    v.claim_ref =
+        PersistentVolume::ClaimRef{StrOr(*it, "namespace"), StrOr(*it, "name"), StrOr(*it, "uid")};
+  }
+  v.phase = StrOr(Sub(j, "status"), "phase");
+  return v;
+}
+
+StatusOr<StorageClass> StorageClassFromJson(const json& j) {
+  const Path root = Path::Root();
+  if (!j.is_object()) return TypeError(root, "object", j);
+  StorageClass c;
+  c.name = StrOr(Sub(j, "metadata"), "name");
+  c.provisioner = StrOr(j, "provisioner");
+  if (auto it = j.find("volumeBindingMode"); it != j.end() && it->is_string()) {
+    c.volume_binding_mode = it->get<std::string>();
+  }
+  if (auto it = j.find("allowedTopologies"); it != j.end() && it->is_array()) {
+    for (const json& term : *it) {
+      auto& out = c.allowed_topologies.emplace_back();
+      if (!term.is_object() || !term.contains("matchLabelExpressions") ||
+          !term["matchLabelExpressions"].is_array()) {
+        continue;
+      }
+      for (const json& e : term["matchLabelExpressions"]) {
+        std::vector<std::string> values;
+        TIDEPOOL_RETURN_IF_ERROR(
+            Field(e, root.Field("allowedTopologies"), "values", &values, DecodeStringList));
+        out.emplace_back(StrOr(e, "key"), std::move(values));
+      }
+    }
+  }
+  return c;
+}
+
 StatusOr<std::vector<Taint>> TaintsFromJson(const json& j) {
   std::vector<Taint> out;
   TIDEPOOL_RETURN_IF_ERROR(DecodeList(j, Path::Root(), &out, DecodeTaint));

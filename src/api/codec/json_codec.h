@@ -40,16 +40,16 @@
 // point after one round trip; the same holds for nodes.
 #pragma once
 
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "api/node.h"
 #include "api/pdb.h"
 #include "api/pod.h"
 #include "api/selector.h"
+#include "api/storage.h"
 #include "common/status_or.h"
 
 namespace tidepool::api::codec {
@@ -64,6 +64,12 @@ StatusOr<LabelSelector> LabelSelectorFromJson(const nlohmann::json& j);
 // A policy/v1 PodDisruptionBudget: metadata.namespace and name, spec.selector (absent or null:
 // selects nothing) and status.disruptionsAllowed (absent: 0); everything else is ignored.
 StatusOr<PodDisruptionBudget> PodDisruptionBudgetFromJson(const nlohmann::json& j);
+
+// What scheduling reads of a PersistentVolumeClaim, PersistentVolume and StorageClass
+// (api/storage.h); the rest is ignored. A quantity or list of the wrong type is an error.
+StatusOr<PersistentVolumeClaim> PersistentVolumeClaimFromJson(const nlohmann::json& j);
+StatusOr<PersistentVolume> PersistentVolumeFromJson(const nlohmann::json& j);
+StatusOr<StorageClass> StorageClassFromJson(const nlohmann::json& j);
 
 // A list of taints (a Node's spec.taints) or of tolerations (a Pod's spec.tolerations); null is
 // empty. The same decoding rules and error texts as the objects' (paths from the list: "[1].key").

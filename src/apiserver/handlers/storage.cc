@@ -84,8 +84,9 @@ std::string DefaultStorageClassName(const ObjectStore& store, const Resource& re
 
 void AdmitStorageOnCreate(const std::string& default_class, const Resource& res, json& obj) {
   if (IsCore(res, "persistentvolumeclaims")) {
-    if (!HasClass(obj) && !default_class.empty() && obj["spec"].is_object()) {
-      obj["spec"]["storageClassName"] = default_class;
+    auto spec = obj.find("spec");
+    if (!HasClass(obj) && !default_class.empty() && spec != obj.end() && spec->is_object()) {
+      (*spec)["storageClassName"] = default_class;
     }
     AddFinalizer(obj, "kubernetes.io/pvc-protection");
   } else if (IsCore(res, "persistentvolumes")) {

@@ -92,11 +92,9 @@ PvcProtectionController::PvcProtectionController(const client::RestClient& clien
   claims.name = "pvc-protection-claims";
   claims.seed = options.seed;
   claims_ = client::MakeInformer(informers, client_, clock_, claims, nullptr);
-  client::InformerOptions pods;
-  pods.path = "/api/v1/pods";
-  pods.name = "pvc-protection-pods";
-  pods.seed = options.seed + 1;
-  pods_ = client::MakeInformer(informers, client_, clock_, pods, nullptr);
+  // The handlers read what they keep: the shared pods informer, whose cache holds stubs.
+  pods_ = client::MakeDecodingInformer(informers, client_, clock_, "pvc-protection-pods",
+                                       "/api/v1/pods", options.seed + 1, nullptr);
   // A claim is looked at when it needs the finalizer or is a deletion candidate.
   auto on_claim = [this](const client::ObjectRef& o) {
     const bool has = HasFinalizer(*o, kPvcProtectionFinalizer);
@@ -173,6 +171,7 @@ std::optional<bool> PvcProtectionController::InUse(const std::string& ns,
   if (!items.is_array()) return false;
   const std::string key = Key(ns, name);
   for (json pod : items) {
+    if (!pod.is_object() || !Meta(pod).is_object()) continue;
     pod["metadata"]["namespace"] = ns;
     const std::vector<std::string> held = ClaimsHeldBy(pod);
     if (std::binary_search(held.begin(), held.end(), key)) return true;

@@ -125,7 +125,10 @@ struct ClusterEvent {
     kAssignedPodDelete,
     // The unschedulable pod itself was given tolerations (UpdatePodToleration).
     kPodTolerationUpdate,
+    // A PersistentVolumeClaim, PersistentVolume or StorageClass added or updated.
+    kStorageChange,
   };
+  enum class Storage { kClaim, kVolume, kClass };
   // framework.ActionType's node update bits (nodeSchedulingPropertiesChange).
   static constexpr uint32_t kUpdateNodeAllocatable = 1;
   static constexpr uint32_t kUpdateNodeLabel = 2;
@@ -139,6 +142,10 @@ struct ClusterEvent {
   const api::Node* old_node = nullptr;     // kNodeUpdate
   const api::Node* node = nullptr;         // kNodeAdd, kNodeUpdate
   const api::Pod* pod = nullptr;  // kAssignedPodDelete: the pod gone; kPodTolerationUpdate: as now
+  // kStorageChange: what changed, and the claim's namespace and name when it is a claim.
+  Storage storage = Storage::kClaim;
+  std::string claim_namespace;
+  std::string claim_name;
 
   // A node added, or updated in one of `update_bits` (the node events a plugin registers:
   // Node/Add | <those updates>).

@@ -6,10 +6,13 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace tidepool::scheduler {
+
+class VolumeLister;  // volume_lister.h
 
 struct ResourceSpec {
   std::string name;
@@ -57,6 +60,9 @@ struct PluginArgs {
   NodeResourcesFitArgs node_resources_fit;
   BalancedAllocationArgs balanced_allocation;
   PackingArgs packing;
+  // The cluster's claims, volumes and classes (VolumeBinding's listers); null: none known, and
+  // VolumeBinding skips every pod.
+  std::shared_ptr<const VolumeLister> volumes;
 };
 
 }  // namespace tidepool::scheduler

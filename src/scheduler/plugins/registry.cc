@@ -10,6 +10,7 @@
 #include "scheduler/plugins/packing/fgd.h"
 #include "scheduler/plugins/packing/packing.h"
 #include "scheduler/plugins/taint_toleration/taint_toleration.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
 
 namespace tidepool::scheduler::plugins {
 namespace {
@@ -54,6 +55,10 @@ Registry NewInTreeRegistry() {
                "NodeResourcesBalancedAllocation: resources must not be empty");
          }
          return PluginPtr(new BalancedAllocation(a.balanced_allocation));
+       }},
+      {std::string(VolumeBinding::kName),
+       [](const PluginArgs& a) -> StatusOr<PluginPtr> {
+         return PluginPtr(new VolumeBinding(a.volumes));
        }},
       {std::string(DefaultPreemption::kName), Simple<DefaultPreemption>()},
       {std::string(GpuShare::kName),

@@ -268,6 +268,10 @@ void SchedulingQueue::MoveAllToActiveOrBackoff(const ClusterEvent* event) {
   ScheduleNextCycle();
 }
 
+void SchedulingQueue::OnStorageChange(const ClusterEvent& event) {
+  MoveAllToActiveOrBackoff(&event);
+}
+
 void SchedulingQueue::AssignedPodGone(const api::Pod& pod) {
   const ClusterEvent event{ClusterEvent::Kind::kAssignedPodDelete, 0, nullptr, nullptr, &pod};
   MoveAllToActiveOrBackoff(&event);

@@ -27,9 +27,9 @@
 //     (1 s doubling per attempt up to 10 s). So a node's Ready condition alone retries nobody,
 //     the removal of a taint the pod did not tolerate does. A deleted node retries nobody. A
 //     waiting pod given more tolerations is a change too (UpdatePodToleration), put to its
-//     rejectors. A pod left unschedulable for 5 minutes is retried anyway
-//     (podMaxInUnschedulablePodsDuration). Pods of one class rejected by the same plugins are
-//     asked about once per change.
+//     rejectors, and so is a claim, volume or class added or updated (OnStorageChange). A pod
+//     left unschedulable for 5 minutes is retried anyway (podMaxInUnschedulablePodsDuration). Pods
+//     of one class rejected by the same plugins are asked about once per change.
 //
 // Time: every wait is a timer of the injected TimerService; durations are the options'
 // (divided by --speed where the runtime says so).
@@ -113,6 +113,9 @@ class SchedulingQueue {
   void OnNode(Change change, const api::NodeConstSharedPtr& node);
   // For kDeleted, the last state seen.
   void OnPod(Change change, const api::PodConstSharedPtr& pod);
+  // A claim, volume or class added or updated (ClusterEvent::kStorageChange): put to the
+  // rejectors of the unschedulable pods, as a node change is.
+  void OnStorageChange(const ClusterEvent& event);
 
   // Called after each failed attempt (with the pod as it was tried).
   void SetOnUnschedulable(std::function<void(const api::Pod&)> fn) {

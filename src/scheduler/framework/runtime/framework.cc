@@ -63,9 +63,9 @@ NodeId NodeGroup::Representative() const {
 
 Profile DefaultProfile() {
   Profile p;
-  p.pre_filter = {"NodeAffinity", "NodeResourcesFit"};
-  p.filter = {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
-              "NodeResourcesFit"};
+  p.pre_filter = {"NodeAffinity", "NodeResourcesFit", "VolumeBinding"};
+  p.filter = {"NodeUnschedulable", "NodeName",         "TaintToleration",
+              "NodeAffinity",      "NodeResourcesFit", "VolumeBinding"};
   p.post_filter = {"DefaultPreemption"};
   p.pre_score = {"TaintToleration", "NodeAffinity", "NodeResourcesFit",
                  "NodeResourcesBalancedAllocation"};

@@ -32,7 +32,8 @@ struct Profile {
 
 // kube-scheduler 1.32's default profile, restricted to the plugins tidepool implements, in the
 // default order (pkg/scheduler/apis/config/v1/default_plugins.go): filters NodeUnschedulable,
-// NodeName, TaintToleration, NodeAffinity, NodeResourcesFit; scores TaintToleration (3),
+// NodeName, TaintToleration, NodeAffinity, NodeResourcesFit, VolumeBinding (its PreFilter
+// too); scores TaintToleration (3),
 // NodeAffinity (2), NodeResourcesFit (1), NodeResourcesBalancedAllocation (1); PostFilter
 // DefaultPreemption.
 Profile DefaultProfile();

@@ -1,0 +1,61 @@
+// File: volume_lister.h
+//
+// VolumeLister: what kube-scheduler's VolumeBinding plugin reads of the cluster's storage
+// through its listers (PersistentVolumeClaims, PersistentVolumes, StorageClasses), for the
+// scheduler and for the autoscaler's estimator alike (carried in PluginArgs::volumes; when none
+// is given the plugin skips every pod, as for a pod without claims).
+//
+// VolumeCache is the one implementation: filled by whoever watches the objects (runtime's
+// KubeScheduler from its informers; a test by hand) and read by the plugins. Thread-safe: a
+// read returns shared pointers to immutable objects, consistent per call.
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "api/storage.h"
+
+namespace tidepool::scheduler {
+
+class VolumeLister {
+ public:
+  virtual ~VolumeLister() = default;
+  // Null when absent.
+  virtual api::PersistentVolumeClaimConstSharedPtr Claim(const std::string& ns,
+                                                         const std::string& name) const = 0;
+  virtual api::PersistentVolumeConstSharedPtr Volume(const std::string& name) const = 0;
+  virtual api::StorageClassConstSharedPtr Class(const std::string& name) const = 0;
+  // The volumes whose class (ClassName()) is `class_name` and that no claim is bound to
+  // (no spec.claimRef, or one without uid), by name: the candidates for a delayed binding.
+  virtual std::vector<api::PersistentVolumeConstSharedPtr> UnboundVolumes(
+      const std::string& class_name) const = 0;
+};
+
+class VolumeCache final : public VolumeLister {
+ public:
+  void PutClaim(api::PersistentVolumeClaimConstSharedPtr claim);
+  void RemoveClaim(const std::string& ns, const std::string& name);
+  void PutVolume(api::PersistentVolumeConstSharedPtr volume);
+  void RemoveVolume(const std::string& name);
+  void PutClass(api::StorageClassConstSharedPtr sc);
+  void RemoveClass(const std::string& name);
+
+  api::PersistentVolumeClaimConstSharedPtr Claim(const std::string& ns,
+                                                 const std::string& name) const override;
+  api::PersistentVolumeConstSharedPtr Volume(const std::string& name) const override;
+  api::StorageClassConstSharedPtr Class(const std::string& name) const override;
+  std::vector<api::PersistentVolumeConstSharedPtr> UnboundVolumes(
+      const std::string& class_name) const override;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, api::PersistentVolumeClaimConstSharedPtr> claims_;  // "ns/name"
+  std::map<std::string, api::PersistentVolumeConstSharedPtr> volumes_;
+  // Unbound volumes by class, then name.
+  std::map<std::string, std::map<std::string, api::PersistentVolumeConstSharedPtr>> unbound_;
+  std::map<std::string, api::StorageClassConstSharedPtr> classes_;
+};
+
+}  // namespace tidepool::scheduler

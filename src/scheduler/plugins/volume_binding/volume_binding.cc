@@ -1,0 +1,159 @@
+#include "scheduler/plugins/volume_binding/volume_binding.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace tidepool::scheduler::plugins {
+namespace {
+
+// The pod's claims as GetPodVolumeClaims sorts them.
+struct ClaimsState : CycleState::Data {
+  std::vector<api::PersistentVolumeClaimConstSharedPtr> bound;
+  std::vector<api::PersistentVolumeClaimConstSharedPtr> delayed;
+  // The volumes of `bound` (null: not found), in the same order.
+  std::vector<api::PersistentVolumeConstSharedPtr> bound_volumes;
+  bool names_nodes = false;  // FilterScope kNode
+};
+
+bool HasModes(const std::vector<std::string>& have, const std::vector<std::string>& want) {
+  return std::all_of(want.begin(), want.end(), [&](const std::string& m) {
+    return std::find(have.begin(), have.end(), m) != have.end();
+  });
+}
+
+// FindMatchingVolume for a delayed claim on a node: an Available volume of its class, not
+// bound to another claim (a claimRef naming it is a pre-binding), not being deleted, large
+// enough, with its access modes and volume mode, its node affinity matching.
+bool AnyVolumeFits(const VolumeLister& lister, const api::PersistentVolumeClaim& claim,
+                   const api::Labels& labels) {
+  for (const auto& v : lister.UnboundVolumes(claim.ClassName())) {
+    if (v->claim_ref.has_value() && (v->claim_ref->name != claim.meta.name ||
+                                     v->claim_ref->namespace_ != claim.meta.namespace_)) {
+      continue;
+    }
+    if (v->meta.deletion_timestamp.has_value() || v->capacity < claim.storage_request ||
+        v->volume_mode != claim.volume_mode || !HasModes(v->access_modes, claim.access_modes)) {
+      continue;
+    }
+    if (!v->claim_ref.has_value() && v->phase != "Available") continue;
+    if (v->NodeAffinityMatches(labels)) return true;
+  }
+  return false;
+}
+
+// checkVolumeProvisions for one claim: its class can provision on a node with `labels`.
+bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& claim,
+                  const api::Labels& labels) {
+  const auto sc = lister.Class(claim.ClassName());
+  if (sc == nullptr || sc->provisioner.empty() ||
+      sc->provisioner == api::kNotSupportedProvisioner) {
+    return false;
+  }
+  return sc->TopologyAllows(labels);
+}
+
+}  // namespace
+
+PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
+                                      PreFilterResult&) const {
+  if (volumes_ == nullptr) return PluginStatus::Skip();
+  auto claims = std::make_unique<ClaimsState>();
+  bool has_claim = false;
+  for (const api::Volume& v : pod.spec().volumes) {
+    if (v.claim_name.empty()) continue;
+    has_claim = true;
+    const auto claim = volumes_->Claim(pod.namespace_(), v.claim_name);
+    if (claim == nullptr) {
+      return PluginStatus::Unresolvable("persistentvolumeclaim \"" + v.claim_name + "\" not found");
+    }
+    if (claim->phase == "Lost") {
+      return PluginStatus::Unresolvable("persistentvolumeclaim \"" + v.claim_name +
+                                        "\" bound to non-existent persistentvolume \"" +
+                                        claim->volume_name + "\"");
+    }
+    if (claim->meta.deletion_timestamp.has_value()) {
+      return PluginStatus::Unresolvable("persistentvolumeclaim \"" + v.claim_name +
+                                        "\" is being deleted");
+    }
+    if (claim->FullyBound()) {
+      auto volume = volumes_->Volume(claim->volume_name);
+      if (volume != nullptr && volume->AffinityNamesNodes()) claims->names_nodes = true;
+      claims->bound.push_back(claim);
+      claims->bound_volumes.push_back(std::move(volume));
+      continue;
+    }
+    const auto sc = claim->ClassName().empty() ? nullptr : volumes_->Class(claim->ClassName());
+    if (sc != nullptr && sc->WaitForFirstConsumer() && claim->volume_name.empty()) {
+      if (!claim->SelectedNode().empty() || sc->TopologyNamesNodes()) claims->names_nodes = true;
+      for (const auto& pv : volumes_->UnboundVolumes(claim->ClassName())) {
+        if (pv->AffinityNamesNodes()) claims->names_nodes = true;
+      }
+      claims->delayed.push_back(claim);
+    }
+    // An unbound immediate claim: see the file comment.
+  }
+  if (!has_claim) return PluginStatus::Skip();
+  state.Write(std::move(claims));
+  return PluginStatus::Success();
+}
+
+NodeScope VolumeBinding::FilterScope(const CycleState& state, const PodInfo&) const {
+  const ClaimsState* s = state.Read<ClaimsState>();
+  return s == nullptr || s->names_nodes ? NodeScope::kNode : NodeScope::kClass;
+}
+
+PluginStatus VolumeBinding::Filter(const CycleState& state, const PodInfo&,
+                                   const NodeInfo& node) const {
+  const ClaimsState* s = state.Read<ClaimsState>();
+  if (s == nullptr) return PluginStatus::Success();
+  const api::Labels all = s->names_nodes ? node.AllLabels() : api::Labels();
+  const api::Labels& labels = s->names_nodes ? all : node.labels_without_hostname();
+  // checkBoundClaims: stops at the first volume missing or not matching.
+  bool bound_ok = true, volumes_found = true;
+  for (const auto& v : s->bound_volumes) {
+    if (v == nullptr) {
+      volumes_found = false;
+      break;
+    }
+    if (!v->NodeAffinityMatches(labels)) {
+      bound_ok = false;
+      break;
+    }
+  }
+  bool unbound_ok = true;
+  for (const auto& claim : s->delayed) {
+    const std::string selected = claim->SelectedNode();
+    if (!selected.empty()) {
+      if (selected != node.name() || !CanProvision(*volumes_, *claim, labels)) unbound_ok = false;
+    } else if (!AnyVolumeFits(*volumes_, *claim, labels) &&
+               !CanProvision(*volumes_, *claim, labels)) {
+      unbound_ok = false;
+    }
+    if (!unbound_ok) break;
+  }
+  std::vector<std::string> reasons;
+  if (!bound_ok) reasons.push_back(kErrReasonNodeConflict);
+  if (!unbound_ok) reasons.push_back(kErrReasonBindConflict);
+  if (!volumes_found) reasons.push_back(kErrReasonPVNotExist);
+  if (reasons.empty()) return PluginStatus::Success();
+  return PluginStatus(PluginCode::kUnschedulableAndUnresolvable, std::move(reasons));
+}
+
+std::optional<QueueingHint> VolumeBinding::Hint(const ClusterEvent& event,
+                                                const PodInfo& pod) const {
+  if (event.kind == ClusterEvent::Kind::kStorageChange) {
+    if (event.storage != ClusterEvent::Storage::kClaim) return QueueingHint::kQueue;
+    if (event.claim_namespace != pod.namespace_()) return QueueingHint::kSkip;
+    for (const api::Volume& v : pod.spec().volumes) {
+      if (!v.claim_name.empty() && v.claim_name == event.claim_name) return QueueingHint::kQueue;
+    }
+    return QueueingHint::kSkip;
+  }
+  if (event.IsNodeChange(ClusterEvent::kUpdateNodeLabel | ClusterEvent::kUpdateNodeTaint)) {
+    return QueueingHint::kQueue;
+  }
+  return std::nullopt;
+}
+
+}  // namespace tidepool::scheduler::plugins

@@ -1,0 +1,68 @@
+// File: volume_binding.h
+//
+// VolumeBinding (kube-scheduler 1.32, plugins/volumebinding with its binder.go), reading claims,
+// volumes and classes through PluginArgs::volumes (volume_lister.h; none: every pod skips).
+//
+// PreFilter - a pod without persistentVolumeClaim volumes skips. Otherwise each claim, in volume
+// order, must exist (UnschedulableAndUnresolvable `persistentvolumeclaim "x" not found`), not be
+// Lost (`persistentvolumeclaim "x" bound to non-existent persistentvolume "y"`) and not be
+// being deleted (`persistentvolumeclaim "x" is being deleted`). Claims are then sorted as the
+// binder does: bound (spec.volumeName and pv.kubernetes.io/bind-completed), unbound with delayed
+// binding (class WaitForFirstConsumer, no volumeName), and unbound immediate.
+// Deviation, until tidepool has kcm's PV controller (docs/storage-plan.md S5): kube refuses a
+// pod with unbound immediate claims (`pod has unbound immediate PersistentVolumeClaims`) and
+// waits for the PV controller to bind them; with nothing to bind them here, that pod would wait
+// forever, so such claims are not checked.
+//
+// Filter, per node (UnschedulableAndUnresolvable, the reasons in kube's order):
+//   - a bound claim's volume missing: `node(s) unavailable due to one or more pvc(s) bound to
+//     non-existent pv(s)`; its required node affinity not matching the node's labels:
+//     `node(s) had volume node affinity conflict`;
+//   - a delayed claim already given a node (volume.kubernetes.io/selected-node) that is another
+//     node, or that neither an Available volume of its class fits (not claimed by another claim,
+//     large enough, its access modes and volume mode, node affinity matching) nor its class can
+//     provision on the node (a provisioner other than kubernetes.io/no-provisioner, the class's
+//     allowedTopologies matching): `node(s) didn't find available persistent volumes to bind`.
+// Its scope is the node's class (labels other than the hostname) unless a claim names a node or
+// a volume's affinity reads the hostname or the node's name.
+// Not modelled: storage capacity (CSIStorageCapacity), ephemeral volumes, CSI migration's
+// topology translation, PreFilterResult narrowing to a local volume's node, PreBind (the
+// claims to provision are not written back: docs/storage-plan.md S4).
+//
+// Hint: a claim, volume or class added or updated (ClusterEvent::kStorageChange) queues a pod
+// this plugin rejected when it is a claim of the pod or a volume or class; a node added or
+// updated in its labels queues it too.
+#pragma once
+
+#include <memory>
+
+#include "scheduler/framework/plugin.h"
+#include "scheduler/framework/volume_lister.h"
+
+namespace tidepool::scheduler::plugins {
+
+class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
+ public:
+  static constexpr std::string_view kName = "VolumeBinding";
+  static constexpr const char* kErrReasonBindConflict =
+      "node(s) didn't find available persistent volumes to bind";
+  static constexpr const char* kErrReasonNodeConflict = "node(s) had volume node affinity conflict";
+  static constexpr const char* kErrReasonPVNotExist =
+      "node(s) unavailable due to one or more pvc(s) bound to non-existent pv(s)";
+
+  explicit VolumeBinding(std::shared_ptr<const VolumeLister> volumes)
+      : volumes_(std::move(volumes)) {}
+
+  std::string_view Name() const override { return kName; }
+  PluginStatus PreFilter(CycleState& state, const PodInfo& pod,
+                         PreFilterResult& result) const override;
+  NodeScope FilterScope(const CycleState& state, const PodInfo& pod) const override;
+  PluginStatus Filter(const CycleState& state, const PodInfo& pod,
+                      const NodeInfo& node) const override;
+  std::optional<QueueingHint> Hint(const ClusterEvent& event, const PodInfo& pod) const override;
+
+ private:
+  std::shared_ptr<const VolumeLister> volumes_;
+};
+
+}  // namespace tidepool::scheduler::plugins

@@ -1,0 +1,280 @@
+// File: volume_binding_test.cc
+//
+// VolumeBinding against kube-scheduler 1.32 (plugins/volumebinding, binder.go): PreFilter's
+// per-claim errors, Filter's reasons for bound and delayed claims, the scope, and the hints.
+#include "scheduler/plugins/volume_binding/volume_binding.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/builders.h"
+
+namespace tidepool::scheduler::plugins {
+namespace {
+
+using ::tidepool::testing::MakeNode;
+using ::tidepool::testing::MakePod;
+
+constexpr char kZone[] = "topology.gke.io/zone";
+
+api::PersistentVolumeClaim Claim(const std::string& name, const std::string& sc) {
+  api::PersistentVolumeClaim c;
+  c.meta.name = name;
+  c.meta.namespace_ = "default";
+  c.meta.uid = "uid-" + name;
+  c.storage_class_name = sc;
+  c.access_modes = {"ReadWriteOnce"};
+  c.storage_request = int64_t{10} << 30;
+  c.phase = "Pending";
+  return c;
+}
+
+api::PersistentVolumeClaim Bound(api::PersistentVolumeClaim c, const std::string& volume) {
+  c.volume_name = volume;
+  c.meta.annotations[std::string(api::kAnnBindCompleted)] = "yes";
+  c.phase = "Bound";
+  return c;
+}
+
+api::PersistentVolume Volume(const std::string& name, const std::string& sc,
+                             const std::string& zone) {
+  api::PersistentVolume v;
+  v.meta.name = name;
+  v.storage_class_name = sc;
+  v.access_modes = {"ReadWriteOnce"};
+  v.capacity = int64_t{20} << 30;
+  v.phase = "Available";
+  if (!zone.empty()) {
+    api::NodeSelectorTerm term;
+    term.match_expressions.push_back({kZone, api::SelectorOperator::kIn, {zone}});
+    v.node_affinity = api::NodeSelector{{term}};
+  }
+  return v;
+}
+
+api::StorageClass Class(const std::string& name, const std::string& provisioner,
+                        const std::string& mode) {
+  api::StorageClass sc;
+  sc.name = name;
+  sc.provisioner = provisioner;
+  sc.volume_binding_mode = mode;
+  return sc;
+}
+
+struct World {
+  std::vector<api::PersistentVolumeClaim> claims;
+  std::vector<api::PersistentVolume> volumes;
+};
+
+std::shared_ptr<VolumeCache> Cache(const World& w) {
+  auto cache = std::make_shared<VolumeCache>();
+  cache->PutClass(std::make_shared<const api::StorageClass>(
+      Class("standard-rwo", "pd.csi.storage.gke.io", "WaitForFirstConsumer")));
+  cache->PutClass(std::make_shared<const api::StorageClass>(
+      Class("standard", "kubernetes.io/gce-pd", "Immediate")));
+  cache->PutClass(std::make_shared<const api::StorageClass>(
+      Class("local", std::string(api::kNotSupportedProvisioner), "WaitForFirstConsumer")));
+  api::StorageClass zonal = Class("zonal-b", "pd.csi.storage.gke.io", "WaitForFirstConsumer");
+  zonal.allowed_topologies = {{{kZone, {"us-central1-b"}}}};
+  cache->PutClass(std::make_shared<const api::StorageClass>(zonal));
+  api::StorageClass empty_term =
+      Class("empty-term", "pd.csi.storage.gke.io", "WaitForFirstConsumer");
+  empty_term.allowed_topologies = {{}};
+  cache->PutClass(std::make_shared<const api::StorageClass>(empty_term));
+  for (const auto& c : w.claims)
+    cache->PutClaim(std::make_shared<const api::PersistentVolumeClaim>(c));
+  for (const auto& v : w.volumes)
+    cache->PutVolume(std::make_shared<const api::PersistentVolume>(v));
+  return cache;
+}
+
+PodInfoConstSharedPtr PodWithClaims(std::vector<std::string> claims) {
+  api::Pod pod = MakePod("p").Obj();
+  pod.spec.volumes.push_back(
+      {"cfg", {{api::ConfigReference::Kind::kConfigMap, "cfg", {}, false, false}}, ""});
+  for (const std::string& c : claims) pod.spec.volumes.push_back({"v-" + c, {}, c});
+  return MakePodInfo(pod);
+}
+
+TEST(VolumeBindingTest, PreFilterAndFilter) {
+  api::PersistentVolumeClaim deleting = Claim("data", "standard-rwo");
+  deleting.meta.deletion_timestamp = TimePoint{};
+  api::PersistentVolumeClaim lost = Bound(Claim("data", "standard-rwo"), "pv-gone");
+  lost.phase = "Lost";
+  api::PersistentVolumeClaim selected = Claim("data", "standard-rwo");
+  selected.meta.annotations[std::string(api::kAnnSelectedNode)] = "n1";
+  api::PersistentVolumeClaim selected_other = selected;
+  selected_other.meta.annotations[std::string(api::kAnnSelectedNode)] = "n2";
+  api::PersistentVolume claimed = Volume("pv-1", "local", "us-central1-a");
+  claimed.claim_ref = api::PersistentVolume::ClaimRef{"default", "other", ""};
+  api::PersistentVolume small = Volume("pv-1", "local", "us-central1-a");
+  small.capacity = int64_t{1} << 30;
+
+  struct Case {
+    std::string name;
+    World world;
+    std::vector<std::string> pod_claims;
+    PluginCode pre_filter;             // kSuccess: Filter runs
+    std::vector<std::string> reasons;  // PreFilter's or Filter's; empty: fits
+    NodeScope scope = NodeScope::kClass;
+  };
+  const std::string bind = VolumeBinding::kErrReasonBindConflict;
+  const std::vector<Case> cases = {
+      {"no claims", {}, {}, PluginCode::kSkip, {}},
+      {"a missing claim",
+       {},
+       {"data"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"persistentvolumeclaim \"data\" not found"}},
+      {"a claim being deleted",
+       {{deleting}, {}},
+       {"data"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"persistentvolumeclaim \"data\" is being deleted"}},
+      {"a lost claim",
+       {{lost}, {}},
+       {"data"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"persistentvolumeclaim \"data\" bound to non-existent persistentvolume \"pv-gone\""}},
+      {"the first failing claim in volume order",
+       {{Claim("b", "standard-rwo")}, {}},
+       {"a", "b"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"persistentvolumeclaim \"a\" not found"}},
+      {"bound to a volume in the node's zone",
+       {{Bound(Claim("data", "standard-rwo"), "pv-1")},
+        {Volume("pv-1", "standard-rwo", "us-central1-a")}},
+       {"data"},
+       PluginCode::kSuccess,
+       {}},
+      {"bound to a volume in another zone",
+       {{Bound(Claim("data", "standard-rwo"), "pv-1")},
+        {Volume("pv-1", "standard-rwo", "us-central1-b")}},
+       {"data"},
+       PluginCode::kSuccess,
+       {VolumeBinding::kErrReasonNodeConflict}},
+      {"bound to a volume that is gone",
+       {{Bound(Claim("data", "standard-rwo"), "pv-1")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {VolumeBinding::kErrReasonPVNotExist}},
+      {"a delayed claim its class provisions",
+       {{Claim("data", "standard-rwo")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {}},
+      {"a delayed claim no class can provision and no volume fits",
+       {{Claim("data", "local")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      {"a delayed claim an available volume in the zone fits",
+       {{Claim("data", "local")}, {Volume("pv-1", "local", "us-central1-a")}},
+       {"data"},
+       PluginCode::kSuccess,
+       {}},
+      {"a delayed claim whose volume is in another zone",
+       {{Claim("data", "local")}, {Volume("pv-1", "local", "us-central1-b")}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      {"a volume pre-bound to another claim",
+       {{Claim("data", "local")}, {claimed}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      {"a volume too small",
+       {{Claim("data", "local")}, {small}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      {"a claim given this node",
+       {{selected}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {},
+       NodeScope::kNode},
+      {"a claim given another node",
+       {{selected_other}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind},
+       NodeScope::kNode},
+      {"a class whose allowed topologies leave out the node's zone",
+       {{Claim("data", "zonal-b")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      {"an empty topology term selects no node",
+       {{Claim("data", "empty-term")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {bind}},
+      // Not refused until a PV controller binds them (see volume_binding.h).
+      {"an unbound immediate claim",
+       {{Claim("data", "standard")}, {}},
+       {"data"},
+       PluginCode::kSuccess,
+       {}},
+  };
+  const api::NodeConstSharedPtr node =
+      MakeNode("n1").Label(kZone, "us-central1-a").Label("kubernetes.io/hostname", "n1").Ptr();
+  for (const Case& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    VolumeBinding plugin(Cache(tc.world));
+    PodInfoConstSharedPtr pod = PodWithClaims(tc.pod_claims);
+    CycleState state;
+    PreFilterResult result;
+    const PluginStatus pre = plugin.PreFilter(state, *pod, result);
+    ASSERT_EQ(pre.code(), tc.pre_filter) << (pre.reasons().empty() ? "" : pre.reasons()[0]);
+    if (pre.code() != PluginCode::kSuccess) {
+      EXPECT_EQ(pre.reasons(), tc.reasons);
+      continue;
+    }
+    EXPECT_EQ(plugin.FilterScope(state, *pod), tc.scope);
+    const PluginStatus st = plugin.Filter(state, *pod, NodeInfo(node));
+    if (tc.reasons.empty()) {
+      EXPECT_TRUE(st.IsSuccess()) << st.reasons()[0];
+    } else {
+      EXPECT_EQ(st.code(), PluginCode::kUnschedulableAndUnresolvable);
+      EXPECT_EQ(st.reasons(), tc.reasons);
+    }
+  }
+}
+
+TEST(VolumeBindingTest, WithoutListersEveryPodSkips) {
+  VolumeBinding plugin(nullptr);
+  CycleState state;
+  PreFilterResult result;
+  EXPECT_EQ(plugin.PreFilter(state, *PodWithClaims({"data"}), result).code(), PluginCode::kSkip);
+}
+
+TEST(VolumeBindingTest, Hints) {
+  VolumeBinding plugin(Cache({}));
+  PodInfoConstSharedPtr pod = PodWithClaims({"data"});
+  ClusterEvent claim;
+  claim.kind = ClusterEvent::Kind::kStorageChange;
+  claim.storage = ClusterEvent::Storage::kClaim;
+  claim.claim_namespace = "default";
+  claim.claim_name = "data";
+  EXPECT_EQ(plugin.Hint(claim, *pod), QueueingHint::kQueue);
+  claim.claim_name = "other";
+  EXPECT_EQ(plugin.Hint(claim, *pod), QueueingHint::kSkip);
+  claim.claim_name = "data";
+  claim.claim_namespace = "elsewhere";
+  EXPECT_EQ(plugin.Hint(claim, *pod), QueueingHint::kSkip);
+  ClusterEvent volume = claim;
+  volume.storage = ClusterEvent::Storage::kVolume;
+  EXPECT_EQ(plugin.Hint(volume, *pod), QueueingHint::kQueue);
+  const api::NodeConstSharedPtr node = MakeNode("n9").Ptr();
+  const ClusterEvent added{ClusterEvent::Kind::kNodeAdd, 0, nullptr, node.get(), nullptr};
+  EXPECT_EQ(plugin.Hint(added, *pod), QueueingHint::kQueue);
+  const ClusterEvent cond{ClusterEvent::Kind::kNodeUpdate, ClusterEvent::kUpdateNodeCondition,
+                          node.get(), node.get(), nullptr};
+  EXPECT_EQ(plugin.Hint(cond, *pod), std::nullopt);
+}
+
+}  // namespace
+}  // namespace tidepool::scheduler::plugins
