@@ -482,6 +482,9 @@ void PrepareForUpdate(const Resource& r, json& object, const json& old,
   if (r.group == "certificates.k8s.io" && r.resource == "certificatesigningrequests") {
     certificates::PrepareCsrForUpdate(object, old, subresource, FormatRfc3339(now));
   }
+  if (r.group.empty() && r.resource == "persistentvolumes" && subresource == "status") {
+    validation::PreparePersistentVolumeStatusUpdate(object, old, FormatRfc3339(now));
+  }
   if (!subresource.empty()) return;
   if (r.group.empty() && r.resource == "services") validation::KeepServiceAddresses(object, old);
   if (crd::IsDefinition(r)) crd::PrepareDefinitionForUpdate(object, old);

@@ -1,5 +1,6 @@
 #include "runtime/cluster_actors.h"
 
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <thread>
@@ -19,6 +20,8 @@
 #include "controllers/job/job_controller.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "controllers/persistentvolume/external_provisioner.h"
+#include "controllers/persistentvolume/persistentvolume_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
@@ -27,6 +30,7 @@
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/tainteviction/taint_eviction_controller.h"
 #include "controllers/volumeprotection/volume_protection_controller.h"
+#include "kubelet/status_json.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
@@ -96,6 +100,8 @@ struct ClusterActors::Parts {
   std::unique_ptr<controllers::serviceaccount::PerNamespaceObjectController> root_ca;
   std::unique_ptr<controllers::volumeprotection::PvcProtectionController> pvc_protection;
   std::unique_ptr<controllers::volumeprotection::PvProtectionController> pv_protection;
+  std::unique_ptr<controllers::persistentvolume::PersistentVolumeController> pv_binder;
+  std::unique_ptr<controllers::persistentvolume::ExternalProvisioner> pd_provisioner;
 };
 
 StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
@@ -265,6 +271,37 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
   protection.seed = config.seed + 210;
   p->pv_protection = std::make_unique<controllers::volumeprotection::PvProtectionController>(
       p->Client(KcmAgent("pv-protection-controller")), clock, protection, informers, executor);
+  // kcm's persistent-volume-binder, and on GKE the PD CSI driver's external-provisioner
+  // (its events' source is the sidecar's identity on GKE's control plane).
+  client::RestClient& binder_client = p->Client(KcmAgent("persistent-volume-binder"));
+  auto binder = c.persistent_volume;
+  binder.seed = config.seed + 220;
+  p->pv_binder = std::make_unique<controllers::persistentvolume::PersistentVolumeController>(
+      binder_client, clock, binder, &p->Recorder(binder_client, "persistentvolume-controller"),
+      informers, executor);
+  if (w.cloud.style->ProviderName() == "gke") {
+    auto pd = c.pd_provisioner;
+    pd.seed = config.seed + 230;
+    pd.project = w.project;
+    pd.zones = {w.zone};
+    client::RestClient& pd_client = p->Client("csi-provisioner/v5.2.0");
+    // <driver>_gke-<20 hex>-<4 hex>-<4 hex>-vm_<uuid>, fixed per project and cluster.
+    const uint64_t h = kubelet::Fnv(w.project + "/" + w.cluster);
+    const uint64_t g = kubelet::Fnv(std::to_string(h));
+    char identity[160];
+    std::snprintf(identity, sizeof(identity),
+                  "_gke-%016llx%04llx-%04llx-%04llx-vm_%08llx-%04llx-4%03llx-a%03llx-%012llx",
+                  static_cast<unsigned long long>(h), static_cast<unsigned long long>(g & 0xffff),
+                  static_cast<unsigned long long>((g >> 16) & 0xffff),
+                  static_cast<unsigned long long>((g >> 32) & 0xffff),
+                  static_cast<unsigned long long>(g >> 32),
+                  static_cast<unsigned long long>(h & 0xffff),
+                  static_cast<unsigned long long>((h >> 16) & 0xfff),
+                  static_cast<unsigned long long>((h >> 28) & 0xfff),
+                  static_cast<unsigned long long>(g & 0xffffffffffffull));
+    p->pd_provisioner = std::make_unique<controllers::persistentvolume::ExternalProvisioner>(
+        pd_client, clock, pd, &p->Recorder(pd_client, pd.driver + identity), informers, executor);
+  }
   // kcm's clusterrole-aggregation controller: admin, edit, view and any aggregated role.
   controllers::clusterroleaggregation::ClusterRoleAggregationControllerOptions aggregation;
   aggregation.seed = config.seed + 130;
@@ -314,6 +351,8 @@ void ClusterActors::Start(bool defer_autoscaler) {
   if (p.root_ca != nullptr) p.root_ca->Start();
   p.pvc_protection->Start();
   p.pv_protection->Start();
+  p.pv_binder->Start();
+  if (p.pd_provisioner != nullptr) p.pd_provisioner->Start();
   p.aggregation->Start();
   p.garbage_collector->Start();
 }
@@ -346,6 +385,8 @@ void ClusterActors::Stop() {
   if (p.root_ca != nullptr) stops.emplace_back([&] { p.root_ca->Stop(); });
   stops.emplace_back([&] { p.pvc_protection->Stop(); });
   stops.emplace_back([&] { p.pv_protection->Stop(); });
+  stops.emplace_back([&] { p.pv_binder->Stop(); });
+  if (p.pd_provisioner != nullptr) stops.emplace_back([&] { p.pd_provisioner->Stop(); });
   stops.emplace_back([&] { p.aggregation->Stop(); });
   if (p.executor != nullptr) {
     // On the executor's thread, one after the other: nothing of theirs waits.

@@ -73,7 +73,7 @@ Status EnsureStorageObjects(apiserver::ObjectStore& store,
   return Status::Ok();
 }
 
-Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
+Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator, bool gke_storage,
                            const api::Ipv4Cidr& service_range) {
   const apiserver::ObjectStore::WriteOptions opts{kOrigin, false};
   const apiserver::Resource* namespaces = Res("", "namespaces");
@@ -87,7 +87,7 @@ Status EnsureSystemObjects(apiserver::ObjectStore& store, bool gpu_operator,
     TIDEPOOL_RETURN_IF_ERROR(store.Create(*namespaces, std::move(obj), opts).status());
   }
   TIDEPOOL_RETURN_IF_ERROR(EnsureBootstrapPolicy(store, opts));
-  TIDEPOOL_RETURN_IF_ERROR(EnsureStorageObjects(store, opts));
+  if (gke_storage) TIDEPOOL_RETURN_IF_ERROR(EnsureStorageObjects(store, opts));
   // kube-apiserver's scheduling/bootstrap-system-priority-classes
   // (scheduling.SystemPriorityClasses).
   const apiserver::Resource* classes =
@@ -291,7 +291,8 @@ json SystemPodJson(const SystemPod& p, const std::string& host) {
 
 StatusOr<std::string> BootstrapCluster(apiserver::ObjectStore& store,
                                        const ClusterBootstrapOptions& options) {
-  TIDEPOOL_RETURN_IF_ERROR(EnsureSystemObjects(store, options.gpu_operator, options.service_range));
+  TIDEPOOL_RETURN_IF_ERROR(
+      EnsureSystemObjects(store, options.gpu_operator, options.gke_storage, options.service_range));
   const std::vector<std::string> nodes = PruneNodes(store, options);
   const apiserver::Resource* pods = Res("", "pods");
   std::string autoscaler_pod;

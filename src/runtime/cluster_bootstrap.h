@@ -4,7 +4,8 @@
 // the API's object store (as kube-apiserver's bootstrap controller creates the system
 // namespaces and GKE's addon manager installs the kube-system workloads):
 //   - the namespaces default, kube-node-lease, kube-public, kube-system;
-//   - GKE's storage: the CSIDriver pd.csi.storage.gke.io and the StorageClasses standard-rwo
+//   - GKE's storage (gke_storage): the CSIDriver pd.csi.storage.gke.io and the StorageClasses
+//   standard-rwo
 //     (the default; pd-balanced, WaitForFirstConsumer), premium-rwo (pd-ssd,
 //     WaitForFirstConsumer) and standard (kubernetes.io/gce-pd, pd-standard, Immediate), as the
 //     PD CSI driver addon installs them;
@@ -40,6 +41,9 @@ struct ClusterBootstrapOptions {
   std::string cluster;
   bool gpu_operator = true;
   bool autoscaler_pod = false;
+  // GKE's storage (the PD CSI driver's CSIDriver and StorageClasses); false on another cloud
+  // (whose own storage addon is not emulated yet).
+  bool gke_storage = true;
   // The service range: the kubernetes Service gets its first address, kube-dns its tenth.
   api::Ipv4Cidr service_range = *api::Ipv4Cidr::Parse("34.118.224.0/20");
   // The emulated cloud's registered VMs (= node names), after its restore.

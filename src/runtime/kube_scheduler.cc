@@ -220,8 +220,35 @@ void KubeScheduler::OnStorage(scheduler::ClusterEvent::Storage kind, Change chan
 
 // ---- What the queue does through the API ---------------------------------------------------
 
+Status KubeScheduler::SelectNodeForClaims(const api::Pod& pod, const std::string& node) {
+  if (volumes_ == nullptr) return Status::Ok();
+  for (const api::Volume& v : pod.spec.volumes) {
+    if (v.claim_name.empty()) continue;
+    const auto claim = volumes_->Claim(pod.meta.namespace_, v.claim_name);
+    if (claim == nullptr || !claim->volume_name.empty() || !claim->SelectedNode().empty()) {
+      continue;
+    }
+    const auto sc = volumes_->Class(claim->ClassName());
+    if (sc == nullptr || !sc->WaitForFirstConsumer()) continue;
+    const json patch = {
+        {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
+    const Status r = kube_.PatchUnread(
+        client::ResourcePath("", "v1", "persistentvolumeclaims", pod.meta.namespace_, v.claim_name),
+        client::PatchType::kMerge, patch);
+    if (!r.ok()) {
+      if (logger_ != nullptr) {
+        logger_->Warning("scheduler: cannot select the node of a claim",
+                         {{"pod", pod.Key()}, {"claim", v.claim_name}, {"err", r.ToString()}});
+      }
+      return r;
+    }
+  }
+  return Status::Ok();
+}
+
 Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
                            const scheduler::Reservation& reservation) {
+  TIDEPOOL_RETURN_IF_ERROR(SelectNodeForClaims(pod, node));
   json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},

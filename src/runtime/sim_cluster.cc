@@ -76,6 +76,7 @@ Status SimCluster::Init(bool gpu_operator) {
   bootstrap.cluster = w.cluster;
   bootstrap.gpu_operator = gpu_operator;
   bootstrap.autoscaler_pod = false;
+  bootstrap.gke_storage = w.cloud.style->ProviderName() == "gke";
   bootstrap.service_range = components_.api_server.service_range;
   for (const cloud::emulated::InstanceInfo& i : cloud_->ListInstances()) {
     if (i.registered) bootstrap.cloud_nodes.insert(i.name);

@@ -432,6 +432,7 @@ int RunUp(const UpOptions& options, std::ostream& out, std::ostream& err) {
   bootstrap.cluster = w.cluster;
   bootstrap.gpu_operator = options.gpu_operator;
   bootstrap.autoscaler_pod = autoscaler_on;
+  bootstrap.gke_storage = w.cloud.style->ProviderName() == "gke";
   bootstrap.service_range = components.api_server.service_range;
   for (const cloud::emulated::InstanceInfo& i : cloud->ListInstances()) {
     if (i.registered) bootstrap.cloud_nodes.insert(i.name);

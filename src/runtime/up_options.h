@@ -22,6 +22,8 @@
 #include "controllers/job/job_controller.h"
 #include "controllers/namespace/namespace_controller.h"
 #include "controllers/nodelifecycle/node_lifecycle_controller.h"
+#include "controllers/persistentvolume/external_provisioner.h"
+#include "controllers/persistentvolume/persistentvolume_controller.h"
 #include "controllers/podgc/podgc_controller.h"
 #include "controllers/replicaset/replicaset_controller.h"
 #include "controllers/resourcequota/resourcequota_controller.h"
@@ -49,6 +51,8 @@ struct UpComponentOptions {
   controllers::ns::NamespaceControllerOptions namespace_controller;
   controllers::resourcequota::ResourceQuotaControllerOptions resourcequota;
   controllers::service::ServiceControllerOptions service;
+  controllers::persistentvolume::PersistentVolumeControllerOptions persistent_volume;
+  controllers::persistentvolume::ExternalProvisionerOptions pd_provisioner;
 
   // The options that follow from `world`, once it is set: the API server's service range is
   // the world's (cluster.servicesIpv4Cidr, already validated), else its cloud's default.
@@ -83,6 +87,8 @@ struct UpComponentOptions {
     namespace_controller.ForEachDuration(WithPrefix("namespace.", f));
     resourcequota.ForEachDuration(WithPrefix("resourceQuota.", f));
     service.ForEachDuration(WithPrefix("service.", f));
+    persistent_volume.ForEachDuration(WithPrefix("persistentVolume.", f));
+    pd_provisioner.ForEachDuration(WithPrefix("pdProvisioner.", f));
   }
 };
 

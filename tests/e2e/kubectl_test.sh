@@ -498,16 +498,52 @@ spec:
   resources: {requests: {storage: 10Gi}}
 EOF
 k apply -f "$WORK/claim.yaml" >/dev/null
-expect_match "$(k get pvc data)" '^data +Pending +standard-rwo '
+# Pending, or already Bound: the pod that waited for it is scheduled at once.
+expect_match "$(k get pvc data)" '^data +(Pending|Bound) .* standard-rwo '
 expect_in "$(k get pvc data -o jsonpath='{.metadata.finalizers}')" 'kubernetes.io/pvc-protection'
 wait_for 60 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pod needs-claim -o jsonpath={.status.phase})" = Running ]' ||
   fail "needs-claim runs once its claim exists" "$(k describe pod needs-claim)"
+# The scheduler names the claim's node; the PD driver provisions pvc-<uid> in that node's zone;
+# the PV controller binds it.
+wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pvc data -o jsonpath={.status.phase})" = Bound ]' ||
+  fail "the claim is provisioned and bound" "$(k describe pvc data; k get pv)"
+uid=$(k get pvc data -o jsonpath='{.metadata.uid}')
+node=$(k get pod needs-claim -o jsonpath='{.spec.nodeName}')
+zone=$(k get node "$node" -o jsonpath='{.metadata.labels.topology\.gke\.io/zone}')
+expect_match "$(k get pvc data)" "^data +Bound +pvc-$uid +10Gi +RWO +standard-rwo "
+expect_match "$(k get pv "pvc-$uid")" "^pvc-$uid +10Gi +RWO +Delete +Bound +default/data +standard-rwo "
+expect_in "$(k get pvc data -o jsonpath='{.metadata.annotations}')" "\"volume.kubernetes.io/selected-node\":\"$node\""
+expect_in "$(k get pv "pvc-$uid" -o jsonpath='{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]} {.spec.csi.volumeHandle}')" \
+  "$zone projects/"
+out=$(k describe pvc data)
+expect_in "$out" 'ExternalProvisioning'
+expect_in "$out" 'External provisioner is provisioning volume for claim "default/data"'
+expect_in "$out" "Successfully provisioned volume pvc-$uid"
+# An Immediate class (standard, in-tree gce-pd migrated to the PD driver): bound with no pod.
+k apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: now}
+spec:
+  storageClassName: standard
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+EOF
+wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pvc now -o jsonpath={.status.phase})" = Bound ]' ||
+  fail "an Immediate claim is bound" "$(k describe pvc now)"
+expect_in "$(k get pvc now -o jsonpath='{.metadata.annotations.volume\.kubernetes\.io/storage-provisioner}')" 'pd.csi.storage.gke.io'
+now_pv=$(k get pvc now -o jsonpath='{.spec.volumeName}')
+k delete pvc now >/dev/null
+wait_for 30 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get pv '$now_pv' >/dev/null 2>&1" ||
+  fail "a released volume of reclaim policy Delete is deleted" "$(k get pv "$now_pv" -o yaml)"
 k delete pvc data --wait=false >/dev/null
 sleep 2
-expect_match "$(k get pvc data)" '^data +Terminating +standard-rwo '
+expect_match "$(k get pvc data)" "^data +Terminating +pvc-$uid +10Gi +RWO +standard-rwo "
 k delete pod needs-claim --grace-period=0 --force >/dev/null 2>&1
 wait_for 30 bash -c '! kubectl --cache-dir "$WORK/kube-cache" get pvc data >/dev/null 2>&1' ||
   fail "the claim goes with its last pod" "$(k get pvc data -o yaml)"
-pass "storage classes; a missing claim: FailedScheduling, NotTriggerScaleUp; pvc-protection"
+wait_for 30 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get pv 'pvc-$uid' >/dev/null 2>&1" ||
+  fail "and its volume with it" "$(k get pv "pvc-$uid" -o yaml)"
+pass "storage classes; a missing claim: FailedScheduling, NotTriggerScaleUp; provisioning, binding, pvc-protection, reclaim"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"

@@ -370,6 +370,21 @@ void PreparePersistentVolumeForCreate(json& object, const std::string& now) {
   object["status"] = {{"phase", "Pending"}, {"lastPhaseTransitionTime", now}};
 }
 
+void PreparePersistentVolumeStatusUpdate(json& object, const json& old, const std::string& now) {
+  if (!object.is_object()) return;
+  const json* old_status = Member(old, "status");
+  json* status = ObjectMember(&object, "status");
+  if (status == nullptr) return;
+  const json* old_time = Member(old_status, "lastPhaseTransitionTime");
+  const json* time = Member(status, "lastPhaseTransitionTime");
+  const bool same_phase = StrOf(status, "phase") == StrOf(old_status, "phase");
+  if (same_phase && time == nullptr) {
+    if (old_time != nullptr) (*status)["lastPhaseTransitionTime"] = *old_time;
+  } else if (!same_phase && (time == nullptr || (old_time != nullptr && *time == *old_time))) {
+    (*status)["lastPhaseTransitionTime"] = now;
+  }
+}
+
 Status ValidatePersistentVolume(const json& object, const json* old, FieldErrors* errors) {
   *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, false)
                            : ValidateObjectMetaUpdate(object, *old);

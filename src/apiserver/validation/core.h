@@ -59,6 +59,10 @@ void DefaultPersistentVolume(json& object);
 // The strategy's PrepareForCreate: the status reset to Pending at `now` (RFC 3339).
 void PreparePersistentVolumeForCreate(json& object, const std::string& now);
 Status ValidatePersistentVolume(const json& object, const json* old, api::FieldErrors* errors);
+// The status strategy's PrepareForUpdate: a phase that changes gets lastPhaseTransitionTime
+// `now` (unless the writer set another time); an unchanged phase keeps the old time when the
+// writer left it out.
+void PreparePersistentVolumeStatusUpdate(json& object, const json& old, const std::string& now);
 
 void DefaultPersistentVolumeClaim(json& object);
 void PreparePersistentVolumeClaimForCreate(json& object);

@@ -50,6 +50,25 @@ TEST(PersistentVolumeTest, DefaultsAndCreate) {
       "lastPhaseTransitionTime": "2026-01-01T00:00:00Z"})"));
 }
 
+TEST(PersistentVolumeTest, StatusUpdateStampsAPhaseChange) {
+  const json old = json::parse(
+      R"({"status": {"phase": "Pending", "lastPhaseTransitionTime": "2026-01-01T00:00:00Z"}})");
+  json bound = json::parse(R"({"status": {"phase": "Bound"}})");
+  PreparePersistentVolumeStatusUpdate(bound, old, "2026-01-02T00:00:00Z");
+  EXPECT_EQ(bound["status"]["lastPhaseTransitionTime"], "2026-01-02T00:00:00Z");
+  json copied = old;
+  copied["status"]["phase"] = "Bound";  // the old time sent back: still a transition
+  PreparePersistentVolumeStatusUpdate(copied, old, "2026-01-02T00:00:00Z");
+  EXPECT_EQ(copied["status"]["lastPhaseTransitionTime"], "2026-01-02T00:00:00Z");
+  json given = json::parse(
+      R"({"status": {"phase": "Bound", "lastPhaseTransitionTime": "2025-05-05T00:00:00Z"}})");
+  PreparePersistentVolumeStatusUpdate(given, old, "2026-01-02T00:00:00Z");
+  EXPECT_EQ(given["status"]["lastPhaseTransitionTime"], "2025-05-05T00:00:00Z");
+  json same = json::parse(R"({"status": {"phase": "Pending"}})");
+  PreparePersistentVolumeStatusUpdate(same, old, "2026-01-02T00:00:00Z");
+  EXPECT_EQ(same["status"]["lastPhaseTransitionTime"], "2026-01-01T00:00:00Z");
+}
+
 TEST(PersistentVolumeTest, RulesAndTexts) {
   RunCases(
       kPersistentVolume, DefaultPersistentVolume, ValidatePersistentVolume,

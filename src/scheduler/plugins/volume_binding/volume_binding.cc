@@ -59,7 +59,7 @@ PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
                                       PreFilterResult&) const {
   if (volumes_ == nullptr) return PluginStatus::Skip();
   auto claims = std::make_unique<ClaimsState>();
-  bool has_claim = false;
+  bool has_claim = false, unbound_immediate = false;
   for (const api::Volume& v : pod.spec().volumes) {
     if (v.claim_name.empty()) continue;
     has_claim = true;
@@ -90,10 +90,15 @@ PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
         if (pv->AffinityNamesNodes()) claims->names_nodes = true;
       }
       claims->delayed.push_back(claim);
+    } else {
+      unbound_immediate = true;
     }
-    // An unbound immediate claim: see the file comment.
   }
   if (!has_claim) return PluginStatus::Skip();
+  // The PV controller binds these; the claim's update queues the pod again.
+  if (unbound_immediate) {
+    return PluginStatus::Unresolvable("pod has unbound immediate PersistentVolumeClaims");
+  }
   state.Write(std::move(claims));
   return PluginStatus::Success();
 }

@@ -8,11 +8,9 @@
 // Lost (`persistentvolumeclaim "x" bound to non-existent persistentvolume "y"`) and not be
 // being deleted (`persistentvolumeclaim "x" is being deleted`). Claims are then sorted as the
 // binder does: bound (spec.volumeName and pv.kubernetes.io/bind-completed), unbound with delayed
-// binding (class WaitForFirstConsumer, no volumeName), and unbound immediate.
-// Deviation, until tidepool has kcm's PV controller (docs/storage-plan.md S5): kube refuses a
-// pod with unbound immediate claims (`pod has unbound immediate PersistentVolumeClaims`) and
-// waits for the PV controller to bind them; with nothing to bind them here, that pod would wait
-// forever, so such claims are not checked.
+// binding (class WaitForFirstConsumer, no volumeName), and unbound immediate: a pod with an
+// unbound immediate claim waits for kcm's PV controller to bind it
+// (UnschedulableAndUnresolvable `pod has unbound immediate PersistentVolumeClaims`).
 //
 // Filter, per node (UnschedulableAndUnresolvable, the reasons in kube's order):
 //   - a bound claim's volume missing: `node(s) unavailable due to one or more pvc(s) bound to
@@ -26,8 +24,9 @@
 // Its scope is the node's class (labels other than the hostname) unless a claim names a node or
 // a volume's affinity reads the hostname or the node's name.
 // Not modelled: storage capacity (CSIStorageCapacity), ephemeral volumes, CSI migration's
-// topology translation, PreFilterResult narrowing to a local volume's node, PreBind (the
-// claims to provision are not written back: docs/storage-plan.md S4).
+// topology translation, PreFilterResult narrowing to a local volume's node, Reserve and PreBind
+// (the framework has no PreBind: runtime/kube_scheduler.h writes the selected node of the claims
+// to provision before binding; static volumes matched here are not bound by the scheduler).
 //
 // Hint: a claim, volume or class added or updated (ClusterEvent::kStorageChange) queues a pod
 // this plugin rejected when it is a claim of the pod or a volume or class; a node added or

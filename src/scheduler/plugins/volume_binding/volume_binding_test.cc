@@ -212,12 +212,26 @@ TEST(VolumeBindingTest, PreFilterAndFilter) {
        {"data"},
        PluginCode::kSuccess,
        {bind}},
-      // Not refused until a PV controller binds them (see volume_binding.h).
       {"an unbound immediate claim",
        {{Claim("data", "standard")}, {}},
        {"data"},
-       PluginCode::kSuccess,
-       {}},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"pod has unbound immediate PersistentVolumeClaims"}},
+      {"a claim without a class is immediate",
+       {{Claim("data", "")}, {}},
+       {"data"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"pod has unbound immediate PersistentVolumeClaims"}},
+      {"a claim pre-bound by its user is immediate",
+       {{[] {
+          auto c = Claim("data", "standard-rwo");
+          c.volume_name = "pv-1";
+          return c;
+        }()},
+        {}},
+       {"data"},
+       PluginCode::kUnschedulableAndUnresolvable,
+       {"pod has unbound immediate PersistentVolumeClaims"}},
   };
   const api::NodeConstSharedPtr node =
       MakeNode("n1").Label(kZone, "us-central1-a").Label("kubernetes.io/hostname", "n1").Ptr();

@@ -1,0 +1,263 @@
+#include "controllers/persistentvolume/external_provisioner.h"
+
+#include <utility>
+
+#include "api/quantity.h"
+#include "controllers/object_json.h"
+#include "controllers/persistentvolume/persistentvolume_controller.h"
+
+namespace tidepool::controllers::persistentvolume {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr Duration kRetry = std::chrono::seconds(1);
+constexpr char kClaimPrefix[] = "claim/";
+constexpr char kVolumePrefix[] = "volume/";
+
+std::string NameOf(const json& obj) { return Str(Member(Meta(obj), "name")); }
+std::string NamespaceOf(const json& obj) { return Str(Member(Meta(obj), "namespace")); }
+std::string UidOf(const json& obj) { return Str(Member(Meta(obj), "uid")); }
+const json& Spec(const json& obj) { return Member(obj, "spec"); }
+std::string Annotation(const json& obj, const char* key) {
+  return Str(Member(Member(Meta(obj), "annotations"), key));
+}
+std::string ClassNameOf(const json& claim) {
+  const std::string beta = Annotation(claim, "volume.beta.kubernetes.io/storage-class");
+  return !beta.empty() ? beta : Str(Member(Spec(claim), "storageClassName"));
+}
+
+uint64_t Fnv(std::string_view s) {
+  uint64_t h = 1469598103934665603ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+// The claim's storage request in whole GiB, rounded up (the PD driver's sizes); at least 1.
+int64_t Gibibytes(const json& claim) {
+  const json& q = Member(Member(Member(Spec(claim), "resources"), "requests"), "storage");
+  int64_t bytes = 0;
+  if (q.is_string() || q.is_number()) {
+    auto parsed = api::Quantity::Parse(q.is_string() ? q.get<std::string>() : q.dump());
+    if (parsed.ok()) bytes = parsed->Value();
+  }
+  constexpr int64_t kGi = int64_t{1} << 30;
+  return std::max<int64_t>(1, (bytes + kGi - 1) / kGi);
+}
+
+}  // namespace
+
+ExternalProvisioner::ExternalProvisioner(const client::RestClient& client, const Clock& clock,
+                                         ExternalProvisionerOptions options,
+                                         autoscaler::EventRecorder* events,
+                                         client::SharedInformerFactory* informers,
+                                         TimerService* executor)
+    : client_(client),
+      clock_(clock),
+      options_(std::move(options)),
+      events_(events),
+      executor_(executor),
+      // external-provisioner's identity: start time in ms, a number, the driver.
+      identity_(std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                   clock.Now().time_since_epoch())
+                                   .count()) +
+                "-" + std::to_string(options_.seed % 10000) + "-" + options_.driver),
+      queue_(
+          clock, [this](const std::string& key) { return Sync(key); },
+          [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
+  auto make = [&](const char* name, const char* path, uint64_t seed) {
+    client::InformerOptions o;
+    o.path = path;
+    o.name = name;
+    o.seed = seed;
+    return client::MakeInformer(informers, client_, clock_, o, nullptr);
+  };
+  claims_ = make("provisioner-claims", "/api/v1/persistentvolumeclaims", options_.seed);
+  volumes_ = make("provisioner-volumes", "/api/v1/persistentvolumes", options_.seed + 1);
+  classes_ =
+      make("provisioner-classes", "/apis/storage.k8s.io/v1/storageclasses", options_.seed + 2);
+  auto on_claim = [this](const client::ObjectRef& o) {
+    queue_.Add(kClaimPrefix + NamespaceOf(*o) + "/" + NameOf(*o));
+  };
+  claims_->AddEventHandlers(
+      {[on_claim](const client::ObjectRef& o, bool) { on_claim(o); },
+       [on_claim](const client::ObjectRef&, const client::ObjectRef& o) { on_claim(o); }, nullptr});
+  auto on_volume = [this](const client::ObjectRef& o) { queue_.Add(kVolumePrefix + NameOf(*o)); };
+  volumes_->AddEventHandlers(
+      {[on_volume](const client::ObjectRef& o, bool) { on_volume(o); },
+       [on_volume](const client::ObjectRef&, const client::ObjectRef& o) { on_volume(o); },
+       nullptr});
+  classes_->AddEventHandlers({nullptr, nullptr, nullptr});
+}
+
+ExternalProvisioner::~ExternalProvisioner() { Stop(); }
+
+void ExternalProvisioner::Start() {
+  if (executor_ == nullptr) {
+    claims_->Start();
+    volumes_->Start();
+    classes_->Start();
+  }
+  queue_.Start();
+}
+
+void ExternalProvisioner::Stop() {
+  queue_.Stop();
+  client::StopAll({claims_.get(), volumes_.get(), classes_.get()});
+}
+
+bool ExternalProvisioner::HasSynced() const {
+  return claims_->HasSynced() && volumes_->HasSynced() && classes_->HasSynced();
+}
+
+std::optional<TimePoint> ExternalProvisioner::Sync(const std::string& key) {
+  if (key.rfind(kClaimPrefix, 0) == 0) {
+    const std::string claim_key = key.substr(sizeof(kClaimPrefix) - 1);
+    const client::ObjectRef claim = claims_->Get(claim_key);
+    if (claim == nullptr) {
+      provisioning_.erase(claim_key);
+      return std::nullopt;
+    }
+    return SyncClaim(claim_key, *claim);
+  }
+  const client::ObjectRef volume = volumes_->Get(key.substr(sizeof(kVolumePrefix) - 1));
+  return volume == nullptr ? std::nullopt : SyncVolume(*volume);
+}
+
+std::optional<TimePoint> ExternalProvisioner::SyncClaim(const std::string& key, const json& claim) {
+  // shouldProvision.
+  std::string provisioner = Annotation(claim, kAnnStorageProvisioner);
+  if (provisioner.empty()) provisioner = Annotation(claim, kAnnBetaStorageProvisioner);
+  const client::ObjectRef sc = classes_->Get(ClassNameOf(claim));
+  const bool wait =
+      sc != nullptr && Str(Member(*sc, "volumeBindingMode")) == "WaitForFirstConsumer";
+  const std::string selected = Annotation(claim, kAnnSelectedNode);
+  const std::string volume_name = "pvc-" + UidOf(claim);
+  if (provisioner != options_.driver || !Str(Member(Spec(claim), "volumeName")).empty() ||
+      !Member(Meta(claim), "deletionTimestamp").is_null() || sc == nullptr ||
+      (wait && selected.empty()) || volumes_->Get(volume_name) != nullptr) {
+    provisioning_.erase(key);
+    return std::nullopt;
+  }
+  const TimePoint now = clock_.Now();
+  auto it = provisioning_.find(key);
+  if (it == provisioning_.end()) {
+    Event(claim, "Normal", "Provisioning",
+          "External provisioner is provisioning volume for claim \"" + key + "\"");
+    it = provisioning_.emplace(key, now + options_.provisioning).first;
+  }
+  if (now < it->second) return it->second;
+  std::string zone;
+  if (wait) {
+    auto node = client_.Get(client::ResourcePath("", "v1", "nodes", "", selected));
+    if (!node.ok()) {
+      if (node.status().code() != StatusCode::kNotFound) return now + kRetry;
+      provisioning_.erase(it);
+      Event(claim, "Warning", "ProvisioningFailed",
+            "failed to get target node: node \"" + selected + "\" not found");
+      // ProvisioningReschedule: the scheduler chooses another node.
+      const client::RestResult r =
+          client_.PatchResult(client::ResourcePath("", "v1", "persistentvolumeclaims",
+                                                   NamespaceOf(claim), NameOf(claim)),
+                              client::PatchType::kMerge,
+                              json{{"metadata", {{"annotations", {{kAnnSelectedNode, nullptr}}}}}});
+      return r.ok() || r.http_status == 404 ? std::nullopt : std::optional(now + kRetry);
+    }
+    zone = Str(Member(Member(Meta(*node), "labels"), options_.zone_label.c_str()));
+  } else if (!options_.zones.empty()) {
+    zone = options_.zones[Fnv(UidOf(claim)) % options_.zones.size()];
+  }
+  const client::RestResult r =
+      client_.CreateResult("/api/v1/persistentvolumes", VolumeFor(claim, *sc, zone));
+  if (!r.ok() && r.http_status != 409) return now + kRetry;
+  provisioning_.erase(it);
+  if (r.ok()) {
+    Event(claim, "Normal", "ProvisioningSucceeded",
+          "Successfully provisioned volume " + volume_name);
+  }
+  return std::nullopt;
+}
+
+json ExternalProvisioner::VolumeFor(const json& claim, const json& sc,
+                                    const std::string& zone) const {
+  const std::string name = "pvc-" + UidOf(claim);
+  std::string policy = Str(Member(sc, "reclaimPolicy"));
+  if (policy.empty()) policy = "Delete";
+  std::string mode = Str(Member(Spec(claim), "volumeMode"));
+  if (mode.empty()) mode = "Filesystem";
+  json v = {
+      {"apiVersion", "v1"},
+      {"kind", "PersistentVolume"},
+      {"metadata",
+       {{"name", name},
+        {"annotations", {{kAnnProvisionedBy, options_.driver}}},
+        {"finalizers", json::array({kProvisionerFinalizer})}}},
+      {"spec",
+       {{"accessModes", Member(Spec(claim), "accessModes")},
+        {"capacity", {{"storage", std::to_string(Gibibytes(claim)) + "Gi"}}},
+        {"claimRef",
+         {{"kind", "PersistentVolumeClaim"},
+          {"namespace", NamespaceOf(claim)},
+          {"name", NameOf(claim)},
+          {"uid", UidOf(claim)},
+          {"apiVersion", "v1"},
+          {"resourceVersion", Str(Member(Meta(claim), "resourceVersion"))}}},
+        {"csi",
+         {{"driver", options_.driver},
+          {"fsType", "ext4"},
+          {"volumeAttributes", {{"storage.kubernetes.io/csiProvisionerIdentity", identity_}}},
+          {"volumeHandle", "projects/" + options_.project + "/zones/" + zone + "/disks/" + name}}},
+        {"persistentVolumeReclaimPolicy", policy},
+        {"storageClassName", ClassNameOf(claim)},
+        {"volumeMode", mode}}}};
+  if (!zone.empty()) {
+    v["spec"]["nodeAffinity"] = {
+        {"required",
+         {{"nodeSelectorTerms",
+           json::array(
+               {{{"matchExpressions", json::array({{{"key", options_.zone_label},
+                                                    {"operator", "In"},
+                                                    {"values", json::array({zone})}}})}}})}}}};
+  }
+  return v;
+}
+
+std::optional<TimePoint> ExternalProvisioner::SyncVolume(const json& volume) {
+  if (Annotation(volume, kAnnProvisionedBy) != options_.driver) return std::nullopt;
+  const std::string phase = Str(Member(Member(volume, "status"), "phase"));
+  const bool deleting = !Member(Meta(volume), "deletionTimestamp").is_null();
+  const bool reclaim =
+      phase == "Released" && Str(Member(Spec(volume), "persistentVolumeReclaimPolicy")) == "Delete";
+  if (!reclaim && !(deleting && phase != "Bound")) return std::nullopt;
+  const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", NameOf(volume));
+  // The disk is deleted; then the finalizer comes off and the object goes.
+  const json& finalizers = Member(Meta(volume), "finalizers");
+  if (finalizers.is_array()) {
+    json kept = json::array();
+    for (const json& f : finalizers) {
+      if (Str(f) != kProvisionerFinalizer) kept.push_back(f);
+    }
+    if (kept.size() != finalizers.size()) {
+      json updated = volume;
+      updated["metadata"]["finalizers"] = kept;
+      const client::RestResult r = client_.UpdateResult(path, updated);
+      if (r.http_status == 404) return std::nullopt;
+      if (!r.ok()) return clock_.Now() + kRetry;
+    }
+  }
+  if (!deleting) {
+    auto r = client_.Delete(path);
+    if (!r.ok() && r.status().code() != StatusCode::kNotFound) return clock_.Now() + kRetry;
+  }
+  return std::nullopt;
+}
+
+void ExternalProvisioner::Event(const json& claim, const char* type, const char* reason,
+                                std::string message) {
+  if (events_ == nullptr) return;
+  events_->Event({"PersistentVolumeClaim", NamespaceOf(claim), NameOf(claim), UidOf(claim)}, type,
+                 reason, std::move(message));
+}
+
+}  // namespace tidepool::controllers::persistentvolume
