@@ -5,6 +5,7 @@
 
 #include "api/codec/json_codec.h"
 #include "client/decoded.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
 
 namespace tidepool::runtime {
 namespace {
@@ -220,8 +221,12 @@ void KubeScheduler::OnStorage(scheduler::ClusterEvent::Storage kind, Change chan
 
 // ---- What the queue does through the API ---------------------------------------------------
 
-Status KubeScheduler::SelectNodeForClaims(const api::Pod& pod, const std::string& node) {
+Status KubeScheduler::PrepareClaims(const api::Pod& pod, const std::string& node) {
   if (volumes_ == nullptr) return Status::Ok();
+  api::Labels labels;
+  if (const scheduler::NodeInfo* info = queue_.snapshot().GetNodeInfo(node)) {
+    labels = info->AllLabels();
+  }
   for (const api::Volume& v : pod.spec.volumes) {
     if (v.claim_name.empty()) continue;
     const auto claim = volumes_->Claim(pod.meta.namespace_, v.claim_name);
@@ -230,14 +235,19 @@ Status KubeScheduler::SelectNodeForClaims(const api::Pod& pod, const std::string
     }
     const auto sc = volumes_->Class(claim->ClassName());
     if (sc == nullptr || !sc->WaitForFirstConsumer()) continue;
-    const json patch = {
-        {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
-    const Status r = kube_.PatchUnread(
-        client::ResourcePath("", "v1", "persistentvolumeclaims", pod.meta.namespace_, v.claim_name),
-        client::PatchType::kMerge, patch);
+    Status r;
+    if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels)) {
+      r = BindVolume(*claim, volume->meta.name);
+    } else {
+      const json patch = {
+          {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
+      r = kube_.PatchUnread(client::ResourcePath("", "v1", "persistentvolumeclaims",
+                                                 pod.meta.namespace_, v.claim_name),
+                            client::PatchType::kMerge, patch);
+    }
     if (!r.ok()) {
       if (logger_ != nullptr) {
-        logger_->Warning("scheduler: cannot select the node of a claim",
+        logger_->Warning("scheduler: cannot prepare a claim",
                          {{"pod", pod.Key()}, {"claim", v.claim_name}, {"err", r.ToString()}});
       }
       return r;
@@ -246,9 +256,27 @@ Status KubeScheduler::SelectNodeForClaims(const api::Pod& pod, const std::string
   return Status::Ok();
 }
 
+Status KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
+                                 const std::string& volume) {
+  const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", volume);
+  auto pv = kube_.Get(path);
+  if (!pv.ok()) return pv.status();
+  json updated = *std::move(pv);
+  if (!updated.is_object()) return Status(StatusCode::kInternal, "not an object");
+  // GetBindVolumeToClaim: the claim's reference, and bound-by-controller.
+  updated["spec"]["claimRef"] = {{"kind", "PersistentVolumeClaim"},
+                                 {"namespace", claim.meta.namespace_},
+                                 {"name", claim.meta.name},
+                                 {"uid", claim.meta.uid},
+                                 {"apiVersion", "v1"},
+                                 {"resourceVersion", claim.meta.resource_version}};
+  updated["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
+  return kube_.Update(path, updated).status();
+}
+
 Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
                            const scheduler::Reservation& reservation) {
-  TIDEPOOL_RETURN_IF_ERROR(SelectNodeForClaims(pod, node));
+  TIDEPOOL_RETURN_IF_ERROR(PrepareClaims(pod, node));
   json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},

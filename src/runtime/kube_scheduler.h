@@ -92,14 +92,16 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // With an executor: ReleaseHeld() once both informers have synced, checked every 100 ms.
   void CheckSynced();
 
-  // VolumeBinding's PreBind, reduced to dynamic provisioning: each claim of the pod whose class
-  // binds WaitForFirstConsumer, not bound and given no node yet, gets
+  // VolumeBinding's PreBind (BindPodVolumes), reduced: for each claim of the pod whose class
+  // binds WaitForFirstConsumer, not bound and given no node yet, the volume FindVolumeFor
+  // matches on `node` gets the claim's reference (claimRef, bound-by-controller; the PV
+  // controller completes the binding), or, when none, the claim gets
   // volume.kubernetes.io/selected-node = `node` (the external provisioner makes its volume in
-  // that node's zone; the PV controller binds it). Deviations: the binding is posted at once
-  // instead of after the claims are bound (kube waits up to 600 s), so Scheduled comes before
-  // the provisioning events; a static volume the scheduler matched (a local volume) is not
-  // bound here.
-  Status SelectNodeForClaims(const api::Pod& pod, const std::string& node);
+  // that node's zone). Deviation: the binding is posted at once instead of after the claims are
+  // bound (kube waits up to 600 s), so Scheduled comes before the provisioning events and the
+  // pod may start before its volume is bound.
+  Status PrepareClaims(const api::Pod& pod, const std::string& node);
+  Status BindVolume(const api::PersistentVolumeClaim& claim, const std::string& volume);
   Status Bind(const api::Pod& pod, const std::string& node,
               const scheduler::Reservation& reservation) override;
   void Event(const scheduler::PodRef& pod, std::string_view type, std::string_view reason,

@@ -536,6 +536,54 @@ now_pv=$(k get pvc now -o jsonpath='{.spec.volumeName}')
 k delete pvc now >/dev/null
 wait_for 30 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get pv '$now_pv' >/dev/null 2>&1" ||
   fail "a released volume of reclaim policy Delete is deleted" "$(k get pv "$now_pv" -o yaml)"
+# A local volume on one node (no provisioner, WaitForFirstConsumer): the pod goes to that
+# node, and the scheduler binds the claim to the volume.
+lnode=$(k get nodes -o jsonpath='{.items[0].metadata.name}')
+lhost=$(k get node "$lnode" -o jsonpath='{.metadata.labels.kubernetes\.io/hostname}')
+k apply -f - >/dev/null <<EOF
+apiVersion: storage.k8s.io/v1
+kind: StorageClass
+metadata: {name: local-storage}
+provisioner: kubernetes.io/no-provisioner
+volumeBindingMode: WaitForFirstConsumer
+---
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: local-pv}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: local-storage
+  local: {path: /mnt/disks/ssd1}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: kubernetes.io/hostname, operator: In, values: ["$lhost"]}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: local-data}
+spec:
+  storageClassName: local-storage
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 1Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: needs-local}
+spec:
+  containers: [{name: app, image: nginx:1.27, volumeMounts: [{name: d, mountPath: /d}]}]
+  volumes: [{name: d, persistentVolumeClaim: {claimName: local-data}}]
+EOF
+wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pvc local-data -o jsonpath={.status.phase})" = Bound ]' ||
+  fail "the local claim is bound" "$(k describe pvc local-data; k describe pod needs-local)"
+expect_match "$(k get pvc local-data)" '^local-data +Bound +local-pv +5Gi +RWO +local-storage '
+expect_in "$(k get pod needs-local -o jsonpath='{.spec.nodeName}')" "$lnode"
+k delete pod needs-local --grace-period=0 --force >/dev/null 2>&1
+k delete pvc local-data >/dev/null
+wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pv local-pv -o jsonpath={.status.phase})" = Released ]' ||
+  fail "a retained local volume is Released" "$(k get pv local-pv -o yaml)"
+k delete pv/local-pv storageclass/local-storage --wait=false >/dev/null
 k delete pvc data --wait=false >/dev/null
 sleep 2
 expect_match "$(k get pvc data)" "^data +Terminating +pvc-$uid +10Gi +RWO +standard-rwo "

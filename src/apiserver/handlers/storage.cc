@@ -1,21 +1,16 @@
 // The storage admission plugins of kube-apiserver 1.32 that mutate on create:
 // DefaultStorageClass (plugin/pkg/admission/storage/storageclass/setdefault) and
 // StorageObjectInUseProtection (plugin/pkg/admission/storage/storageobjectinuseprotection).
-#include <algorithm>
+#include <vector>
 
+#include "api/codec/storage_json.h"
 #include "apiserver/handlers/handler.h"
-#include "apiserver/validation/fields.h"
 
 namespace tidepool::apiserver::handlers {
 
 using nlohmann::json;
 
 namespace {
-
-constexpr std::string_view kDefaultClassAnnotation = "storageclass.kubernetes.io/is-default-class";
-constexpr std::string_view kBetaDefaultClassAnnotation =
-    "storageclass.beta.kubernetes.io/is-default-class";
-constexpr std::string_view kBetaClassAnnotation = "volume.beta.kubernetes.io/storage-class";
 
 const Resource& StorageClassResource() {
   static const Resource* r = FindResource("storage.k8s.io", "v1", "storageclasses");
@@ -24,29 +19,6 @@ const Resource& StorageClassResource() {
 
 bool IsCore(const Resource& res, std::string_view resource) {
   return res.group.empty() && res.resource == resource;
-}
-
-// storageutil.IsDefaultAnnotation.
-bool IsDefaultClass(const json& sc) {
-  const json* annotations = validation::At(sc, {"metadata", "annotations"});
-  if (annotations == nullptr || !annotations->is_object()) return false;
-  auto is_true = [&](std::string_view key) {
-    auto it = annotations->find(key);
-    return it != annotations->end() && it->is_string() && it->get<std::string>() == "true";
-  };
-  return is_true(kDefaultClassAnnotation) || is_true(kBetaDefaultClassAnnotation);
-}
-
-// helper.PersistentVolumeClaimHasClass: the beta annotation, or spec.storageClassName set (""
-// included: an explicit "no class").
-bool HasClass(const json& pvc) {
-  const json* annotations = validation::At(pvc, {"metadata", "annotations"});
-  if (annotations != nullptr && annotations->is_object() &&
-      annotations->contains(kBetaClassAnnotation)) {
-    return true;
-  }
-  const json* name = validation::At(pvc, {"spec", "storageClassName"});
-  return name != nullptr && !name->is_null();
 }
 
 // Adds `finalizer` to metadata.finalizers unless it is there.
@@ -66,26 +38,18 @@ void AddFinalizer(json& obj, std::string_view finalizer) {
 
 std::string DefaultStorageClassName(const ObjectStore& store, const Resource& res) {
   if (!IsCore(res, "persistentvolumeclaims")) return "";
-  // GetDefaultClass: among the default classes the newest (creationTimestamp), then the
-  // first by name.
-  std::vector<std::pair<std::string, std::string>> defaults;  // (creationTimestamp, name)
-  for (const ObjectPtr& o : store.List(StorageClassResource(), "").items) {
-    if (!IsDefaultClass(o->view)) continue;
-    defaults.emplace_back(Str(o->view, "metadata", "creationTimestamp"),
-                          Str(o->view, "metadata", "name"));
-  }
-  if (defaults.empty()) return "";
-  std::sort(defaults.begin(), defaults.end(), [](const auto& a, const auto& b) {
-    if (a.first != b.first) return a.first > b.first;  // RFC 3339 in UTC: ordered as text
-    return a.second < b.second;
-  });
-  return defaults.front().second;
+  const std::vector<ObjectPtr> items = store.List(StorageClassResource(), "").items;
+  std::vector<const json*> classes;
+  classes.reserve(items.size());
+  for (const ObjectPtr& o : items) classes.push_back(&o->view);
+  return api::codec::DefaultStorageClassName(classes);
 }
 
 void AdmitStorageOnCreate(const std::string& default_class, const Resource& res, json& obj) {
   if (IsCore(res, "persistentvolumeclaims")) {
     auto spec = obj.find("spec");
-    if (!HasClass(obj) && !default_class.empty() && spec != obj.end() && spec->is_object()) {
+    if (!api::codec::ClaimHasClass(obj) && !default_class.empty() && spec != obj.end() &&
+        spec->is_object()) {
       (*spec)["storageClassName"] = default_class;
     }
     AddFinalizer(obj, "kubernetes.io/pvc-protection");

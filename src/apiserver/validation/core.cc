@@ -241,6 +241,22 @@ void ValidateVolumeSources(const json* spec, bool node_affinity, FieldErrors* er
   if (sources == 0) errors->push_back(FieldError::Required("spec", "must specify a volume type"));
 }
 
+// Both specs: storageClassName (when set) a DNS-1123 subdomain, volumeMode Block or Filesystem.
+void ValidateClassAndMode(const json* spec, FieldErrors* errors) {
+  const std::string storage_class(StrOf(spec, "storageClassName"));
+  if (!storage_class.empty()) {
+    for (const std::string& msg : api::IsDns1123Subdomain(storage_class)) {
+      errors->push_back(FieldError::Invalid("spec.storageClassName", storage_class, msg));
+    }
+  }
+  if (const json* mode = Member(spec, "volumeMode")) {
+    const std::string m(Str(mode));
+    if (m != "Block" && m != "Filesystem") {
+      errors->push_back(FieldError::NotSupported("spec.volumeMode", m, {"Block", "Filesystem"}));
+    }
+  }
+}
+
 void ValidatePersistentVolumeSpec(const json* spec, FieldErrors* errors) {
   ValidateAccessModes(spec, errors);
   ValidateCapacity(spec, errors);
@@ -260,18 +276,7 @@ void ValidatePersistentVolumeSpec(const json* spec, FieldErrors* errors) {
                                               "may not be 'recycle' for a hostPath mount of '/'"));
     }
   }
-  const std::string storage_class(StrOf(spec, "storageClassName"));
-  if (!storage_class.empty()) {
-    for (const std::string& msg : api::IsDns1123Subdomain(storage_class)) {
-      errors->push_back(FieldError::Invalid("spec.storageClassName", storage_class, msg));
-    }
-  }
-  if (const json* mode = Member(spec, "volumeMode")) {
-    const std::string m(Str(mode));
-    if (m != "Block" && m != "Filesystem") {
-      errors->push_back(FieldError::NotSupported("spec.volumeMode", m, {"Block", "Filesystem"}));
-    }
-  }
+  ValidateClassAndMode(spec, errors);
 }
 
 // ---- PersistentVolumeClaim
@@ -288,18 +293,7 @@ void ValidatePersistentVolumeClaimSpec(const json* spec, FieldErrors* errors) {
     errors->push_back(
         FieldError::Invalid("spec.resources[storage]", q->ToString(), "must be greater than zero"));
   }
-  const std::string storage_class(StrOf(spec, "storageClassName"));
-  if (!storage_class.empty()) {
-    for (const std::string& msg : api::IsDns1123Subdomain(storage_class)) {
-      errors->push_back(FieldError::Invalid("spec.storageClassName", storage_class, msg));
-    }
-  }
-  if (const json* mode = Member(spec, "volumeMode")) {
-    const std::string m(Str(mode));
-    if (m != "Block" && m != "Filesystem") {
-      errors->push_back(FieldError::NotSupported("spec.volumeMode", m, {"Block", "Filesystem"}));
-    }
-  }
+  ValidateClassAndMode(spec, errors);
 }
 
 // ---- ReplicationController

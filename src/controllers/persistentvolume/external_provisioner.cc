@@ -2,9 +2,10 @@
 
 #include <utility>
 
+#include "api/codec/storage_json.h"
 #include "api/quantity.h"
-#include "controllers/object_json.h"
 #include "controllers/persistentvolume/persistentvolume_controller.h"
+#include "controllers/persistentvolume/volume_json.h"
 
 namespace tidepool::controllers::persistentvolume {
 
@@ -15,18 +16,6 @@ namespace {
 constexpr Duration kRetry = std::chrono::seconds(1);
 constexpr char kClaimPrefix[] = "claim/";
 constexpr char kVolumePrefix[] = "volume/";
-
-std::string NameOf(const json& obj) { return Str(Member(Meta(obj), "name")); }
-std::string NamespaceOf(const json& obj) { return Str(Member(Meta(obj), "namespace")); }
-std::string UidOf(const json& obj) { return Str(Member(Meta(obj), "uid")); }
-const json& Spec(const json& obj) { return Member(obj, "spec"); }
-std::string Annotation(const json& obj, const char* key) {
-  return Str(Member(Member(Meta(obj), "annotations"), key));
-}
-std::string ClassNameOf(const json& claim) {
-  const std::string beta = Annotation(claim, "volume.beta.kubernetes.io/storage-class");
-  return !beta.empty() ? beta : Str(Member(Spec(claim), "storageClassName"));
-}
 
 uint64_t Fnv(std::string_view s) {
   uint64_t h = 1469598103934665603ull;
@@ -129,17 +118,18 @@ std::optional<TimePoint> ExternalProvisioner::SyncClaim(const std::string& key, 
   // shouldProvision.
   std::string provisioner = Annotation(claim, kAnnStorageProvisioner);
   if (provisioner.empty()) provisioner = Annotation(claim, kAnnBetaStorageProvisioner);
-  const client::ObjectRef sc = classes_->Get(ClassNameOf(claim));
+  const client::ObjectRef sc = classes_->Get(api::codec::ClassNameOf(claim));
   const bool wait =
       sc != nullptr && Str(Member(*sc, "volumeBindingMode")) == "WaitForFirstConsumer";
   const std::string selected = Annotation(claim, kAnnSelectedNode);
   const std::string volume_name = "pvc-" + UidOf(claim);
   if (provisioner != options_.driver || !Str(Member(Spec(claim), "volumeName")).empty() ||
-      !Member(Meta(claim), "deletionTimestamp").is_null() || sc == nullptr ||
-      (wait && selected.empty()) || volumes_->Get(volume_name) != nullptr) {
+      BeingDeleted(claim) || (wait && selected.empty()) || volumes_->Get(volume_name) != nullptr) {
     provisioning_.erase(key);
     return std::nullopt;
   }
+  // Its class not seen yet (the cache behind, or created after the claim): look again.
+  if (sc == nullptr) return clock_.Now() + 5 * kRetry;
   const TimePoint now = clock_.Now();
   auto it = provisioning_.find(key);
   if (it == provisioning_.end()) {
@@ -158,9 +148,7 @@ std::optional<TimePoint> ExternalProvisioner::SyncClaim(const std::string& key, 
             "failed to get target node: node \"" + selected + "\" not found");
       // ProvisioningReschedule: the scheduler chooses another node.
       const client::RestResult r =
-          client_.PatchResult(client::ResourcePath("", "v1", "persistentvolumeclaims",
-                                                   NamespaceOf(claim), NameOf(claim)),
-                              client::PatchType::kMerge,
+          client_.PatchResult(ClaimPath(claim), client::PatchType::kMerge,
                               json{{"metadata", {{"annotations", {{kAnnSelectedNode, nullptr}}}}}});
       return r.ok() || r.http_status == 404 ? std::nullopt : std::optional(now + kRetry);
     }
@@ -189,10 +177,7 @@ json ExternalProvisioner::VolumeFor(const json& claim, const json& sc,
   json v = {
       {"apiVersion", "v1"},
       {"kind", "PersistentVolume"},
-      {"metadata",
-       {{"name", name},
-        {"annotations", {{kAnnProvisionedBy, options_.driver}}},
-        {"finalizers", json::array({kProvisionerFinalizer})}}},
+      {"metadata", {{"name", name}, {"annotations", {{kAnnProvisionedBy, options_.driver}}}}},
       {"spec",
        {{"accessModes", Member(Spec(claim), "accessModes")},
         {"capacity", {{"storage", std::to_string(Gibibytes(claim)) + "Gi"}}},
@@ -209,8 +194,10 @@ json ExternalProvisioner::VolumeFor(const json& claim, const json& sc,
           {"volumeAttributes", {{"storage.kubernetes.io/csiProvisionerIdentity", identity_}}},
           {"volumeHandle", "projects/" + options_.project + "/zones/" + zone + "/disks/" + name}}},
         {"persistentVolumeReclaimPolicy", policy},
-        {"storageClassName", ClassNameOf(claim)},
+        {"storageClassName", api::codec::ClassNameOf(claim)},
         {"volumeMode", mode}}}};
+  // The finalizer that keeps the object until the disk is deleted: only what is reclaimed.
+  if (policy == "Delete") v["metadata"]["finalizers"] = json::array({kProvisionerFinalizer});
   if (!zone.empty()) {
     v["spec"]["nodeAffinity"] = {
         {"required",
@@ -227,10 +214,12 @@ std::optional<TimePoint> ExternalProvisioner::SyncVolume(const json& volume) {
   if (Annotation(volume, kAnnProvisionedBy) != options_.driver) return std::nullopt;
   const std::string phase = Str(Member(Member(volume, "status"), "phase"));
   const bool deleting = !Member(Meta(volume), "deletionTimestamp").is_null();
+  // Released with policy Delete: the disk is deleted, then the object. Being deleted
+  // otherwise (and no longer Bound): only the finalizer comes off; the disk stays.
   const bool reclaim =
       phase == "Released" && Str(Member(Spec(volume), "persistentVolumeReclaimPolicy")) == "Delete";
   if (!reclaim && !(deleting && phase != "Bound")) return std::nullopt;
-  const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", NameOf(volume));
+  const std::string path = VolumePath(volume);
   // The disk is deleted; then the finalizer comes off and the object goes.
   const json& finalizers = Member(Meta(volume), "finalizers");
   if (finalizers.is_array()) {
@@ -246,7 +235,7 @@ std::optional<TimePoint> ExternalProvisioner::SyncVolume(const json& volume) {
       if (!r.ok()) return clock_.Now() + kRetry;
     }
   }
-  if (!deleting) {
+  if (reclaim && !deleting) {
     auto r = client_.Delete(path);
     if (!r.ok() && r.status().code() != StatusCode::kNotFound) return clock_.Now() + kRetry;
   }

@@ -11,16 +11,17 @@
 //     (the disk's creation), the PersistentVolume pvc-<claim uid> and Normal
 //     ProvisioningSucceeded "Successfully provisioned volume pvc-<uid>". The volume: annotation
 //     pv.kubernetes.io/provisioned-by, finalizer external-provisioner.volume.kubernetes.io/
-//     finalizer, the claim's access modes and volume mode, its request rounded up to whole GiB,
-//     the class's reclaim policy, claimRef with the claim's uid, a csi source (driver, fsType
-//     ext4, volumeHandle projects/<project>/zones/<zone>/disks/pvc-<uid>, the provisioner's
-//     identity) and node affinity `<zone label> In [<zone>]`. The zone is the selected node's
-//     label; for an Immediate class, one of `zones` (by the claim's uid). A selected node that
-//     does not exist: Warning ProvisioningFailed "failed to get target node: node \"<n>\" not
-//     found" and the annotation removed (the scheduler chooses again).
-//   - a volume it provisioned whose claim is gone (phase Released) with reclaim policy Delete, or
-//     that is being deleted and no longer Bound: its disk is deleted, the finalizer removed and
-//     the volume deleted.
+//     finalizer (reclaim policy Delete only), the claim's access modes and volume mode, its request
+//     rounded up to whole GiB, the class's reclaim policy, claimRef with the claim's uid, a csi
+//     source (driver, fsType ext4, volumeHandle projects/<project>/zones/<zone>/disks/pvc-<uid>,
+//     the provisioner's identity) and node affinity `<zone label> In [<zone>]`. The zone is the
+//     selected node's label; for an Immediate class, one of `zones` (by the claim's uid). A
+//     selected node that does not exist: Warning ProvisioningFailed "failed to get target node:
+//     node \"<n>\" not found" and the annotation removed (the scheduler chooses again).
+//   - a volume it provisioned whose claim is gone (phase Released) with reclaim policy Delete:
+//     its disk is deleted, the finalizer removed and the volume deleted; one being deleted
+//     otherwise and no longer Bound: only the finalizer removed. A claim whose class is not
+//     known yet is looked at again 5 s later.
 // The PV controller binds the claim to the new volume (persistentvolume_controller.h).
 //
 // In: informers of persistentvolumeclaims, persistentvolumes and storageclasses. Out: API

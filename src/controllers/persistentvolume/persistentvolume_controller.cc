@@ -4,8 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "api/codec/storage_json.h"
 #include "api/quantity.h"
-#include "controllers/object_json.h"
+#include "controllers/persistentvolume/volume_json.h"
 
 namespace tidepool::controllers::persistentvolume {
 
@@ -16,31 +17,10 @@ namespace {
 constexpr Duration kRetry = std::chrono::seconds(1);
 constexpr char kClaimPrefix[] = "claim/";
 constexpr char kVolumePrefix[] = "volume/";
-constexpr char kBetaClassAnnotation[] = "volume.beta.kubernetes.io/storage-class";
 
-const json& Annotations(const json& obj) { return Member(Meta(obj), "annotations"); }
 bool HasAnnotation(const json& obj, const char* key) {
-  const json& a = Annotations(obj);
+  const json& a = Member(Meta(obj), "annotations");
   return a.is_object() && a.contains(key);
-}
-std::string Annotation(const json& obj, const char* key) {
-  return Str(Member(Annotations(obj), key));
-}
-std::string NameOf(const json& obj) { return Str(Member(Meta(obj), "name")); }
-std::string NamespaceOf(const json& obj) { return Str(Member(Meta(obj), "namespace")); }
-std::string UidOf(const json& obj) { return Str(Member(Meta(obj), "uid")); }
-const json& Spec(const json& obj) { return Member(obj, "spec"); }
-std::string Phase(const json& obj) { return Str(Member(Member(obj, "status"), "phase")); }
-
-// GetPersistentVolume(Claim)Class: the beta annotation, else spec.storageClassName.
-std::string ClassNameOf(const json& obj) {
-  if (HasAnnotation(obj, kBetaClassAnnotation)) return Annotation(obj, kBetaClassAnnotation);
-  return Str(Member(Spec(obj), "storageClassName"));
-}
-// PersistentVolumeClaimHasClass.
-bool HasClassField(const json& claim) {
-  return HasAnnotation(claim, kBetaClassAnnotation) ||
-         !Member(Spec(claim), "storageClassName").is_null();
 }
 
 int64_t Bytes(const json& q) {
@@ -79,12 +59,18 @@ bool BoundTo(const json& volume, const json& claim) {
   return uid.empty() || uid == UidOf(claim);
 }
 
-std::string ClaimPath(const json& claim) {
-  return client::ResourcePath("", "v1", "persistentvolumeclaims", NamespaceOf(claim),
-                              NameOf(claim));
-}
-std::string VolumePath(const json& volume) {
-  return client::ResourcePath("", "v1", "persistentvolumes", "", NameOf(volume));
+// checkVolumeSatisfyClaim: why `volume` cannot serve `claim` (nullptr: it can).
+const char* Mismatch(const json& volume, const json& claim) {
+  if (Capacity(volume) < Requested(claim)) return "requested PV is too small";
+  if (api::codec::ClassNameOf(volume) != api::codec::ClassNameOf(claim)) {
+    return "storageClassName does not match";
+  }
+  if (VolumeMode(volume) != VolumeMode(claim)) return "incompatible volumeMode";
+  const std::set<std::string> have = Modes(volume), want = Modes(claim);
+  if (!std::includes(have.begin(), have.end(), want.begin(), want.end())) {
+    return "incompatible accessMode";
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -130,8 +116,15 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
        [on_claim](const client::ObjectRef&, const client::ObjectRef& o) { on_claim(o); },
        // A deleted claim releases its volume.
        [this](const client::ObjectRef& o, bool) {
+         std::set<std::string> volumes;
          const std::string volume = Str(Member(Spec(*o), "volumeName"));
-         if (!volume.empty()) queue_.Add(kVolumePrefix + volume);
+         if (!volume.empty()) volumes.insert(volume);
+         {
+           std::lock_guard<std::mutex> lock(mu_);
+           auto it = by_claim_.find(NamespaceOf(*o) + "/" + NameOf(*o));
+           if (it != by_claim_.end()) volumes.insert(it->second.begin(), it->second.end());
+         }
+         for (const std::string& v : volumes) queue_.Add(kVolumePrefix + v);
        }});
   auto on_volume = [this](const client::ObjectRef& o, bool deleted) {
     const std::string name = NameOf(*o);
@@ -149,8 +142,8 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
       drop(class_of_, by_class_);
       drop(claim_of_, by_claim_);
       if (!deleted) {
-        class_of_[name] = ClassNameOf(*o);
-        by_class_[ClassNameOf(*o)].insert(name);
+        class_of_[name] = api::codec::ClassNameOf(*o);
+        by_class_[api::codec::ClassNameOf(*o)].insert(name);
         const json& ref = Member(Spec(*o), "claimRef");
         if (ref.is_object()) {
           const std::string claim = Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name"));
@@ -284,16 +277,22 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
                  "volume \"" + wanted + "\" already bound to a different claim.");
       return now + options_.resync;
     }
+    if (const char* mismatch = Mismatch(*volume, claim)) {
+      if (Phase(claim) != "Pending" && !SetClaimPhase(claim, "Pending")) return now + kRetry;
+      ClaimEvent(claim, "Warning", "VolumeMismatch",
+                 "Cannot bind to requested volume \"" + wanted + "\": " + mismatch);
+      return now + options_.resync;
+    }
     return Bind(*volume, claim) ? std::nullopt : std::optional(now + kRetry);
   }
-  const std::string class_name = ClassNameOf(claim);
+  const std::string class_name = api::codec::ClassNameOf(claim);
   client::ObjectRef sc = class_name.empty() ? nullptr : classes_->Get(class_name);
   const bool delay =
       sc != nullptr && Str(Member(*sc, "volumeBindingMode")) == "WaitForFirstConsumer";
   if (const client::ObjectRef volume = FindMatchingVolume(claim, delay)) {
     return Bind(*volume, claim) ? std::nullopt : std::optional(now + kRetry);
   }
-  if (!HasClassField(claim)) {
+  if (!api::codec::ClaimHasClass(claim)) {
     // Retroactive default StorageClass assignment.
     const std::string def = DefaultClass();
     if (!def.empty()) {
@@ -303,7 +302,13 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
       return r.ok() || r.http_status == 404 ? std::nullopt : std::optional(now + kRetry);
     }
   }
-  if (Phase(claim) != "Pending" && !SetClaimPhase(claim, "Pending")) return now + kRetry;
+  // The writes below start from what this one wrote (not the cache's older copy).
+  json current = claim;
+  if (Phase(claim) != "Pending") {
+    std::optional<json> written = WriteClaimPhase(claim, "Pending");
+    if (!written.has_value()) return now + kRetry;
+    if (written->is_object()) current = *std::move(written);
+  }
   if (delay && Annotation(claim, kAnnSelectedNode).empty()) {
     std::vector<std::string> pods;
     {
@@ -341,11 +346,15 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
     return now + options_.resync;
   }
   // provisionClaimOperationExternal: the claim names its provisioner, then waits for it.
+  // A migrated in-tree class: the claim also says to which driver (updateMigrationAnnotations).
+  const bool migrated = provisioner != class_provisioner;
   if (Annotation(claim, kAnnStorageProvisioner) != provisioner ||
-      Annotation(claim, kAnnBetaStorageProvisioner) != provisioner) {
-    json updated = claim;
+      Annotation(claim, kAnnBetaStorageProvisioner) != provisioner ||
+      (migrated && Annotation(claim, kAnnMigratedTo) != provisioner)) {
+    json updated = current;
     updated["metadata"]["annotations"][kAnnStorageProvisioner] = provisioner;
     updated["metadata"]["annotations"][kAnnBetaStorageProvisioner] = provisioner;
+    if (migrated) updated["metadata"]["annotations"][kAnnMigratedTo] = provisioner;
     const client::RestResult r = client_.UpdateResult(ClaimPath(claim), updated);
     if (r.http_status == 404) return std::nullopt;
     if (!r.ok()) return now + kRetry;
@@ -360,7 +369,7 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
 
 client::ObjectRef PersistentVolumeController::FindMatchingVolume(const json& claim,
                                                                  bool delay_binding) const {
-  const std::string class_name = ClassNameOf(claim);
+  const std::string class_name = api::codec::ClassNameOf(claim);
   // The volumes whose claimRef names the claim (pre-bound: of any class), then the class's.
   std::vector<std::string> names;
   {
@@ -389,7 +398,7 @@ client::ObjectRef PersistentVolumeController::FindMatchingVolume(const json& cla
     }
     if (claimed) return v;        // pre-bound to this claim
     if (delay_binding) continue;  // the scheduler's to choose
-    if (Phase(*v) != "Available" || ClassNameOf(*v) != class_name) continue;
+    if (Phase(*v) != "Available" || api::codec::ClassNameOf(*v) != class_name) continue;
     const std::set<std::string> have = Modes(*v);
     if (!std::includes(have.begin(), have.end(), modes.begin(), modes.end())) continue;
     if (best == nullptr || capacity < best_capacity) {
@@ -443,11 +452,18 @@ bool PersistentVolumeController::Bind(const json& volume, const json& claim) {
   return r.ok() || r.http_status == 404;
 }
 
-bool PersistentVolumeController::SetClaimPhase(const json& claim, const std::string& phase) {
+std::optional<json> PersistentVolumeController::WriteClaimPhase(const json& claim,
+                                                                const std::string& phase) {
   json c = claim;
   c["status"]["phase"] = phase;
-  const client::RestResult r = client_.UpdateResult(ClaimPath(claim) + "/status", c);
-  return r.ok() || r.http_status == 404;
+  client::RestResult r = client_.UpdateResult(ClaimPath(claim) + "/status", c);
+  if (r.ok()) return std::move(r.body);
+  if (r.http_status == 404) return json();
+  return std::nullopt;
+}
+
+bool PersistentVolumeController::SetClaimPhase(const json& claim, const std::string& phase) {
+  return WriteClaimPhase(claim, phase).has_value();
 }
 
 bool PersistentVolumeController::SetVolumePhase(const json& volume, const std::string& phase) {
@@ -461,41 +477,62 @@ std::optional<TimePoint> PersistentVolumeController::SyncVolume(const json& volu
   const TimePoint now = clock_.Now();
   const json& ref = Member(Spec(volume), "claimRef");
   if (ref.is_null() || Str(Member(ref, "uid")).empty()) {
-    if (Phase(volume) == "Available" || Phase(volume) == "Released" || Phase(volume) == "Failed") {
-      return std::nullopt;
-    }
+    // Unbound, or pre-bound and waiting for its claim: Available, whatever it was (a Released
+    // volume whose claimRef its user removed is reused).
+    if (Phase(volume) == "Available") return std::nullopt;
     return SetVolumePhase(volume, "Available") ? std::nullopt : std::optional(now + kRetry);
   }
-  const client::ObjectRef claim =
-      claims_->Get(Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name")));
-  if (claim == nullptr || UidOf(*claim) != Str(Member(ref, "uid"))) {
+  const std::string claim_key = Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name"));
+  client::ObjectRef claim = claims_->Get(claim_key);
+  json live;
+  if (claim == nullptr) {
+    // The cache may be behind (a claim restored after its volume): ask the API server before
+    // releasing, as kcm does.
+    auto r =
+        client_.Get(client::ResourcePath("", "v1", "persistentvolumeclaims",
+                                         Str(Member(ref, "namespace")), Str(Member(ref, "name"))));
+    if (r.ok()) {
+      live = *std::move(r);
+    } else if (r.status().code() != StatusCode::kNotFound) {
+      return now + kRetry;
+    }
+  }
+  const json* c = claim != nullptr ? claim.get() : (live.is_object() ? &live : nullptr);
+  if (c == nullptr || UidOf(*c) != Str(Member(ref, "uid"))) {
     // The claim is gone: Released (then reclaimed: an external provisioner deletes it).
     if (Phase(volume) == "Released" || Phase(volume) == "Failed") return std::nullopt;
     return SetVolumePhase(volume, "Released") ? std::nullopt : std::optional(now + kRetry);
   }
-  if (Str(Member(Spec(*claim), "volumeName")).empty()) {
-    queue_.Add(kClaimPrefix + NamespaceOf(*claim) + "/" + NameOf(*claim));  // syncClaim binds
+  const std::string bound_to = Str(Member(Spec(*c), "volumeName"));
+  if (bound_to.empty()) {
+    queue_.Add(kClaimPrefix + claim_key);  // syncClaim binds
     return std::nullopt;
   }
-  if (Str(Member(Spec(*claim), "volumeName")) == NameOf(volume) && Phase(volume) != "Bound") {
+  if (bound_to == NameOf(volume)) {
+    if (Phase(volume) == "Bound") return std::nullopt;
     return SetVolumePhase(volume, "Bound") ? std::nullopt : std::optional(now + kRetry);
   }
-  return std::nullopt;
+  // The claim is bound to another volume. One this controller bound is unbound (Available
+  // again); one its user pre-bound is Released.
+  if (Annotation(volume, kAnnBoundByController) == "yes") {
+    json unbound = volume;
+    unbound["spec"].erase("claimRef");
+    unbound["metadata"]["annotations"].erase(kAnnBoundByController);
+    const client::RestResult r = client_.UpdateResult(VolumePath(volume), unbound);
+    if (r.http_status == 404) return std::nullopt;
+    if (!r.ok()) return now + kRetry;
+    return SetVolumePhase(r.body, "Available") ? std::nullopt : std::optional(now + kRetry);
+  }
+  if (Phase(volume) == "Released" || Phase(volume) == "Failed") return std::nullopt;
+  return SetVolumePhase(volume, "Released") ? std::nullopt : std::optional(now + kRetry);
 }
 
 std::string PersistentVolumeController::DefaultClass() const {
-  std::vector<std::pair<std::string, std::string>> defaults;  // (creationTimestamp, name)
-  for (const client::ObjectRef& sc : classes_->List()) {
-    const std::string a = Annotation(*sc, "storageclass.kubernetes.io/is-default-class");
-    const std::string b = Annotation(*sc, "storageclass.beta.kubernetes.io/is-default-class");
-    if (a != "true" && b != "true") continue;
-    defaults.emplace_back(Str(Member(Meta(*sc), "creationTimestamp")), NameOf(*sc));
-  }
-  if (defaults.empty()) return "";
-  std::sort(defaults.begin(), defaults.end(), [](const auto& x, const auto& y) {
-    return x.first != y.first ? x.first > y.first : x.second < y.second;
-  });
-  return defaults.front().second;
+  const std::vector<client::ObjectRef> list = classes_->List();
+  std::vector<const json*> classes;
+  classes.reserve(list.size());
+  for (const client::ObjectRef& sc : list) classes.push_back(sc.get());
+  return api::codec::DefaultStorageClassName(classes);
 }
 
 void PersistentVolumeController::ClaimEvent(const json& claim, const char* type, const char* reason,

@@ -31,8 +31,11 @@
 //     Each is emitted again at every resync (15 s, PVClaimBinderSyncPeriod) while the claim
 //     waits; the API's event correlation counts them.
 //   - spec.volumeName set (pre-bound by its user): bound to that volume when it is free or
-//     pre-bound to it; Warning FailedBinding "volume \"<v>\" already bound to a different
-//     claim." when another claim has it; waits while it does not exist.
+//     pre-bound to it and satisfies the claim; Warning FailedBinding "volume \"<v>\" already
+//     bound to a different claim." when another claim has it, Warning VolumeMismatch "Cannot
+//     bind to requested volume \"<v>\": <requested PV is too small | storageClassName does not
+//     match | incompatible volumeMode | incompatible accessMode>" when it does not fit; waits
+//     while it does not exist.
 // Binding writes, in kcm's order: the volume's spec.claimRef (kind, namespace, name, uid,
 // apiVersion, resourceVersion) and pv.kubernetes.io/bound-by-controller "yes" unless it was
 // pre-bound; its status.phase Bound; the claim's spec.volumeName (with bound-by-controller when
@@ -40,9 +43,13 @@
 // capacity from the volume.
 // A bound claim whose volume is gone: status Lost and Warning ClaimLost "Bound claim has lost
 // its PersistentVolume. Data on the volume is lost!".
-// A volume: no claimRef, or one without uid: Available. Its claim gone (or another uid):
-// Released; then, with reclaim policy Delete and provisioned by an external provisioner, it is
-// that provisioner's to delete; Retain keeps it Released.
+// A migrated class's claim also gets pv.kubernetes.io/migrated-to.
+// A volume: no claimRef, or one without uid: Available (a Released volume whose claimRef was
+// removed is reused). Its claim gone (or another uid; a claim missing from the cache is asked
+// of the API server first): Released; then, with reclaim policy Delete and provisioned by an
+// external provisioner, it is that provisioner's to delete; Retain keeps it Released. Its claim
+// bound to another volume: unbound (Available) when this controller bound it, else Released.
+// A deleted claim queues every volume whose claimRef names it.
 // Not modelled: label selectors on claims, volume expansion, in-tree provisioners and
 // deleters, recycling, VolumeAttributesClasses, the claim-to-volume access-mode index order.
 //
@@ -122,6 +129,9 @@ class PersistentVolumeController {
   // bind(): false when a write failed (retried).
   bool Bind(const nlohmann::json& volume, const nlohmann::json& claim);
   bool SetClaimPhase(const nlohmann::json& claim, const std::string& phase);
+  // The claim as written (null when it is gone); nullopt when the write failed.
+  std::optional<nlohmann::json> WriteClaimPhase(const nlohmann::json& claim,
+                                                const std::string& phase);
   bool SetVolumePhase(const nlohmann::json& volume, const std::string& phase);
   // The default StorageClass's name (GetDefaultClass), "" when none.
   std::string DefaultClass() const;

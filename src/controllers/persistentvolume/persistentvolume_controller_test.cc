@@ -265,6 +265,49 @@ TEST_F(PersistentVolumeControllerTest, DelayedClaimWaitsForItsNode) {
             json::array({"us-central1-f"}));
 }
 
+// A claim that names its volume is bound to it only when the volume satisfies it (kcm's
+// VolumeMismatch otherwise); a retained volume is Released when its claim goes, and Available
+// again once its user removes the claimRef.
+TEST_F(PersistentVolumeControllerTest, PreBoundClaimsAndRetainedVolumes) {
+  for (const char* pv :
+       {R"({"name": "small", "size": "1Gi"})", R"({"name": "big", "size": "5Gi"})"}) {
+    const json p = json::parse(pv);
+    Create("/api/v1/persistentvolumes", json({{"apiVersion", "v1"},
+                                              {"kind", "PersistentVolume"},
+                                              {"metadata", {{"name", p["name"]}}},
+                                              {"spec",
+                                               {{"capacity", {{"storage", p["size"]}}},
+                                                {"accessModes", {"ReadWriteOnce"}},
+                                                {"storageClassName", ""},
+                                                {"persistentVolumeReclaimPolicy", "Retain"},
+                                                {"hostPath", {{"path", "/d"}}}}}})
+                                            .dump());
+  }
+  Start();
+  Claim("want", R"("volumeName": "small", "storageClassName": "", )");
+  EXPECT_TRUE(Eventually([&] {
+    return binder_events_.Has(
+        "want Warning VolumeMismatch Cannot bind to requested volume \"small\": requested PV is "
+        "too small");
+  })) << binder_events_.All();
+  EXPECT_EQ(GetClaim("want")["status"]["phase"], "Pending");
+  Claim("keep", R"("volumeName": "big", "storageClassName": "", )");
+  ASSERT_TRUE(BoundClaim("keep"));
+  const std::string big = ResourcePath("", "v1", "persistentvolumes", "", "big");
+  // The claim named its volume (no bound-by-controller on it); the volume's claimRef is the
+  // controller's.
+  EXPECT_FALSE(GetClaim("keep")["metadata"]["annotations"].contains(kAnnBoundByController));
+  EXPECT_EQ(Get(big)["metadata"]["annotations"][kAnnBoundByController], "yes");
+  ASSERT_TRUE(
+      client_.Delete(ResourcePath("", "v1", "persistentvolumeclaims", "default", "keep")).ok());
+  ASSERT_TRUE(Eventually([&] { return Get(big)["status"].value("phase", "") == "Released"; }))
+      << Get(big).dump();
+  ASSERT_TRUE(
+      client_.Patch(big, client::PatchType::kMerge, {{"spec", {{"claimRef", nullptr}}}}).ok());
+  EXPECT_TRUE(Eventually([&] { return Get(big)["status"].value("phase", "") == "Available"; }))
+      << Get(big).dump();
+}
+
 TEST(ExternalProvisionerOfTest, MigratedAndInTreeProvisioners) {
   EXPECT_EQ(ExternalProvisionerOf("pd.csi.storage.gke.io"), "pd.csi.storage.gke.io");
   EXPECT_EQ(ExternalProvisionerOf("kubernetes.io/gce-pd"), "pd.csi.storage.gke.io");

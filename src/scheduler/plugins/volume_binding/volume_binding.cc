@@ -22,26 +22,6 @@ bool HasModes(const std::vector<std::string>& have, const std::vector<std::strin
   });
 }
 
-// FindMatchingVolume for a delayed claim on a node: an Available volume of its class, not
-// bound to another claim (a claimRef naming it is a pre-binding), not being deleted, large
-// enough, with its access modes and volume mode, its node affinity matching.
-bool AnyVolumeFits(const VolumeLister& lister, const api::PersistentVolumeClaim& claim,
-                   const api::Labels& labels) {
-  for (const auto& v : lister.UnboundVolumes(claim.ClassName())) {
-    if (v->claim_ref.has_value() && (v->claim_ref->name != claim.meta.name ||
-                                     v->claim_ref->namespace_ != claim.meta.namespace_)) {
-      continue;
-    }
-    if (v->meta.deletion_timestamp.has_value() || v->capacity < claim.storage_request ||
-        v->volume_mode != claim.volume_mode || !HasModes(v->access_modes, claim.access_modes)) {
-      continue;
-    }
-    if (!v->claim_ref.has_value() && v->phase != "Available") continue;
-    if (v->NodeAffinityMatches(labels)) return true;
-  }
-  return false;
-}
-
 // checkVolumeProvisions for one claim: its class can provision on a node with `labels`.
 bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& claim,
                   const api::Labels& labels) {
@@ -54,6 +34,28 @@ bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& 
 }
 
 }  // namespace
+
+api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
+                                                  const api::PersistentVolumeClaim& claim,
+                                                  const api::Labels& labels) {
+  api::PersistentVolumeConstSharedPtr best;
+  for (const auto& v : lister.UnboundVolumes(claim.ClassName())) {
+    const bool prebound = v->claim_ref.has_value();
+    if (prebound && (v->claim_ref->name != claim.meta.name ||
+                     v->claim_ref->namespace_ != claim.meta.namespace_)) {
+      continue;
+    }
+    if (v->meta.deletion_timestamp.has_value() || v->capacity < claim.storage_request ||
+        v->volume_mode != claim.volume_mode || !HasModes(v->access_modes, claim.access_modes)) {
+      continue;
+    }
+    if (!prebound && v->phase != "Available") continue;
+    if (!v->NodeAffinityMatches(labels)) continue;
+    if (prebound) return v;
+    if (best == nullptr || v->capacity < best->capacity) best = v;  // by name among equals
+  }
+  return best;
+}
 
 PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
                                       PreFilterResult&) const {
@@ -131,7 +133,7 @@ PluginStatus VolumeBinding::Filter(const CycleState& state, const PodInfo&,
     const std::string selected = claim->SelectedNode();
     if (!selected.empty()) {
       if (selected != node.name() || !CanProvision(*volumes_, *claim, labels)) unbound_ok = false;
-    } else if (!AnyVolumeFits(*volumes_, *claim, labels) &&
+    } else if (FindVolumeFor(*volumes_, *claim, labels) == nullptr &&
                !CanProvision(*volumes_, *claim, labels)) {
       unbound_ok = false;
     }

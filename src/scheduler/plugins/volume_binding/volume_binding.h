@@ -40,6 +40,14 @@
 
 namespace tidepool::scheduler::plugins {
 
+// FindMatchingVolume for a delayed claim on a node of `labels`: a volume pre-bound to the claim
+// (its claimRef naming it), else the smallest Available volume of its class - not being
+// deleted, large enough, with its access modes and volume mode - whose node affinity matches
+// (the first by name among equals); null when none.
+api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
+                                                  const api::PersistentVolumeClaim& claim,
+                                                  const api::Labels& labels);
+
 class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
  public:
   static constexpr std::string_view kName = "VolumeBinding";
