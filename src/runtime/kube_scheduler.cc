@@ -1,6 +1,8 @@
 #include "runtime/kube_scheduler.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <utility>
 
 #include "api/codec/json_codec.h"
@@ -227,28 +229,37 @@ Status KubeScheduler::PrepareClaims(const api::Pod& pod, const std::string& node
   if (const scheduler::NodeInfo* info = queue_.snapshot().GetNodeInfo(node)) {
     labels = info->AllLabels();
   }
+  // The delayed claims, smallest first, as VolumeBinding's Filter matched them.
+  std::vector<api::PersistentVolumeClaimConstSharedPtr> delayed;
   for (const api::Volume& v : pod.spec.volumes) {
     if (v.claim_name.empty()) continue;
-    const auto claim = volumes_->Claim(pod.meta.namespace_, v.claim_name);
+    auto claim = volumes_->Claim(pod.meta.namespace_, v.claim_name);
     if (claim == nullptr || !claim->volume_name.empty() || !claim->SelectedNode().empty()) {
       continue;
     }
     const auto sc = volumes_->Class(claim->ClassName());
-    if (sc == nullptr || !sc->WaitForFirstConsumer()) continue;
+    if (sc != nullptr && sc->WaitForFirstConsumer()) delayed.push_back(std::move(claim));
+  }
+  std::stable_sort(delayed.begin(), delayed.end(), [](const auto& a, const auto& b) {
+    return a->storage_request < b->storage_request;
+  });
+  std::set<std::string> chosen;
+  for (const auto& claim : delayed) {
     Status r;
-    if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels)) {
+    if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels, &chosen)) {
+      chosen.insert(volume->meta.name);
       r = BindVolume(*claim, volume->meta.name);
     } else {
       const json patch = {
           {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
       r = kube_.PatchUnread(client::ResourcePath("", "v1", "persistentvolumeclaims",
-                                                 pod.meta.namespace_, v.claim_name),
+                                                 pod.meta.namespace_, claim->meta.name),
                             client::PatchType::kMerge, patch);
     }
     if (!r.ok()) {
       if (logger_ != nullptr) {
         logger_->Warning("scheduler: cannot prepare a claim",
-                         {{"pod", pod.Key()}, {"claim", v.claim_name}, {"err", r.ToString()}});
+                         {{"pod", pod.Key()}, {"claim", claim->meta.name}, {"err", r.ToString()}});
       }
       return r;
     }

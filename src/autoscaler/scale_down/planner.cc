@@ -9,6 +9,7 @@
 #include "autoscaler/scale_down/scale_down.h"
 #include "autoscaler/scale_down/utilization.h"
 #include "common/check.h"
+#include "scheduler/framework/volume_lister.h"
 
 // klog's V(n).Infof: the message is built only when verbosity n is on.
 #define SD_VLOG(level, msg)    \
@@ -216,6 +217,8 @@ struct Planner::SimulationMemo {
     bool operator==(const Candidate&) const = default;
   };
   uint64_t snapshot_version = 0;
+  // The claims, volumes and classes the drain's VolumeBinding reads (volume_lister.h).
+  uint64_t volumes_generation = 0;
   size_t limit = 0;
   // The simulation stopped because `limit` removable nodes were found. If it did not, any
   // limit above the number found gives the same answer (the limit grows with the unneeded set
@@ -233,8 +236,9 @@ struct Planner::SimulationMemo {
   // True if a simulation with the inputs `o` would give this answer.
   bool Matches(const SimulationMemo& o) const {
     const bool same_limit = stopped_at_limit ? o.limit == limit : o.limit > removable.size();
-    return snapshot_version == o.snapshot_version && same_limit && drain == o.drain &&
-           destinations == o.destinations && candidates == o.candidates && pdbs == o.pdbs;
+    return snapshot_version == o.snapshot_version && volumes_generation == o.volumes_generation &&
+           same_limit && drain == o.drain && destinations == o.destinations &&
+           candidates == o.candidates && pdbs == o.pdbs;
   }
 };
 
@@ -486,6 +490,9 @@ void Planner::Update(TimePoint now, scheduler::ClusterSnapshot& snapshot,
   if (!depends_on_now && !log_.Enabled(2)) {
     inputs = std::make_unique<SimulationMemo>();
     inputs->snapshot_version = snapshot.version();
+    if (const auto& volumes = options_.scheduler_profile.args.volumes) {
+      inputs->volumes_generation = volumes->generation();
+    }
     inputs->limit = limit;
     inputs->drain = drain_options;
     inputs->pdbs = pdb_tracker;

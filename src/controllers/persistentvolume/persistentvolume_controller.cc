@@ -277,7 +277,10 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
                  "volume \"" + wanted + "\" already bound to a different claim.");
       return now + options_.resync;
     }
-    if (const char* mismatch = Mismatch(*volume, claim)) {
+    // A free volume must satisfy the claim; one already bound to it is just finished.
+    const char* mismatch =
+        Member(Spec(*volume), "claimRef").is_null() ? Mismatch(*volume, claim) : nullptr;
+    if (mismatch != nullptr) {
       if (Phase(claim) != "Pending" && !SetClaimPhase(claim, "Pending")) return now + kRetry;
       ClaimEvent(claim, "Warning", "VolumeMismatch",
                  "Cannot bind to requested volume \"" + wanted + "\": " + mismatch);

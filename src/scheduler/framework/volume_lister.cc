@@ -13,16 +13,19 @@ bool Unbound(const api::PersistentVolume& v) {
 
 void VolumeCache::PutClaim(api::PersistentVolumeClaimConstSharedPtr claim) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   claims_[ClaimKey(claim->meta.namespace_, claim->meta.name)] = std::move(claim);
 }
 
 void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   claims_.erase(ClaimKey(ns, name));
 }
 
 void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   const std::string name = volume->meta.name;
   if (auto it = volumes_.find(name); it != volumes_.end()) {
     auto u = unbound_.find(it->second->ClassName());
@@ -37,6 +40,7 @@ void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
 
 void VolumeCache::RemoveVolume(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   auto it = volumes_.find(name);
   if (it == volumes_.end()) return;
   auto u = unbound_.find(it->second->ClassName());
@@ -49,11 +53,13 @@ void VolumeCache::RemoveVolume(const std::string& name) {
 
 void VolumeCache::PutClass(api::StorageClassConstSharedPtr sc) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   classes_[sc->name] = std::move(sc);
 }
 
 void VolumeCache::RemoveClass(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
+  ++generation_;
   classes_.erase(name);
 }
 

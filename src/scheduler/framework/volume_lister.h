@@ -10,6 +10,8 @@
 // read returns shared pointers to immutable objects, consistent per call.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <map>
 #include <mutex>
 #include <string>
@@ -31,6 +33,8 @@ class VolumeLister {
   // (no spec.claimRef, or one without uid), by name: the candidates for a delayed binding.
   virtual std::vector<api::PersistentVolumeConstSharedPtr> UnboundVolumes(
       const std::string& class_name) const = 0;
+  // Changes each time anything above changes (a memo of answers that read it compares it).
+  virtual uint64_t generation() const = 0;
 };
 
 class VolumeCache final : public VolumeLister {
@@ -48,8 +52,10 @@ class VolumeCache final : public VolumeLister {
   api::StorageClassConstSharedPtr Class(const std::string& name) const override;
   std::vector<api::PersistentVolumeConstSharedPtr> UnboundVolumes(
       const std::string& class_name) const override;
+  uint64_t generation() const override { return generation_.load(); }
 
  private:
+  std::atomic<uint64_t> generation_{0};
   mutable std::mutex mu_;
   std::map<std::string, api::PersistentVolumeClaimConstSharedPtr> claims_;  // "ns/name"
   std::map<std::string, api::PersistentVolumeConstSharedPtr> volumes_;

@@ -1,6 +1,7 @@
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 
 #include <algorithm>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -37,9 +38,11 @@ bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& 
 
 api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,
-                                                  const api::Labels& labels) {
+                                                  const api::Labels& labels,
+                                                  const std::set<std::string>* excluded) {
   api::PersistentVolumeConstSharedPtr best;
   for (const auto& v : lister.UnboundVolumes(claim.ClassName())) {
+    if (excluded != nullptr && excluded->count(v->meta.name) != 0) continue;
     const bool prebound = v->claim_ref.has_value();
     if (prebound && (v->claim_ref->name != claim.meta.name ||
                      v->claim_ref->namespace_ != claim.meta.namespace_)) {
@@ -97,6 +100,9 @@ PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
     }
   }
   if (!has_claim) return PluginStatus::Skip();
+  std::stable_sort(
+      claims->delayed.begin(), claims->delayed.end(),
+      [](const auto& a, const auto& b) { return a->storage_request < b->storage_request; });
   // The PV controller binds these; the claim's update queues the pod again.
   if (unbound_immediate) {
     return PluginStatus::Unresolvable("pod has unbound immediate PersistentVolumeClaims");
@@ -128,13 +134,17 @@ PluginStatus VolumeBinding::Filter(const CycleState& state, const PodInfo&,
       break;
     }
   }
+  // findMatchingVolumes: the claims by size, smallest first, each taking a volume no other
+  // took; the rest must be provisionable.
   bool unbound_ok = true;
+  std::set<std::string> chosen;
   for (const auto& claim : s->delayed) {
     const std::string selected = claim->SelectedNode();
     if (!selected.empty()) {
       if (selected != node.name() || !CanProvision(*volumes_, *claim, labels)) unbound_ok = false;
-    } else if (FindVolumeFor(*volumes_, *claim, labels) == nullptr &&
-               !CanProvision(*volumes_, *claim, labels)) {
+    } else if (auto v = FindVolumeFor(*volumes_, *claim, labels, &chosen)) {
+      chosen.insert(v->meta.name);
+    } else if (!CanProvision(*volumes_, *claim, labels)) {
       unbound_ok = false;
     }
     if (!unbound_ok) break;

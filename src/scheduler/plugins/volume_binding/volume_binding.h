@@ -34,6 +34,8 @@
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/volume_lister.h"
@@ -43,10 +45,12 @@ namespace tidepool::scheduler::plugins {
 // FindMatchingVolume for a delayed claim on a node of `labels`: a volume pre-bound to the claim
 // (its claimRef naming it), else the smallest Available volume of its class - not being
 // deleted, large enough, with its access modes and volume mode - whose node affinity matches
-// (the first by name among equals); null when none.
+// (the first by name among equals), leaving out the volumes named in `excluded` (those other
+// claims of the pod took); null when none.
 api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,
-                                                  const api::Labels& labels);
+                                                  const api::Labels& labels,
+                                                  const std::set<std::string>* excluded = nullptr);
 
 class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
  public:
