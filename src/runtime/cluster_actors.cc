@@ -10,6 +10,7 @@
 #include "client/rest_client.h"
 #include "client/shared_informers.h"
 #include "cluster/in_process_transport.h"
+#include "common/fnv.h"
 #include "controllers/clusterroleaggregation/clusterrole_aggregation_controller.h"
 #include "controllers/cronjob/cronjob_controller.h"
 #include "controllers/daemonset/daemonset_controller.h"
@@ -30,7 +31,6 @@
 #include "controllers/statefulset/statefulset_controller.h"
 #include "controllers/tainteviction/taint_eviction_controller.h"
 #include "controllers/volumeprotection/volume_protection_controller.h"
-#include "kubelet/status_json.h"
 #include "runtime/embedded_autoscaler.h"
 #include "runtime/kube_cluster.h"
 #include "runtime/kube_kubelets.h"
@@ -286,8 +286,8 @@ StatusOr<std::unique_ptr<ClusterActors>> ClusterActors::Create(
     pd.zones = {w.zone};
     client::RestClient& pd_client = p->Client("csi-provisioner/v5.2.0");
     // <driver>_gke-<20 hex>-<4 hex>-<4 hex>-vm_<uuid>, fixed per project and cluster.
-    const uint64_t h = kubelet::Fnv(w.project + "/" + w.cluster);
-    const uint64_t g = kubelet::Fnv(std::to_string(h));
+    const uint64_t h = Fnv1a64(w.project + "/" + w.cluster);
+    const uint64_t g = Fnv1a64(std::to_string(h));
     char identity[160];
     std::snprintf(identity, sizeof(identity),
                   "_gke-%016llx%04llx-%04llx-%04llx-vm_%08llx-%04llx-4%03llx-a%03llx-%012llx",

@@ -1,9 +1,10 @@
 #include "controllers/persistentvolume/external_provisioner.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "api/codec/storage_json.h"
-#include "api/quantity.h"
+#include "common/fnv.h"
 #include "controllers/persistentvolume/persistentvolume_controller.h"
 #include "controllers/persistentvolume/volume_json.h"
 
@@ -17,22 +18,10 @@ constexpr Duration kRetry = std::chrono::seconds(1);
 constexpr char kClaimPrefix[] = "claim/";
 constexpr char kVolumePrefix[] = "volume/";
 
-uint64_t Fnv(std::string_view s) {
-  uint64_t h = 1469598103934665603ull;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-
 // The claim's storage request in whole GiB, rounded up (the PD driver's sizes); at least 1.
 int64_t Gibibytes(const json& claim) {
-  const json& q = Member(Member(Member(Spec(claim), "resources"), "requests"), "storage");
-  int64_t bytes = 0;
-  if (q.is_string() || q.is_number()) {
-    auto parsed = api::Quantity::Parse(q.is_string() ? q.get<std::string>() : q.dump());
-    if (parsed.ok()) bytes = parsed->Value();
-  }
   constexpr int64_t kGi = int64_t{1} << 30;
-  return std::max<int64_t>(1, (bytes + kGi - 1) / kGi);
+  return std::max<int64_t>(1, (Requested(claim) + kGi - 1) / kGi);
 }
 
 }  // namespace
@@ -56,19 +45,13 @@ ExternalProvisioner::ExternalProvisioner(const client::RestClient& client, const
           clock, [this](const std::string& key) { return Sync(key); },
           [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t seed) {
-    client::InformerOptions o;
-    o.path = path;
-    o.name = name;
-    o.seed = seed;
-    return client::MakeInformer(informers, client_, clock_, o, nullptr);
+    return ObjectInformer(informers, client_, clock_, name, path, seed);
   };
   claims_ = make("provisioner-claims", "/api/v1/persistentvolumeclaims", options_.seed);
   volumes_ = make("provisioner-volumes", "/api/v1/persistentvolumes", options_.seed + 1);
   classes_ =
       make("provisioner-classes", "/apis/storage.k8s.io/v1/storageclasses", options_.seed + 2);
-  auto on_claim = [this](const client::ObjectRef& o) {
-    queue_.Add(kClaimPrefix + NamespaceOf(*o) + "/" + NameOf(*o));
-  };
+  auto on_claim = [this](const client::ObjectRef& o) { queue_.Add(kClaimPrefix + ClaimKey(*o)); };
   claims_->AddEventHandlers(
       {[on_claim](const client::ObjectRef& o, bool) { on_claim(o); },
        [on_claim](const client::ObjectRef&, const client::ObjectRef& o) { on_claim(o); }, nullptr});
@@ -154,7 +137,7 @@ std::optional<TimePoint> ExternalProvisioner::SyncClaim(const std::string& key, 
     }
     zone = Str(Member(Member(Meta(*node), "labels"), options_.zone_label.c_str()));
   } else if (!options_.zones.empty()) {
-    zone = options_.zones[Fnv(UidOf(claim)) % options_.zones.size()];
+    zone = options_.zones[Fnv1a64(UidOf(claim)) % options_.zones.size()];
   }
   const client::RestResult r =
       client_.CreateResult("/api/v1/persistentvolumes", VolumeFor(claim, *sc, zone));

@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "api/codec/storage_json.h"
-#include "api/quantity.h"
 #include "controllers/persistentvolume/volume_json.h"
 
 namespace tidepool::controllers::persistentvolume {
@@ -23,16 +22,8 @@ bool HasAnnotation(const json& obj, const char* key) {
   return a.is_object() && a.contains(key);
 }
 
-int64_t Bytes(const json& q) {
-  if (!q.is_string() && !q.is_number()) return 0;
-  auto parsed = api::Quantity::Parse(q.is_string() ? q.get<std::string>() : q.dump());
-  return parsed.ok() ? parsed->Value() : 0;
-}
-int64_t Requested(const json& claim) {
-  return Bytes(Member(Member(Member(Spec(claim), "resources"), "requests"), "storage"));
-}
 int64_t Capacity(const json& volume) {
-  return Bytes(Member(Member(Spec(volume), "capacity"), "storage"));
+  return StorageBytes(Member(Member(Spec(volume), "capacity"), "storage"));
 }
 std::string VolumeMode(const json& obj) {
   const std::string m = Str(Member(Spec(obj), "volumeMode"));
@@ -96,11 +87,7 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
           clock, [this](const std::string& key) { return Sync(key); },
           [this] { return HasSynced(); }, std::chrono::milliseconds(50), executor) {
   auto make = [&](const char* name, const char* path, uint64_t seed) {
-    client::InformerOptions o;
-    o.path = path;
-    o.name = name;
-    o.seed = seed;
-    return client::MakeInformer(informers, client_, clock_, o, nullptr);
+    return ObjectInformer(informers, client_, clock_, name, path, seed);
   };
   claims_ = make("pv-controller-claims", "/api/v1/persistentvolumeclaims", options.seed);
   volumes_ = make("pv-controller-volumes", "/api/v1/persistentvolumes", options.seed + 1);
@@ -108,9 +95,7 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
       make("pv-controller-classes", "/apis/storage.k8s.io/v1/storageclasses", options.seed + 2);
   pods_ = client::MakeDecodingInformer(informers, client_, clock_, "pv-controller-pods",
                                        "/api/v1/pods", options.seed + 3, nullptr);
-  auto on_claim = [this](const client::ObjectRef& o) {
-    queue_.Add(kClaimPrefix + NamespaceOf(*o) + "/" + NameOf(*o));
-  };
+  auto on_claim = [this](const client::ObjectRef& o) { queue_.Add(kClaimPrefix + ClaimKey(*o)); };
   claims_->AddEventHandlers(
       {[on_claim](const client::ObjectRef& o, bool) { on_claim(o); },
        [on_claim](const client::ObjectRef&, const client::ObjectRef& o) { on_claim(o); },
@@ -121,7 +106,7 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
          if (!volume.empty()) volumes.insert(volume);
          {
            std::lock_guard<std::mutex> lock(mu_);
-           auto it = by_claim_.find(NamespaceOf(*o) + "/" + NameOf(*o));
+           auto it = by_claim_.find(ClaimKey(*o));
            if (it != by_claim_.end()) volumes.insert(it->second.begin(), it->second.end());
          }
          for (const std::string& v : volumes) queue_.Add(kVolumePrefix + v);
@@ -146,7 +131,7 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
         by_class_[api::codec::ClassNameOf(*o)].insert(name);
         const json& ref = Member(Spec(*o), "claimRef");
         if (ref.is_object()) {
-          const std::string claim = Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name"));
+          const std::string claim = Key(Str(Member(ref, "namespace")), Str(Member(ref, "name")));
           claim_of_[name] = claim;
           by_claim_[claim].insert(name);
         }
@@ -155,7 +140,7 @@ PersistentVolumeController::PersistentVolumeController(const client::RestClient&
     if (!deleted) queue_.Add(kVolumePrefix + name);
     const json& ref = Member(Spec(*o), "claimRef");
     if (ref.is_object()) {
-      queue_.Add(kClaimPrefix + Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name")));
+      queue_.Add(kClaimPrefix + Key(Str(Member(ref, "namespace")), Str(Member(ref, "name"))));
     }
   };
   volumes_->AddEventHandlers(
@@ -204,7 +189,7 @@ void PersistentVolumeController::OnPod(const std::string& key, const json* now) 
     if (phase != "Succeeded" && phase != "Failed" && volumes.is_array()) {
       for (const json& v : volumes) {
         const std::string c = Str(Member(Member(v, "persistentVolumeClaim"), "claimName"));
-        if (!c.empty()) claims.insert(NamespaceOf(*now) + "/" + c);
+        if (!c.empty()) claims.insert(Key(NamespaceOf(*now), c));
       }
     }
   }
@@ -316,7 +301,7 @@ std::optional<TimePoint> PersistentVolumeController::SyncUnboundClaim(const json
     std::vector<std::string> pods;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      auto it = waiting_pods_.find(NamespaceOf(claim) + "/" + NameOf(claim));
+      auto it = waiting_pods_.find(ClaimKey(claim));
       if (it != waiting_pods_.end()) pods.assign(it->second.begin(), it->second.end());
     }
     if (pods.empty()) {
@@ -377,7 +362,7 @@ client::ObjectRef PersistentVolumeController::FindMatchingVolume(const json& cla
   std::vector<std::string> names;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (auto it = by_claim_.find(NamespaceOf(claim) + "/" + NameOf(claim)); it != by_claim_.end()) {
+    if (auto it = by_claim_.find(ClaimKey(claim)); it != by_claim_.end()) {
       names.assign(it->second.begin(), it->second.end());
     }
     if (auto it = by_class_.find(class_name); it != by_class_.end()) {
@@ -485,7 +470,7 @@ std::optional<TimePoint> PersistentVolumeController::SyncVolume(const json& volu
     if (Phase(volume) == "Available") return std::nullopt;
     return SetVolumePhase(volume, "Available") ? std::nullopt : std::optional(now + kRetry);
   }
-  const std::string claim_key = Str(Member(ref, "namespace")) + "/" + Str(Member(ref, "name"));
+  const std::string claim_key = Key(Str(Member(ref, "namespace")), Str(Member(ref, "name")));
   client::ObjectRef claim = claims_->Get(claim_key);
   json live;
   if (claim == nullptr) {
