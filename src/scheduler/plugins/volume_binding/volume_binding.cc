@@ -10,9 +10,8 @@ namespace {
 
 // The pod's claims as GetPodVolumeClaims sorts them.
 struct ClaimsState : CycleState::Data {
-  std::vector<api::PersistentVolumeClaimConstSharedPtr> bound;
   std::vector<api::PersistentVolumeClaimConstSharedPtr> delayed;
-  // The volumes of `bound` (null: not found), in the same order.
+  // The volumes of the bound claims (null: not found), in volume order.
   std::vector<api::PersistentVolumeConstSharedPtr> bound_volumes;
   bool names_nodes = false;  // FilterScope kNode
 };
@@ -84,7 +83,6 @@ PluginStatus VolumeBinding::PreFilter(CycleState& state, const PodInfo& pod,
     if (claim->FullyBound()) {
       auto volume = volumes_->Volume(claim->volume_name);
       if (volume != nullptr && volume->AffinityNamesNodes()) claims->names_nodes = true;
-      claims->bound.push_back(claim);
       claims->bound_volumes.push_back(std::move(volume));
       continue;
     }
