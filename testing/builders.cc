@@ -146,6 +146,11 @@ PodBuilder& PodBuilder::OwnedBy(const std::string& kind, const std::string& name
   return *this;
 }
 
+PodBuilder& PodBuilder::Claim(const std::string& volume, const std::string& claim) {
+  pod_.spec.volumes.push_back(api::Volume{.name = volume, .claim_name = claim});
+  return *this;
+}
+
 api::Pod PodBuilder::Obj() const {
   api::Pod p = pod_;
   if (p.spec.containers.empty()) {

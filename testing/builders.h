@@ -41,6 +41,8 @@ class PodBuilder {
   PodBuilder& Priority(int32_t p);
   PodBuilder& PreemptionPolicy(const std::string& policy);
   PodBuilder& OwnedBy(const std::string& kind, const std::string& name);
+  // A volume `volume` of the persistentVolumeClaim `claim`.
+  PodBuilder& Claim(const std::string& volume, const std::string& claim);
 
   api::Pod Obj() const;
   api::PodConstSharedPtr Ptr() const { return std::make_shared<const api::Pod>(Obj()); }

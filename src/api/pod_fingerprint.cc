@@ -143,6 +143,12 @@ PodFingerprint SchedulingFingerprintWithNodeName(const Pod& pod, std::string_vie
   h.Bytes(s.restart_policy);
   h.Opt(s.termination_grace_period_seconds);
   h.Int(static_cast<uint64_t>(s.termination_grace_period_seconds.value_or(0)));
+  // Of volumes, the claims (VolumeBinding reads them; a configMap or secret does not schedule):
+  // what the scheduler's pod classes compare (framework/pod_info.cc's SameClaims).
+  h.Tag('v');
+  for (const Volume& v : s.volumes) {
+    if (!v.claim_name.empty()) h.Bytes(v.claim_name);
+  }
   return h.Done();
 }
 

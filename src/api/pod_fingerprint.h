@@ -1,12 +1,12 @@
 // File: pod_fingerprint.h
 //
 // A 128-bit fingerprint of what makes two pods interchangeable for scheduling: their labels and
-// every modeled field of their spec. Pods with equal fingerprints are treated as equal by the
-// autoscaler's pod equivalence groups (CA compares labels with DeepEqual and specs with
-// PodSpecSemanticallyEqual); computing it once per pod, instead of comparing specs on every
-// loop, is what keeps grouping 10,000 pending pods under a millisecond. Two independent 64-bit
-// hashes over a length-prefixed canonical encoding: the chance that two different pods collide
-// is about 2^-128.
+// every modeled field of their spec (of volumes, the claims they name). Pods with equal
+// fingerprints are treated as equal by the autoscaler's pod equivalence groups (CA compares labels
+// with DeepEqual and specs with PodSpecSemanticallyEqual); computing it once per pod, instead of
+// comparing specs on every loop, is what keeps grouping 10,000 pending pods under a millisecond.
+// Two independent 64-bit hashes over a length-prefixed canonical encoding: the chance that two
+// different pods collide is about 2^-128.
 #pragma once
 
 #include <cstdint>

@@ -36,6 +36,28 @@ TEST(PodEquivalenceGroupsTest, GroupsByControllerLabelsAndSpec) {
                                                           {"bare-2"}}));
 }
 
+// A StatefulSet's pods differ by their claims (data-web-0, data-web-1): CA's
+// PodSpecSemanticallyEqual tells them apart, so each is a group of its own; a configMap volume
+// of another name does not (it does not schedule).
+TEST(PodEquivalenceGroupsTest, PodsOfOtherClaimsAreOtherGroups) {
+  auto pod = [](const std::string& name, const std::string& claim) {
+    testing::PodBuilder b = MakePod(name).OwnedBy("StatefulSet", "web").Req("nvidia.com/gpu", "1");
+    if (!claim.empty()) b.Claim("data", claim);
+    return b;
+  };
+  api::Pod with_config = pod("web-2", "data-web-0").Obj();
+  with_config.spec.volumes.push_back(api::Volume{.name = "kube-api-access-x1"});
+  std::vector<scheduler::PodInfoConstSharedPtr> pods = {
+      P(pod("web-0", "data-web-0")), P(pod("web-1", "data-web-1")),
+      scheduler::MakePodInfo(with_config), P(pod("web-3", ""))};
+  auto groups = BuildPodEquivalenceGroups(pods);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].pods.size(), 2u);  // web-0 and web-2
+  EXPECT_EQ(groups[0].pods[1]->name(), "web-2");
+  EXPECT_EQ(groups[1].pods.front()->name(), "web-1");
+  EXPECT_EQ(groups[2].pods.front()->name(), "web-3");
+}
+
 TEST(PodEquivalenceGroupsTest, AControllerHasAtMostTenGroups) {
   std::vector<scheduler::PodInfoConstSharedPtr> pods;
   for (int i = 0; i < 12; ++i) {
