@@ -296,6 +296,225 @@ void ValidatePersistentVolumeClaimSpec(const json* spec, FieldErrors* errors) {
   ValidateClassAndMode(spec, errors);
 }
 
+// The quantity's canonical text (resource.Quantity's JSON), the raw text when it does not parse.
+std::string QuantityText(const json& q) {
+  const std::string raw = q.is_string() ? q.get<std::string>() : q.dump();
+  auto parsed = api::Quantity::Parse(raw);
+  return parsed.ok() ? parsed->ToString() : raw;
+}
+
+// A resource list as the internal type marshals: null when absent, keys sorted.
+nlohmann::ordered_json ResourceListJson(const json* list) {
+  if (list == nullptr || !list->is_object()) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [k, v] : list->items()) out[k] = QuantityText(v);
+  return out;
+}
+
+// An optional member as the internal type's pointer marshals: null when absent.
+nlohmann::ordered_json Optional(const json* spec, std::string_view key) {
+  const json* v = Member(spec, key);
+  return v == nullptr ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(*v);
+}
+
+// A typed (local) object reference with the internal type's Go field names.
+nlohmann::ordered_json ReferenceJson(const json* ref, bool with_namespace) {
+  if (ref == nullptr || !ref->is_object()) return nullptr;
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  out["APIGroup"] = Optional(ref, "apiGroup");
+  out["Kind"] = std::string(Str(Member(ref, "kind")));
+  out["Name"] = std::string(Str(Member(ref, "name")));
+  if (with_namespace) out["Namespace"] = Optional(ref, "namespace");
+  return out;
+}
+
+// The internal core.PersistentVolumeClaimSpec as json.Marshal writes it (Go field names, in
+// the struct's order, every field): what apimachinery's diff.Diff compares.
+nlohmann::ordered_json InternalClaimSpec(const json& spec) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  const json* modes = Member(spec, "accessModes");
+  out["AccessModes"] =
+      modes != nullptr && modes->is_array() ? nlohmann::ordered_json(*modes) : nullptr;
+  out["Selector"] = Optional(&spec, "selector");
+  const json* resources = Member(spec, "resources");
+  out["Resources"] = {{"Limits", ResourceListJson(Member(resources, "limits"))},
+                      {"Requests", ResourceListJson(Member(resources, "requests"))}};
+  out["VolumeName"] = std::string(Str(Member(spec, "volumeName")));
+  out["StorageClassName"] = Optional(&spec, "storageClassName");
+  out["VolumeMode"] = Optional(&spec, "volumeMode");
+  out["DataSource"] = ReferenceJson(Member(spec, "dataSource"), false);
+  out["DataSourceRef"] = ReferenceJson(Member(spec, "dataSourceRef"), true);
+  out["VolumeAttributesClassName"] = Optional(&spec, "volumeAttributesClassName");
+  return out;
+}
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start <= text.size()) {
+    const size_t end = text.find('\n', start);
+    lines.push_back(text.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return lines;
+}
+
+// go-difflib's formatRangeUnified: "start,length" (1-based; "start" alone for one line).
+std::string UnifiedRange(size_t start, size_t stop) {
+  const size_t length = stop - start;
+  if (length == 1) return std::to_string(start + 1);
+  return std::to_string(length == 0 ? start : start + 1) + "," + std::to_string(length);
+}
+
+// apimachinery's diff.Diff of two objects: a unified diff with 3 lines of context of their JSON
+// texts, indented by one space, without file headers (go-difflib). Lines match by a longest
+// common subsequence; a changed run prints its removals before its additions.
+std::string JsonDiff(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
+  const std::vector<std::string> x = Lines(a.dump(1)), y = Lines(b.dump(1));
+  const size_t n = x.size(), m = y.size();
+  std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
+  for (size_t i = n; i-- > 0;) {
+    for (size_t j = m; j-- > 0;) {
+      lcs[i][j] = x[i] == y[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  // Opcodes: equal runs and changed runs (i1, i2, j1, j2).
+  struct Op {
+    bool equal;
+    size_t i1, i2, j1, j2;
+  };
+  std::vector<Op> ops;
+  size_t i = 0, j = 0;
+  while (i < n || j < m) {
+    const size_t i0 = i, j0 = j;
+    if (i < n && j < m && x[i] == y[j]) {
+      while (i < n && j < m && x[i] == y[j]) ++i, ++j;
+      ops.push_back({true, i0, i, j0, j});
+      continue;
+    }
+    while ((i < n || j < m) && !(i < n && j < m && x[i] == y[j])) {
+      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
+        ++i;
+      } else {
+        ++j;
+      }
+    }
+    ops.push_back({false, i0, i, j0, j});
+  }
+  // difflib's get_grouped_opcodes(3): the changes with 3 lines of context, a group ending
+  // where more than 6 lines are equal.
+  constexpr size_t kContext = 3;
+  if (ops.front().equal) {
+    Op& f = ops.front();
+    f.i1 = std::max(f.i1, f.i2 - std::min(f.i2, kContext));
+    f.j1 = std::max(f.j1, f.j2 - std::min(f.j2, kContext));
+  }
+  if (ops.back().equal) {
+    Op& l = ops.back();
+    l.i2 = std::min(l.i2, l.i1 + kContext);
+    l.j2 = std::min(l.j2, l.j1 + kContext);
+  }
+  std::vector<std::vector<Op>> groups(1);
+  for (Op op : ops) {
+    if (op.equal && op.i2 - op.i1 > 2 * kContext) {
+      groups.back().push_back({true, op.i1, op.i1 + kContext, op.j1, op.j1 + kContext});
+      groups.emplace_back();
+      op.i1 = op.i2 - kContext;
+      op.j1 = op.j2 - kContext;
+    }
+    groups.back().push_back(op);
+  }
+  std::string out;
+  for (const std::vector<Op>& g : groups) {
+    if (g.empty() || (g.size() == 1 && g.front().equal)) continue;
+    out += "@@ -" + UnifiedRange(g.front().i1, g.back().i2) + " +" +
+           UnifiedRange(g.front().j1, g.back().j2) + " @@\n";
+    for (const Op& op : g) {
+      if (op.equal) {
+        for (size_t t = op.i1; t < op.i2; ++t) out += " " + x[t] + "\n";
+        continue;
+      }
+      for (size_t t = op.i1; t < op.i2; ++t) out += "-" + x[t] + "\n";
+      for (size_t t = op.j1; t < op.j2; ++t) out += "+" + y[t] + "\n";
+    }
+  }
+  return out;
+}
+
+// ValidatePersistentVolumeClaimUpdate's spec rules (kube-apiserver 1.32).
+void ValidatePersistentVolumeClaimUpdate(const json& object, const json& old, FieldErrors* errors) {
+  constexpr std::string_view kBeta = "volume.beta.kubernetes.io/storage-class";
+  const json empty = json::object();
+  const json* new_spec = Member(object, "spec");
+  const json* old_spec = Member(old, "spec");
+  json now = new_spec != nullptr ? *new_spec : empty;
+  json was = old_spec != nullptr ? *old_spec : empty;
+  if (!now.is_object() || !was.is_object()) return;
+  // volumeName may be set once (kcm's PV controller binds the claim).
+  if (Str(Member(was, "volumeName")).empty()) {
+    if (const json* v = Member(now, "volumeName")) {
+      was["volumeName"] = *v;
+    } else {
+      was.erase("volumeName");
+    }
+  }
+  const json* old_ann = Member(Member(old, "metadata"), "annotations");
+  const json* new_ann = Member(Member(object, "metadata"), "annotations");
+  const json* old_beta = Member(old_ann, kBeta);
+  const json* new_beta = Member(new_ann, kBeta);
+  const json* old_class = Member(was, "storageClassName");
+  const json* new_class = Member(now, "storageClassName");
+  if (old_beta != nullptr && old_class == nullptr && new_class != nullptr &&
+      Str(new_class) == Str(old_beta) && (new_beta == nullptr || Str(new_beta) == Str(old_beta))) {
+    now.erase("storageClassName");  // from the beta annotation to the field
+  } else {
+    if (Str(new_beta) != Str(old_beta) || (new_beta == nullptr) != (old_beta == nullptr)) {
+      errors->push_back(FieldError::Invalid("metadata.annotations[" + std::string(kBeta) + "]",
+                                            std::string(Str(new_beta)), "field is immutable"));
+    }
+    // A class set where there was none (the retroactive default class).
+    if (old_beta == nullptr && Str(old_class).empty() && !Str(new_class).empty()) {
+      now.erase("storageClassName");
+      if (old_class != nullptr) was.erase("storageClassName");
+    }
+  }
+  // A bound claim's storage request may change (expansion).
+  if (Str(At(object, {"status", "phase"})) == "Bound") {
+    if (json* requests = ObjectMember(ObjectMember(&now, "resources"), "requests")) {
+      if (const json* old_storage = At(was, {"resources", "requests", "storage"})) {
+        (*requests)["storage"] = *old_storage;
+      } else {
+        requests->erase("storage");
+      }
+    }
+  }
+  const nlohmann::ordered_json a = InternalClaimSpec(was), b = InternalClaimSpec(now);
+  if (a != b) {
+    errors->push_back(
+        FieldError::Forbidden("spec",
+                              "spec is immutable after creation except resources.requests and "
+                              "volumeAttributesClassName for bound claims\n" +
+                                  JsonDiff(a, b)));
+  }
+  const json* new_size = At(object, {"spec", "resources", "requests", "storage"});
+  const json* old_size = At(old, {"spec", "resources", "requests", "storage"});
+  if (new_size != nullptr && old_size != nullptr) {
+    auto q = api::Quantity::Parse(QuantityText(*new_size));
+    auto o = api::Quantity::Parse(QuantityText(*old_size));
+    if (q.ok() && o.ok() && q->Compare(*o) < 0) {
+      errors->push_back(FieldError::Forbidden("spec.resources.requests.storage",
+                                              "field can not be less than previous value"));
+    }
+  }
+  const json* mode = Member(new_spec, "volumeMode");
+  const json* old_mode = Member(old_spec, "volumeMode");
+  if ((mode == nullptr) != (old_mode == nullptr) || (mode != nullptr && *mode != *old_mode)) {
+    errors->push_back(FieldError::Invalid(
+        "volumeMode", mode == nullptr ? "null" : std::string(Str(mode)), "field is immutable"));
+  }
+}
+
 // ---- ReplicationController
 // -----------------------------------------------------------------------
 
@@ -410,6 +629,7 @@ Status ValidatePersistentVolumeClaim(const json& object, const json* old, FieldE
   *errors = old == nullptr ? ValidateObjectMeta(object, NameRule::kDns1123Subdomain, true)
                            : ValidateObjectMetaUpdate(object, *old);
   ValidatePersistentVolumeClaimSpec(Member(object, "spec"), errors);
+  if (old != nullptr) ValidatePersistentVolumeClaimUpdate(object, *old, errors);
   return Status::Ok();
 }
 

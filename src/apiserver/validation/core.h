@@ -32,8 +32,14 @@
 //   ReadOnlyMany / ReadWriteMany / ReadWriteOnce / ReadWriteOncePod, ReadWriteOncePod alone;
 //   resources.requests[storage] required and greater than zero; storageClassName (when not
 //   empty) a DNS-1123 subdomain; volumeMode Block or Filesystem.
-//   Not modelled: the selector's and dataSource's rules, and on update the spec's
-//   immutability (kube's text embeds a Go diff) and the no-shrink rule of requests.
+//   On update (ValidatePersistentVolumeClaimUpdate) the spec is immutable but for volumeName
+//   set once, a class given where there was none (or from the beta annotation), and a bound
+//   claim's resources.requests: "spec: Forbidden: spec is immutable after creation except
+//   resources.requests and volumeAttributesClassName for bound claims" followed by
+//   apimachinery's diff.Diff of the internal specs (a unified diff of their JSON, Go field
+//   names); the request never smaller ("spec.resources.requests.storage: Forbidden: field can
+//   not be less than previous value"); volumeMode and the beta class annotation immutable.
+//   Not modelled: the selector's and dataSource's rules; the resize admission plugin.
 //
 // ReplicationController
 //   Defaults: spec.selector from the template's labels when empty, metadata.labels likewise,

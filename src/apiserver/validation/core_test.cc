@@ -199,6 +199,70 @@ TEST(PersistentVolumeClaimTest, RulesAndTexts) {
            });
 }
 
+// ValidatePersistentVolumeClaimUpdate: the spec is immutable but for volumeName set once, a
+// class given where there was none, and a bound claim's storage request (never smaller). The
+// message embeds apimachinery's diff.Diff of the internal specs (a JSON unified diff, as a real
+// cluster prints it).
+TEST(PersistentVolumeClaimTest, UpdateRules) {
+  const std::string immutable =
+      "spec: Forbidden: spec is immutable after creation except resources.requests and "
+      "volumeAttributesClassName for bound claims\n";
+  RunCases(
+      kClaim, DefaultPersistentVolumeClaim, ValidatePersistentVolumeClaim,
+      {
+          {"nothing changes", R"({"metadata": {"labels": {"a": "b"}}})", "{}", {}},
+          {"the PV controller sets volumeName", R"({"spec": {"volumeName": "pv-1"}})", "{}", {}},
+          {"the default class given later",
+           R"({"spec": {"storageClassName": "standard-rwo"}})",
+           "{}",
+           {}},
+          {"a bound claim grows",
+           R"({"spec": {"resources": {"requests": {"storage": "20Gi"}}},
+                                          "status": {"phase": "Bound"}})",
+           "{}",
+           {}},
+          {"access modes changed",
+           R"({"spec": {"accessModes": ["ReadWriteMany"]}})",
+           "{}",
+           {immutable + "@@ -1,6 +1,6 @@\n {\n  \"AccessModes\": [\n-  \"ReadWriteOnce\"\n+  "
+                        "\"ReadWriteMany\"\n  ],\n  \"Selector\": null,\n  \"Resources\": {\n"}},
+          {"another class",
+           R"({"spec": {"storageClassName": "premium-rwo"}})",
+           R"({"spec": {"storageClassName": "standard-rwo"}})",
+           {immutable + "@@ -10,7 +10,7 @@\n   }\n  },\n  \"VolumeName\": \"\",\n- "
+                        "\"StorageClassName\": \"standard-rwo\",\n+ \"StorageClassName\": "
+                        "\"premium-rwo\",\n  \"VolumeMode\": \"Filesystem\",\n  \"DataSource\": "
+                        "null,\n  \"DataSourceRef\": null,\n"}},
+          {"a bound volume swapped",
+           R"({"spec": {"volumeName": "pv-2"}})",
+           R"({"spec": {"volumeName": "pv-1"}})",
+           {immutable + "@@ -9,7 +9,7 @@\n    \"storage\": \"10Gi\"\n   }\n  },\n- \"VolumeName\": "
+                        "\"pv-1\",\n+ \"VolumeName\": \"pv-2\",\n  \"StorageClassName\": null,\n  "
+                        "\"VolumeMode\": \"Filesystem\",\n  \"DataSource\": null,\n"}},
+          {"a pending claim grows",
+           R"({"spec": {"resources": {"requests": {"storage": "20Gi"}}}})",
+           "{}",
+           {immutable +
+            "@@ -6,7 +6,7 @@\n  \"Resources\": {\n   \"Limits\": null,\n   \"Requests\": "
+            "{\n-   \"storage\": \"10Gi\"\n+   \"storage\": \"20Gi\"\n   }\n  },\n  "
+            "\"VolumeName\": \"\",\n"}},
+          {"a bound claim shrinks",
+           R"({"spec": {"resources": {"requests": {"storage": "5Gi"}}},
+                                            "status": {"phase": "Bound"}})",
+           "{}",
+           {"spec.resources.requests.storage: Forbidden: field can not be less than previous "
+            "value"}},
+          {"the volume mode",
+           R"({"spec": {"volumeMode": "Block"}})",
+           "{}",
+           {immutable + "@@ -11,7 +11,7 @@\n  },\n  \"VolumeName\": \"\",\n  \"StorageClassName\": "
+                        "null,\n- \"VolumeMode\": \"Filesystem\",\n+ \"VolumeMode\": \"Block\",\n  "
+                        "\"DataSource\": null,\n  \"DataSourceRef\": null,\n  "
+                        "\"VolumeAttributesClassName\": null\n",
+            "volumeMode: Invalid value: \"Block\": field is immutable"}},
+      });
+}
+
 TEST(ReplicationControllerTest, Defaults) {
   json rc = json::parse(R"({"metadata": {"name": "web"},
       "spec": {"template": {"metadata": {"labels": {"app": "web", "tier": "fe"}}}}})");
