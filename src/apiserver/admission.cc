@@ -487,6 +487,9 @@ void PrepareForUpdate(const Resource& r, json& object, const json& old,
   }
   if (!subresource.empty()) return;
   if (r.group.empty() && r.resource == "services") validation::KeepServiceAddresses(object, old);
+  if (r.group.empty() && r.resource == "persistentvolumeclaims") {
+    validation::PreparePersistentVolumeClaimForUpdate(object, old);
+  }
   if (crd::IsDefinition(r)) crd::PrepareDefinitionForUpdate(object, old);
   if (r.custom != nullptr) crd::PrepareCustomForUpdate(r, object, old);
 }

@@ -1,6 +1,7 @@
 #include "apiserver/validation/core.h"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 
 #include "api/name_validation.h"
@@ -335,7 +336,15 @@ nlohmann::ordered_json InternalClaimSpec(const json& spec) {
   const json* modes = Member(spec, "accessModes");
   out["AccessModes"] =
       modes != nullptr && modes->is_array() ? nlohmann::ordered_json(*modes) : nullptr;
-  out["Selector"] = Optional(&spec, "selector");
+  // metav1.LabelSelector's own JSON names, in its order.
+  if (const json* sel = Member(spec, "selector"); sel != nullptr && sel->is_object()) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    if (const json* l = Member(sel, "matchLabels")) o["matchLabels"] = *l;
+    if (const json* e = Member(sel, "matchExpressions")) o["matchExpressions"] = *e;
+    out["Selector"] = std::move(o);
+  } else {
+    out["Selector"] = nullptr;
+  }
   const json* resources = Member(spec, "resources");
   out["Resources"] = {{"Limits", ResourceListJson(Member(resources, "limits"))},
                       {"Requests", ResourceListJson(Member(resources, "requests"))}};
@@ -346,6 +355,22 @@ nlohmann::ordered_json InternalClaimSpec(const json& spec) {
   out["DataSourceRef"] = ReferenceJson(Member(spec, "dataSourceRef"), true);
   out["VolumeAttributesClassName"] = Optional(&spec, "volumeAttributesClassName");
   return out;
+}
+
+// apimachinery's Semantic.DeepEqual treats an empty map or slice as nil.
+nlohmann::ordered_json NilIfEmpty(const nlohmann::ordered_json& v) {
+  if ((v.is_object() || v.is_array()) && v.empty()) return nullptr;
+  if (v.is_object()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    for (const auto& [k, e] : v.items()) out[k] = NilIfEmpty(e);
+    return out;
+  }
+  if (v.is_array()) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const auto& e : v) out.push_back(NilIfEmpty(e));
+    return out;
+  }
+  return v;
 }
 
 std::vector<std::string> Lines(const std::string& text) {
@@ -370,38 +395,60 @@ std::string UnifiedRange(size_t start, size_t stop) {
 // apimachinery's diff.Diff of two objects: a unified diff with 3 lines of context of their JSON
 // texts, indented by one space, without file headers (go-difflib). Lines match by a longest
 // common subsequence; a changed run prints its removals before its additions.
+struct DiffOp {
+  bool equal;
+  size_t i1, i2, j1, j2;
+};
+
+// difflib's SequenceMatcher (no junk: texts this short get no autojunk) on lines: the longest
+// matching block of x[alo, ahi) and y[blo, bhi) (the first in x, then in y, among equals), then
+// the same on either side of it; `blocks` gets (i, j, size) in order.
+void MatchingBlocks(const std::vector<std::string>& x, const std::vector<std::string>& y,
+                    size_t alo, size_t ahi, size_t blo, size_t bhi,
+                    std::vector<std::array<size_t, 3>>* blocks) {
+  size_t bi = alo, bj = blo, best = 0;
+  for (size_t i = alo; i < ahi; ++i) {
+    for (size_t j = blo; j < bhi; ++j) {
+      size_t k = 0;
+      while (i + k < ahi && j + k < bhi && x[i + k] == y[j + k]) ++k;
+      if (k > best) bi = i, bj = j, best = k;
+    }
+  }
+  if (best == 0) return;
+  MatchingBlocks(x, y, alo, bi, blo, bj, blocks);
+  blocks->push_back({bi, bj, best});
+  MatchingBlocks(x, y, bi + best, ahi, bj + best, bhi, blocks);
+}
+
+// get_opcodes: the equal runs and the changed runs between them.
+std::vector<DiffOp> Opcodes(const std::vector<std::string>& x, const std::vector<std::string>& y) {
+  std::vector<std::array<size_t, 3>> blocks;
+  MatchingBlocks(x, y, 0, x.size(), 0, y.size(), &blocks);
+  blocks.push_back({x.size(), y.size(), 0});
+  std::vector<DiffOp> ops;
+  size_t i = 0, j = 0;
+  for (const auto& [ai, bj, size] : blocks) {
+    if (i < ai || j < bj) ops.push_back({false, i, ai, j, bj});
+    i = ai + size;
+    j = bj + size;
+    // Adjacent blocks (which difflib collapses first) extend the previous equal run.
+    if (size > 0 && !ops.empty() && ops.back().equal && ops.back().i2 == ai) {
+      ops.back().i2 = i;
+      ops.back().j2 = j;
+    } else if (size > 0) {
+      ops.push_back({true, ai, i, bj, j});
+    }
+  }
+  return ops;
+}
+
+// apimachinery's diff.Diff of two objects: go-difflib's unified diff with 3 lines of context of
+// their JSON texts, indented by one space, without file headers.
 std::string JsonDiff(const nlohmann::ordered_json& a, const nlohmann::ordered_json& b) {
   const std::vector<std::string> x = Lines(a.dump(1)), y = Lines(b.dump(1));
-  const size_t n = x.size(), m = y.size();
-  std::vector<std::vector<uint16_t>> lcs(n + 1, std::vector<uint16_t>(m + 1, 0));
-  for (size_t i = n; i-- > 0;) {
-    for (size_t j = m; j-- > 0;) {
-      lcs[i][j] = x[i] == y[j] ? lcs[i + 1][j + 1] + 1 : std::max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  // Opcodes: equal runs and changed runs (i1, i2, j1, j2).
-  struct Op {
-    bool equal;
-    size_t i1, i2, j1, j2;
-  };
-  std::vector<Op> ops;
-  size_t i = 0, j = 0;
-  while (i < n || j < m) {
-    const size_t i0 = i, j0 = j;
-    if (i < n && j < m && x[i] == y[j]) {
-      while (i < n && j < m && x[i] == y[j]) ++i, ++j;
-      ops.push_back({true, i0, i, j0, j});
-      continue;
-    }
-    while ((i < n || j < m) && !(i < n && j < m && x[i] == y[j])) {
-      if (j >= m || (i < n && lcs[i + 1][j] >= lcs[i][j + 1])) {
-        ++i;
-      } else {
-        ++j;
-      }
-    }
-    ops.push_back({false, i0, i, j0, j});
-  }
+  using Op = DiffOp;
+  std::vector<Op> ops = Opcodes(x, y);
+  if (ops.empty()) return "";
   // difflib's get_grouped_opcodes(3): the changes with 3 lines of context, a group ending
   // where more than 6 lines are equal.
   constexpr size_t kContext = 3;
@@ -469,8 +516,9 @@ void ValidatePersistentVolumeClaimUpdate(const json& object, const json& old, Fi
       Str(new_class) == Str(old_beta) && (new_beta == nullptr || Str(new_beta) == Str(old_beta))) {
     now.erase("storageClassName");  // from the beta annotation to the field
   } else {
-    if (Str(new_beta) != Str(old_beta) || (new_beta == nullptr) != (old_beta == nullptr)) {
-      errors->push_back(FieldError::Invalid("metadata.annotations[" + std::string(kBeta) + "]",
+    // ValidateImmutableAnnotation: fldPath.Child("annotations", key).
+    if (Str(new_beta) != Str(old_beta)) {
+      errors->push_back(FieldError::Invalid("metadata.annotations." + std::string(kBeta),
                                             std::string(Str(new_beta)), "field is immutable"));
     }
     // A class set where there was none (the retroactive default class).
@@ -490,22 +538,25 @@ void ValidatePersistentVolumeClaimUpdate(const json& object, const json& old, Fi
     }
   }
   const nlohmann::ordered_json a = InternalClaimSpec(was), b = InternalClaimSpec(now);
-  if (a != b) {
+  if (NilIfEmpty(a) != NilIfEmpty(b)) {  // Semantic.DeepEqual: an empty map or list is nil
     errors->push_back(
         FieldError::Forbidden("spec",
                               "spec is immutable after creation except resources.requests and "
                               "volumeAttributesClassName for bound claims\n" +
                                   JsonDiff(a, b)));
   }
-  const json* new_size = At(object, {"spec", "resources", "requests", "storage"});
-  const json* old_size = At(old, {"spec", "resources", "requests", "storage"});
-  if (new_size != nullptr && old_size != nullptr) {
-    auto q = api::Quantity::Parse(QuantityText(*new_size));
-    auto o = api::Quantity::Parse(QuantityText(*old_size));
-    if (q.ok() && o.ok() && q->Compare(*o) < 0) {
-      errors->push_back(FieldError::Forbidden("spec.resources.requests.storage",
-                                              "field can not be less than previous value"));
-    }
+  // A smaller request (RecoverVolumeExpansionFailure, beta and on in 1.32): above what the
+  // volume has (status.capacity), to recover from an expansion that failed.
+  auto quantity = [](const json* v) {
+    return api::Quantity::Parse(v != nullptr ? QuantityText(*v) : "0");
+  };
+  auto size = quantity(At(object, {"spec", "resources", "requests", "storage"}));
+  auto old_size = quantity(At(old, {"spec", "resources", "requests", "storage"}));
+  auto capacity = quantity(At(old, {"status", "capacity", "storage"}));
+  if (size.ok() && old_size.ok() && capacity.ok() && size->Compare(*old_size) < 0 &&
+      size->Compare(*capacity) <= 0) {
+    errors->push_back(FieldError::Forbidden("spec.resources.requests.storage",
+                                            "field can not be less than status.capacity"));
   }
   const json* mode = Member(new_spec, "volumeMode");
   const json* old_mode = Member(old_spec, "volumeMode");
@@ -623,6 +674,15 @@ void DefaultPersistentVolumeClaim(json& object) {
 void PreparePersistentVolumeClaimForCreate(json& object) {
   if (!object.is_object()) return;
   object["status"] = {{"phase", "Pending"}};
+}
+
+void PreparePersistentVolumeClaimForUpdate(json& object, const json& old) {
+  if (!object.is_object()) return;
+  if (const json* status = Member(old, "status")) {
+    object["status"] = *status;
+  } else {
+    object.erase("status");
+  }
 }
 
 Status ValidatePersistentVolumeClaim(const json& object, const json* old, FieldErrors* errors) {

@@ -36,10 +36,12 @@
 //   set once, a class given where there was none (or from the beta annotation), and a bound
 //   claim's resources.requests: "spec: Forbidden: spec is immutable after creation except
 //   resources.requests and volumeAttributesClassName for bound claims" followed by
-//   apimachinery's diff.Diff of the internal specs (a unified diff of their JSON, Go field
-//   names); the request never smaller ("spec.resources.requests.storage: Forbidden: field can
-//   not be less than previous value"); volumeMode and the beta class annotation immutable.
-//   Not modelled: the selector's and dataSource's rules; the resize admission plugin.
+//   a diff of the internal specs: apimachinery's diff.Diff of kube 1.34 (go-difflib's unified
+//   diff of their JSON, Go field names), where 1.32 appends go-cmp's report, whose layout go-cmp
+//   varies on purpose; a smaller request only above status.capacity
+//   (RecoverVolumeExpansionFailure, beta in 1.32: "spec.resources.requests.storage: Forbidden:
+//   field can not be less than status.capacity"); volumeMode and the beta class annotation
+//   immutable. Not modelled: the selector's and dataSource's rules; the resize admission.
 //
 // ReplicationController
 //   Defaults: spec.selector from the template's labels when empty, metadata.labels likewise,
@@ -72,6 +74,9 @@ void PreparePersistentVolumeStatusUpdate(json& object, const json& old, const st
 
 void DefaultPersistentVolumeClaim(json& object);
 void PreparePersistentVolumeClaimForCreate(json& object);
+// The strategy's PrepareForUpdate: an update of the claim itself keeps the stored status (the
+// status subresource writes it).
+void PreparePersistentVolumeClaimForUpdate(json& object, const json& old);
 Status ValidatePersistentVolumeClaim(const json& object, const json* old, api::FieldErrors* errors);
 
 // apivalidation.ValidateCSIDriverName (a PersistentVolume's spec.csi.driver, a CSINode's

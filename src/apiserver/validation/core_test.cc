@@ -200,9 +200,9 @@ TEST(PersistentVolumeClaimTest, RulesAndTexts) {
 }
 
 // ValidatePersistentVolumeClaimUpdate: the spec is immutable but for volumeName set once, a
-// class given where there was none, and a bound claim's storage request (never smaller). The
-// message embeds apimachinery's diff.Diff of the internal specs (a JSON unified diff, as a real
-// cluster prints it).
+// class given where there was none, and a bound claim's storage request (smaller only above
+// status.capacity). The message embeds a diff of the internal specs (apimachinery's diff.Diff:
+// a JSON unified diff; the texts below are Python difflib's for the same JSON).
 TEST(PersistentVolumeClaimTest, UpdateRules) {
   const std::string immutable =
       "spec: Forbidden: spec is immutable after creation except resources.requests and "
@@ -218,8 +218,8 @@ TEST(PersistentVolumeClaimTest, UpdateRules) {
            {}},
           {"a bound claim grows",
            R"({"spec": {"resources": {"requests": {"storage": "20Gi"}}},
-                                          "status": {"phase": "Bound"}})",
-           "{}",
+               "status": {"phase": "Bound"}})",
+           R"({"status": {"phase": "Bound"}})",
            {}},
           {"access modes changed",
            R"({"spec": {"accessModes": ["ReadWriteMany"]}})",
@@ -246,12 +246,27 @@ TEST(PersistentVolumeClaimTest, UpdateRules) {
             "@@ -6,7 +6,7 @@\n  \"Resources\": {\n   \"Limits\": null,\n   \"Requests\": "
             "{\n-   \"storage\": \"10Gi\"\n+   \"storage\": \"20Gi\"\n   }\n  },\n  "
             "\"VolumeName\": \"\",\n"}},
-          {"a bound claim shrinks",
-           R"({"spec": {"resources": {"requests": {"storage": "5Gi"}}},
-                                            "status": {"phase": "Bound"}})",
-           "{}",
-           {"spec.resources.requests.storage: Forbidden: field can not be less than previous "
-            "value"}},
+          {"a bound claim shrinks, still above what its volume has (an expansion that failed)",
+           R"({"spec": {"resources": {"requests": {"storage": "15Gi"}}},
+               "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}})",
+           R"({"spec": {"resources": {"requests": {"storage": "20Gi"}}},
+               "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}})",
+           {}},
+          {"a bound claim shrinks to what its volume has",
+           R"({"spec": {"resources": {"requests": {"storage": "10Gi"}}},
+               "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}})",
+           R"({"spec": {"resources": {"requests": {"storage": "20Gi"}}},
+               "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}})",
+           {"spec.resources.requests.storage: Forbidden: field can not be less than "
+            "status.capacity"}},
+          {"empty limits are no limits", R"({"spec": {"resources": {"limits": {}}}})", "{}", {}},
+          {"the beta class annotation",
+           R"({"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "b"}},
+               "spec": {"storageClassName": "a"}})",
+           R"({"metadata": {"annotations": {"volume.beta.kubernetes.io/storage-class": "a"}},
+               "spec": {"storageClassName": "a"}})",
+           {"metadata.annotations.volume.beta.kubernetes.io/storage-class: Invalid value: "
+            "\"b\": field is immutable"}},
           {"the volume mode",
            R"({"spec": {"volumeMode": "Block"}})",
            "{}",
@@ -261,6 +276,37 @@ TEST(PersistentVolumeClaimTest, UpdateRules) {
                         "\"VolumeAttributesClassName\": null\n",
             "volumeMode: Invalid value: \"Block\": field is immutable"}},
       });
+}
+
+// SequenceMatcher's matching (the longest block first), not a longest common subsequence:
+// Python's difflib gives this text for these two specs.
+TEST(PersistentVolumeClaimTest, TheDiffMatchesAsDifflib) {
+  api::FieldErrors errors;
+  json old = json::parse(kClaim), now = json::parse(kClaim);
+  old["spec"]["resources"] = {{"limits", {{"storage", "10Gi"}}},
+                              {"requests", {{"storage", "5Gi"}}}};
+  now["spec"]["resources"] = {{"requests", {{"storage", "10Gi"}}}};
+  DefaultPersistentVolumeClaim(old);
+  DefaultPersistentVolumeClaim(now);
+  ASSERT_TRUE(ValidatePersistentVolumeClaim(now, &old, &errors).ok());
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].detail,
+            "spec is immutable after creation except resources.requests and "
+            "volumeAttributesClassName for bound claims\n"
+            "@@ -4,11 +4,9 @@\n"
+            "  ],\n"
+            "  \"Selector\": null,\n"
+            "  \"Resources\": {\n"
+            "-  \"Limits\": {\n"
+            "+  \"Limits\": null,\n"
+            "+  \"Requests\": {\n"
+            "    \"storage\": \"10Gi\"\n"
+            "-  },\n"
+            "-  \"Requests\": {\n"
+            "-   \"storage\": \"5Gi\"\n"
+            "   }\n"
+            "  },\n"
+            "  \"VolumeName\": \"\",\n");
 }
 
 TEST(ReplicationControllerTest, Defaults) {
