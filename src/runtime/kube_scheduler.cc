@@ -28,6 +28,9 @@ KubeScheduler::KubeScheduler(const client::RestClient& kube, const Clock& clock,
                              std::shared_ptr<scheduler::VolumeCache> volumes)
     : kube_(kube),
       clock_(clock),
+      bind_timeout_(options.volume_bind_timeout),
+      bind_poll_(options.volume_bind_poll > Duration::zero() ? options.volume_bind_poll
+                                                             : std::chrono::seconds(1)),
       logger_(logger),
       timers_(clock, executor),
       queue_(timers_, scheduler, *this, options),
@@ -223,8 +226,29 @@ void KubeScheduler::OnStorage(scheduler::ClusterEvent::Storage kind, Change chan
 
 // ---- What the queue does through the API ---------------------------------------------------
 
-Status KubeScheduler::PrepareClaims(const api::Pod& pod, const std::string& node) {
-  if (volumes_ == nullptr) return Status::Ok();
+namespace {
+
+constexpr std::string_view kPreBindPrefix = "running PreBind plugin \"VolumeBinding\": ";
+
+Status PreBindError(const Status& s, std::string_view what = "") {
+  return Status(s.code(),
+                std::string(kPreBindPrefix) + std::string(what) + std::string(s.message()));
+}
+
+std::string ResourceVersionOf(const json& obj) {
+  if (!obj.is_object()) return "";
+  const auto m = obj.find("metadata");
+  if (m == obj.end() || !m->is_object()) return "";
+  const auto rv = m->find("resourceVersion");
+  return rv != m->end() && rv->is_string() ? rv->get<std::string>() : "";
+}
+
+}  // namespace
+
+StatusOr<scheduler::plugins::PodVolumeWrites> KubeScheduler::WriteVolumeBindings(
+    const api::Pod& pod, const std::string& node) {
+  scheduler::plugins::PodVolumeWrites writes;
+  if (volumes_ == nullptr) return writes;
   api::Labels labels;
   if (const scheduler::NodeInfo* info = queue_.snapshot().GetNodeInfo(node)) {
     labels = info->AllLabels();
@@ -234,7 +258,13 @@ Status KubeScheduler::PrepareClaims(const api::Pod& pod, const std::string& node
   for (const api::Volume& v : pod.spec.volumes) {
     if (v.claim_name.empty()) continue;
     auto claim = volumes_->Claim(pod.meta.namespace_, v.claim_name);
-    if (claim == nullptr || !claim->volume_name.empty() || !claim->SelectedNode().empty()) {
+    if (claim == nullptr || !claim->volume_name.empty()) continue;
+    if (const std::string selected = claim->SelectedNode(); !selected.empty()) {
+      // Given this node by an earlier binding cycle (Filter rejects another node's claim):
+      // written already, waited for again.
+      if (selected == node) {
+        writes.provisions.push_back({claim->meta.name, claim->meta.resource_version});
+      }
       continue;
     }
     const auto sc = volumes_->Class(claim->ClassName());
@@ -245,30 +275,26 @@ Status KubeScheduler::PrepareClaims(const api::Pod& pod, const std::string& node
   });
   std::set<std::string> chosen;
   for (const auto& claim : delayed) {
-    Status r;
     if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels, &chosen)) {
       chosen.insert(volume->meta.name);
-      r = BindVolume(*claim, volume->meta.name);
-    } else {
-      const json patch = {
-          {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
-      r = kube_.PatchUnread(client::ResourcePath("", "v1", "persistentvolumeclaims",
-                                                 pod.meta.namespace_, claim->meta.name),
-                            client::PatchType::kMerge, patch);
+      auto version = BindVolume(*claim, volume->meta.name);
+      if (!version.ok()) return version.status();
+      writes.bindings.push_back({claim->meta.name, volume->meta.name, *std::move(version)});
+      continue;
     }
-    if (!r.ok()) {
-      if (logger_ != nullptr) {
-        logger_->Warning("scheduler: cannot prepare a claim",
-                         {{"pod", pod.Key()}, {"claim", claim->meta.name}, {"err", r.ToString()}});
-      }
-      return r;
-    }
+    const json patch = {
+        {"metadata", {{"annotations", {{std::string(api::kAnnSelectedNode), node}}}}}};
+    auto written = kube_.Patch(client::ResourcePath("", "v1", "persistentvolumeclaims",
+                                                    pod.meta.namespace_, claim->meta.name),
+                               client::PatchType::kMerge, patch);
+    if (!written.ok()) return written.status();
+    writes.provisions.push_back({claim->meta.name, ResourceVersionOf(*written)});
   }
-  return Status::Ok();
+  return writes;
 }
 
-Status KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
-                                 const std::string& volume) {
+StatusOr<std::string> KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
+                                                const std::string& volume) {
   const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", volume);
   auto pv = kube_.Get(path);
   if (!pv.ok()) return pv.status();
@@ -282,12 +308,68 @@ Status KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
                                  {"apiVersion", "v1"},
                                  {"resourceVersion", claim.meta.resource_version}};
   updated["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
-  return kube_.Update(path, updated).status();
+  auto written = kube_.Update(path, updated);
+  if (!written.ok()) return written.status();
+  return ResourceVersionOf(*written);
 }
 
-Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
-                           const scheduler::Reservation& reservation) {
-  TIDEPOOL_RETURN_IF_ERROR(PrepareClaims(pod, node));
+void KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
+                         const scheduler::Reservation& reservation, BindDone done) {
+  auto writes = WriteVolumeBindings(pod, node);
+  if (!writes.ok()) {
+    if (logger_ != nullptr) {
+      logger_->Warning("scheduler: cannot bind the pod's volumes",
+                       {{"pod", pod.Key()}, {"err", writes.status().ToString()}});
+    }
+    done(PreBindError(writes.status()));
+    return;
+  }
+  if (writes->empty()) {  // every claim bound already (or none)
+    done(PostBinding(pod, node, reservation));
+    return;
+  }
+  auto wait = std::make_shared<VolumeWait>(VolumeWait{pod, node, reservation, *std::move(writes),
+                                                      timers_.clock().Now() + bind_timeout_,
+                                                      std::move(done)});
+  timers_.ScheduleAfter(bind_poll_, [this, wait] { PollVolumes(wait); });
+}
+
+void KubeScheduler::PollVolumes(std::shared_ptr<VolumeWait> wait) {
+  const api::Pod& pod = wait->pod;
+  const std::string& node = wait->node;
+  StatusOr<bool> bound = false;
+  // checkBindings: the node, then the pod, then each claim written.
+  if (const scheduler::NodeInfo* info = queue_.snapshot().GetNodeInfo(node); info == nullptr) {
+    bound = Status(StatusCode::kNotFound,
+                   "failed to get node \"" + node + "\": node \"" + node + "\" not found");
+  } else if (pods_->Get(pod.Key()) == nullptr) {
+    bound = Status(StatusCode::kNotFound,
+                   "pod does not exist any more: pod \"" + pod.meta.name + "\" not found");
+  } else {
+    bound = scheduler::plugins::CheckBindings(*volumes_, pod.meta.namespace_, node,
+                                              info->AllLabels(), wait->writes);
+  }
+  if (bound.ok() && !*bound) {
+    if (timers_.clock().Now() < wait->deadline) {
+      timers_.ScheduleAfter(bind_poll_, [this, wait] { PollVolumes(wait); });
+      return;
+    }
+    bound = Status(StatusCode::kDeadlineExceeded, "context deadline exceeded");
+  }
+  if (!bound.ok()) {
+    const Status error = PreBindError(bound.status(), "binding volumes: ");
+    if (logger_ != nullptr) {
+      logger_->Warning("scheduler: the pod's volumes were not bound",
+                       {{"pod", pod.Key()}, {"node", node}, {"err", error.ToString()}});
+    }
+    wait->done(error);
+    return;
+  }
+  wait->done(PostBinding(pod, node, wait->reservation));
+}
+
+Status KubeScheduler::PostBinding(const api::Pod& pod, const std::string& node,
+                                  const scheduler::Reservation& reservation) {
   json binding = {
       {"apiVersion", "v1"},
       {"kind", "Binding"},
@@ -301,11 +383,14 @@ Status KubeScheduler::Bind(const api::Pod& pod, const std::string& node,
   auto r = kube_.Create(
       client::ResourcePath("", "v1", "pods", pod.meta.namespace_, pod.meta.name, "binding"),
       binding);
-  if (!r.ok() && logger_ != nullptr) {
+  if (r.ok()) return Status::Ok();
+  if (logger_ != nullptr) {
     logger_->Warning("scheduler: binding rejected",
                      {{"pod", pod.Key()}, {"node", node}, {"err", r.status().ToString()}});
   }
-  return r.status();
+  // RunBindPlugins' error.
+  return Status(r.status().code(),
+                "running Bind plugin \"DefaultBinder\": " + std::string(r.status().message()));
 }
 
 void KubeScheduler::Event(const scheduler::PodRef& pod, std::string_view type,

@@ -3,9 +3,18 @@
 // KubeScheduler: kube-scheduler as an API client - the one scheduling queue both runtimes use
 // (scheduler::SchedulingQueue) fed by informers of nodes and pods, acting through the API as
 // kube-scheduler 1.32 does:
-//   - binding: POST pods/<name>/binding {"target": {"kind": "Node", "name": ...}} with the
-//     pod's uid in the binding's metadata (a pod deleted and re-created is not bound by
-//     mistake); a refused binding forgets the assumed pod;
+//   - the binding cycle: VolumeBinding's PreBind (BindPodVolumes) for a pod with claims not
+//     bound yet - each WaitForFirstConsumer claim gets its static volume (the volume's
+//     claimRef, bound-by-controller; kcm's PV controller completes the binding) or, when none
+//     matches, volume.kubernetes.io/selected-node = the node (the provisioner makes its volume
+//     in that node's zone); then every `volumeBindPoll` (1 s) until every claim is fully bound
+//     (plugins/volume_binding's CheckBindings), an error (`provisioning failed for PVC "x"`
+//     when the provisioner gave up), or `volumeBindTimeout` (600 s: `context deadline
+//     exceeded`), each error as `running PreBind plugin "VolumeBinding": binding volumes: ...`;
+//     then POST pods/<name>/binding {"target": {"kind": "Node", "name": ...}} with the pod's
+//     uid in the binding's metadata (a pod deleted and re-created is not bound by mistake). So
+//     Scheduled comes after the volume is provisioned and bound, as in a real cluster; a pod
+//     deleted while it waits stops the wait;
 //   - Unschedulable: a strategic-merge PATCH of pods/<name>/status setting the PodScheduled
 //     condition (and status.nominatedNodeName when preemption chose a node), written only when
 //     it changes (podutil.UpdatePodCondition), lastTransitionTime when its status changes;
@@ -46,6 +55,7 @@
 #include "common/timer_service.h"
 #include "runtime/kube_cluster.h"
 #include "scheduler/framework/volume_lister.h"
+#include "scheduler/plugins/volume_binding/volume_binding.h"
 #include "scheduler/queue/scheduling_queue.h"
 #include "scheduler/scheduler.h"
 
@@ -92,18 +102,28 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // With an executor: ReleaseHeld() once both informers have synced, checked every 100 ms.
   void CheckSynced();
 
-  // VolumeBinding's PreBind (BindPodVolumes), reduced: for each claim of the pod whose class
-  // binds WaitForFirstConsumer, not bound and given no node yet, the volume FindVolumeFor
-  // matches on `node` gets the claim's reference (claimRef, bound-by-controller; the PV
-  // controller completes the binding), or, when none, the claim gets
-  // volume.kubernetes.io/selected-node = `node` (the external provisioner makes its volume in
-  // that node's zone). Deviation: the binding is posted at once instead of after the claims are
-  // bound (kube waits up to 600 s), so Scheduled comes before the provisioning events and the
-  // pod may start before its volume is bound.
-  Status PrepareClaims(const api::Pod& pod, const std::string& node);
-  Status BindVolume(const api::PersistentVolumeClaim& claim, const std::string& volume);
-  Status Bind(const api::Pod& pod, const std::string& node,
-              const scheduler::Reservation& reservation) override;
+  // A binding cycle waiting for the pod's claims.
+  struct VolumeWait {
+    api::Pod pod;
+    std::string node;
+    scheduler::Reservation reservation;
+    scheduler::plugins::PodVolumeWrites writes;
+    TimePoint deadline;
+    BindDone done;
+  };
+  // BindPodVolumes' API writes (bindAPIUpdate) for the pod's WaitForFirstConsumer claims that
+  // are not bound (see the file comment); a claim already given `node` is waited for again.
+  StatusOr<scheduler::plugins::PodVolumeWrites> WriteVolumeBindings(const api::Pod& pod,
+                                                                    const std::string& node);
+  // A static volume given the claim's reference; its resourceVersion as written.
+  StatusOr<std::string> BindVolume(const api::PersistentVolumeClaim& claim,
+                                   const std::string& volume);
+  void Bind(const api::Pod& pod, const std::string& node, const scheduler::Reservation& reservation,
+            BindDone done) override;
+  // One look of BindPodVolumes' poll; binds the pod when its claims are bound.
+  void PollVolumes(std::shared_ptr<VolumeWait> wait);
+  Status PostBinding(const api::Pod& pod, const std::string& node,
+                     const scheduler::Reservation& reservation);
   void Event(const scheduler::PodRef& pod, std::string_view type, std::string_view reason,
              std::string message) override;
   void SetUnschedulable(const api::Pod& pod, const api::PodCondition& condition,
@@ -112,6 +132,8 @@ class KubeScheduler final : private scheduler::SchedulingActions {
 
   const client::RestClient& kube_;
   const Clock& clock_;
+  const Duration bind_timeout_;
+  const Duration bind_poll_;
   log::Logger* logger_;
   ActorTimers timers_;  // its own thread, or the executor
   scheduler::SchedulingQueue queue_;

@@ -36,7 +36,7 @@ class KubeSchedulerTest : public ::testing::Test {
   ~KubeSchedulerTest() override { kube_scheduler_->Stop(); }
 
   void Create(const std::string& resource, const json& obj) {
-    const std::string ns = resource == "nodes" ? "" : "default";
+    const std::string ns = resource == "nodes" || resource == "persistentvolumes" ? "" : "default";
     auto r = client_.Create(ResourcePath("", "v1", resource, ns), obj);
     ASSERT_TRUE(r.ok()) << r.status().ToString();
   }
@@ -177,6 +177,100 @@ TEST_F(KubeSchedulerTest, APackingProfileBindsSharesToTheirGpu) {
   Create("pods", share("c", "500"));
   ASSERT_TRUE(Eventually([&] { return NodeOf(Pod("c")) == "n1"; }));
   EXPECT_EQ(Pod("c")["metadata"]["annotations"].value("alibabacloud.com/gpu-index", ""), "1");
+}
+
+// VolumeBinding's PreBind: a WaitForFirstConsumer claim gets the node, and the pod is bound
+// only once the claim is (here the test plays kcm's PV controller); a provisioner that gives
+// up (the annotation removed) sends the pod back with kube-scheduler's error.
+class KubeSchedulerVolumeTest : public KubeSchedulerTest {
+ protected:
+  void StartWithVolumes() {
+    kube_scheduler_->Stop();
+    auto volumes = std::make_shared<scheduler::VolumeCache>();
+    scheduler::SchedulingQueueOptions options;
+    options.profile.args.volumes = volumes;
+    options.volume_bind_poll = std::chrono::milliseconds(20);
+    auto s = scheduler::Scheduler::Create(options.profile);
+    ASSERT_TRUE(s.ok());
+    scheduler_ = std::move(s).value();
+    kube_scheduler_ = std::make_unique<KubeScheduler>(client_, api_.clock(), *scheduler_, options,
+                                                      nullptr, 1, nullptr, nullptr, volumes);
+    auto sc = client_.Create(ResourcePath("storage.k8s.io", "v1", "storageclasses", ""),
+                             {{"apiVersion", "storage.k8s.io/v1"},
+                              {"kind", "StorageClass"},
+                              {"metadata", {{"name", "wffc"}}},
+                              {"provisioner", "pd.csi.storage.gke.io"},
+                              {"volumeBindingMode", "WaitForFirstConsumer"}});
+    ASSERT_TRUE(sc.ok()) << sc.status().ToString();
+    Create("persistentvolumeclaims", {{"apiVersion", "v1"},
+                                      {"kind", "PersistentVolumeClaim"},
+                                      {"metadata", {{"name", "data"}}},
+                                      {"spec",
+                                       {{"storageClassName", "wffc"},
+                                        {"accessModes", {"ReadWriteOnce"}},
+                                        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
+    Create("nodes", Node("n1", "1"));
+    json pod = GpuPod("p");
+    pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+    Create("pods", pod);
+    kube_scheduler_->Start();
+  }
+  json Claim() {
+    auto c = client_.Get(ResourcePath("", "v1", "persistentvolumeclaims", "default", "data"));
+    return c.ok() ? *c : json::object();
+  }
+  static std::string SelectedNode(const json& claim) {
+    const json& a = claim["metadata"].value("annotations", json::object());
+    return a.value("volume.kubernetes.io/selected-node", "");
+  }
+};
+
+TEST_F(KubeSchedulerVolumeTest, APodIsBoundOnlyOnceItsClaimIs) {
+  StartWithVolumes();
+  ASSERT_TRUE(Eventually([&] { return SelectedNode(Claim()) == "n1"; }));
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // ten polls
+  EXPECT_EQ(NodeOf(Pod("p")), "");
+  const json claim = Claim();
+  Create("persistentvolumes",
+         {{"apiVersion", "v1"},
+          {"kind", "PersistentVolume"},
+          {"metadata", {{"name", "pv-1"}}},
+          {"spec",
+           {{"storageClassName", "wffc"},
+            {"accessModes", {"ReadWriteOnce"}},
+            {"capacity", {{"storage", "1Gi"}}},
+            {"csi", {{"driver", "pd.csi.storage.gke.io"}, {"volumeHandle", "h"}}},
+            {"claimRef",
+             {{"namespace", "default"}, {"name", "data"}, {"uid", claim["metadata"]["uid"]}}}}}});
+  json bound = claim;
+  bound["spec"]["volumeName"] = "pv-1";
+  bound["metadata"]["annotations"]["pv.kubernetes.io/bind-completed"] = "yes";
+  auto r =
+      client_.Update(ResourcePath("", "v1", "persistentvolumeclaims", "default", "data"), bound);
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  ASSERT_TRUE(Eventually([&] { return NodeOf(Pod("p")) == "n1"; }));
+  EXPECT_TRUE(HasEvent("default-scheduler Scheduled p: Successfully assigned default/p to n1"));
+}
+
+TEST_F(KubeSchedulerVolumeTest, AProvisionerThatGivesUpSendsThePodBack) {
+  StartWithVolumes();
+  ASSERT_TRUE(Eventually([&] { return SelectedNode(Claim()) == "n1"; }));
+  auto r = client_.Patch(
+      ResourcePath("", "v1", "persistentvolumeclaims", "default", "data"),
+      client::PatchType::kMerge,
+      {{"metadata",
+        {{"annotations", {{"volume.kubernetes.io/selected-node", nullptr}, {"other", "x"}}}}}});
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  const std::string message =
+      "running PreBind plugin \"VolumeBinding\": binding volumes: provisioning failed for PVC "
+      "\"data\"";
+  EXPECT_TRUE(HasEvent("default-scheduler FailedScheduling p: " + message));
+  ASSERT_TRUE(Eventually(
+      [&] { return Condition(Pod("p"), "PodScheduled").value("reason", "") == "SchedulerError"; }));
+  EXPECT_EQ(Condition(Pod("p"), "PodScheduled").value("message", ""), message);
+  EXPECT_EQ(NodeOf(Pod("p")), "");
+  // Tried again after its backoff: the claim is given the node again.
+  EXPECT_TRUE(Eventually([&] { return SelectedNode(Claim()) == "n1"; }));
 }
 
 }  // namespace

@@ -515,6 +515,16 @@ expect_match "$(k get pv "pvc-$uid")" "^pvc-$uid +10Gi +RWO +Delete +Bound +defa
 expect_in "$(k get pvc data -o jsonpath='{.metadata.annotations}')" "\"volume.kubernetes.io/selected-node\":\"$node\""
 expect_in "$(k get pv "pvc-$uid" -o jsonpath='{.spec.nodeAffinity.required.nodeSelectorTerms[0].matchExpressions[0].values[0]} {.spec.csi.volumeHandle}')" \
   "$zone projects/"
+# The pod is bound only once its volume is (VolumeBinding's PreBind waits for it): in the
+# order the API stored them, Scheduled follows ProvisioningSucceeded.
+order=$(k get events -o jsonpath='{range .items[*]}{.metadata.resourceVersion} {.reason} {.involvedObject.name}{"\n"}{end}' |
+  sort -n | awk '$2 " " $3 == "ProvisioningSucceeded data" || $2 " " $3 == "Scheduled needs-claim" {printf "%s ", $2}')
+[ "$order" = "ProvisioningSucceeded Scheduled " ] ||
+  fail "the pod is bound after its volume is provisioned" "$order"
+# A claim's spec is immutable, with kube-apiserver's message and diff.
+out=$(k patch pvc data --type=merge -p '{"spec":{"storageClassName":"premium-rwo"}}' 2>&1 || true)
+expect_in "$out" 'The PersistentVolumeClaim "data" is invalid: spec: Forbidden: spec is immutable after creation except resources.requests and volumeAttributesClassName for bound claims'
+expect_in "$out" '+ "StorageClassName": "premium-rwo",'
 out=$(k describe pvc data)
 expect_in "$out" 'ExternalProvisioning'
 expect_in "$out" 'External provisioner is provisioning volume for claim "default/data"'

@@ -141,14 +141,23 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
   const std::string key = pod->Key();
   if (change == Change::kDeleted) {
     Dequeue(key);
+    binding_.erase(key);  // its binding cycle's end changes nothing now
     // AssignedPodDelete for every bound pod (its node may be gone from the snapshot already).
     const bool was_assigned = snap_pods_.count(key) > 0 || !pod->spec.node_name.empty();
     SnapshotRemovePod(key);
     if (was_assigned) AssignedPodGone(*pod);
     return;
   }
+  // A pod in its binding cycle deleted and created again under its name (a relist shows it as
+  // an update): the old one's assumption goes, as for a deletion.
+  if (auto b = binding_.find(key); b != binding_.end() && b->second.uid != pod->meta.uid) {
+    const api::PodConstSharedPtr old = b->second.queued.pod;
+    binding_.erase(b);
+    ForgetAssumed(key, *old);
+  }
   if (!pod->spec.node_name.empty()) {
     Dequeue(key);
+    binding_.erase(key);    // the binding is seen: the pod is on its node for good
     if (pod->Terminal()) {  // its resources are free: as deleted for the queue
       const bool was_assigned = snap_pods_.count(key) > 0;
       SnapshotRemovePod(key);
@@ -160,6 +169,14 @@ void SchedulingQueue::OnPod(Change change, const api::PodConstSharedPtr& pod) {
   }
   if (!IsPending(*pod)) {
     Dequeue(key);
+    // Being deleted (or finished) in its binding cycle: its place is freed now, not when the
+    // cycle ends.
+    if (binding_.erase(key) > 0) ForgetAssumed(key, *pod);
+    return;
+  }
+  // An assumed pod's update is kept, not queued (kube-scheduler skips assumed pods).
+  if (auto b = binding_.find(key); b != binding_.end() && b->second.uid == pod->meta.uid) {
+    b->second.queued.pod = pod;
     return;
   }
   auto [it, inserted] = queue_.try_emplace(key);
@@ -339,13 +356,11 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
     snap_pods_[key] = r.node;
     node_pods_[r.node].insert(key);
     Unindex(qit->second);
+    binding_[key] = Binding{std::move(qit->second), pod->meta.uid};
     queue_.erase(qit);
-    if (Status s = actions_.Bind(*pod, r.node, r.reservation); !s.ok()) {
-      SnapshotRemovePod(key);
-      return;
-    }
-    actions_.Event(ref, "Normal", "Scheduled",
-                   "Successfully assigned " + ref.namespace_ + "/" + ref.name + " to " + r.node);
+    actions_.Bind(*pod, r.node, r.reservation, [this, key, ref, node = r.node](const Status& s) {
+      BindingDone(key, ref, node, s);
+    });
     return;
   }
   Queued& q = qit->second;
@@ -375,6 +390,48 @@ void SchedulingQueue::TryOne(const std::string& key, TimePoint now) {
   cond.message = r.message;
   actions_.SetUnschedulable(*pod, cond, nominated);
   if (on_unschedulable_) on_unschedulable_(*pod);
+}
+
+void SchedulingQueue::ForgetAssumed(const std::string& key, const api::Pod& pod) {
+  if (snap_pods_.count(key) == 0) return;
+  SnapshotRemovePod(key);
+  AssignedPodGone(pod);
+}
+
+void SchedulingQueue::BindingDone(const std::string& key, const PodRef& ref,
+                                  const std::string& node, const Status& status) {
+  auto it = binding_.find(key);
+  const bool current = it != binding_.end() && it->second.uid == ref.uid && !it->second.bound;
+  if (status.ok()) {
+    // Still assumed until the informer shows the pod on its node (an update written before
+    // the binding and seen after it must not queue the pod again).
+    if (current) it->second.bound = true;
+    actions_.Event(ref, "Normal", "Scheduled",
+                   "Successfully assigned " + ref.namespace_ + "/" + ref.name + " to " + node);
+    return;
+  }
+  if (!current) return;  // deleted, bound or being deleted meanwhile: nothing to retry
+  Queued q = std::move(it->second.queued);
+  binding_.erase(it);
+  const api::PodConstSharedPtr pod = q.pod;
+  ForgetAssumed(key, *pod);
+  // handleSchedulingFailure with an error: back after its backoff, rejected by no plugin.
+  const TimePoint now = Now();
+  ++q.attempts;
+  q.backoff_until = now + BackoffFor(q.attempts);
+  q.where = Where::kBackoff;
+  q.info = nullptr;
+  q.rejectors.clear();
+  Dequeue(key);
+  Index(key, queue_.emplace(key, std::move(q)).first->second);
+  actions_.Event(ref, "Warning", "FailedScheduling", std::string(status.message()));
+  api::PodCondition cond;
+  cond.type = "PodScheduled";
+  cond.status = api::ConditionStatus::kFalse;
+  cond.reason = "SchedulerError";
+  cond.message = std::string(status.message());
+  actions_.SetUnschedulable(*pod, cond, std::string());  // clearNominatedNode
+  ScheduleNextCycle();
 }
 
 }  // namespace tidepool::scheduler

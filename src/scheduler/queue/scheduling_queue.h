@@ -10,9 +10,16 @@
 //   - pending pods (no node, not terminal, not being deleted, schedulerName default-scheduler)
 //     enter the active queue; a scheduling cycle tries every active pod in PrioritySort order
 //     (higher priority first, then arrival);
-//   - success: the pod is assumed on its node and bound (SchedulingActions::Bind; a failed
-//     binding forgets the assumption), and the event Normal Scheduled "Successfully assigned
-//     <ns>/<pod> to <node>" is recorded;
+//   - success: the pod is assumed on its node and its binding cycle starts
+//     (SchedulingActions::Bind, which may wait: for its volumes, up to 10 minutes). While it
+//     runs the pod stays assumed and its updates are only kept; when it succeeds the event
+//     Normal Scheduled "Successfully assigned <ns>/<pod> to <node>" is recorded; when it fails
+//     (handleBindingCycleError) the assumption is forgotten (an AssignedPodDelete for the
+//     others), the event Warning FailedScheduling and the condition PodScheduled=False, reason
+//     SchedulerError, carry the error, and the pod waits out its backoff. A pod deleted, being
+//     deleted or created again under its name meanwhile is forgotten at once, and its cycle's
+//     end changes nothing; a pod stays assumed after a successful cycle until its binding is
+//     seen;
 //   - failure: the event Warning FailedScheduling with the scheduler's exact message, and the
 //     pod condition PodScheduled=False, reason Unschedulable, with the same message; the pod
 //     waits among the unschedulable pods. If preemption chose victims, each gets the event
@@ -59,6 +66,10 @@ struct SchedulingQueueOptions {
   Duration initial_backoff = std::chrono::seconds(1);    // podInitialBackoffDuration
   Duration max_backoff = std::chrono::seconds(10);       // podMaxBackoffDuration
   Duration max_unschedulable = std::chrono::minutes(5);  // podMaxInUnschedulablePodsDuration
+  // VolumeBinding's PreBind: how long the binding cycle waits for the pod's claims to be bound
+  // (VolumeBindingArgs.bindTimeoutSeconds) and how often it looks (BindPodVolumes' poll).
+  Duration volume_bind_timeout = std::chrono::seconds(600);
+  Duration volume_bind_poll = std::chrono::seconds(1);
   // The scheduler's profile (a packing policy's: scheduler/plugins/packing/packing.h).
   Profile profile = DefaultProfile();
 
@@ -69,6 +80,8 @@ struct SchedulingQueueOptions {
     f("initialBackoff", initial_backoff, TimeBase::kEmulated);
     f("maxBackoff", max_backoff, TimeBase::kEmulated);
     f("maxUnschedulable", max_unschedulable, TimeBase::kEmulated);
+    f("volumeBindTimeout", volume_bind_timeout, TimeBase::kEmulated);
+    f("volumeBindPoll", volume_bind_poll, TimeBase::kEmulated);
   }
 };
 
@@ -83,11 +96,15 @@ struct PodRef {
 // changes back to the queue before it returns.
 class SchedulingActions {
  public:
+  using BindDone = std::function<void(const Status&)>;
   virtual ~SchedulingActions() = default;
-  // The binding subresource: spec.nodeName = node; the Binding carries what Reserve decided as
-  // annotations (alibabacloud.com/gpu-index), which the API server copies onto the pod.
-  virtual Status Bind(const api::Pod& pod, const std::string& node,
-                      const Reservation& reservation) = 0;
+  // The binding cycle: PreBind (the pod's volumes), then the binding subresource
+  // (spec.nodeName = node; the Binding carries what Reserve decided as annotations,
+  // alibabacloud.com/gpu-index, which the API server copies onto the pod). `done` is called
+  // once, on the queue's thread, at once or later, with the outcome; an error's message is
+  // kube-scheduler's (the FailedScheduling event's text).
+  virtual void Bind(const api::Pod& pod, const std::string& node, const Reservation& reservation,
+                    BindDone done) = 0;
   // An event with source default-scheduler; `type` is "Normal" or "Warning".
   virtual void Event(const PodRef& pod, std::string_view type, std::string_view reason,
                      std::string message) = 0;
@@ -169,6 +186,11 @@ class SchedulingQueue {
   void MoveAllToActiveOrBackoff(const ClusterEvent* event);
   // AssignedPodDelete: `pod`, bound to a node, was deleted or finished.
   void AssignedPodGone(const api::Pod& pod);
+  // ForgetPod: the assumed pod `key` leaves its node; AssignedPodDelete for the others.
+  void ForgetAssumed(const std::string& key, const api::Pod& pod);
+  // The end of the binding cycle of the pod `key` (`ref`) assumed on `node`.
+  void BindingDone(const std::string& key, const PodRef& ref, const std::string& node,
+                   const Status& status);
   void RequestCycle(TimePoint at);
   void RunCycle();
   void TryOne(const std::string& key, TimePoint now);
@@ -195,6 +217,14 @@ class SchedulingQueue {
   std::map<std::pair<TimePoint, uint64_t>, std::string> backoff_;
   std::map<std::pair<TimePoint, uint64_t>, std::string> unschedulable_;
   std::map<std::string, HintGroup> groups_;  // by GroupKey
+  // Pods in their binding cycle (assumed, not in queue_): their entries, kept for a retry,
+  // until the informer shows them bound, gone or being deleted.
+  struct Binding {
+    Queued queued;
+    std::string uid;
+    bool bound = false;  // the cycle succeeded; the pod's update is on its way
+  };
+  std::map<std::string, Binding, std::less<>> binding_;
   uint64_t next_seq_ = 1;
   uint64_t attempts_ = 0;
   std::optional<TimePoint> cycle_at_;

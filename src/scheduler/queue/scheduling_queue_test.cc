@@ -57,14 +57,35 @@ class RecordingActions final : public SchedulingActions {
   SchedulingQueue* queue = nullptr;
   std::vector<std::string> log;
   bool fail_binds = false;
+  bool hold_binds = false;  // the binding cycle waits (for volumes) until Finish()
+  std::map<std::string, std::pair<api::Pod, BindDone>> held;
 
-  Status Bind(const api::Pod& pod, const std::string& node, const Reservation&) override {
+  void Bind(const api::Pod& pod, const std::string& node, const Reservation&,
+            BindDone done) override {
     log.push_back("bind " + pod.meta.name + " " + node);
-    if (fail_binds) return Status(StatusCode::kAborted, "the pod changed");
+    if (hold_binds) {
+      api::Pod bound = pod;
+      bound.spec.node_name = node;
+      held[pod.meta.name] = {bound, std::move(done)};
+      return;
+    }
+    if (fail_binds) {
+      done(Status(StatusCode::kAborted, "running Bind plugin \"DefaultBinder\": the pod changed"));
+      return;
+    }
     api::Pod bound = pod;
     bound.spec.node_name = node;
     queue->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
-    return Status::Ok();
+    done(Status::Ok());
+  }
+  // Ends a held binding cycle: bound (delivered as the pod's update first), or `error`.
+  void Finish(const std::string& name, const Status& error = Status::Ok()) {
+    auto it = held.find(name);
+    ASSERT_NE(it, held.end());
+    auto [bound, done] = std::move(it->second);
+    held.erase(it);
+    if (error.ok()) queue->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
+    done(error);
   }
   void Event(const PodRef& pod, std::string_view type, std::string_view reason,
              std::string message) override {
@@ -354,15 +375,146 @@ TEST_F(SchedulingQueueTest, HigherPriorityFirstThenArrival) {
   EXPECT_EQ(queue_->NumPending(), 1u);  // c
 }
 
-TEST_F(SchedulingQueueTest, AFailedBindingForgetsTheAssumption) {
+// handleBindingCycleError: the assumption is forgotten, the error is the FailedScheduling
+// event's and the condition's (reason SchedulerError), and the pod is tried again after its
+// backoff (1 s after a first attempt).
+TEST_F(SchedulingQueueTest, AFailedBindingForgetsTheAssumptionAndRetriesAfterTheBackoff) {
   queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
   actions_.fail_binds = true;
   queue_->OnPod(Change::kAdded, Pending("p", "1"));
   timers_.RunFor(seconds(0));
-  EXPECT_EQ(actions_.log, std::vector<std::string>({"bind p n1"}));
+  EXPECT_EQ(actions_.log,
+            std::vector<std::string>(
+                {"bind p n1",
+                 "event p Warning FailedScheduling: running Bind plugin \"DefaultBinder\": the "
+                 "pod changed",
+                 "unschedulable p SchedulerError nominated "}));
   const NodeInfo* n1 = queue_->snapshot().GetNodeInfo("n1");
   ASSERT_NE(n1, nullptr);
   EXPECT_TRUE(n1->pods().empty());
+  EXPECT_EQ(queue_->NumPending(), 1u);
+  actions_.log.clear();
+  actions_.fail_binds = false;
+  timers_.RunFor(std::chrono::milliseconds(999));
+  EXPECT_TRUE(actions_.log.empty());
+  timers_.RunFor(std::chrono::milliseconds(1));
+  EXPECT_EQ(actions_.log,
+            std::vector<std::string>({"bind p n1",
+                                      "event p Normal Scheduled: Successfully assigned "
+                                      "default/p to n1"}));
+}
+
+// A binding cycle that waits (VolumeBinding's PreBind): the pod stays assumed on its node, so
+// another pod does not take its place; its updates meanwhile do not queue it again; Scheduled
+// is recorded when the cycle ends.
+TEST_F(SchedulingQueueTest, APodWaitingInItsBindingCycleStaysAssumed) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  actions_.hold_binds = true;
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log, std::vector<std::string>({"bind p n1"}));
+  api::Pod labelled = *Pending("p", "1");
+  labelled.meta.labels["touched"] = "yes";
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(labelled));
+  queue_->OnPod(Change::kAdded, Pending("q", "1"));
+  timers_.RunFor(seconds(30));
+  ASSERT_EQ(actions_.log.size(), 3u);
+  EXPECT_EQ(actions_.log[1].rfind("event q Warning FailedScheduling: 0/1 nodes are available: 1 "
+                                  "Insufficient nvidia.com/gpu.",
+                                  0),
+            0u)
+      << actions_.log[1];
+  EXPECT_EQ(actions_.log[2], "unschedulable q Unschedulable");
+  actions_.log.clear();
+  actions_.Finish("p");
+  EXPECT_EQ(actions_.log, std::vector<std::string>(
+                              {"event p Normal Scheduled: Successfully assigned default/p to n1"}));
+  EXPECT_EQ(queue_->snapshot().GetNodeInfo("n1")->pods().size(), 1u);
+}
+
+// A binding cycle that fails after a wait frees the node for the others (AssignedPodDelete)
+// and queues the pod again; one whose pod was deleted meanwhile changes nothing.
+TEST_F(SchedulingQueueTest, AWaitingBindingThatFailsFreesTheNode) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  actions_.hold_binds = true;
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  queue_->OnPod(Change::kAdded, Pending("q", "1"));
+  timers_.RunFor(seconds(5));
+  actions_.log.clear();
+  const Status timeout(StatusCode::kDeadlineExceeded,
+                       "running PreBind plugin \"VolumeBinding\": binding volumes: context "
+                       "deadline exceeded");
+  actions_.Finish("p", timeout);
+  ASSERT_GE(actions_.log.size(), 2u);
+  EXPECT_EQ(actions_.log[0],
+            "event p Warning FailedScheduling: running PreBind plugin \"VolumeBinding\": "
+            "binding volumes: context deadline exceeded");
+  EXPECT_EQ(actions_.log[1], "unschedulable p SchedulerError nominated ");
+  // q, rejected for lack of the GPU p held, goes first (its backoff ended, p's has not).
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log.back(), "bind q n1");
+  actions_.log.clear();
+  queue_->OnPod(Change::kDeleted, Pending("q", "1"));
+  actions_.Finish("q", timeout);
+  EXPECT_TRUE(actions_.log.empty());
+}
+
+// A pod deleted and created again under its name while the old one waits in its binding
+// cycle (a relist shows it as an update with a new uid): the old one's place is freed, the new
+// one is queued and scheduled, and the old cycle's end changes nothing. A pod whose deletion
+// starts while it waits frees its place at once too.
+TEST_F(SchedulingQueueTest, APodReplacedOrDeletedDuringItsBindingCycleIsForgotten) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  actions_.hold_binds = true;
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  api::Pod again = *Pending("p", "1");
+  again.meta.uid = "uid-p-2";
+  const auto held = std::move(actions_.held.at("p"));
+  actions_.held.clear();
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(again));
+  timers_.RunFor(seconds(0));
+  ASSERT_EQ(actions_.log, std::vector<std::string>({"bind p n1", "bind p n1"}));
+  EXPECT_EQ(queue_->snapshot().GetNodeInfo("n1")->pods().size(), 1u);
+  actions_.log.clear();
+  held.second(Status(StatusCode::kNotFound, "the old pod is gone"));
+  EXPECT_TRUE(actions_.log.empty());
+  EXPECT_EQ(queue_->NumPending(), 0u);
+  // The new one's deletion starts (a finalizer keeps it): its GPU is free for q at once.
+  api::Pod deleting = again;
+  deleting.meta.deletion_timestamp = TimePoint(seconds(5));
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(deleting));
+  EXPECT_TRUE(queue_->snapshot().GetNodeInfo("n1")->pods().empty());
+  queue_->OnPod(Change::kAdded, Pending("q", "1"));
+  timers_.RunFor(seconds(0));
+  EXPECT_EQ(actions_.log, std::vector<std::string>({"bind q n1"}));
+  actions_.log.clear();
+  actions_.Finish("p", Status(StatusCode::kInvalidArgument, "being deleted"));
+  EXPECT_TRUE(actions_.log.empty());
+}
+
+// After a successful cycle the pod stays assumed until its binding is seen: an older update
+// seen meanwhile does not queue it again.
+TEST_F(SchedulingQueueTest, ABoundPodStaysAssumedUntilItsBindingIsSeen) {
+  queue_->OnNode(Change::kAdded, GpuNode("n1", "1"));
+  actions_.hold_binds = true;
+  queue_->OnPod(Change::kAdded, Pending("p", "1"));
+  timers_.RunFor(seconds(0));
+  auto [bound, done] = std::move(actions_.held.at("p"));
+  actions_.held.clear();
+  done(Status::Ok());
+  api::Pod older = *Pending("p", "1");
+  older.meta.labels["written"] = "before the binding";
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(older));
+  timers_.RunFor(seconds(10));
+  EXPECT_EQ(actions_.log,
+            std::vector<std::string>({"bind p n1",
+                                      "event p Normal Scheduled: Successfully assigned "
+                                      "default/p to n1"}));
+  queue_->OnPod(Change::kModified, std::make_shared<const api::Pod>(bound));
+  EXPECT_EQ(queue_->snapshot().GetNodeInfo("n1")->pods().size(), 1u);
+  EXPECT_EQ(queue_->NumPending(), 0u);
 }
 
 TEST_F(SchedulingQueueTest, APodBoundBeforeItsNodeIsSeenCountsOnceTheNodeArrives) {

@@ -1,6 +1,7 @@
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 
 #include <algorithm>
+#include <charconv>
 #include <set>
 #include <string>
 #include <vector>
@@ -33,7 +34,74 @@ bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& 
   return sc->TopologyAllows(labels);
 }
 
+// versioner.CompareResourceVersion(written, seen) > 0: the informers have not seen the write
+// yet. A version that is not a number compares as seen.
+bool Older(const std::string& seen, const std::string& written) {
+  uint64_t a = 0, b = 0;
+  const auto pa = std::from_chars(seen.data(), seen.data() + seen.size(), a);
+  const auto pb = std::from_chars(written.data(), written.data() + written.size(), b);
+  if (pa.ec != std::errc() || pb.ec != std::errc()) return false;
+  return a < b;
+}
+
+std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
+
+Status BindError(const std::string& message) {
+  return Status(StatusCode::kFailedPrecondition, message);
+}
+
+Status AffinityError(const api::PersistentVolume& v, const std::string& node) {
+  return BindError("pv " + Quoted(v.meta.name) + " node affinity doesn't match node " +
+                   Quoted(node) + ": no matching NodeSelectorTerms");
+}
+
 }  // namespace
+
+StatusOr<bool> CheckBindings(const VolumeLister& lister, const std::string& ns,
+                             const std::string& node, const api::Labels& node_labels,
+                             const PodVolumeWrites& writes) {
+  for (const auto& b : writes.bindings) {
+    const auto v = lister.Volume(b.volume);
+    if (v == nullptr) {
+      return BindError("failed to check binding: could not find v1.PersistentVolume " +
+                       Quoted(b.volume));
+    }
+    const auto claim = lister.Claim(ns, b.claim);
+    if (claim == nullptr) {
+      return BindError("failed to check binding: could not find v1.PersistentVolumeClaim " +
+                       Quoted(ns + "/" + b.claim));
+    }
+    if (Older(v->meta.resource_version, b.volume_version)) return false;
+    if (!v->NodeAffinityMatches(node_labels)) return AffinityError(*v, node);
+    if (!v->claim_ref.has_value() || v->claim_ref->uid.empty()) {
+      return BindError("ClaimRef got reset for pv " + Quoted(v->meta.name));
+    }
+    if (!claim->FullyBound()) return false;
+  }
+  for (const auto& p : writes.provisions) {
+    const auto claim = lister.Claim(ns, p.claim);
+    if (claim == nullptr) {
+      return BindError(
+          "failed to check provisioning pvc: could not find "
+          "v1.PersistentVolumeClaim " +
+          Quoted(ns + "/" + p.claim));
+    }
+    if (Older(claim->meta.resource_version, p.claim_version)) return false;
+    if (claim->meta.annotations.empty()) {
+      return BindError("selectedNode annotation reset for PVC " + Quoted(p.claim));
+    }
+    if (claim->SelectedNode() != node) {
+      return BindError("provisioning failed for PVC " + Quoted(p.claim));
+    }
+    if (!claim->volume_name.empty()) {
+      const auto v = lister.Volume(claim->volume_name);
+      if (v == nullptr) return false;  // not seen yet, or deleted: the claim will be unbound
+      if (!v->NodeAffinityMatches(node_labels)) return AffinityError(*v, node);
+    }
+    if (!claim->FullyBound()) return false;
+  }
+  return true;
+}
 
 api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,

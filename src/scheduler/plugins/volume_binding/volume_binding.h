@@ -24,9 +24,9 @@
 // Its scope is the node's class (labels other than the hostname) unless a claim names a node or
 // a volume's affinity reads the hostname or the node's name.
 // Not modelled: storage capacity (CSIStorageCapacity), ephemeral volumes, CSI migration's
-// topology translation, PreFilterResult narrowing to a local volume's node, Reserve and PreBind
-// (the framework has no PreBind: runtime/kube_scheduler.h writes the selected node of the claims
-// to provision before binding; static volumes matched here are not bound by the scheduler).
+// topology translation, PreFilterResult narrowing to a local volume's node, and Reserve.
+// PreBind is not a plugin point of the framework: runtime/kube_scheduler.h's binding cycle makes
+// BindPodVolumes' writes and waits, with CheckBindings below, before it binds the pod.
 //
 // Hint: a claim, volume or class added or updated (ClusterEvent::kStorageChange) queues a pod
 // this plugin rejected when it is a claim of the pod or a volume or class; a node added or
@@ -36,7 +36,9 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
+#include "common/status.h"
 #include "scheduler/framework/plugin.h"
 #include "scheduler/framework/volume_lister.h"
 
@@ -51,6 +53,38 @@ api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,
                                                   const api::Labels& labels,
                                                   const std::set<std::string>* excluded = nullptr);
+
+// What BindPodVolumes' API writes (bindAPIUpdate) did for one pod, each with the
+// resourceVersion the API answered, for CheckBindings.
+struct PodVolumeWrites {
+  // A static volume given the claim's reference (GetBindVolumeToClaim).
+  struct Binding {
+    std::string claim;  // in the pod's namespace
+    std::string volume;
+    std::string volume_version;
+  };
+  // A claim given the node (volume.kubernetes.io/selected-node) for its provisioner.
+  struct Provision {
+    std::string claim;
+    std::string claim_version;
+  };
+  std::vector<Binding> bindings;
+  std::vector<Provision> provisions;
+  bool empty() const { return bindings.empty() && provisions.empty(); }
+};
+
+// checkBindings (binder.go), on the informers' view: true when every claim written is fully
+// bound (spec.volumeName and pv.kubernetes.io/bind-completed) and its volume's affinity matches
+// the node; false while the PV controller or a provisioner is not done, or the view is older
+// than a write; an error, in kube's text, when scheduling must be tried again: `could not find
+// v1.PersistentVolume "x"` / `v1.PersistentVolumeClaim "ns/x"` (wrapped in `failed to check
+// binding: ` or `failed to check provisioning pvc: `), `ClaimRef got reset for pv "x"`,
+// `pv "x" node affinity doesn't match node "n": no matching NodeSelectorTerms`,
+// `selectedNode annotation reset for PVC "x"` and `provisioning failed for PVC "x"` (a
+// provisioner that gave up removes the annotation).
+StatusOr<bool> CheckBindings(const VolumeLister& lister, const std::string& ns,
+                             const std::string& node, const api::Labels& node_labels,
+                             const PodVolumeWrites& writes);
 
 class VolumeBinding final : public PreFilterPlugin, public FilterPlugin, public EnqueueExtensions {
  public:

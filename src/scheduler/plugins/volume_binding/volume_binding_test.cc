@@ -301,5 +301,114 @@ TEST(VolumeBindingTest, Hints) {
   EXPECT_EQ(plugin.Hint(cond, *pod), std::nullopt);
 }
 
+// checkBindings: each claim the binding cycle wrote, as the informers see it then.
+TEST(VolumeBindingTest, CheckBindings) {
+  const api::Labels node_b = {{kZone, "us-central1-b"}};
+  auto with_version = [](auto obj, const std::string& rv) {
+    obj.meta.resource_version = rv;
+    return obj;
+  };
+  auto selected = [](api::PersistentVolumeClaim c, const std::string& node) {
+    c.meta.annotations[std::string(api::kAnnSelectedNode)] = node;
+    return c;
+  };
+  auto other_annotation = [](api::PersistentVolumeClaim c) {
+    c.meta.annotations["other"] = "x";
+    return c;
+  };
+  auto claimed = [](api::PersistentVolume v, const std::string& claim) {
+    v.claim_ref = api::PersistentVolume::ClaimRef{"default", claim, "uid-" + claim};
+    return v;
+  };
+  PodVolumeWrites provision;  // "data" given node n1 at resourceVersion 10
+  provision.provisions.push_back({"data", "10"});
+  PodVolumeWrites binding;  // the static "pv-b" given "data" at resourceVersion 20
+  binding.bindings.push_back({"data", "pv-b", "20"});
+  const auto data = Claim("data", "standard-rwo");
+  struct Case {
+    std::string name;
+    World world;
+    PodVolumeWrites writes;
+    StatusOr<bool> want;
+  };
+  const std::vector<Case> cases = {
+      {"provisioning: the view predates the write",
+       {{with_version(data, "9")}, {}},
+       provision,
+       false},
+      {"provisioning: not bound yet",
+       {{with_version(selected(data, "n1"), "10")}, {}},
+       provision,
+       false},
+      {"provisioning: bound to a volume of the node's zone",
+       {{with_version(selected(Bound(data, "pvc-1"), "n1"), "12")},
+        {claimed(Volume("pvc-1", "standard-rwo", "us-central1-b"), "data")}},
+       provision,
+       true},
+      {"provisioning: bound, its volume not seen yet",
+       {{with_version(selected(Bound(data, "pvc-1"), "n1"), "12")}, {}},
+       provision,
+       false},
+      {"provisioning: the volume is in another zone",
+       {{with_version(selected(Bound(data, "pvc-1"), "n1"), "12")},
+        {claimed(Volume("pvc-1", "standard-rwo", "us-central1-a"), "data")}},
+       provision,
+       Status(StatusCode::kFailedPrecondition,
+              "pv \"pvc-1\" node affinity doesn't match node \"n1\": no matching "
+              "NodeSelectorTerms")},
+      {"provisioning: the provisioner gave up (annotation removed)",
+       {{with_version(other_annotation(data), "11")}, {}},
+       provision,
+       Status(StatusCode::kFailedPrecondition, "provisioning failed for PVC \"data\"")},
+      {"provisioning: the claim names another node",
+       {{with_version(selected(data, "n2"), "11")}, {}},
+       provision,
+       Status(StatusCode::kFailedPrecondition, "provisioning failed for PVC \"data\"")},
+      {"provisioning: no annotation at all",
+       {{with_version(data, "11")}, {}},
+       provision,
+       Status(StatusCode::kFailedPrecondition, "selectedNode annotation reset for PVC \"data\"")},
+      {"provisioning: the claim is gone",
+       {{}, {}},
+       provision,
+       Status(StatusCode::kFailedPrecondition,
+              "failed to check provisioning pvc: could not find v1.PersistentVolumeClaim "
+              "\"default/data\"")},
+      {"binding: the view predates the write",
+       {{data}, {with_version(Volume("pv-b", "standard-rwo", "us-central1-b"), "19")}},
+       binding,
+       false},
+      {"binding: the PV controller has not bound the claim yet",
+       {{data},
+        {with_version(claimed(Volume("pv-b", "standard-rwo", "us-central1-b"), "data"), "20")}},
+       binding,
+       false},
+      {"binding: done",
+       {{Bound(data, "pv-b")},
+        {with_version(claimed(Volume("pv-b", "standard-rwo", "us-central1-b"), "data"), "21")}},
+       binding,
+       true},
+      {"binding: the claim reference was dropped",
+       {{data}, {with_version(Volume("pv-b", "standard-rwo", "us-central1-b"), "21")}},
+       binding,
+       Status(StatusCode::kFailedPrecondition, "ClaimRef got reset for pv \"pv-b\"")},
+      {"binding: the volume is gone",
+       {{data}, {}},
+       binding,
+       Status(StatusCode::kFailedPrecondition,
+              "failed to check binding: could not find v1.PersistentVolume \"pv-b\"")},
+  };
+  for (const Case& c : cases) {
+    const auto cache = Cache(c.world);
+    const StatusOr<bool> got = CheckBindings(*cache, "default", "n1", node_b, c.writes);
+    ASSERT_EQ(got.ok(), c.want.ok()) << c.name << ": " << got.status().ToString();
+    if (got.ok()) {
+      EXPECT_EQ(*got, *c.want) << c.name;
+    } else {
+      EXPECT_EQ(got.status(), c.want.status()) << c.name;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace tidepool::scheduler::plugins
