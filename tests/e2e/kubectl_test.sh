@@ -602,6 +602,52 @@ wait_for 30 bash -c '! kubectl --cache-dir "$WORK/kube-cache" get pvc data >/dev
   fail "the claim goes with its last pod" "$(k get pvc data -o yaml)"
 wait_for 30 bash -c "! kubectl --cache-dir '$WORK/kube-cache' get pv 'pvc-$uid' >/dev/null 2>&1" ||
   fail "and its volume with it" "$(k get pv "pvc-$uid" -o yaml)"
-pass "storage classes; a missing claim: FailedScheduling, NotTriggerScaleUp; provisioning, binding, pvc-protection, reclaim"
+# A claim bound to a volume in another zone (us-central1-b; the GPU pool is in -a): the
+# scheduler and the autoscaler both say why, and the pool is not scaled up for it.
+k apply -f - >/dev/null <<'EOF'
+apiVersion: v1
+kind: PersistentVolume
+metadata: {name: zone-b-pv}
+spec:
+  capacity: {storage: 5Gi}
+  accessModes: [ReadWriteOnce]
+  storageClassName: ""
+  claimRef: {namespace: default, name: zone-b-data}
+  csi: {driver: pd.csi.storage.gke.io, volumeHandle: projects/tidepool-local/zones/us-central1-b/disks/zone-b}
+  nodeAffinity:
+    required:
+      nodeSelectorTerms:
+      - matchExpressions: [{key: topology.gke.io/zone, operator: In, values: [us-central1-b]}]
+---
+apiVersion: v1
+kind: PersistentVolumeClaim
+metadata: {name: zone-b-data}
+spec:
+  storageClassName: ""
+  volumeName: zone-b-pv
+  accessModes: [ReadWriteOnce]
+  resources: {requests: {storage: 5Gi}}
+---
+apiVersion: v1
+kind: Pod
+metadata: {name: zone-b-trainer}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - {name: app, image: nginx:1.27, resources: {limits: {nvidia.com/gpu: 1}}, volumeMounts: [{name: d, mountPath: /d}]}
+  volumes: [{name: d, persistentVolumeClaim: {claimName: zone-b-data}}]
+EOF
+wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pvc zone-b-data -o jsonpath={.status.phase})" = Bound ]' ||
+  fail "a claim pre-bound to a volume is bound" "$(k describe pvc zone-b-data)"
+wait_for 30 describe_has zone-b-trainer 'node(s) had volume node affinity conflict' ||
+  fail "zone-b-trainer: FailedScheduling" "$(k describe pod zone-b-trainer)"
+wait_for 30 describe_has zone-b-trainer "pod didn't trigger scale-up:" ||
+  fail "zone-b-trainer: NotTriggerScaleUp" "$(k describe pod zone-b-trainer)"
+expect_match "$(k describe pod zone-b-trainer)" "pod didn't trigger scale-up: ([^,]*, )*1 node\(s\) had volume node affinity conflict"
+expect_not_in "$(k describe pod zone-b-trainer)" 'TriggeredScaleUp'
+k delete pod zone-b-trainer --grace-period=0 --force >/dev/null 2>&1
+k delete pvc zone-b-data --wait=false >/dev/null
+k delete pv zone-b-pv --wait=false >/dev/null
+pass "storage classes; a missing claim: FailedScheduling, NotTriggerScaleUp; provisioning, binding, pvc-protection, reclaim; a volume in another zone"
 kill $logs_pid 2>/dev/null || true
 echo "ok: kubectl e2e"
