@@ -277,9 +277,13 @@ StatusOr<scheduler::plugins::PodVolumeWrites> KubeScheduler::WriteVolumeBindings
   for (const auto& claim : delayed) {
     if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels, &chosen)) {
       chosen.insert(volume->meta.name);
-      auto version = BindVolume(*claim, volume->meta.name);
-      if (!version.ok()) return version.status();
-      writes.bindings.push_back({claim->meta.name, volume->meta.name, *std::move(version)});
+      auto written = BindVolume(*claim, volume->meta.name);
+      if (!written.ok()) return written.status();
+      writes.bindings.push_back({claim->meta.name, volume->meta.name, ResourceVersionOf(*written)});
+      // Assumed at once (AssumePodVolumes): the next pod of this cycle does not take it too.
+      if (auto pv = api::codec::PersistentVolumeFromJson(*written); pv.ok()) {
+        volumes_->PutVolume(std::make_shared<const api::PersistentVolume>(*std::move(pv)));
+      }
       continue;
     }
     const json patch = {
@@ -289,12 +293,15 @@ StatusOr<scheduler::plugins::PodVolumeWrites> KubeScheduler::WriteVolumeBindings
                                client::PatchType::kMerge, patch);
     if (!written.ok()) return written.status();
     writes.provisions.push_back({claim->meta.name, ResourceVersionOf(*written)});
+    if (auto pvc = api::codec::PersistentVolumeClaimFromJson(*written); pvc.ok()) {
+      volumes_->PutClaim(std::make_shared<const api::PersistentVolumeClaim>(*std::move(pvc)));
+    }
   }
   return writes;
 }
 
-StatusOr<std::string> KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
-                                                const std::string& volume) {
+StatusOr<json> KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
+                                         const std::string& volume) {
   const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", volume);
   auto pv = kube_.Get(path);
   if (!pv.ok()) return pv.status();
@@ -308,9 +315,7 @@ StatusOr<std::string> KubeScheduler::BindVolume(const api::PersistentVolumeClaim
                                  {"apiVersion", "v1"},
                                  {"resourceVersion", claim.meta.resource_version}};
   updated["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
-  auto written = kube_.Update(path, updated);
-  if (!written.ok()) return written.status();
-  return ResourceVersionOf(*written);
+  return kube_.Update(path, updated);
 }
 
 void KubeScheduler::Bind(const api::Pod& pod, const std::string& node,

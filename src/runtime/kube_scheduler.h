@@ -113,11 +113,13 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   };
   // BindPodVolumes' API writes (bindAPIUpdate) for the pod's WaitForFirstConsumer claims that
   // are not bound (see the file comment); a claim already given `node` is waited for again.
+  // The API's answers go into the VolumeCache at once (the assume cache), so a volume chosen
+  // here is not chosen again for the next pod before the informer shows the write.
   StatusOr<scheduler::plugins::PodVolumeWrites> WriteVolumeBindings(const api::Pod& pod,
                                                                     const std::string& node);
-  // A static volume given the claim's reference; its resourceVersion as written.
-  StatusOr<std::string> BindVolume(const api::PersistentVolumeClaim& claim,
-                                   const std::string& volume);
+  // A static volume given the claim's reference; the volume as written.
+  StatusOr<nlohmann::json> BindVolume(const api::PersistentVolumeClaim& claim,
+                                      const std::string& volume);
   void Bind(const api::Pod& pod, const std::string& node, const scheduler::Reservation& reservation,
             BindDone done) override;
   // One look of BindPodVolumes' poll; binds the pod when its claims are bound.

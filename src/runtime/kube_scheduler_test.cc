@@ -185,6 +185,16 @@ TEST_F(KubeSchedulerTest, APackingProfileBindsSharesToTheirGpu) {
 class KubeSchedulerVolumeTest : public KubeSchedulerTest {
  protected:
   void StartWithVolumes() {
+    NewScheduler();
+    CreateClass("wffc", "pd.csi.storage.gke.io");
+    Create("persistentvolumeclaims", ClaimObject("data", "wffc"));
+    Create("nodes", Node("n1", "1"));
+    json pod = GpuPod("p");
+    pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
+    Create("pods", pod);
+    kube_scheduler_->Start();
+  }
+  void NewScheduler() {
     kube_scheduler_->Stop();
     auto volumes = std::make_shared<scheduler::VolumeCache>();
     scheduler::SchedulingQueueOptions options;
@@ -195,25 +205,24 @@ class KubeSchedulerVolumeTest : public KubeSchedulerTest {
     scheduler_ = std::move(s).value();
     kube_scheduler_ = std::make_unique<KubeScheduler>(client_, api_.clock(), *scheduler_, options,
                                                       nullptr, 1, nullptr, nullptr, volumes);
+  }
+  void CreateClass(const std::string& name, const std::string& provisioner) {
     auto sc = client_.Create(ResourcePath("storage.k8s.io", "v1", "storageclasses", ""),
                              {{"apiVersion", "storage.k8s.io/v1"},
                               {"kind", "StorageClass"},
-                              {"metadata", {{"name", "wffc"}}},
-                              {"provisioner", "pd.csi.storage.gke.io"},
+                              {"metadata", {{"name", name}}},
+                              {"provisioner", provisioner},
                               {"volumeBindingMode", "WaitForFirstConsumer"}});
     ASSERT_TRUE(sc.ok()) << sc.status().ToString();
-    Create("persistentvolumeclaims", {{"apiVersion", "v1"},
-                                      {"kind", "PersistentVolumeClaim"},
-                                      {"metadata", {{"name", "data"}}},
-                                      {"spec",
-                                       {{"storageClassName", "wffc"},
-                                        {"accessModes", {"ReadWriteOnce"}},
-                                        {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}});
-    Create("nodes", Node("n1", "1"));
-    json pod = GpuPod("p");
-    pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", "data"}}}}};
-    Create("pods", pod);
-    kube_scheduler_->Start();
+  }
+  static json ClaimObject(const std::string& name, const std::string& sc) {
+    return {{"apiVersion", "v1"},
+            {"kind", "PersistentVolumeClaim"},
+            {"metadata", {{"name", name}}},
+            {"spec",
+             {{"storageClassName", sc},
+              {"accessModes", {"ReadWriteOnce"}},
+              {"resources", {{"requests", {{"storage", "1Gi"}}}}}}}};
   }
   json Claim() {
     auto c = client_.Get(ResourcePath("", "v1", "persistentvolumeclaims", "default", "data"));
@@ -271,6 +280,53 @@ TEST_F(KubeSchedulerVolumeTest, AProvisionerThatGivesUpSendsThePodBack) {
   EXPECT_EQ(NodeOf(Pod("p")), "");
   // Tried again after its backoff: the claim is given the node again.
   EXPECT_TRUE(Eventually([&] { return SelectedNode(Claim()) == "n1"; }));
+}
+
+// Two pods of one cycle, one local volume: the first pod's volume is kept as the API answered
+// the scheduler's write (the assume cache), so the second pod does not take it too.
+TEST_F(KubeSchedulerVolumeTest, AVolumeChosenForOnePodIsNotChosenForTheNext) {
+  NewScheduler();
+  CreateClass("local", "kubernetes.io/no-provisioner");
+  Create("persistentvolumes", {{"apiVersion", "v1"},
+                               {"kind", "PersistentVolume"},
+                               {"metadata", {{"name", "local-pv"}}},
+                               {"spec",
+                                {{"storageClassName", "local"},
+                                 {"accessModes", {"ReadWriteOnce"}},
+                                 {"capacity", {{"storage", "5Gi"}}},
+                                 {"local", {{"path", "/mnt/disks/ssd1"}}},
+                                 {"nodeAffinity",
+                                  {{"required",
+                                    {{"nodeSelectorTerms",
+                                      {{{"matchExpressions",
+                                         {{{"key", "kubernetes.io/hostname"},
+                                           {"operator", "In"},
+                                           {"values", {"n1"}}}}}}}}}}}}}}});
+  // Available, as kcm's PV controller would make it.
+  auto pv = client_.Get(ResourcePath("", "v1", "persistentvolumes", "", "local-pv"));
+  ASSERT_TRUE(pv.ok());
+  (*pv)["status"] = {{"phase", "Available"}};
+  ASSERT_TRUE(
+      client_.Update(ResourcePath("", "v1", "persistentvolumes", "", "local-pv") + "/status", *pv)
+          .ok());
+  Create("nodes", Node("n1", "2"));
+  for (const std::string name : {"a", "b"}) {
+    Create("persistentvolumeclaims", ClaimObject(name, "local"));
+    json pod = GpuPod("p" + name);
+    pod["spec"]["volumes"] = {{{"name", "d"}, {"persistentVolumeClaim", {{"claimName", name}}}}};
+    Create("pods", pod);
+  }
+  kube_scheduler_->Start();
+  const std::string message =
+      "0/1 nodes are available: 1 node(s) didn't find available persistent volumes to bind. "
+      "preemption: 0/1 nodes are available: 1 Preemption is not helpful for scheduling.";
+  ASSERT_TRUE(Eventually([&] {
+    return Condition(Pod("pb"), "PodScheduled").value("message", "") == message;
+  })) << Condition(Pod("pb"), "PodScheduled").dump();
+  pv = client_.Get(ResourcePath("", "v1", "persistentvolumes", "", "local-pv"));
+  ASSERT_TRUE(pv.ok());
+  ASSERT_TRUE((*pv)["spec"].contains("claimRef")) << pv->dump();
+  EXPECT_EQ((*pv)["spec"]["claimRef"].value("name", ""), "a");
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "scheduler/framework/volume_lister.h"
 
+#include <charconv>
+
 namespace tidepool::scheduler {
 namespace {
 
@@ -9,12 +11,24 @@ bool Unbound(const api::PersistentVolume& v) {
   return !v.claim_ref.has_value() || v.claim_ref->uid.empty();
 }
 
+// The assume cache's rule: an object older than the one kept (both resourceVersions numbers)
+// does not replace it - the API's answer to a write, kept at once, is not undone by an event
+// of the informer from before that write.
+bool Older(const std::string& incoming, const std::string& kept) {
+  uint64_t a = 0, b = 0;
+  const auto pa = std::from_chars(incoming.data(), incoming.data() + incoming.size(), a);
+  const auto pb = std::from_chars(kept.data(), kept.data() + kept.size(), b);
+  return pa.ec == std::errc() && pb.ec == std::errc() && a < b;
+}
+
 }  // namespace
 
 void VolumeCache::PutClaim(api::PersistentVolumeClaimConstSharedPtr claim) {
   std::lock_guard<std::mutex> lock(mu_);
+  auto& kept = claims_[ClaimKey(claim->meta.namespace_, claim->meta.name)];
+  if (kept != nullptr && Older(claim->meta.resource_version, kept->meta.resource_version)) return;
   ++generation_;
-  claims_[ClaimKey(claim->meta.namespace_, claim->meta.name)] = std::move(claim);
+  kept = std::move(claim);
 }
 
 void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
@@ -25,15 +39,16 @@ void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
 
 void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
   std::lock_guard<std::mutex> lock(mu_);
-  ++generation_;
   const std::string name = volume->meta.name;
   if (auto it = volumes_.find(name); it != volumes_.end()) {
+    if (Older(volume->meta.resource_version, it->second->meta.resource_version)) return;
     auto u = unbound_.find(it->second->ClassName());
     if (u != unbound_.end()) {
       u->second.erase(name);
       if (u->second.empty()) unbound_.erase(u);
     }
   }
+  ++generation_;
   if (Unbound(*volume)) unbound_[volume->ClassName()][name] = volume;
   volumes_[name] = std::move(volume);
 }

@@ -6,8 +6,10 @@
 // is given the plugin skips every pod, as for a pod without claims).
 //
 // VolumeCache is the one implementation: filled by whoever watches the objects (runtime's
-// KubeScheduler from its informers; a test by hand) and read by the plugins. Thread-safe: a
-// read returns shared pointers to immutable objects, consistent per call.
+// KubeScheduler from its informers, and with the API's answers to its own writes, as
+// kube-scheduler's assume cache; a test by hand) and read by the plugins. A claim or volume
+// older (by resourceVersion) than the one kept does not replace it. Thread-safe: a read returns
+// shared pointers to immutable objects, consistent per call.
 #pragma once
 
 #include <atomic>
