@@ -1,4 +1,6 @@
-// Fuzz target: api/codec's typed decoders (PodFromJson, NodeFromJson, LabelSelectorFromJson).
+// Fuzz target: api/codec's typed decoders (PodFromJson, NodeFromJson, LabelSelectorFromJson,
+// and the storage decoders the scheduler's informers run: PersistentVolumeClaimFromJson,
+// PersistentVolumeFromJson, StorageClassFromJson).
 // Input: a JSON text (a Pod, a Node, a Deployment or PodDisruptionBudget for the selector, or
 // anything else); the text is parsed as the API server parses bodies (json_io::Parse) and every
 // decoder is run on it (the selector decoder on spec.selector too).
@@ -33,6 +35,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Check(*again == *node, "NodeFromJson(NodeToJson(n)) != n", encoded.dump());
   }
   (void)codec::LabelSelectorFromJson(j);
+  (void)codec::PersistentVolumeClaimFromJson(j);
+  (void)codec::PersistentVolumeFromJson(j);
+  (void)codec::StorageClassFromJson(j);
   if (j.is_object()) {
     auto spec = j.find("spec");
     if (spec != j.end() && spec->is_object()) {

@@ -742,6 +742,60 @@ TEST(JsonCodecTest, AnyValueOfAnyTypeIsHandled) {
   EXPECT_FALSE(NodeFromJson(json::binary({1})).ok());
 }
 
+// The storage decoders the scheduler's informers run on whatever the API stores: any value of
+// any type in a full claim, volume or class is decoded or refused, never thrown.
+TEST(JsonCodecTest, StorageObjectsOfAnyShapeAreHandled) {
+  constexpr std::string_view kClaim = R"({"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+      "metadata": {"name": "data", "namespace": "default", "uid": "u1", "resourceVersion": "7",
+                   "annotations": {"volume.kubernetes.io/selected-node": "n1"}},
+      "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "standard-rwo",
+               "volumeMode": "Filesystem", "volumeName": "pv-1",
+               "resources": {"requests": {"storage": "10Gi"}}},
+      "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}})";
+  constexpr std::string_view kVolume = R"({"apiVersion": "v1", "kind": "PersistentVolume",
+      "metadata": {"name": "pv-1", "uid": "u2"},
+      "spec": {"accessModes": ["ReadWriteOnce"], "capacity": {"storage": "10Gi"},
+               "storageClassName": "standard-rwo", "volumeMode": "Filesystem",
+               "claimRef": {"namespace": "default", "name": "data", "uid": "u1"},
+               "csi": {"driver": "pd.csi.storage.gke.io", "volumeHandle": "h"},
+               "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                   {"key": "topology.gke.io/zone", "operator": "In", "values": ["a"]}]}]}}},
+      "status": {"phase": "Bound"}})";
+  constexpr std::string_view kClass = R"({"apiVersion": "storage.k8s.io/v1",
+      "kind": "StorageClass", "metadata": {"name": "zonal"}, "provisioner": "p",
+      "volumeBindingMode": "WaitForFirstConsumer",
+      "allowedTopologies": [{"matchLabelExpressions": [{"key": "z", "values": ["a", "b"]}]}]})";
+  const std::vector<json> replacements = {json("x"),        json(-1),
+                                          json(2.5),        json(true),
+                                          json::array({1}), json::object({{"k", "v"}}),
+                                          json(nullptr),    json(UINT64_MAX)};
+  for (std::string_view fixture : {kClaim, kVolume, kClass}) {
+    const json original = J(fixture);
+    std::set<std::string> pointers;
+    const json flat = original.flatten();
+    for (auto it = flat.begin(); it != flat.end(); ++it) {
+      for (json::json_pointer ptr(it.key()); !ptr.empty(); ptr = ptr.parent_pointer()) {
+        pointers.insert(ptr.to_string());
+      }
+    }
+    for (const std::string& ptr : pointers) {
+      for (const json& replacement : replacements) {
+        SCOPED_TRACE(ptr + " = " + replacement.dump());
+        json j = original;
+        j[json::json_pointer(ptr)] = replacement;
+        EXPECT_NO_THROW({
+          const Status status = fixture == kClaim    ? PersistentVolumeClaimFromJson(j).status()
+                                : fixture == kVolume ? PersistentVolumeFromJson(j).status()
+                                                     : StorageClassFromJson(j).status();
+          if (!status.ok()) EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+        });
+      }
+    }
+  }
+  EXPECT_FALSE(PersistentVolumeClaimFromJson(json::array()).ok());
+  EXPECT_FALSE(StorageClassFromJson(json("x")).ok());
+}
+
 TEST(JsonCodecTest, DumpParseDecodeRoundTrip) {
   auto pod = PodFromJson(J(kFullPod));
   ASSERT_TRUE(pod.ok());
