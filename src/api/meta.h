@@ -9,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -46,6 +47,10 @@ struct ObjectMeta {
 
 // "namespace/name", or "name" for cluster-scoped objects (klog.KObj's form).
 std::string ObjectKey(const ObjectMeta& meta);
+
+// Whether resourceVersion `a` is older than `b` (etcd's versioner, as the scheduler's assume
+// cache compares them): both must be numbers, else neither is older.
+bool ResourceVersionOlder(std::string_view a, std::string_view b);
 
 // The owner reference with controller=true, if any (metav1.GetControllerOf).
 const OwnerReference* ControllerOf(const ObjectMeta& meta);

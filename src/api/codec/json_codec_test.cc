@@ -703,6 +703,18 @@ TEST(JsonCodecTest, DumpJson) {
   EXPECT_EQ(DumpJson(PodToJson(pod)).find("bad\xef\xbf\xbd") != std::string::npos, true);
 }
 
+// The JSON pointers of every value in `j`: its leaves and the objects and arrays holding them.
+std::set<std::string> EveryPointer(const json& j) {
+  std::set<std::string> pointers;
+  const json flat = j.flatten();
+  for (auto it = flat.begin(); it != flat.end(); ++it) {
+    for (json::json_pointer ptr(it.key()); !ptr.empty(); ptr = ptr.parent_pointer()) {
+      pointers.insert(ptr.to_string());
+    }
+  }
+  return pointers;
+}
+
 // Replaces every value in the fixtures (leaves and the objects and arrays holding them) with
 // a value of each JSON type: decoding either succeeds or fails with InvalidArgument; nothing
 // throws.
@@ -715,13 +727,7 @@ TEST(JsonCodecTest, AnyValueOfAnyTypeIsHandled) {
   };
   for (std::string_view fixture : {kFullPod, kFullNode}) {
     const json original = J(fixture);
-    std::set<std::string> pointers;
-    const json flat = original.flatten();
-    for (auto it = flat.begin(); it != flat.end(); ++it) {
-      for (json::json_pointer ptr(it.key()); !ptr.empty(); ptr = ptr.parent_pointer()) {
-        pointers.insert(ptr.to_string());
-      }
-    }
+    const std::set<std::string> pointers = EveryPointer(original);
     EXPECT_GT(pointers.size(), 40u);
     for (const std::string& ptr : pointers) {
       for (const json& replacement : replacements) {
@@ -771,13 +777,7 @@ TEST(JsonCodecTest, StorageObjectsOfAnyShapeAreHandled) {
                                           json(nullptr),    json(UINT64_MAX)};
   for (std::string_view fixture : {kClaim, kVolume, kClass}) {
     const json original = J(fixture);
-    std::set<std::string> pointers;
-    const json flat = original.flatten();
-    for (auto it = flat.begin(); it != flat.end(); ++it) {
-      for (json::json_pointer ptr(it.key()); !ptr.empty(); ptr = ptr.parent_pointer()) {
-        pointers.insert(ptr.to_string());
-      }
-    }
+    const std::set<std::string> pointers = EveryPointer(original);
     for (const std::string& ptr : pointers) {
       for (const json& replacement : replacements) {
         SCOPED_TRACE(ptr + " = " + replacement.dump());

@@ -1,7 +1,5 @@
 #include "scheduler/framework/volume_lister.h"
 
-#include <charconv>
-
 namespace tidepool::scheduler {
 namespace {
 
@@ -11,22 +9,17 @@ bool Unbound(const api::PersistentVolume& v) {
   return !v.claim_ref.has_value() || v.claim_ref->uid.empty();
 }
 
-// The assume cache's rule: an object older than the one kept (both resourceVersions numbers)
-// does not replace it - the API's answer to a write, kept at once, is not undone by an event
-// of the informer from before that write.
-bool Older(const std::string& incoming, const std::string& kept) {
-  uint64_t a = 0, b = 0;
-  const auto pa = std::from_chars(incoming.data(), incoming.data() + incoming.size(), a);
-  const auto pb = std::from_chars(kept.data(), kept.data() + kept.size(), b);
-  return pa.ec == std::errc() && pb.ec == std::errc() && a < b;
-}
-
 }  // namespace
 
 void VolumeCache::PutClaim(api::PersistentVolumeClaimConstSharedPtr claim) {
   std::lock_guard<std::mutex> lock(mu_);
   auto& kept = claims_[ClaimKey(claim->meta.namespace_, claim->meta.name)];
-  if (kept != nullptr && Older(claim->meta.resource_version, kept->meta.resource_version)) return;
+  // The assume cache's rule: an object older than the one kept does not replace it (the
+  // API's answer to a write, kept at once, is not undone by an informer event from before it).
+  if (kept != nullptr &&
+      api::ResourceVersionOlder(claim->meta.resource_version, kept->meta.resource_version)) {
+    return;
+  }
   ++generation_;
   kept = std::move(claim);
 }
@@ -41,7 +34,10 @@ void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string name = volume->meta.name;
   if (auto it = volumes_.find(name); it != volumes_.end()) {
-    if (Older(volume->meta.resource_version, it->second->meta.resource_version)) return;
+    if (api::ResourceVersionOlder(volume->meta.resource_version,
+                                  it->second->meta.resource_version)) {
+      return;
+    }
     auto u = unbound_.find(it->second->ClassName());
     if (u != unbound_.end()) {
       u->second.erase(name);

@@ -1,7 +1,6 @@
 #include "scheduler/plugins/volume_binding/volume_binding.h"
 
 #include <algorithm>
-#include <charconv>
 #include <set>
 #include <string>
 #include <vector>
@@ -34,16 +33,6 @@ bool CanProvision(const VolumeLister& lister, const api::PersistentVolumeClaim& 
   return sc->TopologyAllows(labels);
 }
 
-// versioner.CompareResourceVersion(written, seen) > 0: the informers have not seen the write
-// yet. A version that is not a number compares as seen.
-bool Older(const std::string& seen, const std::string& written) {
-  uint64_t a = 0, b = 0;
-  const auto pa = std::from_chars(seen.data(), seen.data() + seen.size(), a);
-  const auto pb = std::from_chars(written.data(), written.data() + written.size(), b);
-  if (pa.ec != std::errc() || pb.ec != std::errc()) return false;
-  return a < b;
-}
-
 std::string Quoted(const std::string& s) { return "\"" + s + "\""; }
 
 Status BindError(const std::string& message) {
@@ -71,7 +60,7 @@ StatusOr<bool> CheckBindings(const VolumeLister& lister, const std::string& ns,
       return BindError("failed to check binding: could not find v1.PersistentVolumeClaim " +
                        Quoted(ns + "/" + b.claim));
     }
-    if (Older(v->meta.resource_version, b.volume_version)) return false;
+    if (api::ResourceVersionOlder(v->meta.resource_version, b.volume_version)) return false;
     if (!v->NodeAffinityMatches(node_labels)) return AffinityError(*v, node);
     if (!v->claim_ref.has_value() || v->claim_ref->uid.empty()) {
       return BindError("ClaimRef got reset for pv " + Quoted(v->meta.name));
@@ -86,7 +75,7 @@ StatusOr<bool> CheckBindings(const VolumeLister& lister, const std::string& ns,
           "v1.PersistentVolumeClaim " +
           Quoted(ns + "/" + p.claim));
     }
-    if (Older(claim->meta.resource_version, p.claim_version)) return false;
+    if (api::ResourceVersionOlder(claim->meta.resource_version, p.claim_version)) return false;
     if (claim->meta.annotations.empty()) {
       return BindError("selectedNode annotation reset for PVC " + Quoted(p.claim));
     }
