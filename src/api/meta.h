@@ -48,8 +48,9 @@ struct ObjectMeta {
 // "namespace/name", or "name" for cluster-scoped objects (klog.KObj's form).
 std::string ObjectKey(const ObjectMeta& meta);
 
-// Whether resourceVersion `a` is older than `b` (etcd's versioner, as the scheduler's assume
-// cache compares them): both must be numbers, else neither is older.
+// Whether resourceVersion `a` is older than `b`, as the scheduler's assume cache compares
+// them: both must be numbers, else neither is older (etcd's versioner reads "" as 0; here an
+// empty version is never older nor newer).
 bool ResourceVersionOlder(std::string_view a, std::string_view b);
 
 // The owner reference with controller=true, if any (metav1.GetControllerOf).

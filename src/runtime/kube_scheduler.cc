@@ -277,12 +277,12 @@ StatusOr<scheduler::plugins::PodVolumeWrites> KubeScheduler::WriteVolumeBindings
   for (const auto& claim : delayed) {
     if (const auto volume = scheduler::plugins::FindVolumeFor(*volumes_, *claim, labels, &chosen)) {
       chosen.insert(volume->meta.name);
-      auto written = BindVolume(*claim, volume->meta.name);
+      auto written = BindVolume(*claim, *volume);
       if (!written.ok()) return written.status();
       writes.bindings.push_back({claim->meta.name, volume->meta.name, ResourceVersionOf(*written)});
       // Assumed at once (AssumePodVolumes): the next pod of this cycle does not take it too.
       if (auto pv = api::codec::PersistentVolumeFromJson(*written); pv.ok()) {
-        volumes_->PutVolume(std::make_shared<const api::PersistentVolume>(*std::move(pv)));
+        volumes_->AssumeVolume(std::make_shared<const api::PersistentVolume>(*std::move(pv)));
       }
       continue;
     }
@@ -294,15 +294,16 @@ StatusOr<scheduler::plugins::PodVolumeWrites> KubeScheduler::WriteVolumeBindings
     if (!written.ok()) return written.status();
     writes.provisions.push_back({claim->meta.name, ResourceVersionOf(*written)});
     if (auto pvc = api::codec::PersistentVolumeClaimFromJson(*written); pvc.ok()) {
-      volumes_->PutClaim(std::make_shared<const api::PersistentVolumeClaim>(*std::move(pvc)));
+      volumes_->AssumeClaim(std::make_shared<const api::PersistentVolumeClaim>(*std::move(pvc)));
     }
   }
   return writes;
 }
 
 StatusOr<json> KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim,
-                                         const std::string& volume) {
-  const std::string path = client::ResourcePath("", "v1", "persistentvolumes", "", volume);
+                                         const api::PersistentVolume& volume) {
+  const std::string path =
+      client::ResourcePath("", "v1", "persistentvolumes", "", volume.meta.name);
   auto pv = kube_.Get(path);
   if (!pv.ok()) return pv.status();
   json updated = *std::move(pv);
@@ -315,6 +316,11 @@ StatusOr<json> KubeScheduler::BindVolume(const api::PersistentVolumeClaim& claim
                                  {"apiVersion", "v1"},
                                  {"resourceVersion", claim.meta.resource_version}};
   updated["metadata"]["annotations"]["pv.kubernetes.io/bound-by-controller"] = "yes";
+  // The version the choice was made on (bindAPIUpdate updates the assumed object): a volume
+  // another writer changed since is a conflict, not taken from it.
+  if (!volume.meta.resource_version.empty()) {
+    updated["metadata"]["resourceVersion"] = volume.meta.resource_version;
+  }
   return kube_.Update(path, updated);
 }
 

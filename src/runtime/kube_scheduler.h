@@ -117,9 +117,10 @@ class KubeScheduler final : private scheduler::SchedulingActions {
   // here is not chosen again for the next pod before the informer shows the write.
   StatusOr<scheduler::plugins::PodVolumeWrites> WriteVolumeBindings(const api::Pod& pod,
                                                                     const std::string& node);
-  // A static volume given the claim's reference; the volume as written.
+  // A static volume given the claim's reference, at the resourceVersion it was chosen at (a
+  // conflict when it changed since); the volume as written.
   StatusOr<nlohmann::json> BindVolume(const api::PersistentVolumeClaim& claim,
-                                      const std::string& volume);
+                                      const api::PersistentVolume& volume);
   void Bind(const api::Pod& pod, const std::string& node, const scheduler::Reservation& reservation,
             BindDone done) override;
   // One look of BindPodVolumes' poll; binds the pod when its claims are bound.

@@ -192,18 +192,43 @@ TEST_F(PersistentVolumeControllerTest, BoundClaimsAreLeftAloneByResyncs) {
   Claim("provisioned", R"("storageClassName": "standard", )");
   ASSERT_TRUE(BoundClaim("static")) << GetClaim("static").dump();
   ASSERT_TRUE(BoundClaim("provisioned")) << GetClaim("provisioned").dump();
+  // Each claim's and volume's resourceVersion (other objects' writes do not count).
   auto revision = [&] {
     std::string rv;
     for (const char* path : {"/api/v1/persistentvolumeclaims", "/api/v1/persistentvolumes"}) {
-      rv += Get(path)["metadata"].value("resourceVersion", "") + "/";
+      for (const json& item : Get(path)["items"]) {
+        rv += item["metadata"].value("name", "") + "@" +
+              item["metadata"].value("resourceVersion", "") + " ";
+      }
     }
     return rv;
   };
-  // Settled: the last writes of the binding are done when two looks a resync apart agree.
+  // The final state: both volumes Bound and protected, both claims bound and protected.
   ASSERT_TRUE(Eventually([&] {
-    const std::string before = revision();
-    std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    return revision() == before;
+    const json pvs = Get("/api/v1/persistentvolumes")["items"];
+    const json pvcs = Get("/api/v1/persistentvolumeclaims")["items"];
+    if (pvs.size() != 2 || pvcs.size() != 2) return false;
+    for (const json& v : pvs) {
+      if (v["status"].value("phase", "") != "Bound" || !v["metadata"].contains("finalizers")) {
+        return false;
+      }
+    }
+    for (const json& c : pvcs) {
+      if (!c["metadata"].contains("finalizers") ||
+          !c["metadata"]["annotations"].contains(kAnnBindCompleted)) {
+        return false;
+      }
+    }
+    return true;
+  }));
+  // Then three looks a resync apart agree before the window starts.
+  ASSERT_TRUE(Eventually([&] {
+    const std::string first = revision();
+    for (int i = 0; i < 3; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+      if (revision() != first) return false;
+    }
+    return true;
   }));
   const std::string before = revision();
   const size_t events = binder_events_.Count() + provisioner_events_.Count();

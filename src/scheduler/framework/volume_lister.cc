@@ -9,19 +9,37 @@ bool Unbound(const api::PersistentVolume& v) {
   return !v.claim_ref.has_value() || v.claim_ref->uid.empty();
 }
 
+// Whether an object of resourceVersion `incoming` replaces one of `kept`: not when older; not
+// when the same version (the same object) unless assumed.
+bool Replaces(const std::string& incoming, const std::string& kept, bool assume) {
+  if (api::ResourceVersionOlder(incoming, kept)) return false;
+  return assume || incoming.empty() || incoming != kept;
+}
+
 }  // namespace
+
+bool VolumeCache::KeepClaim(api::PersistentVolumeClaimConstSharedPtr claim, bool assume) {
+  const std::string key = ClaimKey(claim->meta.namespace_, claim->meta.name);
+  auto it = claims_.find(key);
+  if (it == claims_.end()) {
+    if (assume) return false;
+    it = claims_.emplace(key, nullptr).first;
+  } else if (!Replaces(claim->meta.resource_version, it->second->meta.resource_version, assume)) {
+    return false;
+  }
+  ++generation_;
+  it->second = std::move(claim);
+  return true;
+}
 
 void VolumeCache::PutClaim(api::PersistentVolumeClaimConstSharedPtr claim) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto& kept = claims_[ClaimKey(claim->meta.namespace_, claim->meta.name)];
-  // The assume cache's rule: an object older than the one kept does not replace it (the
-  // API's answer to a write, kept at once, is not undone by an informer event from before it).
-  if (kept != nullptr &&
-      api::ResourceVersionOlder(claim->meta.resource_version, kept->meta.resource_version)) {
-    return;
-  }
-  ++generation_;
-  kept = std::move(claim);
+  KeepClaim(std::move(claim), false);
+}
+
+bool VolumeCache::AssumeClaim(api::PersistentVolumeClaimConstSharedPtr claim) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return KeepClaim(std::move(claim), true);
 }
 
 void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
@@ -30,23 +48,49 @@ void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
   claims_.erase(ClaimKey(ns, name));
 }
 
-void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
-  std::lock_guard<std::mutex> lock(mu_);
-  const std::string name = volume->meta.name;
-  if (auto it = volumes_.find(name); it != volumes_.end()) {
-    if (api::ResourceVersionOlder(volume->meta.resource_version,
-                                  it->second->meta.resource_version)) {
-      return;
-    }
-    auto u = unbound_.find(it->second->ClassName());
-    if (u != unbound_.end()) {
-      u->second.erase(name);
-      if (u->second.empty()) unbound_.erase(u);
+void VolumeCache::Unindex(const api::PersistentVolume& v) {
+  const std::string& name = v.meta.name;
+  if (auto u = unbound_.find(v.ClassName()); u != unbound_.end()) {
+    u->second.erase(name);
+    if (u->second.empty()) unbound_.erase(u);
+  }
+  if (v.claim_ref.has_value()) {
+    auto c = claimed_.find(ClaimKey(v.claim_ref->namespace_, v.claim_ref->name));
+    if (c != claimed_.end()) {
+      c->second.erase(name);
+      if (c->second.empty()) claimed_.erase(c);
     }
   }
+}
+
+bool VolumeCache::KeepVolume(api::PersistentVolumeConstSharedPtr volume, bool assume) {
+  const std::string name = volume->meta.name;
+  auto it = volumes_.find(name);
+  if (it == volumes_.end()) {
+    if (assume) return false;
+  } else if (!Replaces(volume->meta.resource_version, it->second->meta.resource_version, assume)) {
+    return false;
+  } else {
+    Unindex(*it->second);
+  }
   ++generation_;
-  if (Unbound(*volume)) unbound_[volume->ClassName()][name] = volume;
+  if (Unbound(*volume)) {
+    unbound_[volume->ClassName()][name] = volume;
+  } else {
+    claimed_[ClaimKey(volume->claim_ref->namespace_, volume->claim_ref->name)][name] = volume;
+  }
   volumes_[name] = std::move(volume);
+  return true;
+}
+
+void VolumeCache::PutVolume(api::PersistentVolumeConstSharedPtr volume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  KeepVolume(std::move(volume), false);
+}
+
+bool VolumeCache::AssumeVolume(api::PersistentVolumeConstSharedPtr volume) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return KeepVolume(std::move(volume), true);
 }
 
 void VolumeCache::RemoveVolume(const std::string& name) {
@@ -54,11 +98,7 @@ void VolumeCache::RemoveVolume(const std::string& name) {
   ++generation_;
   auto it = volumes_.find(name);
   if (it == volumes_.end()) return;
-  auto u = unbound_.find(it->second->ClassName());
-  if (u != unbound_.end()) {
-    u->second.erase(name);
-    if (u->second.empty()) unbound_.erase(u);
-  }
+  Unindex(*it->second);
   volumes_.erase(it);
 }
 
@@ -102,6 +142,13 @@ std::vector<api::PersistentVolumeConstSharedPtr> VolumeCache::UnboundVolumes(
   out.reserve(it->second.size());
   for (const auto& [name, v] : it->second) out.push_back(v);
   return out;
+}
+
+api::PersistentVolumeConstSharedPtr VolumeCache::VolumeClaimedBy(const std::string& ns,
+                                                                 const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = claimed_.find(ClaimKey(ns, name));
+  return it == claimed_.end() ? nullptr : it->second.begin()->second;
 }
 
 }  // namespace tidepool::scheduler

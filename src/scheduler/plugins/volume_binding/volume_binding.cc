@@ -96,6 +96,16 @@ api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,
                                                   const api::Labels& labels,
                                                   const std::set<std::string>* excluded) {
+  // IsVolumeBoundToClaim: a volume whose claimRef already has this claim's uid (the scheduler
+  // or the PV controller wrote it; the claim does not show it yet) is the claim's, or no volume
+  // is when its affinity does not match the node.
+  if (auto v = lister.VolumeClaimedBy(claim.meta.namespace_, claim.meta.name);
+      v != nullptr && v->claim_ref->uid == claim.meta.uid && v->ClassName() == claim.ClassName() &&
+      (excluded == nullptr || excluded->count(v->meta.name) == 0) &&
+      v->capacity >= claim.storage_request && v->volume_mode == claim.volume_mode &&
+      !v->meta.deletion_timestamp.has_value()) {
+    return v->NodeAffinityMatches(labels) ? v : nullptr;
+  }
   api::PersistentVolumeConstSharedPtr best;
   for (const auto& v : lister.UnboundVolumes(claim.ClassName())) {
     if (excluded != nullptr && excluded->count(v->meta.name) != 0) continue;

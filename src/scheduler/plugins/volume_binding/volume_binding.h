@@ -44,11 +44,11 @@
 
 namespace tidepool::scheduler::plugins {
 
-// FindMatchingVolume for a delayed claim on a node of `labels`: a volume pre-bound to the claim
-// (its claimRef naming it), else the smallest Available volume of its class - not being
-// deleted, large enough, with its access modes and volume mode - whose node affinity matches
-// (the first by name among equals), leaving out the volumes named in `excluded` (those other
-// claims of the pod took); null when none.
+// FindMatchingVolume for a delayed claim on a node of `labels`: a volume bound to the claim (its
+// claimRef naming it with its uid) or pre-bound to it (no uid), else the smallest Available volume
+// of its class - not being deleted, large enough, with its access modes and volume mode - whose
+// node affinity matches (the first by name among equals), leaving out the volumes named in
+// `excluded` (those other claims of the pod took); null when none.
 api::PersistentVolumeConstSharedPtr FindVolumeFor(const VolumeLister& lister,
                                                   const api::PersistentVolumeClaim& claim,
                                                   const api::Labels& labels,

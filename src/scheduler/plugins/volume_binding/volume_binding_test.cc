@@ -301,6 +301,28 @@ TEST(VolumeBindingTest, Hints) {
   EXPECT_EQ(plugin.Hint(cond, *pod), std::nullopt);
 }
 
+// IsVolumeBoundToClaim: a volume whose claimRef has the claim's uid (written for it by an
+// earlier binding cycle that failed later) is the claim's, before any Available volume; none is
+// when that volume's affinity does not match the node.
+TEST(VolumeBindingTest, AVolumeAlreadyGivenTheClaimIsItsMatch) {
+  api::PersistentVolume given = Volume("pv-given", "standard-rwo", "us-central1-b");
+  given.claim_ref = api::PersistentVolume::ClaimRef{"default", "data", "uid-data"};
+  api::PersistentVolume other = Volume("pv-other", "standard-rwo", "us-central1-b");
+  other.capacity = int64_t{10} << 30;  // smaller: the first choice of an unbound claim
+  const auto cache = Cache({{Claim("data", "standard-rwo")}, {given, other}});
+  const auto claim = cache->Claim("default", "data");
+  const auto in_b = FindVolumeFor(*cache, *claim, {{kZone, "us-central1-b"}});
+  ASSERT_NE(in_b, nullptr);
+  EXPECT_EQ(in_b->meta.name, "pv-given");
+  EXPECT_EQ(FindVolumeFor(*cache, *claim, {{kZone, "us-central1-a"}}), nullptr);
+  // Another claim of that name (a new uid) does not get it.
+  api::PersistentVolumeClaim again = Claim("data", "standard-rwo");
+  again.meta.uid = "uid-data-2";
+  const auto other_match = FindVolumeFor(*cache, again, {{kZone, "us-central1-b"}});
+  ASSERT_NE(other_match, nullptr);
+  EXPECT_EQ(other_match->meta.name, "pv-other");
+}
+
 // checkBindings: each claim the binding cycle wrote, as the informers see it then.
 TEST(VolumeBindingTest, CheckBindings) {
   const api::Labels node_b = {{kZone, "us-central1-b"}};
