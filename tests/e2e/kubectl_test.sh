@@ -644,10 +644,12 @@ wait_for 30 bash -c '[ "$(kubectl --cache-dir "$WORK/kube-cache" get pvc zone-b-
 sched_events() {
   kubectl --cache-dir "$WORK/kube-cache" get events \
     --field-selector involvedObject.name=zone-b-trainer,reason=FailedScheduling \
-    -o jsonpath='{.items[*].source.component}: {.items[*].message}'
+    -o jsonpath='{range .items[*]}{.source.component}: {.message}{"\n"}{end}'
 }
 export -f sched_events
-wait_for 30 bash -c 'sched_events | grep -q "^default-scheduler: 0/"' ||
+# (The first may be VolumeBinding's "pod has unbound immediate PersistentVolumeClaims", before
+# the PV controller binds the claim.)
+wait_for 30 bash -c 'sched_events | grep -qE "^default-scheduler: 0/[0-9]+ nodes are available: .*(Insufficient nvidia.com/gpu|volume node affinity conflict)"' ||
   fail "zone-b-trainer: FailedScheduling" "$(k describe pod zone-b-trainer)"
 wait_for 30 describe_has zone-b-trainer "pod didn't trigger scale-up:" ||
   fail "zone-b-trainer: NotTriggerScaleUp" "$(k describe pod zone-b-trainer)"
