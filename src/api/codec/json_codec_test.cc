@@ -1,13 +1,14 @@
 #include "api/codec/json_codec.h"
 
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <chrono>
+#include <functional>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <string>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "api/codec/config_fields.h"
 #include "testing/builders.h"
@@ -715,6 +716,22 @@ std::set<std::string> EveryPointer(const json& j) {
   return pointers;
 }
 
+// Decodes `original` with each of its values (found by EveryPointer) replaced by each of
+// `replacements` in turn: `decode` must not throw. Returns how many values were replaced.
+size_t ReplaceEveryValue(const json& original, const std::vector<json>& replacements,
+                         const std::function<void(const json&)>& decode) {
+  const std::set<std::string> pointers = EveryPointer(original);
+  for (const std::string& ptr : pointers) {
+    for (const json& replacement : replacements) {
+      SCOPED_TRACE(ptr + " = " + replacement.dump());
+      json j = original;
+      j[json::json_pointer(ptr)] = replacement;
+      EXPECT_NO_THROW(decode(j));
+    }
+  }
+  return pointers.size();
+}
+
 // Replaces every value in the fixtures (leaves and the objects and arrays holding them) with
 // a value of each JSON type: decoding either succeeds or fails with InvalidArgument; nothing
 // throws.
@@ -726,23 +743,14 @@ TEST(JsonCodecTest, AnyValueOfAnyTypeIsHandled) {
       json(UINT64_MAX),
   };
   for (std::string_view fixture : {kFullPod, kFullNode}) {
-    const json original = J(fixture);
-    const std::set<std::string> pointers = EveryPointer(original);
-    EXPECT_GT(pointers.size(), 40u);
-    for (const std::string& ptr : pointers) {
-      for (const json& replacement : replacements) {
-        SCOPED_TRACE(ptr + " = " + replacement.dump());
-        json j = original;
-        j[json::json_pointer(ptr)] = replacement;
-        EXPECT_NO_THROW({
-          Status status = fixture == kFullPod ? PodFromJson(j).status() : NodeFromJson(j).status();
-          if (!status.ok()) {
-            EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
-            EXPECT_FALSE(status.message().empty());
-          }
-        });
+    const size_t replaced = ReplaceEveryValue(J(fixture), replacements, [&](const json& j) {
+      Status status = fixture == kFullPod ? PodFromJson(j).status() : NodeFromJson(j).status();
+      if (!status.ok()) {
+        EXPECT_EQ(status.code(), StatusCode::kInvalidArgument) << status.ToString();
+        EXPECT_FALSE(status.message().empty());
       }
-    }
+    });
+    EXPECT_GT(replaced, 40u);
   }
   EXPECT_FALSE(PodFromJson(json(json::value_t::discarded)).ok());
   EXPECT_FALSE(NodeFromJson(json::binary({1})).ok());
@@ -776,21 +784,12 @@ TEST(JsonCodecTest, StorageObjectsOfAnyShapeAreHandled) {
                                           json::array({1}), json::object({{"k", "v"}}),
                                           json(nullptr),    json(UINT64_MAX)};
   for (std::string_view fixture : {kClaim, kVolume, kClass}) {
-    const json original = J(fixture);
-    const std::set<std::string> pointers = EveryPointer(original);
-    for (const std::string& ptr : pointers) {
-      for (const json& replacement : replacements) {
-        SCOPED_TRACE(ptr + " = " + replacement.dump());
-        json j = original;
-        j[json::json_pointer(ptr)] = replacement;
-        EXPECT_NO_THROW({
-          const Status status = fixture == kClaim    ? PersistentVolumeClaimFromJson(j).status()
-                                : fixture == kVolume ? PersistentVolumeFromJson(j).status()
-                                                     : StorageClassFromJson(j).status();
-          if (!status.ok()) EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
-        });
-      }
-    }
+    ReplaceEveryValue(J(fixture), replacements, [&](const json& j) {
+      const Status status = fixture == kClaim    ? PersistentVolumeClaimFromJson(j).status()
+                            : fixture == kVolume ? PersistentVolumeFromJson(j).status()
+                                                 : StorageClassFromJson(j).status();
+      if (!status.ok()) EXPECT_EQ(status.code(), StatusCode::kInvalidArgument);
+    });
   }
   EXPECT_FALSE(PersistentVolumeClaimFromJson(json::array()).ok());
   EXPECT_FALSE(StorageClassFromJson(json("x")).ok());

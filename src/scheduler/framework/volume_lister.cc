@@ -49,18 +49,15 @@ void VolumeCache::RemoveClaim(const std::string& ns, const std::string& name) {
 }
 
 void VolumeCache::Unindex(const api::PersistentVolume& v) {
-  const std::string& name = v.meta.name;
-  if (auto u = unbound_.find(v.ClassName()); u != unbound_.end()) {
-    u->second.erase(name);
-    if (u->second.empty()) unbound_.erase(u);
-  }
-  if (v.claim_ref.has_value()) {
-    auto c = claimed_.find(ClaimKey(v.claim_ref->namespace_, v.claim_ref->name));
-    if (c != claimed_.end()) {
-      c->second.erase(name);
-      if (c->second.empty()) claimed_.erase(c);
-    }
-  }
+  // Drops `v` from index[key], and the key with its last volume.
+  auto drop = [&v](auto& index, const std::string& key) {
+    auto it = index.find(key);
+    if (it == index.end()) return;
+    it->second.erase(v.meta.name);
+    if (it->second.empty()) index.erase(it);
+  };
+  drop(unbound_, v.ClassName());
+  if (v.claim_ref.has_value()) drop(claimed_, ClaimKey(v.claim_ref->namespace_, v.claim_ref->name));
 }
 
 bool VolumeCache::KeepVolume(api::PersistentVolumeConstSharedPtr volume, bool assume) {
